@@ -1,0 +1,52 @@
+/* geometric_brownian.c — dx = a x dt + b x dW.
+ *
+ * Multiplicative noise with an exact pathwise solution x0 exp((a - b^2/2) t + b W_t): the
+ * standard test of strong and weak convergence order of SDE schemes. */
+#include "kernel.h"
+
+#include <math.h>
+
+enum { A, B };
+
+static const tf_param params[] = {
+    {"a", 1.0, -INFINITY, INFINITY, "drift rate"},
+    {"b", 0.5, 0.0, INFINITY, "volatility"},
+};
+
+static const double initial[] = {1.0};
+static const char *const state_names[] = {"x"};
+
+static void rhs(double t, const double *x, const double *p, double *dx) {
+  (void)t;
+  dx[0] = p[A] * x[0];
+}
+
+static void jacobian(double t, const double *x, const double *p, double *j) {
+  (void)t, (void)x;
+  j[0] = p[A];
+}
+
+static void diffusion(double t, const double *x, const double *p, double *g) {
+  (void)t;
+  g[0] = p[B] * x[0];
+}
+
+static void diffusion_dx(double t, const double *x, const double *p, double *dg) {
+  (void)t, (void)x;
+  dg[0] = p[B];
+}
+
+const tf_kernel tf_kernel_geometric_brownian = {
+    .name = "geometric-brownian",
+    .doc = "geometric Brownian motion (exact pathwise solution; SDE order tests)",
+    .kind = TF_KERNEL_FLOW,
+    .dim = 1,
+    .state_names = state_names,
+    .initial = initial,
+    .nparams = sizeof params / sizeof params[0],
+    .params = params,
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+};

@@ -1,0 +1,59 @@
+/* lorenz.c — the Lorenz (1963) system, optionally with additive noise.
+ *
+ * The smooth reference model of the engine: chaotic, cheap, with a known Lyapunov spectrum
+ * and a constant Jacobian trace -(sigma + 1 + beta).  With noise > 0 each component gets an
+ * independent additive Wiener forcing of that amplitude. */
+#include "kernel.h"
+
+#include <math.h>
+
+enum { SIGMA, RHO, BETA, NOISE };
+
+static const tf_param params[] = {
+    {"sigma", 10.0, 0.0, INFINITY, "Prandtl number"},
+    {"rho", 28.0, 0.0, INFINITY, "Rayleigh number (relative)"},
+    {"beta", 8.0 / 3.0, 0.0, INFINITY, "geometric factor"},
+    {"noise", 0.0, 0.0, INFINITY, "additive noise amplitude on each component (0: deterministic)"},
+};
+
+static const double initial[] = {1.0, 1.0, 1.0};
+static const char *const state_names[] = {"x", "y", "z"};
+
+static void rhs(double t, const double *x, const double *p, double *dx) {
+  (void)t;
+  dx[0] = p[SIGMA] * (x[1] - x[0]);
+  dx[1] = x[0] * (p[RHO] - x[2]) - x[1];
+  dx[2] = x[0] * x[1] - p[BETA] * x[2];
+}
+
+static void jacobian(double t, const double *x, const double *p, double *j) {
+  (void)t;
+  j[0] = -p[SIGMA], j[1] = p[SIGMA], j[2] = 0.0;
+  j[3] = p[RHO] - x[2], j[4] = -1.0, j[5] = -x[0];
+  j[6] = x[1], j[7] = x[0], j[8] = -p[BETA];
+}
+
+static void diffusion(double t, const double *x, const double *p, double *g) {
+  (void)t, (void)x;
+  g[0] = g[1] = g[2] = p[NOISE];
+}
+
+static void diffusion_dx(double t, const double *x, const double *p, double *dg) {
+  (void)t, (void)x, (void)p;
+  dg[0] = dg[1] = dg[2] = 0.0;
+}
+
+const tf_kernel tf_kernel_lorenz = {
+    .name = "lorenz",
+    .doc = "Lorenz 1963 convection model, optional additive noise",
+    .kind = TF_KERNEL_FLOW,
+    .dim = 3,
+    .state_names = state_names,
+    .initial = initial,
+    .nparams = sizeof params / sizeof params[0],
+    .params = params,
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+};

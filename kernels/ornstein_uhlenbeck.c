@@ -1,0 +1,53 @@
+/* ornstein_uhlenbeck.c — dx = theta (mu - x) dt + sigma dW.
+ *
+ * The simplest SDE with a closed-form law at every time (Gaussian, known mean and
+ * variance), so ensemble statistics can be checked against exact values. */
+#include "kernel.h"
+
+#include <math.h>
+
+enum { THETA, MU, SIGMA };
+
+static const tf_param params[] = {
+    {"theta", 1.0, 0.0, INFINITY, "mean-reversion rate"},
+    {"mu", 0.0, -INFINITY, INFINITY, "long-term mean"},
+    {"sigma", 1.0, 0.0, INFINITY, "noise amplitude"},
+};
+
+static const double initial[] = {0.0};
+static const char *const state_names[] = {"x"};
+
+static void rhs(double t, const double *x, const double *p, double *dx) {
+  (void)t;
+  dx[0] = p[THETA] * (p[MU] - x[0]);
+}
+
+static void jacobian(double t, const double *x, const double *p, double *j) {
+  (void)t, (void)x;
+  j[0] = -p[THETA];
+}
+
+static void diffusion(double t, const double *x, const double *p, double *g) {
+  (void)t, (void)x;
+  g[0] = p[SIGMA];
+}
+
+static void diffusion_dx(double t, const double *x, const double *p, double *dg) {
+  (void)t, (void)x, (void)p;
+  dg[0] = 0.0;
+}
+
+const tf_kernel tf_kernel_ornstein_uhlenbeck = {
+    .name = "ornstein-uhlenbeck",
+    .doc = "Ornstein-Uhlenbeck process (exact Gaussian law; a reference SDE)",
+    .kind = TF_KERNEL_FLOW,
+    .dim = 1,
+    .state_names = state_names,
+    .initial = initial,
+    .nparams = sizeof params / sizeof params[0],
+    .params = params,
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+};

@@ -1,0 +1,33 @@
+/* checkpoint.c — async-signal-safe stop requests. */
+#include "checkpoint.h"
+
+#include <mpi.h>
+#include <signal.h>
+#include <string.h>
+
+static volatile sig_atomic_t received;
+
+static void on_signal(int sig) {
+  if (sig == SIGINT && received == SIGINT) signal(SIGINT, SIG_DFL);
+  received = sig;
+}
+
+void tf_checkpoint_install_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGUSR1, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+}
+
+int tf_checkpoint_signal(void) {
+  return received;
+}
+
+bool tf_checkpoint_should_stop(double start_time, double time_limit) {
+  if (received) return true;
+  return time_limit > 0 && MPI_Wtime() - start_time >= time_limit;
+}

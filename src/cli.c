@@ -1,0 +1,416 @@
+/* cli.c — argument parsing and the commands run, check, models, info.
+ *
+ * `run` is the only command that needs MPI and PETSc: options that look like PETSc's
+ * (a single dash, e.g. `-ts_type rosw`) are handed to PETSc's options database, everything
+ * else is ours.  Config errors are found before the output file is touched, so bad input
+ * never damages existing results. */
+#include "cli.h"
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <petscsys.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "config.h"
+#include "h5io.h"
+#include "job.h"
+#include "kernel.h"
+#include "status.h"
+#include "version.h"
+
+static const char usage[] =
+    "usage: twofold COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  run CONFIG [options]   run the job described by CONFIG (YAML); under mpiexec for many "
+    "ranks\n"
+    "  check CONFIG [--set K=V]... [--print]\n"
+    "                         validate CONFIG (and print it as it would run, with defaults)\n"
+    "  models                 list the models with their parameters, defaults and docs\n"
+    "  jobs                   list the job types\n"
+    "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
+    "  --help, --version\n"
+    "\n"
+    "run options:\n"
+    "  -o FILE.h5             output file (default: output.file, else CONFIG's name with .h5)\n"
+    "  --set PATH=VALUE       override a config key, e.g. --set ensemble.members=100 (repeatable)\n"
+    "  --json                 print a one-line JSON summary as the last line of stdout\n"
+    "  --quiet                no progress bar\n"
+    "  --resume               complete an interrupted run in FILE (starts afresh if it is "
+    "missing)\n"
+    "  --overwrite            replace an existing output file\n"
+    "  --time-limit SECONDS   checkpoint and exit (status 3) after this much wall time\n"
+    "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
+    "\n"
+    "exit status: 0 done, 1 runtime error, 2 bad usage/config/input, 3 interrupted (resume it);\n"
+    "SIGTERM, SIGUSR1 and SIGINT checkpoint like --time-limit.\n";
+
+typedef struct cli_args {
+  const char *command, *config, *output;
+  const char **sets;
+  int nsets;
+  bool json, quiet, resume, overwrite, print, show_config;
+  double time_limit;
+  char **petsc_argv;
+  int petsc_argc;
+} cli_args;
+
+static bool is_petsc_option(const char *a) {
+  return a[0] == '-' && a[1] != '-' && a[1] != '\0' && strcmp(a, "-o") != 0 && strcmp(a, "-h") != 0;
+}
+
+static bool looks_like_value(const char *a) {
+  if (a[0] != '-') return true;
+  char *end;
+  strtod(a, &end);
+  return *end == '\0'; /* a negative number */
+}
+
+static int parse_args(int argc, char **argv, cli_args *a) {
+  memset(a, 0, sizeof *a);
+  a->sets = calloc((size_t)argc, sizeof *a->sets);
+  a->petsc_argv = calloc((size_t)argc + 2, sizeof *a->petsc_argv);
+  a->petsc_argv[a->petsc_argc++] = argv[0];
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    const bool has_next = i + 1 < argc;
+    if (strcmp(arg, "--set") == 0 && has_next)
+      a->sets[a->nsets++] = argv[++i];
+    else if (strncmp(arg, "--set=", 6) == 0)
+      a->sets[a->nsets++] = arg + 6;
+    else if (strcmp(arg, "-o") == 0 && has_next)
+      a->output = argv[++i];
+    else if (strcmp(arg, "--json") == 0)
+      a->json = true;
+    else if (strcmp(arg, "--quiet") == 0)
+      a->quiet = true;
+    else if (strcmp(arg, "--resume") == 0)
+      a->resume = true;
+    else if (strcmp(arg, "--overwrite") == 0)
+      a->overwrite = true;
+    else if (strcmp(arg, "--print") == 0)
+      a->print = true;
+    else if (strcmp(arg, "--config") == 0)
+      a->show_config = true;
+    else if (strcmp(arg, "--time-limit") == 0 && has_next) {
+      char *end;
+      a->time_limit = strtod(argv[++i], &end);
+      if (*end || !(a->time_limit > 0)) {
+        fprintf(stderr, "twofold: --time-limit: expected a positive number of seconds, got '%s'\n",
+                argv[i]);
+        return -1;
+      }
+    } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+      a->command = "help";
+    else if (strcmp(arg, "--version") == 0)
+      a->command = "version";
+    else if (is_petsc_option(arg)) {
+      a->petsc_argv[a->petsc_argc++] = argv[i];
+      if (has_next && looks_like_value(argv[i + 1])) a->petsc_argv[a->petsc_argc++] = argv[++i];
+    } else if (arg[0] == '-' && arg[1] == '-') {
+      fprintf(stderr, "twofold: unknown option '%s' (see twofold --help)\n", arg);
+      return -1;
+    } else if (!a->command)
+      a->command = arg;
+    else if (!a->config)
+      a->config = arg;
+    else {
+      fprintf(stderr, "twofold: unexpected argument '%s' (see twofold --help)\n", arg);
+      return -1;
+    }
+  }
+  if (!a->command) a->command = "help";
+  return 0;
+}
+
+static int cmd_models(void) {
+  for (size_t i = 0; i < tf_kernel_count(); i++) {
+    const tf_kernel *k = tf_kernel_at(i);
+    char names[512];
+    tf_join_state_names(k, names, sizeof names);
+    printf("%s — %s\n  state (%zu): %s\n", k->name, k->doc, k->dim, names);
+    for (size_t p = 0; p < k->nparams; p++) {
+      const tf_param *q = &k->params[p];
+      printf("  %-12s default %-10.6g range [%g, %g]  %s\n", q->name, q->def, q->min, q->max,
+             q->doc);
+    }
+    printf("\n");
+  }
+  return TF_EXIT_OK;
+}
+
+static int cmd_jobs(void) {
+  for (size_t i = 0; i < tf_job_count(); i++)
+    printf("%-12s %s\n", tf_job_at(i)->name, tf_job_at(i)->doc);
+  return TF_EXIT_OK;
+}
+
+/* Loads CONFIG, applies --set, runs the job's setup and rejects unread keys. */
+static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error *err) {
+  if (!a->config) return tf_fail(err, "missing CONFIG (see twofold --help)");
+  run->config_path = a->config;
+  run->cfg = tf_config_load(a->config, err);
+  if (!run->cfg) return -1;
+  for (int i = 0; i < a->nsets; i++)
+    if (tf_config_set(run->cfg, a->sets[i], err)) return -1;
+  const char *names[64];
+  size_t n = 0;
+  for (; n < tf_job_count() && n < 63; n++) names[n] = tf_job_at(n)->name;
+  names[n] = NULL;
+  const char *job_name;
+  if (tf_config_get_string(run->cfg, "job", NULL, names, &job_name, err)) return -1;
+  *job = tf_job_find(job_name);
+  if ((*job)->setup(run, err)) {
+    /* A missing key is often a misspelt one: point at the first key nobody read. */
+    tf_error unused;
+    if (tf_config_check_unused(run->cfg, &unused)) {
+      const size_t len = strlen(err->msg);
+      snprintf(err->msg + len, sizeof err->msg - len, "\n  note: %s", unused.msg);
+    }
+    return -1;
+  }
+  return tf_config_check_unused(run->cfg, err);
+}
+
+static int cmd_check(const cli_args *a) {
+  tf_run run = {.comm = MPI_COMM_SELF, .size = 1, .summary = tf_json_create()};
+  const tf_job *job = NULL;
+  tf_error err;
+  int rc = prepare(a, &run, &job, &err);
+  if (rc)
+    fprintf(stderr, "twofold: error: %s\n", err.msg);
+  else {
+    printf("%s: ok (job %s)\n", a->config, job->name);
+    if (a->print) {
+      char *dump = tf_config_dump(run.cfg);
+      printf("%s", dump ? dump : "");
+      free(dump);
+    }
+  }
+  if (job && job->destroy) job->destroy(&run);
+  tf_config_free(run.cfg);
+  tf_json_destroy(run.summary);
+  return rc ? TF_EXIT_USAGE : TF_EXIT_OK;
+}
+
+static void print_dataset(hid_t file, const char *path) {
+  hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+  if (d < 0) return;
+  hid_t s = H5Dget_space(d);
+  hsize_t dims[2] = {0, 0};
+  const int nd = H5Sget_simple_extent_ndims(s);
+  H5Sget_simple_extent_dims(s, dims, NULL);
+  if (nd == 2)
+    printf("  /%-28s %llu x %llu\n", path, (unsigned long long)dims[0],
+           (unsigned long long)dims[1]);
+  else
+    printf("  /%-28s %llu\n", path, (unsigned long long)dims[0]);
+  H5Sclose(s);
+  H5Dclose(d);
+}
+
+static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *data) {
+  (void)data;
+  if (info->type == H5O_TYPE_DATASET) print_dataset(obj, name);
+  return 0;
+}
+
+static void print_status_counts(hid_t file) {
+  hid_t d = H5Dopen2(file, "members/status", H5P_DEFAULT);
+  if (d < 0) return;
+  hid_t s = H5Dget_space(d);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(s, &n, NULL);
+  long long counts[TF_MEMBER_STATUS_COUNT] = {0};
+  hid_t type = tf_h5_status_type();
+  const hsize_t block = 1 << 20;
+  uint8_t *buf = malloc(block);
+  for (hsize_t start = 0; buf && start < n; start += block) {
+    const hsize_t count = n - start < block ? n - start : block;
+    if (tf_h5_read_rows(d, type, 1, start, count, buf)) break;
+    for (hsize_t i = 0; i < count; i++)
+      counts[buf[i] < TF_MEMBER_STATUS_COUNT ? buf[i] : TF_MEMBER_FAILED]++;
+  }
+  free(buf);
+  H5Tclose(type);
+  printf("members: %llu; by status:", (unsigned long long)n);
+  for (int k = 0; k < TF_MEMBER_STATUS_COUNT; k++)
+    if (counts[k]) printf(" %s %lld", tf_member_status_name(k), counts[k]);
+  printf("\n");
+  H5Sclose(s);
+  H5Dclose(d);
+}
+
+static void print_summary(hid_t file) {
+  if (H5Lexists(file, "summary", H5P_DEFAULT) <= 0) return;
+  static const char *const names[] = {"final_state_mean", "final_state_std", NULL};
+  for (const char *const *nm = names; *nm; nm++) {
+    char path[128];
+    snprintf(path, sizeof path, "summary/%s", *nm);
+    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+    if (d < 0) continue;
+    double v[64];
+    hid_t s = H5Dget_space(d);
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(s, &n, NULL);
+    if (n <= 64 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+      printf("%s:", *nm);
+      for (hsize_t i = 0; i < n; i++) printf(" %.10g", v[i]);
+      printf("\n");
+    }
+    H5Sclose(s);
+    H5Dclose(d);
+  }
+}
+
+static int cmd_info(const cli_args *a) {
+  tf_error err;
+  if (!a->config) {
+    fprintf(stderr, "twofold: error: info needs a FILE.h5\n");
+    return TF_EXIT_USAGE;
+  }
+  tf_h5_quiet();
+  hid_t f = tf_h5_open_serial(a->config, &err);
+  if (f < 0) {
+    fprintf(stderr, "twofold: error: %s\n", err.msg);
+    return TF_EXIT_USAGE;
+  }
+  static const char *const attrs[] = {"twofold_version", "created",     "config_source",
+                                      "model",           "state_names", NULL};
+  char *version = tf_h5_attr_read_string(f, "twofold_version");
+  if (!version) {
+    fprintf(stderr, "twofold: error: '%s' is an HDF5 file but not a twofold results file\n",
+            a->config);
+    H5Fclose(f);
+    return TF_EXIT_USAGE;
+  }
+  free(version);
+  printf("file: %s\n", a->config);
+  for (const char *const *at = attrs; *at; at++) {
+    char *v = tf_h5_attr_read_string(f, *at);
+    if (v) printf("%s: %s\n", *at, v);
+    free(v);
+  }
+  long long complete = 0, ranks = 0;
+  tf_h5_attr_read_int(f, "complete", &complete);
+  tf_h5_attr_read_int(f, "ranks", &ranks);
+  printf("complete: %s\nranks (first run): %lld\n", complete ? "yes" : "no (resume with --resume)",
+         ranks);
+  print_status_counts(f);
+  print_summary(f);
+  printf("datasets:\n");
+  H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_INC, visit, NULL, H5O_INFO_BASIC);
+  if (a->show_config) {
+    char *cfg = tf_h5_attr_read_string(f, "config");
+    printf("config as run:\n%s", cfg ? cfg : "(none)\n");
+    free(cfg);
+  }
+  H5Fclose(f);
+  return TF_EXIT_OK;
+}
+
+/* Rank 0 prints its error; other ranks print theirs only if it says something else. */
+static void report_error(const tf_run *run, const tf_error *err) {
+  tf_error first = *err;
+  MPI_Bcast(first.msg, sizeof first.msg, MPI_CHAR, 0, run->comm);
+  if (run->rank == 0)
+    fprintf(stderr, "twofold: error: %s\n", err->msg);
+  else if (strcmp(first.msg, err->msg) != 0)
+    fprintf(stderr, "twofold: error (rank %d): %s\n", run->rank, err->msg);
+}
+
+static int cmd_run(const cli_args *a) {
+  tf_run run = {.comm = MPI_COMM_WORLD,
+                .output_override = a->output,
+                .resume = a->resume,
+                .overwrite = a->overwrite,
+                .json = a->json,
+                .quiet = a->quiet,
+                .time_limit = a->time_limit,
+                .summary = tf_json_create()};
+  MPI_Comm_rank(run.comm, &run.rank);
+  MPI_Comm_size(run.comm, &run.size);
+  run.start_time = MPI_Wtime();
+  tf_h5_quiet();
+  const tf_job *job = NULL;
+  tf_error err = {{0}};
+  int exit_code = TF_EXIT_OK;
+  if (prepare(a, &run, &job, &err)) {
+    exit_code = TF_EXIT_USAGE;
+  } else if (job->execute(&run, &err)) {
+    exit_code = run.exit_code == TF_EXIT_USAGE ? TF_EXIT_USAGE : TF_EXIT_ERROR;
+  } else {
+    exit_code = run.exit_code;
+  }
+  if (exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) report_error(&run, &err);
+  if (run.rank == 0) {
+    if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet)
+      fprintf(stderr,
+              "twofold: %s: results so far are in '%s'; run again with --resume to finish\n",
+              tf_checkpoint_signal() ? "interrupted by a signal" : "time limit reached",
+              run.output_path);
+    if (a->json) {
+      tf_json *head = tf_json_create();
+      tf_json_string(head, "job", job ? job->name : "");
+      tf_json_string(head, "status",
+                     exit_code == TF_EXIT_OK            ? "complete"
+                     : exit_code == TF_EXIT_INTERRUPTED ? "interrupted"
+                                                        : "error");
+      if (exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR)
+        tf_json_string(head, "error", err.msg);
+      tf_json_string(head, "output", run.output_path);
+      tf_json_integer(head, "ranks", run.size);
+      tf_json_number(head, "wall_seconds", MPI_Wtime() - run.start_time);
+      tf_json_string(head, "version", TF_VERSION_STRING);
+      const char *body = tf_json_text(run.summary);
+      const char *top = tf_json_text(head);
+      /* Splice the job's fields after the common ones. */
+      if (strlen(body) > 2)
+        printf("%.*s, %s\n", (int)strlen(top) - 1, top, body + 1);
+      else
+        printf("%s\n", top);
+      fflush(stdout);
+      tf_json_destroy(head);
+    }
+  }
+  if (job && job->destroy) job->destroy(&run);
+  tf_config_free(run.cfg);
+  tf_json_destroy(run.summary);
+  return exit_code;
+}
+
+int tf_cli_main(int argc, char **argv) {
+  cli_args a;
+  if (parse_args(argc, argv, &a)) return TF_EXIT_USAGE;
+  int rc = TF_EXIT_USAGE;
+  if (strcmp(a.command, "help") == 0) {
+    fputs(usage, stdout);
+    rc = TF_EXIT_OK;
+  } else if (strcmp(a.command, "version") == 0) {
+    printf("%s\n", TF_VERSION_STRING);
+    rc = TF_EXIT_OK;
+  } else if (strcmp(a.command, "models") == 0) {
+    rc = cmd_models();
+  } else if (strcmp(a.command, "jobs") == 0) {
+    rc = cmd_jobs();
+  } else if (strcmp(a.command, "info") == 0) {
+    rc = cmd_info(&a);
+  } else if (strcmp(a.command, "check") == 0 || strcmp(a.command, "run") == 0) {
+    MPI_Init(&argc, &argv);
+    a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
+    a.petsc_argv[a.petsc_argc] = NULL;
+    PetscInitialize(&a.petsc_argc, &a.petsc_argv, NULL, NULL);
+    tf_checkpoint_install_handlers();
+    rc = strcmp(a.command, "run") == 0 ? cmd_run(&a) : cmd_check(&a);
+    PetscFinalize();
+    MPI_Finalize();
+  } else {
+    fprintf(stderr, "twofold: unknown command '%s' (see twofold --help)\n", a.command);
+  }
+  free(a.sets);
+  free(a.petsc_argv);
+  return rc;
+}

@@ -1,0 +1,91 @@
+/* config.h — YAML job configs: source positions, typed getters, overrides, strict keys.
+ *
+ * A config is parsed (libyaml) into a tree that remembers where every node came from
+ * (file and line, or the --set argument).  Jobs read it only through the typed getters
+ * below; each getter marks the node it reads as used and, when the key is absent and a
+ * default exists, inserts the default so that tf_config_dump() shows the config exactly as
+ * run.  After a job has read everything it needs, tf_config_check_unused() rejects keys
+ * nobody read (misspellings get a "did you mean").  So the schema is what the job asks for,
+ * and it cannot drift from the code.
+ *
+ * Paths are dot-separated mapping keys: "model.params.sigma".
+ * Every error message starts with the origin of the offending node:
+ *   "smoke.yaml:12: key 'integrator.rtol': expected a number > 0, got 'abc'"
+ *   "--set integrator.rtol=abc: key 'integrator.rtol': expected a number, got 'abc'"
+ * or, for an absent required key, with the file name and the line of the enclosing mapping. */
+#ifndef TF_CONFIG_H
+#define TF_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct tf_config tf_config;
+
+/* Parse a YAML file.  NULL on failure: missing/unreadable file, YAML syntax error (with
+ * line and column), a document that is not a mapping, duplicate keys, anchors/aliases/tags
+ * (not supported), empty file. */
+tf_config *tf_config_load(const char *path, tf_error *err);
+
+/* Same from a string; `name` stands in for the file name in messages. */
+tf_config *tf_config_parse_string(const char *text, const char *name, tf_error *err);
+
+void tf_config_free(tf_config *cfg);
+
+/* Apply one override "a.b.c=VALUE".  VALUE is parsed as a YAML flow node, so "12",
+ * "1e-9", "true", "[1, 2, 3]" and "lorenz" all work.  Missing intermediate mappings are
+ * created; descending into a scalar or sequence is an error.  Types are checked when a
+ * getter reads the key (so an override of a number with "abc" fails there, naming --set). */
+int tf_config_set(tf_config *cfg, const char *assignment, tf_error *err);
+
+/* Typed getters.  `def` NULL means the key is required.  Range bounds are inclusive; pass
+ * -INFINITY/INFINITY (or LLONG_MIN/LLONG_MAX) for none.  Non-finite numbers (.nan, .inf)
+ * are rejected unless the bounds are infinite and the value equals the bound.  Return 0, or
+ * -1 with err filled. */
+int tf_config_get_double(tf_config *cfg, const char *path, const double *def, double min,
+                         double max, double *out, tf_error *err);
+/* Integers accept "1000", "1e6" (if integral) and reject "3.5", "abc". */
+int tf_config_get_int(tf_config *cfg, const char *path, const long long *def, long long min,
+                      long long max, long long *out, tf_error *err);
+/* true/false/yes/no/on/off (case-insensitive). */
+int tf_config_get_bool(tf_config *cfg, const char *path, const bool *def, bool *out, tf_error *err);
+/* `choices`, if not NULL, is a NULL-terminated list of allowed values (the error lists them
+ * and suggests the closest).  The returned pointer stays valid until the config is freed. */
+int tf_config_get_string(tf_config *cfg, const char *path, const char *def,
+                         const char *const *choices, const char **out, tf_error *err);
+/* A sequence of numbers.  `n_expected` 0 accepts any length in [1, cap]; otherwise the
+ * length must equal n_expected.  A default of NULL with `def_n` 0 means required. */
+int tf_config_get_double_array(tf_config *cfg, const char *path, const double *def, size_t def_n,
+                               size_t n_expected, double *out, size_t cap, size_t *n_out,
+                               tf_error *err);
+
+/* True if the key exists (does not mark it used). */
+bool tf_config_has(const tf_config *cfg, const char *path);
+
+/* Mark a whole subtree as used (for sections a job copies verbatim). */
+void tf_config_mark_used(tf_config *cfg, const char *path);
+
+/* "smoke.yaml:12" or "--set model.params.rho=3" for the node at path (or, if absent, the
+ * deepest existing ancestor); for messages about cross-key constraints.  Writes to buf. */
+const char *tf_config_where(const tf_config *cfg, const char *path, char *buf, size_t n);
+
+/* Fails on the first key (depth-first, in file order) that no getter has read:
+ *   "smoke.yaml:7: unknown key 'model.params.sigam' (did you mean 'sigma'?)"
+ *   "smoke.yaml:9: unknown key 'integrator.foo' (known here: method, t_end, dt, rtol, atol)"
+ * Suggestions come from the sibling keys that were read (Levenshtein distance <= 2, or <=
+ * a third of the length for long keys). */
+int tf_config_check_unused(const tf_config *cfg, tf_error *err);
+
+/* YAML text of the whole config as run (overrides applied, defaults inserted), in file
+ * order with inserted keys appended to their mapping.  malloc'd; caller frees. */
+char *tf_config_dump(const tf_config *cfg);
+
+/* YAML text of the subtree at path, or NULL if absent.  malloc'd.  Used to fingerprint the
+ * parts of a config that determine results (checked on --resume). */
+char *tf_config_dump_path(const tf_config *cfg, const char *path);
+
+/* Name used in messages (the file path, or the `name` given to parse_string). */
+const char *tf_config_source(const tf_config *cfg);
+
+#endif

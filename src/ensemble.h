@@ -1,0 +1,65 @@
+/* ensemble.h — members distributed over MPI ranks, results written by member id.
+ *
+ * Scheduling: ranks claim chunks of pending members from a shared counter on rank 0,
+ * updated with MPI one-sided atomics (MPI_Fetch_and_op), so rank 0 computes like the others
+ * instead of serving requests, and members of very different cost balance out.
+ *
+ * Output: results are buffered per rank and flushed in rounds: when a rank has computed
+ * for `flush_interval` seconds (or runs out of work) it joins a collective flush in which
+ * every rank writes its rows (parallel HDF5 needs collective writes for compressed data),
+ * marks them done in /members/done and learns whether anyone was asked to stop.  A stop
+ * (signal or time budget) therefore loses no finished member: the round is flushed and
+ * the caller gets `interrupted`.  On resume the done mask is read back and only pending
+ * members are scheduled.
+ *
+ * Datasets: /members/<column> for each column, plus /members/done (uint8) and
+ * /members/status (enum, see status.h). */
+#ifndef TF_ENSEMBLE_H
+#define TF_ENSEMBLE_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "job.h"
+#include "status.h"
+
+typedef enum tf_column_type { TF_COLUMN_F64, TF_COLUMN_I64 } tf_column_type;
+
+typedef struct tf_column {
+  const char *name;
+  tf_column_type type;
+  uint64_t width; /* values per member */
+  const char *doc;
+} tf_column;
+
+/* Computes one member.  row[c] points to the slot of column c (width values of double or
+ * int64_t).  Returns a tf_member_status. */
+typedef int (*tf_member_fn)(void *ctx, uint64_t member, void *const *row);
+
+typedef struct tf_ensemble_spec {
+  uint64_t members;
+  uint64_t chunk; /* members per claim; 0 = automatic */
+  double flush_interval;
+  int compression;
+  size_t ncols;
+  const tf_column *cols;
+  tf_member_fn run;
+  void *ctx;
+} tf_ensemble_spec;
+
+typedef struct tf_ensemble_outcome {
+  uint64_t done;     /* members done in the file (this run and before) */
+  uint64_t computed; /* members computed by this run, all ranks */
+  uint64_t resumed;  /* members already done when this run started */
+  bool interrupted;
+  long long status_counts[TF_MEMBER_STATUS_COUNT]; /* over all done members */
+  double seconds;                                  /* wall time of the scheduling loop */
+} tf_ensemble_outcome;
+
+/* Creates the member datasets in a new file (resume = false) or opens them and reads the
+ * done mask (resume = true), then runs every pending member.  Collective. */
+int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, bool resume,
+                        tf_ensemble_outcome *out, tf_error *err);
+
+#endif

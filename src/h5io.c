@@ -1,0 +1,230 @@
+/* h5io.c — thin helpers over the HDF5 C API for the layout in h5io.h. */
+#include "h5io.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "status.h"
+
+void tf_h5_quiet(void) {
+  if (!getenv("TWOFOLD_HDF5_ERRORS")) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static hid_t parallel_fapl(MPI_Comm comm) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  H5Pset_all_coll_metadata_ops(fapl, true);
+  H5Pset_coll_metadata_write(fapl, true);
+  return fapl;
+}
+
+hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err) {
+  struct stat st;
+  if (stat(path, &st) == 0)
+    return tf_fail(err,
+                   "output '%s' already exists; pass --resume to complete it or "
+                   "--overwrite to replace it",
+                   path);
+  hid_t fapl = parallel_fapl(comm);
+  hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  if (f < 0)
+    return tf_fail(err, "cannot create output '%s': %s", path, strerror(errno ? errno : EIO));
+  return f;
+}
+
+hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err) {
+  if (H5Fis_hdf5(path) <= 0)
+    return tf_fail(err, "cannot open '%s': missing, unreadable or not an HDF5 file", path);
+  hid_t fapl = parallel_fapl(comm);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  if (f < 0)
+    return tf_fail(err, "cannot open '%s' for writing (corrupt, or open elsewhere?)", path);
+  return f;
+}
+
+hid_t tf_h5_open_serial(const char *path, tf_error *err) {
+  struct stat st;
+  if (stat(path, &st) != 0) return tf_fail(err, "cannot open '%s': %s", path, strerror(errno));
+  if (H5Fis_hdf5(path) <= 0) return tf_fail(err, "'%s' is not an HDF5 file (or is corrupt)", path);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return tf_fail(err, "cannot open '%s' (corrupt HDF5 file?)", path);
+  return f;
+}
+
+static int write_attr(hid_t obj, const char *name, hid_t type, const void *value) {
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  hid_t space = H5Screate(H5S_SCALAR);
+  hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, value);
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  return rc < 0 ? -1 : 0;
+}
+
+static hid_t utf8_string_type(void) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  return t;
+}
+
+int tf_h5_attr_string(hid_t obj, const char *name, const char *value) {
+  hid_t t = utf8_string_type();
+  int rc = write_attr(obj, name, t, &value);
+  H5Tclose(t);
+  return rc;
+}
+
+int tf_h5_attr_double(hid_t obj, const char *name, double value) {
+  return write_attr(obj, name, H5T_NATIVE_DOUBLE, &value);
+}
+
+int tf_h5_attr_int(hid_t obj, const char *name, long long value) {
+  return write_attr(obj, name, H5T_NATIVE_LLONG, &value);
+}
+
+char *tf_h5_attr_read_string(hid_t obj, const char *name) {
+  if (H5Aexists(obj, name) <= 0) return NULL;
+  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  hid_t t = utf8_string_type();
+  char *value = NULL, *copy = NULL;
+  if (H5Aread(attr, t, &value) >= 0 && value) {
+    copy = strdup(value);
+    H5free_memory(value);
+  }
+  H5Tclose(t);
+  H5Aclose(attr);
+  return copy;
+}
+
+int tf_h5_attr_read_int(hid_t obj, const char *name, long long *value) {
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  herr_t rc = H5Aread(attr, H5T_NATIVE_LLONG, value);
+  H5Aclose(attr);
+  return rc < 0 ? -1 : 0;
+}
+
+hid_t tf_h5_group(hid_t file, const char *path) {
+  if (H5Lexists(file, path, H5P_DEFAULT) > 0) return H5Gopen2(file, path, H5P_DEFAULT);
+  return H5Gcreate2(file, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+/* Parallel writes of filtered chunks bypass the raw-data chunk cache; a chunk cached by an
+ * earlier read (the done mask on resume) would later be written back stale over newer
+ * data.  So member tables are opened without a chunk cache. */
+hid_t tf_h5_table_access(void) {
+  hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+  H5Pset_chunk_cache(dapl, 0, 0, 1.0);
+  return dapl;
+}
+
+hid_t tf_h5_open_table(hid_t loc, const char *name) {
+  hid_t dapl = tf_h5_table_access();
+  hid_t dset = H5Dopen2(loc, name, dapl);
+  H5Pclose(dapl);
+  return dset;
+}
+
+hid_t tf_h5_create_table(hid_t loc, const char *name, hid_t type, uint64_t rows, uint64_t width,
+                         int compression, const char *doc) {
+  const int rank = width > 1 ? 2 : 1;
+  const hsize_t dims[2] = {rows, width};
+  /* About 256 KiB per chunk: large enough for compression, small enough for partial reads. */
+  const size_t row_bytes = (size_t)width * H5Tget_size(type);
+  hsize_t chunk_rows = (hsize_t)(262144 / (row_bytes ? row_bytes : 1));
+  if (chunk_rows < 1) chunk_rows = 1;
+  if (chunk_rows > rows) chunk_rows = rows ? rows : 1;
+  const hsize_t chunk[2] = {chunk_rows, width};
+  hid_t space = H5Screate_simple(rank, dims, NULL);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, rank, chunk);
+  if (compression > 0) {
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, (unsigned)compression);
+  }
+  /* Parallel HDF5 needs chunks of filtered datasets allocated when first written together;
+   * unwritten rows read as the zero fill value. */
+  H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_INCR);
+  hid_t dapl = tf_h5_table_access();
+  hid_t dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, dapl);
+  H5Pclose(dapl);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  if (dset >= 0 && doc) tf_h5_attr_string(dset, "doc", doc);
+  return dset;
+}
+
+int tf_h5_write_rows(hid_t dset, hid_t memtype, uint64_t width, size_t n, const uint64_t *ids,
+                     const void *buf) {
+  hid_t fspace = H5Dget_space(dset);
+  const int rank = H5Sget_simple_extent_ndims(fspace);
+  hsize_t mdims[2] = {n ? n : 1, width};
+  hid_t mspace = H5Screate_simple(rank, mdims, NULL);
+  if (n == 0) {
+    H5Sselect_none(fspace);
+    H5Sselect_none(mspace);
+  } else {
+    H5Sselect_none(fspace);
+    /* Coalesce runs of consecutive ids into one hyperslab block each. */
+    for (size_t i = 0; i < n;) {
+      size_t j = i + 1;
+      while (j < n && ids[j] == ids[j - 1] + 1) j++;
+      const hsize_t start[2] = {ids[i], 0}, count[2] = {j - i, width};
+      H5Sselect_hyperslab(fspace, H5S_SELECT_OR, start, NULL, count, NULL);
+      i = j;
+    }
+  }
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  herr_t rc = H5Dwrite(dset, memtype, mspace, fspace, dxpl, buf);
+  H5Pclose(dxpl);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  return rc < 0 ? -1 : 0;
+}
+
+int tf_h5_read_rows(hid_t dset, hid_t memtype, uint64_t width, uint64_t start, uint64_t count,
+                    void *buf) {
+  hid_t fspace = H5Dget_space(dset);
+  const int rank = H5Sget_simple_extent_ndims(fspace);
+  const hsize_t fstart[2] = {start, 0}, fcount[2] = {count, width};
+  H5Sselect_hyperslab(fspace, H5S_SELECT_SET, fstart, NULL, fcount, NULL);
+  hid_t mspace = H5Screate_simple(rank, fcount, NULL);
+  herr_t rc = H5Dread(dset, memtype, mspace, fspace, H5P_DEFAULT, buf);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  return rc < 0 ? -1 : 0;
+}
+
+int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const void *data,
+                      const char *doc) {
+  if (H5Lexists(loc, name, H5P_DEFAULT) > 0) H5Ldelete(loc, name, H5P_DEFAULT);
+  const hsize_t dims[1] = {n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t rc = -1;
+  if (dset >= 0) {
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    rc = H5Dwrite(dset, type, H5S_ALL, H5S_ALL, dxpl, data);
+    H5Pclose(dxpl);
+    if (doc) tf_h5_attr_string(dset, "doc", doc);
+    H5Dclose(dset);
+  }
+  H5Sclose(space);
+  return rc < 0 ? -1 : 0;
+}
+
+hid_t tf_h5_status_type(void) {
+  hid_t t = H5Tenum_create(H5T_NATIVE_UINT8);
+  for (int s = 0; s < TF_MEMBER_STATUS_COUNT; s++) {
+    const uint8_t v = (uint8_t)s;
+    H5Tenum_insert(t, tf_member_status_name(s), &v);
+  }
+  return t;
+}

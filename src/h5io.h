@@ -1,0 +1,64 @@
+/* h5io.h — the one results file per job, written in parallel.
+ *
+ * All ranks open the file with the MPI-IO driver.  Per-member tables are chunked and
+ * deflate-compressed; parallel HDF5 writes filtered datasets only collectively, so every
+ * rank calls tf_h5_write_rows in each flush round, with zero rows if it has none.  Rows are
+ * addressed by member id, which is what makes the file independent of the rank count. */
+#ifndef TF_H5IO_H
+#define TF_H5IO_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* Creates a new file; fails (without touching it) if the path exists. */
+hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err);
+/* Opens an existing file for reading and writing (all ranks). */
+hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err);
+/* Opens a file for reading on this process only (for `twofold info` and tests). */
+hid_t tf_h5_open_serial(const char *path, tf_error *err);
+
+/* Attributes on any object (collective when the file is parallel; all ranks pass the same
+ * values). */
+int tf_h5_attr_string(hid_t obj, const char *name, const char *value);
+int tf_h5_attr_double(hid_t obj, const char *name, double value);
+int tf_h5_attr_int(hid_t obj, const char *name, long long value);
+/* Reads a string attribute into a malloc'd buffer, NULL if absent. */
+char *tf_h5_attr_read_string(hid_t obj, const char *name);
+int tf_h5_attr_read_int(hid_t obj, const char *name, long long *value);
+
+/* Creates a group, or opens it if it exists. */
+hid_t tf_h5_group(hid_t file, const char *path);
+
+/* A (rows x width) table, or (rows) if width is 1, chunked and compressed (level 0 = no
+ * compression).  `doc` goes into a "doc" attribute. */
+hid_t tf_h5_create_table(hid_t loc, const char *name, hid_t type, uint64_t rows, uint64_t width,
+                         int compression, const char *doc);
+
+/* Opens a table for parallel writing (no raw-data chunk cache; see h5io.c). */
+hid_t tf_h5_open_table(hid_t loc, const char *name);
+hid_t tf_h5_table_access(void);
+
+/* Collective write of n rows with the given (strictly increasing) member ids; `buf` holds
+ * the rows in the same order, `width` elements of `memtype` each. */
+int tf_h5_write_rows(hid_t dset, hid_t memtype, uint64_t width, size_t n, const uint64_t *ids,
+                     const void *buf);
+
+/* Independent read of rows [start, start+count). */
+int tf_h5_read_rows(hid_t dset, hid_t memtype, uint64_t width, uint64_t start, uint64_t count,
+                    void *buf);
+
+/* A small dataset written by all ranks with identical contents (summaries). */
+int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const void *data,
+                      const char *doc);
+
+/* The HDF5 enum type of member statuses (caller closes). */
+hid_t tf_h5_status_type(void);
+
+/* Silences HDF5's automatic error stack printing (we report errors ourselves). */
+void tf_h5_quiet(void);
+
+#endif

@@ -1,0 +1,49 @@
+/* job.h — what a job type is, and the run context every job receives.
+ *
+ * A job (jobs/<name>.c, selected by `job:` in the config) is glue: `setup` reads every
+ * config key it needs (so `twofold check` is `setup` alone and unknown keys can be found
+ * afterwards), `execute` calls the engine and writes the output file, `destroy` frees.
+ * The build generates the registry from the files in jobs/. */
+#ifndef TF_JOB_H
+#define TF_JOB_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "config.h"
+#include "error.h"
+#include "json.h"
+
+typedef struct tf_run {
+  tf_config *cfg;
+  const char *config_path;
+  char output_path[4096];      /* resolved by the job's setup: -o, else output.file */
+  const char *output_override; /* -o */
+  bool resume, overwrite, json, quiet;
+  double time_limit; /* seconds of wall time, 0 = none */
+  double start_time; /* MPI_Wtime at start */
+  MPI_Comm comm;
+  int rank, size;
+  tf_json *summary; /* fields for the --json line, filled by the job */
+  int exit_code;    /* set by the job (TF_EXIT_OK or TF_EXIT_INTERRUPTED) */
+  void *job_data;
+} tf_run;
+
+typedef struct tf_job {
+  const char *name;
+  const char *doc;
+  int (*setup)(tf_run *run, tf_error *err);
+  int (*execute)(tf_run *run, tf_error *err);
+  void (*destroy)(tf_run *run);
+} tf_job;
+
+size_t tf_job_count(void);
+const tf_job *tf_job_at(size_t i);
+const tf_job *tf_job_find(const char *name);
+
+/* Resolves run->output_path from -o or output.file (default: the config's stem + ".h5"),
+ * and reads the other output.* keys common to all jobs into the given pointers (any may be
+ * NULL). */
+int tf_job_output_from_config(tf_run *run, int *compression, double *flush_interval, tf_error *err);
+
+#endif

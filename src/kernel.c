@@ -1,0 +1,36 @@
+/* kernel.c — registry look-ups over the generated kernel table. */
+#include "kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tf_kernel_param_index(const tf_kernel *k, const char *name) {
+  for (size_t i = 0; i < k->nparams; i++)
+    if (strcmp(k->params[i].name, name) == 0) return (int)i;
+  return -1;
+}
+
+const tf_kernel *tf_kernel_find(const char *name) {
+  for (size_t i = 0; i < tf_kernel_count(); i++)
+    if (strcmp(tf_kernel_at(i)->name, name) == 0) return tf_kernel_at(i);
+  return NULL;
+}
+
+bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p) {
+  if (!k->diffusion) return false;
+  double *g = calloc(k->dim, sizeof *g);
+  if (!g) return true;
+  k->diffusion(0.0, x, p, g);
+  bool noisy = false;
+  for (size_t i = 0; i < k->dim; i++) noisy = noisy || g[i] != 0.0;
+  free(g);
+  return noisy;
+}
+
+void tf_join_state_names(const tf_kernel *k, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < k->dim && len < n; i++)
+    len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "", k->state_names[i]);
+}

@@ -1,0 +1,69 @@
+/* kernel.h — what a model is.
+ *
+ * A kernel is one file in kernels/: a const table of function pointers plus a parameter
+ * table with defaults, bounds and docs.  It knows nothing of MPI, HDF5 or configs.  The
+ * engine derives everything else (integration, ensembles, output) from this table, so
+ * adding a model never touches src/.  The build generates the registry from the files in
+ * kernels/ (a kernel file kernels/foo_bar.c defines `const tf_kernel tf_kernel_foo_bar`).
+ *
+ * Parameters are passed as a dense double array in the order of the parameter table. */
+#ifndef TF_KERNEL_H
+#define TF_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct tf_param {
+  const char *name;
+  double def;
+  double min, max; /* inclusive bounds checked on input */
+  const char *doc;
+} tf_param;
+
+typedef enum tf_kernel_kind {
+  TF_KERNEL_FLOW, /* smooth ODE / SDE: dx = f dt + g dW */
+  TF_KERNEL_MAP   /* discrete map x -> F(x) (later issues) */
+} tf_kernel_kind;
+
+typedef struct tf_kernel {
+  const char *name; /* registry name used in configs (model.name) */
+  const char *doc;  /* one line */
+  tf_kernel_kind kind;
+  size_t dim;                     /* state dimension */
+  const char *const *state_names; /* dim names, for output attributes */
+  const double *initial;          /* default initial state (dim values); NULL = zeros */
+  size_t nparams;
+  const tf_param *params;
+
+  /* Optional cross-parameter validation beyond the per-parameter bounds. */
+  int (*check)(const double *p, tf_error *err);
+
+  /* Drift f(t, x).  Required for flows. */
+  void (*rhs)(double t, const double *x, const double *p, double *dxdt);
+
+  /* Optional Jacobian df/dx, row-major dim x dim. */
+  void (*jacobian)(double t, const double *x, const double *p, double *jac);
+
+  /* Optional diagonal noise: dx_i = f_i dt + g_i(t, x) dW_i with independent Wiener
+   * processes.  NULL means deterministic.  `diffusion_dx` gives dg_i/dx_i (for Milstein). */
+  void (*diffusion)(double t, const double *x, const double *p, double *g);
+  void (*diffusion_dx)(double t, const double *x, const double *p, double *dg);
+} tf_kernel;
+
+/* The registry (generated). */
+size_t tf_kernel_count(void);
+const tf_kernel *tf_kernel_at(size_t i);
+const tf_kernel *tf_kernel_find(const char *name);
+
+/* Index of a parameter by name, or -1. */
+int tf_kernel_param_index(const tf_kernel *k, const char *name);
+
+/* True if the kernel's noise is nonzero anywhere on the given state (checked at x). */
+bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p);
+
+/* "x,y,z": the state names joined by commas (for output attributes). */
+void tf_join_state_names(const tf_kernel *k, char *buf, size_t n);
+
+#endif

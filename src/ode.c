@@ -1,0 +1,252 @@
+/* ode.c — Dormand–Prince 5(4) (DOPRI5) following Hairer, Nørsett & Wanner, "Solving ODEs I",
+ * including their PI step-size controller, initial step estimate and dense output.  The
+ * first-same-as-last stage is reused across steps, so an accepted step costs 6 evaluations. */
+#include "ode.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { STAGES = 7 };
+
+static const double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
+static const double a21 = 1.0 / 5;
+static const double a31 = 3.0 / 40, a32 = 9.0 / 40;
+static const double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
+static const double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561,
+                    a54 = -212.0 / 729;
+static const double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176,
+                    a65 = -5103.0 / 18656;
+static const double a71 = 35.0 / 384, a73 = 500.0 / 1113, a74 = 125.0 / 192, a75 = -2187.0 / 6784,
+                    a76 = 11.0 / 84;
+static const double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200,
+                    e6 = 22.0 / 525, e7 = -1.0 / 40;
+static const double d1 = -12715105075.0 / 11282082432, d3 = 87487479700.0 / 32700410799,
+                    d4 = -10690763975.0 / 1880347072, d5 = 701980252875.0 / 199316789632,
+                    d6 = -1453857185.0 / 822651844, d7 = 69997945.0 / 29380423;
+
+/* Controller constants of Hairer's DOPRI5 code. */
+static const double safety = 0.9, fac_min = 0.2, fac_max = 10.0, pi_beta = 0.04;
+
+struct tf_dopri5 {
+  size_t n;
+  tf_rhs_fn f;
+  void *ctx;
+  tf_ode_options opt;
+  double *block; /* one allocation behind all vectors (k[] pointers get swapped) */
+  double *k[STAGES], *stage, *x_new, *cont[5];
+  double h, t_prev, h_prev, err_prev;
+  bool fsal_valid;
+  tf_ode_stats stats;
+};
+
+tf_ode_options tf_ode_default_options(void) {
+  return (tf_ode_options){.rtol = 1e-8, .atol = 1e-10, .max_steps = 1000000};
+}
+
+tf_dopri5 *tf_dopri5_create(size_t n) {
+  tf_dopri5 *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->n = n;
+  double *block = calloc((STAGES + 2 + 5) * n, sizeof *block);
+  if (!block) {
+    free(s);
+    return NULL;
+  }
+  s->block = block;
+  for (int i = 0; i < STAGES; i++) s->k[i] = block + i * n;
+  s->stage = block + STAGES * n;
+  s->x_new = block + (STAGES + 1) * n;
+  for (int i = 0; i < 5; i++) s->cont[i] = block + (STAGES + 2 + i) * n;
+  s->opt = tf_ode_default_options();
+  return s;
+}
+
+void tf_dopri5_destroy(tf_dopri5 *s) {
+  if (!s) return;
+  free(s->block);
+  free(s);
+}
+
+void tf_dopri5_setup(tf_dopri5 *s, tf_rhs_fn f, void *ctx, const tf_ode_options *opts) {
+  s->f = f;
+  s->ctx = ctx;
+  if (opts) s->opt = *opts;
+}
+
+static void eval(tf_dopri5 *s, double t, const double *x, double *dx) {
+  s->f(t, x, s->ctx, dx);
+  s->stats.rhs_evals++;
+}
+
+static double weighted_rms(const tf_dopri5 *s, const double *v, const double *x0,
+                           const double *x1) {
+  double sum = 0.0;
+  for (size_t i = 0; i < s->n; i++) {
+    const double scale = s->opt.atol + s->opt.rtol * fmax(fabs(x0[i]), fabs(x1[i]));
+    sum += (v[i] / scale) * (v[i] / scale);
+  }
+  return sqrt(sum / (double)s->n);
+}
+
+/* Hairer's starting step: balance the first and second derivative estimates. */
+static double initial_step(tf_dopri5 *s, double t, const double *x, double direction) {
+  const double *f0 = s->k[0];
+  const double d0 = weighted_rms(s, x, x, x), d1n = weighted_rms(s, f0, x, x);
+  double h = (d0 < 1e-10 || d1n < 1e-10) ? 1e-6 : 0.01 * d0 / d1n;
+  if (s->opt.hmax > 0) h = fmin(h, s->opt.hmax);
+  for (size_t i = 0; i < s->n; i++) s->stage[i] = x[i] + direction * h * f0[i];
+  eval(s, t + direction * h, s->stage, s->k[1]);
+  for (size_t i = 0; i < s->n; i++) s->x_new[i] = (s->k[1][i] - f0[i]) / h;
+  const double d2 = weighted_rms(s, s->x_new, x, x);
+  const double dmax = fmax(d1n, d2);
+  const double h1 = dmax <= 1e-15 ? fmax(1e-6, h * 1e-3) : pow(0.01 / dmax, 1.0 / 5.0);
+  h = fmin(100.0 * h, h1);
+  if (s->opt.hmax > 0) h = fmin(h, s->opt.hmax);
+  return h;
+}
+
+void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0) {
+  s->stats = (tf_ode_stats){0};
+  eval(s, t0, x0, s->k[0]);
+  s->fsal_valid = true;
+  s->t_prev = t0;
+  s->h_prev = 0.0;
+  s->err_prev = 1e-4;
+  s->h = s->opt.h0 > 0 ? s->opt.h0 : initial_step(s, t0, x0, 1.0);
+}
+
+static void axpy_stages(tf_dopri5 *s, const double *x, double h, int nk, const double *a) {
+  for (size_t i = 0; i < s->n; i++) {
+    double acc = 0.0;
+    for (int j = 0; j < nk; j++) acc += a[j] * s->k[j][i];
+    s->stage[i] = x[i] + h * acc;
+  }
+}
+
+/* Six new stages; k[6] is f at the 5th-order solution (reused as k[0] of the next step). */
+static void attempt(tf_dopri5 *s, double t, const double *x, double h) {
+  axpy_stages(s, x, h, 1, (const double[]){a21});
+  eval(s, t + c2 * h, s->stage, s->k[1]);
+  axpy_stages(s, x, h, 2, (const double[]){a31, a32});
+  eval(s, t + c3 * h, s->stage, s->k[2]);
+  axpy_stages(s, x, h, 3, (const double[]){a41, a42, a43});
+  eval(s, t + c4 * h, s->stage, s->k[3]);
+  axpy_stages(s, x, h, 4, (const double[]){a51, a52, a53, a54});
+  eval(s, t + c5 * h, s->stage, s->k[4]);
+  axpy_stages(s, x, h, 5, (const double[]){a61, a62, a63, a64, a65});
+  eval(s, t + h, s->stage, s->k[5]);
+  axpy_stages(s, x, h, 6, (const double[]){a71, 0.0, a73, a74, a75, a76});
+  memcpy(s->x_new, s->stage, s->n * sizeof *s->x_new);
+  eval(s, t + h, s->x_new, s->k[6]);
+}
+
+static double error_norm(tf_dopri5 *s, const double *x, double h) {
+  for (size_t i = 0; i < s->n; i++)
+    s->stage[i] = h * (e1 * s->k[0][i] + e3 * s->k[2][i] + e4 * s->k[3][i] + e5 * s->k[4][i] +
+                       e6 * s->k[5][i] + e7 * s->k[6][i]);
+  return weighted_rms(s, s->stage, x, s->x_new);
+}
+
+static void build_dense(tf_dopri5 *s, const double *x, double h) {
+  for (size_t i = 0; i < s->n; i++) {
+    const double dx = s->x_new[i] - x[i];
+    const double bspl = h * s->k[0][i] - dx;
+    s->cont[0][i] = x[i];
+    s->cont[1][i] = dx;
+    s->cont[2][i] = bspl;
+    s->cont[3][i] = dx - h * s->k[6][i] - bspl;
+    s->cont[4][i] = h * (d1 * s->k[0][i] + d3 * s->k[2][i] + d4 * s->k[3][i] + d5 * s->k[4][i] +
+                         d6 * s->k[5][i] + d7 * s->k[6][i]);
+  }
+}
+
+static bool all_finite(const double *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i])) return false;
+  return true;
+}
+
+tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit) {
+  if (!s->fsal_valid) tf_dopri5_reset(s, *t, x);
+  const double hmin_floor = s->opt.hmin > 0 ? s->opt.hmin : 1e-14 * fmax(1.0, fabs(*t));
+  for (;;) {
+    double h = s->h;
+    if (s->opt.hmax > 0) h = fmin(h, s->opt.hmax);
+    const bool last = *t + h >= t_limit;
+    if (last) h = t_limit - *t;
+    attempt(s, *t, x, h);
+    const double err = s->opt.fixed_step ? 0.0 : error_norm(s, x, h);
+    if (!isfinite(err) || !all_finite(s->x_new, s->n)) {
+      if (s->opt.fixed_step || h <= hmin_floor) return TF_ODE_NONFINITE;
+      s->h = 0.25 * h; /* an overflow in a trial stage; shrink hard and retry */
+      s->stats.rejected++;
+      continue;
+    }
+    const double fac11 = pow(fmax(err, 1e-16), 0.2 - pi_beta * 0.75);
+    if (err <= 1.0) {
+      build_dense(s, x, h);
+      s->t_prev = *t;
+      s->h_prev = h;
+      *t = last ? t_limit : *t + h;
+      memcpy(x, s->x_new, s->n * sizeof *x);
+      double *swap = s->k[0];
+      s->k[0] = s->k[6];
+      s->k[6] = swap;
+      s->stats.steps++;
+      if (!s->opt.fixed_step) {
+        double fac = fac11 / pow(s->err_prev, pi_beta) / safety;
+        fac = fmax(1.0 / fac_max, fmin(1.0 / fac_min, fac));
+        s->err_prev = fmax(err, 1e-4);
+        /* Keep the proposed step of the last, truncated step if it was cut short. */
+        if (!last || h / fac > s->h) s->h = h / fac;
+      }
+      return TF_ODE_OK;
+    }
+    s->stats.rejected++;
+    s->h = h / fmin(1.0 / fac_min, fac11 / safety);
+    if (s->h < hmin_floor) return TF_ODE_STEP_UNDERFLOW;
+  }
+}
+
+void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out) {
+  const double theta = s->h_prev > 0 ? (t - s->t_prev) / s->h_prev : 0.0, theta1 = 1.0 - theta;
+  for (size_t i = 0; i < s->n; i++)
+    out[i] = s->cont[0][i] +
+             theta * (s->cont[1][i] +
+                      theta1 * (s->cont[2][i] + theta * (s->cont[3][i] + theta1 * s->cont[4][i])));
+}
+
+double tf_dopri5_last_step_start(const tf_dopri5 *s) {
+  return s->t_prev;
+}
+
+tf_ode_status tf_dopri5_integrate(tf_dopri5 *s, double *t, double *x, double t_end) {
+  tf_dopri5_reset(s, *t, x);
+  long taken = 0;
+  while (*t < t_end) {
+    if (s->opt.max_steps > 0 && taken++ >= s->opt.max_steps) return TF_ODE_MAX_STEPS;
+    tf_ode_status st = tf_dopri5_step(s, t, x, t_end);
+    if (st != TF_ODE_OK) return st;
+  }
+  return TF_ODE_OK;
+}
+
+tf_ode_stats tf_dopri5_stats(const tf_dopri5 *s) {
+  return s->stats;
+}
+
+const char *tf_ode_status_name(tf_ode_status st) {
+  switch (st) {
+    case TF_ODE_OK:
+      return "ok";
+    case TF_ODE_NONFINITE:
+      return "nonfinite";
+    case TF_ODE_STEP_UNDERFLOW:
+      return "step_underflow";
+    case TF_ODE_MAX_STEPS:
+      return "max_steps";
+  }
+  return "unknown";
+}

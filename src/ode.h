@@ -1,0 +1,61 @@
+/* ode.h — Dormand–Prince 5(4) with step-size control and dense output.
+ *
+ * Layered like GSL's odeiv2 and SUNDIALS: the caller owns the state, the stepper takes one
+ * accepted step at a time, and after each step the continuous extension (Hairer's 4th-order
+ * dense output) interpolates anywhere in [t_prev, t].  Event location (Filippov issue)
+ * works on that interpolant between steps, so the stepper needs no knowledge of events.
+ *
+ *   tf_dopri5 *s = tf_dopri5_create(n);
+ *   tf_dopri5_setup(s, rhs, ctx, &opts);
+ *   tf_dopri5_reset(s, t0, x0);            // new trajectory, discards FSAL state
+ *   while (t < t_end) tf_dopri5_step(s, &t, x, t_end);
+ *   tf_dopri5_destroy(s); */
+#ifndef TF_ODE_H
+#define TF_ODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef void (*tf_rhs_fn)(double t, const double *x, void *ctx, double *dxdt);
+
+typedef struct tf_ode_options {
+  double rtol, atol;
+  double h0;       /* initial step; 0 = automatic (Hairer's estimate) */
+  double hmax;     /* 0 = unbounded */
+  double hmin;     /* steps below this fail with TF_ODE_STEP_UNDERFLOW; 0 = 1e-14 |t| */
+  bool fixed_step; /* take exactly h0 per step (no error control), for convergence studies */
+  long max_steps;  /* per tf_dopri5_integrate call; 0 = unbounded */
+} tf_ode_options;
+
+/* Defaults: rtol 1e-8, atol 1e-10, automatic h0, no hmax, 1e6 max steps. */
+tf_ode_options tf_ode_default_options(void);
+
+typedef enum tf_ode_status {
+  TF_ODE_OK = 0,
+  TF_ODE_NONFINITE,      /* the state or the error estimate became NaN/Inf */
+  TF_ODE_STEP_UNDERFLOW, /* the step size fell below hmin */
+  TF_ODE_MAX_STEPS       /* max_steps reached before t_end */
+} tf_ode_status;
+
+typedef struct tf_dopri5 tf_dopri5;
+
+tf_dopri5 *tf_dopri5_create(size_t n);
+void tf_dopri5_setup(tf_dopri5 *s, tf_rhs_fn f, void *ctx, const tf_ode_options *opts);
+void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0);
+/* One accepted step from (*t, x) not going beyond t_limit; updates both. */
+tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit);
+/* Dense output at t in [t_prev, t_last] of the last accepted step. */
+void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out);
+double tf_dopri5_last_step_start(const tf_dopri5 *s);
+/* Steps until *t == t_end (resets first). */
+tf_ode_status tf_dopri5_integrate(tf_dopri5 *s, double *t, double *x, double t_end);
+void tf_dopri5_destroy(tf_dopri5 *s);
+
+typedef struct tf_ode_stats {
+  long steps, rejected, rhs_evals;
+} tf_ode_stats;
+tf_ode_stats tf_dopri5_stats(const tf_dopri5 *s);
+
+const char *tf_ode_status_name(tf_ode_status st);
+
+#endif

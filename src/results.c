@@ -1,0 +1,115 @@
+/* results.c — see results.h. */
+#include "results.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5io.h"
+#include "version.h"
+
+static char *fingerprint(const tf_config *cfg, const char *const *paths) {
+  size_t len = 0, cap = 256;
+  char *out = malloc(cap);
+  if (!out) return NULL;
+  out[0] = '\0';
+  for (const char *const *p = paths; *p; p++) {
+    char *text = tf_config_dump_path(cfg, *p);
+    const char *piece = text ? text : "(absent)\n";
+    const size_t need = len + strlen(*p) + strlen(piece) + 8;
+    if (need > cap) {
+      cap = need * 2;
+      char *grown = realloc(out, cap);
+      if (!grown) {
+        free(out), free(text);
+        return NULL;
+      }
+      out = grown;
+    }
+    len += (size_t)snprintf(out + len, cap - len, "%s:\n%s\n", *p, piece);
+    free(text);
+  }
+  return out;
+}
+
+static bool file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static int write_provenance(tf_run *run, hid_t file, const char *fp) {
+  char *dump = tf_config_dump(run->cfg);
+  char created[64];
+  const time_t now = time(NULL);
+  strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  int rc = tf_h5_attr_string(file, "twofold_version", TF_VERSION_STRING) |
+           tf_h5_attr_string(file, "config", dump ? dump : "") |
+           tf_h5_attr_string(file, "config_source", run->config_path ? run->config_path : "") |
+           tf_h5_attr_string(file, "fingerprint", fp) |
+           tf_h5_attr_string(file, "created", created) | tf_h5_attr_int(file, "ranks", run->size) |
+           tf_h5_attr_int(file, "complete", 0);
+  free(dump);
+  return rc;
+}
+
+hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *resumed,
+                      tf_error *err) {
+  *resumed = false;
+  char *fp = fingerprint(run->cfg, fingerprint_paths);
+  if (!fp) return tf_fail(err, "out of memory");
+  const char *path = run->output_path;
+  /* Rank 0 decides from the file system, so all ranks take the same branch. */
+  int exists = run->rank == 0 ? file_exists(path) : 0;
+  MPI_Bcast(&exists, 1, MPI_INT, 0, run->comm);
+  hid_t file = -1;
+  if (exists && run->resume) {
+    file = tf_h5_open_rw(path, run->comm, err);
+    if (file < 0) run->exit_code = TF_EXIT_USAGE; /* not a readable results file */
+    if (file >= 0) {
+      char *old = tf_h5_attr_read_string(file, "fingerprint");
+      if (!old || strcmp(old, fp) != 0) {
+        run->exit_code = TF_EXIT_USAGE;
+        tf_fail(err,
+                "cannot resume '%s': it was %s; rerun with a new -o, or --overwrite to start "
+                "again",
+                path,
+                old ? "written with a different model, initial, integrator, job or "
+                      "ensemble size/seed"
+                    : "not written by a twofold job");
+        H5Fclose(file);
+        file = -1;
+      } else {
+        *resumed = true;
+        tf_h5_attr_int(file, "resumed", 1);
+      }
+      free(old);
+    }
+  } else if (exists && !run->overwrite) {
+    run->exit_code = TF_EXIT_USAGE;
+    tf_fail(err,
+            "output '%s' already exists; pass --resume to complete it or --overwrite to "
+            "replace it",
+            path);
+  } else {
+    if (exists && run->rank == 0) unlink(path);
+    MPI_Barrier(run->comm);
+    file = tf_h5_create(path, run->comm, err);
+    if (file >= 0 && write_provenance(run, file, fp)) {
+      tf_fail(err, "cannot write attributes to '%s'", path);
+      H5Fclose(file);
+      file = -1;
+    }
+  }
+  free(fp);
+  return file;
+}
+
+int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err) {
+  int rc = tf_h5_attr_int(file, "complete", complete ? 1 : 0);
+  if (H5Fclose(file) < 0) rc = -1;
+  if (rc) return tf_fail(err, "closing '%s' failed", run->output_path);
+  return 0;
+}

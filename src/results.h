@@ -1,0 +1,24 @@
+/* results.h — opening the results file of a run: new, resumed, or refused.
+ *
+ * A new file gets the provenance attributes (build version, config as run, the fingerprint
+ * of the result-determining config sections, creation time) and `complete = 0`.  With
+ * --resume an existing file is reopened only if its fingerprint equals the current one, so
+ * a resumed run can never mix results of two different configs; a missing file under
+ * --resume simply starts afresh (the same command works before and after a requeue).
+ * Without --resume an existing file is never touched unless --overwrite is given. */
+#ifndef TF_RESULTS_H
+#define TF_RESULTS_H
+
+#include <hdf5.h>
+#include <stdbool.h>
+
+#include "job.h"
+
+/* `fingerprint_paths` is a NULL-terminated list of config paths whose contents determine
+ * the results.  Sets *resumed when an existing file was reopened.  Collective. */
+hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *resumed,
+                      tf_error *err);
+/* Marks the file complete (or not) and closes it.  Collective. */
+int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err);
+
+#endif

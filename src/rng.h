@@ -1,0 +1,41 @@
+/* rng.h — counter-based random numbers (Philox4x64-10 from Random123).
+ *
+ * Every random number in twofold is a pure function of
+ *     (seed, member, counter, purpose, index)
+ * so results do not depend on how members are spread over ranks, on the chunk size, or on
+ * a restart: nothing is carried from one draw to the next.  The Philox key is (seed,
+ * member); the counter words are (counter, purpose, index / 4, 0), and each Philox call
+ * yields four 64-bit words.  `counter` is the step or event number, `purpose` keeps
+ * unrelated uses (initial perturbation, noise increments, exit choices) apart. */
+#ifndef TF_RNG_H
+#define TF_RNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum tf_rng_purpose {
+  TF_RNG_INITIAL = 1, /* perturbation of the initial state */
+  TF_RNG_NOISE = 2,   /* Wiener increments of SDE members */
+  TF_RNG_EXIT = 3,    /* choice of exit at a nondeterministic singularity */
+  TF_RNG_TEST = 99    /* reserved for tests */
+};
+
+typedef struct tf_rng_key {
+  uint64_t seed;
+  uint64_t member;
+} tf_rng_key;
+
+/* Raw Philox4x64-10 block: out = philox(key, {c0, c1, c2, c3}). */
+void tf_rng_philox(const uint64_t key[2], const uint64_t ctr[4], uint64_t out[4]);
+
+/* n uniform variates in the open interval (0, 1), 53-bit resolution. */
+void tf_rng_uniforms(tf_rng_key key, uint64_t counter, uint32_t purpose, size_t n, double *out);
+double tf_rng_uniform(tf_rng_key key, uint64_t counter, uint32_t purpose);
+
+/* n standard normal variates (Box–Muller on the uniforms above). */
+void tf_rng_normals(tf_rng_key key, uint64_t counter, uint32_t purpose, size_t n, double *out);
+
+/* One exponential variate with rate 1. */
+double tf_rng_exponential(tf_rng_key key, uint64_t counter, uint32_t purpose);
+
+#endif

@@ -1,0 +1,44 @@
+/* sde.h — fixed-step schemes for SDE members with diagonal noise:
+ *     dx_i = f_i(t, x) dt + g_i(t, x) dW_i.
+ *
+ * The Wiener increments of step k are drawn from the counter-based stream
+ * (seed, member, counter = k, purpose = TF_RNG_NOISE), so a member's path is the same on
+ * any rank and after a restart, and two schemes run with the same key see the same
+ * Brownian path (which is what strong-order tests need). */
+#ifndef TF_SDE_H
+#define TF_SDE_H
+
+#include <stddef.h>
+
+#include "rng.h"
+
+typedef enum tf_sde_scheme { TF_SDE_EULER_MARUYAMA, TF_SDE_MILSTEIN } tf_sde_scheme;
+
+typedef struct tf_sde_system {
+  size_t n;
+  void (*drift)(double t, const double *x, void *ctx, double *f);
+  void (*diffusion)(double t, const double *x, void *ctx, double *g);
+  void (*diffusion_dx)(double t, const double *x, void *ctx, double *dg); /* Milstein only */
+  void *ctx;
+} tf_sde_system;
+
+typedef enum tf_sde_status { TF_SDE_OK = 0, TF_SDE_NONFINITE } tf_sde_status;
+
+/* Integrates from t0 to t_end in ceil((t_end - t0) / dt) equal steps (the step is shortened
+ * slightly so that the last one lands on t_end).  `work` holds 4 n doubles.  On return
+ * *steps is the number of steps taken. */
+tf_sde_status tf_sde_integrate(const tf_sde_system *sys, tf_sde_scheme scheme, tf_rng_key key,
+                               double t0, double t_end, double dt, double *x, double *work,
+                               long *steps);
+
+/* Steps k = k_begin .. k_end-1 of the grid t_k = t0 + k h (the step-k increments come from
+ * counter k), so a run can be split into segments without changing the path.  *steps
+ * counts the steps taken in this call. */
+tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme scheme, tf_rng_key key,
+                                     double t0, double h, long k_begin, long k_end, double *x,
+                                     double *work, long *steps);
+
+/* Number of steps tf_sde_integrate takes for these times. */
+long tf_sde_step_count(double t0, double t_end, double dt);
+
+#endif

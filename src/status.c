@@ -1,0 +1,8 @@
+/* status.c — names of member statuses (used for HDF5 enum members, JSON and messages). */
+#include "status.h"
+
+const char *tf_member_status_name(int status) {
+  static const char *const names[TF_MEMBER_STATUS_COUNT] = {
+      "pending", "ok", "nonfinite", "max_steps", "step_underflow", "zeno", "failed"};
+  return status >= 0 && status < TF_MEMBER_STATUS_COUNT ? names[status] : "unknown";
+}

@@ -1,0 +1,80 @@
+# bad_input.sh — every class of bad input gets a clear error (file, line, key, what was
+# expected), exit status 2, and leaves existing results untouched.
+source "$(dirname "$0")/lib.sh"
+T="$TWOFOLD"
+cp "$CONFIGS/smoke.yaml" good.yaml
+small=(--set ensemble.members=20 --set integrator.t_end=0.1 --quiet)
+
+# misspelt keys get a "did you mean", with file and line
+sed 's/^  spread:/  sprea:/' good.yaml > misspelt.yaml
+expect_fail 2 "misspelt.yaml:1[0-9]: .*unknown key 'initial.sprea'.*did you mean 'spread'" -- "$T" check misspelt.yaml
+sed 's/^    noise:/    noize:/' good.yaml > misspelt2.yaml
+expect_fail 2 "misspelt2.yaml:[0-9]+: .*model.params.noize.*did you mean 'noise'" -- "$T" check misspelt2.yaml
+sed 's/^integrator:/integrater:/' good.yaml > section.yaml
+expect_fail 2 "section.yaml:[0-9]+: .*integrater" -- "$T" check section.yaml
+# wrong type, out of range, non-finite
+sed 's/^  dt: 0.001/  dt: fast/' good.yaml > type.yaml
+expect_fail 2 "type.yaml:1[0-9]: key 'integrator.dt': expected a number, got 'fast'" -- "$T" check type.yaml
+sed 's/^  members: 4000/  members: 12.5/' good.yaml > int.yaml
+expect_fail 2 "int.yaml:[0-9]+: key 'ensemble.members': expected an integer" -- "$T" check int.yaml
+sed 's/^    sigma: 10/    sigma: -1/' good.yaml > range.yaml
+expect_fail 2 "range.yaml:[0-9]+: key 'model.params.sigma': expected a number >= 0" -- "$T" check range.yaml
+sed 's/^  state: \[1.0, 1.0, 20.0\]/  state: [1.0, .nan, 20.0]/' good.yaml > nan.yaml
+expect_fail 2 "nan.yaml:[0-9]+: key 'initial.state'" -- "$T" check nan.yaml
+sed 's/^  state: \[1.0, 1.0, 20.0\]/  state: [1.0, 1.0]/' good.yaml > short.yaml
+expect_fail 2 "short.yaml:[0-9]+: key 'initial.state': expected .*3" -- "$T" check short.yaml
+# unknown model / job / method, with the known choices
+sed 's/^  name: lorenz/  name: lorentz/' good.yaml > model.yaml
+expect_fail 2 "model.yaml:[0-9]+: key 'model.name': unknown model 'lorentz'.*lorenz" -- "$T" check model.yaml
+sed 's/^job: ensemble/job: ensembel/' good.yaml > job.yaml
+expect_fail 2 "job.yaml:[0-9]+: key 'job'.*ensemble" -- "$T" check job.yaml
+sed 's/^  method: euler-maruyama/  method: dopri5/' good.yaml > method.yaml
+expect_fail 2 "method.yaml:[0-9]+: key 'integrator.method': .*noise" -- "$T" check method.yaml
+# missing and corrupt files
+expect_fail 2 "cannot open 'nope.yaml'" -- "$T" check nope.yaml
+printf 'job: ensemble\nmodel: [unclosed\n' > corrupt.yaml
+expect_fail 2 "corrupt.yaml:[0-9]+(:[0-9]+)?: .*YAML" -- "$T" check corrupt.yaml
+printf 'job: ensemble\njob: trajectory\n' > dup.yaml
+expect_fail 2 "dup.yaml:2: .*duplicate.*job" -- "$T" check dup.yaml
+: > empty.yaml
+expect_fail 2 "empty.yaml" -- "$T" check empty.yaml
+# overrides are type checked and name the --set argument
+expect_fail 2 "\-\-set ensemble.members=many.*expected an integer" -- "$T" check good.yaml --set ensemble.members=many
+expect_fail 2 "\-\-set ensemble.membrs=5.*unknown key 'ensemble.membrs'.*did you mean 'members'" -- "$T" check good.yaml --set ensemble.membrs=5
+expect_fail 2 "\-\-set" -- "$T" check good.yaml --set =5
+# bad command lines
+expect_fail 2 "unknown option '--frobnicate'" -- "$T" run good.yaml --frobnicate
+expect_fail 2 "time-limit" -- "$T" run good.yaml --time-limit soon
+expect_fail 2 "unknown command 'rn'" -- "$T" rn good.yaml
+
+# existing results are never damaged
+"$T" run good.yaml -o kept.h5 "${small[@]}"
+sum=$(md5sum kept.h5)
+expect_fail 2 "already exists.*--resume.*--overwrite" -- "$T" run good.yaml -o kept.h5 "${small[@]}"
+expect_fail 2 "unknown key" -- "$T" run misspelt.yaml -o kept.h5 --overwrite
+expect_fail 2 "cannot resume 'kept.h5'.*different" -- "$T" run good.yaml -o kept.h5 --resume "${small[@]}" --set model.params.rho=29
+[ "$sum" = "$(md5sum kept.h5)" ] && pass "kept.h5 unchanged" || fail "kept.h5 was modified"
+# corrupt result files
+head -c 3000 kept.h5 > truncated.h5
+expect_fail 2 "truncated.h5" -- "$T" info truncated.h5
+echo "not hdf5" > text.h5
+expect_fail 2 "text.h5.*not an HDF5 file" -- "$T" info text.h5
+expect_fail 2 "text.h5" -- "$T" run good.yaml -o text.h5 --resume "${small[@]}"
+expect_fail 2 "missing.h5" -- "$T" info missing.h5
+
+# a member that blows up is recorded with its reason; the ensemble completes
+"$T" run good.yaml -o blowup.h5 "${small[@]}" --set integrator.dt=0.25 --set integrator.t_end=20 \
+  --set initial.spread=5 --json > blowup.json || fail "blow-up ensemble exited $?"
+"$PYTHON" - <<'PY' || fail "blow-up members not recorded"
+import json, h5py
+s = json.loads(open("blowup.json").read().strip().splitlines()[-1])
+f = h5py.File("blowup.h5", "r")
+st = f["members/status"][...]
+names = {v: k for k, v in h5py.check_enum_dtype(f["members/status"].dtype).items()}
+assert s["status"] == "complete", s
+assert s["failed"] > 0 and s["status_counts"]["nonfinite"] == s["failed"], s
+assert sum(names[v] == "nonfinite" for v in st) == s["failed"]
+assert f["members/done"][...].all()
+print("nonfinite members:", s["failed"], "of", s["members"])
+PY
+finish

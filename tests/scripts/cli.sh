@@ -1,0 +1,57 @@
+# cli.sh — the command line: help, version, models, jobs, check, info, --json as the last
+# stdout line, PETSc options reaching PETSc's options database.
+source "$(dirname "$0")/lib.sh"
+T="$TWOFOLD"
+"$T" --help | grep -q "usage: twofold" && pass "--help" || fail "--help"
+"$T" --version | grep -Eq "^twofold [0-9]+\.[0-9]+\.[0-9]+" && pass "--version" || fail "--version"
+"$T" models > models.txt
+for want in "lorenz" "sigma +default 10 " "rho +default 28 " "noise" "ornstein-uhlenbeck" "harmonic"; do
+  grep -Eq -- "$want" models.txt && pass "models lists '$want'" || fail "models lacks '$want'"
+done
+"$T" jobs | grep -q "^ensemble" && pass "jobs" || fail "jobs"
+"$T" check "$CONFIGS/smoke.yaml" --print > check.txt
+grep -q "ok (job ensemble)" check.txt && pass "check ok" || fail "check: $(cat check.txt)"
+# defaults appear in the config as run
+grep -Eq "^  rtol: 1e-08" check.txt && pass "check --print shows defaults" || fail "no defaults in: $(cat check.txt)"
+
+"$T" run "$CONFIGS/smoke.yaml" -o j.h5 --set ensemble.members=50 --set integrator.t_end=0.5 \
+  --json --quiet > j.out
+"$PYTHON" - <<'PY' || fail "JSON summary"
+import json, h5py, numpy as np
+lines = open("j.out").read().strip().splitlines()
+s = json.loads(lines[-1])
+for key in ("job", "status", "output", "ranks", "wall_seconds", "model", "members", "done",
+            "failed", "status_counts", "final_state_mean", "final_state_std", "members_per_second"):
+    assert key in s, key
+assert s["job"] == "ensemble" and s["status"] == "complete" and s["members"] == 50 and s["done"] == 50
+f = h5py.File("j.h5", "r")
+x = f["members/final_state"][...]
+assert np.allclose(s["final_state_mean"], x.mean(axis=0), rtol=1e-12, atol=1e-12)
+assert np.allclose(s["final_state_std"], x.std(axis=0, ddof=1), rtol=1e-10)
+print("json ok:", lines[-1][:120])
+PY
+"$T" info j.h5 > info.txt
+grep -q "complete: yes" info.txt && grep -q "ok 50" info.txt && grep -q "/members/final_state *50 x 3" info.txt \
+  && pass "info" || fail "info: $(cat info.txt)"
+"$T" info j.h5 --config | grep -q "name: lorenz" && pass "info --config" || fail "info --config"
+
+# PETSc-style options go to PETSc (-options_view prints its database at the end)
+"$T" run "$CONFIGS/smoke.yaml" -o p.h5 --set ensemble.members=5 --set integrator.t_end=0.1 \
+  --quiet -ts_type rosw -options_view > petsc.txt 2>&1 || fail "petsc run"
+grep -q -- "-ts_type rosw" petsc.txt && pass "PETSc options database got -ts_type rosw" \
+  || fail "PETSc did not see -ts_type: $(cat petsc.txt)"
+
+# a trajectory of member k ends exactly where member k of the ensemble ends
+"$T" run "$CONFIGS/smoke.yaml" -o tr.h5 --set job=trajectory --set ensemble.member=17 \
+  --set integrator.t_end=0.5 --set output.samples=11 --quiet --json > tr.out
+"$PYTHON" - <<'PY' || fail "trajectory vs ensemble"
+import json, h5py, numpy as np
+e = h5py.File("j.h5", "r")["members/final_state"][17]
+g = h5py.File("tr.h5", "r")["trajectory"]
+t, x = g["t"][...], g["state"][...]
+assert len(t) == 11 and abs(t[-1] - 0.5) < 1e-15 and t[0] == 0
+assert np.array_equal(x[-1], e), (x[-1], e)
+assert np.array_equal(x[0], h5py.File("j.h5", "r")["members/initial_state"][17])
+print("trajectory end == ensemble member 17:", x[-1])
+PY
+finish

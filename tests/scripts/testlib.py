@@ -1,0 +1,55 @@
+"""testlib.py — helpers shared by the Python integration tests (run with /usr/bin/python3)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+TWOFOLD = os.environ["TWOFOLD"]
+MPIEXEC = os.environ["MPIEXEC"]
+CONFIGS = os.environ["CONFIGS"]
+WORK = os.environ["WORK"]
+
+failures = []
+
+
+def setup():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    os.chdir(WORK)
+    if os.geteuid() == 0:
+        os.environ["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+        os.environ["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    os.environ["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+
+
+def write(name, text):
+    with open(name, "w") as f:
+        f.write(text)
+    return name
+
+
+def run(config, out, *sets, ranks=1, extra=()):
+    """Runs twofold and returns its --json summary."""
+    cmd = [TWOFOLD, "run", config, "-o", out, "--quiet", "--json", "--overwrite", *extra]
+    for s in sets:
+        cmd += ["--set", s]
+    if ranks > 1:
+        cmd = [MPIEXEC, "-n", str(ranks)] + cmd
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {res.returncode}: {res.stderr}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def finish():
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        sys.exit(1)
+    print("all passed")
