@@ -38,7 +38,9 @@ static const char usage[] =
     "  -o FILE.h5             output file (default: output.file, else CONFIG's name with .h5)\n"
     "  --set PATH=VALUE       override a config key, e.g. --set ensemble.members=100 (repeatable)\n"
     "  --json                 print a one-line JSON summary as the last line of stdout\n"
-    "  --quiet                no progress bar\n"
+    "  --quiet                no progress output (same as --progress none)\n"
+    "  --progress MODE        bar (redrawn in place), log (a line every 5 s) or none; default:\n"
+    "                         bar if stderr is a terminal, else log (under mpiexec: log)\n"
     "  --resume               complete an interrupted run in FILE (starts afresh if it is "
     "missing)\n"
     "  --overwrite            replace an existing output file\n"
@@ -53,6 +55,7 @@ typedef struct cli_args {
   const char **sets;
   int nsets;
   bool json, quiet, resume, overwrite, print, show_config;
+  const char *progress;
   double time_limit;
   char **petsc_argv;
   int petsc_argc;
@@ -87,7 +90,13 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       a->json = true;
     else if (strcmp(arg, "--quiet") == 0)
       a->quiet = true;
-    else if (strcmp(arg, "--resume") == 0)
+    else if (strcmp(arg, "--progress") == 0 && has_next) {
+      a->progress = argv[++i];
+      if (strcmp(a->progress, "bar") && strcmp(a->progress, "log") && strcmp(a->progress, "none")) {
+        fprintf(stderr, "twofold: --progress: expected bar, log or none, got '%s'\n", a->progress);
+        return -1;
+      }
+    } else if (strcmp(arg, "--resume") == 0)
       a->resume = true;
     else if (strcmp(arg, "--overwrite") == 0)
       a->overwrite = true;
@@ -328,7 +337,8 @@ static int cmd_run(const cli_args *a) {
                 .resume = a->resume,
                 .overwrite = a->overwrite,
                 .json = a->json,
-                .quiet = a->quiet,
+                .quiet = a->quiet || (a->progress && strcmp(a->progress, "none") == 0),
+                .progress_mode = a->progress,
                 .time_limit = a->time_limit,
                 .summary = tf_json_create()};
   MPI_Comm_rank(run.comm, &run.rank);

@@ -289,7 +289,8 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
   if (run->rank == 0) s.counters[0] = s.counters[1] = 0;
   MPI_Barrier(run->comm);
   if (run->rank == 0)
-    tf_progress_start(&s.progress, "members", spec->members, out->resumed, run->quiet);
+    tf_progress_start(&s.progress, "members", spec->members, out->resumed, run->quiet,
+                      run->progress_mode);
 
   const double t_start = MPI_Wtime();
   for (;;) {

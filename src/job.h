@@ -20,8 +20,9 @@ typedef struct tf_run {
   char output_path[4096];      /* resolved by the job's setup: -o, else output.file */
   const char *output_override; /* -o */
   bool resume, overwrite, json, quiet;
-  double time_limit; /* seconds of wall time, 0 = none */
-  double start_time; /* MPI_Wtime at start */
+  const char *progress_mode; /* "bar", "log" or NULL for automatic */
+  double time_limit;         /* seconds of wall time, 0 = none */
+  double start_time;         /* MPI_Wtime at start */
   MPI_Comm comm;
   int rank, size;
   tf_json *summary; /* fields for the --json line, filled by the job */

@@ -4,12 +4,13 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 void tf_progress_start(tf_progress *p, const char *label, uint64_t total, uint64_t already_done,
-                       bool quiet) {
+                       bool quiet, const char *mode) {
   p->enabled = !quiet;
-  p->tty = isatty(STDERR_FILENO);
+  p->tty = mode ? strcmp(mode, "bar") == 0 : isatty(STDERR_FILENO);
   p->start = MPI_Wtime();
   p->last_draw = p->start;
   p->interval = p->tty ? 0.2 : 5.0;

@@ -16,8 +16,9 @@ typedef struct tf_progress {
   const char *label;
 } tf_progress;
 
+/* mode: "bar", "log", or NULL (bar on a terminal, log otherwise). */
 void tf_progress_start(tf_progress *p, const char *label, uint64_t total, uint64_t already_done,
-                       bool quiet);
+                       bool quiet, const char *mode);
 /* Draws if the interval has passed (or always if force). */
 void tf_progress_update(tf_progress *p, uint64_t done, bool force);
 void tf_progress_finish(tf_progress *p, uint64_t done);

@@ -16,4 +16,8 @@ import h5py, numpy as np
 x = h5py.File("r1.h5", "r")["members/final_state"][...]
 assert len(np.unique(x[:, 0])) == x.shape[0], "duplicate final states"
 PY
+# fewer members than ranks: idle ranks still take part in every collective write
+mpirun_n 3 "$TWOFOLD" run "$CONFIGS/smoke.yaml" -o few3.h5 --set ensemble.members=2 --quiet
+"$TWOFOLD" run "$CONFIGS/smoke.yaml" -o few1.h5 --set ensemble.members=2 --quiet
+same_members few1.h5 few3.h5
 finish
