@@ -9,8 +9,8 @@
 enum { A, B };
 
 static const tf_param params[] = {
-    {"a", 1.0, -INFINITY, INFINITY, "drift rate"},
-    {"b", 0.5, 0.0, INFINITY, "volatility"},
+    {"a", 1.0, -INFINITY, INFINITY, "drift rate", false},
+    {"b", 0.5, 0.0, INFINITY, "volatility", false},
 };
 
 static const double initial[] = {1.0};

@@ -9,7 +9,7 @@
 enum { OMEGA };
 
 static const tf_param params[] = {
-    {"omega", 1.0, 0.0, INFINITY, "angular frequency"},
+    {"omega", 1.0, 0.0, INFINITY, "angular frequency", false},
 };
 
 static const double initial[] = {1.0, 0.0};

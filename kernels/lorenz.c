@@ -10,10 +10,11 @@
 enum { SIGMA, RHO, BETA, NOISE };
 
 static const tf_param params[] = {
-    {"sigma", 10.0, 0.0, INFINITY, "Prandtl number"},
-    {"rho", 28.0, 0.0, INFINITY, "Rayleigh number (relative)"},
-    {"beta", 8.0 / 3.0, 0.0, INFINITY, "geometric factor"},
-    {"noise", 0.0, 0.0, INFINITY, "additive noise amplitude on each component (0: deterministic)"},
+    {"sigma", 10.0, 0.0, INFINITY, "Prandtl number", false},
+    {"rho", 28.0, 0.0, INFINITY, "Rayleigh number (relative)", false},
+    {"beta", 8.0 / 3.0, 0.0, INFINITY, "geometric factor", false},
+    {"noise", 0.0, 0.0, INFINITY, "additive noise amplitude on each component (0: deterministic)",
+     false},
 };
 
 static const double initial[] = {1.0, 1.0, 1.0};

@@ -9,9 +9,9 @@
 enum { THETA, MU, SIGMA };
 
 static const tf_param params[] = {
-    {"theta", 1.0, 0.0, INFINITY, "mean-reversion rate"},
-    {"mu", 0.0, -INFINITY, INFINITY, "long-term mean"},
-    {"sigma", 1.0, 0.0, INFINITY, "noise amplitude"},
+    {"theta", 1.0, 0.0, INFINITY, "mean-reversion rate", false},
+    {"mu", 0.0, -INFINITY, INFINITY, "long-term mean", false},
+    {"sigma", 1.0, 0.0, INFINITY, "noise amplitude", false},
 };
 
 static const double initial[] = {0.0};

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "rng.h"
 #include "status.h"
 
@@ -23,38 +24,11 @@ const char *tf_method_name(tf_method m) {
 }
 
 static int read_model(tf_flow *flow, tf_config *cfg, tf_error *err) {
-  const char *name;
-  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
-  flow->kernel = tf_kernel_find(name);
-  if (!flow->kernel) {
-    char where[256];
-    size_t len = 0;
-    char known[1024] = "";
-    for (size_t i = 0; i < tf_kernel_count() && len < sizeof known - 64; i++)
-      len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
-                              tf_kernel_at(i)->name);
-    return tf_fail(err,
-                   "%s: key 'model.name': unknown model '%s' (known: %s; see 'twofold models')",
-                   tf_config_where(cfg, "model.name", where, sizeof where), name, known);
-  }
-  const tf_kernel *k = flow->kernel;
-  if (k->kind != TF_KERNEL_FLOW)
-    return tf_fail(err, "model '%s' is not a flow; this job integrates flows", k->name);
-  flow->params = calloc(k->nparams ? k->nparams : 1, sizeof *flow->params);
-  for (size_t i = 0; i < k->nparams; i++) {
-    char path[256];
-    snprintf(path, sizeof path, "model.params.%s", k->params[i].name);
-    if (tf_config_get_double(cfg, path, &k->params[i].def, k->params[i].min, k->params[i].max,
-                             &flow->params[i], err))
-      return -1;
-  }
-  if (k->check && k->check(flow->params, err)) {
-    char where[256], msg[TF_ERROR_MAX];
-    snprintf(msg, sizeof msg, "%s", err->msg);
-    return tf_fail(err, "%s: model '%s': %s",
-                   tf_config_where(cfg, "model.params", where, sizeof where), k->name, msg);
-  }
-  return 0;
+  tf_model model;
+  const int rc = tf_model_from_config(&model, cfg, TF_KERNEL_FLOW, "ensemble", err);
+  flow->kernel = model.kernel;
+  flow->params = model.params;
+  return rc;
 }
 
 static int read_initial(tf_flow *flow, tf_config *cfg, tf_error *err) {

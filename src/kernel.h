@@ -20,11 +20,13 @@ typedef struct tf_param {
   double def;
   double min, max; /* inclusive bounds checked on input */
   const char *doc;
+  bool derived; /* 0 means "derive it" (the kernel's prepare() fills it in) */
 } tf_param;
 
 typedef enum tf_kernel_kind {
-  TF_KERNEL_FLOW, /* smooth ODE / SDE: dx = f dt + g dW */
-  TF_KERNEL_MAP   /* discrete map x -> F(x) (later issues) */
+  TF_KERNEL_FLOW,     /* smooth ODE / SDE: dx = f dt + g dW */
+  TF_KERNEL_FILIPPOV, /* piecewise smooth: slip fields either side of a switching surface */
+  TF_KERNEL_MAP       /* discrete map x -> F(x) (later issues) */
 } tf_kernel_kind;
 
 typedef struct tf_kernel {
@@ -37,8 +39,9 @@ typedef struct tf_kernel {
   size_t nparams;
   const tf_param *params;
 
-  /* Optional cross-parameter validation beyond the per-parameter bounds. */
-  int (*check)(const double *p, tf_error *err);
+  /* Optional: validate across parameters and fill in derived ones (those with
+   * tf_param.derived set and given as 0).  Errors say which condition fails. */
+  int (*prepare)(double *p, tf_error *err);
 
   /* Drift f(t, x).  Required for flows. */
   void (*rhs)(double t, const double *x, const double *p, double *dxdt);
@@ -50,6 +53,16 @@ typedef struct tf_kernel {
    * processes.  NULL means deterministic.  `diffusion_dx` gives dg_i/dx_i (for Milstein). */
   void (*diffusion)(double t, const double *x, const double *p, double *g);
   void (*diffusion_dx)(double t, const double *x, const double *p, double *dg);
+
+  /* Filippov kernels.  Sigma = {h(x) = 0}.  Off Sigma the state follows slip(x, side) with
+   * side = sign(h); slip is also evaluated on Sigma as the limit from that side.  On Sigma
+   * the admissible fields are stick(x, lambda), affine in the multiplier lambda in [-1, 1]
+   * (NULL: Filippov's convex combination of the two slip limits). */
+  double (*switching)(const double *x, const double *p, double *grad /* dim, may be NULL */);
+  void (*slip)(double t, const double *x, int side, const double *p, double *dx);
+  void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
+  /* Optional: a point near which a two-fold is expected (the paper's, for instance). */
+  int (*twofold_guess)(const double *p, double *x);
 } tf_kernel;
 
 /* The registry (generated). */

@@ -1,0 +1,146 @@
+/* wheel.c — the wheel on a turntable of Szalai & Jeffrey (2014), a Filippov system with a
+ * nondeterministic (Teixeira) two-fold singularity.
+ *
+ * State x = (r, v, omega): slider position, slider speed, top-disc angular speed, in the
+ * paper's rescaled time (eqs 1-3).  Slip friction F(h, g), M(h, g) from the stretched-string
+ * tyre model (eqs 6-7); on the switching surface Sigma = {h = 0} (eq 4) the wheel sticks
+ * laterally and F = mu*lambda, M = kappa*mu*lambda with lambda in [-1, 1] (the paper's
+ * lambda in [-mu, mu], eq 12).  kappa and k2 are chosen, as in the paper, so that a two-fold
+ * sits at (rstar, vstar, omegastar): vstar by eq (9), kappa by eq (10), k2 by eq (11).
+ * Both versions of the paper (arXiv and Phys. Rev. E) print the same eqs (1)-(11); the PRE
+ * text extraction garbles (1)-(3) and (9)-(11), so the arXiv text is the reference. */
+#include <math.h>
+
+#include "kernel.h"
+
+enum { D, M, C1, C2, BETA, R0, OMEGA0, MU, GAMMA, RSTAR, OMEGASTAR, KAPPA, K2 };
+
+static const tf_param params[] = {
+    {"d", 1.0, -INFINITY, INFINITY, "offset of the slider axis from the disc centre", false},
+    {"m", 1.0, 1e-12, INFINITY, "slider mass", false},
+    {"c1", 1e-3, 0.0, INFINITY, "viscous coupling between the discs", false},
+    {"c2", 1e-3, 0.0, INFINITY, "slider damping", false},
+    {"beta", 0.05, 0.0, INFINITY, "radius of gyration of the top disc (scaled)", false},
+    {"r0", 0.1, -INFINITY, INFINITY, "spring rest position of the slider", false},
+    {"omega0", -1.0, -INFINITY, INFINITY, "angular speed of the bottom disc", false},
+    {"mu", 1.0, 1e-12, INFINITY, "friction coefficient", false},
+    {"gamma", -0.75 * M_PI, -M_PI, M_PI, "mounting angle of the wheel (radians)", false},
+    {"rstar", 0.1859, -INFINITY, INFINITY, "r of the designed two-fold", false},
+    {"omegastar", -1.037, -INFINITY, INFINITY, "omega of the designed two-fold", false},
+    {"kappa", 0.0, 0.0, INFINITY, "tyre length scale; 0 = derive by eq (10)", true},
+    {"k2", 0.0, 0.0, INFINITY, "slider spring stiffness; 0 = derive by eq (11)", true},
+};
+
+static const char *const state_names[] = {"r", "v", "omega"};
+static const double initial[] = {0.1859, -0.0301, -1.037};
+
+static double p2_of(double r, const double *p) {
+  return p[D] * r * cos(p[GAMMA]) + (p[BETA] * p[BETA] + r * r) * sin(p[GAMMA]);
+}
+
+/* eq (9) */
+static double vstar_of(const double *p) {
+  return (p[OMEGASTAR] - p[OMEGA0]) * (p[D] - p[RSTAR] / tan(p[GAMMA]));
+}
+
+static int prepare(double *p, tf_error *err) {
+  const double g = p[GAMMA], rs = p[RSTAR], ws = p[OMEGASTAR], w0 = p[OMEGA0];
+  const double b2 = p[BETA] * p[BETA], d = p[D], m = p[M], c1 = p[C1], c2 = p[C2];
+  if (sin(g) == 0.0) return tf_fail(err, "gamma = %g: eq (9) needs sin(gamma) != 0", g);
+  const double vs = vstar_of(p);
+  if (p[KAPPA] == 0.0) {
+    if (rs == 0.0 || cos(g) == 0.0)
+      return tf_fail(err,
+                     "eq (10) is singular for rstar = %g, gamma = %g (needs rstar cos(gamma) != 0)",
+                     rs, g);
+    p[KAPPA] = -(2 * rs * rs + b2 * (1 - cos(2 * g))) / (2 * rs * cos(g)); /* eq (10) */
+    if (!(p[KAPPA] > 0))
+      return tf_fail(err,
+                     "eq (10) gives kappa = %.6g <= 0 at rstar = %g: no tyre model has a two-fold "
+                     "there (condition (g) of Fig. 4, kappa > 0, fails)",
+                     p[KAPPA], rs);
+  }
+  if (p[K2] == 0.0) {
+    const double denom = (rs - p[R0]) * p2_of(rs, p);
+    if (denom == 0.0)
+      return tf_fail(err, "eq (11) is singular: (rstar - r0) p2(rstar) = 0 at rstar = %g", rs);
+    const double num =
+        sin(g) * (b2 + rs * rs) * (m * rs * ws * ws - c2 * vs) -
+        cos(g) * (c1 * rs * ws + c2 * d * rs * vs +
+                  m * (rs * rs * (vs * (ws + w0) - d * ws * ws) + b2 * vs * (w0 - ws)));
+    p[K2] = num / denom; /* eq (11) */
+    if (!(p[K2] > 0))
+      return tf_fail(err,
+                     "eq (11) gives k2 = %.6g <= 0 at (rstar, omegastar) = (%g, %g): the spring "
+                     "would have to push (condition (g) of Fig. 4, k2 > 0, fails)",
+                     p[K2], rs, ws);
+  }
+  return 0;
+}
+
+static double switching(const double *x, const double *p, double *grad) {
+  const double g = p[GAMMA], dw = x[2] - p[OMEGA0];
+  if (grad) {
+    grad[0] = -dw * cos(g);
+    grad[1] = -sin(g);
+    grad[2] = p[D] * sin(g) - x[0] * cos(g);
+  }
+  return -(x[1] - p[D] * dw) * sin(g) - x[0] * dw * cos(g); /* eq (4) */
+}
+
+static double rolling_speed(const double *x, const double *p) { /* eq (5) */
+  const double g = p[GAMMA], dw = x[2] - p[OMEGA0];
+  return -(x[1] - p[D] * dw) * cos(g) + x[0] * dw * sin(g);
+}
+
+/* eqs (1)-(3) for given friction force F and moment M */
+static void field(const double *x, const double *p, double force, double moment, double *dx) {
+  const double r = x[0], v = x[1], w = x[2], b2 = p[BETA] * p[BETA];
+  const double p1 = p[K2] * (p[R0] - r) - p[C2] * v + p[M] * r * w * w;
+  const double coupling = p[C1] + 2 * p[M] * r * v;
+  dx[0] = p[M] * (b2 + r * r) * v;
+  dx[1] =
+      (b2 + p[D] * p[D] + r * r) * p1 - p[D] * coupling * w + force * p2_of(r, p) + p[D] * moment;
+  dx[2] = p[D] * p1 - coupling * w + force * r * cos(p[GAMMA]) + moment;
+}
+
+/* eqs (6)-(7) with sign(h) = side, continued onto h = 0 */
+static void slip(double t, const double *x, int side, const double *p, double *dx) {
+  (void)t;
+  const double h = switching(x, p, NULL), g = rolling_speed(x, p);
+  const double a6k = atan(1.0 / (6 * p[KAPPA])); /* arccot(6 kappa), kappa > 0 */
+  const double psi = a6k + fabs(1 - 2 / M_PI * a6k) * atan2(fabs(h), fabs(g));
+  const double cot_psi = cos(psi) / sin(psi);
+  const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
+  const double sign_g = (g > 0) - (g < 0);
+  const double moment = sign_g * side * p[MU] / 6 * cot_psi;
+  field(x, p, force, moment, dx);
+}
+
+static void stick(double t, const double *x, double lambda, const double *p, double *dx) {
+  (void)t;
+  field(x, p, p[MU] * lambda, p[KAPPA] * p[MU] * lambda, dx);
+}
+
+static int twofold_guess(const double *p, double *x) {
+  x[0] = p[RSTAR];
+  x[1] = vstar_of(p);
+  x[2] = p[OMEGASTAR];
+  return 0;
+}
+
+const tf_kernel tf_kernel_wheel = {
+    .name = "wheel",
+    .doc = "wheel on a turntable with Coulomb tyre friction (Szalai & Jeffrey 2014)",
+    .kind = TF_KERNEL_FILIPPOV,
+    .dim = 3,
+    .state_names = state_names,
+    .initial = initial,
+    .nparams = sizeof params / sizeof params[0],
+    .params = params,
+    .prepare = prepare,
+    .switching = switching,
+    .slip = slip,
+    .stick = stick,
+    .twofold_guess = twofold_guess,
+};
