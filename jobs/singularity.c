@@ -69,7 +69,7 @@ static int write_file(tf_run *run, const singularity_job *job, const tf_twofold 
   const double K[4] = {t->K_pp, t->K_pm, t->K_mp, t->K_mm}, J[2] = {t->J1, t->J2};
   int rc = tf_h5_write_small(g, "twofold", H5T_NATIVE_DOUBLE, n, t->x, "location x*") |
            tf_h5_write_small(g, "K", H5T_NATIVE_DOUBLE, 4, K, "K++, K+-, K-+, K-- (eq 22)") |
-           tf_h5_write_small(g, "J", H5T_NATIVE_DOUBLE, 2, J, "J1, J2 (NaN unless Teixeira)") |
+           tf_h5_write_small(g, "J", H5T_NATIVE_DOUBLE, 2, J, "J1, J2 (NaN unless K++ K-- < 0)") |
            tf_h5_write_small(g, "eigenvalues", H5T_NATIVE_DOUBLE, 2, t->eigenvalues,
                              "of [[J1, 1], [1, J2]]") |
            tf_h5_write_small(g, "f_plus", H5T_NATIVE_DOUBLE, n, t->f_plus, "f(x*, +1)") |

@@ -99,7 +99,7 @@ void tf_twofold_analyze(const tf_kernel *k, const double *p, const double *x, tf
   t->K_mm = dot(t->grad_lm, t->f_minus, n);
   t->teixeira = t->K_pp < 0 && 0 < t->K_mm; /* eq (27) */
   t->J1 = t->J2 = t->eigenvalues[0] = t->eigenvalues[1] = NAN;
-  if (t->teixeira) {
+  if (t->K_pp * t->K_mm < 0) { /* Teixeira or visible: the scaling of eq (30) is real */
     const double s = sqrt(-t->K_pp * t->K_mm);
     t->J1 = t->K_mp / s;
     t->J2 = -t->K_pm / s;
