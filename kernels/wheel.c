@@ -10,6 +10,7 @@
  * Both versions of the paper (arXiv and Phys. Rev. E) print the same eqs (1)-(11); the PRE
  * text extraction garbles (1)-(3) and (9)-(11), so the arXiv text is the reference. */
 #include <math.h>
+#include <stdbool.h>
 
 #include "kernel.h"
 
@@ -43,24 +44,20 @@ static double vstar_of(const double *p) {
   return (p[OMEGASTAR] - p[OMEGA0]) * (p[D] - p[RSTAR] / tan(p[GAMMA]));
 }
 
+/* Derives vstar, kappa and k2 first and validates afterwards, so that a parameter map
+ * (Fig. 4) can record the derived values even where they are unphysical. */
 static int prepare(double *p, tf_error *err) {
   const double g = p[GAMMA], rs = p[RSTAR], ws = p[OMEGASTAR], w0 = p[OMEGA0];
   const double b2 = p[BETA] * p[BETA], d = p[D], m = p[M], c1 = p[C1], c2 = p[C2];
   if (sin(g) == 0.0) return tf_fail(err, "gamma = %g: eq (9) needs sin(gamma) != 0", g);
   const double vs = vstar_of(p);
-  if (p[KAPPA] == 0.0) {
+  const bool derive_kappa = p[KAPPA] == 0.0, derive_k2 = p[K2] == 0.0;
+  if (derive_kappa) {
     if (rs == 0.0 || cos(g) == 0.0)
-      return tf_fail(err,
-                     "eq (10) is singular for rstar = %g, gamma = %g (needs rstar cos(gamma) != 0)",
-                     rs, g);
+      return tf_fail(err, "eq (10) is singular for rstar = %g, gamma = %g (needs rstar cos(gamma) != 0)", rs, g);
     p[KAPPA] = -(2 * rs * rs + b2 * (1 - cos(2 * g))) / (2 * rs * cos(g)); /* eq (10) */
-    if (!(p[KAPPA] > 0))
-      return tf_fail(err,
-                     "eq (10) gives kappa = %.6g <= 0 at rstar = %g: no tyre model has a two-fold "
-                     "there (condition (g) of Fig. 4, kappa > 0, fails)",
-                     p[KAPPA], rs);
   }
-  if (p[K2] == 0.0) {
+  if (derive_k2) {
     const double denom = (rs - p[R0]) * p2_of(rs, p);
     if (denom == 0.0)
       return tf_fail(err, "eq (11) is singular: (rstar - r0) p2(rstar) = 0 at rstar = %g", rs);
@@ -69,12 +66,17 @@ static int prepare(double *p, tf_error *err) {
         cos(g) * (c1 * rs * ws + c2 * d * rs * vs +
                   m * (rs * rs * (vs * (ws + w0) - d * ws * ws) + b2 * vs * (w0 - ws)));
     p[K2] = num / denom; /* eq (11) */
-    if (!(p[K2] > 0))
-      return tf_fail(err,
-                     "eq (11) gives k2 = %.6g <= 0 at (rstar, omegastar) = (%g, %g): the spring "
-                     "would have to push (condition (g) of Fig. 4, k2 > 0, fails)",
-                     p[K2], rs, ws);
   }
+  if (!(p[KAPPA] > 0))
+    return tf_fail(err,
+                   "eq (10) gives kappa = %.6g <= 0 at rstar = %g: no tyre model has a two-fold "
+                   "there (condition (g) of Fig. 4, kappa > 0, fails)",
+                   p[KAPPA], rs);
+  if (!(p[K2] > 0))
+    return tf_fail(err,
+                   "eq (11) gives k2 = %.6g <= 0 at (rstar, omegastar) = (%g, %g): the spring "
+                   "would have to push (condition (g) of Fig. 4, k2 > 0, fails)",
+                   p[K2], rs, ws);
   return 0;
 }
 
