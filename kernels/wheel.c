@@ -54,7 +54,9 @@ static int prepare(double *p, tf_error *err) {
   const bool derive_kappa = p[KAPPA] == 0.0, derive_k2 = p[K2] == 0.0;
   if (derive_kappa) {
     if (rs == 0.0 || cos(g) == 0.0)
-      return tf_fail(err, "eq (10) is singular for rstar = %g, gamma = %g (needs rstar cos(gamma) != 0)", rs, g);
+      return tf_fail(err,
+                     "eq (10) is singular for rstar = %g, gamma = %g (needs rstar cos(gamma) != 0)",
+                     rs, g);
     p[KAPPA] = -(2 * rs * rs + b2 * (1 - cos(2 * g))) / (2 * rs * cos(g)); /* eq (10) */
   }
   if (derive_k2) {

@@ -117,6 +117,20 @@ void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0) {
   s->h = s->opt.h0 > 0 ? s->opt.h0 : initial_step(s, t0, x0, 1.0);
 }
 
+void tf_dopri5_restart(tf_dopri5 *s, double t0, const double *x0) {
+  if (!(s->h > 0)) {
+    tf_ode_stats keep = s->stats;
+    tf_dopri5_reset(s, t0, x0);
+    s->stats.steps += keep.steps, s->stats.rejected += keep.rejected;
+    s->stats.rhs_evals += keep.rhs_evals;
+    return;
+  }
+  eval(s, t0, x0, s->k[0]);
+  s->fsal_valid = true;
+  s->t_prev = t0;
+  s->h_prev = 0.0;
+}
+
 static void axpy_stages(tf_dopri5 *s, const double *x, double h, int nk, const double *a) {
   for (size_t i = 0; i < s->n; i++) {
     double acc = 0.0;

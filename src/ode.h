@@ -42,6 +42,9 @@ typedef struct tf_dopri5 tf_dopri5;
 tf_dopri5 *tf_dopri5_create(size_t n);
 void tf_dopri5_setup(tf_dopri5 *s, tf_rhs_fn f, void *ctx, const tf_ode_options *opts);
 void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0);
+/* Continue from a new state (after an event or a mode switch, with a new right-hand side)
+ * keeping the current step-size estimate: re-evaluates the first stage only. */
+void tf_dopri5_restart(tf_dopri5 *s, double t0, const double *x0);
 /* One accepted step from (*t, x) not going beyond t_limit; updates both. */
 tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit);
 /* Dense output at t in [t_prev, t_last] of the last accepted step. */

@@ -1,0 +1,337 @@
+/* evolve.c — see evolve.h.  One member at a time: the structure holds the workspace and is
+ * reused across members. */
+#include "evolve.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+enum { SAMPLES_PER_STEP = 4, MAX_EVENT_FUNCTIONS = 3 };
+
+struct tf_evolve {
+  const tf_kernel *k;
+  const double *p;
+  size_t n;
+  tf_evolve_options opt;
+  tf_dopri5 *stepper;
+  tf_mode mode;
+  bool has_twofold, nondeterministic;
+  double twofold[TF_FILIPPOV_MAX_DIM];
+  tf_event_fn on_event;
+  tf_exit_fn on_exit;
+  tf_step_fn on_step;
+  void *ctx;
+  double work[TF_FILIPPOV_MAX_DIM];
+  gsl_root_fsolver *root;
+};
+
+tf_evolve_options tf_evolve_default_options(void) {
+  tf_evolve_options o = {.ode = tf_ode_default_options()};
+  o.event_tol = 1e-12;
+  o.max_event_rate = 1e6;
+  o.max_events = 1000000;
+  o.capture_radius = 1e-6;
+  return o;
+}
+
+const char *tf_event_kind_name(tf_event_kind k) {
+  static const char *const names[TF_EVENT_KIND_COUNT] = {"crossing", "slide_start", "slide_end",
+                                                         "twofold", "exit"};
+  return k < TF_EVENT_KIND_COUNT ? names[k] : "?";
+}
+
+const char *tf_mode_name(tf_mode m) {
+  return m == TF_MODE_SLIDING ? "sliding" : m == TF_MODE_SLIP_PLUS ? "slip+" : "slip-";
+}
+
+/* --- right-hand sides per mode ------------------------------------------------------------ */
+
+static double sliding_multiplier(double lp, double lm) {
+  /* h_x·f(x, lambda) = ((1 + lambda) L+ + (1 - lambda) L-) / 2 = 0 */
+  const double denom = lm - lp;
+  return denom != 0.0 ? (lp + lm) / denom : 0.0;
+}
+
+static void rhs(double t, const double *x, void *ctx, double *dx) {
+  tf_evolve *e = ctx;
+  if (e->mode != TF_MODE_SLIDING) {
+    e->k->slip(t, x, e->mode, e->p, dx);
+    return;
+  }
+  double lp, lm;
+  tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
+  tf_filippov_field(e->k, e->p, x, sliding_multiplier(lp, lm), dx);
+}
+
+/* --- event functions: positive inside the current mode's domain -------------------------- */
+
+static int event_values(tf_evolve *e, const double *x, double *g) {
+  if (e->mode != TF_MODE_SLIDING) {
+    g[0] = e->mode * e->k->switching(x, e->p, NULL);
+    return 1;
+  }
+  double lp, lm;
+  tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
+  g[0] = -lp;
+  g[1] = lm;
+  if (!e->has_twofold || !e->nondeterministic) return 2;
+  double d2 = 0;
+  for (size_t i = 0; i < e->n; i++) d2 += (x[i] - e->twofold[i]) * (x[i] - e->twofold[i]);
+  g[2] = d2 - e->opt.capture_radius * e->opt.capture_radius;
+  return 3;
+}
+
+typedef struct root_ctx {
+  tf_evolve *e;
+  int which;
+} root_ctx;
+
+static double event_at(double t, void *params) {
+  root_ctx *rc = params;
+  double g[MAX_EVENT_FUNCTIONS];
+  tf_dopri5_dense(rc->e->stepper, t, rc->e->work);
+  event_values(rc->e, rc->e->work, g);
+  return g[rc->which];
+}
+
+/* The root of event function `which` in (ta, tb] where it changes from >= 0 to < 0. */
+static double locate(tf_evolve *e, int which, double ta, double tb) {
+  root_ctx rc = {e, which};
+  gsl_function fn = {event_at, &rc};
+  if (event_at(ta, &rc) <= 0.0) return ta; /* at the start of the step (or already past) */
+  gsl_root_fsolver_set(e->root, &fn, ta, tb);
+  double lo = ta, hi = tb;
+  for (int it = 0; it < 200 && hi - lo > e->opt.event_tol; it++) {
+    if (gsl_root_fsolver_iterate(e->root) != GSL_SUCCESS) break;
+    lo = gsl_root_fsolver_x_lower(e->root);
+    hi = gsl_root_fsolver_x_upper(e->root);
+  }
+  return hi; /* the side where the event has happened */
+}
+
+/* Finds the earliest event in the last step [t0, t1]: sign changes of any event function
+ * between samples of the dense output.  Returns the event index or -1. */
+static int find_event(tf_evolve *e, double t0, double t1, double *te) {
+  double g_prev[MAX_EVENT_FUNCTIONS], g[MAX_EVENT_FUNCTIONS], x[TF_FILIPPOV_MAX_DIM];
+  tf_dopri5_dense(e->stepper, t0, x);
+  const int m = event_values(e, x, g_prev);
+  /* At the start of a step the state is on the domain's boundary after a transition:
+   * count it as inside, so only a departure to the wrong side is an event. */
+  for (int j = 0; j < m; j++) g_prev[j] = fmax(g_prev[j], 0.0);
+  double ta = t0;
+  for (int s = 1; s <= SAMPLES_PER_STEP; s++) {
+    const double tb = s == SAMPLES_PER_STEP ? t1 : t0 + (t1 - t0) * s / SAMPLES_PER_STEP;
+    tf_dopri5_dense(e->stepper, tb, x);
+    event_values(e, x, g);
+    int first = -1;
+    double t_first = tb;
+    for (int j = 0; j < m; j++) {
+      if (!(g[j] < 0.0 && g_prev[j] >= 0.0)) continue;
+      const double tj = locate(e, j, ta, tb);
+      if (first < 0 || tj < t_first) first = j, t_first = tj;
+    }
+    if (first >= 0) {
+      *te = t_first;
+      return first;
+    }
+    memcpy(g_prev, g, sizeof g);
+    ta = tb;
+  }
+  return -1;
+}
+
+/* --- transitions ---------------------------------------------------------------------------- */
+
+/* Newton along grad h: puts a point located to event_tol exactly onto Sigma. */
+static void project_to_sigma(const tf_evolve *e, double *x) {
+  double grad[TF_FILIPPOV_MAX_DIM];
+  for (int it = 0; it < 3; it++) {
+    const double h = e->k->switching(x, e->p, grad);
+    double g2 = 0;
+    for (size_t i = 0; i < e->n; i++) g2 += grad[i] * grad[i];
+    if (g2 == 0.0 || h == 0.0) return;
+    for (size_t i = 0; i < e->n; i++) x[i] -= h * grad[i] / g2;
+  }
+}
+
+tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x) {
+  const double h = e->k->switching(x, e->p, NULL);
+  if (h > 0) return TF_MODE_SLIP_PLUS;
+  if (h < 0) return TF_MODE_SLIP_MINUS;
+  double lp, lm;
+  tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
+  const tf_sigma_region r = tf_filippov_region(lp, lm);
+  if (r == TF_SIGMA_SLIDING) return TF_MODE_SLIDING;
+  if (r == TF_SIGMA_CROSSING_DOWN) return TF_MODE_SLIP_MINUS;
+  return TF_MODE_SLIP_PLUS; /* crossing up; escaping and boundary points leave upward */
+}
+
+static void emit(tf_evolve *e, tf_evolve_result *res, tf_event_kind kind, double t, const double *x,
+                 tf_mode from, tf_mode to) {
+  res->counts[kind]++;
+  res->events++;
+  if (e->on_event) {
+    const tf_event ev = {kind, t, x, from, to};
+    e->on_event(e->ctx, &ev);
+  }
+}
+
+/* Arrival on Sigma from slip side s: cross if the other side's field carries on through,
+ * slide otherwise (the arriving side's field points into Sigma by construction). */
+static tf_mode arrive(tf_evolve *e, tf_evolve_result *res, double t, double *x) {
+  const tf_mode from = e->mode;
+  project_to_sigma(e, x);
+  double lp, lm;
+  tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
+  const double other = from == TF_MODE_SLIP_PLUS ? lm : lp;
+  if (from * other < 0) {
+    emit(e, res, TF_EVENT_CROSSING, t, x, from, (tf_mode)-from);
+    return (tf_mode)-from;
+  }
+  emit(e, res, TF_EVENT_SLIDE_START, t, x, from, TF_MODE_SLIDING);
+  return TF_MODE_SLIDING;
+}
+
+static int twofold_exit(tf_evolve *e, tf_evolve_result *res, double t, double *x, tf_mode *mode) {
+  emit(e, res, TF_EVENT_TWOFOLD, t, x, TF_MODE_SLIDING, TF_MODE_SLIDING);
+  if (!e->on_exit) return -1;
+  double out[TF_FILIPPOV_MAX_DIM];
+  int side = 1;
+  if (e->on_exit(e->ctx, res->counts[TF_EVENT_TWOFOLD] - 1, t, x, out, &side)) return -1;
+  memcpy(x, out, e->n * sizeof *x);
+  *mode = side > 0 ? TF_MODE_SLIP_PLUS : TF_MODE_SLIP_MINUS;
+  emit(e, res, TF_EVENT_EXIT, t, x, TF_MODE_SLIDING, *mode);
+  return 0;
+}
+
+/* --- the driver ------------------------------------------------------------------------------ */
+
+tf_evolve *tf_evolve_create(const tf_kernel *k, const double *params,
+                            const tf_evolve_options *opts) {
+  if (k->dim > TF_FILIPPOV_MAX_DIM || !k->switching || !k->slip) return NULL;
+  tf_evolve *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  e->k = k;
+  e->p = params;
+  e->n = k->dim;
+  e->opt = opts ? *opts : tf_evolve_default_options();
+  e->stepper = tf_dopri5_create(k->dim);
+  e->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  if (!e->stepper || !e->root) {
+    tf_evolve_destroy(e);
+    return NULL;
+  }
+  tf_dopri5_setup(e->stepper, rhs, e, &e->opt.ode);
+  return e;
+}
+
+void tf_evolve_destroy(tf_evolve *e) {
+  if (!e) return;
+  tf_dopri5_destroy(e->stepper);
+  if (e->root) gsl_root_fsolver_free(e->root);
+  free(e);
+}
+
+void tf_evolve_set_twofold(tf_evolve *e, const double *x, bool nondeterministic) {
+  e->has_twofold = true;
+  e->nondeterministic = nondeterministic;
+  memcpy(e->twofold, x, e->n * sizeof *x);
+}
+
+void tf_evolve_set_callbacks(tf_evolve *e, tf_event_fn on_event, tf_exit_fn on_exit, void *ctx) {
+  e->on_event = on_event;
+  e->on_exit = on_exit;
+  e->ctx = ctx;
+}
+
+void tf_evolve_set_step_callback(tf_evolve *e, tf_step_fn on_step) {
+  e->on_step = on_step;
+}
+
+void tf_evolve_dense(const tf_evolve *e, double t, double *x) {
+  tf_dopri5_dense(e->stepper, t, x);
+}
+
+static bool finite_state(const double *x, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return false;
+  return true;
+}
+
+/* Zeno check: more events in the last window than the rate allows. */
+static bool event_storm(const tf_evolve *e, const tf_evolve_result *res, double *window_start,
+                        long *window_events, double t) {
+  if (res->events >= e->opt.max_events) return true;
+  const long in_window = res->events - *window_events;
+  if (in_window < 100) return false;
+  const bool storm = (double)in_window > e->opt.max_event_rate * (t - *window_start);
+  *window_start = t;
+  *window_events = res->events;
+  return storm;
+}
+
+tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end) {
+  tf_evolve_result res = {.status = TF_MEMBER_OK, .t = t0};
+  double t = t0, window_start = t0;
+  long window_events = 0;
+  e->mode = tf_evolve_initial_mode(e, x);
+  if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x);
+  tf_dopri5_reset(e->stepper, t, x);
+  long rhs_before = 0;
+  while (t < t_end) {
+    if (res.steps >= e->opt.ode.max_steps) {
+      res.status = TF_MEMBER_MAX_STEPS;
+      break;
+    }
+    const double t_start = t;
+    double x_start[TF_FILIPPOV_MAX_DIM];
+    memcpy(x_start, x, e->n * sizeof *x);
+    const tf_ode_status st = tf_dopri5_step(e->stepper, &t, x, t_end);
+    res.steps++;
+    if (st != TF_ODE_OK) {
+      res.status = st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW;
+      break;
+    }
+    double te;
+    const int which = find_event(e, t_start, t, &te);
+    if (which < 0) {
+      if (e->on_step) e->on_step(e->ctx, e, t_start, t);
+      continue;
+    }
+    if (e->on_step) e->on_step(e->ctx, e, t_start, te);
+    t = te;
+    tf_dopri5_dense(e->stepper, te, x);
+    (void)x_start;
+    tf_mode next = e->mode;
+    if (e->mode != TF_MODE_SLIDING) {
+      next = arrive(e, &res, t, x);
+    } else if (which == 2) {
+      if (twofold_exit(e, &res, t, x, &next)) {
+        res.status = TF_MEMBER_FAILED;
+        break;
+      }
+    } else {
+      next = which == 0 ? TF_MODE_SLIP_PLUS : TF_MODE_SLIP_MINUS;
+      emit(e, &res, TF_EVENT_SLIDE_END, t, x, TF_MODE_SLIDING, next);
+    }
+    e->mode = next;
+    if (!finite_state(x, e->n)) {
+      res.status = TF_MEMBER_NONFINITE;
+      break;
+    }
+    if (event_storm(e, &res, &window_start, &window_events, t)) {
+      res.status = TF_MEMBER_ZENO;
+      break;
+    }
+    tf_dopri5_restart(e->stepper, t, x);
+  }
+  (void)rhs_before;
+  res.t = t;
+  res.mode = e->mode;
+  res.rhs_evals = tf_dopri5_stats(e->stepper).rhs_evals;
+  return res;
+}

@@ -1,0 +1,92 @@
+/* evolve.h — event-driven integration of a Filippov member.
+ *
+ * The mode machine of Piiroinen & Kuznetsov (2008): slip+ (h > 0, field slip(x, +1)),
+ * slip- (h < 0), sliding (on Sigma with the multiplier that keeps h_x·f = 0).  Each mode is
+ * a smooth ODE integrated by DOPRI5; events are located on its dense output with GSL's
+ * Brent solver:
+ *   slip s:   h(x) reaching 0 from side s                 -> crossing or sliding entry
+ *   sliding:  L+ = 0 (multiplier +1) or L- = 0 (-1)       -> exit to slip+ / slip-
+ *             |x - x*| = capture radius (a known two-fold) -> two-fold arrival
+ * Sliding exits are located on the undivided tangency functions L±, never on the
+ * multiplier, which is 0/0 at a two-fold.  At a nondeterministic two-fold the caller's exit
+ * policy chooses where the trajectory continues.  A bound on events per unit time stops a
+ * chattering (Zeno) member instead of looping. */
+#ifndef TF_EVOLVE_H
+#define TF_EVOLVE_H
+
+#include <stdbool.h>
+
+#include "filippov.h"
+#include "ode.h"
+
+typedef enum tf_mode {
+  TF_MODE_SLIP_MINUS = -1,
+  TF_MODE_SLIDING = 0,
+  TF_MODE_SLIP_PLUS = 1
+} tf_mode;
+
+typedef enum tf_event_kind {
+  TF_EVENT_CROSSING,    /* crossed Sigma */
+  TF_EVENT_SLIDE_START, /* arrived on Sigma in the sliding region */
+  TF_EVENT_SLIDE_END,   /* left sliding at a fold (multiplier ±1) */
+  TF_EVENT_TWOFOLD,     /* reached the two-fold while sliding */
+  TF_EVENT_EXIT,        /* continued from a nondeterministic two-fold by the exit policy */
+  TF_EVENT_KIND_COUNT
+} tf_event_kind;
+
+const char *tf_event_kind_name(tf_event_kind k);
+const char *tf_mode_name(tf_mode m);
+
+typedef struct tf_event {
+  tf_event_kind kind;
+  double t;
+  const double *x;
+  tf_mode from, to;
+} tf_event;
+
+typedef struct tf_evolve_options {
+  tf_ode_options ode;
+  double event_tol;      /* absolute accuracy of event times */
+  double max_event_rate; /* events per unit time above which a member is Zeno */
+  long max_events;       /* per member */
+  double capture_radius; /* two-fold arrival distance (only if a two-fold is set) */
+} tf_evolve_options;
+
+tf_evolve_options tf_evolve_default_options(void);
+
+/* What to do at a nondeterministic two-fold: write the continuation point (on Sigma, in the
+ * escaping region) to x_out and the side to leave to in *side; return 0, or -1 to stop the
+ * member (status failed).  `visit` counts the member's arrivals from 0. */
+typedef int (*tf_exit_fn)(void *ctx, long visit, double t, const double *x, double *x_out,
+                          int *side);
+typedef void (*tf_event_fn)(void *ctx, const tf_event *ev);
+
+typedef struct tf_evolve tf_evolve;
+
+tf_evolve *tf_evolve_create(const tf_kernel *k, const double *params,
+                            const tf_evolve_options *opts);
+void tf_evolve_destroy(tf_evolve *e);
+/* A two-fold to watch while sliding; `nondeterministic` selects the exit policy. */
+void tf_evolve_set_twofold(tf_evolve *e, const double *x, bool nondeterministic);
+void tf_evolve_set_callbacks(tf_evolve *e, tf_event_fn on_event, tf_exit_fn on_exit, void *ctx);
+
+typedef struct tf_evolve_result {
+  int status; /* tf_member_status */
+  double t;
+  tf_mode mode;
+  long steps, rhs_evals, events;
+  long counts[TF_EVENT_KIND_COUNT];
+} tf_evolve_result;
+
+/* Integrates from (t0, x) to t_end; x is overwritten with the final state. */
+tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end);
+
+/* The mode a trajectory starting at x takes (sliding if on Sigma in the sliding region). */
+tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x);
+
+/* Dense output of the step just taken (for sampling trajectories). */
+typedef void (*tf_step_fn)(void *ctx, const tf_evolve *e, double t0, double t1);
+void tf_evolve_set_step_callback(tf_evolve *e, tf_step_fn on_step);
+void tf_evolve_dense(const tf_evolve *e, double t, double *x);
+
+#endif
