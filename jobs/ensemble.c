@@ -1,11 +1,16 @@
-/* ensemble.c — job `ensemble`: many members of one flow, final states to HDF5.
+/* ensemble.c — job `ensemble`: many members of one model, final states to HDF5.
  *
- * Config: model, initial, integrator (see flow.h), ensemble.members/seed/chunk, output.
+ * Smooth models run through flow.h (DOPRI5 or an SDE scheme), Filippov models through
+ * pws.h (event-driven, with exits at a nondeterministic two-fold).
+ * Config: model, initial, integrator, ensemble.members/seed/chunk, output; for Filippov
+ * models also filippov.*, exit.*, output.event_log, output.trajectory_samples.
  * Output: /members/final_state and /members/initial_state (members x dim),
- * /members/t_final, /members/steps,
- * /members/done, /members/status, and /summary with the mean, standard deviation, min and
- * max of the final state over the members that finished ok (computed in member order on
- * rank 0, so the numbers do not depend on the rank count). */
+ * /members/t_final, /members/steps, /members/done, /members/status; Filippov models add
+ * /members/rhs_evals, /members/events (counts per kind), /members/twofold_visits,
+ * /members/final_mode and the logs /members/exits, /members/event_log and
+ * /members/trajectory (fixed slots per member, NaN-padded).  /summary holds the mean,
+ * standard deviation, min and max of the final state over the members that finished ok
+ * (computed in member order on rank 0, so the numbers do not depend on the rank count). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,47 +20,135 @@
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
+#include "pws.h"
 #include "results.h"
 
+/* Column order; the Filippov columns follow the common ones. */
+enum {
+  COL_FINAL,
+  COL_INITIAL,
+  COL_T_FINAL,
+  COL_STEPS,
+  COMMON_COLUMNS,
+  COL_RHS = COMMON_COLUMNS,
+  COL_EVENTS,
+  COL_VISITS,
+  COL_MODE,
+  COL_EXITS,
+  COL_EVENT_LOG,
+  COL_TRAJECTORY,
+  MAX_COLUMNS
+};
+
 typedef struct ensemble_job {
+  const tf_kernel *kernel;
+  bool filippov;
   tf_flow flow;
+  tf_pws pws;
   tf_ensemble_spec spec;
-  tf_column cols[4];
+  tf_column cols[MAX_COLUMNS];
+  int col_of[MAX_COLUMNS]; /* position of each column in cols[], -1 if absent */
   char state_names[512];
 } ensemble_job;
+
+static void add_column(ensemble_job *job, int id, tf_column c) {
+  if (c.width == 0) return; /* a log switched off */
+  job->col_of[id] = (int)job->spec.ncols;
+  job->cols[job->spec.ncols++] = c;
+}
+
+static void filippov_columns(ensemble_job *job) {
+  const tf_pws *pws = &job->pws;
+  const size_t n = job->kernel->dim;
+  add_column(job, COL_RHS,
+             (tf_column){"rhs_evals", TF_COLUMN_I64, 1, "right-hand side evaluations"});
+  add_column(job, COL_EVENTS,
+             (tf_column){"events", TF_COLUMN_I64, TF_EVENT_KIND_COUNT,
+                         "events per kind (attribute kinds)"});
+  add_column(
+      job, COL_VISITS,
+      (tf_column){"twofold_visits", TF_COLUMN_I64, 1, "arrivals at the nondeterministic two-fold"});
+  add_column(
+      job, COL_MODE,
+      (tf_column){"final_mode", TF_COLUMN_I64, 1, "mode at t_final: -1 slip-, 0 sliding, 1 slip+"});
+  add_column(
+      job, COL_EXITS,
+      (tf_column){"exits", TF_COLUMN_F64, (uint64_t)pws->max_logged_exits * tf_pws_exit_width(pws),
+                  "exit choices, slots of (t, u, side, state) (attribute fields)"});
+  add_column(job, COL_EVENT_LOG,
+             (tf_column){"event_log", TF_COLUMN_F64,
+                         (uint64_t)pws->max_logged_events * tf_pws_event_width(pws),
+                         "first events, slots of (t, kind, from, to, state)"});
+  add_column(job, COL_TRAJECTORY,
+             (tf_column){"trajectory", TF_COLUMN_F64, (uint64_t)pws->trajectory_samples * n,
+                         "state at equally spaced times (samples x dim per member)"});
+}
 
 static int setup(tf_run *run, tf_error *err) {
   ensemble_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  if (tf_flow_from_config(&job->flow, run->cfg, err)) return -1;
+  for (int i = 0; i < MAX_COLUMNS; i++) job->col_of[i] = -1;
   const long long d_members = 1000, d_chunk = 0;
   long long members, chunk;
+  const char *name;
   if (tf_config_get_int(run->cfg, "ensemble.members", &d_members, 1, 1000000000LL, &members, err) ||
-      tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
+      tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
+    return -1;
+  const tf_kernel *k = tf_kernel_find(name);
+  job->filippov = k && k->kind == TF_KERNEL_FILIPPOV;
+  if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)
+                    : tf_flow_from_config(&job->flow, run->cfg, err))
+    return -1;
+  job->kernel = job->filippov ? job->pws.model.kernel : job->flow.kernel;
+  if (tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
       tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
     return -1;
-  job->cols[0] = (tf_column){"final_state", TF_COLUMN_F64, job->flow.kernel->dim,
-                             "state at t_final (members x dim)"};
-  job->cols[1] = (tf_column){"initial_state", TF_COLUMN_F64, job->flow.kernel->dim,
-                             "state at initial.time, perturbation included (members x dim)"};
-  job->cols[2] = (tf_column){"t_final", TF_COLUMN_F64, 1, "time reached"};
-  job->cols[3] = (tf_column){"steps", TF_COLUMN_I64, 1, "integrator steps taken"};
-  tf_join_state_names(job->flow.kernel, job->state_names, sizeof job->state_names);
+  const size_t n = job->kernel->dim;
+  add_column(job, COL_FINAL,
+             (tf_column){"final_state", TF_COLUMN_F64, n, "state at t_final (members x dim)"});
+  add_column(job, COL_INITIAL,
+             (tf_column){"initial_state", TF_COLUMN_F64, n,
+                         "state at initial.time, perturbation or exit included (members x dim)"});
+  add_column(job, COL_T_FINAL, (tf_column){"t_final", TF_COLUMN_F64, 1, "time reached"});
+  add_column(job, COL_STEPS, (tf_column){"steps", TF_COLUMN_I64, 1, "integrator steps taken"});
+  if (job->filippov) filippov_columns(job);
+  tf_join_state_names(job->kernel, job->state_names, sizeof job->state_names);
   job->spec.members = (uint64_t)members;
   job->spec.chunk = (uint64_t)chunk;
-  job->spec.ncols = 4;
   job->spec.cols = job->cols;
   return 0;
 }
 
-static int run_member(void *ctx, uint64_t member, void *const *row) {
+static void *slot(const ensemble_job *job, void *const *row, int id) {
+  return job->col_of[id] >= 0 ? row[job->col_of[id]] : NULL;
+}
+
+static int run_flow_member(void *ctx, uint64_t member, void *const *row) {
   ensemble_job *job = ctx;
-  tf_flow_initial_state(&job->flow, member, row[1]);
-  const tf_flow_result r = tf_flow_run_member(&job->flow, member, row[0], NULL, NULL, 0);
-  *(double *)row[2] = r.t_final;
-  *(int64_t *)row[3] = r.steps;
+  tf_flow_initial_state(&job->flow, member, row[COL_INITIAL]);
+  const tf_flow_result r = tf_flow_run_member(&job->flow, member, row[COL_FINAL], NULL, NULL, 0);
+  *(double *)row[COL_T_FINAL] = r.t_final;
+  *(int64_t *)row[COL_STEPS] = r.steps;
   return r.status;
+}
+
+static int run_filippov_member(void *ctx, uint64_t member, void *const *row) {
+  ensemble_job *job = ctx;
+  tf_pws_record rec = {.final_state = row[COL_FINAL],
+                       .initial_state = row[COL_INITIAL],
+                       .exits = slot(job, row, COL_EXITS),
+                       .events = slot(job, row, COL_EVENT_LOG),
+                       .trajectory = slot(job, row, COL_TRAJECTORY)};
+  const int status = tf_pws_run_member(&job->pws, member, &rec);
+  *(double *)row[COL_T_FINAL] = rec.t_final;
+  *(int64_t *)row[COL_STEPS] = rec.steps;
+  *(int64_t *)slot(job, row, COL_RHS) = rec.rhs_evals;
+  int64_t *events = slot(job, row, COL_EVENTS);
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) events[i] = rec.counts[i];
+  *(int64_t *)slot(job, row, COL_VISITS) = rec.counts[TF_EVENT_TWOFOLD];
+  *(int64_t *)slot(job, row, COL_MODE) = rec.final_mode;
+  return status;
 }
 
 /* Statistics of final states over ok members, read back in member order. */
@@ -105,7 +198,7 @@ static int compute_stats(hid_t file, uint64_t members, size_t dim, final_stats *
 
 static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_ensemble_outcome *out,
                          tf_error *err) {
-  const size_t dim = job->flow.kernel->dim;
+  const size_t dim = job->kernel->dim;
   final_stats st;
   int rc = 0;
   if (dim > 64) return tf_fail(err, "summary supports at most 64 state components");
@@ -129,22 +222,108 @@ static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_en
   return 0;
 }
 
+/* Event totals of a Filippov ensemble, summed in member order on rank 0 from the file. */
+static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) {
+  long long totals[TF_EVENT_KIND_COUNT + 2] = {0}; /* kinds, rhs evals, steps */
+  int rc = 0;
+  if (run->rank == 0) {
+    hid_t ev = H5Dopen2(file, "members/events", H5P_DEFAULT);
+    hid_t rhs = H5Dopen2(file, "members/rhs_evals", H5P_DEFAULT);
+    const uint64_t block = 65536;
+    int64_t *buf = malloc(block * TF_EVENT_KIND_COUNT * sizeof *buf);
+    rc = ev < 0 || rhs < 0 || !buf;
+    for (uint64_t start = 0; !rc && start < job->spec.members; start += block) {
+      const uint64_t n = job->spec.members - start < block ? job->spec.members - start : block;
+      rc = tf_h5_read_rows(ev, H5T_NATIVE_INT64, TF_EVENT_KIND_COUNT, start, n, buf);
+      for (uint64_t i = 0; !rc && i < n * TF_EVENT_KIND_COUNT; i++)
+        totals[i % TF_EVENT_KIND_COUNT] += buf[i];
+      rc = rc || tf_h5_read_rows(rhs, H5T_NATIVE_INT64, 1, start, n, buf);
+      for (uint64_t i = 0; !rc && i < n; i++) totals[TF_EVENT_KIND_COUNT] += buf[i];
+    }
+    free(buf);
+    if (ev >= 0) H5Dclose(ev);
+    if (rhs >= 0) H5Dclose(rhs);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  if (rc) return tf_fail(err, "cannot read back the event counts from '%s'", run->output_path);
+  MPI_Bcast(totals, TF_EVENT_KIND_COUNT + 2, MPI_LONG_LONG, 0, run->comm);
+  hid_t g = tf_h5_group(file, "summary");
+  rc = tf_h5_write_small(g, "events", H5T_NATIVE_LLONG, TF_EVENT_KIND_COUNT, totals,
+                         "events per kind over all members");
+  H5Gclose(g);
+  const char *names[TF_EVENT_KIND_COUNT];
+  long long all = 0;
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) {
+    names[i] = tf_event_kind_name(i);
+    all += totals[i];
+  }
+  tf_json_integer(run->summary, "twofold_visits", totals[TF_EVENT_TWOFOLD]);
+  tf_json_counts(run->summary, "events", names, totals, TF_EVENT_KIND_COUNT);
+  tf_json_number(run->summary, "rhs_per_event",
+                 all > 0 ? (double)totals[TF_EVENT_KIND_COUNT] / (double)all : 0.0);
+  return rc ? tf_fail(err, "cannot write /summary/events to '%s'", run->output_path) : 0;
+}
+
+/* Names of the fields in the log slots, for readers of the file. */
+static void describe_logs(hid_t file, const ensemble_job *job) {
+  if (!job->filippov) return;
+  char state[512], fields[640], kinds[256] = "";
+  snprintf(state, sizeof state, "%s", job->state_names);
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++)
+    snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
+             tf_event_kind_name(i));
+  hid_t d = H5Dopen2(file, "members/events", H5P_DEFAULT);
+  if (d >= 0) tf_h5_attr_string(d, "kinds", kinds), H5Dclose(d);
+  if ((d = H5Dopen2(file, "members/exits", H5P_DEFAULT)) >= 0) {
+    snprintf(fields, sizeof fields, "t,u,side,%s", state);
+    tf_h5_attr_string(d, "fields", fields);
+    tf_h5_attr_int(d, "slot_width", (long long)tf_pws_exit_width(&job->pws));
+    H5Dclose(d);
+  }
+  if ((d = H5Dopen2(file, "members/event_log", H5P_DEFAULT)) >= 0) {
+    snprintf(fields, sizeof fields, "t,kind,from,to,%s", state);
+    tf_h5_attr_string(d, "fields", fields);
+    tf_h5_attr_string(d, "kinds", kinds);
+    tf_h5_attr_int(d, "slot_width", (long long)tf_pws_event_width(&job->pws));
+    H5Dclose(d);
+  }
+  if ((d = H5Dopen2(file, "members/trajectory", H5P_DEFAULT)) >= 0) {
+    tf_h5_attr_int(d, "samples", job->pws.trajectory_samples);
+    tf_h5_attr_double(d, "t0", job->pws.t0);
+    tf_h5_attr_double(d, "t_end", job->pws.t_end);
+    H5Dclose(d);
+  }
+}
+
 static int execute(tf_run *run, tf_error *err) {
   ensemble_job *job = run->job_data;
-  static const char *const fingerprint_paths[] = {
-      "job", "model", "initial", "integrator", "ensemble.members", "ensemble.seed", NULL};
+  static const char *const fingerprint_paths[] = {"job",
+                                                  "model",
+                                                  "initial",
+                                                  "integrator",
+                                                  "filippov",
+                                                  "exit",
+                                                  "ensemble.members",
+                                                  "ensemble.seed",
+                                                  "output.event_log",
+                                                  "output.trajectory_samples",
+                                                  NULL};
   bool resumed;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) return -1;
-  tf_h5_attr_string(file, "model", job->flow.kernel->name);
+  tf_h5_attr_string(file, "model", job->kernel->name);
+  tf_results_write_model(file, job->kernel,
+                         job->filippov ? job->pws.model.params : job->flow.params);
   tf_h5_attr_string(file, "state_names", job->state_names);
-  job->spec.run = run_member;
+  job->spec.run = job->filippov ? run_filippov_member : run_flow_member;
   job->spec.ctx = job;
   tf_ensemble_outcome out;
   int rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
   const bool complete = rc == 0 && !out.interrupted;
-  tf_json_string(run->summary, "model", job->flow.kernel->name);
-  tf_json_string(run->summary, "integrator", tf_method_name(job->flow.method));
+  if (rc == 0) describe_logs(file, job);
+  tf_json_string(run->summary, "model", job->kernel->name);
+  tf_json_string(run->summary, "integrator",
+                 job->filippov ? "dopri5+events" : tf_method_name(job->flow.method));
   tf_json_integer(run->summary, "members", (long long)job->spec.members);
   tf_json_integer(run->summary, "done", (long long)out.done);
   tf_json_integer(run->summary, "computed", (long long)out.computed);
@@ -158,6 +337,7 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_number(run->summary, "members_per_second",
                  out.seconds > 0 ? (double)out.computed / out.seconds : 0.0);
   if (complete && write_summary(run, file, job, &out, err)) rc = -1;
+  if (complete && rc == 0 && job->filippov && filippov_totals(run, file, job, err)) rc = -1;
   tf_error close_err;
   if (tf_results_close(run, file, complete, &close_err) && rc == 0) {
     *err = close_err;
@@ -170,7 +350,10 @@ static int execute(tf_run *run, tf_error *err) {
 static void destroy(tf_run *run) {
   ensemble_job *job = run->job_data;
   if (!job) return;
-  tf_flow_destroy(&job->flow);
+  if (job->filippov)
+    tf_pws_destroy(&job->pws);
+  else
+    tf_flow_destroy(&job->flow);
   free(job);
   run->job_data = NULL;
 }

@@ -60,11 +60,7 @@ static int write_file(tf_run *run, const singularity_job *job, const tf_twofold 
   if (file < 0) return -1;
   const tf_kernel *k = job->model.kernel;
   const size_t n = k->dim;
-  hid_t model = tf_h5_group(file, "model");
-  for (size_t i = 0; i < k->nparams; i++)
-    tf_h5_attr_double(model, k->params[i].name, job->model.params[i]);
-  tf_h5_attr_string(model, "name", k->name);
-  H5Gclose(model);
+  tf_results_write_model(file, k, job->model.params);
   hid_t g = tf_h5_group(file, "singularity");
   const double K[4] = {t->K_pp, t->K_pm, t->K_mp, t->K_mm}, J[2] = {t->J1, t->J2};
   int rc = tf_h5_write_small(g, "twofold", H5T_NATIVE_DOUBLE, n, t->x, "location x*") |

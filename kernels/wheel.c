@@ -14,7 +14,7 @@
 
 #include "kernel.h"
 
-enum { D, M, C1, C2, BETA, R0, OMEGA0, MU, GAMMA, RSTAR, OMEGASTAR, KAPPA, K2 };
+enum { D, M, C1, C2, BETA, R0, OMEGA0, MU, GAMMA, RSTAR, OMEGASTAR, KAPPA, K2, SIGNED_MOMENT };
 
 static const tf_param params[] = {
     {"d", 1.0, -INFINITY, INFINITY, "offset of the slider axis from the disc centre", false},
@@ -30,6 +30,10 @@ static const tf_param params[] = {
     {"omegastar", -1.037, -INFINITY, INFINITY, "omega of the designed two-fold", false},
     {"kappa", 0.0, 0.0, INFINITY, "tyre length scale; 0 = derive by eq (10)", true},
     {"k2", 0.0, 0.0, INFINITY, "slider spring stiffness; 0 = derive by eq (11)", true},
+    {"signed_moment", 1.0, 0.0, 1.0,
+     "sticking moment on Sigma: 1 = sign(g) kappa F (continuous with the slip limits), "
+     "0 = kappa F as printed in section IV (the same where g > 0)",
+     false},
 };
 
 static const char *const state_names[] = {"r", "v", "omega"};
@@ -50,6 +54,8 @@ static int prepare(double *p, tf_error *err) {
   const double g = p[GAMMA], rs = p[RSTAR], ws = p[OMEGASTAR], w0 = p[OMEGA0];
   const double b2 = p[BETA] * p[BETA], d = p[D], m = p[M], c1 = p[C1], c2 = p[C2];
   if (sin(g) == 0.0) return tf_fail(err, "gamma = %g: eq (9) needs sin(gamma) != 0", g);
+  if (p[SIGNED_MOMENT] != 0.0 && p[SIGNED_MOMENT] != 1.0)
+    return tf_fail(err, "signed_moment must be 0 or 1, got %g", p[SIGNED_MOMENT]);
   const double vs = vstar_of(p);
   const bool derive_kappa = p[KAPPA] == 0.0, derive_k2 = p[K2] == 0.0;
   if (derive_kappa) {
@@ -121,9 +127,18 @@ static void slip(double t, const double *x, int side, const double *p, double *d
   field(x, p, force, moment, dx);
 }
 
+/* On Sigma the paper ties M = kappa F (section IV).  The slip limits are
+ * F -> ±mu, M -> ±sign(g) mu kappa (eqs 6-7), so the sticking moment that joins them
+ * continuously is M = sign(g) kappa F: the paper's relation wherever g > 0, which holds
+ * around its two-fold.  With sign(g) (signed_moment = 1, the default) the fields on Sigma
+ * agree with the slip limits also where the wheel rolls backwards (g < 0), which
+ * trajectories of Fig. 5 visit; without it they chatter there.  signed_moment = 0
+ * reproduces the printed relation, which the paper's Fig. 4 conditions assume everywhere. */
 static void stick(double t, const double *x, double lambda, const double *p, double *dx) {
   (void)t;
-  field(x, p, p[MU] * lambda, p[KAPPA] * p[MU] * lambda, dx);
+  const double g = rolling_speed(x, p);
+  const double sign_g = p[SIGNED_MOMENT] == 0.0 ? 1.0 : (g > 0) - (g < 0);
+  field(x, p, p[MU] * lambda, sign_g * p[KAPPA] * p[MU] * lambda, dx);
 }
 
 static int twofold_guess(const double *p, double *x) {

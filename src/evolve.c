@@ -102,7 +102,21 @@ static double event_at(double t, void *params) {
 static double locate(tf_evolve *e, int which, double ta, double tb) {
   root_ctx rc = {e, which};
   gsl_function fn = {event_at, &rc};
-  if (event_at(ta, &rc) <= 0.0) return ta; /* at the start of the step (or already past) */
+  if (event_at(ta, &rc) <= 0.0) {
+    /* Starting on the boundary (just after a transition): the event is the first return to
+     * it, so look for a point inside the domain before tb to bracket from. */
+    enum { SUB = 32 };
+    double a = tb;
+    for (int i = 1; i < SUB; i++) {
+      const double t = ta + (tb - ta) * i / SUB;
+      if (event_at(t, &rc) > 0.0) {
+        a = t;
+        break;
+      }
+    }
+    if (a == tb) return ta; /* it left to the wrong side at once */
+    ta = a;
+  }
   gsl_root_fsolver_set(e->root, &fn, ta, tb);
   double lo = ta, hi = tb;
   for (int it = 0; it < 200 && hi - lo > e->opt.event_tol; it++) {
@@ -274,22 +288,21 @@ static bool event_storm(const tf_evolve *e, const tf_evolve_result *res, double 
   return storm;
 }
 
-tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end) {
+tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end, int side) {
   tf_evolve_result res = {.status = TF_MEMBER_OK, .t = t0};
   double t = t0, window_start = t0;
   long window_events = 0;
-  e->mode = tf_evolve_initial_mode(e, x);
+  e->mode = side > 0   ? TF_MODE_SLIP_PLUS
+            : side < 0 ? TF_MODE_SLIP_MINUS
+                       : tf_evolve_initial_mode(e, x);
   if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x);
   tf_dopri5_reset(e->stepper, t, x);
-  long rhs_before = 0;
   while (t < t_end) {
     if (res.steps >= e->opt.ode.max_steps) {
       res.status = TF_MEMBER_MAX_STEPS;
       break;
     }
     const double t_start = t;
-    double x_start[TF_FILIPPOV_MAX_DIM];
-    memcpy(x_start, x, e->n * sizeof *x);
     const tf_ode_status st = tf_dopri5_step(e->stepper, &t, x, t_end);
     res.steps++;
     if (st != TF_ODE_OK) {
@@ -305,7 +318,6 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end)
     if (e->on_step) e->on_step(e->ctx, e, t_start, te);
     t = te;
     tf_dopri5_dense(e->stepper, te, x);
-    (void)x_start;
     tf_mode next = e->mode;
     if (e->mode != TF_MODE_SLIDING) {
       next = arrive(e, &res, t, x);
@@ -329,7 +341,6 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end)
     }
     tf_dopri5_restart(e->stepper, t, x);
   }
-  (void)rhs_before;
   res.t = t;
   res.mode = e->mode;
   res.rhs_evals = tf_dopri5_stats(e->stepper).rhs_evals;

@@ -78,8 +78,10 @@ typedef struct tf_evolve_result {
   long counts[TF_EVENT_KIND_COUNT];
 } tf_evolve_result;
 
-/* Integrates from (t0, x) to t_end; x is overwritten with the final state. */
-tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end);
+/* Integrates from (t0, x) to t_end; x is overwritten with the final state.  `side` forces
+ * the first mode to slip+ (1) or slip- (-1) for a start on Sigma (after an exit from a
+ * two-fold); 0 chooses by tf_evolve_initial_mode. */
+tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end, int side);
 
 /* The mode a trajectory starting at x takes (sliding if on Sigma in the sliding region). */
 tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x);

@@ -31,43 +31,58 @@ static int read_model(tf_flow *flow, tf_config *cfg, tf_error *err) {
   return rc;
 }
 
-static int read_initial(tf_flow *flow, tf_config *cfg, tf_error *err) {
-  const tf_kernel *k = flow->kernel;
-  flow->x0 = calloc(k->dim, sizeof *flow->x0);
+int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, double *spread,
+                           double *t0, tf_error *err) {
   double *zeros = calloc(k->dim, sizeof *zeros);
   size_t n;
+  if (!zeros) return tf_fail(err, "out of memory");
   int rc = tf_config_get_double_array(cfg, "initial.state", k->initial ? k->initial : zeros, k->dim,
-                                      k->dim, flow->x0, k->dim, &n, err);
+                                      k->dim, x0, k->dim, &n, err);
   free(zeros);
   if (rc) return -1;
   const double zero = 0.0;
-  if (tf_config_get_double(cfg, "initial.spread", &zero, 0.0, INFINITY, &flow->spread, err) ||
-      tf_config_get_double(cfg, "initial.time", &zero, -INFINITY, INFINITY, &flow->t0, err))
+  if (tf_config_get_double(cfg, "initial.spread", &zero, 0.0, INFINITY, spread, err) ||
+      tf_config_get_double(cfg, "initial.time", &zero, -INFINITY, INFINITY, t0, err))
     return -1;
   return 0;
+}
+
+int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, double *t_end,
+                               tf_error *err) {
+  const double d_rtol = 1e-8, d_atol = 1e-10, d_zero = 0.0;
+  const long long d_max_steps = 1000000;
+  long long max_steps;
+  if (tf_config_get_double(cfg, "integrator.t_end", NULL, -INFINITY, INFINITY, t_end, err) ||
+      tf_config_get_double(cfg, "integrator.rtol", &d_rtol, 1e-15, 1.0, &o->rtol, err) ||
+      tf_config_get_double(cfg, "integrator.atol", &d_atol, 0.0, INFINITY, &o->atol, err) ||
+      tf_config_get_double(cfg, "integrator.h0", &d_zero, 0.0, INFINITY, &o->h0, err) ||
+      tf_config_get_double(cfg, "integrator.hmax", &d_zero, 0.0, INFINITY, &o->hmax, err) ||
+      tf_config_get_int(cfg, "integrator.max_steps", &d_max_steps, 1, LLONG_MAX, &max_steps, err))
+    return -1;
+  o->max_steps = (long)max_steps;
+  char where[256];
+  if (!(*t_end > t0))
+    return tf_fail(err,
+                   "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
+                   tf_config_where(cfg, "integrator.t_end", where, sizeof where), t0, *t_end);
+  return 0;
+}
+
+static int read_initial(tf_flow *flow, tf_config *cfg, tf_error *err) {
+  flow->x0 = calloc(flow->kernel->dim, sizeof *flow->x0);
+  if (!flow->x0) return tf_fail(err, "out of memory");
+  return tf_initial_from_config(cfg, flow->kernel, flow->x0, &flow->spread, &flow->t0, err);
 }
 
 static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
   static const char *const methods[] = {"auto", "dopri5", "euler-maruyama", "milstein", NULL};
   const char *method;
-  const double d_rtol = 1e-8, d_atol = 1e-10, d_zero = 0.0, d_dt = 1e-3;
-  const long long d_max_steps = 1000000;
-  long long max_steps;
+  const double d_dt = 1e-3;
   if (tf_config_get_string(cfg, "integrator.method", "auto", methods, &method, err) ||
-      tf_config_get_double(cfg, "integrator.t_end", NULL, -INFINITY, INFINITY, &flow->t_end, err) ||
-      tf_config_get_double(cfg, "integrator.rtol", &d_rtol, 1e-15, 1.0, &flow->ode.rtol, err) ||
-      tf_config_get_double(cfg, "integrator.atol", &d_atol, 0.0, INFINITY, &flow->ode.atol, err) ||
-      tf_config_get_double(cfg, "integrator.h0", &d_zero, 0.0, INFINITY, &flow->ode.h0, err) ||
-      tf_config_get_double(cfg, "integrator.hmax", &d_zero, 0.0, INFINITY, &flow->ode.hmax, err) ||
-      tf_config_get_double(cfg, "integrator.dt", &d_dt, 1e-12, INFINITY, &flow->dt, err) ||
-      tf_config_get_int(cfg, "integrator.max_steps", &d_max_steps, 1, LLONG_MAX, &max_steps, err))
+      tf_ode_options_from_config(cfg, &flow->ode, flow->t0, &flow->t_end, err) ||
+      tf_config_get_double(cfg, "integrator.dt", &d_dt, 1e-12, INFINITY, &flow->dt, err))
     return -1;
-  flow->ode.max_steps = (long)max_steps;
   char where[256];
-  if (!(flow->t_end > flow->t0))
-    return tf_fail(
-        err, "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
-        tf_config_where(cfg, "integrator.t_end", where, sizeof where), flow->t0, flow->t_end);
   const bool noisy = tf_kernel_is_noisy(flow->kernel, flow->x0, flow->params);
   if (strcmp(method, "auto") == 0)
     flow->method = noisy ? TF_METHOD_EULER_MARUYAMA : TF_METHOD_DOPRI5;

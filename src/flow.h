@@ -32,6 +32,13 @@ typedef struct tf_flow {
   double *work;
 } tf_flow;
 
+/* initial.state (default: the kernel's), initial.spread, initial.time. */
+int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, double *spread,
+                           double *t0, tf_error *err);
+/* integrator.t_end (required, after t0), rtol, atol, h0, hmax, max_steps. */
+int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, double *t_end,
+                               tf_error *err);
+
 /* Reads model.*, initial.*, integrator.* and ensemble.seed.  Errors name file, line, key. */
 int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_error *err);
 void tf_flow_destroy(tf_flow *flow);

@@ -113,3 +113,13 @@ int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err) {
   if (rc) return tf_fail(err, "closing '%s' failed", run->output_path);
   return 0;
 }
+
+int tf_results_write_model(hid_t file, const tf_kernel *k, const double *params) {
+  hid_t model = tf_h5_group(file, "model");
+  if (model < 0) return -1;
+  int rc = tf_h5_attr_string(model, "name", k->name);
+  for (size_t i = 0; i < k->nparams; i++)
+    rc |= tf_h5_attr_double(model, k->params[i].name, params[i]);
+  H5Gclose(model);
+  return rc;
+}

@@ -13,11 +13,15 @@
 #include <stdbool.h>
 
 #include "job.h"
+#include "kernel.h"
 
 /* `fingerprint_paths` is a NULL-terminated list of config paths whose contents determine
  * the results.  Sets *resumed when an existing file was reopened.  Collective. */
 hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *resumed,
                       tf_error *err);
+/* /model: the kernel name and every parameter (derived ones included) as attributes. */
+int tf_results_write_model(hid_t file, const tf_kernel *k, const double *params);
+
 /* Marks the file complete (or not) and closes it.  Collective. */
 int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err);
 

@@ -35,7 +35,7 @@ static tf_evolve_result run_b(double b, double tol, double x0, double y0, double
   tf_evolve *e = tf_evolve_create(k, p, &o);
   tf_evolve_set_callbacks(e, record, NULL, l);
   x[0] = x0, x[1] = y0;
-  tf_evolve_result r = tf_evolve_run(e, 0.0, x, t_end);
+  tf_evolve_result r = tf_evolve_run(e, 0.0, x, t_end, 0);
   tf_evolve_destroy(e);
   return r;
 }

@@ -1,0 +1,382 @@
+/* singularity_map.c — job `singularity-map`: where in a plane of two model parameters a
+ * Filippov model has which kind of two-fold (Fig. 4 of Szalai & Jeffrey 2014 is this map for
+ * the wheel over (rstar, omegastar)).
+ *
+ * A map is thousands of independent runs of the `singularity` job's computation, so every
+ * grid point is one member of the ensemble scheduler: ranks balance dynamically, --resume
+ * continues an interrupted map, and the file is bitwise the same on any number of ranks.
+ *
+ * Config: model (a Filippov kernel with a two-fold guess; its parameters are the base point),
+ * map.x and map.y {param, min, max, points}, singularity.tolerance,
+ * singularity.max_iterations, ensemble.chunk, output.
+ * Member m is grid point (i, j) = (m % nx, m / nx), x_i = min + i (max - min) / (nx - 1).
+ * Output: /members/{grid, derived, twofold, K, J, class, valid} (+ done, status); /map/x and
+ * /map/y (the axes); /summary/class_counts; root attributes map_x_param, map_y_param,
+ * derived_names, class_names.  Points whose kernel prepare() rejects the parameters are still
+ * analysed (the conditions of Fig. 4 are drawn across the whole plane) and marked valid = 0;
+ * points where Newton finds no two-fold get status failed, NaNs and class -1.  The base
+ * point is checked like any model (tf_model_from_config), so it must itself be valid.
+ * JSON: model, points, class_counts, failed, invalid, nondeterministic (case 1 and valid),
+ * members_per_second. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ensemble.h"
+#include "h5io.h"
+#include "job.h"
+#include "model.h"
+#include "results.h"
+#include "singularity.h"
+
+/* tf_twofold_class has no count member; its last value is DEGENERATE. */
+enum { CLASS_COUNT = TF_TWOFOLD_DEGENERATE + 1, CLASS_NONE = -1 };
+
+typedef struct axis {
+  const char *param;
+  int index;
+  double min, max;
+  long long points;
+  double *values; /* the grid, for /map (allocated before the file is touched) */
+} axis;
+
+/* Column slots of a row; `derived` is -1 for a kernel without derived parameters (a table
+ * of width 0 is not worth the HDF5 corner cases). */
+typedef struct column_index {
+  int grid, derived, twofold, K, J, cls, valid;
+} column_index;
+
+typedef struct map_job {
+  tf_model model;
+  axis x, y;
+  bool *rederive; /* per parameter: derived and given as 0, so prepare() must redo it */
+  int *derived;   /* indices of the derived parameters, table order */
+  size_t nderived;
+  double *scratch; /* parameters of the member being computed */
+  double tolerance;
+  long long max_iterations;
+  tf_ensemble_spec spec;
+  tf_column cols[7];
+  column_index col;
+  char derived_names[1024], class_names[256];
+} map_job;
+
+static double axis_value(const axis *a, long long i) {
+  return a->min + (double)i * (a->max - a->min) / (double)(a->points - 1);
+}
+
+/* map.<name>.param names a kernel parameter (the getter's choice list prints them all). */
+static int read_axis(tf_run *run, const tf_kernel *k, const char *name, axis *a, tf_error *err) {
+  const char **names = calloc(k->nparams + 1, sizeof *names);
+  if (!names) return tf_fail(err, "out of memory");
+  char list[TF_ERROR_MAX / 2] = "";
+  for (size_t i = 0, len = 0; i < k->nparams; i++) {
+    names[i] = k->params[i].name;
+    if (len < sizeof list)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+  }
+  char path[64];
+  snprintf(path, sizeof path, "map.%s.param", name);
+  const bool given = tf_config_has(run->cfg, path);
+  int rc = tf_config_get_string(run->cfg, path, NULL, names, &a->param, err);
+  free(names);
+  if (rc) {
+    /* the getter lists the choices only when a value was given */
+    char msg[TF_ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    if (given) return tf_fail(err, "%s (the parameters of model '%s')", msg, k->name);
+    return tf_fail(err, "%s (a parameter of model '%s': %s)", msg, k->name, list);
+  }
+  a->index = tf_kernel_param_index(k, a->param);
+  const tf_param *p = &k->params[a->index];
+  const long long d_points = 100;
+  char where[256];
+  snprintf(path, sizeof path, "map.%s.min", name);
+  if (tf_config_get_double(run->cfg, path, NULL, p->min, p->max, &a->min, err)) return -1;
+  snprintf(path, sizeof path, "map.%s.max", name);
+  if (tf_config_get_double(run->cfg, path, NULL, p->min, p->max, &a->max, err)) return -1;
+  if (!(a->max > a->min))
+    return tf_fail(err, "%s: key '%s': expected a number > map.%s.min = %g, got %g",
+                   tf_config_where(run->cfg, path, where, sizeof where), path, name, a->min,
+                   a->max);
+  snprintf(path, sizeof path, "map.%s.points", name);
+  if (tf_config_get_int(run->cfg, path, &d_points, 2, 100000, &a->points, err)) return -1;
+  a->values = malloc((size_t)a->points * sizeof *a->values);
+  if (!a->values) return tf_fail(err, "out of memory");
+  for (long long i = 0; i < a->points; i++) a->values[i] = axis_value(a, i);
+  return 0;
+}
+
+/* Which derived parameters each grid point re-derives.  tf_model_from_config already ran
+ * prepare() and overwrote the zeros that mean "derive it", so the config is asked again:
+ * the getter returns the value written there (or the default it inserted), never prepare's. */
+static int find_rederived(tf_run *run, map_job *job, tf_error *err) {
+  const tf_kernel *k = job->model.kernel;
+  job->rederive = calloc(k->nparams, sizeof *job->rederive);
+  job->derived = calloc(k->nparams, sizeof *job->derived);
+  job->scratch = calloc(k->nparams, sizeof *job->scratch);
+  if (!job->rederive || !job->derived || !job->scratch) return tf_fail(err, "out of memory");
+  size_t len = 0;
+  for (size_t i = 0; i < k->nparams; i++) {
+    const tf_param *p = &k->params[i];
+    if (!p->derived) continue;
+    char path[256];
+    double given;
+    snprintf(path, sizeof path, "model.params.%s", p->name);
+    if (tf_config_get_double(run->cfg, path, &p->def, p->min, p->max, &given, err)) return -1;
+    /* a grid parameter is set by the grid, even where the grid passes through 0 */
+    job->rederive[i] = given == 0.0 && (int)i != job->x.index && (int)i != job->y.index;
+    job->derived[job->nderived++] = (int)i;
+    len += (size_t)snprintf(job->derived_names + len, sizeof job->derived_names - len, "%s%s",
+                            len ? "," : "", p->name);
+    if (len >= sizeof job->derived_names) return tf_fail(err, "too many derived parameters");
+  }
+  return 0;
+}
+
+static void define_columns(map_job *job) {
+  const tf_kernel *k = job->model.kernel;
+  size_t n = 0;
+  tf_column *c = job->cols;
+  job->col.grid = (int)n;
+  c[n++] = (tf_column){"grid", TF_COLUMN_F64, 2, "values of map.x.param and map.y.param"};
+  job->col.derived = -1;
+  if (job->nderived) {
+    job->col.derived = (int)n;
+    c[n++] = (tf_column){"derived", TF_COLUMN_F64, job->nderived,
+                         "derived parameters (root attribute derived_names); NaN if prepare() "
+                         "failed before deriving one"};
+  }
+  job->col.twofold = (int)n;
+  c[n++] = (tf_column){"twofold", TF_COLUMN_F64, k->dim, "location x* (NaN if not found)"};
+  job->col.K = (int)n;
+  c[n++] = (tf_column){"K", TF_COLUMN_F64, 4, "K++, K+-, K-+, K-- (eq 22)"};
+  job->col.J = (int)n;
+  c[n++] = (tf_column){"J", TF_COLUMN_F64, 2, "J1, J2 (NaN unless K++ K-- < 0)"};
+  job->col.cls = (int)n;
+  c[n++] = (tf_column){"class", TF_COLUMN_I64, 1,
+                       "tf_twofold_class (root attribute class_names), -1 if not found"};
+  job->col.valid = (int)n;
+  c[n++] = (tf_column){"valid", TF_COLUMN_I64, 1, "1 if the model accepts the parameters"};
+  job->spec.ncols = n;
+  job->spec.cols = job->cols;
+}
+
+static int setup(tf_run *run, tf_error *err) {
+  map_job *job = calloc(1, sizeof *job);
+  if (!job) return tf_fail(err, "out of memory");
+  run->job_data = job;
+  if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_FILIPPOV, "singularity-map", err))
+    return -1;
+  const tf_kernel *k = job->model.kernel;
+  if (k->dim > TF_FILIPPOV_MAX_DIM)
+    return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
+                   TF_FILIPPOV_MAX_DIM);
+  if (!k->twofold_guess)
+    return tf_fail(err, "model '%s' has no two-fold guess, which the map needs at every point",
+                   k->name);
+  char where[256];
+  if (read_axis(run, k, "x", &job->x, err) || read_axis(run, k, "y", &job->y, err)) return -1;
+  if (job->x.index == job->y.index)
+    return tf_fail(err, "%s: key 'map.y.param': '%s' is already map.x.param",
+                   tf_config_where(run->cfg, "map.y.param", where, sizeof where), job->y.param);
+  if (job->x.points * job->y.points > 1000000000LL)
+    return tf_fail(err, "%s: a %lld x %lld map has more than 1e9 points",
+                   tf_config_where(run->cfg, "map", where, sizeof where), job->x.points,
+                   job->y.points);
+  const double d_tol = 1e-12;
+  const long long d_iter = 50, d_chunk = 0;
+  long long chunk;
+  if (find_rederived(run, job, err) ||
+      tf_config_get_double(run->cfg, "singularity.tolerance", &d_tol, 1e-15, 1.0, &job->tolerance,
+                           err) ||
+      tf_config_get_int(run->cfg, "singularity.max_iterations", &d_iter, 1, 10000,
+                        &job->max_iterations, err) ||
+      tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
+      tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
+    return -1;
+  define_columns(job);
+  size_t len = 0;
+  for (int c = 0; c < CLASS_COUNT; c++)
+    len += (size_t)snprintf(job->class_names + len, sizeof job->class_names - len, "%s%s",
+                            c ? "," : "", tf_twofold_class_name((tf_twofold_class)c));
+  job->spec.members = (uint64_t)(job->x.points * job->y.points);
+  job->spec.chunk = (uint64_t)chunk;
+  return 0;
+}
+
+static void fill(double *v, size_t n, double value) {
+  for (size_t i = 0; i < n; i++) v[i] = value;
+}
+
+/* The parameters of grid point `member`; false if prepare() rejects them.  Derived values
+ * are kept either way (the wheel derives kappa and k2 before validating them). */
+static bool member_params(map_job *job, uint64_t member, double *p, double *grid) {
+  const tf_kernel *k = job->model.kernel;
+  memcpy(p, job->model.params, k->nparams * sizeof *p);
+  grid[0] = job->x.values[member % (uint64_t)job->x.points];
+  grid[1] = job->y.values[member / (uint64_t)job->x.points];
+  p[job->x.index] = grid[0];
+  p[job->y.index] = grid[1];
+  for (size_t i = 0; i < k->nparams; i++)
+    if (job->rederive[i]) p[i] = 0.0;
+  tf_error err; /* the reason is not kept: valid = 0 and the derived values tell it */
+  return !k->prepare || k->prepare(p, &err) == 0;
+}
+
+static int run_member(void *ctx, uint64_t member, void *const *row) {
+  map_job *job = ctx;
+  const tf_kernel *k = job->model.kernel;
+  double *p = job->scratch, *x = row[job->col.twofold], *K = row[job->col.K], *J = row[job->col.J];
+  const bool valid = member_params(job, member, p, row[job->col.grid]);
+  *(int64_t *)row[job->col.valid] = valid;
+  for (size_t i = 0; job->col.derived >= 0 && i < job->nderived; i++) {
+    const int d = job->derived[i];
+    /* still 0 after a failed prepare(): it stopped before deriving this one */
+    ((double *)row[job->col.derived])[i] = !valid && job->rederive[d] && p[d] == 0.0 ? NAN : p[d];
+  }
+  double guess[TF_FILIPPOV_MAX_DIM];
+  int iterations;
+  tf_error err;
+  if (k->twofold_guess(p, guess) ||
+      tf_twofold_locate(k, p, guess, job->tolerance, (int)job->max_iterations, x, &iterations,
+                        &err)) {
+    fill(x, k->dim, NAN), fill(K, 4, NAN), fill(J, 2, NAN);
+    *(int64_t *)row[job->col.cls] = CLASS_NONE;
+    return TF_MEMBER_FAILED;
+  }
+  tf_twofold t;
+  tf_twofold_analyze(k, p, x, &t);
+  K[0] = t.K_pp, K[1] = t.K_pm, K[2] = t.K_mp, K[3] = t.K_mm;
+  J[0] = t.J1, J[1] = t.J2;
+  *(int64_t *)row[job->col.cls] = t.cls;
+  return TF_MEMBER_OK;
+}
+
+/* Points per class (+ those without a two-fold), invalid points, and valid case-1 points,
+ * read back in member order on rank 0 like every summary. */
+typedef struct map_counts {
+  long long cls[CLASS_COUNT + 1]; /* last: no two-fold found */
+  long long invalid, nondeterministic;
+} map_counts;
+
+static int count_classes(hid_t file, const map_job *job, map_counts *mc) {
+  hid_t cs = H5Dopen2(file, "members/class", H5P_DEFAULT);
+  hid_t vs = H5Dopen2(file, "members/valid", H5P_DEFAULT);
+  const uint64_t block = 65536, members = job->spec.members;
+  int64_t *cls = malloc(block * sizeof *cls), *valid = malloc(block * sizeof *valid);
+  int rc = cs < 0 || vs < 0 || !cls || !valid;
+  memset(mc, 0, sizeof *mc);
+  for (uint64_t start = 0; start < members && !rc; start += block) {
+    const uint64_t n = members - start < block ? members - start : block;
+    rc = tf_h5_read_rows(cs, H5T_NATIVE_INT64, 1, start, n, cls) ||
+         tf_h5_read_rows(vs, H5T_NATIVE_INT64, 1, start, n, valid);
+    for (uint64_t m = 0; m < n && !rc; m++) {
+      const int64_t c = cls[m] >= 0 && cls[m] < CLASS_COUNT ? cls[m] : CLASS_COUNT;
+      mc->cls[c]++;
+      mc->invalid += !valid[m];
+      mc->nondeterministic += valid[m] && c == TF_TWOFOLD_TEIXEIRA_CASE1;
+    }
+  }
+  free(cls), free(valid);
+  if (cs >= 0) H5Dclose(cs);
+  if (vs >= 0) H5Dclose(vs);
+  return rc;
+}
+
+static int write_summary(tf_run *run, hid_t file, const map_job *job,
+                         const tf_ensemble_outcome *out, tf_error *err) {
+  map_counts mc;
+  int rc = 0;
+  if (run->rank == 0) rc = count_classes(file, job, &mc);
+  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  if (rc) return tf_fail(err, "cannot read back results from '%s'", run->output_path);
+  MPI_Bcast(&mc, sizeof mc, MPI_BYTE, 0, run->comm);
+  hid_t g = tf_h5_group(file, "summary");
+  rc = tf_h5_write_small(g, "class_counts", H5T_NATIVE_LLONG, CLASS_COUNT + 1, mc.cls,
+                         "points per class (root attribute class_names), then points without a "
+                         "two-fold") |
+       tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG, TF_MEMBER_STATUS_COUNT,
+                         out->status_counts, "members per status, in the order of the enum") |
+       tf_h5_attr_int(g, "invalid", mc.invalid) |
+       tf_h5_attr_int(g, "nondeterministic", mc.nondeterministic);
+  H5Gclose(g);
+  if (rc) return tf_fail(err, "cannot write /summary to '%s'", run->output_path);
+  const char *names[CLASS_COUNT + 1];
+  for (int c = 0; c < CLASS_COUNT; c++) names[c] = tf_twofold_class_name((tf_twofold_class)c);
+  names[CLASS_COUNT] = "none";
+  tf_json_counts(run->summary, "class_counts", names, mc.cls, CLASS_COUNT + 1);
+  tf_json_integer(run->summary, "invalid", mc.invalid);
+  tf_json_integer(run->summary, "nondeterministic", mc.nondeterministic);
+  return 0;
+}
+
+/* Everything a reader needs to turn the member table back into a picture. */
+static int write_map_description(hid_t file, const map_job *job) {
+  const axis *axes[2] = {&job->x, &job->y};
+  const char *names[2] = {"x", "y"};
+  int rc = tf_h5_attr_string(file, "model", job->model.kernel->name) |
+           tf_h5_attr_string(file, "map_x_param", job->x.param) |
+           tf_h5_attr_string(file, "map_y_param", job->y.param) |
+           tf_h5_attr_string(file, "derived_names", job->derived_names) |
+           tf_h5_attr_string(file, "class_names", job->class_names);
+  hid_t g = tf_h5_group(file, "map");
+  if (g < 0) return -1;
+  for (int a = 0; a < 2; a++)
+    rc |= tf_h5_write_small(
+              g, names[a], H5T_NATIVE_DOUBLE, (uint64_t)axes[a]->points, axes[a]->values,
+              a ? "map.y grid (member m has j = m / nx)" : "map.x grid (member m has i = m % nx)") |
+          tf_h5_attr_string(g, a ? "y_param" : "x_param", axes[a]->param);
+  H5Gclose(g);
+  return rc;
+}
+
+static int execute(tf_run *run, tf_error *err) {
+  map_job *job = run->job_data;
+  static const char *const fingerprint_paths[] = {"job", "model", "map", "singularity", NULL};
+  bool resumed;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  int rc = 0;
+  if (write_map_description(file, job))
+    rc = tf_fail(err, "cannot write the map's attributes to '%s'", run->output_path);
+  job->spec.run = run_member;
+  job->spec.ctx = job;
+  tf_ensemble_outcome out = {0};
+  if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  const bool complete = rc == 0 && !out.interrupted;
+  tf_json_string(run->summary, "model", job->model.kernel->name);
+  tf_json_integer(run->summary, "points", (long long)job->spec.members);
+  tf_json_integer(run->summary, "done", (long long)out.done);
+  tf_json_integer(run->summary, "computed", (long long)out.computed);
+  tf_json_integer(run->summary, "failed", out.status_counts[TF_MEMBER_FAILED]);
+  tf_json_number(run->summary, "members_per_second",
+                 out.seconds > 0 ? (double)out.computed / out.seconds : 0.0);
+  if (complete && write_summary(run, file, job, &out, err)) rc = -1;
+  tf_error close_err;
+  if (tf_results_close(run, file, complete, &close_err) && rc == 0) {
+    *err = close_err;
+    rc = -1;
+  }
+  if (rc == 0 && out.interrupted) run->exit_code = TF_EXIT_INTERRUPTED;
+  return rc;
+}
+
+static void destroy(tf_run *run) {
+  map_job *job = run->job_data;
+  if (!job) return;
+  tf_model_destroy(&job->model);
+  free(job->rederive), free(job->derived), free(job->scratch);
+  free(job->x.values), free(job->y.values);
+  free(job);
+  run->job_data = NULL;
+}
+
+const tf_job tf_job_singularity_map = {
+    .name = "singularity-map",
+    .doc = "two-fold class over a grid of two model parameters (Fig. 4 of Szalai & Jeffrey 2014)",
+    .setup = setup,
+    .execute = execute,
+    .destroy = destroy,
+};

@@ -1,0 +1,205 @@
+/* exit_policy.c — see exit_policy.h. */
+#include "exit_policy.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5io.h"
+#include "rng.h"
+
+const char *tf_exit_kind_name(tf_exit_kind k) {
+  static const char *const names[] = {"uniform", "weighted", "fixed", "replay"};
+  return names[k];
+}
+
+static int read_weights(tf_exit_policy *pol, tf_config *cfg, tf_error *err) {
+  double w[1024];
+  size_t n;
+  if (tf_config_get_double_array(cfg, "exit.weights", NULL, 0, 0, w, 1024, &n, err)) return -1;
+  pol->cdf = malloc((n + 1) * sizeof *pol->cdf);
+  if (!pol->cdf) return tf_fail(err, "out of memory");
+  pol->cdf[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    char where[256];
+    if (!(w[i] >= 0))
+      return tf_fail(err, "%s: key 'exit.weights': weights must be >= 0 (element %zu is %g)",
+                     tf_config_where(cfg, "exit.weights", where, sizeof where), i + 1, w[i]);
+    pol->cdf[i + 1] = pol->cdf[i] + w[i];
+  }
+  if (!(pol->cdf[n] > 0)) {
+    char where[256];
+    return tf_fail(err, "%s: key 'exit.weights': the weights sum to 0",
+                   tf_config_where(cfg, "exit.weights", where, sizeof where));
+  }
+  pol->nbins = (int)n;
+  return 0;
+}
+
+/* Reads /members/exits of an earlier run: u is column 1 of each logged visit. */
+static int read_replay(tf_exit_policy *pol, const char *path, uint64_t members, long max_logged,
+                       tf_error *err) {
+  hid_t f = tf_h5_open_serial(path, err);
+  if (f < 0) return tf_fail(err, "exit.replay: %s", err->msg);
+  hid_t d = H5Dopen2(f, "members/exits", H5P_DEFAULT);
+  if (d < 0) {
+    H5Fclose(f);
+    return tf_fail(err, "exit.replay: '%s' has no /members/exits (not a Filippov ensemble file)",
+                   path);
+  }
+  hid_t s = H5Dget_space(d);
+  hsize_t dims[2] = {0, 0};
+  H5Sget_simple_extent_dims(s, dims, NULL);
+  H5Sclose(s);
+  long long width = 0;
+  tf_h5_attr_read_int(d, "slot_width", &width);
+  int rc = 0;
+  if (dims[0] != members || width <= 0 || dims[1] % (hsize_t)width)
+    rc = tf_fail(err, "exit.replay: '%s' holds %llu members, this run has %llu", path,
+                 (unsigned long long)dims[0], (unsigned long long)members);
+  double *all = rc ? NULL : malloc(dims[0] * dims[1] * sizeof *all);
+  if (!rc && (!all || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0))
+    rc = tf_fail(err, "exit.replay: cannot read /members/exits of '%s'", path);
+  H5Dclose(d);
+  H5Fclose(f);
+  if (rc) return free(all), -1;
+  pol->replay_visits = (long)(dims[1] / (hsize_t)width);
+  if (pol->replay_visits > max_logged) pol->replay_visits = max_logged;
+  pol->replay_members = members;
+  pol->replay = malloc((members ? members : 1) * (size_t)pol->replay_visits * sizeof *pol->replay);
+  for (uint64_t m = 0; m < members; m++)
+    for (long v = 0; v < pol->replay_visits; v++)
+      pol->replay[m * (uint64_t)pol->replay_visits + (uint64_t)v] =
+          all[m * dims[1] + (uint64_t)v * (uint64_t)width + 1];
+  free(all);
+  return 0;
+}
+
+int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, uint64_t members,
+                               long max_logged, tf_error *err) {
+  memset(pol, 0, sizeof *pol);
+  static const char *const kinds[] = {"uniform", "weighted", "fixed", "replay", NULL};
+  const char *kind;
+  const double d_distance = 1e-4, d_margin = 0.05;
+  if (tf_config_get_string(cfg, "exit.policy", "uniform", kinds, &kind, err) ||
+      tf_config_get_double(cfg, "exit.distance", &d_distance, 1e-12, 1.0, &pol->distance, err) ||
+      tf_config_get_double(cfg, "exit.margin", &d_margin, 0.0, 0.49, &pol->margin, err))
+    return -1;
+  for (int i = 0; kinds[i]; i++)
+    if (strcmp(kind, kinds[i]) == 0) pol->kind = (tf_exit_kind)i;
+  char where[256];
+  switch (pol->kind) {
+    case TF_EXIT_UNIFORM:
+      return 0;
+    case TF_EXIT_WEIGHTED:
+      return read_weights(pol, cfg, err);
+    case TF_EXIT_FIXED:
+      if (!tf_config_has(cfg, "exit.value"))
+        return tf_fail(err,
+                       "%s: key 'exit.policy' is 'fixed' but 'exit.value' (the exit parameter u "
+                       "in (0, 1)) is missing",
+                       tf_config_where(cfg, "exit.policy", where, sizeof where));
+      return tf_config_get_double(cfg, "exit.value", NULL, 0.0, 1.0, &pol->fixed, err);
+    case TF_EXIT_REPLAY: {
+      const char *path;
+      if (tf_config_get_string(cfg, "exit.replay", NULL, NULL, &path, err)) return -1;
+      return read_replay(pol, path, members, max_logged, err);
+    }
+  }
+  return 0;
+}
+
+void tf_exit_policy_destroy(tf_exit_policy *pol) {
+  free(pol->cdf);
+  free(pol->replay);
+  memset(pol, 0, sizeof *pol);
+}
+
+static double dot(const double *a, const double *b, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+static double wrap(double a) {
+  a = fmod(a, 2 * M_PI);
+  return a < 0 ? a + 2 * M_PI : a;
+}
+
+static bool escaping_at(const tf_exit_policy *pol, const tf_twofold *t, double theta) {
+  double w[TF_FILIPPOV_MAX_DIM];
+  for (size_t i = 0; i < pol->k->dim; i++) w[i] = cos(theta) * pol->e1[i] + sin(theta) * pol->e2[i];
+  return dot(t->grad_lp, w, pol->k->dim) > 0 && dot(t->grad_lm, w, pol->k->dim) < 0;
+}
+
+int tf_exit_policy_setup(tf_exit_policy *pol, const tf_kernel *k, const double *p,
+                         const tf_twofold *t, tf_error *err) {
+  const size_t n = k->dim;
+  pol->k = k;
+  pol->p = p;
+  memcpy(pol->x_star, t->x, n * sizeof *t->x);
+  /* Orthonormal basis of the plane of f(x*, ±1), both tangent to Sigma at a two-fold. */
+  const double n1 = sqrt(dot(t->f_plus, t->f_plus, n));
+  for (size_t i = 0; i < n; i++) pol->e1[i] = t->f_plus[i] / n1;
+  const double c = dot(t->f_minus, pol->e1, n);
+  for (size_t i = 0; i < n; i++) pol->e2[i] = t->f_minus[i] - c * pol->e1[i];
+  const double n2 = sqrt(dot(pol->e2, pol->e2, n));
+  if (!(n1 > 0) || !(n2 > 1e-12 * n1))
+    return tf_fail(err, "exit policy: f(x*, +1) and f(x*, -1) are parallel at the two-fold");
+  for (size_t i = 0; i < n; i++) pol->e2[i] /= n2;
+  /* The sector is bounded by two of the four rays where grad L+ or grad L- is orthogonal. */
+  const double a = atan2(dot(t->grad_lp, pol->e2, n), dot(t->grad_lp, pol->e1, n));
+  const double b = atan2(dot(t->grad_lm, pol->e2, n), dot(t->grad_lm, pol->e1, n));
+  double cand[4] = {wrap(a - M_PI / 2), wrap(a + M_PI / 2), wrap(b - M_PI / 2), wrap(b + M_PI / 2)};
+  for (int i = 1; i < 4; i++)
+    for (int j = i; j > 0 && cand[j] < cand[j - 1]; j--) {
+      const double tmp = cand[j];
+      cand[j] = cand[j - 1], cand[j - 1] = tmp;
+    }
+  for (int i = 0; i < 4; i++) {
+    const double lo = cand[i], hi = i < 3 ? cand[i + 1] : cand[0] + 2 * M_PI;
+    if (hi - lo > 1e-9 && escaping_at(pol, t, 0.5 * (lo + hi))) {
+      pol->theta_lo = lo;
+      pol->theta_hi = hi;
+      return 0;
+    }
+  }
+  return tf_fail(err, "exit policy: the two-fold has no escaping sector");
+}
+
+double tf_exit_policy_draw(const tf_exit_policy *pol, uint64_t seed, uint64_t member, long visit) {
+  if (pol->kind == TF_EXIT_FIXED) return pol->fixed;
+  if (pol->kind == TF_EXIT_REPLAY) {
+    if (member >= pol->replay_members || visit >= pol->replay_visits) return NAN;
+    return pol->replay[member * (uint64_t)pol->replay_visits + (uint64_t)visit];
+  }
+  const double u = tf_rng_uniform((tf_rng_key){seed, member}, (uint64_t)visit, TF_RNG_EXIT);
+  if (pol->kind == TF_EXIT_UNIFORM) return u;
+  /* inverse CDF of the piecewise-constant density */
+  const double target = u * pol->cdf[pol->nbins];
+  int bin = 0;
+  while (bin < pol->nbins - 1 && pol->cdf[bin + 1] < target) bin++;
+  const double width = pol->cdf[bin + 1] - pol->cdf[bin];
+  const double frac = width > 0 ? (target - pol->cdf[bin]) / width : 0.5;
+  return (bin + frac) / pol->nbins;
+}
+
+void tf_exit_policy_point(const tf_exit_policy *pol, double u, double *x, int *side) {
+  const size_t n = pol->k->dim;
+  *side = u < 0.5 ? -1 : 1;
+  const double s = u < 0.5 ? 2 * u : 2 * u - 1;
+  const double span = pol->theta_hi - pol->theta_lo;
+  const double theta = pol->theta_lo + span * (pol->margin + (1 - 2 * pol->margin) * s);
+  for (size_t i = 0; i < n; i++)
+    x[i] = pol->x_star[i] + pol->distance * (cos(theta) * pol->e1[i] + sin(theta) * pol->e2[i]);
+  /* The tangent plane is Sigma only to first order: project back onto h = 0. */
+  double grad[TF_FILIPPOV_MAX_DIM];
+  for (int it = 0; it < 4; it++) {
+    const double h = pol->k->switching(x, pol->p, grad);
+    const double g2 = dot(grad, grad, n);
+    if (g2 == 0 || h == 0) break;
+    for (size_t i = 0; i < n; i++) x[i] -= h * grad[i] / g2;
+  }
+}

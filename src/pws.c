@@ -1,0 +1,214 @@
+/* pws.c — see pws.h. */
+#include "pws.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "flow.h"
+#include "rng.h"
+#include "status.h"
+
+size_t tf_pws_exit_width(const tf_pws *pws) {
+  return 3 + pws->model.kernel->dim;
+}
+size_t tf_pws_event_width(const tf_pws *pws) {
+  return 4 + pws->model.kernel->dim;
+}
+
+static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
+  pws->opts = tf_evolve_default_options();
+  const double d_event_tol = 1e-12, d_rate = 1e5, d_capture = 1e-6;
+  const long long d_max_events = 1000000;
+  long long max_events;
+  if (tf_ode_options_from_config(cfg, &pws->opts.ode, pws->t0, &pws->t_end, err) ||
+      tf_config_get_double(cfg, "filippov.event_tol", &d_event_tol, 1e-16, 1e-3,
+                           &pws->opts.event_tol, err) ||
+      tf_config_get_double(cfg, "filippov.max_event_rate", &d_rate, 1.0, INFINITY,
+                           &pws->opts.max_event_rate, err) ||
+      tf_config_get_int(cfg, "filippov.max_events", &d_max_events, 1, LLONG_MAX, &max_events,
+                        err) ||
+      tf_config_get_double(cfg, "filippov.capture_radius", &d_capture, 1e-14, 1.0,
+                           &pws->opts.capture_radius, err))
+    return -1;
+  pws->opts.max_events = (long)max_events;
+  static const char *const methods[] = {"auto", "dopri5", NULL};
+  const char *method;
+  return tf_config_get_string(cfg, "integrator.method", "auto", methods, &method, err);
+}
+
+static int read_logging(tf_pws *pws, tf_config *cfg, tf_error *err) {
+  const long long d_exits = 64, d_events = 64, d_samples = 0;
+  long long exits, events, samples;
+  if (tf_config_get_int(cfg, "exit.max_logged", &d_exits, 0, 100000, &exits, err) ||
+      tf_config_get_int(cfg, "output.event_log", &d_events, 0, 100000, &events, err) ||
+      tf_config_get_int(cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &samples, err))
+    return -1;
+  if (samples == 1) {
+    char where[256];
+    return tf_fail(err, "%s: key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1",
+                   tf_config_where(cfg, "output.trajectory_samples", where, sizeof where));
+  }
+  pws->max_logged_exits = (long)exits;
+  pws->max_logged_events = (long)events;
+  pws->trajectory_samples = (long)samples;
+  return 0;
+}
+
+/* Finds the model's two-fold (if the kernel proposes one) and prepares the exit policy. */
+static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
+  const tf_kernel *k = pws->model.kernel;
+  double guess[TF_FILIPPOV_MAX_DIM], x[TF_FILIPPOV_MAX_DIM];
+  if (!k->twofold_guess || k->twofold_guess(pws->model.params, guess)) {
+    if (pws->at_twofold) {
+      char where[256];
+      return tf_fail(err, "%s: key 'initial.at_twofold': model '%s' has no two-fold to start at",
+                     tf_config_where(cfg, "initial.at_twofold", where, sizeof where), k->name);
+    }
+    return 0;
+  }
+  int iterations;
+  if (tf_twofold_locate(k, pws->model.params, guess, 1e-12, 50, x, &iterations, err)) return -1;
+  tf_twofold_analyze(k, pws->model.params, x, &pws->twofold);
+  pws->has_twofold = true;
+  if (!pws->twofold.nondeterministic) {
+    if (pws->at_twofold)
+      return tf_fail(err,
+                     "initial.at_twofold: the two-fold of '%s' is %s, not nondeterministic; "
+                     "there is no exit to choose",
+                     k->name, tf_twofold_class_name(pws->twofold.cls));
+    return 0;
+  }
+  return tf_exit_policy_setup(&pws->policy, k, pws->model.params, &pws->twofold, err);
+}
+
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err) {
+  memset(pws, 0, sizeof *pws);
+  const bool d_false = false;
+  const long long d_seed = 1;
+  long long seed;
+  if (tf_model_from_config(&pws->model, cfg, TF_KERNEL_FILIPPOV, "ensemble", err) ||
+      tf_initial_from_config(cfg, pws->model.kernel, pws->x0, &pws->spread, &pws->t0, err) ||
+      tf_config_get_bool(cfg, "initial.at_twofold", &d_false, &pws->at_twofold, err) ||
+      read_filippov_options(pws, cfg, err) || read_logging(pws, cfg, err) ||
+      tf_config_get_int(cfg, "ensemble.seed", &d_seed, 0, LLONG_MAX, &seed, err) ||
+      tf_exit_policy_from_config(&pws->policy, cfg, members, pws->max_logged_exits, err) ||
+      find_twofold(pws, cfg, err))
+    return -1;
+  pws->seed = (uint64_t)seed;
+  pws->evolve = tf_evolve_create(pws->model.kernel, pws->model.params, &pws->opts);
+  if (!pws->evolve) return tf_fail(err, "cannot set up the event-driven integrator");
+  if (pws->has_twofold)
+    tf_evolve_set_twofold(pws->evolve, pws->twofold.x, pws->twofold.nondeterministic);
+  return 0;
+}
+
+void tf_pws_destroy(tf_pws *pws) {
+  tf_evolve_destroy(pws->evolve);
+  tf_exit_policy_destroy(&pws->policy);
+  tf_model_destroy(&pws->model);
+  memset(pws, 0, sizeof *pws);
+}
+
+/* --- one member ----------------------------------------------------------------------------- */
+
+typedef struct member_run {
+  tf_pws *pws;
+  uint64_t member;
+  tf_pws_record *rec;
+  long logged_events, next_sample;
+  bool replay_exhausted;
+} member_run;
+
+static void log_exit(member_run *mr, double t, double u, int side, const double *x) {
+  const long v = mr->rec->visits++;
+  if (v >= mr->pws->max_logged_exits) return;
+  const size_t w = tf_pws_exit_width(mr->pws), n = mr->pws->model.kernel->dim;
+  double *slot = mr->rec->exits + (size_t)v * w;
+  slot[0] = t, slot[1] = u, slot[2] = side;
+  memcpy(slot + 3, x, n * sizeof *x);
+}
+
+static int choose_exit(member_run *mr, double t, double *x, int *side) {
+  const double u =
+      tf_exit_policy_draw(&mr->pws->policy, mr->pws->seed, mr->member, mr->rec->visits);
+  if (isnan(u)) {
+    mr->replay_exhausted = true;
+    return -1;
+  }
+  tf_exit_policy_point(&mr->pws->policy, u, x, side);
+  log_exit(mr, t, u, *side, x);
+  return 0;
+}
+
+static int on_exit(void *ctx, long visit, double t, const double *x, double *x_out, int *side) {
+  (void)visit, (void)x; /* the member's own visit count includes a start at the two-fold */
+  return choose_exit(ctx, t, x_out, side);
+}
+
+static void on_event(void *ctx, const tf_event *ev) {
+  member_run *mr = ctx;
+  if (mr->logged_events >= mr->pws->max_logged_events) return;
+  const size_t w = tf_pws_event_width(mr->pws), n = mr->pws->model.kernel->dim;
+  double *slot = mr->rec->events + (size_t)mr->logged_events++ * w;
+  slot[0] = ev->t, slot[1] = ev->kind, slot[2] = ev->from, slot[3] = ev->to;
+  memcpy(slot + 4, ev->x, n * sizeof *ev->x);
+}
+
+static double sample_time(const tf_pws *pws, long i) {
+  const long last = pws->trajectory_samples - 1;
+  return i == last ? pws->t_end : pws->t0 + (pws->t_end - pws->t0) * (double)i / (double)last;
+}
+
+static void on_step(void *ctx, const tf_evolve *e, double ta, double tb) {
+  member_run *mr = ctx;
+  const tf_pws *pws = mr->pws;
+  const size_t n = pws->model.kernel->dim;
+  for (; mr->next_sample < pws->trajectory_samples; mr->next_sample++) {
+    const double ts = sample_time(pws, mr->next_sample);
+    if (ts > tb || ts < ta) break;
+    tf_evolve_dense(e, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
+  }
+}
+
+static void fill_nan(double *v, size_t n) {
+  for (size_t i = 0; i < n; i++) v[i] = NAN;
+}
+
+int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
+  const size_t n = pws->model.kernel->dim;
+  fill_nan(rec->exits, (size_t)pws->max_logged_exits * tf_pws_exit_width(pws));
+  fill_nan(rec->events, (size_t)pws->max_logged_events * tf_pws_event_width(pws));
+  fill_nan(rec->trajectory, (size_t)pws->trajectory_samples * n);
+  rec->visits = 0;
+  member_run mr = {.pws = pws, .member = member, .rec = rec};
+  double x[TF_FILIPPOV_MAX_DIM];
+  int side = 0;
+  if (pws->at_twofold) {
+    if (choose_exit(&mr, pws->t0, x, &side)) return TF_MEMBER_FAILED;
+  } else {
+    memcpy(x, pws->x0, n * sizeof *x);
+    if (pws->spread > 0) {
+      double z[TF_FILIPPOV_MAX_DIM];
+      tf_rng_normals((tf_rng_key){pws->seed, member}, 0, TF_RNG_INITIAL, n, z);
+      for (size_t i = 0; i < n; i++) x[i] += pws->spread * z[i];
+    }
+  }
+  memcpy(rec->initial_state, x, n * sizeof *x);
+  if (pws->trajectory_samples > 0) {
+    memcpy(rec->trajectory, x, n * sizeof *x);
+    mr.next_sample = 1;
+  }
+  tf_evolve_set_callbacks(pws->evolve, on_event, on_exit, &mr);
+  tf_evolve_set_step_callback(pws->evolve, pws->trajectory_samples > 0 ? on_step : NULL);
+  const tf_evolve_result r = tf_evolve_run(pws->evolve, pws->t0, x, pws->t_end, side);
+  memcpy(rec->final_state, x, n * sizeof *x);
+  rec->t_final = r.t;
+  rec->steps = r.steps;
+  rec->rhs_evals = r.rhs_evals;
+  rec->final_mode = r.mode;
+  memcpy(rec->counts, r.counts, sizeof rec->counts);
+  if (pws->at_twofold) rec->counts[TF_EVENT_EXIT]++;
+  return r.status;
+}

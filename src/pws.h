@@ -1,0 +1,55 @@
+/* pws.h — one member of a piecewise-smooth (Filippov) model: config to ready-to-run problem.
+ *
+ * Reads model (a Filippov kernel), initial, integrator, filippov.* (event machinery),
+ * exit.* (the policy at a nondeterministic two-fold) and output.* (what to record per
+ * member), locates the model's two-fold if it has one, and runs members with the
+ * event-driven integrator.  With initial.at_twofold every member starts by leaving the
+ * two-fold through the exit policy (visit 0), as in the paper's simulations. */
+#ifndef TF_PWS_H
+#define TF_PWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "evolve.h"
+#include "exit_policy.h"
+#include "model.h"
+#include "singularity.h"
+
+typedef struct tf_pws {
+  tf_model model;
+  double x0[TF_FILIPPOV_MAX_DIM];
+  double spread, t0, t_end;
+  bool at_twofold;
+  uint64_t seed;
+  tf_evolve_options opts;
+  bool has_twofold;
+  tf_twofold twofold;
+  tf_exit_policy policy;
+  long max_logged_exits, max_logged_events, trajectory_samples;
+  tf_evolve *evolve;
+} tf_pws;
+
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err);
+void tf_pws_destroy(tf_pws *pws);
+
+/* Widths of the per-member logs: one exit is (t, u, side, x), one event (t, kind, from, to, x). */
+size_t tf_pws_exit_width(const tf_pws *pws);
+size_t tf_pws_event_width(const tf_pws *pws);
+
+/* What a member run fills in; the arrays are caller-provided with the widths above. */
+typedef struct tf_pws_record {
+  double *final_state, *initial_state;
+  double *exits;      /* max_logged_exits * exit width, NaN-padded */
+  double *events;     /* max_logged_events * event width, NaN-padded */
+  double *trajectory; /* trajectory_samples * dim, NaN-padded */
+  double t_final;
+  long steps, rhs_evals, visits;
+  long counts[TF_EVENT_KIND_COUNT];
+  int final_mode;
+} tf_pws_record;
+
+int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec);
+
+#endif
