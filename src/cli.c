@@ -175,7 +175,7 @@ static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error 
   if ((*job)->setup(run, err)) {
     /* A missing key is often a misspelt one: point at the first key nobody read. */
     tf_error unused;
-    if (tf_config_check_unused(run->cfg, &unused)) {
+    if (strstr(err->msg, "missing required key") && tf_config_check_unused(run->cfg, &unused)) {
       const size_t len = strlen(err->msg);
       snprintf(err->msg + len, sizeof err->msg - len, "\n  note: %s", unused.msg);
     }

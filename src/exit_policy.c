@@ -40,9 +40,10 @@ static int read_weights(tf_exit_policy *pol, tf_config *cfg, tf_error *err) {
 
 /* Reads /members/exits of an earlier run: u is column 1 of each logged visit. */
 static int read_replay(tf_exit_policy *pol, const char *path, uint64_t members, long max_logged,
-                       tf_error *err) {
-  hid_t f = tf_h5_open_serial(path, err);
-  if (f < 0) return tf_fail(err, "exit.replay: %s", err->msg);
+                       const char *where, tf_error *err) {
+  tf_error open_err;
+  hid_t f = tf_h5_open_serial(path, &open_err);
+  if (f < 0) return tf_fail(err, "%s: key 'exit.replay': %s", where, open_err.msg);
   hid_t d = H5Dopen2(f, "members/exits", H5P_DEFAULT);
   if (d < 0) {
     H5Fclose(f);
@@ -105,7 +106,8 @@ int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, uint64_t mem
     case TF_EXIT_REPLAY: {
       const char *path;
       if (tf_config_get_string(cfg, "exit.replay", NULL, NULL, &path, err)) return -1;
-      return read_replay(pol, path, members, max_logged, err);
+      return read_replay(pol, path, members, max_logged,
+                         tf_config_where(cfg, "exit.replay", where, sizeof where), err);
     }
   }
   return 0;

@@ -1,0 +1,58 @@
+# wheel_fig5.sh — the Monte-Carlo through the nondeterministic two-fold:
+#   * identical files on 1, 2 and 3 ranks (every exit draw is keyed by member and visit);
+#   * replaying a run's exit log reproduces every member bit for bit;
+#   * policy `fixed` makes all members the same trajectory, `weighted` confines the draws;
+#   * members return to the singularity (the recurrence of the paper's Fig. 5);
+#   * bad input: unknown policy, fixed without its value, parameters violating k2 > 0 or
+#     kappa > 0 (the message names the condition of the paper that fails).
+source "$(dirname "$0")/lib.sh"
+T="$TWOFOLD"
+C="$CONFIGS/wheel-fig5.yaml"
+SET=(--set ensemble.members=24 --set integrator.t_end=150 --set output.trajectory_samples=50 --quiet)
+same_group() {
+  if h5diff -q "$1" "$2" /members /members >/dev/null 2>&1; then pass "$1 and $2: /members identical"
+  else fail "$1 and $2 differ: $(h5diff -q "$1" "$2" /members /members 2>&1 | head -3)"; fi
+}
+mpirun_n 1 "$T" run "$C" -o w1.h5 "${SET[@]}" --json > w1.json
+mpirun_n 2 "$T" run "$C" -o w2.h5 "${SET[@]}" --set ensemble.chunk=1
+mpirun_n 3 "$T" run "$C" -o w3.h5 "${SET[@]}" --set ensemble.chunk=5
+same_group w1.h5 w2.h5
+same_group w1.h5 w3.h5
+
+"$T" run "$C" -o replay.h5 "${SET[@]}" --set exit.policy=replay --set exit.replay=w1.h5
+same_group w1.h5 replay.h5
+
+"$PYTHON" - <<'PY' || fail "Fig. 5 statistics"
+import json, h5py, numpy as np
+s = json.loads(open("w1.json").read().strip().splitlines()[-1])
+f = h5py.File("w1.h5", "r")
+visits = f["members/twofold_visits"][...]
+assert s["twofold_visits"] == visits.sum() > 0, (s["twofold_visits"], visits.sum())
+assert s["events"]["exit"] == s["members"] + s["twofold_visits"]
+assert (f["members/status"][...] == 1).all()
+ex = f["members/exits"][...].reshape(24, -1, 6)
+u = ex[:, :, 1][~np.isnan(ex[:, :, 1])]
+assert len(u) == s["events"]["exit"] and ((u > 0) & (u < 1)).all()
+assert len(np.unique(u)) == len(u), "exit draws repeat"
+print("members", s["members"], "two-fold visits", s["twofold_visits"], "by member", np.bincount(visits))
+PY
+
+"$T" run "$C" -o fixed.h5 "${SET[@]}" --set exit.policy=fixed --set exit.value=0.3
+"$T" run "$C" -o weighted.h5 "${SET[@]}" --set exit.policy=weighted --set 'exit.weights=[0, 0, 1, 0]'
+"$PYTHON" - <<'PY' || fail "fixed / weighted policies"
+import h5py, numpy as np
+x = h5py.File("fixed.h5", "r")["members/final_state"][...]
+assert (x == x[0]).all(), "fixed policy: members differ"
+ex = h5py.File("weighted.h5", "r")["members/exits"][...].reshape(24, -1, 6)
+u, side = ex[:, :, 1], ex[:, :, 2]
+ok = ~np.isnan(u)
+assert ((u[ok] >= 0.5) & (u[ok] < 0.75)).all() and (side[ok] == 1).all()
+print("fixed: all members equal; weighted: u in [0.5, 0.75), side +1")
+PY
+
+expect_fail 2 "key 'exit.policy'.*expected one of uniform, weighted, fixed, replay.*did you mean 'uniform'" -- "$T" check "$C" --set exit.policy=uniformm
+expect_fail 2 "'exit.policy' is 'fixed' but 'exit.value'.*missing" -- "$T" check "$C" --set exit.policy=fixed
+expect_fail 2 "eq \(11\) gives k2 = .* <= 0.*condition \(g\) of Fig. 4, k2 > 0" -- "$T" check "$C" --set model.params.rstar=0.05
+expect_fail 2 "eq \(10\) gives kappa = .* <= 0.*condition \(g\) of Fig. 4, kappa > 0" -- "$T" check "$C" --set model.params.rstar=-0.1
+expect_fail 2 "exit.replay.*nope.h5" -- "$T" check "$C" --set exit.policy=replay --set exit.replay=nope.h5
+finish
