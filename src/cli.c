@@ -153,7 +153,7 @@ static int cmd_models(void) {
 
 static int cmd_jobs(void) {
   for (size_t i = 0; i < tf_job_count(); i++)
-    printf("%-12s %s\n", tf_job_at(i)->name, tf_job_at(i)->doc);
+    printf("%-16s %s\n", tf_job_at(i)->name, tf_job_at(i)->doc);
   return TF_EXIT_OK;
 }
 
