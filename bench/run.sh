@@ -26,6 +26,14 @@ r2=$(mpiexec -n 2 "$T" run "$ROOT/configs/smoke.yaml" -o "$WORK/s2.h5" --set ens
 w1=$(echo "$r1" | field wall_seconds); w2=$(echo "$r2" | field wall_seconds)
 m1=$(echo "$r1" | field members_per_second); m2=$(echo "$r2" | field members_per_second)
 
+F5_MEMBERS=${BENCH_F5_MEMBERS:-400}
+say "wheel Fig. 5 ensemble, $F5_MEMBERS members, 1 rank"
+f1=$("$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f1.h5" --set ensemble.members=$F5_MEMBERS --quiet --json)
+say "wheel Fig. 5 ensemble, $F5_MEMBERS members, 2 ranks"
+f2=$(mpiexec -n 2 "$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f2.h5" --set ensemble.members=$F5_MEMBERS --quiet --json)
+say "event machinery overhead on the slip phases of a Fig. 5 trajectory"
+ev=$("$BUILD/bench_events_overhead" 200)
+
 RECORDS=1000000 WIDTH=8
 bytes=$((RECORDS * WIDTH * 8))
 # best of 3 for every write measurement (first writes pay for page-cache warm-up)
@@ -56,8 +64,13 @@ say "dd: $bytes bytes, page cache and fdatasync"
 dd_secs=$(best_of_3 dd_run | "$PY" -c "import json,sys; print(json.load(sys.stdin)['seconds'])")
 dd_sync_secs=$(best_of_3 dd_run conv=fdatasync | "$PY" -c "import json,sys; print(json.load(sys.stdin)['seconds'])")
 
+export F1="$f1" F2="$f2" EV="$ev"
 "$PY" - "$ROOT" "$w1" "$w2" "$m1" "$m2" "$MEMBERS" "$bytes" "$dd_secs" "$dd_sync_secs" "${h5[@]}" "$JSON_OUT" <<'PY'
 import json, os, platform, subprocess, sys, datetime
+f1 = json.loads(os.environ["F1"].strip().splitlines()[-1])
+f2 = json.loads(os.environ["F2"].strip().splitlines()[-1])
+ev = json.loads(os.environ["EV"].strip().splitlines()[-1])
+def events_total(f): return sum(f["events"].values())
 root, w1, w2, m1, m2, members, nbytes, dd_secs, dd_sync_secs = sys.argv[1:10]
 h5 = [json.loads(x) for x in sys.argv[10:14]]
 want_json = sys.argv[14] == "1"
@@ -72,7 +85,13 @@ eff = (w1 / w2) / 2
 res = {"date": date, "machine": machine,
        "smoke": {"members": int(members), "wall_1": w1, "wall_2": w2,
                  "members_per_s_1": m1, "members_per_s_2": m2, "parallel_efficiency": eff},
-       "hdf5": h5, "dd_MB_per_s": dd_mbs, "dd_fdatasync_MB_per_s": dd_sync_mbs}
+       "hdf5": h5, "dd_MB_per_s": dd_mbs, "dd_fdatasync_MB_per_s": dd_sync_mbs,
+       "wheel_fig5": {"members": f1["members"], "wall_1": f1["wall_seconds"], "wall_2": f2["wall_seconds"],
+                      "members_per_s_1": f1["members_per_second"], "members_per_s_2": f2["members_per_second"],
+                      "events": events_total(f1), "twofold_visits": f1["twofold_visits"],
+                      "rhs_per_event": f1["rhs_per_event"]},
+       "event_overhead": ev}
+f5eff = (f1["wall_seconds"] / f2["wall_seconds"]) / 2
 rows = "\n".join(
     f"| {r['ranks']} | {r['compression']} | {r['seconds']:.3f} | {r['MB_per_s']:.0f} | "
     f"{r['MB_per_s'] / dd_mbs:.2f} |" for r in h5)
@@ -95,6 +114,25 @@ absolute times.
 
 Parallel efficiency 1 → 2 ranks (wall-time speed-up / 2): **{eff:.2f}**.
 The wall time includes start-up, the collective flushes and the summary pass.
+
+## Wheel Fig. 5 ensemble (configs/wheel-fig5.yaml: event-driven Filippov, t = 0..300)
+
+| ranks | members | wall s | members/s | events/s |
+|---|---|---|---|---|
+| 1 | {f1["members"]} | {f1["wall_seconds"]:.2f} | {f1["members_per_second"]:.1f} | {events_total(f1) / f1["wall_seconds"]:.0f} |
+| 2 | {f2["members"]} | {f2["wall_seconds"]:.2f} | {f2["members_per_second"]:.1f} | {events_total(f2) / f2["wall_seconds"]:.0f} |
+
+Parallel efficiency 1 → 2 ranks: **{f5eff:.2f}**.  Events in the run: {events_total(f1)}
+({f1["twofold_visits"]} two-fold visits); right-hand-side evaluations per event:
+{f1["rhs_per_event"]:.0f} (all evaluations of the run divided by its events: most of them
+are spent between events, on the slip and sticking phases themselves).
+
+Event machinery overhead (bench/events_overhead.c): the {ev["phases"]} slip phases of one
+Fig. 5 trajectory (t = 0..200, {ev["slip_time"]:.1f} time units of slip), each integrated by
+the bare DOPRI5 stepper to its known end and by the event-driven integrator, which detects
+and locates that end itself: {ev["bare_seconds"] * 1e3:.2f} ms bare, {ev["events_seconds"] * 1e3:.2f} ms
+with events, ratio **{ev["ratio"]:.2f}** (goal ≤ 1.5); steps {ev["bare_steps"]} vs
+{ev["event_steps"]}, right-hand sides {ev["bare_rhs"]} vs {ev["event_rhs"]}.
 
 ## HDF5 write bandwidth: 1e6 member records of 8 doubles ({nbytes / 1e6:.0f} MB)
 

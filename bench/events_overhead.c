@@ -1,0 +1,124 @@
+/* events_overhead.c — cost of the event machinery on the slip phases of the wheel.
+ *
+ *   bench_events_overhead [T_END]
+ *
+ * A Fig. 5 trajectory (leaving the two-fold with u = 0.7) is run once to record its events.
+ * Each slip phase between two events is then integrated twice from the recorded start:
+ * by the bare DOPRI5 stepper on the slip field to the recorded end time (no event
+ * detection), and by tf_evolve_run, which also samples the event functions on the dense
+ * output of every step and locates the end of the phase itself.  Same tolerances; each
+ * phase is repeated until it has taken at least 2 ms.  Prints one JSON line. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evolve.h"
+#include "exit_policy.h"
+#include "kernel.h"
+#include "ode.h"
+#include "singularity.h"
+
+enum { MAX_PHASES = 4096 };
+
+static double params[32];
+static int side_now;
+static const tf_kernel *kernel;
+
+typedef struct phase {
+  double t0, t1, x0[3];
+  int side;
+} phase;
+
+static phase phases[MAX_PHASES];
+static int nphases;
+static double last_t, last_x[3];
+static int last_mode;
+
+static void record(void *ctx, const tf_event *ev) {
+  (void)ctx;
+  if (last_mode != 0 && nphases < MAX_PHASES)
+    phases[nphases++] = (phase){last_t, ev->t, {last_x[0], last_x[1], last_x[2]}, last_mode};
+  last_t = ev->t;
+  memcpy(last_x, ev->x, sizeof last_x);
+  last_mode = ev->to;
+}
+
+static void slip_field(double t, const double *x, void *ctx, double *dx) {
+  (void)ctx;
+  kernel->slip(t, x, side_now, params, dx);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  const double t_end = argc > 1 ? atof(argv[1]) : 200.0;
+  kernel = tf_kernel_find("wheel");
+  tf_error err;
+  for (size_t i = 0; i < kernel->nparams; i++) params[i] = kernel->params[i].def;
+  double guess[3], xs[3];
+  int it;
+  tf_twofold tw;
+  tf_exit_policy pol = {.kind = TF_EXIT_FIXED, .fixed = 0.7, .distance = 1e-4, .margin = 0.05};
+  if (kernel->prepare(params, &err) || kernel->twofold_guess(params, guess) ||
+      tf_twofold_locate(kernel, params, guess, 1e-12, 50, xs, &it, &err)) {
+    fprintf(stderr, "%s\n", err.msg);
+    return 1;
+  }
+  tf_twofold_analyze(kernel, params, xs, &tw);
+  tf_exit_policy_setup(&pol, kernel, params, &tw, &err);
+  tf_evolve_options o = tf_evolve_default_options();
+  o.ode.rtol = 1e-10, o.ode.atol = 1e-12;
+  tf_evolve *e = tf_evolve_create(kernel, params, &o);
+  double x[3];
+  int side;
+  tf_exit_policy_point(&pol, 0.7, x, &side);
+  last_t = 0, memcpy(last_x, x, sizeof x), last_mode = side;
+  tf_evolve_set_callbacks(e, record, NULL, NULL);
+  tf_evolve_run(e, 0.0, x, t_end, side);
+  tf_evolve_set_callbacks(e, NULL, NULL, NULL);
+
+  tf_evolve_options one = o;
+  one.max_events = 1;
+  tf_evolve *e1 = tf_evolve_create(kernel, params, &one);
+  tf_dopri5 *s = tf_dopri5_create(3);
+  tf_dopri5_setup(s, slip_field, NULL, &o.ode);
+  double t_bare = 0, t_events = 0, time_span = 0;
+  long steps_bare = 0, steps_events = 0, rhs_bare = 0, rhs_events = 0;
+  for (int p = 0; p < nphases; p++) {
+    const phase *ph = &phases[p];
+    time_span += ph->t1 - ph->t0;
+    for (int pass = 0; pass < 2; pass++) {
+      const double begin = MPI_Wtime();
+      long reps = 0;
+      do {
+        double y[3] = {ph->x0[0], ph->x0[1], ph->x0[2]};
+        if (pass == 0) {
+          double t = ph->t0;
+          side_now = ph->side;
+          tf_dopri5_integrate(s, &t, y, ph->t1);
+          if (reps == 0) steps_bare += tf_dopri5_stats(s).steps, rhs_bare += tf_dopri5_stats(s).rhs_evals;
+        } else {
+          tf_evolve_result r = tf_evolve_run(e1, ph->t0, y, ph->t1 + 1.0, ph->side);
+          if (reps == 0) steps_events += r.steps, rhs_events += r.rhs_evals;
+        }
+        reps++;
+      } while (MPI_Wtime() - begin < 2e-3);
+      const double per = (MPI_Wtime() - begin) / (double)reps;
+      if (pass == 0)
+        t_bare += per;
+      else
+        t_events += per;
+    }
+  }
+  printf("{\"phases\": %d, \"slip_time\": %.3f, \"bare_seconds\": %.6f, \"events_seconds\": %.6f, "
+         "\"ratio\": %.3f, \"bare_steps\": %ld, \"event_steps\": %ld, \"bare_rhs\": %ld, "
+         "\"event_rhs\": %ld}\n",
+         nphases, time_span, t_bare, t_events, t_events / t_bare, steps_bare, steps_events,
+         rhs_bare, rhs_events);
+  tf_evolve_destroy(e);
+  tf_evolve_destroy(e1);
+  tf_dopri5_destroy(s);
+  MPI_Finalize();
+  return 0;
+}

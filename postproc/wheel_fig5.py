@@ -1,0 +1,336 @@
+#!/usr/bin/python3
+"""wheel_fig5.py — Fig. 5 of Szalai & Jeffrey (2014) from an ensemble results file of the wheel.
+
+    /usr/bin/python3 postproc/wheel_fig5.py RESULTS.h5 OUT.png [--window r0 r1 w0 w1]
+                                            [--members N]
+
+Panel (a) is the sticking-flow picture on the switching surface Sigma = {h = 0} around the
+Teixeira two-fold, in the coordinates (r, omega) (on Sigma, v follows from h = 0, eq 4).  With
+L+- = grad h . f(x, +-1), the Lie derivatives of h along the two slip limits (stick field with
+F = mu*lambda, M = s*kappa*mu*lambda, lambda = +-1), Sigma splits into sliding regions S
+(L+ < 0 < L-, grey), the escaping region E (L+ > 0 > L-, white) and crossing regions C (green
+where the flow crosses downwards, L+- < 0; red where it crosses upwards, L+- > 0).  The fold
+curves L+ = 0 and L- = 0 bound them and cross at the two-fold.  The streamlines are the
+sliding (sticking) vector field f(x, lambda), lambda = (L+ + L-)/(L- - L+) (eqs 15-16),
+projected onto (r, omega), drawn in S and E.  The logged exit points of the ensemble
+(/members/exits) are dotted in; they lie within the exit distance of the two-fold, so an
+inset zooms onto the two-fold to show them in the escaping wedge.
+
+Panels (b) and (c) show the "cone" of trajectories in (r, v, omega) from two viewpoints:
+the sampled trajectories of up to N members (default 150), each leaving the two-fold by a
+random choice and returning to it, with the fold curves of (a) lifted onto Sigma.
+
+All model parameters come from the file's /model attributes; the physics mirrors
+kernels/wheel.c (eqs 1-7 and the stick field).  configs/wheel-fig5.yaml is the paper's run:
+    twofold run configs/wheel-fig5.yaml -o f5.h5 --set ensemble.members=200
+"""
+import argparse
+
+import h5py
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+from matplotlib.colors import ListedColormap  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+DEFAULT_WINDOW = (0.175, 0.197, -1.06, -1.01)  # r0 r1 omega0 omega1 around the paper's two-fold
+GRID = 400                                      # cells per axis of the region picture
+STREAM_GRID = 120                               # streamplot grid per axis
+SLIDING, ESCAPING, CROSS_DOWN, CROSS_UP = 0, 1, 2, 3
+REGION_COLOURS = ["#a6a6a6", "#ffffff", "#b7e1b0", "#f4b6b0"]  # S grey, E white, C green/red
+FOLD_PLUS, FOLD_MINUS = "#1a7f1a", "#c0392b"  # L+ = 0 (green side), L- = 0 (red side)
+TWOFOLD_STYLE = dict(marker="*", s=160, c="gold", edgecolors="k", linewidths=0.8, zorder=6)
+
+
+# ---------------------------------------------------------------- reading the results file
+
+def text_attr(obj, name):
+    value = obj.attrs[name]
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def slots(data, width):
+    """(members x slots*width), NaN-padded -> (n, width) rows of the filled slots."""
+    rows = data.reshape(data.shape[0], -1, width).reshape(-1, width)
+    return rows[~np.isnan(rows[:, 0])]
+
+
+def load(path):
+    with h5py.File(path, "r") as f:
+        if text_attr(f, "model") != "wheel":
+            raise SystemExit(f"{path}: model is {text_attr(f, 'model')!r}, not the wheel")
+        p = {k: float(v) for k, v in f["model"].attrs.items() if k != "name"}
+        m = f["members"]
+        traj = m["trajectory"]
+        n = traj.shape[0]
+        exits = m["exits"]
+        kinds = text_attr(m["events"], "kinds").split(",")
+        status = m["status"][:]
+        status_names = {v: k for k, v in (h5py.check_enum_dtype(m["status"].dtype) or {}).items()}
+        return {
+            "p": p,
+            "traj": traj[:].reshape(n, int(traj.attrs["samples"]), 3),
+            "t_end": float(traj.attrs["t_end"]),
+            "exits": slots(exits[:], int(exits.attrs["slot_width"])),
+            "exit_fields": text_attr(exits, "fields").split(","),
+            "visits": int(m["twofold_visits"][:].sum()),
+            "summary_events": dict(zip(kinds, f["summary/events"][:].tolist())),
+            "status": {status_names.get(s, str(s)): int(c)
+                       for s, c in zip(*np.unique(status, return_counts=True))},
+        }
+
+
+# ---------------------------------------------------------------- the model (kernels/wheel.c)
+
+def v_on_sigma(r, w, p):
+    """Solve h = 0 (eq 4) for v."""
+    dw = w - p["omega0"]
+    return dw * (p["d"] - r / np.tan(p["gamma"]))
+
+
+def grad_h(x, p):
+    r, _, w = x
+    g, dw = p["gamma"], w - p["omega0"]
+    return np.array([-dw * np.cos(g), -np.sin(g) * np.ones_like(r), p["d"] * np.sin(g) - r * np.cos(g)])
+
+
+def rolling_speed(x, p):  # eq (5)
+    r, v, w = x
+    g, dw = p["gamma"], w - p["omega0"]
+    return -(v - p["d"] * dw) * np.cos(g) + r * dw * np.sin(g)
+
+
+def field(x, p, force, moment):
+    """Right-hand side of eqs (1)-(3) for friction force F and moment M."""
+    r, v, w = x
+    b2, d, m = p["beta"] ** 2, p["d"], p["m"]
+    p1 = p["k2"] * (p["r0"] - r) - p["c2"] * v + m * r * w * w
+    p2 = d * r * np.cos(p["gamma"]) + (b2 + r * r) * np.sin(p["gamma"])
+    coupling = p["c1"] + 2 * m * r * v
+    return np.array([
+        m * (b2 + r * r) * v,
+        (b2 + d * d + r * r) * p1 - d * coupling * w + force * p2 + d * moment,
+        d * p1 - coupling * w + force * r * np.cos(p["gamma"]) + moment,
+    ])
+
+
+def stick_field(x, lam, p):
+    """f(x, lambda) on Sigma: F = mu*lambda, M = s*kappa*mu*lambda."""
+    s = np.sign(rolling_speed(x, p)) if p.get("signed_moment", 1.0) == 1.0 else 1.0
+    return field(x, p, p["mu"] * lam, s * p["kappa"] * p["mu"] * lam)
+
+
+def sigma_point(r, w, p):
+    return np.array([r, v_on_sigma(r, w, p), w])
+
+
+def lie_derivatives(r, w, p):
+    """L+ and L- = grad h . f(x, +-1) at the points (r, omega) of Sigma."""
+    x = sigma_point(r, w, p)
+    gh = grad_h(x, p)
+    return (np.sum(gh * stick_field(x, 1.0, p), axis=0),
+            np.sum(gh * stick_field(x, -1.0, p), axis=0))
+
+
+def classify(lp, lm):
+    return np.select([(lp < 0) & (lm > 0), (lp > 0) & (lm < 0), (lp < 0) & (lm < 0)],
+                     [SLIDING, ESCAPING, CROSS_DOWN], CROSS_UP)
+
+
+def sliding_field(r, w, p):
+    """(dr/dt, domega/dt) of the sliding vector field (eq 16); NaN outside S and E."""
+    lp, lm = lie_derivatives(r, w, p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = (lp + lm) / (lm - lp)
+    f = stick_field(sigma_point(r, w, p), lam, p)
+    sticking = np.isin(classify(lp, lm), (SLIDING, ESCAPING))
+    return np.where(sticking, f[0], np.nan), np.where(sticking, f[2], np.nan)
+
+
+# ---------------------------------------------------------------- panel (a)
+
+def grid(window, n):
+    r = np.linspace(window[0], window[1], n)
+    w = np.linspace(window[2], window[3], n)
+    return r, w, *np.meshgrid(r, w)
+
+
+def draw_regions(ax, window, p, n=GRID):
+    """Shade S/E/C and draw the fold curves; returns the fold contour sets."""
+    r, w, R, W = grid(window, n)
+    lp, lm = lie_derivatives(R, W, p)
+    ax.pcolormesh(r, w, classify(lp, lm), shading="nearest", cmap=ListedColormap(REGION_COLOURS),
+                  vmin=-0.5, vmax=3.5, rasterized=True)
+    folds = (ax.contour(r, w, lp, levels=[0], colors=FOLD_PLUS, linewidths=1.3),
+             ax.contour(r, w, lm, levels=[0], colors=FOLD_MINUS, linewidths=1.3))
+    ax.set_xlim(window[:2])
+    ax.set_ylim(window[2:])
+    return folds
+
+
+def draw_sliding_flow(ax, window, p):
+    r, w, R, W = grid(window, STREAM_GRID)
+    dr, dw = sliding_field(R, W, p)
+    # directions only: the sliding field blows up near the fold curves
+    scale = np.hypot(dr / np.ptp(r), dw / np.ptp(w))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u, v = np.ma.masked_invalid(dr / scale), np.ma.masked_invalid(dw / scale)
+    ax.streamplot(r, w, u, v, density=1.3, color="#333333", linewidth=0.6, arrowsize=0.8,
+                  broken_streamlines=True)
+
+
+def label_regions(ax, window, p):
+    """Put S/E/C at the deepest point of each region in the window."""
+    from scipy.ndimage import distance_transform_edt, label
+    r, w, R, W = grid(window, GRID)
+    cls = classify(*lie_derivatives(R, W, p))
+    names = {SLIDING: "S", ESCAPING: "E", CROSS_DOWN: "C", CROSS_UP: "C"}
+    for code, name in names.items():
+        parts, count = label(cls == code)
+        for k in range(1, count + 1):
+            part = parts == k
+            if part.sum() < 0.01 * part.size:
+                continue
+            depth = distance_transform_edt(part)
+            i, j = np.unravel_index(np.argmax(depth), depth.shape)
+            ax.text(r[j], w[i], name, fontsize=13, fontweight="bold", ha="center", va="center",
+                    color="k", alpha=0.8, zorder=5)
+
+
+def draw_exits(ax, exits, fields, size):
+    ir, iw, iside = fields.index("r"), fields.index("omega"), fields.index("side")
+    for side, colour in ((1, FOLD_PLUS), (-1, FOLD_MINUS)):
+        e = exits[exits[:, iside] == side]
+        ax.scatter(e[:, ir], e[:, iw], s=size, c=colour, edgecolors="k", linewidths=0.2,
+                   zorder=4, label=f"exit to h {'>' if side > 0 else '<'} 0 ({len(e)})")
+
+
+def exit_fraction_escaping(exits, fields, p):
+    lp, lm = lie_derivatives(exits[:, fields.index("r")], exits[:, fields.index("omega")], p)
+    return np.mean(classify(lp, lm) == ESCAPING) if len(exits) else np.nan
+
+
+def zoom_window(exits, fields, p):
+    """Square-ish window around the two-fold holding every exit point."""
+    rs, ws = p["rstar"], p["omegastar"]
+    if len(exits):
+        half = 1.3 * max(np.max(np.abs(exits[:, fields.index("r")] - rs)),
+                         np.max(np.abs(exits[:, fields.index("omega")] - ws)))
+    else:
+        half = 1e-4
+    return rs - half, rs + half, ws - half, ws + half
+
+
+def draw_panel_a(ax, d, window):
+    p = d["p"]
+    draw_regions(ax, window, p)
+    draw_sliding_flow(ax, window, p)
+    label_regions(ax, window, p)
+    draw_exits(ax, d["exits"], d["exit_fields"], 4)
+    ax.scatter([p["rstar"]], [p["omegastar"]], **TWOFOLD_STYLE)
+    ax.set_xlabel(r"$r$")
+    ax.set_ylabel(r"$\omega$")
+    ax.set_title(r"(a) sticking flow on $\Sigma$ ($h = 0$)", fontsize=11)
+    frac = exit_fraction_escaping(d["exits"], d["exit_fields"], p)
+
+    zw = zoom_window(d["exits"], d["exit_fields"], p)
+    inset = ax.inset_axes([0.60, 0.02, 0.38, 0.38])
+    draw_regions(inset, zw, p, n=200)
+    draw_exits(inset, d["exits"], d["exit_fields"], 3)
+    inset.scatter([p["rstar"]], [p["omegastar"]], **{**TWOFOLD_STYLE, "s": 60})
+    inset.set_xticks([])
+    inset.set_yticks([])
+    inset.set_title(f"zoom ±{(zw[1] - zw[0]) / 2:.1e}: exits, {100 * frac:.0f}% in E",
+                    fontsize=7, pad=2)
+    ax.indicate_inset_zoom(inset, edgecolor="k", alpha=0.6)
+
+    handles = [Patch(fc=REGION_COLOURS[SLIDING], ec="k", lw=0.5, label="S sliding"),
+               Patch(fc=REGION_COLOURS[ESCAPING], ec="k", lw=0.5, label="E escaping"),
+               Patch(fc=REGION_COLOURS[CROSS_DOWN], ec="k", lw=0.5, label=r"C crossing $h\downarrow$"),
+               Patch(fc=REGION_COLOURS[CROSS_UP], ec="k", lw=0.5, label=r"C crossing $h\uparrow$"),
+               Line2D([], [], color=FOLD_PLUS, label=r"$L^+ = 0$"),
+               Line2D([], [], color=FOLD_MINUS, label=r"$L^- = 0$"),
+               Line2D([], [], ls="", marker="*", mfc="gold", mec="k", ms=11, label="two-fold"),
+               Line2D([], [], ls="", marker="o", mfc=FOLD_PLUS, mec="k", ms=4, label="exit, h > 0"),
+               Line2D([], [], ls="", marker="o", mfc=FOLD_MINUS, mec="k", ms=4, label="exit, h < 0")]
+    ax.legend(handles=handles, loc="upper left", fontsize=6.5, framealpha=0.9, ncol=2)
+
+
+# ---------------------------------------------------------------- panels (b), (c)
+
+def fold_curves_3d(window, p, n=GRID):
+    """The fold curves of (a) as lists of (r, v, omega) polylines on Sigma."""
+    r, w, R, W = grid(window, n)
+    lp, lm = lie_derivatives(R, W, p)
+    fig = plt.figure()
+    curves = []
+    for values, colour in ((lp, FOLD_PLUS), (lm, FOLD_MINUS)):
+        cs = fig.gca().contour(r, w, values, levels=[0])
+        for seg in cs.allsegs[0]:
+            curves.append((seg[:, 0], v_on_sigma(seg[:, 0], seg[:, 1], p), seg[:, 1], colour))
+    plt.close(fig)
+    return curves
+
+
+def draw_cone(ax, d, max_members, view, curves, tag):
+    p = d["p"]
+    traj = d["traj"][:max_members]
+    colours = plt.cm.viridis(np.linspace(0, 1, len(traj)))
+    for x, c in zip(traj, colours):
+        ax.plot(x[:, 0], x[:, 1], x[:, 2], color=c, lw=0.35, alpha=0.35)
+    for r, v, w, colour in curves:
+        ax.plot(r, v, w, color=colour, lw=1.8, zorder=5)
+    ax.scatter([p["rstar"]], [v_on_sigma(p["rstar"], p["omegastar"], p)], [p["omegastar"]],
+               marker="*", s=160, c="gold", edgecolors="k", linewidths=0.8, depthshade=False,
+               zorder=6)
+    ax.view_init(*view)
+    ax.set_xlabel(r"$r$", labelpad=2)
+    ax.set_ylabel(r"$v$", labelpad=2)
+    ax.set_zlabel(r"$\omega$", labelpad=2)
+    ax.tick_params(labelsize=7, pad=0)
+    ax.set_title(f"({tag}) {len(traj)} trajectories, elev {view[0]}°, azim {view[1]}°",
+                 fontsize=11)
+
+
+# ---------------------------------------------------------------- figure
+
+def title(d):
+    n = len(d["traj"])
+    visits = d["summary_events"].get("twofold", d["visits"])
+    bad = {k: v for k, v in d["status"].items() if k != "ok"}
+    extra = ("; not ok: " + ", ".join(f"{k} {v}" for k, v in bad.items())) if bad else ""
+    return (f"Wheel on a turntable, Szalai & Jeffrey (2014) Fig. 5: {n} members, "
+            f"{visits} two-fold visits, t_end = {d['t_end']:g}{extra}")
+
+
+def make_figure(d, window, max_members):
+    fig = plt.figure(figsize=(15, 5.2))
+    ax_a = fig.add_axes([0.045, 0.10, 0.29, 0.80])
+    draw_panel_a(ax_a, d, window)
+    curves = fold_curves_3d(window, d["p"])
+    for rect, view, tag in (([0.36, 0.03, 0.31, 0.88], (22, -60), "b"),
+                            ([0.68, 0.03, 0.31, 0.88], (8, 20), "c")):
+        draw_cone(fig.add_axes(rect, projection="3d"), d, max_members, view, curves, tag)
+    fig.suptitle(title(d), fontsize=12)
+    return fig
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results")
+    ap.add_argument("out")
+    ap.add_argument("--window", nargs=4, type=float, default=DEFAULT_WINDOW,
+                    metavar=("R0", "R1", "W0", "W1"), help="(r, omega) window of panel (a)")
+    ap.add_argument("--members", type=int, default=150, help="trajectories drawn in (b), (c)")
+    args = ap.parse_args()
+    d = load(args.results)
+    fig = make_figure(d, args.window, args.members)
+    fig.savefig(args.out, dpi=150)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
