@@ -97,7 +97,8 @@ int main(int argc, char **argv) {
           double t = ph->t0;
           side_now = ph->side;
           tf_dopri5_integrate(s, &t, y, ph->t1);
-          if (reps == 0) steps_bare += tf_dopri5_stats(s).steps, rhs_bare += tf_dopri5_stats(s).rhs_evals;
+          if (reps == 0)
+            steps_bare += tf_dopri5_stats(s).steps, rhs_bare += tf_dopri5_stats(s).rhs_evals;
         } else {
           tf_evolve_result r = tf_evolve_run(e1, ph->t0, y, ph->t1 + 1.0, ph->side);
           if (reps == 0) steps_events += r.steps, rhs_events += r.rhs_evals;
@@ -111,11 +112,12 @@ int main(int argc, char **argv) {
         t_events += per;
     }
   }
-  printf("{\"phases\": %d, \"slip_time\": %.3f, \"bare_seconds\": %.6f, \"events_seconds\": %.6f, "
-         "\"ratio\": %.3f, \"bare_steps\": %ld, \"event_steps\": %ld, \"bare_rhs\": %ld, "
-         "\"event_rhs\": %ld}\n",
-         nphases, time_span, t_bare, t_events, t_events / t_bare, steps_bare, steps_events,
-         rhs_bare, rhs_events);
+  printf(
+      "{\"phases\": %d, \"slip_time\": %.3f, \"bare_seconds\": %.6f, \"events_seconds\": %.6f, "
+      "\"ratio\": %.3f, \"bare_steps\": %ld, \"event_steps\": %ld, \"bare_rhs\": %ld, "
+      "\"event_rhs\": %ld}\n",
+      nphases, time_span, t_bare, t_events, t_events / t_bare, steps_bare, steps_events, rhs_bare,
+      rhs_events);
   tf_evolve_destroy(e);
   tf_evolve_destroy(e1);
   tf_dopri5_destroy(s);
