@@ -35,13 +35,15 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-DEFAULT_WINDOW = (0.175, 0.197, -1.06, -1.01)  # r0 r1 omega0 omega1 around the paper's two-fold
+DEFAULT_WINDOW = (0.17, 0.205, -1.08, -0.98)  # r0 r1 omega0 omega1 around the paper's two-fold
 GRID = 400                                      # cells per axis of the region picture
 STREAM_GRID = 120                               # streamplot grid per axis
 SLIDING, ESCAPING, CROSS_DOWN, CROSS_UP = 0, 1, 2, 3
 REGION_COLOURS = ["#a6a6a6", "#ffffff", "#b7e1b0", "#f4b6b0"]  # S grey, E white, C green/red
 FOLD_PLUS, FOLD_MINUS = "#1a7f1a", "#c0392b"  # L+ = 0 (green side), L- = 0 (red side)
+G_ZERO = "#555555"                              # g = 0 on Sigma: the sticking moment flips
 TWOFOLD_STYLE = dict(marker="*", s=160, c="gold", edgecolors="k", linewidths=0.8, zorder=6)
 
 
@@ -158,17 +160,37 @@ def grid(window, n):
     return r, w, *np.meshgrid(r, w)
 
 
-def draw_regions(ax, window, p, n=GRID):
-    """Shade S/E/C and draw the fold curves; returns the fold contour sets."""
-    r, w, R, W = grid(window, n)
+def fold_contours(ax, r, w, R, W, p):
+    """Contours L+ = 0, L- = 0 and g = 0 on Sigma; returns [(contour set, colour)].
+
+    With the signed sticking moment, L+- jump where g changes sign; the jump is not a fold,
+    so each sign of g is contoured on its own and g = 0 is drawn dashed instead."""
     lp, lm = lie_derivatives(R, W, p)
-    ax.pcolormesh(r, w, classify(lp, lm), shading="nearest", cmap=ListedColormap(REGION_COLOURS),
-                  vmin=-0.5, vmax=3.5, rasterized=True)
-    folds = (ax.contour(r, w, lp, levels=[0], colors=FOLD_PLUS, linewidths=1.3),
-             ax.contour(r, w, lm, levels=[0], colors=FOLD_MINUS, linewidths=1.3))
+    g = rolling_speed(sigma_point(R, W, p), p)
+    signs = (1, -1) if p.get("signed_moment", 1.0) == 1.0 else (0,)
+    sets = []
+    for values, colour in ((lp, FOLD_PLUS), (lm, FOLD_MINUS)):
+        for s in signs:
+            part = values[np.sign(g) == s] if s else values
+            if part.size and part.min() < 0 < part.max():
+                masked = np.ma.masked_where(np.sign(g) != s, values) if s else values
+                sets.append((ax.contour(r, w, masked, levels=[0], colors=colour,
+                                        linewidths=1.3), colour))
+    if signs != (0,) and g.min() < 0 < g.max():
+        sets.append((ax.contour(r, w, g, levels=[0], colors=G_ZERO, linewidths=1.0,
+                                linestyles="--"), G_ZERO))
+    return sets
+
+
+def draw_regions(ax, window, p, n=GRID):
+    """Shade S/E/C and draw the fold curves; returns the contour sets of fold_contours."""
+    r, w, R, W = grid(window, n)
+    ax.pcolormesh(r, w, classify(*lie_derivatives(R, W, p)), shading="nearest",
+                  cmap=ListedColormap(REGION_COLOURS), vmin=-0.5, vmax=3.5, rasterized=True)
+    sets = fold_contours(ax, r, w, R, W, p)
     ax.set_xlim(window[:2])
     ax.set_ylim(window[2:])
-    return folds
+    return sets
 
 
 def draw_sliding_flow(ax, window, p):
@@ -194,18 +216,20 @@ def label_regions(ax, window, p):
             part = parts == k
             if part.sum() < 0.01 * part.size:
                 continue
-            depth = distance_transform_edt(part)
+            depth = distance_transform_edt(np.pad(part, 1))[1:-1, 1:-1]
             i, j = np.unravel_index(np.argmax(depth), depth.shape)
             ax.text(r[j], w[i], name, fontsize=13, fontweight="bold", ha="center", va="center",
                     color="k", alpha=0.8, zorder=5)
 
 
 def draw_exits(ax, exits, fields, size):
+    """Exit points coloured by the side they leave to, drawn in a shuffled order: the side is
+    an independent coin, so the two colours share the same arc."""
     ir, iw, iside = fields.index("r"), fields.index("omega"), fields.index("side")
-    for side, colour in ((1, FOLD_PLUS), (-1, FOLD_MINUS)):
-        e = exits[exits[:, iside] == side]
-        ax.scatter(e[:, ir], e[:, iw], s=size, c=colour, edgecolors="k", linewidths=0.2,
-                   zorder=4, label=f"exit to h {'>' if side > 0 else '<'} 0 ({len(e)})")
+    order = np.random.default_rng(0).permutation(len(exits))
+    e = exits[order]
+    colours = np.where(e[:, iside] > 0, FOLD_PLUS, FOLD_MINUS)
+    ax.scatter(e[:, ir], e[:, iw], s=size, c=colours, edgecolors="k", linewidths=0.2, zorder=4)
 
 
 def exit_fraction_escaping(exits, fields, p):
@@ -224,6 +248,40 @@ def zoom_window(exits, fields, p):
     return rs - half, rs + half, ws - half, ws + half
 
 
+def draw_inset(ax, d):
+    """Zoom onto the two-fold: the exit points in the escaping wedge."""
+    p, exits, fields = d["p"], d["exits"], d["exit_fields"]
+    zw = zoom_window(exits, fields, p)
+    inset = ax.inset_axes([0.03, 0.03, 0.36, 0.36])
+    draw_regions(inset, zw, p, n=200)
+    draw_exits(inset, exits, fields, 3)
+    inset.scatter([p["rstar"]], [p["omegastar"]], **{**TWOFOLD_STYLE, "s": 70})
+    inset.set_xticks([])
+    inset.set_yticks([])
+    frac = exit_fraction_escaping(exits, fields, p)
+    inset.set_title(f"{len(exits)} exits ({100 * frac:.0f}% in E), zoom ±{(zw[1] - zw[0]) / 2:.0e}",
+                    fontsize=7, pad=2)
+    ax.indicate_inset_zoom(inset, edgecolor="k", alpha=0.6)
+
+
+def legend_handles():
+    def patch(code, label):
+        return Patch(fc=REGION_COLOURS[code], ec="k", lw=0.5, label=label)
+
+    def dot(colour, label, marker="o", size=4):
+        return Line2D([], [], ls="", marker=marker, mfc=colour, mec="k", ms=size, label=label)
+
+    return [patch(SLIDING, "S sliding"), patch(ESCAPING, "E escaping"),
+            patch(CROSS_DOWN, r"C crossing, $h$ decreasing"),
+            patch(CROSS_UP, r"C crossing, $h$ increasing"),
+            Line2D([], [], color=FOLD_PLUS, label=r"fold $L^+ = 0$"),
+            Line2D([], [], color=FOLD_MINUS, label=r"fold $L^- = 0$"),
+            Line2D([], [], color=G_ZERO, ls="--", label=r"$g = 0$ (moment flips)"),
+            Line2D([], [], color="#333333", lw=0.8, marker=">", ms=4, label="sticking flow"),
+            dot("gold", "two-fold", "*", 11), dot(FOLD_PLUS, r"exit into $h > 0$"),
+            dot(FOLD_MINUS, r"exit into $h < 0$")]
+
+
 def draw_panel_a(ax, d, window):
     p = d["p"]
     draw_regions(ax, window, p)
@@ -233,42 +291,21 @@ def draw_panel_a(ax, d, window):
     ax.scatter([p["rstar"]], [p["omegastar"]], **TWOFOLD_STYLE)
     ax.set_xlabel(r"$r$")
     ax.set_ylabel(r"$\omega$")
-    ax.set_title(r"(a) sticking flow on $\Sigma$ ($h = 0$)", fontsize=11)
-    frac = exit_fraction_escaping(d["exits"], d["exit_fields"], p)
-
-    zw = zoom_window(d["exits"], d["exit_fields"], p)
-    inset = ax.inset_axes([0.60, 0.02, 0.38, 0.38])
-    draw_regions(inset, zw, p, n=200)
-    draw_exits(inset, d["exits"], d["exit_fields"], 3)
-    inset.scatter([p["rstar"]], [p["omegastar"]], **{**TWOFOLD_STYLE, "s": 60})
-    inset.set_xticks([])
-    inset.set_yticks([])
-    inset.set_title(f"zoom ±{(zw[1] - zw[0]) / 2:.1e}: exits, {100 * frac:.0f}% in E",
-                    fontsize=7, pad=2)
-    ax.indicate_inset_zoom(inset, edgecolor="k", alpha=0.6)
-
-    handles = [Patch(fc=REGION_COLOURS[SLIDING], ec="k", lw=0.5, label="S sliding"),
-               Patch(fc=REGION_COLOURS[ESCAPING], ec="k", lw=0.5, label="E escaping"),
-               Patch(fc=REGION_COLOURS[CROSS_DOWN], ec="k", lw=0.5, label=r"C crossing $h\downarrow$"),
-               Patch(fc=REGION_COLOURS[CROSS_UP], ec="k", lw=0.5, label=r"C crossing $h\uparrow$"),
-               Line2D([], [], color=FOLD_PLUS, label=r"$L^+ = 0$"),
-               Line2D([], [], color=FOLD_MINUS, label=r"$L^- = 0$"),
-               Line2D([], [], ls="", marker="*", mfc="gold", mec="k", ms=11, label="two-fold"),
-               Line2D([], [], ls="", marker="o", mfc=FOLD_PLUS, mec="k", ms=4, label="exit, h > 0"),
-               Line2D([], [], ls="", marker="o", mfc=FOLD_MINUS, mec="k", ms=4, label="exit, h < 0")]
-    ax.legend(handles=handles, loc="upper left", fontsize=6.5, framealpha=0.9, ncol=2)
+    ax.set_title(r"(a) sticking flow on $\Sigma$ ($h = 0$, $v$ from eq. 4)", fontsize=11)
+    ax.tick_params(labelsize=8)
+    draw_inset(ax, d)
+    ax.legend(handles=legend_handles(), loc="upper center", bbox_to_anchor=(0.5, -0.11),
+              fontsize=7, ncol=3, frameon=False, handlelength=1.6, columnspacing=1.0)
 
 
 # ---------------------------------------------------------------- panels (b), (c)
 
 def fold_curves_3d(window, p, n=GRID):
-    """The fold curves of (a) as lists of (r, v, omega) polylines on Sigma."""
+    """The curves of fold_contours as (r, v, omega, colour, style) polylines on Sigma."""
     r, w, R, W = grid(window, n)
-    lp, lm = lie_derivatives(R, W, p)
     fig = plt.figure()
     curves = []
-    for values, colour in ((lp, FOLD_PLUS), (lm, FOLD_MINUS)):
-        cs = fig.gca().contour(r, w, values, levels=[0])
+    for cs, colour in fold_contours(fig.gca(), r, w, R, W, p):
         for seg in cs.allsegs[0]:
             curves.append((seg[:, 0], v_on_sigma(seg[:, 0], seg[:, 1], p), seg[:, 1], colour))
     plt.close(fig)
@@ -282,7 +319,7 @@ def draw_cone(ax, d, max_members, view, curves, tag):
     for x, c in zip(traj, colours):
         ax.plot(x[:, 0], x[:, 1], x[:, 2], color=c, lw=0.35, alpha=0.35)
     for r, v, w, colour in curves:
-        ax.plot(r, v, w, color=colour, lw=1.8, zorder=5)
+        ax.plot(r, v, w, color=colour, lw=1.8, ls="--" if colour == G_ZERO else "-", zorder=5)
     ax.scatter([p["rstar"]], [v_on_sigma(p["rstar"], p["omegastar"], p)], [p["omegastar"]],
                marker="*", s=160, c="gold", edgecolors="k", linewidths=0.8, depthshade=False,
                zorder=6)
@@ -291,6 +328,8 @@ def draw_cone(ax, d, max_members, view, curves, tag):
     ax.set_ylabel(r"$v$", labelpad=2)
     ax.set_zlabel(r"$\omega$", labelpad=2)
     ax.tick_params(labelsize=7, pad=0)
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+        axis.set_major_locator(MaxNLocator(4))
     ax.set_title(f"({tag}) {len(traj)} trajectories, elev {view[0]}°, azim {view[1]}°",
                  fontsize=11)
 
@@ -307,12 +346,12 @@ def title(d):
 
 
 def make_figure(d, window, max_members):
-    fig = plt.figure(figsize=(15, 5.2))
-    ax_a = fig.add_axes([0.045, 0.10, 0.29, 0.80])
+    fig = plt.figure(figsize=(15, 6))
+    ax_a = fig.add_axes([0.05, 0.27, 0.28, 0.64])
     draw_panel_a(ax_a, d, window)
     curves = fold_curves_3d(window, d["p"])
-    for rect, view, tag in (([0.36, 0.03, 0.31, 0.88], (22, -60), "b"),
-                            ([0.68, 0.03, 0.31, 0.88], (8, 20), "c")):
+    for rect, view, tag in (([0.35, 0.02, 0.32, 0.9], (24, -58), "b"),
+                            ([0.67, 0.02, 0.32, 0.9], (12, -105), "c")):
         draw_cone(fig.add_axes(rect, projection="3d"), d, max_members, view, curves, tag)
     fig.suptitle(title(d), fontsize=12)
     return fig
