@@ -325,26 +325,15 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_string(run->summary, "integrator",
                  job->filippov ? "dopri5+events" : tf_method_name(job->flow.method));
   tf_json_integer(run->summary, "members", (long long)job->spec.members);
-  tf_json_integer(run->summary, "done", (long long)out.done);
-  tf_json_integer(run->summary, "computed", (long long)out.computed);
-  tf_json_integer(run->summary, "resumed_from", (long long)out.resumed);
   tf_json_integer(run->summary, "failed",
                   (long long)(out.done - (uint64_t)out.status_counts[TF_MEMBER_OK]));
   const char *names[TF_MEMBER_STATUS_COUNT - 1];
   for (int s = 1; s < TF_MEMBER_STATUS_COUNT; s++) names[s - 1] = tf_member_status_name(s);
   tf_json_counts(run->summary, "status_counts", names, out.status_counts + 1,
                  TF_MEMBER_STATUS_COUNT - 1);
-  tf_json_number(run->summary, "members_per_second",
-                 out.seconds > 0 ? (double)out.computed / out.seconds : 0.0);
   if (complete && write_summary(run, file, job, &out, err)) rc = -1;
   if (complete && rc == 0 && job->filippov && filippov_totals(run, file, job, err)) rc = -1;
-  tf_error close_err;
-  if (tf_results_close(run, file, complete, &close_err) && rc == 0) {
-    *err = close_err;
-    rc = -1;
-  }
-  if (rc == 0 && out.interrupted) run->exit_code = TF_EXIT_INTERRUPTED;
-  return rc;
+  return tf_ensemble_finish(run, file, &out, rc, err);
 }
 
 static void destroy(tf_run *run) {

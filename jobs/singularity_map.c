@@ -348,19 +348,9 @@ static int execute(tf_run *run, tf_error *err) {
   const bool complete = rc == 0 && !out.interrupted;
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
-  tf_json_integer(run->summary, "done", (long long)out.done);
-  tf_json_integer(run->summary, "computed", (long long)out.computed);
   tf_json_integer(run->summary, "failed", out.status_counts[TF_MEMBER_FAILED]);
-  tf_json_number(run->summary, "members_per_second",
-                 out.seconds > 0 ? (double)out.computed / out.seconds : 0.0);
   if (complete && write_summary(run, file, job, &out, err)) rc = -1;
-  tf_error close_err;
-  if (tf_results_close(run, file, complete, &close_err) && rc == 0) {
-    *err = close_err;
-    rc = -1;
-  }
-  if (rc == 0 && out.interrupted) run->exit_code = TF_EXIT_INTERRUPTED;
-  return rc;
+  return tf_ensemble_finish(run, file, &out, rc, err);
 }
 
 static void destroy(tf_run *run) {

@@ -7,6 +7,7 @@
 #include "checkpoint.h"
 #include "h5io.h"
 #include "progress.h"
+#include "results.h"
 
 enum { COUNTER_NEXT_CHUNK = 0, COUNTER_COMPLETED = 1 };
 
@@ -322,5 +323,22 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
   out->done = out->resumed + out->computed;
   if (run->rank == 0 && rc == 0) tf_progress_finish(&s.progress, out->done);
   scheduler_free(&s);
+  return rc;
+}
+
+int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
+                       tf_error *err) {
+  tf_json_integer(run->summary, "done", (long long)out->done);
+  tf_json_integer(run->summary, "computed", (long long)out->computed);
+  tf_json_integer(run->summary, "resumed_from", (long long)out->resumed);
+  tf_json_number(run->summary, "members_per_second",
+                 out->seconds > 0 ? (double)out->computed / out->seconds : 0.0);
+  const bool complete = rc == 0 && !out->interrupted;
+  tf_error close_err;
+  if (tf_results_close(run, file, complete, &close_err) && rc == 0) {
+    *err = close_err;
+    rc = -1;
+  }
+  if (rc == 0 && out->interrupted) run->exit_code = TF_EXIT_INTERRUPTED;
   return rc;
 }

@@ -62,4 +62,11 @@ typedef struct tf_ensemble_outcome {
 int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, bool resume,
                         tf_ensemble_outcome *out, tf_error *err);
 
+/* The common end of a job built on the scheduler: the JSON fields done, computed,
+ * resumed_from and members_per_second; the file closed, marked complete if rc == 0 and the
+ * run was not interrupted; the exit code set to TF_EXIT_INTERRUPTED if it was.  Returns rc
+ * (or -1 if closing failed). */
+int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
+                       tf_error *err);
+
 #endif
