@@ -1,6 +1,7 @@
 # wheel_fig5.sh — the Monte-Carlo through the nondeterministic two-fold:
 #   * identical files on 1, 2 and 3 ranks (every exit draw is keyed by member and visit);
 #   * replaying a run's exit log reproduces every member bit for bit;
+#   * an interrupted run resumed on another rank count equals an uninterrupted one;
 #   * policy `fixed` makes all members the same trajectory, `weighted` confines the draws;
 #   * members return to the singularity (the recurrence of the paper's Fig. 5);
 #   * bad input: unknown policy, fixed without its value, parameters violating k2 > 0 or
@@ -49,6 +50,14 @@ ok = ~np.isnan(u)
 assert ((u[ok] >= 0.5) & (u[ok] < 0.75)).all() and (side[ok] == 1).all()
 print("fixed: all members equal; weighted: u in [0.5, 0.75), side +1")
 PY
+
+# interrupted by the time budget on 1 rank, resumed on 3: the same as uninterrupted
+RSET=(--set ensemble.members=120 --set output.flush_interval=0.3 --quiet)
+mpirun_n 2 "$T" run "$C" -o full.h5 "${RSET[@]}"
+rc=0; "$T" run "$C" -o part.h5 "${RSET[@]}" --time-limit 1.0 || rc=$?
+[ "$rc" = 3 ] && pass "Fig. 5 run interrupted by --time-limit (exit 3)" || fail "time limit exit $rc"
+mpirun_n 3 "$T" run "$C" -o part.h5 "${RSET[@]}" --resume
+same_group full.h5 part.h5
 
 expect_fail 2 "key 'exit.policy'.*expected one of uniform, weighted, fixed, replay.*did you mean 'uniform'" -- "$T" check "$C" --set exit.policy=uniformm
 expect_fail 2 "'exit.policy' is 'fixed' but 'exit.value'.*missing" -- "$T" check "$C" --set exit.policy=fixed
