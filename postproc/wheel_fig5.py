@@ -10,11 +10,15 @@ L+- = grad h . f(x, +-1), the Lie derivatives of h along the two slip limits (st
 F = mu*lambda, M = s*kappa*mu*lambda, lambda = +-1), Sigma splits into sliding regions S
 (L+ < 0 < L-, grey), the escaping region E (L+ > 0 > L-, white) and crossing regions C (green
 where the flow crosses downwards, L+- < 0; red where it crosses upwards, L+- > 0).  The fold
-curves L+ = 0 and L- = 0 bound them and cross at the two-fold.  The streamlines are the
-sliding (sticking) vector field f(x, lambda), lambda = (L+ + L-)/(L- - L+) (eqs 15-16),
-projected onto (r, omega), drawn in S and E.  The logged exit points of the ensemble
-(/members/exits) are dotted in; they lie within the exit distance of the two-fold, so an
-inset zooms onto the two-fold to show them in the escaping wedge.
+curves L+ = 0 and L- = 0 bound them and cross at the two-fold.  With the signed sticking
+moment (signed_moment = 1) the fields on Sigma jump where the rolling speed g changes sign;
+that line (omega = omega0 on Sigma) is drawn dashed, and above it lies the paper's second,
+"top" sliding region.  The streamlines are the sliding (sticking) vector field f(x, lambda),
+lambda = (L+ + L-)/(L- - L+) (eqs 15-16), projected onto (r, omega), drawn in S and E; a few
+sliding orbits that funnel into the two-fold (along the weak eigenvector) are traced in
+blue, continued beyond it into E.  The logged exit points of the ensemble (/members/exits)
+are dotted in, coloured by the side they leave to; they lie within the exit distance of the
+two-fold, so an inset zooms onto it to show them in the escaping wedge.
 
 Panels (b) and (c) show the "cone" of trajectories in (r, v, omega) from two viewpoints:
 the sampled trajectories of up to N members (default 150), each leaving the two-fold by a
@@ -36,6 +40,7 @@ from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
+from scipy.ndimage import distance_transform_edt, label  # noqa: E402
 
 DEFAULT_WINDOW = (0.17, 0.205, -1.08, -0.98)  # r0 r1 omega0 omega1 around the paper's two-fold
 GRID = 400                                      # cells per axis of the region picture
@@ -43,6 +48,7 @@ STREAM_GRID = 120                               # streamplot grid per axis
 SLIDING, ESCAPING, CROSS_DOWN, CROSS_UP = 0, 1, 2, 3
 REGION_COLOURS = ["#a6a6a6", "#ffffff", "#b7e1b0", "#f4b6b0"]  # S grey, E white, C green/red
 FOLD_PLUS, FOLD_MINUS = "#1a7f1a", "#c0392b"  # L+ = 0 (green side), L- = 0 (red side)
+ORBIT = "#1f3d99"                               # highlighted sliding orbits
 G_ZERO = "#555555"                              # g = 0 on Sigma: the sticking moment flips
 TWOFOLD_STYLE = dict(marker="*", s=160, c="gold", edgecolors="k", linewidths=0.8, zorder=6)
 
@@ -96,7 +102,8 @@ def v_on_sigma(r, w, p):
 def grad_h(x, p):
     r, _, w = x
     g, dw = p["gamma"], w - p["omega0"]
-    return np.array([-dw * np.cos(g), -np.sin(g) * np.ones_like(r), p["d"] * np.sin(g) - r * np.cos(g)])
+    return np.array([-dw * np.cos(g), np.full_like(r, -np.sin(g)),
+                     p["d"] * np.sin(g) - r * np.cos(g)])
 
 
 def rolling_speed(x, p):  # eq (5)
@@ -204,9 +211,74 @@ def draw_sliding_flow(ax, window, p):
                   broken_streamlines=True)
 
 
+def sliding_orbit(start, p, window, step=2e-3, max_steps=3000):
+    """Streamline of the sliding field from `start` (r, omega), traced by RK4 in window units
+    (direction only) until it leaves S and E or the window, or reaches the two-fold.
+    Returns the (n, 2) polyline and whether it ended at the two-fold."""
+    span = np.array([window[1] - window[0], window[3] - window[2]])
+    origin = np.array([window[0], window[2]])
+    star = (np.array([p["rstar"], p["omegastar"]]) - origin) / span
+
+    def direction(y):
+        dr, dw = sliding_field(*(origin + y * span), p)
+        u = np.array([dr, dw]) / span
+        return u / np.hypot(*u)
+
+    y = (np.asarray(start, float) - origin) / span
+    path, reached = [y], False
+    for _ in range(max_steps):
+        k1 = direction(y)
+        k2 = direction(y + step / 2 * k1)
+        k3 = direction(y + step / 2 * k2)
+        k4 = direction(y + step * k3)
+        y = y + step / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        if not np.all(np.isfinite(y)) or np.any(y < 0) or np.any(y > 1):
+            break
+        path.append(y)
+        if np.hypot(*(y - star)) < 3 * step:
+            path.append(star)
+            reached = True
+            break
+    return origin + np.array(path) * span, reached
+
+
+def orbits_through_twofold(p, window, seeds=40, keep=3, beyond=0.03):
+    """Sliding orbits from the lower edge of the window that reach the two-fold (up to `keep`
+    of them), and their common continuation into E along the arrival direction (the weak
+    eigenvector): a straight piece of `beyond` window units, then the sliding flow of E.
+    Returns a list of (n, 2) polylines."""
+    r = np.linspace(window[0], window[1], 400)
+    w = np.full_like(r, window[2])
+    in_s = r[classify(*lie_derivatives(r, w, p)) == SLIDING]
+    if not len(in_s):
+        return []
+    arrivals = [o for o, reached in (sliding_orbit((r0, window[2]), p, window)
+                                     for r0 in np.linspace(in_s[0], in_s[-1], seeds))
+                if reached and len(o) > 10]
+    if not arrivals:
+        return []
+    orbits = [arrivals[i] for i in np.linspace(0, len(arrivals) - 1, keep).astype(int)]
+    end, before = orbits[0][-1], orbits[0][-8]
+    span = np.array([window[1] - window[0], window[3] - window[2]])
+    heading = (end - before) / span
+    start = end + beyond * heading / np.hypot(*heading) * span
+    if classify(*lie_derivatives(start[0], start[1], p)) == ESCAPING:
+        orbits.append(np.vstack([end, sliding_orbit(start, p, window)[0]]))
+    return orbits
+
+
+def draw_orbits(ax, orbits):
+    for orbit in orbits:
+        ax.plot(orbit[:, 0], orbit[:, 1], color=ORBIT, lw=1.6, zorder=3)
+        i = len(orbit) // 2
+        if len(orbit) > 3:
+            ax.annotate("", orbit[i + 1], orbit[i - 1], zorder=3,
+                        arrowprops=dict(arrowstyle="-|>", color=ORBIT, lw=1.6,
+                                        mutation_scale=14))
+
+
 def label_regions(ax, window, p):
     """Put S/E/C at the deepest point of each region in the window."""
-    from scipy.ndimage import distance_transform_edt, label
     r, w, R, W = grid(window, GRID)
     cls = classify(*lie_derivatives(R, W, p))
     names = {SLIDING: "S", ESCAPING: "E", CROSS_DOWN: "C", CROSS_UP: "C"}
@@ -252,24 +324,24 @@ def draw_inset(ax, d):
     """Zoom onto the two-fold: the exit points in the escaping wedge."""
     p, exits, fields = d["p"], d["exits"], d["exit_fields"]
     zw = zoom_window(exits, fields, p)
-    inset = ax.inset_axes([0.03, 0.03, 0.36, 0.36])
+    inset = ax.inset_axes([0.07, 0.03, 0.34, 0.34])
     draw_regions(inset, zw, p, n=200)
     draw_exits(inset, exits, fields, 3)
     inset.scatter([p["rstar"]], [p["omegastar"]], **{**TWOFOLD_STYLE, "s": 70})
     inset.set_xticks([])
     inset.set_yticks([])
     frac = exit_fraction_escaping(exits, fields, p)
-    inset.set_title(f"{len(exits)} exits ({100 * frac:.0f}% in E), zoom ±{(zw[1] - zw[0]) / 2:.0e}",
+    inset.set_title(f"zoom ±{(zw[1] - zw[0]) / 2:.0e}: {100 * frac:.0f}% of exits in E",
                     fontsize=7, pad=2)
     ax.indicate_inset_zoom(inset, edgecolor="k", alpha=0.6)
 
 
 def legend_handles():
-    def patch(code, label):
-        return Patch(fc=REGION_COLOURS[code], ec="k", lw=0.5, label=label)
+    def patch(code, text):
+        return Patch(fc=REGION_COLOURS[code], ec="k", lw=0.5, label=text)
 
-    def dot(colour, label, marker="o", size=4):
-        return Line2D([], [], ls="", marker=marker, mfc=colour, mec="k", ms=size, label=label)
+    def dot(colour, text, marker="o", size=4):
+        return Line2D([], [], ls="", marker=marker, mfc=colour, mec="k", ms=size, label=text)
 
     return [patch(SLIDING, "S sliding"), patch(ESCAPING, "E escaping"),
             patch(CROSS_DOWN, r"C crossing, $h$ decreasing"),
@@ -278,6 +350,7 @@ def legend_handles():
             Line2D([], [], color=FOLD_MINUS, label=r"fold $L^- = 0$"),
             Line2D([], [], color=G_ZERO, ls="--", label=r"$g = 0$ (moment flips)"),
             Line2D([], [], color="#333333", lw=0.8, marker=">", ms=4, label="sticking flow"),
+            Line2D([], [], color=ORBIT, lw=1.6, label="sticking orbits through the two-fold"),
             dot("gold", "two-fold", "*", 11), dot(FOLD_PLUS, r"exit into $h > 0$"),
             dot(FOLD_MINUS, r"exit into $h < 0$")]
 
@@ -286,6 +359,7 @@ def draw_panel_a(ax, d, window):
     p = d["p"]
     draw_regions(ax, window, p)
     draw_sliding_flow(ax, window, p)
+    draw_orbits(ax, orbits_through_twofold(p, window))
     label_regions(ax, window, p)
     draw_exits(ax, d["exits"], d["exit_fields"], 4)
     ax.scatter([p["rstar"]], [p["omegastar"]], **TWOFOLD_STYLE)
@@ -301,7 +375,7 @@ def draw_panel_a(ax, d, window):
 # ---------------------------------------------------------------- panels (b), (c)
 
 def fold_curves_3d(window, p, n=GRID):
-    """The curves of fold_contours as (r, v, omega, colour, style) polylines on Sigma."""
+    """The curves of fold_contours as (r, v, omega, colour) polylines on Sigma."""
     r, w, R, W = grid(window, n)
     fig = plt.figure()
     curves = []
@@ -324,6 +398,7 @@ def draw_cone(ax, d, max_members, view, curves, tag):
                marker="*", s=160, c="gold", edgecolors="k", linewidths=0.8, depthshade=False,
                zorder=6)
     ax.view_init(*view)
+    ax.set_box_aspect(None, zoom=0.88)
     ax.set_xlabel(r"$r$", labelpad=2)
     ax.set_ylabel(r"$v$", labelpad=2)
     ax.set_zlabel(r"$\omega$", labelpad=2)
