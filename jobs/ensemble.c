@@ -319,7 +319,7 @@ static int execute(tf_run *run, tf_error *err) {
   job->spec.ctx = job;
   tf_ensemble_outcome out;
   int rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
-  const bool complete = rc == 0 && !out.interrupted;
+  const bool complete = rc == 0 && out.complete;
   if (rc == 0) describe_logs(file, job);
   tf_json_string(run->summary, "model", job->kernel->name);
   tf_json_string(run->summary, "integrator",
@@ -353,4 +353,5 @@ const tf_job tf_job_ensemble = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
+    .splittable = true,
 };

@@ -345,7 +345,7 @@ static int execute(tf_run *run, tf_error *err) {
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
   if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
-  const bool complete = rc == 0 && !out.interrupted;
+  const bool complete = rc == 0 && out.complete;
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", out.status_counts[TF_MEMBER_FAILED]);
@@ -369,4 +369,5 @@ const tf_job tf_job_singularity_map = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
+    .splittable = true,
 };

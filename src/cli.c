@@ -45,6 +45,8 @@ static const char usage[] =
     "missing)\n"
     "  --overwrite            replace an existing output file\n"
     "  --time-limit SECONDS   checkpoint and exit (status 3) after this much wall time\n"
+    "  --part K/N             run only block K (0-based) of N equal blocks of the members\n"
+    "                         (SLURM array tasks; merge the part files with cluster/merge.py)\n"
     "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
     "\n"
     "exit status: 0 done, 1 runtime error, 2 bad usage/config/input, 3 interrupted (resume it);\n"
@@ -57,6 +59,7 @@ typedef struct cli_args {
   bool json, quiet, resume, overwrite, print, show_config;
   const char *progress;
   double time_limit;
+  int part, parts;
   char **petsc_argv;
   int petsc_argc;
 } cli_args;
@@ -110,6 +113,15 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       if (*end || !(a->time_limit > 0)) {
         fprintf(stderr, "twofold: --time-limit: expected a positive number of seconds, got '%s'\n",
                 argv[i]);
+        return -1;
+      }
+    } else if (strcmp(arg, "--part") == 0 && has_next) {
+      char *end;
+      const char *text = argv[++i];
+      a->part = (int)strtol(text, &end, 10);
+      a->parts = *end == '/' ? (int)strtol(end + 1, &end, 10) : 0;
+      if (*end || a->parts < 1 || a->part < 0 || a->part >= a->parts) {
+        fprintf(stderr, "twofold: --part: expected K/N with 0 <= K < N, got '%s'\n", text);
         return -1;
       }
     } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
@@ -340,6 +352,8 @@ static int cmd_run(const cli_args *a) {
                 .quiet = a->quiet || (a->progress && strcmp(a->progress, "none") == 0),
                 .progress_mode = a->progress,
                 .time_limit = a->time_limit,
+                .part = a->part,
+                .parts = a->parts,
                 .summary = tf_json_create()};
   MPI_Comm_rank(run.comm, &run.rank);
   MPI_Comm_size(run.comm, &run.size);
@@ -349,6 +363,9 @@ static int cmd_run(const cli_args *a) {
   tf_error err = {{0}};
   int exit_code = TF_EXIT_OK;
   if (prepare(a, &run, &job, &err)) {
+    exit_code = TF_EXIT_USAGE;
+  } else if (run.parts > 0 && !job->splittable) {
+    tf_fail(&err, "--part: job '%s' is one computation and cannot be split", job->name);
     exit_code = TF_EXIT_USAGE;
   } else if (job->execute(&run, &err)) {
     exit_code = run.exit_code == TF_EXIT_USAGE ? TF_EXIT_USAGE : TF_EXIT_ERROR;

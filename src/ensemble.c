@@ -1,6 +1,7 @@
 /* ensemble.c — the dynamic chunk scheduler and the collective flush rounds (see ensemble.h). */
 #include "ensemble.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,16 @@ static int find_pending(scheduler *s, bool resume, tf_ensemble_outcome *out, tf_
     for (uint64_t i = 0; i < m; i++) s->pending[s->npending++] = i;
   }
   out->resumed = m - s->npending;
+  out->done_before = out->resumed;
+  if (s->run->parts > 0) { /* keep block `part` of `parts` */
+    const uint64_t lo = m * (uint64_t)s->run->part / (uint64_t)s->run->parts;
+    const uint64_t hi = m * (uint64_t)(s->run->part + 1) / (uint64_t)s->run->parts;
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < s->npending; i++)
+      if (s->pending[i] >= lo && s->pending[i] < hi) s->pending[kept++] = s->pending[i];
+    out->resumed = (hi - lo) - kept;
+    s->npending = kept;
+  }
   return 0;
 }
 
@@ -320,7 +331,8 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
   out->seconds = MPI_Wtime() - t_start;
   uint64_t computed = out->computed;
   MPI_Allreduce(&computed, &out->computed, 1, MPI_UINT64_T, MPI_SUM, run->comm);
-  out->done = out->resumed + out->computed;
+  out->done = out->done_before + out->computed;
+  out->complete = rc == 0 && !out->interrupted && out->done == spec->members;
   if (run->rank == 0 && rc == 0) tf_progress_finish(&s.progress, out->done);
   scheduler_free(&s);
   return rc;
@@ -333,7 +345,12 @@ int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, 
   tf_json_integer(run->summary, "resumed_from", (long long)out->resumed);
   tf_json_number(run->summary, "members_per_second",
                  out->seconds > 0 ? (double)out->computed / out->seconds : 0.0);
-  const bool complete = rc == 0 && !out->interrupted;
+  if (run->parts > 0) {
+    char part[64];
+    snprintf(part, sizeof part, "%d/%d", run->part, run->parts);
+    tf_json_string(run->summary, "part", part);
+  }
+  const bool complete = rc == 0 && out->complete;
   tf_error close_err;
   if (tf_results_close(run, file, complete, &close_err) && rc == 0) {
     *err = close_err;

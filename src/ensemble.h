@@ -10,7 +10,9 @@
  * marks them done in /members/done and learns whether anyone was asked to stop.  A stop
  * (signal or time budget) therefore loses no finished member: the round is flushed and
  * the caller gets `interrupted`.  On resume the done mask is read back and only pending
- * members are scheduled.
+ * members are scheduled.  With --part K/N only the members of block K of N are
+ * scheduled; the file then holds rows for that block and is completed by merging (see
+ * cluster/merge.py) or by a later run without --part.
  *
  * Datasets: /members/<column> for each column, plus /members/done (uint8) and
  * /members/status (enum, see status.h). */
@@ -51,8 +53,10 @@ typedef struct tf_ensemble_spec {
 typedef struct tf_ensemble_outcome {
   uint64_t done;     /* members done in the file (this run and before) */
   uint64_t computed; /* members computed by this run, all ranks */
-  uint64_t resumed;  /* members already done when this run started */
+  uint64_t resumed;     /* members of this run's range already done when it started */
+  uint64_t done_before; /* members of the whole ensemble done when it started */
   bool interrupted;
+  bool complete; /* every member of the ensemble is done (not just this part) */
   long long status_counts[TF_MEMBER_STATUS_COUNT]; /* over all done members */
   double seconds;                                  /* wall time of the scheduling loop */
 } tf_ensemble_outcome;
@@ -63,9 +67,9 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
                         tf_ensemble_outcome *out, tf_error *err);
 
 /* The common end of a job built on the scheduler: the JSON fields done, computed,
- * resumed_from and members_per_second; the file closed, marked complete if rc == 0 and the
- * run was not interrupted; the exit code set to TF_EXIT_INTERRUPTED if it was.  Returns rc
- * (or -1 if closing failed). */
+ * resumed_from and members_per_second (and part); the file closed, marked complete if
+ * rc == 0 and every member is done; the exit code set to TF_EXIT_INTERRUPTED if the run was
+ * interrupted.  Returns rc (or -1 if closing failed). */
 int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                        tf_error *err);
 

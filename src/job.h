@@ -22,6 +22,7 @@ typedef struct tf_run {
   bool resume, overwrite, json, quiet;
   const char *progress_mode; /* "bar", "log" or NULL for automatic */
   double time_limit;         /* seconds of wall time, 0 = none */
+  int part, parts;           /* --part K/N: block K of N of the members (parts 0: all of them) */
   double start_time;         /* MPI_Wtime at start */
   MPI_Comm comm;
   int rank, size;
@@ -36,6 +37,7 @@ typedef struct tf_job {
   int (*setup)(tf_run *run, tf_error *err);
   int (*execute)(tf_run *run, tf_error *err);
   void (*destroy)(tf_run *run);
+  bool splittable; /* runs members through the scheduler, so --part K/N applies */
 } tf_job;
 
 size_t tf_job_count(void);
