@@ -6,9 +6,9 @@
    depend on who computed them.
 2. At a handful of grid points spread over the classes (valid and invalid parameters), kappa, k2,
    the two-fold, K++, K+-, K-+, K--, J1, J2 and the class must agree with sympy.  The oracle is
-   the one of wheel_singularity.py (which runs its checks on import, so its few functions are
-   copied here): kappa, k2, v* solved from the two-fold conditions, K's as exact second Lie
-   derivatives, evaluated at the grid's exact binary values to 30 digits.
+   wheel_oracle.py (shared with wheel_singularity.py): kappa, k2, v* solved from the two-fold
+   conditions, K's as exact second Lie derivatives, evaluated at the grid's exact binary values to
+   30 digits.
 3. The grid is chosen so that the paper's point (0.1859, -1.037) is a node: it must be in the
    case-1 region, and that region must be neither empty nor the whole grid.
 4. A map.x.param that is not a parameter of the model exits with status 2 and a message that
@@ -23,6 +23,8 @@ import numpy as np
 import sympy as sp
 
 import testlib as T
+from wheel_oracle import (DIGITS, classify, curvatures, derive_twofold, jays, k2, kappa, margin, r,
+                          twofold_point, v, vs, w)
 
 # x_i = -0.0241 + 0.03 i and y_j = -1.937 + 0.1 j put (0.1859, -1.037) at node (7, 9) and keep
 # rstar = 0, rstar = r0 and omegastar = omega0 (singular or degenerate) off the grid.
@@ -40,98 +42,19 @@ CHECK_NODES = [
     (1, 15, "visible"),           # rstar near 0: kappa large, k2 < 0 (invalid)
     (0, 5, "visible"),            # rstar < 0: kappa < 0 (invalid)
 ]
-DIGITS = 30
-
-# --- the oracle, copied from wheel_singularity.py ----------------------------------------------
-r, v, w = sp.symbols("r v omega", real=True)
-lam, kappa, k2 = sp.symbols("lambda kappa k2", real=True)
-d, m, c1, c2, beta, r0, w0, mu, gamma = sp.symbols("d m c1 c2 beta r0 omega0 mu gamma", real=True)
-rs, ws, vs = sp.symbols("rstar omegastar vstar", real=True)
-X = sp.Matrix([r, v, w])
-PAPER = {d: 1, m: 1, c1: sp.Rational(1, 1000), c2: sp.Rational(1, 1000), beta: sp.Rational(1, 20),
-         r0: sp.Rational(1, 10), w0: -1, mu: 1, gamma: -3 * sp.pi / 4}
 
 
-def vector_field():
-    """f(x, lambda) of eqs (1)-(3) on h = 0, where F = lambda and M = kappa*lambda."""
-    p1 = k2 * (r0 - r) - c2 * v + m * r * w**2
-    p2 = d * r * sp.cos(gamma) + (beta**2 + r**2) * sp.sin(gamma)
-    damp = c1 + 2 * m * r * v
-    return sp.Matrix([
-        m * (beta**2 + r**2) * v,
-        (beta**2 + d**2 + r**2) * p1 - d * damp * w + lam * p2 + d * kappa * lam,
-        d * p1 - damp * w + lam * r * sp.cos(gamma) + kappa * lam,
-    ])
-
-
-def switching_function():
-    """h of eq (4)."""
-    return -(v - d * (w - w0)) * sp.sin(gamma) - r * (w - w0) * sp.cos(gamma)
-
-
-def lie(scalar, field):
-    """Lie derivative grad(scalar) . field."""
-    return (sp.Matrix([scalar]).jacobian(X) * field)[0]
-
-
-F = vector_field()
-H = switching_function()
-F0, FLAM = F.subs(lam, 0), F.diff(lam)
-
-
-def derive_twofold():
-    """v*(r*, w*), kappa(r*), k2(r*, w*) solved from the two-fold conditions (general parameters)."""
-    (v_star,) = sp.solve(H.subs({r: rs, w: ws}), v)
-    (kap,) = sp.solve(lie(H, FLAM).subs(r, rs), kappa)
-    g0 = lie(H, F0).subs({r: rs, v: vs, w: ws})
-    (k2_star,) = sp.solve(g0, k2)
-    return v_star, kap, k2_star
-
-
-def classify(Kpp, Kmm, J1, J2):
-    if Kpp == 0 or Kmm == 0:
-        return "degenerate"
-    if Kpp < 0 < Kmm:
-        if J1 * J2 == 1:
-            return "degenerate"
-        if J1 * J2 < 1:
-            return "teixeira-case3"
-        return "teixeira-case1" if J1 < 0 else "teixeira-case2"
-    if Kpp > 0 > Kmm:
-        return "visible"
-    return "visible-invisible"
-
-
-def curvatures():
-    """K^{ab} = grad(L_a).f(x, b) with the paper's constants, kappa and k2 still symbols."""
-    f = F.subs(PAPER)
-    h = H.subs(PAPER)
-    fp, fm = f.subs(lam, PAPER[mu]), f.subs(lam, -PAPER[mu])
-    gp, gm = lie(h, fp), lie(h, fm)
-    return {"K_pp": lie(gp, fp), "K_pm": lie(gp, fm), "K_mp": lie(gm, fp), "K_mm": lie(gm, fm)}
-
-
+# --- the oracle's reference values ------------------------------------------------------------
 def reference(derived, K, rstar, wstar):
-    """Reference values at the two-fold (r*, w*) given as exact rationals."""
-    v_star, kap, k2_star = derived
-    at = dict(PAPER)
-    at.update({rs: rstar, ws: wstar})
-    at[vs] = v_star.subs(at)
-    at[kappa] = kap.subs(at)
-    at[k2] = k2_star.subs(at)
+    """Reference values at the two-fold (r*, w*) given as exact rationals; K from curvatures()."""
+    at = twofold_point(derived, rstar, wstar)
     point = {r: rstar, v: at[vs], w: wstar, kappa: at[kappa], k2: at[k2]}
     ref = {key: sp.N(e.subs(point), DIGITS) for key, e in K.items()}
-    prod = -ref["K_pp"] * ref["K_mm"]
-    ref["J1"] = ref["K_mp"] / sp.sqrt(prod) if prod > 0 else None
-    ref["J2"] = -ref["K_pm"] / sp.sqrt(prod) if prod > 0 else None
+    ref["J1"], ref["J2"] = jays(ref)
     ref["class"] = classify(ref["K_pp"], ref["K_mm"], ref["J1"], ref["J2"])
     ref["kappa"], ref["k2"] = sp.N(at[kappa], DIGITS), sp.N(at[k2], DIGITS)
     ref["twofold"] = [sp.N(rstar, DIGITS), sp.N(at[vs], DIGITS), sp.N(wstar, DIGITS)]
-    scale = max(abs(ref[k]) for k in K)
-    margins = [abs(ref["K_pp"]) / scale, abs(ref["K_mm"]) / scale]
-    if ref["J1"] is not None:
-        margins += [abs(ref["J1"]), abs(ref["J2"]), abs(ref["J1"] * ref["J2"] - 1)]
-    ref["_margin"] = min(margins)
+    ref["_margin"] = margin(ref)
     return ref
 
 
@@ -236,4 +159,5 @@ def main():
     T.finish()
 
 
-main()
+if __name__ == "__main__":
+    main()

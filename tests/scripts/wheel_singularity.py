@@ -20,6 +20,7 @@ What is checked, and why it is independent of the engine:
    reproduce every number to relative 1e-6 (absolute 1e-9 near zero) and the flags and class
    exactly.  Steps 1-3 run and print their reference table even if the engine run fails.
 
+The sympy model (f, h, the two-fold derivation, K's, J's, class) lives in wheel_oracle.py.
 Nothing here reuses engine code or engine output to compute a reference value.
 """
 import math
@@ -28,17 +29,9 @@ import os
 import sympy as sp
 
 import testlib as T
-
-# --- symbols and the paper's parameters --------------------------------------------------------
-r, v, w = sp.symbols("r v omega", real=True)
-lam, kappa, k2 = sp.symbols("lambda kappa k2", real=True)
-d, m, c1, c2, beta, r0, w0, mu, gamma = sp.symbols("d m c1 c2 beta r0 omega0 mu gamma", real=True)
-rs, ws, vs = sp.symbols("rstar omegastar vstar", real=True)
-X = sp.Matrix([r, v, w])
-
-# Section V: d=1, m=1, c1=c2=1e-3, beta=1/20, r0=0.1, omega0=-1, mu=1, gamma=-3pi/4 (exact values).
-PAPER = {d: 1, m: 1, c1: sp.Rational(1, 1000), c2: sp.Rational(1, 1000), beta: sp.Rational(1, 20),
-         r0: sp.Rational(1, 10), w0: -1, mu: 1, gamma: -3 * sp.pi / 4}
+from wheel_oracle import (DIGITS, F, H, PAPER, beta, c1, c2, classify, curvatures, d, derive_twofold,
+                          gamma, jays, k2, kappa, lam, lie, m, margin, r, r0, rs, twofold_point, v, vs,
+                          w, w0, ws)
 
 # (name, r*, omega*, class expected from this oracle).  The two extra points were chosen from a
 # grid search over r* in [0.02, 2], omega* in [-4, 3] (both with kappa > 0 and k2 > 0), well inside
@@ -53,48 +46,9 @@ POINTS = [
 ]
 
 NUMBERS = ["kappa", "k2", "vstar", "K_pp", "K_pm", "K_mp", "K_mm", "J1", "J2"]
-DIGITS = 30
 
 
-# --- model --------------------------------------------------------------------------------------
-def vector_field():
-    """f(x, lambda) of eqs (1)-(3) on h = 0, where F = lambda and M = kappa*lambda."""
-    p1 = k2 * (r0 - r) - c2 * v + m * r * w**2
-    p2 = d * r * sp.cos(gamma) + (beta**2 + r**2) * sp.sin(gamma)
-    damp = c1 + 2 * m * r * v
-    return sp.Matrix([
-        m * (beta**2 + r**2) * v,
-        (beta**2 + d**2 + r**2) * p1 - d * damp * w + lam * p2 + d * kappa * lam,
-        d * p1 - damp * w + lam * r * sp.cos(gamma) + kappa * lam,
-    ])
-
-
-def switching_function():
-    """h of eq (4)."""
-    return -(v - d * (w - w0)) * sp.sin(gamma) - r * (w - w0) * sp.cos(gamma)
-
-
-def lie(scalar, field):
-    """Lie derivative grad(scalar) . field."""
-    return (sp.Matrix([scalar]).jacobian(X) * field)[0]
-
-
-F = vector_field()
-H = switching_function()
-F0, FLAM = F.subs(lam, 0), F.diff(lam)
-
-
-# --- step 1: derive the two-fold parameters and compare with eqs (9)-(11) ------------------------
-def derive_twofold():
-    """v*(r*, w*), kappa(r*), k2(r*, w*) solved from the two-fold conditions (general parameters)."""
-    (v_star,) = sp.solve(H.subs({r: rs, w: ws}), v)
-    (kap,) = sp.solve(lie(H, FLAM).subs(r, rs), kappa)          # h_x.f_lambda = 0 (no v, w in it)
-    g0 = lie(H, F0).subs({r: rs, v: vs, w: ws})
-    assert sp.degree(sp.expand(g0), k2) == 1, "h_x.f(x,0) must be linear in k2"
-    (k2_star,) = sp.solve(g0, k2)                                # h_x.f(x*,0) = 0, v* kept symbolic
-    return v_star, kap, k2_star
-
-
+# --- step 1: compare the derived two-fold parameters with eqs (9)-(11) ---------------------------
 def printed_equations():
     """Eqs (9), (10), (11) transcribed from the arXiv text (v* kept as a symbol in (11))."""
     sg, cg = sp.sin(gamma), sp.cos(gamma)
@@ -134,43 +88,18 @@ def check_printed(derived):
 
 
 # --- step 2: K's, J's and the class at a point ---------------------------------------------------
-def classify(Kpp, Kmm, J1, J2):
-    """Class names as the engine reports them (the three Teixeira cases follow section IV)."""
-    if Kpp == 0 or Kmm == 0:
-        return "degenerate"
-    if Kpp < 0 < Kmm:
-        if J1 * J2 == 1:
-            return "degenerate"
-        if J1 * J2 < 1:
-            return "teixeira-case3"
-        return "teixeira-case1" if J1 < 0 else "teixeira-case2"   # J1*J2 > 1: J1, J2 share a sign
-    if Kpp > 0 > Kmm:
-        return "visible"
-    return "visible-invisible"
-
-
 def reference(derived, rstar, wstar):
     """Reference values (30 digits) at the two-fold (r*, w*) with the paper's other parameters."""
-    v_star, kap, k2_star = derived
-    at = dict(PAPER)
-    at.update({rs: sp.Rational(rstar), ws: sp.Rational(wstar)})
-    at[vs] = sp.nsimplify(v_star.subs(at))
-    at[kappa] = kap.subs(at)
-    at[k2] = k2_star.subs(at)
+    at = twofold_point(derived, rstar, wstar, rational_v=True)
     xstar = {r: at[rs], v: at[vs], w: at[ws]}
     f = F.subs(PAPER).subs({kappa: at[kappa], k2: at[k2]})
     h = H.subs(PAPER)
-    fp, fm = f.subs(lam, PAPER[mu]), f.subs(lam, -PAPER[mu])
-    gp, gm = lie(h, fp), lie(h, fm)                                   # h_x.f(x, +-mu)
-    K = {key: sp.N(lie(g, fb).subs(xstar), DIGITS)
-         for key, g, fb in [("K_pp", gp, fp), ("K_pm", gp, fm), ("K_mp", gm, fp), ("K_mm", gm, fm)]}
+    K = {key: sp.N(e.subs(xstar), DIGITS) for key, e in curvatures(f, h).items()}
     # two-fold conditions must hold at x* with the derived kappa, k2
     residual = max(abs(sp.N(e.subs(xstar), DIGITS)) for e in (h, lie(h, f.subs(lam, 0)), lie(h, f.diff(lam))))
     # f(x*,0) and f_lambda(x*) linearly independent (a non-degenerate two-fold)
     cross = sp.N(f.subs(lam, 0).subs(xstar).cross(f.diff(lam).subs(xstar)).norm(), DIGITS)
-    prod = -K["K_pp"] * K["K_mm"]
-    J1 = K["K_mp"] / sp.sqrt(prod) if prod > 0 else None
-    J2 = -K["K_pm"] / sp.sqrt(prod) if prod > 0 else None
+    J1, J2 = jays(K)
     teix = bool(K["K_pp"] < 0 < K["K_mm"])
     ref = {"kappa": sp.N(at[kappa], DIGITS), "k2": sp.N(at[k2], DIGITS), "vstar": sp.N(at[vs], DIGITS),
            **K, "J1": J1, "J2": J2, "teixeira": teix,
@@ -179,15 +108,6 @@ def reference(derived, rstar, wstar):
            "twofold": [sp.N(at[rs], DIGITS), sp.N(at[vs], DIGITS), sp.N(at[ws], DIGITS)],
            "_residual": residual, "_cross": cross}
     return ref
-
-
-def margin(ref):
-    """Smallest relative distance of the classifying quantities from their thresholds."""
-    scale = max(abs(ref[k]) for k in ("K_pp", "K_pm", "K_mp", "K_mm"))
-    ms = [abs(ref["K_pp"]) / scale, abs(ref["K_mm"]) / scale]
-    if ref["J1"] is not None:
-        ms += [abs(ref["J1"]), abs(ref["J2"]), abs(ref["J1"] * ref["J2"] - 1)]
-    return min(ms)
 
 
 def print_table(refs):
@@ -260,4 +180,5 @@ def main():
     T.finish()
 
 
-main()
+if __name__ == "__main__":
+    main()
