@@ -51,8 +51,8 @@ typedef struct tf_ensemble_spec {
 } tf_ensemble_spec;
 
 typedef struct tf_ensemble_outcome {
-  uint64_t done;     /* members done in the file (this run and before) */
-  uint64_t computed; /* members computed by this run, all ranks */
+  uint64_t done;        /* members done in the file (this run and before) */
+  uint64_t computed;    /* members computed by this run, all ranks */
   uint64_t resumed;     /* members of this run's range already done when it started */
   uint64_t done_before; /* members of the whole ensemble done when it started */
   bool interrupted;

@@ -52,7 +52,8 @@ int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, dou
   const double d_rtol = 1e-8, d_atol = 1e-10, d_zero = 0.0;
   const long long d_max_steps = 1000000;
   long long max_steps;
-  if (tf_config_get_double(cfg, "integrator.t_end", NULL, -INFINITY, INFINITY, t_end, err) ||
+  if ((t_end &&
+       tf_config_get_double(cfg, "integrator.t_end", NULL, -INFINITY, INFINITY, t_end, err)) ||
       tf_config_get_double(cfg, "integrator.rtol", &d_rtol, 1e-15, 1.0, &o->rtol, err) ||
       tf_config_get_double(cfg, "integrator.atol", &d_atol, 0.0, INFINITY, &o->atol, err) ||
       tf_config_get_double(cfg, "integrator.h0", &d_zero, 0.0, INFINITY, &o->h0, err) ||
@@ -61,7 +62,7 @@ int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, dou
     return -1;
   o->max_steps = (long)max_steps;
   char where[256];
-  if (!(*t_end > t0))
+  if (t_end && !(*t_end > t0))
     return tf_fail(err,
                    "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
                    tf_config_where(cfg, "integrator.t_end", where, sizeof where), t0, *t_end);

@@ -35,7 +35,8 @@ typedef struct tf_flow {
 /* initial.state (default: the kernel's), initial.spread, initial.time. */
 int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, double *spread,
                            double *t0, tf_error *err);
-/* integrator.t_end (required, after t0), rtol, atol, h0, hmax, max_steps. */
+/* integrator.t_end (required, after t0; not read if t_end is NULL), rtol, atol, h0, hmax,
+ * max_steps. */
 int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, double *t_end,
                                tf_error *err);
 

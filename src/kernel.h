@@ -63,6 +63,10 @@ typedef struct tf_kernel {
   void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
   /* Optional: a point near which a two-fold is expected (the paper's, for instance). */
   int (*twofold_guess)(const double *p, double *x);
+
+  /* Maps: x_{k+1} = map(x_k) and its Jacobian (row-major dim x dim). */
+  void (*map)(const double *x, const double *p, double *out);
+  void (*map_jacobian)(const double *x, const double *p, double *jac);
 } tf_kernel;
 
 /* The registry (generated). */

@@ -1,0 +1,183 @@
+/* lyapunov.c — job `lyapunov`: the Lyapunov spectrum of a smooth flow or a map.
+ *
+ * Config: model (flow or map), initial.state, integrator.rtol/atol/h0/hmax/max_steps
+ * (flows), lyapunov.exponents (default: all), lyapunov.transient, lyapunov.duration,
+ * lyapunov.interval, lyapunov.blocks, lyapunov.jacobian (auto | finite-differences).
+ * Output: /lyapunov/{spectrum, error, blocks, running} and attributes kaplan_yorke_dimension,
+ * volume_rate; JSON: spectrum (descending), spectrum_error, kaplan_yorke_dimension,
+ * spectrum_sum and volume_rate (time average of tr J, or of log |det J| for maps: equal to
+ * the sum when all exponents are computed). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow.h"
+#include "h5io.h"
+#include "job.h"
+#include "lyapunov.h"
+#include "model.h"
+#include "results.h"
+
+typedef struct lyapunov_job {
+  tf_model model;
+  double x0[TF_LYAPUNOV_MAX_DIM];
+  tf_ode_options ode;
+  tf_lyapunov_options opt;
+} lyapunov_job;
+
+static int read_options(tf_run *run, lyapunov_job *job, bool is_map, tf_error *err) {
+  tf_config *cfg = run->cfg;
+  const tf_kernel *k = job->model.kernel;
+  const long long d_exp = (long long)k->dim, d_blocks = 20;
+  const double d_transient = is_map ? 1000 : 100, d_duration = is_map ? 100000 : 1000,
+               d_interval = is_map ? 1 : 1.0;
+  long long exponents, blocks;
+  const char *jac;
+  static const char *const jacobians[] = {"auto", "finite-differences", NULL};
+  if (tf_config_get_int(cfg, "lyapunov.exponents", &d_exp, 1, (long long)k->dim, &exponents, err) ||
+      tf_config_get_double(cfg, "lyapunov.transient", &d_transient, 0, INFINITY,
+                           &job->opt.transient, err) ||
+      tf_config_get_double(cfg, "lyapunov.duration", &d_duration, 1e-9, INFINITY,
+                           &job->opt.duration, err) ||
+      tf_config_get_double(cfg, "lyapunov.interval", &d_interval, 1e-9, INFINITY,
+                           &job->opt.interval, err) ||
+      tf_config_get_int(cfg, "lyapunov.blocks", &d_blocks, 2, 100000, &blocks, err) ||
+      tf_config_get_string(cfg, "lyapunov.jacobian", "auto", jacobians, &jac, err))
+    return -1;
+  job->opt.exponents = (int)exponents;
+  job->opt.blocks = (int)blocks;
+  job->opt.finite_differences = strcmp(jac, "finite-differences") == 0;
+  char where[256];
+  if (!(job->opt.duration >= job->opt.interval * job->opt.blocks))
+    return tf_fail(err,
+                   "%s: key 'lyapunov.duration': %g holds fewer than lyapunov.blocks = %lld "
+                   "intervals of %g",
+                   tf_config_where(cfg, "lyapunov.duration", where, sizeof where),
+                   job->opt.duration, blocks, job->opt.interval);
+  return 0;
+}
+
+static int setup(tf_run *run, tf_error *err) {
+  lyapunov_job *job = calloc(1, sizeof *job);
+  if (!job) return tf_fail(err, "out of memory");
+  run->job_data = job;
+  const char *name;
+  if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err)) return -1;
+  const tf_kernel *k = tf_kernel_find(name);
+  const bool is_map = k && k->kind == TF_KERNEL_MAP;
+  if (tf_model_from_config(&job->model, run->cfg, is_map ? TF_KERNEL_MAP : TF_KERNEL_FLOW,
+                           "lyapunov", err))
+    return -1;
+  k = job->model.kernel;
+  if (k->dim > TF_LYAPUNOV_MAX_DIM)
+    return tf_fail(err, "model '%s' has %zu states; Lyapunov spectra support at most %d", k->name,
+                   k->dim, TF_LYAPUNOV_MAX_DIM);
+  double spread, t0;
+  job->ode = tf_ode_default_options();
+  if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
+      (!is_map && tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err)) ||
+      read_options(run, job, is_map, err) || tf_job_output_from_config(run, NULL, NULL, err))
+    return -1;
+  if (!is_map && tf_kernel_is_noisy(k, job->x0, job->model.params)) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: model '%s' has noise with these parameters; the lyapunov job "
+                   "computes spectra of deterministic flows (set its noise to 0)",
+                   tf_config_where(run->cfg, "model.params", where, sizeof where), k->name);
+  }
+  return 0;
+}
+
+static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
+                      tf_error *err) {
+  static const char *const fingerprint_paths[] = {"job",        "model",    "initial",
+                                                  "integrator", "lyapunov", NULL};
+  bool resumed;
+  run->overwrite = run->overwrite || run->resume; /* one computation: nothing to resume */
+  run->resume = false;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  const int m = job->opt.exponents, b = job->opt.blocks;
+  tf_results_write_model(file, job->model.kernel, job->model.params);
+  hid_t g = tf_h5_group(file, "lyapunov");
+  int rc = tf_h5_write_small(g, "spectrum", H5T_NATIVE_DOUBLE, (uint64_t)m, r->spectrum,
+                             "Lyapunov exponents, descending") |
+           tf_h5_write_small(g, "error", H5T_NATIVE_DOUBLE, (uint64_t)m, r->error,
+                             "standard error from the spread of the block averages") |
+           tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
+                             "block averages, blocks x exponents (in QR order)") |
+           tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
+                             "running averages after each block, blocks x exponents") |
+           tf_h5_attr_double(g, "kaplan_yorke_dimension", r->kaplan_yorke) |
+           tf_h5_attr_double(g, "volume_rate", r->volume_rate);
+  H5Gclose(g);
+  tf_error close_err;
+  if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
+  return rc ? tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path) : 0;
+}
+
+static int execute(tf_run *run, tf_error *err) {
+  lyapunov_job *job = run->job_data;
+  const tf_kernel *k = job->model.kernel;
+  tf_lyapunov_result r;
+  /* One computation: rank 0 does it (a scan distributes many of them over ranks). */
+  int rc = 0;
+  if (run->rank == 0)
+    rc = k->kind == TF_KERNEL_MAP
+             ? tf_lyapunov_map(k, job->model.params, job->x0, &job->opt, &r, err)
+             : tf_lyapunov_flow(k, job->model.params, job->x0, &job->ode, &job->opt, &r, err);
+  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
+  const size_t nb = (size_t)job->opt.blocks * (size_t)job->opt.exponents;
+  if (run->rank != 0) {
+    memset(&r, 0, sizeof r);
+    r.blocks = calloc(nb, sizeof *r.blocks);
+    r.running = calloc(nb, sizeof *r.running);
+  }
+  double *blocks = r.blocks, *running = r.running;
+  MPI_Bcast(&r, sizeof r, MPI_BYTE, 0, run->comm);
+  r.blocks = blocks, r.running = running;
+  MPI_Bcast(r.blocks, (int)nb, MPI_DOUBLE, 0, run->comm);
+  MPI_Bcast(r.running, (int)nb, MPI_DOUBLE, 0, run->comm);
+  const int m = job->opt.exponents;
+  double sum = 0;
+  for (int i = 0; i < m; i++) sum += r.spectrum[i];
+  tf_json_string(run->summary, "model", k->name);
+  tf_json_string(run->summary, "member_status", r.status == 1 ? "ok" : "failed");
+  tf_json_numbers(run->summary, "spectrum", r.spectrum, (size_t)m);
+  tf_json_numbers(run->summary, "spectrum_error", r.error, (size_t)m);
+  tf_json_number(run->summary, "kaplan_yorke_dimension", r.kaplan_yorke);
+  tf_json_number(run->summary, "spectrum_sum", sum);
+  tf_json_number(run->summary, "volume_rate", r.volume_rate);
+  tf_json_integer(run->summary, "steps", r.steps);
+  if (run->rank == 0 && !run->json && !run->quiet) {
+    printf("Lyapunov spectrum of '%s':", k->name);
+    for (int i = 0; i < m; i++) printf(" %.6f ± %.1e", r.spectrum[i], r.error[i]);
+    printf("\nKaplan-Yorke dimension %.4f; sum %.6f, volume rate %.6f\n", r.kaplan_yorke, sum,
+           r.volume_rate);
+  }
+  rc = r.status == 1 ? write_file(run, job, &r, err)
+                     : tf_fail(err,
+                               "the trajectory failed (status %d) before the spectrum "
+                               "converged",
+                               r.status);
+  free(r.blocks), free(r.running);
+  return rc;
+}
+
+static void destroy(tf_run *run) {
+  lyapunov_job *job = run->job_data;
+  if (!job) return;
+  tf_model_destroy(&job->model);
+  free(job);
+  run->job_data = NULL;
+}
+
+const tf_job tf_job_lyapunov = {
+    .name = "lyapunov",
+    .doc = "Lyapunov spectrum of a smooth flow or a map (Benettin, QR re-orthonormalisation)",
+    .setup = setup,
+    .execute = execute,
+    .destroy = destroy,
+};

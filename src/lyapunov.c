@@ -1,0 +1,270 @@
+/* lyapunov.c — see lyapunov.h. */
+#include "lyapunov.h"
+
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+typedef struct tangent_system {
+  const tf_kernel *k;
+  const double *p;
+  size_t n, m; /* state dimension, tangent vectors */
+  bool fd;
+  double jac[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM];
+  double f1[TF_LYAPUNOV_MAX_DIM], f2[TF_LYAPUNOV_MAX_DIM], y[TF_LYAPUNOV_MAX_DIM];
+} tangent_system;
+
+/* Central differences, column by column: J[:, j] = (f(x + h e_j) - f(x - h e_j)) / 2h. */
+static void jacobian(tangent_system *s, double t, const double *x) {
+  const size_t n = s->n;
+  if (!s->fd && s->k->jacobian) {
+    s->k->jacobian(t, x, s->p, s->jac);
+    return;
+  }
+  memcpy(s->y, x, n * sizeof *x);
+  for (size_t j = 0; j < n; j++) {
+    const double h = 1e-6 * fmax(1.0, fabs(x[j]));
+    s->y[j] = x[j] + h;
+    s->k->rhs(t, s->y, s->p, s->f1);
+    s->y[j] = x[j] - h;
+    s->k->rhs(t, s->y, s->p, s->f2);
+    s->y[j] = x[j];
+    for (size_t i = 0; i < n; i++) s->jac[i * n + j] = (s->f1[i] - s->f2[i]) / (2 * h);
+  }
+}
+
+/* Augmented state: x (n), then m tangent vectors (n each), then the integral of tr J. */
+static void augmented_rhs(double t, const double *y, void *ctx, double *dy) {
+  tangent_system *s = ctx;
+  const size_t n = s->n;
+  s->k->rhs(t, y, s->p, dy);
+  jacobian(s, t, y);
+  for (size_t c = 0; c < s->m; c++) {
+    const double *q = y + n + c * n;
+    double *dq = dy + n + c * n;
+    for (size_t i = 0; i < n; i++) {
+      double acc = 0;
+      for (size_t j = 0; j < n; j++) acc += s->jac[i * n + j] * q[j];
+      dq[i] = acc;
+    }
+  }
+  double trace = 0;
+  for (size_t i = 0; i < n; i++) trace += s->jac[i * n + i];
+  dy[n + s->m * n] = trace;
+}
+
+static void plain_rhs(double t, const double *y, void *ctx, double *dy) {
+  tangent_system *s = ctx;
+  s->k->rhs(t, y, s->p, dy);
+}
+
+/* Householder QR of the n x m matrix of tangent vectors q (column c at q + c n): replaces
+ * them by the orthonormal factor (signs chosen so diag R > 0) and returns log |R_cc|. */
+static int orthonormalize(double *q, size_t n, size_t m, double *log_r) {
+  gsl_matrix *a = gsl_matrix_alloc(n, m), *qq = gsl_matrix_alloc(n, n), *r = gsl_matrix_alloc(n, m);
+  gsl_vector *tau = gsl_vector_alloc(m < n ? m : n);
+  for (size_t c = 0; c < m; c++)
+    for (size_t i = 0; i < n; i++) gsl_matrix_set(a, i, c, q[c * n + i]);
+  int rc = gsl_linalg_QR_decomp(a, tau) || gsl_linalg_QR_unpack(a, tau, qq, r);
+  for (size_t c = 0; c < m && !rc; c++) {
+    const double rcc = gsl_matrix_get(r, c, c);
+    const double sign = rcc < 0 ? -1.0 : 1.0;
+    log_r[c] = log(fabs(rcc));
+    for (size_t i = 0; i < n; i++) q[c * n + i] = sign * gsl_matrix_get(qq, i, c);
+  }
+  gsl_matrix_free(a), gsl_matrix_free(qq), gsl_matrix_free(r), gsl_vector_free(tau);
+  return rc;
+}
+
+double tf_kaplan_yorke(const double *spectrum, int n) {
+  double sum = 0;
+  int j = 0;
+  while (j < n && sum + spectrum[j] >= 0) sum += spectrum[j++];
+  if (j == 0) return 0.0;
+  if (j == n) return (double)n;
+  return j + sum / fabs(spectrum[j]);
+}
+
+static int check_options(const tf_kernel *k, const tf_lyapunov_options *o, tf_error *err) {
+  if (k->dim > TF_LYAPUNOV_MAX_DIM)
+    return tf_fail(err, "Lyapunov spectra support at most %d state components (model has %zu)",
+                   TF_LYAPUNOV_MAX_DIM, k->dim);
+  if (o->exponents < 1 || (size_t)o->exponents > k->dim)
+    return tf_fail(err, "lyapunov.exponents must be in [1, %zu], got %d", k->dim, o->exponents);
+  if (o->blocks < 2 || !(o->duration >= o->interval * o->blocks))
+    return tf_fail(err,
+                   "lyapunov.duration (%g) must hold at least lyapunov.blocks (%d) "
+                   "re-orthonormalisation intervals (%g)",
+                   o->duration, o->blocks, o->interval);
+  return 0;
+}
+
+/* Accumulates one interval's log |R| into the block and finishes blocks. */
+typedef struct averager {
+  int m, blocks, intervals_per_block, in_block, block;
+  double span_per_block; /* time or iterations */
+  double block_sum[TF_LYAPUNOV_MAX_DIM], total[TF_LYAPUNOV_MAX_DIM];
+  tf_lyapunov_result *r;
+} averager;
+
+static void add_interval(averager *a, const double *log_r) {
+  for (int c = 0; c < a->m; c++) a->block_sum[c] += log_r[c], a->total[c] += log_r[c];
+  if (++a->in_block < a->intervals_per_block || a->block >= a->blocks) return;
+  for (int c = 0; c < a->m; c++) {
+    a->r->blocks[a->block * a->m + c] = a->block_sum[c] / a->span_per_block;
+    a->r->running[a->block * a->m + c] = a->total[c] / (a->span_per_block * (a->block + 1));
+    a->block_sum[c] = 0;
+  }
+  a->block++;
+  a->in_block = 0;
+}
+
+static void finish(averager *a) {
+  tf_lyapunov_result *r = a->r;
+  const int m = a->m, b = a->blocks;
+  for (int c = 0; c < m; c++) {
+    double mean = 0, var = 0;
+    for (int i = 0; i < b; i++) mean += r->blocks[i * m + c];
+    mean /= b;
+    for (int i = 0; i < b; i++)
+      var += (r->blocks[i * m + c] - mean) * (r->blocks[i * m + c] - mean);
+    r->spectrum[c] = mean;
+    r->error[c] = sqrt(var / (b - 1) / b);
+  }
+  /* QR keeps the exponents ordered on average; sort anyway so the output is descending */
+  for (int i = 1; i < m; i++)
+    for (int j = i; j > 0 && r->spectrum[j] > r->spectrum[j - 1]; j--) {
+      double t = r->spectrum[j];
+      r->spectrum[j] = r->spectrum[j - 1], r->spectrum[j - 1] = t;
+      t = r->error[j], r->error[j] = r->error[j - 1], r->error[j - 1] = t;
+    }
+  r->kaplan_yorke = tf_kaplan_yorke(r->spectrum, m);
+}
+
+static int setup_result(tf_lyapunov_result *r, const tf_lyapunov_options *o, averager *a,
+                        double span_per_interval, tf_error *err) {
+  memset(r, 0, sizeof *r);
+  r->blocks = calloc((size_t)o->blocks * (size_t)o->exponents, sizeof *r->blocks);
+  r->running = calloc((size_t)o->blocks * (size_t)o->exponents, sizeof *r->running);
+  if (!r->blocks || !r->running) return tf_fail(err, "out of memory");
+  const long intervals = (long)floor(o->duration / o->interval + 1e-9);
+  *a = (averager){.m = o->exponents, .blocks = o->blocks, .r = r};
+  a->intervals_per_block = (int)(intervals / o->blocks);
+  a->span_per_block = a->intervals_per_block * span_per_interval;
+  r->status = TF_MEMBER_OK;
+  return 0;
+}
+
+int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
+                     const tf_ode_options *ode, const tf_lyapunov_options *o, tf_lyapunov_result *r,
+                     tf_error *err) {
+  if (check_options(k, o, err)) return -1;
+  averager a;
+  if (setup_result(r, o, &a, o->interval, err)) return -1;
+  const size_t n = k->dim, m = (size_t)o->exponents, size = n + m * n + 1;
+  tangent_system sys = {.k = k, .p = p, .n = n, .m = m, .fd = o->finite_differences};
+  double y[TF_LYAPUNOV_MAX_DIM * (TF_LYAPUNOV_MAX_DIM + 1) + 1] = {0};
+  memcpy(y, x0, n * sizeof *x0);
+  double t = 0;
+  /* transient: the trajectory alone */
+  tf_dopri5 *plain = tf_dopri5_create(n);
+  tf_dopri5_setup(plain, plain_rhs, &sys, ode);
+  tf_ode_status st = o->transient > 0 ? tf_dopri5_integrate(plain, &t, y, o->transient) : TF_ODE_OK;
+  r->steps += tf_dopri5_stats(plain).steps;
+  tf_dopri5_destroy(plain);
+  for (size_t c = 0; c < m; c++) y[n + c * n + c] = 1.0;
+  tf_dopri5 *aug = tf_dopri5_create(size);
+  tf_dopri5_setup(aug, augmented_rhs, &sys, ode);
+  const long intervals = (long)a.intervals_per_block * o->blocks;
+  double log_r[TF_LYAPUNOV_MAX_DIM];
+  tf_dopri5_reset(aug, t, y);
+  long steps = 0;
+  for (long i = 0; i < intervals && st == TF_ODE_OK; i++) {
+    const double t_next = o->transient + (double)(i + 1) * o->interval;
+    while (t < t_next && st == TF_ODE_OK) {
+      st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_dopri5_step(aug, &t, y, t_next);
+    }
+    if (st != TF_ODE_OK || orthonormalize(y + n, n, m, log_r)) break;
+    add_interval(&a, log_r);
+    tf_dopri5_restart(aug, t, y); /* the tangent vectors changed: new first stage */
+  }
+  r->steps += steps;
+  tf_dopri5_destroy(aug);
+  memcpy(r->final_state, y, n * sizeof *y);
+  if (st != TF_ODE_OK || a.block < o->blocks) {
+    r->status = st == TF_ODE_MAX_STEPS        ? TF_MEMBER_MAX_STEPS
+                : st == TF_ODE_STEP_UNDERFLOW ? TF_MEMBER_STEP_UNDERFLOW
+                                              : TF_MEMBER_NONFINITE;
+    return 0;
+  }
+  r->volume_rate = y[n + m * n] / (t - o->transient);
+  finish(&a);
+  return 0;
+}
+
+static double log_abs_det(const double *jac, size_t n) {
+  gsl_matrix *a = gsl_matrix_alloc(n, n);
+  gsl_permutation *perm = gsl_permutation_alloc(n);
+  int sign;
+  for (size_t i = 0; i < n * n; i++) a->data[(i / n) * a->tda + i % n] = jac[i];
+  gsl_linalg_LU_decomp(a, perm, &sign);
+  const double v = gsl_linalg_LU_lndet(a);
+  gsl_matrix_free(a), gsl_permutation_free(perm);
+  return v;
+}
+
+int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
+                    const tf_lyapunov_options *o, tf_lyapunov_result *r, tf_error *err) {
+  if (check_options(k, o, err)) return -1;
+  const long every = (long)llround(o->interval);
+  if (every < 1) return tf_fail(err, "lyapunov.interval must be a whole number >= 1 for maps");
+  averager a;
+  if (setup_result(r, o, &a, (double)every, err)) return -1;
+  const size_t n = k->dim, m = (size_t)o->exponents;
+  double x[TF_LYAPUNOV_MAX_DIM], nx[TF_LYAPUNOV_MAX_DIM],
+      jac[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM];
+  double q[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM] = {0},
+                                 nq[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM];
+  double log_r[TF_LYAPUNOV_MAX_DIM], det_sum = 0;
+  memcpy(x, x0, n * sizeof *x);
+  for (long i = 0; i < (long)o->transient; i++) {
+    k->map(x, p, nx);
+    memcpy(x, nx, n * sizeof *x);
+  }
+  for (size_t c = 0; c < m; c++) q[c * n + c] = 1.0;
+  const long total = (long)a.intervals_per_block * o->blocks * every;
+  for (long i = 0; i < total; i++) {
+    k->map_jacobian(x, p, jac);
+    det_sum += log_abs_det(jac, n);
+    k->map(x, p, nx);
+    memcpy(x, nx, n * sizeof *x);
+    for (size_t c = 0; c < m; c++)
+      for (size_t row = 0; row < n; row++) {
+        double acc = 0;
+        for (size_t j = 0; j < n; j++) acc += jac[row * n + j] * q[c * n + j];
+        nq[c * n + row] = acc;
+      }
+    memcpy(q, nq, m * n * sizeof *q);
+    bool finite = true;
+    for (size_t j = 0; j < n; j++) finite = finite && isfinite(x[j]);
+    if (!finite) {
+      r->status = TF_MEMBER_NONFINITE;
+      return 0;
+    }
+    if ((i + 1) % every == 0) {
+      if (orthonormalize(q, n, m, log_r)) {
+        r->status = TF_MEMBER_FAILED;
+        return 0;
+      }
+      add_interval(&a, log_r);
+    }
+  }
+  r->steps = total;
+  memcpy(r->final_state, x, n * sizeof *x);
+  r->volume_rate = det_sum / (double)total;
+  finish(&a);
+  return 0;
+}

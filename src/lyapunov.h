@@ -1,0 +1,51 @@
+/* lyapunov.h — Lyapunov spectra by the method of Benettin et al. (1980).
+ *
+ * Flows: the variational equations dQ/dt = J(x) Q are integrated with the trajectory by
+ * DOPRI5 as one augmented system (so the tangent vectors see the same adaptive steps), and
+ * Q is re-orthonormalised by a Householder QR (GSL) every `interval` time units; the
+ * exponents are the time averages of log |R_ii|.  Maps: Q <- J(x_k) Q every step, QR every
+ * `interval` steps.  J comes from the kernel, or from central differences.  The time is cut
+ * into blocks; the spread of the block averages gives the error estimate.  Alongside, the
+ * time average of tr J (flows) or log |det J| (maps) is accumulated: with all exponents it
+ * must equal their sum, an independent check of the computation. */
+#ifndef TF_LYAPUNOV_H
+#define TF_LYAPUNOV_H
+
+#include <stdbool.h>
+
+#include "kernel.h"
+#include "ode.h"
+
+enum { TF_LYAPUNOV_MAX_DIM = 16 };
+
+typedef struct tf_lyapunov_options {
+  int exponents;           /* how many (1..dim) */
+  double transient;        /* time (flows) or iterations (maps) skipped before averaging */
+  double duration;         /* averaging time (flows) or iterations (maps) */
+  double interval;         /* between re-orthonormalisations: time (flows) or iterations (maps) */
+  int blocks;              /* for the error estimate, >= 2 */
+  bool finite_differences; /* ignore the kernel's Jacobian */
+} tf_lyapunov_options;
+
+typedef struct tf_lyapunov_result {
+  double spectrum[TF_LYAPUNOV_MAX_DIM]; /* descending */
+  double error[TF_LYAPUNOV_MAX_DIM];    /* standard error from the block spread */
+  double kaplan_yorke;
+  double volume_rate; /* time average of tr J (flows) or log |det J| (maps) */
+  double *blocks;     /* blocks x exponents block averages (caller frees) */
+  double *running;    /* blocks x exponents running averages after each block (caller frees) */
+  double final_state[TF_LYAPUNOV_MAX_DIM];
+  long steps;
+  int status; /* tf_member_status */
+} tf_lyapunov_result;
+
+int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
+                     const tf_ode_options *ode, const tf_lyapunov_options *o, tf_lyapunov_result *r,
+                     tf_error *err);
+int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
+                    const tf_lyapunov_options *o, tf_lyapunov_result *r, tf_error *err);
+
+/* Kaplan–Yorke dimension of a descending spectrum. */
+double tf_kaplan_yorke(const double *spectrum, int n);
+
+#endif
