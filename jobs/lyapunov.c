@@ -26,38 +26,6 @@ typedef struct lyapunov_job {
   tf_lyapunov_options opt;
 } lyapunov_job;
 
-static int read_options(tf_run *run, lyapunov_job *job, bool is_map, tf_error *err) {
-  tf_config *cfg = run->cfg;
-  const tf_kernel *k = job->model.kernel;
-  const long long d_exp = (long long)k->dim, d_blocks = 20;
-  const double d_transient = is_map ? 1000 : 100, d_duration = is_map ? 100000 : 1000,
-               d_interval = is_map ? 1 : 1.0;
-  long long exponents, blocks;
-  const char *jac;
-  static const char *const jacobians[] = {"auto", "finite-differences", NULL};
-  if (tf_config_get_int(cfg, "lyapunov.exponents", &d_exp, 1, (long long)k->dim, &exponents, err) ||
-      tf_config_get_double(cfg, "lyapunov.transient", &d_transient, 0, INFINITY,
-                           &job->opt.transient, err) ||
-      tf_config_get_double(cfg, "lyapunov.duration", &d_duration, 1e-9, INFINITY,
-                           &job->opt.duration, err) ||
-      tf_config_get_double(cfg, "lyapunov.interval", &d_interval, 1e-9, INFINITY,
-                           &job->opt.interval, err) ||
-      tf_config_get_int(cfg, "lyapunov.blocks", &d_blocks, 2, 100000, &blocks, err) ||
-      tf_config_get_string(cfg, "lyapunov.jacobian", "auto", jacobians, &jac, err))
-    return -1;
-  job->opt.exponents = (int)exponents;
-  job->opt.blocks = (int)blocks;
-  job->opt.finite_differences = strcmp(jac, "finite-differences") == 0;
-  char where[256];
-  if (!(job->opt.duration >= job->opt.interval * job->opt.blocks))
-    return tf_fail(err,
-                   "%s: key 'lyapunov.duration': %g holds fewer than lyapunov.blocks = %lld "
-                   "intervals of %g",
-                   tf_config_where(cfg, "lyapunov.duration", where, sizeof where),
-                   job->opt.duration, blocks, job->opt.interval);
-  return 0;
-}
-
 static int setup(tf_run *run, tf_error *err) {
   lyapunov_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
@@ -77,7 +45,8 @@ static int setup(tf_run *run, tf_error *err) {
   job->ode = tf_ode_default_options();
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
       (!is_map && tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err)) ||
-      read_options(run, job, is_map, err) || tf_job_output_from_config(run, NULL, NULL, err))
+      tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
+      tf_job_output_from_config(run, NULL, NULL, err))
     return -1;
   if (!is_map && tf_kernel_is_noisy(k, job->x0, job->model.params)) {
     char where[256];

@@ -27,19 +27,12 @@
 #include "h5io.h"
 #include "job.h"
 #include "model.h"
+#include "param_grid.h"
 #include "results.h"
 #include "singularity.h"
 
 /* tf_twofold_class has no count member; its last value is DEGENERATE. */
 enum { CLASS_COUNT = TF_TWOFOLD_DEGENERATE + 1, CLASS_NONE = -1 };
-
-typedef struct axis {
-  const char *param;
-  int index;
-  double min, max;
-  long long points;
-  double *values; /* the grid, for /map (allocated before the file is touched) */
-} axis;
 
 /* Column slots of a row; `derived` is -1 for a kernel without derived parameters (a table
  * of width 0 is not worth the HDF5 corner cases). */
@@ -49,91 +42,15 @@ typedef struct column_index {
 
 typedef struct map_job {
   tf_model model;
-  axis x, y;
-  bool *rederive; /* per parameter: derived and given as 0, so prepare() must redo it */
-  int *derived;   /* indices of the derived parameters, table order */
-  size_t nderived;
+  tf_param_grid grid;
   double *scratch; /* parameters of the member being computed */
   double tolerance;
   long long max_iterations;
   tf_ensemble_spec spec;
   tf_column cols[7];
   column_index col;
-  char derived_names[1024], class_names[256];
+  char class_names[256];
 } map_job;
-
-static double axis_value(const axis *a, long long i) {
-  return a->min + (double)i * (a->max - a->min) / (double)(a->points - 1);
-}
-
-/* map.<name>.param names a kernel parameter (the getter's choice list prints them all). */
-static int read_axis(tf_run *run, const tf_kernel *k, const char *name, axis *a, tf_error *err) {
-  const char **names = calloc(k->nparams + 1, sizeof *names);
-  if (!names) return tf_fail(err, "out of memory");
-  char list[TF_ERROR_MAX / 2] = "";
-  for (size_t i = 0, len = 0; i < k->nparams; i++) {
-    names[i] = k->params[i].name;
-    if (len < sizeof list)
-      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
-  }
-  char path[64];
-  snprintf(path, sizeof path, "map.%s.param", name);
-  const bool given = tf_config_has(run->cfg, path);
-  int rc = tf_config_get_string(run->cfg, path, NULL, names, &a->param, err);
-  free(names);
-  if (rc) {
-    /* the getter lists the choices only when a value was given */
-    char msg[TF_ERROR_MAX];
-    snprintf(msg, sizeof msg, "%s", err->msg);
-    if (given) return tf_fail(err, "%s (the parameters of model '%s')", msg, k->name);
-    return tf_fail(err, "%s (a parameter of model '%s': %s)", msg, k->name, list);
-  }
-  a->index = tf_kernel_param_index(k, a->param);
-  const tf_param *p = &k->params[a->index];
-  const long long d_points = 100;
-  char where[256];
-  snprintf(path, sizeof path, "map.%s.min", name);
-  if (tf_config_get_double(run->cfg, path, NULL, p->min, p->max, &a->min, err)) return -1;
-  snprintf(path, sizeof path, "map.%s.max", name);
-  if (tf_config_get_double(run->cfg, path, NULL, p->min, p->max, &a->max, err)) return -1;
-  if (!(a->max > a->min))
-    return tf_fail(err, "%s: key '%s': expected a number > map.%s.min = %g, got %g",
-                   tf_config_where(run->cfg, path, where, sizeof where), path, name, a->min,
-                   a->max);
-  snprintf(path, sizeof path, "map.%s.points", name);
-  if (tf_config_get_int(run->cfg, path, &d_points, 2, 100000, &a->points, err)) return -1;
-  a->values = malloc((size_t)a->points * sizeof *a->values);
-  if (!a->values) return tf_fail(err, "out of memory");
-  for (long long i = 0; i < a->points; i++) a->values[i] = axis_value(a, i);
-  return 0;
-}
-
-/* Which derived parameters each grid point re-derives.  tf_model_from_config already ran
- * prepare() and overwrote the zeros that mean "derive it", so the config is asked again:
- * the getter returns the value written there (or the default it inserted), never prepare's. */
-static int find_rederived(tf_run *run, map_job *job, tf_error *err) {
-  const tf_kernel *k = job->model.kernel;
-  job->rederive = calloc(k->nparams, sizeof *job->rederive);
-  job->derived = calloc(k->nparams, sizeof *job->derived);
-  job->scratch = calloc(k->nparams, sizeof *job->scratch);
-  if (!job->rederive || !job->derived || !job->scratch) return tf_fail(err, "out of memory");
-  size_t len = 0;
-  for (size_t i = 0; i < k->nparams; i++) {
-    const tf_param *p = &k->params[i];
-    if (!p->derived) continue;
-    char path[256];
-    double given;
-    snprintf(path, sizeof path, "model.params.%s", p->name);
-    if (tf_config_get_double(run->cfg, path, &p->def, p->min, p->max, &given, err)) return -1;
-    /* a grid parameter is set by the grid, even where the grid passes through 0 */
-    job->rederive[i] = given == 0.0 && (int)i != job->x.index && (int)i != job->y.index;
-    job->derived[job->nderived++] = (int)i;
-    len += (size_t)snprintf(job->derived_names + len, sizeof job->derived_names - len, "%s%s",
-                            len ? "," : "", p->name);
-    if (len >= sizeof job->derived_names) return tf_fail(err, "too many derived parameters");
-  }
-  return 0;
-}
 
 static void define_columns(map_job *job) {
   const tf_kernel *k = job->model.kernel;
@@ -142,9 +59,9 @@ static void define_columns(map_job *job) {
   job->col.grid = (int)n;
   c[n++] = (tf_column){"grid", TF_COLUMN_F64, 2, "values of map.x.param and map.y.param"};
   job->col.derived = -1;
-  if (job->nderived) {
+  if (job->grid.nderived) {
     job->col.derived = (int)n;
-    c[n++] = (tf_column){"derived", TF_COLUMN_F64, job->nderived,
+    c[n++] = (tf_column){"derived", TF_COLUMN_F64, job->grid.nderived,
                          "derived parameters (root attribute derived_names); NaN if prepare() "
                          "failed before deriving one"};
   }
@@ -177,19 +94,17 @@ static int setup(tf_run *run, tf_error *err) {
     return tf_fail(err, "model '%s' has no two-fold guess, which the map needs at every point",
                    k->name);
   char where[256];
-  if (read_axis(run, k, "x", &job->x, err) || read_axis(run, k, "y", &job->y, err)) return -1;
-  if (job->x.index == job->y.index)
-    return tf_fail(err, "%s: key 'map.y.param': '%s' is already map.x.param",
-                   tf_config_where(run->cfg, "map.y.param", where, sizeof where), job->y.param);
-  if (job->x.points * job->y.points > 1000000000LL)
+  if (tf_param_grid_from_config(&job->grid, run->cfg, "map", &job->model, true, err)) return -1;
+  job->scratch = calloc(k->nparams, sizeof *job->scratch);
+  if (!job->scratch) return tf_fail(err, "out of memory");
+  if (job->grid.x.points * job->grid.y.points > 1000000000LL)
     return tf_fail(err, "%s: a %lld x %lld map has more than 1e9 points",
-                   tf_config_where(run->cfg, "map", where, sizeof where), job->x.points,
-                   job->y.points);
+                   tf_config_where(run->cfg, "map", where, sizeof where), job->grid.x.points,
+                   job->grid.y.points);
   const double d_tol = 1e-12;
   const long long d_iter = 50, d_chunk = 0;
   long long chunk;
-  if (find_rederived(run, job, err) ||
-      tf_config_get_double(run->cfg, "singularity.tolerance", &d_tol, 1e-15, 1.0, &job->tolerance,
+  if (tf_config_get_double(run->cfg, "singularity.tolerance", &d_tol, 1e-15, 1.0, &job->tolerance,
                            err) ||
       tf_config_get_int(run->cfg, "singularity.max_iterations", &d_iter, 1, 10000,
                         &job->max_iterations, err) ||
@@ -201,7 +116,7 @@ static int setup(tf_run *run, tf_error *err) {
   for (int c = 0; c < CLASS_COUNT; c++)
     len += (size_t)snprintf(job->class_names + len, sizeof job->class_names - len, "%s%s",
                             c ? "," : "", tf_twofold_class_name((tf_twofold_class)c));
-  job->spec.members = (uint64_t)(job->x.points * job->y.points);
+  job->spec.members = (uint64_t)(job->grid.x.points * job->grid.y.points);
   job->spec.chunk = (uint64_t)chunk;
   return 0;
 }
@@ -210,31 +125,17 @@ static void fill(double *v, size_t n, double value) {
   for (size_t i = 0; i < n; i++) v[i] = value;
 }
 
-/* The parameters of grid point `member`; false if prepare() rejects them.  Derived values
- * are kept either way (the wheel derives kappa and k2 before validating them). */
-static bool member_params(map_job *job, uint64_t member, double *p, double *grid) {
-  const tf_kernel *k = job->model.kernel;
-  memcpy(p, job->model.params, k->nparams * sizeof *p);
-  grid[0] = job->x.values[member % (uint64_t)job->x.points];
-  grid[1] = job->y.values[member / (uint64_t)job->x.points];
-  p[job->x.index] = grid[0];
-  p[job->y.index] = grid[1];
-  for (size_t i = 0; i < k->nparams; i++)
-    if (job->rederive[i]) p[i] = 0.0;
-  tf_error err; /* the reason is not kept: valid = 0 and the derived values tell it */
-  return !k->prepare || k->prepare(p, &err) == 0;
-}
-
 static int run_member(void *ctx, uint64_t member, void *const *row) {
   map_job *job = ctx;
   const tf_kernel *k = job->model.kernel;
   double *p = job->scratch, *x = row[job->col.twofold], *K = row[job->col.K], *J = row[job->col.J];
-  const bool valid = member_params(job, member, p, row[job->col.grid]);
+  const bool valid = tf_param_grid_point(&job->grid, member, p, row[job->col.grid]);
   *(int64_t *)row[job->col.valid] = valid;
-  for (size_t i = 0; job->col.derived >= 0 && i < job->nderived; i++) {
-    const int d = job->derived[i];
+  for (size_t i = 0; job->col.derived >= 0 && i < job->grid.nderived; i++) {
+    const int d = job->grid.derived[i];
     /* still 0 after a failed prepare(): it stopped before deriving this one */
-    ((double *)row[job->col.derived])[i] = !valid && job->rederive[d] && p[d] == 0.0 ? NAN : p[d];
+    ((double *)row[job->col.derived])[i] =
+        !valid && job->grid.rederive[d] && p[d] == 0.0 ? NAN : p[d];
   }
   double guess[TF_FILIPPOV_MAX_DIM];
   int iterations;
@@ -314,12 +215,12 @@ static int write_summary(tf_run *run, hid_t file, const map_job *job,
 
 /* Everything a reader needs to turn the member table back into a picture. */
 static int write_map_description(hid_t file, const map_job *job) {
-  const axis *axes[2] = {&job->x, &job->y};
+  const tf_axis *axes[2] = {&job->grid.x, &job->grid.y};
   const char *names[2] = {"x", "y"};
   int rc = tf_h5_attr_string(file, "model", job->model.kernel->name) |
-           tf_h5_attr_string(file, "map_x_param", job->x.param) |
-           tf_h5_attr_string(file, "map_y_param", job->y.param) |
-           tf_h5_attr_string(file, "derived_names", job->derived_names) |
+           tf_h5_attr_string(file, "map_x_param", job->grid.x.param) |
+           tf_h5_attr_string(file, "map_y_param", job->grid.y.param) |
+           tf_h5_attr_string(file, "derived_names", job->grid.derived_names) |
            tf_h5_attr_string(file, "class_names", job->class_names);
   hid_t g = tf_h5_group(file, "map");
   if (g < 0) return -1;
@@ -357,8 +258,8 @@ static void destroy(tf_run *run) {
   map_job *job = run->job_data;
   if (!job) return;
   tf_model_destroy(&job->model);
-  free(job->rederive), free(job->derived), free(job->scratch);
-  free(job->x.values), free(job->y.values);
+  tf_param_grid_destroy(&job->grid);
+  free(job->scratch);
   free(job);
   run->job_data = NULL;
 }

@@ -61,21 +61,52 @@ static void plain_rhs(double t, const double *y, void *ctx, double *dy) {
   s->k->rhs(t, y, s->p, dy);
 }
 
+/* Workspace of the Householder QR (GSL), allocated once per run: maps orthonormalise every
+ * step, where allocating per call would dominate the cost. */
+typedef struct qr_workspace {
+  gsl_matrix *a, *q, *r, *lu;
+  gsl_vector *tau;
+  gsl_permutation *perm;
+} qr_workspace;
+
+static int qr_alloc(qr_workspace *w, size_t n, size_t m) {
+  w->a = gsl_matrix_alloc(n, m), w->q = gsl_matrix_alloc(n, n), w->r = gsl_matrix_alloc(n, m);
+  w->lu = gsl_matrix_alloc(n, n), w->tau = gsl_vector_alloc(m < n ? m : n);
+  w->perm = gsl_permutation_alloc(n);
+  return w->a && w->q && w->r && w->lu && w->tau && w->perm ? 0 : -1;
+}
+
+static void qr_free(qr_workspace *w) {
+  if (w->a) gsl_matrix_free(w->a);
+  if (w->q) gsl_matrix_free(w->q);
+  if (w->r) gsl_matrix_free(w->r);
+  if (w->lu) gsl_matrix_free(w->lu);
+  if (w->tau) gsl_vector_free(w->tau);
+  if (w->perm) gsl_permutation_free(w->perm);
+}
+
 /* Householder QR of the n x m matrix of tangent vectors q (column c at q + c n): replaces
- * them by the orthonormal factor (signs chosen so diag R > 0) and returns log |R_cc|. */
-static int orthonormalize(double *q, size_t n, size_t m, double *log_r) {
-  gsl_matrix *a = gsl_matrix_alloc(n, m), *qq = gsl_matrix_alloc(n, n), *r = gsl_matrix_alloc(n, m);
-  gsl_vector *tau = gsl_vector_alloc(m < n ? m : n);
+ * them by the orthonormal factor (signs chosen so diag R > 0) and returns log |R_cc|.  A
+ * single vector needs no factorisation: it is only normalised. */
+static int orthonormalize(qr_workspace *w, double *q, size_t n, size_t m, double *log_r) {
+  if (m == 1) {
+    double norm = 0;
+    for (size_t i = 0; i < n; i++) norm += q[i] * q[i];
+    norm = sqrt(norm);
+    if (!(norm > 0)) return -1;
+    log_r[0] = log(norm);
+    for (size_t i = 0; i < n; i++) q[i] /= norm;
+    return 0;
+  }
   for (size_t c = 0; c < m; c++)
-    for (size_t i = 0; i < n; i++) gsl_matrix_set(a, i, c, q[c * n + i]);
-  int rc = gsl_linalg_QR_decomp(a, tau) || gsl_linalg_QR_unpack(a, tau, qq, r);
+    for (size_t i = 0; i < n; i++) gsl_matrix_set(w->a, i, c, q[c * n + i]);
+  int rc = gsl_linalg_QR_decomp(w->a, w->tau) || gsl_linalg_QR_unpack(w->a, w->tau, w->q, w->r);
   for (size_t c = 0; c < m && !rc; c++) {
-    const double rcc = gsl_matrix_get(r, c, c);
+    const double rcc = gsl_matrix_get(w->r, c, c);
     const double sign = rcc < 0 ? -1.0 : 1.0;
     log_r[c] = log(fabs(rcc));
-    for (size_t i = 0; i < n; i++) q[c * n + i] = sign * gsl_matrix_get(qq, i, c);
+    for (size_t i = 0; i < n; i++) q[c * n + i] = sign * gsl_matrix_get(w->q, i, c);
   }
-  gsl_matrix_free(a), gsl_matrix_free(qq), gsl_matrix_free(r), gsl_vector_free(tau);
   return rc;
 }
 
@@ -178,6 +209,12 @@ int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
   for (size_t c = 0; c < m; c++) y[n + c * n + c] = 1.0;
   tf_dopri5 *aug = tf_dopri5_create(size);
   tf_dopri5_setup(aug, augmented_rhs, &sys, ode);
+  qr_workspace w = {0};
+  if (qr_alloc(&w, n, m)) {
+    qr_free(&w);
+    tf_dopri5_destroy(aug);
+    return tf_fail(err, "out of memory");
+  }
   const long intervals = (long)a.intervals_per_block * o->blocks;
   double log_r[TF_LYAPUNOV_MAX_DIM];
   tf_dopri5_reset(aug, t, y);
@@ -187,11 +224,12 @@ int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
     while (t < t_next && st == TF_ODE_OK) {
       st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_dopri5_step(aug, &t, y, t_next);
     }
-    if (st != TF_ODE_OK || orthonormalize(y + n, n, m, log_r)) break;
+    if (st != TF_ODE_OK || orthonormalize(&w, y + n, n, m, log_r)) break;
     add_interval(&a, log_r);
     tf_dopri5_restart(aug, t, y); /* the tangent vectors changed: new first stage */
   }
   r->steps += steps;
+  qr_free(&w);
   tf_dopri5_destroy(aug);
   memcpy(r->final_state, y, n * sizeof *y);
   if (st != TF_ODE_OK || a.block < o->blocks) {
@@ -205,15 +243,13 @@ int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
   return 0;
 }
 
-static double log_abs_det(const double *jac, size_t n) {
-  gsl_matrix *a = gsl_matrix_alloc(n, n);
-  gsl_permutation *perm = gsl_permutation_alloc(n);
+static double log_abs_det(qr_workspace *w, const double *jac, size_t n) {
+  if (n == 1) return log(fabs(jac[0]));
+  if (n == 2) return log(fabs(jac[0] * jac[3] - jac[1] * jac[2]));
   int sign;
-  for (size_t i = 0; i < n * n; i++) a->data[(i / n) * a->tda + i % n] = jac[i];
-  gsl_linalg_LU_decomp(a, perm, &sign);
-  const double v = gsl_linalg_LU_lndet(a);
-  gsl_matrix_free(a), gsl_permutation_free(perm);
-  return v;
+  for (size_t i = 0; i < n * n; i++) gsl_matrix_set(w->lu, i / n, i % n, jac[i]);
+  gsl_linalg_LU_decomp(w->lu, w->perm, &sign);
+  return gsl_linalg_LU_lndet(w->lu);
 }
 
 int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
@@ -235,10 +271,15 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
     memcpy(x, nx, n * sizeof *x);
   }
   for (size_t c = 0; c < m; c++) q[c * n + c] = 1.0;
+  qr_workspace w = {0};
+  if (qr_alloc(&w, n, m)) {
+    qr_free(&w);
+    return tf_fail(err, "out of memory");
+  }
   const long total = (long)a.intervals_per_block * o->blocks * every;
   for (long i = 0; i < total; i++) {
     k->map_jacobian(x, p, jac);
-    det_sum += log_abs_det(jac, n);
+    det_sum += log_abs_det(&w, jac, n);
     k->map(x, p, nx);
     memcpy(x, nx, n * sizeof *x);
     for (size_t c = 0; c < m; c++)
@@ -252,19 +293,53 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
     for (size_t j = 0; j < n; j++) finite = finite && isfinite(x[j]);
     if (!finite) {
       r->status = TF_MEMBER_NONFINITE;
-      return 0;
+      break;
     }
     if ((i + 1) % every == 0) {
-      if (orthonormalize(q, n, m, log_r)) {
+      if (orthonormalize(&w, q, n, m, log_r)) {
         r->status = TF_MEMBER_FAILED;
-        return 0;
+        break;
       }
       add_interval(&a, log_r);
     }
   }
+  qr_free(&w);
+  if (r->status != TF_MEMBER_OK) return 0;
   r->steps = total;
   memcpy(r->final_state, x, n * sizeof *x);
   r->volume_rate = det_sum / (double)total;
   finish(&a);
+  return 0;
+}
+
+int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapunov_options *o,
+                                    tf_error *err) {
+  const bool is_map = k->kind == TF_KERNEL_MAP;
+  const long long d_exp = (long long)k->dim, d_blocks = 20;
+  const double d_transient = is_map ? 1000 : 100, d_duration = is_map ? 100000 : 1000,
+               d_interval = 1.0;
+  long long exponents, blocks;
+  const char *jac;
+  static const char *const jacobians[] = {"auto", "finite-differences", NULL};
+  if (tf_config_get_int(cfg, "lyapunov.exponents", &d_exp, 1, (long long)k->dim, &exponents, err) ||
+      tf_config_get_double(cfg, "lyapunov.transient", &d_transient, 0, INFINITY, &o->transient,
+                           err) ||
+      tf_config_get_double(cfg, "lyapunov.duration", &d_duration, 1e-9, INFINITY, &o->duration,
+                           err) ||
+      tf_config_get_double(cfg, "lyapunov.interval", &d_interval, 1e-9, INFINITY, &o->interval,
+                           err) ||
+      tf_config_get_int(cfg, "lyapunov.blocks", &d_blocks, 2, 100000, &blocks, err) ||
+      tf_config_get_string(cfg, "lyapunov.jacobian", "auto", jacobians, &jac, err))
+    return -1;
+  o->exponents = (int)exponents;
+  o->blocks = (int)blocks;
+  o->finite_differences = strcmp(jac, "finite-differences") == 0;
+  char where[256];
+  if (!(o->duration >= o->interval * o->blocks))
+    return tf_fail(err,
+                   "%s: key 'lyapunov.duration': %g holds fewer than lyapunov.blocks = %lld "
+                   "intervals of %g",
+                   tf_config_where(cfg, "lyapunov.duration", where, sizeof where), o->duration,
+                   blocks, o->interval);
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "config.h"
 #include "kernel.h"
 #include "ode.h"
 
@@ -44,6 +45,11 @@ int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
                      tf_error *err);
 int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
                     const tf_lyapunov_options *o, tf_lyapunov_result *r, tf_error *err);
+
+/* lyapunov.exponents (default: all), transient, duration, interval, blocks, jacobian
+ * (auto | finite-differences); defaults differ for flows (time) and maps (iterations). */
+int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapunov_options *o,
+                                    tf_error *err);
 
 /* Kaplan–Yorke dimension of a descending spectrum. */
 double tf_kaplan_yorke(const double *spectrum, int n);

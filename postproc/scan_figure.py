@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""scan_figure.py — a `scan` results file as a PNG.
+
+    /usr/bin/python3 postproc/scan_figure.py RESULTS.h5 FIGURE.png
+
+One parameter: every Lyapunov exponent against it, with the standard-error band and the
+zero line (lambda_1 > 0: chaos).  Two parameters: lambda_1 as a colour map (diverging around
+0).  Reads /members/{grid, spectrum, error} and the attributes scan_x_param, scan_y_param.
+"""
+import sys
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def main(path, out):
+    with h5py.File(path, "r") as f:
+        grid = f["members/grid"][...]
+        spec = f["members/spectrum"][...]
+        err = f["members/error"][...]
+        xname = str(f.attrs["scan_x_param"])
+        yname = str(f.attrs["scan_y_param"]) if "scan_y_param" in f.attrs else None
+        model = str(f.attrs.get("model", "?"))
+    if spec.ndim == 1:
+        spec, err = spec[:, None], err[:, None]
+    if yname is None:
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        x = grid[:, 0]
+        for i in range(spec.shape[1]):
+            ax.plot(x, spec[:, i], lw=0.8, label=f"$\\lambda_{i + 1}$")
+            ax.fill_between(x, spec[:, i] - err[:, i], spec[:, i] + err[:, i], alpha=0.3)
+        ax.axhline(0, color="k", lw=0.6)
+        ax.set_xlabel(xname)
+        ax.set_ylabel("Lyapunov exponent")
+        ax.legend()
+        chaotic = np.mean(spec[:, 0] > 0)
+        ax.set_title(f"{model}: Lyapunov spectrum versus {xname} "
+                     f"({len(x)} points, lambda_1 > 0 on {100 * chaotic:.0f} %)")
+    else:
+        xs, ys = np.unique(grid[:, 0]), np.unique(grid[:, 1])
+        l1 = spec[:, 0].reshape(len(ys), len(xs))
+        lim = np.nanmax(np.abs(l1))
+        fig, ax = plt.subplots(figsize=(8, 6))
+        im = ax.pcolormesh(xs, ys, l1, cmap="RdBu_r", vmin=-lim, vmax=lim, shading="nearest")
+        fig.colorbar(im, ax=ax, label="$\\lambda_1$")
+        ax.set_xlabel(xname)
+        ax.set_ylabel(yname)
+        ax.set_title(f"{model}: $\\lambda_1$ over ({xname}, {yname})")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,154 @@
+# slurm_lib.sh — a private single-node SLURM for the slurm_*.sh tests (sourced after lib.sh).
+#
+#   slurm_start        install slurm-wlm + munge if missing, write a private slurm.conf, start a
+#                      private munged, slurmctld and slurmd, wait until the node is idle; the
+#                      daemons are stopped by pid when the script exits (trap EXIT)
+#   slurm_wait_job ID [SECONDS]   wait until job ID (all array tasks) has left the queue
+#   slurm_job_field ID FIELD      a field of `scontrol show job` (first task of an array)
+#
+# Everything lives in $SLURM_TEST_DIR (default /tmp/twofold-slurm): config, state, spool, logs,
+# pid files and the munge key/socket.  Non-default ports keep it apart from a system SLURM.
+# A lock serializes concurrent test scripts (ctest -j); daemons left by an earlier run that
+# died are found through the pid files in that directory and stopped first.  Runs as root.
+SLURM_TEST_DIR=${SLURM_TEST_DIR:-/tmp/twofold-slurm}
+SLURM_TEST_PORT=${SLURM_TEST_PORT:-16817}
+SLURM_NODE=""
+export SLURM_CONF="$SLURM_TEST_DIR/etc/slurm.conf"
+
+_slurm_say() { echo "slurm_lib: $*" >&2; }
+
+# _slurm_kill_pidfile FILE NAME: stop the process in FILE if it is still NAME (TERM, then KILL).
+_slurm_kill_pidfile() {
+  local f=$1 name=$2 pid
+  [ -s "$f" ] || return 0
+  pid=$(tr -dc '0-9' < "$f")
+  rm -f "$f"
+  [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] || return 0
+  [ "$(cat "/proc/$pid/comm")" = "$name" ] || return 0
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 50); do [ -d "/proc/$pid" ] || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+slurm_stop() {
+  if [ -n "${SLURM_STARTED:-}" ]; then
+    scancel --quiet --user "$(id -un)" 2>/dev/null || true
+    sleep 0.5
+  fi
+  _slurm_kill_pidfile "$SLURM_TEST_DIR/run/slurmd.pid" slurmd
+  _slurm_kill_pidfile "$SLURM_TEST_DIR/run/slurmctld.pid" slurmctld
+  _slurm_kill_pidfile "$SLURM_TEST_DIR/munge/munged.pid" munged
+  # job steps of our jobs whose slurmd is gone (their pids are in our spool directory)
+  local f
+  for f in "$SLURM_TEST_DIR"/run/step.*.pid; do [ -e "$f" ] && _slurm_kill_pidfile "$f" slurmstepd; done
+  SLURM_STARTED=""
+}
+
+_slurm_install() {
+  local missing=()
+  for p in slurm-wlm munge; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  _slurm_say "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+    >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
+}
+
+slurm_start() {
+  [ "$(id -u)" = 0 ] || { echo "slurm_lib: needs root" >&2; exit 1; }
+  _slurm_install
+  # one private cluster at a time on this machine
+  mkdir -p "$(dirname "$SLURM_TEST_DIR")"
+  exec {SLURM_LOCK_FD}>"$SLURM_TEST_DIR.lock"
+  flock -w 240 "$SLURM_LOCK_FD" || { echo "slurm_lib: $SLURM_TEST_DIR.lock is held" >&2; exit 1; }
+  slurm_stop # stale daemons of an earlier run that was killed
+  trap slurm_stop EXIT
+  local d=$SLURM_TEST_DIR
+  rm -rf "$d"
+  mkdir -p "$d/etc" "$d/state" "$d/spool" "$d/run" "$d/log" "$d/munge"
+  chmod 755 "$d"
+
+  # munge: private key, socket, pid and log (owned by the munge user, as munged requires)
+  dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 status=none
+  chown -R munge: "$d/munge"
+  chmod 700 "$d/munge"
+  chmod 400 "$d/munge/munge.key"
+  runuser -u munge -- /usr/sbin/munged --key-file="$d/munge/munge.key" \
+    --socket="$d/munge/munge.socket" --pid-file="$d/munge/munged.pid" \
+    --log-file="$d/munge/munged.log" --seed-file="$d/munge/munged.seed"
+
+  SLURM_NODE=$(slurmd -C | sed -n 's/^NodeName=\([^ ]*\).*/\1/p')
+  local nodeline
+  nodeline=$(slurmd -C | head -1)
+  cat > "$SLURM_CONF" <<CONF
+ClusterName=twofoldtest
+SlurmctldHost=$SLURM_NODE(127.0.0.1)
+SlurmctldPort=$SLURM_TEST_PORT
+SlurmdPort=$((SLURM_TEST_PORT + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$d/munge/munge.socket,cred_expire=10
+MpiDefault=pmix
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MailProg=/bin/true
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,sched_min_interval=0
+DependencyParameters=kill_invalid_depend
+JobRequeue=1
+ReturnToService=2
+MinJobAge=600
+KillWait=5
+StateSaveLocation=$d/state
+SlurmdSpoolDir=$d/spool
+SlurmctldPidFile=$d/run/slurmctld.pid
+SlurmdPidFile=$d/run/slurmd.pid
+SlurmctldLogFile=$d/log/slurmctld.log
+SlurmdLogFile=$d/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+$(echo "$nodeline" | sed 's/^NodeName=[^ ]*/NodeName='"$SLURM_NODE"' NodeAddr=127.0.0.1/') State=UNKNOWN
+PartitionName=test Nodes=$SLURM_NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+CONF
+  SLURM_STARTED=1
+  slurmctld -c -i
+  slurmd -c
+  local state=""
+  for _ in $(seq 150); do
+    state=$(sinfo -h -n "$SLURM_NODE" -o %T 2>/dev/null || true)
+    [ "$state" = idle ] && break
+    sleep 0.2
+  done
+  if [ "$state" != idle ]; then
+    _slurm_say "node $SLURM_NODE is '$state', not idle; logs:"
+    tail -n 20 "$d/log/slurmctld.log" "$d/log/slurmd.log" >&2 || true
+    exit 1
+  fi
+  _slurm_say "node $SLURM_NODE idle (SLURM_CONF=$SLURM_CONF)"
+}
+
+# slurm_wait_job ID [SECONDS]: until no task of job ID is pending, running or completing.
+slurm_wait_job() {
+  local id=$1 limit=${2:-120} t0=$SECONDS
+  while [ -n "$(squeue -h -j "$id" -o %i 2>/dev/null)" ]; do
+    if [ $((SECONDS - t0)) -ge "$limit" ]; then
+      fail "job $id still queued after ${limit}s: $(squeue -h -j "$id" -o '%i %T %r')"
+      return 1
+    fi
+    sleep 0.3
+  done
+}
+
+# slurm_job_field ID FIELD: e.g. JobState, ExitCode, Restarts, Reason (from scontrol show job).
+slurm_job_field() {
+  scontrol -o show job "$1" 2>/dev/null | head -1 | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
