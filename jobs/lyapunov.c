@@ -24,6 +24,7 @@ typedef struct lyapunov_job {
   double x0[TF_LYAPUNOV_MAX_DIM];
   tf_ode_options ode;
   tf_lyapunov_options opt;
+  bool filippov, saltation;
 } lyapunov_job;
 
 static int setup(tf_run *run, tf_error *err) {
@@ -34,8 +35,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (tf_model_from_config(&job->model, run->cfg, is_map ? TF_KERNEL_MAP : TF_KERNEL_FLOW,
-                           "lyapunov", err))
+  if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
     return -1;
   k = job->model.kernel;
   if (k->dim > TF_LYAPUNOV_MAX_DIM)
@@ -46,8 +46,12 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
       (!is_map && tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err)) ||
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
+      tf_config_get_bool(run->cfg, "lyapunov.saltation", &(const bool){true}, &job->saltation,
+                         err) ||
       tf_job_output_from_config(run, NULL, NULL, err))
     return -1;
+  job->filippov =
+      k->kind == TF_KERNEL_FILIPPOV && !(k->smoothed && k->rhs && k->smoothed(job->model.params));
   if (!is_map && tf_kernel_is_noisy(k, job->x0, job->model.params)) {
     char where[256];
     return tf_fail(err,
@@ -95,6 +99,9 @@ static int execute(tf_run *run, tf_error *err) {
   if (run->rank == 0)
     rc = k->kind == TF_KERNEL_MAP
              ? tf_lyapunov_map(k, job->model.params, job->x0, &job->opt, &r, err)
+         : job->filippov
+             ? tf_lyapunov_filippov(k, job->model.params, job->x0, &job->ode, &job->opt,
+                                    job->saltation, &r, err)
              : tf_lyapunov_flow(k, job->model.params, job->x0, &job->ode, &job->opt, &r, err);
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
@@ -120,6 +127,11 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_number(run->summary, "spectrum_sum", sum);
   tf_json_number(run->summary, "volume_rate", r.volume_rate);
   tf_json_integer(run->summary, "steps", r.steps);
+  tf_json_string(run->summary, "method",
+                 k->kind == TF_KERNEL_MAP ? "map"
+                 : job->filippov ? (job->saltation ? "events+saltation" : "events-no-saltation")
+                                 : "variational");
+  if (job->filippov) tf_json_integer(run->summary, "segments", r.segments);
   if (run->rank == 0 && !run->json && !run->quiet) {
     printf("Lyapunov spectrum of '%s':", k->name);
     for (int i = 0; i < m; i++) printf(" %.6f ± %.1e", r.spectrum[i], r.error[i]);

@@ -3,6 +3,7 @@
 #include "evolve.h"
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
@@ -25,8 +26,15 @@ struct tf_evolve {
   tf_exit_fn on_exit;
   tf_step_fn on_step;
   void *ctx;
-  double work[TF_FILIPPOV_MAX_DIM];
   gsl_root_fsolver *root;
+  /* tangent dynamics for Lyapunov exponents (m = 0: off): the stepper's state is
+   * x (n) followed by m tangent vectors (n each) */
+  size_t m, na;
+  double interval;
+  bool saltation;
+  double *aug, *work, *f1, *f2, *probe, *sample;
+  gsl_matrix *qr_a, *qr_q, *qr_r;
+  gsl_vector *qr_tau;
 };
 
 tf_evolve_options tf_evolve_default_options(void) {
@@ -56,15 +64,39 @@ static double sliding_multiplier(double lp, double lm) {
   return denom != 0.0 ? (lp + lm) / denom : 0.0;
 }
 
-static void rhs(double t, const double *x, void *ctx, double *dx) {
-  tf_evolve *e = ctx;
-  if (e->mode != TF_MODE_SLIDING) {
-    e->k->slip(t, x, e->mode, e->p, dx);
+static void mode_field(const tf_evolve *e, tf_mode mode, double t, const double *x, double *dx) {
+  if (mode != TF_MODE_SLIDING) {
+    e->k->slip(t, x, mode, e->p, dx);
     return;
   }
   double lp, lm;
   tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
   tf_filippov_field(e->k, e->p, x, sliding_multiplier(lp, lm), dx);
+}
+
+/* The variational equation q' = Df(x) q of the current mode, by central differences along
+ * q itself (2 evaluations per vector, no Jacobian needed). */
+static void tangent_rhs(tf_evolve *e, double t, const double *x, const double *q, double *dq) {
+  const size_t n = e->n;
+  double norm = 0, scale = 0;
+  for (size_t i = 0; i < n; i++) norm += q[i] * q[i], scale = fmax(scale, fabs(x[i]));
+  norm = sqrt(norm);
+  if (norm == 0) {
+    for (size_t i = 0; i < n; i++) dq[i] = 0;
+    return;
+  }
+  const double h = 1e-7 * fmax(1.0, scale) / norm;
+  for (size_t i = 0; i < n; i++) e->probe[i] = x[i] + h * q[i];
+  mode_field(e, e->mode, t, e->probe, e->f1);
+  for (size_t i = 0; i < n; i++) e->probe[i] = x[i] - h * q[i];
+  mode_field(e, e->mode, t, e->probe, e->f2);
+  for (size_t i = 0; i < n; i++) dq[i] = (e->f1[i] - e->f2[i]) / (2 * h);
+}
+
+static void rhs(double t, const double *x, void *ctx, double *dx) {
+  tf_evolve *e = ctx;
+  mode_field(e, e->mode, t, x, dx);
+  for (size_t c = 0; c < e->m; c++) tangent_rhs(e, t, x, x + e->n + c * e->n, dx + e->n + c * e->n);
 }
 
 /* --- event functions: positive inside the current mode's domain -------------------------- */
@@ -130,7 +162,8 @@ static double locate(tf_evolve *e, int which, double ta, double tb) {
 /* Finds the earliest event in the last step [t0, t1]: sign changes of any event function
  * between samples of the dense output.  Returns the event index or -1. */
 static int find_event(tf_evolve *e, double t0, double t1, double *te) {
-  double g_prev[MAX_EVENT_FUNCTIONS], g[MAX_EVENT_FUNCTIONS], x[TF_FILIPPOV_MAX_DIM];
+  double g_prev[MAX_EVENT_FUNCTIONS], g[MAX_EVENT_FUNCTIONS];
+  double *x = e->sample; /* dense output fills all na components */
   tf_dopri5_dense(e->stepper, t0, x);
   const int m = event_values(e, x, g_prev);
   /* At the start of a step the state is on the domain's boundary after a transition:
@@ -233,19 +266,42 @@ tf_evolve *tf_evolve_create(const tf_kernel *k, const double *params,
   e->p = params;
   e->n = k->dim;
   e->opt = opts ? *opts : tf_evolve_default_options();
-  e->stepper = tf_dopri5_create(k->dim);
   e->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  if (!e->stepper || !e->root) {
+  if (!e->root || tf_evolve_enable_tangent(e, 0, 1.0, true)) {
     tf_evolve_destroy(e);
     return NULL;
   }
-  tf_dopri5_setup(e->stepper, rhs, e, &e->opt.ode);
   return e;
+}
+
+static void free_tangent(tf_evolve *e) {
+  tf_dopri5_destroy(e->stepper);
+  free(e->aug);
+  if (e->qr_a) gsl_matrix_free(e->qr_a), gsl_matrix_free(e->qr_q), gsl_matrix_free(e->qr_r);
+  if (e->qr_tau) gsl_vector_free(e->qr_tau);
+  e->stepper = NULL, e->aug = NULL, e->qr_a = NULL, e->qr_tau = NULL;
+}
+
+int tf_evolve_enable_tangent(tf_evolve *e, int vectors, double interval, bool saltation) {
+  free_tangent(e);
+  const size_t n = e->n, m = vectors > 0 ? (size_t)vectors : 0, na = n + n * m;
+  e->m = m, e->na = na, e->interval = interval, e->saltation = saltation;
+  e->stepper = tf_dopri5_create(na);
+  e->aug = calloc(6 * na, sizeof *e->aug); /* aug, work, f1, f2, probe, sample */
+  if (!e->stepper || !e->aug) return -1;
+  e->work = e->aug + na, e->f1 = e->aug + 2 * na, e->f2 = e->aug + 3 * na;
+  e->probe = e->aug + 4 * na, e->sample = e->aug + 5 * na;
+  if (m > 0) {
+    e->qr_a = gsl_matrix_alloc(n, m), e->qr_q = gsl_matrix_alloc(n, n);
+    e->qr_r = gsl_matrix_alloc(n, m), e->qr_tau = gsl_vector_alloc(m < n ? m : n);
+  }
+  tf_dopri5_setup(e->stepper, rhs, e, &e->opt.ode);
+  return 0;
 }
 
 void tf_evolve_destroy(tf_evolve *e) {
   if (!e) return;
-  tf_dopri5_destroy(e->stepper);
+  free_tangent(e);
   if (e->root) gsl_root_fsolver_free(e->root);
   free(e);
 }
@@ -288,10 +344,60 @@ static bool event_storm(const tf_evolve *e, const tf_evolve_result *res, double 
   return storm;
 }
 
-tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end, int side) {
+/* --- tangent vectors ------------------------------------------------------------------------ */
+
+/* Saltation at a transition on Sigma (Müller 1995; di Bernardo et al. 2008):
+ *   q <- q + (f_after - f_before) (grad h · q) / (grad h · f_before),
+ * with the sliding field as f_after when sliding starts; leaving sliding is the identity. */
+static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode from, tf_mode to) {
+  if (!e->m || !e->saltation || from == TF_MODE_SLIDING) return;
+  double grad[TF_FILIPPOV_MAX_DIM], before[TF_FILIPPOV_MAX_DIM], after[TF_FILIPPOV_MAX_DIM];
+  const size_t n = e->n;
+  e->k->switching(x, e->p, grad);
+  mode_field(e, from, t, x, before);
+  mode_field(e, to, t, x, after);
+  double denom = 0;
+  for (size_t i = 0; i < n; i++) denom += grad[i] * before[i];
+  if (denom == 0.0) return; /* grazing: the correction is unbounded; leave q */
+  for (size_t c = 0; c < e->m; c++) {
+    double *q = e->aug + n + c * n, dot = 0;
+    for (size_t i = 0; i < n; i++) dot += grad[i] * q[i];
+    for (size_t i = 0; i < n; i++) q[i] += (after[i] - before[i]) * dot / denom;
+  }
+}
+
+static void reset_tangents(tf_evolve *e) {
+  memset(e->aug + e->n, 0, e->n * e->m * sizeof *e->aug);
+  for (size_t c = 0; c < e->m; c++) e->aug[e->n + c * e->n + c] = 1.0;
+}
+
+/* Householder QR of the tangent vectors; adds log |R_cc| to sums. */
+static int orthonormalize(tf_evolve *e, double *sums) {
+  const size_t n = e->n, m = e->m;
+  double *q = e->aug + n;
+  for (size_t c = 0; c < m; c++)
+    for (size_t i = 0; i < n; i++) gsl_matrix_set(e->qr_a, i, c, q[c * n + i]);
+  if (gsl_linalg_QR_decomp(e->qr_a, e->qr_tau) ||
+      gsl_linalg_QR_unpack(e->qr_a, e->qr_tau, e->qr_q, e->qr_r))
+    return -1;
+  for (size_t c = 0; c < m; c++) {
+    const double rcc = gsl_matrix_get(e->qr_r, c, c);
+    sums[c] += log(fmax(fabs(rcc), 1e-300));
+    const double sign = rcc < 0 ? -1.0 : 1.0;
+    for (size_t i = 0; i < n; i++) q[c * n + i] = sign * gsl_matrix_get(e->qr_q, i, c);
+  }
+  return 0;
+}
+
+tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_end, int side) {
   tf_evolve_result res = {.status = TF_MEMBER_OK, .t = t0};
   double t = t0, window_start = t0;
   long window_events = 0;
+  double *x = e->aug; /* x, then the tangent vectors */
+  memcpy(x, x_io, e->n * sizeof *x);
+  reset_tangents(e);
+  double segment_sums[TF_FILIPPOV_MAX_DIM] = {0}, total_sums[TF_FILIPPOV_MAX_DIM] = {0};
+  double segment_start = t0, total_time = 0, next_qr = e->m ? t0 + e->interval : INFINITY;
   e->mode = side > 0   ? TF_MODE_SLIP_PLUS
             : side < 0 ? TF_MODE_SLIP_MINUS
                        : tf_evolve_initial_mode(e, x);
@@ -303,7 +409,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end,
       break;
     }
     const double t_start = t;
-    const tf_ode_status st = tf_dopri5_step(e->stepper, &t, x, t_end);
+    const tf_ode_status st = tf_dopri5_step(e->stepper, &t, x, fmin(t_end, next_qr));
     res.steps++;
     if (st != TF_ODE_OK) {
       res.status = st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW;
@@ -313,6 +419,14 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end,
     const int which = find_event(e, t_start, t, &te);
     if (which < 0) {
       if (e->on_step) e->on_step(e->ctx, e, t_start, t);
+      if (t >= next_qr) {
+        if (orthonormalize(e, segment_sums)) {
+          res.status = TF_MEMBER_FAILED;
+          break;
+        }
+        next_qr = t + e->interval;
+        tf_dopri5_restart(e->stepper, t, x);
+      }
       continue;
     }
     if (e->on_step) e->on_step(e->ctx, e, t_start, te);
@@ -326,12 +440,22 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end,
         res.status = TF_MEMBER_FAILED;
         break;
       }
+      /* the flow is not differentiable through the singularity: close the segment */
+      if (e->m && !orthonormalize(e, segment_sums)) {
+        for (size_t c = 0; c < e->m; c++) total_sums[c] += segment_sums[c], segment_sums[c] = 0;
+        total_time += t - segment_start;
+        segment_start = t;
+        res.segments++;
+        reset_tangents(e);
+        next_qr = t + e->interval;
+      }
     } else {
       next = which == 0 ? TF_MODE_SLIP_PLUS : TF_MODE_SLIP_MINUS;
       emit(e, &res, TF_EVENT_SLIDE_END, t, x, TF_MODE_SLIDING, next);
     }
+    apply_saltation(e, t, x, e->mode, next);
     e->mode = next;
-    if (!finite_state(x, e->n)) {
+    if (!finite_state(x, e->na)) {
       res.status = TF_MEMBER_NONFINITE;
       break;
     }
@@ -341,6 +465,15 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end,
     }
     tf_dopri5_restart(e->stepper, t, x);
   }
+  if (e->m && res.status == TF_MEMBER_OK && !orthonormalize(e, segment_sums)) {
+    for (size_t c = 0; c < e->m; c++) total_sums[c] += segment_sums[c];
+    total_time += t - segment_start;
+    res.segments++;
+    for (size_t c = 0; c < e->m; c++)
+      res.lyapunov[c] = total_time > 0 ? total_sums[c] / total_time : NAN;
+    res.tangent_time = total_time;
+  }
+  memcpy(x_io, x, e->n * sizeof *x);
   res.t = t;
   res.mode = e->mode;
   res.rhs_evals = tf_dopri5_stats(e->stepper).rhs_evals;

@@ -76,7 +76,19 @@ typedef struct tf_evolve_result {
   tf_mode mode;
   long steps, rhs_evals, events;
   long counts[TF_EVENT_KIND_COUNT];
+  /* with tangent vectors (tf_evolve_enable_tangent): the exponents over the deterministic
+   * segments (time-weighted), their total time, and how many segments (two-fold passages
+   * + 1) there were */
+  double lyapunov[TF_FILIPPOV_MAX_DIM];
+  double tangent_time;
+  int segments;
 } tf_evolve_result;
+
+/* Propagates `vectors` tangent vectors with the trajectory (0: none), re-orthonormalised
+ * every `interval` time units, through saltation matrices at crossings and sliding entries
+ * (`saltation` false: none, to show why they are needed).  The Lyapunov exponents of the
+ * run then come back in tf_evolve_result.lyapunov. */
+int tf_evolve_enable_tangent(tf_evolve *e, int vectors, double interval, bool saltation);
 
 /* Integrates from (t0, x) to t_end; x is overwritten with the final state.  `side` forces
  * the first mode to slip+ (1) or slip- (-1) for a start on Sigma (after an exit from a

@@ -61,6 +61,9 @@ typedef struct tf_kernel {
   double (*switching)(const double *x, const double *p, double *grad /* dim, may be NULL */);
   void (*slip)(double t, const double *x, int side, const double *p, double *dx);
   void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
+  /* Optional: true if, with these parameters, the Filippov kernel is to be run as the
+   * smooth flow `rhs` (a regularised version of itself, e.g. sign -> tanh(h / eps)). */
+  bool (*smoothed)(const double *p);
   /* Optional: a point near which a two-fold is expected (the paper's, for instance). */
   int (*twofold_guess)(const double *p, double *x);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evolve.h"
 #include "status.h"
 
 typedef struct tangent_system {
@@ -341,5 +342,44 @@ int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapu
                    "intervals of %g",
                    tf_config_where(cfg, "lyapunov.duration", where, sizeof where), o->duration,
                    blocks, o->interval);
+  return 0;
+}
+
+int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
+                         const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                         tf_lyapunov_result *r, tf_error *err) {
+  if (check_options(k, o, err)) return -1;
+  averager a;
+  if (setup_result(r, o, &a, o->interval, err)) return -1;
+  tf_evolve_options eo = tf_evolve_default_options();
+  eo.ode = *ode;
+  tf_evolve *e = tf_evolve_create(k, p, &eo);
+  if (!e) return tf_fail(err, "cannot set up the event-driven integrator for '%s'", k->name);
+  double x[TF_LYAPUNOV_MAX_DIM];
+  memcpy(x, x0, k->dim * sizeof *x);
+  tf_evolve_result res = tf_evolve_run(e, 0.0, x, o->transient, 0);
+  r->steps += res.steps;
+  const double block_time = a.span_per_block;
+  double t = o->transient;
+  if (res.status == TF_MEMBER_OK &&
+      tf_evolve_enable_tangent(e, o->exponents, o->interval, saltation))
+    res.status = TF_MEMBER_FAILED;
+  for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
+    res = tf_evolve_run(e, t, x, t + block_time, 0);
+    r->steps += res.steps;
+    r->segments += res.segments;
+    t += block_time;
+    for (int c = 0; c < o->exponents; c++) {
+      r->blocks[b * o->exponents + c] = res.lyapunov[c];
+      a.total[c] += res.lyapunov[c] * block_time;
+      r->running[b * o->exponents + c] = a.total[c] / (block_time * (b + 1));
+    }
+  }
+  tf_evolve_destroy(e);
+  memcpy(r->final_state, x, k->dim * sizeof *x);
+  r->status = res.status;
+  if (res.status != TF_MEMBER_OK) return 0;
+  r->volume_rate = NAN; /* not accumulated across events */
+  finish(&a);
   return 0;
 }

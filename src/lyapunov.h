@@ -37,12 +37,21 @@ typedef struct tf_lyapunov_result {
   double *running;    /* blocks x exponents running averages after each block (caller frees) */
   double final_state[TF_LYAPUNOV_MAX_DIM];
   long steps;
-  int status; /* tf_member_status */
+  int segments; /* Filippov: deterministic segments (two-fold passages + blocks) */
+  int status;   /* tf_member_status */
 } tf_lyapunov_result;
 
 int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
                      const tf_ode_options *ode, const tf_lyapunov_options *o, tf_lyapunov_result *r,
                      tf_error *err);
+/* Filippov flows, event-driven: tangent vectors cross events through saltation matrices
+ * (saltation false: plain continuation, which is wrong, for demonstration).  The duration
+ * is cut into blocks run one after the other; each block's exponents come from
+ * tf_evolve_run, and segments broken by nondeterministic two-folds are counted in
+ * `segments` (the exponent through the singularity is not defined). */
+int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
+                         const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                         tf_lyapunov_result *r, tf_error *err);
 int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
                     const tf_lyapunov_options *o, tf_lyapunov_result *r, tf_error *err);
 
