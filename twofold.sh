@@ -22,9 +22,12 @@ mpi_env() {
   fi
 }
 
+# Baselines the benchmarks compare against (not needed to build or test).
+BENCH_PACKAGES=(libsundials-dev)
+
 cmd_deps() {
-  local missing=()
-  for p in "${PACKAGES[@]}"; do
+  local missing=() wanted=("${PACKAGES[@]}" "$@")
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -76,7 +79,7 @@ cmd_test() {
 }
 
 cmd_bench() {
-  cmd_deps
+  cmd_deps "${BENCH_PACKAGES[@]}"
   cmd_build
   mpi_env
   export OMPI_MCA_rmaps_base_oversubscribe=1
