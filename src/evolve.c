@@ -32,7 +32,7 @@ struct tf_evolve {
   size_t m, na;
   double interval;
   bool saltation;
-  double *aug, *work, *f1, *f2, *probe, *sample;
+  double *aug, *work, *f1, *f2, *probe, *sample, *start;
   gsl_matrix *qr_a, *qr_q, *qr_r;
   gsl_vector *qr_tau;
 };
@@ -287,10 +287,10 @@ int tf_evolve_enable_tangent(tf_evolve *e, int vectors, double interval, bool sa
   const size_t n = e->n, m = vectors > 0 ? (size_t)vectors : 0, na = n + n * m;
   e->m = m, e->na = na, e->interval = interval, e->saltation = saltation;
   e->stepper = tf_dopri5_create(na);
-  e->aug = calloc(6 * na, sizeof *e->aug); /* aug, work, f1, f2, probe, sample */
+  e->aug = calloc(7 * na, sizeof *e->aug); /* aug, work, f1, f2, probe, sample, start */
   if (!e->stepper || !e->aug) return -1;
   e->work = e->aug + na, e->f1 = e->aug + 2 * na, e->f2 = e->aug + 3 * na;
-  e->probe = e->aug + 4 * na, e->sample = e->aug + 5 * na;
+  e->probe = e->aug + 4 * na, e->sample = e->aug + 5 * na, e->start = e->aug + 6 * na;
   if (m > 0) {
     e->qr_a = gsl_matrix_alloc(n, m), e->qr_q = gsl_matrix_alloc(n, n);
     e->qr_r = gsl_matrix_alloc(n, m), e->qr_tau = gsl_vector_alloc(m < n ? m : n);
@@ -342,6 +342,18 @@ static bool event_storm(const tf_evolve *e, const tf_evolve_result *res, double 
   *window_start = t;
   *window_events = res->events;
   return storm;
+}
+
+/* The state at an event time: the dense output located it, but continuing from the
+ * interpolant would inject its (uncontrolled) error at every event, so the step is taken
+ * again from its start to exactly te, under the integrator's error control. */
+static int step_to(tf_evolve *e, double t_start, double te, double *x) {
+  memcpy(x, e->start, e->na * sizeof *x);
+  tf_dopri5_restart(e->stepper, t_start, x);
+  double t = t_start;
+  for (int i = 0; t < te && i < 1000; i++)
+    if (tf_dopri5_step(e->stepper, &t, x, te) != TF_ODE_OK) return -1;
+  return t < te ? -1 : 0;
 }
 
 /* --- tangent vectors ------------------------------------------------------------------------ */
@@ -409,6 +421,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
       break;
     }
     const double t_start = t;
+    memcpy(e->start, x, e->na * sizeof *x);
     const tf_ode_status st = tf_dopri5_step(e->stepper, &t, x, fmin(t_end, next_qr));
     res.steps++;
     if (st != TF_ODE_OK) {
@@ -430,8 +443,11 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
       continue;
     }
     if (e->on_step) e->on_step(e->ctx, e, t_start, te);
+    if (step_to(e, t_start, te, x)) {
+      res.status = TF_MEMBER_STEP_UNDERFLOW;
+      break;
+    }
     t = te;
-    tf_dopri5_dense(e->stepper, te, x);
     tf_mode next = e->mode;
     if (e->mode != TF_MODE_SLIDING) {
       next = arrive(e, &res, t, x);

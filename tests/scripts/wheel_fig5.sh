@@ -30,7 +30,12 @@ f = h5py.File("w1.h5", "r")
 visits = f["members/twofold_visits"][...]
 assert s["twofold_visits"] == visits.sum() > 0, (s["twofold_visits"], visits.sum())
 assert s["events"]["exit"] == s["members"] + s["twofold_visits"]
-assert (f["members/status"][...] == 1).all()
+# members end ok, or (status zeno) in the full-stick state v = 0, omega = omega0, where the
+# codimension-1 model chatters (docs/WHEEL.md)
+st, x = f["members/status"][...], f["members/final_state"][...]
+assert set(st) <= {1, 5}, st
+assert (np.abs(x[st == 5, 1]) < 1e-9).all() and (np.abs(x[st == 5, 2] + 1) < 1e-9).all()
+assert (st == 1).sum() >= len(st) // 2
 ex = f["members/exits"][...].reshape(24, -1, 6)
 u = ex[:, :, 1][~np.isnan(ex[:, :, 1])]
 assert len(u) == s["events"]["exit"] and ((u > 0) & (u < 1)).all()
