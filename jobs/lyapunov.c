@@ -18,6 +18,8 @@
 #include "lyapunov.h"
 #include "model.h"
 #include "results.h"
+#include "status.h"
+#include "timeseries.h"
 
 typedef struct lyapunov_job {
   tf_model model;
@@ -25,7 +27,108 @@ typedef struct lyapunov_job {
   tf_ode_options ode;
   tf_lyapunov_options opt;
   bool filippov, saltation;
+  /* time-series estimators */
+  int estimator; /* 0 benettin, 1 wolf, 2 rosenstein */
+  int component;
+  long long samples, horizon, fit_lo, fit_hi, evolve, theiler;
+  double series_dt, min_scale, max_scale;
+  tf_embedding embedding;
 } lyapunov_job;
+
+/* lyapunov.estimator and, for the time-series estimators, the series and embedding keys. */
+static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
+  tf_config *cfg = run->cfg;
+  const tf_kernel *k = job->model.kernel;
+  static const char *const estimators[] = {"benettin", "wolf", "rosenstein", NULL};
+  const char *est, *component;
+  if (tf_config_get_string(cfg, "lyapunov.estimator", "benettin", estimators, &est, err)) return -1;
+  job->estimator = strcmp(est, "wolf") == 0 ? 1 : strcmp(est, "rosenstein") == 0 ? 2 : 0;
+  if (job->estimator == 0) return 0;
+  const char *names[TF_LYAPUNOV_MAX_DIM + 1] = {0};
+  for (size_t i = 0; i < k->dim; i++) names[i] = k->state_names[i];
+  /* Defaults that work for the reference systems: flows sampled at dt = 0.01 (Lorenz: the
+   * linear part of <ln d(k)> spans about 1 to 3 time units), maps every iteration. */
+  const bool map = k->kind == TF_KERNEL_MAP;
+  const long long d_samples = 10000, d_dim = map ? 2 : 3, d_delay = map ? 1 : 10,
+                  d_horizon = map ? 20 : 400, d_lo = map ? 1 : 100, d_hi = map ? 8 : 300,
+                  d_evolve = map ? 1 : 20, d_theiler = map ? 5 : 100;
+  const double d_dt = map ? 1.0 : 0.01, d_min = 0.001, d_max = 0.03;
+  long long dim, delay;
+  if (tf_config_get_string(cfg, "lyapunov.series.component", k->state_names[0], names, &component,
+                           err) ||
+      tf_config_get_int(cfg, "lyapunov.series.samples", &d_samples, 100, 10000000, &job->samples,
+                        err) ||
+      tf_config_get_double(cfg, "lyapunov.series.dt", &d_dt, 1e-9, INFINITY, &job->series_dt,
+                           err) ||
+      tf_config_get_int(cfg, "lyapunov.embedding.dimension", &d_dim, 1, 64, &dim, err) ||
+      tf_config_get_int(cfg, "lyapunov.embedding.delay", &d_delay, 1, 100000, &delay, err) ||
+      tf_config_get_int(cfg, "lyapunov.embedding.theiler", &d_theiler, 0, 1000000, &job->theiler,
+                        err) ||
+      tf_config_get_int(cfg, "lyapunov.rosenstein.horizon", &d_horizon, 2, 100000, &job->horizon,
+                        err) ||
+      tf_config_get_int(cfg, "lyapunov.rosenstein.fit_from", &d_lo, 0, 100000, &job->fit_lo, err) ||
+      tf_config_get_int(cfg, "lyapunov.rosenstein.fit_to", &d_hi, 1, 100000, &job->fit_hi, err) ||
+      tf_config_get_int(cfg, "lyapunov.wolf.evolve", &d_evolve, 1, 100000, &job->evolve, err) ||
+      tf_config_get_double(cfg, "lyapunov.wolf.min_scale", &d_min, 0, 1, &job->min_scale, err) ||
+      tf_config_get_double(cfg, "lyapunov.wolf.max_scale", &d_max, 1e-9, 1, &job->max_scale, err))
+    return -1;
+  job->component = tf_kernel_state_index(k, component);
+  job->embedding = (tf_embedding){(int)dim, (int)delay, job->series_dt};
+  if (k->kind == TF_KERNEL_MAP && job->series_dt != 1.0) {
+    char where[256];
+    return tf_fail(err, "%s: key 'lyapunov.series.dt': maps are sampled every iteration (1)",
+                   tf_config_where(cfg, "lyapunov.series.dt", where, sizeof where));
+  }
+  if (job->fit_hi <= job->fit_lo || job->fit_hi >= job->horizon) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: key 'lyapunov.rosenstein.fit_to': expected fit_from < fit_to < "
+                   "horizon (%lld < %lld < %lld)",
+                   tf_config_where(cfg, "lyapunov.rosenstein.fit_to", where, sizeof where),
+                   job->fit_lo, job->fit_hi, job->horizon);
+  }
+  return 0;
+}
+
+/* The measured signal: one state component sampled every series_dt after the transient. */
+static double *make_series(const lyapunov_job *job, tf_error *err) {
+  const tf_kernel *k = job->model.kernel;
+  const size_t n = (size_t)job->samples;
+  double *s = malloc(n * sizeof *s), x[TF_LYAPUNOV_MAX_DIM], y[TF_LYAPUNOV_MAX_DIM];
+  if (!s) return tf_fail(err, "out of memory"), NULL;
+  memcpy(x, job->x0, k->dim * sizeof *x);
+  if (k->kind == TF_KERNEL_MAP) {
+    for (long i = 0; i < (long)job->opt.transient; i++)
+      k->map(x, job->model.params, y), memcpy(x, y, sizeof x);
+    for (size_t i = 0; i < n; i++) {
+      s[i] = x[job->component];
+      k->map(x, job->model.params, y);
+      memcpy(x, y, sizeof x);
+    }
+    return s;
+  }
+  tf_flow flow = {.kernel = k,
+                  .params = job->model.params,
+                  .x0 = x,
+                  .t0 = 0,
+                  .t_end = job->opt.transient,
+                  .method = TF_METHOD_DOPRI5,
+                  .ode = job->ode};
+  flow.stepper = tf_dopri5_create(k->dim);
+  flow.work = calloc(4 * k->dim, sizeof *flow.work);
+  tf_flow_result r = tf_flow_run_member(&flow, 0, x, NULL, NULL, 0);
+  for (size_t i = 0; i < n && r.status == TF_MEMBER_OK; i++) {
+    s[i] = x[job->component];
+    flow.t0 = 0, flow.t_end = job->series_dt;
+    memcpy(y, x, sizeof y);
+    flow.x0 = y;
+    r = tf_flow_run_member(&flow, 0, x, NULL, NULL, 0);
+  }
+  tf_dopri5_destroy(flow.stepper);
+  free(flow.work);
+  if (r.status != TF_MEMBER_OK) return free(s), tf_fail(err, "the trajectory failed"), NULL;
+  return s;
+}
 
 static int setup(tf_run *run, tf_error *err) {
   lyapunov_job *job = calloc(1, sizeof *job);
@@ -48,7 +151,7 @@ static int setup(tf_run *run, tf_error *err) {
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
       tf_config_get_bool(run->cfg, "lyapunov.saltation", &(const bool){true}, &job->saltation,
                          err) ||
-      tf_job_output_from_config(run, NULL, NULL, err))
+      read_estimator(run, job, err) || tf_job_output_from_config(run, NULL, NULL, err))
     return -1;
   job->filippov =
       k->kind == TF_KERNEL_FILIPPOV && !(k->smoothed && k->rhs && k->smoothed(job->model.params));
@@ -90,9 +193,56 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
   return rc ? tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path) : 0;
 }
 
+static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
+  double lambda = NAN, curve_buf[1];
+  int rc = 0;
+  double *curve = job->estimator == 2 ? calloc((size_t)job->horizon, sizeof *curve) : curve_buf;
+  if (run->rank == 0) {
+    double *s = make_series(job, err);
+    rc = s == NULL;
+    if (!rc)
+      lambda = job->estimator == 1
+                   ? tf_wolf(s, (size_t)job->samples, job->embedding, (int)job->theiler,
+                             (int)job->evolve, job->min_scale, job->max_scale)
+                   : tf_rosenstein(s, (size_t)job->samples, job->embedding, (int)job->theiler,
+                                   (int)job->horizon, (int)job->fit_lo, (int)job->fit_hi, curve);
+    free(s);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  MPI_Bcast(&lambda, 1, MPI_DOUBLE, 0, run->comm);
+  if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
+  if (job->estimator == 2) MPI_Bcast(curve, (int)job->horizon, MPI_DOUBLE, 0, run->comm);
+  const char *name = job->estimator == 1 ? "wolf" : "rosenstein";
+  tf_json_string(run->summary, "model", job->model.kernel->name);
+  tf_json_string(run->summary, "method", name);
+  tf_json_number(run->summary, "lambda1", lambda);
+  static const char *const fingerprint_paths[] = {"job",        "model",    "initial",
+                                                  "integrator", "lyapunov", NULL};
+  bool resumed;
+  run->overwrite = run->overwrite || run->resume;
+  run->resume = false;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return job->estimator == 2 ? (free(curve), -1) : -1;
+  tf_results_write_model(file, job->model.kernel, job->model.params);
+  hid_t g = tf_h5_group(file, "lyapunov");
+  rc = tf_h5_attr_double(g, "lambda1", lambda) | tf_h5_attr_string(g, "estimator", name);
+  if (job->estimator == 2)
+    rc |= tf_h5_write_small(g, "divergence", H5T_NATIVE_DOUBLE, (uint64_t)job->horizon, curve,
+                            "<ln d(k)> over k samples (Rosenstein)");
+  H5Gclose(g);
+  if (job->estimator == 2) free(curve);
+  tf_error close_err;
+  if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
+  if (run->rank == 0 && !run->json && !run->quiet)
+    printf("lambda_1 of '%s' from a time series (%s): %.6f\n", job->model.kernel->name, name,
+           lambda);
+  return rc ? tf_fail(err, "writing /lyapunov failed") : 0;
+}
+
 static int execute(tf_run *run, tf_error *err) {
   lyapunov_job *job = run->job_data;
   const tf_kernel *k = job->model.kernel;
+  if (job->estimator) return execute_series(run, job, err);
   tf_lyapunov_result r;
   /* One computation: rank 0 does it (a scan distributes many of them over ranks). */
   int rc = 0;

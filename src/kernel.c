@@ -34,3 +34,9 @@ void tf_join_state_names(const tf_kernel *k, char *buf, size_t n) {
   for (size_t i = 0; i < k->dim && len < n; i++)
     len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "", k->state_names[i]);
 }
+
+int tf_kernel_state_index(const tf_kernel *k, const char *name) {
+  for (size_t i = 0; i < k->dim; i++)
+    if (strcmp(k->state_names[i], name) == 0) return (int)i;
+  return -1;
+}

@@ -77,6 +77,9 @@ size_t tf_kernel_count(void);
 const tf_kernel *tf_kernel_at(size_t i);
 const tf_kernel *tf_kernel_find(const char *name);
 
+/* Index of a state component by name, or -1. */
+int tf_kernel_state_index(const tf_kernel *k, const char *name);
+
 /* Index of a parameter by name, or -1. */
 int tf_kernel_param_index(const tf_kernel *k, const char *name);
 

@@ -6,7 +6,9 @@
 * Logistic map: the exponent against a long-orbit average of log|mu (1 - 2x)| computed here
   (independent of the engine), in a chaotic band and in the period-3 window.
 * The finite-difference Jacobian gives the same spectrum as the analytic one.
-* Bad input: too many exponents, a duration shorter than the blocks, a noisy model.
+* Time series (one component): Wolf et al. 1985 and Rosenstein et al. 1993 estimate lambda_1.
+* Bad input: too many exponents, a duration shorter than the blocks, a noisy model, bad
+  estimator settings.
 """
 import math
 import subprocess
@@ -62,6 +64,17 @@ for mu in (3.7, 3.83):
             f"logistic mu={mu}: {s['spectrum'][0]:.5f} vs orbit average {ref:.5f}")
 
 
+# Time-series estimators on one measured component (x), with their default embeddings:
+# estimates of lambda_1, so a few percent off is expected (Wolf et al. 1985 quote ~10 %).
+for est, tol_lorenz, tol_henon in (("rosenstein", 0.10, 0.02), ("wolf", 0.12, 0.03)):
+    s = T.run(C + "/lorenz-spectrum.yaml", f"lorenz_{est}.h5", f"lyapunov.estimator={est}")
+    T.check(abs(s["lambda1"] / 0.9056 - 1) < tol_lorenz,
+            f"Lorenz x(t), {est}: lambda_1 = {s['lambda1']:.4f} (0.9056 within {tol_lorenz:.0%})")
+    s = T.run(C + "/henon-spectrum.yaml", f"henon_{est}.h5", f"lyapunov.estimator={est}")
+    T.check(abs(s["lambda1"] / 0.41922 - 1) < tol_henon,
+            f"Hénon x_k, {est}: lambda_1 = {s['lambda1']:.4f} (0.41922 within {tol_henon:.0%})")
+
+
 def fails(*sets, expect):
     cmd = [T.TWOFOLD, "check", C + "/lorenz-spectrum.yaml"]
     for x in sets:
@@ -73,4 +86,6 @@ def fails(*sets, expect):
 fails("lyapunov.exponents=4", expect="lyapunov.exponents")
 fails("lyapunov.duration=5", expect="lyapunov.duration")
 fails("model.params.noise=0.1", expect="noise")
+fails("lyapunov.estimator=rosenstein", "lyapunov.rosenstein.fit_to=500", expect="fit_to")
+fails("lyapunov.estimator=wolf", "lyapunov.series.component=w", expect="series.component")
 T.finish()
