@@ -161,5 +161,6 @@ const tf_kernel tf_kernel_wheel = {
     .switching = switching,
     .slip = slip,
     .stick = stick,
+    .secondary_switching = rolling_speed,
     .twofold_guess = twofold_guess,
 };

@@ -414,8 +414,8 @@ def draw_cone(ax, d, max_members, view, curves, tag):
 def title(d):
     n = len(d["traj"])
     visits = d["summary_events"].get("twofold", d["visits"])
-    bad = {k: v for k, v in d["status"].items() if k != "ok"}
-    extra = ("; not ok: " + ", ".join(f"{k} {v}" for k, v in bad.items())) if bad else ""
+    bad = {("full stick" if k == "codim2" else k): v for k, v in d["status"].items() if k != "ok"}
+    extra = ("; ended in " + ", ".join(f"{k} {v}" for k, v in bad.items())) if bad else ""
     return (f"Wheel on a turntable, Szalai & Jeffrey (2014) Fig. 5: {n} members, "
             f"{visits} two-fold visits, t_end = {d['t_end']:g}{extra}")
 

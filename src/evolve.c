@@ -344,6 +344,18 @@ static bool event_storm(const tf_evolve *e, const tf_evolve_result *res, double 
   return storm;
 }
 
+/* An event storm on Sigma where the kernel's second switching function vanishes too is no
+ * numerical failure but the end of what one switching surface can describe (the wheel's
+ * full stick): say so in the member's status. */
+static bool at_codim2_point(const tf_evolve *e, const double *x) {
+  if (!e->k->secondary_switching) return false;
+  double scale = 1;
+  for (size_t i = 0; i < e->n; i++) scale += fabs(x[i]);
+  const double tol = 1e-8 * scale;
+  return fabs(e->k->switching(x, e->p, NULL)) <= tol &&
+         fabs(e->k->secondary_switching(x, e->p)) <= tol;
+}
+
 /* The state at an event time: the dense output located it, but continuing from the
  * interpolant would inject its (uncontrolled) error at every event, so the step is taken
  * again from its start to exactly te, under the integrator's error control. */
@@ -476,7 +488,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
       break;
     }
     if (event_storm(e, &res, &window_start, &window_events, t)) {
-      res.status = TF_MEMBER_ZENO;
+      res.status = at_codim2_point(e, x) ? TF_MEMBER_CODIM2 : TF_MEMBER_ZENO;
       break;
     }
     tf_dopri5_restart(e->stepper, t, x);

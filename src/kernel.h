@@ -61,6 +61,11 @@ typedef struct tf_kernel {
   double (*switching)(const double *x, const double *p, double *grad /* dim, may be NULL */);
   void (*slip)(double t, const double *x, int side, const double *p, double *dx);
   void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
+  /* Optional: a second switching function that splits Sigma (the wheel's rolling speed g).
+   * Where it vanishes too, the friction law is discontinuous in two directions at once (full
+   * stick): a codimension-2 point that one switching surface cannot continue through.  A
+   * member whose events pile up there stops with status codim2 instead of zeno. */
+  double (*secondary_switching)(const double *x, const double *p);
   /* Optional: true if, with these parameters, the Filippov kernel is to be run as the
    * smooth flow `rhs` (a regularised version of itself, e.g. sign -> tanh(h / eps)). */
   bool (*smoothed)(const double *p);
@@ -70,6 +75,33 @@ typedef struct tf_kernel {
   /* Maps: x_{k+1} = map(x_k) and its Jacobian (row-major dim x dim). */
   void (*map)(const double *x, const double *p, double *out);
   void (*map_jacobian)(const double *x, const double *p, double *jac);
+  /* Optional, for smoothing (smooth.h): the field with sign(h) replaced by a value lambda
+   * anywhere in state space, including terms nonlinear in lambda such as Jeffrey's (2015)
+   * nonlinear sticking rho lambda (1 - lambda^2) that the affine stick() cannot express.
+   * Smoothing evaluates it at lambda = Lambda_eps(h(x)). */
+  void (*regularised)(double t, const double *x, double lambda, const double *p, double *dx);
+  /* Optional: its Jacobian at fixed lambda (dim x dim, row-major) and d/dlambda (dim), so
+   * that stiff smoothed runs get an analytic Jacobian instead of a finite-difference one. */
+  void (*regularised_jacobian)(double t, const double *x, double lambda, const double *p,
+                               double *jac, double *dlambda);
+  /* Codimension-2 kernels (extended Filippov systems, Antali 2017 ch. 2): kind FLOW, with
+   * `rhs` the field off Sigma = {H1 = H2 = 0}, which must equal field2(x, dir(x)) where
+   * dir(x) is the unit vector of (H1/|grad H1|, H2/|grad H2|) -- e.g. the direction of a 2-D
+   * slip velocity under Coulomb friction.  sigma2 gives h = (H1, H2) and, if grad is not
+   * NULL, their gradients (2 x dim, row-major; orthogonal on Sigma).  field2 is the field
+   * with the slip direction given as dir = (cos phi, sin phi); on Sigma it is the limit field
+   * F*(phi) (eq 2.18), which is all the engine needs (src/codim2.h). */
+  void (*sigma2)(const double *x, const double *p, double *h, double *grad);
+  void (*field2)(double t, const double *x, const double *dir, const double *p, double *dx);
+  /* Optional physical initial conditions read as initial.<name> keys instead of
+   * initial.state (e.g. a speed and a direction); initial_state maps them to the state. */
+  size_t ninitial;
+  const tf_param *initial_params;
+  void (*initial_state)(const double *ip, const double *p, double *x);
+  /* Optional named scalar observables of a state (e.g. "speed"), reported by jobs. */
+  size_t noutputs;
+  const char *const *output_names;
+  void (*outputs)(const double *x, const double *p, double *out);
 } tf_kernel;
 
 /* The registry (generated). */

@@ -13,6 +13,7 @@ typedef enum tf_member_status {
   TF_MEMBER_STEP_UNDERFLOW = 4, /* step size collapsed (stiffness or a singularity) */
   TF_MEMBER_ZENO = 5,           /* event storm: too many events per unit time */
   TF_MEMBER_FAILED = 6,         /* any other failure */
+  TF_MEMBER_CODIM2 = 7,         /* stopped where two switching surfaces meet (full stick) */
   TF_MEMBER_STATUS_COUNT
 } tf_member_status;
 
