@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# lyapunov_bench.sh — time to a given accuracy of the Lyapunov spectrum: twofold (Benettin on
+# the variational system with adaptive DOPRI5 and QR every lyapunov.interval; event-driven
+# with saltation matrices for Filippov models) against the straightforward implementation in
+# bench/lyapunov_naive.c (fixed-step RK4 + modified Gram–Schmidt after every step).
+#   bench/lyapunov_bench.sh BUILD_DIR
+# 1. Lorenz (configs/lorenz-spectrum.yaml), reference lambda_1 = 0.9056 (published) and
+#    sum = -13.6667 (the trace): a run counts when |lambda_1 - 0.9056| < 0.01 and
+#    |sum + 13.6667| < 1e-3.  twofold: duration 50..2000, transient 50, with the config's
+#    rtol = atol = 1e-10 and (a second series) with 1e-6; naive: dt 0.01 / 0.005,
+#    T 50..2000, transient 50.  Single trajectories: at T = 250 the statistical error of
+#    lambda_1 is ~0.03, so which short run first lands within 0.01 is partly chance.
+# 2. Forced stick-slip oscillator (configs/stick-slip-spectrum.yaml), a Filippov system.
+#    Reference: twofold's event-driven spectrum at duration 20000.  A run counts when both
+#    exponents are within 2e-3 of it.  twofold: duration 250..5000; naive: the tanh-smoothed
+#    flow, eps 1e-3, dt 2e-3 / 1e-3 / 5e-4 (RK4 stability needs dt < ~2.8 eps / mu = 3.5e-3),
+#    T 250..2000, transient 200.
+# "Time to accuracy" = the smallest measured time among the runs that count.  Times are the
+# engines' own: twofold's wall_seconds (the job, without MPI/HDF5 start-up; the process
+# time is recorded too as process_seconds) and the naive code's integration time.
+# Progress goes to stderr; the last stdout line is one JSON object with every (time, error)
+# pair, both times to accuracy and the ratios t_naive / t_twofold (> 1: twofold is faster).
+set -euo pipefail
+BUILD=$(cd "${1:?usage: lyapunov_bench.sh BUILD_DIR}" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/lyapunov_bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+NAIVE="$BUILD/bench_lyapunov_naive"
+if [ ! -x "$NAIVE" ]; then
+  echo "lyapunov_bench: $NAIVE not built; compiling bench/lyapunov_naive.c with cc -O3" >&2
+  NAIVE="$WORK/bench_lyapunov_naive"
+  cc -O3 -DNDEBUG -std=c17 -o "$NAIVE" "$ROOT/bench/lyapunov_naive.c" -lm
+fi
+
+export TWOFOLD="$BUILD/twofold" NAIVE WORK ROOT
+"$PY" - <<'EOF'
+import json, os, subprocess, sys, time
+
+T, NAIVE, WORK, ROOT = (os.environ[k] for k in ("TWOFOLD", "NAIVE", "WORK", "ROOT"))
+say = lambda *a: print("lyapunov_bench:", *a, file=sys.stderr, flush=True)
+n_out = 0
+
+def twofold(config, *sets):
+    global n_out
+    n_out += 1
+    cmd = [T, "run", f"{ROOT}/configs/{config}", "-o", f"{WORK}/r{n_out}.h5", "--quiet", "--json"]
+    for s in sets:
+        cmd += ["--set", s]
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    proc = time.perf_counter() - t0
+    r = json.loads(out.strip().splitlines()[-1])
+    if r.get("status") != "complete":
+        raise SystemExit(f"lyapunov_bench: twofold failed: {r}")
+    return r["spectrum"], r["wall_seconds"], proc
+
+def naive(*args):
+    out = subprocess.run([NAIVE, *map(str, args)], check=True, capture_output=True, text=True).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    return r["spectrum"], r["seconds"], r["steps"]
+
+def summary(runs):
+    ok = [r for r in runs if r["ok"]]
+    best = min(ok, key=lambda r: r["seconds"]) if ok else None
+    return best
+
+r6 = lambda x: float(f"{x:.6g}")
+res = {"benchmark": "lyapunov_time_to_accuracy"}
+
+# ---- 1. Lorenz ------------------------------------------------------------------------------
+L1, LSUM, TOL1, TOLSUM = 0.9056, -13.6667, 0.01, 1e-3
+def lorenz_entry(spec, secs, **kw):
+    e1, es = abs(spec[0] - L1), abs(sum(spec) - LSUM)
+    return dict(kw, seconds=r6(secs), spectrum=[r6(x) for x in spec], err_lambda1=r6(e1),
+                err_sum=r6(es), ok=bool(e1 < TOL1 and es < TOLSUM))
+LDUR = (50, 100, 250, 500, 1000, 2000)
+tw, twl = [], []
+for d in LDUR:
+    say(f"lorenz twofold duration {d}")
+    s, w, p = twofold("lorenz-spectrum.yaml", f"lyapunov.duration={d}", "lyapunov.transient=50")
+    tw.append(lorenz_entry(s, w, duration=d, process_seconds=r6(p)))
+for d in LDUR:
+    say(f"lorenz twofold duration {d}, rtol = atol = 1e-6")
+    s, w, p = twofold("lorenz-spectrum.yaml", f"lyapunov.duration={d}", "lyapunov.transient=50",
+                      "integrator.rtol=1e-6", "integrator.atol=1e-6")
+    twl.append(lorenz_entry(s, w, duration=d, process_seconds=r6(p)))
+nv = []
+for dt in (0.01, 0.005):
+    for tt in LDUR:
+        say(f"lorenz naive dt {dt} T {tt}")
+        s, w, n = naive("lorenz", dt, 50, tt)
+        nv.append(lorenz_entry(s, w, dt=dt, T=tt, steps=n))
+bt, bn, btl = summary(tw), summary(nv), summary(twl)
+res["lorenz"] = {
+    "reference": {"lambda1": L1, "sum": LSUM},
+    "criterion": f"|lambda1 - {L1}| < {TOL1} and |sum - ({LSUM})| < {TOLSUM}",
+    "twofold": tw, "twofold_rtol1e-6": twl, "naive": nv,
+    "twofold_rtol1e-6_time_to_accuracy": btl and btl["seconds"],
+    "ratio_naive_over_twofold_rtol1e-6": r6(bn["seconds"] / btl["seconds"]) if btl and bn else None,
+    "twofold_time_to_accuracy": bt and bt["seconds"],
+    "naive_time_to_accuracy": bn and bn["seconds"],
+    "twofold_best_run": bt and {"duration": bt["duration"]},
+    "naive_best_run": bn and {"dt": bn["dt"], "T": bn["T"]},
+    "naive_best_err_lambda1": min(r["err_lambda1"] for r in nv),
+    "ratio_naive_over_twofold": r6(bn["seconds"] / bt["seconds"]) if bt and bn else None,
+}
+
+# ---- 2. Filippov stick-slip -----------------------------------------------------------------
+TOLF, EPS = 2e-3, 1e-3
+say("stick-slip twofold reference, duration 20000")
+ref, wref, _ = twofold("stick-slip-spectrum.yaml", "lyapunov.duration=20000")
+def ss_entry(spec, secs, **kw):
+    e = max(abs(a - b) for a, b in zip(spec, ref))
+    return dict(kw, seconds=r6(secs), spectrum=[r6(x) for x in spec], err=r6(e), ok=bool(e < TOLF))
+tw = []
+for d in (250, 500, 1000, 2000, 5000):
+    say(f"stick-slip twofold duration {d}")
+    s, w, p = twofold("stick-slip-spectrum.yaml", f"lyapunov.duration={d}")
+    tw.append(ss_entry(s, w, duration=d, process_seconds=r6(p)))
+nv = []
+for dt in (2e-3, 1e-3, 5e-4):
+    for tt in (250, 500, 1000, 2000):
+        say(f"stick-slip naive (tanh, eps {EPS}) dt {dt} T {tt}")
+        s, w, n = naive("stick-slip-smooth", EPS, dt, 200, tt)
+        nv.append(ss_entry(s, w, eps=EPS, dt=dt, T=tt, steps=n))
+bt, bn = summary(tw), summary(nv)
+res["stick_slip"] = {
+    "reference": {"spectrum": [r6(x) for x in ref], "duration": 20000, "seconds": r6(wref),
+                  "method": "twofold events+saltation"},
+    "criterion": f"max |lambda_i - ref_i| < {TOLF}, i = 1, 2",
+    "twofold": tw, "naive": nv,
+    "twofold_time_to_accuracy": bt and bt["seconds"],
+    "naive_time_to_accuracy": bn and bn["seconds"],
+    "twofold_best_run": bt and {"duration": bt["duration"]},
+    "naive_best_run": bn and {"eps": EPS, "dt": bn["dt"], "T": bn["T"]},
+    "naive_best_err": min(r["err"] for r in nv),
+    "ratio_naive_over_twofold": r6(bn["seconds"] / bt["seconds"]) if bt and bn else None,
+}
+if not bn:
+    say(f"naive smoothed code never within {TOLF}; best error {res['stick_slip']['naive_best_err']}")
+res["ratios_naive_over_twofold"] = {"lorenz": res["lorenz"]["ratio_naive_over_twofold"],
+                                    "stick_slip": res["stick_slip"]["ratio_naive_over_twofold"]}
+print(json.dumps(res))
+EOF
