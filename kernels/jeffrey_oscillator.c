@@ -1,0 +1,164 @@
+/* jeffrey_oscillator.c — the dry-friction oscillator of Jeffrey (2015), "On the mathematical
+ * basis of solid friction", with nonlinear sticking (rho), hysteresis (beta), smoothing
+ * (eps) and force noise.
+ *
+ * State x = (y, v, z, theta): displacement, slip speed, the hysteresis variable, and the
+ * forcing phase theta' = omega (so the fields are autonomous).  Unit mass:
+ *     y' = v
+ *     v' = qdd(theta) - k y - c v - N mu,     qdd = -a sin(theta)
+ *     mu = Lambda(v) (1 + rho z),              beta z' = Gamma(v) - z
+ * with Lambda = sign and Gamma = 1 - Lambda^2 (zero off v = 0) in the discontinuous model,
+ * and Jeffrey's smoothing Lambda_eps(v) = u / sqrt(1 + u^2), Gamma_eps = 1 - Lambda_eps^2
+ * = 1 / (1 + u^2), u = v / eps, when eps > 0.  beta = 0 (smoothed only) is the model without
+ * hysteresis, mu = Lambda + rho Lambda Gamma.
+ *
+ * Stated in the paper (abstract and appendices, the only parts available): Lambda_eps,
+ * Gamma_eps, the friction term Lambda + rho Lambda Gamma, the state {y, v, z}, the dummy
+ * variables lambda, gamma(lambda) = 1 - lambda^2 on v = 0, the sticking condition of its
+ * Proposition 5 and the forcing qdd = -sigma sin(omega t) (here `a`, keeping sigma for
+ * noise).  Reconstructed: the exact place of c, k, N and beta in the equations above.
+ *
+ * Filippov form (eps = 0, beta > 0): Sigma = {v = 0}; the sticking fields
+ *     stick(x, lambda) = (v, F - c v - N lambda (1 + rho z), (1 - lambda^2 - z)/beta, omega)
+ * with F = qdd - k y are affine in lambda in the v-component (the only one h_x·f sees), so
+ * the engine's multiplier lambda = F / (N (1 + rho z)) is Jeffrey's dummy variable, and z
+ * relaxes towards gamma(lambda).  Its fixed points z = 1 - lambda^2 solve F = N mu(lambda)
+ * with the cubic mu(lambda) = lambda + rho lambda (1 - lambda^2); they are stable for
+ * |lambda| < lambda_s, the maximum of mu, so as beta -> 0 the block breaks loose when
+ * |F| reaches N mu_s (static friction) and sticks again only once |F| < N(1 + rho z).
+ * Noise (eps > 0 only): dv gains `noise` dW, a random force. */
+#include <math.h>
+
+#include "kernel.h"
+
+enum { K, C, NLOAD, AMP, OMEGA, RHO, BETA, EPS, NOISE };
+enum { Y, V, Z, THETA };
+
+static const tf_param params[] = {
+    {"k", 1.0, 0.0, INFINITY, "spring stiffness", false},
+    {"c", 0.0, 0.0, INFINITY, "viscous damping", false},
+    {"N", 1.0, 1e-12, INFINITY, "normal load (kinetic friction force N)", false},
+    {"a", 1.0, 0.0, INFINITY, "forcing amplitude: qdd = -a sin(theta)", false},
+    {"omega", 1.0, 0.0, INFINITY, "forcing frequency (theta' = omega)", false},
+    {"rho", 2.0, 0.0, INFINITY, "nonlinear sticking; 0 = Filippov (linear) sticking", false},
+    {"beta", 0.01, 0.0, INFINITY, "hysteresis time scale of z; 0 = none (needs eps > 0)", false},
+    {"eps", 0.0, 0.0, INFINITY, "smoothing of sign(v) by Lambda_eps; 0 = discontinuous", false},
+    {"noise", 0.0, 0.0, INFINITY, "amplitude of the random force on v (needs eps > 0)", false},
+};
+
+static const char *const state_names[] = {"y", "v", "z", "theta"};
+static const double initial[] = {0.0, 0.0, 1.0, 0.0};
+
+static int prepare(double *p, tf_error *err) {
+  if (p[EPS] == 0.0 && p[BETA] == 0.0)
+    return tf_fail(err,
+                   "beta = 0 needs eps > 0: without hysteresis the sticking law "
+                   "mu = lambda + rho lambda (1 - lambda^2) is not affine in lambda and "
+                   "has no Filippov form (use beta > 0 or smooth with eps > 0)");
+  if (p[EPS] == 0.0 && p[NOISE] > 0.0)
+    return tf_fail(err,
+                   "noise = %g needs eps > 0 (the event-driven Filippov integrator is "
+                   "deterministic)",
+                   p[NOISE]);
+  return 0;
+}
+
+static double applied_force(const double *x, const double *p) {
+  return -p[AMP] * sin(x[THETA]) - p[K] * x[Y];
+}
+
+static double switching(const double *x, const double *p, double *grad) {
+  (void)p;
+  if (grad) grad[Y] = 0.0, grad[V] = 1.0, grad[Z] = 0.0, grad[THETA] = 0.0;
+  return x[V];
+}
+
+static void stick(double t, const double *x, double lambda, const double *p, double *dx) {
+  (void)t;
+  dx[Y] = x[V];
+  dx[V] = applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lambda * (1 + p[RHO] * x[Z]);
+  dx[Z] = (1 - lambda * lambda - x[Z]) / p[BETA];
+  dx[THETA] = p[OMEGA];
+}
+
+/* Off Sigma Lambda = side and Gamma = 0: the sticking field at lambda = side. */
+static void slip(double t, const double *x, int side, const double *p, double *dx) {
+  stick(t, x, side, p, dx);
+}
+
+/* Lambda_eps, Gamma_eps and their v-derivatives; Gamma as 1/(1+u^2), never 1 - Lambda^2
+ * (which cancels to zero in floating point for |u| >> 1). */
+static void smoothed_sign(double v, double eps, double *lam, double *gam, double *dlam,
+                          double *dgam) {
+  const double u = v / eps, q = 1.0 / (1.0 + u * u), s = sqrt(q);
+  *lam = u * s;
+  *gam = q;
+  *dlam = q * s / eps;
+  *dgam = -2.0 * u * q * q / eps;
+}
+
+static void rhs(double t, const double *x, const double *p, double *dx) {
+  (void)t;
+  double lam, gam, dlam, dgam;
+  smoothed_sign(x[V], p[EPS], &lam, &gam, &dlam, &dgam);
+  const double z = p[BETA] > 0 ? x[Z] : gam;
+  dx[Y] = x[V];
+  dx[V] = applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lam * (1 + p[RHO] * z);
+  dx[Z] = p[BETA] > 0 ? (gam - x[Z]) / p[BETA] : 0.0;
+  dx[THETA] = p[OMEGA];
+}
+
+static void jacobian(double t, const double *x, const double *p, double *j) {
+  (void)t;
+  double lam, gam, dlam, dgam;
+  smoothed_sign(x[V], p[EPS], &lam, &gam, &dlam, &dgam);
+  const double n = p[NLOAD], r = p[RHO];
+  for (int i = 0; i < 16; i++) j[i] = 0.0;
+  j[4 * Y + V] = 1.0;
+  j[4 * V + Y] = -p[K];
+  j[4 * V + THETA] = -p[AMP] * cos(x[THETA]);
+  if (p[BETA] > 0) {
+    j[4 * V + V] = -p[C] - n * dlam * (1 + r * x[Z]);
+    j[4 * V + Z] = -n * r * lam;
+    j[4 * Z + V] = dgam / p[BETA];
+    j[4 * Z + Z] = -1.0 / p[BETA];
+  } else {
+    j[4 * V + V] = -p[C] - n * (dlam * (1 + r * gam) + r * lam * dgam);
+  }
+}
+
+static void diffusion(double t, const double *x, const double *p, double *g) {
+  (void)t, (void)x;
+  g[Y] = 0.0, g[V] = p[NOISE], g[Z] = 0.0, g[THETA] = 0.0;
+}
+
+static void diffusion_dx(double t, const double *x, const double *p, double *dg) {
+  (void)t, (void)x, (void)p;
+  dg[Y] = dg[V] = dg[Z] = dg[THETA] = 0.0;
+}
+
+static bool smoothed(const double *p) {
+  return p[EPS] > 0;
+}
+
+const tf_kernel tf_kernel_jeffrey_oscillator = {
+    .name = "jeffrey-oscillator",
+    .doc =
+        "Jeffrey (2015) dry-friction oscillator: nonlinear sticking rho, hysteresis beta, "
+        "smoothing eps, force noise",
+    .kind = TF_KERNEL_FILIPPOV,
+    .dim = 4,
+    .state_names = state_names,
+    .initial = initial,
+    .nparams = sizeof params / sizeof params[0],
+    .params = params,
+    .prepare = prepare,
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+    .switching = switching,
+    .slip = slip,
+    .stick = stick,
+    .smoothed = smoothed,
+};
