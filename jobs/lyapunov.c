@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devs_job.h" /* DEVS models run on their own engine */
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -131,6 +132,7 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
 }
 
 static int setup(tf_run *run, tf_error *err) {
+  if (tf_devs_job_wanted(run)) return tf_devs_lyapunov_setup(run, err); /* DEVS: devs_job.c */
   lyapunov_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
@@ -153,8 +155,7 @@ static int setup(tf_run *run, tf_error *err) {
                          err) ||
       read_estimator(run, job, err) || tf_job_output_from_config(run, NULL, NULL, err))
     return -1;
-  job->filippov =
-      k->kind == TF_KERNEL_FILIPPOV && !(k->smoothed && k->rhs && k->smoothed(job->model.params));
+  job->filippov = tf_lyapunov_is_filippov(k, job->model.params);
   if (!is_map && tf_kernel_is_noisy(k, job->x0, job->model.params)) {
     char where[256];
     return tf_fail(err,
@@ -240,6 +241,7 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
 }
 
 static int execute(tf_run *run, tf_error *err) {
+  if (tf_devs_job_wanted(run)) return tf_devs_lyapunov_execute(run, err);
   lyapunov_job *job = run->job_data;
   const tf_kernel *k = job->model.kernel;
   if (job->estimator) return execute_series(run, job, err);
@@ -247,12 +249,8 @@ static int execute(tf_run *run, tf_error *err) {
   /* One computation: rank 0 does it (a scan distributes many of them over ranks). */
   int rc = 0;
   if (run->rank == 0)
-    rc = k->kind == TF_KERNEL_MAP
-             ? tf_lyapunov_map(k, job->model.params, job->x0, &job->opt, &r, err)
-         : job->filippov
-             ? tf_lyapunov_filippov(k, job->model.params, job->x0, &job->ode, &job->opt,
-                                    job->saltation, &r, err)
-             : tf_lyapunov_flow(k, job->model.params, job->x0, &job->ode, &job->opt, &r, err);
+    rc = tf_lyapunov_any(k, job->model.params, job->x0, &job->ode, &job->opt, job->saltation, &r,
+                         err);
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
   const size_t nb = (size_t)job->opt.blocks * (size_t)job->opt.exponents;
@@ -298,6 +296,7 @@ static int execute(tf_run *run, tf_error *err) {
 }
 
 static void destroy(tf_run *run) {
+  if (tf_devs_job_wanted(run)) return tf_devs_job_destroy(run);
   lyapunov_job *job = run->job_data;
   if (!job) return;
   tf_model_destroy(&job->model);

@@ -2,8 +2,10 @@
  *
  * Each grid point is one member of the ensemble scheduler, so a scan is spread over ranks
  * with dynamic balance, resumable, and identical on any rank count.  The quantity today is
- * the Lyapunov spectrum (scan.quantity: lyapunov) of a flow or a map: lambda_1(mu) of the
- * logistic map, or any spectrum versus a parameter.
+ * the Lyapunov spectrum (scan.quantity: lyapunov) of a flow, a map or a Filippov flow (event-driven
+ * with saltation matrices, or smoothed where the parameters ask for it): lambda_1(mu) of the
+ * logistic map, lambda versus the friction bound or the smoothing eps of the stick-slip
+ * oscillator, or any spectrum versus a parameter.
  * Config: model, initial.state, integrator (flows), lyapunov.*, scan.quantity,
  * scan.x.{param,min,max,points}, optional scan.y.*, ensemble.chunk, output.
  * Output: /members/{grid (x, y; y NaN for one axis), spectrum, error, kaplan_yorke, valid},
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "ensemble.h"
+#include "devs_job.h" /* DEVS models run on their own engine */
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -32,12 +35,14 @@ typedef struct scan_job {
   double x0[TF_LYAPUNOV_MAX_DIM];
   tf_ode_options ode;
   tf_lyapunov_options opt;
+  bool saltation;
   double *scratch;
   tf_ensemble_spec spec;
   tf_column cols[NCOLS];
 } scan_job;
 
 static int setup(tf_run *run, tf_error *err) {
+  if (tf_devs_job_wanted(run)) return tf_devs_scan_setup(run, err); /* DEVS: devs_job.c */
   scan_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
@@ -48,8 +53,7 @@ static int setup(tf_run *run, tf_error *err) {
     return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (tf_model_from_config(&job->model, run->cfg, is_map ? TF_KERNEL_MAP : TF_KERNEL_FLOW, "scan",
-                           err))
+  if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
     return -1;
   k = job->model.kernel;
   if (k->dim > TF_LYAPUNOV_MAX_DIM)
@@ -62,6 +66,8 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
       (!is_map && tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err)) ||
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
+      tf_config_get_bool(run->cfg, "lyapunov.saltation", &(const bool){true}, &job->saltation,
+                         err) ||
       tf_param_grid_from_config(&job->grid, run->cfg, "scan", &job->model, false, err) ||
       tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
       tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
@@ -95,9 +101,8 @@ static int run_point(void *ctx, uint64_t member, void *const *row) {
   if (!valid) return TF_MEMBER_FAILED;
   tf_lyapunov_result r;
   tf_error err;
-  const int rc = k->kind == TF_KERNEL_MAP
-                     ? tf_lyapunov_map(k, job->scratch, job->x0, &job->opt, &r, &err)
-                     : tf_lyapunov_flow(k, job->scratch, job->x0, &job->ode, &job->opt, &r, &err);
+  const int rc =
+      tf_lyapunov_any(k, job->scratch, job->x0, &job->ode, &job->opt, job->saltation, &r, &err);
   if (rc) return TF_MEMBER_FAILED;
   if (r.status == TF_MEMBER_OK) {
     memcpy(row[COL_SPECTRUM], r.spectrum, m * sizeof(double));
@@ -151,6 +156,7 @@ static int describe(hid_t file, const scan_job *job) {
 }
 
 static int execute(tf_run *run, tf_error *err) {
+  if (tf_devs_job_wanted(run)) return tf_devs_scan_execute(run, err);
   scan_job *job = run->job_data;
   static const char *const fingerprint_paths[] = {"job",      "model", "initial", "integrator",
                                                   "lyapunov", "scan",  NULL};
@@ -173,6 +179,7 @@ static int execute(tf_run *run, tf_error *err) {
 }
 
 static void destroy(tf_run *run) {
+  if (tf_devs_job_wanted(run)) return tf_devs_job_destroy(run);
   scan_job *job = run->job_data;
   if (!job) return;
   tf_param_grid_destroy(&job->grid);

@@ -383,3 +383,16 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
   finish(&a);
   return 0;
 }
+
+bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p) {
+  return k->kind == TF_KERNEL_FILIPPOV && !(k->smoothed && k->rhs && k->smoothed(p));
+}
+
+int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
+                    const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                    tf_lyapunov_result *r, tf_error *err) {
+  if (k->kind == TF_KERNEL_MAP) return tf_lyapunov_map(k, p, x0, o, r, err);
+  if (tf_lyapunov_is_filippov(k, p))
+    return tf_lyapunov_filippov(k, p, x0, ode, o, saltation, r, err);
+  return tf_lyapunov_flow(k, p, x0, ode, o, r, err);
+}

@@ -55,6 +55,16 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
 int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
                     const tf_lyapunov_options *o, tf_lyapunov_result *r, tf_error *err);
 
+/* True if a Filippov kernel runs event-driven with these parameters (false: the kernel's
+ * smoothed flow, e.g. the stick-slip oscillator with eps > 0).  A scan over the smoothing
+ * parameter crosses from one to the other. */
+bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p);
+/* The spectrum of any deterministic kernel: maps by their derivative, Filippov kernels
+ * event-driven (tf_lyapunov_is_filippov), other flows by the variational equations. */
+int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
+                    const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                    tf_lyapunov_result *r, tf_error *err);
+
 /* lyapunov.exponents (default: all), transient, duration, interval, blocks, jacobian
  * (auto | finite-differences); defaults differ for flows (time) and maps (iterations). */
 int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapunov_options *o,

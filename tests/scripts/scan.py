@@ -3,7 +3,10 @@
 * every point against a long-orbit average of log|mu (1 - 2x)| computed here with numpy;
 * identical /members on 1 and 3 ranks (grid points are scheduler members);
 * a two-parameter scan (Hénon a, b) has the right shape and the sum rule at every point;
-* a bad scan parameter is an error naming the key and the model's parameters.
+* a bad scan parameter is an error naming the key and the model's parameters;
+* a Filippov model (the stick-slip oscillator) scans event-driven: without forcing, in pure
+  slip, the spectrum is (0, -zeta, -zeta) exactly; with forcing (crossings and sticking) the
+  scan is identical on 1 and 2 ranks, and its eps = 0 point is the lyapunov job's result.
 """
 import subprocess
 
@@ -55,4 +58,34 @@ r = subprocess.run([T.TWOFOLD, "check", T.CONFIGS + "/logistic-scan.yaml", "--se
                     "scan.x.param=nu"], capture_output=True, text=True)
 T.check(r.returncode == 2 and "scan.x.param" in r.stderr and "mu" in r.stderr,
         f"bad scan parameter: {r.stderr.strip()}")
+zeta = 0.07
+cfg = T.write("ss-free.yaml", f"""
+job: scan
+model:
+  name: stick-slip
+  params: {{zeta: {zeta}, mu: 0.8, vb: 0.5, a: 0, omega: 1.1, eps: 0}}
+initial: {{state: [0.9, 0.0, 0.0]}}
+integrator: {{rtol: 1.0e-10, atol: 1.0e-10}}
+lyapunov: {{exponents: 3, transient: 10, duration: 400, blocks: 4}}
+scan:
+  x: {{param: mu, min: 0.6, max: 1.0, points: 3}}
+""")
+T.run(cfg, "free.h5")
+sp = h5py.File("free.h5", "r")["members/spectrum"][...]
+T.check(np.allclose(sp, [0, -zeta, -zeta], atol=2e-3),
+        f"unforced slip: spectrum (0, -zeta, -zeta) at every mu: {sp.round(4).tolist()}")
+
+ss = (f"scan.x.param=eps", "scan.x.min=0", "scan.x.max=0.02", "scan.x.points=3",
+      "lyapunov.duration=400", "lyapunov.transient=50")
+T.run(T.CONFIGS + "/stick-slip-scan.yaml", "ss1.h5", *ss)
+T.run(T.CONFIGS + "/stick-slip-scan.yaml", "ss2.h5", *ss, ranks=2)
+a, b = h5py.File("ss1.h5", "r"), h5py.File("ss2.h5", "r")
+T.check(all(np.array_equal(a["members/" + n][...], b["members/" + n][...], equal_nan=True)
+            for n in a["members"]), "Filippov scan identical on 1 and 2 ranks")
+j = T.run(T.CONFIGS + "/stick-slip-spectrum.yaml", "ssj.h5", "lyapunov.duration=400",
+          "lyapunov.transient=50")
+T.check(j["method"] == "events+saltation" and
+        np.array_equal(a["members/spectrum"][0], np.array(j["spectrum"])),
+        f"eps = 0 scan point equals the event-driven lyapunov job: {a['members/spectrum'][0]}")
+T.check(np.all(a["members/status"][...] == 1), "all scan points converged")
 T.finish()
