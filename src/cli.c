@@ -18,6 +18,8 @@
 #include "h5io.h"
 #include "job.h"
 #include "kernel.h"
+#include "merge.h"
+#include "slurm.h"
 #include "status.h"
 #include "version.h"
 
@@ -32,6 +34,11 @@ static const char usage[] =
     "  models                 list the models with their parameters, defaults and docs\n"
     "  jobs                   list the job types\n"
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
+    "  slurm CONFIG [options]  write sbatch scripts for CONFIG and submit them (see below)\n"
+    "  merge OUT.h5 PART.h5... combine the part files of a split run (--part, SLURM array)\n"
+    "                         into one file with the same data as a single run; refuses,\n"
+    "                         naming the failed tasks, if parts are missing or inconsistent\n"
+    "                         (--overwrite replaces an existing OUT.h5; --json)\n"
     "  --help, --version\n"
     "\n"
     "run options:\n"
@@ -46,8 +53,22 @@ static const char usage[] =
     "  --overwrite            replace an existing output file\n"
     "  --time-limit SECONDS   checkpoint and exit (status 3) after this much wall time\n"
     "  --part K/N             run only block K (0-based) of N equal blocks of the members\n"
-    "                         (SLURM array tasks; merge the part files with cluster/merge.py)\n"
+    "                         (SLURM array tasks; combine the part files with twofold merge)\n"
     "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
+    "\n"
+    "\n"
+    "slurm options (scripts go to --dir, default slurm-<config stem>/; docs/CLUSTER.md):\n"
+    "  --array N              N array tasks (--part K/N each) and a merge job after them\n"
+    "  --ntasks N             MPI ranks per job or task (default 1); --nodes N, --cpus-per-task N\n"
+    "  --time T               SLURM time limit (MINUTES, HH:MM:SS, D-HH:MM:SS)\n"
+    "  --requeue              after a checkpoint the job requeues itself until done\n"
+    "  --signal-lead S        warning signal S seconds before the time limit (default 300)\n"
+    "  --launcher L           srun (srun --mpi=pmix, default) or mpiexec\n"
+    "  --merge-after any|ok   merge after every task ended (default; it names failed tasks)\n"
+    "                         or only if all succeeded (SLURM cancels it otherwise)\n"
+    "  --partition P, --account A, --qos Q, --mem M, --module M (module load M), --sbatch OPT\n"
+    "  --dry-run              print the scripts and the sbatch commands instead of submitting\n"
+    "  -o, --set and PETSc options are passed on to the runs.\n"
     "\n"
     "exit status: 0 done, 1 runtime error, 2 bad usage/config/input, 3 interrupted (resume it);\n"
     "SIGTERM, SIGUSR1 and SIGINT checkpoint like --time-limit.\n";
@@ -62,6 +83,11 @@ typedef struct cli_args {
   int part, parts;
   char **petsc_argv;
   int petsc_argc;
+  const char **files; /* merge: part files */
+  int nfiles;
+  tf_slurm_options slurm;
+  int slurm_rc;
+  tf_error slurm_err;
 } cli_args;
 
 static bool is_petsc_option(const char *a) {
@@ -80,10 +106,22 @@ static int parse_args(int argc, char **argv, cli_args *a) {
   a->sets = calloc((size_t)argc, sizeof *a->sets);
   a->petsc_argv = calloc((size_t)argc + 2, sizeof *a->petsc_argv);
   a->petsc_argv[a->petsc_argc++] = argv[0];
+  a->files = calloc((size_t)argc, sizeof *a->files);
+  tf_slurm_defaults(&a->slurm);
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const bool has_next = i + 1 < argc;
-    if (strcmp(arg, "--set") == 0 && has_next)
+    const int slurm_arity =
+        a->command && strcmp(a->command, "slurm") == 0 ? tf_slurm_option_arity(arg) : -1;
+    if (slurm_arity == 1 && !has_next) {
+      fprintf(stderr, "twofold slurm: %s needs a value\n", arg);
+      return -1;
+    } else if (slurm_arity >= 0) {
+      if (tf_slurm_set_option(&a->slurm, arg, slurm_arity ? argv[++i] : NULL, &a->slurm_err)) {
+        fprintf(stderr, "twofold slurm: %s\n", a->slurm_err.msg);
+        return -1;
+      }
+    } else if (strcmp(arg, "--set") == 0 && has_next)
       a->sets[a->nsets++] = argv[++i];
     else if (strncmp(arg, "--set=", 6) == 0)
       a->sets[a->nsets++] = arg + 6;
@@ -138,6 +176,8 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       a->command = arg;
     else if (!a->config)
       a->config = arg;
+    else if (strcmp(a->command, "merge") == 0)
+      a->files[a->nfiles++] = arg;
     else {
       fprintf(stderr, "twofold: unexpected argument '%s' (see twofold --help)\n", arg);
       return -1;
@@ -170,6 +210,8 @@ static int cmd_jobs(void) {
 }
 
 /* Loads CONFIG, applies --set, runs the job's setup and rejects unread keys. */
+static int setup_job(tf_run *run, const tf_job **job, tf_error *err);
+
 static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error *err) {
   if (!a->config) return tf_fail(err, "missing CONFIG (see twofold --help)");
   run->config_path = a->config;
@@ -177,6 +219,11 @@ static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error 
   if (!run->cfg) return -1;
   for (int i = 0; i < a->nsets; i++)
     if (tf_config_set(run->cfg, a->sets[i], err)) return -1;
+  return setup_job(run, job, err);
+}
+
+/* Runs the setup of the job named in run->cfg and rejects unread keys. */
+static int setup_job(tf_run *run, const tf_job **job, tf_error *err) {
   const char *names[64];
   size_t n = 0;
   for (; n < tf_job_count() && n < 63; n++) names[n] = tf_job_at(n)->name;
@@ -409,6 +456,102 @@ static int cmd_run(const cli_args *a) {
   return exit_code;
 }
 
+/* `twofold slurm`: the config is validated like `twofold check` (with the same --set and -o)
+ * before any script is written. */
+static int cmd_slurm(const cli_args *a) {
+  tf_run run = {
+      .comm = MPI_COMM_SELF, .size = 1, .output_override = a->output, .summary = tf_json_create()};
+  const tf_job *job = NULL;
+  tf_error err;
+  int rc = prepare(a, &run, &job, &err) ? TF_EXIT_USAGE : TF_EXIT_OK;
+  if (rc == TF_EXIT_OK) {
+    const tf_slurm_job sj = {.config = a->config,
+                             .output = run.output_path,
+                             .job = job->name,
+                             .splittable = job->splittable,
+                             .sets = a->sets,
+                             .nsets = a->nsets,
+                             .petsc = (const char **)a->petsc_argv + 1,
+                             .npetsc = a->petsc_argc - 2}; /* not -no_signal_handler */
+    if (tf_slurm_run(&a->slurm, &sj, &err)) rc = TF_EXIT_ERROR;
+    if (rc && strstr(err.msg, "--array: job")) rc = TF_EXIT_USAGE;
+  }
+  if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
+  if (job && job->destroy) job->destroy(&run);
+  tf_config_free(run.cfg);
+  tf_json_destroy(run.summary);
+  return rc;
+}
+
+/* Finishes a merged file as a resumed run with every member done: the job writes its
+ * summary from the file and marks it complete, exactly as at the end of a single run. */
+static int finish_merged(const char *path, const char *config_text, const char *source, void *ctx,
+                         tf_error *err) {
+  (void)ctx;
+  tf_run run = {.comm = MPI_COMM_SELF,
+                .size = 1,
+                .output_override = path,
+                .resume = true,
+                .quiet = true,
+                .progress_mode = "none",
+                .config_path = source,
+                .summary = tf_json_create()};
+  run.start_time = MPI_Wtime();
+  const tf_job *job = NULL;
+  run.cfg = tf_config_parse_string(config_text, source, err);
+  int rc = run.cfg ? setup_job(&run, &job, err) : -1;
+  if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
+  if (!rc) rc = job->execute(&run, err);
+  if (!rc && run.exit_code != TF_EXIT_OK)
+    rc = tf_fail(err, "merge: finishing '%s' was interrupted", path);
+  if (job && job->destroy) job->destroy(&run);
+  tf_config_free(run.cfg);
+  tf_json_destroy(run.summary);
+  return rc;
+}
+
+static int cmd_merge(const cli_args *a) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) {
+    fprintf(stderr, "twofold: error: merge runs on one process (not under mpiexec -n %d)\n", size);
+    return TF_EXIT_USAGE;
+  }
+  if (!a->config || a->nfiles < 1) {
+    fprintf(stderr, "twofold: error: usage: twofold merge OUT.h5 PART.h5... (see --help)\n");
+    return TF_EXIT_USAGE;
+  }
+  tf_h5_quiet();
+  tf_merge_stats st;
+  tf_error err;
+  if (tf_merge(a->config, a->files, a->nfiles, a->overwrite, finish_merged, NULL, &st, &err)) {
+    fprintf(stderr, "twofold: error: %s\n", err.msg);
+    if (a->json)
+      printf("{\"job\": \"merge\", \"status\": \"error\", \"output\": \"%s\"}\n", a->config);
+    return strncmp(err.msg, "cannot merge", 12) == 0 || strstr(err.msg, "already exists") ||
+                   strstr(err.msg, "one of the part files")
+               ? TF_EXIT_USAGE
+               : TF_EXIT_ERROR;
+  }
+  if (a->json) {
+    tf_json *j = tf_json_create();
+    tf_json_string(j, "job", "merge");
+    tf_json_string(j, "status", "complete");
+    tf_json_string(j, "output", a->config);
+    tf_json_integer(j, "files", a->nfiles);
+    tf_json_integer(j, "parts", st.parts);
+    tf_json_integer(j, "members", (long long)st.members);
+    tf_json_integer(j, "rows_copied", (long long)st.rows_copied);
+    tf_json_number(j, "wall_seconds", st.seconds);
+    printf("%s\n", tf_json_text(j));
+    tf_json_destroy(j);
+  } else if (!a->quiet) {
+    printf("merged %d file%s (%llu members) into %s in %.2f s\n", a->nfiles,
+           a->nfiles > 1 ? "s" : "", (unsigned long long)st.members, a->config, st.seconds);
+  }
+  return TF_EXIT_OK;
+}
+
 int tf_cli_main(int argc, char **argv) {
   cli_args a;
   if (parse_args(argc, argv, &a)) return TF_EXIT_USAGE;
@@ -425,13 +568,17 @@ int tf_cli_main(int argc, char **argv) {
     rc = cmd_jobs();
   } else if (strcmp(a.command, "info") == 0) {
     rc = cmd_info(&a);
-  } else if (strcmp(a.command, "check") == 0 || strcmp(a.command, "run") == 0) {
+  } else if (strcmp(a.command, "check") == 0 || strcmp(a.command, "run") == 0 ||
+             strcmp(a.command, "slurm") == 0 || strcmp(a.command, "merge") == 0) {
     MPI_Init(&argc, &argv);
     a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
     a.petsc_argv[a.petsc_argc] = NULL;
     PetscInitialize(&a.petsc_argc, &a.petsc_argv, NULL, NULL);
     tf_checkpoint_install_handlers();
-    rc = strcmp(a.command, "run") == 0 ? cmd_run(&a) : cmd_check(&a);
+    rc = strcmp(a.command, "run") == 0     ? cmd_run(&a)
+         : strcmp(a.command, "slurm") == 0 ? cmd_slurm(&a)
+         : strcmp(a.command, "merge") == 0 ? cmd_merge(&a)
+                                           : cmd_check(&a);
     PetscFinalize();
     MPI_Finalize();
   } else {
@@ -439,5 +586,6 @@ int tf_cli_main(int argc, char **argv) {
   }
   free(a.sets);
   free(a.petsc_argv);
+  free(a.files);
   return rc;
 }

@@ -40,6 +40,11 @@ static bool file_exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
+/* --part K/N: which block of the members this file holds, for `twofold merge`. */
+static int write_part(const tf_run *run, hid_t file) {
+  return tf_h5_attr_int(file, "part", run->part) | tf_h5_attr_int(file, "parts", run->parts);
+}
+
 static int write_provenance(tf_run *run, hid_t file, const char *fp) {
   char *dump = tf_config_dump(run->cfg);
   char created[64];
@@ -51,6 +56,7 @@ static int write_provenance(tf_run *run, hid_t file, const char *fp) {
            tf_h5_attr_string(file, "fingerprint", fp) |
            tf_h5_attr_string(file, "created", created) | tf_h5_attr_int(file, "ranks", run->size) |
            tf_h5_attr_int(file, "complete", 0);
+  if (run->parts > 0) rc |= write_part(run, file);
   free(dump);
   return rc;
 }
@@ -84,6 +90,7 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *r
       } else {
         *resumed = true;
         tf_h5_attr_int(file, "resumed", 1);
+        if (run->parts > 0) write_part(run, file);
       }
       free(old);
     }

@@ -73,7 +73,7 @@ slurm_start() {
   # munge: private key, socket, pid and log (owned by the munge user, as munged requires)
   dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 status=none
   chown -R munge: "$d/munge"
-  chmod 700 "$d/munge"
+  chmod 755 "$d/munge"
   chmod 400 "$d/munge/munge.key"
   runuser -u munge -- /usr/sbin/munged --key-file="$d/munge/munge.key" \
     --socket="$d/munge/munge.socket" --pid-file="$d/munge/munged.pid" \

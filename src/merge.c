@@ -1,0 +1,419 @@
+/* merge.c — see merge.h. */
+#include "merge.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5io.h"
+
+typedef struct part_file {
+  const char *path;
+  hid_t file;
+  char *fingerprint, *config;
+  long long part, parts; /* parts = 0: not a split run */
+  uint64_t members;
+  uint8_t *done;
+  uint64_t ndone;
+} part_file;
+
+/* Every problem found before writing, one line each; reported together. */
+typedef struct problems {
+  char text[TF_ERROR_MAX - 256];
+  int count;
+} problems;
+
+static void problem(problems *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(problems *p, const char *fmt, ...) {
+  const size_t len = strlen(p->text);
+  p->count++;
+  if (len + 64 >= sizeof p->text) return;
+  if (len + 200 >= sizeof p->text) {
+    snprintf(p->text + len, sizeof p->text - len, "\n  - ... (more problems not shown)");
+    return;
+  }
+  snprintf(p->text + len, sizeof p->text - len, "\n  - ");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(p->text + strlen(p->text), sizeof p->text - strlen(p->text), fmt, ap);
+  va_end(ap);
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The first line where two fingerprints differ, for the message. */
+static void first_difference(const char *a, const char *b, char *out, size_t n) {
+  const char *section = "";
+  size_t section_len = 0;
+  while (*a && *b) {
+    const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+    const size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+    if (la != lb || memcmp(a, b, la) != 0) {
+      snprintf(out, n, "%s%.*s '%.*s' vs '%.*s'", section_len ? "in " : "", (int)section_len,
+               section, (int)(la > 80 ? 80 : la), a, (int)(lb > 80 ? 80 : lb), b);
+      return;
+    }
+    if (la > 0 && a[la - 1] == ':' && a[0] != ' ') section = a, section_len = la - 1;
+    a += la + (ea ? 1 : 0);
+    b += lb + (eb ? 1 : 0);
+  }
+  snprintf(out, n, "one is a prefix of the other");
+}
+
+static void part_close(part_file *p) {
+  if (p->file >= 0) H5Fclose(p->file);
+  p->file = -1;
+  free(p->fingerprint), free(p->config), free(p->done);
+  p->fingerprint = p->config = NULL;
+  p->done = NULL;
+}
+
+/* Opens one part read-only and reads what the checks need; false (with a problem) if it
+ * cannot be used at all. */
+static bool part_open(part_file *p, problems *pr) {
+  struct stat st;
+  if (stat(p->path, &st) != 0) {
+    problem(pr, "'%s': %s", p->path, strerror(errno));
+    return false;
+  }
+  p->file = H5Fopen(p->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (p->file < 0) {
+    problem(pr, "'%s' is not a readable HDF5 file (corrupt, or still being written?)", p->path);
+    return false;
+  }
+  char *version = tf_h5_attr_read_string(p->file, "twofold_version");
+  p->fingerprint = tf_h5_attr_read_string(p->file, "fingerprint");
+  p->config = tf_h5_attr_read_string(p->file, "config");
+  const bool ours = version && p->fingerprint && p->config;
+  free(version);
+  if (!ours) {
+    problem(pr, "'%s' is not a twofold results file", p->path);
+    return false;
+  }
+  if (tf_h5_attr_read_int(p->file, "parts", &p->parts)) p->parts = 0;
+  if (p->parts > 0 && tf_h5_attr_read_int(p->file, "part", &p->part)) p->parts = 0;
+  hid_t d = H5Dopen2(p->file, "members/done", H5P_DEFAULT);
+  if (d < 0) {
+    problem(pr, "'%s' has no /members/done: not a job that can be split and merged", p->path);
+    return false;
+  }
+  hid_t space = H5Dget_space(d);
+  hsize_t dims[2] = {0, 0};
+  H5Sget_simple_extent_dims(space, dims, NULL);
+  H5Sclose(space);
+  p->members = dims[0];
+  p->done = malloc(p->members ? p->members : 1);
+  const bool ok = p->done && (p->members == 0 ||
+                              tf_h5_read_rows(d, H5T_NATIVE_UINT8, 1, 0, p->members, p->done) == 0);
+  H5Dclose(d);
+  if (!ok) {
+    problem(pr, "'%s': cannot read /members/done (corrupt file?)", p->path);
+    return false;
+  }
+  for (uint64_t m = 0; m < p->members; m++) p->ndone += p->done[m] != 0;
+  return true;
+}
+
+/* Consistency with the first usable part. */
+static void check_against(const part_file *ref, const part_file *p, problems *pr) {
+  if (strcmp(ref->fingerprint, p->fingerprint) != 0) {
+    char diff[400];
+    first_difference(ref->fingerprint, p->fingerprint, diff, sizeof diff);
+    problem(pr,
+            "'%s' and '%s' were run with different configs (model, initial, integrator, job, "
+            "members or seed): %s",
+            ref->path, p->path, diff);
+  } else if (ref->members != p->members) {
+    problem(pr, "'%s' holds %llu members, '%s' %llu", ref->path, (unsigned long long)ref->members,
+            p->path, (unsigned long long)p->members);
+  } else if (ref->parts != p->parts) {
+    problem(pr, "'%s' is a part of %lld, '%s' of %lld (runs split differently)", ref->path,
+            ref->parts, p->path, p->parts);
+  }
+}
+
+static uint64_t block_lo(uint64_t members, long long k, long long n) {
+  return members * (uint64_t)k / (uint64_t)n;
+}
+
+/* Names every block (array task) with members no part has done. */
+static void check_coverage(const part_file *parts, int n, const part_file *ref,
+                           const int32_t *owner, problems *pr) {
+  const uint64_t m = ref->members;
+  if (ref->parts > 0) {
+    for (long long k = 0; k < ref->parts; k++) {
+      const uint64_t lo = block_lo(m, k, ref->parts), hi = block_lo(m, k + 1, ref->parts);
+      uint64_t missing = 0;
+      for (uint64_t i = lo; i < hi; i++) missing += owner[i] < 0;
+      if (!missing) continue;
+      const part_file *holder = NULL;
+      for (int j = 0; j < n; j++)
+        if (parts[j].file >= 0 && parts[j].part == k) holder = &parts[j];
+      if (holder)
+        problem(pr,
+                "task %lld (part %lld/%lld, members %llu-%llu): '%s' has only %llu of %llu "
+                "members done; the task failed or was interrupted: finish it with "
+                "`twofold run CONFIG --part %lld/%lld --resume -o %s`",
+                k, k, ref->parts, (unsigned long long)lo, (unsigned long long)(hi - 1),
+                holder->path, (unsigned long long)(hi - lo - missing),
+                (unsigned long long)(hi - lo), k, ref->parts, holder->path);
+      else
+        problem(pr,
+                "task %lld (part %lld/%lld, members %llu-%llu): no part file; the task failed "
+                "before writing or its file is missing: rerun it with `--part %lld/%lld`",
+                k, k, ref->parts, (unsigned long long)lo, (unsigned long long)(hi - 1), k,
+                ref->parts);
+    }
+    return;
+  }
+  for (uint64_t i = 0; i < m;) {
+    if (owner[i] >= 0) {
+      i++;
+      continue;
+    }
+    uint64_t j = i;
+    while (j < m && owner[j] < 0) j++;
+    problem(pr, "members %llu-%llu are done in none of the files", (unsigned long long)i,
+            (unsigned long long)(j - 1));
+    i = j;
+  }
+}
+
+static int copy_bytes(const char *from, const char *to, tf_error *err) {
+  FILE *in = fopen(from, "rb");
+  if (!in) return tf_fail(err, "cannot read '%s': %s", from, strerror(errno));
+  FILE *out = fopen(to, "wbx");
+  if (!out) {
+    fclose(in);
+    return tf_fail(err, "cannot create '%s': %s", to, strerror(errno));
+  }
+  enum { BUF = 1 << 22 };
+  char *buf = malloc(BUF);
+  int rc = buf ? 0 : -1;
+  size_t got;
+  while (!rc && (got = fread(buf, 1, BUF, in)) > 0)
+    if (fwrite(buf, 1, got, out) != got) rc = -1;
+  if (ferror(in)) rc = -1;
+  free(buf);
+  fclose(in);
+  if (fclose(out) != 0) rc = -1;
+  return rc ? tf_fail(err, "copying '%s' to '%s' failed: %s", from, to, strerror(errno)) : 0;
+}
+
+typedef struct copy_ctx {
+  const part_file *parts;
+  int base;
+  const int32_t *owner;
+  uint64_t members;
+  uint64_t rows;
+  int rc;
+  char failed[256];
+} copy_ctx;
+
+/* Copies the rows every other part owns into one /members table of the merged file. */
+static int copy_table(hid_t dst_group, const char *name, copy_ctx *c) {
+  hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+  H5Pset_chunk_cache(dapl, 12421, (size_t)64 << 20, 1.0);
+  hid_t dst = H5Dopen2(dst_group, name, dapl);
+  H5Pclose(dapl);
+  if (dst < 0) return -1;
+  hid_t space = H5Dget_space(dst);
+  hsize_t dims[2] = {0, 1};
+  const int rank = H5Sget_simple_extent_ndims(space);
+  H5Sget_simple_extent_dims(space, dims, NULL);
+  H5Sclose(space);
+  int rc = 0;
+  if (dims[0] == c->members && rank >= 1 && rank <= 2) {
+    hid_t ftype = H5Dget_type(dst);
+    hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+    const uint64_t width = rank == 2 ? dims[1] : 1;
+    const size_t row_bytes = H5Tget_size(mtype) * (size_t)width;
+    uint64_t batch = ((uint64_t)32 << 20) / (row_bytes ? row_bytes : 1);
+    if (batch < 1) batch = 1;
+    void *buf = malloc((size_t)batch * row_bytes);
+    char path[512];
+    snprintf(path, sizeof path, "members/%s", name);
+    rc = buf ? 0 : -1;
+    hid_t src = -1;
+    int src_part = -1;
+    for (uint64_t i = 0; i < c->members && !rc;) {
+      const int p = c->owner[i];
+      uint64_t j = i + 1;
+      while (j < c->members && c->owner[j] == p && j - i < batch) j++;
+      if (p != c->base) {
+        if (p != src_part) {
+          if (src >= 0) H5Dclose(src);
+          src = H5Dopen2(c->parts[p].file, path, H5P_DEFAULT);
+          src_part = p;
+        }
+        uint64_t ids_start = i;
+        rc = src < 0 || tf_h5_read_rows(src, mtype, width, i, j - i, buf);
+        if (!rc) {
+          hid_t fs = H5Dget_space(dst);
+          const hsize_t start[2] = {ids_start, 0}, count[2] = {j - i, width};
+          H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+          hid_t ms = H5Screate_simple(rank, count, NULL);
+          rc = H5Dwrite(dst, mtype, ms, fs, H5P_DEFAULT, buf) < 0;
+          H5Sclose(ms);
+          H5Sclose(fs);
+        }
+        if (!rc && strcmp(name, "done") == 0) c->rows += j - i;
+      }
+      i = j;
+    }
+    if (src >= 0) H5Dclose(src);
+    free(buf);
+    H5Tclose(mtype);
+    H5Tclose(ftype);
+  }
+  if (H5Dclose(dst) < 0) rc = -1;
+  return rc;
+}
+
+static herr_t visit_table(hid_t group, const char *name, const H5L_info_t *info, void *data) {
+  (void)info;
+  copy_ctx *c = data;
+  H5O_info_t oi;
+  if (H5Oget_info_by_name2(group, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return 0;
+  if (oi.type != H5O_TYPE_DATASET) return 0;
+  if (copy_table(group, name, c)) {
+    c->rc = -1;
+    snprintf(c->failed, sizeof c->failed, "%s", name);
+    return 1;
+  }
+  return 0;
+}
+
+/* The merged file describes the whole run: no part attributes; where it came from. */
+static int mark_merged(const char *path, const part_file *parts, int n, tf_error *err) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (f < 0) return tf_fail(err, "cannot reopen '%s'", path);
+  static const char *const stale[] = {"part", "parts", "resumed", NULL};
+  for (const char *const *a = stale; *a; a++)
+    if (H5Aexists(f, *a) > 0) H5Adelete(f, *a);
+  size_t len = 1;
+  for (int i = 0; i < n; i++) len += strlen(parts[i].path) + 1;
+  char *list = calloc(len, 1);
+  int rc = list ? 0 : -1;
+  for (int i = 0; list && i < n; i++) {
+    strcat(list, parts[i].path);
+    if (i + 1 < n) strcat(list, "\n");
+  }
+  long long complete = 0;
+  if (!rc) rc = tf_h5_attr_string(f, "merged_from", list);
+  if (!rc) rc = tf_h5_attr_read_int(f, "complete", &complete);
+  free(list);
+  if (H5Fclose(f) < 0) rc = -1;
+  if (rc) return tf_fail(err, "cannot write attributes to '%s'", path);
+  if (!complete) return tf_fail(err, "'%s' is not complete after merging", path);
+  return 0;
+}
+
+int tf_merge(const char *output, const char *const *files, int nfiles, bool overwrite,
+             tf_merge_finish_fn finish, void *ctx, tf_merge_stats *stats, tf_error *err) {
+  const double t0 = now_seconds();
+  memset(stats, 0, sizeof *stats);
+  if (nfiles < 1) return tf_fail(err, "merge: no part files given");
+  struct stat st;
+  if (stat(output, &st) == 0 && !overwrite)
+    return tf_fail(err, "output '%s' already exists; pass --overwrite to replace it", output);
+  for (int i = 0; i < nfiles; i++)
+    if (same_file(output, files[i]))
+      return tf_fail(err, "output '%s' is one of the part files", output);
+
+  part_file *parts = calloc((size_t)nfiles, sizeof *parts);
+  problems *pr = calloc(1, sizeof *pr);
+  if (!parts || !pr) {
+    free(parts), free(pr);
+    return tf_fail(err, "out of memory");
+  }
+  const part_file *ref = NULL;
+  for (int i = 0; i < nfiles; i++) {
+    parts[i].path = files[i];
+    parts[i].file = -1;
+    if (!part_open(&parts[i], pr)) {
+      part_close(&parts[i]);
+      continue;
+    }
+    if (ref)
+      check_against(ref, &parts[i], pr);
+    else
+      ref = &parts[i];
+    for (int j = 0; j < i; j++)
+      if (parts[j].file >= 0 && parts[i].parts > 0 && parts[j].part == parts[i].part &&
+          parts[j].parts == parts[i].parts)
+        problem(pr, "'%s' and '%s' both hold part %lld/%lld", parts[j].path, parts[i].path,
+                parts[i].part, parts[i].parts);
+  }
+  /* owner[m]: the first part that has member m done (-1: none). */
+  int32_t *owner = NULL;
+  int rc = 0;
+  if (ref && pr->count == 0) {
+    owner = malloc((ref->members ? ref->members : 1) * sizeof *owner);
+    if (!owner)
+      rc = tf_fail(err, "out of memory for %llu members", (unsigned long long)ref->members);
+    for (uint64_t m = 0; owner && m < ref->members; m++) {
+      owner[m] = -1;
+      for (int i = 0; i < nfiles && owner[m] < 0; i++)
+        if (parts[i].file >= 0 && parts[i].done[m]) owner[m] = i;
+    }
+    if (owner) check_coverage(parts, nfiles, ref, owner, pr);
+  }
+  if (!rc && pr->count)
+    rc = tf_fail(err, "cannot merge into '%s' (%d problem%s; nothing was written):%s", output,
+                 pr->count, pr->count > 1 ? "s" : "", pr->text);
+  else if (!rc && !ref)
+    rc = tf_fail(err, "merge: no usable part file");
+
+  char tmp[4200] = "";
+  if (!rc) {
+    stats->members = ref->members;
+    stats->parts = (int)ref->parts;
+    const int base = (int)(ref - parts);
+    snprintf(tmp, sizeof tmp, "%s.merging-%ld", output, (long)getpid());
+    unlink(tmp); /* a leftover of a merge that died */
+    rc = copy_bytes(ref->path, tmp, err);
+    if (!rc) {
+      hid_t f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+      hid_t g = f >= 0 ? H5Gopen2(f, "members", H5P_DEFAULT) : -1;
+      copy_ctx c = {.parts = parts, .base = base, .owner = owner, .members = ref->members};
+      if (g >= 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_table, &c);
+      if (g < 0 || c.rc)
+        rc =
+            tf_fail(err, "merge: copying /members/%s into '%s' failed", g < 0 ? "" : c.failed, tmp);
+      if (g >= 0) H5Gclose(g);
+      if (f >= 0 && H5Fclose(f) < 0) rc = tf_fail(err, "merge: closing '%s' failed", tmp);
+      stats->rows_copied = c.rows;
+    }
+    if (!rc) {
+      char source[4200];
+      snprintf(source, sizeof source, "%s (config as run)", ref->path);
+      rc = finish(tmp, ref->config, source, ctx, err);
+    }
+    if (!rc) rc = mark_merged(tmp, parts, nfiles, err);
+    if (!rc && rename(tmp, output) != 0)
+      rc = tf_fail(err, "cannot rename '%s' to '%s': %s", tmp, output, strerror(errno));
+    if (rc) unlink(tmp);
+  }
+  free(owner);
+  for (int i = 0; i < nfiles; i++) part_close(&parts[i]);
+  free(parts);
+  free(pr);
+  stats->seconds = now_seconds() - t0;
+  return rc;
+}

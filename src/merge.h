@@ -1,0 +1,41 @@
+/* merge.h — part files of a split run (--part K/N, SLURM array tasks) into one results file.
+ *
+ * A part file is a complete results file whose done mask covers one block of the members.
+ * The merge first checks everything without writing: every file readable and written by
+ * twofold, the same fingerprint (model, initial, integrator, job, ensemble size, seed...),
+ * the same member tables, and every member done in some part.  Problems are reported
+ * together, naming the array task of every block that is missing or incomplete, and
+ * nothing is written.  Then it copies the first part byte for byte to a temporary file
+ * next to the output, writes the rows of the other parts into it, lets the job finish it
+ * as it finishes a resumed run (summary, `complete = 1`: so the merged file's data equals a
+ * single run's), and renames it into place.  An existing output is never touched unless
+ * `overwrite` is set, and the part files are only read.
+ *
+ * Copy rather than HDF5 virtual datasets: a virtual file depends on every part staying
+ * where it was, cannot be resumed or opened for parallel writes, and reads slower; the
+ * copy costs about as much as reading the parts once (docs/CLUSTER.md has the numbers). */
+#ifndef TF_MERGE_H
+#define TF_MERGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef struct tf_merge_stats {
+  uint64_t members;
+  uint64_t rows_copied; /* rows written from parts other than the first */
+  int parts;            /* N of --part K/N, 0 if the files were not split runs */
+  double seconds;
+} tf_merge_stats;
+
+/* Finishes the merged file at `path` with the job described by `config_text` (the config
+ * as run, stored in the parts); `source` names where the text came from. */
+typedef int (*tf_merge_finish_fn)(const char *path, const char *config_text, const char *source,
+                                  void *ctx, tf_error *err);
+
+/* Merges `nfiles` part files into `output`.  Returns 0, or -1 with every problem in err. */
+int tf_merge(const char *output, const char *const *files, int nfiles, bool overwrite,
+             tf_merge_finish_fn finish, void *ctx, tf_merge_stats *stats, tf_error *err);
+
+#endif
