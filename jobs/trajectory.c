@@ -4,12 +4,22 @@
  * run, so its last sample equals that member's final state in an ensemble file.
  * Output: /trajectory/t (samples) and /trajectory/state (samples x dim), sampled at
  * output.samples equally spaced times (dense output for DOPRI5, the nearest step for SDE
- * schemes).  Runs on rank 0; other ranks only join the collective file operations. */
+ * schemes).  Runs on rank 0; other ranks only join the collective file operations.
+ *
+ * Codimension-2 kernels (2-D Coulomb friction; kernel.h sigma2/field2) run on the
+ * event-driven engine of evolve2.h with the keys codim2.{sigma_tol, event_tol,
+ * max_event_rate, max_events} and output.event_log (events kept); the file adds
+ * /trajectory/mode (0 roll, 1 slip per sample) and /trajectory/events (rows of t, kind,
+ * phi, state; attribute kinds), the JSON adds rolling_onset_time (first arrival at Sigma in
+ * the sliding region, null if none), final_mode, events per kind and final_<output> for the
+ * kernel's named outputs.  Kernels with physical initial conditions (kernel.h
+ * initial_params) accept initial.<name> instead of initial.state. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "evolve2.h"
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -23,20 +33,84 @@ typedef struct trajectory_job {
   double *t, *x;
   long n_taken;
   char state_names[512];
+  /* codimension-2 kernels */
+  bool codim2;
+  tf_evolve2_options c2opts;
+  long long max_logged;
+  double *events, *modes;
+  long n_events, next_sample;
+  tf_evolve2_result c2res;
 } trajectory_job;
+
+/* Physical initial conditions (kernel.h initial_params) instead of initial.state. */
+static int physical_initial(tf_run *run, trajectory_job *job, bool state_given, tf_error *err) {
+  const tf_kernel *k = job->flow.kernel;
+  bool any = false;
+  char path[256], where[256];
+  for (size_t i = 0; i < k->ninitial; i++) {
+    snprintf(path, sizeof path, "initial.%s", k->initial_params[i].name);
+    any = any || tf_config_has(run->cfg, path);
+  }
+  if (!any) return 0;
+  if (state_given)
+    return tf_fail(err,
+                   "%s: key 'initial.state': give either initial.state or the physical "
+                   "initial conditions of model '%s', not both",
+                   tf_config_where(run->cfg, "initial.state", where, sizeof where), k->name);
+  double ip[16];
+  for (size_t i = 0; i < k->ninitial && i < 16; i++) {
+    const tf_param *q = &k->initial_params[i];
+    snprintf(path, sizeof path, "initial.%s", q->name);
+    if (tf_config_get_double(run->cfg, path, &q->def, q->min, q->max, &ip[i], err)) return -1;
+  }
+  k->initial_state(ip, job->flow.params, job->flow.x0);
+  return 0;
+}
+
+static int codim2_setup(tf_run *run, trajectory_job *job, tf_error *err) {
+  tf_evolve2_options *o = &job->c2opts;
+  *o = tf_evolve2_default_options();
+  o->ode = job->flow.ode;
+  const double d_sigma = o->sigma_tol, d_event = o->event_tol, d_rate = o->max_event_rate;
+  const long long d_max = o->max_events, d_log = 64;
+  long long max_events;
+  if (tf_config_get_double(run->cfg, "codim2.sigma_tol", &d_sigma, 1e-15, 1e-2, &o->sigma_tol,
+                           err) ||
+      tf_config_get_double(run->cfg, "codim2.event_tol", &d_event, 1e-16, 1e-3, &o->event_tol,
+                           err) ||
+      tf_config_get_double(run->cfg, "codim2.max_event_rate", &d_rate, 1.0, INFINITY,
+                           &o->max_event_rate, err) ||
+      tf_config_get_int(run->cfg, "codim2.max_events", &d_max, 1, LLONG_MAX, &max_events, err) ||
+      tf_config_get_int(run->cfg, "output.event_log", &d_log, 0, 1000000, &job->max_logged, err))
+    return -1;
+  o->max_events = (long)max_events;
+  if (job->flow.method != TF_METHOD_DOPRI5) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: key 'integrator.method': model '%s' runs on the event-driven "
+                   "codimension-2 engine (dopri5)",
+                   tf_config_where(run->cfg, "integrator.method", where, sizeof where),
+                   job->flow.kernel->name);
+  }
+  return 0;
+}
 
 static int setup(tf_run *run, tf_error *err) {
   trajectory_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   const long long d_member = 0, d_samples = 1001;
+  const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_flow_from_config(&job->flow, run->cfg, err) ||
+      physical_initial(run, job, state_given, err) ||
       tf_config_get_int(run->cfg, "ensemble.member", &d_member, 0, LLONG_MAX, &job->member, err) ||
       tf_config_get_int(run->cfg, "output.samples", &d_samples, 2, 100000000LL, &job->samples,
                         err) ||
       tf_job_output_from_config(run, &job->compression, NULL, err))
     return -1;
   tf_join_state_names(job->flow.kernel, job->state_names, sizeof job->state_names);
+  job->codim2 = job->flow.kernel->sigma2 && job->flow.kernel->field2;
+  if (job->codim2 && codim2_setup(run, job, err)) return -1;
   /* An ensemble config turned into a trajectory (--set job=trajectory) keeps its ensemble
    * size and chunking; they are meaningless here, not wrong. */
   tf_config_mark_used(run->cfg, "ensemble.members");
@@ -54,6 +128,99 @@ static void record(void *ctx, double t, const double *x) {
   job->n_taken++;
 }
 
+/* --- codimension-2 members ---------------------------------------------------------------- */
+
+enum { EVENT_HEAD = 3 }; /* t, kind, phi; then the state */
+
+static void c2_on_event(void *ctx, const tf_c2_event *ev) {
+  trajectory_job *job = ctx;
+  if (job->n_events >= job->max_logged) return;
+  const size_t dim = job->flow.kernel->dim, w = EVENT_HEAD + dim;
+  double *row = job->events + (size_t)job->n_events++ * w;
+  row[0] = ev->t, row[1] = ev->kind, row[2] = ev->phi;
+  memcpy(row + EVENT_HEAD, ev->x, dim * sizeof *ev->x);
+}
+
+static double sample_time(const tf_flow *flow, long i, long n) {
+  return i == n - 1 ? flow->t_end
+                    : flow->t0 + (flow->t_end - flow->t0) * (double)i / (double)(n - 1);
+}
+
+static void c2_on_step(void *ctx, const tf_evolve2 *e, double ta, double tb) {
+  trajectory_job *job = ctx;
+  const size_t dim = job->flow.kernel->dim;
+  for (; job->next_sample < job->samples; job->next_sample++) {
+    const double ts = sample_time(&job->flow, job->next_sample, job->samples);
+    if (ts > tb || ts < ta) break;
+    tf_evolve2_dense(e, ts, job->x + (size_t)job->next_sample * dim);
+    job->t[job->next_sample] = ts;
+    job->modes[job->next_sample] = tf_evolve2_mode(e);
+  }
+}
+
+static tf_flow_result run_codim2(trajectory_job *job, double *final) {
+  const tf_kernel *k = job->flow.kernel;
+  tf_flow_result res = {0};
+  tf_evolve2 *e = tf_evolve2_create(k, job->flow.params, &job->c2opts);
+  if (!e) {
+    res.status = TF_MEMBER_FAILED;
+    job->c2res.failure = "the codimension-2 engine cannot run this model";
+    return res;
+  }
+  tf_flow_initial_state(&job->flow, (uint64_t)job->member, final);
+  job->next_sample = 0; /* sample 0 too comes from the first step's dense output */
+  tf_evolve2_set_callbacks(e, c2_on_event, c2_on_step, job);
+  job->c2res = tf_evolve2_run(e, job->flow.t0, final, job->flow.t_end);
+  job->n_taken = job->next_sample;
+  res.status = job->c2res.status;
+  res.t_final = job->c2res.t;
+  res.steps = job->c2res.steps;
+  tf_evolve2_destroy(e);
+  return res;
+}
+
+static int write_codim2(const trajectory_job *job, hid_t g, bool writer) {
+  const size_t dim = job->flow.kernel->dim, w = EVENT_HEAD + dim;
+  const uint64_t rows = (uint64_t)job->n_taken, erows = (uint64_t)job->n_events;
+  hid_t dm = tf_h5_create_table(g, "mode", H5T_NATIVE_DOUBLE, rows, 1, job->compression,
+                                "mode at the sample times: 0 roll (on Sigma), 1 slip");
+  hid_t de = tf_h5_create_table(g, "events", H5T_NATIVE_DOUBLE, erows, w, job->compression,
+                                "events: t, kind, phi (limit direction), state");
+  uint64_t *ids = malloc(((rows > erows ? rows : erows) + 1) * sizeof *ids);
+  for (uint64_t i = 0; ids && i < (rows > erows ? rows : erows); i++) ids[i] = i;
+  int rc = dm < 0 || de < 0 || !ids ||
+           tf_h5_write_rows(dm, H5T_NATIVE_DOUBLE, 1, writer ? rows : 0, ids, job->modes) ||
+           tf_h5_write_rows(de, H5T_NATIVE_DOUBLE, w, writer ? erows : 0, ids, job->events);
+  if (de >= 0) tf_h5_attr_string(de, "kinds", "0 roll_start, 1 roll_end, 2 crossing");
+  free(ids);
+  if (dm >= 0) H5Dclose(dm);
+  if (de >= 0) H5Dclose(de);
+  return rc;
+}
+
+static void report_codim2(tf_run *run, const trajectory_job *job, const double *final) {
+  const tf_kernel *k = job->flow.kernel;
+  tf_json *j = run->summary;
+  tf_json_number(j, "rolling_onset_time", job->c2res.first_roll_time);
+  tf_json_string(j, "final_mode", tf_c2_mode_name(job->c2res.mode));
+  const char *names[TF_C2_EVENT_KIND_COUNT];
+  long long counts[TF_C2_EVENT_KIND_COUNT];
+  for (int i = 0; i < TF_C2_EVENT_KIND_COUNT; i++)
+    names[i] = tf_c2_event_kind_name((tf_c2_event_kind)i), counts[i] = job->c2res.counts[i];
+  tf_json_counts(j, "events", names, counts, TF_C2_EVENT_KIND_COUNT);
+  tf_json_integer(j, "rhs_evals", job->c2res.rhs_evals);
+  if (job->c2res.failure) tf_json_string(j, "failure", job->c2res.failure);
+  double out[16];
+  if (k->outputs && k->noutputs <= 16) {
+    k->outputs(final, job->flow.params, out);
+    for (size_t i = 0; i < k->noutputs; i++) {
+      char key[128];
+      snprintf(key, sizeof key, "final_%s", k->output_names[i]);
+      tf_json_number(j, key, out[i]);
+    }
+  }
+}
+
 static int execute(tf_run *run, tf_error *err) {
   trajectory_job *job = run->job_data;
   const size_t dim = job->flow.kernel->dim;
@@ -63,11 +230,21 @@ static int execute(tf_run *run, tf_error *err) {
   if (run->rank == 0) {
     job->t = malloc(n * sizeof *job->t);
     job->x = malloc(n * dim * sizeof *job->x);
-    if (!job->t || !job->x || !final)
+    job->modes = malloc(n * sizeof *job->modes);
+    job->events = malloc(((size_t)job->max_logged + 1) * (EVENT_HEAD + dim) * sizeof *job->events);
+    if (!job->t || !job->x || !final || !job->modes || !job->events)
       return tf_fail(err, "out of memory for %llu samples", job->samples);
-    res = tf_flow_run_member(&job->flow, (uint64_t)job->member, final, record, job, job->samples);
+    if (job->codim2)
+      res = run_codim2(job, final);
+    else
+      res = tf_flow_run_member(&job->flow, (uint64_t)job->member, final, record, job, job->samples);
   }
   MPI_Bcast(&res, sizeof res, MPI_BYTE, 0, run->comm);
+  if (job->codim2) {
+    MPI_Bcast(&job->c2res, sizeof job->c2res, MPI_BYTE, 0, run->comm);
+    MPI_Bcast(&job->n_events, 1, MPI_LONG, 0, run->comm);
+    if (run->rank != 0) job->c2res.failure = NULL; /* a pointer is meaningless elsewhere */
+  }
   MPI_Bcast(final, (int)dim, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(&job->n_taken, 1, MPI_LONG, 0, run->comm);
 
@@ -98,6 +275,7 @@ static int execute(tf_run *run, tf_error *err) {
   int rc = dt < 0 || dx < 0 || !ids ||
            tf_h5_write_rows(dt, H5T_NATIVE_DOUBLE, 1, mine, ids, job->t) ||
            tf_h5_write_rows(dx, H5T_NATIVE_DOUBLE, dim, mine, ids, job->x);
+  if (job->codim2 && rc == 0) rc = write_codim2(job, g, run->rank == 0);
   tf_h5_attr_string(g, "status", tf_member_status_name(res.status));
   tf_h5_attr_int(g, "member", job->member);
   tf_h5_attr_int(g, "steps", res.steps);
@@ -118,6 +296,7 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_integer(run->summary, "samples", (long long)rows);
   tf_json_number(run->summary, "t_final", res.t_final);
   tf_json_numbers(run->summary, "final_state", final, dim);
+  if (job->codim2) report_codim2(run, job, final);
   free(final);
   return rc;
 }
@@ -126,7 +305,7 @@ static void destroy(tf_run *run) {
   trajectory_job *job = run->job_data;
   if (!job) return;
   tf_flow_destroy(&job->flow);
-  free(job->t), free(job->x);
+  free(job->t), free(job->x), free(job->modes), free(job->events);
   free(job);
   run->job_data = NULL;
 }

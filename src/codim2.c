@@ -1,0 +1,269 @@
+/* codim2.c — see codim2.h. */
+#include "codim2.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <string.h>
+
+/* Samples of the circle: V on a grid to bracket its roots, F* to decompose it.  A trig
+ * polynomial of degree below SLIDING_SAMPLES/2 is integrated exactly by the trapezoid rule,
+ * which is what makes the harmonic decomposition exact. */
+enum { DIRECTION_SAMPLES = 72, SLIDING_SAMPLES = 32 };
+
+const char *tf_codim2_region_name(tf_codim2_region r) {
+  static const char *const names[] = {"sliding", "repelling", "crossing", "tangency", "spiral"};
+  return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
+
+const char *tf_codim2_decomposition_name(tf_codim2_decomposition d) {
+  static const char *const names[] = {"harmonic", "svd", "not_unique", "degenerate"};
+  return (unsigned)d < sizeof names / sizeof names[0] ? names[d] : "?";
+}
+
+static double dot(const double *a, const double *b, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+void tf_codim2_frame(const tf_kernel *k, const double *p, const double *x, double *h, double *n1,
+                     double *n2) {
+  const size_t n = k->dim;
+  double grad[2 * TF_CODIM2_MAX_DIM], hh[2];
+  k->sigma2(x, p, hh, grad);
+  const double g1 = sqrt(dot(grad, grad, n)), g2 = sqrt(dot(grad + n, grad + n, n));
+  if (h) h[0] = g1 > 0 ? hh[0] / g1 : hh[0], h[1] = g2 > 0 ? hh[1] / g2 : hh[1];
+  if (!n1) return;
+  for (size_t i = 0; i < n; i++) n1[i] = g1 > 0 ? grad[i] / g1 : 0.0;
+  /* Gram-Schmidt: the thesis requires orthogonal gradients on Sigma; off Sigma (event
+   * location, integration error) keep the frame orthonormal anyway. */
+  const double c = dot(grad + n, n1, n);
+  for (size_t i = 0; i < n; i++) n2[i] = grad[n + i] - c * n1[i];
+  const double norm = sqrt(dot(n2, n2, n));
+  for (size_t i = 0; i < n; i++) n2[i] = norm > 0 ? n2[i] / norm : 0.0;
+}
+
+void tf_codim2_limit(const tf_kernel *k, const double *p, double t, const double *x, double phi,
+                     double *out) {
+  const double dir[2] = {cos(phi), sin(phi)};
+  k->field2(t, x, dir, p, out);
+}
+
+static void rv_in_frame(const tf_kernel *k, const double *p, double t, const double *x, double phi,
+                        const double *n1, const double *n2, double *R, double *V) {
+  double f[TF_CODIM2_MAX_DIM];
+  tf_codim2_limit(k, p, t, x, phi, f);
+  const double f1 = dot(f, n1, k->dim), f2 = dot(f, n2, k->dim);
+  const double c = cos(phi), s = sin(phi);
+  if (R) *R = c * f1 + s * f2;
+  if (V) *V = -s * f1 + c * f2;
+}
+
+void tf_codim2_rv(const tf_kernel *k, const double *p, double t, const double *x, double phi,
+                  double *R, double *V) {
+  double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+  tf_codim2_frame(k, p, x, NULL, n1, n2);
+  rv_in_frame(k, p, t, x, phi, n1, n2, R, V);
+}
+
+typedef struct v_ctx {
+  const tf_kernel *k;
+  const double *p, *x, *n1, *n2;
+  double t;
+} v_ctx;
+
+static double v_of_phi(double phi, void *params) {
+  const v_ctx *c = params;
+  double V;
+  rv_in_frame(c->k, c->p, c->t, c->x, phi, c->n1, c->n2, NULL, &V);
+  return V;
+}
+
+/* Brent (GSL) on a bracket [a, b] of a sign change of V. */
+static double polish_root(gsl_root_fsolver *solver, v_ctx *c, double a, double b) {
+  gsl_function fn = {v_of_phi, c};
+  /* The grid values were taken at phi (and 2 pi stood in as 0): re-check the bracket here,
+   * since GSL aborts on one that does not straddle. */
+  const double va = v_of_phi(a, c), vb = v_of_phi(b, c);
+  if (va == 0.0) return a;
+  if (vb == 0.0 || !(va * vb < 0.0)) return fabs(va) < fabs(vb) ? a : b;
+  if (gsl_root_fsolver_set(solver, &fn, a, b) != GSL_SUCCESS) return 0.5 * (a + b);
+  double root = 0.5 * (a + b);
+  for (int it = 0; it < 100; it++) {
+    if (gsl_root_fsolver_iterate(solver) != GSL_SUCCESS) break;
+    root = gsl_root_fsolver_root(solver);
+    const double lo = gsl_root_fsolver_x_lower(solver), hi = gsl_root_fsolver_x_upper(solver);
+    if (gsl_root_test_interval(lo, hi, 1e-15, 1e-14) == GSL_SUCCESS) break;
+  }
+  return root;
+}
+
+void tf_codim2_classify(const tf_kernel *k, const double *p, double t, const double *x,
+                        tf_codim2_point *pt) {
+  memset(pt, 0, sizeof *pt);
+  double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+  tf_codim2_frame(k, p, x, NULL, n1, n2);
+  double R[DIRECTION_SAMPLES + 1], V[DIRECTION_SAMPLES + 1], phi[DIRECTION_SAMPLES + 1];
+  double scale = 0, v_max = 0;
+  for (int i = 0; i <= DIRECTION_SAMPLES; i++) {
+    phi[i] = 2 * M_PI * i / DIRECTION_SAMPLES;
+    if (i < DIRECTION_SAMPLES)
+      rv_in_frame(k, p, t, x, phi[i], n1, n2, &R[i], &V[i]);
+    else
+      R[i] = R[0], V[i] = V[0];
+    scale = fmax(scale, hypot(R[i], V[i]));
+    v_max = fmax(v_max, fabs(V[i]));
+  }
+  const double zero = 1e-11 * scale + 1e-300;
+  if (v_max <= zero) {
+    /* Every direction is a limit direction (F* normal part purely radial). */
+    pt->all_directions = true;
+    pt->R_max = -INFINITY, pt->R_min = INFINITY;
+    for (int i = 0; i < DIRECTION_SAMPLES; i++) {
+      if (R[i] > pt->R_max) pt->R_max = R[i], pt->phi_R_max = phi[i];
+      pt->R_min = fmin(pt->R_min, R[i]);
+    }
+  } else {
+    gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    v_ctx c = {k, p, x, n1, n2, t};
+    for (int i = 0; i < DIRECTION_SAMPLES && pt->count < TF_CODIM2_MAX_DIRECTIONS; i++) {
+      double root;
+      if (V[i] == 0.0)
+        root = phi[i];
+      else if (V[i] * V[i + 1] < 0.0 && solver)
+        root = polish_root(solver, &c, phi[i], phi[i + 1]);
+      else
+        continue;
+      pt->phi[pt->count] = root;
+      rv_in_frame(k, p, t, x, root, n1, n2, &pt->R[pt->count], NULL);
+      pt->count++;
+    }
+    if (solver) gsl_root_fsolver_free(solver);
+    pt->R_max = -INFINITY, pt->R_min = INFINITY;
+    for (int i = 0; i < pt->count; i++) {
+      if (pt->R[i] > pt->R_max) pt->R_max = pt->R[i], pt->phi_R_max = pt->phi[i];
+      pt->R_min = fmin(pt->R_min, pt->R[i]);
+    }
+  }
+  if (!pt->all_directions && pt->count == 0)
+    pt->region = TF_CODIM2_SPIRAL;
+  else if (fabs(pt->R_max) <= zero || fabs(pt->R_min) <= zero)
+    pt->region = TF_CODIM2_TANGENCY;
+  else if (pt->R_max < 0)
+    pt->region = TF_CODIM2_SLIDING;
+  else if (pt->R_min > 0)
+    pt->region = TF_CODIM2_REPELLING;
+  else
+    pt->region = TF_CODIM2_CROSSING;
+}
+
+/* Fbar and the first harmonic; returns the largest deviation of the samples from
+ * Fbar + cos F_A + sin F_B relative to their spread. */
+static double harmonic_fit(size_t n, double F[][TF_CODIM2_MAX_DIM], tf_codim2_sliding *s,
+                           double *spread) {
+  const int N = SLIDING_SAMPLES;
+  for (size_t i = 0; i < n; i++) s->Fbar[i] = s->FA[i] = s->FB[i] = 0;
+  for (int j = 0; j < N; j++) {
+    const double phi = 2 * M_PI * j / N, c = cos(phi), sn = sin(phi);
+    for (size_t i = 0; i < n; i++) {
+      s->Fbar[i] += F[j][i] / N;
+      s->FA[i] += 2.0 / N * F[j][i] * c;
+      s->FB[i] += 2.0 / N * F[j][i] * sn;
+    }
+  }
+  double worst = 0;
+  *spread = 0;
+  for (int j = 0; j < N; j++) {
+    const double phi = 2 * M_PI * j / N, c = cos(phi), sn = sin(phi);
+    for (size_t i = 0; i < n; i++) {
+      *spread = fmax(*spread, fabs(F[j][i] - s->Fbar[i]));
+      worst = fmax(worst, fabs(F[j][i] - s->Fbar[i] - c * s->FA[i] - sn * s->FB[i]));
+    }
+  }
+  return *spread > 0 ? worst / *spread : 0.0;
+}
+
+/* General A(phi), B(phi): the two leading right singular vectors of the centred samples. */
+static tf_codim2_decomposition svd_fit(size_t n, double F[][TF_CODIM2_MAX_DIM],
+                                       tf_codim2_sliding *s) {
+  const int N = SLIDING_SAMPLES;
+  gsl_matrix *A = gsl_matrix_alloc((size_t)N, n), *Vm = gsl_matrix_alloc(n, n);
+  gsl_vector *S = gsl_vector_alloc(n), *work = gsl_vector_alloc(n);
+  tf_codim2_decomposition how = TF_CODIM2_DEGENERATE;
+  if (A && Vm && S && work) {
+    for (int j = 0; j < N; j++)
+      for (size_t i = 0; i < n; i++) gsl_matrix_set(A, (size_t)j, i, F[j][i] - s->Fbar[i]);
+    if (gsl_linalg_SV_decomp(A, Vm, S, work) == GSL_SUCCESS) {
+      const double s0 = gsl_vector_get(S, 0);
+      int rank = 0;
+      for (size_t i = 0; i < n; i++) rank += gsl_vector_get(S, i) > 1e-9 * s0 && s0 > 0;
+      if (rank > 2)
+        how = TF_CODIM2_NOT_UNIQUE;
+      else if (rank == 2) {
+        how = TF_CODIM2_SVD;
+        for (size_t i = 0; i < n; i++) {
+          s->FA[i] = gsl_matrix_get(Vm, i, 0) * gsl_vector_get(S, 0);
+          s->FB[i] = gsl_matrix_get(Vm, i, 1) * gsl_vector_get(S, 1);
+        }
+      }
+    }
+  }
+  if (A) gsl_matrix_free(A);
+  if (Vm) gsl_matrix_free(Vm);
+  if (S) gsl_vector_free(S);
+  if (work) gsl_vector_free(work);
+  return how;
+}
+
+int tf_codim2_sliding_vector(const tf_kernel *k, const double *p, double t, const double *x,
+                             tf_codim2_sliding *s) {
+  const size_t n = k->dim;
+  double F[SLIDING_SAMPLES][TF_CODIM2_MAX_DIM];
+  memset(s, 0, sizeof *s);
+  for (int j = 0; j < SLIDING_SAMPLES; j++)
+    tf_codim2_limit(k, p, t, x, 2 * M_PI * j / SLIDING_SAMPLES, F[j]);
+  double spread;
+  const double misfit = harmonic_fit(n, F, s, &spread);
+  s->how = TF_CODIM2_HARMONIC;
+  if (spread == 0)
+    s->how = TF_CODIM2_DEGENERATE; /* F* constant: no discontinuity here */
+  else if (misfit > 1e-9)
+    s->how = svd_fit(n, F, s);
+  if (s->how == TF_CODIM2_HARMONIC || s->how == TF_CODIM2_SVD) {
+    double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+    tf_codim2_frame(k, p, x, NULL, n1, n2);
+    const double m00 = dot(s->FA, n1, n), m01 = dot(s->FB, n1, n);
+    const double m10 = dot(s->FA, n2, n), m11 = dot(s->FB, n2, n);
+    const double r0 = -dot(s->Fbar, n1, n), r1 = -dot(s->Fbar, n2, n);
+    s->det = m00 * m11 - m01 * m10;
+    const double size = sqrt(dot(s->FA, s->FA, n) * dot(s->FB, s->FB, n));
+    if (!(fabs(s->det) > 1e-12 * size)) {
+      s->how = TF_CODIM2_DEGENERATE;
+    } else {
+      s->a = (r0 * m11 - m01 * r1) / s->det;
+      s->b = (m00 * r1 - m10 * r0) / s->det;
+      for (size_t i = 0; i < n; i++) s->Fs[i] = s->Fbar[i] + s->a * s->FA[i] + s->b * s->FB[i];
+      return 0;
+    }
+  }
+  for (size_t i = 0; i < n; i++) s->Fs[i] = NAN;
+  s->a = s->b = NAN;
+  return -1;
+}
+
+void tf_codim2_project(const tf_kernel *k, const double *p, double *x) {
+  const size_t n = k->dim;
+  double grad[2 * TF_CODIM2_MAX_DIM], h[2];
+  for (int it = 0; it < 3; it++) {
+    k->sigma2(x, p, h, grad);
+    if (h[0] == 0 && h[1] == 0) return;
+    /* min-norm step for the 2 x n system grad dx = -h */
+    const double a = dot(grad, grad, n), b = dot(grad, grad + n, n), d = dot(grad + n, grad + n, n);
+    const double det = a * d - b * b;
+    if (!(det > 0)) return;
+    const double y0 = (d * h[0] - b * h[1]) / det, y1 = (a * h[1] - b * h[0]) / det;
+    for (size_t i = 0; i < n; i++) x[i] -= y0 * grad[i] + y1 * grad[n + i];
+  }
+}

@@ -1,0 +1,91 @@
+/* codim2.h — the local geometry of an extended Filippov system at its codimension-2
+ * discontinuity Sigma = {H1 = H2 = 0} (Antali 2017, chapter 2; Antali & Stepan 2018).
+ *
+ * Spatial Coulomb friction makes the field discontinuous only where a 2-D slip velocity
+ * vanishes, so at a point x0 of Sigma there is a whole circle of limit vectors F*(phi)
+ * (eq 2.18), one per direction n(phi) = cos phi n1 + sin phi n2 of approach.  Everything an
+ * event-driven integrator needs is derived from F*(phi) alone, as in the thesis:
+ *   R(phi) = <F*(phi), n(phi)>, V(phi) = <F*(phi), n(phi + pi/2)>                 (2.24)
+ *   limit directions: the zeros of V; attracting if R < 0, repelling if R > 0     (Def 2.14)
+ *   sliding region: all limit directions attracting (or all repelling), crossing
+ *   region: both kinds present                                                    (Thm 2.15)
+ *   sliding vector: F_s = Fbar + a F_A + b F_B tangent to Sigma when
+ *   F*(phi) = Fbar + A(phi) F_A + B(phi) F_B                                       (Thm 2.17)
+ * Fbar is the mean of F* over the circle (eq 2.29 as the worked examples use it).  The
+ * decomposition is found from samples of F*: first as the first Fourier harmonic (A = cos,
+ * B = sin, the thesis' own form, so a and b are the thesis' numbers), otherwise by an SVD of
+ * the centred samples (any A, B); a rank above 2 means the sliding vector is not unique (the
+ * thesis' open case) and is reported, not guessed.  Limit directions are the roots of V
+ * bracketed on a grid and polished with GSL's Brent solver.  V identically zero (every
+ * direction is a limit direction, e.g. the billiard ball without drag) is recognised and
+ * classified by the sign of R over the whole circle. */
+#ifndef TF_CODIM2_H
+#define TF_CODIM2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel.h"
+
+enum { TF_CODIM2_MAX_DIM = 16, TF_CODIM2_MAX_DIRECTIONS = 16 };
+
+typedef enum tf_codim2_region {
+  TF_CODIM2_SLIDING,   /* all limit directions attracting: rolling / sticking persists */
+  TF_CODIM2_REPELLING, /* all repelling: repelling sliding, escape in any of them */
+  TF_CODIM2_CROSSING,  /* attracting and repelling directions: the trajectory passes */
+  TF_CODIM2_TANGENCY,  /* some F*(phi) tangent to Sigma (R = V = 0): the boundary */
+  TF_CODIM2_SPIRAL     /* no limit direction (Theorem 2.15 does not apply) */
+} tf_codim2_region;
+
+const char *tf_codim2_region_name(tf_codim2_region r);
+
+/* The normal frame at x: n1, n2 (dim values each), unit and orthogonal; h = (H1, H2) scaled
+ * by the gradient norms (so that |h| is the distance to Sigma to first order). */
+void tf_codim2_frame(const tf_kernel *k, const double *p, const double *x, double *h, double *n1,
+                     double *n2);
+
+/* F*(phi) at x (the kernel's field2 with dir = (cos phi, sin phi)). */
+void tf_codim2_limit(const tf_kernel *k, const double *p, double t, const double *x, double phi,
+                     double *out);
+/* R(phi) and V(phi) (eq 2.24); either output may be NULL. */
+void tf_codim2_rv(const tf_kernel *k, const double *p, double t, const double *x, double phi,
+                  double *R, double *V);
+
+typedef struct tf_codim2_point {
+  tf_codim2_region region;
+  bool all_directions; /* V == 0 on the whole circle: every phi is a limit direction */
+  int count;           /* limit directions found (0 if all_directions) */
+  double phi[TF_CODIM2_MAX_DIRECTIONS], R[TF_CODIM2_MAX_DIRECTIONS];
+  double R_max, R_min; /* over the limit directions (over the circle if all_directions) */
+  double phi_R_max;    /* where R_max is attained */
+} tf_codim2_point;
+
+/* Limit directions and the region at x (taken as a point of Sigma). */
+void tf_codim2_classify(const tf_kernel *k, const double *p, double t, const double *x,
+                        tf_codim2_point *pt);
+
+typedef enum tf_codim2_decomposition {
+  TF_CODIM2_HARMONIC,   /* F* = Fbar + cos(phi) F_A + sin(phi) F_B exactly */
+  TF_CODIM2_SVD,        /* general A(phi), B(phi) from the centred samples */
+  TF_CODIM2_NOT_UNIQUE, /* F* spans more than a plane: Theorem 2.17 does not apply */
+  TF_CODIM2_DEGENERATE  /* condition (2.31) fails: a and b are not determined */
+} tf_codim2_decomposition;
+
+const char *tf_codim2_decomposition_name(tf_codim2_decomposition d);
+
+typedef struct tf_codim2_sliding {
+  tf_codim2_decomposition how;
+  double a, b, det; /* weights of (2.32) and the determinant of (2.31) */
+  double Fbar[TF_CODIM2_MAX_DIM], FA[TF_CODIM2_MAX_DIM], FB[TF_CODIM2_MAX_DIM];
+  double Fs[TF_CODIM2_MAX_DIM];
+} tf_codim2_sliding;
+
+/* The sliding vector at x by Theorem 2.17.  Returns 0, or -1 when it is not unique or not
+ * determined (s->how says which; Fs is then NaN). */
+int tf_codim2_sliding_vector(const tf_kernel *k, const double *p, double t, const double *x,
+                             tf_codim2_sliding *s);
+
+/* Newton onto Sigma along the normals (min-norm correction).  */
+void tf_codim2_project(const tf_kernel *k, const double *p, double *x);
+
+#endif

@@ -1,0 +1,365 @@
+/* evolve2.c — see evolve2.h.  The structure holds the workspace and is reused across
+ * members. */
+#include "evolve2.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+enum { SAMPLES_PER_STEP = 4 };
+
+struct tf_evolve2 {
+  const tf_kernel *k;
+  const double *p;
+  size_t n;
+  tf_evolve2_options opt;
+  tf_dopri5 *stepper;
+  tf_c2_mode mode;
+  double d_ref[2];
+  bool sliding_failed;
+  tf_c2_event_fn on_event;
+  tf_c2_step_fn on_step;
+  void *ctx;
+  gsl_root_fsolver *root;
+  double start[TF_CODIM2_MAX_DIM], sample[TF_CODIM2_MAX_DIM];
+};
+
+tf_evolve2_options tf_evolve2_default_options(void) {
+  tf_evolve2_options o = {.ode = tf_ode_default_options()};
+  o.event_tol = 1e-12;
+  o.sigma_tol = 1e-8;
+  o.max_event_rate = 1e5;
+  o.max_events = 1000000;
+  return o;
+}
+
+const char *tf_c2_event_kind_name(tf_c2_event_kind k) {
+  static const char *const names[TF_C2_EVENT_KIND_COUNT] = {"roll_start", "roll_end", "crossing"};
+  return (unsigned)k < TF_C2_EVENT_KIND_COUNT ? names[k] : "?";
+}
+
+const char *tf_c2_mode_name(tf_c2_mode m) {
+  return m == TF_C2_ROLL ? "roll" : "slip";
+}
+
+/* --- fields ----------------------------------------------------------------------------- */
+
+/* The slip direction at x, continued through Sigma with the orientation of d_ref. */
+static void slip_direction(const tf_evolve2 *e, const double *x, double *dir) {
+  double h[2];
+  tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+  const double r = hypot(h[0], h[1]);
+  if (r == 0.0) {
+    dir[0] = e->d_ref[0], dir[1] = e->d_ref[1];
+    return;
+  }
+  const double s = h[0] * e->d_ref[0] + h[1] * e->d_ref[1] < 0 ? -1.0 : 1.0;
+  dir[0] = s * h[0] / r, dir[1] = s * h[1] / r;
+}
+
+static void rhs(double t, const double *x, void *ctx, double *dx) {
+  tf_evolve2 *e = ctx;
+  if (e->mode == TF_C2_SLIP) {
+    double dir[2];
+    slip_direction(e, x, dir);
+    e->k->field2(t, x, dir, e->p, dx);
+    return;
+  }
+  tf_codim2_sliding s;
+  if (tf_codim2_sliding_vector(e->k, e->p, t, x, &s)) e->sliding_failed = true;
+  memcpy(dx, s.Fs, e->n * sizeof *dx);
+}
+
+/* --- events: one function per mode, positive inside the mode's domain -------------------- */
+
+static double event_value(tf_evolve2 *e, double t, const double *x) {
+  if (e->mode == TF_C2_SLIP) {
+    double h[2];
+    tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+    return h[0] * e->d_ref[0] + h[1] * e->d_ref[1];
+  }
+  tf_codim2_point pt;
+  tf_codim2_classify(e->k, e->p, t, x, &pt);
+  return pt.region == TF_CODIM2_SPIRAL ? -1.0 : -pt.R_max;
+}
+
+static double event_at(double t, void *params) {
+  tf_evolve2 *e = params;
+  tf_dopri5_dense(e->stepper, t, e->sample);
+  return event_value(e, t, e->sample);
+}
+
+/* The time in (ta, tb] where the event function goes from >= 0 to < 0 (evolve.c's rule for
+ * a start on the boundary: the event is the first return to it). */
+static double locate(tf_evolve2 *e, double ta, double tb) {
+  gsl_function fn = {event_at, e};
+  if (event_at(ta, e) <= 0.0) {
+    enum { SUB = 32 };
+    double a = tb;
+    for (int i = 1; i < SUB; i++) {
+      const double t = ta + (tb - ta) * i / SUB;
+      if (event_at(t, e) > 0.0) {
+        a = t;
+        break;
+      }
+    }
+    if (a == tb) return ta;
+    ta = a;
+  }
+  if (!(event_at(tb, e) < 0.0)) return tb; /* GSL aborts on a bracket that does not straddle */
+  gsl_root_fsolver_set(e->root, &fn, ta, tb);
+  double lo = ta, hi = tb;
+  for (int it = 0; it < 200 && hi - lo > e->opt.event_tol; it++) {
+    if (gsl_root_fsolver_iterate(e->root) != GSL_SUCCESS) break;
+    lo = gsl_root_fsolver_x_lower(e->root);
+    hi = gsl_root_fsolver_x_upper(e->root);
+  }
+  return hi;
+}
+
+static bool find_event(tf_evolve2 *e, double t0, double t1, double *te) {
+  double g_prev = fmax(event_at(t0, e), 0.0), ta = t0;
+  for (int s = 1; s <= SAMPLES_PER_STEP; s++) {
+    const double tb = s == SAMPLES_PER_STEP ? t1 : t0 + (t1 - t0) * s / SAMPLES_PER_STEP;
+    const double g = event_at(tb, e);
+    if (g < 0.0 && g_prev >= 0.0) {
+      *te = locate(e, ta, tb);
+      return true;
+    }
+    g_prev = g, ta = tb;
+  }
+  return false;
+}
+
+/* --- transitions -------------------------------------------------------------------------- */
+
+static void emit(tf_evolve2 *e, tf_evolve2_result *res, tf_c2_event_kind kind, double t,
+                 const double *x, double phi) {
+  res->counts[kind]++;
+  res->events++;
+  if (e->on_event) {
+    const tf_c2_event ev = {kind, t, x, phi};
+    e->on_event(e->ctx, &ev);
+  }
+}
+
+static void set_direction(tf_evolve2 *e, double phi) {
+  e->d_ref[0] = cos(phi), e->d_ref[1] = sin(phi);
+}
+
+/* The repelling limit direction to leave along: the one closest to `preferred`. */
+static double leaving_direction(const tf_codim2_point *pt, double preferred) {
+  if (pt->all_directions) return pt->phi_R_max;
+  double best = pt->phi_R_max, best_cos = -2;
+  for (int i = 0; i < pt->count; i++) {
+    if (!(pt->R[i] > 0)) continue;
+    const double c = cos(pt->phi[i] - preferred);
+    if (c > best_cos) best_cos = c, best = pt->phi[i];
+  }
+  return best;
+}
+
+static bool rolls(const tf_codim2_point *pt) {
+  return pt->region == TF_CODIM2_SLIDING || (pt->region == TF_CODIM2_TANGENCY && pt->R_max <= 0);
+}
+
+/* Arrival at Sigma from slipping along d_ref: roll or pass. */
+static int arrive(tf_evolve2 *e, tf_evolve2_result *res, double t, double *x) {
+  const double phi_in = atan2(e->d_ref[1], e->d_ref[0]);
+  tf_codim2_project(e->k, e->p, x);
+  tf_codim2_point pt;
+  tf_codim2_classify(e->k, e->p, t, x, &pt);
+  if (rolls(&pt)) {
+    e->mode = TF_C2_ROLL;
+    if (isnan(res->first_roll_time)) res->first_roll_time = t;
+    emit(e, res, TF_C2_ROLL_START, t, x, phi_in);
+    return 0;
+  }
+  if (pt.region == TF_CODIM2_SPIRAL) {
+    res->failure = "reached Sigma at a point with no limit direction (Theorem 2.15 silent)";
+    return -1;
+  }
+  const double phi_out = leaving_direction(&pt, phi_in + M_PI);
+  set_direction(e, phi_out);
+  emit(e, res, TF_C2_CROSSING, t, x, phi_in);
+  return 0;
+}
+
+static int start_mode(tf_evolve2 *e, tf_evolve2_result *res, double t, double *x) {
+  double h[2];
+  tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+  const double r = hypot(h[0], h[1]);
+  if (r > e->opt.sigma_tol) {
+    e->mode = TF_C2_SLIP;
+    e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
+    return 0;
+  }
+  tf_codim2_project(e->k, e->p, x);
+  tf_codim2_point pt;
+  tf_codim2_classify(e->k, e->p, t, x, &pt);
+  if (rolls(&pt)) {
+    e->mode = TF_C2_ROLL;
+    res->first_roll_time = t;
+    return 0;
+  }
+  if (pt.region == TF_CODIM2_SPIRAL) {
+    res->failure = "starts on Sigma at a point with no limit direction";
+    return -1;
+  }
+  e->mode = TF_C2_SLIP;
+  set_direction(e, pt.phi_R_max);
+  emit(e, res, TF_C2_ROLL_END, t, x, pt.phi_R_max);
+  return 0;
+}
+
+/* --- the driver ----------------------------------------------------------------------------- */
+
+tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
+                              const tf_evolve2_options *opts) {
+  if (!k->sigma2 || !k->field2 || k->dim > TF_CODIM2_MAX_DIM) return NULL;
+  tf_evolve2 *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  e->k = k, e->p = params, e->n = k->dim;
+  e->opt = opts ? *opts : tf_evolve2_default_options();
+  e->stepper = tf_dopri5_create(e->n);
+  e->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  if (!e->stepper || !e->root) {
+    tf_evolve2_destroy(e);
+    return NULL;
+  }
+  tf_dopri5_setup(e->stepper, rhs, e, &e->opt.ode);
+  return e;
+}
+
+void tf_evolve2_destroy(tf_evolve2 *e) {
+  if (!e) return;
+  tf_dopri5_destroy(e->stepper);
+  if (e->root) gsl_root_fsolver_free(e->root);
+  free(e);
+}
+
+void tf_evolve2_set_callbacks(tf_evolve2 *e, tf_c2_event_fn on_event, tf_c2_step_fn on_step,
+                              void *ctx) {
+  e->on_event = on_event, e->on_step = on_step, e->ctx = ctx;
+}
+
+void tf_evolve2_dense(const tf_evolve2 *e, double t, double *x) {
+  tf_dopri5_dense(e->stepper, t, x);
+}
+
+tf_c2_mode tf_evolve2_mode(const tf_evolve2 *e) {
+  return e->mode;
+}
+
+static bool finite_state(const double *x, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return false;
+  return true;
+}
+
+/* Re-take the step from its start to exactly te under error control (evolve.c's reason:
+ * continuing from the interpolant would inject its error at every event). */
+static int step_to(tf_evolve2 *e, double t_start, double te, double *x) {
+  memcpy(x, e->start, e->n * sizeof *x);
+  tf_dopri5_restart(e->stepper, t_start, x);
+  double t = t_start;
+  for (int i = 0; t < te && i < 1000; i++)
+    if (tf_dopri5_step(e->stepper, &t, x, te) != TF_ODE_OK) return -1;
+  return t < te ? -1 : 0;
+}
+
+tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x, double t_end) {
+  tf_evolve2_result res = {.status = TF_MEMBER_OK, .t = t0, .first_roll_time = NAN};
+  double t = t0, window_start = t0;
+  long window_events = 0, renewals = 0;
+  e->sliding_failed = false;
+  if (!finite_state(x, e->n)) {
+    res.status = TF_MEMBER_NONFINITE;
+    return res;
+  }
+  if (start_mode(e, &res, t, x)) {
+    res.status = TF_MEMBER_FAILED;
+    return res;
+  }
+  tf_dopri5_reset(e->stepper, t, x);
+  while (t < t_end) {
+    if (res.steps >= e->opt.ode.max_steps) {
+      res.status = TF_MEMBER_MAX_STEPS;
+      break;
+    }
+    const double t_start = t;
+    memcpy(e->start, x, e->n * sizeof *x);
+    if (e->mode == TF_C2_SLIP) {
+      /* Renew the reference direction: the field is the same for the old and the new one
+       * wherever both point to the same side, so the stepper's first stage stays valid. */
+      double h[2];
+      tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+      const double r = hypot(h[0], h[1]);
+      if (r > e->opt.sigma_tol) e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
+    }
+    const tf_ode_status st = tf_dopri5_step(e->stepper, &t, x, t_end);
+    res.steps++;
+    if (e->sliding_failed) {
+      res.status = TF_MEMBER_FAILED;
+      res.failure = "the sliding vector is not unique here (Theorem 2.17 does not apply)";
+      break;
+    }
+    if (st != TF_ODE_OK) {
+      res.status = st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW;
+      break;
+    }
+    double te;
+    if (!find_event(e, t_start, t, &te)) {
+      if (e->on_step) e->on_step(e->ctx, e, t_start, t);
+      continue;
+    }
+    if (e->on_step) e->on_step(e->ctx, e, t_start, te);
+    if (step_to(e, t_start, te, x)) {
+      res.status = TF_MEMBER_STEP_UNDERFLOW;
+      break;
+    }
+    t = te;
+    if (e->mode == TF_C2_SLIP) {
+      double h[2];
+      tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+      const double r = hypot(h[0], h[1]);
+      if (r > e->opt.sigma_tol) {
+        /* not Sigma: the slip direction turned through 90 degrees within the step */
+        e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
+        if (++renewals > e->opt.max_events) {
+          res.status = TF_MEMBER_ZENO;
+          break;
+        }
+      } else if (arrive(e, &res, t, x)) {
+        res.status = TF_MEMBER_FAILED;
+        break;
+      }
+    } else {
+      tf_codim2_point pt;
+      tf_codim2_classify(e->k, e->p, t, x, &pt);
+      e->mode = TF_C2_SLIP;
+      set_direction(e, pt.phi_R_max);
+      emit(e, &res, TF_C2_ROLL_END, t, x, pt.phi_R_max);
+    }
+    if (!finite_state(x, e->n)) {
+      res.status = TF_MEMBER_NONFINITE;
+      break;
+    }
+    const long in_window = res.events - window_events;
+    if (res.events >= e->opt.max_events ||
+        (in_window >= 100 && (double)in_window > e->opt.max_event_rate * (t - window_start))) {
+      res.status = TF_MEMBER_ZENO;
+      break;
+    }
+    if (in_window >= 100) window_start = t, window_events = res.events;
+    tf_dopri5_restart(e->stepper, t, x);
+  }
+  res.t = t;
+  res.mode = e->mode;
+  res.rhs_evals = tf_dopri5_stats(e->stepper).rhs_evals;
+  return res;
+}
