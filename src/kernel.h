@@ -102,6 +102,12 @@ typedef struct tf_kernel {
   size_t noutputs;
   const char *const *output_names;
   void (*outputs)(const double *x, const double *p, double *out);
+  /* DEVS kernels (kind TF_KERNEL_MAP, dim 1): a dynamic ensemble with variable structure,
+   * N elements that each follow the 1-D element map with probability q per step and keep
+   * their value otherwise (Feldstein & Kuzmin 1998).  Non-NULL marks the kernel as a DEVS:
+   * the layout (devs.h) says where N, q, steps and transient are in the parameter table and
+   * which 1-D map the elements follow.  Jobs hand such kernels to the DEVS engine. */
+  const struct tf_devs_layout *devs;
 } tf_kernel;
 
 /* The registry (generated). */

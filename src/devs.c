@@ -1,0 +1,449 @@
+/* devs.c — see devs.h for the model, the storage and why results are rank-independent.
+ *
+ * Work is organised as tiles: one block of TF_DEVS_BLOCK elements (x and m, 16 KiB, stay in
+ * L1) advanced by up to TILE_STEPS steps before the next block is touched; each step of a
+ * tile leaves one partial sum of the block's x, and the partials of all blocks are added in
+ * block order once per tile.  The logistic element's inner loop is written so that the
+ * compiler vectorises it (8 lanes, no calls, selects instead of branches) and is built for
+ * the baseline and for x86-64-v4 (AVX-512) with run-time selection; without FP contraction
+ * (ISO C mode) both clones and the generic path round identically. */
+#include "devs.h"
+
+#include <Random123/philox.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+enum {
+  TILE_STEPS = 64, /* steps per tile: block partial sums gathered once per tile */
+  RENORM = 16,     /* steps between frexp renormalisations (|f'| <= 4: no over/underflow) */
+  LANES = 8        /* interleaved partial sums within a block (one AVX-512 vector) */
+};
+
+/* The AVX-512 tile is compiled for that target whatever the build's flags and chosen at
+ * run time when the processor has it. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define DEVS_AVX512 1
+#include <immintrin.h>
+#define DEVS_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#endif
+
+struct tf_devs {
+  const tf_kernel *kernel;
+  double *params;
+  void (*map)(const double *x, const double *p, double *out);
+  void (*jac)(const double *x, const double *p, double *j);
+  const double *element_params;
+  uint64_t n, first, count, steps_done;
+  uint64_t block0, nblocks, nblocks_all; /* this rank's blocks [block0, block0 + nblocks) */
+  double q, tie_fraction, mu;
+  unsigned q_byte; /* floor(256 q), 0..256 */
+  bool fast, avx512;
+  philox4x64_key_t key;
+  double *x, *m;
+  int32_t *e;
+  double *partials; /* nblocks x TILE_STEPS */
+  double *gathered; /* rank 0: nblocks_all x TILE_STEPS */
+  int *counts, *displs;
+  MPI_Comm comm;
+  int rank, size;
+};
+
+static uint64_t round_param(double v) {
+  return v <= 0 ? 0 : (uint64_t)llround(v);
+}
+
+uint64_t tf_devs_param_n(const tf_kernel *k, const double *p) {
+  return round_param(p[k->devs->n]);
+}
+uint64_t tf_devs_param_steps(const tf_kernel *k, const double *p) {
+  return round_param(p[k->devs->steps]);
+}
+uint64_t tf_devs_param_transient(const tf_kernel *k, const double *p) {
+  return round_param(p[k->devs->transient]);
+}
+
+static void block_range(uint64_t nblocks_all, int size, int rank, uint64_t *b0, uint64_t *nb) {
+  const uint64_t lo = nblocks_all * (uint64_t)rank / (uint64_t)size;
+  const uint64_t hi = nblocks_all * (uint64_t)(rank + 1) / (uint64_t)size;
+  *b0 = lo, *nb = hi - lo;
+}
+
+static double open_unit(uint64_t bits) {
+  return ((double)(bits >> 11) + 0.5) * 0x1.0p-53;
+}
+
+/* x^k(0) uniform on the layout's interval: stream (seed, member), counter 0, purpose
+ * TF_RNG_INITIAL, index k (four per Philox block, as tf_rng_uniforms numbers them). */
+static void initial_states(tf_devs *d) {
+  const tf_devs_layout *L = d->kernel->devs;
+  const double lo = L->initial_min, width = L->initial_max - L->initial_min;
+  for (uint64_t i = 0; i < d->count;) {
+    const uint64_t k = d->first + i;
+    philox4x64_ctr_t c = {{0, TF_RNG_INITIAL, k / 4, 0}};
+    philox4x64_ctr_t r = philox4x64(c, d->key);
+    for (uint64_t w = k % 4; w < 4 && i < d->count; w++, i++)
+      d->x[i] = lo + width * open_unit(r.v[w]);
+  }
+}
+
+void tf_devs_reset_tangent(tf_devs *d) {
+  for (uint64_t i = 0; i < d->count; i++) d->m[i] = 1.0, d->e[i] = 0;
+}
+
+tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint64_t member,
+                        bool generic, MPI_Comm comm, tf_error *err) {
+  if (!k->devs) return tf_fail(err, "model '%s' is not a DEVS", k->name), NULL;
+  const tf_devs_layout *L = k->devs;
+  tf_devs *d = calloc(1, sizeof *d);
+  if (!d) return tf_fail(err, "out of memory"), NULL;
+  d->kernel = k;
+  d->comm = comm;
+  MPI_Comm_rank(comm, &d->rank);
+  MPI_Comm_size(comm, &d->size);
+  d->params = malloc(k->nparams * sizeof *d->params);
+  if (!d->params) return tf_devs_destroy(d), tf_fail(err, "out of memory"), NULL;
+  memcpy(d->params, p, k->nparams * sizeof *p);
+  const tf_kernel *elem = L->element ? L->element : k;
+  d->map = elem->map, d->jac = elem->map_jacobian;
+  d->element_params = L->element ? d->params + L->element_params : d->params;
+  d->n = tf_devs_param_n(k, p);
+  d->q = p[L->q];
+  d->q_byte = (unsigned)floor(256.0 * d->q);
+  d->tie_fraction = 256.0 * d->q - (double)d->q_byte;
+  d->fast = !generic && L->fast == TF_DEVS_LOGISTIC;
+#ifdef DEVS_AVX512
+  d->avx512 = d->fast && getenv("TWOFOLD_DEVS_NO_AVX512") == NULL &&
+              __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+              __builtin_cpu_supports("avx512dq");
+#endif
+  d->mu = L->fast == TF_DEVS_LOGISTIC ? p[L->fast_param] : 0.0;
+  d->key = (philox4x64_key_t){{seed, member}};
+  d->nblocks_all = (d->n + TF_DEVS_BLOCK - 1) / TF_DEVS_BLOCK;
+  block_range(d->nblocks_all, d->size, d->rank, &d->block0, &d->nblocks);
+  d->first = d->block0 * TF_DEVS_BLOCK;
+  const uint64_t end = (d->block0 + d->nblocks) * TF_DEVS_BLOCK;
+  d->count = d->nblocks ? (end < d->n ? end : d->n) - d->first : 0;
+  const size_t cnt = d->count ? d->count : 1, nbl = d->nblocks ? d->nblocks : 1;
+  d->x = malloc(cnt * sizeof *d->x);
+  d->m = malloc(cnt * sizeof *d->m);
+  d->e = malloc(cnt * sizeof *d->e);
+  d->partials = malloc(nbl * TILE_STEPS * sizeof *d->partials);
+  if (d->rank == 0) {
+    d->gathered = malloc(d->nblocks_all * TILE_STEPS * sizeof *d->gathered);
+    d->counts = malloc((size_t)d->size * sizeof *d->counts);
+    d->displs = malloc((size_t)d->size * sizeof *d->displs);
+  }
+  if (!d->x || !d->m || !d->e || !d->partials ||
+      (d->rank == 0 && (!d->gathered || !d->counts || !d->displs))) {
+    tf_devs_destroy(d);
+    return tf_fail(err, "out of memory for %llu DEVS elements (20 bytes each) on this rank",
+                   (unsigned long long)cnt),
+           NULL;
+  }
+  if (d->nblocks_all * TILE_STEPS * 4 > (uint64_t)INT_MAX) {
+    const unsigned long long n = d->n;
+    tf_devs_destroy(d);
+    return tf_fail(err, "N = %llu is too large for one ensemble", n), NULL;
+  }
+  initial_states(d);
+  tf_devs_reset_tangent(d);
+  return d;
+}
+
+void tf_devs_destroy(tf_devs *d) {
+  if (!d) return;
+  free(d->params), free(d->x), free(d->m), free(d->e), free(d->partials), free(d->gathered);
+  free(d->counts), free(d->displs);
+  free(d);
+}
+
+uint64_t tf_devs_size(const tf_devs *d) {
+  return d->n;
+}
+uint64_t tf_devs_local(const tf_devs *d) {
+  return d->count;
+}
+uint64_t tf_devs_step(const tf_devs *d) {
+  return d->steps_done;
+}
+double tf_devs_q(const tf_devs *d) {
+  return d->q;
+}
+bool tf_devs_vectorised(const tf_devs *d) {
+  return d->fast;
+}
+uint64_t tf_devs_states(const tf_devs *d, const double **x) {
+  *x = d->x;
+  return d->first;
+}
+
+/* Which elements of the block starting at global element k0 follow the map at `step`:
+ * flag = 1 iff u < q, u's first byte from the update stream and, on a tie with q's first
+ * byte, the remaining bits from the tie stream. */
+static inline void update_flags(const tf_devs *d, uint64_t step, uint64_t k0, size_t len,
+                                uint8_t *restrict flags) {
+  uint8_t bytes[TF_DEVS_BLOCK];
+  for (size_t c = 0; c * 32 < len; c++) {
+    const philox4x64_ctr_t ctr = {{step, TF_DEVS_RNG_UPDATE, k0 / 32 + c, 0}};
+    const philox4x64_ctr_t r = philox4x64(ctr, d->key);
+    for (int w = 0; w < 4; w++)
+      for (int b = 0; b < 8; b++)
+        bytes[32 * c + 8 * (size_t)w + (size_t)b] = (uint8_t)(r.v[w] >> (8 * b));
+  }
+  const unsigned t = d->q_byte;
+  unsigned ties = 0;
+  for (size_t j = 0; j < len; j++) {
+    flags[j] = bytes[j] < t;
+    ties += bytes[j] == t;
+  }
+  if (!ties) return;
+  for (size_t j = 0; j < len; j++)
+    if (bytes[j] == t) {
+      const philox4x64_ctr_t ctr = {{step, TF_DEVS_RNG_TIE, k0 + j, 0}};
+      flags[j] = open_unit(philox4x64(ctr, d->key).v[0]) < d->tie_fraction;
+    }
+}
+
+static inline double lane_total(const double *acc) {
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+
+/* m_k 2^e_k unchanged, m_k brought to [0.5, 1) (exact: a power-of-two scaling). */
+static inline void renormalise(double *restrict m, int32_t *restrict e, size_t len) {
+  for (size_t j = 0; j < len; j++) {
+    int ex;
+    m[j] = frexp(m[j], &ex);
+    e[j] += ex;
+  }
+}
+
+/* One tile of the logistic element: block at offset `off` (len elements), T steps. */
+static void tile_logistic(tf_devs *d, size_t off, size_t len, uint64_t step0, int T,
+                          double *restrict sums) {
+  double *restrict x = d->x + off, *restrict m = d->m + off;
+  const double mu = d->mu;
+  uint8_t flags[TF_DEVS_BLOCK];
+  const size_t len8 = len / LANES * LANES;
+  for (int s = 0; s < T; s++) {
+    update_flags(d, step0 + (uint64_t)s, d->first + off, len, flags);
+    double acc[LANES] = {0};
+    for (size_t j = 0; j < len8; j += LANES)
+      for (int l = 0; l < LANES; l++) {
+        const double xo = x[j + l], mo = m[j + l];
+        const double fx = mu * xo * (1.0 - xo), df = fabs(mu * (1.0 - 2.0 * xo));
+        const bool u = flags[j + l];
+        const double xn = u ? fx : xo;
+        x[j + l] = xn;
+        m[j + l] = u ? mo * df : mo;
+        acc[l] += xn;
+      }
+    for (size_t j = len8; j < len; j++) {
+      const double xo = x[j];
+      const double fx = mu * xo * (1.0 - xo), df = fabs(mu * (1.0 - 2.0 * xo));
+      if (flags[j]) x[j] = fx, m[j] *= df;
+      acc[j - len8] += x[j];
+    }
+    sums[s] = lane_total(acc);
+    if (s % RENORM == RENORM - 1) renormalise(m, d->e + off, len);
+  }
+  renormalise(m, d->e + off, len);
+}
+
+#ifdef DEVS_AVX512
+/* The same tile with AVX-512: eight elements per vector, the update decisions of 64
+ * elements as one byte comparison mask, masked multiply for the tangent, getexp/getmant for
+ * frexp.  Operation for operation the scalar tile's arithmetic, so the same bits. */
+DEVS_TARGET_AVX512 static void renormalise_avx512(double *restrict m, int32_t *restrict e,
+                                                  size_t len) {
+  const __m512d zero = _mm512_setzero_pd();
+  for (size_t j = 0; j < len; j += 8) {
+    const __mmask8 valid = len - j >= 8 ? 0xff : (__mmask8)((1u << (len - j)) - 1);
+    const __m512d v = _mm512_maskz_loadu_pd(valid, m + j);
+    const __mmask8 nz = _mm512_mask_cmp_pd_mask(valid, v, zero, _CMP_NEQ_OQ);
+    /* frexp: v = mant * 2^(getexp + 1) with mant in [0.5, 1) */
+    const __m512d mant = _mm512_getmant_pd(v, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_src);
+    const __m256i ex =
+        _mm512_cvttpd_epi32(_mm512_getexp_pd(_mm512_mask_blend_pd(nz, _mm512_set1_pd(-1.0), v)));
+    const __m256i one = _mm256_set1_epi32(1);
+    const __m256i eo = _mm256_maskz_loadu_epi32(valid, e + j);
+    _mm256_mask_storeu_epi32(e + j, nz, _mm256_add_epi32(eo, _mm256_add_epi32(ex, one)));
+    _mm512_mask_storeu_pd(m + j, nz, mant);
+  }
+}
+
+DEVS_TARGET_AVX512 static void tile_logistic_avx512(tf_devs *d, size_t off, size_t len,
+                                                    uint64_t step0, int T, double *restrict sums) {
+  double *restrict x = d->x + off, *restrict m = d->m + off;
+  const __m512d mu = _mm512_set1_pd(d->mu), one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0);
+  const __m512d sign = _mm512_set1_pd(-0.0);
+  _Alignas(64) uint8_t bytes[TF_DEVS_BLOCK];
+  const unsigned t = d->q_byte;
+  const __m512i tv = _mm512_set1_epi8((char)(t > 255 ? 255 : t));
+  const uint64_t k0 = d->first + off;
+  for (int s = 0; s < T; s++) {
+    const uint64_t step = step0 + (uint64_t)s;
+    for (size_t c = 0; c * 32 < len; c++) {
+      const philox4x64_ctr_t ctr = {{step, TF_DEVS_RNG_UPDATE, k0 / 32 + c, 0}};
+      const philox4x64_ctr_t r = philox4x64(ctr, d->key);
+      memcpy(bytes + 32 * c, r.v, 32); /* little-endian: byte b of word w is element 8w + b */
+    }
+    __m512d acc = _mm512_setzero_pd();
+    for (size_t j0 = 0; j0 < len; j0 += 64) {
+      const size_t n = len - j0 < 64 ? len - j0 : 64;
+      const __mmask64 valid64 = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+      const __m512i b = _mm512_maskz_loadu_epi8(valid64, bytes + j0);
+      __mmask64 upd = t > 255 ? valid64 : _mm512_mask_cmplt_epu8_mask(valid64, b, tv);
+      __mmask64 tie = t > 255 ? 0 : _mm512_mask_cmpeq_epu8_mask(valid64, b, tv);
+      while (tie) {
+        const int l = __builtin_ctzll(tie);
+        tie &= tie - 1;
+        const philox4x64_ctr_t ctr = {{step, TF_DEVS_RNG_TIE, k0 + j0 + (size_t)l, 0}};
+        if (open_unit(philox4x64(ctr, d->key).v[0]) < d->tie_fraction) upd |= (__mmask64)1 << l;
+      }
+      for (size_t g = 0; g * 8 < n; g++) {
+        const size_t j = j0 + 8 * g;
+        const __mmask8 valid = (__mmask8)(valid64 >> (8 * g));
+        const __mmask8 u = (__mmask8)(upd >> (8 * g));
+        const __m512d xo = _mm512_maskz_loadu_pd(valid, x + j);
+        const __m512d mo = _mm512_maskz_loadu_pd(valid, m + j);
+        const __m512d fx = _mm512_mul_pd(_mm512_mul_pd(mu, xo), _mm512_sub_pd(one, xo));
+        const __m512d df =
+            _mm512_andnot_pd(sign, _mm512_mul_pd(mu, _mm512_sub_pd(one, _mm512_mul_pd(two, xo))));
+        const __m512d xn = _mm512_mask_blend_pd(u, xo, fx);
+        _mm512_mask_storeu_pd(x + j, valid, xn);
+        _mm512_mask_storeu_pd(m + j, u, _mm512_mul_pd(mo, df));
+        acc = _mm512_mask_add_pd(acc, valid, acc, xn);
+      }
+    }
+    _Alignas(64) double lanes[LANES];
+    _mm512_store_pd(lanes, acc);
+    sums[s] = lane_total(lanes);
+    if (s % RENORM == RENORM - 1) renormalise_avx512(m, d->e + off, len);
+  }
+  renormalise_avx512(m, d->e + off, len);
+}
+#endif
+
+/* Any 1-D element map through the kernel's function pointers, renormalised every update
+ * (a generic map's |f'| has no bound). */
+static void tile_generic(tf_devs *d, size_t off, size_t len, uint64_t step0, int T,
+                         double *restrict sums) {
+  double *x = d->x + off, *m = d->m + off;
+  int32_t *e = d->e + off;
+  uint8_t flags[TF_DEVS_BLOCK];
+  for (int s = 0; s < T; s++) {
+    update_flags(d, step0 + (uint64_t)s, d->first + off, len, flags);
+    double acc[LANES] = {0};
+    for (size_t j = 0; j < len; j++) {
+      if (flags[j]) {
+        double y, df;
+        int ex;
+        d->map(&x[j], d->element_params, &y);
+        d->jac(&x[j], d->element_params, &df);
+        x[j] = y;
+        m[j] = frexp(m[j] * fabs(df), &ex);
+        e[j] += ex;
+      }
+      acc[j % LANES] += x[j];
+    }
+    sums[s] = lane_total(acc);
+  }
+}
+
+int tf_devs_advance(tf_devs *d, uint64_t steps, double *X, tf_error *err) {
+  for (uint64_t done = 0; done < steps;) {
+    const int T = (int)(steps - done < TILE_STEPS ? steps - done : TILE_STEPS);
+    for (uint64_t b = 0; b < d->nblocks; b++) {
+      const size_t off = (size_t)(b * TF_DEVS_BLOCK);
+      const size_t len = (size_t)(d->count - off < TF_DEVS_BLOCK ? d->count - off : TF_DEVS_BLOCK);
+      double *sums = d->partials + b * TILE_STEPS;
+#ifdef DEVS_AVX512
+      if (d->avx512)
+        tile_logistic_avx512(d, off, len, d->steps_done, T, sums);
+      else
+#endif
+          if (d->fast)
+        tile_logistic(d, off, len, d->steps_done, T, sums);
+      else
+        tile_generic(d, off, len, d->steps_done, T, sums);
+    }
+    if (X) {
+      /* block partials to rank 0, added there in block order (rank-independent bits) */
+      if (d->rank == 0)
+        for (int r = 0; r < d->size; r++) {
+          uint64_t b0, nb;
+          block_range(d->nblocks_all, d->size, r, &b0, &nb);
+          d->counts[r] = (int)(nb * TILE_STEPS), d->displs[r] = (int)(b0 * TILE_STEPS);
+        }
+      if (MPI_Gatherv(d->partials, (int)(d->nblocks * TILE_STEPS), MPI_DOUBLE, d->gathered,
+                      d->counts, d->displs, MPI_DOUBLE, 0, d->comm) != MPI_SUCCESS)
+        return tf_fail(err, "MPI_Gatherv of the DEVS block sums failed");
+      if (d->rank == 0)
+        for (int s = 0; s < T; s++) {
+          double total = 0;
+          for (uint64_t b = 0; b < d->nblocks_all; b++) total += d->gathered[b * TILE_STEPS + s];
+          X[done + (uint64_t)s] = total;
+        }
+      MPI_Bcast(X + done, T, MPI_DOUBLE, 0, d->comm);
+    }
+    d->steps_done += (uint64_t)T;
+    done += (uint64_t)T;
+  }
+  return 0;
+}
+
+void tf_devs_tangent(tf_devs *d, double *log_norm, double *mean_log) {
+  /* per block: max exponent E, sum of (m 2^(e - E))^2, sum of ln|v_k| and their count */
+  enum { W = 4 };
+  const size_t nbl = d->nblocks ? d->nblocks : 1;
+  double *mine = calloc(nbl * W, sizeof *mine), *all = NULL;
+  int *counts = NULL, *displs = NULL;
+  for (uint64_t b = 0; b < d->nblocks; b++) {
+    const uint64_t off = b * TF_DEVS_BLOCK;
+    const uint64_t len = d->count - off < TF_DEVS_BLOCK ? d->count - off : TF_DEVS_BLOCK;
+    int32_t E = INT32_MIN;
+    for (uint64_t j = off; j < off + len; j++)
+      if (d->m[j] > 0 && d->e[j] > E) E = d->e[j];
+    double S = 0, Lsum = 0, cnt = 0;
+    for (uint64_t j = off; j < off + len; j++) {
+      if (!(d->m[j] > 0)) continue;
+      const double v = ldexp(d->m[j], d->e[j] - E);
+      S += v * v;
+      Lsum += log(d->m[j]) + d->e[j] * M_LN2;
+      cnt += 1;
+    }
+    double *row = mine + b * W;
+    row[0] = E == INT32_MIN ? -INFINITY : (double)E, row[1] = S, row[2] = Lsum, row[3] = cnt;
+  }
+  if (d->rank == 0) {
+    all = malloc(d->nblocks_all * W * sizeof *all);
+    counts = malloc((size_t)d->size * sizeof *counts);
+    displs = malloc((size_t)d->size * sizeof *displs);
+    for (int r = 0; r < d->size; r++) {
+      uint64_t b0, nb;
+      block_range(d->nblocks_all, d->size, r, &b0, &nb);
+      counts[r] = (int)(nb * W), displs[r] = (int)(b0 * W);
+    }
+  }
+  MPI_Gatherv(mine, (int)(d->nblocks * W), MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, d->comm);
+  double out[2] = {-INFINITY, NAN};
+  if (d->rank == 0) {
+    double E = -INFINITY, S = 0, Lsum = 0, cnt = 0;
+    for (uint64_t b = 0; b < d->nblocks_all; b++)
+      if (all[b * W] > E) E = all[b * W];
+    for (uint64_t b = 0; b < d->nblocks_all; b++) {
+      const double *row = all + b * W;
+      if (row[0] > -INFINITY) S += ldexp(row[1], 2 * (int)(row[0] - E));
+      Lsum += row[2], cnt += row[3];
+    }
+    if (E > -INFINITY) out[0] = 0.5 * log(S) + E * M_LN2 - 0.5 * log((double)d->n);
+    out[1] = cnt > 0 ? Lsum / cnt : -INFINITY;
+  }
+  MPI_Bcast(out, 2, MPI_DOUBLE, 0, d->comm);
+  *log_norm = out[0], *mean_log = out[1];
+  free(mine), free(all), free(counts), free(displs);
+}

@@ -1,0 +1,93 @@
+/* devs.h — dynamic ensembles with variable structure (DEVS), Feldstein & Kuzmin (1998).
+ *
+ * A DEVS is N copies of a 1-D map; at every step each element follows the map with
+ * probability q and keeps its value otherwise.  The measured signal is X_i = sum_k x_i^k.
+ * The tangent dynamics of the whole state (x^1, ..., x^N) is diagonal: element k's
+ * component is multiplied by f'(x^k) when it updates and by 1 when it does not.  So the
+ * tangent vector started at v_0 = (1, ..., 1)/sqrt(N) is stored element-wise as a mantissa
+ * and a binary exponent (|v_k| = m_k 2^e_k, renormalised with frexp every few steps instead
+ * of one log() per update), and lambda_1 = lim (1/n) ln ||v_n||.  Per element that is
+ * 8 (x) + 8 (m) + 4 (e) = 20 bytes.
+ *
+ * Why the result does not depend on the number of ranks:
+ *  - element k's decision at step i comes from Philox4x64-10 keyed by (seed, member) with
+ *    counter (i, TF_DEVS_RNG_UPDATE, k / 32): one byte per element, compared with q's first
+ *    byte; a tie (probability 1/256) is settled by a 53-bit draw from counter
+ *    (i, TF_DEVS_RNG_TIE, k), so the decision is exactly "u < q" for a uniform u;
+ *  - elements are grouped in fixed blocks of TF_DEVS_BLOCK; a rank owns whole blocks; sums
+ *    over a block have one fixed order, and the block sums are added in block order on
+ *    rank 0.  Any rank count gives the same bits.
+ * Elements are independent between measurements, so the engine works on one cache-resident
+ * block for many steps (time tiling) and the logistic element has a vectorised path whose
+ * arithmetic is the generic path's, operation for operation (same bits). */
+#ifndef TF_DEVS_H
+#define TF_DEVS_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "kernel.h"
+
+enum {
+  TF_DEVS_BLOCK = 1024,            /* elements per block (the unit of ownership and sums) */
+  TF_DEVS_RNG_UPDATE = 0x44455631, /* Philox purposes ("DEV1", "DEV2"), apart from rng.h's */
+  TF_DEVS_RNG_TIE = 0x44455632
+};
+
+typedef enum tf_devs_fast {
+  TF_DEVS_GENERIC = 0, /* element map through the kernel's function pointers */
+  TF_DEVS_LOGISTIC = 1 /* logistic element mu x (1 - x), mu = p[fast_param]: vectorised */
+} tf_devs_fast;
+
+/* What makes a map kernel a DEVS (tf_kernel.devs). */
+typedef struct tf_devs_layout {
+  int n, q, steps, transient; /* indices of N, q, steps and transient in the parameter table */
+  /* The element map: a 1-D map kernel whose parameters are p[element_params ...], or NULL
+   * for the DEVS kernel's own map and map_jacobian with all of p. */
+  const struct tf_kernel *element;
+  int element_params;
+  double initial_min, initial_max; /* elements start uniformly distributed on this interval */
+  tf_devs_fast fast;
+  int fast_param;
+} tf_devs_layout;
+
+typedef struct tf_devs tf_devs;
+
+/* This rank's share of the ensemble of DEVS kernel k with parameters p (size ranks of
+ * comm).  `member` keys the random streams (0 for a single ensemble; a scan may use the
+ * same key at every point).  `generic` forces the generic element path (for tests and
+ * benchmarks).  NULL with err filled if the kernel is not a DEVS or memory runs out. */
+tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint64_t member,
+                        bool generic, MPI_Comm comm, tf_error *err);
+void tf_devs_destroy(tf_devs *d);
+
+uint64_t tf_devs_size(const tf_devs *d);  /* N */
+uint64_t tf_devs_local(const tf_devs *d); /* elements on this rank */
+uint64_t tf_devs_step(const tf_devs *d);  /* steps taken so far */
+double tf_devs_q(const tf_devs *d);
+bool tf_devs_vectorised(const tf_devs *d);
+
+/* Advances every element by `steps` steps.  If X is not NULL, X[i] receives the measured
+ * signal sum_k x^k after step i+1 (on every rank).  Collective. */
+int tf_devs_advance(tf_devs *d, uint64_t steps, double *X, tf_error *err);
+
+/* Restarts the tangent vector at (1, ..., 1)/sqrt(N) (after a transient). */
+void tf_devs_reset_tangent(tf_devs *d);
+
+/* ln ||v|| of the tangent vector, and the mean over elements of ln |v_k sqrt(N)| (each
+ * element's own accumulated ln |f'|; -inf elements, hit exactly at a critical point, are
+ * left out of the mean).  Same value on every rank.  Collective. */
+void tf_devs_tangent(tf_devs *d, double *log_norm, double *mean_log);
+
+/* Copies this rank's element states (tf_devs_local values) and says which global element
+ * the first one is. */
+uint64_t tf_devs_states(const tf_devs *d, const double **x);
+
+/* The DEVS quantities of kernel k read from a parameter vector (rounded integers). */
+uint64_t tf_devs_param_n(const tf_kernel *k, const double *p);
+uint64_t tf_devs_param_steps(const tf_kernel *k, const double *p);
+uint64_t tf_devs_param_transient(const tf_kernel *k, const double *p);
+
+#endif
