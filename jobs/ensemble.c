@@ -1,7 +1,8 @@
 /* ensemble.c — job `ensemble`: many members of one model, final states to HDF5.
  *
- * Smooth models run through flow.h (DOPRI5 or an SDE scheme), Filippov models through
- * pws.h (event-driven, with exits at a nondeterministic two-fold).
+ * Smooth models run through flow.h (DOPRI5, PETSc TS or an SDE scheme), Filippov models
+ * through pws.h (event-driven, with exits at a nondeterministic two-fold) unless they are
+ * smoothed (model.smoothing, or smoothed by their own parameters): then through flow.h.
  * Config: model, initial, integrator, ensemble.members/seed/chunk, output; for Filippov
  * models also filippov.*, exit.*, output.event_log, output.trajectory_samples.
  * Output: /members/final_state and /members/initial_state (members x dim),
@@ -29,6 +30,7 @@ enum {
   COL_INITIAL,
   COL_T_FINAL,
   COL_STEPS,
+  COL_JACOBIANS, /* PETSc TS members only */
   COMMON_COLUMNS,
   COL_RHS = COMMON_COLUMNS,
   COL_EVENTS,
@@ -96,7 +98,7 @@ static int setup(tf_run *run, tf_error *err) {
       tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
     return -1;
   const tf_kernel *k = tf_kernel_find(name);
-  job->filippov = k && k->kind == TF_KERNEL_FILIPPOV;
+  job->filippov = k && k->kind == TF_KERNEL_FILIPPOV && !tf_flow_runs_filippov(run->cfg, k);
   if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)
                     : tf_flow_from_config(&job->flow, run->cfg, err))
     return -1;
@@ -112,6 +114,11 @@ static int setup(tf_run *run, tf_error *err) {
                          "state at initial.time, perturbation or exit included (members x dim)"});
   add_column(job, COL_T_FINAL, (tf_column){"t_final", TF_COLUMN_F64, 1, "time reached"});
   add_column(job, COL_STEPS, (tf_column){"steps", TF_COLUMN_I64, 1, "integrator steps taken"});
+  if (!job->filippov && job->flow.method == TF_METHOD_PETSC_TS)
+    add_column(job, COL_JACOBIANS,
+               (tf_column){"jacobian_evals", TF_COLUMN_I64, 1,
+                           "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the "
+                           "counts, like steps, are those of the member's batch)"});
   if (job->filippov) filippov_columns(job);
   tf_join_state_names(job->kernel, job->state_names, sizeof job->state_names);
   job->spec.members = (uint64_t)members;
@@ -130,6 +137,7 @@ static int run_flow_member(void *ctx, uint64_t member, void *const *row) {
   const tf_flow_result r = tf_flow_run_member(&job->flow, member, row[COL_FINAL], NULL, NULL, 0);
   *(double *)row[COL_T_FINAL] = r.t_final;
   *(int64_t *)row[COL_STEPS] = r.steps;
+  if (job->col_of[COL_JACOBIANS] >= 0) *(int64_t *)slot(job, row, COL_JACOBIANS) = r.jacobian_evals;
   return r.status;
 }
 
@@ -264,6 +272,36 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
   return rc ? tf_fail(err, "cannot write /summary/events to '%s'", run->output_path) : 0;
 }
 
+/* Step and Jacobian totals of PETSc TS members, summed in member order on rank 0. */
+static int ts_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) {
+  long long totals[2] = {0};
+  int rc = 0;
+  if (run->rank == 0) {
+    const char *names[2] = {"members/steps", "members/jacobian_evals"};
+    const uint64_t block = 65536;
+    int64_t *buf = malloc(block * sizeof *buf);
+    rc = !buf;
+    for (int c = 0; c < 2 && !rc; c++) {
+      hid_t d = H5Dopen2(file, names[c], H5P_DEFAULT);
+      rc = d < 0;
+      for (uint64_t start = 0; !rc && start < job->spec.members; start += block) {
+        const uint64_t n = job->spec.members - start < block ? job->spec.members - start : block;
+        rc = tf_h5_read_rows(d, H5T_NATIVE_INT64, 1, start, n, buf);
+        for (uint64_t i = 0; !rc && i < n; i++) totals[c] += buf[i];
+      }
+      if (d >= 0) H5Dclose(d);
+    }
+    free(buf);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  if (rc) return tf_fail(err, "cannot read back the step counts from '%s'", run->output_path);
+  MPI_Bcast(totals, 2, MPI_LONG_LONG, 0, run->comm);
+  tf_json_integer(run->summary, "steps", totals[0]);
+  tf_json_integer(run->summary, "jacobian_evals", totals[1]);
+  tf_json_integer(run->summary, "ts_batch", job->flow.batch);
+  return 0;
+}
+
 /* Names of the fields in the log slots, for readers of the file. */
 static void describe_logs(hid_t file, const ensemble_job *job) {
   if (!job->filippov) return;
@@ -316,6 +354,13 @@ static int execute(tf_run *run, tf_error *err) {
                          job->filippov ? job->pws.model.params : job->flow.params);
   tf_h5_attr_string(file, "state_names", job->state_names);
   job->spec.run = job->filippov ? run_filippov_member : run_flow_member;
+  /* PETSc TS batches: claims of whole batches, ~32 per rank, so no batch is split */
+  const uint64_t batch =
+      !job->filippov && job->flow.method == TF_METHOD_PETSC_TS ? (uint64_t)job->flow.batch : 1;
+  if (batch > 1 && job->spec.chunk == 0) {
+    const uint64_t per = job->spec.members / ((uint64_t)run->size * 32 * batch);
+    job->spec.chunk = batch * (per > 0 ? per : 1);
+  }
   job->spec.ctx = job;
   tf_ensemble_outcome out;
   int rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
@@ -323,7 +368,7 @@ static int execute(tf_run *run, tf_error *err) {
   if (rc == 0) describe_logs(file, job);
   tf_json_string(run->summary, "model", job->kernel->name);
   tf_json_string(run->summary, "integrator",
-                 job->filippov ? "dopri5+events" : tf_method_name(job->flow.method));
+                 job->filippov ? "dopri5+events" : tf_flow_integrator_name(&job->flow));
   tf_json_integer(run->summary, "members", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed",
                   (long long)(out.done - (uint64_t)out.status_counts[TF_MEMBER_OK]));
@@ -333,6 +378,8 @@ static int execute(tf_run *run, tf_error *err) {
                  TF_MEMBER_STATUS_COUNT - 1);
   if (complete && write_summary(run, file, job, &out, err)) rc = -1;
   if (complete && rc == 0 && job->filippov && filippov_totals(run, file, job, err)) rc = -1;
+  if (complete && rc == 0 && job->col_of[COL_JACOBIANS] >= 0 && ts_totals(run, file, job, err))
+    rc = -1;
   return tf_ensemble_finish(run, file, &out, rc, err);
 }
 

@@ -1,4 +1,6 @@
-/* flow.c — config reading and member runs for smooth and SDE kernels. */
+/* flow.c — config reading and member runs for smooth and SDE kernels, smoothed Filippov
+ * kernels (smooth.h) on DOPRI5, PETSc TS (ts.h) or SDE schemes (sde.h), and the noise that
+ * `model.noise` adds to a model. */
 #include "flow.h"
 
 #include <limits.h>
@@ -13,6 +15,10 @@
 
 const char *tf_method_name(tf_method m) {
   switch (m) {
+    case TF_METHOD_PETSC_TS:
+      return "petsc-ts";
+    case TF_METHOD_DRIFT_IMPLICIT:
+      return "drift-implicit";
     case TF_METHOD_DOPRI5:
       return "dopri5";
     case TF_METHOD_EULER_MARUYAMA:
@@ -23,12 +29,50 @@ const char *tf_method_name(tf_method m) {
   return "unknown";
 }
 
+/* Parameters and smoothing of a Filippov kernel only, without failing: to decide the path. */
+bool tf_flow_runs_filippov(tf_config *cfg, const tf_kernel *k) {
+  if (!k || k->kind != TF_KERNEL_FILIPPOV) return false;
+  if (tf_smoothing_requested(cfg)) return true;
+  if (!k->smoothed || !k->rhs) return false;
+  tf_model model;
+  tf_error err;
+  const bool smooth =
+      tf_model_from_config(&model, cfg, TF_KERNEL_FILIPPOV, "ensemble", &err) == 0 &&
+      k->smoothed(model.params);
+  tf_model_destroy(&model);
+  return smooth;
+}
+
 static int read_model(tf_flow *flow, tf_config *cfg, tf_error *err) {
   tf_model model;
-  const int rc = tf_model_from_config(&model, cfg, TF_KERNEL_FLOW, "ensemble", err);
+  const char *name;
+  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
+  const tf_kernel *k = tf_kernel_find(name);
+  const bool filippov = k && k->kind == TF_KERNEL_FILIPPOV;
+  const int rc = tf_model_from_config(&model, cfg, filippov ? TF_KERNEL_FILIPPOV : TF_KERNEL_FLOW,
+                                      "ensemble", err);
   flow->kernel = model.kernel;
   flow->params = model.params;
-  return rc;
+  if (!rc && !filippov && tf_smoothing_requested(cfg))
+    return tf_smoothing_from_config(cfg, k, &flow->smoothing, err); /* says why not */
+  if (rc || !filippov) return rc;
+  char where[256];
+  const bool self_smoothed = k->smoothed && k->rhs && k->smoothed(flow->params);
+  if (tf_smoothing_requested(cfg)) {
+    if (self_smoothed)
+      return tf_fail(err,
+                     "%s: key 'model.smoothing': model '%s' is already smoothed by its own "
+                     "parameters; set its smoothing parameter to 0 or drop model.smoothing",
+                     tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
+    flow->smoothing_on = true;
+    return tf_smoothing_from_config(cfg, k, &flow->smoothing, err);
+  }
+  if (!self_smoothed)
+    return tf_fail(err,
+                   "%s: key 'model.name': model '%s' is a Filippov system; add a "
+                   "model.smoothing section (law, epsilon) to run it as a smooth flow",
+                   tf_config_where(cfg, "model.name", where, sizeof where), k->name);
+  return 0;
 }
 
 int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, double *spread,
@@ -75,40 +119,193 @@ static int read_initial(tf_flow *flow, tf_config *cfg, tf_error *err) {
   return tf_initial_from_config(cfg, flow->kernel, flow->x0, &flow->spread, &flow->t0, err);
 }
 
+/* "v, omega" (empty: every component) into flags. */
+static int parse_components(tf_config *cfg, const tf_kernel *k, const char *list, bool *on,
+                            tf_error *err) {
+  char buf[256], where[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  bool any = false;
+  for (char *save = NULL, *tok = strtok_r(buf, " ,", &save); tok;
+       tok = strtok_r(NULL, " ,", &save)) {
+    const int i = tf_kernel_state_index(k, tok);
+    if (i < 0) {
+      char names[256];
+      tf_join_state_names(k, names, sizeof names);
+      return tf_fail(err,
+                     "%s: key 'model.noise.components': model '%s' has no state "
+                     "component '%s' (components: %s)",
+                     tf_config_where(cfg, "model.noise.components", where, sizeof where), k->name,
+                     tok, names);
+    }
+    on[i] = any = true;
+  }
+  if (!any)
+    for (size_t i = 0; i < k->dim; i++) on[i] = true;
+  return 0;
+}
+
+/* model.noise: where the noise enters, its size and form. */
+static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
+  static const char *const targets[] = {"state", "friction", "parameter", NULL};
+  static const char *const forms[] = {"additive", "multiplicative", NULL};
+  const tf_kernel *k = flow->kernel;
+  tf_noise *nz = &flow->noise;
+  char where[256];
+  if (!tf_config_has(cfg, "model.noise")) return 0;
+  const char *target, *form;
+  if (tf_config_get_string(cfg, "model.noise.on", NULL, targets, &target, err) ||
+      tf_config_get_string(cfg, "model.noise.form", "additive", forms, &form, err) ||
+      tf_config_get_double(cfg, "model.noise.sigma", NULL, 0.0, INFINITY, &nz->sigma, err))
+    return -1;
+  nz->multiplicative = strcmp(form, "multiplicative") == 0;
+  if (k->dim > TF_SDE_MAX_DIM)
+    return tf_fail(err,
+                   "%s: key 'model.noise': model '%s' has %zu components; model.noise "
+                   "supports at most %d",
+                   tf_config_where(cfg, "model.noise", where, sizeof where), k->name, k->dim,
+                   TF_SDE_MAX_DIM);
+  if (k->diffusion && tf_kernel_is_noisy(k, flow->x0 ? flow->x0 : k->initial, flow->params))
+    return tf_fail(err,
+                   "%s: key 'model.noise': model '%s' already has noise with these "
+                   "parameters; set its own noise parameter to 0 to use model.noise",
+                   tf_config_where(cfg, "model.noise", where, sizeof where), k->name);
+  if (strcmp(target, "state") == 0) {
+    nz->target = TF_NOISE_STATE;
+    const char *list;
+    if (tf_config_get_string(cfg, "model.noise.components", "", NULL, &list, err)) return -1;
+    return parse_components(cfg, k, list, nz->component, err);
+  }
+  if (strcmp(target, "friction") == 0) {
+    nz->target = TF_NOISE_FRICTION;
+    if (!flow->smoothing_on)
+      return tf_fail(err,
+                     "%s: key 'model.noise.on': noise on the friction law perturbs the "
+                     "multiplier of a smoothed Filippov model; model '%s' needs a "
+                     "model.smoothing section for it",
+                     tf_config_where(cfg, "model.noise.on", where, sizeof where), k->name);
+    return 0;
+  }
+  nz->target = TF_NOISE_PARAMETER;
+  const char *pname;
+  if (tf_config_get_string(cfg, "model.noise.parameter", NULL, NULL, &pname, err)) return -1;
+  nz->parameter = tf_kernel_param_index(k, pname);
+  if (nz->parameter < 0) {
+    char known[512] = "";
+    for (size_t i = 0; i < k->nparams; i++)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+               k->params[i].name);
+    return tf_fail(err,
+                   "%s: key 'model.noise.parameter': model '%s' has no parameter '%s' "
+                   "(known: %s)",
+                   tf_config_where(cfg, "model.noise.parameter", where, sizeof where), k->name,
+                   pname, known);
+  }
+  return 0;
+}
+
+static bool has_noise(const tf_flow *flow) {
+  return (flow->noise.target != TF_NOISE_NONE && flow->noise.sigma > 0) ||
+         tf_kernel_is_noisy(flow->kernel, flow->x0, flow->params);
+}
+
+static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
+  static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
+  const char *type, *options, *jacobian;
+  const long long d_batch = TF_FLOW_DEFAULT_BATCH;
+  long long batch;
+  char where[256];
+  if (tf_config_get_string(cfg, "integrator.ts.type", "bdf", NULL, &type, err) ||
+      tf_config_get_string(cfg, "integrator.ts.options", "", NULL, &options, err) ||
+      tf_config_get_string(cfg, "integrator.ts.jacobian", "auto", jacobians, &jacobian, err) ||
+      tf_config_get_int(cfg, "integrator.ts.batch", &d_batch, 1, 4096, &batch, err))
+    return -1;
+  if (strlen(type) >= sizeof flow->ts.type || strlen(options) >= sizeof flow->ts.options)
+    return tf_fail(err, "%s: key 'integrator.ts': type or options too long",
+                   tf_config_where(cfg, "integrator.ts", where, sizeof where));
+  snprintf(flow->ts.type, sizeof flow->ts.type, "%s", type);
+  snprintf(flow->ts.options, sizeof flow->ts.options, "%s", options);
+  flow->batch = batch;
+  const bool analytic = flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
+                                           : flow->kernel->jacobian != NULL;
+  if (strcmp(jacobian, "analytic") == 0 && !analytic)
+    return tf_fail(err,
+                   "%s: key 'integrator.ts.jacobian': model '%s' gives no analytic "
+                   "Jacobian%s; use fd (finite differences with colouring) or auto",
+                   tf_config_where(cfg, "integrator.ts.jacobian", where, sizeof where),
+                   flow->kernel->name, flow->smoothing_on ? " for this smoothing field" : "");
+  flow->ts.fd_jacobian = strcmp(jacobian, "fd") == 0 || !analytic;
+  flow->ts.ode = flow->ode;
+  if (tf_ts_check(&flow->ts, flow->ts_type, sizeof flow->ts_type, err)) {
+    char msg[TF_ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return tf_fail(err, "%s: key 'integrator.ts.type': %s",
+                   tf_config_where(cfg, "integrator.ts.type", where, sizeof where), msg);
+  }
+  return 0;
+}
+
 static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
-  static const char *const methods[] = {"auto", "dopri5", "euler-maruyama", "milstein", NULL};
+  static const char *const methods[] = {
+      "auto", "dopri5", "euler-maruyama", "milstein", "drift-implicit", "petsc-ts", NULL};
   const char *method;
-  const double d_dt = 1e-3;
+  const double d_dt = 1e-3, d_theta = 1.0;
+  const bool d_milstein = false;
+  bool implicit_milstein;
   if (tf_config_get_string(cfg, "integrator.method", "auto", methods, &method, err) ||
       tf_ode_options_from_config(cfg, &flow->ode, flow->t0, &flow->t_end, err) ||
       tf_config_get_double(cfg, "integrator.dt", &d_dt, 1e-12, INFINITY, &flow->dt, err))
     return -1;
   char where[256];
-  const bool noisy = tf_kernel_is_noisy(flow->kernel, flow->x0, flow->params);
+  const bool noisy = has_noise(flow);
+  const bool smoothed = flow->kernel->kind == TF_KERNEL_FILIPPOV;
   if (strcmp(method, "auto") == 0)
-    flow->method = noisy ? TF_METHOD_EULER_MARUYAMA : TF_METHOD_DOPRI5;
+    flow->method = noisy ? (smoothed ? TF_METHOD_DRIFT_IMPLICIT : TF_METHOD_EULER_MARUYAMA)
+                         : (smoothed ? TF_METHOD_PETSC_TS : TF_METHOD_DOPRI5);
   else if (strcmp(method, "dopri5") == 0)
     flow->method = TF_METHOD_DOPRI5;
   else if (strcmp(method, "euler-maruyama") == 0)
     flow->method = TF_METHOD_EULER_MARUYAMA;
-  else
+  else if (strcmp(method, "milstein") == 0)
     flow->method = TF_METHOD_MILSTEIN;
-  if (flow->method == TF_METHOD_DOPRI5 && noisy)
+  else if (strcmp(method, "drift-implicit") == 0)
+    flow->method = TF_METHOD_DRIFT_IMPLICIT;
+  else
+    flow->method = TF_METHOD_PETSC_TS;
+  const bool sde = flow->method == TF_METHOD_EULER_MARUYAMA || flow->method == TF_METHOD_MILSTEIN ||
+                   flow->method == TF_METHOD_DRIFT_IMPLICIT;
+  if (!sde && noisy)
     return tf_fail(err,
                    "%s: key 'integrator.method': model '%s' has noise with these parameters, "
-                   "but dopri5 is deterministic; use euler-maruyama or milstein (or auto)",
+                   "but %s is deterministic; use euler-maruyama, milstein or drift-implicit "
+                   "(or auto)",
+                   tf_config_where(cfg, "integrator.method", where, sizeof where),
+                   flow->kernel->name, tf_method_name(flow->method));
+  const bool model_noise = flow->noise.target != TF_NOISE_NONE;
+  if (sde && !flow->kernel->diffusion && !model_noise)
+    return tf_fail(err,
+                   "%s: key 'integrator.method': model '%s' has no noise term; use dopri5 or "
+                   "petsc-ts (or add model.noise)",
                    tf_config_where(cfg, "integrator.method", where, sizeof where),
                    flow->kernel->name);
-  if (flow->method != TF_METHOD_DOPRI5 && !flow->kernel->diffusion)
-    return tf_fail(err, "%s: key 'integrator.method': model '%s' has no noise term; use dopri5",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name);
-  if (flow->method == TF_METHOD_MILSTEIN && !flow->kernel->diffusion_dx)
+  if (flow->method == TF_METHOD_MILSTEIN && !model_noise && !flow->kernel->diffusion_dx)
     return tf_fail(err,
                    "%s: key 'integrator.method': model '%s' gives no noise derivative "
                    "needed by milstein; use euler-maruyama",
                    tf_config_where(cfg, "integrator.method", where, sizeof where),
                    flow->kernel->name);
+  if (flow->method == TF_METHOD_DRIFT_IMPLICIT) {
+    if (tf_config_get_double(cfg, "integrator.theta", &d_theta, 0.5, 1.0, &flow->theta, err) ||
+        tf_config_get_bool(cfg, "integrator.milstein", &d_milstein, &implicit_milstein, err))
+      return -1;
+    if (implicit_milstein && !model_noise && !flow->kernel->diffusion_dx)
+      return tf_fail(err, "%s: key 'integrator.milstein': model '%s' gives no noise derivative",
+                     tf_config_where(cfg, "integrator.milstein", where, sizeof where),
+                     flow->kernel->name);
+    flow->implicit_milstein = implicit_milstein;
+    if (flow->kernel->dim > TF_SDE_MAX_DIM)
+      return tf_fail(err, "drift-implicit supports at most %d state components", TF_SDE_MAX_DIM);
+  }
+  if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, err);
   return 0;
 }
 
@@ -117,15 +314,33 @@ int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_error *err) {
   flow->ode = tf_ode_default_options();
   long long seed;
   const long long d_seed = 1;
-  if (read_model(flow, cfg, err) || read_initial(flow, cfg, err) ||
+  flow->batch_id = -1;
+  if (read_model(flow, cfg, err) || read_initial(flow, cfg, err) || read_noise(flow, cfg, err) ||
       read_integrator(flow, cfg, err) ||
       tf_config_get_int(cfg, "ensemble.seed", &d_seed, 0, LLONG_MAX, &seed, err))
     return -1;
   flow->seed = (uint64_t)seed;
   flow->stepper = tf_dopri5_create(flow->kernel->dim);
   flow->work = calloc(4 * flow->kernel->dim, sizeof *flow->work);
-  if (!flow->stepper || !flow->work) return tf_fail(err, "out of memory");
+  flow->noise_params = calloc(flow->kernel->nparams + 1, sizeof *flow->noise_params);
+  if (!flow->stepper || !flow->work || !flow->noise_params) return tf_fail(err, "out of memory");
+  memcpy(flow->noise_params, flow->params, flow->kernel->nparams * sizeof *flow->params);
+  if (flow->method == TF_METHOD_PETSC_TS && flow->batch > 1) {
+    const size_t n = flow->kernel->dim, b = (size_t)flow->batch;
+    flow->batch_x0 = calloc(n * b, sizeof *flow->batch_x0);
+    flow->batch_x = calloc(n * b, sizeof *flow->batch_x);
+    flow->batch_res = calloc(b, sizeof *flow->batch_res);
+    if (!flow->batch_x0 || !flow->batch_x || !flow->batch_res)
+      return tf_fail(err, "out of memory for a batch of %ld members", flow->batch);
+  }
   return 0;
+}
+
+const char *tf_flow_integrator_name(const tf_flow *flow) {
+  static _Thread_local char name[96];
+  if (flow->method != TF_METHOD_PETSC_TS) return tf_method_name(flow->method);
+  snprintf(name, sizeof name, "petsc-ts/%s", flow->ts_type);
+  return name;
 }
 
 void tf_flow_destroy(tf_flow *flow) {
@@ -133,6 +348,10 @@ void tf_flow_destroy(tf_flow *flow) {
   free(flow->work);
   free(flow->params);
   free(flow->x0);
+  free(flow->noise_params);
+  free(flow->batch_x0);
+  free(flow->batch_x);
+  free(flow->batch_res);
   memset(flow, 0, sizeof *flow);
 }
 
@@ -149,15 +368,73 @@ void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x) {
 /* Adapters from the kernel's (t, x, p) signature to the integrators' (t, x, ctx). */
 static void drift_adapter(double t, const double *x, void *ctx, double *dx) {
   const tf_flow *flow = ctx;
-  flow->kernel->rhs(t, x, flow->params, dx);
+  if (flow->smoothing_on)
+    tf_smooth_rhs(flow->kernel, flow->params, &flow->smoothing, t, x, dx);
+  else
+    flow->kernel->rhs(t, x, flow->params, dx);
+}
+static void jacobian_adapter(double t, const double *x, void *ctx, double *jac) {
+  const tf_flow *flow = ctx;
+  if (flow->smoothing_on)
+    tf_smooth_jacobian(flow->kernel, flow->params, &flow->smoothing, t, x, jac);
+  else
+    flow->kernel->jacobian(t, x, flow->params, jac);
+}
+static bool has_analytic_jacobian(const tf_flow *flow) {
+  return flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
+                            : flow->kernel->jacobian != NULL;
 }
 static void diffusion_adapter(double t, const double *x, void *ctx, double *g) {
   const tf_flow *flow = ctx;
-  flow->kernel->diffusion(t, x, flow->params, g);
+  if (flow->noise.target != TF_NOISE_STATE) {
+    flow->kernel->diffusion(t, x, flow->params, g);
+    return;
+  }
+  for (size_t i = 0; i < flow->kernel->dim; i++)
+    g[i] = !flow->noise.component[i]    ? 0.0
+           : flow->noise.multiplicative ? flow->noise.sigma * x[i]
+                                        : flow->noise.sigma;
 }
 static void diffusion_dx_adapter(double t, const double *x, void *ctx, double *dg) {
   const tf_flow *flow = ctx;
-  flow->kernel->diffusion_dx(t, x, flow->params, dg);
+  if (flow->noise.target != TF_NOISE_STATE) {
+    flow->kernel->diffusion_dx(t, x, flow->params, dg);
+    return;
+  }
+  for (size_t i = 0; i < flow->kernel->dim; i++)
+    dg[i] = flow->noise.component[i] && flow->noise.multiplicative ? flow->noise.sigma : 0.0;
+}
+/* One noise source along a direction of the field: the multiplier or a parameter. */
+static void noise_column_adapter(double t, const double *x, void *ctx, double *g) {
+  tf_flow *flow = ctx;
+  const tf_noise *nz = &flow->noise;
+  const size_t n = flow->kernel->dim;
+  if (nz->target == TF_NOISE_FRICTION) {
+    tf_smooth_lambda_direction(flow->kernel, flow->params, &flow->smoothing, t, x, g);
+    const double lambda =
+        tf_smooth_sign(&flow->smoothing, flow->kernel->switching(x, flow->params, NULL), NULL);
+    const double scale = nz->multiplicative ? nz->sigma * lambda : nz->sigma;
+    for (size_t i = 0; i < n; i++) g[i] *= scale;
+    return;
+  }
+  /* d f / d p_k by central differences on a copy of the parameters */
+  double fp[TF_SDE_MAX_DIM], fm[TF_SDE_MAX_DIM];
+  const int k = nz->parameter;
+  const double pk = flow->params[k], step = 1e-6 * fmax(1.0, fabs(pk));
+  double *p = flow->noise_params;
+  p[k] = pk + step;
+  if (flow->smoothing_on)
+    tf_smooth_rhs(flow->kernel, p, &flow->smoothing, t, x, fp);
+  else
+    flow->kernel->rhs(t, x, p, fp);
+  p[k] = pk - step;
+  if (flow->smoothing_on)
+    tf_smooth_rhs(flow->kernel, p, &flow->smoothing, t, x, fm);
+  else
+    flow->kernel->rhs(t, x, p, fm);
+  p[k] = pk;
+  const double scale = nz->multiplicative ? nz->sigma * pk : nz->sigma;
+  for (size_t i = 0; i < n; i++) g[i] = scale * (fp[i] - fm[i]) / (2 * step);
 }
 
 static bool finite_state(const double *x, size_t n) {
@@ -208,10 +485,23 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
 
 static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                               void *sctx, long n_samples) {
-  const tf_sde_system sys = {flow->kernel->dim, drift_adapter, diffusion_adapter,
-                             flow->kernel->diffusion_dx ? diffusion_dx_adapter : NULL, flow};
-  const tf_sde_scheme scheme =
-      flow->method == TF_METHOD_MILSTEIN ? TF_SDE_MILSTEIN : TF_SDE_EULER_MARUYAMA;
+  const bool column =
+      flow->noise.target == TF_NOISE_FRICTION || flow->noise.target == TF_NOISE_PARAMETER;
+  const bool state_dx = flow->noise.target == TF_NOISE_STATE || flow->kernel->diffusion_dx;
+  const tf_sde_system sys = {
+      .n = flow->kernel->dim,
+      .drift = drift_adapter,
+      .diffusion = diffusion_adapter,
+      .diffusion_dx = state_dx ? diffusion_dx_adapter : NULL,
+      .ctx = flow,
+      .m = column ? 1 : 0,
+      .noise = column ? noise_column_adapter : NULL,
+      .drift_jacobian = has_analytic_jacobian(flow) ? jacobian_adapter : NULL,
+      .theta = flow->theta};
+  tf_sde_scheme scheme = TF_SDE_EULER_MARUYAMA;
+  if (flow->method == TF_METHOD_MILSTEIN) scheme = TF_SDE_MILSTEIN;
+  if (flow->method == TF_METHOD_DRIFT_IMPLICIT)
+    scheme = flow->implicit_milstein ? TF_SDE_DRIFT_IMPLICIT_MILSTEIN : TF_SDE_DRIFT_IMPLICIT;
   const tf_rng_key key = {flow->seed, member};
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t_end};
   const long total = tf_sde_step_count(flow->t0, flow->t_end, flow->dt);
@@ -221,9 +511,13 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
     return res;
   }
   if (!sample || n_samples < 2) {
-    if (tf_sde_integrate(&sys, scheme, key, flow->t0, flow->t_end, flow->dt, x, flow->work,
-                         &res.steps) != TF_SDE_OK)
-      res.status = TF_MEMBER_NONFINITE;
+    const tf_sde_status st = tf_sde_integrate(&sys, scheme, key, flow->t0, flow->t_end, flow->dt, x,
+                                              flow->work, &res.steps);
+    if (st != TF_SDE_OK) {
+      res.status = st == TF_SDE_NEWTON_FAILED ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE;
+      res.t_final =
+          flow->t0 + (flow->t_end - flow->t0) * (double)res.steps / (double)(total > 0 ? total : 1);
+    }
     if (sample && n_samples == 1) sample(sctx, flow->t_end, x);
     return res;
   }
@@ -235,9 +529,10 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   for (long i = 1; i < n_samples; i++) {
     const long target = (long)llround((double)total * (double)i / (double)(n_samples - 1));
     long seg_steps = 0;
-    if (tf_sde_integrate_range(&sys, scheme, key, flow->t0, h, done, target, x, flow->work,
-                               &seg_steps) != TF_SDE_OK) {
-      res.status = TF_MEMBER_NONFINITE;
+    const tf_sde_status st = tf_sde_integrate_range(&sys, scheme, key, flow->t0, h, done, target, x,
+                                                    flow->work, &seg_steps);
+    if (st != TF_SDE_OK) {
+      res.status = st == TF_SDE_NEWTON_FAILED ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE;
       res.steps = done + seg_steps;
       res.t_final = flow->t0 + (double)res.steps * h;
       return res;
@@ -249,11 +544,75 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   return res;
 }
 
+/* PETSc TS on `count` members at once (x: count x dim). */
+typedef struct ts_sample_ctx {
+  tf_sample_fn fn;
+  void *ctx;
+} ts_sample_ctx;
+static void ts_sample(void *ctx, double t, const double *x) {
+  const ts_sample_ctx *c = ctx;
+  c->fn(c->ctx, t, x);
+}
+
+static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, tf_sample_fn sample,
+                             void *sctx, long n_samples) {
+  const tf_ts_problem pb = {flow->kernel->dim, drift_adapter,
+                            has_analytic_jacobian(flow) ? jacobian_adapter : NULL, flow};
+  tf_ts_stats st;
+  tf_error err;
+  ts_sample_ctx sc = {sample, sctx};
+  const int rc = tf_ts_solve(&pb, &flow->ts, count, flow->t0, flow->t_end, x,
+                             sample ? ts_sample : NULL, &sc, n_samples, &st, &err);
+  tf_flow_result res = {.status = rc < 0 ? TF_MEMBER_FAILED : rc,
+                        .t_final = flow->t_end,
+                        .steps = st.steps,
+                        .jacobian_evals = st.jacobian_evals,
+                        .rhs_evals = st.rhs_evals};
+  if (rc < 0) fprintf(stderr, "twofold: %s\n", err.msg);
+  if (res.status != TF_MEMBER_OK) res.t_final = NAN;
+  return res;
+}
+
+/* Member m belongs to batch m / B (members m0 .. m0 + B - 1, whether or not the ensemble
+ * has them all), so its numbers depend on m alone, not on ranks or chunks; the last batch
+ * solved is kept, as consecutive members usually follow each other. */
+static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x) {
+  const size_t n = flow->kernel->dim, b = (size_t)flow->batch;
+  const long long id = (long long)(member / b);
+  const size_t slot = member % b;
+  if (flow->batch_id != id) {
+    for (size_t i = 0; i < b; i++)
+      tf_flow_initial_state(flow, (uint64_t)id * b + i, flow->batch_x0 + i * n);
+    memcpy(flow->batch_x, flow->batch_x0, b * n * sizeof *x);
+    bool finite = finite_state(flow->batch_x, b * n);
+    tf_flow_result r = finite ? run_ts(flow, b, flow->batch_x, NULL, NULL, 0)
+                              : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
+    for (size_t i = 0; i < b; i++) {
+      flow->batch_res[i] = (tf_flow_batch_result){r.status, r.steps, r.jacobian_evals, r.rhs_evals};
+      /* a batch fails as a whole; name the members that caused it */
+      if (r.status == TF_MEMBER_NONFINITE && finite_state(flow->batch_x + i * n, n) &&
+          finite_state(flow->batch_x0 + i * n, n))
+        flow->batch_res[i].status = TF_MEMBER_FAILED;
+    }
+    flow->batch_id = id;
+  }
+  memcpy(x, flow->batch_x + slot * n, n * sizeof *x);
+  const tf_flow_batch_result *br = &flow->batch_res[slot];
+  return (tf_flow_result){.status = br->status,
+                          .t_final = br->status == TF_MEMBER_OK ? flow->t_end : NAN,
+                          .steps = br->steps,
+                          .jacobian_evals = br->jacobian_evals,
+                          .rhs_evals = br->rhs_evals};
+}
+
 tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                                   void *sample_ctx, long n_samples) {
+  if (flow->method == TF_METHOD_PETSC_TS && flow->batch > 1 && !sample)
+    return run_batched(flow, member, x);
   tf_flow_initial_state(flow, member, x);
   if (!finite_state(x, flow->kernel->dim))
     return (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
   if (flow->method == TF_METHOD_DOPRI5) return run_dopri5(flow, x, sample, sample_ctx, n_samples);
+  if (flow->method == TF_METHOD_PETSC_TS) return run_ts(flow, 1, x, sample, sample_ctx, n_samples);
   return run_sde(flow, member, x, sample, sample_ctx, n_samples);
 }

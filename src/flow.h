@@ -1,5 +1,10 @@
 /* flow.h — one smooth (possibly stochastic) member: model + initial state + integrator.
  *
+ * A Filippov model becomes a smooth member when it is smoothed: `model.smoothing` (any
+ * Filippov kernel, see smooth.h) or its own parameters (kernel->smoothed(p), e.g. eps > 0).
+ * Such members are stiff and by default run on PETSc TS (ts.h); `model.noise` adds noise on
+ * the state, the friction law (the multiplier) or a parameter (a forcing), making an SDE.
+ *
  * Reads the `model:`, `initial:` and `integrator:` sections of a config into a ready-to-run
  * problem and runs members of it.  Member m starts at initial.state plus a Gaussian
  * perturbation of standard deviation initial.spread drawn from stream (seed, m, purpose
@@ -14,8 +19,40 @@
 #include "kernel.h"
 #include "ode.h"
 #include "sde.h"
+#include "smooth.h"
+#include "ts.h"
 
-typedef enum tf_method { TF_METHOD_DOPRI5, TF_METHOD_EULER_MARUYAMA, TF_METHOD_MILSTEIN } tf_method;
+typedef enum tf_method {
+  TF_METHOD_DOPRI5,
+  TF_METHOD_EULER_MARUYAMA,
+  TF_METHOD_MILSTEIN,
+  TF_METHOD_PETSC_TS,
+  TF_METHOD_DRIFT_IMPLICIT
+} tf_method;
+
+/* Noise added to a model by `model.noise` (kernels may also carry their own). */
+typedef enum tf_noise_target {
+  TF_NOISE_NONE,
+  TF_NOISE_STATE,    /* dx_i += sigma (x_i) dW_i on chosen components */
+  TF_NOISE_FRICTION, /* lambda -> lambda (1 +) sigma xi: dx += sigma (lambda) df/dlambda dW */
+  TF_NOISE_PARAMETER /* p_k -> p_k (1 +) sigma xi: dx += sigma (p_k) df/dp_k dW */
+} tf_noise_target;
+
+typedef struct tf_noise {
+  tf_noise_target target;
+  bool multiplicative;
+  double sigma;
+  bool component[16]; /* TF_NOISE_STATE */
+  int parameter;      /* TF_NOISE_PARAMETER */
+} tf_noise;
+
+/* Members per PETSc TS solve unless integrator.ts.batch says otherwise (bench/smooth_batch). */
+#define TF_FLOW_DEFAULT_BATCH 1
+
+typedef struct tf_flow_batch_result {
+  int status;
+  long steps, jacobian_evals, rhs_evals;
+} tf_flow_batch_result;
 
 typedef struct tf_flow {
   const tf_kernel *kernel;
@@ -30,6 +67,22 @@ typedef struct tf_flow {
   /* workspace */
   tf_dopri5 *stepper;
   double *work;
+  /* smoothed Filippov members (model.smoothing) */
+  bool smoothing_on;
+  tf_smoothing smoothing;
+  /* PETSc TS members: settings, the type that runs, members per TS */
+  tf_ts_settings ts;
+  char ts_type[64];
+  long batch;
+  /* model.noise; drift-implicit theta */
+  tf_noise noise;
+  double theta;
+  bool implicit_milstein;
+  double *noise_params; /* a copy of params for differences in a parameter */
+  /* batch cache: the last batch solved (members batch_first .. + batch) */
+  long long batch_id;
+  double *batch_x0, *batch_x;
+  tf_flow_batch_result *batch_res;
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */
@@ -54,6 +107,7 @@ typedef struct tf_flow_result {
   int status; /* tf_member_status */
   double t_final;
   long steps;
+  long jacobian_evals, rhs_evals; /* PETSc TS (in a batch: the batch's counts) */
 } tf_flow_result;
 
 /* Runs member `member` to t_end, leaving the final state in x (dim values).  If `sample`
@@ -62,5 +116,11 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
                                   void *sample_ctx, long n_samples);
 
 const char *tf_method_name(tf_method m);
+/* "petsc-ts/bdf" for TS members, else tf_method_name. */
+const char *tf_flow_integrator_name(const tf_flow *flow);
+
+/* True if this config runs Filippov kernel k as a smooth member (model.smoothing, or the
+ * kernel smoothed by its own parameters) rather than event-driven. */
+bool tf_flow_runs_filippov(tf_config *cfg, const tf_kernel *k);
 
 #endif

@@ -1,8 +1,16 @@
-/* sde.c — Euler–Maruyama (strong order 1/2, weak order 1) and Milstein (strong order 1 for
- * diagonal noise) on counter-based Wiener increments. */
+/* sde.c — Euler–Maruyama (strong order 1/2, weak order 1), Milstein (strong order 1 for
+ * diagonal or single-source noise) and the drift-implicit theta-method on counter-based
+ * Wiener increments.  The implicit step solves
+ *     y = x + h [theta f(t + h, y) + (1 - theta) f(t, x)] + noise terms(x)
+ * by Newton's method with (I - theta h df/dx(y)) factorised by GSL's LU each iteration;
+ * the noise terms are explicit (Itô), so the increments are those of the explicit schemes
+ * and paths of different schemes can be compared increment by increment. */
 #include "sde.h"
 
+#include <gsl/gsl_linalg.h>
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 
 long tf_sde_step_count(double t0, double t_end, double dt) {
   const double span = t_end - t0;
@@ -11,23 +19,133 @@ long tf_sde_step_count(double t0, double t_end, double dt) {
   return (long)ceil(span / dt * (1.0 - 1e-12));
 }
 
+static bool implicit_scheme(tf_sde_scheme s) {
+  return s == TF_SDE_DRIFT_IMPLICIT || s == TF_SDE_DRIFT_IMPLICIT_MILSTEIN;
+}
+static bool milstein_scheme(tf_sde_scheme s) {
+  return s == TF_SDE_MILSTEIN || s == TF_SDE_DRIFT_IMPLICIT_MILSTEIN;
+}
+
+/* Noise increment of one step, with the Milstein correction if asked, added to dx. */
+static void noise_increment(const tf_sde_system *sys, bool milstein, double t, const double *x,
+                            double h, const double *dw, double *g, double *dg, double *dx) {
+  const size_t n = sys->n;
+  if (!sys->noise) { /* diagonal */
+    sys->diffusion(t, x, sys->ctx, g);
+    if (milstein) sys->diffusion_dx(t, x, sys->ctx, dg);
+    for (size_t i = 0; i < n; i++) {
+      const double w = sqrt(h) * dw[i];
+      dx[i] += g[i] * w;
+      if (milstein) dx[i] += 0.5 * g[i] * dg[i] * (w * w - h);
+    }
+    return;
+  }
+  double G[TF_SDE_MAX_DIM * TF_SDE_MAX_DIM];
+  const size_t m = sys->m;
+  sys->noise(t, x, sys->ctx, G);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < m; j++) dx[i] += G[i * m + j] * sqrt(h) * dw[j];
+  if (!milstein) return;
+  /* m = 1: (G'G)(x) = d/ds G(x + s G(x)) at s = 0, by central differences */
+  double xp[TF_SDE_MAX_DIM], xm[TF_SDE_MAX_DIM], gp[TF_SDE_MAX_DIM], gm[TF_SDE_MAX_DIM];
+  double norm = 0, xnorm = 0;
+  for (size_t i = 0; i < n; i++) norm = fmax(norm, fabs(G[i])), xnorm = fmax(xnorm, fabs(x[i]));
+  if (norm == 0) return;
+  const double s = 1e-5 * fmax(1.0, xnorm) / norm;
+  for (size_t i = 0; i < n; i++) xp[i] = x[i] + s * G[i], xm[i] = x[i] - s * G[i];
+  sys->noise(t, xp, sys->ctx, gp);
+  sys->noise(t, xm, sys->ctx, gm);
+  const double w = sqrt(h) * dw[0];
+  for (size_t i = 0; i < n; i++) dx[i] += 0.5 * (gp[i] - gm[i]) / (2 * s) * (w * w - h);
+}
+
+static void drift_jacobian(const tf_sde_system *sys, double t, const double *y, double *f0,
+                           double *jac) {
+  const size_t n = sys->n;
+  if (sys->drift_jacobian) {
+    sys->drift_jacobian(t, y, sys->ctx, jac);
+    return;
+  }
+  double yy[TF_SDE_MAX_DIM], f1[TF_SDE_MAX_DIM];
+  memcpy(yy, y, n * sizeof *y);
+  sys->drift(t, y, sys->ctx, f0);
+  for (size_t j = 0; j < n; j++) {
+    const double step = 1e-7 * fmax(1.0, fabs(y[j]));
+    yy[j] = y[j] + step;
+    sys->drift(t, yy, sys->ctx, f1);
+    yy[j] = y[j];
+    for (size_t i = 0; i < n; i++) jac[i * n + j] = (f1[i] - f0[i]) / step;
+  }
+}
+
+/* Solves y = c + theta h f(t1, y) for y (y holds the initial guess). */
+static tf_sde_status newton(const tf_sde_system *sys, double t1, double h, const double *c,
+                            double *y) {
+  const size_t n = sys->n;
+  const double th = sys->theta > 0 ? sys->theta : 1.0;
+  double jac[TF_SDE_MAX_DIM * TF_SDE_MAX_DIM], f[TF_SDE_MAX_DIM], r[TF_SDE_MAX_DIM],
+      d[TF_SDE_MAX_DIM];
+  size_t perm_data[TF_SDE_MAX_DIM];
+  gsl_permutation perm = {n, perm_data};
+  for (int it = 0; it < 50; it++) {
+    drift_jacobian(sys, t1, y, f, jac);
+    if (sys->drift_jacobian) sys->drift(t1, y, sys->ctx, f);
+    for (size_t i = 0; i < n; i++) {
+      r[i] = -(y[i] - c[i] - th * h * f[i]);
+      for (size_t j = 0; j < n; j++) jac[i * n + j] = (i == j) - th * h * jac[i * n + j];
+    }
+    gsl_matrix_view A = gsl_matrix_view_array(jac, n, n);
+    gsl_vector_view rv = gsl_vector_view_array(r, n), dv = gsl_vector_view_array(d, n);
+    int sign;
+    if (gsl_linalg_LU_decomp(&A.matrix, &perm, &sign) ||
+        gsl_linalg_LU_solve(&A.matrix, &perm, &rv.vector, &dv.vector))
+      return TF_SDE_NEWTON_FAILED;
+    double change = 0;
+    for (size_t i = 0; i < n; i++) {
+      y[i] += d[i];
+      if (!isfinite(y[i])) return TF_SDE_NONFINITE;
+      change = fmax(change, fabs(d[i]) / (1.0 + fabs(y[i])));
+    }
+    if (change < 1e-13) return TF_SDE_OK;
+  }
+  return TF_SDE_NEWTON_FAILED;
+}
+
 tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme scheme, tf_rng_key key,
                                      double t0, double h, long k_begin, long k_end, double *x,
                                      double *work, long *steps) {
-  const size_t n = sys->n;
+  const size_t n = sys->n, m = sys->noise ? sys->m : n;
   double *f = work, *g = work + n, *dg = work + 2 * n, *dw = work + 3 * n;
-  const double sqrt_h = sqrt(h);
+  double dw_general[TF_SDE_MAX_DIM], c[TF_SDE_MAX_DIM];
+  if (sys->noise) dw = dw_general;
+  const bool milstein = milstein_scheme(scheme), implicit = implicit_scheme(scheme);
+  const double th = sys->theta > 0 ? sys->theta : 1.0;
   *steps = 0;
   for (long k = k_begin; k < k_end; k++) {
     const double t = t0 + (double)k * h;
+    tf_rng_normals(key, (uint64_t)k, TF_RNG_NOISE, m, dw);
     sys->drift(t, x, sys->ctx, f);
-    sys->diffusion(t, x, sys->ctx, g);
-    if (scheme == TF_SDE_MILSTEIN) sys->diffusion_dx(t, x, sys->ctx, dg);
-    tf_rng_normals(key, (uint64_t)k, TF_RNG_NOISE, n, dw);
-    for (size_t i = 0; i < n; i++) {
-      const double w = sqrt_h * dw[i];
-      x[i] += f[i] * h + g[i] * w;
-      if (scheme == TF_SDE_MILSTEIN) x[i] += 0.5 * g[i] * dg[i] * (w * w - h);
+    if (!implicit && !sys->noise) { /* diagonal explicit: the original arithmetic */
+      sys->diffusion(t, x, sys->ctx, g);
+      if (milstein) sys->diffusion_dx(t, x, sys->ctx, dg);
+      for (size_t i = 0; i < n; i++) {
+        const double w = sqrt(h) * dw[i];
+        x[i] += f[i] * h + g[i] * w;
+        if (milstein) x[i] += 0.5 * g[i] * dg[i] * (w * w - h);
+      }
+    } else if (!implicit) {
+      for (size_t i = 0; i < n; i++) f[i] *= h;
+      noise_increment(sys, milstein, t, x, h, dw, g, dg, f);
+      for (size_t i = 0; i < n; i++) x[i] += f[i];
+    } else {
+      for (size_t i = 0; i < n; i++) c[i] = (1 - th) * h * f[i];
+      noise_increment(sys, milstein, t, x, h, dw, g, dg, c);
+      for (size_t i = 0; i < n; i++) c[i] += x[i];
+      /* first guess: the explicit Euler step */
+      for (size_t i = 0; i < n; i++) f[i] = c[i] + th * h * f[i];
+      const tf_sde_status st = newton(sys, t + h, h, c, f);
+      if (st != TF_SDE_OK) return st;
+      memcpy(x, f, n * sizeof *x);
     }
     *steps += 1;
     for (size_t i = 0; i < n; i++)

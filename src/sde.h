@@ -12,7 +12,16 @@
 
 #include "rng.h"
 
-typedef enum tf_sde_scheme { TF_SDE_EULER_MARUYAMA, TF_SDE_MILSTEIN } tf_sde_scheme;
+typedef enum tf_sde_scheme {
+  TF_SDE_EULER_MARUYAMA,
+  TF_SDE_MILSTEIN,
+  /* theta-method in the drift (implicit, solved by Newton with a GSL LU solve each
+   * iteration), explicit in the noise: for stiff drifts (smoothed friction), where explicit
+   * schemes need dt below the smoothing scale.  Strong order 1/2 (1 for additive noise),
+   * weak order 1; theta = 1 is the L-stable backward (drift-implicit) Euler. */
+  TF_SDE_DRIFT_IMPLICIT,
+  TF_SDE_DRIFT_IMPLICIT_MILSTEIN /* the same with the Milstein correction (strong order 1) */
+} tf_sde_scheme;
 
 typedef struct tf_sde_system {
   size_t n;
@@ -20,9 +29,23 @@ typedef struct tf_sde_system {
   void (*diffusion)(double t, const double *x, void *ctx, double *g);
   void (*diffusion_dx)(double t, const double *x, void *ctx, double *dg); /* Milstein only */
   void *ctx;
+  /* Optional general noise with m Wiener processes (instead of `diffusion`):
+   * dx = f dt + G(t, x) dW, G n x m row-major.  Milstein schemes need m = 1 (a single noise
+   * source is always commutative); the derivative (G'G) is taken by central differences. */
+  size_t m;
+  void (*noise)(double t, const double *x, void *ctx, double *G);
+  /* Optional df/dx (n x n, row-major) for the drift-implicit schemes; NULL: differences. */
+  void (*drift_jacobian)(double t, const double *x, void *ctx, double *jac);
+  double theta; /* drift-implicit weight in (0, 1]; 0 means 1 */
 } tf_sde_system;
 
-typedef enum tf_sde_status { TF_SDE_OK = 0, TF_SDE_NONFINITE } tf_sde_status;
+enum { TF_SDE_MAX_DIM = 16 }; /* general noise and drift-implicit schemes */
+
+typedef enum tf_sde_status {
+  TF_SDE_OK = 0,
+  TF_SDE_NONFINITE,
+  TF_SDE_NEWTON_FAILED /* drift-implicit step: Newton did not converge (or singular matrix) */
+} tf_sde_status;
 
 /* Integrates from t0 to t_end in ceil((t_end - t0) / dt) equal steps (the step is shortened
  * slightly so that the last one lands on t_end).  `work` holds 4 n doubles.  On return

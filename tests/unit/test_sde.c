@@ -33,8 +33,9 @@ static void unit(double t, const double *x, void *c, double *g) {
 }
 
 static double strong_error(tf_sde_scheme scheme, double dt, int paths) {
-  const tf_sde_system gbm = {1, gbm_drift, gbm_diff, gbm_diff_dx, NULL};
-  const tf_sde_system brownian = {1, zero, unit, NULL, NULL};
+  const tf_sde_system gbm = {
+      .n = 1, .drift = gbm_drift, .diffusion = gbm_diff, .diffusion_dx = gbm_diff_dx};
+  const tf_sde_system brownian = {.n = 1, .drift = zero, .diffusion = unit};
   double work[4], sum = 0;
   long steps;
   for (int p = 0; p < paths; p++) {
@@ -71,7 +72,8 @@ static void strong_orders(void) {
 }
 
 static void weak_order(void) {
-  const tf_sde_system gbm = {1, gbm_drift, gbm_diff, gbm_diff_dx, NULL};
+  const tf_sde_system gbm = {
+      .n = 1, .drift = gbm_drift, .diffusion = gbm_diff, .diffusion_dx = gbm_diff_dx};
   const double h[3] = {1.0 / 8, 1.0 / 16, 1.0 / 32};
   double bias[3];
   const int paths = 200000;

@@ -1,0 +1,156 @@
+/* smooth.c — see smooth.h.  Lambda is evaluated in forms that do not cancel: tanh and
+ * u / sqrt(1 + u^2) stay accurate for large |u|, and their derivatives are written as
+ * 1 - tanh^2 = sech^2 and (1 + u^2)^(-3/2). */
+#include "smooth.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "filippov.h"
+
+static const char *const law_names[] = {"tanh", "sqrt", "linear", NULL};
+static const char *const field_names[] = {"convex", "stick", "regularised", NULL};
+
+const char *tf_smooth_law_name(tf_smooth_law law) {
+  return law_names[law];
+}
+const char *tf_smooth_field_name(tf_smooth_field field) {
+  return field_names[field];
+}
+
+bool tf_smoothing_requested(const tf_config *cfg) {
+  return tf_config_has(cfg, "model.smoothing");
+}
+
+int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s, tf_error *err) {
+  static const char *const fields[] = {"auto", "convex", "stick", "regularised", NULL};
+  const char *law, *field;
+  char where[256];
+  if (tf_config_get_string(cfg, "model.smoothing.law", "tanh", law_names, &law, err) ||
+      tf_config_get_string(cfg, "model.smoothing.field", "auto", fields, &field, err))
+    return -1;
+  if (!tf_config_has(cfg, "model.smoothing.epsilon"))
+    return tf_fail(err,
+                   "%s: key 'model.smoothing.epsilon': required (the width of the smoothing "
+                   "layer about Sigma, a number > 0)",
+                   tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where));
+  if (tf_config_get_double(cfg, "model.smoothing.epsilon", NULL, 0.0, INFINITY, &s->epsilon, err))
+    return -1;
+  if (!(s->epsilon > 0) || !isfinite(s->epsilon))
+    return tf_fail(err,
+                   "%s: key 'model.smoothing.epsilon': expected a finite number > 0, got %g "
+                   "(epsilon = 0 is the discontinuous model: drop the smoothing section to run "
+                   "it event-driven)",
+                   tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where),
+                   s->epsilon);
+  for (int i = 0; law_names[i]; i++)
+    if (strcmp(law, law_names[i]) == 0) s->law = (tf_smooth_law)i;
+  if (k->kind != TF_KERNEL_FILIPPOV)
+    return tf_fail(err,
+                   "%s: key 'model.smoothing': model '%s' is not a Filippov system; only "
+                   "Filippov models can be smoothed",
+                   tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
+  if (strcmp(field, "auto") == 0)
+    s->field = k->regularised ? TF_SMOOTH_REGULARISED : TF_SMOOTH_CONVEX;
+  else if (strcmp(field, "convex") == 0)
+    s->field = TF_SMOOTH_CONVEX;
+  else if (strcmp(field, "stick") == 0)
+    s->field = TF_SMOOTH_STICK;
+  else
+    s->field = TF_SMOOTH_REGULARISED;
+  if (s->field == TF_SMOOTH_STICK && !k->stick)
+    return tf_fail(err,
+                   "%s: key 'model.smoothing.field': model '%s' defines no sticking field; use "
+                   "convex",
+                   tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name);
+  if (s->field == TF_SMOOTH_REGULARISED && !k->regularised)
+    return tf_fail(err,
+                   "%s: key 'model.smoothing.field': model '%s' defines no regularised field; "
+                   "use convex%s",
+                   tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name,
+                   k->stick ? " or stick" : "");
+  if (k->dim > TF_FILIPPOV_MAX_DIM)
+    return tf_fail(err, "model '%s': smoothing supports at most %d state components", k->name,
+                   TF_FILIPPOV_MAX_DIM);
+  return 0;
+}
+
+double tf_smooth_sign(const tf_smoothing *s, double h, double *dlambda) {
+  const double u = h / s->epsilon;
+  double lambda, d;
+  switch (s->law) {
+    case TF_SMOOTH_TANH:
+      lambda = tanh(u);
+      d = fabs(u) > 40 ? 0.0 : 1.0 / (cosh(u) * cosh(u));
+      break;
+    case TF_SMOOTH_SQRT: {
+      const double r = sqrt(1.0 + u * u);
+      lambda = isfinite(r) ? u / r : (u > 0 ? 1.0 : -1.0);
+      d = isfinite(r) ? 1.0 / (r * r * r) : 0.0;
+      break;
+    }
+    default:
+      lambda = u > 1 ? 1.0 : u < -1 ? -1.0 : u;
+      d = fabs(u) < 1 ? 1.0 : 0.0;
+  }
+  if (dlambda) *dlambda = d / s->epsilon;
+  return lambda;
+}
+
+/* f(x, lambda) of the chosen field. */
+static void field_at(const tf_kernel *k, const double *p, tf_smooth_field field, double t,
+                     const double *x, double lambda, double *dx) {
+  if (field == TF_SMOOTH_REGULARISED) {
+    k->regularised(t, x, lambda, p, dx);
+  } else if (field == TF_SMOOTH_STICK) {
+    k->stick(t, x, lambda, p, dx);
+  } else {
+    double up[TF_FILIPPOV_MAX_DIM], down[TF_FILIPPOV_MAX_DIM];
+    k->slip(t, x, +1, p, up);
+    k->slip(t, x, -1, p, down);
+    for (size_t i = 0; i < k->dim; i++)
+      dx[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
+  }
+}
+
+void tf_smooth_rhs(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
+                   const double *x, double *dx) {
+  const double lambda = tf_smooth_sign(s, k->switching(x, p, NULL), NULL);
+  field_at(k, p, s->field, t, x, lambda, dx);
+}
+
+void tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_smoothing *s,
+                                double t, const double *x, double *dir) {
+  const double lambda = tf_smooth_sign(s, k->switching(x, p, NULL), NULL);
+  if (s->field == TF_SMOOTH_REGULARISED && k->regularised_jacobian) {
+    double jac[TF_FILIPPOV_MAX_DIM * TF_FILIPPOV_MAX_DIM];
+    k->regularised_jacobian(t, x, lambda, p, jac, dir);
+    return;
+  }
+  double a[TF_FILIPPOV_MAX_DIM], b[TF_FILIPPOV_MAX_DIM];
+  if (s->field != TF_SMOOTH_REGULARISED) { /* affine in lambda: exact difference */
+    field_at(k, p, s->field, t, x, 1.0, a);
+    field_at(k, p, s->field, t, x, -1.0, b);
+    for (size_t i = 0; i < k->dim; i++) dir[i] = 0.5 * (a[i] - b[i]);
+    return;
+  }
+  const double step = 1e-6; /* central difference in lambda, O(step^2) */
+  field_at(k, p, s->field, t, x, lambda + step, a);
+  field_at(k, p, s->field, t, x, lambda - step, b);
+  for (size_t i = 0; i < k->dim; i++) dir[i] = (a[i] - b[i]) / (2 * step);
+}
+
+bool tf_smooth_has_jacobian(const tf_kernel *k, const tf_smoothing *s) {
+  return s->field == TF_SMOOTH_REGULARISED && k->regularised_jacobian;
+}
+
+void tf_smooth_jacobian(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
+                        const double *x, double *jac) {
+  const size_t n = k->dim;
+  double grad[TF_FILIPPOV_MAX_DIM], dlambda[TF_FILIPPOV_MAX_DIM], dl_dh;
+  const double lambda = tf_smooth_sign(s, k->switching(x, p, grad), &dl_dh);
+  k->regularised_jacobian(t, x, lambda, p, jac, dlambda);
+  /* chain rule through lambda = Lambda_eps(h(x)) */
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) jac[i * n + j] += dlambda[i] * dl_dh * grad[j];
+}

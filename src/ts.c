@@ -1,0 +1,281 @@
+/* ts.c — see ts.h.  PETSc errors are caught with PetscReturnErrorHandler (pushed for the
+ * duration of a call) and turned into tf_error messages, so a bad option is a config-style
+ * error, not an abort with a PETSc traceback. */
+#include "ts.h"
+
+#include <math.h>
+#include <petscts.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "status.h"
+
+#define KNOWN_TYPES                                                                          \
+  "implicit/IMEX: bdf, arkimex, rosw, beuler, cn, theta, alpha, glle; explicit: rk, euler, " \
+  "ssp"
+
+typedef struct solve_ctx {
+  const tf_ts_problem *pb;
+  size_t batch;
+  tf_ts_stats *stats;
+  MatFDColoring fd;
+  double t_fd; /* time at which the colouring differences are taken */
+  bool nonfinite;
+} solve_ctx;
+
+static void eval_rhs(solve_ctx *c, double t, const double *x, double *f) {
+  const size_t n = c->pb->n;
+  for (size_t b = 0; b < c->batch; b++) c->pb->rhs(t, x + b * n, c->pb->ctx, f + b * n);
+  c->stats->rhs_evals++;
+  for (size_t i = 0; i < n * c->batch; i++)
+    if (!isfinite(f[i])) c->nonfinite = true;
+}
+
+static PetscErrorCode rhs_function(TS ts, PetscReal t, Vec X, Vec F, void *vctx) {
+  (void)ts;
+  const PetscScalar *x;
+  PetscScalar *f;
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArray(F, &f));
+  eval_rhs(vctx, t, x, f);
+  PetscCall(VecRestoreArray(F, &f));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  return 0;
+}
+
+/* MatFDColoring's function signature: (context passed to MatFDColoringApply, x, f, ctx). */
+static PetscErrorCode fd_function(void *unused, Vec X, Vec F, void *vctx) {
+  (void)unused;
+  solve_ctx *c = vctx;
+  return rhs_function(NULL, c->t_fd, X, F, vctx);
+}
+
+static PetscErrorCode rhs_jacobian(TS ts, PetscReal t, Vec X, Mat A, Mat B, void *vctx) {
+  (void)ts;
+  solve_ctx *c = vctx;
+  c->stats->jacobian_evals++;
+  if (c->fd) {
+    c->t_fd = t;
+    PetscCall(MatFDColoringApply(B, c->fd, X, c));
+  } else {
+    const size_t n = c->pb->n;
+    PetscScalar jac[256];
+    PetscInt idx[16];
+    const PetscScalar *x;
+    PetscCall(VecGetArrayRead(X, &x));
+    for (size_t b = 0; b < c->batch; b++) {
+      for (size_t i = 0; i < n; i++) idx[i] = (PetscInt)(b * n + i);
+      c->pb->jacobian(t, x + b * n, c->pb->ctx, jac);
+      PetscCall(MatSetValues(B, (PetscInt)n, idx, (PetscInt)n, idx, jac, INSERT_VALUES));
+    }
+    PetscCall(VecRestoreArrayRead(X, &x));
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  }
+  if (A != B) {
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  return 0;
+}
+
+/* Config options go in only where the command line did not set the same option. */
+static PetscErrorCode insert_config_options(const char *options) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", options);
+  char *save = NULL, *tok = strtok_r(buf, " \t\n", &save);
+  while (tok) {
+    char *next = strtok_r(NULL, " \t\n", &save);
+    const char *value = NULL;
+    if (next &&
+        !(next[0] == '-' && next[1] && !(next[1] >= '0' && next[1] <= '9') && next[1] != '.')) {
+      value = next;
+      next = strtok_r(NULL, " \t\n", &save);
+    }
+    if (tok[0] == '-') {
+      PetscBool set;
+      PetscCall(PetscOptionsHasName(NULL, NULL, tok, &set));
+      if (!set) PetscCall(PetscOptionsSetValue(NULL, tok, value));
+    }
+    tok = next;
+  }
+  return 0;
+}
+
+static PetscErrorCode block_pattern(size_t n, size_t batch, Mat *J) {
+  const PetscInt N = (PetscInt)(n * batch);
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, N, N, (PetscInt)n, NULL, J));
+  PetscScalar zeros[256] = {0};
+  PetscInt idx[16];
+  for (size_t b = 0; b < batch; b++) {
+    for (size_t i = 0; i < n; i++) idx[i] = (PetscInt)(b * n + i);
+    PetscCall(MatSetValues(*J, (PetscInt)n, idx, (PetscInt)n, idx, zeros, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  return 0;
+}
+
+static PetscErrorCode make_colouring(Mat J, solve_ctx *c) {
+  MatColoring mc;
+  ISColoring isc;
+  PetscCall(MatColoringCreate(J, &mc));
+  PetscCall(MatColoringSetType(mc, MATCOLORINGSL));
+  PetscCall(MatColoringSetFromOptions(mc));
+  PetscCall(MatColoringApply(mc, &isc));
+  PetscCall(MatColoringDestroy(&mc));
+  PetscCall(MatFDColoringCreate(J, isc, &c->fd));
+  PetscCall(
+      MatFDColoringSetFunction(c->fd, (PetscErrorCode(*)(void))(void (*)(void))fd_function, c));
+  PetscCall(MatFDColoringSetFromOptions(c->fd));
+  PetscCall(MatFDColoringSetUp(J, isc, c->fd));
+  PetscCall(ISColoringDestroy(&isc));
+  return 0;
+}
+
+/* Settings first, then TSSetFromOptions: the command line overrides the config. */
+static PetscErrorCode configure(TS ts, const tf_ts_settings *set, double t0, double t_end) {
+  SNES snes;
+  KSP ksp;
+  PC pc;
+  TSAdapt adapt;
+  PetscCall(insert_config_options(set->options));
+  PetscCall(TSSetProblemType(ts, TS_NONLINEAR));
+  PetscCall(TSSetType(ts, set->type));
+  PetscCall(TSSetTime(ts, t0));
+  PetscCall(TSSetMaxTime(ts, t_end));
+  PetscCall(TSSetTimeStep(ts, set->ode.h0 > 0 ? set->ode.h0 : 1e-6 * (t_end - t0)));
+  PetscCall(TSSetMaxSteps(ts, set->ode.max_steps > 0 ? (PetscInt)set->ode.max_steps : -1));
+  PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
+  PetscCall(TSSetTolerances(ts, set->ode.atol, NULL, set->ode.rtol, NULL));
+  PetscCall(TSSetMaxSNESFailures(ts, 100));
+  PetscCall(TSSetMaxStepRejections(ts, 100));
+  PetscCall(TSSetErrorIfStepFails(ts, PETSC_FALSE));
+  PetscCall(TSGetAdapt(ts, &adapt));
+  if (set->ode.hmax > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, set->ode.hmax));
+  PetscCall(TSGetSNES(ts, &snes));
+  PetscCall(SNESGetKSP(snes, &ksp));
+  PetscCall(KSPSetType(ksp, KSPPREONLY)); /* the blocks are small and dense: direct LU */
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCLU));
+  PetscCall(TSSetFromOptions(ts));
+  return 0;
+}
+
+static int petsc_fail(PetscErrorCode code, const char *what, tf_error *err) {
+  const char *text = NULL;
+  PetscErrorMessage(code, &text, NULL);
+  return tf_fail(err, "PETSc TS: %s failed: %s", what, text ? text : "error");
+}
+
+int tf_ts_check(const tf_ts_settings *set, char *type_out, size_t n, tf_error *err) {
+  TS ts = NULL;
+  PetscErrorCode code;
+  PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+  int rc = 0;
+  code = TSCreate(PETSC_COMM_SELF, &ts);
+  if (!code) code = TSSetType(ts, set->type);
+  if (code) {
+    rc = tf_fail(err, "unknown PETSc TS type '%s' (" KNOWN_TYPES ")", set->type);
+  } else if ((code = configure(ts, set, 0.0, 1.0))) {
+    char cl_type[64] = "";
+    PetscBool found = PETSC_FALSE;
+    PetscOptionsGetString(NULL, NULL, "-ts_type", cl_type, sizeof cl_type, &found);
+    if (found && code == PETSC_ERR_ARG_UNKNOWN_TYPE)
+      rc = tf_fail(err, "unknown PETSc TS type '%s' given by -ts_type (" KNOWN_TYPES ")", cl_type);
+    else
+      rc = petsc_fail(code, "applying the PETSc options", err);
+  } else {
+    TSType type;
+    TSGetType(ts, &type);
+    snprintf(type_out, n, "%s", type);
+  }
+  TSDestroy(&ts);
+  PetscPopErrorHandler();
+  return rc;
+}
+
+static int status_of(TSConvergedReason reason, bool nonfinite) {
+  if (nonfinite) return TF_MEMBER_NONFINITE;
+  switch (reason) {
+    case TS_CONVERGED_TIME:
+    case TS_CONVERGED_EVENT:
+    case TS_CONVERGED_USER:
+      return TF_MEMBER_OK;
+    case TS_CONVERGED_ITS:
+      return TF_MEMBER_MAX_STEPS;
+    case TS_DIVERGED_NONLINEAR_SOLVE:
+    case TS_DIVERGED_STEP_REJECTED:
+      return TF_MEMBER_STEP_UNDERFLOW;
+    default:
+      return TF_MEMBER_FAILED;
+  }
+}
+
+int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch, double t0,
+                double t_end, double *x, tf_ts_sample_fn sample, void *sample_ctx, long n_samples,
+                tf_ts_stats *stats, tf_error *err) {
+  tf_ts_stats local = {0};
+  if (!stats) stats = &local;
+  memset(stats, 0, sizeof *stats);
+  if (pb->n > 16) return tf_fail(err, "PETSc TS members support at most 16 components");
+  solve_ctx c = {.pb = pb, .batch = batch, .stats = stats};
+  const size_t N = pb->n * batch;
+  TS ts = NULL;
+  Vec X = NULL;
+  Mat J = NULL;
+  int status = TF_MEMBER_OK;
+  const char *stage = "creating the solver";
+  PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
+  PetscErrorCode code = TSCreate(PETSC_COMM_SELF, &ts);
+  if (!code) code = VecCreateSeq(PETSC_COMM_SELF, (PetscInt)N, &X);
+  if (!code) code = block_pattern(pb->n, batch, &J);
+  if (!code && (!pb->jacobian || set->fd_jacobian)) code = make_colouring(J, &c);
+  if (!code) code = TSSetRHSFunction(ts, NULL, rhs_function, &c);
+  if (!code) code = TSSetRHSJacobian(ts, J, J, rhs_jacobian, &c);
+  if (!code) stage = "applying the options", code = configure(ts, set, t0, t_end);
+  PetscScalar *xv;
+  if (!code && !(code = VecGetArray(X, &xv))) {
+    memcpy(xv, x, N * sizeof *x);
+    code = VecRestoreArray(X, &xv);
+  }
+  if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x);
+  const long segments = sample && n_samples > 1 ? n_samples - 1 : 1;
+  TSConvergedReason reason = TS_CONVERGED_TIME;
+  for (long i = 1; i <= segments && !code && status == TF_MEMBER_OK; i++) {
+    const double ti = i == segments ? t_end : t0 + (t_end - t0) * (double)i / (double)segments;
+    stage = "integrating";
+    code = TSSetMaxTime(ts, ti);
+    if (!code) code = TSSolve(ts, X);
+    if (!code) code = TSGetConvergedReason(ts, &reason);
+    PetscInt its = 0;
+    if (!code) code = TSGetSNESIterations(ts, &its);
+    stats->nonlinear_iterations += its;
+    if (!code) code = TSGetKSPIterations(ts, &its);
+    stats->linear_iterations += its;
+    if (!code) code = TSGetStepRejections(ts, &its);
+    stats->rejected += its;
+    const PetscScalar *xr;
+    if (!code && !(code = VecGetArrayRead(X, &xr))) {
+      memcpy(x, xr, N * sizeof *x);
+      code = VecRestoreArrayRead(X, &xr);
+    }
+    for (size_t k = 0; k < N && !code; k++)
+      if (!isfinite(x[k])) c.nonfinite = true;
+    status = status_of(reason, c.nonfinite && !code);
+    if (!code && status == TF_MEMBER_OK && sample && n_samples > 1) sample(sample_ctx, ti, x);
+  }
+  if (!code) {
+    PetscInt steps = 0;
+    TSGetStepNumber(ts, &steps);
+    stats->steps = steps;
+  }
+  int rc = code ? petsc_fail(code, stage, err) : status;
+  MatFDColoringDestroy(&c.fd);
+  MatDestroy(&J);
+  VecDestroy(&X);
+  TSDestroy(&ts);
+  PetscPopErrorHandler();
+  return rc;
+}

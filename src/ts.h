@@ -1,0 +1,61 @@
+/* ts.h — stiff members on PETSc TS (implicit and IMEX: BDF, ARKIMEX, ROSW, ...).
+ *
+ * Smoothed Filippov systems have Jacobians of size 1/eps, so explicit DOPRI5 is limited by
+ * stability, not accuracy; PETSc's implicit integrators are the field's tool for that.
+ * A solve integrates `batch` independent members at once as one block-diagonal system (one
+ * TS, one adaptive step sequence, one sparse LU per Newton step); batch = 1 is one TS per
+ * member.  The Jacobian is the problem's analytic one if it has one, otherwise finite
+ * differences with a colouring of the block-diagonal pattern (MatFDColoring: dim colours
+ * whatever the batch size).
+ *
+ * Settings come from the config (tf_ts_settings) and are applied BEFORE TSSetFromOptions,
+ * so every PETSc option on the command line (-ts_type rosw, -ts_adapt_type basic,
+ * -ts_rtol 1e-9, -snes_*, -ksp_*, -pc_*) overrides them.  Options given in the config
+ * (integrator.ts.options) are inserted only where the command line did not set the same
+ * option.  Everything is sequential (PETSC_COMM_SELF): ranks share members, not solves, so
+ * results do not depend on the rank count. */
+#ifndef TF_TS_H
+#define TF_TS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "ode.h"
+
+typedef struct tf_ts_problem {
+  size_t n; /* dimension of one member */
+  void (*rhs)(double t, const double *x, void *ctx, double *dx);
+  void (*jacobian)(double t, const double *x, void *ctx, double *jac); /* NULL: FD colouring */
+  void *ctx;
+} tf_ts_problem;
+
+typedef struct tf_ts_settings {
+  char type[64];      /* TSType, e.g. "bdf"; the command line's -ts_type wins */
+  char options[512];  /* extra PETSc options from the config ("-ts_bdf_order 3 ...") */
+  bool fd_jacobian;   /* use FD colouring even if an analytic Jacobian exists */
+  tf_ode_options ode; /* rtol, atol, h0 (0 = (t_end - t0) 1e-6), hmax, max_steps */
+} tf_ts_settings;
+
+typedef struct tf_ts_stats {
+  long steps, rejected, rhs_evals, jacobian_evals, nonlinear_iterations, linear_iterations;
+} tf_ts_stats;
+
+/* Called at each sample time with the states of the whole batch (batch x n). */
+typedef void (*tf_ts_sample_fn)(void *ctx, double t, const double *x);
+
+/* Integrates `batch` members (x holds batch x n values) from t0 to t_end, calling `sample`
+ * at n_samples equally spaced times t0..t_end (both included) if given (each sample time
+ * is reached exactly: TS_EXACTFINALTIME_MATCHSTEP).  Returns a tf_member_status for the
+ * batch; *stats (may be NULL) receives the counts.  PETSc errors (an unknown -ts_type, a
+ * bad option value) return -1 with err filled. */
+int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch, double t0,
+                double t_end, double *x, tf_ts_sample_fn sample, void *sample_ctx, long n_samples,
+                tf_ts_stats *stats, tf_error *err);
+
+/* Checks the settings and the command-line options (creates a TS and applies them without
+ * integrating), writing the TS type that will run to type_out.  For setup(), so that an
+ * unknown type fails before any output is touched. */
+int tf_ts_check(const tf_ts_settings *set, char *type_out, size_t n, tf_error *err);
+
+#endif
