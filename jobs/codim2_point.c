@@ -139,10 +139,6 @@ static int execute(tf_run *run, tf_error *err) {
          tf_h5_write_small(g, "phi", H5T_NATIVE_DOUBLE, m, phi, "direction angles") |
          tf_h5_write_small(g, "R", H5T_NATIVE_DOUBLE, m, R, "R(phi) (eq 2.24)") |
          tf_h5_write_small(g, "V", H5T_NATIVE_DOUBLE, m, V, "V(phi) (eq 2.24)") |
-         tf_h5_write_small(g, "limit_directions", H5T_NATIVE_DOUBLE, (size_t)pt.count, pt.phi,
-                           "zeros of V") |
-         tf_h5_write_small(g, "R_limit", H5T_NATIVE_DOUBLE, (size_t)pt.count, pt.R,
-                           "R at the limit directions") |
          tf_h5_write_small(g, "sliding_vector", H5T_NATIVE_DOUBLE, n, s.Fs, "Theorem 2.17") |
          tf_h5_write_small(g, "Fbar", H5T_NATIVE_DOUBLE, n, s.Fbar, "mean of F*") |
          tf_h5_write_small(g, "F_A", H5T_NATIVE_DOUBLE, n, s.FA, "eq 2.28") |
@@ -150,7 +146,13 @@ static int execute(tf_run *run, tf_error *err) {
          tf_h5_attr_string(g, "region", tf_codim2_region_name(pt.region)) |
          tf_h5_attr_string(g, "decomposition", tf_codim2_decomposition_name(s.how)) |
          tf_h5_attr_double(g, "a", s.a) | tf_h5_attr_double(g, "b", s.b) |
-         tf_h5_attr_double(g, "det", s.det);
+         tf_h5_attr_double(g, "det", s.det) |
+         tf_h5_attr_int(g, "all_directions", pt.all_directions);
+  if (!rc && pt.count > 0) /* HDF5 refuses empty datasets here: absent means none */
+    rc = tf_h5_write_small(g, "limit_directions", H5T_NATIVE_DOUBLE, (size_t)pt.count, pt.phi,
+                           "zeros of V") |
+         tf_h5_write_small(g, "R_limit", H5T_NATIVE_DOUBLE, (size_t)pt.count, pt.R,
+                           "R at the limit directions");
   H5Gclose(g);
   free(phi), free(R), free(V);
   tf_error close_err;

@@ -7,8 +7,8 @@
  * schemes).  Runs on rank 0; other ranks only join the collective file operations.
  *
  * Codimension-2 kernels (2-D Coulomb friction; kernel.h sigma2/field2) run on the
- * event-driven engine of evolve2.h with the keys codim2.{sigma_tol, event_tol,
- * max_event_rate, max_events} and output.event_log (events kept); the file adds
+ * event-driven engine of evolve2.h with the keys codim2.{sigma_tol, slave_radius,
+ * event_tol, max_event_rate, max_events} and output.event_log (events kept); the file adds
  * /trajectory/mode (0 roll, 1 slip per sample) and /trajectory/events (rows of t, kind,
  * phi, state; attribute kinds), the JSON adds rolling_onset_time (first arrival at Sigma in
  * the sliding region, null if none), final_mode, events per kind and final_<output> for the
@@ -71,10 +71,13 @@ static int codim2_setup(tf_run *run, trajectory_job *job, tf_error *err) {
   tf_evolve2_options *o = &job->c2opts;
   *o = tf_evolve2_default_options();
   o->ode = job->flow.ode;
-  const double d_sigma = o->sigma_tol, d_event = o->event_tol, d_rate = o->max_event_rate;
+  const double d_sigma = o->sigma_tol, d_event = o->event_tol, d_rate = o->max_event_rate,
+               d_slave = o->slave_radius;
   const long long d_max = o->max_events, d_log = 64;
   long long max_events;
   if (tf_config_get_double(run->cfg, "codim2.sigma_tol", &d_sigma, 1e-15, 1e-2, &o->sigma_tol,
+                           err) ||
+      tf_config_get_double(run->cfg, "codim2.slave_radius", &d_slave, 0.0, 1.0, &o->slave_radius,
                            err) ||
       tf_config_get_double(run->cfg, "codim2.event_tol", &d_event, 1e-16, 1e-3, &o->event_tol,
                            err) ||

@@ -32,6 +32,7 @@ tf_evolve2_options tf_evolve2_default_options(void) {
   tf_evolve2_options o = {.ode = tf_ode_default_options()};
   o.event_tol = 1e-12;
   o.sigma_tol = 1e-8;
+  o.slave_radius = 1e-6;
   o.max_event_rate = 1e5;
   o.max_events = 1000000;
   return o;
@@ -48,11 +49,38 @@ const char *tf_c2_mode_name(tf_c2_mode m) {
 
 /* --- fields ----------------------------------------------------------------------------- */
 
+/* Near Sigma the slip direction phi obeys phi' = V(phi)/r (eq 2.23): it relaxes to a
+ * stable zero of V at a rate |V'|/r, which is unbounded as r -> 0.  An explicit integrator
+ * leaving Sigma where rolling ends (r grows like t^2 from a neutral direction) would crawl
+ * at steps of order r.  Below slave_radius the direction is therefore the limit direction
+ * itself (the zero of V next to d_ref, by Newton): the outer solution of that fast
+ * relaxation, exact to O(r). */
+static double slaved_angle(const tf_evolve2 *e, double t, const double *x, double phi) {
+  for (int it = 0; it < 6; it++) {
+    double v, vp, vm;
+    const double dphi = 1e-6;
+    tf_codim2_rv(e->k, e->p, t, x, phi, NULL, &v);
+    tf_codim2_rv(e->k, e->p, t, x, phi + dphi, NULL, &vp);
+    tf_codim2_rv(e->k, e->p, t, x, phi - dphi, NULL, &vm);
+    const double slope = (vp - vm) / (2 * dphi);
+    if (!(fabs(slope) > 1e-300)) break;
+    const double step = v / slope;
+    phi -= fmax(-0.2, fmin(0.2, step));
+    if (fabs(step) < 1e-14) break;
+  }
+  return phi;
+}
+
 /* The slip direction at x, continued through Sigma with the orientation of d_ref. */
-static void slip_direction(const tf_evolve2 *e, const double *x, double *dir) {
+static void slip_direction(const tf_evolve2 *e, double t, const double *x, double *dir) {
   double h[2];
   tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
   const double r = hypot(h[0], h[1]);
+  if (r < e->opt.slave_radius) {
+    const double phi = slaved_angle(e, t, x, atan2(e->d_ref[1], e->d_ref[0]));
+    dir[0] = cos(phi), dir[1] = sin(phi);
+    return;
+  }
   if (r == 0.0) {
     dir[0] = e->d_ref[0], dir[1] = e->d_ref[1];
     return;
@@ -65,7 +93,7 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
   tf_evolve2 *e = ctx;
   if (e->mode == TF_C2_SLIP) {
     double dir[2];
-    slip_direction(e, x, dir);
+    slip_direction(e, t, x, dir);
     e->k->field2(t, x, dir, e->p, dx);
     return;
   }
@@ -299,7 +327,10 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x, double t_e
       double h[2];
       tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
       const double r = hypot(h[0], h[1]);
-      if (r > e->opt.sigma_tol) e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
+      if (r < e->opt.slave_radius)
+        slip_direction(e, t, x, e->d_ref);
+      else
+        e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
     }
     const tf_ode_status st = tf_dopri5_step(e->stepper, &t, x, t_end);
     res.steps++;

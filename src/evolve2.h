@@ -16,6 +16,8 @@
  *         attracting: the event function is -max R(phi_i); where it reaches 0 the sliding
  *         condition fails and the trajectory leaves along that (now neutral) direction
  *         (event roll_end).
+ * Within slave_radius of Sigma the slip direction is slaved to the limit direction (its
+ * relaxation is infinitely fast there; see slaved_angle in evolve2.c).
  * A start on Sigma outside the sliding region leaves at once along its most repelling limit
  * direction (event roll_end at t0).  Events per unit time are bounded (Zeno). */
 #ifndef TF_EVOLVE2_H
@@ -47,6 +49,7 @@ typedef struct tf_evolve2_options {
   tf_ode_options ode;
   double event_tol;      /* absolute accuracy of event times */
   double sigma_tol;      /* |h| below which a zero of <h, d_ref> is an arrival at Sigma */
+  double slave_radius;   /* |h| below which the slip direction is the limit direction */
   double max_event_rate; /* events per unit time above which a member is Zeno */
   long max_events;
 } tf_evolve2_options;

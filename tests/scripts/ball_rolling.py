@@ -1,0 +1,138 @@
+"""ball_rolling.py — the event-driven codimension-2 engine on the ball in the pool
+(Antali 2017, §2.4.1) against closed forms written here:
+
+1. Billiard ball (K = 0), launched without spin at speed v0 in direction theta: the slip
+   u = v decays in a straight line, u = v0 - 7/2 mu g t, so rolling starts at
+   t* = 2 v0/(7 mu g) with speed 5 v0/7 in the original direction, and then stays (sliding
+   field 0).  Several speeds/directions and tolerances; the sampled speed before and after.
+2. K > 0, launched without spin: along the launch line u' = -7/2 mu g - K/m v,
+   v' = -mu g - K/m v, so v(t) = -a + (v0 + a) e^{-Kt/m} (a = mu g m/K), u = v - 5/2 mu g t;
+   rolling starts where u = 0 (Newton here), then v decays as e^{-5K t/(7m)} (2.45).
+3. K > 0, put on Sigma (rolling) at speed v0: below v_crit = 7 mu g m/(2K) it rolls from
+   t = 0 with v = v0 e^{-5Kt/(7m)}; above, the contact point slips at once opposite to v
+   (u' = 7/2 mu g - K/m v < 0), v(t) = a + (v0 - a) e^{-Kt/m}, u = v - v0 + 5/2 mu g t, and
+   rolling starts where u returns to 0.
+4. The trajectory job on 1, 2 and 3 ranks writes bitwise identical files.
+5. Bad input: initial.state together with initial.speed, a misspelt codim2 key, a negative
+   speed — each a clear error naming the key, exit status 2, no output file.
+"""
+import math
+import os
+import subprocess
+
+import h5py
+import numpy as np
+
+import testlib as T
+
+T.setup()
+CFG = T.CONFIGS + "/ball-rolling.yaml"
+mu, g, m = 0.2, 9.81, 0.17  # as in the config
+
+
+def run(name, *sets, ranks=1):
+    s = T.run(CFG, name + ".h5", *sets, ranks=ranks)
+    return s, h5py.File(name + ".h5", "r")
+
+
+def newton(f, df, t):
+    for _ in range(100):
+        t -= f(t) / df(t)
+    return t
+
+
+# --- 1: billiard ball --------------------------------------------------------------------
+for v0, deg, rtol, tol in ((2.0, 30.0, 1e-10, 1e-9), (0.7, -135.0, 1e-6, 1e-6),
+                           (5.0, 90.0, 1e-12, 1e-9)):
+    s, f = run(f"billiard{v0}", f"initial.speed={v0}", f"initial.direction_deg={deg}",
+               f"integrator.rtol={rtol}", f"integrator.atol={rtol * 1e-2}")
+    t_star = 2 * v0 / (7 * mu * g)
+    th = math.radians(deg)
+    vf = s["final_state"][2:]
+    T.check(s["member_status"] == "ok" and s["events"] == {"roll_start": 1, "roll_end": 0,
+                                                           "crossing": 0},
+            f"v0 = {v0}: one slip -> roll transition ({s['events']})")
+    T.check(abs(s["rolling_onset_time"] - t_star) < tol,
+            f"v0 = {v0}: rolling at {s['rolling_onset_time']:.12f}, 2 v0/(7 mu g) = {t_star:.12f}")
+    T.check(abs(s["final_speed"] - 5 * v0 / 7) < tol,
+            f"v0 = {v0}: final speed {s['final_speed']:.12f} = 5 v0/7 = {5 * v0 / 7:.12f}")
+    T.check(abs(vf[0] * math.sin(th) - vf[1] * math.cos(th)) < tol and
+            vf[0] * math.cos(th) + vf[1] * math.sin(th) > 0,
+            f"v0 = {v0}: final velocity {vf} along the launch direction {deg} deg")
+    t = f["trajectory/t"][...]
+    x = f["trajectory/state"][...]
+    mode = f["trajectory/mode"][...]
+    speed = np.hypot(x[:, 2], x[:, 3])
+    exact = np.where(t < t_star, v0 - mu * g * t, 5 * v0 / 7)
+    T.check(np.max(np.abs(speed - exact)) < 10 * tol,
+            f"v0 = {v0}: sampled speed = v0 - mu g t, then 5 v0/7 (max error "
+            f"{np.max(np.abs(speed - exact)):.1e})")
+    T.check(np.all(mode[t < t_star - 1e-9] == 1) and np.all(mode[t > t_star + 1e-9] == 0),
+            f"v0 = {v0}: mode slip before t*, roll after")
+
+# --- 2: K > 0, launched without spin ----------------------------------------------------
+K, v0 = 0.05, 3.0
+a = mu * g * m / K
+v = lambda t: -a + (v0 + a) * math.exp(-K * t / m)
+t_star = newton(lambda t: v(t) - 2.5 * mu * g * t,
+                lambda t: -K / m * (v0 + a) * math.exp(-K * t / m) - 2.5 * mu * g, 0.1)
+v_star = v(t_star)
+s, f = run("drag", f"model.params.K={K}", f"initial.speed={v0}", "initial.direction_deg=-60")
+T.check(abs(s["rolling_onset_time"] - t_star) < 1e-9,
+        f"K = {K}: rolling at {s['rolling_onset_time']:.12f}, closed form {t_star:.12f}")
+v_end = v_star * math.exp(-5 * K / (7 * m) * (5.0 - t_star))
+T.check(abs(s["final_speed"] - v_end) < 1e-8,
+        f"K = {K}: rolling decays as exp(-5Kt/7m): {s['final_speed']:.12f} vs {v_end:.12f}")
+
+# --- 3: K > 0, started rolling below and above the critical speed -----------------------
+K = 0.5
+v_crit = 7 * mu * g * m / (2 * K)
+for ratio in (0.8, 1.4):
+    v0 = ratio * v_crit
+    cfg = T.write(f"onsigma{ratio}.yaml", open(CFG).read().replace(
+        "  speed: 2.0          # m/s, centre velocity, no spin\n  direction_deg: 30.0\n",
+        f"  state: [0, 0, {v0!r}, 0]\n"))
+    s = T.run(cfg, f"onsigma{ratio}.h5", f"model.params.K={K}")
+    if ratio < 1:
+        T.check(s["rolling_onset_time"] == 0 and s["events"]["roll_end"] == 0 and
+                s["events"]["roll_start"] == 0,
+                f"|v| = {ratio} v_crit on Sigma: rolls from t = 0 ({s['events']})")
+        want = v0 * math.exp(-5 * K / (7 * m) * 5.0)
+        T.check(abs(s["final_speed"] - want) < 1e-9,
+                f"|v| = {ratio} v_crit: rolling speed {s['final_speed']:.12g} vs {want:.12g}")
+    else:
+        a = mu * g * m / K
+        vv = lambda t: a + (v0 - a) * math.exp(-K * t / m)
+        t_star = newton(lambda t: vv(t) - v0 + 2.5 * mu * g * t,
+                        lambda t: -K / m * (v0 - a) * math.exp(-K * t / m) + 2.5 * mu * g, 0.2)
+        T.check(s["events"]["roll_end"] == 1 and s["events"]["roll_start"] == 1,
+                f"|v| = {ratio} v_crit on Sigma: slips at once, rolls later ({s['events']})")
+        T.check(abs(s["rolling_onset_time"] - t_star) < 1e-9,
+                f"|v| = {ratio} v_crit: rolling again at {s['rolling_onset_time']:.12f}, "
+                f"closed form {t_star:.12f}")
+        f = h5py.File(f"onsigma{ratio}.h5", "r")
+        ev = f["trajectory/events"][...]
+        T.check(abs(math.remainder(ev[0, 2] - math.pi, 2 * math.pi)) < 1e-9,
+                f"|v| = {ratio} v_crit: leaves along phi = {ev[0, 2]:.12f} = pi (opposite to v)")
+
+# --- 4: rank independence ------------------------------------------------------------------
+for ranks in (1, 2, 3):
+    T.run(CFG, f"ranks{ranks}.h5", "model.params.K=0.05", ranks=ranks)
+ref = h5py.File("ranks1.h5", "r")
+for ranks in (2, 3):
+    f = h5py.File(f"ranks{ranks}.h5", "r")
+    same = all(np.array_equal(ref["trajectory/" + d][...], f["trajectory/" + d][...])
+               for d in ("t", "state", "mode", "events"))
+    T.check(same, f"{ranks} ranks: trajectory, modes and events bitwise equal to 1 rank")
+
+# --- 5: bad input ----------------------------------------------------------------------------
+for sets, key in ((["initial.state=[1, 0, 1, 0]"], "initial.state"),
+                  (["codim2.sigma_tl=1e-9"], "codim2.sigma_tl"),
+                  (["initial.speed=-1"], "initial.speed")):
+    cmd = [T.TWOFOLD, "run", CFG, "-o", "bad.h5"]
+    for x in sets:
+        cmd += ["--set", x]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    T.check(r.returncode == 2 and key in r.stderr and not os.path.exists("bad.h5"),
+            f"--set {sets[0]}: exit {r.returncode}, {r.stderr.strip()}")
+T.finish()
