@@ -553,6 +553,7 @@ static int cmd_merge(const cli_args *a) {
 }
 
 int tf_cli_main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "slurm") == 0) tf_slurm_remember_environment();
   cli_args a;
   if (parse_args(argc, argv, &a)) return TF_EXIT_USAGE;
   int rc = TF_EXIT_USAGE;

@@ -153,7 +153,7 @@ static uint64_t block_lo(uint64_t members, long long k, long long n) {
 
 /* Names every block (array task) with members no part has done. */
 static void check_coverage(const part_file *parts, int n, const part_file *ref,
-                           const int32_t *owner, problems *pr) {
+                           const int32_t *owner, const bool *consistent, problems *pr) {
   const uint64_t m = ref->members;
   if (ref->parts > 0) {
     for (long long k = 0; k < ref->parts; k++) {
@@ -163,7 +163,7 @@ static void check_coverage(const part_file *parts, int n, const part_file *ref,
       if (!missing) continue;
       const part_file *holder = NULL;
       for (int j = 0; j < n; j++)
-        if (parts[j].file >= 0 && parts[j].part == k) holder = &parts[j];
+        if (consistent[j] && parts[j].part == k) holder = &parts[j];
       if (holder)
         problem(pr,
                 "task %lld (part %lld/%lld, members %llu-%llu): '%s' has only %llu of %llu "
@@ -174,8 +174,8 @@ static void check_coverage(const part_file *parts, int n, const part_file *ref,
                 (unsigned long long)(hi - lo), k, ref->parts, holder->path);
       else
         problem(pr,
-                "task %lld (part %lld/%lld, members %llu-%llu): no part file; the task failed "
-                "before writing or its file is missing: rerun it with `--part %lld/%lld`",
+                "task %lld (part %lld/%lld, members %llu-%llu): no usable part file; the task "
+                "failed or its file is missing: rerun it (twofold run with --part %lld/%lld)",
                 k, k, ref->parts, (unsigned long long)lo, (unsigned long long)(hi - 1), k,
                 ref->parts);
     }
@@ -330,8 +330,6 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
   memset(stats, 0, sizeof *stats);
   if (nfiles < 1) return tf_fail(err, "merge: no part files given");
   struct stat st;
-  if (stat(output, &st) == 0 && !overwrite)
-    return tf_fail(err, "output '%s' already exists; pass --overwrite to replace it", output);
   for (int i = 0; i < nfiles; i++)
     if (same_file(output, files[i]))
       return tf_fail(err, "output '%s' is one of the part files", output);
@@ -343,37 +341,43 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
     return tf_fail(err, "out of memory");
   }
   const part_file *ref = NULL;
-  for (int i = 0; i < nfiles; i++) {
+  bool *consistent = calloc((size_t)nfiles, sizeof *consistent);
+  for (int i = 0; consistent && i < nfiles; i++) {
     parts[i].path = files[i];
     parts[i].file = -1;
     if (!part_open(&parts[i], pr)) {
       part_close(&parts[i]);
       continue;
     }
+    const int before = pr->count;
     if (ref)
       check_against(ref, &parts[i], pr);
     else
       ref = &parts[i];
+    consistent[i] = pr->count == before;
     for (int j = 0; j < i; j++)
       if (parts[j].file >= 0 && parts[i].parts > 0 && parts[j].part == parts[i].part &&
           parts[j].parts == parts[i].parts)
         problem(pr, "'%s' and '%s' both hold part %lld/%lld", parts[j].path, parts[i].path,
                 parts[i].part, parts[i].parts);
   }
-  /* owner[m]: the first part that has member m done (-1: none). */
+  /* owner[m]: the first consistent part that has member m done (-1: none).  Coverage is
+   * checked even when other problems were found, so a failed task is always named. */
   int32_t *owner = NULL;
-  int rc = 0;
-  if (ref && pr->count == 0) {
+  int rc = consistent ? 0 : tf_fail(err, "out of memory");
+  if (!rc && ref) {
     owner = malloc((ref->members ? ref->members : 1) * sizeof *owner);
     if (!owner)
       rc = tf_fail(err, "out of memory for %llu members", (unsigned long long)ref->members);
     for (uint64_t m = 0; owner && m < ref->members; m++) {
       owner[m] = -1;
       for (int i = 0; i < nfiles && owner[m] < 0; i++)
-        if (parts[i].file >= 0 && parts[i].done[m]) owner[m] = i;
+        if (consistent[i] && parts[i].done[m]) owner[m] = i;
     }
-    if (owner) check_coverage(parts, nfiles, ref, owner, pr);
+    if (owner) check_coverage(parts, nfiles, ref, owner, consistent, pr);
   }
+  if (!rc && stat(output, &st) == 0 && !overwrite)
+    problem(pr, "output '%s' already exists; pass --overwrite to replace it", output);
   if (!rc && pr->count)
     rc = tf_fail(err, "cannot merge into '%s' (%d problem%s; nothing was written):%s", output,
                  pr->count, pr->count > 1 ? "s" : "", pr->text);
@@ -411,6 +415,7 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
     if (rc) unlink(tmp);
   }
   free(owner);
+  free(consistent);
   for (int i = 0; i < nfiles; i++) part_close(&parts[i]);
   free(parts);
   free(pr);

@@ -14,6 +14,16 @@
 
 #include "version.h"
 
+extern char **environ;
+static char **saved_environment;
+
+void tf_slurm_remember_environment(void) {
+  size_t n = 0;
+  while (environ[n]) n++;
+  saved_environment = calloc(n + 1, sizeof *saved_environment);
+  for (size_t i = 0; saved_environment && i < n; i++) saved_environment[i] = strdup(environ[i]);
+}
+
 void tf_slurm_defaults(tf_slurm_options *o) {
   memset(o, 0, sizeof *o);
   o->ntasks = 1;
@@ -351,6 +361,9 @@ static int sbatch(const char *const *argv, const char *script, char *id, size_t 
   if (pid == 0) {
     dup2(fds[1], 1);
     close(fds[0]), close(fds[1]);
+    /* sbatch exports its environment to the job: give it the user's, not the one MPI_Init
+     * added (PMIX_*, OMPI_MCA_ess=singleton... make mpiexec in the job fail). */
+    if (saved_environment) environ = saved_environment;
     execvp("sbatch", (char *const *)argv);
     fprintf(stderr, "cannot run sbatch: %s (is SLURM installed?)\n", strerror(errno));
     _exit(127);

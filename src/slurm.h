@@ -39,6 +39,10 @@ typedef struct tf_slurm_options {
 
 void tf_slurm_defaults(tf_slurm_options *o);
 
+/* Called before MPI_Init: the environment the submitted jobs inherit (MPI_Init adds
+ * variables of its own that would confuse mpiexec inside the job). */
+void tf_slurm_remember_environment(void);
+
 /* 1 if `opt` (e.g. "--array") is a slurm option taking a value, 0 if a flag, -1 if unknown. */
 int tf_slurm_option_arity(const char *opt);
 int tf_slurm_set_option(tf_slurm_options *o, const char *opt, const char *value, tf_error *err);

@@ -1,0 +1,91 @@
+# slurm_array.sh — a job array on a real (private, single-node) SLURM: `twofold slurm --array`
+# submits N tasks writing part files and a merge job after them; the merged file holds the
+# same data as one uninterrupted run, for the smoke ensemble (srun --mpi=pmix, 1 rank per
+# task) and for the wheel's Fig. 5 Monte-Carlo (mpiexec, 2 ranks per task, with event logs
+# and trajectories).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_lib.sh"
+T="$TWOFOLD"
+slurm_start
+
+SMOKE=(--set ensemble.members=3000 --set integrator.t_end=1)
+WHEEL=(--set ensemble.members=24 --set integrator.t_end=60 --set output.trajectory_samples=50)
+
+# submit CONFIG ARGS...: submits through the helper; sets ARRAY_ID and MERGE_ID.
+submit() {
+  local out
+  out=$("$T" slurm "$@") || { fail "twofold slurm $*: $out"; return 1; }
+  echo "$out"
+  ARRAY_ID=$(echo "$out" | sed -n 's/^submitted array job \([0-9]*\) .*/\1/p')
+  MERGE_ID=$(echo "$out" | sed -n 's/.* merge job \([0-9]*\) .*/\1/p')
+  [ -n "$ARRAY_ID" ] && [ -n "$MERGE_ID" ] || fail "no job ids in: $out"
+}
+
+# The dry run prints both scripts and submits nothing.
+"$T" slurm "$CONFIGS/smoke.yaml" --array 3 --time 5 --signal-lead 60 -o dry.h5 --dry-run \
+  "${SMOKE[@]}" > dry.txt
+grep -q '^#SBATCH --array=0-2$' dry.txt && grep -q -- '--part "$K/$N"' dry.txt &&
+  grep -q '^#SBATCH --signal=B:USR1@60$' dry.txt && grep -q 'twofold merge\|"$TWOFOLD" merge' dry.txt &&
+  grep -q 'sbatch --dependency=afterany:' dry.txt && pass "dry run prints the array and merge scripts" ||
+  fail "dry run output: $(cat dry.txt)"
+[ -z "$(squeue -h)" ] && pass "dry run submitted nothing" || fail "dry run submitted: $(squeue -h)"
+
+submit "$CONFIGS/smoke.yaml" --array 3 --ntasks 1 --time 5 --signal-lead 60 -o smoke.h5 \
+  "${SMOKE[@]}"
+submit_smoke=($ARRAY_ID $MERGE_ID)
+submit "$CONFIGS/wheel-fig5.yaml" --array 3 --ntasks 2 --launcher mpiexec --time 5 \
+  --signal-lead 60 --dir slurm-wheel -o wheel.h5 "${WHEEL[@]}"
+submit_wheel=($ARRAY_ID $MERGE_ID)
+
+# The references: one uninterrupted run each, computed here while the jobs run.
+"$T" run "$CONFIGS/smoke.yaml" -o smoke-ref.h5 "${SMOKE[@]}" --quiet
+mpirun_n 2 "$T" run "$CONFIGS/wheel-fig5.yaml" -o wheel-ref.h5 "${WHEEL[@]}" --quiet
+
+for pair in "${submit_smoke[*]}" "${submit_wheel[*]}"; do
+  set -- $pair
+  slurm_wait_job "$2" 120
+  for id in "$1" "$2"; do
+    state=$(slurm_job_field "$id" JobState)
+    [ "$state" = COMPLETED ] && pass "job $id completed" ||
+      { fail "job $id: $state"; cat slurm-*/logs/* >&2 || true; }
+  done
+done
+# every array task ran, and as an array task of its own block
+for k in 0 1 2; do
+  [ -s "smoke.parts/part-$k-of-3.h5" ] || fail "missing smoke.parts/part-$k-of-3.h5"
+  [ -s "wheel.parts/part-$k-of-3.h5" ] || fail "missing wheel.parts/part-$k-of-3.h5"
+done
+
+# Same data as the uninterrupted runs: every dataset, compared by an independent reader.
+if ! "$PYTHON" - smoke.h5 smoke-ref.h5 wheel.h5 wheel-ref.h5 <<'EOF'
+import sys, h5py, numpy as np
+def datasets(f):
+    out = {}
+    f.visititems(lambda n, o: out.__setitem__(n, o[...]) if isinstance(o, h5py.Dataset) else None)
+    return out
+bad = 0
+for merged, ref in zip(sys.argv[1::2], sys.argv[2::2]):
+    with h5py.File(merged, "r") as a, h5py.File(ref, "r") as b:
+        da, db = datasets(a), datasets(b)
+        if sorted(da) != sorted(db):
+            print(f"FAIL: {merged} datasets {sorted(set(da) ^ set(db))} differ"); bad += 1; continue
+        for name in da:
+            x, y = da[name], db[name]
+            same = x.dtype == y.dtype and x.shape == y.shape and (
+                np.array_equal(x, y, equal_nan=True) if x.dtype.kind == "f" else np.array_equal(x, y))
+            if not same:
+                print(f"FAIL: {merged}:/{name} differs from {ref}"); bad += 1
+        assert a.attrs["complete"] == 1 and "part" not in a.attrs
+        n = int(a["members/done"][...].sum())
+        assert n == len(a["members/done"]), f"{merged}: {n} members done"
+        print(f"ok: {merged}: {len(da)} datasets identical to {ref} ({n} members, "
+              f"merged from {len(a.attrs['merged_from'].split())} parts)")
+sys.exit(1 if bad else 0)
+EOF
+then
+  fail "merged files differ from uninterrupted runs"
+fi
+# the merge job's log holds its JSON line
+grep -h '"job": "merge"' slurm-smoke/logs/smoke-merge-*.log | grep -q '"status": "complete"' &&
+  pass "merge job log has the JSON summary" || fail "merge log: $(cat slurm-smoke/logs/smoke-merge-*.log)"
+finish
