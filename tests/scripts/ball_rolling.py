@@ -15,6 +15,7 @@
 4. The trajectory job on 1, 2 and 3 ranks writes bitwise identical files.
 5. Bad input: initial.state together with initial.speed, a misspelt codim2 key, a negative
    speed — each a clear error naming the key, exit status 2, no output file.
+6. postproc/ball_trajectory.py turns a result into a PNG.
 """
 import math
 import os
@@ -135,4 +136,11 @@ for sets, key in ((["initial.state=[1, 0, 1, 0]"], "initial.state"),
     r = subprocess.run(cmd, capture_output=True, text=True)
     T.check(r.returncode == 2 and key in r.stderr and not os.path.exists("bad.h5"),
             f"--set {sets[0]}: exit {r.returncode}, {r.stderr.strip()}")
+# --- 6: the figure ----------------------------------------------------------------------------
+png = "ball.png"
+r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
+                    os.path.join(os.environ["SOURCE_DIR"], "postproc", "ball_trajectory.py"),
+                    "drag.h5", png], capture_output=True, text=True)
+T.check(r.returncode == 0 and os.path.getsize(png) > 10000,
+        f"postproc/ball_trajectory.py draws the slip-then-roll figure ({r.stderr.strip()})")
 T.finish()
