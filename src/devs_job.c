@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "devs.h"
 #include "ensemble.h"
@@ -117,11 +118,20 @@ int tf_devs_lyapunov_setup(tf_run *run, tf_error *err) {
 
 typedef struct devs_outcome {
   double lambda1, error, elements, series, x_mean, seconds;
+  double cpu_seconds, local_updates; /* this rank's CPU time and element updates */
   double *block_values, *running;
   double *X; /* the last `recorded` values */
   uint64_t recorded, first_recorded;
   uint64_t nonfinite_step; /* 0: none */
 } devs_outcome;
+
+/* CPU seconds of this process: on a shared machine the rate per CPU second is the rate of
+ * one core, whatever else is running. */
+static double cpu_time(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Runs the ensemble: transient, then `steps` measured steps in job->blocks blocks with the
  * tangent norm taken at every block end.  Collective over the DEVS's communicator. */
@@ -148,7 +158,7 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
   const uint64_t total = transient + steps;
   /* progress in chunks that keep the bar moving but are long enough to amortise reductions */
   const uint64_t grain = total / 200 > 64 ? total / 200 / 64 * 64 : 64;
-  const double t0 = MPI_Wtime();
+  const double t0 = MPI_Wtime(), c0 = cpu_time();
   int rc = 0;
   for (uint64_t done = 0; rc == 0 && done < transient;) {
     const uint64_t n = transient - done < grain ? transient - done : grain;
@@ -180,6 +190,8 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
     prev_log = log_norm;
   }
   o->seconds = MPI_Wtime() - t0;
+  o->cpu_seconds = cpu_time() - c0;
+  o->local_updates = (double)tf_devs_local(d) * (double)total;
   tf_devs_destroy(d);
   free(chunk);
   if (rc) return -1;
@@ -199,13 +211,18 @@ static void free_outcome(devs_outcome *o) {
   free(o->X), free(o->block_values), free(o->running);
 }
 
-static int write_lyapunov(tf_run *run, const devs_job *job, const devs_outcome *o, tf_error *err) {
+/* Opened before computing, so that a run refused for its output (an existing file without
+ * --overwrite) costs nothing. */
+static hid_t open_lyapunov(tf_run *run, tf_error *err) {
   static const char *const fingerprint_paths[] = {"job", "model", "devs", "lyapunov", NULL};
   bool resumed;
   run->overwrite = run->overwrite || run->resume; /* one computation: nothing to resume */
   run->resume = false;
-  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
-  if (file < 0) return -1;
+  return tf_results_open(run, fingerprint_paths, &resumed, err);
+}
+
+static int write_lyapunov(tf_run *run, hid_t file, const devs_job *job, const devs_outcome *o,
+                          tf_error *err) {
   const uint64_t nb = (uint64_t)job->blocks;
   int rc = tf_results_write_model(file, job->model.kernel, job->model.params);
   hid_t g = tf_h5_group(file, "devs");
@@ -238,17 +255,21 @@ int tf_devs_lyapunov_execute(tf_run *run, tf_error *err) {
   job->series = true;
   const uint64_t n = tf_devs_param_n(k, p), steps = tf_devs_param_steps(k, p),
                  transient = tf_devs_param_transient(k, p);
+  hid_t file = open_lyapunov(run, err);
+  if (file < 0) return -1;
   tf_progress progress;
   if (run->rank == 0)
     tf_progress_start(&progress, "steps", transient + steps, 0, run->quiet, run->progress_mode);
   devs_outcome o;
   int rc = run_ensemble(job, p, 0, run->comm, run->rank == 0 ? &progress : NULL, &o, err);
   if (run->rank == 0 && rc == 0) tf_progress_finish(&progress, transient + steps);
-  if (rc) return free_outcome(&o), -1;
-  if (o.nonfinite_step) {
-    free_outcome(&o);
-    return tf_fail(err, "model '%s': the ensemble state became non-finite at step %llu", k->name,
-                   (unsigned long long)o.nonfinite_step);
+  if (rc == 0 && o.nonfinite_step)
+    rc = tf_fail(err, "model '%s': the ensemble state became non-finite at step %llu", k->name,
+                 (unsigned long long)o.nonfinite_step);
+  if (rc) {
+    tf_error close_err;
+    tf_results_close(run, file, false, &close_err);
+    return free_outcome(&o), -1;
   }
   const double updates = (double)n * (double)(steps + transient);
   tf_json_string(run->summary, "model", k->name);
@@ -269,13 +290,14 @@ int tf_devs_lyapunov_execute(tf_run *run, tf_error *err) {
   tf_json_number(run->summary, "element_updates_per_second", updates / o.seconds);
   tf_json_number(run->summary, "element_updates_per_second_per_rank",
                  updates / o.seconds / run->size);
+  tf_json_number(run->summary, "element_updates_per_cpu_second", o.local_updates / o.cpu_seconds);
   if (run->rank == 0 && !run->json && !run->quiet)
     printf(
         "DEVS '%s', N = %llu, q = %g: lambda_1 = %.6f ± %.1e (full state), %.6f (mean "
         "element), %.6f (Wolf on X_i); %.3g element-updates/s\n",
         k->name, (unsigned long long)n, p[k->devs->q], o.lambda1, o.error, o.elements, o.series,
         updates / o.seconds);
-  rc = write_lyapunov(run, job, &o, err);
+  rc = write_lyapunov(run, file, job, &o, err);
   free_outcome(&o);
   return rc;
 }
