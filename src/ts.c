@@ -50,33 +50,67 @@ static PetscErrorCode fd_function(void *unused, Vec X, Vec F, void *vctx) {
   return rhs_function(NULL, c->t_fd, X, F, vctx);
 }
 
-static PetscErrorCode rhs_jacobian(TS ts, PetscReal t, Vec X, Mat A, Mat B, void *vctx) {
-  (void)ts;
-  solve_ctx *c = vctx;
+/* df/dx of every member into B: the analytic blocks or the coloured differences. */
+static PetscErrorCode field_jacobian(solve_ctx *c, PetscReal t, Vec X, Mat B) {
   c->stats->jacobian_evals++;
   if (c->fd) {
     c->t_fd = t;
     PetscCall(MatFDColoringApply(B, c->fd, X, c));
-  } else {
-    const size_t n = c->pb->n;
-    PetscScalar jac[256];
-    PetscInt idx[16];
-    const PetscScalar *x;
-    PetscCall(VecGetArrayRead(X, &x));
-    for (size_t b = 0; b < c->batch; b++) {
-      for (size_t i = 0; i < n; i++) idx[i] = (PetscInt)(b * n + i);
-      c->pb->jacobian(t, x + b * n, c->pb->ctx, jac);
-      PetscCall(MatSetValues(B, (PetscInt)n, idx, (PetscInt)n, idx, jac, INSERT_VALUES));
-    }
-    PetscCall(VecRestoreArrayRead(X, &x));
-    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    return 0;
   }
+  const size_t n = c->pb->n;
+  PetscScalar jac[256];
+  PetscInt idx[16];
+  const PetscScalar *x;
+  PetscCall(VecGetArrayRead(X, &x));
+  for (size_t b = 0; b < c->batch; b++) {
+    for (size_t i = 0; i < n; i++) idx[i] = (PetscInt)(b * n + i);
+    c->pb->jacobian(t, x + b * n, c->pb->ctx, jac);
+    PetscCall(MatSetValues(B, (PetscInt)n, idx, (PetscInt)n, idx, jac, INSERT_VALUES));
+  }
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  return 0;
+}
+
+static PetscErrorCode finish_matrices(Mat A, Mat B) {
   if (A != B) {
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   }
   return 0;
+}
+
+/* Explicit types see x' = f(t, x) as an RHS function. */
+static PetscErrorCode rhs_jacobian(TS ts, PetscReal t, Vec X, Mat A, Mat B, void *vctx) {
+  (void)ts;
+  PetscCall(field_jacobian(vctx, t, X, B));
+  return finish_matrices(A, B);
+}
+
+/* Implicit and IMEX types get the whole field as the implicit part, F = x' - f(t, x) (an
+ * RHS function would be the explicit part of an IMEX splitting: arkimex, rosw). */
+static PetscErrorCode ifunction(TS ts, PetscReal t, Vec X, Vec Xdot, Vec F, void *vctx) {
+  PetscCall(rhs_function(ts, t, X, F, vctx));
+  PetscCall(VecAYPX(F, -1.0, Xdot));
+  return 0;
+}
+
+static PetscErrorCode ijacobian(TS ts, PetscReal t, Vec X, Vec Xdot, PetscReal shift, Mat A, Mat B,
+                                void *vctx) {
+  (void)ts, (void)Xdot;
+  PetscCall(field_jacobian(vctx, t, X, B));
+  PetscCall(MatScale(B, -1.0));
+  PetscCall(MatShift(B, shift));
+  return finish_matrices(A, B);
+}
+
+static bool explicit_type(TSType type) {
+  static const char *const names[] = {TSEULER, TSRK, TSSSP, NULL};
+  for (int i = 0; names[i]; i++)
+    if (strcmp(type, names[i]) == 0) return true;
+  return false;
 }
 
 /* Config options go in only where the command line did not set the same option. */
@@ -232,9 +266,16 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
   if (!code) code = VecCreateSeq(PETSC_COMM_SELF, (PetscInt)N, &X);
   if (!code) code = block_pattern(pb->n, batch, &J);
   if (!code && (!pb->jacobian || set->fd_jacobian)) code = make_colouring(J, &c);
-  if (!code) code = TSSetRHSFunction(ts, NULL, rhs_function, &c);
-  if (!code) code = TSSetRHSJacobian(ts, J, J, rhs_jacobian, &c);
   if (!code) stage = "applying the options", code = configure(ts, set, t0, t_end);
+  TSType type = NULL;
+  if (!code) code = TSGetType(ts, &type);
+  if (!code && explicit_type(type)) {
+    code = TSSetRHSFunction(ts, NULL, rhs_function, &c);
+    if (!code) code = TSSetRHSJacobian(ts, J, J, rhs_jacobian, &c);
+  } else if (!code) {
+    code = TSSetIFunction(ts, NULL, ifunction, &c);
+    if (!code) code = TSSetIJacobian(ts, J, J, ijacobian, &c);
+  }
   PetscScalar *xv;
   if (!code && !(code = VecGetArray(X, &xv))) {
     memcpy(xv, x, N * sizeof *x);
