@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# devs_throughput.sh — DEVS element-updates per second: twofold against a straightforward C
+# loop and against numpy, side by side in one run, on the throughput config
+# (configs/devs-throughput.yaml: N = 1e6 logistic elements, 200 steps, q = 0.5, mu = 3.9,
+# lambda_1 of the full state and X_i tracked).
+#   bench/devs_throughput.sh BUILD_DIR [N] [STEPS]
+# Sides (each best of 3 except numpy):
+#   twofold        the engine, 1 rank (AVX-512 tile where the CPU has it), and 2 ranks
+#   twofold-c      the engine's portable C tile (TWOFOLD_DEVS_NO_AVX512=1)
+#   twofold-generic the engine's element map through function pointers (devs.path=generic)
+#   naive-xoshiro  bench/devs_naive.c: one xoshiro256** draw, a branch and one log() per update
+#   naive-philox   the same with one Philox4x64-10 call per update (counter-based like twofold)
+#   numpy          bench/devs_numpy.py, vectorised over elements, one step at a time
+# Rates are reported per wall second and per CPU second of the process (on a shared machine
+# the latter is the rate of the core actually used); ratios are twofold (1 rank) over each
+# baseline, per CPU second.  The last stdout line is one JSON object.
+set -euo pipefail
+BUILD=$(cd "${1:?usage: devs_throughput.sh BUILD_DIR [N] [STEPS]}" && pwd)
+N=${2:-1000000}
+STEPS=${3:-200}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/devs_throughput.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+say() { printf 'devs_throughput: %s\n' "$*" >&2; }
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+
+NAIVE="$BUILD/bench_devs_naive"
+if [ ! -x "$NAIVE" ]; then
+  NAIVE="$WORK/devs_naive"
+  say "compiling bench/devs_naive.c with cc -O3 -march=native"
+  cc -O3 -march=native -DNDEBUG -std=c17 -o "$NAIVE" "$ROOT/bench/devs_naive.c" -lm
+fi
+T="$BUILD/twofold"
+SETS=(--set model.params.N=$N --set model.params.steps=$STEPS)
+tw() { "$@" run "$ROOT/configs/devs-throughput.yaml" -o "$WORK/t.h5" --overwrite --quiet --json "${SETS[@]}" | tail -n 1; }
+best3() { # best (highest CPU-second rate) of three JSON lines from the command
+  local out=""
+  for _ in 1 2 3; do out+=$("$@")$'\n'; done
+  printf '%s' "$out" | "$PY" -c "
+import json, sys
+rs = [json.loads(l) for l in sys.stdin if l.strip()]
+print(json.dumps(max(rs, key=lambda r: r['element_updates_per_cpu_second'])))"
+}
+say "twofold, 1 rank, N = $N, $STEPS steps"
+t1=$(best3 tw "$T")
+say "twofold, portable C tile"
+tc=$(TWOFOLD_DEVS_NO_AVX512=1 best3 tw "$T")
+say "twofold, generic element path"
+tg=$(SETS+=(--set devs.path=generic); best3 tw "$T")
+say "twofold, 2 ranks"
+t2=$(best3 tw mpiexec -n 2 "$T")
+say "naive C loop, xoshiro256**"
+nx=$(best3 "$NAIVE" xoshiro "$N" "$STEPS" 0.5 3.9)
+say "naive C loop, Philox per update"
+np_=$(best3 "$NAIVE" philox "$N" "$STEPS" 0.5 3.9)
+say "numpy"
+nu=$("$PY" "$ROOT/bench/devs_numpy.py" "$N" "$STEPS" 0.5 3.9)
+export t1 tc tg t2 nx np_ nu N STEPS
+"$PY" - <<'PY'
+import json, os, platform, subprocess
+g = lambda k: json.loads(os.environ[k])
+t1, tc, tg, t2, nx, nph, nu = (g(k) for k in ("t1", "tc", "tg", "t2", "nx", "np_", "nu"))
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+r6 = lambda v: float(f"{v:.6g}")
+def side(r, **kw):
+    return dict(kw, wall_rate=r6(r["element_updates_per_second"]),
+                cpu_rate=r6(r["element_updates_per_cpu_second"]), lambda1=r6(r["lambda1"]))
+base = t1["element_updates_per_cpu_second"]
+res = {
+    "benchmark": "devs_throughput", "machine": f"{cpu}, {os.cpu_count()} cores",
+    "load_average": os.getloadavg()[0], "N": int(os.environ["N"]), "steps": int(os.environ["STEPS"]),
+    "twofold": side(t1, vectorised=t1["vectorised"], bytes_per_element=t1["bytes_per_element"]),
+    "twofold_portable_c": side(tc), "twofold_generic": side(tg),
+    "twofold_2_ranks": side(t2, wall_rate_per_rank=r6(t2["element_updates_per_second_per_rank"])),
+    "naive_c_xoshiro": side(nx), "naive_c_philox": side(nph), "numpy": side(nu),
+    "ratio_cpu": {
+        "twofold_over_naive_c_xoshiro": r6(base / nx["element_updates_per_cpu_second"]),
+        "twofold_over_naive_c_philox": r6(base / nph["element_updates_per_cpu_second"]),
+        "twofold_over_numpy": r6(base / nu["element_updates_per_cpu_second"]),
+        "twofold_over_portable_c": r6(base / tc["element_updates_per_cpu_second"]),
+        "twofold_over_generic": r6(base / tg["element_updates_per_cpu_second"]),
+    },
+    "ratio_wall": {
+        "twofold_over_naive_c_xoshiro": r6(t1["element_updates_per_second"] / nx["element_updates_per_second"]),
+        "twofold_over_numpy": r6(t1["element_updates_per_second"] / nu["element_updates_per_second"]),
+    },
+    "target_1e9_per_core_met": base >= 1e9,
+}
+print(json.dumps(res))
+PY
