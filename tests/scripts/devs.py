@@ -141,4 +141,14 @@ for n in (10, 2, 1):
                 f"N = 2: middle branch (mu+1)/(2mu) holds {middle:.2f} of the samples (1/2: the relative "
                 f"phase flips with probability 2q(1-q)); the unstable fixed point 1 - 1/mu none")
 
+# ---- figures: the post-processing scripts turn the files into PNGs ------------------------
+import subprocess  # noqa: E402
+
+SRC = os.environ["SOURCE_DIR"]
+T.run(C + "/devs-load-scan.yaml", "scan.h5", "scan.x.points=5", "model.params.steps=2000", "model.params.N=20")
+for script, h5 in (("devs_bifurcation.py", "bif.h5"), ("devs_fig5.py", "scan.h5")):
+    r = subprocess.run([os.environ["PYTHON"], f"{SRC}/postproc/{script}", h5, h5 + ".png"], capture_output=True, text=True)
+    ok = r.returncode == 0 and os.path.getsize(h5 + ".png") > 10000 if os.path.exists(h5 + ".png") else False
+    T.check(ok, f"postproc/{script} {h5} -> PNG {r.stderr.strip()[-200:]}")
+
 T.finish()
