@@ -78,35 +78,55 @@ static void drift_jacobian(const tf_sde_system *sys, double t, const double *y, 
   }
 }
 
-/* Solves y = c + theta h f(t1, y) for y (y holds the initial guess). */
+static double residual(const tf_sde_system *sys, double t1, double th_h, const double *c,
+                       const double *y, double *f, double *r) {
+  double norm = 0;
+  sys->drift(t1, y, sys->ctx, f);
+  for (size_t i = 0; i < sys->n; i++) {
+    r[i] = -(y[i] - c[i] - th_h * f[i]);
+    norm += r[i] * r[i];
+  }
+  return isfinite(norm) ? norm : INFINITY;
+}
+
+/* Solves y = c + theta h f(t1, y) for y (y holds the initial guess).  Newton with
+ * backtracking on |residual|^2: smoothed sign laws saturate, and undamped Newton on a
+ * sigmoid overshoots from a guess outside the layer and can cycle. */
 static tf_sde_status newton(const tf_sde_system *sys, double t1, double h, const double *c,
                             double *y) {
   const size_t n = sys->n;
-  const double th = sys->theta > 0 ? sys->theta : 1.0;
+  const double th_h = (sys->theta > 0 ? sys->theta : 1.0) * h;
   double jac[TF_SDE_MAX_DIM * TF_SDE_MAX_DIM], f[TF_SDE_MAX_DIM], r[TF_SDE_MAX_DIM],
-      d[TF_SDE_MAX_DIM];
+      d[TF_SDE_MAX_DIM], trial[TF_SDE_MAX_DIM], r_trial[TF_SDE_MAX_DIM];
   size_t perm_data[TF_SDE_MAX_DIM];
   gsl_permutation perm = {n, perm_data};
-  for (int it = 0; it < 50; it++) {
+  double norm = residual(sys, t1, th_h, c, y, f, r);
+  for (int it = 0; it < 100; it++) {
     drift_jacobian(sys, t1, y, f, jac);
-    if (sys->drift_jacobian) sys->drift(t1, y, sys->ctx, f);
-    for (size_t i = 0; i < n; i++) {
-      r[i] = -(y[i] - c[i] - th * h * f[i]);
-      for (size_t j = 0; j < n; j++) jac[i * n + j] = (i == j) - th * h * jac[i * n + j];
-    }
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < n; j++) jac[i * n + j] = (i == j) - th_h * jac[i * n + j];
     gsl_matrix_view A = gsl_matrix_view_array(jac, n, n);
     gsl_vector_view rv = gsl_vector_view_array(r, n), dv = gsl_vector_view_array(d, n);
     int sign;
     if (gsl_linalg_LU_decomp(&A.matrix, &perm, &sign) ||
         gsl_linalg_LU_solve(&A.matrix, &perm, &rv.vector, &dv.vector))
       return TF_SDE_NEWTON_FAILED;
+    double step = 1.0, trial_norm = INFINITY;
+    for (int halvings = 0; halvings < 40; halvings++, step *= 0.5) {
+      for (size_t i = 0; i < n; i++) trial[i] = y[i] + step * d[i];
+      trial_norm = residual(sys, t1, th_h, c, trial, f, r_trial);
+      if (trial_norm <= (1 - 1e-4 * step) * norm) break;
+    }
     double change = 0;
     for (size_t i = 0; i < n; i++) {
-      y[i] += d[i];
-      if (!isfinite(y[i])) return TF_SDE_NONFINITE;
-      change = fmax(change, fabs(d[i]) / (1.0 + fabs(y[i])));
+      change = fmax(change, fabs(trial[i] - y[i]) / (1.0 + fabs(trial[i])));
+      y[i] = trial[i];
+      r[i] = r_trial[i];
     }
-    if (change < 1e-13) return TF_SDE_OK;
+    norm = trial_norm;
+    for (size_t i = 0; i < n; i++)
+      if (!isfinite(y[i])) return TF_SDE_NONFINITE;
+    if (change < 1e-13 || norm == 0) return TF_SDE_OK;
   }
   return TF_SDE_NEWTON_FAILED;
 }
