@@ -16,8 +16,9 @@
 #    flow, eps 1e-3, dt 2e-3 / 1e-3 / 5e-4 (RK4 stability needs dt < ~2.8 eps / mu = 3.5e-3),
 #    T 250..2000, transient 200.
 # "Time to accuracy" = the smallest measured time among the runs that count.  Times are the
-# engines' own: twofold's wall_seconds (the job, without MPI/HDF5 start-up; the process
-# time is recorded too as process_seconds) and the naive code's integration time.
+# engines' own: twofold's compute_seconds (the computation alone, without config, HDF5 or
+# MPI start-up; the process time is recorded too as process_seconds) and the naive code's
+# integration time.
 # Progress goes to stderr; the last stdout line is one JSON object with every (time, error)
 # pair, both times to accuracy and the ratios t_naive / t_twofold (> 1: twofold is faster).
 set -euo pipefail
@@ -55,7 +56,7 @@ def twofold(config, *sets):
     r = json.loads(out.strip().splitlines()[-1])
     if r.get("status") != "complete":
         raise SystemExit(f"lyapunov_bench: twofold failed: {r}")
-    return r["spectrum"], r["wall_seconds"], proc
+    return r["spectrum"], r["compute_seconds"], proc
 
 def naive(*args):
     out = subprocess.run([NAIVE, *map(str, args)], check=True, capture_output=True, text=True).stdout
