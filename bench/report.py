@@ -17,7 +17,7 @@ import os
 import platform
 import sys
 
-ORDER = ["smoke", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs", "smooth",
+ORDER = ["smoke", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs", "smooth", "stiff",
          "codim2", "cluster"]
 
 
