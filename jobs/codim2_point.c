@@ -72,7 +72,10 @@ static int setup(tf_run *run, tf_error *err) {
     }
     k->initial_state(ip, job->model.params, job->x);
   }
-  tf_codim2_project(k, job->model.params, job->x);
+  tf_codim2_sys sys;
+  tf_codim2_kernel_ctx kctx;
+  tf_codim2_from_kernel(&sys, &kctx, k, job->model.params);
+  tf_codim2_project(&sys, job->x);
   return 0;
 }
 
@@ -81,10 +84,13 @@ static int execute(tf_run *run, tf_error *err) {
   const tf_kernel *k = job->model.kernel;
   const double *p = job->model.params;
   const size_t n = k->dim, m = (size_t)job->curve_samples;
+  tf_codim2_sys sys;
+  tf_codim2_kernel_ctx kctx;
+  tf_codim2_from_kernel(&sys, &kctx, k, p);
   tf_codim2_point pt;
-  tf_codim2_classify(k, p, job->t, job->x, &pt);
+  tf_codim2_classify(&sys, job->t, job->x, &pt);
   tf_codim2_sliding s;
-  const int sliding_ok = tf_codim2_sliding_vector(k, p, job->t, job->x, &s) == 0;
+  const int sliding_ok = tf_codim2_sliding_vector(&sys, job->t, job->x, &s) == 0;
 
   tf_json *j = run->summary;
   tf_json_string(j, "model", k->name);
@@ -130,7 +136,7 @@ static int execute(tf_run *run, tf_error *err) {
   int rc = !phi || !R || !V;
   for (size_t i = 0; !rc && i < m; i++) {
     phi[i] = 2 * M_PI * (double)i / (double)(m - 1);
-    tf_codim2_rv(k, p, job->t, job->x, phi[i], &R[i], &V[i]);
+    tf_codim2_rv(&sys, job->t, job->x, phi[i], &R[i], &V[i]);
   }
   tf_results_write_model(file, k, p);
   hid_t g = tf_h5_group(file, "codim2");

@@ -12,13 +12,19 @@
  * /trajectory/mode (0 roll, 1 slip per sample) and /trajectory/events (rows of t, kind,
  * phi, state; attribute kinds), the JSON adds rolling_onset_time (first arrival at Sigma in
  * the sliding region, null if none), final_mode, events per kind and final_<output> for the
- * kernel's named outputs.  Kernels with physical initial conditions (kernel.h
+ * kernel's named outputs.  Bodies with two contacts (kernel.h field_dual, e.g. the
+ * flowmeter) run on dual_contact.h with the same keys: /trajectory/mode holds the kinematic
+ * case per sample (0 SS, 1 SR, 2 RS, 3 RR), an event row is (t, kind, case after, state)
+ * with kinds 0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4 crossing, and the JSON has final_case,
+ * events per kind and time_in (time spent in SS, SR, RS, RR).  Kernels with physical
+ * initial conditions (kernel.h
  * initial_params) accept initial.<name> instead of initial.state. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dual_contact.h"
 #include "evolve2.h"
 #include "flow.h"
 #include "h5io.h"
@@ -34,7 +40,8 @@ typedef struct trajectory_job {
   long n_taken;
   char state_names[512];
   /* codimension-2 kernels */
-  bool codim2;
+  bool codim2, dual;
+  tf_dual_result dres;
   tf_evolve2_options c2opts;
   long long max_logged;
   double *events, *modes;
@@ -112,7 +119,8 @@ static int setup(tf_run *run, tf_error *err) {
       tf_job_output_from_config(run, &job->compression, NULL, err))
     return -1;
   tf_join_state_names(job->flow.kernel, job->state_names, sizeof job->state_names);
-  job->codim2 = job->flow.kernel->sigma2 && job->flow.kernel->field2;
+  job->dual = job->flow.kernel->field_dual != NULL;
+  job->codim2 = (job->flow.kernel->sigma2 && job->flow.kernel->field2) || job->dual;
   if (job->codim2 && codim2_setup(run, job, err)) return -1;
   /* An ensemble config turned into a trajectory (--set job=trajectory) keeps its ensemble
    * size and chunking; they are meaningless here, not wrong. */
@@ -182,27 +190,103 @@ static tf_flow_result run_codim2(trajectory_job *job, double *final) {
   return res;
 }
 
+static void dc_on_event(void *ctx, const tf_dc_event *ev) {
+  trajectory_job *job = ctx;
+  if (job->n_events >= job->max_logged) return;
+  const size_t dim = job->flow.kernel->dim, w = EVENT_HEAD + dim;
+  double *row = job->events + (size_t)job->n_events++ * w;
+  row[0] = ev->t, row[1] = ev->kind, row[2] = ev->to;
+  memcpy(row + EVENT_HEAD, ev->x, dim * sizeof *ev->x);
+}
+
+static void dc_on_step(void *ctx, const tf_dual *d, double ta, double tb) {
+  trajectory_job *job = ctx;
+  const size_t dim = job->flow.kernel->dim;
+  for (; job->next_sample < job->samples; job->next_sample++) {
+    const double ts = sample_time(&job->flow, job->next_sample, job->samples);
+    if (ts > tb || ts < ta) break;
+    tf_dual_dense(d, ts, job->x + (size_t)job->next_sample * dim);
+    job->t[job->next_sample] = ts;
+    job->modes[job->next_sample] = tf_dual_case(d);
+  }
+}
+
+static tf_flow_result run_dual(trajectory_job *job, double *final) {
+  tf_flow_result res = {0};
+  tf_dual *d = tf_dual_create(job->flow.kernel, job->flow.params, &job->c2opts);
+  if (!d) {
+    res.status = TF_MEMBER_FAILED;
+    job->dres.failure = "the dual-contact engine cannot run this model";
+    return res;
+  }
+  tf_flow_initial_state(&job->flow, (uint64_t)job->member, final);
+  job->next_sample = 0;
+  tf_dual_set_callbacks(d, dc_on_event, dc_on_step, job);
+  job->dres = tf_dual_run(d, job->flow.t0, final, job->flow.t_end);
+  job->n_taken = job->next_sample;
+  res.status = job->dres.status;
+  res.t_final = job->dres.t;
+  res.steps = job->dres.steps;
+  tf_dual_destroy(d);
+  return res;
+}
+
 static int write_codim2(const trajectory_job *job, hid_t g, bool writer) {
   const size_t dim = job->flow.kernel->dim, w = EVENT_HEAD + dim;
   const uint64_t rows = (uint64_t)job->n_taken, erows = (uint64_t)job->n_events;
   hid_t dm = tf_h5_create_table(g, "mode", H5T_NATIVE_DOUBLE, rows, 1, job->compression,
-                                "mode at the sample times: 0 roll (on Sigma), 1 slip");
+                                job->dual ? "kinematic case at the sample times: 0 SS, 1 SR, "
+                                            "2 RS, 3 RR"
+                                          : "mode at the sample times: 0 roll (on Sigma), 1 slip");
   hid_t de = tf_h5_create_table(g, "events", H5T_NATIVE_DOUBLE, erows, w, job->compression,
-                                "events: t, kind, phi (limit direction), state");
+                                job->dual ? "events: t, kind, case after, state"
+                                          : "events: t, kind, phi (limit direction), state");
   uint64_t *ids = malloc(((rows > erows ? rows : erows) + 1) * sizeof *ids);
   for (uint64_t i = 0; ids && i < (rows > erows ? rows : erows); i++) ids[i] = i;
   int rc = dm < 0 || de < 0 || !ids ||
            tf_h5_write_rows(dm, H5T_NATIVE_DOUBLE, 1, writer ? rows : 0, ids, job->modes) ||
            tf_h5_write_rows(de, H5T_NATIVE_DOUBLE, w, writer ? erows : 0, ids, job->events);
-  if (de >= 0) tf_h5_attr_string(de, "kinds", "0 roll_start, 1 roll_end, 2 crossing");
+  if (de >= 0)
+    tf_h5_attr_string(de, "kinds",
+                      job->dual ? "0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4 crossing"
+                                : "0 roll_start, 1 roll_end, 2 crossing");
   free(ids);
   if (dm >= 0) H5Dclose(dm);
   if (de >= 0) H5Dclose(de);
   return rc;
 }
 
-static void report_codim2(tf_run *run, const trajectory_job *job, const double *final) {
+static void report_outputs(tf_json *j, const trajectory_job *job, const double *final) {
   const tf_kernel *k = job->flow.kernel;
+  double out[16];
+  if (!k->outputs || k->noutputs > 16) return;
+  k->outputs(final, job->flow.params, out);
+  for (size_t i = 0; i < k->noutputs; i++) {
+    char key[128];
+    snprintf(key, sizeof key, "final_%s", k->output_names[i]);
+    tf_json_number(j, key, out[i]);
+  }
+}
+
+static void report_dual(tf_run *run, const trajectory_job *job, const double *final) {
+  tf_json *j = run->summary;
+  tf_json_string(j, "final_case", tf_dc_case_name(job->dres.final_case));
+  const char *names[TF_DC_EVENT_KIND_COUNT];
+  long long counts[TF_DC_EVENT_KIND_COUNT];
+  for (int i = 0; i < TF_DC_EVENT_KIND_COUNT; i++)
+    names[i] = tf_dc_event_kind_name((tf_dc_event_kind)i), counts[i] = job->dres.counts[i];
+  tf_json_counts(j, "events", names, counts, TF_DC_EVENT_KIND_COUNT);
+  tf_json_numbers(j, "time_in", job->dres.time_in, TF_DC_CASE_COUNT);
+  tf_json_integer(j, "rhs_evals", job->dres.rhs_evals);
+  if (job->dres.failure) tf_json_string(j, "failure", job->dres.failure);
+  report_outputs(j, job, final);
+}
+
+static void report_codim2(tf_run *run, const trajectory_job *job, const double *final) {
+  if (job->dual) {
+    report_dual(run, job, final);
+    return;
+  }
   tf_json *j = run->summary;
   tf_json_number(j, "rolling_onset_time", job->c2res.first_roll_time);
   tf_json_string(j, "final_mode", tf_c2_mode_name(job->c2res.mode));
@@ -213,15 +297,7 @@ static void report_codim2(tf_run *run, const trajectory_job *job, const double *
   tf_json_counts(j, "events", names, counts, TF_C2_EVENT_KIND_COUNT);
   tf_json_integer(j, "rhs_evals", job->c2res.rhs_evals);
   if (job->c2res.failure) tf_json_string(j, "failure", job->c2res.failure);
-  double out[16];
-  if (k->outputs && k->noutputs <= 16) {
-    k->outputs(final, job->flow.params, out);
-    for (size_t i = 0; i < k->noutputs; i++) {
-      char key[128];
-      snprintf(key, sizeof key, "final_%s", k->output_names[i]);
-      tf_json_number(j, key, out[i]);
-    }
-  }
+  report_outputs(j, job, final);
 }
 
 static int execute(tf_run *run, tf_error *err) {
@@ -237,7 +313,9 @@ static int execute(tf_run *run, tf_error *err) {
     job->events = malloc(((size_t)job->max_logged + 1) * (EVENT_HEAD + dim) * sizeof *job->events);
     if (!job->t || !job->x || !final || !job->modes || !job->events)
       return tf_fail(err, "out of memory for %llu samples", job->samples);
-    if (job->codim2)
+    if (job->dual)
+      res = run_dual(job, final);
+    else if (job->codim2)
       res = run_codim2(job, final);
     else
       res = tf_flow_run_member(&job->flow, (uint64_t)job->member, final, record, job, job->samples);
@@ -245,8 +323,10 @@ static int execute(tf_run *run, tf_error *err) {
   MPI_Bcast(&res, sizeof res, MPI_BYTE, 0, run->comm);
   if (job->codim2) {
     MPI_Bcast(&job->c2res, sizeof job->c2res, MPI_BYTE, 0, run->comm);
+    MPI_Bcast(&job->dres, sizeof job->dres, MPI_BYTE, 0, run->comm);
     MPI_Bcast(&job->n_events, 1, MPI_LONG, 0, run->comm);
-    if (run->rank != 0) job->c2res.failure = NULL; /* a pointer is meaningless elsewhere */
+    if (run->rank != 0) /* a pointer is meaningless elsewhere */
+      job->c2res.failure = NULL, job->dres.failure = NULL;
   }
   MPI_Bcast(final, (int)dim, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(&job->n_taken, 1, MPI_LONG, 0, run->comm);

@@ -28,11 +28,26 @@ static double dot(const double *a, const double *b, size_t n) {
   return s;
 }
 
-void tf_codim2_frame(const tf_kernel *k, const double *p, const double *x, double *h, double *n1,
-                     double *n2) {
-  const size_t n = k->dim;
+static void kernel_sigma2(const double *x, void *ctx, double *h, double *grad) {
+  const tf_codim2_kernel_ctx *c = ctx;
+  c->k->sigma2(x, c->p, h, grad);
+}
+
+static void kernel_field2(double t, const double *x, const double *dir, void *ctx, double *dx) {
+  const tf_codim2_kernel_ctx *c = ctx;
+  c->k->field2(t, x, dir, c->p, dx);
+}
+
+void tf_codim2_from_kernel(tf_codim2_sys *s, tf_codim2_kernel_ctx *store, const tf_kernel *k,
+                           const double *p) {
+  store->k = k, store->p = p;
+  *s = (tf_codim2_sys){k->dim, kernel_sigma2, kernel_field2, store};
+}
+
+void tf_codim2_frame(const tf_codim2_sys *s, const double *x, double *h, double *n1, double *n2) {
+  const size_t n = s->dim;
   double grad[2 * TF_CODIM2_MAX_DIM], hh[2];
-  k->sigma2(x, p, hh, grad);
+  s->sigma2(x, s->ctx, hh, grad);
   const double g1 = sqrt(dot(grad, grad, n)), g2 = sqrt(dot(grad + n, grad + n, n));
   if (h) h[0] = g1 > 0 ? hh[0] / g1 : hh[0], h[1] = g2 > 0 ? hh[1] / g2 : hh[1];
   if (!n1) return;
@@ -45,39 +60,38 @@ void tf_codim2_frame(const tf_kernel *k, const double *p, const double *x, doubl
   for (size_t i = 0; i < n; i++) n2[i] = norm > 0 ? n2[i] / norm : 0.0;
 }
 
-void tf_codim2_limit(const tf_kernel *k, const double *p, double t, const double *x, double phi,
-                     double *out) {
+void tf_codim2_limit(const tf_codim2_sys *s, double t, const double *x, double phi, double *out) {
   const double dir[2] = {cos(phi), sin(phi)};
-  k->field2(t, x, dir, p, out);
+  s->field2(t, x, dir, s->ctx, out);
 }
 
-static void rv_in_frame(const tf_kernel *k, const double *p, double t, const double *x, double phi,
+static void rv_in_frame(const tf_codim2_sys *s, double t, const double *x, double phi,
                         const double *n1, const double *n2, double *R, double *V) {
   double f[TF_CODIM2_MAX_DIM];
-  tf_codim2_limit(k, p, t, x, phi, f);
-  const double f1 = dot(f, n1, k->dim), f2 = dot(f, n2, k->dim);
-  const double c = cos(phi), s = sin(phi);
-  if (R) *R = c * f1 + s * f2;
-  if (V) *V = -s * f1 + c * f2;
+  tf_codim2_limit(s, t, x, phi, f);
+  const double f1 = dot(f, n1, s->dim), f2 = dot(f, n2, s->dim);
+  const double c = cos(phi), sn = sin(phi);
+  if (R) *R = c * f1 + sn * f2;
+  if (V) *V = -sn * f1 + c * f2;
 }
 
-void tf_codim2_rv(const tf_kernel *k, const double *p, double t, const double *x, double phi,
-                  double *R, double *V) {
+void tf_codim2_rv(const tf_codim2_sys *s, double t, const double *x, double phi, double *R,
+                  double *V) {
   double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
-  tf_codim2_frame(k, p, x, NULL, n1, n2);
-  rv_in_frame(k, p, t, x, phi, n1, n2, R, V);
+  tf_codim2_frame(s, x, NULL, n1, n2);
+  rv_in_frame(s, t, x, phi, n1, n2, R, V);
 }
 
 typedef struct v_ctx {
-  const tf_kernel *k;
-  const double *p, *x, *n1, *n2;
+  const tf_codim2_sys *s;
+  const double *x, *n1, *n2;
   double t;
 } v_ctx;
 
 static double v_of_phi(double phi, void *params) {
   const v_ctx *c = params;
   double V;
-  rv_in_frame(c->k, c->p, c->t, c->x, phi, c->n1, c->n2, NULL, &V);
+  rv_in_frame(c->s, c->t, c->x, phi, c->n1, c->n2, NULL, &V);
   return V;
 }
 
@@ -100,17 +114,16 @@ static double polish_root(gsl_root_fsolver *solver, v_ctx *c, double a, double b
   return root;
 }
 
-void tf_codim2_classify(const tf_kernel *k, const double *p, double t, const double *x,
-                        tf_codim2_point *pt) {
+void tf_codim2_classify(const tf_codim2_sys *s, double t, const double *x, tf_codim2_point *pt) {
   memset(pt, 0, sizeof *pt);
   double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
-  tf_codim2_frame(k, p, x, NULL, n1, n2);
+  tf_codim2_frame(s, x, NULL, n1, n2);
   double R[DIRECTION_SAMPLES + 1], V[DIRECTION_SAMPLES + 1], phi[DIRECTION_SAMPLES + 1];
   double scale = 0, v_max = 0;
   for (int i = 0; i <= DIRECTION_SAMPLES; i++) {
     phi[i] = 2 * M_PI * i / DIRECTION_SAMPLES;
     if (i < DIRECTION_SAMPLES)
-      rv_in_frame(k, p, t, x, phi[i], n1, n2, &R[i], &V[i]);
+      rv_in_frame(s, t, x, phi[i], n1, n2, &R[i], &V[i]);
     else
       R[i] = R[0], V[i] = V[0];
     scale = fmax(scale, hypot(R[i], V[i]));
@@ -127,7 +140,7 @@ void tf_codim2_classify(const tf_kernel *k, const double *p, double t, const dou
     }
   } else {
     gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    v_ctx c = {k, p, x, n1, n2, t};
+    v_ctx c = {s, x, n1, n2, t};
     for (int i = 0; i < DIRECTION_SAMPLES && pt->count < TF_CODIM2_MAX_DIRECTIONS; i++) {
       double root;
       if (V[i] == 0.0)
@@ -137,7 +150,7 @@ void tf_codim2_classify(const tf_kernel *k, const double *p, double t, const dou
       else
         continue;
       pt->phi[pt->count] = root;
-      rv_in_frame(k, p, t, x, root, n1, n2, &pt->R[pt->count], NULL);
+      rv_in_frame(s, t, x, root, n1, n2, &pt->R[pt->count], NULL);
       pt->count++;
     }
     if (solver) gsl_root_fsolver_free(solver);
@@ -217,13 +230,13 @@ static tf_codim2_decomposition svd_fit(size_t n, double F[][TF_CODIM2_MAX_DIM],
   return how;
 }
 
-int tf_codim2_sliding_vector(const tf_kernel *k, const double *p, double t, const double *x,
+int tf_codim2_sliding_vector(const tf_codim2_sys *sys, double t, const double *x,
                              tf_codim2_sliding *s) {
-  const size_t n = k->dim;
+  const size_t n = sys->dim;
   double F[SLIDING_SAMPLES][TF_CODIM2_MAX_DIM];
   memset(s, 0, sizeof *s);
   for (int j = 0; j < SLIDING_SAMPLES; j++)
-    tf_codim2_limit(k, p, t, x, 2 * M_PI * j / SLIDING_SAMPLES, F[j]);
+    tf_codim2_limit(sys, t, x, 2 * M_PI * j / SLIDING_SAMPLES, F[j]);
   double spread;
   const double misfit = harmonic_fit(n, F, s, &spread);
   s->how = TF_CODIM2_HARMONIC;
@@ -233,7 +246,7 @@ int tf_codim2_sliding_vector(const tf_kernel *k, const double *p, double t, cons
     s->how = svd_fit(n, F, s);
   if (s->how == TF_CODIM2_HARMONIC || s->how == TF_CODIM2_SVD) {
     double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
-    tf_codim2_frame(k, p, x, NULL, n1, n2);
+    tf_codim2_frame(sys, x, NULL, n1, n2);
     const double m00 = dot(s->FA, n1, n), m01 = dot(s->FB, n1, n);
     const double m10 = dot(s->FA, n2, n), m11 = dot(s->FB, n2, n);
     const double r0 = -dot(s->Fbar, n1, n), r1 = -dot(s->Fbar, n2, n);
@@ -253,11 +266,11 @@ int tf_codim2_sliding_vector(const tf_kernel *k, const double *p, double t, cons
   return -1;
 }
 
-void tf_codim2_project(const tf_kernel *k, const double *p, double *x) {
-  const size_t n = k->dim;
+void tf_codim2_project(const tf_codim2_sys *s, double *x) {
+  const size_t n = s->dim;
   double grad[2 * TF_CODIM2_MAX_DIM], h[2];
   for (int it = 0; it < 3; it++) {
-    k->sigma2(x, p, h, grad);
+    s->sigma2(x, s->ctx, h, grad);
     if (h[0] == 0 && h[1] == 0) return;
     /* min-norm step for the 2 x n system grad dx = -h */
     const double a = dot(grad, grad, n), b = dot(grad, grad + n, n), d = dot(grad + n, grad + n, n);

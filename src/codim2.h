@@ -29,6 +29,26 @@
 
 enum { TF_CODIM2_MAX_DIM = 16, TF_CODIM2_MAX_DIRECTIONS = 16 };
 
+/* The system the analysis works on: H = (H1, H2) with gradients (2 x dim) and the field with
+ * a given slip direction.  A codim-2 kernel is one (tf_codim2_from_kernel); a body with two
+ * contacts gives one per discontinuity set (dual_contact.c). */
+typedef struct tf_codim2_sys {
+  size_t dim;
+  void (*sigma2)(const double *x, void *ctx, double *h, double *grad);
+  void (*field2)(double t, const double *x, const double *dir, void *ctx, double *dx);
+  void *ctx;
+} tf_codim2_sys;
+
+typedef struct tf_codim2_kernel_ctx {
+  const tf_kernel *k;
+  const double *p;
+} tf_codim2_kernel_ctx;
+
+/* The system of a codim-2 kernel (kernel.h sigma2/field2) with parameters p; `store` must
+ * outlive the system. */
+void tf_codim2_from_kernel(tf_codim2_sys *s, tf_codim2_kernel_ctx *store, const tf_kernel *k,
+                           const double *p);
+
 typedef enum tf_codim2_region {
   TF_CODIM2_SLIDING,   /* all limit directions attracting: rolling / sticking persists */
   TF_CODIM2_REPELLING, /* all repelling: repelling sliding, escape in any of them */
@@ -41,15 +61,13 @@ const char *tf_codim2_region_name(tf_codim2_region r);
 
 /* The normal frame at x: n1, n2 (dim values each), unit and orthogonal; h = (H1, H2) scaled
  * by the gradient norms (so that |h| is the distance to Sigma to first order). */
-void tf_codim2_frame(const tf_kernel *k, const double *p, const double *x, double *h, double *n1,
-                     double *n2);
+void tf_codim2_frame(const tf_codim2_sys *s, const double *x, double *h, double *n1, double *n2);
 
 /* F*(phi) at x (the kernel's field2 with dir = (cos phi, sin phi)). */
-void tf_codim2_limit(const tf_kernel *k, const double *p, double t, const double *x, double phi,
-                     double *out);
+void tf_codim2_limit(const tf_codim2_sys *s, double t, const double *x, double phi, double *out);
 /* R(phi) and V(phi) (eq 2.24); either output may be NULL. */
-void tf_codim2_rv(const tf_kernel *k, const double *p, double t, const double *x, double phi,
-                  double *R, double *V);
+void tf_codim2_rv(const tf_codim2_sys *s, double t, const double *x, double phi, double *R,
+                  double *V);
 
 typedef struct tf_codim2_point {
   tf_codim2_region region;
@@ -61,8 +79,7 @@ typedef struct tf_codim2_point {
 } tf_codim2_point;
 
 /* Limit directions and the region at x (taken as a point of Sigma). */
-void tf_codim2_classify(const tf_kernel *k, const double *p, double t, const double *x,
-                        tf_codim2_point *pt);
+void tf_codim2_classify(const tf_codim2_sys *s, double t, const double *x, tf_codim2_point *pt);
 
 typedef enum tf_codim2_decomposition {
   TF_CODIM2_HARMONIC,   /* F* = Fbar + cos(phi) F_A + sin(phi) F_B exactly */
@@ -82,10 +99,10 @@ typedef struct tf_codim2_sliding {
 
 /* The sliding vector at x by Theorem 2.17.  Returns 0, or -1 when it is not unique or not
  * determined (s->how says which; Fs is then NaN). */
-int tf_codim2_sliding_vector(const tf_kernel *k, const double *p, double t, const double *x,
-                             tf_codim2_sliding *s);
+int tf_codim2_sliding_vector(const tf_codim2_sys *s, double t, const double *x,
+                             tf_codim2_sliding *out);
 
 /* Newton onto Sigma along the normals (min-norm correction).  */
-void tf_codim2_project(const tf_kernel *k, const double *p, double *x);
+void tf_codim2_project(const tf_codim2_sys *s, double *x);
 
 #endif

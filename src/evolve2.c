@@ -13,8 +13,8 @@
 enum { SAMPLES_PER_STEP = 4 };
 
 struct tf_evolve2 {
-  const tf_kernel *k;
-  const double *p;
+  tf_codim2_sys sys;
+  tf_codim2_kernel_ctx kctx;
   size_t n;
   tf_evolve2_options opt;
   tf_dopri5 *stepper;
@@ -59,9 +59,9 @@ static double slaved_angle(const tf_evolve2 *e, double t, const double *x, doubl
   for (int it = 0; it < 6; it++) {
     double v, vp, vm;
     const double dphi = 1e-6;
-    tf_codim2_rv(e->k, e->p, t, x, phi, NULL, &v);
-    tf_codim2_rv(e->k, e->p, t, x, phi + dphi, NULL, &vp);
-    tf_codim2_rv(e->k, e->p, t, x, phi - dphi, NULL, &vm);
+    tf_codim2_rv(&e->sys, t, x, phi, NULL, &v);
+    tf_codim2_rv(&e->sys, t, x, phi + dphi, NULL, &vp);
+    tf_codim2_rv(&e->sys, t, x, phi - dphi, NULL, &vm);
     const double slope = (vp - vm) / (2 * dphi);
     if (!(fabs(slope) > 1e-300)) break;
     const double step = v / slope;
@@ -74,7 +74,7 @@ static double slaved_angle(const tf_evolve2 *e, double t, const double *x, doubl
 /* The slip direction at x, continued through Sigma with the orientation of d_ref. */
 static void slip_direction(const tf_evolve2 *e, double t, const double *x, double *dir) {
   double h[2];
-  tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+  tf_codim2_frame(&e->sys, x, h, NULL, NULL);
   const double r = hypot(h[0], h[1]);
   if (r < e->opt.slave_radius) {
     const double phi = slaved_angle(e, t, x, atan2(e->d_ref[1], e->d_ref[0]));
@@ -94,11 +94,11 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
   if (e->mode == TF_C2_SLIP) {
     double dir[2];
     slip_direction(e, t, x, dir);
-    e->k->field2(t, x, dir, e->p, dx);
+    e->sys.field2(t, x, dir, e->sys.ctx, dx);
     return;
   }
   tf_codim2_sliding s;
-  if (tf_codim2_sliding_vector(e->k, e->p, t, x, &s)) e->sliding_failed = true;
+  if (tf_codim2_sliding_vector(&e->sys, t, x, &s)) e->sliding_failed = true;
   memcpy(dx, s.Fs, e->n * sizeof *dx);
 }
 
@@ -107,11 +107,11 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
 static double event_value(tf_evolve2 *e, double t, const double *x) {
   if (e->mode == TF_C2_SLIP) {
     double h[2];
-    tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+    tf_codim2_frame(&e->sys, x, h, NULL, NULL);
     return h[0] * e->d_ref[0] + h[1] * e->d_ref[1];
   }
   tf_codim2_point pt;
-  tf_codim2_classify(e->k, e->p, t, x, &pt);
+  tf_codim2_classify(&e->sys, t, x, &pt);
   return pt.region == TF_CODIM2_SPIRAL ? -1.0 : -pt.R_max;
 }
 
@@ -198,9 +198,9 @@ static bool rolls(const tf_codim2_point *pt) {
 /* Arrival at Sigma from slipping along d_ref: roll or pass. */
 static int arrive(tf_evolve2 *e, tf_evolve2_result *res, double t, double *x) {
   const double phi_in = atan2(e->d_ref[1], e->d_ref[0]);
-  tf_codim2_project(e->k, e->p, x);
+  tf_codim2_project(&e->sys, x);
   tf_codim2_point pt;
-  tf_codim2_classify(e->k, e->p, t, x, &pt);
+  tf_codim2_classify(&e->sys, t, x, &pt);
   if (rolls(&pt)) {
     e->mode = TF_C2_ROLL;
     if (isnan(res->first_roll_time)) res->first_roll_time = t;
@@ -219,16 +219,16 @@ static int arrive(tf_evolve2 *e, tf_evolve2_result *res, double t, double *x) {
 
 static int start_mode(tf_evolve2 *e, tf_evolve2_result *res, double t, double *x) {
   double h[2];
-  tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+  tf_codim2_frame(&e->sys, x, h, NULL, NULL);
   const double r = hypot(h[0], h[1]);
   if (r > e->opt.sigma_tol) {
     e->mode = TF_C2_SLIP;
     e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
     return 0;
   }
-  tf_codim2_project(e->k, e->p, x);
+  tf_codim2_project(&e->sys, x);
   tf_codim2_point pt;
-  tf_codim2_classify(e->k, e->p, t, x, &pt);
+  tf_codim2_classify(&e->sys, t, x, &pt);
   if (rolls(&pt)) {
     e->mode = TF_C2_ROLL;
     res->first_roll_time = t;
@@ -251,7 +251,8 @@ tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
   if (!k->sigma2 || !k->field2 || k->dim > TF_CODIM2_MAX_DIM) return NULL;
   tf_evolve2 *e = calloc(1, sizeof *e);
   if (!e) return NULL;
-  e->k = k, e->p = params, e->n = k->dim;
+  tf_codim2_from_kernel(&e->sys, &e->kctx, k, params);
+  e->n = k->dim;
   e->opt = opts ? *opts : tf_evolve2_default_options();
   e->stepper = tf_dopri5_create(e->n);
   e->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
@@ -325,7 +326,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x, double t_e
       /* Renew the reference direction: the field is the same for the old and the new one
        * wherever both point to the same side, so the stepper's first stage stays valid. */
       double h[2];
-      tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+      tf_codim2_frame(&e->sys, x, h, NULL, NULL);
       const double r = hypot(h[0], h[1]);
       if (r < e->opt.slave_radius)
         slip_direction(e, t, x, e->d_ref);
@@ -356,7 +357,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x, double t_e
     t = te;
     if (e->mode == TF_C2_SLIP) {
       double h[2];
-      tf_codim2_frame(e->k, e->p, x, h, NULL, NULL);
+      tf_codim2_frame(&e->sys, x, h, NULL, NULL);
       const double r = hypot(h[0], h[1]);
       if (r > e->opt.sigma_tol) {
         /* not Sigma: the slip direction turned through 90 degrees within the step */
@@ -371,7 +372,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x, double t_e
       }
     } else {
       tf_codim2_point pt;
-      tf_codim2_classify(e->k, e->p, t, x, &pt);
+      tf_codim2_classify(&e->sys, t, x, &pt);
       e->mode = TF_C2_SLIP;
       set_direction(e, pt.phi_R_max);
       emit(e, &res, TF_C2_ROLL_END, t, x, pt.phi_R_max);

@@ -108,6 +108,14 @@ typedef struct tf_kernel {
    * the layout (devs.h) says where N, q, steps and transient are in the parameter table and
    * which 1-D map the elements follow.  Jobs hand such kernels to the DEVS engine. */
   const struct tf_devs_layout *devs;
+  /* Bodies with two contact points (Antali 2017 ch. 3; e.g. the flowmeter ball): the
+   * slipping-slipping field F_SS with the unit slip directions at the two contacts given,
+   * dplus in the (u1+, u_a) plane and dminus in the (u1-, u_a) plane; contact_index holds the
+   * state indices of u1+, u1- and u_a.  The engine (src/dual_contact.h) derives the
+   * slipping-rolling, rolling-slipping and rolling-rolling cases from it. */
+  void (*field_dual)(double t, const double *x, const double *dplus, const double *dminus,
+                     const double *p, double *dx);
+  int contact_index[3];
 } tf_kernel;
 
 /* The registry (generated). */

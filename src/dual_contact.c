@@ -1,0 +1,641 @@
+/* dual_contact.c — see dual_contact.h.  Shares its event location scheme with evolve2.c;
+ * the two discontinuity sets are seen through tf_codim2_sys views so that codim2.c's
+ * analysis (limit directions, Theorem 2.17) serves both. */
+#include "dual_contact.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+enum { SAMPLES_PER_STEP = 4, MAX_EVENT_FUNCTIONS = 3, RR_GRID = 36 };
+
+struct tf_dual {
+  const tf_kernel *k;
+  const double *p;
+  size_t n;
+  int ip, im, ia; /* state indices of u1+, u1-, u_a */
+  tf_evolve2_options opt;
+  tf_dopri5 *stepper;
+  gsl_root_fsolver *root;
+  tf_dc_case mode;
+  double dref_p[2], dref_m[2]; /* slip direction references of the two contacts */
+  int sgn;                     /* sign of u1 at the slipping contact in SR / RS */
+  bool sliding_failed;
+  tf_codim2_sys view_sr, view_rs; /* Sigma_SR and Sigma_RS of F_SS */
+  tf_dc_event_fn on_event;
+  tf_dc_step_fn on_step;
+  void *ctx;
+  int which; /* event function being located */
+  double start[TF_CODIM2_MAX_DIM], sample[TF_CODIM2_MAX_DIM];
+};
+
+const char *tf_dc_case_name(tf_dc_case c) {
+  static const char *const names[] = {"SS", "SR", "RS", "RR"};
+  return (unsigned)c < TF_DC_CASE_COUNT ? names[c] : "?";
+}
+
+const char *tf_dc_event_kind_name(tf_dc_event_kind k) {
+  static const char *const names[] = {"to_SS", "to_SR", "to_RS", "to_RR", "crossing"};
+  return (unsigned)k < TF_DC_EVENT_KIND_COUNT ? names[k] : "?";
+}
+
+/* --- the two views of F_SS -------------------------------------------------------------- */
+
+static void sigma_sr(const double *x, void *ctx, double *h, double *grad) {
+  const tf_dual *d = ctx;
+  h[0] = x[d->im], h[1] = x[d->ia];
+  if (!grad) return;
+  memset(grad, 0, 2 * d->n * sizeof *grad);
+  grad[d->im] = 1.0, grad[d->n + (size_t)d->ia] = 1.0;
+}
+
+static void sigma_rs(const double *x, void *ctx, double *h, double *grad) {
+  const tf_dual *d = ctx;
+  h[0] = x[d->ip], h[1] = x[d->ia];
+  if (!grad) return;
+  memset(grad, 0, 2 * d->n * sizeof *grad);
+  grad[d->ip] = 1.0, grad[d->n + (size_t)d->ia] = 1.0;
+}
+
+/* On Sigma_SR the other contact slips along u1+ only: d+ = (sgn u1+, 0) (4.37). */
+static void field_sr(double t, const double *x, const double *dir, void *ctx, double *dx) {
+  const tf_dual *d = ctx;
+  const double dp[2] = {(double)d->sgn, 0.0};
+  d->k->field_dual(t, x, dp, dir, d->p, dx);
+}
+
+static void field_rs(double t, const double *x, const double *dir, void *ctx, double *dx) {
+  const tf_dual *d = ctx;
+  const double dm[2] = {(double)d->sgn, 0.0};
+  d->k->field_dual(t, x, dir, dm, d->p, dx);
+}
+
+/* The sliding vector on Sigma_SR (or RS) with the slipping contact's sign s. */
+static int sliding_with_sign(tf_dual *d, const tf_codim2_sys *view, int s, double t,
+                             const double *x, double *out) {
+  const int keep = d->sgn;
+  d->sgn = s;
+  tf_codim2_sliding sv;
+  const int rc = tf_codim2_sliding_vector(view, t, x, &sv);
+  d->sgn = keep;
+  memcpy(out, sv.Fs, d->n * sizeof *out);
+  return rc;
+}
+
+/* --- slip directions in SS ------------------------------------------------------------------ */
+
+static bool newton_double(const tf_dual *d, double t, const double *x, double *a, double *b);
+
+static double slaved_angle(const tf_codim2_sys *view, double t, const double *x, double phi) {
+  for (int it = 0; it < 6; it++) {
+    double v, vp, vm;
+    const double dphi = 1e-6;
+    tf_codim2_rv(view, t, x, phi, NULL, &v);
+    tf_codim2_rv(view, t, x, phi + dphi, NULL, &vp);
+    tf_codim2_rv(view, t, x, phi - dphi, NULL, &vm);
+    const double slope = (vp - vm) / (2 * dphi);
+    if (!(fabs(slope) > 1e-300)) break;
+    const double step = v / slope;
+    phi -= fmax(-0.2, fmin(0.2, step));
+    if (fabs(step) < 1e-14) break;
+  }
+  return phi;
+}
+
+/* Direction of contact c (+1: P+, -1: P-) in SS: its slip vector, continued through the
+ * discontinuity set with the reference orientation, slaved near it. */
+static void contact_direction(tf_dual *d, int c, double t, const double *x, double *dir) {
+  const double *ref = c > 0 ? d->dref_p : d->dref_m;
+  const double h0 = x[c > 0 ? d->ip : d->im], h1 = x[d->ia];
+  const double r = hypot(h0, h1);
+  const double r_other = hypot(x[c > 0 ? d->im : d->ip], h1);
+  if (r < d->opt.slave_radius && r_other < d->opt.slave_radius) {
+    /* near Sigma_RR both directions are slaved to a limit direction of (3.42) */
+    double a = atan2(d->dref_p[1], d->dref_p[0]), b = atan2(d->dref_m[1], d->dref_m[0]);
+    if (newton_double(d, t, x, &a, &b) && sin(a) * sin(b) > 0) {
+      const double phi = c > 0 ? a : b;
+      dir[0] = cos(phi), dir[1] = sin(phi);
+      return;
+    }
+  }
+  if (r < d->opt.slave_radius && r_other > d->opt.slave_radius) {
+    const double other_u1 = x[c > 0 ? d->im : d->ip];
+    const int keep = d->sgn;
+    d->sgn = other_u1 >= 0 ? 1 : -1;
+    const double phi = slaved_angle(c > 0 ? &d->view_rs : &d->view_sr, t, x, atan2(ref[1], ref[0]));
+    d->sgn = keep;
+    dir[0] = cos(phi), dir[1] = sin(phi);
+    return;
+  }
+  if (r == 0.0) {
+    dir[0] = ref[0], dir[1] = ref[1];
+    return;
+  }
+  const double s = h0 * ref[0] + h1 * ref[1] < 0 ? -1.0 : 1.0;
+  dir[0] = s * h0 / r, dir[1] = s * h1 / r;
+}
+
+/* --- RR: Filippov's combination of the SR (or RS) fields and the double discontinuity ---- */
+
+static void rr_field(tf_dual *d, double t, const double *x, double *out, double *lp, double *lm) {
+  double fp[TF_CODIM2_MAX_DIM], fm[TF_CODIM2_MAX_DIM];
+  const int bad = sliding_with_sign(d, &d->view_sr, 1, t, x, fp) |
+                  sliding_with_sign(d, &d->view_sr, -1, t, x, fm);
+  if (bad) d->sliding_failed = true;
+  *lp = fp[d->ip], *lm = fm[d->ip];
+  const double denom = *lp - *lm;
+  /* (2.10) with F1 = F_SR(+), n1 = e1+: alpha1 = <F2, n2>/(<F1, n1> + <F2, n2>) */
+  const double a1 = denom != 0 ? -*lm / denom : 0.5, a2 = denom != 0 ? *lp / denom : 0.5;
+  for (size_t i = 0; i < d->n; i++) out[i] = a1 * fp[i] + a2 * fm[i];
+}
+
+static void rs_tangencies(tf_dual *d, double t, const double *x, double *lp, double *lm) {
+  double fp[TF_CODIM2_MAX_DIM], fm[TF_CODIM2_MAX_DIM];
+  if (sliding_with_sign(d, &d->view_rs, 1, t, x, fp) |
+      sliding_with_sign(d, &d->view_rs, -1, t, x, fm))
+    d->sliding_failed = true;
+  *lp = fp[d->im], *lm = fm[d->im];
+}
+
+typedef struct hat {
+  double R, Vp, Vm;
+} hat;
+
+/* R^, V+^, V-^ of (3.43) at (phi+, phi-), sgn sin phi+ = sgn sin phi-. */
+static hat double_limit(const tf_dual *d, double t, const double *x, double pp, double pm) {
+  const double dp[2] = {cos(pp), sin(pp)}, dm[2] = {cos(pm), sin(pm)};
+  double f[TF_CODIM2_MAX_DIM];
+  d->k->field_dual(t, x, dp, dm, d->p, f);
+  const double s = dp[1] > 0 ? 1.0 : -1.0;
+  double nh[3] = {dp[0] / dp[1] * s, dm[0] / dm[1] * s, s};
+  const double norm = sqrt(nh[0] * nh[0] + nh[1] * nh[1] + nh[2] * nh[2]);
+  hat h;
+  h.R = (f[d->ip] * nh[0] + f[d->im] * nh[1] + f[d->ia] * nh[2]) / norm;
+  h.Vp = -dp[1] * f[d->ip] + dp[0] * f[d->ia];
+  h.Vm = -dm[1] * f[d->im] + dm[0] * f[d->ia];
+  return h;
+}
+
+/* 2-D Newton on (V+^, V-^) from (*a, *b); true if it converged. */
+static bool newton_double(const tf_dual *d, double t, const double *x, double *a, double *b) {
+  for (int it = 0; it < 30; it++) {
+    const double e = 1e-7;
+    const hat h0 = double_limit(d, t, x, *a, *b), ha = double_limit(d, t, x, *a + e, *b),
+              hb = double_limit(d, t, x, *a, *b + e);
+    const double j11 = (ha.Vp - h0.Vp) / e, j12 = (hb.Vp - h0.Vp) / e;
+    const double j21 = (ha.Vm - h0.Vm) / e, j22 = (hb.Vm - h0.Vm) / e;
+    const double det = j11 * j22 - j12 * j21;
+    if (!(fabs(det) > 1e-300)) return false;
+    const double da = (h0.Vp * j22 - j12 * h0.Vm) / det, db = (j11 * h0.Vm - j21 * h0.Vp) / det;
+    *a -= fmax(-0.1, fmin(0.1, da)), *b -= fmax(-0.1, fmin(0.1, db));
+    if (fabs(da) + fabs(db) < 1e-13) return true;
+  }
+  return false;
+}
+
+/* Zeros of (V+^, V-^) by a grid over each half (sin > 0, sin < 0) and 2-D Newton. */
+static void rr_double(tf_dual *d, double t, const double *x, tf_dc_rr_point *out) {
+  out->R_max = -INFINITY, out->directions = 0;
+  double found[32][2];
+  int nfound = 0;
+  for (int half = 0; half < 2; half++) {
+    const double base = half ? -M_PI : 0.0;
+    hat grid[RR_GRID][RR_GRID];
+    double ang[RR_GRID];
+    for (int i = 0; i < RR_GRID; i++) ang[i] = base + M_PI * (i + 0.5) / RR_GRID;
+    for (int i = 0; i < RR_GRID; i++)
+      for (int j = 0; j < RR_GRID; j++) grid[i][j] = double_limit(d, t, x, ang[i], ang[j]);
+    for (int i = 0; i + 1 < RR_GRID; i++)
+      for (int j = 0; j + 1 < RR_GRID; j++) {
+        const hat c[4] = {grid[i][j], grid[i + 1][j], grid[i][j + 1], grid[i + 1][j + 1]};
+        bool p1 = false, n1 = false, p2 = false, n2 = false;
+        for (int q = 0; q < 4; q++)
+          p1 |= c[q].Vp >= 0, n1 |= c[q].Vp <= 0, p2 |= c[q].Vm >= 0, n2 |= c[q].Vm <= 0;
+        if (!(p1 && n1 && p2 && n2)) continue;
+        double a = 0.5 * (ang[i] + ang[i + 1]), b = 0.5 * (ang[j] + ang[j + 1]);
+        const bool ok = newton_double(d, t, x, &a, &b);
+        if (!ok || sin(a) * sin(b) <= 0 || fabs(sin(a)) < 1e-9 || fabs(sin(b)) < 1e-9) continue;
+        bool dup = false;
+        for (int q = 0; q < nfound; q++)
+          dup |= fabs(remainder(found[q][0] - a, 2 * M_PI)) < 1e-7 &&
+                 fabs(remainder(found[q][1] - b, 2 * M_PI)) < 1e-7;
+        if (dup || nfound >= 32) continue;
+        found[nfound][0] = a, found[nfound][1] = b, nfound++;
+        const hat h = double_limit(d, t, x, a, b);
+        if (h.R > out->R_max) out->R_max = h.R, out->phi_plus = a, out->phi_minus = b;
+      }
+  }
+  out->directions = nfound;
+}
+
+void tf_dual_rr_analysis(tf_dual *d, double t, const double *x, tf_dc_rr_point *out) {
+  memset(out, 0, sizeof *out);
+  rr_field(d, t, x, out->F_rr, &out->lp_sr, &out->lm_sr);
+  rs_tangencies(d, t, x, &out->lp_rs, &out->lm_rs);
+  rr_double(d, t, x, out);
+}
+
+/* --- right-hand side and event functions --------------------------------------------------- */
+
+static void rhs(double t, const double *x, void *ctx, double *dx) {
+  tf_dual *d = ctx;
+  switch (d->mode) {
+    case TF_DC_SS: {
+      double dp[2], dm[2];
+      contact_direction(d, 1, t, x, dp);
+      contact_direction(d, -1, t, x, dm);
+      d->k->field_dual(t, x, dp, dm, d->p, dx);
+      return;
+    }
+    case TF_DC_SR:
+    case TF_DC_RS: {
+      tf_codim2_sliding s;
+      if (tf_codim2_sliding_vector(d->mode == TF_DC_SR ? &d->view_sr : &d->view_rs, t, x, &s))
+        d->sliding_failed = true;
+      memcpy(dx, s.Fs, d->n * sizeof *dx);
+      return;
+    }
+    default: {
+      double lp, lm;
+      rr_field(d, t, x, dx, &lp, &lm);
+    }
+  }
+}
+
+/* Event functions of the current case, positive while it lasts. */
+static int event_values(tf_dual *d, double t, const double *x, double *g) {
+  switch (d->mode) {
+    case TF_DC_SS:
+      g[0] = x[d->im] * d->dref_m[0] + x[d->ia] * d->dref_m[1]; /* -> Sigma_SR */
+      g[1] = x[d->ip] * d->dref_p[0] + x[d->ia] * d->dref_p[1]; /* -> Sigma_RS */
+      return 2;
+    case TF_DC_SR:
+    case TF_DC_RS: {
+      tf_codim2_point pt;
+      tf_codim2_classify(d->mode == TF_DC_SR ? &d->view_sr : &d->view_rs, t, x, &pt);
+      g[0] = pt.region == TF_CODIM2_SPIRAL ? -1.0 : -pt.R_max;
+      g[1] = d->sgn * x[d->mode == TF_DC_SR ? d->ip : d->im];
+      return 2;
+    }
+    default: {
+      tf_dc_rr_point a;
+      double f[TF_CODIM2_MAX_DIM];
+      rr_field(d, t, x, f, &a.lp_sr, &a.lm_sr);
+      rs_tangencies(d, t, x, &a.lp_rs, &a.lm_rs);
+      rr_double(d, t, x, &a);
+      g[0] = fmin(-a.lp_sr, a.lm_sr);
+      g[1] = fmin(-a.lp_rs, a.lm_rs);
+      g[2] = a.directions ? -a.R_max : 1.0;
+      return 3;
+    }
+  }
+}
+
+static double event_at(double t, void *params) {
+  tf_dual *d = params;
+  double g[MAX_EVENT_FUNCTIONS];
+  tf_dopri5_dense(d->stepper, t, d->sample);
+  event_values(d, t, d->sample, g);
+  return g[d->which];
+}
+
+static double locate(tf_dual *d, int which, double ta, double tb) {
+  d->which = which;
+  gsl_function fn = {event_at, d};
+  if (event_at(ta, d) <= 0.0) {
+    enum { SUB = 32 };
+    double a = tb;
+    for (int i = 1; i < SUB; i++) {
+      const double t = ta + (tb - ta) * i / SUB;
+      if (event_at(t, d) > 0.0) {
+        a = t;
+        break;
+      }
+    }
+    if (a == tb) return ta;
+    ta = a;
+  }
+  if (!(event_at(tb, d) < 0.0)) return tb;
+  gsl_root_fsolver_set(d->root, &fn, ta, tb);
+  double lo = ta, hi = tb;
+  for (int it = 0; it < 200 && hi - lo > d->opt.event_tol; it++) {
+    if (gsl_root_fsolver_iterate(d->root) != GSL_SUCCESS) break;
+    lo = gsl_root_fsolver_x_lower(d->root);
+    hi = gsl_root_fsolver_x_upper(d->root);
+  }
+  return hi;
+}
+
+static int find_event(tf_dual *d, double t0, double t1, double *te) {
+  double g_prev[MAX_EVENT_FUNCTIONS], g[MAX_EVENT_FUNCTIONS];
+  tf_dopri5_dense(d->stepper, t0, d->sample);
+  const int m = event_values(d, t0, d->sample, g_prev);
+  for (int j = 0; j < m; j++) g_prev[j] = fmax(g_prev[j], 0.0);
+  double ta = t0;
+  for (int s = 1; s <= SAMPLES_PER_STEP; s++) {
+    const double tb = s == SAMPLES_PER_STEP ? t1 : t0 + (t1 - t0) * s / SAMPLES_PER_STEP;
+    tf_dopri5_dense(d->stepper, tb, d->sample);
+    event_values(d, tb, d->sample, g);
+    int first = -1;
+    double t_first = tb;
+    for (int j = 0; j < m; j++) {
+      if (!(g[j] < 0.0 && g_prev[j] >= 0.0)) continue;
+      const double tj = locate(d, j, ta, tb);
+      if (first < 0 || tj < t_first) first = j, t_first = tj;
+    }
+    if (first >= 0) {
+      *te = t_first;
+      return first;
+    }
+    memcpy(g_prev, g, sizeof g);
+    ta = tb;
+  }
+  return -1;
+}
+
+/* --- transitions ----------------------------------------------------------------------------- */
+
+static void emit(tf_dual *d, tf_dual_result *res, tf_dc_event_kind kind, double t, const double *x,
+                 tf_dc_case from, tf_dc_case to) {
+  res->counts[kind]++;
+  res->events++;
+  if (d->on_event) {
+    const tf_dc_event ev = {kind, t, x, from, to};
+    d->on_event(d->ctx, &ev);
+  }
+}
+
+static void set_dir(double *dir, double phi) {
+  dir[0] = cos(phi), dir[1] = sin(phi);
+}
+
+static bool rolls(const tf_codim2_point *pt) {
+  return pt->region == TF_CODIM2_SLIDING || (pt->region == TF_CODIM2_TANGENCY && pt->R_max <= 0);
+}
+
+/* Enter (or pass) Sigma_SR (c = -1: P- stops slipping) or Sigma_RS (c = +1) from SS. */
+static void arrive_ss(tf_dual *d, tf_dual_result *res, int c, double t, double *x) {
+  tf_codim2_sys *view = c < 0 ? &d->view_sr : &d->view_rs;
+  const int other = c < 0 ? d->ip : d->im;
+  double *ref = c < 0 ? d->dref_m : d->dref_p;
+  const double phi_in = atan2(ref[1], ref[0]);
+  d->sgn = x[other] >= 0 ? 1 : -1;
+  tf_codim2_project(view, x);
+  tf_codim2_point pt;
+  tf_codim2_classify(view, t, x, &pt);
+  if (rolls(&pt)) {
+    const tf_dc_case to = c < 0 ? TF_DC_SR : TF_DC_RS;
+    emit(d, res, c < 0 ? TF_DC_TO_SR : TF_DC_TO_RS, t, x, TF_DC_SS, to);
+    d->mode = to;
+    return;
+  }
+  /* crossing: leave along the repelling limit direction closest to straight on */
+  double best = pt.phi_R_max, best_cos = -2;
+  for (int i = 0; i < pt.count; i++)
+    if (pt.R[i] > 0 && cos(pt.phi[i] - phi_in - M_PI) > best_cos)
+      best_cos = cos(pt.phi[i] - phi_in - M_PI), best = pt.phi[i];
+  set_dir(ref, best);
+  emit(d, res, TF_DC_CROSSING, t, x, TF_DC_SS, TF_DC_SS);
+}
+
+/* SR/RS: the slipping contact's u1 reached 0 (Sigma_RR), a codim-1 question for F_SR. */
+static void arrive_rr(tf_dual *d, tf_dual_result *res, double t, double *x) {
+  const tf_dc_case from = d->mode;
+  const int idx = from == TF_DC_SR ? d->ip : d->im;
+  x[idx] = 0.0;
+  double lp, lm;
+  if (from == TF_DC_SR) {
+    double f[TF_CODIM2_MAX_DIM];
+    rr_field(d, t, x, f, &lp, &lm);
+  } else {
+    rs_tangencies(d, t, x, &lp, &lm);
+  }
+  const double other = d->sgn > 0 ? lm : lp;
+  if (d->sgn * other < 0) { /* the other side's field carries on through */
+    d->sgn = -d->sgn;
+    emit(d, res, TF_DC_CROSSING, t, x, from, from);
+    return;
+  }
+  d->mode = TF_DC_RR;
+  emit(d, res, TF_DC_TO_RR, t, x, from, TF_DC_RR);
+}
+
+/* Leave RR by event `which` (0: towards SR, 1: towards RS, 2: towards SS). */
+static void leave_rr(tf_dual *d, tf_dual_result *res, int which, double t, double *x) {
+  tf_dc_rr_point a;
+  tf_dual_rr_analysis(d, t, x, &a);
+  if (which < 2) {
+    const bool sr = which == 0;
+    const double lp = sr ? a.lp_sr : a.lp_rs;
+    d->sgn = lp >= 0 ? 1 : -1;
+    tf_codim2_point pt;
+    tf_codim2_classify(sr ? &d->view_sr : &d->view_rs, t, x, &pt);
+    if (rolls(&pt)) {
+      d->mode = sr ? TF_DC_SR : TF_DC_RS;
+      emit(d, res, sr ? TF_DC_TO_SR : TF_DC_TO_RS, t, x, TF_DC_RR, d->mode);
+      return;
+    }
+    /* the other contact would not keep rolling: both slip (Proposition 3.3 a) */
+    double *mine = sr ? d->dref_p : d->dref_m, *theirs = sr ? d->dref_m : d->dref_p;
+    mine[0] = d->sgn, mine[1] = 0;
+    set_dir(theirs, pt.phi_R_max);
+  } else {
+    set_dir(d->dref_p, a.phi_plus);
+    set_dir(d->dref_m, a.phi_minus);
+  }
+  d->mode = TF_DC_SS;
+  emit(d, res, TF_DC_TO_SS, t, x, TF_DC_RR, TF_DC_SS);
+}
+
+static void start_case(tf_dual *d, tf_dual_result *res, double t, double *x) {
+  const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
+  const double tol = d->opt.sigma_tol;
+  d->mode = TF_DC_SS;
+  if (rp > tol) d->dref_p[0] = x[d->ip] / rp, d->dref_p[1] = x[d->ia] / rp;
+  if (rm > tol) d->dref_m[0] = x[d->im] / rm, d->dref_m[1] = x[d->ia] / rm;
+  if (rp > tol && rm > tol) return;
+  if (rp > tol || rm > tol) { /* on one discontinuity set */
+    const int c = rm <= tol ? -1 : 1;
+    double *ref = c < 0 ? d->dref_m : d->dref_p;
+    tf_codim2_sys *view = c < 0 ? &d->view_sr : &d->view_rs;
+    d->sgn = x[c < 0 ? d->ip : d->im] >= 0 ? 1 : -1;
+    tf_codim2_project(view, x);
+    tf_codim2_point pt;
+    tf_codim2_classify(view, t, x, &pt);
+    if (rolls(&pt)) {
+      d->mode = c < 0 ? TF_DC_SR : TF_DC_RS;
+      return;
+    }
+    set_dir(ref, pt.phi_R_max);
+    emit(d, res, TF_DC_TO_SS, t, x, c < 0 ? TF_DC_SR : TF_DC_RS, TF_DC_SS);
+    return;
+  }
+  x[d->ip] = x[d->im] = x[d->ia] = 0.0; /* on Sigma_RR */
+  d->mode = TF_DC_RR;
+  double g[MAX_EVENT_FUNCTIONS];
+  event_values(d, t, x, g);
+  int worst = -1;
+  for (int j = 0; j < 3; j++)
+    if (g[j] < 0 && (worst < 0 || g[j] < g[worst])) worst = j;
+  if (worst >= 0) leave_rr(d, res, worst, t, x);
+}
+
+/* --- the driver --------------------------------------------------------------------------------
+ */
+
+tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolve2_options *opts) {
+  if (!k->field_dual || k->dim > TF_CODIM2_MAX_DIM) return NULL;
+  tf_dual *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->k = k, d->p = params, d->n = k->dim;
+  d->ip = k->contact_index[0], d->im = k->contact_index[1], d->ia = k->contact_index[2];
+  d->opt = opts ? *opts : tf_evolve2_default_options();
+  d->view_sr = (tf_codim2_sys){d->n, sigma_sr, field_sr, d};
+  d->view_rs = (tf_codim2_sys){d->n, sigma_rs, field_rs, d};
+  d->sgn = 1;
+  d->dref_p[0] = d->dref_m[0] = 1.0;
+  d->stepper = tf_dopri5_create(d->n);
+  d->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  if (!d->stepper || !d->root) {
+    tf_dual_destroy(d);
+    return NULL;
+  }
+  tf_dopri5_setup(d->stepper, rhs, d, &d->opt.ode);
+  return d;
+}
+
+void tf_dual_destroy(tf_dual *d) {
+  if (!d) return;
+  tf_dopri5_destroy(d->stepper);
+  if (d->root) gsl_root_fsolver_free(d->root);
+  free(d);
+}
+
+void tf_dual_set_callbacks(tf_dual *d, tf_dc_event_fn on_event, tf_dc_step_fn on_step, void *ctx) {
+  d->on_event = on_event, d->on_step = on_step, d->ctx = ctx;
+}
+
+void tf_dual_dense(const tf_dual *d, double t, double *x) {
+  tf_dopri5_dense(d->stepper, t, x);
+}
+
+tf_dc_case tf_dual_case(const tf_dual *d) {
+  return d->mode;
+}
+
+static bool finite_state(const double *x, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return false;
+  return true;
+}
+
+static int step_to(tf_dual *d, double t_start, double te, double *x) {
+  memcpy(x, d->start, d->n * sizeof *x);
+  tf_dopri5_restart(d->stepper, t_start, x);
+  double t = t_start;
+  for (int i = 0; t < te && i < 1000; i++)
+    if (tf_dopri5_step(d->stepper, &t, x, te) != TF_ODE_OK) return -1;
+  return t < te ? -1 : 0;
+}
+
+tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
+  tf_dual_result res = {.status = TF_MEMBER_OK, .t = t0};
+  double t = t0, window_start = t0;
+  long window_events = 0;
+  d->sliding_failed = false;
+  if (!finite_state(x, d->n)) {
+    res.status = TF_MEMBER_NONFINITE;
+    return res;
+  }
+  start_case(d, &res, t, x);
+  tf_dopri5_reset(d->stepper, t, x);
+  while (t < t_end) {
+    if (res.steps >= d->opt.ode.max_steps) {
+      res.status = TF_MEMBER_MAX_STEPS;
+      break;
+    }
+    const double t_start = t;
+    memcpy(d->start, x, d->n * sizeof *x);
+    if (d->mode == TF_DC_SS) { /* renew the references (see evolve2.c) */
+      const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
+      if (rp > d->opt.slave_radius) d->dref_p[0] = x[d->ip] / rp, d->dref_p[1] = x[d->ia] / rp;
+      if (rm > d->opt.slave_radius) d->dref_m[0] = x[d->im] / rm, d->dref_m[1] = x[d->ia] / rm;
+    }
+    const tf_ode_status st = tf_dopri5_step(d->stepper, &t, x, t_end);
+    res.steps++;
+    if (d->sliding_failed) {
+      res.status = TF_MEMBER_FAILED;
+      res.failure = "a sliding vector is not unique here (Theorem 2.17 does not apply)";
+      break;
+    }
+    if (st != TF_ODE_OK) {
+      res.status = st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW;
+      break;
+    }
+    double te;
+    const int which = find_event(d, t_start, t, &te);
+    if (which < 0) {
+      res.time_in[d->mode] += t - t_start;
+      if (d->on_step) d->on_step(d->ctx, d, t_start, t);
+      continue;
+    }
+    if (d->on_step) d->on_step(d->ctx, d, t_start, te);
+    if (step_to(d, t_start, te, x)) {
+      res.status = TF_MEMBER_STEP_UNDERFLOW;
+      break;
+    }
+    res.time_in[d->mode] += te - t_start;
+    t = te;
+    switch (d->mode) {
+      case TF_DC_SS: {
+        const int c = which == 0 ? -1 : 1;
+        const double r = hypot(x[c < 0 ? d->im : d->ip], x[d->ia]);
+        if (r > d->opt.sigma_tol) { /* the slip direction turned: renew the reference */
+          double *ref = c < 0 ? d->dref_m : d->dref_p;
+          ref[0] = x[c < 0 ? d->im : d->ip] / r, ref[1] = x[d->ia] / r;
+        } else {
+          arrive_ss(d, &res, c, t, x);
+        }
+        break;
+      }
+      case TF_DC_SR:
+      case TF_DC_RS:
+        if (which == 1) {
+          arrive_rr(d, &res, t, x);
+        } else {
+          const bool sr = d->mode == TF_DC_SR;
+          tf_codim2_point pt;
+          tf_codim2_classify(sr ? &d->view_sr : &d->view_rs, t, x, &pt);
+          double *rolling = sr ? d->dref_m : d->dref_p, *slipping = sr ? d->dref_p : d->dref_m;
+          set_dir(rolling, pt.phi_R_max);
+          slipping[0] = d->sgn, slipping[1] = 0;
+          const tf_dc_case from = d->mode;
+          d->mode = TF_DC_SS;
+          emit(d, &res, TF_DC_TO_SS, t, x, from, TF_DC_SS);
+        }
+        break;
+      default:
+        leave_rr(d, &res, which, t, x);
+    }
+    if (!finite_state(x, d->n)) {
+      res.status = TF_MEMBER_NONFINITE;
+      break;
+    }
+    const long in_window = res.events - window_events;
+    if (res.events >= d->opt.max_events ||
+        (in_window >= 100 && (double)in_window > d->opt.max_event_rate * (t - window_start))) {
+      res.status = TF_MEMBER_ZENO;
+      break;
+    }
+    if (in_window >= 100) window_start = t, window_events = res.events;
+    tf_dopri5_restart(d->stepper, t, x);
+  }
+  res.t = t;
+  res.final_case = d->mode;
+  res.rhs_evals = tf_dopri5_stats(d->stepper).rhs_evals;
+  return res;
+}
