@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# open_question.sh — the ensembles behind docs/OPEN_QUESTION.md: what happens after the wheel's
+# nondeterministic two-fold (Szalai & Jeffrey 2014, Fig. 5 parameters) under
+#   (a) random-choice exits, policies uniform (two independent seeds: the sampling floor) and
+#       weighted                                  configs/open-question-{uniform,weighted}.yaml
+#   (b) smoothing, eps -> 0, tiny random initial perturbations   configs/open-question-smoothed.yaml
+#   (c) noise, sigma -> 0, on the smoothed wheel                 configs/open-question-noisy.yaml
+# then postproc/open_question.py (distances with bootstrap intervals, figures).
+#
+#   bench/open_question.sh [BUILD_DIR] [OUT_DIR]     e.g. bench/open_question.sh build-jeffrey
+# Environment: MEMBERS (Filippov ensembles, default 4000), SMOOTH_MEMBERS (default 500),
+# RANKS (default 2), EPS ("0.01 0.003 0.001 0.0003"), TINY_EPS ("0.01 0.001": perturbation
+# 1e-6 instead of eps), SIGMAS ("0.01 0.003 0.001 0.0003 0.0001"), HORIZONS ("10 50": the
+# smooth ensembles record final states, so each horizon T is a run), STAGES ("a b c").
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+out=${2:-open-question-runs}
+twofold=$(cd "$here" && realpath "$build/twofold")
+members=${MEMBERS:-4000}
+smooth_members=${SMOOTH_MEMBERS:-500}
+horizons=${HORIZONS:-10 50}
+ranks=${RANKS:-2}
+stages=${STAGES:-a b c}
+export OMPI_MCA_rmaps_base_oversubscribe=1
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+mkdir -p "$out"
+cd "$out"
+run() { # config output sets...
+  local cfg=$1 h5=$2; shift 2
+  local sets=()
+  for s in "$@"; do sets+=(--set "$s"); done
+  echo "== $h5" >&2
+  mpiexec -n "$ranks" "$twofold" run "$here/configs/$cfg" -o "$h5" --overwrite --json "${sets[@]}" \
+    | tail -n 1 > "${h5%.h5}.json"
+}
+for stage in $stages; do
+  case $stage in
+    a)
+      run open-question-uniform.yaml uniform.h5 ensemble.members=$members ensemble.seed=2014
+      run open-question-uniform.yaml uniform-b.h5 ensemble.members=$members ensemble.seed=7
+      run open-question-weighted.yaml weighted.h5 ensemble.members=$members ensemble.seed=2014
+      ;;
+    b)
+      for T in $horizons; do
+        for eps in ${EPS:-0.01 0.003 0.001 0.0003}; do
+          run open-question-smoothed.yaml "smoothed-eps$eps-T$T.h5" ensemble.members=$smooth_members \
+            model.smoothing.epsilon=$eps initial.spread=$eps integrator.t_end=$T
+        done
+        for eps in ${TINY_EPS:-0.01 0.001}; do
+          run open-question-smoothed.yaml "tiny-eps$eps-T$T.h5" ensemble.members=$smooth_members \
+            model.smoothing.epsilon=$eps initial.spread=1e-6 integrator.t_end=$T
+        done
+      done
+      ;;
+    c)
+      for T in $horizons; do
+        for sigma in ${SIGMAS:-0.01 0.003 0.001 0.0003 0.0001}; do
+          run open-question-noisy.yaml "noisy-sigma$sigma-T$T.h5" ensemble.members=$smooth_members \
+            model.noise.sigma=$sigma integrator.t_end=$T
+        done
+      done
+      ;;
+  esac
+done
+/usr/bin/python3 "$here/postproc/open_question.py" --runs . --figures "$here/docs"

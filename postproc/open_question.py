@@ -1,0 +1,300 @@
+#!/usr/bin/python3
+"""open_question.py — statistics of what happens after the wheel's nondeterministic two-fold,
+compared across continuation rules (docs/OPEN_QUESTION.md).
+
+Reads the results files of bench/open_question.sh from --runs:
+  uniform.h5, uniform-b.h5 (same policy, another seed: the sampling floor), weighted.h5,
+  smoothed-eps<E>.h5, noisy-sigma<S>.h5 (whichever exist).
+Observables per member (each a 1-D sample; members that stop early contribute to those they
+reached):
+  landing_r    r where the trajectory first crosses Sigma after leaving the singularity
+  return_time  time from leaving the singularity to the first return to it
+  section_r    r at every crossing of Sigma before t = 300 (occupation of the section Sigma)
+  r_T, omega_T the state at fixed times T (trajectory samples or final states)
+  full_stick   1 if the member ended in the full-stick state (status codim2/zeno), else 0
+Distances to the reference ensemble (uniform): Kolmogorov–Smirnov statistic and the
+Wasserstein-1 distance (scipy.stats), with 95 % bootstrap intervals (members resampled with
+replacement in both ensembles).  Writes open_question.json and the figures
+open-question-distributions.png and open-question-distances.png.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+
+import h5py
+import numpy as np
+from scipy import stats
+
+OK, ZENO, CODIM2 = 1, 5, 7
+KIND_CROSSING = 0
+SIGMA_TOL = 1e-9
+
+
+def twofold_point(f):
+    """The two-fold (r*, v*, omega*) the ensemble started from."""
+    ex = f["members/exits"]
+    if ex.shape[0] and not np.isnan(ex[0, 0]):
+        return ex[0, 3:6]
+    return np.mean(f["members/initial_state"][:], axis=0)
+
+
+def crossings_from_samples(t, x, h):
+    """Crossings of {h = 0} located by linear interpolation between samples."""
+    hv = h(x)
+    idx = np.nonzero(np.sign(hv[:-1]) * np.sign(hv[1:]) < 0)[0]
+    w = hv[idx] / (hv[idx] - hv[idx + 1])
+    return t[idx] + w * (t[idx + 1] - t[idx]), x[idx] + w[:, None] * (x[idx + 1] - x[idx])
+
+
+def load(path, times=(10.0, 50.0, 150.0)):
+    """Per-member observables of one results file, as lists (one entry per member)."""
+    f = h5py.File(path, "r")
+    m = f["members"]
+    n = m["status"].shape[0]
+    status = m["status"][:]
+    obs = {"landing_r": [], "return_time": [], "section_r": [], "full_stick": [],
+           "returned": []}
+    for T in times:
+        obs[f"r_T{T:g}"], obs[f"omega_T{T:g}"] = [], []
+    filippov = "event_log" in m
+    traj = m["trajectory"][:] if "trajectory" in m else None
+    t_final = m["t_final"][:]
+    if filippov:
+        w = int(m["event_log"].attrs["slot_width"])
+        ev_all = m["event_log"][:].reshape(n, -1, w)
+        ex_all = m["exits"][:].reshape(n, -1, int(m["exits"].attrs["slot_width"]))
+    for i in range(n):
+        stick = status[i] in (ZENO, CODIM2)
+        obs["full_stick"].append([1.0 if stick else 0.0])
+        if filippov:
+            ev = ev_all[i]
+            ev = ev[~np.isnan(ev[:, 0])]
+            cross = ev[ev[:, 1] == KIND_CROSSING]
+            obs["landing_r"].append(cross[:1, 4])
+            obs["section_r"].append(cross[:, 4])
+            ex = ex_all[i]
+            ex = ex[~np.isnan(ex[:, 0])]
+            ret = ex[1:2, 0] - ex[0:1, 0]
+            obs["return_time"].append(ret)
+            obs["returned"].append([1.0 if len(ret) else 0.0])
+        if traj is not None:
+            a = m["trajectory"].attrs
+            ts = np.linspace(a["t0"], a["t_end"], int(a["samples"]))
+            xs = traj[i].reshape(len(ts), -1)
+            for T in times:
+                k = int(np.argmin(abs(ts - T)))
+                ok = abs(ts[k] - T) < 1e-9 and not np.isnan(xs[k, 0]) and t_final[i] >= T
+                obs[f"r_T{T:g}"].append(xs[k:k + 1, 0] if ok else xs[:0, 0])
+                obs[f"omega_T{T:g}"].append(xs[k:k + 1, 2] if ok else xs[:0, 0])
+    cfg_t_end = float(f["members/t_final"][:].max()) if n else 0.0
+    meta = {"members": n, "path": path, "t_end": cfg_t_end,
+            "status_counts": {int(s): int(c) for s, c in zip(*np.unique(status, return_counts=True))}}
+    f.close()
+    return obs, meta
+
+
+def pooled(per_member, idx=None):
+    if idx is None:
+        idx = range(len(per_member))
+    parts = [np.asarray(per_member[i], dtype=float) for i in idx]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def flat(per_member):
+    """Values and the member each belongs to."""
+    vals = pooled(per_member)
+    owner = np.repeat(np.arange(len(per_member)), [len(np.atleast_1d(v)) for v in per_member])
+    return vals, owner
+
+
+class Comparison:
+    """KS and W1 between two member-weighted samples, sorted once so that bootstrap
+    replicates (members redrawn with replacement = integer weights) cost O(n) each."""
+
+    def __init__(self, a, b):
+        (va, self.oa), (vb, self.ob) = flat(a), flat(b)
+        self.na, self.nb = len(a), len(b)
+        allv = np.concatenate([va, vb])
+        self.order = np.argsort(allv, kind="stable")
+        sv = allv[self.order]
+        self.is_a = self.order < len(va)
+        self.last = np.r_[sv[1:] != sv[:-1], True]  # last of each run of ties
+        self.gaps = np.diff(sv)
+        self.sizes = len(va), len(vb)
+
+    def measure(self, wa, wb):
+        w = np.concatenate([wa, wb])[self.order]
+        fa = np.cumsum(np.where(self.is_a, w, 0.0))
+        fb = np.cumsum(np.where(self.is_a, 0.0, w))
+        fa, fb = fa / fa[-1], fb / fb[-1]
+        diff = np.abs(fa - fb)
+        return float(np.max(diff[self.last])), float(np.sum(diff[:-1] * self.gaps))
+
+    def point(self):
+        return self.measure(np.ones(self.sizes[0]), np.ones(self.sizes[1]))
+
+    def replicate(self, rng):
+        ca = np.bincount(rng.integers(0, self.na, self.na), minlength=self.na)
+        cb = np.bincount(rng.integers(0, self.nb, self.nb), minlength=self.nb)
+        return self.measure(ca[self.oa].astype(float), cb[self.ob].astype(float))
+
+
+def distances(a, b, reps, rng):
+    """KS and W1 between pooled samples of per-member lists a and b, with bootstrap CIs."""
+    if len(pooled(a)) < 5 or len(pooled(b)) < 5:
+        return None
+    cmp = Comparison(a, b)
+    point = cmp.point()
+    boot = []
+    for _ in range(reps):
+        try:
+            boot.append(cmp.replicate(rng))
+        except (ZeroDivisionError, FloatingPointError):
+            continue
+    boot = np.array(boot)
+    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+    return {"ks": point[0], "ks_ci": [lo[0], hi[0]], "w1": point[1], "w1_ci": [lo[1], hi[1]],
+            "n_a": int(cmp.sizes[0]), "n_b": int(cmp.sizes[1])}
+
+
+def mean_ci(per_member, reps, rng):
+    x = pooled(per_member)
+    if len(x) == 0:
+        return None
+    boot = [np.mean(x[rng.integers(0, len(x), len(x))]) for _ in range(reps)]
+    return {"mean": float(np.mean(x)), "ci": [float(v) for v in np.percentile(boot, [2.5, 97.5])],
+            "n": int(len(x))}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", default=".")
+    ap.add_argument("--figures", default=".")
+    ap.add_argument("--bootstrap", type=int, default=200)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--no-figures", action="store_true")
+    args = ap.parse_args()
+    rng = np.random.default_rng(12345)
+
+    runs = {}
+    for name in ["uniform", "uniform-b", "weighted"]:
+        p = os.path.join(args.runs, name + ".h5")
+        if os.path.exists(p):
+            runs[name] = p
+    for pat, key in [("smoothed-eps*.h5", "eps"), ("noisy-sigma*.h5", "sigma")]:
+        for p in sorted(glob.glob(os.path.join(args.runs, pat))):
+            runs[os.path.basename(p)[:-3]] = p
+    if "uniform" not in runs:
+        raise SystemExit(f"open_question.py: {args.runs}/uniform.h5 not found (run "
+                         "bench/open_question.sh first)")
+    data = {name: load(p) for name, p in runs.items()}
+    ref, _ = data["uniform"]
+    report = {"runs": {}, "distances": {}}
+    for name, (obs, meta) in data.items():
+        summary = dict(meta)
+        for q in ["full_stick", "returned", "return_time", "landing_r"]:
+            summary[q] = mean_ci(obs[q], args.bootstrap, rng)
+        report["runs"][name] = summary
+        if name == "uniform":
+            continue
+        report["distances"][name] = {}
+        for q in obs:
+            if q in ("full_stick", "returned"):
+                continue
+            d = distances(ref[q], obs[q], args.bootstrap, rng)
+            if d:
+                report["distances"][name][q] = d
+    out = args.json or os.path.join(args.runs, "open_question.json")
+    with open(out, "w") as fh:
+        json.dump(report, fh, indent=1, default=float)
+    print_report(report)
+    if not args.no_figures:
+        figures(data, report, args.figures)
+
+
+def print_report(report):
+    for name, s in report["runs"].items():
+        fs, rt, rr = s["full_stick"], s["return_time"], s["returned"]
+        line = f"{name:22s} members {s['members']:6d}  full stick {fs['mean']:.3f} " \
+               f"[{fs['ci'][0]:.3f}, {fs['ci'][1]:.3f}]"
+        if rr:
+            line += f"  returned {rr['mean']:.3f} [{rr['ci'][0]:.3f}, {rr['ci'][1]:.3f}]"
+        if rt:
+            line += f"  return time {rt['mean']:.2f} [{rt['ci'][0]:.2f}, {rt['ci'][1]:.2f}]"
+        print(line)
+    for name, qs in report["distances"].items():
+        for q, d in qs.items():
+            print(f"uniform vs {name:16s} {q:12s} KS {d['ks']:.4f} [{d['ks_ci'][0]:.4f}, "
+                  f"{d['ks_ci'][1]:.4f}]  W1 {d['w1']:.4g} [{d['w1_ci'][0]:.4g}, "
+                  f"{d['w1_ci'][1]:.4g}]  (n {d['n_a']}, {d['n_b']})")
+
+
+def param_of(name):
+    m = re.search(r"(eps|sigma)([0-9.e-]+)$", name)
+    return (m.group(1), float(m.group(2))) if m else (None, None)
+
+
+def figures(data, report, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    qs = ["landing_r", "return_time", "section_r", "r_T50"]
+    titles = {"landing_r": "r at the first crossing of $\\Sigma$ after the exit",
+              "return_time": "time to the first return to the two-fold",
+              "section_r": "occupation of the section $\\Sigma$ (r at crossings, t < 300)",
+              "r_T50": "r(t = 50)"}
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    for ax, q in zip(axes.flat, qs):
+        allv = np.concatenate([pooled(o[q]) for o, _ in data.values() if len(pooled(o[q]))])
+        if len(allv) == 0:
+            continue
+        lo, hi = np.percentile(allv, [0.5, 99.5])
+        bins = np.linspace(lo, hi, 60)
+        for name, (obs, meta) in data.items():
+            v = pooled(obs[q])
+            if len(v) == 0 or name == "uniform-b":
+                continue
+            ax.hist(v, bins=bins, density=True, histtype="step", lw=1.3,
+                    label=f"{name} (n={len(v)})")
+        ax.set_title(titles[q], fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle("Wheel, Fig. 5 parameters: what follows the nondeterministic two-fold")
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "open-question-distributions.png"), dpi=110)
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    floor = report["distances"].get("uniform-b", {})
+    weighted = report["distances"].get("weighted", {})
+    for ax, kind in zip(axes, ["eps", "sigma"]):
+        for qi, q in enumerate(["landing_r", "return_time", "section_r", "r_T50"]):
+            pts = []
+            for name, qd in report["distances"].items():
+                k, val = param_of(name)
+                if k == kind and q in qd:
+                    pts.append((val, qd[q]))
+            color = f"C{qi}"
+            if pts:
+                pts.sort()
+                xv = np.array([p[0] for p in pts])
+                yv = np.array([p[1]["ks"] for p in pts])
+                err = np.array([[p[1]["ks"] - p[1]["ks_ci"][0], p[1]["ks_ci"][1] - p[1]["ks"]]
+                                for p in pts]).T
+                ax.errorbar(xv, yv, yerr=err, marker="o", color=color, capsize=3, label=q)
+            if q in floor:
+                ax.axhline(floor[q]["ks_ci"][1], color=color, ls=":", lw=1)
+            if q in weighted:
+                ax.axhline(weighted[q]["ks"], color=color, ls="--", lw=1)
+        ax.set_xscale("log")
+        ax.set_xlabel("$\\varepsilon$ (smoothing)" if kind == "eps" else "$\\sigma$ (noise)")
+        ax.set_ylabel("KS distance to the uniform-exit ensemble")
+        ax.set_title("dotted: sampling floor (upper 95 %); dashed: weighted exits", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "open-question-distances.png"), dpi=110)
+
+
+if __name__ == "__main__":
+    main()
