@@ -473,8 +473,10 @@ static int cmd_slurm(const cli_args *a) {
                              .nsets = a->nsets,
                              .petsc = (const char **)a->petsc_argv + 1,
                              .npetsc = a->petsc_argc - 2}; /* not -no_signal_handler */
-    if (tf_slurm_run(&a->slurm, &sj, &err)) rc = TF_EXIT_ERROR;
-    if (rc && strstr(err.msg, "--array: job")) rc = TF_EXIT_USAGE;
+    if (tf_slurm_check(&a->slurm, &sj, &err))
+      rc = TF_EXIT_USAGE;
+    else if (tf_slurm_run(&a->slurm, &sj, &err))
+      rc = TF_EXIT_ERROR;
   }
   if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
   if (job && job->destroy) job->destroy(&run);

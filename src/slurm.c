@@ -416,7 +416,7 @@ static int plan_paths(plan *p, tf_error *err) {
   return 0;
 }
 
-int tf_slurm_run(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err) {
+int tf_slurm_check(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err) {
   if (o->time && slurm_seconds(o->time) <= o->signal_lead)
     return tf_fail(err,
                    "--time %s is not longer than --signal-lead %d s: the job would be asked to "
@@ -427,6 +427,11 @@ int tf_slurm_run(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *e
                    "--array: job '%s' is one computation and cannot be split; "
                    "submit it as one job (without --array)",
                    job->job);
+  return 0;
+}
+
+int tf_slurm_run(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err) {
+  if (tf_slurm_check(o, job, err)) return -1;
   plan p = {.o = o, .job = job};
   if (plan_paths(&p, err)) return -1;
   char logs[PATH_MAX + 8];

@@ -58,6 +58,9 @@ typedef struct tf_slurm_job {
   int npetsc;
 } tf_slurm_job;
 
+/* Options that contradict each other or the job (bad usage). */
+int tf_slurm_check(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err);
+
 /* Writes the scripts into o->dir, then prints them (dry run) or submits them with sbatch
  * and prints the job ids. */
 int tf_slurm_run(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err);

@@ -1,0 +1,62 @@
+# slurm_merge_cli.sh — `twofold merge` and `twofold slurm` without a scheduler: part files
+# of 1, 2 and 3 ranks merge to the data of one run; every inconsistency is refused with the
+# task or file named and nothing written; bad slurm options are refused.
+source "$(dirname "$0")/lib.sh"
+T="$TWOFOLD"
+S=(--set ensemble.members=2000 --set integrator.t_end=0.5 --quiet)
+C="$CONFIGS/smoke.yaml"
+"$T" run "$C" -o ref.h5 "${S[@]}"
+# parts computed on different rank counts, merged in any order
+"$T" run "$C" -o p0.h5 "${S[@]}" --part 0/3
+mpirun_n 2 "$T" run "$C" -o p1.h5 "${S[@]}" --part 1/3
+mpirun_n 3 "$T" run "$C" -o p2.h5 "${S[@]}" --part 2/3
+cp p1.h5 p1.orig
+"$T" merge out.h5 p2.h5 p0.h5 p1.h5 --json > merge.json
+grep -q '"status": "complete"' merge.json && grep -q '"members": 2000' merge.json &&
+  pass "merge JSON: $(cat merge.json)" || fail "merge JSON: $(cat merge.json)"
+same_members ref.h5 out.h5
+"$PYTHON" -c "import h5py,sys; f=h5py.File('out.h5','r'); a=f.attrs; \
+sys.exit(0 if a['complete']==1 and 'part' not in a and 'parts' not in a and 'resumed' not in a else 1)" &&
+  pass "merged file is complete and carries no part attributes" || fail "merged attributes"
+
+# refusals: nothing written, parts untouched
+sum_before=$(md5sum p0.h5 p1.h5 p2.h5)
+expect_fail 2 "task 1 \(part 1/3, members 666-1332\): no usable part file" -- "$T" merge m1.h5 p0.h5 p2.h5
+"$T" run "$C" -o s1.h5 "${S[@]}" --part 1/3 --set ensemble.seed=7
+expect_fail 2 "different configs .*ensemble.seed '20141' vs '7'" -- "$T" merge m2.h5 p0.h5 s1.h5 p2.h5
+rc=0; "$T" run "$C" -o i1.h5 "${S[@]}" --part 1/3 --time-limit 0.05 --set output.flush_interval=0.01 || rc=$?
+[ "$rc" = 3 ] || fail "interrupted part exited $rc"
+expect_fail 2 "task 1 .*'i1.h5' has only [0-9]+ of 667 members done.*--part 1/3 --resume" -- \
+  "$T" merge m3.h5 p0.h5 i1.h5 p2.h5
+expect_fail 2 "both hold part 1/3" -- "$T" merge m4.h5 p0.h5 p1.h5 p1.orig p2.h5
+echo "not hdf5" > junk.h5
+expect_fail 2 "'junk.h5' is not a readable HDF5 file" -- "$T" merge m5.h5 p0.h5 junk.h5 p1.h5 p2.h5
+expect_fail 2 "'nothere.h5': No such file" -- "$T" merge m6.h5 p0.h5 p1.h5 p2.h5 nothere.h5
+"$T" run "$C" -o o1.h5 --set ensemble.members=500 --quiet --part 1/2
+expect_fail 2 "holds 500 members|different configs" -- "$T" merge m7.h5 p0.h5 o1.h5 p2.h5
+cp ref.h5 keep.h5
+expect_fail 2 "output 'keep.h5' already exists" -- "$T" merge keep.h5 p0.h5 p1.h5 p2.h5
+expect_fail 2 "one of the part files" -- "$T" merge p0.h5 p0.h5 p1.h5 p2.h5 --overwrite
+cmp -s ref.h5 keep.h5 && pass "existing output untouched" || fail "keep.h5 changed"
+ls m?.h5 m?.h5.merging-* >/dev/null 2>&1 && fail "a refused merge left files: $(ls m?.h5*)" ||
+  pass "refused merges wrote nothing"
+[ "$sum_before" = "$(md5sum p0.h5 p1.h5 p2.h5)" ] && pass "part files unchanged" ||
+  fail "part files changed"
+"$T" merge keep.h5 p0.h5 p1.h5 p2.h5 --overwrite --quiet && same_members ref.h5 keep.h5
+expect_fail 2 "usage: twofold merge" -- "$T" merge only.h5
+
+# twofold slurm: bad options and configs are refused before anything is written
+expect_fail 2 "--array: expected a positive integer" -- "$T" slurm "$C" --array 0 --dry-run
+expect_fail 2 "--time: expected a SLURM time" -- "$T" slurm "$C" --time 1h --dry-run
+expect_fail 2 "not longer than --signal-lead" -- "$T" slurm "$C" --time 3 --dry-run
+expect_fail 2 "--launcher: expected srun or mpiexec" -- "$T" slurm "$C" --launcher aprun --dry-run
+expect_fail 2 "cannot be split" -- "$T" slurm "$CONFIGS/wheel-twofold.yaml" --array 2 --dry-run
+expect_fail 2 "ensemble.memebrs|did you mean" -- "$T" slurm "$C" --set ensemble.memebrs=5 --dry-run
+[ ! -e slurm-smoke ] && pass "no scripts written for refused submissions" || fail "slurm-smoke/ written"
+"$T" slurm "$C" --ntasks 4 --time 2:00:00 --requeue --dir jobs -o big.h5 --dry-run \
+  --set ensemble.members=100000 > dry.txt
+grep -q "^#SBATCH --ntasks=4$" dry.txt && grep -q '^#SBATCH --requeue$' dry.txt &&
+  grep -q '^#SBATCH --signal=B:USR1@300$' dry.txt && grep -q "ensemble.members=100000" dry.txt &&
+  grep -q 'srun --mpi=pmix' dry.txt && [ -x jobs/smoke.sbatch ] && bash -n jobs/smoke.sbatch &&
+  pass "dry run writes and prints a valid script" || fail "dry run: $(cat dry.txt)"
+finish

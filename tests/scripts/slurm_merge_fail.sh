@@ -1,0 +1,56 @@
+# slurm_merge_fail.sh — a failed array task on a real (private, single-node) SLURM: task 1
+# of 3 cannot write its part file and fails; the merge job that follows the array names
+# task 1, fails, writes nothing and leaves the good part files as they were.  Rerunning
+# task 1 alone and the merge then gives the data of one uninterrupted run.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_lib.sh"
+T="$TWOFOLD"
+slurm_start
+SET=(--set ensemble.members=3000 --set integrator.t_end=1)
+
+# Task 1's part file is in the way (a directory), so its run fails with status 2.
+mkdir -p fail.parts/part-1-of-3.h5
+out=$("$T" slurm "$CONFIGS/smoke.yaml" --array 3 --time 5 --signal-lead 60 -o fail.h5 "${SET[@]}")
+echo "$out"
+array=$(echo "$out" | sed -n 's/^submitted array job \([0-9]*\) .*/\1/p')
+merge=$(echo "$out" | sed -n 's/.* merge job \([0-9]*\) .*/\1/p')
+[ -n "$array" ] && [ -n "$merge" ] || fail "no job ids in: $out"
+"$T" run "$CONFIGS/smoke.yaml" -o ref.h5 "${SET[@]}" --quiet # meanwhile: the reference
+slurm_wait_job "$merge" 120
+
+state1=$(scontrol -o show job "${array}_1" | tr ' ' '\n' | sed -n 's/^JobState=//p')
+[ "$state1" = FAILED ] && pass "task 1 failed" || fail "task 1: $state1"
+for k in 0 2; do
+  s=$(scontrol -o show job "${array}_$k" | tr ' ' '\n' | sed -n 's/^JobState=//p')
+  [ "$s" = COMPLETED ] && pass "task $k completed" || fail "task $k: $s"
+done
+mstate=$(slurm_job_field "$merge" JobState)
+mexit=$(slurm_job_field "$merge" ExitCode)
+[ "$mstate" = FAILED ] && [ "$mexit" = 2:0 ] && pass "merge job failed with status 2" ||
+  fail "merge job: $mstate $mexit"
+mlog=$(cat slurm-smoke/logs/smoke-merge-"$merge".log)
+echo "$mlog" | sed 's/^/  merge log: /'
+echo "$mlog" | grep -q 'task 1 (part 1/3, members 1000-1999)' && pass "the merge names task 1" ||
+  fail "the merge log does not name task 1"
+echo "$mlog" | grep -q 'task [02] ' && fail "the merge blames a task that succeeded" || true
+[ ! -e fail.h5 ] && pass "no merged file written" || fail "fail.h5 exists after a failed merge"
+ls fail.h5.merging-* >/dev/null 2>&1 && fail "temporary merge file left behind" || true
+
+# Nothing else is lost: the good parts are complete and unchanged by the failed merge.
+sums=$(md5sum fail.parts/part-0-of-3.h5 fail.parts/part-2-of-3.h5)
+for k in 0 2; do
+  "$T" info "fail.parts/part-$k-of-3.h5" | grep -q 'members: 3000; by status: pending 2000 ok 1000$' &&
+    pass "part $k holds its 1000 members" || fail "part $k: $("$T" info "fail.parts/part-$k-of-3.h5")"
+done
+
+# Recovery: task 1 alone, then the merge again.
+rmdir fail.parts/part-1-of-3.h5
+rerun=$(sbatch --parsable --array=1 slurm-smoke/smoke.array.sbatch)
+merge2=$(sbatch --parsable --dependency=afterany:"$rerun" slurm-smoke/smoke.merge.sbatch)
+slurm_wait_job "$merge2" 120
+[ "$(slurm_job_field "$merge2" JobState)" = COMPLETED ] && pass "merge after rerunning task 1" ||
+  fail "second merge: $(cat slurm-smoke/logs/smoke-merge-"$merge2".log)"
+[ "$sums" = "$(md5sum fail.parts/part-0-of-3.h5 fail.parts/part-2-of-3.h5)" ] &&
+  pass "good part files untouched" || fail "part files changed"
+same_members ref.h5 fail.h5
+finish
