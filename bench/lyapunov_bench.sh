@@ -4,12 +4,10 @@
 # with saltation matrices for Filippov models) against the straightforward implementation in
 # bench/lyapunov_naive.c (fixed-step RK4 + modified Gram–Schmidt after every step).
 #   bench/lyapunov_bench.sh BUILD_DIR
-# 1. Lorenz (configs/lorenz-spectrum.yaml), reference lambda_1 = 0.9056 (published) and
-#    sum = -13.6667 (the trace): a run counts when |lambda_1 - 0.9056| < 0.01 and
-#    |sum + 13.6667| < 1e-3.  twofold: duration 50..2000, transient 50, with the config's
-#    rtol = atol = 1e-10 and (a second series) with 1e-6; naive: dt 0.01 / 0.005,
-#    T 50..2000, transient 50.  Single trajectories: at T = 250 the statistical error of
-#    lambda_1 is ~0.03, so which short run first lands within 0.01 is partly chance.
+# 1. Lorenz (configs/lorenz-spectrum.yaml), T = 500 after a transient of 50 for every run:
+#    a run counts when the sum of the exponents is within 2e-4 of the exact volume rate
+#    -(sigma + 1 + beta) = -41/3 (and lambda_1 within 0.1 of the published 0.9056).
+#    twofold: rtol = atol 1e-5 .. 1e-10; naive: dt 0.02 .. 0.0025.
 # 2. Forced stick-slip oscillator (configs/stick-slip-spectrum.yaml), a Filippov system.
 #    Reference: twofold's event-driven spectrum at duration 20000.  A run counts when both
 #    exponents are within 2e-3 of it.  twofold: duration 250..5000; naive: the tanh-smoothed
@@ -72,40 +70,34 @@ r6 = lambda x: float(f"{x:.6g}")
 res = {"benchmark": "lyapunov_time_to_accuracy"}
 
 # ---- 1. Lorenz ------------------------------------------------------------------------------
-L1, LSUM, TOL1, TOLSUM = 0.9056, -13.6667, 0.01, 1e-3
+# Every run averages over the same T = 500 after a transient of 50.  Over that T the
+# statistical error of lambda_1 (~0.03 / sqrt(T / 250)) is the same for both codes, so the
+# accuracy compared is the integration's: the sum of the exponents against the exact volume
+# rate -(sigma + 1 + beta), which depends only on how well the tangent flow is integrated.
+L1, LSUM, TOLSUM, LT = 0.9056, -41.0 / 3.0, 2e-4, 500
 def lorenz_entry(spec, secs, **kw):
     e1, es = abs(spec[0] - L1), abs(sum(spec) - LSUM)
     return dict(kw, seconds=r6(secs), spectrum=[r6(x) for x in spec], err_lambda1=r6(e1),
-                err_sum=r6(es), ok=bool(e1 < TOL1 and es < TOLSUM))
-LDUR = (50, 100, 250, 500, 1000, 2000)
-tw, twl = [], []
-for d in LDUR:
-    say(f"lorenz twofold duration {d}")
-    s, w, p = twofold("lorenz-spectrum.yaml", f"lyapunov.duration={d}", "lyapunov.transient=50")
-    tw.append(lorenz_entry(s, w, duration=d, process_seconds=r6(p)))
-for d in LDUR:
-    say(f"lorenz twofold duration {d}, rtol = atol = 1e-6")
-    s, w, p = twofold("lorenz-spectrum.yaml", f"lyapunov.duration={d}", "lyapunov.transient=50",
-                      "integrator.rtol=1e-6", "integrator.atol=1e-6")
-    twl.append(lorenz_entry(s, w, duration=d, process_seconds=r6(p)))
-nv = []
-for dt in (0.01, 0.005):
-    for tt in LDUR:
-        say(f"lorenz naive dt {dt} T {tt}")
-        s, w, n = naive("lorenz", dt, 50, tt)
-        nv.append(lorenz_entry(s, w, dt=dt, T=tt, steps=n))
-bt, bn, btl = summary(tw), summary(nv), summary(twl)
+                err_sum=r6(es), ok=bool(es < TOLSUM and e1 < 0.1))
+tw, nv = [], []
+for tol in (1e-5, 1e-6, 1e-7, 1e-8, 1e-10):
+    say(f"lorenz twofold rtol = atol = {tol:g}, T {LT}")
+    s, w, p = twofold("lorenz-spectrum.yaml", f"lyapunov.duration={LT}", "lyapunov.transient=50",
+                      f"integrator.rtol={tol}", f"integrator.atol={tol}")
+    tw.append(lorenz_entry(s, w, rtol=tol, process_seconds=r6(p)))
+for dt in (0.02, 0.01, 0.005, 0.0025):
+    say(f"lorenz naive dt {dt} T {LT}")
+    s, w, n = naive("lorenz", dt, 50, LT)
+    nv.append(lorenz_entry(s, w, dt=dt, T=LT, steps=n))
+bt, bn = summary(tw), summary(nv)
 res["lorenz"] = {
     "reference": {"lambda1": L1, "sum": LSUM},
-    "criterion": f"|lambda1 - {L1}| < {TOL1} and |sum - ({LSUM})| < {TOLSUM}",
-    "twofold": tw, "twofold_rtol1e-6": twl, "naive": nv,
-    "twofold_rtol1e-6_time_to_accuracy": btl and btl["seconds"],
-    "ratio_naive_over_twofold_rtol1e-6": r6(bn["seconds"] / btl["seconds"]) if btl and bn else None,
+    "criterion": f"|sum - ({LSUM:.4f})| < {TOLSUM:g} at T = {LT} (and |lambda1 - {L1}| < 0.1)",
+    "twofold": tw, "naive": nv,
     "twofold_time_to_accuracy": bt and bt["seconds"],
     "naive_time_to_accuracy": bn and bn["seconds"],
-    "twofold_best_run": bt and {"duration": bt["duration"]},
+    "twofold_best_run": bt and {"rtol": bt["rtol"]},
     "naive_best_run": bn and {"dt": bn["dt"], "T": bn["T"]},
-    "naive_best_err_lambda1": min(r["err_lambda1"] for r in nv),
     "ratio_naive_over_twofold": r6(bn["seconds"] / bt["seconds"]) if bt and bn else None,
 }
 

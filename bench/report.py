@@ -137,6 +137,9 @@ def md_lyapunov(r):
     def best(b):
         return "never within the criterion" if b is None else f"{b:.3f} s"
 
+    def cell(text):  # a criterion may contain |x|, which would split a table cell
+        return text.replace("|", "\\|")
+
     return f"""## Lyapunov spectra: time to a given accuracy (bench/lyapunov_bench.sh)
 
 twofold (Benettin on the variational system with adaptive DOPRI5 and GSL Householder QR
@@ -147,15 +150,19 @@ Time to accuracy = the fastest run that meets the criterion (engine time, no sta
 
 | system | criterion | twofold | naive | naive / twofold |
 |---|---|---|---|---|
-| Lorenz (σ 10, ρ 28, β 8/3) | {lo["criterion"]} | {best(lo["twofold_time_to_accuracy"])} | {best(lo["naive_time_to_accuracy"])} | {fmt(lo["ratio_naive_over_twofold"], ".1f")} |
-| Lorenz, twofold at rtol 1e-6 | same | {best(lo["twofold_rtol1e-6_time_to_accuracy"])} | {best(lo["naive_time_to_accuracy"])} | {fmt(lo["ratio_naive_over_twofold_rtol1e-6"], ".1f")} |
-| forced stick-slip (Filippov) | {ss["criterion"]} | {best(ss["twofold_time_to_accuracy"])} | {best(ss["naive_time_to_accuracy"])} | {fmt(ss["ratio_naive_over_twofold"], ".1f")} |
+| Lorenz (σ 10, ρ 28, β 8/3) | {cell(lo["criterion"])} | {best(lo["twofold_time_to_accuracy"])} | {best(lo["naive_time_to_accuracy"])} | {fmt(lo["ratio_naive_over_twofold"], ".2f")} |
+| forced stick-slip (Filippov) | {cell(ss["criterion"])} | {best(ss["twofold_time_to_accuracy"])} | {best(ss["naive_time_to_accuracy"])} | {fmt(ss["ratio_naive_over_twofold"], ".2f")} |
 
 Stick-slip reference spectrum (twofold, events + saltation, duration 20000):
 {", ".join(f"{x:.4f}" for x in ss["reference"]["spectrum"])}; the smoothed naive code's best
-error: {ss["naive_best_err"]:.2e}.  A single Lorenz trajectory of length T has a statistical
-error of λ1 around 0.03 at T = 250, so which short run first lands inside the criterion is
-partly chance; the series of (time, error) pairs is in bench/results/lyapunov.json."""
+error: {ss["naive_best_err"]:.2e}.  For Lorenz every run averages over the same T, so the
+statistical error of λ1 is the same for both codes and the accuracy compared is the
+integration's (the exponents' sum against the exact volume rate).  There a fixed-step RK4
+is hard to beat on a smooth, non-stiff 3-D flow: an adaptive DOPRI5 step with its error
+estimate and dense output costs more than an RK4 step, and when twofold loses this row,
+that is why.  On the Filippov model the naive route must smooth the friction and resolve a
+boundary layer of width ε with explicit steps, and the event-driven engine wins.  The
+series of (time, error) pairs is in bench/results/lyapunov.json."""
 
 
 RENDER = {"smoke": md_smoke, "wheel": md_wheel, "compare": md_compare,
