@@ -1,0 +1,169 @@
+"""flowmeter.py — the rotating ball flowmeter (Antali 2017, chapter 4) on the dual-contact
+engine (src/dual_contact.c) against closed forms and independent integrations written here.
+Parameters of Example 4.4 (g = 1.35, c = 0.039, d = 0.096, j = 2/5), three friction regimes.
+
+1. Rolling-rolling (4.34): v' = -c/(1+2j) (v - v_f), so v = v_f + (v0 - v_f) e^{-ct/(1+2j)}
+   exactly while X stays in Sigma_RR (mu = 0.6, v_f = 0.5 below sqrt(gd/j)).
+2. mu > j: rolling ends where the codim-1 sliding region of F_SR at Sigma_RR stops being
+   attracting, e1+ . F_SR(u1+ -> 0+) = 0 from (4.29-4.30): -c/(1+j)(v - v_f) =
+   (1+2j)/(j(1+j)) mu (g - j v^2/d) — at the stationary state (v = v_f) this is
+   v = sqrt(gd/j) of (4.52), during the spin-up the drag shifts it; the time follows from
+   case 1.  Then the ball slips at the bottom only (case SR); the SR motion equals scipy's
+   integration of F_SR from the transition state, and it settles on
+   X_SR = (v_f - gd/(j v_f), 0, 0, v_f) (4.65).
+3. mu < j: rolling ends where the double discontinuity gets a neutral limit direction:
+   F_SS(d+ = (cos a, sin a), d- = (cos b, sin b)) with zero u1+, u1-, u2 components
+   ((4.60); at v = v_f this gives a = b = pi/2 and v_RR/SS of (4.63)), solved here by
+   fsolve from F_SS written out from (4.24)-(4.27); both contacts then slip, and the ball
+   settles on X_SS of (4.68-4.70) (the parametrisation of the errata:
+   s = sin phi, D = mu^2(1 + j s^2) + (j - mu)s, v^2 = g d mu (1 + mu s^2)/D, ...), whose
+   v_f(phi) is inverted here by brentq; both for mu < mu_fold and mu_fold < mu < j.
+4. Hysteresis (mu_fold < mu < j, sqrt(gd/mu) < v_f < v_fold): started rolling the ball ends
+   on the lower X_SS branch, started on X_SR it stays there (Fig. 4.6).
+"""
+import math
+
+import h5py
+import numpy as np
+from scipy.integrate import solve_ivp
+from scipy.optimize import brentq, fsolve
+
+import testlib as T
+
+T.setup()
+g, d, j, c = 1.35, 0.096, 0.4, 0.039
+
+
+def run(name, mu, vf, state, t_end, samples=2):
+    cfg = T.write(name + ".yaml", f"""
+job: trajectory
+model: {{name: flowmeter, params: {{g: {g}, d: {d}, j: {j}, c: {c}, mu: {mu}, v_f: {vf}}}}}
+initial: {{state: {list(state)}}}
+integrator: {{t_end: {t_end}, rtol: 1.0e-10, atol: 1.0e-12}}
+output: {{samples: {samples}, event_log: 50}}
+""")
+    s = T.run(cfg, name + ".h5")
+    f = h5py.File(name + ".h5", "r")
+    return s, f["trajectory/events"][...], f
+
+
+def x_ss(mu, vf):
+    """Stationary dual-point slipping states for flow velocity vf (errata parametrisation)."""
+    def parts(phi):
+        s = math.sin(phi)
+        D = mu**2 * (1 + j * s * s) + (j - mu) * s
+        v = math.sqrt(g * d * mu * (1 + mu * s * s) / D)
+        rho = mu * g * d * (j - mu) * math.cos(phi) / (j * v * D)
+        return v, rho, v + mu * g * (j - mu) * s * math.cos(phi) / (c * D)
+    grid = np.linspace(1e-6, math.pi / 2, 20001)
+    f = [parts(p)[2] - vf for p in grid]
+    out = []
+    for i in range(len(grid) - 1):
+        if f[i] * f[i + 1] < 0:
+            phi = brentq(lambda p: parts(p)[2] - vf, grid[i], grid[i + 1], xtol=1e-15)
+            v, rho, _ = parts(phi)
+            out.append(np.array([rho * math.cos(phi), 0.0, rho * math.sin(phi), v]))
+    return out
+
+
+# --- 1: RR ---------------------------------------------------------------------------------------
+mu, vf, v0 = 0.6, 0.5, 0.3
+s, ev, f = run("rr", mu, vf, [0, 0, 0, v0], 100.0, samples=11)
+t = f["trajectory/t"][...]
+v = f["trajectory/state"][:, 3]
+exact = vf + (v0 - vf) * np.exp(-c * t / (1 + 2 * j))
+T.check(len(ev) == 0 and s["final_case"] == "RR", f"rolls at both contacts throughout ({s['events']})")
+T.check(np.max(np.abs(v - exact)) < 1e-9, f"v(t) = v_f + (v0 - v_f) exp(-ct/(1+2j)) "
+        f"(max error {np.max(np.abs(v - exact)):.1e})")
+
+# --- 2: mu > j: RR -> SR, then F_SR -------------------------------------------------------
+mu, vf, v0 = 0.6, 0.8, 0.3
+vc = math.sqrt(g * d / j)
+v_star = brentq(lambda v: -c / (1 + j) * (v - vf) - (1 + 2 * j) / (j * (1 + j)) * mu *
+                (g - j * v * v / d), v0, vf)
+T.check(abs(brentq(lambda v: -(1 + 2 * j) / (j * (1 + j)) * mu * (g - j * v * v / d), 0.1, 5.0)
+            - vc) < 1e-12, f"at v = v_f the threshold is sqrt(gd/j) = {vc:.10f} (4.52)")
+t1 = -(1 + 2 * j) / c * math.log((v_star - vf) / (v0 - vf))
+s, ev, f = run("rrsr", mu, vf, [0, 0, 0, v0], 400.0)
+kinds = [int(k) for k in ev[:, 1]]
+T.check(len(kinds) >= 1 and kinds[0] == 1, f"first transition RR -> SR (kinds {kinds})")
+if kinds:
+    T.check(abs(ev[0, 0] - t1) < 1e-7 and abs(ev[0, 3 + 3] - v_star) < 1e-9,
+            f"at t = {ev[0, 0]:.9f} (closed form {t1:.9f}), v = {ev[0, 6]:.12f} "
+            f"(closed form {v_star:.12f})")
+
+
+def f_sr(t, y):  # (4.29)-(4.30) with sgn u1+ = +1 (the ball overtakes at the bottom)
+    u, v = y
+    T1 = -mu * (g - j * v * (v - u) / d) * (1.0 if u >= 0 else -1.0)
+    drag = -c / (1 + j) * (v - vf)
+    return [drag + (1 + 2 * j) / (j * (1 + j)) * T1, drag + T1 / (1 + j)]
+
+
+last_rr = max(i for i, k in enumerate(kinds) if k == 1)  # the last entry into SR
+y0 = [ev[last_rr, 3], ev[last_rr, 6]]
+ref = solve_ivp(f_sr, (ev[last_rr, 0], 400.0), y0, method="LSODA", rtol=1e-12, atol=1e-14)
+xf = s["final_state"]
+T.check(s["final_case"] == "SR" and abs(xf[0] - ref.y[0, -1]) < 1e-7 and
+        abs(xf[3] - ref.y[1, -1]) < 1e-7 and abs(xf[1]) < 1e-12 and abs(xf[2]) < 1e-12,
+        f"SR motion = scipy on F_SR: ({xf[0]:.10f}, {xf[3]:.10f}) vs "
+        f"({ref.y[0, -1]:.10f}, {ref.y[1, -1]:.10f})")
+T.check(abs(xf[0] - (vf - g * d / (j * vf))) < 1e-4 and abs(xf[3] - vf) < 1e-4,
+        f"settles on X_SR = ({vf - g * d / (j * vf):.6f}, 0, 0, {vf}) (4.65)")
+
+# --- 3: mu < j: RR -> SS, then X_SS -------------------------------------------------------------
+def f_ss(v, mu, vf, dp, dm, u2=0.0, u1p=0.0):
+    """(4.26)-(4.27) per unit mass with slip directions dp, dm."""
+    den = 1 + mu * mu * dp[1] * dm[1]
+    Np = (g - mu * dm[1] * v * v / d) / den
+    Nm = (v * v / d + g * mu * dp[1]) / den
+    T1p, T2p, T1m, T2m = -mu * Np * dp[0], -mu * Np * dp[1], -mu * Nm * dm[0], -mu * Nm * dm[1]
+    drag = -c * (v - vf)
+    return np.array([drag + v * u2 / d + (1 + j) / j * T1p + T1m, drag + (1 + j) / j * T1m + T1p,
+                     v * (v - u1p) / d + (T2p + T2m) / j, drag + T1p + T1m])
+
+
+def neutral(mu, vf, guess):
+    def eqs(z):
+        a, b, v = z
+        return f_ss(v, mu, vf, (math.cos(a), math.sin(a)), (math.cos(b), math.sin(b)))[:3]
+    return fsolve(eqs, guess, xtol=1e-14)
+
+
+for mu, vf in ((0.1, 0.6), (0.02, 0.1)):
+    vrs = math.sqrt(g * d / mu) * math.sqrt(mu**2 * (mu + 1) / (mu**2 * (j + 1) + j - mu))
+    a, b, vn = neutral(mu, vf, [math.pi / 2, math.pi / 2, vrs])
+    a0, b0, v0n = neutral(mu, vrs, [math.pi / 2, math.pi / 2, vrs])
+    T.check(abs(a0 - math.pi / 2) < 1e-9 and abs(b0 - math.pi / 2) < 1e-9 and
+            abs(v0n - vrs) < 1e-10, f"mu = {mu}: at v = v_f the neutral direction is "
+            f"(pi/2, pi/2) at v_RR/SS = {vrs:.10f} (4.61, 4.63)")
+    v0 = 0.9 * vn
+    s, ev, f = run(f"rrss{mu}", mu, vf, [0, 0, 0, v0], 400.0)
+    kinds = [int(k) for k in ev[:, 1]]
+    t1 = -(1 + 2 * j) / c * math.log((vn - vf) / (v0 - vf))
+    T.check(len(kinds) >= 1 and kinds[0] == 0 and abs(ev[0, 0] - t1) < 1e-6 and
+            abs(ev[0, 6] - vn) < 1e-8,
+            f"mu = {mu}: RR -> SS at t = {ev[0, 0] if len(ev) else None} (closed form "
+            f"{t1:.9f}), v = {ev[0, 6] if len(ev) else None} (fsolve {vn:.10f})")
+    xs = x_ss(mu, vf)
+    err = min(np.max(np.abs(np.array(s["final_state"]) - x)) for x in xs)
+    T.check(s["final_case"] == "SS" and err < 1e-5,
+            f"mu = {mu}, v_f = {vf}: settles on X_SS (4.68-4.70), distance {err:.1e}")
+    T.check(all(np.max(np.abs(f_ss(x[3], mu, vf, (x[0] / math.hypot(x[0], x[2]),
+                                                      x[2] / math.hypot(x[0], x[2])), (0, 1),
+                                   x[2], x[0]))) < 1e-12 for x in xs),
+            f"mu = {mu}: F_SS(X_SS) = 0 for the parametrised states")
+
+# --- 4: hysteresis ------------------------------------------------------------------------------------
+mu, vf = 0.1, 1.3
+xs = sorted(x_ss(mu, vf), key=lambda x: x[3])
+T.check(len(xs) == 2 and math.sqrt(g * d / mu) < vf, f"two X_SS at v_f = {vf} (fold above)")
+s, ev, f = run("hyst_low", mu, vf, [0, 0, 0, 0.1], 600.0)
+err = np.max(np.abs(np.array(s["final_state"]) - xs[0]))
+T.check(s["final_case"] == "SS" and err < 1e-5, f"from rolling: lower X_SS (distance {err:.1e})")
+x_sr = [vf - g * d / (j * vf), 0, 0, vf]
+s, ev, f = run("hyst_sr", mu, vf, x_sr, 200.0)
+err = np.max(np.abs(np.array(s["final_state"]) - x_sr))
+T.check(s["final_case"] == "SR" and err < 1e-9 and len(ev) == 0,
+        f"from X_SR: stays on X_SR (stable for v_f > sqrt(gd/mu)), distance {err:.1e}")
+T.finish()
