@@ -6,6 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_lib.sh"
 T="$TWOFOLD"
+: "${SOURCE_DIR:?}"
 slurm_start
 
 SMOKE=(--set ensemble.members=3000 --set integrator.t_end=1)
@@ -37,6 +38,10 @@ submit "$CONFIGS/wheel-fig5.yaml" --array 3 --ntasks 2 --launcher mpiexec --time
   --signal-lead 60 --dir slurm-wheel -o wheel.h5 "${WHEEL[@]}"
 submit_wheel=($ARRAY_ID $MERGE_ID)
 
+# the single-job template, srun with 2 ranks
+single=$(sbatch --parsable --ntasks=2 --time=5 --output=single-%j.log \
+  "$SOURCE_DIR/cluster/ensemble.sbatch" "$CONFIGS/smoke.yaml" single.h5 "${SMOKE[@]}")
+
 # The references: one uninterrupted run each, computed here while the jobs run.
 "$T" run "$CONFIGS/smoke.yaml" -o smoke-ref.h5 "${SMOKE[@]}" --quiet
 mpirun_n 2 "$T" run "$CONFIGS/wheel-fig5.yaml" -o wheel-ref.h5 "${WHEEL[@]}" --quiet
@@ -50,6 +55,10 @@ for pair in "${submit_smoke[*]}" "${submit_wheel[*]}"; do
       { fail "job $id: $state"; cat slurm-*/logs/* >&2 || true; }
   done
 done
+slurm_wait_job "$single" 120
+[ "$(slurm_job_field "$single" JobState)" = COMPLETED ] && pass "cluster/ensemble.sbatch job completed" ||
+  fail "cluster/ensemble.sbatch: $(cat single-*.log)"
+same_members smoke-ref.h5 single.h5
 # every array task ran, and as an array task of its own block
 for k in 0 1 2; do
   [ -s "smoke.parts/part-$k-of-3.h5" ] || fail "missing smoke.parts/part-$k-of-3.h5"

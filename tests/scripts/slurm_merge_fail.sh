@@ -1,16 +1,20 @@
-# slurm_merge_fail.sh — a failed array task on a real (private, single-node) SLURM: task 1
-# of 3 cannot write its part file and fails; the merge job that follows the array names
-# task 1, fails, writes nothing and leaves the good part files as they were.  Rerunning
-# task 1 alone and the merge then gives the data of one uninterrupted run.
+# slurm_merge_fail.sh — a failed array task on a real (private, single-node) SLURM, with the
+# templates in cluster/ (submit-array.sh, array.sbatch, merge.sbatch): task 1 of 3 cannot
+# write its part file and fails; the merge job that follows the array names task 1, fails,
+# writes nothing and leaves the good part files as they were.  Rerunning task 1 alone and
+# the merge then gives the data of one uninterrupted run.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_lib.sh"
 T="$TWOFOLD"
+: "${SOURCE_DIR:?}"
+CL="$SOURCE_DIR/cluster"
 slurm_start
 SET=(--set ensemble.members=3000 --set integrator.t_end=1)
 
 # Task 1's part file is in the way (a directory), so its run fails with status 2.
 mkdir -p fail.parts/part-1-of-3.h5
-out=$("$T" slurm "$CONFIGS/smoke.yaml" --array 3 --time 5 --signal-lead 60 -o fail.h5 "${SET[@]}")
+out=$("$CL/submit-array.sh" 3 "$CONFIGS/smoke.yaml" fail.h5 --time=5 --signal=B:USR1@60 \
+  --output=task-%A_%a.log -- "${SET[@]}")
 echo "$out"
 array=$(echo "$out" | sed -n 's/^submitted array job \([0-9]*\) .*/\1/p')
 merge=$(echo "$out" | sed -n 's/.* merge job \([0-9]*\) .*/\1/p')
@@ -28,7 +32,7 @@ mstate=$(slurm_job_field "$merge" JobState)
 mexit=$(slurm_job_field "$merge" ExitCode)
 [ "$mstate" = FAILED ] && [ "$mexit" = 2:0 ] && pass "merge job failed with status 2" ||
   fail "merge job: $mstate $mexit"
-mlog=$(cat slurm-smoke/logs/smoke-merge-"$merge".log)
+mlog=$(cat twofold-merge-"$merge".log)
 echo "$mlog" | sed 's/^/  merge log: /'
 echo "$mlog" | grep -q 'task 1 (part 1/3, members 1000-1999)' && pass "the merge names task 1" ||
   fail "the merge log does not name task 1"
@@ -45,11 +49,12 @@ done
 
 # Recovery: task 1 alone, then the merge again.
 rmdir fail.parts/part-1-of-3.h5
-rerun=$(sbatch --parsable --array=1 slurm-smoke/smoke.array.sbatch)
-merge2=$(sbatch --parsable --dependency=afterany:"$rerun" slurm-smoke/smoke.merge.sbatch)
+rerun=$(sbatch --parsable --array=1 --output=task-%A_%a.log "$CL/array.sbatch" 3 \
+  "$CONFIGS/smoke.yaml" fail.h5 "${SET[@]}")
+merge2=$(sbatch --parsable --dependency=afterany:"$rerun" "$CL/merge.sbatch" fail.h5 3)
 slurm_wait_job "$merge2" 120
 [ "$(slurm_job_field "$merge2" JobState)" = COMPLETED ] && pass "merge after rerunning task 1" ||
-  fail "second merge: $(cat slurm-smoke/logs/smoke-merge-"$merge2".log)"
+  fail "second merge: $(cat twofold-merge-"$merge2".log task-*.log)"
 [ "$sums" = "$(md5sum fail.parts/part-0-of-3.h5 fail.parts/part-2-of-3.h5)" ] &&
   pass "good part files untouched" || fail "part files changed"
 same_members ref.h5 fail.h5
