@@ -378,7 +378,31 @@ static bool rolls(const tf_codim2_point *pt) {
 }
 
 /* Enter (or pass) Sigma_SR (c = -1: P- stops slipping) or Sigma_RS (c = +1) from SS. */
+static void leave_rr(tf_dual *d, tf_dual_result *res, int which, double t, double *x);
+static int event_values(tf_dual *d, double t, const double *x, double *g);
+
+/* Both contacts stop slipping together (arrival at Sigma_RR along a double limit direction):
+ * roll at both if Proposition 3.3 allows no departure there, else leave as it says. */
+static void arrive_both(tf_dual *d, tf_dual_result *res, double t, double *x) {
+  x[d->ip] = x[d->im] = x[d->ia] = 0.0;
+  d->mode = TF_DC_RR;
+  double g[MAX_EVENT_FUNCTIONS];
+  event_values(d, t, x, g);
+  int worst = -1;
+  for (int j = 0; j < 3; j++)
+    if (g[j] < 0 && (worst < 0 || g[j] < g[worst])) worst = j;
+  if (worst < 0) {
+    emit(d, res, TF_DC_TO_RR, t, x, TF_DC_SS, TF_DC_RR);
+    return;
+  }
+  leave_rr(d, res, worst, t, x); /* logged as RR -> ... at the same instant */
+}
+
 static void arrive_ss(tf_dual *d, tf_dual_result *res, int c, double t, double *x) {
+  if (hypot(x[c < 0 ? d->ip : d->im], x[d->ia]) <= d->opt.sigma_tol) {
+    arrive_both(d, res, t, x);
+    return;
+  }
   tf_codim2_sys *view = c < 0 ? &d->view_sr : &d->view_rs;
   const int other = c < 0 ? d->ip : d->im;
   double *ref = c < 0 ? d->dref_m : d->dref_p;

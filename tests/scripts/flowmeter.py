@@ -20,8 +20,11 @@ Parameters of Example 4.4 (g = 1.35, c = 0.039, d = 0.096, j = 2/5), three frict
    v_f(phi) is inverted here by brentq; both for mu < mu_fold and mu_fold < mu < j.
 4. Hysteresis (mu_fold < mu < j, sqrt(gd/mu) < v_f < v_fold): started rolling the ball ends
    on the lower X_SS branch, started on X_SR it stays there (Fig. 4.6).
+5. postproc/flowmeter_diagram.py runs a coarse sweep and draws its PNG.
 """
 import math
+import os
+import subprocess
 
 import h5py
 import numpy as np
@@ -166,4 +169,12 @@ s, ev, f = run("hyst_sr", mu, vf, x_sr, 200.0)
 err = np.max(np.abs(np.array(s["final_state"]) - x_sr))
 T.check(s["final_case"] == "SR" and err < 1e-9 and len(ev) == 0,
         f"from X_SR: stays on X_SR (stable for v_f > sqrt(gd/mu)), distance {err:.1e}")
+# --- 5: the diagram script (a coarse sweep) ------------------------------------------------------
+r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
+                    os.path.join(os.environ["SOURCE_DIR"], "postproc", "flowmeter_diagram.py"),
+                    os.path.join(T.CONFIGS, "flowmeter-high-friction.yaml"), "diagram.png",
+                    "--twofold", T.TWOFOLD, "--points", "3", "--t-end", "60"],
+                   capture_output=True, text=True)
+T.check(r.returncode == 0 and os.path.getsize("diagram.png") > 10000,
+        f"postproc/flowmeter_diagram.py sweeps v_f and draws the diagram ({r.stderr.strip()[-200:]})")
 T.finish()
