@@ -306,6 +306,8 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
       return tf_fail(err, "drift-implicit supports at most %d state components", TF_SDE_MAX_DIM);
   }
   if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, err);
+  /* a config written for TS and run with another method (--set integrator.method=...) */
+  tf_config_mark_used(cfg, "integrator.ts");
   return 0;
 }
 
@@ -544,23 +546,24 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   return res;
 }
 
-/* PETSc TS on `count` members at once (x: count x dim). */
+/* PETSc TS on `count` members at once (x: count x dim); samples go out for one slot. */
 typedef struct ts_sample_ctx {
   tf_sample_fn fn;
   void *ctx;
+  size_t offset;
 } ts_sample_ctx;
 static void ts_sample(void *ctx, double t, const double *x) {
   const ts_sample_ctx *c = ctx;
-  c->fn(c->ctx, t, x);
+  c->fn(c->ctx, t, x + c->offset);
 }
 
-static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, tf_sample_fn sample,
-                             void *sctx, long n_samples) {
+static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot,
+                             tf_sample_fn sample, void *sctx, long n_samples) {
   const tf_ts_problem pb = {flow->kernel->dim, drift_adapter,
                             has_analytic_jacobian(flow) ? jacobian_adapter : NULL, flow};
   tf_ts_stats st;
   tf_error err;
-  ts_sample_ctx sc = {sample, sctx};
+  ts_sample_ctx sc = {sample, sctx, slot * flow->kernel->dim};
   const int rc = tf_ts_solve(&pb, &flow->ts, count, flow->t0, flow->t_end, x,
                              sample ? ts_sample : NULL, &sc, n_samples, &st, &err);
   tf_flow_result res = {.status = rc < 0 ? TF_MEMBER_FAILED : rc,
@@ -576,16 +579,17 @@ static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, tf_sample_f
 /* Member m belongs to batch m / B (members m0 .. m0 + B - 1, whether or not the ensemble
  * has them all), so its numbers depend on m alone, not on ranks or chunks; the last batch
  * solved is kept, as consecutive members usually follow each other. */
-static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x) {
+static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
+                                  void *sctx, long n_samples) {
   const size_t n = flow->kernel->dim, b = (size_t)flow->batch;
   const long long id = (long long)(member / b);
   const size_t slot = member % b;
-  if (flow->batch_id != id) {
+  if (flow->batch_id != id || sample) {
     for (size_t i = 0; i < b; i++)
       tf_flow_initial_state(flow, (uint64_t)id * b + i, flow->batch_x0 + i * n);
     memcpy(flow->batch_x, flow->batch_x0, b * n * sizeof *x);
     bool finite = finite_state(flow->batch_x, b * n);
-    tf_flow_result r = finite ? run_ts(flow, b, flow->batch_x, NULL, NULL, 0)
+    tf_flow_result r = finite ? run_ts(flow, b, flow->batch_x, slot, sample, sctx, n_samples)
                               : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
     for (size_t i = 0; i < b; i++) {
       flow->batch_res[i] = (tf_flow_batch_result){r.status, r.steps, r.jacobian_evals, r.rhs_evals};
@@ -607,12 +611,13 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x) {
 
 tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                                   void *sample_ctx, long n_samples) {
-  if (flow->method == TF_METHOD_PETSC_TS && flow->batch > 1 && !sample)
-    return run_batched(flow, member, x);
+  if (flow->method == TF_METHOD_PETSC_TS && flow->batch > 1)
+    return run_batched(flow, member, x, sample, sample_ctx, n_samples);
   tf_flow_initial_state(flow, member, x);
   if (!finite_state(x, flow->kernel->dim))
     return (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
   if (flow->method == TF_METHOD_DOPRI5) return run_dopri5(flow, x, sample, sample_ctx, n_samples);
-  if (flow->method == TF_METHOD_PETSC_TS) return run_ts(flow, 1, x, sample, sample_ctx, n_samples);
+  if (flow->method == TF_METHOD_PETSC_TS)
+    return run_ts(flow, 1, x, 0, sample, sample_ctx, n_samples);
   return run_sde(flow, member, x, sample, sample_ctx, n_samples);
 }

@@ -47,7 +47,7 @@ typedef struct tf_noise {
 } tf_noise;
 
 /* Members per PETSc TS solve unless integrator.ts.batch says otherwise (bench/smooth_batch). */
-#define TF_FLOW_DEFAULT_BATCH 1
+#define TF_FLOW_DEFAULT_BATCH 16
 
 typedef struct tf_flow_batch_result {
   int status;

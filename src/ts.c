@@ -230,6 +230,49 @@ int tf_ts_check(const tf_ts_settings *set, char *type_out, size_t n, tf_error *e
   return rc;
 }
 
+/* Samples at equally spaced times by interpolation inside each accepted step, so sampling
+ * does not change the step sequence: a sampled member ends exactly where an unsampled one
+ * does (the trajectory job's last sample equals the ensemble's final state). */
+typedef struct sampler {
+  tf_ts_sample_fn fn;
+  void *ctx;
+  size_t n;
+  double t0, t_end;
+  long n_samples, next;
+  double *buf;
+  Vec work;
+  PetscErrorCode error;
+} sampler;
+
+static double sample_time(const sampler *s, long i) {
+  return i == s->n_samples - 1
+             ? s->t_end
+             : s->t0 + (s->t_end - s->t0) * (double)i / (double)(s->n_samples - 1);
+}
+
+static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, void *vctx) {
+  sampler *s = vctx;
+  if (step == 0 || s->error) return 0;
+  for (; s->next < s->n_samples && sample_time(s, s->next) <= t; s->next++) {
+    const double ti = sample_time(s, s->next);
+    Vec V = U;
+    if (ti < t) {
+      PetscErrorCode code = TSInterpolate(ts, ti, s->work);
+      if (code) {
+        s->error = code;
+        return 0;
+      }
+      V = s->work;
+    }
+    const PetscScalar *v;
+    PetscCall(VecGetArrayRead(V, &v));
+    memcpy(s->buf, v, s->n * sizeof *s->buf);
+    PetscCall(VecRestoreArrayRead(V, &v));
+    s->fn(s->ctx, ti, s->buf);
+  }
+  return 0;
+}
+
 static int status_of(TSConvergedReason reason, bool nonfinite) {
   if (nonfinite) return TF_MEMBER_NONFINITE;
   switch (reason) {
@@ -282,31 +325,36 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
     code = VecRestoreArray(X, &xv);
   }
   if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x);
-  const long segments = sample && n_samples > 1 ? n_samples - 1 : 1;
+  sampler smp = {.fn = sample,
+                 .ctx = sample_ctx,
+                 .n = N,
+                 .t0 = t0,
+                 .t_end = t_end,
+                 .n_samples = n_samples,
+                 .next = 1,
+                 .buf = x};
+  if (!code && sample && n_samples > 1) code = VecDuplicate(X, &smp.work);
+  if (!code && sample && n_samples > 1) code = TSMonitorSet(ts, sample_monitor, &smp, NULL);
   TSConvergedReason reason = TS_CONVERGED_TIME;
-  for (long i = 1; i <= segments && !code && status == TF_MEMBER_OK; i++) {
-    const double ti = i == segments ? t_end : t0 + (t_end - t0) * (double)i / (double)segments;
-    stage = "integrating";
-    code = TSSetMaxTime(ts, ti);
-    if (!code) code = TSSolve(ts, X);
-    if (!code) code = TSGetConvergedReason(ts, &reason);
-    PetscInt its = 0;
-    if (!code) code = TSGetSNESIterations(ts, &its);
-    stats->nonlinear_iterations += its;
-    if (!code) code = TSGetKSPIterations(ts, &its);
-    stats->linear_iterations += its;
-    if (!code) code = TSGetStepRejections(ts, &its);
-    stats->rejected += its;
-    const PetscScalar *xr;
-    if (!code && !(code = VecGetArrayRead(X, &xr))) {
-      memcpy(x, xr, N * sizeof *x);
-      code = VecRestoreArrayRead(X, &xr);
-    }
-    for (size_t k = 0; k < N && !code; k++)
-      if (!isfinite(x[k])) c.nonfinite = true;
-    status = status_of(reason, c.nonfinite && !code);
-    if (!code && status == TF_MEMBER_OK && sample && n_samples > 1) sample(sample_ctx, ti, x);
+  if (!code) stage = "integrating", code = TSSolve(ts, X);
+  if (!code) code = TSGetConvergedReason(ts, &reason);
+  PetscInt its = 0;
+  if (!code) code = TSGetSNESIterations(ts, &its);
+  stats->nonlinear_iterations += its;
+  if (!code) code = TSGetKSPIterations(ts, &its);
+  stats->linear_iterations += its;
+  if (!code) code = TSGetStepRejections(ts, &its);
+  stats->rejected += its;
+  const PetscScalar *xr;
+  if (!code && !(code = VecGetArrayRead(X, &xr))) {
+    memcpy(x, xr, N * sizeof *x);
+    code = VecRestoreArrayRead(X, &xr);
   }
+  bool nonfinite = false;
+  for (size_t k = 0; k < N && !code; k++)
+    if (!isfinite(x[k])) nonfinite = true;
+  if (!code) status = status_of(reason, nonfinite);
+  if (!code && smp.error) code = smp.error, stage = "interpolating to the sample times";
   if (!code) {
     PetscInt steps = 0;
     TSGetStepNumber(ts, &steps);
@@ -314,6 +362,7 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
   }
   int rc = code ? petsc_fail(code, stage, err) : status;
   MatFDColoringDestroy(&c.fd);
+  VecDestroy(&smp.work);
   MatDestroy(&J);
   VecDestroy(&X);
   TSDestroy(&ts);

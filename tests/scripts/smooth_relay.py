@@ -122,6 +122,16 @@ for batch, chunk in ((1, 0), (4, 3)):
     d = np.abs(x - x_ref).max()
     T.check(d < 5e-5, f"batch {batch}: members agree with independent Radau solves ({d:.1e})")
 
+# --- a sampled member (job trajectory) ends where the ensemble's member does ---------------
+for batch in (1, 4):
+    member = 6
+    T.run(ENS, f"traj{batch}.h5", "job=trajectory", f"ensemble.member={member}", "output.samples=50",
+          f"integrator.ts.batch={batch}")
+    with h5py.File(f"traj{batch}.h5") as f:
+        last = f["trajectory/state"][-1]
+    x = finals(f"b{batch}c{3 if batch == 4 else 0}r1.h5")[0][member]
+    T.check(np.array_equal(last, x), f"batch {batch}: trajectory's last sample equals the ensemble member bitwise")
+
 # --- bad input ------------------------------------------------------------------------------
 def fails(what, *sets, extra=(), expect=()):
     cmd = [T.TWOFOLD, "run", ENS, "-o", "bad.h5", "--overwrite", "--quiet", *extra]
