@@ -1,0 +1,132 @@
+/* test_smooth.c — the regularisations of sign(h) and the smoothed fields built from them.
+ *
+ * Laws: Lambda(h) for tanh, sqrt (Jeffrey's Lambda_eps) and linear against their closed
+ * forms, odd symmetry, the limits ±1 far from Sigma, and dLambda/dh against central
+ * differences.  Fields: a block with Jeffrey's nonlinear sticking,
+ *     x' = v,  v' = -k x - N mu(lambda),  mu(lambda) = lambda + rho lambda (1 - lambda^2),
+ * given as a `regularised` field with its Jacobian: the chain-rule Jacobian of the smoothed
+ * field against differences of the smoothed field itself, and d f / d lambda against
+ * differences in lambda; the convex combination of the relay's slips equals
+ * (y - a Lambda(x), 1). */
+#include <math.h>
+
+#include "check.h"
+#include "kernel.h"
+#include "smooth.h"
+
+static const double K = 2.0, NLOAD = 1.5, RHO = 2.0;
+
+static double switching(const double *x, const double *p, double *grad) {
+  (void)p;
+  if (grad) grad[0] = 0.0, grad[1] = 1.0;
+  return x[1];
+}
+static void slip(double t, const double *x, int side, const double *p, double *dx) {
+  (void)t, (void)p;
+  dx[0] = x[1];
+  dx[1] = -K * x[0] - NLOAD * side;
+}
+static void regularised(double t, const double *x, double l, const double *p, double *dx) {
+  (void)t, (void)p;
+  dx[0] = x[1];
+  dx[1] = -K * x[0] - NLOAD * (l + RHO * l * (1 - l * l));
+}
+static void regularised_jacobian(double t, const double *x, double l, const double *p, double *jac,
+                                 double *dl) {
+  (void)t, (void)x, (void)p;
+  jac[0] = 0, jac[1] = 1, jac[2] = -K, jac[3] = 0;
+  dl[0] = 0;
+  dl[1] = -NLOAD * (1 + RHO * (1 - 3 * l * l));
+}
+
+static const tf_kernel block = {.name = "block",
+                                .kind = TF_KERNEL_FILIPPOV,
+                                .dim = 2,
+                                .switching = switching,
+                                .slip = slip,
+                                .regularised = regularised,
+                                .regularised_jacobian = regularised_jacobian};
+
+static void laws(void) {
+  const double eps = 1e-3;
+  for (int law = 0; law < 3; law++) {
+    const tf_smoothing s = {.law = (tf_smooth_law)law, .epsilon = eps};
+    for (double u = -3.0; u <= 3.0; u += 0.25) {
+      const double h = u * eps;
+      double d;
+      const double l = tf_smooth_sign(&s, h, &d);
+      const double exact = law == TF_SMOOTH_TANH   ? tanh(u)
+                           : law == TF_SMOOTH_SQRT ? u / sqrt(1 + u * u)
+                                                   : fmax(-1.0, fmin(1.0, u));
+      CHECK_CLOSE(l, exact, 1e-15, tf_smooth_law_name(s.law));
+      CHECK_CLOSE(tf_smooth_sign(&s, -h, NULL), -l, 0.0, "odd");
+      if (law == TF_SMOOTH_LINEAR && fabs(fabs(u) - 1) < 1e-9) continue; /* the kinks */
+      const double step = 1e-6 * eps;
+      const double fd =
+          (tf_smooth_sign(&s, h + step, NULL) - tf_smooth_sign(&s, h - step, NULL)) / (2 * step);
+      CHECK_CLOSE(d, fd, 1e-6 / eps, "dLambda/dh");
+    }
+    CHECK_CLOSE(tf_smooth_sign(&s, 1e3 * eps, NULL), 1.0, law == TF_SMOOTH_SQRT ? 1e-6 : 0.0,
+                "far above Sigma");
+    CHECK_CLOSE(tf_smooth_sign(&s, -1e300, NULL), -1.0, 0.0, "no overflow far below");
+  }
+}
+
+static void chain_rule(void) {
+  const double xs[4][2] = {{0.1, 0.0}, {0.3, 4e-4}, {-0.2, -2e-3}, {0.5, 0.1}};
+  for (int law = 0; law < 3; law++) {
+    const tf_smoothing s = {
+        .law = (tf_smooth_law)law, .field = TF_SMOOTH_REGULARISED, .epsilon = 1e-3};
+    CHECK(tf_smooth_has_jacobian(&block, &s), "regularised Jacobian available");
+    for (int k = 0; k < 4; k++) {
+      double jac[4], x[2] = {xs[k][0], xs[k][1]}, fp[2], fm[2];
+      tf_smooth_jacobian(&block, NULL, &s, 0.0, x, jac);
+      for (int j = 0; j < 2; j++) {
+        const double step = 1e-9, keep = x[j];
+        x[j] = keep + step;
+        tf_smooth_rhs(&block, NULL, &s, 0.0, x, fp);
+        x[j] = keep - step;
+        tf_smooth_rhs(&block, NULL, &s, 0.0, x, fm);
+        x[j] = keep;
+        for (int i = 0; i < 2; i++) {
+          const double fd = (fp[i] - fm[i]) / (2 * step);
+          CHECK_CLOSE(jac[i * 2 + j], fd, 1e-5 * (1 + fabs(fd)), "smoothed Jacobian");
+        }
+      }
+      /* d f / d lambda: lambda enters through mu only */
+      double dir[2];
+      tf_smooth_lambda_direction(&block, NULL, &s, 0.0, x, dir);
+      const double l = tf_smooth_sign(&s, x[1], NULL);
+      CHECK_CLOSE(dir[0], 0.0, 0.0, "df/dlambda, x");
+      CHECK_CLOSE(dir[1], -NLOAD * (1 + RHO * (1 - 3 * l * l)), 1e-12, "df/dlambda, v");
+    }
+  }
+  /* the convex field ignores the nonlinear term: (1+L)/2 f+ + (1-L)/2 f- */
+  const tf_smoothing convex = {.law = TF_SMOOTH_TANH, .field = TF_SMOOTH_CONVEX, .epsilon = 1e-3};
+  CHECK(!tf_smooth_has_jacobian(&block, &convex), "no analytic Jacobian for the convex field");
+  const double x[2] = {0.2, 5e-4};
+  double f[2], dir[2];
+  tf_smooth_rhs(&block, NULL, &convex, 0.0, x, f);
+  CHECK_CLOSE(f[1], -K * 0.2 - NLOAD * tanh(0.5), 1e-15, "convex field");
+  tf_smooth_lambda_direction(&block, NULL, &convex, 0.0, x, dir);
+  CHECK_CLOSE(dir[1], -NLOAD, 1e-15, "convex df/dlambda");
+}
+
+static void relay(void) {
+  const tf_kernel *k = tf_kernel_find("relay");
+  CHECK(k != NULL, "relay kernel");
+  if (!k) return;
+  const double p[2] = {1.5, 0.0}, x[2] = {2e-3, 0.4};
+  const tf_smoothing s = {.law = TF_SMOOTH_SQRT, .field = TF_SMOOTH_CONVEX, .epsilon = 1e-3};
+  double f[2];
+  tf_smooth_rhs(k, p, &s, 0.0, x, f);
+  CHECK_CLOSE(f[0], 0.4 - 1.5 * 2 / sqrt(5.0), 1e-15, "relay x'");
+  CHECK_CLOSE(f[1], 1.0, 0.0, "relay y'");
+}
+
+int main(void) {
+  laws();
+  chain_rule();
+  relay();
+  return check_report("test_smooth");
+}
