@@ -544,6 +544,7 @@ static int cmd_merge(const cli_args *a) {
     tf_json_integer(j, "parts", st.parts);
     tf_json_integer(j, "members", (long long)st.members);
     tf_json_integer(j, "rows_copied", (long long)st.rows_copied);
+    tf_json_number(j, "copy_seconds", st.copy_seconds);
     tf_json_number(j, "wall_seconds", st.seconds);
     printf("%s\n", tf_json_text(j));
     tf_json_destroy(j);

@@ -404,6 +404,7 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
       if (f >= 0 && H5Fclose(f) < 0) rc = tf_fail(err, "merge: closing '%s' failed", tmp);
       stats->rows_copied = c.rows;
     }
+    stats->copy_seconds = now_seconds() - t0;
     if (!rc) {
       char source[4200];
       snprintf(source, sizeof source, "%s (config as run)", ref->path);

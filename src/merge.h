@@ -26,6 +26,7 @@ typedef struct tf_merge_stats {
   uint64_t members;
   uint64_t rows_copied; /* rows written from parts other than the first */
   int parts;            /* N of --part K/N, 0 if the files were not split runs */
+  double copy_seconds;  /* checks and row copies, before the job finishes the file */
   double seconds;
 } tf_merge_stats;
 
