@@ -180,6 +180,13 @@ uint64_t tf_devs_states(const tf_devs *d, const double **x) {
   *x = d->x;
   return d->first;
 }
+uint64_t tf_devs_state(tf_devs *d, double **x, double **m, int32_t **e) {
+  *x = d->x, *m = d->m, *e = d->e;
+  return d->first;
+}
+void tf_devs_set_step(tf_devs *d, uint64_t step) {
+  d->steps_done = step;
+}
 
 /* Which elements of the block starting at global element k0 follow the map at `step`:
  * flag = 1 iff u < q, u's first byte from the update stream and, on a tie with q's first

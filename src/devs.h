@@ -85,6 +85,13 @@ void tf_devs_tangent(tf_devs *d, double *log_norm, double *mean_log);
  * the first one is. */
 uint64_t tf_devs_states(const tf_devs *d, const double **x);
 
+/* This rank's whole state for checkpoints: element states, tangent mantissas and exponents
+ * of elements [first, first + local) (returns first), to be saved or overwritten; and the
+ * step counter to restore with them.  A restored state continues bit for bit, on any
+ * number of ranks (blocks, not ranks, fix every sum). */
+uint64_t tf_devs_state(tf_devs *d, double **x, double **m, int32_t **e);
+void tf_devs_set_step(tf_devs *d, uint64_t step);
+
 /* The DEVS quantities of kernel k read from a parameter vector (rounded integers). */
 uint64_t tf_devs_param_n(const tf_kernel *k, const double *p);
 uint64_t tf_devs_param_steps(const tf_kernel *k, const double *p);

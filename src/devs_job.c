@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkpoint.h"
 #include "devs.h"
 #include "ensemble.h"
 #include "h5io.h"
@@ -116,14 +117,31 @@ int tf_devs_lyapunov_setup(tf_run *run, tf_error *err) {
   return 0;
 }
 
+/* Where a run stands; saved in a checkpoint with the elements' state. */
+typedef struct devs_position {
+  uint64_t done;        /* steps taken, transient included */
+  uint64_t blocks_done; /* measured blocks whose tangent norm has been taken */
+  double x_sum, prev_log, mean_log;
+  uint64_t nonfinite_step; /* 0: none */
+} devs_position;
+
 typedef struct devs_outcome {
   double lambda1, error, elements, series, x_mean, seconds;
   double cpu_seconds, local_updates; /* this rank's CPU time and element updates */
+  uint64_t steps_run;                /* steps taken by this run */
   double *block_values, *running;
   double *X; /* the last `recorded` values */
   uint64_t recorded, first_recorded;
-  uint64_t nonfinite_step; /* 0: none */
+  devs_position pos;
 } devs_outcome;
+
+/* What a run of the lyapunov job adds to run_ensemble: stop requests become a checkpoint
+ * in the results file, and a checkpoint found there on --resume is the starting point. */
+typedef struct devs_checkpointing {
+  tf_run *run;
+  hid_t file;
+  bool restore;
+} devs_checkpointing;
 
 /* CPU seconds of this process: on a shared machine the rate per CPU second is the rate of
  * one core, whatever else is running. */
@@ -133,10 +151,131 @@ static double cpu_time(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+enum { STATE_PIECE = 1 << 20 }; /* rows per collective write of a state table */
+
+/* A per-element table of this rank's slice, written collectively in pieces (every rank makes
+ * the same number of calls, with no rows once its slice is written). */
+static int write_state(hid_t g, const char *name, hid_t type, size_t size, uint64_t n,
+                       uint64_t first, uint64_t count, const void *buf, MPI_Comm comm) {
+  hid_t ds = tf_h5_create_table(g, name, type, n, 1, 0, "checkpoint: one value per element");
+  if (ds < 0) return -1;
+  uint64_t pieces = (count + STATE_PIECE - 1) / STATE_PIECE, max_pieces;
+  MPI_Allreduce(&pieces, &max_pieces, 1, MPI_UINT64_T, MPI_MAX, comm);
+  uint64_t *ids = malloc(STATE_PIECE * sizeof *ids);
+  int rc = ids == NULL;
+  for (uint64_t piece = 0; piece < max_pieces; piece++) {
+    const uint64_t off = piece * STATE_PIECE;
+    const size_t len =
+        (size_t)(off < count ? (count - off < STATE_PIECE ? count - off : STATE_PIECE) : 0);
+    for (size_t i = 0; ids && i < len; i++) ids[i] = first + off + i;
+    rc |= tf_h5_write_rows(ds, type, 1, len, ids, (const char *)buf + off * size);
+  }
+  free(ids);
+  H5Dclose(ds);
+  return rc;
+}
+
+static int read_state(hid_t g, const char *name, hid_t type, uint64_t first, uint64_t count,
+                      void *buf) {
+  hid_t ds = H5Dopen2(g, name, H5P_DEFAULT);
+  const int rc = ds < 0 || (count && tf_h5_read_rows(ds, type, 1, first, count, buf));
+  if (ds >= 0) H5Dclose(ds);
+  return rc ? -1 : 0;
+}
+
+/* /devs/checkpoint: x, m and e of every element, the position, and what has been measured
+ * so far (X_i, block exponents).  Collective. */
+static int write_checkpoint(hid_t file, tf_devs *d, const devs_outcome *o, uint64_t transient,
+                            MPI_Comm comm) {
+  double *x, *m;
+  int32_t *e;
+  const uint64_t first = tf_devs_state(d, &x, &m, &e), count = tf_devs_local(d);
+  const uint64_t n = tf_devs_size(d);
+  hid_t parent = tf_h5_group(file, "devs");
+  if (H5Lexists(parent, "checkpoint", H5P_DEFAULT) > 0)
+    H5Ldelete(parent, "checkpoint", H5P_DEFAULT);
+  hid_t g = tf_h5_group(file, "devs/checkpoint");
+  const devs_position *pos = &o->pos;
+  const uint64_t measured = pos->done > transient ? pos->done - transient : 0;
+  const uint64_t kept = measured > o->first_recorded ? measured - o->first_recorded : 0;
+  const double X0 = 0;
+  int rc = g < 0 || write_state(g, "x", H5T_NATIVE_DOUBLE, sizeof *x, n, first, count, x, comm) ||
+           write_state(g, "m", H5T_NATIVE_DOUBLE, sizeof *m, n, first, count, m, comm) ||
+           write_state(g, "e", H5T_NATIVE_INT32, sizeof *e, n, first, count, e, comm);
+  rc = rc || tf_h5_attr_int(g, "done", (long long)pos->done) ||
+       tf_h5_attr_int(g, "blocks_done", (long long)pos->blocks_done) ||
+       tf_h5_attr_int(g, "nonfinite_step", (long long)pos->nonfinite_step) ||
+       tf_h5_attr_double(g, "x_sum", pos->x_sum) ||
+       tf_h5_attr_double(g, "prev_log", pos->prev_log) ||
+       tf_h5_attr_double(g, "mean_log", pos->mean_log) ||
+       tf_h5_write_small(g, "X", H5T_NATIVE_DOUBLE, kept ? kept : 1, kept ? o->X : &X0,
+                         "X_i recorded so far") ||
+       tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, pos->blocks_done ? pos->blocks_done : 1,
+                         pos->blocks_done ? o->block_values : &X0, "block exponents so far") ||
+       tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, pos->blocks_done ? pos->blocks_done : 1,
+                         pos->blocks_done ? o->running : &X0, "running exponents so far");
+  if (g >= 0) H5Gclose(g);
+  H5Gclose(parent);
+  return rc ? -1 : 0;
+}
+
+static int read_checkpoint(hid_t file, tf_devs *d, devs_outcome *o, uint64_t transient) {
+  double *x, *m;
+  int32_t *e;
+  const uint64_t first = tf_devs_state(d, &x, &m, &e), count = tf_devs_local(d);
+  hid_t g = H5Gopen2(file, "devs/checkpoint", H5P_DEFAULT);
+  if (g < 0) return -1;
+  long long done, blocks_done, nonfinite;
+  devs_position *pos = &o->pos;
+  int rc = read_state(g, "x", H5T_NATIVE_DOUBLE, first, count, x) ||
+           read_state(g, "m", H5T_NATIVE_DOUBLE, first, count, m) ||
+           read_state(g, "e", H5T_NATIVE_INT32, first, count, e) ||
+           tf_h5_attr_read_int(g, "done", &done) ||
+           tf_h5_attr_read_int(g, "blocks_done", &blocks_done) ||
+           tf_h5_attr_read_int(g, "nonfinite_step", &nonfinite);
+  if (!rc) {
+    pos->done = (uint64_t)done, pos->blocks_done = (uint64_t)blocks_done;
+    pos->nonfinite_step = (uint64_t)nonfinite;
+    hid_t a;
+    const char *names[] = {"x_sum", "prev_log", "mean_log"};
+    double *dst[] = {&pos->x_sum, &pos->prev_log, &pos->mean_log};
+    for (int i = 0; i < 3 && !rc; i++) {
+      a = H5Aopen(g, names[i], H5P_DEFAULT);
+      rc = a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, dst[i]) < 0;
+      if (a >= 0) H5Aclose(a);
+    }
+    const uint64_t measured = pos->done > transient ? pos->done - transient : 0;
+    const uint64_t kept = measured > o->first_recorded ? measured - o->first_recorded : 0;
+    const struct {
+      const char *name;
+      double *buf;
+      uint64_t n;
+    } arrays[] = {{"X", o->X, kept},
+                  {"blocks", o->block_values, pos->blocks_done},
+                  {"running", o->running, pos->blocks_done}};
+    for (int i = 0; i < 3 && !rc; i++)
+      if (arrays[i].n)
+        rc = read_state(g, arrays[i].name, H5T_NATIVE_DOUBLE, 0, arrays[i].n, arrays[i].buf);
+    tf_devs_set_step(d, pos->done);
+  }
+  H5Gclose(g);
+  return rc ? -1 : 0;
+}
+
+/* True on every rank if any rank was asked to stop (signal or time limit). */
+static bool stop_requested(const devs_checkpointing *ck) {
+  if (!ck) return false;
+  int stop = tf_checkpoint_should_stop(ck->run->start_time, ck->run->time_limit), any;
+  MPI_Allreduce(&stop, &any, 1, MPI_INT, MPI_LOR, ck->run->comm);
+  return any;
+}
+
 /* Runs the ensemble: transient, then `steps` measured steps in job->blocks blocks with the
- * tangent norm taken at every block end.  Collective over the DEVS's communicator. */
+ * tangent norm taken at every block end.  Collective over the DEVS's communicator.
+ * Returns 0 when done, 1 when stopped with a checkpoint written (ck only), -1 on error. */
 static int run_ensemble(const devs_job *job, const double *p, uint64_t member, MPI_Comm comm,
-                        tf_progress *progress, devs_outcome *o, tf_error *err) {
+                        tf_progress *progress, const devs_checkpointing *ck, devs_outcome *o,
+                        tf_error *err) {
   const tf_kernel *k = job->model.kernel;
   const uint64_t steps = tf_devs_param_steps(k, p), transient = tf_devs_param_transient(k, p);
   const uint64_t nb = (uint64_t)(job->blocks > 0 ? job->blocks : 1);
@@ -155,54 +294,73 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
   }
   d = tf_devs_create(k, p, (uint64_t)job->seed, member, job->generic, comm, err);
   if (!d) return free(chunk), -1;
-  const uint64_t total = transient + steps;
+  devs_position *pos = &o->pos;
+  if (ck && ck->restore && read_checkpoint(ck->file, d, o, transient)) {
+    tf_devs_destroy(d), free(chunk);
+    return tf_fail(err, "cannot read the checkpoint in '%s'", ck->run->output_path);
+  }
+  const uint64_t total = transient + steps, start = pos->done;
   /* progress in chunks that keep the bar moving but are long enough to amortise reductions */
   const uint64_t grain = total / 200 > 64 ? total / 200 / 64 * 64 : 64;
   const double t0 = MPI_Wtime(), c0 = cpu_time();
   int rc = 0;
-  for (uint64_t done = 0; rc == 0 && done < transient;) {
-    const uint64_t n = transient - done < grain ? transient - done : grain;
+  bool stopped = false;
+  while (rc == 0 && !stopped && pos->done < transient) {
+    const uint64_t n = transient - pos->done < grain ? transient - pos->done : grain;
     rc = tf_devs_advance(d, n, NULL, err);
-    done += n;
-    if (progress) tf_progress_update(progress, done, false);
+    pos->done += n;
+    if (pos->done == transient) tf_devs_reset_tangent(d); /* part of the checkpointed state */
+    if (progress) tf_progress_update(progress, pos->done, false);
+    stopped = stop_requested(ck);
   }
-  tf_devs_reset_tangent(d);
-  double x_sum = 0, prev_log = 0, mean_log = 0;
-  for (uint64_t b = 0; rc == 0 && b < nb; b++) {
+  if (transient == 0 && start == 0) tf_devs_reset_tangent(d);
+  for (uint64_t b = pos->blocks_done; rc == 0 && !stopped && b < nb; b++) {
     const uint64_t from = steps * b / nb, to = steps * (b + 1) / nb;
-    for (uint64_t i = from; rc == 0 && i < to;) {
+    for (uint64_t i = pos->done - transient; rc == 0 && !stopped && i < to;) {
       uint64_t n = to - i < chunk_max ? to - i : chunk_max;
       if (n > grain) n = grain;
       rc = tf_devs_advance(d, n, chunk, err);
       for (uint64_t j = 0; j < n; j++) {
         const uint64_t step = i + j;
-        x_sum += chunk[j];
-        if (!isfinite(chunk[j]) && !o->nonfinite_step) o->nonfinite_step = transient + step + 1;
+        pos->x_sum += chunk[j];
+        if (!isfinite(chunk[j]) && !pos->nonfinite_step) pos->nonfinite_step = transient + step + 1;
         if (step >= o->first_recorded) o->X[step - o->first_recorded] = chunk[j];
       }
       i += n;
-      if (progress) tf_progress_update(progress, transient + i, false);
+      pos->done += n;
+      if (progress) tf_progress_update(progress, pos->done, false);
+      if (i == to) {
+        double log_norm;
+        tf_devs_tangent(d, &log_norm, &pos->mean_log);
+        o->block_values[b] = (log_norm - pos->prev_log) / (double)(to - from);
+        o->running[b] = log_norm / (double)to;
+        pos->prev_log = log_norm;
+        pos->blocks_done = b + 1;
+      }
+      stopped = stop_requested(ck);
     }
-    double log_norm;
-    tf_devs_tangent(d, &log_norm, &mean_log);
-    o->block_values[b] = (log_norm - prev_log) / (double)(to - from);
-    o->running[b] = log_norm / (double)to;
-    prev_log = log_norm;
   }
   o->seconds = MPI_Wtime() - t0;
   o->cpu_seconds = cpu_time() - c0;
-  o->local_updates = (double)tf_devs_local(d) * (double)total;
+  o->steps_run = pos->done - start;
+  o->local_updates = (double)tf_devs_local(d) * (double)o->steps_run;
+  if (rc == 0 && stopped && pos->done < total) {
+    rc = write_checkpoint(ck->file, d, o, transient, comm);
+    if (rc) tf_fail(err, "cannot write the checkpoint to '%s'", ck->run->output_path);
+    tf_devs_destroy(d), free(chunk);
+    return rc ? -1 : 1;
+  }
   tf_devs_destroy(d);
   free(chunk);
   if (rc) return -1;
-  o->lambda1 = prev_log / (double)steps;
-  o->elements = mean_log / (double)steps;
+  o->lambda1 = pos->prev_log / (double)steps;
+  o->elements = pos->mean_log / (double)steps;
   double mean = 0, var = 0;
   for (uint64_t b = 0; b < nb; b++) mean += o->block_values[b];
   mean /= (double)nb;
   for (uint64_t b = 0; b < nb; b++) var += pow(o->block_values[b] - mean, 2);
   o->error = nb > 1 ? sqrt(var / (double)(nb - 1) / (double)nb) : NAN;
-  o->x_mean = x_sum / (double)steps;
+  o->x_mean = pos->x_sum / (double)steps;
   o->series = job->series ? series_estimate(job, o->X, o->recorded) : NAN;
   return 0;
 }
@@ -213,11 +371,20 @@ static void free_outcome(devs_outcome *o) {
 
 /* Opened before computing, so that a run refused for its output (an existing file without
  * --overwrite) costs nothing. */
-static hid_t open_lyapunov(tf_run *run, tf_error *err) {
+static hid_t open_lyapunov(tf_run *run, bool *restore, tf_error *err) {
   static const char *const fingerprint_paths[] = {"job", "model", "devs", "lyapunov", NULL};
   bool resumed;
-  run->overwrite = run->overwrite || run->resume; /* one computation: nothing to resume */
-  run->resume = false;
+  *restore = false;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0 || !resumed) return file;
+  /* --resume continues from the checkpoint of an interrupted run, or starts afresh */
+  if (H5Lexists(file, "devs", H5P_DEFAULT) > 0 &&
+      H5Lexists(file, "devs/checkpoint", H5P_DEFAULT) > 0) {
+    *restore = true;
+    return file;
+  }
+  H5Fclose(file);
+  run->resume = false, run->overwrite = true;
   return tf_results_open(run, fingerprint_paths, &resumed, err);
 }
 
@@ -226,6 +393,7 @@ static int write_lyapunov(tf_run *run, hid_t file, const devs_job *job, const de
   const uint64_t nb = (uint64_t)job->blocks;
   int rc = tf_results_write_model(file, job->model.kernel, job->model.params);
   hid_t g = tf_h5_group(file, "devs");
+  if (H5Lexists(g, "checkpoint", H5P_DEFAULT) > 0) H5Ldelete(g, "checkpoint", H5P_DEFAULT);
   rc |= tf_h5_write_small(g, "X", H5T_NATIVE_DOUBLE, o->recorded, o->X,
                           "measured signal X_i = sum_k x_i^k after each measured step "
                           "(the last steps; attribute first_step)") |
@@ -255,23 +423,31 @@ int tf_devs_lyapunov_execute(tf_run *run, tf_error *err) {
   job->series = true;
   const uint64_t n = tf_devs_param_n(k, p), steps = tf_devs_param_steps(k, p),
                  transient = tf_devs_param_transient(k, p);
-  hid_t file = open_lyapunov(run, err);
+  devs_checkpointing ck = {.run = run};
+  hid_t file = open_lyapunov(run, &ck.restore, err);
   if (file < 0) return -1;
+  ck.file = file;
   tf_progress progress;
   if (run->rank == 0)
     tf_progress_start(&progress, "steps", transient + steps, 0, run->quiet, run->progress_mode);
   devs_outcome o;
-  int rc = run_ensemble(job, p, 0, run->comm, run->rank == 0 ? &progress : NULL, &o, err);
-  if (run->rank == 0 && rc == 0) tf_progress_finish(&progress, transient + steps);
-  if (rc == 0 && o.nonfinite_step)
+  int rc = run_ensemble(job, p, 0, run->comm, run->rank == 0 ? &progress : NULL, &ck, &o, err);
+  if (run->rank == 0 && rc >= 0) tf_progress_finish(&progress, o.pos.done);
+  if (rc == 1) { /* stopped: the checkpoint is in the file; --resume continues */
+    tf_json_integer(run->summary, "steps_done", (long long)o.pos.done);
+    free_outcome(&o);
+    run->exit_code = TF_EXIT_INTERRUPTED;
+    return tf_results_close(run, file, false, err) ? -1 : 0;
+  }
+  if (rc == 0 && o.pos.nonfinite_step)
     rc = tf_fail(err, "model '%s': the ensemble state became non-finite at step %llu", k->name,
-                 (unsigned long long)o.nonfinite_step);
+                 (unsigned long long)o.pos.nonfinite_step);
   if (rc) {
     tf_error close_err;
     tf_results_close(run, file, false, &close_err);
     return free_outcome(&o), -1;
   }
-  const double updates = (double)n * (double)(steps + transient);
+  const double updates = (double)n * (double)o.steps_run; /* this run's (resumed: the rest) */
   tf_json_string(run->summary, "model", k->name);
   tf_json_string(run->summary, "method", "devs");
   tf_json_number(run->summary, "lambda1", o.lambda1);
@@ -322,6 +498,15 @@ int tf_devs_scan_setup(tf_run *run, tf_error *err) {
   if (tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
       tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
     return -1;
+  const uint64_t steps = tf_devs_param_steps(job->model.kernel, job->model.params);
+  if ((uint64_t)job->blocks > steps) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: key 'lyapunov.blocks': %lld blocks need at least as many steps "
+                   "(model.params.steps = %llu)",
+                   tf_config_where(run->cfg, "lyapunov.blocks", where, sizeof where), job->blocks,
+                   (unsigned long long)steps);
+  }
   const tf_devs_layout *L = job->model.kernel->devs;
   const int fixed[] = {L->steps, L->transient};
   for (int i = 0; i < 2; i++)
@@ -358,9 +543,9 @@ static int scan_point(void *ctx, uint64_t member, void *const *row) {
   devs_outcome o;
   tf_error err;
   /* member 0 at every point: common random numbers make the curve smooth in the parameter */
-  const int rc = run_ensemble(job, job->scratch, 0, MPI_COMM_SELF, NULL, &o, &err);
+  const int rc = run_ensemble(job, job->scratch, 0, MPI_COMM_SELF, NULL, NULL, &o, &err);
   const uint64_t n = tf_devs_param_n(job->model.kernel, job->scratch);
-  int status = rc ? TF_MEMBER_FAILED : o.nonfinite_step ? TF_MEMBER_NONFINITE : TF_MEMBER_OK;
+  int status = rc ? TF_MEMBER_FAILED : o.pos.nonfinite_step ? TF_MEMBER_NONFINITE : TF_MEMBER_OK;
   if (status == TF_MEMBER_OK) {
     *(double *)row[COL_LAMBDA1] = o.lambda1;
     *(double *)row[COL_ELEMENTS] = o.elements;

@@ -1,8 +1,8 @@
 # devs_ranks.sh — DEVS results are bitwise independent of the number of ranks: the lyapunov
 # job on one ensemble split over 1, 2 and 3 ranks (N not a multiple of the block size, so
 # the last block is partial and the ranks own different numbers of blocks), the lambda_1(P)
-# scan and a bifurcation diagram distributed point by point, and an interrupted scan
-# resumed on another rank count.
+# scan and a bifurcation diagram distributed point by point, an interrupted scan resumed on
+# another rank count, and an interrupted lyapunov run resumed from its checkpoint.
 source "$(dirname "$0")/lib.sh"
 T="$TWOFOLD"
 SET=(--set model.params.N=5500 --set model.params.steps=3000 --set model.params.transient=200)
@@ -48,5 +48,19 @@ rc=0
 mpirun_n 2 "$T" run "$CONFIGS/devs-load-scan.yaml" -o part.h5 "${SCAN[@]}" --resume --quiet
 if h5diff -q scan1.h5 part.h5 /members/lambda1 /members/lambda1; then pass "scan interrupted (exit $rc) and resumed on 2 ranks equals the uninterrupted one"
 else fail "resumed scan differs"; fi
+# the lyapunov job on one big ensemble: stopped by the time limit (a checkpoint of every
+# element's x, tangent mantissa and exponent goes into the file), resumed on 3 ranks
+CK=(--set model.params.N=300000 --set model.params.steps=3000 --set model.params.transient=500)
+"$T" run "$CONFIGS/devs-lyapunov.yaml" -o ck_full.h5 "${CK[@]}" --quiet
+rc=0
+"$T" run "$CONFIGS/devs-lyapunov.yaml" -o ck.h5 "${CK[@]}" --time-limit 0.3 --quiet || rc=$?
+[ "$rc" = 3 ] && h5ls ck.h5/devs/checkpoint/x >/dev/null 2>&1 || fail "lyapunov with --time-limit 0.3: exit $rc, expected 3 and a checkpoint"
+mpirun_n 3 "$T" run "$CONFIGS/devs-lyapunov.yaml" -o ck.h5 "${CK[@]}" --resume --quiet
+ok=1
+for ds in /devs/X /lyapunov/blocks /lyapunov/running; do
+  h5diff -q ck_full.h5 ck.h5 $ds $ds >/dev/null || { ok=0; fail "resumed lyapunov: $ds differs"; }
+done
+h5ls ck.h5/devs/checkpoint >/dev/null 2>&1 && { ok=0; fail "the checkpoint was left in the completed file"; }
+[ $ok = 1 ] && pass "lyapunov interrupted (exit $rc) on 1 rank and resumed on 3 equals the uninterrupted run"
 [ "$FAILURES" = 0 ] || exit 1
 echo "all passed"
