@@ -144,15 +144,17 @@ def main():
             A.plot(vf, y, "o" if direction == "up" else "s", ms=6 if direction == "up" else 9,
                    mfc=COLOURS.get(case, "k") if direction == "up" else "none",
                    mec=COLOURS.get(case, "k"), alpha=0.9)
+        ys = [yfun(vf, x[3], x[0]) for _, vf, x, _, _ in runs]
+        A.set_ylim(min(0.0, min(ys)), 1.3 * max(ys))  # the unrealisable X_RR line is clipped
+        A.set_xlim(0, vmax)
         marks = [("P3", br.get("v_rrss")), ("DNT1" if mu > j else None, br["v_rrsr"]),
                  ("NF2" if br.get("fold") else "P2" if mu < j else "DNF2", br["v_srss"]),
                  ("F", br.get("fold"))]
         for name, v in marks:
             if name and v and v <= vmax:
                 A.axvline(v, color="0.6", lw=0.7, ls=":")
-                A.text(v, A.get_ylim()[1] if k else 0, name, fontsize=8, ha="center",
-                       va="bottom" if k else "bottom", color="0.3")
-        A.set_xlim(0, vmax)
+                A.text(v, A.get_ylim()[1], name, fontsize=8, ha="center", va="bottom",
+                       color="0.3")
         A.set_xlabel("flow velocity $v_f$")
         A.set_ylabel(ylab)
     ax[0].plot([], [], "ko", label="simulation, $v_f$ up")

@@ -272,7 +272,10 @@ static int event_values(tf_dual *d, double t, const double *x, double *g) {
     case TF_DC_SS:
       g[0] = x[d->im] * d->dref_m[0] + x[d->ia] * d->dref_m[1]; /* -> Sigma_SR */
       g[1] = x[d->ip] * d->dref_p[0] + x[d->ia] * d->dref_p[1]; /* -> Sigma_RS */
-      return 2;
+      /* -> Sigma_RR: both slips vanish together (a double limit direction; near a neutral
+       * one they decay too slowly for the two functions above to change sign soon) */
+      g[2] = fmax(hypot(x[d->ip], x[d->ia]), hypot(x[d->im], x[d->ia])) - d->opt.sigma_tol;
+      return 3;
     case TF_DC_SR:
     case TF_DC_RS: {
       tf_codim2_point pt;
@@ -616,6 +619,10 @@ tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
     t = te;
     switch (d->mode) {
       case TF_DC_SS: {
+        if (which == 2) {
+          arrive_both(d, &res, t, x);
+          break;
+        }
         const int c = which == 0 ? -1 : 1;
         const double r = hypot(x[c < 0 ? d->im : d->ip], x[d->ia]);
         if (r > d->opt.sigma_tol) { /* the slip direction turned: renew the reference */
