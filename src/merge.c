@@ -217,13 +217,82 @@ static int copy_bytes(const char *from, const char *to, tf_error *err) {
 
 typedef struct copy_ctx {
   const part_file *parts;
+  int nparts;
   int base;
   const int32_t *owner;
   uint64_t members;
-  uint64_t rows;
   int rc;
   char failed[256];
 } copy_ctx;
+
+/* One /members table being filled from the other parts. */
+typedef struct table_copy {
+  copy_ctx *c;
+  hid_t dst, mtype;
+  int rank;
+  uint64_t width;
+  size_t row_bytes;
+  char path[512];
+  hid_t *src;         /* per part, opened on first use */
+  bool *src_chunk_ok; /* the part's chunks have the merged file's shape */
+  hsize_t chunk[2];   /* of the merged table; chunk[0] = 0 if not chunked */
+  void *buf, *raw;
+  uint64_t batch;
+  size_t raw_cap;
+} table_copy;
+
+static hid_t source(table_copy *t, int p) {
+  if (t->src[p] >= 0) return t->src[p];
+  t->src[p] = H5Dopen2(t->c->parts[p].file, t->path, H5P_DEFAULT);
+  if (t->src[p] >= 0 && t->chunk[0] > 0) {
+    hid_t dcpl = H5Dget_create_plist(t->src[p]);
+    hsize_t chunk[2] = {0, 0};
+    t->src_chunk_ok[p] = H5Pget_layout(dcpl) == H5D_CHUNKED &&
+                         H5Pget_chunk(dcpl, 2, chunk) == t->rank && chunk[0] == t->chunk[0] &&
+                         (t->rank == 1 || chunk[1] == t->chunk[1]);
+    H5Pclose(dcpl);
+  }
+  return t->src[p];
+}
+
+/* Rows [lo, hi) from part p, decoded and encoded again (chunks shared with another part). */
+static int copy_rows(table_copy *t, int p, uint64_t lo, uint64_t hi) {
+  const hid_t src = source(t, p);
+  if (src < 0) return -1;
+  for (uint64_t i = lo; i < hi;) {
+    const uint64_t n = hi - i < t->batch ? hi - i : t->batch;
+    if (tf_h5_read_rows(src, t->mtype, t->width, i, n, t->buf)) return -1;
+    hid_t fs = H5Dget_space(t->dst);
+    const hsize_t start[2] = {i, 0}, count[2] = {n, t->width};
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t ms = H5Screate_simple(t->rank, count, NULL);
+    const herr_t rc = H5Dwrite(t->dst, t->mtype, ms, fs, H5P_DEFAULT, t->buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    if (rc < 0) return -1;
+    i += n;
+  }
+  return 0;
+}
+
+/* A chunk whose rows all come from part p: its compressed bytes as they are (no decoding);
+ * falls back to rows if the part's chunk is absent or shaped differently. */
+static int copy_chunk(table_copy *t, int p, uint64_t lo, uint64_t hi) {
+  const hid_t src = source(t, p);
+  if (src < 0) return -1;
+  const hsize_t offset[2] = {lo, 0};
+  hsize_t bytes = 0;
+  if (!t->src_chunk_ok[p] || H5Dget_chunk_storage_size(src, offset, &bytes) < 0 || bytes == 0)
+    return copy_rows(t, p, lo, hi);
+  if (bytes > t->raw_cap) {
+    void *grown = realloc(t->raw, bytes);
+    if (!grown) return -1;
+    t->raw = grown, t->raw_cap = bytes;
+  }
+  uint32_t filters = 0;
+  if (H5Dread_chunk(src, H5P_DEFAULT, offset, &filters, t->raw) < 0) return copy_rows(t, p, lo, hi);
+  return H5Dwrite_chunk(t->dst, H5P_DEFAULT, filters, offset, bytes, t->raw) < 0 ? -1 : 0;
+}
 
 /* Copies the rows every other part owns into one /members table of the merged file. */
 static int copy_table(hid_t dst_group, const char *name, copy_ctx *c) {
@@ -237,50 +306,49 @@ static int copy_table(hid_t dst_group, const char *name, copy_ctx *c) {
   const int rank = H5Sget_simple_extent_ndims(space);
   H5Sget_simple_extent_dims(space, dims, NULL);
   H5Sclose(space);
-  int rc = 0;
-  if (dims[0] == c->members && rank >= 1 && rank <= 2) {
-    hid_t ftype = H5Dget_type(dst);
-    hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
-    const uint64_t width = rank == 2 ? dims[1] : 1;
-    const size_t row_bytes = H5Tget_size(mtype) * (size_t)width;
-    uint64_t batch = ((uint64_t)32 << 20) / (row_bytes ? row_bytes : 1);
-    if (batch < 1) batch = 1;
-    void *buf = malloc((size_t)batch * row_bytes);
-    char path[512];
-    snprintf(path, sizeof path, "members/%s", name);
-    rc = buf ? 0 : -1;
-    hid_t src = -1;
-    int src_part = -1;
-    for (uint64_t i = 0; i < c->members && !rc;) {
-      const int p = c->owner[i];
+  if (dims[0] != c->members || rank < 1 || rank > 2) return H5Dclose(dst) < 0 ? -1 : 0;
+
+  table_copy t = {.c = c, .dst = dst, .rank = rank, .width = rank == 2 ? dims[1] : 1};
+  hid_t ftype = H5Dget_type(dst);
+  t.mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+  H5Tclose(ftype);
+  t.row_bytes = H5Tget_size(t.mtype) * (size_t)t.width;
+  t.batch = ((uint64_t)32 << 20) / (t.row_bytes ? t.row_bytes : 1);
+  if (t.batch < 1) t.batch = 1;
+  snprintf(t.path, sizeof t.path, "members/%s", name);
+  hid_t dcpl = H5Dget_create_plist(dst);
+  if (H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, 2, t.chunk) != rank) t.chunk[0] = 0;
+  H5Pclose(dcpl);
+  const int nparts = c->nparts;
+  t.src = malloc((size_t)nparts * sizeof *t.src);
+  t.src_chunk_ok = calloc((size_t)nparts, sizeof *t.src_chunk_ok);
+  t.buf = malloc((size_t)t.batch * t.row_bytes);
+  int rc = t.src && t.src_chunk_ok && t.buf ? 0 : -1;
+  for (int p = 0; t.src && p < nparts; p++) t.src[p] = -1;
+
+  const uint64_t m = c->members;
+  const uint64_t step = t.chunk[0] > 0 ? t.chunk[0] : t.batch;
+  for (uint64_t lo = 0; lo < m && !rc; lo += step) {
+    const uint64_t hi = lo + step < m ? lo + step : m;
+    const int first = c->owner[lo];
+    uint64_t same = lo + 1;
+    while (same < hi && c->owner[same] == first) same++;
+    if (same == hi) { /* one owner for the whole chunk */
+      if (first != c->base)
+        rc = t.chunk[0] > 0 ? copy_chunk(&t, first, lo, hi) : copy_rows(&t, first, lo, hi);
+      continue;
+    }
+    for (uint64_t i = lo; i < hi && !rc;) { /* a chunk shared by parts: row by row runs */
       uint64_t j = i + 1;
-      while (j < c->members && c->owner[j] == p && j - i < batch) j++;
-      if (p != c->base) {
-        if (p != src_part) {
-          if (src >= 0) H5Dclose(src);
-          src = H5Dopen2(c->parts[p].file, path, H5P_DEFAULT);
-          src_part = p;
-        }
-        uint64_t ids_start = i;
-        rc = src < 0 || tf_h5_read_rows(src, mtype, width, i, j - i, buf);
-        if (!rc) {
-          hid_t fs = H5Dget_space(dst);
-          const hsize_t start[2] = {ids_start, 0}, count[2] = {j - i, width};
-          H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-          hid_t ms = H5Screate_simple(rank, count, NULL);
-          rc = H5Dwrite(dst, mtype, ms, fs, H5P_DEFAULT, buf) < 0;
-          H5Sclose(ms);
-          H5Sclose(fs);
-        }
-        if (!rc && strcmp(name, "done") == 0) c->rows += j - i;
-      }
+      while (j < hi && c->owner[j] == c->owner[i]) j++;
+      if (c->owner[i] != c->base) rc = copy_rows(&t, c->owner[i], i, j);
       i = j;
     }
-    if (src >= 0) H5Dclose(src);
-    free(buf);
-    H5Tclose(mtype);
-    H5Tclose(ftype);
   }
+  for (int p = 0; t.src && p < nparts; p++)
+    if (t.src[p] >= 0) H5Dclose(t.src[p]);
+  free(t.src), free(t.src_chunk_ok), free(t.buf), free(t.raw);
+  H5Tclose(t.mtype);
   if (H5Dclose(dst) < 0) rc = -1;
   return rc;
 }
@@ -395,14 +463,15 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
     if (!rc) {
       hid_t f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
       hid_t g = f >= 0 ? H5Gopen2(f, "members", H5P_DEFAULT) : -1;
-      copy_ctx c = {.parts = parts, .base = base, .owner = owner, .members = ref->members};
+      copy_ctx c = {
+          .parts = parts, .nparts = nfiles, .base = base, .owner = owner, .members = ref->members};
       if (g >= 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_table, &c);
       if (g < 0 || c.rc)
         rc =
             tf_fail(err, "merge: copying /members/%s into '%s' failed", g < 0 ? "" : c.failed, tmp);
       if (g >= 0) H5Gclose(g);
       if (f >= 0 && H5Fclose(f) < 0) rc = tf_fail(err, "merge: closing '%s' failed", tmp);
-      stats->rows_copied = c.rows;
+      for (uint64_t m = 0; m < ref->members; m++) stats->rows_copied += owner[m] != base;
     }
     stats->copy_seconds = now_seconds() - t0;
     if (!rc) {

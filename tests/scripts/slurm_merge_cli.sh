@@ -19,6 +19,12 @@ same_members ref.h5 out.h5
 sys.exit(0 if a['complete']==1 and 'part' not in a and 'parts' not in a and 'resumed' not in a else 1)" &&
   pass "merged file is complete and carries no part attributes" || fail "merged attributes"
 
+# many chunks: whole chunks of one part are copied as stored, shared ones row by row
+B=(--set ensemble.members=100000 --set integrator.t_end=0.001 --quiet)
+"$T" run "$C" -o bref.h5 "${B[@]}"
+for k in 0 1 2; do mpirun_n $((k + 1)) "$T" run "$C" -o b$k.h5 "${B[@]}" --part $k/3; done
+"$T" merge b.h5 b1.h5 b0.h5 b2.h5 --quiet && same_members bref.h5 b.h5
+
 # refusals: nothing written, parts untouched
 sum_before=$(md5sum p0.h5 p1.h5 p2.h5)
 expect_fail 2 "task 1 \(part 1/3, members 666-1332\): no usable part file" -- "$T" merge m1.h5 p0.h5 p2.h5
