@@ -127,6 +127,43 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
   }
 }
 
+/* The field with Lambda = lambda and Gamma = gamma(lambda) = 1 - lambda^2 anywhere in state
+ * space, for model.smoothing (smooth.h evaluates it at lambda = Lambda_eps(v), so law sqrt
+ * reproduces the eps > 0 model above).  Without hysteresis (beta = 0) this is where the
+ * nonlinear term rho lambda (1 - lambda^2) that stick() cannot express lives. */
+static void regularised(double t, const double *x, double lambda, const double *p, double *dx) {
+  if (p[BETA] > 0) {
+    stick(t, x, lambda, p, dx);
+    return;
+  }
+  dx[Y] = x[V];
+  dx[V] =
+      applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lambda * (1 + p[RHO] * (1 - lambda * lambda));
+  dx[Z] = 0.0;
+  dx[THETA] = p[OMEGA];
+}
+
+static void regularised_jacobian(double t, const double *x, double lambda, const double *p,
+                                 double *j, double *dlambda) {
+  (void)t;
+  const double n = p[NLOAD], r = p[RHO];
+  for (int i = 0; i < 16; i++) j[i] = 0.0;
+  j[4 * Y + V] = 1.0;
+  j[4 * V + Y] = -p[K];
+  j[4 * V + V] = -p[C];
+  j[4 * V + THETA] = -p[AMP] * cos(x[THETA]);
+  dlambda[Y] = dlambda[THETA] = 0.0;
+  if (p[BETA] > 0) {
+    j[4 * V + Z] = -n * r * lambda;
+    j[4 * Z + Z] = -1.0 / p[BETA];
+    dlambda[V] = -n * (1 + r * x[Z]);
+    dlambda[Z] = -2.0 * lambda / p[BETA];
+  } else {
+    dlambda[V] = -n * (1 + r * (1 - 3 * lambda * lambda));
+    dlambda[Z] = 0.0;
+  }
+}
+
 static void diffusion(double t, const double *x, const double *p, double *g) {
   (void)t, (void)x;
   g[Y] = 0.0, g[V] = p[NOISE], g[Z] = 0.0, g[THETA] = 0.0;
@@ -161,4 +198,6 @@ const tf_kernel tf_kernel_jeffrey_oscillator = {
     .slip = slip,
     .stick = stick,
     .smoothed = smoothed,
+    .regularised = regularised,
+    .regularised_jacobian = regularised_jacobian,
 };
