@@ -5,8 +5,9 @@
 # lambda_1 of the full state and X_i tracked).
 #   bench/devs_throughput.sh BUILD_DIR [N] [STEPS]
 # Sides (each best of 3 except numpy):
-#   twofold        the engine, 1 rank (AVX-512 tile where the CPU has it), and 2 ranks
-#   twofold-c      the engine's portable C tile (TWOFOLD_DEVS_NO_AVX512=1)
+#   twofold        the engine, 1 rank (AVX-512 tile where the CPU has it, else AVX2), 2 ranks
+#   twofold-avx2   the engine's AVX2 tile (TWOFOLD_DEVS_ISA=avx2: processors without AVX-512)
+#   twofold-c      the engine's portable C tile (TWOFOLD_DEVS_ISA=portable)
 #   twofold-generic the engine's element map through function pointers (devs.path=generic)
 #   naive-xoshiro  bench/devs_naive.c: one xoshiro256** draw, a branch and one log() per update
 #   naive-philox   the same with one Philox4x64-10 call per update (counter-based like twofold)
@@ -45,8 +46,10 @@ print(json.dumps(max(rs, key=lambda r: r['element_updates_per_cpu_second'])))"
 }
 say "twofold, 1 rank, N = $N, $STEPS steps"
 t1=$(best3 tw "$T")
+say "twofold, AVX2 tile"
+ta=$(TWOFOLD_DEVS_ISA=avx2 best3 tw "$T")
 say "twofold, portable C tile"
-tc=$(TWOFOLD_DEVS_NO_AVX512=1 best3 tw "$T")
+tc=$(TWOFOLD_DEVS_ISA=portable best3 tw "$T")
 say "twofold, generic element path"
 tg=$(SETS+=(--set devs.path=generic); best3 tw "$T")
 say "twofold, 2 ranks"
@@ -57,11 +60,11 @@ say "naive C loop, Philox per update"
 np_=$(best3 "$NAIVE" philox "$N" "$STEPS" 0.5 3.9)
 say "numpy"
 nu=$("$PY" "$ROOT/bench/devs_numpy.py" "$N" "$STEPS" 0.5 3.9)
-export t1 tc tg t2 nx np_ nu N STEPS
+export t1 ta tc tg t2 nx np_ nu N STEPS
 "$PY" - <<'PY'
 import json, os, platform, subprocess
 g = lambda k: json.loads(os.environ[k])
-t1, tc, tg, t2, nx, nph, nu = (g(k) for k in ("t1", "tc", "tg", "t2", "nx", "np_", "nu"))
+t1, ta, tc, tg, t2, nx, nph, nu = (g(k) for k in ("t1", "ta", "tc", "tg", "t2", "nx", "np_", "nu"))
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 r6 = lambda v: float(f"{v:.6g}")
 def side(r, **kw):
@@ -72,7 +75,7 @@ res = {
     "benchmark": "devs_throughput", "machine": f"{cpu}, {os.cpu_count()} cores",
     "load_average": os.getloadavg()[0], "N": int(os.environ["N"]), "steps": int(os.environ["STEPS"]),
     "twofold": side(t1, vectorised=t1["vectorised"], bytes_per_element=t1["bytes_per_element"]),
-    "twofold_portable_c": side(tc), "twofold_generic": side(tg),
+    "twofold_avx2": side(ta), "twofold_portable_c": side(tc), "twofold_generic": side(tg),
     "twofold_2_ranks": side(t2, wall_rate_per_rank=r6(t2["element_updates_per_second_per_rank"])),
     "naive_c_xoshiro": side(nx), "naive_c_philox": side(nph), "numpy": side(nu),
     "ratio_cpu": {
@@ -80,6 +83,7 @@ res = {
         "twofold_over_naive_c_philox": r6(base / nph["element_updates_per_cpu_second"]),
         "twofold_over_numpy": r6(base / nu["element_updates_per_cpu_second"]),
         "twofold_over_portable_c": r6(base / tc["element_updates_per_cpu_second"]),
+        "twofold_avx2_over_naive_c_xoshiro": r6(ta["element_updates_per_cpu_second"] / nx["element_updates_per_cpu_second"]),
         "twofold_over_generic": r6(base / tg["element_updates_per_cpu_second"]),
     },
     "ratio_wall": {

@@ -3,10 +3,13 @@
  * Work is organised as tiles: one block of TF_DEVS_BLOCK elements (x and m, 16 KiB, stay in
  * L1) advanced by up to TILE_STEPS steps before the next block is touched; each step of a
  * tile leaves one partial sum of the block's x, and the partials of all blocks are added in
- * block order once per tile.  The logistic element's inner loop is written so that the
- * compiler vectorises it (8 lanes, no calls, selects instead of branches) and is built for
- * the baseline and for x86-64-v4 (AVX-512) with run-time selection; without FP contraction
- * (ISO C mode) both clones and the generic path round identically. */
+ * block order once per tile.  The logistic element has three tiles chosen at run time:
+ * AVX-512 (eight elements per vector, Philox for eight blocks at once, byte-compare masks),
+ * AVX2 (four per vector) and portable C (the reference, eight interleaved partial sums);
+ * they do the same IEEE operations in the same order (no FP contraction in ISO C mode), so
+ * every tile and the generic path give the same bits.  Run time (not the build flags)
+ * picks the tile, so one binary runs everywhere; TWOFOLD_DEVS_ISA=avx2|portable restricts
+ * it for tests and benchmarks. */
 #include "devs.h"
 
 #include <Random123/philox.h>
@@ -29,6 +32,7 @@ enum {
 #define DEVS_AVX512 1
 #include <immintrin.h>
 #define DEVS_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define DEVS_TARGET_AVX2 __attribute__((target("avx2")))
 #endif
 
 struct tf_devs {
@@ -41,7 +45,7 @@ struct tf_devs {
   uint64_t block0, nblocks, nblocks_all; /* this rank's blocks [block0, block0 + nblocks) */
   double q, tie_fraction, mu;
   unsigned q_byte; /* floor(256 q), 0..256 */
-  bool fast, avx512;
+  bool fast, avx512, avx2;
   philox4x64_key_t key;
   double *x, *m;
   int32_t *e;
@@ -116,9 +120,13 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   d->tie_fraction = 256.0 * d->q - (double)d->q_byte;
   d->fast = !generic && L->fast == TF_DEVS_LOGISTIC;
 #ifdef DEVS_AVX512
-  d->avx512 = d->fast && getenv("TWOFOLD_DEVS_NO_AVX512") == NULL &&
-              __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-              __builtin_cpu_supports("avx512dq");
+  /* TWOFOLD_DEVS_ISA=avx2 or =portable restricts the choice (tests, benchmarks) */
+  const char *isa = getenv("TWOFOLD_DEVS_ISA");
+  const bool any = !isa || strcmp(isa, "auto") == 0;
+  d->avx512 = d->fast && any && __builtin_cpu_supports("avx512f") &&
+              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  d->avx2 =
+      d->fast && !d->avx512 && (any || strcmp(isa, "avx2") == 0) && __builtin_cpu_supports("avx2");
 #endif
   d->mu = L->fast == TF_DEVS_LOGISTIC ? p[L->fast_param] : 0.0;
   d->key = (philox4x64_key_t){{seed, member}};
@@ -396,6 +404,117 @@ DEVS_TARGET_AVX512 static void tile_logistic_avx512(tf_devs *d, size_t off, size
 }
 #endif
 
+#ifdef DEVS_AVX512
+/* The tile with AVX2 (four elements per vector, two vectors make the scalar tile's eight
+ * partial sums), for processors without AVX-512; Philox for four blocks at once. */
+DEVS_TARGET_AVX2 static inline __m256i mulhilo_avx2(__m256i a, __m256i m_lo, __m256i m_hi,
+                                                    __m256i *hi) {
+  const __m256i low32 = _mm256_set1_epi64x(0xffffffff);
+  const __m256i a_hi = _mm256_srli_epi64(a, 32);
+  const __m256i p00 = _mm256_mul_epu32(a, m_lo), p01 = _mm256_mul_epu32(a, m_hi);
+  const __m256i p10 = _mm256_mul_epu32(a_hi, m_lo), p11 = _mm256_mul_epu32(a_hi, m_hi);
+  const __m256i mid =
+      _mm256_add_epi64(_mm256_add_epi64(_mm256_srli_epi64(p00, 32), _mm256_and_si256(p01, low32)),
+                       _mm256_and_si256(p10, low32));
+  *hi = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(p01, 32)),
+                         _mm256_add_epi64(_mm256_srli_epi64(p10, 32), _mm256_srli_epi64(mid, 32)));
+  return _mm256_add_epi64(p00, _mm256_slli_epi64(_mm256_add_epi64(p01, p10), 32));
+}
+
+DEVS_TARGET_AVX2 static void philox4_avx2(philox4x64_key_t key, uint64_t c0, uint64_t c1,
+                                          uint64_t c2, uint8_t *out) {
+  const __m256i m0_lo = _mm256_set1_epi64x(PHILOX_M4x64_0 & 0xffffffff),
+                m0_hi = _mm256_set1_epi64x(PHILOX_M4x64_0 >> 32),
+                m1_lo = _mm256_set1_epi64x(PHILOX_M4x64_1 & 0xffffffff),
+                m1_hi = _mm256_set1_epi64x(PHILOX_M4x64_1 >> 32);
+  __m256i x0 = _mm256_set1_epi64x((long long)c0), x1 = _mm256_set1_epi64x((long long)c1);
+  __m256i x2 = _mm256_add_epi64(_mm256_set1_epi64x((long long)c2), _mm256_set_epi64x(3, 2, 1, 0));
+  __m256i x3 = _mm256_setzero_si256();
+  uint64_t k0 = key.v[0], k1 = key.v[1];
+  for (int r = 0; r < 10; r++) {
+    if (r) k0 += PHILOX_W64_0, k1 += PHILOX_W64_1;
+    __m256i hi0, hi1;
+    const __m256i lo0 = mulhilo_avx2(x0, m0_lo, m0_hi, &hi0);
+    const __m256i lo1 = mulhilo_avx2(x2, m1_lo, m1_hi, &hi1);
+    x0 = _mm256_xor_si256(_mm256_xor_si256(hi1, x1), _mm256_set1_epi64x((long long)k0));
+    x1 = lo1;
+    x2 = _mm256_xor_si256(_mm256_xor_si256(hi0, x3), _mm256_set1_epi64x((long long)k1));
+    x3 = lo0;
+  }
+  /* 4 x 4 transpose of 64-bit words: block l = (x0[l], x1[l], x2[l], x3[l]) */
+  const __m256i a_lo = _mm256_unpacklo_epi64(x0, x1), a_hi = _mm256_unpackhi_epi64(x0, x1);
+  const __m256i b_lo = _mm256_unpacklo_epi64(x2, x3), b_hi = _mm256_unpackhi_epi64(x2, x3);
+  _mm256_storeu_si256((__m256i *)(out + 0 * 32), _mm256_permute2x128_si256(a_lo, b_lo, 0x20));
+  _mm256_storeu_si256((__m256i *)(out + 1 * 32), _mm256_permute2x128_si256(a_hi, b_hi, 0x20));
+  _mm256_storeu_si256((__m256i *)(out + 2 * 32), _mm256_permute2x128_si256(a_lo, b_lo, 0x31));
+  _mm256_storeu_si256((__m256i *)(out + 3 * 32), _mm256_permute2x128_si256(a_hi, b_hi, 0x31));
+}
+
+DEVS_TARGET_AVX2 static void tile_logistic_avx2(tf_devs *d, size_t off, size_t len, uint64_t step0,
+                                                int T, double *restrict sums) {
+  double *restrict x = d->x + off, *restrict m = d->m + off;
+  const double mu_s = d->mu;
+  const __m256d mu = _mm256_set1_pd(mu_s), one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  _Alignas(32) uint8_t bytes[TF_DEVS_BLOCK + 128]; /* whole groups of 4 blocks */
+  _Alignas(32) uint8_t flags[TF_DEVS_BLOCK + 128];
+  const unsigned t = d->q_byte;
+  const __m256i tv = _mm256_set1_epi8((char)(t > 255 ? 255 : t));
+  const uint64_t k0 = d->first + off;
+  const size_t len8 = len / LANES * LANES;
+  for (int s = 0; s < T; s++) {
+    const uint64_t step = step0 + (uint64_t)s;
+    for (size_t c = 0; c * 32 < len; c += 4)
+      philox4_avx2(d->key, step, TF_DEVS_RNG_UPDATE, k0 / 32 + c, bytes + 32 * c);
+    /* flags: 0xff where byte < t (unsigned: max(b, t) != b), ties settled one by one */
+    for (size_t j0 = 0; j0 < len; j0 += 32) {
+      const __m256i b = _mm256_load_si256((const __m256i *)(bytes + j0));
+      __m256i lt =
+          _mm256_xor_si256(_mm256_cmpeq_epi8(_mm256_max_epu8(b, tv), b), _mm256_set1_epi8(-1));
+      if (t > 255) lt = _mm256_set1_epi8(-1);
+      _mm256_store_si256((__m256i *)(flags + j0), lt);
+      uint32_t tie = t > 255 ? 0 : (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, tv));
+      if (len - j0 < 32) tie &= (1u << (len - j0)) - 1;
+      while (tie) {
+        const int l = __builtin_ctz(tie);
+        tie &= tie - 1;
+        const philox4x64_ctr_t ctr = {{step, TF_DEVS_RNG_TIE, k0 + j0 + (size_t)l, 0}};
+        flags[j0 + (size_t)l] =
+            open_unit(philox4x64(ctr, d->key).v[0]) < d->tie_fraction ? 0xff : 0;
+      }
+    }
+    __m256d acc_lo = _mm256_setzero_pd(), acc_hi = _mm256_setzero_pd();
+    for (size_t j = 0; j < len8; j += 4) {
+      int32_t f4;
+      memcpy(&f4, flags + j, 4);
+      const __m256d u = _mm256_castsi256_pd(_mm256_cvtepi8_epi64(_mm_cvtsi32_si128(f4)));
+      const __m256d xo = _mm256_loadu_pd(x + j), mo = _mm256_loadu_pd(m + j);
+      const __m256d fx = _mm256_mul_pd(_mm256_mul_pd(mu, xo), _mm256_sub_pd(one, xo));
+      const __m256d df =
+          _mm256_andnot_pd(sign, _mm256_mul_pd(mu, _mm256_sub_pd(one, _mm256_mul_pd(two, xo))));
+      const __m256d xn = _mm256_blendv_pd(xo, fx, u);
+      _mm256_storeu_pd(x + j, xn);
+      _mm256_storeu_pd(m + j, _mm256_blendv_pd(mo, _mm256_mul_pd(mo, df), u));
+      if (j % LANES == 0)
+        acc_lo = _mm256_add_pd(acc_lo, xn);
+      else
+        acc_hi = _mm256_add_pd(acc_hi, xn);
+    }
+    _Alignas(32) double acc[LANES];
+    _mm256_store_pd(acc, acc_lo), _mm256_store_pd(acc + 4, acc_hi);
+    for (size_t j = len8; j < len; j++) {
+      const double xo = x[j];
+      const double fx = mu_s * xo * (1.0 - xo), df = fabs(mu_s * (1.0 - 2.0 * xo));
+      if (flags[j]) x[j] = fx, m[j] *= df;
+      acc[j - len8] += x[j];
+    }
+    sums[s] = lane_total(acc);
+    if (s % RENORM == RENORM - 1) renormalise(m, d->e + off, len);
+  }
+  renormalise(m, d->e + off, len);
+}
+#endif
+
 /* Any 1-D element map through the kernel's function pointers, renormalised every update
  * (a generic map's |f'| has no bound). */
 static void tile_generic(tf_devs *d, size_t off, size_t len, uint64_t step0, int T,
@@ -432,6 +551,8 @@ int tf_devs_advance(tf_devs *d, uint64_t steps, double *X, tf_error *err) {
 #ifdef DEVS_AVX512
       if (d->avx512)
         tile_logistic_avx512(d, off, len, d->steps_done, T, sums);
+      else if (d->avx2)
+        tile_logistic_avx2(d, off, len, d->steps_done, T, sums);
       else
 #endif
           if (d->fast)

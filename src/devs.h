@@ -18,8 +18,9 @@
  *    over a block have one fixed order, and the block sums are added in block order on
  *    rank 0.  Any rank count gives the same bits.
  * Elements are independent between measurements, so the engine works on one cache-resident
- * block for many steps (time tiling) and the logistic element has a vectorised path whose
- * arithmetic is the generic path's, operation for operation (same bits). */
+ * block for many steps (time tiling) and the logistic element has vectorised paths
+ * (AVX-512, AVX2, chosen at run time) whose arithmetic is the generic path's, operation for
+ * operation (same bits). */
 #ifndef TF_DEVS_H
 #define TF_DEVS_H
 

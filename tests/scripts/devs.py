@@ -11,7 +11,8 @@
   N = 10, counted by clustering, at the values (j x+ + (N - j) x-) / N from the 2-cycle
   x+- = (mu + 1 +- sqrt((mu + 1)(mu - 3))) / (2 mu); the stable "middle" branch
   (mu + 1) / (2 mu) for N = 2, visited about half the time; none for N = 1.
-* The vectorised logistic path and the generic path (function pointers) give the same bits.
+* The vectorised logistic paths (AVX-512, AVX2, portable C) and the generic path (function
+  pointers) give the same bits.
 """
 import os
 
@@ -95,13 +96,21 @@ T.check(abs(s["lambda1_series"] - s["lambda1"]) < 0.02 and abs(s["lambda1"] - re
 a = T.run(C + "/devs-lyapunov.yaml", "fast.h5", "model.params.N=3000", "model.params.steps=3000")
 b = T.run(C + "/devs-lyapunov.yaml", "generic.h5", "model.params.N=3000", "model.params.steps=3000",
           "devs.path=generic")
-os.environ["TWOFOLD_DEVS_NO_AVX512"] = "1"  # the portable C tile instead of AVX-512
-c = T.run(C + "/devs-lyapunov.yaml", "portable.h5", "model.params.N=3000", "model.params.steps=3000")
-del os.environ["TWOFOLD_DEVS_NO_AVX512"]
-with h5py.File("fast.h5", "r") as f, h5py.File("generic.h5", "r") as g, h5py.File("portable.h5", "r") as h:
-    same = np.array_equal(f["devs/X"][:], g["devs/X"][:]) and np.array_equal(f["devs/X"][:], h["devs/X"][:])
-T.check(same and a["lambda1"] == b["lambda1"] == c["lambda1"] and a["vectorised"] and not b["vectorised"],
-        f"vectorised (AVX-512 where available, portable C) and generic paths: X_i and lambda1 "
+# the same tile for AVX2 and in portable C (where the processor has the instructions)
+isa = {}
+for name in ("avx2", "portable"):
+    os.environ["TWOFOLD_DEVS_ISA"] = name
+    isa[name] = T.run(C + "/devs-lyapunov.yaml", f"{name}.h5", "model.params.N=3000", "model.params.steps=3000")
+del os.environ["TWOFOLD_DEVS_ISA"]
+with h5py.File("fast.h5", "r") as f:
+    ref = f["devs/X"][:]
+same = True
+for name in ("generic", "avx2", "portable"):
+    with h5py.File(f"{name}.h5", "r") as g:
+        same = same and np.array_equal(ref, g["devs/X"][:])
+T.check(same and a["lambda1"] == b["lambda1"] == isa["avx2"]["lambda1"] == isa["portable"]["lambda1"]
+        and a["vectorised"] and not b["vectorised"],
+        f"AVX-512 (where available), AVX2, portable C and generic element paths: X_i and lambda1 "
         f"identical ({a['lambda1']!r})")
 
 # ---- bifurcation branches ---------------------------------------------------------------

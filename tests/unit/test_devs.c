@@ -120,6 +120,16 @@ static void paths_and_restore(void) {
   tf_devs_advance(b, 300, Xb, &err);
   CHECK(memcmp(Xa, Xb, sizeof Xa) == 0, "vectorised (%d) and generic paths give the same X_i",
         tf_devs_vectorised(a));
+  const char *isas[] = {"avx2", "portable"};
+  for (int i = 0; i < 2; i++) {
+    setenv("TWOFOLD_DEVS_ISA", isas[i], 1);
+    tf_devs *v = tf_devs_create(&tf_kernel_devs_logistic, p, 1, 0, false, MPI_COMM_SELF, &err);
+    unsetenv("TWOFOLD_DEVS_ISA");
+    double Xv[300];
+    tf_devs_advance(v, 300, Xv, &err);
+    CHECK(memcmp(Xa, Xv, sizeof Xa) == 0, "the %s tile gives the same X_i", isas[i]);
+    tf_devs_destroy(v);
+  }
   double la, lb, ma, mb;
   tf_devs_tangent(a, &la, &ma), tf_devs_tangent(b, &lb, &mb);
   CHECK(la == lb && ma == mb, "same tangent: %.17g vs %.17g", la, lb);
