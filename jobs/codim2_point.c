@@ -6,13 +6,22 @@
  * output.  Output: /codim2/{point, phi, R, V, limit_directions, R_limit, sliding_vector,
  * Fbar, F_A, F_B} with attributes region, decomposition, a, b, det.  JSON: point, region,
  * all_directions, limit_directions, R_limit, decomposition, a, b, Fbar, F_A, F_B,
- * sliding_vector (null where Theorem 2.17 does not give one). */
+ * sliding_vector (null where Theorem 2.17 does not give one).
+ *
+ * For a body with two contacts (kernel.h field_dual, e.g. the flowmeter) the point is put on
+ * Sigma_RR (both contacts rolling) and the job reports Proposition 3.3's ingredients there:
+ * JSON lp_sr, lm_sr (e1+ . F_SR from either side: rolling persists against SR while
+ * lp_sr < 0 < lm_sr), lp_rs, lm_rs (the same for RS), R_hat_max with phi_plus, phi_minus
+ * and double_directions (the limit directions of the double discontinuity, 3.42-3.43;
+ * rolling persists against SS while R_hat_max < 0), F_RR and rolls (all three hold); file:
+ * /dual with the same as attributes and F_RR. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codim2.h"
+#include "dual_contact.h"
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -33,7 +42,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_FLOW, "codim2-point", err)) return -1;
   const tf_kernel *k = job->model.kernel;
   char where[256];
-  if (!k->sigma2 || !k->field2)
+  if ((!k->sigma2 || !k->field2) && !k->field_dual)
     return tf_fail(err,
                    "%s: key 'model.name': model '%s' has no codimension-2 discontinuity "
                    "(job codim2-point needs a kernel with sigma2 and field2)",
@@ -72,6 +81,10 @@ static int setup(tf_run *run, tf_error *err) {
     }
     k->initial_state(ip, job->model.params, job->x);
   }
+  if (k->field_dual) {
+    for (int i = 0; i < 3; i++) job->x[k->contact_index[i]] = 0.0; /* onto Sigma_RR */
+    return 0;
+  }
   tf_codim2_sys sys;
   tf_codim2_kernel_ctx kctx;
   tf_codim2_from_kernel(&sys, &kctx, k, job->model.params);
@@ -79,8 +92,59 @@ static int setup(tf_run *run, tf_error *err) {
   return 0;
 }
 
+static int execute_dual(tf_run *run, point_job *job, tf_error *err) {
+  const tf_kernel *k = job->model.kernel;
+  const size_t n = k->dim;
+  tf_dual *d = tf_dual_create(k, job->model.params, NULL);
+  if (!d) return tf_fail(err, "cannot set up the dual-contact engine for '%s'", k->name);
+  tf_dc_rr_point a;
+  tf_dual_rr_analysis(d, job->t, job->x, &a);
+  tf_dual_destroy(d);
+  const bool rolls = a.lp_sr < 0 && a.lm_sr > 0 && a.lp_rs < 0 && a.lm_rs > 0 &&
+                     (a.directions == 0 || a.R_max < 0);
+  tf_json *j = run->summary;
+  tf_json_string(j, "model", k->name);
+  tf_json_numbers(j, "point", job->x, n);
+  tf_json_number(j, "lp_sr", a.lp_sr);
+  tf_json_number(j, "lm_sr", a.lm_sr);
+  tf_json_number(j, "lp_rs", a.lp_rs);
+  tf_json_number(j, "lm_rs", a.lm_rs);
+  tf_json_integer(j, "double_directions", a.directions);
+  tf_json_number(j, "R_hat_max", a.R_max);
+  tf_json_number(j, "phi_plus", a.directions ? a.phi_plus : NAN);
+  tf_json_number(j, "phi_minus", a.directions ? a.phi_minus : NAN);
+  tf_json_numbers(j, "F_RR", a.F_rr, n);
+  tf_json_bool(j, "rolls", rolls);
+  if (run->rank == 0 && !run->quiet && !run->json)
+    printf(
+        "'%s' rolling at both contacts: e1+.F_SR = %.6g / %.6g, e1-.F_RS = %.6g / %.6g, "
+        "max R^ = %.6g over %d double limit directions: %s\n",
+        k->name, a.lp_sr, a.lm_sr, a.lp_rs, a.lm_rs, a.R_max, a.directions,
+        rolls ? "dual rolling persists" : "it starts slipping");
+  static const char *const fingerprint_paths[] = {"job", "model", "initial", "analysis", NULL};
+  bool resumed;
+  run->overwrite = run->overwrite || run->resume;
+  run->resume = false;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  tf_results_write_model(file, k, job->model.params);
+  hid_t g = tf_h5_group(file, "dual");
+  int rc = tf_h5_write_small(g, "point", H5T_NATIVE_DOUBLE, n, job->x, "the point (on Sigma_RR)") |
+           tf_h5_write_small(g, "F_RR", H5T_NATIVE_DOUBLE, n, a.F_rr, "rolling-rolling field") |
+           tf_h5_attr_double(g, "lp_sr", a.lp_sr) | tf_h5_attr_double(g, "lm_sr", a.lm_sr) |
+           tf_h5_attr_double(g, "lp_rs", a.lp_rs) | tf_h5_attr_double(g, "lm_rs", a.lm_rs) |
+           tf_h5_attr_double(g, "R_hat_max", a.R_max) |
+           tf_h5_attr_int(g, "double_directions", a.directions) | tf_h5_attr_int(g, "rolls", rolls);
+  H5Gclose(g);
+  tf_error close_err;
+  if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
+  if (rc) return tf_fail(err, "writing /dual to '%s' failed", run->output_path);
+  return 0;
+}
+
 static int execute(tf_run *run, tf_error *err) {
   point_job *job = run->job_data;
+  if (job->model.kernel->field_dual) return execute_dual(run, job, err);
   const tf_kernel *k = job->model.kernel;
   const double *p = job->model.params;
   const size_t n = k->dim, m = (size_t)job->curve_samples;

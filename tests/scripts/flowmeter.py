@@ -21,6 +21,10 @@ Parameters of Example 4.4 (g = 1.35, c = 0.039, d = 0.096, j = 2/5), three frict
 4. Hysteresis (mu_fold < mu < j, sqrt(gd/mu) < v_f < v_fold): started rolling the ball ends
    on the lower X_SS branch, started on X_SR it stays there (Fig. 4.6).
 5. postproc/flowmeter_diagram.py runs a coarse sweep and draws its PNG.
+6. Job codim2-point at the stationary X_RR = (0, 0, 0, v_f): Proposition 3.3's tests change
+   sign exactly at the thesis' thresholds — for mu < j the double discontinuity's largest
+   R^ at v_RR/SS (4.63), in the direction phi+ = phi- = pi/2 (4.61); for mu > j the
+   codim-1 tangency of F_SR at sqrt(gd/j) (4.52), and the wall never starts slipping (4.57).
 """
 import math
 import os
@@ -169,6 +173,34 @@ s, ev, f = run("hyst_sr", mu, vf, x_sr, 200.0)
 err = np.max(np.abs(np.array(s["final_state"]) - x_sr))
 T.check(s["final_case"] == "SR" and err < 1e-9 and len(ev) == 0,
         f"from X_SR: stays on X_SR (stable for v_f > sqrt(gd/mu)), distance {err:.1e}")
+# --- 6: Proposition 3.3 at the stationary rolling state ------------------------------------------
+def rr_point(mu, vf):
+    cfg = T.write("point.yaml", f"""
+job: codim2-point
+model: {{name: flowmeter, params: {{g: {g}, d: {d}, j: {j}, c: {c}, mu: {mu}, v_f: {vf!r}}}}}
+initial: {{state: [0, 0, 0, {vf!r}]}}
+""")
+    return T.run(cfg, "point.h5")
+
+
+mu = 0.1
+vrs = math.sqrt(g * d / mu) * math.sqrt(mu**2 * (mu + 1) / (mu**2 * (j + 1) + j - mu))
+below, at, above = rr_point(mu, 0.99 * vrs), rr_point(mu, vrs), rr_point(mu, 1.01 * vrs)
+T.check(below["rolls"] and below["R_hat_max"] < 0 and not above["rolls"] and
+        above["R_hat_max"] > 0 and abs(at["R_hat_max"]) < 1e-9,
+        f"mu = {mu}: max R^ at X_RR {below['R_hat_max']:.3g} / {at['R_hat_max']:.2g} / "
+        f"{above['R_hat_max']:.3g} at 0.99, 1, 1.01 v_RR/SS")
+T.check(abs(at["phi_plus"] - math.pi / 2) < 1e-8 and abs(at["phi_minus"] - math.pi / 2) < 1e-8,
+        f"the neutral direction is ({at['phi_plus']:.10f}, {at['phi_minus']:.10f}) = (pi/2, pi/2)")
+mu = 0.6
+vc = math.sqrt(g * d / j)
+below, above = rr_point(mu, 0.99 * vc), rr_point(mu, 1.01 * vc)
+T.check(below["rolls"] and below["lp_sr"] < 0 and above["lp_sr"] > 0 and not above["rolls"],
+        f"mu = {mu}: e1+ . F_SR(+) at X_RR {below['lp_sr']:.3g} / {above['lp_sr']:.3g} "
+        f"at 0.99 / 1.01 sqrt(gd/j)")
+T.check(below["lp_rs"] < 0 < below["lm_rs"] and above["lp_rs"] < 0 < above["lm_rs"],
+        "the wall contact stays in the attracting sliding region of F_RS (4.57)")
+
 # --- 5: the diagram script (a coarse sweep) ------------------------------------------------------
 r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
                     os.path.join(os.environ["SOURCE_DIR"], "postproc", "flowmeter_diagram.py"),
