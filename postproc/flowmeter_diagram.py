@@ -133,8 +133,9 @@ def main():
                color=COLOURS["SR"], lw=1.5)
         if "ss" in br:
             vf_ss, v_ss, u_ss = br["ss"]
-            i_fold = np.argmax(vf_ss) if br["fold"] else len(vf_ss) - 1
-            upper = np.arange(len(vf_ss)) >= i_fold  # from the fold to phi = pi/2 (P3)
+            # stable from the fold (if any) to phi = pi/2, where X_SS meets X_RR at P3
+            i_fold = int(np.argmax(vf_ss)) if br["fold"] else 0
+            upper = np.arange(len(vf_ss)) >= i_fold
             A.plot(vf_ss[upper], yfun(vf_ss[upper], v_ss[upper], u_ss[upper]), color=COLOURS["SS"],
                    lw=2, label="$X_{SS}$")
             A.plot(vf_ss[~upper], yfun(vf_ss[~upper], v_ss[~upper], u_ss[~upper]), "--",
