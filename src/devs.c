@@ -48,7 +48,7 @@ struct tf_devs {
   bool fast, avx512, avx2;
   philox4x64_key_t key;
   double *x, *m;
-  int32_t *e;
+  int64_t *e;       /* 64 bits: no overflow however long the run */
   double *partials; /* nblocks x TILE_STEPS */
   double *gathered; /* rank 0: nblocks_all x TILE_STEPS */
   int *counts, *displs;
@@ -148,7 +148,7 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   if (!d->x || !d->m || !d->e || !d->partials ||
       (d->rank == 0 && (!d->gathered || !d->counts || !d->displs))) {
     tf_devs_destroy(d);
-    return tf_fail(err, "out of memory for %llu DEVS elements (20 bytes each) on this rank",
+    return tf_fail(err, "out of memory for %llu DEVS elements (24 bytes each) on this rank",
                    (unsigned long long)cnt),
            NULL;
   }
@@ -188,7 +188,7 @@ uint64_t tf_devs_states(const tf_devs *d, const double **x) {
   *x = d->x;
   return d->first;
 }
-uint64_t tf_devs_state(tf_devs *d, double **x, double **m, int32_t **e) {
+uint64_t tf_devs_state(tf_devs *d, double **x, double **m, int64_t **e) {
   *x = d->x, *m = d->m, *e = d->e;
   return d->first;
 }
@@ -228,7 +228,7 @@ static inline double lane_total(const double *acc) {
 }
 
 /* m_k 2^e_k unchanged, m_k brought to [0.5, 1) (exact: a power-of-two scaling). */
-static inline void renormalise(double *restrict m, int32_t *restrict e, size_t len) {
+static inline void renormalise(double *restrict m, int64_t *restrict e, size_t len) {
   for (size_t j = 0; j < len; j++) {
     int ex;
     m[j] = frexp(m[j], &ex);
@@ -272,7 +272,7 @@ static void tile_logistic(tf_devs *d, size_t off, size_t len, uint64_t step0, in
 /* The same tile with AVX-512: eight elements per vector, the update decisions of 64
  * elements as one byte comparison mask, masked multiply for the tangent, getexp/getmant for
  * frexp.  Operation for operation the scalar tile's arithmetic, so the same bits. */
-DEVS_TARGET_AVX512 static void renormalise_avx512(double *restrict m, int32_t *restrict e,
+DEVS_TARGET_AVX512 static void renormalise_avx512(double *restrict m, int64_t *restrict e,
                                                   size_t len) {
   const __m512d zero = _mm512_setzero_pd();
   for (size_t j = 0; j < len; j += 8) {
@@ -281,11 +281,11 @@ DEVS_TARGET_AVX512 static void renormalise_avx512(double *restrict m, int32_t *r
     const __mmask8 nz = _mm512_mask_cmp_pd_mask(valid, v, zero, _CMP_NEQ_OQ);
     /* frexp: v = mant * 2^(getexp + 1) with mant in [0.5, 1) */
     const __m512d mant = _mm512_getmant_pd(v, _MM_MANT_NORM_p5_1, _MM_MANT_SIGN_src);
-    const __m256i ex =
-        _mm512_cvttpd_epi32(_mm512_getexp_pd(_mm512_mask_blend_pd(nz, _mm512_set1_pd(-1.0), v)));
-    const __m256i one = _mm256_set1_epi32(1);
-    const __m256i eo = _mm256_maskz_loadu_epi32(valid, e + j);
-    _mm256_mask_storeu_epi32(e + j, nz, _mm256_add_epi32(eo, _mm256_add_epi32(ex, one)));
+    const __m512i ex =
+        _mm512_cvttpd_epi64(_mm512_getexp_pd(_mm512_mask_blend_pd(nz, _mm512_set1_pd(-1.0), v)));
+    const __m512i one = _mm512_set1_epi64(1);
+    const __m512i eo = _mm512_maskz_loadu_epi64(valid, e + j);
+    _mm512_mask_storeu_epi64(e + j, nz, _mm512_add_epi64(eo, _mm512_add_epi64(ex, one)));
     _mm512_mask_storeu_pd(m + j, nz, mant);
   }
 }
@@ -520,7 +520,7 @@ DEVS_TARGET_AVX2 static void tile_logistic_avx2(tf_devs *d, size_t off, size_t l
 static void tile_generic(tf_devs *d, size_t off, size_t len, uint64_t step0, int T,
                          double *restrict sums) {
   double *x = d->x + off, *m = d->m + off;
-  int32_t *e = d->e + off;
+  int64_t *e = d->e + off;
   uint8_t flags[TF_DEVS_BLOCK];
   for (int s = 0; s < T; s++) {
     update_flags(d, step0 + (uint64_t)s, d->first + off, len, flags);
@@ -594,19 +594,20 @@ void tf_devs_tangent(tf_devs *d, double *log_norm, double *mean_log) {
   for (uint64_t b = 0; b < d->nblocks; b++) {
     const uint64_t off = b * TF_DEVS_BLOCK;
     const uint64_t len = d->count - off < TF_DEVS_BLOCK ? d->count - off : TF_DEVS_BLOCK;
-    int32_t E = INT32_MIN;
+    int64_t E = INT64_MIN;
     for (uint64_t j = off; j < off + len; j++)
       if (d->m[j] > 0 && d->e[j] > E) E = d->e[j];
     double S = 0, Lsum = 0, cnt = 0;
     for (uint64_t j = off; j < off + len; j++) {
       if (!(d->m[j] > 0)) continue;
-      const double v = ldexp(d->m[j], d->e[j] - E);
+      const int64_t shift = d->e[j] - E; /* <= 0; below -1100 the square is 0 anyway */
+      const double v = ldexp(d->m[j], shift < -1100 ? -1100 : (int)shift);
       S += v * v;
-      Lsum += log(d->m[j]) + d->e[j] * M_LN2;
+      Lsum += log(d->m[j]) + (double)d->e[j] * M_LN2;
       cnt += 1;
     }
     double *row = mine + b * W;
-    row[0] = E == INT32_MIN ? -INFINITY : (double)E, row[1] = S, row[2] = Lsum, row[3] = cnt;
+    row[0] = E == INT64_MIN ? -INFINITY : (double)E, row[1] = S, row[2] = Lsum, row[3] = cnt;
   }
   if (d->rank == 0) {
     all = malloc(d->nblocks_all * W * sizeof *all);
@@ -626,7 +627,8 @@ void tf_devs_tangent(tf_devs *d, double *log_norm, double *mean_log) {
       if (all[b * W] > E) E = all[b * W];
     for (uint64_t b = 0; b < d->nblocks_all; b++) {
       const double *row = all + b * W;
-      if (row[0] > -INFINITY) S += ldexp(row[1], 2 * (int)(row[0] - E));
+      if (row[0] > -INFINITY)
+        S += ldexp(row[1], row[0] - E < -1100 ? -2200 : 2 * (int)(row[0] - E));
       Lsum += row[2], cnt += row[3];
     }
     if (E > -INFINITY) out[0] = 0.5 * log(S) + E * M_LN2 - 0.5 * log((double)d->n);

@@ -7,7 +7,7 @@
  * tangent vector started at v_0 = (1, ..., 1)/sqrt(N) is stored element-wise as a mantissa
  * and a binary exponent (|v_k| = m_k 2^e_k, renormalised with frexp every few steps instead
  * of one log() per update), and lambda_1 = lim (1/n) ln ||v_n||.  Per element that is
- * 8 (x) + 8 (m) + 4 (e) = 20 bytes.
+ * 8 (x) + 8 (m) + 8 (e) = 24 bytes.
  *
  * Why the result does not depend on the number of ranks:
  *  - element k's decision at step i comes from Philox4x64-10 keyed by (seed, member) with
@@ -90,7 +90,7 @@ uint64_t tf_devs_states(const tf_devs *d, const double **x);
  * of elements [first, first + local) (returns first), to be saved or overwritten; and the
  * step counter to restore with them.  A restored state continues bit for bit, on any
  * number of ranks (blocks, not ranks, fix every sum). */
-uint64_t tf_devs_state(tf_devs *d, double **x, double **m, int32_t **e);
+uint64_t tf_devs_state(tf_devs *d, double **x, double **m, int64_t **e);
 void tf_devs_set_step(tf_devs *d, uint64_t step);
 
 /* The DEVS quantities of kernel k read from a parameter vector (rounded integers). */

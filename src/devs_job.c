@@ -188,7 +188,7 @@ static int read_state(hid_t g, const char *name, hid_t type, uint64_t first, uin
 static int write_checkpoint(hid_t file, tf_devs *d, const devs_outcome *o, uint64_t transient,
                             MPI_Comm comm) {
   double *x, *m;
-  int32_t *e;
+  int64_t *e;
   const uint64_t first = tf_devs_state(d, &x, &m, &e), count = tf_devs_local(d);
   const uint64_t n = tf_devs_size(d);
   hid_t parent = tf_h5_group(file, "devs");
@@ -201,7 +201,7 @@ static int write_checkpoint(hid_t file, tf_devs *d, const devs_outcome *o, uint6
   const double X0 = 0;
   int rc = g < 0 || write_state(g, "x", H5T_NATIVE_DOUBLE, sizeof *x, n, first, count, x, comm) ||
            write_state(g, "m", H5T_NATIVE_DOUBLE, sizeof *m, n, first, count, m, comm) ||
-           write_state(g, "e", H5T_NATIVE_INT32, sizeof *e, n, first, count, e, comm);
+           write_state(g, "e", H5T_NATIVE_INT64, sizeof *e, n, first, count, e, comm);
   rc = rc || tf_h5_attr_int(g, "done", (long long)pos->done) ||
        tf_h5_attr_int(g, "blocks_done", (long long)pos->blocks_done) ||
        tf_h5_attr_int(g, "nonfinite_step", (long long)pos->nonfinite_step) ||
@@ -221,7 +221,7 @@ static int write_checkpoint(hid_t file, tf_devs *d, const devs_outcome *o, uint6
 
 static int read_checkpoint(hid_t file, tf_devs *d, devs_outcome *o, uint64_t transient) {
   double *x, *m;
-  int32_t *e;
+  int64_t *e;
   const uint64_t first = tf_devs_state(d, &x, &m, &e), count = tf_devs_local(d);
   hid_t g = H5Gopen2(file, "devs/checkpoint", H5P_DEFAULT);
   if (g < 0) return -1;
@@ -229,7 +229,7 @@ static int read_checkpoint(hid_t file, tf_devs *d, devs_outcome *o, uint64_t tra
   devs_position *pos = &o->pos;
   int rc = read_state(g, "x", H5T_NATIVE_DOUBLE, first, count, x) ||
            read_state(g, "m", H5T_NATIVE_DOUBLE, first, count, m) ||
-           read_state(g, "e", H5T_NATIVE_INT32, first, count, e) ||
+           read_state(g, "e", H5T_NATIVE_INT64, first, count, e) ||
            tf_h5_attr_read_int(g, "done", &done) ||
            tf_h5_attr_read_int(g, "blocks_done", &blocks_done) ||
            tf_h5_attr_read_int(g, "nonfinite_step", &nonfinite);
@@ -461,7 +461,7 @@ int tf_devs_lyapunov_execute(tf_run *run, tf_error *err) {
   tf_json_integer(run->summary, "transient", (long long)transient);
   tf_json_bool(run->summary, "vectorised", k->devs->fast != TF_DEVS_GENERIC && !job->generic);
   tf_json_integer(run->summary, "bytes_per_element",
-                  (long long)(2 * sizeof(double) + sizeof(int32_t)));
+                  (long long)(2 * sizeof(double) + sizeof(int64_t)));
   tf_json_number(run->summary, "devs_seconds", o.seconds);
   tf_json_number(run->summary, "element_updates_per_second", updates / o.seconds);
   tf_json_number(run->summary, "element_updates_per_second_per_rank",

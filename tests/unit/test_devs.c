@@ -136,7 +136,7 @@ static void paths_and_restore(void) {
   /* a fresh ensemble given a's state at step 300 continues exactly like a */
   tf_devs *c = tf_devs_create(&tf_kernel_devs_logistic, p, 1, 0, false, MPI_COMM_SELF, &err);
   double *xa, *ma_, *xc, *mc;
-  int32_t *ea, *ec;
+  int64_t *ea, *ec;
   tf_devs_state(a, &xa, &ma_, &ea), tf_devs_state(c, &xc, &mc, &ec);
   memcpy(xc, xa, 2500 * sizeof *xc), memcpy(mc, ma_, 2500 * sizeof *mc);
   memcpy(ec, ea, 2500 * sizeof *ec);
