@@ -310,7 +310,8 @@ static void destroy(tf_run *run) {
 
 const tf_job tf_job_lyapunov = {
     .name = "lyapunov",
-    .doc = "Lyapunov spectrum of a smooth flow or a map (Benettin, QR re-orthonormalisation)",
+    .doc =
+        "Lyapunov spectrum of a flow, a map, a Filippov flow (saltation) or a DEVS (Benettin + QR)",
     .setup = setup,
     .execute = execute,
     .destroy = destroy,

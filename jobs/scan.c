@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ensemble.h"
 #include "devs_job.h" /* DEVS models run on their own engine */
+#include "ensemble.h"
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -191,7 +191,7 @@ static void destroy(tf_run *run) {
 
 const tf_job tf_job_scan = {
     .name = "scan",
-    .doc = "a quantity (the Lyapunov spectrum) over a grid of one or two model parameters",
+    .doc = "the Lyapunov spectrum over a grid of one or two model parameters, spread over ranks",
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
