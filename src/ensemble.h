@@ -12,7 +12,7 @@
  * the caller gets `interrupted`.  On resume the done mask is read back and only pending
  * members are scheduled.  With --part K/N only the members of block K of N are
  * scheduled; the file then holds rows for that block and is completed by merging (see
- * cluster/merge.py) or by a later run without --part.
+ * `twofold merge`, src/merge.c) or by a later run without --part.
  *
  * Datasets: /members/<column> for each column, plus /members/done (uint8) and
  * /members/status (enum, see status.h). */

@@ -12,8 +12,9 @@
  * `overwrite` is set, and the part files are only read.
  *
  * Copy rather than HDF5 virtual datasets: a virtual file depends on every part staying
- * where it was, cannot be resumed or opened for parallel writes, and reads slower; the
- * copy costs about as much as reading the parts once (docs/CLUSTER.md has the numbers). */
+ * where it was, cannot be resumed or opened for parallel writes, and reads slower.  The
+ * copy moves chunks that lie inside one part as stored and recompresses only the chunks
+ * that straddle two parts (docs/CLUSTER.md has the numbers). */
 #ifndef TF_MERGE_H
 #define TF_MERGE_H
 
