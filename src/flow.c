@@ -572,7 +572,7 @@ static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot
                         .jacobian_evals = st.jacobian_evals,
                         .rhs_evals = st.rhs_evals};
   if (rc < 0) fprintf(stderr, "twofold: %s\n", err.msg);
-  if (res.status != TF_MEMBER_OK) res.t_final = NAN;
+  if (res.status != TF_MEMBER_OK) res.t_final = rc < 0 ? flow->t0 : st.t_reached;
   return res;
 }
 
@@ -588,22 +588,30 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
     for (size_t i = 0; i < b; i++)
       tf_flow_initial_state(flow, (uint64_t)id * b + i, flow->batch_x0 + i * n);
     memcpy(flow->batch_x, flow->batch_x0, b * n * sizeof *x);
-    bool finite = finite_state(flow->batch_x, b * n);
+    const bool finite = finite_state(flow->batch_x, b * n);
     tf_flow_result r = finite ? run_ts(flow, b, flow->batch_x, slot, sample, sctx, n_samples)
                               : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
     for (size_t i = 0; i < b; i++) {
-      flow->batch_res[i] = (tf_flow_batch_result){r.status, r.steps, r.jacobian_evals, r.rhs_evals};
-      /* a batch fails as a whole; name the members that caused it */
-      if (r.status == TF_MEMBER_NONFINITE && finite_state(flow->batch_x + i * n, n) &&
-          finite_state(flow->batch_x0 + i * n, n))
-        flow->batch_res[i].status = TF_MEMBER_FAILED;
+      flow->batch_res[i] =
+          (tf_flow_batch_result){r.status, r.t_final, r.steps, r.jacobian_evals, r.rhs_evals};
+      if (r.status == TF_MEMBER_OK) continue;
+      /* A batch fails as a whole: its members are run again one by one, so each gets its
+       * own result and reason (deterministically, as the batch's failure is). */
+      double *xi = flow->batch_x + i * n;
+      memcpy(xi, flow->batch_x0 + i * n, n * sizeof *xi);
+      const tf_flow_result ri =
+          finite_state(xi, n)
+              ? run_ts(flow, 1, xi, 0, NULL, NULL, 0)
+              : (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
+      flow->batch_res[i] =
+          (tf_flow_batch_result){ri.status, ri.t_final, ri.steps, ri.jacobian_evals, ri.rhs_evals};
     }
     flow->batch_id = id;
   }
   memcpy(x, flow->batch_x + slot * n, n * sizeof *x);
   const tf_flow_batch_result *br = &flow->batch_res[slot];
   return (tf_flow_result){.status = br->status,
-                          .t_final = br->status == TF_MEMBER_OK ? flow->t_end : NAN,
+                          .t_final = br->t_final,
                           .steps = br->steps,
                           .jacobian_evals = br->jacobian_evals,
                           .rhs_evals = br->rhs_evals};

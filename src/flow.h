@@ -51,6 +51,7 @@ typedef struct tf_noise {
 
 typedef struct tf_flow_batch_result {
   int status;
+  double t_final;
   long steps, jacobian_evals, rhs_evals;
 } tf_flow_batch_result;
 

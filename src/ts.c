@@ -183,7 +183,7 @@ static PetscErrorCode configure(TS ts, const tf_ts_settings *set, double t0, dou
   PetscCall(TSSetMaxSteps(ts, set->ode.max_steps > 0 ? (PetscInt)set->ode.max_steps : -1));
   PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
   PetscCall(TSSetTolerances(ts, set->ode.atol, NULL, set->ode.rtol, NULL));
-  PetscCall(TSSetMaxSNESFailures(ts, 100));
+  PetscCall(TSSetMaxSNESFailures(ts, -1)); /* a failed Newton solve shrinks the step */
   PetscCall(TSSetMaxStepRejections(ts, 100));
   PetscCall(TSSetErrorIfStepFails(ts, PETSC_FALSE));
   PetscCall(TSGetAdapt(ts, &adapt));
@@ -357,8 +357,11 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
   if (!code && smp.error) code = smp.error, stage = "interpolating to the sample times";
   if (!code) {
     PetscInt steps = 0;
+    PetscReal t_reached = t0;
     TSGetStepNumber(ts, &steps);
+    TSGetTime(ts, &t_reached);
     stats->steps = steps;
+    stats->t_reached = t_reached;
   }
   int rc = code ? petsc_fail(code, stage, err) : status;
   MatFDColoringDestroy(&c.fd);

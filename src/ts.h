@@ -39,6 +39,7 @@ typedef struct tf_ts_settings {
 
 typedef struct tf_ts_stats {
   long steps, rejected, rhs_evals, jacobian_evals, nonlinear_iterations, linear_iterations;
+  double t_reached;
 } tf_ts_stats;
 
 /* Called at each sample time with the states of the whole batch (batch x n). */

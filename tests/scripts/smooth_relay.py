@@ -115,6 +115,11 @@ j = T.run(ENS, "cl.h5", extra=("-ts_type", "bdf"))
 T.check(j["integrator"] == "petsc-ts/bdf", f"-ts_type on the command line wins: {j['integrator']}")
 j = T.run(ENS, "steps.h5", 'integrator.ts.options="-ts_max_steps 5"')
 T.check(j["status_counts"]["max_steps"] == 12, f"config option -ts_max_steps 5 honoured: {j['status_counts']}")
+T.run(ENS, "steps300.h5", 'integrator.ts.options="-ts_max_steps 300"', "integrator.ts.batch=4")
+with h5py.File("steps300.h5") as f:
+    tf = f["members/t_final"][:]
+T.check(len(set(tf.tolist())) == 12 and (tf < 2).all(),
+        f"a failed batch is rerun member by member: each member records its own time reached")
 j = T.run(ENS, "steps2.h5", 'integrator.ts.options="-ts_max_steps 5"', extra=("-ts_max_steps", "100000"))
 T.check(j["failed"] == 0, "the command line's -ts_max_steps overrides the config's")
 
