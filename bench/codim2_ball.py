@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 from scipy.integrate import solve_ivp
+from scipy.optimize import brentq
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 TWOFOLD = os.path.join(BUILD, "twofold")
@@ -87,7 +88,12 @@ def naive(rhs, jac, x0, t_end, rtol, eps, slip_index=(0, 1)):
     xs = sol.sol(ts)
     slip = np.hypot(xs[slip_index[0]], xs[slip_index[1]])
     below = np.nonzero(slip <= eps)[0]
-    return dict(onset=float(ts[below[0]]) if len(below) else None, final=sol.y[:, -1].tolist(),
+    onset = None
+    if len(below) and below[0] > 0:  # polish the crossing |u| = eps on the dense output
+        i = below[0]
+        onset = brentq(lambda t: math.hypot(*sol.sol(t)[list(slip_index)]) - eps, ts[i - 1], ts[i],
+                       xtol=1e-14)
+    return dict(onset=onset, final=sol.y[:, -1].tolist(),
                 wall=wall, nfev=int(sol.nfev), njev=int(sol.njev), ok=bool(sol.success))
 
 
