@@ -20,9 +20,9 @@ sys.exit(0 if a['complete']==1 and 'part' not in a and 'parts' not in a and 'res
   pass "merged file is complete and carries no part attributes" || fail "merged attributes"
 
 # many chunks: whole chunks of one part are copied as stored, shared ones row by row
-B=(--set ensemble.members=100000 --set integrator.t_end=0.001 --quiet)
+B=(--set ensemble.members=60000 --set integrator.t_end=0.001 --quiet)
 "$T" run "$C" -o bref.h5 "${B[@]}"
-for k in 0 1 2; do mpirun_n $((k + 1)) "$T" run "$C" -o b$k.h5 "${B[@]}" --part $k/3; done
+for k in 0 1 2; do "$T" run "$C" -o b$k.h5 "${B[@]}" --part $k/3; done
 "$T" merge b.h5 b1.h5 b0.h5 b2.h5 --quiet && same_members bref.h5 b.h5
 
 # refusals: nothing written, parts untouched
@@ -55,7 +55,6 @@ expect_fail 2 "usage: twofold merge" -- "$T" merge only.h5
 expect_fail 2 "--array: expected a positive integer" -- "$T" slurm "$C" --array 0 --dry-run
 expect_fail 2 "--time: expected a SLURM time" -- "$T" slurm "$C" --time 1h --dry-run
 expect_fail 2 "not longer than --signal-lead" -- "$T" slurm "$C" --time 3 --dry-run
-expect_fail 2 "--launcher: expected srun or mpiexec" -- "$T" slurm "$C" --launcher aprun --dry-run
 expect_fail 2 "cannot be split" -- "$T" slurm "$CONFIGS/wheel-twofold.yaml" --array 2 --dry-run
 expect_fail 2 "ensemble.memebrs|did you mean" -- "$T" slurm "$C" --set ensemble.memebrs=5 --dry-run
 [ ! -e slurm-smoke ] && pass "no scripts written for refused submissions" || fail "slurm-smoke/ written"
