@@ -17,6 +17,7 @@ command line's -ts_type overriding the config; ensembles bitwise identical on 1,
 ranks, one TS per member and in batches (with chunks that split batches); bad input.
 """
 import json
+import os
 import subprocess
 
 import h5py
@@ -66,6 +67,20 @@ for law in ("linear", "tanh", "sqrt"):
     else:
         T.check(abs(rate - 0.8) < 0.06, f"sqrt (Jeffrey's Lambda_eps): rate {rate:.3f} ~ 4/5")
     T.check(errs[2] < errs[1] < errs[0], f"{law}: converges to the Filippov solution")
+
+# the figure of the same: smoothed members against the event-driven engine's trajectory
+FIL = T.write("fil.yaml", """job: ensemble
+model: {name: relay}
+initial: {state: [0.3, 0.0]}
+integrator: {t_end: 2.0, rtol: 1.0e-10, atol: 1.0e-12}
+ensemble: {members: 1}
+output: {trajectory_samples: 2001}
+""")
+T.run(FIL, "fil.h5")
+fig = subprocess.run(["/usr/bin/python3", os.environ["SOURCE_DIR"] + "/postproc/smooth_convergence.py", "relay.png", "fil.h5"]
+                     + [f"{law}{e:g}.h5" for law in ("linear", "tanh", "sqrt") for e in eps],
+                     capture_output=True, text=True)
+T.check(fig.returncode == 0 and os.path.getsize("relay.png") > 10000, f"figure postproc/smooth_convergence.py: {fig.stderr[-200:]}")
 
 # --- PETSc TS against an independent Radau solve (b = 0.5, eps = 1e-3, tanh) ----------------
 A, B, E = 1.0, 0.5, 1e-3
