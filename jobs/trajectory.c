@@ -12,7 +12,9 @@
  * /trajectory/mode (0 roll, 1 slip per sample) and /trajectory/events (rows of t, kind,
  * phi, state; attribute kinds), the JSON adds rolling_onset_time (first arrival at Sigma in
  * the sliding region, null if none), final_mode, events per kind and final_<output> for the
- * kernel's named outputs.  Bodies with two contacts (kernel.h field_dual, e.g. the
+ * kernel's named outputs; lyapunov.exponents (0) > 0 propagates that many tangent vectors
+ * through the saltation matrices of evolve2.c (QR every lyapunov.interval) and adds the
+ * exponents of the run as "lyapunov".  Bodies with two contacts (kernel.h field_dual, e.g. the
  * flowmeter) run on dual_contact.h with the same keys: /trajectory/mode holds the kinematic
  * case per sample (0 SS, 1 SR, 2 RS, 3 RR), an event row is (t, kind, case after, state)
  * with kinds 0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4 crossing, and the JSON has final_case,
@@ -43,7 +45,8 @@ typedef struct trajectory_job {
   bool codim2, dual;
   tf_dual_result dres;
   tf_evolve2_options c2opts;
-  long long max_logged;
+  long long max_logged, exponents;
+  double lyap_interval;
   double *events, *modes;
   long n_events, next_sample;
   tf_evolve2_result c2res;
@@ -94,6 +97,15 @@ static int codim2_setup(tf_run *run, trajectory_job *job, tf_error *err) {
       tf_config_get_int(run->cfg, "output.event_log", &d_log, 0, 1000000, &job->max_logged, err))
     return -1;
   o->max_events = (long)max_events;
+  if (!job->dual) { /* Lyapunov exponents through the saltation of evolve2.c */
+    const long long d_exp = 0;
+    const double d_int = 0.1;
+    if (tf_config_get_int(run->cfg, "lyapunov.exponents", &d_exp, 0,
+                          (long long)job->flow.kernel->dim, &job->exponents, err) ||
+        tf_config_get_double(run->cfg, "lyapunov.interval", &d_int, 1e-9, INFINITY,
+                             &job->lyap_interval, err))
+      return -1;
+  }
   if (job->flow.method != TF_METHOD_DOPRI5) {
     char where[256];
     return tf_fail(err,
@@ -176,6 +188,12 @@ static tf_flow_result run_codim2(trajectory_job *job, double *final) {
   if (!e) {
     res.status = TF_MEMBER_FAILED;
     job->c2res.failure = "the codimension-2 engine cannot run this model";
+    return res;
+  }
+  if (job->exponents > 0 && tf_evolve2_enable_tangent(e, (int)job->exponents, job->lyap_interval)) {
+    tf_evolve2_destroy(e);
+    res.status = TF_MEMBER_FAILED;
+    job->c2res.failure = "out of memory for the tangent vectors";
     return res;
   }
   tf_flow_initial_state(&job->flow, (uint64_t)job->member, final);
@@ -297,6 +315,8 @@ static void report_codim2(tf_run *run, const trajectory_job *job, const double *
   tf_json_counts(j, "events", names, counts, TF_C2_EVENT_KIND_COUNT);
   tf_json_integer(j, "rhs_evals", job->c2res.rhs_evals);
   if (job->c2res.failure) tf_json_string(j, "failure", job->c2res.failure);
+  if (job->exponents > 0)
+    tf_json_numbers(j, "lyapunov", job->c2res.lyapunov, (size_t)job->exponents);
   report_outputs(j, job, final);
 }
 

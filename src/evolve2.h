@@ -63,7 +63,10 @@ typedef struct tf_evolve2_result {
   long steps, rhs_evals, events;
   long counts[TF_C2_EVENT_KIND_COUNT];
   double first_roll_time; /* NaN if it never rolled (a start rolling counts as t0) */
-  const char *failure;    /* why, if status is failed */
+  /* with tangent vectors (tf_evolve2_enable_tangent): the Lyapunov exponents of the run */
+  double lyapunov[TF_CODIM2_MAX_DIM];
+  double tangent_time;
+  const char *failure; /* why, if status is failed */
 } tf_evolve2_result;
 
 typedef struct tf_evolve2 tf_evolve2;
@@ -76,6 +79,13 @@ tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
 void tf_evolve2_destroy(tf_evolve2 *e);
 void tf_evolve2_set_callbacks(tf_evolve2 *e, tf_c2_event_fn on_event, tf_c2_step_fn on_step,
                               void *ctx);
+/* Propagates `vectors` (<= dim) tangent vectors with the trajectory, re-orthonormalised
+ * (GSL QR) every `interval`, through saltation matrices where the trajectory arrives at
+ * Sigma (slipping -> rolling, crossing; see apply_saltation in evolve2.c); leaving Sigma is
+ * the identity, as leaving sliding is for codim-1 systems.  The exponents of the run come
+ * back in tf_evolve2_result.lyapunov.  0 vectors switches it off. */
+int tf_evolve2_enable_tangent(tf_evolve2 *e, int vectors, double interval);
+
 /* Integrates from (t0, x) to t_end; x is overwritten with the final state. */
 tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x, double t_end);
 /* Dense output of the step just taken (inside a step callback). */

@@ -16,6 +16,12 @@
 5. Bad input: initial.state together with initial.speed, a misspelt codim2 key, a negative
    speed — each a clear error naming the key, exit status 2, no output file.
 6. postproc/ball_trajectory.py turns a result into a PNG.
+7. Lyapunov exponents through the saltation at the slip -> roll arrival (K > 0): over a run
+   that slips, arrives along a limit direction and rolls, lambda_1 T = log |J e1| and
+   (lambda_1 + lambda_2) T = log |J e1 ^ J e2| where J is the Jacobian of the flow map
+   computed here by central differences of whole runs (no tangent machinery); while rolling
+   every tangential vector decays at -5K/(7m) (2.45), so lambda_i(T) T grows by exactly that
+   rate; the two directions off Sigma have exponents of -infinity (below -100 here).
 """
 import math
 import os
@@ -136,6 +142,43 @@ for sets, key in ((["initial.state=[1, 0, 1, 0]"], "initial.state"),
     r = subprocess.run(cmd, capture_output=True, text=True)
     T.check(r.returncode == 2 and key in r.stderr and not os.path.exists("bad.h5"),
             f"--set {sets[0]}: exit {r.returncode}, {r.stderr.strip()}")
+# --- 7: Lyapunov exponents with saltation -------------------------------------------------------
+K, v0, deg, T_end = 0.05, 2.0, 30.0, 2.0
+th = math.radians(deg)
+x0 = np.array([v0 * math.cos(th), v0 * math.sin(th), v0 * math.cos(th), v0 * math.sin(th)])
+lyap_sets = [f"model.params.K={K}", f"initial.speed={v0}", f"initial.direction_deg={deg}",
+             "lyapunov.exponents=4", "integrator.rtol=1e-12", "integrator.atol=1e-14"]
+s2 = T.run(CFG, "lyap.h5", *lyap_sets, f"integrator.t_end={T_end}")
+lam = np.array(s2["lyapunov"])
+fd_cfg = T.write("fd.yaml", open(CFG).read().replace(
+    "  speed: 2.0          # m/s, centre velocity, no spin\n  direction_deg: 30.0\n",
+    "  state: [1, 0, 1, 0]\n"))
+h = 1e-6
+J = np.zeros((4, 4))
+for i in range(4):
+    ends = []
+    for sgn in (1, -1):
+        x = x0.copy()
+        x[i] += sgn * h
+        r = T.run(fd_cfg, "fd.h5", f"model.params.K={K}", "initial.state=[" +
+                  ", ".join(repr(float(v)) for v in x) + "]", f"integrator.t_end={T_end}",
+                  "integrator.rtol=1e-12", "integrator.atol=1e-14")
+        ends.append(np.array(r["final_state"]))
+    J[:, i] = (ends[0] - ends[1]) / (2 * h)
+c1, c2 = J[:, 0], J[:, 1]
+area = math.sqrt(max(np.dot(c1, c1) * np.dot(c2, c2) - np.dot(c1, c2) ** 2, 0.0))
+T.check(abs(lam[0] * T_end - math.log(np.linalg.norm(c1))) < 1e-4,
+        f"lambda_1 T = {lam[0] * T_end:.8f} vs log|J e1| = {math.log(np.linalg.norm(c1)):.8f}")
+T.check(abs((lam[0] + lam[1]) * T_end - math.log(area)) < 1e-4,
+        f"(lambda_1 + lambda_2) T = {(lam[0] + lam[1]) * T_end:.8f} vs log|J e1 ^ J e2| = "
+        f"{math.log(area):.8f}")
+T.check(lam[2] < -100 and lam[3] < -100, f"off-Sigma exponents {lam[2]:.0f}, {lam[3]:.0f}")
+s3 = T.run(CFG, "lyap2.h5", *lyap_sets, f"integrator.t_end={2 * T_end}")
+rate = (np.array(s3["lyapunov"][:2]) * 2 * T_end - lam[:2] * T_end) / T_end
+T.check(np.max(np.abs(rate + 5 * K / (7 * m))) < 1e-8,
+        f"while rolling the tangential exponents accumulate at {rate} = -5K/(7m) = "
+        f"{-5 * K / (7 * m):.10f}")
+
 # --- 6: the figure ----------------------------------------------------------------------------
 png = "ball.png"
 r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
