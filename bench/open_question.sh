@@ -9,9 +9,12 @@
 #
 #   bench/open_question.sh [BUILD_DIR] [OUT_DIR]     e.g. bench/open_question.sh build-jeffrey
 # Environment: MEMBERS (Filippov ensembles, default 4000), SMOOTH_MEMBERS (default 500),
-# RANKS (default 2), EPS ("0.01 0.003 0.001 0.0003"), TINY_EPS ("0.01 0.001": perturbation
-# 1e-6 instead of eps), SIGMAS ("0.01 0.003 0.001 0.0003 0.0001"), HORIZONS ("10 50": the
-# smooth ensembles record final states, so each horizon T is a run), STAGES ("a b c").
+# RANKS (default 2), EPS ("0.01 0.003 0.001 0.0003 0.0001 0.00001"), TINY_EPS ("0.01 0.001 0.00001":
+# perturbation 1e-6 instead of eps), SIGMAS ("0.01 0.001 0.0001"), HORIZONS ("10 50": the
+# smooth ensembles record final states, so each horizon T is a run), DENSE (members traced
+# densely to t = 150 per variant, default 60), STAGES ("a b c d").
+# Stage d traces members one by one with the trajectory job (smooth ensembles keep only final
+# states) for the phase-insensitive observables: landing on Sigma, return time, section.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
@@ -21,7 +24,8 @@ members=${MEMBERS:-4000}
 smooth_members=${SMOOTH_MEMBERS:-500}
 horizons=${HORIZONS:-10 50}
 ranks=${RANKS:-2}
-stages=${STAGES:-a b c}
+stages=${STAGES:-a b c d}
+dense=${DENSE:-60}
 export OMPI_MCA_rmaps_base_oversubscribe=1
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 mkdir -p "$out"
@@ -43,11 +47,11 @@ for stage in $stages; do
       ;;
     b)
       for T in $horizons; do
-        for eps in ${EPS:-0.01 0.003 0.001 0.0003}; do
+        for eps in ${EPS:-0.01 0.003 0.001 0.0003 0.0001 0.00001}; do
           run open-question-smoothed.yaml "smoothed-eps$eps-T$T.h5" ensemble.members=$smooth_members \
             model.smoothing.epsilon=$eps initial.spread=$eps integrator.t_end=$T
         done
-        for eps in ${TINY_EPS:-0.01 0.001}; do
+        for eps in ${TINY_EPS:-0.01 0.001 0.00001}; do
           run open-question-smoothed.yaml "tiny-eps$eps-T$T.h5" ensemble.members=$smooth_members \
             model.smoothing.epsilon=$eps initial.spread=1e-6 integrator.t_end=$T
         done
@@ -55,11 +59,33 @@ for stage in $stages; do
       ;;
     c)
       for T in $horizons; do
-        for sigma in ${SIGMAS:-0.01 0.003 0.001 0.0003 0.0001}; do
+        for sigma in ${SIGMAS:-0.01 0.001 0.0001}; do
           run open-question-noisy.yaml "noisy-sigma$sigma-T$T.h5" ensemble.members=$smooth_members \
             model.noise.sigma=$sigma integrator.t_end=$T
         done
       done
+      ;;
+    d)
+      run open-question-uniform.yaml dense-uniform.h5 ensemble.members=$dense integrator.t_end=150 \
+        output.trajectory_samples=15001 output.event_log=8
+      run open-question-weighted.yaml dense-weighted.h5 ensemble.members=$dense \
+        integrator.t_end=150 output.trajectory_samples=15001 output.event_log=8
+      trace() { # name config sets...: members 0..dense-1 traced by the trajectory job
+        local name=$1 cfg=$2; shift 2
+        mkdir -p "dense-$name"
+        echo "== dense-$name ($dense members)" >&2
+        local sets=()
+        for s in "$@"; do sets+=(--set "$s"); done
+        seq 0 $((dense - 1)) | xargs -P "$ranks" -I{} "$twofold" run "$here/configs/$cfg" \
+          --set job=trajectory --set ensemble.member={} --set integrator.t_end=150 \
+          --set output.samples=15001 "${sets[@]}" -o "dense-$name/{}.h5" --overwrite --quiet
+      }
+      trace smoothed-eps0.0001 open-question-smoothed.yaml model.smoothing.epsilon=0.0001 \
+        initial.spread=0.0001
+      trace tiny-eps0.0001 open-question-smoothed.yaml model.smoothing.epsilon=0.0001 \
+        initial.spread=1e-6
+      trace noisy-sigma0.01 open-question-noisy.yaml model.noise.sigma=0.01
+      trace noisy-sigma0.001 open-question-noisy.yaml model.noise.sigma=0.001
       ;;
   esac
 done

@@ -48,6 +48,86 @@ def crossings_from_samples(t, x, h):
     return t[idx] + w * (t[idx + 1] - t[idx]), x[idx] + w[:, None] * (x[idx + 1] - x[idx])
 
 
+def load_final(paths):
+    """Smooth ensembles record final states: one file per horizon T gives r_T, v_T, omega_T."""
+    obs, meta = {}, {"path": paths, "members": 0, "status_counts": {}}
+    for path in paths:
+        with h5py.File(path, "r") as f:
+            x = f["members/final_state"][:]
+            ok = (f["members/status"][:] == OK)
+            T = float(np.max(f["members/t_final"][:]))
+            for s, c in zip(*np.unique(f["members/status"][:], return_counts=True)):
+                meta["status_counts"][int(s)] = meta["status_counts"].get(int(s), 0) + int(c)
+        meta["members"] = max(meta["members"], len(x))
+        for j, comp in enumerate(("r", "v", "omega")):
+            obs[f"{comp}_T{T:g}"] = [x[i, j:j + 1] if ok[i] else x[:0, j] for i in range(len(x))]
+    return obs, meta
+
+
+# Sample-based observables (stage d: dense trajectories, dt = 0.01), defined the same way for
+# every continuation rule so that no event machinery is needed: a crossing of Sigma is a
+# passage of h from below -KAPPA to above +KAPPA or back (r taken where h = 0 in between;
+# KAPPA only screens out the round-off values of h while a Filippov member slides);
+# a return is the first approach within R_IN of the two-fold after t = T_AWAY (trajectories
+# linger near it for a few time units after leaving; first returns take 58 or more).
+KAPPA, R_IN, T_AWAY = 1e-9, 1e-3, 10.0
+WHEEL = {"d": 1.0, "gamma": -0.75 * np.pi, "omega0": -1.0}
+TWOFOLD = np.array([0.1859, -0.0301217, -1.037])
+
+
+def switching(x):
+    dw = x[:, 2] - WHEEL["omega0"]
+    g = WHEEL["gamma"]
+    return -(x[:, 1] - WHEEL["d"] * dw) * np.sin(g) - x[:, 0] * dw * np.cos(g)
+
+
+def sample_observables(t, x):
+    ok = ~np.isnan(x[:, 0])
+    t, x = t[ok], x[ok]
+    h = switching(x)
+    side = np.where(h > KAPPA, 1, np.where(h < -KAPPA, -1, 0))
+    idx = np.nonzero(side)[0]
+    changes = idx[1:][side[idx[1:]] != side[idx[:-1]]] if len(idx) > 1 else idx[:0]
+    prev = idx[:-1][side[idx[1:]] != side[idx[:-1]]] if len(idx) > 1 else idx[:0]
+    rs = []
+    for a, b in zip(prev, changes):  # the zero of h between samples a and b
+        seg = h[a:b + 1]
+        k = a + int(np.nonzero(np.sign(seg[:-1]) != np.sign(seg[1:]))[0][0])
+        w = h[k] / (h[k] - h[k + 1])
+        rs.append(x[k, 0] + w * (x[k + 1, 0] - x[k, 0]))
+    dist = np.linalg.norm(x - TWOFOLD, axis=1)
+    near = np.nonzero((dist < R_IN) & (t > T_AWAY))[0]
+    ret = [t[near[0]]] if len(near) else []
+    return {"landing_r_s": rs[:1], "section_r_s": rs, "return_time_s": ret}
+
+
+def load_dense(arg):
+    """Dense trajectories: a Filippov ensemble file with members/trajectory, or a directory
+    of trajectory-job files (one member each)."""
+    obs = {"landing_r_s": [], "section_r_s": [], "return_time_s": []}
+    if os.path.isdir(arg):
+        files = sorted(glob.glob(os.path.join(arg, "*.h5")),
+                       key=lambda p: int(os.path.basename(p)[:-3]))
+        series = []
+        for p in files:
+            with h5py.File(p, "r") as f:
+                series.append((f["trajectory/t"][:], f["trajectory/state"][:]))
+    else:
+        with h5py.File(arg, "r") as f:
+            a = f["members/trajectory"].attrs
+            ts = np.linspace(a["t0"], a["t_end"], int(a["samples"]))
+            tr = f["members/trajectory"][:]
+            series = [(ts, tr[i].reshape(len(ts), -1)) for i in range(len(tr))]
+            ex = f["members/exits"][:].reshape(len(tr), -1, int(f["members/exits"].attrs["slot_width"]))
+            obs["return_time_exact"] = [e[1:2, 0] - e[0:1, 0] if not np.isnan(e[1, 0]) else e[:0, 0]
+                                        for e in ex]
+    for t, x in series:
+        o = sample_observables(t, x)
+        for k in ("landing_r_s", "section_r_s", "return_time_s"):
+            obs[k].append(np.asarray(o[k], dtype=float))
+    return obs, {"members": len(series), "path": arg, "status_counts": {}}
+
+
 def load(path, times=(10.0, 50.0, 150.0)):
     """Per-member observables of one results file, as lists (one entry per member)."""
     f = h5py.File(path, "r")
@@ -57,7 +137,7 @@ def load(path, times=(10.0, 50.0, 150.0)):
     obs = {"landing_r": [], "return_time": [], "section_r": [], "full_stick": [],
            "returned": []}
     for T in times:
-        obs[f"r_T{T:g}"], obs[f"omega_T{T:g}"] = [], []
+        obs[f"r_T{T:g}"], obs[f"v_T{T:g}"], obs[f"omega_T{T:g}"] = [], [], []
     filippov = "event_log" in m
     traj = m["trajectory"][:] if "trajectory" in m else None
     t_final = m["t_final"][:]
@@ -86,13 +166,29 @@ def load(path, times=(10.0, 50.0, 150.0)):
             for T in times:
                 k = int(np.argmin(abs(ts - T)))
                 ok = abs(ts[k] - T) < 1e-9 and not np.isnan(xs[k, 0]) and t_final[i] >= T
-                obs[f"r_T{T:g}"].append(xs[k:k + 1, 0] if ok else xs[:0, 0])
-                obs[f"omega_T{T:g}"].append(xs[k:k + 1, 2] if ok else xs[:0, 0])
+                for j, comp in enumerate(("r", "v", "omega")):
+                    obs[f"{comp}_T{T:g}"].append(xs[k:k + 1, j] if ok else xs[:0, j])
     cfg_t_end = float(f["members/t_final"][:].max()) if n else 0.0
     meta = {"members": n, "path": path, "t_end": cfg_t_end,
             "status_counts": {int(s): int(c) for s, c in zip(*np.unique(status, return_counts=True))}}
     f.close()
     return obs, meta
+
+
+def cached(loader, path, arg):
+    """loader(arg), kept next to the results file (.oq-cache) while the file is unchanged."""
+    import pickle
+    cache = path + ".oq-cache"
+    stamp = [KAPPA, R_IN, T_AWAY] + [os.path.getmtime(p) for p in (arg if isinstance(arg, list) else [arg])]
+    if os.path.exists(cache):
+        with open(cache, "rb") as fh:
+            saved_stamp, value = pickle.load(fh)
+        if saved_stamp == stamp:
+            return value
+    value = loader(arg)
+    with open(cache, "wb") as fh:
+        pickle.dump((stamp, value), fh)
+    return value
 
 
 def pooled(per_member, idx=None):
@@ -183,27 +279,46 @@ def main():
         p = os.path.join(args.runs, name + ".h5")
         if os.path.exists(p):
             runs[name] = p
-    for pat, key in [("smoothed-eps*.h5", "eps"), ("noisy-sigma*.h5", "sigma")]:
+    dense = {}
+    for p in sorted(glob.glob(os.path.join(args.runs, "dense-*"))):
+        if p.endswith((".json", ".oq-cache")):
+            continue
+        dense[os.path.basename(p).removesuffix(".h5")] = p
+    groups = {}
+    for pat in ["smoothed-eps*-T*.h5", "tiny-eps*-T*.h5", "noisy-sigma*-T*.h5"]:
         for p in sorted(glob.glob(os.path.join(args.runs, pat))):
-            runs[os.path.basename(p)[:-3]] = p
+            groups.setdefault(re.sub(r"-T[0-9.]+\.h5$", "", os.path.basename(p)), []).append(p)
     if "uniform" not in runs:
         raise SystemExit(f"open_question.py: {args.runs}/uniform.h5 not found (run "
                          "bench/open_question.sh first)")
-    data = {name: load(p) for name, p in runs.items()}
+    data = {name: cached(load, p, p) for name, p in runs.items()}
+    for name, p in dense.items():
+        data[name] = cached(load_dense, p if p.endswith(".h5") else p + "/0.h5", p)
+    for name, paths in sorted(groups.items(), key=lambda kv: (kv[0].split("-")[0], param_of(kv[0])[1])):
+        data[name] = cached(load_final, paths[0], paths)
     ref, _ = data["uniform"]
+    dref = data.get("dense-uniform", ({}, {}))[0]
     report = {"runs": {}, "distances": {}}
+    if "return_time_exact" in dref:
+        e, s_ = pooled(dref["return_time_exact"]), pooled(dref["return_time_s"])
+        report["return_time_check"] = {"exact_median": float(np.median(e)) if len(e) else None,
+                                       "sampled_median": float(np.median(s_)) if len(s_) else None,
+                                       "n_exact": int(len(e)), "n_sampled": int(len(s_))}
     for name, (obs, meta) in data.items():
         summary = dict(meta)
         for q in ["full_stick", "returned", "return_time", "landing_r"]:
-            summary[q] = mean_ci(obs[q], args.bootstrap, rng)
+            summary[q] = mean_ci(obs[q], args.bootstrap, rng) if q in obs else None
         report["runs"][name] = summary
         if name == "uniform":
             continue
         report["distances"][name] = {}
+        base = dref if name.startswith("dense-") else ref
+        if name == "dense-uniform":
+            continue
         for q in obs:
-            if q in ("full_stick", "returned"):
+            if q in ("full_stick", "returned", "return_time_exact") or q not in base:
                 continue
-            d = distances(ref[q], obs[q], args.bootstrap, rng)
+            d = distances(base[q], obs[q], args.bootstrap, rng)
             if d:
                 report["distances"][name][q] = d
     out = args.json or os.path.join(args.runs, "open_question.json")
@@ -217,8 +332,9 @@ def main():
 def print_report(report):
     for name, s in report["runs"].items():
         fs, rt, rr = s["full_stick"], s["return_time"], s["returned"]
-        line = f"{name:22s} members {s['members']:6d}  full stick {fs['mean']:.3f} " \
-               f"[{fs['ci'][0]:.3f}, {fs['ci'][1]:.3f}]"
+        line = f"{name:22s} members {s['members']:6d}"
+        if fs:
+            line += f"  full stick {fs['mean']:.3f} [{fs['ci'][0]:.3f}, {fs['ci'][1]:.3f}]"
         if rr:
             line += f"  returned {rr['mean']:.3f} [{rr['ci'][0]:.3f}, {rr['ci'][1]:.3f}]"
         if rt:
@@ -226,14 +342,15 @@ def print_report(report):
         print(line)
     for name, qs in report["distances"].items():
         for q, d in qs.items():
-            print(f"uniform vs {name:16s} {q:12s} KS {d['ks']:.4f} [{d['ks_ci'][0]:.4f}, "
+            base = "dense-uniform" if name.startswith("dense-") else "uniform"
+            print(f"{base} vs {name:16s} {q:14s} KS {d['ks']:.4f} [{d['ks_ci'][0]:.4f}, "
                   f"{d['ks_ci'][1]:.4f}]  W1 {d['w1']:.4g} [{d['w1_ci'][0]:.4g}, "
                   f"{d['w1_ci'][1]:.4g}]  (n {d['n_a']}, {d['n_b']})")
 
 
 def param_of(name):
     m = re.search(r"(eps|sigma)([0-9.e-]+)$", name)
-    return (m.group(1), float(m.group(2))) if m else (None, None)
+    return (m.group(1), float(m.group(2))) if m else (None, 0.0)
 
 
 def figures(data, report, outdir):
@@ -241,59 +358,75 @@ def figures(data, report, outdir):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    qs = ["landing_r", "return_time", "section_r", "r_T50"]
     titles = {"landing_r": "r at the first crossing of $\\Sigma$ after the exit",
               "return_time": "time to the first return to the two-fold",
-              "section_r": "occupation of the section $\\Sigma$ (r at crossings, t < 300)",
-              "r_T50": "r(t = 50)"}
-    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
-    for ax, q in zip(axes.flat, qs):
-        allv = np.concatenate([pooled(o[q]) for o, _ in data.values() if len(pooled(o[q]))])
-        if len(allv) == 0:
+              "section_r": "occupation of $\\Sigma$: r at crossings, t < 300",
+              "r_T10": "r(t = 10)", "r_T50": "r(t = 50)", "omega_T50": "$\\omega$(t = 50)"}
+
+    def pick(kind):
+        names = [n for n in data if n.startswith(kind)]
+        return sorted(names, key=lambda n: param_of(n)[1])
+
+    shown = ["uniform", "weighted"]
+    for kind in ("smoothed", "tiny"):
+        if pick(kind):
+            shown.append(pick(kind)[0])
+    if pick("noisy"):
+        shown += [pick("noisy")[0], pick("noisy")[-1]]
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8))
+    for ax, q in zip(axes.flat, titles):
+        vals = [pooled(data[n][0][q]) for n in shown if q in data[n][0]]
+        vals = [v for v in vals if len(v)]
+        if not vals:
+            ax.set_visible(False)
             continue
-        lo, hi = np.percentile(allv, [0.5, 99.5])
-        bins = np.linspace(lo, hi, 60)
-        for name, (obs, meta) in data.items():
-            v = pooled(obs[q])
-            if len(v) == 0 or name == "uniform-b":
+        lo, hi = np.percentile(np.concatenate(vals), [0.5, 99.5])
+        bins = np.linspace(lo, hi, 70)
+        for name in shown:
+            if q not in data[name][0]:
                 continue
-            ax.hist(v, bins=bins, density=True, histtype="step", lw=1.3,
-                    label=f"{name} (n={len(v)})")
+            v = pooled(data[name][0][q])
+            if len(v):
+                ax.hist(np.clip(v, lo, hi), bins=bins, density=True, histtype="step", lw=1.3,
+                        label=f"{name} (n={len(v)})")
         ax.set_title(titles[q], fontsize=10)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
     fig.suptitle("Wheel, Fig. 5 parameters: what follows the nondeterministic two-fold")
     fig.tight_layout()
-    fig.savefig(os.path.join(outdir, "open-question-distributions.png"), dpi=110)
+    fig.savefig(os.path.join(outdir, "open-question-distributions.png"), dpi=100)
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     floor = report["distances"].get("uniform-b", {})
     weighted = report["distances"].get("weighted", {})
-    for ax, kind in zip(axes, ["eps", "sigma"]):
-        for qi, q in enumerate(["landing_r", "return_time", "section_r", "r_T50"]):
-            pts = []
-            for name, qd in report["distances"].items():
-                k, val = param_of(name)
-                if k == kind and q in qd:
-                    pts.append((val, qd[q]))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6), sharey=True)
+    for ax, kind, label in zip(axes, ["smoothed", "tiny", "noisy"],
+                               ["smoothing $\\varepsilon$, perturbation $\\varepsilon$",
+                                "smoothing $\\varepsilon$, perturbation $10^{-6}$",
+                                "noise $\\sigma$ on v ($\\varepsilon = 10^{-3}$)"]):
+        for qi, q in enumerate(["r_T10", "omega_T10", "r_T50", "omega_T50"]):
+            pts = [(param_of(n)[1], report["distances"][n][q]) for n in pick(kind)
+                   if q in report["distances"].get(n, {})]
             color = f"C{qi}"
             if pts:
-                pts.sort()
                 xv = np.array([p[0] for p in pts])
                 yv = np.array([p[1]["ks"] for p in pts])
-                err = np.array([[p[1]["ks"] - p[1]["ks_ci"][0], p[1]["ks_ci"][1] - p[1]["ks"]]
-                                for p in pts]).T
+                err = np.array([[max(p[1]["ks"] - p[1]["ks_ci"][0], 0),
+                                 max(p[1]["ks_ci"][1] - p[1]["ks"], 0)] for p in pts]).T
                 ax.errorbar(xv, yv, yerr=err, marker="o", color=color, capsize=3, label=q)
             if q in floor:
                 ax.axhline(floor[q]["ks_ci"][1], color=color, ls=":", lw=1)
             if q in weighted:
                 ax.axhline(weighted[q]["ks"], color=color, ls="--", lw=1)
         ax.set_xscale("log")
-        ax.set_xlabel("$\\varepsilon$ (smoothing)" if kind == "eps" else "$\\sigma$ (noise)")
-        ax.set_ylabel("KS distance to the uniform-exit ensemble")
-        ax.set_title("dotted: sampling floor (upper 95 %); dashed: weighted exits", fontsize=9)
-        ax.legend(fontsize=7)
+        ax.set_xlabel(label)
+        ax.set_ylim(0, 1.02)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    axes[0].set_ylabel("KS distance to the uniform-exit ensemble (95 % bootstrap)")
+    fig.suptitle("dotted: uniform vs uniform with another seed (upper 95 %, the sampling "
+                 "floor); dashed: uniform vs weighted exits", fontsize=10)
     fig.tight_layout()
-    fig.savefig(os.path.join(outdir, "open-question-distances.png"), dpi=110)
+    fig.savefig(os.path.join(outdir, "open-question-distances.png"), dpi=100)
 
 
 if __name__ == "__main__":
