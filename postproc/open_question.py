@@ -98,13 +98,18 @@ def sample_observables(t, x):
     dist = np.linalg.norm(x - TWOFOLD, axis=1)
     near = np.nonzero((dist < R_IN) & (t > T_AWAY))[0]
     ret = [t[near[0]]] if len(near) else []
-    return {"landing_r_s": rs[:1], "section_r_s": rs, "return_time_s": ret}
+    # full stick: neither lateral slip nor rolling, v = 0 and omega = omega0 (where the
+    # Filippov members stop with status codim2)
+    last = x[-1]
+    stuck = abs(last[1]) < 1e-3 and abs(last[2] - WHEEL["omega0"]) < 1e-3
+    return {"landing_r_s": rs[:1], "section_r_s": rs, "return_time_s": ret,
+            "full_stick_s": [1.0 if stuck else 0.0]}
 
 
 def load_dense(arg):
     """Dense trajectories: a Filippov ensemble file with members/trajectory, or a directory
     of trajectory-job files (one member each)."""
-    obs = {"landing_r_s": [], "section_r_s": [], "return_time_s": []}
+    obs = {"landing_r_s": [], "section_r_s": [], "return_time_s": [], "full_stick_s": []}
     if os.path.isdir(arg):
         files = sorted(glob.glob(os.path.join(arg, "*.h5")),
                        key=lambda p: int(os.path.basename(p)[:-3]))
@@ -123,7 +128,7 @@ def load_dense(arg):
                                         for e in ex]
     for t, x in series:
         o = sample_observables(t, x)
-        for k in ("landing_r_s", "section_r_s", "return_time_s"):
+        for k in ("landing_r_s", "section_r_s", "return_time_s", "full_stick_s"):
             obs[k].append(np.asarray(o[k], dtype=float))
     return obs, {"members": len(series), "path": arg, "status_counts": {}}
 
@@ -179,7 +184,7 @@ def cached(loader, path, arg):
     """loader(arg), kept next to the results file (.oq-cache) while the file is unchanged."""
     import pickle
     cache = path + ".oq-cache"
-    stamp = [KAPPA, R_IN, T_AWAY] + [os.path.getmtime(p) for p in (arg if isinstance(arg, list) else [arg])]
+    stamp = [KAPPA, R_IN, T_AWAY, 2] + [os.path.getmtime(p) for p in (arg if isinstance(arg, list) else [arg])]
     if os.path.exists(cache):
         with open(cache, "rb") as fh:
             saved_stamp, value = pickle.load(fh)
@@ -306,7 +311,8 @@ def main():
                                        "n_exact": int(len(e)), "n_sampled": int(len(s_))}
     for name, (obs, meta) in data.items():
         summary = dict(meta)
-        for q in ["full_stick", "returned", "return_time", "landing_r"]:
+        for q in ["full_stick", "returned", "return_time", "landing_r", "full_stick_s",
+                  "return_time_s"]:
             summary[q] = mean_ci(obs[q], args.bootstrap, rng) if q in obs else None
         report["runs"][name] = summary
         if name == "uniform":
@@ -316,7 +322,7 @@ def main():
         if name == "dense-uniform":
             continue
         for q in obs:
-            if q in ("full_stick", "returned", "return_time_exact") or q not in base:
+            if q in ("full_stick", "returned", "return_time_exact", "full_stick_s") or q not in base:
                 continue
             d = distances(base[q], obs[q], args.bootstrap, rng)
             if d:
@@ -339,6 +345,11 @@ def print_report(report):
             line += f"  returned {rr['mean']:.3f} [{rr['ci'][0]:.3f}, {rr['ci'][1]:.3f}]"
         if rt:
             line += f"  return time {rt['mean']:.2f} [{rt['ci'][0]:.2f}, {rt['ci'][1]:.2f}]"
+        fss, rts = s.get("full_stick_s"), s.get("return_time_s")
+        if fss:
+            line += f"  full stick by t=150 {fss['mean']:.3f} [{fss['ci'][0]:.3f}, {fss['ci'][1]:.3f}]"
+        if rts:
+            line += f"  return time {rts['mean']:.2f} [{rts['ci'][0]:.2f}, {rts['ci'][1]:.2f}] (n {rts['n']})"
         print(line)
     for name, qs in report["distances"].items():
         for q, d in qs.items():
