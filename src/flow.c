@@ -241,6 +241,21 @@ static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
     return tf_fail(err, "%s: key 'integrator.ts.type': %s",
                    tf_config_where(cfg, "integrator.ts.type", where, sizeof where), msg);
   }
+  /* What the command line changed goes into the config as run (and its fingerprint). */
+  char effective[sizeof flow->ts.options], assignment[sizeof effective + 64];
+  tf_ts_effective_options(effective, sizeof effective);
+  if (strcmp(effective, flow->ts.options) != 0 && !strchr(effective, '"')) {
+    snprintf(assignment, sizeof assignment, "integrator.ts.options=\"%s\"", effective);
+    if (tf_config_set(cfg, assignment, err) ||
+        tf_config_get_string(cfg, "integrator.ts.options", "", NULL, &options, err))
+      return -1;
+  }
+  if (strcmp(flow->ts_type, flow->ts.type) != 0) {
+    snprintf(assignment, sizeof assignment, "integrator.ts.type=%s", flow->ts_type);
+    if (tf_config_set(cfg, assignment, err) ||
+        tf_config_get_string(cfg, "integrator.ts.type", "bdf", NULL, &type, err))
+      return -1;
+  }
   return 0;
 }
 

@@ -273,6 +273,23 @@ static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, v
   return 0;
 }
 
+void tf_ts_effective_options(char *buf, size_t n) {
+  char *all = NULL;
+  buf[0] = '\0';
+  if (PetscOptionsGetAll(NULL, &all) || !all) return;
+  size_t len = 0;
+  bool skip_value = false;
+  for (char *save = NULL, *tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    const bool name = tok[0] == '-' && tok[1] && !(tok[1] >= '0' && tok[1] <= '9') && tok[1] != '.';
+    if (name) skip_value = strcmp(tok, "-ts_type") == 0 || strcmp(tok, "-no_signal_handler") == 0;
+    if (skip_value) continue;
+    const int w = snprintf(buf + len, n - len, "%s%s", len ? " " : "", tok);
+    if (w < 0 || (size_t)w >= n - len) break;
+    len += (size_t)w;
+  }
+  PetscFree(all);
+}
+
 static int status_of(TSConvergedReason reason, bool nonfinite) {
   if (nonfinite) return TF_MEMBER_NONFINITE;
   switch (reason) {

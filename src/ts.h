@@ -59,4 +59,10 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
  * unknown type fails before any output is touched. */
 int tf_ts_check(const tf_ts_settings *set, char *type_out, size_t n, tf_error *err);
 
+/* The PETSc options in effect (config and command line merged, as tf_ts_check leaves the
+ * database), without -ts_type (reported by tf_ts_check) and PETSc's own start-up options:
+ * "-ts_adapt_type basic -ts_rtol 1e-9".  Stored as integrator.ts.options so that the config
+ * as run (and the results fingerprint) records what the command line changed. */
+void tf_ts_effective_options(char *buf, size_t n);
+
 #endif

@@ -138,6 +138,15 @@ T.check(len(set(tf.tolist())) == 12 and (tf < 2).all(),
 j = T.run(ENS, "steps2.h5", 'integrator.ts.options="-ts_max_steps 5"', extra=("-ts_max_steps", "100000"))
 T.check(j["failed"] == 0, "the command line's -ts_max_steps overrides the config's")
 
+# the options in effect are part of the config as run, so a resume cannot mix integrators
+r = subprocess.run([T.TWOFOLD, "run", ENS, "-o", "rosw.h5", "--resume", "--quiet", "-ts_type", "bdf"],
+                   capture_output=True, text=True)
+T.check(r.returncode == 2 and "cannot resume" in r.stderr, f"resume with another -ts_type refused: {r.stderr.strip()[:120]}")
+r = subprocess.run([T.TWOFOLD, "check", ENS, "--print", "-ts_type", "arkimex", "-ts_adapt_type", "basic"],
+                   capture_output=True, text=True)
+T.check("type: arkimex" in r.stdout and "-ts_adapt_type basic" in r.stdout,
+        "command-line PETSc options appear in the config as run")
+
 # --- rank independence, one TS per member and in batches -----------------------------------
 def finals(out):
     with h5py.File(out) as f:
