@@ -36,6 +36,7 @@ static const char usage[] =
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
     "  slurm CONFIG [options]  write sbatch scripts for CONFIG and submit them (see below)\n"
     "  merge OUT.h5 PART.h5... combine the part files of a split run (--part, SLURM array)\n"
+    "                         (or merge -o OUT.h5 PART.h5...)\n"
     "                         into one file with the same data as a single run; refuses,\n"
     "                         naming the failed tasks, if parts are missing or inconsistent\n"
     "                         (--overwrite replaces an existing OUT.h5; --json)\n"
@@ -512,6 +513,7 @@ static int finish_merged(const char *path, const char *config_text, const char *
   return rc;
 }
 
+/* `twofold merge OUT.h5 PART.h5...`, or `twofold merge -o OUT.h5 PART.h5...`. */
 static int cmd_merge(const cli_args *a) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -519,28 +521,30 @@ static int cmd_merge(const cli_args *a) {
     fprintf(stderr, "twofold: error: merge runs on one process (not under mpiexec -n %d)\n", size);
     return TF_EXIT_USAGE;
   }
-  if (!a->config || a->nfiles < 1) {
+  const char *out = a->output ? a->output : a->config;
+  const char **files = a->files;
+  int nfiles = a->nfiles;
+  if (a->output && a->config) { /* every positional argument is a part */
+    memmove(a->files + 1, a->files, (size_t)a->nfiles * sizeof *a->files);
+    a->files[0] = a->config;
+    nfiles++;
+  }
+  if (!out || nfiles < 1) {
     fprintf(stderr, "twofold: error: usage: twofold merge OUT.h5 PART.h5... (see --help)\n");
     return TF_EXIT_USAGE;
   }
   tf_h5_quiet();
   tf_merge_stats st;
   tf_error err;
-  if (tf_merge(a->config, a->files, a->nfiles, a->overwrite, finish_merged, NULL, &st, &err)) {
-    fprintf(stderr, "twofold: error: %s\n", err.msg);
-    if (a->json)
-      printf("{\"job\": \"merge\", \"status\": \"error\", \"output\": \"%s\"}\n", a->config);
-    return strncmp(err.msg, "cannot merge", 12) == 0 || strstr(err.msg, "already exists") ||
-                   strstr(err.msg, "one of the part files")
-               ? TF_EXIT_USAGE
-               : TF_EXIT_ERROR;
-  }
+  const int rc = tf_merge(out, files, nfiles, a->overwrite, finish_merged, NULL, &st, &err);
+  if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
   if (a->json) {
     tf_json *j = tf_json_create();
     tf_json_string(j, "job", "merge");
-    tf_json_string(j, "status", "complete");
-    tf_json_string(j, "output", a->config);
-    tf_json_integer(j, "files", a->nfiles);
+    tf_json_string(j, "status", rc ? "error" : "complete");
+    if (rc) tf_json_string(j, "error", err.msg);
+    tf_json_string(j, "output", out);
+    tf_json_integer(j, "files", nfiles);
     tf_json_integer(j, "parts", st.parts);
     tf_json_integer(j, "members", (long long)st.members);
     tf_json_integer(j, "rows_copied", (long long)st.rows_copied);
@@ -548,11 +552,16 @@ static int cmd_merge(const cli_args *a) {
     tf_json_number(j, "wall_seconds", st.seconds);
     printf("%s\n", tf_json_text(j));
     tf_json_destroy(j);
-  } else if (!a->quiet) {
-    printf("merged %d file%s (%llu members) into %s in %.2f s\n", a->nfiles,
-           a->nfiles > 1 ? "s" : "", (unsigned long long)st.members, a->config, st.seconds);
+  } else if (!rc && !a->quiet) {
+    printf("merged %d file%s (%llu members) into %s in %.2f s\n", nfiles, nfiles > 1 ? "s" : "",
+           (unsigned long long)st.members, out, st.seconds);
   }
-  return TF_EXIT_OK;
+  if (!rc) return TF_EXIT_OK;
+  /* refusals (bad input) are usage errors; failures while writing are runtime errors */
+  return strncmp(err.msg, "cannot merge", 12) == 0 || strstr(err.msg, "one of the part files") ||
+                 strstr(err.msg, "no part files") || strstr(err.msg, "no usable part file")
+             ? TF_EXIT_USAGE
+             : TF_EXIT_ERROR;
 }
 
 int tf_cli_main(int argc, char **argv) {

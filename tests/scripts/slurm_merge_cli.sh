@@ -49,7 +49,11 @@ ls m?.h5 m?.h5.merging-* >/dev/null 2>&1 && fail "a refused merge left files: $(
 [ "$sum_before" = "$(md5sum p0.h5 p1.h5 p2.h5)" ] && pass "part files unchanged" ||
   fail "part files changed"
 "$T" merge keep.h5 p0.h5 p1.h5 p2.h5 --overwrite --quiet && same_members ref.h5 keep.h5
+"$T" merge -o minus-o.h5 p0.h5 p1.h5 p2.h5 --quiet && same_members ref.h5 minus-o.h5
 expect_fail 2 "usage: twofold merge" -- "$T" merge only.h5
+"$T" merge m8.h5 p0.h5 --json > fail.json 2>/dev/null || true
+grep -q '"status": "error", "error": "cannot merge' fail.json && pass "merge error JSON" ||
+  fail "merge error JSON: $(cat fail.json)"
 
 # twofold slurm: bad options and configs are refused before anything is written
 expect_fail 2 "--array: expected a positive integer" -- "$T" slurm "$C" --array 0 --dry-run
