@@ -44,7 +44,8 @@ def run(*sets, extra=()):
 rows_a = []
 for eps in (1e-2, 1e-3, 1e-4, 1e-5, 1e-6):
     for method, ts in (("dopri5", None), ("petsc-ts", "bdf"), ("petsc-ts", "rosw")):
-        sets = [f"model.smoothing.epsilon={eps}", "ensemble.members=4", f"integrator.method={method}"]
+        sets = [f"model.smoothing.epsilon={eps}", "ensemble.members=4", f"integrator.method={method}",
+                "integrator.ts.batch=1"]
         if ts:
             sets.append(f"integrator.ts.type={ts}")
         j = run(*sets)

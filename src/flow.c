@@ -225,6 +225,13 @@ static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
   snprintf(flow->ts.type, sizeof flow->ts.type, "%s", type);
   snprintf(flow->ts.options, sizeof flow->ts.options, "%s", options);
   flow->batch = batch;
+  /* the ensemble size bounds the last batch (the ensemble job's default, 1000, also for
+   * jobs that trace one member of an ensemble config, so their batches are the same) */
+  const long long d_members = 1000;
+  long long members;
+  if (tf_config_get_int(cfg, "ensemble.members", &d_members, 1, 1000000000LL, &members, err))
+    return -1;
+  flow->members = (uint64_t)members;
   const bool analytic = flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
                                            : flow->kernel->jacobian != NULL;
   if (strcmp(jacobian, "analytic") == 0 && !analytic)
@@ -591,17 +598,20 @@ static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot
   return res;
 }
 
-/* Member m belongs to batch m / B (members m0 .. m0 + B - 1, whether or not the ensemble
- * has them all), so its numbers depend on m alone, not on ranks or chunks; the last batch
+/* Member m belongs to batch m / B (members m0 .. min(m0 + B, members) - 1), so its numbers
+ * depend on (m, members) alone, not on ranks, chunks or restarts; the last batch
  * solved is kept, as consecutive members usually follow each other. */
 static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                                   void *sctx, long n_samples) {
-  const size_t n = flow->kernel->dim, b = (size_t)flow->batch;
-  const long long id = (long long)(member / b);
-  const size_t slot = member % b;
+  const size_t n = flow->kernel->dim, full = (size_t)flow->batch;
+  const long long id = (long long)(member / full);
+  const size_t slot = member % full;
+  const uint64_t first = (uint64_t)id * full;
+  const size_t b = flow->members > first && flow->members - first < full
+                       ? (size_t)(flow->members - first)
+                       : full;
   if (flow->batch_id != id || sample) {
-    for (size_t i = 0; i < b; i++)
-      tf_flow_initial_state(flow, (uint64_t)id * b + i, flow->batch_x0 + i * n);
+    for (size_t i = 0; i < b; i++) tf_flow_initial_state(flow, first + i, flow->batch_x0 + i * n);
     memcpy(flow->batch_x, flow->batch_x0, b * n * sizeof *x);
     const bool finite = finite_state(flow->batch_x, b * n);
     tf_flow_result r = finite ? run_ts(flow, b, flow->batch_x, slot, sample, sctx, n_samples)

@@ -75,6 +75,7 @@ typedef struct tf_flow {
   tf_ts_settings ts;
   char ts_type[64];
   long batch;
+  uint64_t members; /* ensemble size: the last batch holds the members that remain */
   /* model.noise; drift-implicit theta */
   tf_noise noise;
   double theta;
