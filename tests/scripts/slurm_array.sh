@@ -1,7 +1,7 @@
 # slurm_array.sh — a job array on a real (private, single-node) SLURM: `twofold slurm --array`
 # submits N tasks writing part files and a merge job after them; the merged file holds the
 # same data as one uninterrupted run, for the smoke ensemble (srun --mpi=pmix, 1 rank per
-# task) and for the wheel's Fig. 5 Monte-Carlo (mpiexec, 2 ranks per task, with event logs
+# task) and for the wheel's Fig. 5 Monte-Carlo (mpiexec, 1 rank per task, with event logs
 # and trajectories).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_lib.sh"
@@ -34,7 +34,7 @@ grep -q '^#SBATCH --array=0-2$' dry.txt && grep -q -- '--part "$K/$N"' dry.txt &
 submit "$CONFIGS/smoke.yaml" --array 3 --ntasks 1 --time 5 --signal-lead 60 -o smoke.h5 \
   "${SMOKE[@]}"
 submit_smoke=($ARRAY_ID $MERGE_ID)
-submit "$CONFIGS/wheel-fig5.yaml" --array 3 --ntasks 2 --launcher mpiexec --time 5 \
+submit "$CONFIGS/wheel-fig5.yaml" --array 3 --ntasks 1 --launcher mpiexec --time 5 \
   --signal-lead 60 --dir slurm-wheel -o wheel.h5 "${WHEEL[@]}"
 submit_wheel=($ARRAY_ID $MERGE_ID)
 

@@ -13,7 +13,7 @@ source "$(dirname "$0")/slurm_lib.sh"
 T="$TWOFOLD"
 : "${SOURCE_DIR:?}"
 slurm_start
-SET=(--set ensemble.members=12000 --set integrator.t_end=4 --set output.flush_interval=0.5)
+SET=(--set ensemble.members=10000 --set integrator.t_end=4 --set output.flush_interval=0.5)
 
 t0=$(date +%s.%N)
 work=$("$T" run "$CONFIGS/smoke.yaml" -o ref.h5 "${SET[@]}" --quiet --json |
