@@ -39,8 +39,12 @@ static const tf_param params[] = {
 static const char *const state_names[] = {"r", "v", "omega"};
 static const double initial[] = {0.1859, -0.0301, -1.037};
 
+static double p2_with(double r, const double *p, double sin_g, double cos_g) {
+  return p[D] * r * cos_g + (p[BETA] * p[BETA] + r * r) * sin_g;
+}
+
 static double p2_of(double r, const double *p) {
-  return p[D] * r * cos(p[GAMMA]) + (p[BETA] * p[BETA] + r * r) * sin(p[GAMMA]);
+  return p2_with(r, p, sin(p[GAMMA]), cos(p[GAMMA]));
 }
 
 /* eq (9) */
@@ -88,43 +92,64 @@ static int prepare(double *p, tf_error *err) {
   return 0;
 }
 
-static double switching(const double *x, const double *p, double *grad) {
-  const double g = p[GAMMA], dw = x[2] - p[OMEGA0];
-  if (grad) {
-    grad[0] = -dw * cos(g);
-    grad[1] = -sin(g);
-    grad[2] = p[D] * sin(g) - x[0] * cos(g);
-  }
-  return -(x[1] - p[D] * dw) * sin(g) - x[0] * dw * cos(g); /* eq (4) */
+/* sin and cos of the contact angle gamma, computed once per evaluation: libm's sincos was a
+ * quarter of an ensemble's instructions when every helper below took its own. */
+typedef struct contact {
+  double s, c;
+} contact;
+static contact contact_of(const double *p) {
+  return (contact){sin(p[GAMMA]), cos(p[GAMMA])};
 }
 
-static double rolling_speed(const double *x, const double *p) { /* eq (5) */
-  const double g = p[GAMMA], dw = x[2] - p[OMEGA0];
-  return -(x[1] - p[D] * dw) * cos(g) + x[0] * dw * sin(g);
+static double sideways_slip(const double *x, const double *p, contact k) { /* eq (4) */
+  const double dw = x[2] - p[OMEGA0];
+  return -(x[1] - p[D] * dw) * k.s - x[0] * dw * k.c;
+}
+
+static double rolling_speed_at(const double *x, const double *p, contact k) { /* eq (5) */
+  const double dw = x[2] - p[OMEGA0];
+  return -(x[1] - p[D] * dw) * k.c + x[0] * dw * k.s;
+}
+
+static double switching(const double *x, const double *p, double *grad) {
+  const contact k = contact_of(p);
+  if (grad) {
+    const double dw = x[2] - p[OMEGA0];
+    grad[0] = -dw * k.c;
+    grad[1] = -k.s;
+    grad[2] = p[D] * k.s - x[0] * k.c;
+  }
+  return sideways_slip(x, p, k);
+}
+
+static double rolling_speed(const double *x, const double *p) {
+  return rolling_speed_at(x, p, contact_of(p));
 }
 
 /* eqs (1)-(3) for given friction force F and moment M */
-static void field(const double *x, const double *p, double force, double moment, double *dx) {
+static void field(const double *x, const double *p, contact k, double force, double moment,
+                  double *dx) {
   const double r = x[0], v = x[1], w = x[2], b2 = p[BETA] * p[BETA];
   const double p1 = p[K2] * (p[R0] - r) - p[C2] * v + p[M] * r * w * w;
   const double coupling = p[C1] + 2 * p[M] * r * v;
   dx[0] = p[M] * (b2 + r * r) * v;
-  dx[1] =
-      (b2 + p[D] * p[D] + r * r) * p1 - p[D] * coupling * w + force * p2_of(r, p) + p[D] * moment;
-  dx[2] = p[D] * p1 - coupling * w + force * r * cos(p[GAMMA]) + moment;
+  dx[1] = (b2 + p[D] * p[D] + r * r) * p1 - p[D] * coupling * w + force * p2_with(r, p, k.s, k.c) +
+          p[D] * moment;
+  dx[2] = p[D] * p1 - coupling * w + force * r * k.c + moment;
 }
 
 /* eqs (6)-(7) with sign(h) = side, continued onto h = 0 */
 static void slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t;
-  const double h = switching(x, p, NULL), g = rolling_speed(x, p);
+  const contact k = contact_of(p);
+  const double h = sideways_slip(x, p, k), g = rolling_speed_at(x, p, k);
   const double a6k = atan(1.0 / (6 * p[KAPPA])); /* arccot(6 kappa), kappa > 0 */
   const double psi = a6k + fabs(1 - 2 / M_PI * a6k) * atan2(fabs(h), fabs(g));
   const double cot_psi = cos(psi) / sin(psi);
   const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
   const double sign_g = (g > 0) - (g < 0);
   const double moment = sign_g * side * p[MU] / 6 * cot_psi;
-  field(x, p, force, moment, dx);
+  field(x, p, k, force, moment, dx);
 }
 
 /* On Sigma the paper ties M = kappa F (section IV).  The slip limits are
@@ -136,9 +161,10 @@ static void slip(double t, const double *x, int side, const double *p, double *d
  * reproduces the printed relation, which the paper's Fig. 4 conditions assume everywhere. */
 static void stick(double t, const double *x, double lambda, const double *p, double *dx) {
   (void)t;
-  const double g = rolling_speed(x, p);
+  const contact k = contact_of(p);
+  const double g = rolling_speed_at(x, p, k);
   const double sign_g = p[SIGNED_MOMENT] == 0.0 ? 1.0 : (g > 0) - (g < 0);
-  field(x, p, p[MU] * lambda, sign_g * p[KAPPA] * p[MU] * lambda, dx);
+  field(x, p, k, p[MU] * lambda, sign_g * p[KAPPA] * p[MU] * lambda, dx);
 }
 
 static int twofold_guess(const double *p, double *x) {
