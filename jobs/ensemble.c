@@ -51,6 +51,7 @@ typedef struct ensemble_job {
   tf_column cols[MAX_COLUMNS];
   int col_of[MAX_COLUMNS]; /* position of each column in cols[], -1 if absent */
   char state_names[512];
+  long flow_samples; /* output.trajectory_samples for smooth members */
 } ensemble_job;
 
 static void add_column(ensemble_job *job, int id, tf_column c) {
@@ -98,6 +99,7 @@ static int setup(tf_run *run, tf_error *err) {
       tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
     return -1;
   const tf_kernel *k = tf_kernel_find(name);
+  if (tf_model_refuse_codim2(run->cfg, k, "ensemble", err)) return -1;
   job->filippov = k && k->kind == TF_KERNEL_FILIPPOV && !tf_flow_runs_filippov(run->cfg, k);
   if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)
                     : tf_flow_from_config(&job->flow, run->cfg, err))
@@ -120,6 +122,18 @@ static int setup(tf_run *run, tf_error *err) {
                            "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the "
                            "counts, like steps, are those of the member's batch)"});
   if (job->filippov) filippov_columns(job);
+  const long long d_samples = 0;
+  long long samples = 0;
+  if (!job->filippov && tf_config_get_int(run->cfg, "output.trajectory_samples", &d_samples, 0,
+                                          1000000, &samples, err))
+    return -1;
+  if (samples == 1)
+    return tf_fail(err, "key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1");
+  job->flow_samples = (long)samples;
+  if (!job->filippov && samples > 0)
+    add_column(job, COL_TRAJECTORY,
+               (tf_column){"trajectory", TF_COLUMN_F64, (uint64_t)samples * n,
+                           "state at equally spaced times (samples x dim per member)"});
   tf_join_state_names(job->kernel, job->state_names, sizeof job->state_names);
   job->spec.members = (uint64_t)members;
   job->spec.chunk = (uint64_t)chunk;
@@ -131,10 +145,26 @@ static void *slot(const ensemble_job *job, void *const *row, int id) {
   return job->col_of[id] >= 0 ? row[job->col_of[id]] : NULL;
 }
 
+typedef struct trajectory_slot {
+  double *x;
+  size_t dim;
+  long n, taken;
+} trajectory_slot;
+static void record_sample(void *ctx, double t, const double *x) {
+  (void)t;
+  trajectory_slot *s = ctx;
+  if (s->taken < s->n) memcpy(s->x + (size_t)s->taken++ * s->dim, x, s->dim * sizeof *x);
+}
+
 static int run_flow_member(void *ctx, uint64_t member, void *const *row) {
   ensemble_job *job = ctx;
   tf_flow_initial_state(&job->flow, member, row[COL_INITIAL]);
-  const tf_flow_result r = tf_flow_run_member(&job->flow, member, row[COL_FINAL], NULL, NULL, 0);
+  trajectory_slot traj = {slot(job, row, COL_TRAJECTORY), job->kernel->dim, job->flow_samples, 0};
+  if (traj.x)
+    for (size_t i = 0; i < (size_t)traj.n * traj.dim; i++) traj.x[i] = NAN;
+  const tf_flow_result r =
+      tf_flow_run_member(&job->flow, member, row[COL_FINAL], traj.x ? record_sample : NULL, &traj,
+                         traj.x ? traj.n : 0);
   *(double *)row[COL_T_FINAL] = r.t_final;
   *(int64_t *)row[COL_STEPS] = r.steps;
   if (job->col_of[COL_JACOBIANS] >= 0) *(int64_t *)slot(job, row, COL_JACOBIANS) = r.jacobian_evals;
@@ -304,7 +334,16 @@ static int ts_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) 
 
 /* Names of the fields in the log slots, for readers of the file. */
 static void describe_logs(hid_t file, const ensemble_job *job) {
-  if (!job->filippov) return;
+  if (!job->filippov) {
+    hid_t d = job->flow_samples > 0 ? H5Dopen2(file, "members/trajectory", H5P_DEFAULT) : -1;
+    if (d >= 0) {
+      tf_h5_attr_int(d, "samples", job->flow_samples);
+      tf_h5_attr_double(d, "t0", job->flow.t0);
+      tf_h5_attr_double(d, "t_end", job->flow.t_end);
+      H5Dclose(d);
+    }
+    return;
+  }
   char state[512], fields[640], kinds[256] = "";
   snprintf(state, sizeof state, "%s", job->state_names);
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++)

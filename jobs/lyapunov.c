@@ -140,7 +140,8 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
+  if (tf_model_refuse_codim2(run->cfg, k, "lyapunov", err) ||
+      tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
     return -1;
   k = job->model.kernel;
   if (k->dim > TF_LYAPUNOV_MAX_DIM)

@@ -53,7 +53,8 @@ static int setup(tf_run *run, tf_error *err) {
     return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
+  if (tf_model_refuse_codim2(run->cfg, k, "scan", err) ||
+      tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
     return -1;
   k = job->model.kernel;
   if (k->dim > TF_LYAPUNOV_MAX_DIM)

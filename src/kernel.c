@@ -17,6 +17,10 @@ const tf_kernel *tf_kernel_find(const char *name) {
   return NULL;
 }
 
+bool tf_kernel_is_codim2(const tf_kernel *k) {
+  return (k->sigma2 && k->field2) || k->field_dual;
+}
+
 bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p) {
   if (!k->diffusion) return false;
   double *g = calloc(k->dim, sizeof *g);

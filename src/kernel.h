@@ -129,6 +129,12 @@ int tf_kernel_state_index(const tf_kernel *k, const char *name);
 /* Index of a parameter by name, or -1. */
 int tf_kernel_param_index(const tf_kernel *k, const char *name);
 
+/* True for kernels with a codimension-2 discontinuity set (2-D slip: sigma2/field2) or two
+ * contacts (field_dual).  Off Sigma their `rhs` is the slip field, so a job that integrates
+ * `rhs` alone would run through rolling with the wrong dynamics: only the jobs built on
+ * evolve2/dual_contact (trajectory, codim2-point) take them. */
+bool tf_kernel_is_codim2(const tf_kernel *k);
+
 /* True if the kernel's noise is nonzero anywhere on the given state (checked at x). */
 bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p);
 

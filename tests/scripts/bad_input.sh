@@ -30,6 +30,15 @@ sed 's/^job: ensemble/job: ensembel/' good.yaml > job.yaml
 expect_fail 2 "job.yaml:[0-9]+: key 'job'.*ensemble" -- "$T" check job.yaml
 sed 's/^  method: euler-maruyama/  method: dopri5/' good.yaml > method.yaml
 expect_fail 2 "method.yaml:[0-9]+: key 'integrator.method': .*noise" -- "$T" check method.yaml
+# a codimension-2 model in a job that would integrate its slip field through rolling
+cat > codim2.yaml <<'EOF2'
+job: ensemble
+model: {name: ball-pool}
+ensemble: {members: 4}
+EOF2
+expect_fail 2 "codim2.yaml:[0-9]+: key 'model.name': model 'ball-pool' has a codimension-2 discontinuity.*job 'ensemble'.*trajectory" -- "$T" check codim2.yaml
+expect_fail 2 "model 'ball-pool' has a codimension-2 discontinuity.*job 'lyapunov'" -- "$T" check codim2.yaml --set job=lyapunov
+
 # missing and corrupt files
 expect_fail 2 "cannot open 'nope.yaml'" -- "$T" check nope.yaml
 printf 'job: ensemble\nmodel: [unclosed\n' > corrupt.yaml
