@@ -165,8 +165,40 @@ boundary layer of width ε with explicit steps, and the event-driven engine wins
 series of (time, error) pairs is in bench/results/lyapunov.json."""
 
 
+def md_devs(r):
+    rows = [("twofold, 1 rank (" + str(r["twofold"].get("vectorised", "?")) + " tile)", r["twofold"]),
+            ("twofold, 2 ranks", r["twofold_2_ranks"]),
+            ("twofold, AVX2 tile", r["twofold_avx2"]),
+            ("twofold, portable C tile", r["twofold_portable_c"]),
+            ("twofold, generic element map (function pointers)", r["twofold_generic"]),
+            ("straightforward C loop (xoshiro draw + log() per update)", r["naive_c_xoshiro"]),
+            ("straightforward C loop (Philox per update)", r["naive_c_philox"]),
+            ("numpy (vectorised over elements)", r["numpy"])]
+    base = r["twofold"]["cpu_rate"]
+    table = "\n".join(f"| {n} | {v['wall_rate']:.3g} | {v['cpu_rate']:.3g} | {base / v['cpu_rate']:.1f} |"
+                      for n, v in rows)
+    rc = r["ratio_cpu"]
+    return f"""## DEVS throughput (bench/devs_throughput.sh)
+
+configs/devs-throughput.yaml: N = {r["N"]:.0e} logistic elements, {r["steps"]} steps, q = 0.5,
+μ = 3.9, λ1 of the full state and X_i tracked; {r["twofold"]["bytes_per_element"]} bytes per
+element.  Element-updates per second of wall time and per CPU second of the process (on a
+shared machine the latter is the rate of the core actually used; load average during the
+run: {r["load_average"]:.1f}).
+
+| code | updates/s (wall) | updates/s (CPU) | twofold / code (CPU) |
+|---|---|---|---|
+{table}
+
+twofold over the straightforward C loop: **{rc["twofold_over_naive_c_xoshiro"]:.1f}×** (goal ≥ 10),
+over numpy: **{rc["twofold_over_numpy"]:.1f}×** (goal ≥ 25); ≥ 1e9 updates per CPU second per
+core: **{"met" if r["target_1e9_per_core_met"] else "not met"}**.  Where the processor lacks
+AVX-512 the AVX2 tile runs ({rc["twofold_avx2_over_naive_c_xoshiro"]:.1f}× the C loop)."""
+
+
 RENDER = {"smoke": md_smoke, "wheel": md_wheel, "compare": md_compare,
-          "precision": md_precision, "hdf5": md_hdf5, "lyapunov": md_lyapunov}
+          "precision": md_precision, "hdf5": md_hdf5, "lyapunov": md_lyapunov,
+          "devs": md_devs}
 
 
 def record(name, raw_path, out_path):

@@ -104,6 +104,18 @@ run_lyapunov() {
   bash "$ROOT/bench/lyapunov_bench.sh" "$BUILD" | last_line
 }
 
+run_devs() {
+  say "DEVS throughput: twofold against a straightforward C loop and numpy"
+  bash "$ROOT/bench/devs_throughput.sh" "$BUILD" | last_line
+}
+
+run_cluster() {
+  say "cluster overhead: start-up, flush rounds, srun and queue latency, array + merge (private SLURM)"
+  TWOFOLD="$T" WORK="$WORK/cluster" bash "$ROOT/bench/cluster_overhead.sh" "$WORK/cluster.md" >&2
+  "$PY" -c 'import json, sys; print(json.dumps({"title": "Cluster overhead", "markdown": open(sys.argv[1]).read()}))' \
+    "$WORK/cluster.md"
+}
+
 # ---- the suite ------------------------------------------------------------------------------
 
 runner_of() {
