@@ -376,6 +376,9 @@ void tf_flow_destroy(tf_flow *flow) {
   free(flow->batch_x0);
   free(flow->batch_x);
   free(flow->batch_res);
+  free(flow->batch_samples);
+  free(flow->batch_sample_t);
+  free(flow->batch_sampled);
   memset(flow, 0, sizeof *flow);
 }
 
@@ -598,9 +601,47 @@ static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot
   return res;
 }
 
+/* Samples of a batch solve, kept for every member of the batch: sample i of slot j at
+ * batch_samples[(i * batch + j) * dim].  `slot` < 0 records every slot of a batch solve,
+ * otherwise the single member solved into that slot. */
+typedef struct batch_recorder {
+  tf_flow *flow;
+  long slot;
+  size_t count;
+} batch_recorder;
+static void record_batch(void *ctx, double t, const double *x) {
+  batch_recorder *r = ctx;
+  tf_flow *flow = r->flow;
+  const size_t n = flow->kernel->dim, full = (size_t)flow->batch;
+  const size_t first = r->slot < 0 ? 0 : (size_t)r->slot;
+  const size_t last = r->slot < 0 ? r->count : first + 1;
+  for (size_t j = first; j < last; j++) {
+    const long i = flow->batch_sampled[j]++;
+    if (i >= flow->batch_n_samples) continue;
+    flow->batch_sample_t[i] = t;
+    memcpy(flow->batch_samples + ((size_t)i * full + j) * n, x + (r->slot < 0 ? j * n : 0),
+           n * sizeof *x);
+  }
+}
+
+static int ensure_sample_buffers(tf_flow *flow, long n_samples) {
+  if (n_samples <= flow->batch_n_alloc) return 0;
+  const size_t n = flow->kernel->dim, full = (size_t)flow->batch;
+  free(flow->batch_samples);
+  free(flow->batch_sample_t);
+  free(flow->batch_sampled);
+  flow->batch_samples = malloc((size_t)n_samples * full * n * sizeof *flow->batch_samples);
+  flow->batch_sample_t = malloc((size_t)n_samples * sizeof *flow->batch_sample_t);
+  flow->batch_sampled = calloc(full, sizeof *flow->batch_sampled);
+  flow->batch_n_alloc =
+      flow->batch_samples && flow->batch_sample_t && flow->batch_sampled ? n_samples : 0;
+  return flow->batch_n_alloc ? 0 : -1;
+}
+
 /* Member m belongs to batch m / B (members m0 .. min(m0 + B, members) - 1), so its numbers
- * depend on (m, members) alone, not on ranks, chunks or restarts; the last batch
- * solved is kept, as consecutive members usually follow each other. */
+ * depend on (m, members) alone, not on ranks, chunks or restarts.  The last batch solved
+ * is kept (with its samples, if asked for), as consecutive members usually follow each
+ * other. */
 static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                                   void *sctx, long n_samples) {
   const size_t n = flow->kernel->dim, full = (size_t)flow->batch;
@@ -610,12 +651,19 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
   const size_t b = flow->members > first && flow->members - first < full
                        ? (size_t)(flow->members - first)
                        : full;
-  if (flow->batch_id != id || sample) {
+  const long want = sample ? n_samples : 0;
+  if (want > 0 && ensure_sample_buffers(flow, want))
+    return (tf_flow_result){.status = TF_MEMBER_FAILED, .t_final = flow->t0};
+  if (flow->batch_id != id || flow->batch_n_samples != want) {
+    flow->batch_n_samples = want;
+    if (want > 0) memset(flow->batch_sampled, 0, full * sizeof *flow->batch_sampled);
     for (size_t i = 0; i < b; i++) tf_flow_initial_state(flow, first + i, flow->batch_x0 + i * n);
     memcpy(flow->batch_x, flow->batch_x0, b * n * sizeof *x);
     const bool finite = finite_state(flow->batch_x, b * n);
-    tf_flow_result r = finite ? run_ts(flow, b, flow->batch_x, slot, sample, sctx, n_samples)
-                              : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
+    batch_recorder all = {flow, -1, b};
+    tf_flow_result r =
+        finite ? run_ts(flow, b, flow->batch_x, 0, want ? record_batch : NULL, &all, want)
+               : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
     for (size_t i = 0; i < b; i++) {
       flow->batch_res[i] =
           (tf_flow_batch_result){r.status, r.t_final, r.steps, r.jacobian_evals, r.rhs_evals};
@@ -624,15 +672,19 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
        * own result and reason (deterministically, as the batch's failure is). */
       double *xi = flow->batch_x + i * n;
       memcpy(xi, flow->batch_x0 + i * n, n * sizeof *xi);
+      batch_recorder one = {flow, (long)i, 1};
+      if (want > 0) flow->batch_sampled[i] = 0;
       const tf_flow_result ri =
           finite_state(xi, n)
-              ? run_ts(flow, 1, xi, 0, NULL, NULL, 0)
+              ? run_ts(flow, 1, xi, 0, want ? record_batch : NULL, &one, want)
               : (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
       flow->batch_res[i] =
           (tf_flow_batch_result){ri.status, ri.t_final, ri.steps, ri.jacobian_evals, ri.rhs_evals};
     }
     flow->batch_id = id;
   }
+  for (long i = 0; want > 0 && i < flow->batch_sampled[slot] && i < want; i++)
+    sample(sctx, flow->batch_sample_t[i], flow->batch_samples + ((size_t)i * full + slot) * n);
   memcpy(x, flow->batch_x + slot * n, n * sizeof *x);
   const tf_flow_batch_result *br = &flow->batch_res[slot];
   return (tf_flow_result){.status = br->status,

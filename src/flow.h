@@ -85,6 +85,9 @@ typedef struct tf_flow {
   long long batch_id;
   double *batch_x0, *batch_x;
   tf_flow_batch_result *batch_res;
+  long batch_n_samples, batch_n_alloc; /* samples of the cached batch, buffer capacity */
+  double *batch_samples, *batch_sample_t;
+  long *batch_sampled; /* samples recorded per slot */
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */

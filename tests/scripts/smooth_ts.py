@@ -10,7 +10,8 @@ a Gaussian spread) as an ensemble:
   with chunks of 3 (so batches are split between ranks), and equal to independent scipy
   Radau solves of the same members within the tolerance;
 * a sampled member (job trajectory) ends bitwise where the ensemble's member does, also in
-  the last, partial batch;
+  the last, partial batch, and the ensemble's own trajectories (output.trajectory_samples)
+  are the trajectory job's samples;
 * bad input: unknown law, eps <= 0, missing eps, unknown TS type (config and -ts_type), an
   analytic Jacobian the model lacks, smoothing a smooth model, noise with a deterministic
   integrator, unknown noise parameter or component: exit 2 and a message naming the key.
@@ -93,6 +94,15 @@ for batch in (1, 4):
     x = finals(f"b{batch}c{3 if batch == 4 else 0}r1.h5")[0][member]
     T.check(np.array_equal(last, x), f"batch {batch}: trajectory's last sample equals the ensemble member bitwise")
 
+# the ensemble's own trajectories of smooth members (output.trajectory_samples) are those
+T.run(ENS, "etraj.h5", "output.trajectory_samples=50", "integrator.ts.batch=4", ranks=2)
+with h5py.File("etraj.h5") as f:
+    tr = f["members/trajectory"][member].reshape(50, 2)
+    final = f["members/final_state"][member]
+with h5py.File("traj4.h5") as f:
+    T.check(np.array_equal(tr, f["trajectory/state"][:]) and np.array_equal(tr[-1], final),
+            "ensemble trajectory samples of a batched member equal the trajectory job's, bitwise")
+
 # --- bad input ------------------------------------------------------------------------------
 def fails(what, *sets, extra=(), expect=()):
     cmd = [T.TWOFOLD, "run", ENS, "-o", "bad.h5", "--overwrite", "--quiet", *extra]
@@ -119,3 +129,4 @@ fails("unknown noise parameter", "model.noise={on: parameter, sigma: 0.1, parame
       expect=("model.noise.parameter", "bb", "known: a, b"))
 fails("unknown noise component", "model.noise={on: state, sigma: 0.1, components: z}",
       expect=("model.noise.components", "'z'"))
+T.finish()
