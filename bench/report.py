@@ -166,7 +166,9 @@ series of (time, error) pairs is in bench/results/lyapunov.json."""
 
 
 def md_devs(r):
-    rows = [("twofold, 1 rank (" + str(r["twofold"].get("vectorised", "?")) + " tile)", r["twofold"]),
+    tile = r["twofold"].get("vectorised")
+    tile = tile if isinstance(tile, str) else ("vectorised tile" if tile else "portable tile")
+    rows = [(f"twofold, 1 rank ({tile})", r["twofold"]),
             ("twofold, 2 ranks", r["twofold_2_ranks"]),
             ("twofold, AVX2 tile", r["twofold_avx2"]),
             ("twofold, portable C tile", r["twofold_portable_c"]),
