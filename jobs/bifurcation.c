@@ -180,8 +180,7 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "panels", (long long)job->npanels);
   tf_json_integer(run->summary, "samples_per_point", (long long)job->steps);
-  tf_json_integer(run->summary, "failed",
-                  (long long)(out.done - (uint64_t)out.status_counts[TF_MEMBER_OK]));
+  tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   return tf_ensemble_finish(run, file, &out, rc, err);
 }
 

@@ -409,8 +409,7 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_string(run->summary, "integrator",
                  job->filippov ? "dopri5+events" : tf_flow_integrator_name(&job->flow));
   tf_json_integer(run->summary, "members", (long long)job->spec.members);
-  tf_json_integer(run->summary, "failed",
-                  (long long)(out.done - (uint64_t)out.status_counts[TF_MEMBER_OK]));
+  tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   const char *names[TF_MEMBER_STATUS_COUNT - 1];
   for (int s = 1; s < TF_MEMBER_STATUS_COUNT; s++) names[s - 1] = tf_member_status_name(s);
   tf_json_counts(run->summary, "status_counts", names, out.status_counts + 1,

@@ -173,8 +173,7 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "lyapunov");
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
-  tf_json_integer(run->summary, "failed",
-                  (long long)(out.done - (uint64_t)out.status_counts[TF_MEMBER_OK]));
+  tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   if (rc == 0 && out.complete && report(run, file, job, err)) rc = -1;
   return tf_ensemble_finish(run, file, &out, rc, err);
 }

@@ -6,3 +6,10 @@ const char *tf_member_status_name(int status) {
       "pending", "ok", "nonfinite", "max_steps", "step_underflow", "zeno", "failed", "codim2"};
   return status >= 0 && status < TF_MEMBER_STATUS_COUNT ? names[status] : "unknown";
 }
+
+long long tf_member_failures(const long long counts[TF_MEMBER_STATUS_COUNT]) {
+  long long failed = 0;
+  for (int k = 0; k < TF_MEMBER_STATUS_COUNT; k++)
+    if (k != TF_MEMBER_PENDING && k != TF_MEMBER_OK && k != TF_MEMBER_CODIM2) failed += counts[k];
+  return failed;
+}

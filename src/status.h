@@ -19,4 +19,9 @@ typedef enum tf_member_status {
 
 const char *tf_member_status_name(int status);
 
+/* Members counted as "failed" in summaries: stopped by a numerical or model failure.  A member
+ * that reached the end time, or the codim2 state (the end of what its model describes), did
+ * not fail. */
+long long tf_member_failures(const long long counts[TF_MEMBER_STATUS_COUNT]);
+
 #endif
