@@ -44,6 +44,10 @@ for stage in $stages; do
       run open-question-uniform.yaml uniform.h5 ensemble.members=$members ensemble.seed=2014
       run open-question-uniform.yaml uniform-b.h5 ensemble.members=$members ensemble.seed=7
       run open-question-weighted.yaml weighted.h5 ensemble.members=$members ensemble.seed=2014
+      # the map exit u -> state at t = 10, 50 (uniform u, no margin at the fold lines): which
+      # Filippov continuation does a smoothed or noisy member follow?
+      run open-question-uniform.yaml exit-map.h5 ensemble.members=$members exit.margin=0 \
+        integrator.t_end=50 output.trajectory_samples=51 output.event_log=4
       ;;
     b)
       for T in $horizons; do

@@ -256,8 +256,11 @@ def distances(a, b, reps, rng):
             continue
     boot = np.array(boot)
     lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
-    return {"ks": point[0], "ks_ci": [lo[0], hi[0]], "w1": point[1], "w1_ci": [lo[1], hi[1]],
-            "n_a": int(cmp.sizes[0]), "n_b": int(cmp.sizes[1])}
+    out = {"ks": point[0], "ks_ci": [lo[0], hi[0]], "w1": point[1], "w1_ci": [lo[1], hi[1]],
+           "n_a": int(cmp.sizes[0]), "n_b": int(cmp.sizes[1])}
+    if cmp.sizes[0] <= cmp.na and cmp.sizes[1] <= cmp.nb:  # one value per member: independent
+        out["p"] = float(stats.ks_2samp(pooled(a), pooled(b)).pvalue)
+    return out
 
 
 def mean_ci(per_member, reps, rng):
@@ -327,6 +330,9 @@ def main():
             d = distances(base[q], obs[q], args.bootstrap, rng)
             if d:
                 report["distances"][name][q] = d
+    exit_map = os.path.join(args.runs, "exit-map.h5")
+    if os.path.exists(exit_map):
+        report["followed_exits"] = followed_exits(exit_map, data)
     out = args.json or os.path.join(args.runs, "open_question.json")
     with open(out, "w") as fh:
         json.dump(report, fh, indent=1, default=float)
@@ -335,7 +341,39 @@ def main():
         figures(data, report, args.figures)
 
 
+def followed_exits(path, data):
+    """For each smooth ensemble with horizons 10 and 50: the Filippov members (exit u, no
+    margin) nearest to its median state at t = 10, and their r(50) against its own."""
+    with h5py.File(path, "r") as f:
+        n = f["members/status"].shape[0]
+        u = f["members/exits"][:].reshape(n, -1, int(f["members/exits"].attrs["slot_width"]))[:, 0, 1]
+        a = f["members/trajectory"].attrs
+        tr = f["members/trajectory"][:].reshape(n, int(a["samples"]), -1)
+        ts = np.linspace(a["t0"], a["t_end"], int(a["samples"]))
+    k10, k50 = int(np.argmin(abs(ts - 10))), int(np.argmin(abs(ts - 50)))
+    out = {}
+    for name, (obs, _) in data.items():
+        if not all(q in obs for q in ("r_T10", "omega_T10", "r_T50")):
+            continue
+        if name in ("uniform", "uniform-b", "weighted"):
+            continue
+        r10, w10, r50 = (np.median(pooled(obs[q])) for q in ("r_T10", "omega_T10", "r_T50"))
+        d = np.hypot((tr[:, k10, 0] - r10) / 1e-4, (tr[:, k10, 2] - w10) / 1e-3)
+        best = np.argsort(np.nan_to_num(d, nan=np.inf))[:3]
+        out[name] = {"median_r10": float(r10), "median_omega10": float(w10),
+                     "median_r50": float(r50),
+                     "nearest": [{"u": float(u[i]), "distance": float(d[i]),
+                                  "r50": float(tr[i, k50, 0])} for i in best],
+                     "fraction_within_1": float(np.mean(d < 1))}
+    return out
+
+
 def print_report(report):
+    for name, f in report.get("followed_exits", {}).items():
+        near = ", ".join(f"u = {x['u']:.4f} (d {x['distance']:.2f}, r50 {x['r50']:.5f})"
+                         for x in f["nearest"])
+        print(f"{name:22s} median r10 {f['median_r10']:.5f} r50 {f['median_r50']:.5f}; "
+              f"Filippov members within 1: {f['fraction_within_1']:.4f}; nearest: {near}")
     for name, s in report["runs"].items():
         fs, rt, rr = s["full_stick"], s["return_time"], s["returned"]
         line = f"{name:22s} members {s['members']:6d}"
@@ -356,7 +394,8 @@ def print_report(report):
             base = "dense-uniform" if name.startswith("dense-") else "uniform"
             print(f"{base} vs {name:16s} {q:14s} KS {d['ks']:.4f} [{d['ks_ci'][0]:.4f}, "
                   f"{d['ks_ci'][1]:.4f}]  W1 {d['w1']:.4g} [{d['w1_ci'][0]:.4g}, "
-                  f"{d['w1_ci'][1]:.4g}]  (n {d['n_a']}, {d['n_b']})")
+                  f"{d['w1_ci'][1]:.4g}]  (n {d['n_a']}, {d['n_b']})"
+                  + (f"  KS p = {d['p']:.2g}" if "p" in d else ""))
 
 
 def param_of(name):
@@ -371,7 +410,7 @@ def figures(data, report, outdir):
 
     titles = {"landing_r": "r at the first crossing of $\\Sigma$ after the exit",
               "return_time": "time to the first return to the two-fold",
-              "section_r": "occupation of $\\Sigma$: r at crossings, t < 300",
+              "section_r": "occupation of $\\Sigma$: r at crossings (t < 300; dashed: dense, t < 150)",
               "r_T10": "r(t = 10)", "r_T50": "r(t = 50)", "omega_T50": "$\\omega$(t = 50)"}
 
     def pick(kind):
@@ -387,19 +426,23 @@ def figures(data, report, outdir):
     fig, axes = plt.subplots(2, 3, figsize=(15, 8))
     for ax, q in zip(axes.flat, titles):
         vals = [pooled(data[n][0][q]) for n in shown if q in data[n][0]]
+        vals += [pooled(data[n][0][q + "_s"]) for n in data
+                 if n.startswith("dense-") and q + "_s" in data[n][0]]
         vals = [v for v in vals if len(v)]
         if not vals:
             ax.set_visible(False)
             continue
         lo, hi = np.percentile(np.concatenate(vals), [0.5, 99.5])
         bins = np.linspace(lo, hi, 70)
-        for name in shown:
-            if q not in data[name][0]:
-                continue
-            v = pooled(data[name][0][q])
+        series = [(name, q) for name in shown if q in data[name][0]]
+        series += [(name, q + "_s") for name in data
+                   if name.startswith("dense-") and q + "_s" in data[name][0]]
+        for name, key in series:
+            v = pooled(data[name][0][key])
             if len(v):
+                ls = "--" if key.endswith("_s") else "-"
                 ax.hist(np.clip(v, lo, hi), bins=bins, density=True, histtype="step", lw=1.3,
-                        label=f"{name} (n={len(v)})")
+                        ls=ls, label=f"{name} (n={len(v)})")
         ax.set_title(titles[q], fontsize=10)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
@@ -413,7 +456,7 @@ def figures(data, report, outdir):
     for ax, kind, label in zip(axes, ["smoothed", "tiny", "noisy"],
                                ["smoothing $\\varepsilon$, perturbation $\\varepsilon$",
                                 "smoothing $\\varepsilon$, perturbation $10^{-6}$",
-                                "noise $\\sigma$ on v ($\\varepsilon = 10^{-3}$)"]):
+                                "noise $\\sigma$ on v ($\\varepsilon = 10^{-4}$)"]):
         for qi, q in enumerate(["r_T10", "omega_T10", "r_T50", "omega_T50"]):
             pts = [(param_of(n)[1], report["distances"][n][q]) for n in pick(kind)
                    if q in report["distances"].get(n, {})]
