@@ -118,7 +118,8 @@ output: {{trajectory_samples: 1501}}
 job: trajectory
 model: {{name: jeffrey-oscillator, params: {{{base}, a: {a}, eps: {eps}}}}}
 initial: {{state: [0, 0, 1, 0]}}
-integrator: {{t_end: {period3!r}, rtol: 1.0e-8, atol: 1.0e-10}}
+integrator: {{t_end: {period3!r}, rtol: 1.0e-8, atol: 1.0e-10,
+             ts: {{options: "-snes_lag_jacobian 1"}}}}
 output: {{samples: 1501}}
 """, o, 1)
             with h5py.File(o, "r") as f:

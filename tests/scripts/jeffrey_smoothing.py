@@ -13,6 +13,8 @@ under smoothing sign(v) -> Lambda_eps(v) (the smoothed model is stiff: PETSc TS)
 3. The engine's generic smoothing section (model.smoothing, law sqrt = Lambda_eps, field
    auto = the kernel's regularised field) is the same model as the kernel's own eps:
    trajectories agree to 1e-8.
+Newton's Jacobian is recomputed at every iteration (-snes_lag_jacobian 1): the friction law
+turns by 1/eps within |v| ~ eps, and a lagged Jacobian there costs accuracy and steps.
 """
 import math
 
@@ -51,7 +53,8 @@ def smoothed(a, eps, name, section=False):
 job: trajectory
 model: {model}
 initial: {{state: [0, 0, 1, 0]}}
-integrator: {{t_end: {PERIODS_T!r}, rtol: 1.0e-8, atol: 1.0e-10}}
+integrator: {{t_end: {PERIODS_T!r}, rtol: 1.0e-8, atol: 1.0e-10,
+             ts: {{options: "-snes_lag_jacobian 1"}}}}
 output: {{samples: 1001}}
 """)
     s = T.run(cfg, name + ".h5")
