@@ -28,6 +28,8 @@ typedef struct lyapunov_job {
   tf_ode_options ode;
   tf_lyapunov_options opt;
   bool filippov, saltation;
+  bool smoothing_on; /* model.smoothing: the smoothed field of a Filippov kernel */
+  tf_smoothing smoothing;
   /* time-series estimators */
   int estimator; /* 0 benettin, 1 wolf, 2 rosenstein */
   int component;
@@ -114,7 +116,9 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
                   .t0 = 0,
                   .t_end = job->opt.transient,
                   .method = TF_METHOD_DOPRI5,
-                  .ode = job->ode};
+                  .ode = job->ode,
+                  .smoothing_on = job->smoothing_on,
+                  .smoothing = job->smoothing};
   flow.stepper = tf_dopri5_create(k->dim);
   flow.work = calloc(4 * k->dim, sizeof *flow.work);
   tf_flow_result r = tf_flow_run_member(&flow, 0, x, NULL, NULL, 0);
@@ -157,6 +161,11 @@ static int setup(tf_run *run, tf_error *err) {
       read_estimator(run, job, err) || tf_job_output_from_config(run, NULL, NULL, err))
     return -1;
   job->filippov = tf_lyapunov_is_filippov(k, job->model.params);
+  if (tf_smoothing_requested(run->cfg)) {
+    if (tf_smoothing_from_config(run->cfg, k, &job->smoothing, err)) return -1;
+    job->smoothing_on = true;
+    job->filippov = false;
+  }
   if (!is_map && tf_kernel_is_noisy(k, job->x0, job->model.params)) {
     char where[256];
     return tf_fail(err,
@@ -251,8 +260,10 @@ static int execute(tf_run *run, tf_error *err) {
   int rc = 0;
   const double begin = MPI_Wtime();
   if (run->rank == 0)
-    rc = tf_lyapunov_any(k, job->model.params, job->x0, &job->ode, &job->opt, job->saltation, &r,
-                         err);
+    rc = job->smoothing_on ? tf_lyapunov_smoothed(k, job->model.params, &job->smoothing, job->x0,
+                                                  &job->ode, &job->opt, &r, err)
+                           : tf_lyapunov_any(k, job->model.params, job->x0, &job->ode, &job->opt,
+                                             job->saltation, &r, err);
   const double compute_seconds = MPI_Wtime() - begin;
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
@@ -282,8 +293,9 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_integer(run->summary, "steps", r.steps);
   tf_json_string(run->summary, "method",
                  k->kind == TF_KERNEL_MAP ? "map"
-                 : job->filippov ? (job->saltation ? "events+saltation" : "events-no-saltation")
-                                 : "variational");
+                 : job->filippov     ? (job->saltation ? "events+saltation" : "events-no-saltation")
+                 : job->smoothing_on ? "smoothed-variational"
+                                     : "variational");
   if (job->filippov) tf_json_integer(run->summary, "segments", r.segments);
   if (run->rank == 0 && !run->json && !run->quiet) {
     printf("Lyapunov spectrum of '%s':", k->name);

@@ -7,21 +7,34 @@
 #include <string.h>
 
 #include "evolve.h"
+#include "smooth.h"
 #include "status.h"
 
 typedef struct tangent_system {
   const tf_kernel *k;
   const double *p;
-  size_t n, m; /* state dimension, tangent vectors */
+  const tf_smoothing *smoothing; /* non-NULL: the kernel's smoothed field (smooth.h) */
+  size_t n, m;                   /* state dimension, tangent vectors */
   bool fd;
   double jac[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM];
   double f1[TF_LYAPUNOV_MAX_DIM], f2[TF_LYAPUNOV_MAX_DIM], y[TF_LYAPUNOV_MAX_DIM];
 } tangent_system;
 
+static void field(const tangent_system *s, double t, const double *x, double *dx) {
+  if (s->smoothing)
+    tf_smooth_rhs(s->k, s->p, s->smoothing, t, x, dx);
+  else
+    s->k->rhs(t, x, s->p, dx);
+}
+
 /* Central differences, column by column: J[:, j] = (f(x + h e_j) - f(x - h e_j)) / 2h. */
 static void jacobian(tangent_system *s, double t, const double *x) {
   const size_t n = s->n;
-  if (!s->fd && s->k->jacobian) {
+  if (!s->fd && s->smoothing && tf_smooth_has_jacobian(s->k, s->smoothing)) {
+    tf_smooth_jacobian(s->k, s->p, s->smoothing, t, x, s->jac);
+    return;
+  }
+  if (!s->fd && !s->smoothing && s->k->jacobian) {
     s->k->jacobian(t, x, s->p, s->jac);
     return;
   }
@@ -29,9 +42,9 @@ static void jacobian(tangent_system *s, double t, const double *x) {
   for (size_t j = 0; j < n; j++) {
     const double h = 1e-6 * fmax(1.0, fabs(x[j]));
     s->y[j] = x[j] + h;
-    s->k->rhs(t, s->y, s->p, s->f1);
+    field(s, t, s->y, s->f1);
     s->y[j] = x[j] - h;
-    s->k->rhs(t, s->y, s->p, s->f2);
+    field(s, t, s->y, s->f2);
     s->y[j] = x[j];
     for (size_t i = 0; i < n; i++) s->jac[i * n + j] = (s->f1[i] - s->f2[i]) / (2 * h);
   }
@@ -41,7 +54,7 @@ static void jacobian(tangent_system *s, double t, const double *x) {
 static void augmented_rhs(double t, const double *y, void *ctx, double *dy) {
   tangent_system *s = ctx;
   const size_t n = s->n;
-  s->k->rhs(t, y, s->p, dy);
+  field(s, t, y, dy);
   jacobian(s, t, y);
   for (size_t c = 0; c < s->m; c++) {
     const double *q = y + n + c * n;
@@ -59,7 +72,7 @@ static void augmented_rhs(double t, const double *y, void *ctx, double *dy) {
 
 static void plain_rhs(double t, const double *y, void *ctx, double *dy) {
   tangent_system *s = ctx;
-  s->k->rhs(t, y, s->p, dy);
+  field(s, t, y, dy);
 }
 
 /* Workspace of the Householder QR (GSL), allocated once per run: maps orthonormalise every
@@ -193,11 +206,18 @@ static int setup_result(tf_lyapunov_result *r, const tf_lyapunov_options *o, ave
 int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
                      const tf_ode_options *ode, const tf_lyapunov_options *o, tf_lyapunov_result *r,
                      tf_error *err) {
+  return tf_lyapunov_smoothed(k, p, NULL, x0, ode, o, r, err);
+}
+
+int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing *smoothing,
+                         const double *x0, const tf_ode_options *ode, const tf_lyapunov_options *o,
+                         tf_lyapunov_result *r, tf_error *err) {
   if (check_options(k, o, err)) return -1;
   averager a;
   if (setup_result(r, o, &a, o->interval, err)) return -1;
   const size_t n = k->dim, m = (size_t)o->exponents, size = n + m * n + 1;
-  tangent_system sys = {.k = k, .p = p, .n = n, .m = m, .fd = o->finite_differences};
+  tangent_system sys = {
+      .k = k, .p = p, .smoothing = smoothing, .n = n, .m = m, .fd = o->finite_differences};
   double y[TF_LYAPUNOV_MAX_DIM * (TF_LYAPUNOV_MAX_DIM + 1) + 1] = {0};
   memcpy(y, x0, n * sizeof *x0);
   double t = 0;

@@ -44,6 +44,14 @@ typedef struct tf_lyapunov_result {
 int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
                      const tf_ode_options *ode, const tf_lyapunov_options *o, tf_lyapunov_result *r,
                      tf_error *err);
+/* A Filippov kernel run smoothed (smooth.h: sign(h) -> Lambda_eps(h)): the same Benettin
+ * computation on the smoothed field, with its chain-rule Jacobian where the smoothing has one
+ * (else central differences).  smoothing NULL is tf_lyapunov_flow.  Explicit DOPRI5 carries the
+ * variational system, so very small eps (stiff) costs many steps. */
+struct tf_smoothing;
+int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const struct tf_smoothing *smoothing,
+                         const double *x0, const tf_ode_options *ode, const tf_lyapunov_options *o,
+                         tf_lyapunov_result *r, tf_error *err);
 /* Filippov flows, event-driven: tangent vectors cross events through saltation matrices
  * (saltation false: plain continuation, which is wrong, for demonstration).  The duration
  * is cut into blocks run one after the other; each block's exponents come from
