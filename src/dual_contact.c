@@ -554,27 +554,12 @@ tf_dc_case tf_dual_case(const tf_dual *d) {
   return d->mode;
 }
 
-static bool finite_state(const double *x, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(x[i])) return false;
-  return true;
-}
-
-static int step_to(tf_dual *d, double t_start, double te, double *x) {
-  memcpy(x, d->start, d->n * sizeof *x);
-  tf_dopri5_restart(d->stepper, t_start, x);
-  double t = t_start;
-  for (int i = 0; t < te && i < 1000; i++)
-    if (tf_dopri5_step(d->stepper, &t, x, te) != TF_ODE_OK) return -1;
-  return t < te ? -1 : 0;
-}
-
 tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
   tf_dual_result res = {.status = TF_MEMBER_OK, .t = t0};
   double t = t0, window_start = t0;
   long window_events = 0;
   d->sliding_failed = false;
-  if (!finite_state(x, d->n)) {
+  if (!tf_state_finite(x, d->n)) {
     res.status = TF_MEMBER_NONFINITE;
     return res;
   }
@@ -611,7 +596,7 @@ tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
       continue;
     }
     if (d->on_step) d->on_step(d->ctx, d, t_start, te);
-    if (step_to(d, t_start, te, x)) {
+    if (tf_dopri5_step_to(d->stepper, t_start, d->start, d->n, te, x)) {
       res.status = TF_MEMBER_STEP_UNDERFLOW;
       break;
     }
@@ -652,7 +637,7 @@ tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
       default:
         leave_rr(d, &res, which, t, x);
     }
-    if (!finite_state(x, d->n)) {
+    if (!tf_state_finite(x, d->n)) {
       res.status = TF_MEMBER_NONFINITE;
       break;
     }

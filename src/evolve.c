@@ -326,12 +326,6 @@ void tf_evolve_dense(const tf_evolve *e, double t, double *x) {
   tf_dopri5_dense(e->stepper, t, x);
 }
 
-static bool finite_state(const double *x, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(x[i])) return false;
-  return true;
-}
-
 /* Zeno check: more events in the last window than the rate allows. */
 static bool event_storm(const tf_evolve *e, const tf_evolve_result *res, double *window_start,
                         long *window_events, double t) {
@@ -354,18 +348,6 @@ static bool at_codim2_point(const tf_evolve *e, const double *x) {
   const double tol = 1e-8 * scale;
   return fabs(e->k->switching(x, e->p, NULL)) <= tol &&
          fabs(e->k->secondary_switching(x, e->p)) <= tol;
-}
-
-/* The state at an event time: the dense output located it, but continuing from the
- * interpolant would inject its (uncontrolled) error at every event, so the step is taken
- * again from its start to exactly te, under the integrator's error control. */
-static int step_to(tf_evolve *e, double t_start, double te, double *x) {
-  memcpy(x, e->start, e->na * sizeof *x);
-  tf_dopri5_restart(e->stepper, t_start, x);
-  double t = t_start;
-  for (int i = 0; t < te && i < 1000; i++)
-    if (tf_dopri5_step(e->stepper, &t, x, te) != TF_ODE_OK) return -1;
-  return t < te ? -1 : 0;
 }
 
 /* --- tangent vectors ------------------------------------------------------------------------ */
@@ -455,7 +437,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
       continue;
     }
     if (e->on_step) e->on_step(e->ctx, e, t_start, te);
-    if (step_to(e, t_start, te, x)) {
+    if (tf_dopri5_step_to(e->stepper, t_start, e->start, e->na, te, x)) {
       res.status = TF_MEMBER_STEP_UNDERFLOW;
       break;
     }
@@ -483,7 +465,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
     }
     apply_saltation(e, t, x, e->mode, next);
     e->mode = next;
-    if (!finite_state(x, e->na)) {
+    if (!tf_state_finite(x, e->na)) {
       res.status = TF_MEMBER_NONFINITE;
       break;
     }

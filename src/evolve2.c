@@ -427,23 +427,6 @@ tf_c2_mode tf_evolve2_mode(const tf_evolve2 *e) {
   return e->mode;
 }
 
-static bool finite_state(const double *x, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(x[i])) return false;
-  return true;
-}
-
-/* Re-take the step from its start to exactly te under error control (evolve.c's reason:
- * continuing from the interpolant would inject its error at every event). */
-static int step_to(tf_evolve2 *e, double t_start, double te, double *x) {
-  memcpy(x, e->start, e->na * sizeof *x);
-  tf_dopri5_restart(e->stepper, t_start, x);
-  double t = t_start;
-  for (int i = 0; t < te && i < 1000; i++)
-    if (tf_dopri5_step(e->stepper, &t, x, te) != TF_ODE_OK) return -1;
-  return t < te ? -1 : 0;
-}
-
 tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double t_end) {
   tf_evolve2_result res = {.status = TF_MEMBER_OK, .t = t0, .first_roll_time = NAN};
   double t = t0, window_start = t0;
@@ -453,7 +436,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double 
   e->sliding_failed = false;
   memcpy(x, x_io, e->n * sizeof *x);
   reset_tangents(e);
-  if (!finite_state(x, e->n)) {
+  if (!tf_state_finite(x, e->n)) {
     res.status = TF_MEMBER_NONFINITE;
     return res;
   }
@@ -506,7 +489,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double 
       continue;
     }
     if (e->on_step) e->on_step(e->ctx, e, t_start, te);
-    if (step_to(e, t_start, te, x)) {
+    if (tf_dopri5_step_to(e->stepper, t_start, e->start, e->na, te, x)) {
       res.status = TF_MEMBER_STEP_UNDERFLOW;
       break;
     }
@@ -533,7 +516,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double 
       set_direction(e, pt.phi_R_max);
       emit(e, &res, TF_C2_ROLL_END, t, x, pt.phi_R_max);
     }
-    if (!finite_state(x, e->na)) {
+    if (!tf_state_finite(x, e->na)) {
       res.status = TF_MEMBER_NONFINITE;
       break;
     }

@@ -264,3 +264,19 @@ const char *tf_ode_status_name(tf_ode_status st) {
   }
   return "unknown";
 }
+
+int tf_dopri5_step_to(tf_dopri5 *s, double t_start, const double *start, size_t n, double te,
+                      double *x) {
+  memcpy(x, start, n * sizeof *x);
+  tf_dopri5_restart(s, t_start, x);
+  double t = t_start;
+  for (int i = 0; t < te && i < 1000; i++)
+    if (tf_dopri5_step(s, &t, x, te) != TF_ODE_OK) return -1;
+  return t < te ? -1 : 0;
+}
+
+bool tf_state_finite(const double *x, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return false;
+  return true;
+}

@@ -47,6 +47,16 @@ void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0);
 void tf_dopri5_restart(tf_dopri5 *s, double t0, const double *x0);
 /* One accepted step from (*t, x) not going beyond t_limit; updates both. */
 tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit);
+
+/* The step from (t_start, start) taken again, under error control, to exactly te: an event
+ * located on the dense output is a point of the interpolant, and continuing from it would
+ * inject the interpolant's uncontrolled error at every event.  n values of start are copied
+ * into x; returns 0, or -1 if te is not reached (step collapse). */
+int tf_dopri5_step_to(tf_dopri5 *s, double t_start, const double *start, size_t n, double te,
+                      double *x);
+
+/* True if every one of the n values is finite. */
+bool tf_state_finite(const double *x, size_t n);
 /* Dense output at t in [t_prev, t_last] of the last accepted step. */
 void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out);
 double tf_dopri5_last_step_start(const tf_dopri5 *s);
