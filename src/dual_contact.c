@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_locate.h"
 #include "status.h"
 
 enum { SAMPLES_PER_STEP = 4, MAX_EVENT_FUNCTIONS = 3, RR_GRID = 36 };
@@ -308,29 +309,7 @@ static double event_at(double t, void *params) {
 
 static double locate(tf_dual *d, int which, double ta, double tb) {
   d->which = which;
-  gsl_function fn = {event_at, d};
-  if (event_at(ta, d) <= 0.0) {
-    enum { SUB = 32 };
-    double a = tb;
-    for (int i = 1; i < SUB; i++) {
-      const double t = ta + (tb - ta) * i / SUB;
-      if (event_at(t, d) > 0.0) {
-        a = t;
-        break;
-      }
-    }
-    if (a == tb) return ta;
-    ta = a;
-  }
-  if (!(event_at(tb, d) < 0.0)) return tb;
-  gsl_root_fsolver_set(d->root, &fn, ta, tb);
-  double lo = ta, hi = tb;
-  for (int it = 0; it < 200 && hi - lo > d->opt.event_tol; it++) {
-    if (gsl_root_fsolver_iterate(d->root) != GSL_SUCCESS) break;
-    lo = gsl_root_fsolver_x_lower(d->root);
-    hi = gsl_root_fsolver_x_upper(d->root);
-  }
-  return hi;
+  return tf_event_locate(d->root, event_at, d, ta, tb, d->opt.event_tol);
 }
 
 static int find_event(tf_dual *d, double t0, double t1, double *te) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_locate.h"
 #include "status.h"
 
 enum { SAMPLES_PER_STEP = 4, MAX_EVENT_FUNCTIONS = 3 };
@@ -133,30 +134,7 @@ static double event_at(double t, void *params) {
 /* The root of event function `which` in (ta, tb] where it changes from >= 0 to < 0. */
 static double locate(tf_evolve *e, int which, double ta, double tb) {
   root_ctx rc = {e, which};
-  gsl_function fn = {event_at, &rc};
-  if (event_at(ta, &rc) <= 0.0) {
-    /* Starting on the boundary (just after a transition): the event is the first return to
-     * it, so look for a point inside the domain before tb to bracket from. */
-    enum { SUB = 32 };
-    double a = tb;
-    for (int i = 1; i < SUB; i++) {
-      const double t = ta + (tb - ta) * i / SUB;
-      if (event_at(t, &rc) > 0.0) {
-        a = t;
-        break;
-      }
-    }
-    if (a == tb) return ta; /* it left to the wrong side at once */
-    ta = a;
-  }
-  gsl_root_fsolver_set(e->root, &fn, ta, tb);
-  double lo = ta, hi = tb;
-  for (int it = 0; it < 200 && hi - lo > e->opt.event_tol; it++) {
-    if (gsl_root_fsolver_iterate(e->root) != GSL_SUCCESS) break;
-    lo = gsl_root_fsolver_x_lower(e->root);
-    hi = gsl_root_fsolver_x_upper(e->root);
-  }
-  return hi; /* the side where the event has happened */
+  return tf_event_locate(e->root, event_at, &rc, ta, tb, e->opt.event_tol);
 }
 
 /* Finds the earliest event in the last step [t0, t1]: sign changes of any event function

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_locate.h"
 #include "status.h"
 
 enum { SAMPLES_PER_STEP = 4 };
@@ -155,29 +156,7 @@ static double event_at(double t, void *params) {
 /* The time in (ta, tb] where the event function goes from >= 0 to < 0 (evolve.c's rule for
  * a start on the boundary: the event is the first return to it). */
 static double locate(tf_evolve2 *e, double ta, double tb) {
-  gsl_function fn = {event_at, e};
-  if (event_at(ta, e) <= 0.0) {
-    enum { SUB = 32 };
-    double a = tb;
-    for (int i = 1; i < SUB; i++) {
-      const double t = ta + (tb - ta) * i / SUB;
-      if (event_at(t, e) > 0.0) {
-        a = t;
-        break;
-      }
-    }
-    if (a == tb) return ta;
-    ta = a;
-  }
-  if (!(event_at(tb, e) < 0.0)) return tb; /* GSL aborts on a bracket that does not straddle */
-  gsl_root_fsolver_set(e->root, &fn, ta, tb);
-  double lo = ta, hi = tb;
-  for (int it = 0; it < 200 && hi - lo > e->opt.event_tol; it++) {
-    if (gsl_root_fsolver_iterate(e->root) != GSL_SUCCESS) break;
-    lo = gsl_root_fsolver_x_lower(e->root);
-    hi = gsl_root_fsolver_x_upper(e->root);
-  }
-  return hi;
+  return tf_event_locate(e->root, event_at, e, ta, tb, e->opt.event_tol);
 }
 
 static bool find_event(tf_evolve2 *e, double t0, double t1, double *te) {

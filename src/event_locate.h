@@ -1,0 +1,19 @@
+/* event_locate.h — where an event function first goes from >= 0 to < 0 inside one step.
+ *
+ * The codim-1 (evolve.c), codim-2 (evolve2.c) and two-contact (dual_contact.c) integrators
+ * all sample their event functions on a step's dense output and then need the crossing to
+ * the event tolerance.  The rules are the same for all three, so they live here once:
+ * a start on the boundary (just after a transition) means the event is the first return to
+ * it; a bracket that does not straddle zero is answered without calling GSL (whose default
+ * error handler would abort the whole ensemble); the answer is the side where the event has
+ * happened. */
+#ifndef TF_EVENT_LOCATE_H
+#define TF_EVENT_LOCATE_H
+
+#include <gsl/gsl_roots.h>
+
+/* The crossing of g in (ta, tb], to within tol, found with the Brent solver `root`. */
+double tf_event_locate(gsl_root_fsolver *root, double (*g)(double t, void *ctx), void *ctx,
+                       double ta, double tb, double tol);
+
+#endif
