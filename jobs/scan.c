@@ -114,33 +114,6 @@ static int run_point(void *ctx, uint64_t member, void *const *row) {
   return r.status;
 }
 
-/* The largest lambda_1 and where, read back in member order on rank 0. */
-static int report(tf_run *run, hid_t file, scan_job *job, tf_error *err) {
-  double best[3] = {-INFINITY, NAN, NAN};
-  int rc = 0;
-  if (run->rank == 0) {
-    const uint64_t n = job->spec.members, m = (uint64_t)job->opt.exponents;
-    double *spec = malloc(n * m * sizeof *spec), *grid = malloc(n * 2 * sizeof *grid);
-    hid_t ds = H5Dopen2(file, "members/spectrum", H5P_DEFAULT);
-    hid_t dg = H5Dopen2(file, "members/grid", H5P_DEFAULT);
-    rc = !spec || !grid || ds < 0 || dg < 0 ||
-         tf_h5_read_rows(ds, H5T_NATIVE_DOUBLE, m, 0, n, spec) ||
-         tf_h5_read_rows(dg, H5T_NATIVE_DOUBLE, 2, 0, n, grid);
-    for (uint64_t i = 0; !rc && i < n; i++)
-      if (spec[i * m] > best[0])
-        best[0] = spec[i * m], best[1] = grid[2 * i], best[2] = grid[2 * i + 1];
-    if (ds >= 0) H5Dclose(ds);
-    if (dg >= 0) H5Dclose(dg);
-    free(spec), free(grid);
-  }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
-  MPI_Bcast(best, 3, MPI_DOUBLE, 0, run->comm);
-  if (rc) return tf_fail(err, "cannot read back the scan from '%s'", run->output_path);
-  tf_json_number(run->summary, "lambda1_max", best[0]);
-  tf_json_numbers(run->summary, "lambda1_max_at", best + 1, job->grid.y.index >= 0 ? 2 : 1);
-  return 0;
-}
-
 static int describe(hid_t file, const scan_job *job) {
   int rc = tf_h5_attr_string(file, "model", job->model.kernel->name) |
            tf_h5_attr_string(file, "scan_x_param", job->grid.x.param);
@@ -174,7 +147,10 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_string(run->summary, "quantity", "lyapunov");
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
-  if (rc == 0 && out.complete && report(run, file, job, err)) rc = -1;
+  if (rc == 0 && out.complete &&
+      tf_param_grid_report_max(run, file, "spectrum", (uint64_t)job->opt.exponents,
+                               job->spec.members, &job->grid, err))
+    rc = -1;
   return tf_ensemble_finish(run, file, &out, rc, err);
 }
 

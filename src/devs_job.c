@@ -556,30 +556,6 @@ static int scan_point(void *ctx, uint64_t member, void *const *row) {
   return status;
 }
 
-static int scan_report(tf_run *run, hid_t file, devs_job *job, tf_error *err) {
-  double best[3] = {-INFINITY, NAN, NAN};
-  int rc = 0;
-  if (run->rank == 0) {
-    const uint64_t n = job->spec.members;
-    double *l1 = malloc(n * sizeof *l1), *grid = malloc(n * 2 * sizeof *grid);
-    hid_t dl = H5Dopen2(file, "members/lambda1", H5P_DEFAULT);
-    hid_t dg = H5Dopen2(file, "members/grid", H5P_DEFAULT);
-    rc = !l1 || !grid || dl < 0 || dg < 0 || tf_h5_read_rows(dl, H5T_NATIVE_DOUBLE, 1, 0, n, l1) ||
-         tf_h5_read_rows(dg, H5T_NATIVE_DOUBLE, 2, 0, n, grid);
-    for (uint64_t i = 0; !rc && i < n; i++)
-      if (l1[i] > best[0]) best[0] = l1[i], best[1] = grid[2 * i], best[2] = grid[2 * i + 1];
-    if (dl >= 0) H5Dclose(dl);
-    if (dg >= 0) H5Dclose(dg);
-    free(l1), free(grid);
-  }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
-  MPI_Bcast(best, 3, MPI_DOUBLE, 0, run->comm);
-  if (rc) return tf_fail(err, "cannot read back the scan from '%s'", run->output_path);
-  tf_json_number(run->summary, "lambda1_max", best[0]);
-  tf_json_numbers(run->summary, "lambda1_max_at", best + 1, job->grid.y.index >= 0 ? 2 : 1);
-  return 0;
-}
-
 int tf_devs_scan_execute(tf_run *run, tf_error *err) {
   devs_job *job = run->job_data;
   static const char *const fingerprint_paths[] = {"job", "model", "devs", "lyapunov", "scan", NULL};
@@ -607,7 +583,9 @@ int tf_devs_scan_execute(tf_run *run, tf_error *err) {
   tf_json_string(run->summary, "method", "devs");
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
-  if (rc == 0 && out.complete && scan_report(run, file, job, err)) rc = -1;
+  if (rc == 0 && out.complete &&
+      tf_param_grid_report_max(run, file, "lambda1", 1, job->spec.members, &job->grid, err))
+    rc = -1;
   return tf_ensemble_finish(run, file, &out, rc, err);
 }
 

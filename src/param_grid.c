@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5io.h"
+#include "json.h"
+
 static double axis_value(const tf_axis *a, long long i) {
   return a->min + (double)i * (a->max - a->min) / (double)(a->points - 1);
 }
@@ -122,4 +125,32 @@ bool tf_param_grid_point(const tf_param_grid *g, uint64_t m, double *p, double *
     if (g->rederive[i]) p[i] = 0.0;
   tf_error err; /* the reason is not kept: the point is invalid and its values tell why */
   return !k->prepare || k->prepare(p, &err) == 0;
+}
+
+int tf_param_grid_report_max(tf_run *run, hid_t file, const char *dataset, uint64_t width,
+                             uint64_t points, const tf_param_grid *grid, tf_error *err) {
+  double best[3] = {-INFINITY, NAN, NAN};
+  int rc = 0;
+  if (run->rank == 0) {
+    char path[128];
+    snprintf(path, sizeof path, "members/%s", dataset);
+    const uint64_t n = points;
+    double *v = malloc(n * width * sizeof *v), *xy = malloc(n * 2 * sizeof *xy);
+    hid_t dv = H5Dopen2(file, path, H5P_DEFAULT);
+    hid_t dg = H5Dopen2(file, "members/grid", H5P_DEFAULT);
+    rc = !v || !xy || dv < 0 || dg < 0 || tf_h5_read_rows(dv, H5T_NATIVE_DOUBLE, width, 0, n, v) ||
+         tf_h5_read_rows(dg, H5T_NATIVE_DOUBLE, 2, 0, n, xy);
+    for (uint64_t i = 0; !rc && i < n; i++)
+      if (v[i * width] > best[0])
+        best[0] = v[i * width], best[1] = xy[2 * i], best[2] = xy[2 * i + 1];
+    if (dv >= 0) H5Dclose(dv);
+    if (dg >= 0) H5Dclose(dg);
+    free(v), free(xy);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  MPI_Bcast(best, 3, MPI_DOUBLE, 0, run->comm);
+  if (rc) return tf_fail(err, "cannot read back the scan from '%s'", run->output_path);
+  tf_json_number(run->summary, "lambda1_max", best[0]);
+  tf_json_numbers(run->summary, "lambda1_max_at", best + 1, grid->y.index >= 0 ? 2 : 1);
+  return 0;
 }

@@ -8,10 +8,12 @@
 #ifndef TF_PARAM_GRID_H
 #define TF_PARAM_GRID_H
 
+#include <hdf5.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
+#include "job.h"
 #include "model.h"
 
 typedef struct tf_axis {
@@ -39,5 +41,11 @@ uint64_t tf_param_grid_points(const tf_param_grid *g);
 /* Parameters of point m into p (nparams values) and its coordinates into xy[2]; returns
  * false if prepare() rejects them. */
 bool tf_param_grid_point(const tf_param_grid *g, uint64_t m, double *p, double *xy);
+
+/* The scan's summary: the largest value of column 0 of /members/DATASET (rows of `width`)
+ * over the `points` grid points and where it is (/members/grid), read back in member order on
+ * rank 0 and written to the JSON as lambda1_max and lambda1_max_at.  Collective. */
+int tf_param_grid_report_max(tf_run *run, hid_t file, const char *dataset, uint64_t width,
+                             uint64_t points, const tf_param_grid *grid, tf_error *err);
 
 #endif
