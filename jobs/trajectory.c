@@ -15,22 +15,22 @@
  * kernel's named outputs; lyapunov.exponents (0) > 0 propagates that many tangent vectors
  * through the saltation matrices of evolve2.c (QR every lyapunov.interval) and adds the
  * exponents of the run as "lyapunov".  Bodies with two contacts (kernel.h field_dual, e.g. the
- * flowmeter) run on dual_contact.h with the same keys: /trajectory/mode holds the kinematic
- * case per sample (0 SS, 1 SR, 2 RS, 3 RR), an event row is (t, kind, case after, state)
- * with kinds 0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4 crossing, and the JSON has final_case,
- * events per kind and time_in (time spent in SS, SR, RS, RR).  Kernels with physical
- * initial conditions (kernel.h
- * initial_params) accept initial.<name> instead of initial.state. */
+ * flowmeter) run on dual_contact.h with the same keys (both through contact_run.h):
+ * /trajectory/mode holds the kinematic case per sample (0 SS, 1 SR, 2 RS, 3 RR), an event row is
+ * (t, kind, case after, state) with kinds 0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4 crossing, and the
+ * JSON has final_case, events per kind and time_in (time spent in SS, SR, RS, RR).  Kernels with
+ * physical initial conditions (kernel.h initial_params) accept initial.<name> instead of
+ * initial.state. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dual_contact.h"
-#include "evolve2.h"
+#include "contact_run.h"
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
+#include "physical_initial.h"
 #include "results.h"
 #include "status.h"
 
@@ -43,68 +43,28 @@ typedef struct trajectory_job {
   char state_names[512];
   /* codimension-2 kernels */
   bool codim2, dual;
-  tf_dual_result dres;
-  tf_evolve2_options c2opts;
-  long long max_logged, exponents;
-  double lyap_interval;
+  tf_contact_options c2opts;
+  long long max_logged;
   double *events, *modes;
   long n_events, next_sample;
-  tf_evolve2_result c2res;
+  tf_contact_result c2res;
 } trajectory_job;
 
-/* Physical initial conditions (kernel.h initial_params) instead of initial.state. */
-static int physical_initial(tf_run *run, trajectory_job *job, bool state_given, tf_error *err) {
-  const tf_kernel *k = job->flow.kernel;
-  bool any = false;
-  char path[256], where[256];
-  for (size_t i = 0; i < k->ninitial; i++) {
-    snprintf(path, sizeof path, "initial.%s", k->initial_params[i].name);
-    any = any || tf_config_has(run->cfg, path);
-  }
-  if (!any) return 0;
-  if (state_given)
-    return tf_fail(err,
-                   "%s: key 'initial.state': give either initial.state or the physical "
-                   "initial conditions of model '%s', not both",
-                   tf_config_where(run->cfg, "initial.state", where, sizeof where), k->name);
-  double ip[16];
-  for (size_t i = 0; i < k->ninitial && i < 16; i++) {
-    const tf_param *q = &k->initial_params[i];
-    snprintf(path, sizeof path, "initial.%s", q->name);
-    if (tf_config_get_double(run->cfg, path, &q->def, q->min, q->max, &ip[i], err)) return -1;
-  }
-  k->initial_state(ip, job->flow.params, job->flow.x0);
-  return 0;
-}
-
 static int codim2_setup(tf_run *run, trajectory_job *job, tf_error *err) {
-  tf_evolve2_options *o = &job->c2opts;
-  *o = tf_evolve2_default_options();
-  o->ode = job->flow.ode;
-  const double d_sigma = o->sigma_tol, d_event = o->event_tol, d_rate = o->max_event_rate,
-               d_slave = o->slave_radius;
-  const long long d_max = o->max_events, d_log = 64;
-  long long max_events;
-  if (tf_config_get_double(run->cfg, "codim2.sigma_tol", &d_sigma, 1e-15, 1e-2, &o->sigma_tol,
-                           err) ||
-      tf_config_get_double(run->cfg, "codim2.slave_radius", &d_slave, 0.0, 1.0, &o->slave_radius,
-                           err) ||
-      tf_config_get_double(run->cfg, "codim2.event_tol", &d_event, 1e-16, 1e-3, &o->event_tol,
-                           err) ||
-      tf_config_get_double(run->cfg, "codim2.max_event_rate", &d_rate, 1.0, INFINITY,
-                           &o->max_event_rate, err) ||
-      tf_config_get_int(run->cfg, "codim2.max_events", &d_max, 1, LLONG_MAX, &max_events, err) ||
+  const long long d_log = 64;
+  if (tf_contact_options_from_config(run->cfg, &job->flow.ode, &job->c2opts, err) ||
       tf_config_get_int(run->cfg, "output.event_log", &d_log, 0, 1000000, &job->max_logged, err))
     return -1;
-  o->max_events = (long)max_events;
   if (!job->dual) { /* Lyapunov exponents through the saltation of evolve2.c */
     const long long d_exp = 0;
     const double d_int = 0.1;
+    long long exponents;
     if (tf_config_get_int(run->cfg, "lyapunov.exponents", &d_exp, 0,
-                          (long long)job->flow.kernel->dim, &job->exponents, err) ||
+                          (long long)job->flow.kernel->dim, &exponents, err) ||
         tf_config_get_double(run->cfg, "lyapunov.interval", &d_int, 1e-9, INFINITY,
-                             &job->lyap_interval, err))
+                             &job->c2opts.lyapunov_interval, err))
       return -1;
+    job->c2opts.exponents = (int)exponents;
   }
   if (job->flow.method != TF_METHOD_DOPRI5) {
     char where[256];
@@ -124,15 +84,16 @@ static int setup(tf_run *run, tf_error *err) {
   const long long d_member = 0, d_samples = 1001;
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_flow_from_config(&job->flow, run->cfg, err) ||
-      physical_initial(run, job, state_given, err) ||
+      tf_physical_initial_from_config(run->cfg, job->flow.kernel, job->flow.params, state_given,
+                                      job->flow.x0, err) ||
       tf_config_get_int(run->cfg, "ensemble.member", &d_member, 0, LLONG_MAX, &job->member, err) ||
       tf_config_get_int(run->cfg, "output.samples", &d_samples, 2, 100000000LL, &job->samples,
                         err) ||
       tf_job_output_from_config(run, &job->compression, NULL, err))
     return -1;
   tf_join_state_names(job->flow.kernel, job->state_names, sizeof job->state_names);
-  job->dual = job->flow.kernel->field_dual != NULL;
-  job->codim2 = (job->flow.kernel->sigma2 && job->flow.kernel->field2) || job->dual;
+  job->dual = tf_contact_is_dual(job->flow.kernel);
+  job->codim2 = tf_contact_kernel(job->flow.kernel);
   if (job->codim2 && codim2_setup(run, job, err)) return -1;
   /* An ensemble config turned into a trajectory (--set job=trajectory) keeps its ensemble
    * size and chunking; they are meaningless here, not wrong. */
@@ -155,12 +116,12 @@ static void record(void *ctx, double t, const double *x) {
 
 enum { EVENT_HEAD = 3 }; /* t, kind, phi; then the state */
 
-static void c2_on_event(void *ctx, const tf_c2_event *ev) {
+static void on_event(void *ctx, const tf_contact_event *ev) {
   trajectory_job *job = ctx;
   if (job->n_events >= job->max_logged) return;
   const size_t dim = job->flow.kernel->dim, w = EVENT_HEAD + dim;
   double *row = job->events + (size_t)job->n_events++ * w;
-  row[0] = ev->t, row[1] = ev->kind, row[2] = ev->phi;
+  row[0] = ev->t, row[1] = ev->kind, row[2] = ev->detail;
   memcpy(row + EVENT_HEAD, ev->x, dim * sizeof *ev->x);
 }
 
@@ -169,84 +130,27 @@ static double sample_time(const tf_flow *flow, long i, long n) {
                     : flow->t0 + (flow->t_end - flow->t0) * (double)i / (double)(n - 1);
 }
 
-static void c2_on_step(void *ctx, const tf_evolve2 *e, double ta, double tb) {
+static void on_step(void *ctx, const tf_contact *c, double ta, double tb) {
   trajectory_job *job = ctx;
   const size_t dim = job->flow.kernel->dim;
   for (; job->next_sample < job->samples; job->next_sample++) {
     const double ts = sample_time(&job->flow, job->next_sample, job->samples);
     if (ts > tb || ts < ta) break;
-    tf_evolve2_dense(e, ts, job->x + (size_t)job->next_sample * dim);
+    tf_contact_dense(c, ts, job->x + (size_t)job->next_sample * dim);
     job->t[job->next_sample] = ts;
-    job->modes[job->next_sample] = tf_evolve2_mode(e);
+    job->modes[job->next_sample] = tf_contact_mode(c);
   }
 }
 
 static tf_flow_result run_codim2(trajectory_job *job, double *final) {
-  const tf_kernel *k = job->flow.kernel;
-  tf_flow_result res = {0};
-  tf_evolve2 *e = tf_evolve2_create(k, job->flow.params, &job->c2opts);
-  if (!e) {
-    res.status = TF_MEMBER_FAILED;
-    job->c2res.failure = "the codimension-2 engine cannot run this model";
-    return res;
-  }
-  if (job->exponents > 0 && tf_evolve2_enable_tangent(e, (int)job->exponents, job->lyap_interval)) {
-    tf_evolve2_destroy(e);
-    res.status = TF_MEMBER_FAILED;
-    job->c2res.failure = "out of memory for the tangent vectors";
-    return res;
-  }
   tf_flow_initial_state(&job->flow, (uint64_t)job->member, final);
   job->next_sample = 0; /* sample 0 too comes from the first step's dense output */
-  tf_evolve2_set_callbacks(e, c2_on_event, c2_on_step, job);
-  job->c2res = tf_evolve2_run(e, job->flow.t0, final, job->flow.t_end);
+  const tf_contact_hooks hooks = {on_event, on_step, job};
+  job->c2res = tf_contact_run(job->flow.kernel, job->flow.params, &job->c2opts, job->flow.t0, final,
+                              job->flow.t_end, &hooks);
   job->n_taken = job->next_sample;
-  res.status = job->c2res.status;
-  res.t_final = job->c2res.t;
-  res.steps = job->c2res.steps;
-  tf_evolve2_destroy(e);
-  return res;
-}
-
-static void dc_on_event(void *ctx, const tf_dc_event *ev) {
-  trajectory_job *job = ctx;
-  if (job->n_events >= job->max_logged) return;
-  const size_t dim = job->flow.kernel->dim, w = EVENT_HEAD + dim;
-  double *row = job->events + (size_t)job->n_events++ * w;
-  row[0] = ev->t, row[1] = ev->kind, row[2] = ev->to;
-  memcpy(row + EVENT_HEAD, ev->x, dim * sizeof *ev->x);
-}
-
-static void dc_on_step(void *ctx, const tf_dual *d, double ta, double tb) {
-  trajectory_job *job = ctx;
-  const size_t dim = job->flow.kernel->dim;
-  for (; job->next_sample < job->samples; job->next_sample++) {
-    const double ts = sample_time(&job->flow, job->next_sample, job->samples);
-    if (ts > tb || ts < ta) break;
-    tf_dual_dense(d, ts, job->x + (size_t)job->next_sample * dim);
-    job->t[job->next_sample] = ts;
-    job->modes[job->next_sample] = tf_dual_case(d);
-  }
-}
-
-static tf_flow_result run_dual(trajectory_job *job, double *final) {
-  tf_flow_result res = {0};
-  tf_dual *d = tf_dual_create(job->flow.kernel, job->flow.params, &job->c2opts);
-  if (!d) {
-    res.status = TF_MEMBER_FAILED;
-    job->dres.failure = "the dual-contact engine cannot run this model";
-    return res;
-  }
-  tf_flow_initial_state(&job->flow, (uint64_t)job->member, final);
-  job->next_sample = 0;
-  tf_dual_set_callbacks(d, dc_on_event, dc_on_step, job);
-  job->dres = tf_dual_run(d, job->flow.t0, final, job->flow.t_end);
-  job->n_taken = job->next_sample;
-  res.status = job->dres.status;
-  res.t_final = job->dres.t;
-  res.steps = job->dres.steps;
-  tf_dual_destroy(d);
-  return res;
+  return (tf_flow_result){
+      .status = job->c2res.status, .t_final = job->c2res.t, .steps = job->c2res.steps};
 }
 
 static int write_codim2(const trajectory_job *job, hid_t g, bool writer) {
@@ -264,10 +168,7 @@ static int write_codim2(const trajectory_job *job, hid_t g, bool writer) {
   int rc = dm < 0 || de < 0 || !ids ||
            tf_h5_write_rows(dm, H5T_NATIVE_DOUBLE, 1, writer ? rows : 0, ids, job->modes) ||
            tf_h5_write_rows(de, H5T_NATIVE_DOUBLE, w, writer ? erows : 0, ids, job->events);
-  if (de >= 0)
-    tf_h5_attr_string(de, "kinds",
-                      job->dual ? "0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4 crossing"
-                                : "0 roll_start, 1 roll_end, 2 crossing");
+  if (de >= 0) tf_h5_attr_string(de, "kinds", tf_contact_event_kinds_doc(job->flow.kernel));
   free(ids);
   if (dm >= 0) H5Dclose(dm);
   if (de >= 0) H5Dclose(de);
@@ -288,15 +189,15 @@ static void report_outputs(tf_json *j, const trajectory_job *job, const double *
 
 static void report_dual(tf_run *run, const trajectory_job *job, const double *final) {
   tf_json *j = run->summary;
-  tf_json_string(j, "final_case", tf_dc_case_name(job->dres.final_case));
+  tf_json_string(j, "final_case", tf_dc_case_name(job->c2res.dual.final_case));
   const char *names[TF_DC_EVENT_KIND_COUNT];
   long long counts[TF_DC_EVENT_KIND_COUNT];
   for (int i = 0; i < TF_DC_EVENT_KIND_COUNT; i++)
-    names[i] = tf_dc_event_kind_name((tf_dc_event_kind)i), counts[i] = job->dres.counts[i];
+    names[i] = tf_dc_event_kind_name((tf_dc_event_kind)i), counts[i] = job->c2res.dual.counts[i];
   tf_json_counts(j, "events", names, counts, TF_DC_EVENT_KIND_COUNT);
-  tf_json_numbers(j, "time_in", job->dres.time_in, TF_DC_CASE_COUNT);
-  tf_json_integer(j, "rhs_evals", job->dres.rhs_evals);
-  if (job->dres.failure) tf_json_string(j, "failure", job->dres.failure);
+  tf_json_numbers(j, "time_in", job->c2res.dual.time_in, TF_DC_CASE_COUNT);
+  tf_json_integer(j, "rhs_evals", job->c2res.dual.rhs_evals);
+  if (job->c2res.dual.failure) tf_json_string(j, "failure", job->c2res.dual.failure);
   report_outputs(j, job, final);
 }
 
@@ -306,17 +207,17 @@ static void report_codim2(tf_run *run, const trajectory_job *job, const double *
     return;
   }
   tf_json *j = run->summary;
-  tf_json_number(j, "rolling_onset_time", job->c2res.first_roll_time);
-  tf_json_string(j, "final_mode", tf_c2_mode_name(job->c2res.mode));
+  tf_json_number(j, "rolling_onset_time", job->c2res.c2.first_roll_time);
+  tf_json_string(j, "final_mode", tf_c2_mode_name(job->c2res.c2.mode));
   const char *names[TF_C2_EVENT_KIND_COUNT];
   long long counts[TF_C2_EVENT_KIND_COUNT];
   for (int i = 0; i < TF_C2_EVENT_KIND_COUNT; i++)
-    names[i] = tf_c2_event_kind_name((tf_c2_event_kind)i), counts[i] = job->c2res.counts[i];
+    names[i] = tf_c2_event_kind_name((tf_c2_event_kind)i), counts[i] = job->c2res.c2.counts[i];
   tf_json_counts(j, "events", names, counts, TF_C2_EVENT_KIND_COUNT);
-  tf_json_integer(j, "rhs_evals", job->c2res.rhs_evals);
-  if (job->c2res.failure) tf_json_string(j, "failure", job->c2res.failure);
-  if (job->exponents > 0)
-    tf_json_numbers(j, "lyapunov", job->c2res.lyapunov, (size_t)job->exponents);
+  tf_json_integer(j, "rhs_evals", job->c2res.c2.rhs_evals);
+  if (job->c2res.c2.failure) tf_json_string(j, "failure", job->c2res.c2.failure);
+  if (job->c2opts.exponents > 0)
+    tf_json_numbers(j, "lyapunov", job->c2res.c2.lyapunov, (size_t)job->c2opts.exponents);
   report_outputs(j, job, final);
 }
 
@@ -333,9 +234,7 @@ static int execute(tf_run *run, tf_error *err) {
     job->events = malloc(((size_t)job->max_logged + 1) * (EVENT_HEAD + dim) * sizeof *job->events);
     if (!job->t || !job->x || !final || !job->modes || !job->events)
       return tf_fail(err, "out of memory for %llu samples", job->samples);
-    if (job->dual)
-      res = run_dual(job, final);
-    else if (job->codim2)
+    if (job->codim2)
       res = run_codim2(job, final);
     else
       res = tf_flow_run_member(&job->flow, (uint64_t)job->member, final, record, job, job->samples);
@@ -343,10 +242,9 @@ static int execute(tf_run *run, tf_error *err) {
   MPI_Bcast(&res, sizeof res, MPI_BYTE, 0, run->comm);
   if (job->codim2) {
     MPI_Bcast(&job->c2res, sizeof job->c2res, MPI_BYTE, 0, run->comm);
-    MPI_Bcast(&job->dres, sizeof job->dres, MPI_BYTE, 0, run->comm);
     MPI_Bcast(&job->n_events, 1, MPI_LONG, 0, run->comm);
     if (run->rank != 0) /* a pointer is meaningless elsewhere */
-      job->c2res.failure = NULL, job->dres.failure = NULL;
+      job->c2res.c2.failure = NULL, job->c2res.dual.failure = NULL, job->c2res.failure = NULL;
   }
   MPI_Bcast(final, (int)dim, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(&job->n_taken, 1, MPI_LONG, 0, run->comm);
