@@ -1,16 +1,30 @@
 /* scan.c — job `scan`: a quantity over a grid of one or two model parameters.
  *
- * Each grid point is one member of the ensemble scheduler, so a scan is spread over ranks
- * with dynamic balance, resumable, and identical on any rank count.  The quantity today is
- * the Lyapunov spectrum (scan.quantity: lyapunov) of a flow, a map or a Filippov flow (event-driven
- * with saltation matrices, or smoothed where the parameters ask for it): lambda_1(mu) of the
- * logistic map, lambda versus the friction bound or the smoothing eps of the stick-slip
- * oscillator, or any spectrum versus a parameter.
+ * scan.quantity: lyapunov (default).  Each grid point is one member of the ensemble
+ * scheduler, so a scan is spread over ranks with dynamic balance, resumable, and identical on
+ * any rank count.  The quantity is the Lyapunov spectrum of a flow, a map or a Filippov flow
+ * (event-driven with saltation matrices, or smoothed where the parameters ask for it):
+ * lambda_1(mu) of the logistic map, lambda versus the friction bound or the smoothing eps of the
+ * stick-slip oscillator, or any spectrum versus a parameter.
  * Config: model, initial.state, integrator (flows), lyapunov.*, scan.quantity,
  * scan.x.{param,min,max,points}, optional scan.y.*, ensemble.chunk, output.
  * Output: /members/{grid (x, y; y NaN for one axis), spectrum, error, kaplan_yorke, valid},
  * /scan/x (and /scan/y), root attributes scan_x_param (scan_y_param).
- * JSON: points, lambda1_max with its location, and the scheduler's counts. */
+ * JSON: points, lambda1_max with its location, and the scheduler's counts.
+ *
+ * scan.quantity: stationary.  A bifurcation diagram by simulation (Antali 2017, Figs 4.5-4.7):
+ * each grid LINE (all x at one y; a 1-D scan is one line) is one member; along it the points
+ * run one after the other, each from the previous point's final state (numerical
+ * continuation), the first from initial.*, for scan.time, and src/stationary.h judges the end
+ * (drift over the last scan.window, events there, scan.tolerance).  scan.continuation up,
+ * down, or both (up, then down from the upper end: hysteresis).  Smooth flows, Filippov
+ * kernels (evolve.c), codimension-2 and two-contact kernels (contact_run.h, with codim2.*).
+ * A point that fails (or that the model rejects) is recorded and the next one continues from
+ * the last state that ended ok.  Output per line, P = sweeps x nx points in run order:
+ * /members/{y, x (P), direction (P: +1 up, -1 down), state (P x dim), drift, stationary,
+ * mode, events, window_events, steps, point_status, valid (P each), outputs (P x noutputs)}.
+ * JSON: points, lines, stationary, not_stationary, failed_points, final_modes, and for
+ * `both` the bistable points (up and down sweeps end in different states) and their x range. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +38,10 @@
 #include "lyapunov.h"
 #include "model.h"
 #include "param_grid.h"
+#include "physical_initial.h"
+#include "progress.h"
 #include "results.h"
+#include "stationary.h"
 #include "status.h"
 
 enum { COL_GRID, COL_SPECTRUM, COL_ERROR, COL_KY, COL_VALID, NCOLS };
@@ -39,18 +56,31 @@ typedef struct scan_job {
   double *scratch;
   tf_ensemble_spec spec;
   tf_column cols[NCOLS];
+  struct stationary_scan *stat; /* scan.quantity: stationary; NULL for lyapunov */
 } scan_job;
 
+/* scan.quantity: stationary (below) */
+static int refuse_stationary_keys(tf_config *cfg, tf_error *err);
+static int refuse_stationary_devs(tf_run *run, tf_error *err);
+static int stationary_setup(tf_run *run, scan_job *job, tf_error *err);
+static int stationary_execute(tf_run *run, scan_job *job, tf_error *err);
+static void stationary_destroy(scan_job *job);
+
 static int setup(tf_run *run, tf_error *err) {
-  if (tf_devs_job_wanted(run)) return tf_devs_scan_setup(run, err); /* DEVS: devs_job.c */
+  if (tf_devs_job_wanted(run)) { /* DEVS: devs_job.c */
+    if (refuse_stationary_devs(run, err)) return -1;
+    return tf_devs_scan_setup(run, err);
+  }
   scan_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  static const char *const quantities[] = {"lyapunov", NULL};
+  static const char *const quantities[] = {"lyapunov", "stationary", NULL};
   const char *quantity, *name;
   if (tf_config_get_string(run->cfg, "scan.quantity", "lyapunov", quantities, &quantity, err) ||
       tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
     return -1;
+  if (strcmp(quantity, "stationary") == 0) return stationary_setup(run, job, err);
+  if (refuse_stationary_keys(run->cfg, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
   if (tf_model_refuse_codim2(run->cfg, k, "scan", err) ||
@@ -129,9 +159,396 @@ static int describe(hid_t file, const scan_job *job) {
   return rc;
 }
 
+/* --- scan.quantity: stationary ---------------------------------------------------------------- */
+
+enum {
+  SC_Y,
+  SC_X,
+  SC_DIRECTION,
+  SC_STATE,
+  SC_DRIFT,
+  SC_STATIONARY,
+  SC_MODE,
+  SC_EVENTS,
+  SC_WINDOW_EVENTS,
+  SC_STEPS,
+  SC_POINT_STATUS,
+  SC_VALID,
+  SC_OUTPUTS, /* only if the kernel names outputs */
+  SC_NCOLS
+};
+
+enum { MAX_OUTPUTS = 16, MODE_OFFSET = 1, MODE_SLOTS = 8 }; /* Filippov modes start at -1 */
+
+typedef struct stationary_scan {
+  tf_run *run;
+  tf_stationary_options opt;
+  tf_stationary_engine engine;
+  const char *continuation;
+  int sweeps, first_direction; /* both: +1 then -1 */
+  long long nx, points;        /* points per line: sweeps x nx */
+  double t0, *x0, *params, *cont, *work;
+  size_t noutputs;
+  bool show_points; /* one line: a progress bar over its points */
+  tf_column cols[SC_NCOLS];
+} stationary_scan;
+
+static const char *const stationary_keys[] = {"scan.continuation", "scan.time", "scan.window",
+                                              "scan.tolerance", NULL};
+
+/* A lyapunov scan given the keys of a stationary one: say so instead of "unknown key". */
+static int refuse_stationary_keys(tf_config *cfg, tf_error *err) {
+  char where[256];
+  for (int i = 0; stationary_keys[i]; i++)
+    if (tf_config_has(cfg, stationary_keys[i]))
+      return tf_fail(err,
+                     "%s: key '%s': applies to scan.quantity: stationary, but this scan "
+                     "computes lyapunov",
+                     tf_config_where(cfg, stationary_keys[i], where, sizeof where),
+                     stationary_keys[i]);
+  return 0;
+}
+
+static int refuse_stationary_devs(tf_run *run, tf_error *err) {
+  static const char *const quantities[] = {"lyapunov", "stationary", NULL};
+  const char *quantity, *name;
+  char where[256];
+  if (!tf_config_has(run->cfg, "scan.quantity")) return 0;
+  if (tf_config_get_string(run->cfg, "scan.quantity", "lyapunov", quantities, &quantity, err) ||
+      tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
+    return -1;
+  if (strcmp(quantity, "stationary") != 0) return 0;
+  return tf_fail(err,
+                 "%s: key 'scan.quantity': model '%s' is a DEVS ensemble of maps, which has no "
+                 "stationary state of a flow to continue; 'stationary' needs a smooth, Filippov, "
+                 "codimension-2 or two-contact flow (use quantity lyapunov, or job bifurcation)",
+                 tf_config_where(run->cfg, "scan.quantity", where, sizeof where), name);
+}
+
+static int stationary_options(tf_config *cfg, const tf_kernel *k, stationary_scan *st,
+                              tf_error *err) {
+  static const char *const continuations[] = {"up", "down", "both", NULL};
+  const double d_time = 100.0, d_window = 0.25, d_tol = 1e-6;
+  tf_stationary_options *o = &st->opt;
+  o->ode = tf_ode_default_options();
+  if (tf_ode_options_from_config(cfg, &o->ode, st->t0, NULL, err) ||
+      (tf_contact_kernel(k) && tf_contact_options_from_config(cfg, &o->ode, &o->contact, err)) ||
+      tf_config_get_double(cfg, "scan.time", &d_time, 1e-12, 1e15, &o->time, err) ||
+      tf_config_get_double(cfg, "scan.window", &d_window, 1e-3, 1.0, &o->window, err) ||
+      tf_config_get_double(cfg, "scan.tolerance", &d_tol, 0.0, INFINITY, &o->tolerance, err) ||
+      tf_config_get_string(cfg, "scan.continuation", "up", continuations, &st->continuation, err))
+    return -1;
+  st->sweeps = strcmp(st->continuation, "both") == 0 ? 2 : 1;
+  st->first_direction = strcmp(st->continuation, "down") == 0 ? -1 : 1;
+  return 0;
+}
+
+static int stationary_initial(tf_config *cfg, const tf_kernel *k, const double *params,
+                              stationary_scan *st, tf_error *err) {
+  char where[256];
+  double spread;
+  const bool state_given = tf_config_has(cfg, "initial.state");
+  if (tf_initial_from_config(cfg, k, st->x0, &spread, &st->t0, err) ||
+      tf_physical_initial_from_config(cfg, k, params, state_given, st->x0, err))
+    return -1;
+  if (spread != 0.0)
+    return tf_fail(err,
+                   "%s: key 'initial.spread': a stationary scan starts its lines from initial.* "
+                   "exactly (got spread %g; use 0)",
+                   tf_config_where(cfg, "initial.spread", where, sizeof where), spread);
+  for (size_t i = 0; i < k->dim; i++)
+    if (!isfinite(st->x0[i]))
+      return tf_fail(err, "%s: key 'initial.state': component %zu is not finite",
+                     tf_config_where(cfg, "initial.state", where, sizeof where), i);
+  if (tf_kernel_is_noisy(k, st->x0, params))
+    return tf_fail(err,
+                   "%s: key 'model.name': model '%s' has noise here: its stationary state is a "
+                   "distribution, not a point, so scan.quantity stationary does not apply",
+                   tf_config_where(cfg, "model.name", where, sizeof where), k->name);
+  return 0;
+}
+
+static void stationary_columns(stationary_scan *st, const tf_kernel *k) {
+  const uint64_t P = (uint64_t)st->points;
+  tf_column *c = st->cols;
+  c[SC_Y] = (tf_column){"y", TF_COLUMN_F64, 1, "scan.y value of the line (NaN for one axis)"};
+  c[SC_X] = (tf_column){"x", TF_COLUMN_F64, P, "scan.x value of each point, in run order"};
+  c[SC_DIRECTION] =
+      (tf_column){"direction", TF_COLUMN_I64, P, "sweep of each point: +1 up, -1 down"};
+  c[SC_STATE] = (tf_column){"state", TF_COLUMN_F64, P * k->dim,
+                            "final state of each point (points x dim, run order)"};
+  c[SC_DRIFT] = (tf_column){"drift", TF_COLUMN_F64, P,
+                            "max |x(t) - x(end)|_inf / max(1, |x(end)|_inf) over the window"};
+  c[SC_STATIONARY] =
+      (tf_column){"stationary", TF_COLUMN_I64, P,
+                  "1 if the point ended ok, with no events in the window and drift <= tolerance"};
+  c[SC_MODE] = (tf_column){"mode", TF_COLUMN_I64, P, tf_stationary_modes_doc(st->engine)};
+  c[SC_EVENTS] = (tf_column){"events", TF_COLUMN_I64, P, "events during the point's run"};
+  c[SC_WINDOW_EVENTS] =
+      (tf_column){"window_events", TF_COLUMN_I64, P, "events inside the drift window"};
+  c[SC_STEPS] = (tf_column){"steps", TF_COLUMN_I64, P, "integrator steps"};
+  c[SC_POINT_STATUS] =
+      (tf_column){"point_status", TF_COLUMN_I64, P, "member status of each point (status.h)"};
+  c[SC_VALID] = (tf_column){"valid", TF_COLUMN_I64, P, "1 if the model accepts the point"};
+  c[SC_OUTPUTS] = (tf_column){"outputs", TF_COLUMN_F64, P * (st->noutputs ? st->noutputs : 1),
+                              "the kernel's named outputs at the final state (points x n)"};
+}
+
+static int stationary_setup(tf_run *run, scan_job *job, tf_error *err) {
+  tf_config *cfg = run->cfg;
+  char where[256];
+  const char *name;
+  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
+  const tf_kernel *k = tf_kernel_find(name);
+  if (k && (k->kind == TF_KERNEL_MAP || k->devs))
+    return tf_fail(err,
+                   "%s: key 'scan.quantity': 'stationary' continues stationary states of a "
+                   "flow, but model '%s' is a map (scan its lyapunov exponents instead)",
+                   tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
+  if (tf_model_from_config(&job->model, cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err)) return -1;
+  k = job->model.kernel;
+  stationary_scan *st = calloc(1, sizeof *st);
+  if (!st) return tf_fail(err, "out of memory");
+  job->stat = st;
+  st->run = run;
+  st->engine = tf_stationary_engine_for(k, job->model.params);
+  if (st->engine == TF_STATIONARY_NONE)
+    return tf_fail(err,
+                   "%s: key 'scan.quantity': model '%s' has no flow to run to a stationary "
+                   "state",
+                   tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
+  st->x0 = calloc(k->dim, sizeof *st->x0);
+  st->cont = calloc(k->dim, sizeof *st->cont);
+  st->work = calloc(k->dim, sizeof *st->work);
+  st->params = calloc(k->nparams, sizeof *st->params);
+  if (!st->x0 || !st->cont || !st->work || !st->params) return tf_fail(err, "out of memory");
+  st->noutputs = k->outputs && k->noutputs <= MAX_OUTPUTS ? k->noutputs : 0;
+  const long long d_chunk = 1;
+  long long chunk;
+  if (stationary_initial(cfg, k, job->model.params, st, err) ||
+      stationary_options(cfg, k, st, err) ||
+      tf_param_grid_from_config(&job->grid, cfg, "scan", &job->model, false, err) ||
+      tf_config_get_int(cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
+      tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
+    return -1;
+  st->nx = job->grid.x.points;
+  st->points = st->sweeps * st->nx;
+  stationary_columns(st, k);
+  job->spec.members = (uint64_t)job->grid.y.points; /* one line each */
+  st->show_points = job->spec.members == 1 && !run->quiet;
+  job->spec.chunk = (uint64_t)chunk;
+  job->spec.ncols = st->noutputs ? SC_NCOLS : SC_NCOLS - 1;
+  job->spec.cols = st->cols;
+  return 0;
+}
+
+static bool is_failure(int status) {
+  return status != TF_MEMBER_OK && status != TF_MEMBER_CODIM2;
+}
+
+static void stationary_point_row(void *const *row, long long q, const tf_kernel *k,
+                                 const stationary_scan *st) {
+  const size_t dim = k->dim, no = st->noutputs;
+  ((double *)row[SC_DRIFT])[q] = NAN;
+  for (size_t i = 0; i < dim; i++) ((double *)row[SC_STATE])[(size_t)q * dim + i] = NAN;
+  for (size_t i = 0; i < no; i++) ((double *)row[SC_OUTPUTS])[(size_t)q * no + i] = NAN;
+  ((int64_t *)row[SC_STATIONARY])[q] = 0;
+  ((int64_t *)row[SC_MODE])[q] = 0;
+  ((int64_t *)row[SC_EVENTS])[q] = 0;
+  ((int64_t *)row[SC_WINDOW_EVENTS])[q] = 0;
+  ((int64_t *)row[SC_STEPS])[q] = 0;
+}
+
+/* One line: the points in run order, each continuing from the last state that ended ok. */
+static int run_line(void *ctx, uint64_t line, void *const *row) {
+  scan_job *job = ctx;
+  stationary_scan *st = job->stat;
+  const tf_kernel *k = job->model.kernel;
+  const size_t dim = k->dim, no = st->noutputs;
+  double xy[2];
+  int line_status = TF_MEMBER_OK;
+  tf_progress progress;
+  if (st->show_points)
+    tf_progress_start(&progress, "points", (uint64_t)st->points, 0, false, st->run->progress_mode);
+  memcpy(st->cont, st->x0, dim * sizeof *st->cont);
+  *(double *)row[SC_Y] = job->grid.y.index >= 0 ? job->grid.y.values[line] : NAN;
+  for (long long q = 0; q < st->points; q++) {
+    const int direction = q < st->nx ? st->first_direction : -st->first_direction;
+    const long long i = q % st->nx, xi = direction > 0 ? i : st->nx - 1 - i;
+    const bool valid =
+        tf_param_grid_point(&job->grid, line * (uint64_t)st->nx + (uint64_t)xi, st->params, xy);
+    ((double *)row[SC_X])[q] = xy[0];
+    ((int64_t *)row[SC_DIRECTION])[q] = direction;
+    ((int64_t *)row[SC_VALID])[q] = valid;
+    stationary_point_row(row, q, k, st);
+    int status = TF_MEMBER_FAILED;
+    if (valid) {
+      memcpy(st->work, st->cont, dim * sizeof *st->work);
+      const tf_stationary_result r = tf_stationary_point(k, st->params, &st->opt, st->t0, st->work);
+      status = r.status;
+      memcpy((double *)row[SC_STATE] + (size_t)q * dim, st->work, dim * sizeof *st->work);
+      if (no) k->outputs(st->work, st->params, (double *)row[SC_OUTPUTS] + (size_t)q * no);
+      ((double *)row[SC_DRIFT])[q] = r.drift;
+      ((int64_t *)row[SC_STATIONARY])[q] = r.stationary;
+      ((int64_t *)row[SC_MODE])[q] = r.mode;
+      ((int64_t *)row[SC_EVENTS])[q] = r.events;
+      ((int64_t *)row[SC_WINDOW_EVENTS])[q] = r.window_events;
+      ((int64_t *)row[SC_STEPS])[q] = r.steps;
+      if (r.status == TF_MEMBER_OK) memcpy(st->cont, st->work, dim * sizeof *st->cont);
+    }
+    ((int64_t *)row[SC_POINT_STATUS])[q] = status;
+    if (is_failure(status) && line_status == TF_MEMBER_OK) line_status = status;
+    if (st->show_points) tf_progress_update(&progress, (uint64_t)q + 1, false);
+  }
+  if (st->show_points) tf_progress_finish(&progress, (uint64_t)st->points);
+  return line_status;
+}
+
+static int stationary_describe(hid_t file, const scan_job *job) {
+  const stationary_scan *st = job->stat;
+  const tf_kernel *k = job->model.kernel;
+  char names[512], outputs[512] = "";
+  tf_join_state_names(k, names, sizeof names);
+  for (size_t i = 0, len = 0; i < st->noutputs && len < sizeof outputs; i++)
+    len += (size_t)snprintf(outputs + len, sizeof outputs - len, "%s%s", i ? "," : "",
+                            k->output_names[i]);
+  return describe(file, job) | tf_h5_attr_string(file, "quantity", "stationary") |
+         tf_h5_attr_string(file, "continuation", st->continuation) |
+         tf_h5_attr_int(file, "sweeps", st->sweeps) |
+         tf_h5_attr_int(file, "points_per_line", st->points) |
+         tf_h5_attr_string(file, "state_names", names) |
+         tf_h5_attr_string(file, "output_names", outputs) |
+         tf_h5_attr_string(file, "modes", tf_stationary_modes_doc(st->engine)) |
+         tf_h5_attr_double(file, "time", st->opt.time) |
+         tf_h5_attr_double(file, "window", st->opt.window) |
+         tf_h5_attr_double(file, "tolerance", st->opt.tolerance);
+}
+
+typedef struct stationary_summary {
+  int rc;
+  long long stationary, not_stationary, failed, bistable;
+  long long modes[MODE_SLOTS];
+  double bistable_min, bistable_max;
+} stationary_summary;
+
+static double inf_norm(const double *x, size_t n) {
+  double m = 0.0;
+  for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
+  return m;
+}
+
+/* Rank 0 reads the lines back in member order: counts, final modes and, for `both`, where
+ * the two sweeps end in different states (mode, or more than 1000 tolerances apart). */
+static void stationary_tally(hid_t file, const scan_job *job, stationary_summary *s) {
+  const stationary_scan *st = job->stat;
+  const size_t dim = job->model.kernel->dim, P = (size_t)st->points;
+  const uint64_t lines = job->spec.members;
+  double *x = malloc(lines * P * sizeof *x), *state = malloc(lines * P * dim * sizeof *state);
+  int64_t *flag = malloc(lines * P * sizeof *flag), *mode = malloc(lines * P * sizeof *mode),
+          *status = malloc(lines * P * sizeof *status);
+  hid_t d[5] = {H5Dopen2(file, "members/x", H5P_DEFAULT),
+                H5Dopen2(file, "members/state", H5P_DEFAULT),
+                H5Dopen2(file, "members/stationary", H5P_DEFAULT),
+                H5Dopen2(file, "members/mode", H5P_DEFAULT),
+                H5Dopen2(file, "members/point_status", H5P_DEFAULT)};
+  s->rc = !x || !state || !flag || !mode || !status || d[0] < 0 || d[1] < 0 || d[2] < 0 ||
+          d[3] < 0 || d[4] < 0 || tf_h5_read_rows(d[0], H5T_NATIVE_DOUBLE, P, 0, lines, x) ||
+          tf_h5_read_rows(d[1], H5T_NATIVE_DOUBLE, P * dim, 0, lines, state) ||
+          tf_h5_read_rows(d[2], H5T_NATIVE_INT64, P, 0, lines, flag) ||
+          tf_h5_read_rows(d[3], H5T_NATIVE_INT64, P, 0, lines, mode) ||
+          tf_h5_read_rows(d[4], H5T_NATIVE_INT64, P, 0, lines, status);
+  const double apart = fmax(1e3 * st->opt.tolerance, 1e-9);
+  for (size_t q = 0; !s->rc && q < lines * P; q++) {
+    if (is_failure((int)status[q])) {
+      s->failed++;
+      continue;
+    }
+    s->stationary += flag[q] != 0, s->not_stationary += flag[q] == 0;
+    const long long slot = mode[q] + MODE_OFFSET;
+    if (slot >= 0 && slot < MODE_SLOTS) s->modes[slot]++;
+  }
+  for (size_t l = 0; !s->rc && st->sweeps == 2 && l < lines; l++)
+    for (size_t i = 0; i < (size_t)st->nx; i++) { /* point i of the up sweep, its x going down */
+      const size_t a = l * P + i, b = l * P + (size_t)st->nx + ((size_t)st->nx - 1 - i);
+      if (is_failure((int)status[a]) || is_failure((int)status[b])) continue;
+      double diff = 0.0;
+      for (size_t c = 0; c < dim; c++)
+        diff = fmax(diff, fabs(state[a * dim + c] - state[b * dim + c]));
+      if (mode[a] != mode[b] || diff > apart * fmax(1.0, inf_norm(state + a * dim, dim))) {
+        s->bistable++;
+        s->bistable_min = fmin(s->bistable_min, x[a]);
+        s->bistable_max = fmax(s->bistable_max, x[a]);
+      }
+    }
+  for (int i = 0; i < 5; i++)
+    if (d[i] >= 0) H5Dclose(d[i]);
+  free(x), free(state), free(flag), free(mode), free(status);
+}
+
+static int stationary_report(tf_run *run, hid_t file, const scan_job *job, tf_error *err) {
+  const stationary_scan *st = job->stat;
+  stationary_summary s = {.bistable_min = INFINITY, .bistable_max = -INFINITY};
+  if (run->rank == 0) stationary_tally(file, job, &s);
+  MPI_Bcast(&s, sizeof s, MPI_BYTE, 0, run->comm);
+  if (s.rc) return tf_fail(err, "cannot read back the scan from '%s'", run->output_path);
+  tf_json_integer(run->summary, "stationary", s.stationary);
+  tf_json_integer(run->summary, "not_stationary", s.not_stationary);
+  tf_json_integer(run->summary, "failed_points", s.failed);
+  const char *names[MODE_SLOTS];
+  long long counts[MODE_SLOTS];
+  int n = 0;
+  for (int i = 0; i < MODE_SLOTS; i++)
+    if (s.modes[i]) {
+      names[n] = tf_stationary_mode_name(st->engine, i - MODE_OFFSET);
+      counts[n++] = s.modes[i];
+    }
+  tf_json_counts(run->summary, "final_modes", names, counts, (size_t)n);
+  if (st->sweeps == 2) {
+    tf_json_integer(run->summary, "bistable_points", s.bistable);
+    const double range[2] = {s.bistable_min, s.bistable_max};
+    if (s.bistable)
+      tf_json_numbers(run->summary, "bistable_x", range, 2);
+    else
+      tf_json_numbers(run->summary, "bistable_x", NULL, 0);
+  }
+  return 0;
+}
+
+static int stationary_execute(tf_run *run, scan_job *job, tf_error *err) {
+  static const char *const fingerprint_paths[] = {"job",    "model", "initial", "integrator",
+                                                  "codim2", "scan",  NULL};
+  bool resumed;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  int rc = stationary_describe(file, job) |
+           tf_results_write_model(file, job->model.kernel, job->model.params);
+  if (rc) rc = tf_fail(err, "cannot describe the scan in '%s'", run->output_path);
+  job->spec.run = run_line;
+  job->spec.ctx = job;
+  tf_ensemble_outcome out = {0};
+  if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  tf_json_string(run->summary, "model", job->model.kernel->name);
+  tf_json_string(run->summary, "quantity", "stationary");
+  tf_json_string(run->summary, "continuation", job->stat->continuation);
+  tf_json_integer(run->summary, "lines", (long long)job->spec.members);
+  tf_json_integer(run->summary, "points", (long long)job->spec.members * job->stat->points);
+  tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
+  if (rc == 0 && out.complete && stationary_report(run, file, job, err)) rc = -1;
+  return tf_ensemble_finish(run, file, &out, rc, err);
+}
+
+static void stationary_destroy(scan_job *job) {
+  stationary_scan *st = job->stat;
+  if (!st) return;
+  free(st->x0), free(st->cont), free(st->work), free(st->params);
+  free(st);
+  job->stat = NULL;
+}
+
 static int execute(tf_run *run, tf_error *err) {
   if (tf_devs_job_wanted(run)) return tf_devs_scan_execute(run, err);
   scan_job *job = run->job_data;
+  if (job->stat) return stationary_execute(run, job, err);
   static const char *const fingerprint_paths[] = {"job",      "model", "initial", "integrator",
                                                   "lyapunov", "scan",  NULL};
   bool resumed;
@@ -158,6 +575,7 @@ static void destroy(tf_run *run) {
   if (tf_devs_job_wanted(run)) return tf_devs_job_destroy(run);
   scan_job *job = run->job_data;
   if (!job) return;
+  stationary_destroy(job);
   tf_param_grid_destroy(&job->grid);
   tf_model_destroy(&job->model);
   free(job->scratch);
@@ -167,7 +585,9 @@ static void destroy(tf_run *run) {
 
 const tf_job tf_job_scan = {
     .name = "scan",
-    .doc = "the Lyapunov spectrum over a grid of one or two model parameters, spread over ranks",
+    .doc =
+        "the Lyapunov spectrum, or stationary states by continuation, over a grid of one or "
+        "two model parameters, spread over ranks",
     .setup = setup,
     .execute = execute,
     .destroy = destroy,

@@ -1,0 +1,204 @@
+/* stationary.c — see stationary.h. */
+#include "stationary.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+tf_stationary_engine tf_stationary_engine_for(const tf_kernel *k, const double *params) {
+  if (k->kind == TF_KERNEL_MAP || k->devs) return TF_STATIONARY_NONE;
+  if (tf_contact_kernel(k))
+    return tf_contact_is_dual(k) ? TF_STATIONARY_DUAL : TF_STATIONARY_CODIM2;
+  if (k->kind == TF_KERNEL_FILIPPOV && !(k->smoothed && k->rhs && k->smoothed(params)))
+    return TF_STATIONARY_FILIPPOV;
+  return k->rhs ? TF_STATIONARY_SMOOTH : TF_STATIONARY_NONE;
+}
+
+const char *tf_stationary_modes_doc(tf_stationary_engine e) {
+  switch (e) {
+    case TF_STATIONARY_FILIPPOV:
+      return "-1 slip-, 0 sliding, 1 slip+";
+    case TF_STATIONARY_CODIM2:
+      return "0 roll (on Sigma), 1 slip";
+    case TF_STATIONARY_DUAL:
+      return "0 SS, 1 SR, 2 RS, 3 RR";
+    default:
+      return "0 (a smooth flow has one mode)";
+  }
+}
+
+const char *tf_stationary_mode_name(tf_stationary_engine e, int mode) {
+  switch (e) {
+    case TF_STATIONARY_FILIPPOV:
+      return tf_mode_name((tf_mode)mode);
+    case TF_STATIONARY_CODIM2:
+      return tf_c2_mode_name((tf_c2_mode)mode);
+    case TF_STATIONARY_DUAL:
+      return tf_dc_case_name((tf_dc_case)mode);
+    default:
+      return "flow";
+  }
+}
+
+/* The window's sample times and the states there, filled from the engines' dense output. */
+typedef struct window {
+  size_t dim;
+  double t_start, times[TF_STATIONARY_SAMPLES];
+  double *x; /* TF_STATIONARY_SAMPLES x dim */
+  int next;  /* first sample not taken yet (times increase with the index) */
+  long events;
+} window;
+
+static void window_init(window *w, size_t dim, double t0, const tf_stationary_options *o,
+                        double *buf) {
+  const double t_end = t0 + o->time, span = o->window * o->time;
+  w->dim = dim, w->x = buf, w->next = 0, w->events = 0;
+  w->t_start = t_end - span;
+  for (int k = 0; k < TF_STATIONARY_SAMPLES; k++)
+    w->times[k] = t_end - span * (double)(TF_STATIONARY_SAMPLES - k) / TF_STATIONARY_SAMPLES;
+}
+
+typedef void (*dense_fn)(const void *engine, double t, double *x);
+
+static void window_take(window *w, const void *engine, dense_fn dense, double ta, double tb) {
+  for (; w->next < TF_STATIONARY_SAMPLES && w->times[w->next] <= tb; w->next++)
+    if (w->times[w->next] >= ta) dense(engine, w->times[w->next], w->x + (size_t)w->next * w->dim);
+}
+
+static double window_drift(const window *w, const double *x) {
+  double scale = 1.0, d = 0.0;
+  for (size_t i = 0; i < w->dim; i++) scale = fmax(scale, fabs(x[i]));
+  for (int k = 0; k < TF_STATIONARY_SAMPLES; k++) {
+    if (k >= w->next) return INFINITY; /* the run ended before the window (a failure) */
+    for (size_t i = 0; i < w->dim; i++) d = fmax(d, fabs(w->x[(size_t)k * w->dim + i] - x[i]));
+  }
+  return isfinite(d) ? d / scale : INFINITY;
+}
+
+/* --- codimension-2 and two-contact kernels ---------------------------------------------------- */
+
+static void contact_dense(const void *c, double t, double *x) {
+  tf_contact_dense(c, t, x);
+}
+
+static void contact_step(void *ctx, const tf_contact *c, double ta, double tb) {
+  window_take(ctx, c, contact_dense, ta, tb);
+}
+
+static void contact_event(void *ctx, const tf_contact_event *ev) {
+  window *w = ctx;
+  if (ev->t > w->t_start) w->events++;
+}
+
+/* --- Filippov kernels (evolve.c) ------------------------------------------------------------- */
+
+static void filippov_dense(const void *e, double t, double *x) {
+  tf_evolve_dense(e, t, x);
+}
+
+static void filippov_step(void *ctx, const tf_evolve *e, double ta, double tb) {
+  window_take(ctx, e, filippov_dense, ta, tb);
+}
+
+static void filippov_event(void *ctx, const tf_event *ev) {
+  window *w = ctx;
+  if (ev->t > w->t_start) w->events++;
+}
+
+/* --- smooth flows ------------------------------------------------------------------------------
+ */
+
+typedef struct smooth_ctx {
+  const tf_kernel *k;
+  const double *p;
+} smooth_ctx;
+
+static void smooth_rhs(double t, const double *x, void *ctx, double *dx) {
+  const smooth_ctx *s = ctx;
+  s->k->rhs(t, x, s->p, dx);
+}
+
+static void smooth_dense(const void *s, double t, double *x) {
+  tf_dopri5_dense(s, t, x);
+}
+
+static tf_stationary_result run_smooth(const tf_kernel *k, const double *p,
+                                       const tf_stationary_options *o, double t0, double *x,
+                                       window *w) {
+  tf_stationary_result r = {.status = TF_MEMBER_OK};
+  tf_dopri5 *s = tf_dopri5_create(k->dim);
+  if (!s) return (tf_stationary_result){.status = TF_MEMBER_FAILED, .failure = "out of memory"};
+  smooth_ctx ctx = {k, p};
+  tf_dopri5_setup(s, smooth_rhs, &ctx, &o->ode);
+  tf_dopri5_reset(s, t0, x);
+  double t = t0;
+  const double t_end = t0 + o->time;
+  while (t < t_end) {
+    if (o->ode.max_steps > 0 && r.steps >= o->ode.max_steps) {
+      r.status = TF_MEMBER_MAX_STEPS;
+      break;
+    }
+    const double ta = t;
+    const tf_ode_status st = tf_dopri5_step(s, &t, x, t_end);
+    r.steps++;
+    if (st == TF_ODE_NONFINITE) r.status = TF_MEMBER_NONFINITE;
+    if (st == TF_ODE_STEP_UNDERFLOW) r.status = TF_MEMBER_STEP_UNDERFLOW;
+    if (st != TF_ODE_OK) break;
+    window_take(w, s, smooth_dense, ta, t);
+  }
+  tf_dopri5_destroy(s);
+  return r;
+}
+
+tf_stationary_result tf_stationary_point(const tf_kernel *k, const double *params,
+                                         const tf_stationary_options *o, double t0, double *x) {
+  const tf_stationary_engine engine = tf_stationary_engine_for(k, params);
+  double *buf = malloc(TF_STATIONARY_SAMPLES * k->dim * sizeof *buf);
+  if (!buf) return (tf_stationary_result){.status = TF_MEMBER_FAILED, .failure = "out of memory"};
+  window w;
+  window_init(&w, k->dim, t0, o, buf);
+  const double t_end = t0 + o->time;
+  tf_stationary_result r = {.status = TF_MEMBER_FAILED};
+  switch (engine) {
+    case TF_STATIONARY_CODIM2:
+    case TF_STATIONARY_DUAL: {
+      const tf_contact_hooks hooks = {contact_event, contact_step, &w};
+      const tf_contact_result c = tf_contact_run(k, params, &o->contact, t0, x, t_end, &hooks);
+      r.status = c.status, r.mode = c.mode, r.steps = c.steps, r.events = c.events;
+      r.failure = c.failure;
+      break;
+    }
+    case TF_STATIONARY_FILIPPOV: {
+      tf_evolve_options eo = tf_evolve_default_options();
+      eo.ode = o->ode;
+      tf_evolve *e = tf_evolve_create(k, params, &eo);
+      if (!e) {
+        r.failure = "the event-driven Filippov engine cannot run this model";
+        break;
+      }
+      tf_evolve_set_callbacks(e, filippov_event, NULL, &w);
+      tf_evolve_set_step_callback(e, filippov_step);
+      const tf_evolve_result f = tf_evolve_run(e, t0, x, t_end, 0);
+      r.status = f.status, r.mode = f.mode, r.steps = f.steps, r.events = f.events;
+      if (f.status == TF_MEMBER_FAILED)
+        r.failure = "stopped at a nondeterministic two-fold (no exit policy in a scan)";
+      tf_evolve_destroy(e);
+      break;
+    }
+    case TF_STATIONARY_SMOOTH:
+      r = run_smooth(k, params, o, t0, x, &w);
+      break;
+    case TF_STATIONARY_NONE:
+      r.failure = "the model has no flow to run to a stationary state";
+      break;
+  }
+  for (size_t i = 0; i < k->dim; i++)
+    if (!isfinite(x[i]) && r.status == TF_MEMBER_OK) r.status = TF_MEMBER_NONFINITE;
+  r.window_events = w.events;
+  r.drift = window_drift(&w, x);
+  r.stationary = r.status == TF_MEMBER_OK && r.window_events == 0 && r.drift <= o->tolerance;
+  free(buf);
+  return r;
+}
