@@ -10,12 +10,14 @@
  * Keys: model, initial (initial.state or the model's physical initial conditions; the
  * slips must be 0), integrator (t_end the horizon, rtol, atol, hmax, ...),
  * codim2.{sigma_tol, slave_radius, event_tol, max_event_rate}, threshold.{initial, low,
- * high, rel_tol, abs_tol}, scan.x.*, output.
+ * high, rel_tol, abs_tol, probe}, scan.x.*, output.
  * JSON without threshold: slipped, slip_onset_time, slip_case (SS both contacts, SR only P+,
  * RS only P-), slipping_contacts, slip_state, departure_phi_plus/minus (the most repelling
  * double limit direction there, case SS), onset_<output> (the model's named outputs at the
  * departure, or at t_end if it kept rolling).  With threshold: threshold, threshold_low,
- * threshold_high, runs, and the onset of the run at threshold_high; with scan: scan_param,
+ * threshold_high, runs, and the onset of the run at threshold_high (1 + threshold.probe)
+ * (just above the threshold the exit is tangent, where the conditions of Fig. 5.4 meet, so
+ * the departure is characterised a little further out); with scan: scan_param,
  * scan_values, thresholds, onset_times, slip_cases (0 SS, 1 SR, 2 RS, -1 none), failed.
  * File: /slip_onset (attributes) or /threshold/{values, threshold, low, high, onset_time,
  * case, onset_state, failed}. */
@@ -44,7 +46,7 @@ typedef struct slip_job {
   double ip[MAX_INITIAL]; /* physical initial conditions, if the model has them */
   bool physical, threshold, scan;
   int varied; /* index of threshold.initial among the physical initial conditions */
-  double low, high, rel_tol, abs_tol;
+  double low, high, rel_tol, abs_tol, probe;
   tf_param_grid grid;
   int compression;
 } slip_job;
@@ -113,7 +115,7 @@ static int read_threshold(tf_run *run, slip_job *job, tf_error *err) {
   const char *names[MAX_INITIAL + 1] = {0};
   for (size_t i = 0; i < k->ninitial; i++) names[i] = k->initial_params[i].name;
   const char *which;
-  const double d_low = 0.0, d_rel = 1e-6, d_abs = 0.0;
+  const double d_low = 0.0, d_rel = 1e-6, d_abs = 0.0, d_probe = 0.01;
   if (tf_config_get_string(run->cfg, "threshold.initial", names[0], names, &which, err)) return -1;
   for (size_t i = 0; i < k->ninitial; i++)
     if (!strcmp(which, names[i])) job->varied = (int)i;
@@ -122,7 +124,8 @@ static int read_threshold(tf_run *run, slip_job *job, tf_error *err) {
       tf_config_get_double(run->cfg, "threshold.high", NULL, q->min, q->max, &job->high, err) ||
       tf_config_get_double(run->cfg, "threshold.rel_tol", &d_rel, 1e-15, 0.5, &job->rel_tol, err) ||
       tf_config_get_double(run->cfg, "threshold.abs_tol", &d_abs, 0.0, INFINITY, &job->abs_tol,
-                           err))
+                           err) ||
+      tf_config_get_double(run->cfg, "threshold.probe", &d_probe, 0.0, 1.0, &job->probe, err))
     return -1;
   if (!(job->high > job->low))
     return tf_fail(err, "%s: key 'threshold.high': must exceed threshold.low = %g, got %g",
@@ -310,10 +313,19 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
                                                   job->rel_tol, job->abs_tol, &th)
                          : -1;
     if (!valid) th.failure = "the kernel rejects these parameters", th.threshold = NAN;
+    /* Just above the threshold the exit from the rolling set is nearly tangent, where the
+     * conditions for SR, RS and SS meet (Fig. 5.4): the departure is characterised by a run
+     * a little further out, threshold.probe above the bracket. */
+    if (rc == 0) {
+      double x[TF_CODIM2_MAX_DIM];
+      start_at((void *)&ctx, th.high * (1.0 + job->probe), x);
+      if (tf_slip_onset_run(k, p, &job->opts, job->flow.t0, x, job->flow.t_end, &th.above) == 0)
+        th.runs++;
+    }
     r->threshold = rc ? NAN : th.threshold;
     r->low = th.low, r->high = th.high;
     r->onset_time = rc ? NAN : th.above.t;
-    r->slip_case = rc ? -1.0 : (double)th.above.to;
+    r->slip_case = rc || !th.above.slipped ? -1.0 : (double)th.above.to;
     r->failed = rc != 0;
     memcpy(states + m * dim, th.above.x, dim * sizeof *states);
     if (!job->scan) single = th;
@@ -389,7 +401,7 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
   }
   if (!rc)
     rc = tf_h5_write_small(g, "onset_state", H5T_NATIVE_DOUBLE, np * dim, states,
-                           "state at the departure at high (points x dim, row-major)") |
+                           "state at that departure (points x dim, row-major)") |
          tf_h5_attr_string(g, "initial", k->initial_params[job->varied].name) |
          tf_h5_attr_string(g, "scan_param", job->scan ? job->grid.x.param : "") |
          tf_h5_attr_double(g, "t_end", job->flow.t_end);

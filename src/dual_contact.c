@@ -13,6 +13,7 @@
 #include "status.h"
 
 enum { SAMPLES_PER_STEP = 4, MAX_EVENT_FUNCTIONS = 3, RR_GRID = 36 };
+static const double RR_EDGE = 1e-7; /* closest approach of the grid to sin phi = 0 */
 
 struct tf_dual {
   const tf_kernel *k;
@@ -207,7 +208,10 @@ static void rr_double(tf_dual *d, double t, const double *x, tf_dc_rr_point *out
     const double base = half ? -M_PI : 0.0;
     hat grid[RR_GRID][RR_GRID];
     double ang[RR_GRID];
-    for (int i = 0; i < RR_GRID; i++) ang[i] = base + M_PI * (i + 0.5) / RR_GRID;
+    /* the cells reach to within RR_EDGE of sin = 0: directions close to the plane u_a = 0
+     * (a slip mostly along the u1 axes, e.g. a wheelset's symmetric slip 5.60) lie there */
+    for (int i = 0; i < RR_GRID; i++)
+      ang[i] = base + RR_EDGE + (M_PI - 2 * RR_EDGE) * i / (RR_GRID - 1);
     for (int i = 0; i < RR_GRID; i++)
       for (int j = 0; j < RR_GRID; j++) grid[i][j] = double_limit(d, t, x, ang[i], ang[j]);
     for (int i = 0; i + 1 < RR_GRID; i++)
