@@ -144,7 +144,13 @@ static int setup(tf_run *run, tf_error *err) {
   run->job_data = job;
   char where[256];
   const bool state_given = tf_config_has(run->cfg, "initial.state"); /* before the defaults */
-  if (tf_flow_from_config(&job->flow, run->cfg, err)) return -1;
+  /* a trajectory config run as slip-onset (--set job=slip-onset) keeps its sampling keys */
+  tf_config_mark_used(run->cfg, "ensemble");
+  tf_config_mark_used(run->cfg, "output.samples");
+  tf_config_mark_used(run->cfg, "output.event_log");
+  if (tf_job_output_from_config(run, &job->compression, NULL, err) ||
+      tf_flow_from_config(&job->flow, run->cfg, err))
+    return -1;
   const tf_kernel *k = job->flow.kernel;
   if (!k->field_dual)
     return tf_fail(err,
@@ -155,7 +161,7 @@ static int setup(tf_run *run, tf_error *err) {
     return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
                    TF_CODIM2_MAX_DIM);
   if (read_physical(run, job, state_given, err) || read_engine_options(run, job, err) ||
-      read_threshold(run, job, err) || tf_job_output_from_config(run, &job->compression, NULL, err))
+      read_threshold(run, job, err))
     return -1;
   if (job->physical)
     k->initial_state(job->ip, job->flow.params, job->x0);
@@ -168,10 +174,6 @@ static int setup(tf_run *run, tf_error *err) {
                      "is %g, not 0)",
                      tf_config_where(run->cfg, "initial.state", where, sizeof where),
                      k->state_names[k->contact_index[i]], job->x0[k->contact_index[i]]);
-  tf_config_mark_used(run->cfg, "ensemble");
-  tf_config_mark_used(run->cfg, "output.samples");
-  tf_config_mark_used(run->cfg, "output.event_log");
-  tf_config_mark_used(run->cfg, "output.flush_interval");
   return 0;
 }
 
