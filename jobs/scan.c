@@ -59,6 +59,19 @@ typedef struct scan_job {
   struct stationary_scan *stat; /* scan.quantity: stationary; NULL for lyapunov */
 } scan_job;
 
+/* Lyapunov exponents of a codim-2 or two-contact kernel would need its saltation through the
+ * scheduler's flow members, which run `rhs` alone (wrong through rolling): refused, pointing
+ * at what does run it. */
+static int refuse_codim2_lyapunov(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  if (!k || !tf_kernel_is_codim2(k)) return 0;
+  char where[256];
+  return tf_fail(err,
+                 "%s: key 'model.name': model '%s' has a codimension-2 discontinuity (2-D slip); "
+                 "scan.quantity lyapunov does not run it (scan.quantity stationary, job "
+                 "trajectory or codim2-point do)",
+                 tf_config_where(cfg, "model.name", where, sizeof where), k->name);
+}
+
 /* scan.quantity: stationary (below) */
 static int refuse_stationary_keys(tf_config *cfg, tf_error *err);
 static int refuse_stationary_devs(tf_run *run, tf_error *err);
@@ -83,7 +96,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (refuse_stationary_keys(run->cfg, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (tf_model_refuse_codim2(run->cfg, k, "scan", err) ||
+  if (refuse_codim2_lyapunov(run->cfg, k, err) ||
       tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
     return -1;
   k = job->model.kernel;

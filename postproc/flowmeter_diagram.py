@@ -1,18 +1,25 @@
 #!/usr/bin/python3
 """flowmeter_diagram.py — bifurcation diagrams of the rotating ball flowmeter (Antali 2017,
-Figs 4.5-4.7 and the characteristic curve of Fig. 4.10) from simulations to the stationary
-state, with the thesis' stationary branches overlaid.
+Figs 4.5-4.7 and the characteristic curve of Fig. 4.10) from a `scan` to the stationary state,
+with the thesis' stationary branches overlaid.
 
-    /usr/bin/python3 postproc/flowmeter_diagram.py CONFIG.yaml OUT.png [--twofold PATH]
-        [--points N] [--vmax V] [--t-end T] [--data OUT.npz]
+    /usr/bin/python3 postproc/flowmeter_diagram.py INPUT OUT.png [--twofold PATH] [--ranks N]
+        [--points N] [--vmax V] [--t-end T] [--scan-output SCAN.h5] [--data OUT.npz]
 
-The flow velocity v_f is swept up from slow dual-point rolling and back down, each run
-(`twofold run CONFIG --set model.params.v_f=...`) continuing from the stationary state the
-previous one reached, so hysteresis shows as it would in a slowly changing flow.  Dots: the
-engine's final states (filled: sweep up, open: sweep down; colour: kinematic case), lines:
-X_RR (4.50), X_SR (4.65) and X_SS (4.68-4.70, errata parametrisation), solid where stable
-and realisable, dashed otherwise; the thresholds P3 = v_RR/SS (4.63), DNT1 = sqrt(gd/j)
-(4.52), P2/NF2 = sqrt(gd/mu) (4.66) and the fold F of X_SS are marked.  The diagrams plot
+INPUT is the HDF5 file of a finished flowmeter scan over v_f (scan.quantity: stationary, e.g.
+`twofold run configs/flowmeter-scan-mid.yaml -o mid.h5`), or a config: a scan config is run
+as it is (`twofold run CONFIG`, one run per figure, with mpiexec -n N if --ranks N > 1);
+any other flowmeter config (configs/flowmeter-*-friction.yaml) gives its model parameters to
+a scan over v_f written here.  --points, --vmax and --t-end override scan.x.points,
+scan.x.{min = 0.04 vmax, max = vmax} and scan.time (the simulated time per point).
+
+The scan sweeps v_f up from slow dual-point rolling and back down (continuation both), each
+point continuing from the stationary state the previous one reached, so hysteresis shows as
+it would in a slowly changing flow.  Dots: the engine's final states (filled: sweep up, open:
+sweep down; colour: kinematic case; a cross: not stationary by the scan's tolerance), lines:
+X_RR (4.50), X_SR (4.65) and X_SS (4.68-4.70, errata parametrisation), solid where stable and
+realisable, dashed otherwise; the thresholds P3 = v_RR/SS (4.63), DNT1 = sqrt(gd/j) (4.52),
+P2/NF2 = sqrt(gd/mu) (4.66) and the fold F of X_SS are marked.  The diagrams plot
 Omega_w = (v - u1+)/r (4.9) as the thesis does, the right panel the ball speed v.
 """
 import argparse
@@ -22,6 +29,7 @@ import os
 import subprocess
 import tempfile
 
+import h5py
 import matplotlib
 import numpy as np
 
@@ -33,7 +41,7 @@ COLOURS = {"SS": "#d62728", "SR": "#1f77b4", "RS": "#9467bd", "RR": "#2ca02c"}
 
 
 def read_params(cfg):
-    """The model parameters from the config (flat YAML written by us: key: value lines)."""
+    """The model parameters from a flowmeter config (key: value lines under params:)."""
     p = {}
     inside = False
     for line in open(cfg):
@@ -51,17 +59,89 @@ def read_params(cfg):
     return p
 
 
-def simulate(twofold, cfg, vf, state, t_end, work):
-    out = os.path.join(work, "run.h5")
-    cmd = [twofold, "run", cfg, "-o", out, "--overwrite", "--quiet", "--json",
-           "--set", f"model.params.v_f={vf!r}", "--set", f"integrator.t_end={t_end}",
-           "--set", "output.samples=2",
-           "--set", "initial.state=[" + ", ".join(repr(float(x)) for x in state) + "]"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+def is_scan_config(cfg):
+    for line in open(cfg):
+        s = line.split("#")[0].strip()
+        if s.startswith("job:"):
+            return s.split(":", 1)[1].strip() == "scan"
+    return False
+
+
+def scan_config_for(cfg, work):
+    """A stationary scan over v_f with the model parameters of a (trajectory) config."""
+    p = read_params(cfg)
+    params = "\n".join(f"    {k}: {v!r}" for k, v in p.items())
+    text = f"""job: scan
+model:
+  name: flowmeter
+  params:
+{params}
+initial:
+  state: [0, 0, 0, 0.05]
+integrator:
+  rtol: 1.0e-9
+  atol: 1.0e-11
+scan:
+  quantity: stationary
+  continuation: both
+  time: 1000
+  x: {{param: v_f, min: 0.16, max: 4.0, points: 28}}
+"""
+    path = os.path.join(work, "scan.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run_scan(a, work):
+    """One `twofold run` of the scan; returns the path of its HDF5 file."""
+    cfg = a.input if is_scan_config(a.input) else scan_config_for(a.input, work)
+    out = a.scan_output or os.path.join(work, "scan.h5")
+    sets = []
+    if a.points:
+        sets.append(f"scan.x.points={a.points}")
+    if a.vmax is None and not is_scan_config(a.input):
+        p = read_params(a.input)
+        br = branches(p)
+        a.vmax = 1.2 * max(br["v_srss"], br["v_rrsr"], br.get("fold") or 0.0)
+    if a.vmax:
+        sets += [f"scan.x.min={0.04 * a.vmax!r}", f"scan.x.max={a.vmax!r}"]
+    if a.t_end:
+        sets.append(f"scan.time={a.t_end!r}")
+    cmd = [a.twofold, "run", cfg, "-o", out, "--overwrite", "--json", "--progress", "log"]
+    for x in sets:
+        cmd += ["--set", x]
+    if a.ranks > 1:
+        cmd = [os.environ.get("MPIEXEC", "mpiexec"), "-n", str(a.ranks)] + cmd
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise SystemExit(f"twofold failed at v_f = {vf}: {r.stderr}")
-    s = json.loads(r.stdout.strip().splitlines()[-1])
-    return np.array(s["final_state"]), s["final_case"], s["member_status"]
+        raise SystemExit(f"{' '.join(cmd)} exited {r.returncode}")
+    summary = json.loads(r.stdout.strip().splitlines()[-1])
+    print(f"scan: {summary['points']} points, {summary['stationary']} stationary, "
+          f"final cases {summary['final_modes']}, bistable v_f {summary.get('bistable_x')}")
+    return out
+
+
+def read_scan(path):
+    """The points of a 1-D stationary flowmeter scan, in run order."""
+    f = h5py.File(path, "r")
+    if f.attrs.get("quantity") != "stationary" or f.attrs.get("model") != "flowmeter":
+        raise SystemExit(f"{path}: not a stationary scan of the flowmeter "
+                         f"(quantity {f.attrs.get('quantity')}, model {f.attrs.get('model')})")
+    if f.attrs.get("scan_x_param") != "v_f" or "scan_y_param" in f.attrs:
+        raise SystemExit(f"{path}: the diagram needs a scan over v_f alone "
+                         f"(scan.x.param {f.attrs.get('scan_x_param')})")
+    if not f.attrs.get("complete"):
+        raise SystemExit(f"{path}: the scan is not complete (finish it with --resume)")
+    m = f["members"]
+    P = int(f.attrs["points_per_line"])
+    p = {k: float(v) for k, v in f["model"].attrs.items() if np.ndim(v) == 0 and
+         isinstance(v, (float, np.floating, int, np.integer))}
+    pts = dict(vf=m["x"][0], direction=m["direction"][0], state=m["state"][0].reshape(P, -1),
+               stationary=m["stationary"][0].astype(bool), drift=m["drift"][0],
+               case=np.array([CASES[c] if 0 <= c < 4 else "?" for c in m["mode"][0]]),
+               status=m["point_status"][0])
+    return p, pts, float(f["scan/x"][-1])
 
 
 def branches(p):
@@ -86,32 +166,39 @@ def branches(p):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("config")
+    ap.add_argument("input", help="scan results (.h5) or a flowmeter config")
     ap.add_argument("png")
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--twofold", default=os.path.join(here, "build", "twofold"))
-    ap.add_argument("--points", type=int, default=28)
+    ap.add_argument("--ranks", type=int, default=1)
+    ap.add_argument("--points", type=int, default=None)
     ap.add_argument("--vmax", type=float, default=None)
-    ap.add_argument("--t-end", type=float, default=400.0)
+    ap.add_argument("--t-end", type=float, default=None)
+    ap.add_argument("--scan-output", default=None, help="keep the scan's HDF5 file here")
     ap.add_argument("--data", default=None)
     a = ap.parse_args()
-    p = read_params(a.config)
+    if a.input.endswith(".h5"):
+        path = a.input
+    else:
+        path = run_scan(a, tempfile.mkdtemp())
+    p, pts, vmax = read_scan(path)
     br = branches(p)
     r, j, mu = p["r"], p["j"], p["mu"]
-    vmax = a.vmax or 1.2 * max(br["v_srss"], br["v_rrsr"], br.get("fold") or 0.0)
-    grid = np.linspace(0.04 * vmax, vmax, a.points)
-    work = tempfile.mkdtemp()
+    ok = np.array([s in (1, 7) for s in pts["status"]])  # ok or codim2: a state to plot
     runs = []
-    state = np.array([0.0, 0.0, 0.0, grid[0]])
-    for direction, vs in (("up", grid), ("down", grid[::-1])):
-        for vf in vs:
-            state, case, status = simulate(a.twofold, a.config, vf, state, a.t_end, work)
-            runs.append((direction, vf, state.copy(), case, status))
-            print(f"v_f = {vf:.4f} ({direction}): {case:2s} v = {state[3]:.5f} "
-                  f"u1+ = {state[0]:.5f} u2 = {state[2]:.5f} [{status}]", flush=True)
+    for i in np.nonzero(ok)[0]:
+        d = "up" if pts["direction"][i] > 0 else "down"
+        x = pts["state"][i]
+        runs.append((d, pts["vf"][i], x, pts["case"][i], bool(pts["stationary"][i])))
+        print(f"v_f = {pts['vf'][i]:.4f} ({d:4s}): {pts['case'][i]:2s} v = {x[3]:.5f} "
+              f"u1+ = {x[0]:.5f} u2 = {x[2]:.5f} drift {pts['drift'][i]:.1e}"
+              f"{'' if pts['stationary'][i] else ' (not stationary)'}", flush=True)
+    for i in np.nonzero(~ok)[0]:
+        print(f"v_f = {pts['vf'][i]:.4f}: failed (status {pts['status'][i]}), not drawn")
     if a.data:
         np.savez(a.data, vf=[x[1] for x in runs], state=[x[2] for x in runs],
-                 case=[x[3] for x in runs], sweep=[x[0] for x in runs])
+                 case=[x[3] for x in runs], sweep=[x[0] for x in runs],
+                 stationary=[x[4] for x in runs])
 
     fig, ax = plt.subplots(1, 2, figsize=(13, 5))
     vfl = np.linspace(0, vmax, 400)
@@ -140,11 +227,13 @@ def main():
                    lw=2, label="$X_{SS}$")
             A.plot(vf_ss[~upper], yfun(vf_ss[~upper], v_ss[~upper], u_ss[~upper]), "--",
                    color=COLOURS["SS"], lw=1.5)
-        for direction, vf, x, case, status in runs:
+        for direction, vf, x, case, stationary in runs:
             y = yfun(vf, x[3], x[0])
             A.plot(vf, y, "o" if direction == "up" else "s", ms=6 if direction == "up" else 9,
                    mfc=COLOURS.get(case, "k") if direction == "up" else "none",
                    mec=COLOURS.get(case, "k"), alpha=0.9)
+            if not stationary:
+                A.plot(vf, y, "x", color="k", ms=7)
         ys = [yfun(vf, x[3], x[0]) for _, vf, x, _, _ in runs]
         A.set_ylim(min(0.0, min(ys)), 1.3 * max(ys))  # the unrealisable X_RR line is clipped
         A.set_xlim(0, vmax)
@@ -160,6 +249,8 @@ def main():
         A.set_ylabel(ylab)
     ax[0].plot([], [], "ko", label="simulation, $v_f$ up")
     ax[0].plot([], [], "ks", mfc="none", ms=9, label="simulation, $v_f$ down")
+    if not all(x[4] for x in runs):
+        ax[0].plot([], [], "kx", label="not stationary (drift > tolerance)")
     ax[0].legend(fontsize=8, loc="upper left")
     regime = ("mu < mu_fold" if mu < br.get("mu_fold", 0) else
               "mu_fold < mu < j" if mu < j else "j < mu")
