@@ -69,12 +69,12 @@ def main():
         ax.plot(v[~ok] * kmh, np.zeros((~ok).sum()), "kx", label="no threshold found")
     for w, name in ((p["alpha_y"], r"$\omega_L=\alpha_y$"), (p["alpha_psi"], r"$\omega_L=\alpha_\psi$")):
         ax.axvline(w / k * kmh, color="0.6", ls=":", lw=1)
-        ax.text(w / k * kmh, 0.97, name, rotation=90, va="top", ha="right",
+        ax.text(w / k * kmh, 0.03, name, rotation=90, va="bottom", ha="right",
                 transform=ax.get_xaxis_transform(), fontsize=8)
     Me = p["M_psi"] * p["eta"]
     w1 = math.sqrt((p["alpha_psi"] ** 2 + Me * p["alpha_y"] ** 2) / (1 + Me))
     ax.axvline(w1 / k * kmh, color="m", ls=":", lw=1)
-    ax.text(w1 / k * kmh, 0.6, rf"$\omega_{{L1}}$: {w1 / k * kmh:.1f} km/h", rotation=90,
+    ax.text(w1 / k * kmh, 0.97, rf"$\omega_{{L1}}$: {w1 / k * kmh:.1f} km/h", rotation=90,
             va="top", ha="right", transform=ax.get_xaxis_transform(), fontsize=8, color="m")
     if Me != 1 and (p["alpha_psi"] ** 2 - Me * p["alpha_y"] ** 2) / (1 - Me) > 0:
         w2 = math.sqrt((p["alpha_psi"] ** 2 - Me * p["alpha_y"] ** 2) / (1 - Me))
