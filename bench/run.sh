@@ -60,9 +60,9 @@ run_wheel() {
 }
 
 run_compare() {
-  say "wheel Fig. 5 versus scipy solve_ivp and CVODE (same members, replayed exits, rtol 1e-10)"
-  "$ROOT/bench/wheel_compare.sh" "$BUILD" --members "${BENCH_WHEEL_MEMBERS:-10}" \
-    --t-end "${BENCH_WHEEL_T_END:-100}" | last_line
+  say "wheel Fig. 5 versus scipy solve_ivp and CVODE at matched accuracy (same members, replayed exits)"
+  "$PY" "$ROOT/bench/wheel_compare.py" "$BUILD" --members "${BENCH_WHEEL_MEMBERS:-200}" \
+    --t-end "${BENCH_WHEEL_T_END:-10}" | last_line
 }
 
 run_precision() {

@@ -1,5 +1,5 @@
 /* wheel_cvode.c — the wheel's Filippov mode machine driven by SUNDIALS CVODE (baseline for
- * bench/wheel_compare.sh).
+ * bench/wheel_compare.py).
  *
  *   bench_wheel_cvode ENGINE.h5 T_END RTOL ATOL EVENTS_OUT [MEMBERS] [adams|bdf]
  *

@@ -1,5 +1,5 @@
 """wheel_events.py — shared helpers of the wheel benchmarks (bench/wheel_scipy.py,
-bench/wheel_compare.sh, bench/work_precision.py): read the engine's continuation points and
+bench/wheel_compare.py, bench/work_precision.py): read the engine's continuation points and
 event log from a results file, and compare event sequences.
 
   python3 bench/wheel_events.py compare ENGINE.h5 EVENTS.txt [N]   -> one JSON line
@@ -81,7 +81,8 @@ def _match(a, b, key, first_n):
             worst, worst_member = mm, m
     return {"max_event_dt": worst,
             "median_member_max_dt": float(np.median(per_member)) if per_member else 0.0,
-            "matched_events": matched, "diverged_members": diverged, "worst_member": worst_member}
+            "matched_events": matched, "diverged_members": diverged, "worst_member": worst_member,
+            "per_member": per_member}
 
 
 def compare(engine_events, other_events, first_n=None, burst=BURST):
