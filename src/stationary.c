@@ -47,7 +47,8 @@ typedef struct window {
   size_t dim;
   double t_start, times[TF_STATIONARY_SAMPLES];
   double *x; /* TF_STATIONARY_SAMPLES x dim */
-  int next;  /* first sample not taken yet (times increase with the index) */
+  int next;  /* first sample not passed yet (times increase with the index) */
+  bool taken[TF_STATIONARY_SAMPLES];
   long events;
 } window;
 
@@ -55,6 +56,7 @@ static void window_init(window *w, size_t dim, double t0, const tf_stationary_op
                         double *buf) {
   const double t_end = t0 + o->time, span = o->window * o->time;
   w->dim = dim, w->x = buf, w->next = 0, w->events = 0;
+  memset(w->taken, 0, sizeof w->taken);
   w->t_start = t_end - span;
   for (int k = 0; k < TF_STATIONARY_SAMPLES; k++)
     w->times[k] = t_end - span * (double)(TF_STATIONARY_SAMPLES - k) / TF_STATIONARY_SAMPLES;
@@ -64,15 +66,21 @@ typedef void (*dense_fn)(const void *engine, double t, double *x);
 
 static void window_take(window *w, const void *engine, dense_fn dense, double ta, double tb) {
   for (; w->next < TF_STATIONARY_SAMPLES && w->times[w->next] <= tb; w->next++)
-    if (w->times[w->next] >= ta) dense(engine, w->times[w->next], w->x + (size_t)w->next * w->dim);
+    if (w->times[w->next] >= ta) {
+      dense(engine, w->times[w->next], w->x + (size_t)w->next * w->dim);
+      w->taken[w->next] = true;
+    }
 }
 
 static double window_drift(const window *w, const double *x) {
   double scale = 1.0, d = 0.0;
   for (size_t i = 0; i < w->dim; i++) scale = fmax(scale, fabs(x[i]));
   for (int k = 0; k < TF_STATIONARY_SAMPLES; k++) {
-    if (k >= w->next) return INFINITY; /* the run ended before the window (a failure) */
-    for (size_t i = 0; i < w->dim; i++) d = fmax(d, fabs(w->x[(size_t)k * w->dim + i] - x[i]));
+    if (!w->taken[k]) return INFINITY; /* the run ended before the sample (a failure) */
+    for (size_t i = 0; i < w->dim; i++) {
+      const double e = fabs(w->x[(size_t)k * w->dim + i] - x[i]);
+      d = e > d || isnan(e) ? e : d; /* NaN sticks: fmax would drop it */
+    }
   }
   return isfinite(d) ? d / scale : INFINITY;
 }
