@@ -32,39 +32,20 @@ import sys
 import tempfile
 import time
 
-import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import wheel_events  # noqa: E402
 import wheel_scipy  # noqa: E402
+from work_precision import error as accuracy  # noqa: E402
+from work_precision import run_engine as twofold  # noqa: E402
 
 RTOLS = [1e-8, 1e-9, 1e-10, 1e-11, 1e-12]
 
 
 def say(msg):
     print(f"wheel_compare: {msg}", file=sys.stderr, flush=True)
-
-
-def accuracy(ref, ev, first_n):
-    c = wheel_events.compare(ref, ev, first_n)
-    per = c.pop("per_member")
-    c["p90_member_max_dt"] = float(np.percentile(per, 90)) if per else 0.0
-    c["raw"].pop("per_member", None)
-    return c
-
-
-def twofold(build, out, members, t_end, rtol, atol, log, replay=None):
-    args = [os.path.join(build, "twofold"), "run", os.path.join(ROOT, "configs", "wheel-fig5.yaml"), "-o", out,
-            "--overwrite", "--quiet", "--json", "--set", f"ensemble.members={members}",
-            "--set", f"integrator.t_end={t_end}", "--set", f"integrator.rtol={rtol}",
-            "--set", f"integrator.atol={atol}", "--set", f"output.event_log={log}",
-            "--set", "output.trajectory_samples=0"]
-    if replay:
-        args += ["--set", "exit.policy=replay", "--set", f"exit.replay={replay}"]
-    out_json = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    return json.loads(out_json.strip().splitlines()[-1])
 
 
 def cvode(build, ref_h5, t_end, rtol, atol, events_out):
@@ -99,13 +80,13 @@ def main():
         res["reference_status"] = r["status_counts"]
         _, exits, ref = wheel_events.load_engine(ref_h5)
         if have_cvode:
-            c = cvode(a.build, ref_h5, T, 1e-13, 1e-15, os.path.join(tmp, "cv.txt"))
+            cvode(a.build, ref_h5, T, 1e-13, 1e-15, os.path.join(tmp, "cv.txt"))
             res["reference_vs_cvode_1e-13"] = accuracy(
                 ref, wheel_events.read_event_text(os.path.join(tmp, "cv.txt"), M), N)
         for rtol in RTOLS:
             atol = rtol / 100
             log_h5 = os.path.join(tmp, "acc.h5")
-            r = twofold(a.build, log_h5, M, T, rtol, atol, 20000, replay=ref_h5)
+            twofold(a.build, log_h5, M, T, rtol, atol, 20000, replay=ref_h5)
             acc = accuracy(ref, wheel_events.load_engine(log_h5)[2], N)
             runs = [twofold(a.build, os.path.join(tmp, "timed.h5"), M, T, rtol, atol, 64, replay=ref_h5)
                     for _ in range(3)]

@@ -48,26 +48,30 @@ def error(ref, other, first_n):
     return c
 
 
+def run_engine(build, out, members, t_end, rtol, atol, log, replay=None):
+    """One twofold run of the Fig. 5 config (event log of `log` slots, replaying the exits of
+    `replay` if given); returns its --json summary."""
+    args = [os.path.join(build, "twofold"), "run", os.path.join(ROOT, "configs", "wheel-fig5.yaml"), "-o", out,
+            "--overwrite", "--quiet", "--json", "--set", f"ensemble.members={members}",
+            "--set", f"integrator.t_end={t_end}", "--set", f"integrator.rtol={rtol}",
+            "--set", f"integrator.atol={atol}", "--set", f"output.event_log={log}",
+            "--set", "output.trajectory_samples=0"]
+    if replay:
+        args += ["--set", "exit.policy=replay", "--set", f"exit.replay={replay}"]
+    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
+                      .splitlines()[-1])
+
+
 def engine(build, out, members, t_end, rtol, atol, replay=None):
     """(events, rhs evaluations, compute seconds): events from a run with the long event log;
     the time from a second run with the config's short log (the long one is written only for
     the comparison), as members over the scheduler's rate (start-up excluded, like the other
     codes' integration loops; flushing results included)."""
-    def run(log, path):
-        args = [os.path.join(build, "twofold"), "run", os.path.join(ROOT, "configs", "wheel-fig5.yaml"), "-o", path,
-                "--overwrite", "--quiet", "--json", "--set", f"ensemble.members={members}",
-                "--set", f"integrator.t_end={t_end}", "--set", f"integrator.rtol={rtol}",
-                "--set", f"integrator.atol={atol}", "--set", f"output.event_log={log}",
-                "--set", "output.trajectory_samples=0"]
-        if replay:
-            args += ["--set", "exit.policy=replay", "--set", f"exit.replay={replay}"]
-        return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
-                          .splitlines()[-1])
-    run(20000, out)
+    run_engine(build, out, members, t_end, rtol, atol, 20000, replay)
     with h5py.File(out, "r") as f:
         rhs = int(f["members/rhs_evals"][()].sum())
     _, _, ev = wheel_events.load_engine(out)
-    timed = run(64, out + ".timed.h5")
+    timed = run_engine(build, out + ".timed.h5", members, t_end, rtol, atol, 64, replay)
     return ev, rhs, timed["members"] / timed["members_per_second"]
 
 
