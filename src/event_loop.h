@@ -1,0 +1,100 @@
+/* event_loop.h — the step loop of an event-driven integrator, written once for the codim-1
+ * Filippov (evolve.c), codim-2 (evolve2.c) and two-contact (dual_contact.c) engines.
+ *
+ * Each engine is a mode machine: inside a mode the flow is a smooth ODE integrated by DOPRI5,
+ * and the mode lasts while all of its event functions are positive.  Everything between two
+ * transitions is the same for all engines and lives here, in the manner of PETSc's and
+ * SUNDIALS' solver objects: the engine hands over a table of callbacks (its event functions,
+ * its field, its transition, optional hooks) and the loop does the rest —
+ *   - the step budget, one accepted DOPRI5 step, the mapping of the stepper's failures to a
+ *     member status;
+ *   - the earliest sign change of any event function in the step, sampled on the dense output
+ *     and located by Brent (tf_event_locate);
+ *   - the landing on the event: the step is re-taken under error control to the located time,
+ *     which is then corrected by Newton steps on the integrated state (the dense output's
+ *     error is not bounded by the step control; at a fold it moves event times by ~1e-6 at
+ *     rtol 1e-10), and the next mode starts just past the root, so round-off cannot start it
+ *     on the wrong side and make it fall back at once;
+ *   - the finiteness check, the bound on events per unit time (Zeno) and the restart;
+ *   - the Lyapunov bookkeeping: m tangent vectors stored after the n state values, QR
+ *     re-orthonormalisation (GSL) every qr_interval, segments closed where the flow is not
+ *     differentiable (a passage through a nondeterministic two-fold), the exponents at the end.
+ * The engine keeps its public API, its result structure and its event log; the loop only reads
+ * the engine's count of logged events (for the Zeno bound). */
+#ifndef TF_EVENT_LOOP_H
+#define TF_EVENT_LOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ode.h"
+
+enum { TF_EVENT_LOOP_MAX_FUNCTIONS = 4 }; /* event functions per mode */
+
+typedef struct tf_event_loop_ops {
+  /* The stepper's right-hand side: the mode's field for x followed by the variational
+   * equation of each tangent vector. */
+  tf_rhs_fn rhs;
+  /* The current mode's field for the n state values only (the event functions' slope along
+   * the flow when landing on an event). */
+  void (*field)(void *ctx, double t, const double *x, double *dx);
+  /* The current mode's event functions at (t, x) into g; returns how many there are
+   * (<= TF_EVENT_LOOP_MAX_FUNCTIONS).  Each is positive while the mode lasts, and an event is
+   * a change from >= 0 to < 0. */
+  int (*events)(void *ctx, double t, const double *x, double *g);
+  /* The transition at event `which`, at (t, x) just past its root: picks the next mode, may
+   * change x (n + n m values: saltation of the tangent vectors), logs its events.  Returns a
+   * tf_member_status: TF_MEMBER_OK to continue, anything else stops the member. */
+  int (*transition)(void *ctx, int which, double t, double *x);
+  /* Optional hooks (NULL: none). */
+  void (*before_step)(void *ctx, double t, const double *x); /* from (t, x) */
+  int (*after_step)(void *ctx); /* a tf_member_status; not OK stops the member */
+  void (*on_step)(void *ctx, double t0, double t1); /* dense output valid on [t0, t1] */
+  void (*before_qr)(void *ctx, double *x);          /* e.g. project tangents onto Sigma */
+  int (*storm_status)(void *ctx, const double *x);  /* status of an event storm; ZENO if NULL */
+  /* Whether event function `which` of the current mode is smooth along the flow at its roots,
+   * so that Newton steps may correct its time (NULL: all are). */
+  bool (*smooth)(void *ctx, int which);
+} tf_event_loop_ops;
+
+typedef struct tf_event_loop_options {
+  tf_ode_options ode;    /* ode.max_steps bounds the steps of one run (0: unbounded) */
+  double event_tol;      /* absolute accuracy of event times */
+  double max_event_rate; /* events per unit time above which a member is Zeno */
+  long max_events;       /* per run */
+  double qr_interval;    /* time between re-orthonormalisations of the tangent vectors */
+} tf_event_loop_options;
+
+typedef struct tf_event_loop_result {
+  int status; /* tf_member_status */
+  double t;
+  long steps, rhs_evals;
+  /* with tangent vectors: the exponents over the deterministic segments, time-weighted
+   * (NULL unless the run ended ok; valid until the next run), their total time and the
+   * number of segments */
+  const double *lyapunov;
+  double tangent_time;
+  int segments;
+} tf_event_loop_result;
+
+typedef struct tf_event_loop tf_event_loop;
+
+/* A loop for n state values and m tangent vectors; ctx is passed to every callback. */
+tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops *ops, void *ctx,
+                                    const tf_event_loop_options *opts);
+void tf_event_loop_destroy(tf_event_loop *l);
+
+/* Integrates from (t0, x) to t_end in the engine's current mode; x holds n + n m values (the
+ * tangent vectors are reset to the identity) and is overwritten with the final state.
+ * `events` is the engine's count of logged events, read for the Zeno bound. */
+tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, double t_end,
+                                       const long *events);
+
+/* Closes the current Lyapunov segment at t (from a transition, where the flow is not
+ * differentiable): its sums join the totals and the tangent vectors restart from the identity. */
+void tf_event_loop_close_segment(tf_event_loop *l, double t, double *x);
+
+/* The stepper: dense output of the step just taken (all n + n m values). */
+const tf_dopri5 *tf_event_loop_stepper(const tf_event_loop *l);
+
+#endif
