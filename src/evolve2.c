@@ -2,38 +2,31 @@
  * members. */
 #include "evolve2.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_locate.h"
+#include "event_loop.h"
 #include "status.h"
-
-enum { SAMPLES_PER_STEP = 4 };
 
 struct tf_evolve2 {
   tf_codim2_sys sys;
   tf_codim2_kernel_ctx kctx;
   size_t n;
   tf_evolve2_options opt;
-  tf_dopri5 *stepper;
+  tf_event_loop *loop;
   tf_c2_mode mode;
   double d_ref[2];
   bool sliding_failed;
+  long renewals; /* of d_ref at a zero of <h, d_ref> away from Sigma, in this run */
   tf_c2_event_fn on_event;
   tf_c2_step_fn on_step;
   void *ctx;
-  gsl_root_fsolver *root;
+  tf_evolve2_result *res; /* of the run in progress */
   /* tangent vectors for Lyapunov exponents (m = 0: off): the stepper's state is x (n)
    * followed by m tangent vectors (n each) */
   size_t m, na;
-  double interval;
-  double *aug, *start, *sample, *dense, *probe, *f1, *f2;
-  gsl_matrix *qr_a, *qr_q, *qr_r;
-  gsl_vector *qr_tau;
+  double *aug, *dense, *probe, *f1, *f2;
 };
 
 tf_evolve2_options tf_evolve2_default_options(void) {
@@ -136,41 +129,27 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
 
 /* --- events: one function per mode, positive inside the mode's domain -------------------- */
 
-static double event_value(tf_evolve2 *e, double t, const double *x) {
+static int event_values(void *ctx, double t, const double *x, double *g) {
+  tf_evolve2 *e = ctx;
   if (e->mode == TF_C2_SLIP) {
     double h[2];
     tf_codim2_frame(&e->sys, x, h, NULL, NULL);
-    return h[0] * e->d_ref[0] + h[1] * e->d_ref[1];
+    g[0] = h[0] * e->d_ref[0] + h[1] * e->d_ref[1];
+    return 1;
   }
   tf_codim2_point pt;
   tf_codim2_classify(&e->sys, t, x, &pt);
-  return pt.region == TF_CODIM2_SPIRAL ? -1.0 : -pt.R_max;
+  g[0] = pt.region == TF_CODIM2_SPIRAL ? -1.0 : -pt.R_max;
+  return 1;
 }
 
-static double event_at(double t, void *params) {
-  tf_evolve2 *e = params;
-  tf_dopri5_dense(e->stepper, t, e->sample);
-  return event_value(e, t, e->sample);
-}
-
-/* The time in (ta, tb] where the event function goes from >= 0 to < 0 (evolve.c's rule for
- * a start on the boundary: the event is the first return to it). */
-static double locate(tf_evolve2 *e, double ta, double tb) {
-  return tf_event_locate(e->root, event_at, e, ta, tb, e->opt.event_tol);
-}
-
-static bool find_event(tf_evolve2 *e, double t0, double t1, double *te) {
-  double g_prev = fmax(event_at(t0, e), 0.0), ta = t0;
-  for (int s = 1; s <= SAMPLES_PER_STEP; s++) {
-    const double tb = s == SAMPLES_PER_STEP ? t1 : t0 + (t1 - t0) * s / SAMPLES_PER_STEP;
-    const double g = event_at(tb, e);
-    if (g < 0.0 && g_prev >= 0.0) {
-      *te = locate(e, ta, tb);
-      return true;
-    }
-    g_prev = g, ta = tb;
-  }
-  return false;
+/* The field for the event functions' slope when landing on an event: an evaluation off the
+ * trajectory says nothing of whether the sliding vector is unique on it. */
+static void current_field(void *ctx, double t, const double *x, double *dx) {
+  tf_evolve2 *e = ctx;
+  const bool failed = e->sliding_failed;
+  mode_field(e, t, x, dx);
+  e->sliding_failed = failed;
 }
 
 /* --- transitions -------------------------------------------------------------------------- */
@@ -300,72 +279,107 @@ static void apply_saltation(tf_evolve2 *e, double t, const double *x, double phi
   }
 }
 
-static void reset_tangents(tf_evolve2 *e) {
-  memset(e->aug + e->n, 0, e->n * e->m * sizeof *e->aug);
-  for (size_t c = 0; c < e->m; c++) e->aug[e->n + c * e->n + c] = 1.0;
-}
-
 /* While rolling, the tangent vectors live on Sigma: the sliding field is tangent to it, so
  * tangent vectors stay tangent, and components off Sigma only appear as the completions QR
  * adds once the saltation at arrival has collapsed the normal directions.  Those are removed
  * before every QR (a neighbour off Sigma returns to it in a time of order its distance), so
  * the normal directions come out with exponents near log(1e-300)/interval: -infinity. */
-static void project_tangents(tf_evolve2 *e) {
+static void project_tangents(void *ctx, double *x) {
+  tf_evolve2 *e = ctx;
+  if (e->mode != TF_C2_ROLL) return;
   const size_t n = e->n;
   double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
-  tf_codim2_frame(&e->sys, e->aug, NULL, n1, n2);
+  tf_codim2_frame(&e->sys, x, NULL, n1, n2);
   for (size_t k = 0; k < e->m; k++) {
-    double *q = e->aug + n + k * n, a = 0, b = 0;
+    double *q = x + n + k * n, a = 0, b = 0;
     for (size_t i = 0; i < n; i++) a += n1[i] * q[i], b += n2[i] * q[i];
     for (size_t i = 0; i < n; i++) q[i] -= a * n1[i] + b * n2[i];
   }
 }
 
-/* Householder QR (GSL) of the tangent vectors; adds log |R_cc| to sums. */
-static int orthonormalize(tf_evolve2 *e, double *sums) {
-  const size_t n = e->n, m = e->m;
-  double *q = e->aug + n;
-  if (e->mode == TF_C2_ROLL) project_tangents(e);
-  for (size_t c = 0; c < m; c++)
-    for (size_t i = 0; i < n; i++) gsl_matrix_set(e->qr_a, i, c, q[c * n + i]);
-  if (gsl_linalg_QR_decomp(e->qr_a, e->qr_tau) ||
-      gsl_linalg_QR_unpack(e->qr_a, e->qr_tau, e->qr_q, e->qr_r))
-    return -1;
-  for (size_t c = 0; c < m; c++) {
-    const double rcc = gsl_matrix_get(e->qr_r, c, c);
-    sums[c] += log(fmax(fabs(rcc), 1e-300));
-    const double sign = rcc < 0 ? -1.0 : 1.0;
-    for (size_t i = 0; i < n; i++) q[c * n + i] = sign * gsl_matrix_get(e->qr_q, i, c);
-  }
-  return 0;
+/* --- the loop's hooks ----------------------------------------------------------------------- */
+
+/* Renews the reference direction before each slipping step: the field is the same for the old
+ * and the new one wherever both point to the same side, so the stepper's first stage stays
+ * valid. */
+static void renew_reference(void *ctx, double t, const double *x) {
+  tf_evolve2 *e = ctx;
+  if (e->mode != TF_C2_SLIP) return;
+  double h[2];
+  tf_codim2_frame(&e->sys, x, h, NULL, NULL);
+  const double r = hypot(h[0], h[1]);
+  if (r < e->opt.slave_radius)
+    slip_direction(e, t, x, e->d_ref);
+  else
+    e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
 }
+
+static int check_sliding(void *ctx) {
+  tf_evolve2 *e = ctx;
+  if (!e->sliding_failed) return TF_MEMBER_OK;
+  e->res->failure = "the sliding vector is not unique here (Theorem 2.17 does not apply)";
+  return TF_MEMBER_FAILED;
+}
+
+static int transition(void *ctx, int which, double t, double *x) {
+  (void)which;
+  tf_evolve2 *e = ctx;
+  if (e->mode == TF_C2_SLIP) {
+    double h[2];
+    tf_codim2_frame(&e->sys, x, h, NULL, NULL);
+    const double r = hypot(h[0], h[1]);
+    if (r > e->opt.sigma_tol) {
+      /* not Sigma: the slip direction turned through 90 degrees within the step */
+      e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
+      return ++e->renewals > e->opt.max_events ? TF_MEMBER_ZENO : TF_MEMBER_OK;
+    }
+    return arrive(e, e->res, t, x) ? TF_MEMBER_FAILED : TF_MEMBER_OK;
+  }
+  tf_codim2_point pt;
+  tf_codim2_classify(&e->sys, t, x, &pt);
+  e->mode = TF_C2_SLIP;
+  set_direction(e, pt.phi_R_max);
+  emit(e, e->res, TF_C2_ROLL_END, t, x, pt.phi_R_max);
+  return TF_MEMBER_OK;
+}
+
+static void step_done(void *ctx, double t0, double t1) {
+  tf_evolve2 *e = ctx;
+  if (e->on_step) e->on_step(e->ctx, e, t0, t1);
+}
+
+static const tf_event_loop_ops loop_ops = {.rhs = rhs,
+                                           .field = current_field,
+                                           .events = event_values,
+                                           .transition = transition,
+                                           .before_step = renew_reference,
+                                           .after_step = check_sliding,
+                                           .on_step = step_done,
+                                           .before_qr = project_tangents};
 
 /* --- the driver ----------------------------------------------------------------------------- */
 
 static void free_workspace(tf_evolve2 *e) {
-  tf_dopri5_destroy(e->stepper);
+  tf_event_loop_destroy(e->loop);
   free(e->aug);
-  if (e->qr_a) gsl_matrix_free(e->qr_a), gsl_matrix_free(e->qr_q), gsl_matrix_free(e->qr_r);
-  if (e->qr_tau) gsl_vector_free(e->qr_tau);
-  e->stepper = NULL, e->aug = NULL, e->qr_a = e->qr_q = e->qr_r = NULL, e->qr_tau = NULL;
+  e->loop = NULL, e->aug = NULL;
 }
 
 int tf_evolve2_enable_tangent(tf_evolve2 *e, int vectors, double interval) {
   free_workspace(e);
   const size_t n = e->n, m = vectors > 0 ? (size_t)vectors : 0, na = n + n * m;
   if (m > n) return -1;
-  e->m = m, e->na = na, e->interval = interval > 0 ? interval : 1.0;
-  e->stepper = tf_dopri5_create(na);
-  e->aug = calloc(4 * na + 3 * n, sizeof *e->aug); /* aug, start, sample, dense; probe, f1, f2 */
-  if (!e->stepper || !e->aug) return -1;
-  e->start = e->aug + na, e->sample = e->aug + 2 * na, e->dense = e->aug + 3 * na;
-  e->probe = e->aug + 4 * na, e->f1 = e->probe + n, e->f2 = e->f1 + n;
-  if (m > 0) {
-    e->qr_a = gsl_matrix_alloc(n, m), e->qr_q = gsl_matrix_alloc(n, n);
-    e->qr_r = gsl_matrix_alloc(n, m), e->qr_tau = gsl_vector_alloc(m);
-    if (!e->qr_a || !e->qr_q || !e->qr_r || !e->qr_tau) return -1;
-  }
-  tf_dopri5_setup(e->stepper, rhs, e, &e->opt.ode);
+  e->m = m, e->na = na;
+  const tf_event_loop_options lo = {.ode = e->opt.ode,
+                                    .event_tol = e->opt.event_tol,
+                                    .max_event_rate = e->opt.max_event_rate,
+                                    .max_events = e->opt.max_events,
+                                    .qr_interval = interval > 0 ? interval : 1.0};
+  e->loop = tf_event_loop_create(n, m, &loop_ops, e, &lo);
+  e->aug = calloc(2 * na + 3 * n, sizeof *e->aug); /* aug, dense; probe, f1, f2 */
+  if (!e->loop || !e->aug) return -1;
+  e->dense = e->aug + na;
+  e->probe = e->aug + 2 * na, e->f1 = e->probe + n, e->f2 = e->f1 + n;
   return 0;
 }
 
@@ -377,8 +391,7 @@ tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
   tf_codim2_from_kernel(&e->sys, &e->kctx, k, params);
   e->n = k->dim;
   e->opt = opts ? *opts : tf_evolve2_default_options();
-  e->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  if (!e->root || tf_evolve2_enable_tangent(e, 0, 1.0)) {
+  if (tf_evolve2_enable_tangent(e, 0, 1.0)) {
     tf_evolve2_destroy(e);
     return NULL;
   }
@@ -388,7 +401,6 @@ tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
 void tf_evolve2_destroy(tf_evolve2 *e) {
   if (!e) return;
   free_workspace(e);
-  if (e->root) gsl_root_fsolver_free(e->root);
   free(e);
 }
 
@@ -398,7 +410,7 @@ void tf_evolve2_set_callbacks(tf_evolve2 *e, tf_c2_event_fn on_event, tf_c2_step
 }
 
 void tf_evolve2_dense(const tf_evolve2 *e, double t, double *x) {
-  tf_dopri5_dense(e->stepper, t, e->dense);
+  tf_dopri5_dense(tf_event_loop_stepper(e->loop), t, e->dense);
   memcpy(x, e->dense, e->n * sizeof *x);
 }
 
@@ -408,113 +420,31 @@ tf_c2_mode tf_evolve2_mode(const tf_evolve2 *e) {
 
 tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double t_end) {
   tf_evolve2_result res = {.status = TF_MEMBER_OK, .t = t0, .first_roll_time = NAN};
-  double t = t0, window_start = t0;
-  long window_events = 0, renewals = 0;
   double *x = e->aug; /* x, then the tangent vectors */
-  double sums[TF_CODIM2_MAX_DIM] = {0}, next_qr = e->m ? t0 + e->interval : INFINITY;
   e->sliding_failed = false;
+  e->renewals = 0;
   memcpy(x, x_io, e->n * sizeof *x);
-  reset_tangents(e);
   if (!tf_state_finite(x, e->n)) {
     res.status = TF_MEMBER_NONFINITE;
     return res;
   }
-  if (start_mode(e, &res, t, x)) {
+  if (start_mode(e, &res, t0, x)) {
     res.status = TF_MEMBER_FAILED;
     memcpy(x_io, x, e->n * sizeof *x);
     return res;
   }
-  tf_dopri5_reset(e->stepper, t, x);
-  while (t < t_end) {
-    if (res.steps >= e->opt.ode.max_steps) {
-      res.status = TF_MEMBER_MAX_STEPS;
-      break;
-    }
-    const double t_start = t;
-    memcpy(e->start, x, e->na * sizeof *x);
-    if (e->mode == TF_C2_SLIP) {
-      /* Renew the reference direction: the field is the same for the old and the new one
-       * wherever both point to the same side, so the stepper's first stage stays valid. */
-      double h[2];
-      tf_codim2_frame(&e->sys, x, h, NULL, NULL);
-      const double r = hypot(h[0], h[1]);
-      if (r < e->opt.slave_radius)
-        slip_direction(e, t, x, e->d_ref);
-      else
-        e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
-    }
-    const tf_ode_status st = tf_dopri5_step(e->stepper, &t, x, fmin(t_end, next_qr));
-    res.steps++;
-    if (e->sliding_failed) {
-      res.status = TF_MEMBER_FAILED;
-      res.failure = "the sliding vector is not unique here (Theorem 2.17 does not apply)";
-      break;
-    }
-    if (st != TF_ODE_OK) {
-      res.status = st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW;
-      break;
-    }
-    double te;
-    if (!find_event(e, t_start, t, &te)) {
-      if (e->on_step) e->on_step(e->ctx, e, t_start, t);
-      if (t >= next_qr) {
-        if (orthonormalize(e, sums)) {
-          res.status = TF_MEMBER_FAILED;
-          break;
-        }
-        next_qr = t + e->interval;
-        tf_dopri5_restart(e->stepper, t, x);
-      }
-      continue;
-    }
-    if (e->on_step) e->on_step(e->ctx, e, t_start, te);
-    if (tf_dopri5_step_to(e->stepper, t_start, e->start, e->na, te, x)) {
-      res.status = TF_MEMBER_STEP_UNDERFLOW;
-      break;
-    }
-    t = te;
-    if (e->mode == TF_C2_SLIP) {
-      double h[2];
-      tf_codim2_frame(&e->sys, x, h, NULL, NULL);
-      const double r = hypot(h[0], h[1]);
-      if (r > e->opt.sigma_tol) {
-        /* not Sigma: the slip direction turned through 90 degrees within the step */
-        e->d_ref[0] = h[0] / r, e->d_ref[1] = h[1] / r;
-        if (++renewals > e->opt.max_events) {
-          res.status = TF_MEMBER_ZENO;
-          break;
-        }
-      } else if (arrive(e, &res, t, x)) {
-        res.status = TF_MEMBER_FAILED;
-        break;
-      }
-    } else {
-      tf_codim2_point pt;
-      tf_codim2_classify(&e->sys, t, x, &pt);
-      e->mode = TF_C2_SLIP;
-      set_direction(e, pt.phi_R_max);
-      emit(e, &res, TF_C2_ROLL_END, t, x, pt.phi_R_max);
-    }
-    if (!tf_state_finite(x, e->na)) {
-      res.status = TF_MEMBER_NONFINITE;
-      break;
-    }
-    const long in_window = res.events - window_events;
-    if (res.events >= e->opt.max_events ||
-        (in_window >= 100 && (double)in_window > e->opt.max_event_rate * (t - window_start))) {
-      res.status = TF_MEMBER_ZENO;
-      break;
-    }
-    if (in_window >= 100) window_start = t, window_events = res.events;
-    tf_dopri5_restart(e->stepper, t, x);
-  }
-  if (e->m && res.status == TF_MEMBER_OK && !orthonormalize(e, sums)) {
-    for (size_t c = 0; c < e->m; c++) res.lyapunov[c] = t > t0 ? sums[c] / (t - t0) : NAN;
-    res.tangent_time = t - t0;
+  e->res = &res;
+  const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
+  e->res = NULL;
+  res.status = r.status;
+  res.steps = r.steps;
+  if (r.lyapunov) {
+    memcpy(res.lyapunov, r.lyapunov, e->m * sizeof *res.lyapunov);
+    res.tangent_time = r.tangent_time;
   }
   memcpy(x_io, x, e->n * sizeof *x);
-  res.t = t;
+  res.t = r.t;
   res.mode = e->mode;
-  res.rhs_evals = tf_dopri5_stats(e->stepper).rhs_evals;
+  res.rhs_evals = r.rhs_evals;
   return res;
 }
