@@ -1,4 +1,5 @@
-/* lyapunov.c — job `lyapunov`: the Lyapunov spectrum of a smooth flow or a map.
+/* lyapunov.c — job `lyapunov`: the Lyapunov spectrum of a smooth flow, a map, a Filippov flow
+ * or a body under 2-D (codimension-2) friction.
  *
  * Config: model (flow or map), initial.state, integrator.rtol/atol/h0/hmax/max_steps
  * (flows), lyapunov.exponents (default: all), lyapunov.transient, lyapunov.duration,
@@ -12,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_run.h"
 #include "devs_job.h" /* DEVS models run on their own engine */
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
 #include "lyapunov.h"
 #include "model.h"
+#include "physical_initial.h"
 #include "results.h"
 #include "status.h"
 #include "timeseries.h"
@@ -28,6 +31,8 @@ typedef struct lyapunov_job {
   tf_ode_options ode;
   tf_lyapunov_options opt;
   bool filippov, saltation;
+  bool contact; /* codimension-2 kernel: evolve2.c through contact_run.c */
+  tf_contact_options contact_opts;
   bool smoothing_on; /* model.smoothing: the smoothed field of a Filippov kernel */
   tf_smoothing smoothing;
   /* time-series estimators */
@@ -144,8 +149,14 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (tf_model_refuse_codim2(run->cfg, k, "lyapunov", err) ||
-      tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
+  if (k && tf_contact_is_dual(k)) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: key 'model.name': model '%s' has two contacts; the lyapunov job has no "
+                   "tangent dynamics for its kinematic cases",
+                   tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
+  }
+  if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
     return -1;
   k = job->model.kernel;
   if (k->dim > TF_LYAPUNOV_MAX_DIM)
@@ -153,13 +164,24 @@ static int setup(tf_run *run, tf_error *err) {
                    k->dim, TF_LYAPUNOV_MAX_DIM);
   double spread, t0;
   job->ode = tf_ode_default_options();
+  const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
+      tf_physical_initial_from_config(run->cfg, k, job->model.params, state_given, job->x0, err) ||
       (!is_map && tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err)) ||
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
       tf_config_get_bool(run->cfg, "lyapunov.saltation", &(const bool){true}, &job->saltation,
                          err) ||
       read_estimator(run, job, err) || tf_job_output_from_config(run, NULL, NULL, err))
     return -1;
+  job->contact = tf_contact_kernel(k);
+  if (job->contact) {
+    if (tf_contact_options_from_config(run->cfg, &job->ode, &job->contact_opts, err)) return -1;
+    if (job->estimator || tf_smoothing_requested(run->cfg))
+      return tf_fail(err,
+                     "model '%s' (2-D slip) runs with lyapunov.estimator benettin and no "
+                     "model.smoothing",
+                     k->name);
+  }
   job->filippov = tf_lyapunov_is_filippov(k, job->model.params);
   if (tf_smoothing_requested(run->cfg)) {
     if (tf_smoothing_from_config(run->cfg, k, &job->smoothing, err)) return -1;
@@ -260,10 +282,12 @@ static int execute(tf_run *run, tf_error *err) {
   int rc = 0;
   const double begin = MPI_Wtime();
   if (run->rank == 0)
-    rc = job->smoothing_on ? tf_lyapunov_smoothed(k, job->model.params, &job->smoothing, job->x0,
-                                                  &job->ode, &job->opt, &r, err)
-                           : tf_lyapunov_any(k, job->model.params, job->x0, &job->ode, &job->opt,
-                                             job->saltation, &r, err);
+    rc = job->contact ? tf_lyapunov_contact(k, job->model.params, job->x0, &job->contact_opts,
+                                            &job->opt, &r, err)
+         : job->smoothing_on ? tf_lyapunov_smoothed(k, job->model.params, &job->smoothing, job->x0,
+                                                    &job->ode, &job->opt, &r, err)
+                             : tf_lyapunov_any(k, job->model.params, job->x0, &job->ode, &job->opt,
+                                               job->saltation, &r, err);
   const double compute_seconds = MPI_Wtime() - begin;
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
@@ -293,6 +317,7 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_integer(run->summary, "steps", r.steps);
   tf_json_string(run->summary, "method",
                  k->kind == TF_KERNEL_MAP ? "map"
+                 : job->contact           ? "codim2-events+saltation"
                  : job->filippov     ? (job->saltation ? "events+saltation" : "events-no-saltation")
                  : job->smoothing_on ? "smoothed-variational"
                                      : "variational");
@@ -324,7 +349,8 @@ static void destroy(tf_run *run) {
 const tf_job tf_job_lyapunov = {
     .name = "lyapunov",
     .doc =
-        "Lyapunov spectrum of a flow, a map, a Filippov flow (saltation) or a DEVS (Benettin + QR)",
+        "Lyapunov spectrum of a flow, a map, a Filippov or codim-2 flow (saltation) or a DEVS "
+        "(Benettin + QR)",
     .setup = setup,
     .execute = execute,
     .destroy = destroy,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_run.h"
 #include "evolve.h"
 #include "smooth.h"
 #include "status.h"
@@ -396,6 +397,41 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
     }
   }
   tf_evolve_destroy(e);
+  memcpy(r->final_state, x, k->dim * sizeof *x);
+  r->status = res.status;
+  if (res.status != TF_MEMBER_OK) return 0;
+  r->volume_rate = NAN; /* not accumulated across events */
+  finish(&a);
+  return 0;
+}
+
+int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
+                        const tf_contact_options *co, const tf_lyapunov_options *o,
+                        tf_lyapunov_result *r, tf_error *err) {
+  if (tf_contact_is_dual(k))
+    return tf_fail(err, "model '%s' has two contacts: no tangent dynamics for its cases", k->name);
+  if (check_options(k, o, err)) return -1;
+  averager a;
+  if (setup_result(r, o, &a, o->interval, err)) return -1;
+  tf_contact_options plain = *co, tangent = *co;
+  plain.exponents = 0;
+  tangent.exponents = o->exponents, tangent.lyapunov_interval = o->interval;
+  double x[TF_LYAPUNOV_MAX_DIM];
+  memcpy(x, x0, k->dim * sizeof *x);
+  tf_contact_result res = tf_contact_run(k, p, &plain, 0.0, x, o->transient, NULL);
+  r->steps += res.steps;
+  const double block_time = a.span_per_block;
+  double t = o->transient;
+  for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
+    res = tf_contact_run(k, p, &tangent, t, x, t + block_time, NULL);
+    r->steps += res.steps;
+    t += block_time;
+    for (int c = 0; c < o->exponents; c++) {
+      r->blocks[b * o->exponents + c] = res.c2.lyapunov[c];
+      a.total[c] += res.c2.lyapunov[c] * block_time;
+      r->running[b * o->exponents + c] = a.total[c] / (block_time * (b + 1));
+    }
+  }
   memcpy(r->final_state, x, k->dim * sizeof *x);
   r->status = res.status;
   if (res.status != TF_MEMBER_OK) return 0;

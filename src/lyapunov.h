@@ -62,6 +62,16 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
                          tf_lyapunov_result *r, tf_error *err);
 int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
                     const tf_lyapunov_options *o, tf_lyapunov_result *r, tf_error *err);
+/* Codimension-2 kernels (2-D slip), event-driven on evolve2.c: tangent vectors pass the
+ * arrivals at Sigma through its saltation matrices; blocks as for Filippov flows.  Directions
+ * off Sigma collapse at an arrival, so while a body rolls their exponents are very negative
+ * (bounded only by the floor log 1e-300 of one QR).  `co` carries the codim2.* options; its
+ * exponents and interval are taken from `o`.  Bodies with two contacts have no tangent
+ * dynamics here and are refused. */
+struct tf_contact_options;
+int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
+                        const struct tf_contact_options *co, const tf_lyapunov_options *o,
+                        tf_lyapunov_result *r, tf_error *err);
 
 /* True if a Filippov kernel runs event-driven with these parameters (false: the kernel's
  * smoothed flow, e.g. the stick-slip oscillator with eps > 0).  A scan over the smoothing
