@@ -5,15 +5,19 @@
 #       weighted                                  configs/open-question-{uniform,weighted}.yaml
 #   (b) smoothing, eps -> 0, tiny random initial perturbations   configs/open-question-smoothed.yaml
 #   (c) noise, sigma -> 0, on the smoothed wheel                 configs/open-question-noisy.yaml
-# then postproc/open_question.py (distances with bootstrap intervals, figures).
+#   (d) random-choice members traced densely (uniform, weighted) to t = 150
+#   (e) smoothed and noisy members traced densely, one by one, to t = 150
+# then postproc/open_question.py (distances with bootstrap intervals, figures).  Stages a and d
+# use the event-driven Filippov integrator, b, c and e the smooth and stochastic ones; a stage
+# not run keeps the results of an earlier run in OUT_DIR, which the analysis reads as well.
 #
 #   bench/open_question.sh [BUILD_DIR] [OUT_DIR]     e.g. bench/open_question.sh build-jeffrey
 # Environment: MEMBERS (Filippov ensembles, default 4000), SMOOTH_MEMBERS (default 500),
 # RANKS (default 2), EPS ("0.01 0.003 0.001 0.0003 0.0001 0.00001"), TINY_EPS ("0.01 0.001 0.00001":
 # perturbation 1e-6 instead of eps), SIGMAS ("0.01 0.001 0.0001"), HORIZONS ("10 50": the
 # smooth ensembles record final states, so each horizon T is a run), DENSE (members traced
-# densely to t = 150 per variant, default 60), STAGES ("a b c d").
-# Stage d traces members one by one with the trajectory job (smooth ensembles keep only final
+# densely to t = 150 per variant, default 60), STAGES ("a b c d e").
+# Stage e traces members one by one with the trajectory job (smooth ensembles keep only final
 # states) for the phase-insensitive observables: landing on Sigma, return time, section.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +28,7 @@ members=${MEMBERS:-4000}
 smooth_members=${SMOOTH_MEMBERS:-500}
 horizons=${HORIZONS:-10 50}
 ranks=${RANKS:-2}
-stages=${STAGES:-a b c d}
+stages=${STAGES:-a b c d e}
 dense=${DENSE:-60}
 export OMPI_MCA_rmaps_base_oversubscribe=1
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
@@ -74,6 +78,8 @@ for stage in $stages; do
         output.trajectory_samples=15001 output.event_log=8
       run open-question-weighted.yaml dense-weighted.h5 ensemble.members=$dense \
         integrator.t_end=150 output.trajectory_samples=15001 output.event_log=8
+      ;;
+    e)
       trace() { # name config sets...: members 0..dense-1 traced by the trajectory job
         local name=$1 cfg=$2; shift 2
         mkdir -p "dense-$name"
@@ -90,6 +96,10 @@ for stage in $stages; do
         initial.spread=1e-6
       trace noisy-sigma0.01 open-question-noisy.yaml model.noise.sigma=0.01
       trace noisy-sigma0.001 open-question-noisy.yaml model.noise.sigma=0.001
+      ;;
+    *)
+      echo "open_question.sh: unknown stage '$stage' in STAGES (a b c d e)" >&2
+      exit 2
       ;;
   esac
 done
