@@ -35,7 +35,10 @@ assert s["events"]["exit"] == s["members"] + s["twofold_visits"]
 st, x = f["members/status"][...], f["members/final_state"][...]
 assert set(st) <= {1, 7}, st
 assert (np.abs(x[st == 7, 1]) < 1e-9).all() and (np.abs(x[st == 7, 2] + 1) < 1e-9).all()
-assert (st == 1).sum() >= len(st) // 2
+assert (st == 1).sum() >= 0.9 * len(st), st
+# the recurrence of the paper's Fig. 5: by t = 150 nearly every member has been carried back
+# into the singularity by the sliding flow at least once
+assert (visits >= 1).sum() >= 0.9 * len(visits), visits
 ex = f["members/exits"][...].reshape(24, -1, 6)
 u = ex[:, :, 1][~np.isnan(ex[:, :, 1])]
 assert len(u) == s["events"]["exit"] and ((u > 0) & (u < 1)).all()
