@@ -3,16 +3,14 @@
  * analysis (limit directions, Theorem 2.17) serves both. */
 #include "dual_contact.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_locate.h"
+#include "event_loop.h"
 #include "status.h"
 
-enum { SAMPLES_PER_STEP = 4, MAX_EVENT_FUNCTIONS = 3, RR_GRID = 36 };
+enum { MAX_EVENT_FUNCTIONS = 3, RR_GRID = 36 };
 static const double RR_EDGE = 1e-7; /* closest approach of the grid to sin phi = 0 */
 
 struct tf_dual {
@@ -21,8 +19,7 @@ struct tf_dual {
   size_t n;
   int ip, im, ia; /* state indices of u1+, u1-, u_a */
   tf_evolve2_options opt;
-  tf_dopri5 *stepper;
-  gsl_root_fsolver *root;
+  tf_event_loop *loop;
   tf_dc_case mode;
   double dref_p[2], dref_m[2]; /* slip direction references of the two contacts */
   int sgn;                     /* sign of u1 at the slipping contact in SR / RS */
@@ -31,8 +28,7 @@ struct tf_dual {
   tf_dc_event_fn on_event;
   tf_dc_step_fn on_step;
   void *ctx;
-  int which; /* event function being located */
-  double start[TF_CODIM2_MAX_DIM], sample[TF_CODIM2_MAX_DIM];
+  tf_dual_result *res; /* of the run in progress */
 };
 
 const char *tf_dc_case_name(tf_dc_case c) {
@@ -272,7 +268,8 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
 }
 
 /* Event functions of the current case, positive while it lasts. */
-static int event_values(tf_dual *d, double t, const double *x, double *g) {
+static int event_values(void *ctx, double t, const double *x, double *g) {
+  tf_dual *d = ctx;
   switch (d->mode) {
     case TF_DC_SS:
       g[0] = x[d->im] * d->dref_m[0] + x[d->ia] * d->dref_m[1]; /* -> Sigma_SR */
@@ -303,44 +300,21 @@ static int event_values(tf_dual *d, double t, const double *x, double *g) {
   }
 }
 
-static double event_at(double t, void *params) {
-  tf_dual *d = params;
-  double g[MAX_EVENT_FUNCTIONS];
-  tf_dopri5_dense(d->stepper, t, d->sample);
-  event_values(d, t, d->sample, g);
-  return g[d->which];
+/* Newton may correct the located time of every event function but the distance to Sigma_RR
+ * in SS: a hypot, not differentiable where the slips vanish, so the central difference along
+ * the field straddles that point and its slope means nothing. */
+static bool smooth_event(void *ctx, int which) {
+  const tf_dual *d = ctx;
+  return !(which == 2 && d->mode == TF_DC_SS);
 }
 
-static double locate(tf_dual *d, int which, double ta, double tb) {
-  d->which = which;
-  return tf_event_locate(d->root, event_at, d, ta, tb, d->opt.event_tol);
-}
-
-static int find_event(tf_dual *d, double t0, double t1, double *te) {
-  double g_prev[MAX_EVENT_FUNCTIONS], g[MAX_EVENT_FUNCTIONS];
-  tf_dopri5_dense(d->stepper, t0, d->sample);
-  const int m = event_values(d, t0, d->sample, g_prev);
-  for (int j = 0; j < m; j++) g_prev[j] = fmax(g_prev[j], 0.0);
-  double ta = t0;
-  for (int s = 1; s <= SAMPLES_PER_STEP; s++) {
-    const double tb = s == SAMPLES_PER_STEP ? t1 : t0 + (t1 - t0) * s / SAMPLES_PER_STEP;
-    tf_dopri5_dense(d->stepper, tb, d->sample);
-    event_values(d, tb, d->sample, g);
-    int first = -1;
-    double t_first = tb;
-    for (int j = 0; j < m; j++) {
-      if (!(g[j] < 0.0 && g_prev[j] >= 0.0)) continue;
-      const double tj = locate(d, j, ta, tb);
-      if (first < 0 || tj < t_first) first = j, t_first = tj;
-    }
-    if (first >= 0) {
-      *te = t_first;
-      return first;
-    }
-    memcpy(g_prev, g, sizeof g);
-    ta = tb;
-  }
-  return -1;
+/* The field for the slope when landing on an event: evaluations off the trajectory say
+ * nothing of whether the sliding vectors are unique on it. */
+static void current_field(void *ctx, double t, const double *x, double *dx) {
+  tf_dual *d = ctx;
+  const bool failed = d->sliding_failed;
+  rhs(t, x, d, dx);
+  d->sliding_failed = failed;
 }
 
 /* --- transitions ----------------------------------------------------------------------------- */
@@ -365,7 +339,7 @@ static bool rolls(const tf_codim2_point *pt) {
 
 /* Enter (or pass) Sigma_SR (c = -1: P- stops slipping) or Sigma_RS (c = +1) from SS. */
 static void leave_rr(tf_dual *d, tf_dual_result *res, int which, double t, double *x);
-static int event_values(tf_dual *d, double t, const double *x, double *g);
+static int event_values(void *ctx, double t, const double *x, double *g);
 
 /* Both contacts stop slipping together (arrival at Sigma_RR along a double limit direction):
  * roll at both if Proposition 3.3 allows no departure there, else leave as it says. */
@@ -436,6 +410,9 @@ static void arrive_rr(tf_dual *d, tf_dual_result *res, double t, double *x) {
 
 /* Leave RR by event `which` (0: towards SR, 1: towards RS, 2: towards SS). */
 static void leave_rr(tf_dual *d, tf_dual_result *res, int which, double t, double *x) {
+  /* on Sigma_RR: the round-off the RR field left in the slips would start the slipping
+   * contact on an arbitrary side */
+  x[d->ip] = x[d->im] = x[d->ia] = 0.0;
   tf_dc_rr_point a;
   tf_dual_rr_analysis(d, t, x, &a);
   if (which < 2) {
@@ -494,8 +471,83 @@ static void start_case(tf_dual *d, tf_dual_result *res, double t, double *x) {
   if (worst >= 0) leave_rr(d, res, worst, t, x);
 }
 
-/* --- the driver --------------------------------------------------------------------------------
- */
+/* --- the loop's hooks ----------------------------------------------------------------------- */
+
+/* Renews the slip direction references before each SS step (see evolve2.c). */
+static void renew_references(void *ctx, double t, const double *x) {
+  (void)t;
+  tf_dual *d = ctx;
+  if (d->mode != TF_DC_SS) return;
+  const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
+  if (rp > d->opt.slave_radius) d->dref_p[0] = x[d->ip] / rp, d->dref_p[1] = x[d->ia] / rp;
+  if (rm > d->opt.slave_radius) d->dref_m[0] = x[d->im] / rm, d->dref_m[1] = x[d->ia] / rm;
+}
+
+static int check_sliding(void *ctx) {
+  tf_dual *d = ctx;
+  if (!d->sliding_failed) return TF_MEMBER_OK;
+  d->res->failure = "a sliding vector is not unique here (Theorem 2.17 does not apply)";
+  return TF_MEMBER_FAILED;
+}
+
+static void step_done(void *ctx, double t0, double t1) {
+  tf_dual *d = ctx;
+  d->res->time_in[d->mode] += t1 - t0;
+  if (d->on_step) d->on_step(d->ctx, d, t0, t1);
+}
+
+/* The transition at event `which` of the current case (event_values' order). */
+static int transition(void *ctx, int which, double t, double *x) {
+  tf_dual *d = ctx;
+  tf_dual_result *res = d->res;
+  switch (d->mode) {
+    case TF_DC_SS: {
+      if (which == 2) {
+        arrive_both(d, res, t, x);
+        break;
+      }
+      const int c = which == 0 ? -1 : 1;
+      const double r = hypot(x[c < 0 ? d->im : d->ip], x[d->ia]);
+      if (r > d->opt.sigma_tol) { /* the slip direction turned: renew the reference */
+        double *ref = c < 0 ? d->dref_m : d->dref_p;
+        ref[0] = x[c < 0 ? d->im : d->ip] / r, ref[1] = x[d->ia] / r;
+      } else {
+        arrive_ss(d, res, c, t, x);
+      }
+      break;
+    }
+    case TF_DC_SR:
+    case TF_DC_RS:
+      if (which == 1) {
+        arrive_rr(d, res, t, x);
+      } else {
+        const bool sr = d->mode == TF_DC_SR;
+        tf_codim2_point pt;
+        tf_codim2_classify(sr ? &d->view_sr : &d->view_rs, t, x, &pt);
+        double *rolling = sr ? d->dref_m : d->dref_p, *slipping = sr ? d->dref_p : d->dref_m;
+        set_dir(rolling, pt.phi_R_max);
+        slipping[0] = d->sgn, slipping[1] = 0;
+        const tf_dc_case from = d->mode;
+        d->mode = TF_DC_SS;
+        emit(d, res, TF_DC_TO_SS, t, x, from, TF_DC_SS);
+      }
+      break;
+    default:
+      leave_rr(d, res, which, t, x);
+  }
+  return TF_MEMBER_OK;
+}
+
+static const tf_event_loop_ops loop_ops = {.rhs = rhs,
+                                           .field = current_field,
+                                           .events = event_values,
+                                           .transition = transition,
+                                           .before_step = renew_references,
+                                           .after_step = check_sliding,
+                                           .on_step = step_done,
+                                           .smooth = smooth_event};
+
+/* --- the driver ------------------------------------------------------------------------------ */
 
 tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolve2_options *opts) {
   if (!k->field_dual || k->dim > TF_CODIM2_MAX_DIM) return NULL;
@@ -508,20 +560,22 @@ tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolv
   d->view_rs = (tf_codim2_sys){d->n, sigma_rs, field_rs, d};
   d->sgn = 1;
   d->dref_p[0] = d->dref_m[0] = 1.0;
-  d->stepper = tf_dopri5_create(d->n);
-  d->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  if (!d->stepper || !d->root) {
+  const tf_event_loop_options lo = {.ode = d->opt.ode,
+                                    .event_tol = d->opt.event_tol,
+                                    .max_event_rate = d->opt.max_event_rate,
+                                    .max_events = d->opt.max_events,
+                                    .qr_interval = 1.0};
+  d->loop = tf_event_loop_create(d->n, 0, &loop_ops, d, &lo);
+  if (!d->loop) {
     tf_dual_destroy(d);
     return NULL;
   }
-  tf_dopri5_setup(d->stepper, rhs, d, &d->opt.ode);
   return d;
 }
 
 void tf_dual_destroy(tf_dual *d) {
   if (!d) return;
-  tf_dopri5_destroy(d->stepper);
-  if (d->root) gsl_root_fsolver_free(d->root);
+  tf_event_loop_destroy(d->loop);
   free(d);
 }
 
@@ -530,7 +584,7 @@ void tf_dual_set_callbacks(tf_dual *d, tf_dc_event_fn on_event, tf_dc_step_fn on
 }
 
 void tf_dual_dense(const tf_dual *d, double t, double *x) {
-  tf_dopri5_dense(d->stepper, t, x);
+  tf_dopri5_dense(tf_event_loop_stepper(d->loop), t, x);
 }
 
 tf_dc_case tf_dual_case(const tf_dual *d) {
@@ -539,102 +593,19 @@ tf_dc_case tf_dual_case(const tf_dual *d) {
 
 tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
   tf_dual_result res = {.status = TF_MEMBER_OK, .t = t0};
-  double t = t0, window_start = t0;
-  long window_events = 0;
   d->sliding_failed = false;
   if (!tf_state_finite(x, d->n)) {
     res.status = TF_MEMBER_NONFINITE;
     return res;
   }
-  start_case(d, &res, t, x);
-  tf_dopri5_reset(d->stepper, t, x);
-  while (t < t_end) {
-    if (res.steps >= d->opt.ode.max_steps) {
-      res.status = TF_MEMBER_MAX_STEPS;
-      break;
-    }
-    const double t_start = t;
-    memcpy(d->start, x, d->n * sizeof *x);
-    if (d->mode == TF_DC_SS) { /* renew the references (see evolve2.c) */
-      const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
-      if (rp > d->opt.slave_radius) d->dref_p[0] = x[d->ip] / rp, d->dref_p[1] = x[d->ia] / rp;
-      if (rm > d->opt.slave_radius) d->dref_m[0] = x[d->im] / rm, d->dref_m[1] = x[d->ia] / rm;
-    }
-    const tf_ode_status st = tf_dopri5_step(d->stepper, &t, x, t_end);
-    res.steps++;
-    if (d->sliding_failed) {
-      res.status = TF_MEMBER_FAILED;
-      res.failure = "a sliding vector is not unique here (Theorem 2.17 does not apply)";
-      break;
-    }
-    if (st != TF_ODE_OK) {
-      res.status = st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW;
-      break;
-    }
-    double te;
-    const int which = find_event(d, t_start, t, &te);
-    if (which < 0) {
-      res.time_in[d->mode] += t - t_start;
-      if (d->on_step) d->on_step(d->ctx, d, t_start, t);
-      continue;
-    }
-    if (d->on_step) d->on_step(d->ctx, d, t_start, te);
-    if (tf_dopri5_step_to(d->stepper, t_start, d->start, d->n, te, x)) {
-      res.status = TF_MEMBER_STEP_UNDERFLOW;
-      break;
-    }
-    res.time_in[d->mode] += te - t_start;
-    t = te;
-    switch (d->mode) {
-      case TF_DC_SS: {
-        if (which == 2) {
-          arrive_both(d, &res, t, x);
-          break;
-        }
-        const int c = which == 0 ? -1 : 1;
-        const double r = hypot(x[c < 0 ? d->im : d->ip], x[d->ia]);
-        if (r > d->opt.sigma_tol) { /* the slip direction turned: renew the reference */
-          double *ref = c < 0 ? d->dref_m : d->dref_p;
-          ref[0] = x[c < 0 ? d->im : d->ip] / r, ref[1] = x[d->ia] / r;
-        } else {
-          arrive_ss(d, &res, c, t, x);
-        }
-        break;
-      }
-      case TF_DC_SR:
-      case TF_DC_RS:
-        if (which == 1) {
-          arrive_rr(d, &res, t, x);
-        } else {
-          const bool sr = d->mode == TF_DC_SR;
-          tf_codim2_point pt;
-          tf_codim2_classify(sr ? &d->view_sr : &d->view_rs, t, x, &pt);
-          double *rolling = sr ? d->dref_m : d->dref_p, *slipping = sr ? d->dref_p : d->dref_m;
-          set_dir(rolling, pt.phi_R_max);
-          slipping[0] = d->sgn, slipping[1] = 0;
-          const tf_dc_case from = d->mode;
-          d->mode = TF_DC_SS;
-          emit(d, &res, TF_DC_TO_SS, t, x, from, TF_DC_SS);
-        }
-        break;
-      default:
-        leave_rr(d, &res, which, t, x);
-    }
-    if (!tf_state_finite(x, d->n)) {
-      res.status = TF_MEMBER_NONFINITE;
-      break;
-    }
-    const long in_window = res.events - window_events;
-    if (res.events >= d->opt.max_events ||
-        (in_window >= 100 && (double)in_window > d->opt.max_event_rate * (t - window_start))) {
-      res.status = TF_MEMBER_ZENO;
-      break;
-    }
-    if (in_window >= 100) window_start = t, window_events = res.events;
-    tf_dopri5_restart(d->stepper, t, x);
-  }
-  res.t = t;
+  start_case(d, &res, t0, x);
+  d->res = &res;
+  const tf_event_loop_result r = tf_event_loop_run(d->loop, t0, x, t_end, &res.events);
+  d->res = NULL;
+  res.status = r.status;
+  res.steps = r.steps;
+  res.t = r.t;
   res.final_case = d->mode;
-  res.rhs_evals = tf_dopri5_stats(d->stepper).rhs_evals;
+  res.rhs_evals = r.rhs_evals;
   return res;
 }
