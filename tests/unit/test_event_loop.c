@@ -1,0 +1,182 @@
+/* test_event_loop.c — the shared event-driven step loop on systems with closed-form answers:
+ *   a linear oscillator x'' = -x against a wall at x = 0 with restitution e: from (1, 0) the
+ *     impacts are at t_k = pi/2 + k pi with speeds e^k (the dense output is not exact here, so
+ *     the landing on the integrated solution is what makes the impact times accurate);
+ *   a ball bouncing under gravity x'' = -1 with restitution e: impacts at
+ *     t_k = sqrt(2) (1 + 2e (1 - e^k)/(1 - e)), accumulating at T = sqrt(2) (1 + 2e/(1 - e)):
+ *     the loop stops at the event bound (Zeno) before T;
+ *   x' = diag(-1, -3) x with two tangent vectors: Lyapunov exponents -1 and -3;
+ * and the step budget, a failing after-step hook and a failing transition. */
+#include <math.h>
+
+#include "check.h"
+#include "event_loop.h"
+#include "status.h"
+
+typedef struct body {
+  int kind; /* 0: oscillator, 1: gravity, 2: linear decay */
+  double e;
+  long events;
+  double t_ev[512], v_ev[512];
+  int failing_after_step, failing_transition;
+  long steps_seen;
+} body;
+
+static void field(void *ctx, double t, const double *x, double *dx) {
+  (void)t;
+  const body *b = ctx;
+  if (b->kind == 2) {
+    dx[0] = -x[0], dx[1] = -3 * x[1];
+    return;
+  }
+  dx[0] = x[1];
+  dx[1] = b->kind == 0 ? -x[0] : -1.0;
+}
+
+static void rhs(double t, const double *x, void *ctx, double *dx) {
+  const body *b = ctx;
+  field(ctx, t, x, dx);
+  if (b->kind == 2) /* tangent vectors after x: the same linear field */
+    for (int c = 0; c < 2; c++) field(ctx, t, x + 2 + 2 * c, dx + 2 + 2 * c);
+}
+
+static int events(void *ctx, double t, const double *x, double *g) {
+  (void)t;
+  const body *b = ctx;
+  g[0] = b->kind == 2 ? 1.0 : x[0]; /* above the wall */
+  return 1;
+}
+
+static int impact(void *ctx, int which, double t, double *x) {
+  body *b = ctx;
+  CHECK(which == 0, "event %d", which);
+  if (b->failing_transition) return TF_MEMBER_FAILED;
+  if (b->events < 512) b->t_ev[b->events] = t, b->v_ev[b->events] = x[1];
+  b->events++;
+  x[0] = 0.0;
+  x[1] = -b->e * x[1];
+  return TF_MEMBER_OK;
+}
+
+static int after_step(void *ctx) {
+  body *b = ctx;
+  b->steps_seen++;
+  return b->failing_after_step && b->steps_seen >= 3 ? TF_MEMBER_FAILED : TF_MEMBER_OK;
+}
+
+static const tf_event_loop_ops ops = {
+    .rhs = rhs, .field = field, .events = events, .transition = impact, .after_step = after_step};
+
+static tf_event_loop_options options(double tol) {
+  tf_event_loop_options o = {.ode = tf_ode_default_options()};
+  o.ode.rtol = o.ode.atol = tol;
+  o.event_tol = 1e-13;
+  o.max_event_rate = 1e3;
+  o.max_events = 100000;
+  o.qr_interval = 0.5;
+  return o;
+}
+
+static void oscillator(void) {
+  body b = {.kind = 0, .e = 0.8};
+  const tf_event_loop_options o = options(1e-10);
+  tf_event_loop *l = tf_event_loop_create(2, 0, &ops, &b, &o);
+  double x[2] = {1.0, 0.0};
+  const tf_event_loop_result r = tf_event_loop_run(l, 0.0, x, 20.0, &b.events);
+  CHECK(r.status == TF_MEMBER_OK && r.t == 20.0, "status %d at t = %g", r.status, r.t);
+  CHECK(b.events == 6, "%ld impacts in [0, 20] (expected 6)", b.events);
+  double err_t = 0, err_v = 0;
+  for (long k = 0; k < b.events && k < 6; k++) {
+    err_t = fmax(err_t, fabs(b.t_ev[k] - (M_PI / 2 + k * M_PI)));
+    err_v = fmax(err_v, fabs(b.v_ev[k] + pow(b.e, (double)k)));
+  }
+  printf("oscillator at a wall, rtol 1e-10: impact times error %.2e, speeds error %.2e\n", err_t,
+         err_v);
+  CHECK(err_t < 1e-9 && err_v < 1e-9, "impacts: time error %.3g, speed error %.3g", err_t, err_v);
+  /* the final state: x = e^6 sin(t - 5.5 pi) on the last arc */
+  CHECK_CLOSE(x[0], pow(b.e, 6) * sin(20.0 - 5.5 * M_PI), 1e-8, "x(20)");
+  tf_event_loop_destroy(l);
+}
+
+static void zeno(void) {
+  body b = {.kind = 1, .e = 0.8};
+  tf_event_loop_options o = options(1e-10);
+  /* A step starting on the wall (just after an impact) finds the next impact only if the flight
+   * spans a point of the locator's grid, 1/128 of the step: the field is a polynomial DOPRI5
+   * integrates exactly, so without a bound the steps would grow past that. */
+  o.ode.hmax = 1e-3;
+  o.max_events = 50;
+  tf_event_loop *l = tf_event_loop_create(2, 0, &ops, &b, &o);
+  double x[2] = {1.0, 0.0};
+  const double t_acc = sqrt(2.0) * (1 + 2 * b.e / (1 - b.e));
+  const tf_event_loop_result r = tf_event_loop_run(l, 0.0, x, 100.0, &b.events);
+  printf(
+      "bouncing ball e = 0.8: stopped (status %d) after %ld impacts at t = %.12f, "
+      "accumulation point %.12f\n",
+      r.status, b.events, r.t, t_acc);
+  CHECK(r.status == TF_MEMBER_ZENO && b.events == 50,
+        "status %d after %ld impacts (expected Zeno "
+        "after 50)",
+        r.status, b.events);
+  /* the impacts: t_k = sqrt(2) (1 + 2 e (1 - e^k) / (1 - e)) */
+  double err = 0;
+  for (long k = 0; k < b.events && k < 50; k++)
+    err = fmax(err,
+               fabs(b.t_ev[k] - sqrt(2.0) * (1 + 2 * b.e * (1 - pow(b.e, (double)k)) / (1 - b.e))));
+  CHECK(err < 1e-9, "impact times: error %.3g", err);
+  CHECK(r.t == b.t_ev[49] && r.t < t_acc, "stopped at %.12g, the last impact %.12g", r.t,
+        b.t_ev[49]);
+  tf_event_loop_destroy(l);
+}
+
+static void lyapunov(void) {
+  body b = {.kind = 2};
+  const tf_event_loop_options o = options(1e-11);
+  tf_event_loop *l = tf_event_loop_create(2, 2, &ops, &b, &o);
+  double x[6] = {1.0, 1.0};
+  const tf_event_loop_result r = tf_event_loop_run(l, 0.0, x, 10.0, &b.events);
+  CHECK(r.status == TF_MEMBER_OK && r.lyapunov, "status %d", r.status);
+  if (r.lyapunov) {
+    printf("x' = diag(-1, -3) x: exponents %.12f, %.12f over %g\n", r.lyapunov[0], r.lyapunov[1],
+           r.tangent_time);
+    CHECK_CLOSE(r.lyapunov[0], -1.0, 1e-8, "lambda_1");
+    CHECK_CLOSE(r.lyapunov[1], -3.0, 1e-8, "lambda_2");
+    CHECK(r.tangent_time == 10.0 && r.segments == 1, "time %g, %d segments", r.tangent_time,
+          r.segments);
+  }
+  tf_event_loop_destroy(l);
+}
+
+static void failures(void) {
+  body b = {.kind = 0, .e = 1.0};
+  tf_event_loop_options o = options(1e-8);
+  o.ode.max_steps = 5;
+  tf_event_loop *l = tf_event_loop_create(2, 0, &ops, &b, &o);
+  double x[2] = {1.0, 0.0};
+  tf_event_loop_result r = tf_event_loop_run(l, 0.0, x, 100.0, &b.events);
+  CHECK(r.status == TF_MEMBER_MAX_STEPS && r.steps == 5, "status %d after %ld steps", r.status,
+        r.steps);
+  tf_event_loop_destroy(l);
+
+  o = options(1e-8);
+  l = tf_event_loop_create(2, 0, &ops, &b, &o);
+  b.failing_after_step = 1, b.steps_seen = 0;
+  x[0] = 1.0, x[1] = 0.0;
+  r = tf_event_loop_run(l, 0.0, x, 100.0, &b.events);
+  CHECK(r.status == TF_MEMBER_FAILED && r.steps == 3, "after-step hook: status %d, %ld steps",
+        r.status, r.steps);
+  b.failing_after_step = 0, b.failing_transition = 1, b.events = 0;
+  x[0] = 1.0, x[1] = 0.0;
+  r = tf_event_loop_run(l, 0.0, x, 100.0, &b.events);
+  CHECK(r.status == TF_MEMBER_FAILED && fabs(r.t - M_PI / 2) < 1e-8,
+        "failing transition: status %d at t = %.12g", r.status, r.t);
+  tf_event_loop_destroy(l);
+}
+
+int main(void) {
+  oscillator();
+  zeno();
+  lyapunov();
+  failures();
+  return check_report("test_event_loop");
+}
