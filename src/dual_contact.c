@@ -1,6 +1,7 @@
-/* dual_contact.c — see dual_contact.h.  Shares its event location scheme with evolve2.c;
- * the two discontinuity sets are seen through tf_codim2_sys views so that codim2.c's
- * analysis (limit directions, Theorem 2.17) serves both. */
+/* dual_contact.c — see dual_contact.h.  The step loop (events on the dense output, landing,
+ * Zeno bound) is event_loop.c's; this file gives it the cases' fields, event functions and
+ * transitions.  The two discontinuity sets are seen through tf_codim2_sys views so that
+ * codim2.c's analysis (limit directions, Theorem 2.17) serves both. */
 #include "dual_contact.h"
 
 #include <math.h>

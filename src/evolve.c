@@ -1,4 +1,5 @@
-/* evolve.c — see evolve.h.  One member at a time: the structure holds the workspace and is
+/* evolve.c — see evolve.h.  The modes' fields, event functions and transitions, run by
+ * event_loop.c's step loop.  One member at a time: the structure holds the workspace and is
  * reused across members. */
 #include "evolve.h"
 

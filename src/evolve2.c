@@ -1,5 +1,5 @@
-/* evolve2.c — see evolve2.h.  The structure holds the workspace and is reused across
- * members. */
+/* evolve2.c — see evolve2.h.  The modes' fields, event functions and transitions, run by
+ * event_loop.c's step loop.  The structure holds the workspace and is reused across members. */
 #include "evolve2.h"
 
 #include <math.h>
