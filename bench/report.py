@@ -127,7 +127,7 @@ Matched accuracy — twofold at its loosest rtol at least as accurate as the oth
 Against CVODE the smallest ratio over its tolerances is {fmt(wc.get('ratio_twofold_over_cvode'), '.1f')}× (goal ≥ 2); at the same
 rtol 1e-10 the ratios are {fmt(wc.get('same_rtol_cvode_ratio'), '.1f')}× CVODE and {fmt(wc.get('same_rtol_scipy_ratio'), '.0f')}× scipy.  Why twofold is more
 accurate at a given rtol: its events are landed on the integrated solution by Newton steps
-(src/evolve.c, `land_on_event`), whereas CVODE and scipy locate them on their interpolants,
+(src/event_loop.c, `land_on_event`), whereas CVODE and scipy locate them on their interpolants,
 whose error near a fold, where the switching function changes by ~1e-7 per time unit, moves
 event times far more than the step's local error.  CVODE at rtol 1e-8/1e-9 stops members in
 event storms (status zeno) at such contacts.{verdict}"""

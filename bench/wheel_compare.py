@@ -3,8 +3,8 @@
 (bench/wheel_scipy.py) and SUNDIALS CVODE (bench/wheel_cvode.c) at matched accuracy, in one
 invocation, on the same members and exits.
 
-  /usr/bin/python3 bench/wheel_compare.py BUILD_DIR [--members 200] [--t-end 10]
-        [--scipy-members 20] [--first-n 20] [--json OUT.json]
+  /usr/bin/python3 bench/wheel_compare.py BUILD_DIR [--members 400] [--t-end 10]
+        [--scipy-members 40] [--first-n 20] [--json OUT.json]
 
 1. Reference: twofold at rtol 1e-13 (atol 1e-15) with its event log; every other run replays
    its exits (continuation points after each two-fold visit), so all follow the same members.
@@ -63,9 +63,9 @@ def pick(rows, bound):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build")
-    ap.add_argument("--members", type=int, default=200)
+    ap.add_argument("--members", type=int, default=400)
     ap.add_argument("--t-end", type=float, default=10.0)
-    ap.add_argument("--scipy-members", type=int, default=20)
+    ap.add_argument("--scipy-members", type=int, default=40)
     ap.add_argument("--first-n", type=int, default=20)
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
