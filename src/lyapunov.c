@@ -190,6 +190,28 @@ static void finish(averager *a) {
   r->kaplan_yorke = tf_kaplan_yorke(r->spectrum, m);
 }
 
+/* Event-driven engines return the exponents of a whole block (their own QR and saltation):
+ * block b's values and the running averages after it. */
+static void add_block(averager *a, int b, const double *lyapunov) {
+  const int m = a->m;
+  const double span = a->span_per_block;
+  for (int c = 0; c < m; c++) {
+    a->r->blocks[b * m + c] = lyapunov[c];
+    a->total[c] += lyapunov[c] * span;
+    a->r->running[b * m + c] = a->total[c] / (span * (b + 1));
+  }
+}
+
+/* The end of an event-driven computation: final state and status, and the spectrum if it
+ * completed (no volume rate: it is not accumulated across events). */
+static void finish_blocks(averager *a, size_t n, const double *x, int status) {
+  memcpy(a->r->final_state, x, n * sizeof *x);
+  a->r->status = status;
+  if (status != TF_MEMBER_OK) return;
+  a->r->volume_rate = NAN;
+  finish(a);
+}
+
 static int setup_result(tf_lyapunov_result *r, const tf_lyapunov_options *o, averager *a,
                         double span_per_interval, tf_error *err) {
   memset(r, 0, sizeof *r);
@@ -390,18 +412,10 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
     r->steps += res.steps;
     r->segments += res.segments;
     t += block_time;
-    for (int c = 0; c < o->exponents; c++) {
-      r->blocks[b * o->exponents + c] = res.lyapunov[c];
-      a.total[c] += res.lyapunov[c] * block_time;
-      r->running[b * o->exponents + c] = a.total[c] / (block_time * (b + 1));
-    }
+    add_block(&a, b, res.lyapunov);
   }
   tf_evolve_destroy(e);
-  memcpy(r->final_state, x, k->dim * sizeof *x);
-  r->status = res.status;
-  if (res.status != TF_MEMBER_OK) return 0;
-  r->volume_rate = NAN; /* not accumulated across events */
-  finish(&a);
+  finish_blocks(&a, k->dim, x, res.status);
   return 0;
 }
 
@@ -426,17 +440,9 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
     res = tf_contact_run(k, p, &tangent, t, x, t + block_time, NULL);
     r->steps += res.steps;
     t += block_time;
-    for (int c = 0; c < o->exponents; c++) {
-      r->blocks[b * o->exponents + c] = res.c2.lyapunov[c];
-      a.total[c] += res.c2.lyapunov[c] * block_time;
-      r->running[b * o->exponents + c] = a.total[c] / (block_time * (b + 1));
-    }
+    add_block(&a, b, res.c2.lyapunov);
   }
-  memcpy(r->final_state, x, k->dim * sizeof *x);
-  r->status = res.status;
-  if (res.status != TF_MEMBER_OK) return 0;
-  r->volume_rate = NAN; /* not accumulated across events */
-  finish(&a);
+  finish_blocks(&a, k->dim, x, res.status);
   return 0;
 }
 
