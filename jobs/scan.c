@@ -2,8 +2,9 @@
  *
  * scan.quantity: lyapunov (default).  Each grid point is one member of the ensemble
  * scheduler, so a scan is spread over ranks with dynamic balance, resumable, and identical on
- * any rank count.  The quantity is the Lyapunov spectrum of a flow, a map or a Filippov flow
- * (event-driven with saltation matrices, or smoothed where the parameters ask for it):
+ * any rank count.  The quantity is the Lyapunov spectrum of a flow, a map, a Filippov flow
+ * (event-driven with saltation matrices, or smoothed where the parameters ask for it) or a
+ * codimension-2 body (evolve2.c through contact_run.c, with codim2.*):
  * lambda_1(mu) of the logistic map, lambda versus the friction bound or the smoothing eps of the
  * stick-slip oscillator, or any spectrum versus a parameter.
  * Config: model, initial.state, integrator (flows), lyapunov.*, scan.quantity,
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_run.h"
 #include "devs_job.h" /* DEVS models run on their own engine */
 #include "ensemble.h"
 #include "flow.h"
@@ -53,22 +55,23 @@ typedef struct scan_job {
   tf_ode_options ode;
   tf_lyapunov_options opt;
   bool saltation;
+  bool contact; /* codimension-2 kernel: evolve2.c through contact_run.c */
+  tf_contact_options contact_opts;
   double *scratch;
   tf_ensemble_spec spec;
   tf_column cols[NCOLS];
   struct stationary_scan *stat; /* scan.quantity: stationary; NULL for lyapunov */
 } scan_job;
 
-/* Lyapunov exponents of a codim-2 or two-contact kernel would need its saltation through the
- * scheduler's flow members, which run `rhs` alone (wrong through rolling): refused, pointing
- * at what does run it. */
-static int refuse_codim2_lyapunov(tf_config *cfg, const tf_kernel *k, tf_error *err) {
-  if (!k || !tf_kernel_is_codim2(k)) return 0;
+/* Bodies with two contacts have no tangent dynamics for their kinematic cases: refused,
+ * pointing at what does run them. */
+static int refuse_dual_lyapunov(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  if (!k || !tf_contact_is_dual(k)) return 0;
   char where[256];
   return tf_fail(err,
-                 "%s: key 'model.name': model '%s' has a codimension-2 discontinuity (2-D slip); "
-                 "scan.quantity lyapunov does not run it (scan.quantity stationary, job "
-                 "trajectory or codim2-point do)",
+                 "%s: key 'model.name': model '%s' has two contacts; scan.quantity lyapunov has "
+                 "no tangent dynamics for its kinematic cases (scan.quantity stationary, job "
+                 "trajectory or slip-onset run it)",
                  tf_config_where(cfg, "model.name", where, sizeof where), k->name);
 }
 
@@ -96,7 +99,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (refuse_stationary_keys(run->cfg, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (refuse_codim2_lyapunov(run->cfg, k, err) ||
+  if (refuse_dual_lyapunov(run->cfg, k, err) ||
       tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
     return -1;
   k = job->model.kernel;
@@ -107,8 +110,13 @@ static int setup(tf_run *run, tf_error *err) {
   const long long d_chunk = 1;
   long long chunk;
   job->ode = tf_ode_default_options();
+  job->contact = tf_contact_kernel(k);
+  const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
+      tf_physical_initial_from_config(run->cfg, k, job->model.params, state_given, job->x0, err) ||
       (!is_map && tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err)) ||
+      (job->contact &&
+       tf_contact_options_from_config(run->cfg, &job->ode, &job->contact_opts, err)) ||
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
       tf_config_get_bool(run->cfg, "lyapunov.saltation", &(const bool){true}, &job->saltation,
                          err) ||
@@ -145,8 +153,10 @@ static int run_point(void *ctx, uint64_t member, void *const *row) {
   if (!valid) return TF_MEMBER_FAILED;
   tf_lyapunov_result r;
   tf_error err;
-  const int rc =
-      tf_lyapunov_any(k, job->scratch, job->x0, &job->ode, &job->opt, job->saltation, &r, &err);
+  const int rc = job->contact ? tf_lyapunov_contact(k, job->scratch, job->x0, &job->contact_opts,
+                                                    &job->opt, &r, &err)
+                              : tf_lyapunov_any(k, job->scratch, job->x0, &job->ode, &job->opt,
+                                                job->saltation, &r, &err);
   if (rc) return TF_MEMBER_FAILED;
   if (r.status == TF_MEMBER_OK) {
     memcpy(row[COL_SPECTRUM], r.spectrum, m * sizeof(double));

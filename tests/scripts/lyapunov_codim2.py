@@ -8,12 +8,16 @@ against the closed form of the rolling pool ball (Antali 2017, eq. 2.45):
    both -5K/(7m), and the two directions off Sigma collapse at every arrival (exponents of
    -infinity: below -100 here).  Block errors small.
 2. The same on 2 ranks gives the same spectrum (one computation, on rank 0).
-3. A body with two contacts (the flowmeter) is refused with a clear error naming model.name,
-   exit status 2, no output file; so are a time-series estimator and model.smoothing.
+3. A scan over K (job scan, scan.quantity lyapunov): at every point both tangential
+   exponents are -5K/(7m); the same file on 1 and 2 ranks.
+4. A body with two contacts (the flowmeter) is refused with a clear error naming model.name,
+   exit status 2, no output file, by the lyapunov job; so is a time-series estimator.
 """
 import os
 import subprocess
 
+import h5py
+import numpy as np
 import testlib as T
 
 T.setup()
@@ -47,8 +51,22 @@ T.check(lam[2] < -100 and lam[3] < -100, f"off-Sigma exponents {lam[2]:.0f}, {la
 s2 = T.run(CFG, "b2.h5", ranks=2)
 T.check(s2["spectrum"] == s["spectrum"], "2 ranks: the same spectrum")
 
+# 3: a scan over K
+SCAN = T.write("ball-scan.yaml", open(CFG).read().replace("job: lyapunov", "job: scan") +
+               "scan:\n  x: {param: K, min: 0.02, max: 0.1, points: 3}\n")
+T.run(SCAN, "s1.h5")
+T.run(SCAN, "s2.h5", ranks=2)
+with h5py.File("s1.h5") as f1, h5py.File("s2.h5") as f2:
+    Ks, spec = f1["members/grid"][:, 0], f1["members/spectrum"][()]
+    same = all(np.array_equal(f1["members"][k][()], f2["members"][k][()], equal_nan=True)
+               for k in ("grid", "spectrum", "error"))
+expected = -5 * Ks / (7 * m)
+T.check(np.max(np.abs(spec[:, :2] - expected[:, None])) < 1e-8,
+        f"scan over K {list(Ks)}: exponents {spec[:, 0]} = -5K/(7m) {expected}")
+T.check(same, "scan: the same data on 1 and 2 ranks")
 
-# 3: refusals
+
+# 4: refusals
 def refused(config, key, *sets):
     cmd = [T.TWOFOLD, "run", config, "-o", "bad.h5", "--quiet"]
     for x in sets:
