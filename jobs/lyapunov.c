@@ -149,13 +149,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (k && tf_contact_is_dual(k)) {
-    char where[256];
-    return tf_fail(err,
-                   "%s: key 'model.name': model '%s' has two contacts; the lyapunov job has no "
-                   "tangent dynamics for its kinematic cases",
-                   tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
-  }
+  if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "the lyapunov job", err)) return -1;
   if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
     return -1;
   k = job->model.kernel;

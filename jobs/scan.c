@@ -63,18 +63,6 @@ typedef struct scan_job {
   struct stationary_scan *stat; /* scan.quantity: stationary; NULL for lyapunov */
 } scan_job;
 
-/* Bodies with two contacts have no tangent dynamics for their kinematic cases: refused,
- * pointing at what does run them. */
-static int refuse_dual_lyapunov(tf_config *cfg, const tf_kernel *k, tf_error *err) {
-  if (!k || !tf_contact_is_dual(k)) return 0;
-  char where[256];
-  return tf_fail(err,
-                 "%s: key 'model.name': model '%s' has two contacts; scan.quantity lyapunov has "
-                 "no tangent dynamics for its kinematic cases (scan.quantity stationary, job "
-                 "trajectory or slip-onset run it)",
-                 tf_config_where(cfg, "model.name", where, sizeof where), k->name);
-}
-
 /* scan.quantity: stationary (below) */
 static int refuse_stationary_keys(tf_config *cfg, tf_error *err);
 static int refuse_stationary_devs(tf_run *run, tf_error *err);
@@ -99,7 +87,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (refuse_stationary_keys(run->cfg, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
-  if (refuse_dual_lyapunov(run->cfg, k, err) ||
+  if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "scan.quantity lyapunov", err) ||
       tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
     return -1;
   k = job->model.kernel;

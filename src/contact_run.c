@@ -120,6 +120,17 @@ tf_contact_result tf_contact_run(const tf_kernel *k, const double *params,
   return r;
 }
 
+int tf_contact_refuse_dual_lyapunov(tf_config *cfg, const tf_kernel *k, const char *what,
+                                    tf_error *err) {
+  if (!k || !tf_contact_is_dual(k)) return 0;
+  char where[256];
+  return tf_fail(err,
+                 "%s: key 'model.name': model '%s' has two contacts; %s has no tangent dynamics "
+                 "for its kinematic cases (scan.quantity stationary, job trajectory or slip-onset "
+                 "run it)",
+                 tf_config_where(cfg, "model.name", where, sizeof where), k->name, what);
+}
+
 const char *tf_contact_modes_doc(const tf_kernel *k) {
   return tf_contact_is_dual(k) ? "0 SS, 1 SR, 2 RS, 3 RR" : "0 roll (on Sigma), 1 slip";
 }

@@ -23,6 +23,10 @@
 bool tf_contact_kernel(const tf_kernel *k);
 /* True if k is a body with two contacts (its modes are the kinematic cases). */
 bool tf_contact_is_dual(const tf_kernel *k);
+/* 0, or an error naming model.name if k has two contacts: Lyapunov exponents (`what`, e.g.
+ * "the lyapunov job") have no tangent dynamics for its kinematic cases. */
+int tf_contact_refuse_dual_lyapunov(tf_config *cfg, const tf_kernel *k, const char *what,
+                                    tf_error *err);
 
 typedef struct tf_contact_options {
   tf_evolve2_options engine;
