@@ -133,8 +133,15 @@ static double switching(const double *x, const double *p, double *grad) {
   return sideways_slip(x, p, k);
 }
 
-static double rolling_speed(const double *x, const double *p) {
-  return rolling_speed_at(x, p, contact_of(p));
+static double rolling_speed(const double *x, const double *p, double *grad) {
+  const contact k = contact_of(p);
+  if (grad) {
+    const double dw = x[2] - p[OMEGA0];
+    grad[0] = dw * k.s;
+    grad[1] = -k.c;
+    grad[2] = p[D] * k.c + x[0] * k.s;
+  }
+  return rolling_speed_at(x, p, k);
 }
 
 /* eqs (1)-(3) for given friction force F and moment M */

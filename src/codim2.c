@@ -114,6 +114,33 @@ static double polish_root(gsl_root_fsolver *solver, v_ctx *c, double a, double b
   return root;
 }
 
+int tf_codim2_roots_of_v(const tf_codim2_sys *s, double t, const double *x, const double *grid,
+                         int points, bool periodic, int max, double *phi, double *R) {
+  double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+  tf_codim2_frame(s, x, NULL, n1, n2);
+  gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  v_ctx c = {s, x, n1, n2, t};
+  int count = 0;
+  const double v_first = v_of_phi(grid[0], &c);
+  double v_next = v_first;
+  for (int i = 0; i + 1 < points && count < max; i++) {
+    const double v = v_next;
+    v_next = periodic && i + 2 == points ? v_first : v_of_phi(grid[i + 1], &c);
+    double root;
+    if (v == 0.0)
+      root = grid[i];
+    else if (v * v_next < 0.0 && solver)
+      root = polish_root(solver, &c, grid[i], grid[i + 1]);
+    else
+      continue;
+    phi[count] = root;
+    rv_in_frame(s, t, x, root, n1, n2, &R[count], NULL);
+    count++;
+  }
+  if (solver) gsl_root_fsolver_free(solver);
+  return count;
+}
+
 void tf_codim2_classify(const tf_codim2_sys *s, double t, const double *x, tf_codim2_point *pt) {
   memset(pt, 0, sizeof *pt);
   double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
@@ -130,31 +157,17 @@ void tf_codim2_classify(const tf_codim2_sys *s, double t, const double *x, tf_co
     v_max = fmax(v_max, fabs(V[i]));
   }
   const double zero = 1e-11 * scale + 1e-300;
+  pt->R_max = -INFINITY, pt->R_min = INFINITY;
   if (v_max <= zero) {
     /* Every direction is a limit direction (F* normal part purely radial). */
     pt->all_directions = true;
-    pt->R_max = -INFINITY, pt->R_min = INFINITY;
     for (int i = 0; i < DIRECTION_SAMPLES; i++) {
       if (R[i] > pt->R_max) pt->R_max = R[i], pt->phi_R_max = phi[i];
       pt->R_min = fmin(pt->R_min, R[i]);
     }
   } else {
-    gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    v_ctx c = {s, x, n1, n2, t};
-    for (int i = 0; i < DIRECTION_SAMPLES && pt->count < TF_CODIM2_MAX_DIRECTIONS; i++) {
-      double root;
-      if (V[i] == 0.0)
-        root = phi[i];
-      else if (V[i] * V[i + 1] < 0.0 && solver)
-        root = polish_root(solver, &c, phi[i], phi[i + 1]);
-      else
-        continue;
-      pt->phi[pt->count] = root;
-      rv_in_frame(s, t, x, root, n1, n2, &pt->R[pt->count], NULL);
-      pt->count++;
-    }
-    if (solver) gsl_root_fsolver_free(solver);
-    pt->R_max = -INFINITY, pt->R_min = INFINITY;
+    pt->count = tf_codim2_roots_of_v(s, t, x, phi, DIRECTION_SAMPLES + 1, true,
+                                     TF_CODIM2_MAX_DIRECTIONS, pt->phi, pt->R);
     for (int i = 0; i < pt->count; i++) {
       if (pt->R[i] > pt->R_max) pt->R_max = pt->R[i], pt->phi_R_max = pt->phi[i];
       pt->R_min = fmin(pt->R_min, pt->R[i]);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "event_loop.h"
+#include "intersection.h"
 #include "status.h"
 
 struct tf_evolve {
@@ -21,7 +22,9 @@ struct tf_evolve {
   double twofold[TF_FILIPPOV_MAX_DIM];
   tf_event_fn on_event;
   tf_exit_fn on_exit;
+  tf_choice_fn on_choice;
   tf_step_fn on_step;
+  double g_sign; /* sign of the second switching function while sliding */
   void *ctx;
   tf_evolve_result *res; /* of the run in progress */
   /* tangent dynamics for Lyapunov exponents (m = 0: off): the stepper's state is
@@ -37,17 +40,31 @@ tf_evolve_options tf_evolve_default_options(void) {
   o.max_event_rate = 1e6;
   o.max_events = 1000000;
   o.capture_radius = 1e-6;
+  o.meet_tol = 1e-8;
+  o.meet_departure = 1e-9;
+  o.meet_escape_distance = 1e-4;
+  o.meet_escape_margin = 0.05;
   return o;
 }
 
 const char *tf_event_kind_name(tf_event_kind k) {
-  static const char *const names[TF_EVENT_KIND_COUNT] = {"crossing", "slide_start", "slide_end",
-                                                         "twofold", "exit"};
+  static const char *const names[TF_EVENT_KIND_COUNT] = {"crossing",
+                                                         "slide_start",
+                                                         "slide_end",
+                                                         "twofold",
+                                                         "exit",
+                                                         "intersection_rest",
+                                                         "intersection_pass",
+                                                         "intersection_choice",
+                                                         "intersection_undefined"};
   return k < TF_EVENT_KIND_COUNT ? names[k] : "?";
 }
 
 const char *tf_mode_name(tf_mode m) {
-  return m == TF_MODE_SLIDING ? "sliding" : m == TF_MODE_SLIP_PLUS ? "slip+" : "slip-";
+  return m == TF_MODE_SLIDING     ? "sliding"
+         : m == TF_MODE_SLIP_PLUS ? "slip+"
+         : m == TF_MODE_REST      ? "rest"
+                                  : "slip-";
 }
 
 /* --- right-hand sides per mode ------------------------------------------------------------ */
@@ -59,6 +76,10 @@ static double sliding_multiplier(double lp, double lm) {
 }
 
 static void mode_field(const tf_evolve *e, tf_mode mode, double t, const double *x, double *dx) {
+  if (mode == TF_MODE_REST) {
+    for (size_t i = 0; i < e->n; i++) dx[i] = 0;
+    return;
+  }
   if (mode != TF_MODE_SLIDING) {
     e->k->slip(t, x, mode, e->p, dx);
     return;
@@ -98,6 +119,7 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
 static int event_values(void *ctx, double t, const double *x, double *g) {
   (void)t;
   const tf_evolve *e = ctx;
+  if (e->mode == TF_MODE_REST) return 0;
   if (e->mode != TF_MODE_SLIDING) {
     g[0] = e->mode * e->k->switching(x, e->p, NULL);
     return 1;
@@ -106,11 +128,16 @@ static int event_values(void *ctx, double t, const double *x, double *g) {
   tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
   g[0] = -lp;
   g[1] = lm;
-  if (!e->has_twofold || !e->nondeterministic) return 2;
-  double d2 = 0;
-  for (size_t i = 0; i < e->n; i++) d2 += (x[i] - e->twofold[i]) * (x[i] - e->twofold[i]);
-  g[2] = d2 - e->opt.capture_radius * e->opt.capture_radius;
-  return 3;
+  /* 2: the two-fold's capture sphere (a constant without one), 3: the intersection */
+  g[2] = 1.0;
+  if (e->has_twofold && e->nondeterministic) {
+    double d2 = 0;
+    for (size_t i = 0; i < e->n; i++) d2 += (x[i] - e->twofold[i]) * (x[i] - e->twofold[i]);
+    g[2] = d2 - e->opt.capture_radius * e->opt.capture_radius;
+  }
+  if (!e->k->secondary_switching) return 3;
+  g[3] = e->g_sign * e->k->secondary_switching(x, e->p, NULL);
+  return 4;
 }
 
 static void current_field(void *ctx, double t, const double *x, double *dx) {
@@ -145,13 +172,75 @@ tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x) {
 }
 
 static void emit(tf_evolve *e, tf_event_kind kind, double t, const double *x, tf_mode from,
-                 tf_mode to) {
+                 tf_mode to, double u) {
   e->res->counts[kind]++;
   e->res->events++;
   if (e->on_event) {
-    const tf_event ev = {kind, t, x, from, to};
+    const tf_event ev = {kind, t, x, from, to, u};
     e->on_event(e->ctx, &ev);
   }
+}
+
+static void start_sliding(tf_evolve *e, const double *x) {
+  const double g = e->k->secondary_switching ? e->k->secondary_switching(x, e->p, NULL) : 1.0;
+  e->g_sign = g < 0 ? -1.0 : 1.0;
+}
+
+/* The departure for draw u (evolve.h, tf_choice_fn): the direction taken, the state and the
+ * side to continue on. */
+static int departure_for(const tf_evolve *e, const tf_meet *m, double u, double *x, int *side) {
+  const int share = (int)fmin(u * m->repelling, m->repelling - 1);
+  int which = 0;
+  for (int i = 0, seen = 0; i < m->count; i++)
+    if (m->dir[i].R > 0 && seen++ == share) which = i;
+  if (!m->dir[which].escaping) {
+    tf_meet_departure(e->k, e->p, m, which, e->opt.meet_departure, x, side);
+    return which;
+  }
+  const double v = u * m->repelling - share; /* in [0, 1) within the share */
+  const double s = v < 0.5 ? 2 * v : 2 * v - 1, margin = e->opt.meet_escape_margin;
+  tf_meet_departure(e->k, e->p, m, which,
+                    e->opt.meet_escape_distance * (margin + (1 - 2 * margin) * s), x, side);
+  *side = v < 0.5 ? -1 : 1;
+  return which;
+}
+
+/* Arrival at the intersection of Sigma and the second switching surface: the extended Filippov
+ * verdict there (intersection.h) and the departure it prescribes.  The event logs the point on
+ * the intersection; the flow is not differentiable there, so the Lyapunov segment closes. */
+static int meet(tf_evolve *e, double t, double *x, tf_mode *next) {
+  const tf_mode from = e->mode;
+  tf_meet_project(e->k, e->p, x);
+  tf_meet m;
+  tf_meet_classify(e->k, e->p, t, x, &m);
+  if (m.verdict == TF_MEET_REST) {
+    emit(e, TF_EVENT_MEET_REST, t, x, from, TF_MODE_REST, NAN);
+    *next = TF_MODE_REST;
+    return TF_MEMBER_OK;
+  }
+  if (m.verdict == TF_MEET_UNDEFINED) {
+    emit(e, TF_EVENT_MEET_UNDEFINED, t, x, from, from, NAN);
+    return TF_MEMBER_CODIM2;
+  }
+  double u = 0.5;
+  if (m.verdict == TF_MEET_CHOICE && (!e->on_choice || e->on_choice(e->ctx, &u)))
+    return TF_MEMBER_FAILED;
+  double on_meet[TF_FILIPPOV_MAX_DIM];
+  memcpy(on_meet, x, e->n * sizeof *x);
+  int side;
+  departure_for(e, &m, u, x, &side);
+  *next = side > 0 ? TF_MODE_SLIP_PLUS : side < 0 ? TF_MODE_SLIP_MINUS : TF_MODE_SLIDING;
+  if (*next == TF_MODE_SLIDING) start_sliding(e, x);
+  if (m.verdict == TF_MEET_PASS)
+    emit(e, TF_EVENT_MEET_PASS, t, on_meet, from, *next, NAN);
+  else
+    emit(e, TF_EVENT_MEET_CHOICE, t, on_meet, from, *next, u);
+  tf_event_loop_close_segment(e->loop, t, x);
+  return TF_MEMBER_OK;
+}
+
+static bool near_meet(const tf_evolve *e, const double *x) {
+  return e->k->secondary_switching && tf_meet_distance(e->k, e->p, x) <= e->opt.meet_tol;
 }
 
 /* Arrival on Sigma from slip side s: cross if the other side's field carries on through,
@@ -163,22 +252,23 @@ static tf_mode arrive(tf_evolve *e, double t, double *x) {
   tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
   const double other = from == TF_MODE_SLIP_PLUS ? lm : lp;
   if (from * other < 0) {
-    emit(e, TF_EVENT_CROSSING, t, x, from, (tf_mode)-from);
+    emit(e, TF_EVENT_CROSSING, t, x, from, (tf_mode)-from, NAN);
     return (tf_mode)-from;
   }
-  emit(e, TF_EVENT_SLIDE_START, t, x, from, TF_MODE_SLIDING);
+  emit(e, TF_EVENT_SLIDE_START, t, x, from, TF_MODE_SLIDING, NAN);
+  start_sliding(e, x);
   return TF_MODE_SLIDING;
 }
 
 static int twofold_exit(tf_evolve *e, double t, double *x, tf_mode *mode) {
-  emit(e, TF_EVENT_TWOFOLD, t, x, TF_MODE_SLIDING, TF_MODE_SLIDING);
+  emit(e, TF_EVENT_TWOFOLD, t, x, TF_MODE_SLIDING, TF_MODE_SLIDING, NAN);
   if (!e->on_exit) return -1;
   double out[TF_FILIPPOV_MAX_DIM];
   int side = 1;
   if (e->on_exit(e->ctx, e->res->counts[TF_EVENT_TWOFOLD] - 1, t, x, out, &side)) return -1;
   memcpy(x, out, e->n * sizeof *x);
   *mode = side > 0 ? TF_MODE_SLIP_PLUS : TF_MODE_SLIP_MINUS;
-  emit(e, TF_EVENT_EXIT, t, x, TF_MODE_SLIDING, *mode);
+  emit(e, TF_EVENT_EXIT, t, x, TF_MODE_SLIDING, *mode, NAN);
   return 0;
 }
 
@@ -186,7 +276,9 @@ static int twofold_exit(tf_evolve *e, double t, double *x, tf_mode *mode) {
  *   q <- q + (f_after - f_before) (grad h · q) / (grad h · f_before),
  * with the sliding field as f_after when sliding starts; leaving sliding is the identity. */
 static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode from, tf_mode to) {
-  if (!e->m || !e->saltation || from == TF_MODE_SLIDING) return;
+  if (!e->m || !e->saltation || from == TF_MODE_SLIDING || from == TF_MODE_REST ||
+      to == TF_MODE_REST)
+    return;
   double grad[TF_FILIPPOV_MAX_DIM], before[TF_FILIPPOV_MAX_DIM], after[TF_FILIPPOV_MAX_DIM];
   const size_t n = e->n;
   e->k->switching(x, e->p, grad);
@@ -206,15 +298,24 @@ static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode fro
 static int transition(void *ctx, int which, double t, double *x) {
   tf_evolve *e = ctx;
   tf_mode next = e->mode;
+  if (e->mode != TF_MODE_SLIDING && near_meet(e, x)) {
+    const int status = meet(e, t, x, &next);
+    e->mode = next;
+    return status;
+  }
   if (e->mode != TF_MODE_SLIDING) {
     next = arrive(e, t, x);
+  } else if (which == 3) {
+    const int status = meet(e, t, x, &next);
+    e->mode = next;
+    return status;
   } else if (which == 2) {
     if (twofold_exit(e, t, x, &next)) return TF_MEMBER_FAILED;
     /* the flow is not differentiable through the singularity: close the segment */
     tf_event_loop_close_segment(e->loop, t, x);
   } else {
     next = which == 0 ? TF_MODE_SLIP_PLUS : TF_MODE_SLIP_MINUS;
-    emit(e, TF_EVENT_SLIDE_END, t, x, TF_MODE_SLIDING, next);
+    emit(e, TF_EVENT_SLIDE_END, t, x, TF_MODE_SLIDING, next, NAN);
   }
   apply_saltation(e, t, x, e->mode, next);
   e->mode = next;
@@ -231,7 +332,7 @@ static int storm_status(void *ctx, const double *x) {
   for (size_t i = 0; i < e->n; i++) scale += fabs(x[i]);
   const double tol = 1e-8 * scale;
   return fabs(e->k->switching(x, e->p, NULL)) <= tol &&
-                 fabs(e->k->secondary_switching(x, e->p)) <= tol
+                 fabs(e->k->secondary_switching(x, e->p, NULL)) <= tol
              ? TF_MEMBER_CODIM2
              : TF_MEMBER_ZENO;
 }
@@ -306,6 +407,10 @@ void tf_evolve_set_callbacks(tf_evolve *e, tf_event_fn on_event, tf_exit_fn on_e
   e->ctx = ctx;
 }
 
+void tf_evolve_set_choice(tf_evolve *e, tf_choice_fn on_choice) {
+  e->on_choice = on_choice;
+}
+
 void tf_evolve_set_step_callback(tf_evolve *e, tf_step_fn on_step) {
   e->on_step = on_step;
 }
@@ -321,7 +426,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
   e->mode = side > 0   ? TF_MODE_SLIP_PLUS
             : side < 0 ? TF_MODE_SLIP_MINUS
                        : tf_evolve_initial_mode(e, x);
-  if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x);
+  if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x), start_sliding(e, x);
   e->res = &res;
   const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
   e->res = NULL;

@@ -7,6 +7,11 @@
  *   slip s:   h(x) reaching 0 from side s                 -> crossing or sliding entry
  *   sliding:  L+ = 0 (multiplier +1) or L- = 0 (-1)       -> exit to slip+ / slip-
  *             |x - x*| = capture radius (a known two-fold) -> two-fold arrival
+ *             g(x) = 0 (a second switching function)  -> arrival at the intersection
+ *   rest:     none (the state is an equilibrium on the intersection)
+ * A slip mode that reaches Sigma within meet_tol of the intersection arrives there too.  At the
+ * intersection the extended Filippov analysis (intersection.h) decides: rest, pass, choice
+ * (nondeterministic, by the caller's chooser) or undefined (status codim2).
  * Sliding exits are located on the undivided tangency functions L±, never on the
  * multiplier, which is 0/0 at a two-fold.  At a nondeterministic two-fold the caller's exit
  * policy chooses where the trajectory continues.  A bound on events per unit time stops a
@@ -22,7 +27,8 @@
 typedef enum tf_mode {
   TF_MODE_SLIP_MINUS = -1,
   TF_MODE_SLIDING = 0,
-  TF_MODE_SLIP_PLUS = 1
+  TF_MODE_SLIP_PLUS = 1,
+  TF_MODE_REST = 2 /* at rest on an intersection of switching surfaces (intersection.h) */
 } tf_mode;
 
 typedef enum tf_event_kind {
@@ -31,6 +37,12 @@ typedef enum tf_event_kind {
   TF_EVENT_SLIDE_END,   /* left sliding at a fold (multiplier ±1) */
   TF_EVENT_TWOFOLD,     /* reached the two-fold while sliding */
   TF_EVENT_EXIT,        /* continued from a nondeterministic two-fold by the exit policy */
+  /* arrivals at the intersection of Sigma with the kernel's second switching surface (the
+   * wheel's full stick), by verdict (intersection.h): */
+  TF_EVENT_MEET_REST,      /* stays there: at rest to the end of the run */
+  TF_EVENT_MEET_PASS,      /* leaves along its one repelling limit direction */
+  TF_EVENT_MEET_CHOICE,    /* leaves along one of several, drawn (nondeterministic) */
+  TF_EVENT_MEET_UNDEFINED, /* the theory does not settle it: the member stops (codim2) */
   TF_EVENT_KIND_COUNT
 } tf_event_kind;
 
@@ -42,6 +54,7 @@ typedef struct tf_event {
   double t;
   const double *x;
   tf_mode from, to;
+  double u; /* the draw behind an intersection_choice (NaN otherwise) */
 } tf_event;
 
 typedef struct tf_evolve_options {
@@ -50,6 +63,10 @@ typedef struct tf_evolve_options {
   double max_event_rate; /* events per unit time above which a member is Zeno */
   long max_events;       /* per member */
   double capture_radius; /* two-fold arrival distance (only if a two-fold is set) */
+  double meet_tol;       /* distance from the intersection at which reaching Sigma is arriving
+                            there (kernels with a second switching function) */
+  double meet_departure; /* distance from the intersection at which a departure starts */
+  double meet_escape_distance, meet_escape_margin; /* detaching from escaping sliding */
 } tf_evolve_options;
 
 tf_evolve_options tf_evolve_default_options(void);
@@ -60,6 +77,12 @@ tf_evolve_options tf_evolve_default_options(void);
 typedef int (*tf_exit_fn)(void *ctx, long visit, double t, const double *x, double *x_out,
                           int *side);
 typedef void (*tf_event_fn)(void *ctx, const tf_event *ev);
+/* A nondeterministic departure from an intersection: a number u in (0, 1) into *u (return 0),
+ * or -1 to stop the member.  The engine maps u onto the departures like the exit policy maps
+ * it onto the escaping sector of a two-fold: k repelling directions take equal shares of
+ * (0, 1); within the share of a direction along escaping sliding the rest of u says the side
+ * (first half h < 0) and where to detach (meet_escape_distance, trimmed by the margin). */
+typedef int (*tf_choice_fn)(void *ctx, double *u);
 
 typedef struct tf_evolve tf_evolve;
 
@@ -69,6 +92,9 @@ void tf_evolve_destroy(tf_evolve *e);
 /* A two-fold to watch while sliding; `nondeterministic` selects the exit policy. */
 void tf_evolve_set_twofold(tf_evolve *e, const double *x, bool nondeterministic);
 void tf_evolve_set_callbacks(tf_evolve *e, tf_event_fn on_event, tf_exit_fn on_exit, void *ctx);
+/* The chooser for departures with several repelling directions (NULL: such a member stops
+ * with status codim2); called with the ctx of tf_evolve_set_callbacks. */
+void tf_evolve_set_choice(tf_evolve *e, tf_choice_fn on_choice);
 
 typedef struct tf_evolve_result {
   int status; /* tf_member_status */

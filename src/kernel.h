@@ -61,11 +61,13 @@ typedef struct tf_kernel {
   double (*switching)(const double *x, const double *p, double *grad /* dim, may be NULL */);
   void (*slip)(double t, const double *x, int side, const double *p, double *dx);
   void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
-  /* Optional: a second switching function that splits Sigma (the wheel's rolling speed g).
-   * Where it vanishes too, the friction law is discontinuous in two directions at once (full
-   * stick): a codimension-2 point that one switching surface cannot continue through.  A
-   * member whose events pile up there stops with status codim2 instead of zeno. */
-  double (*secondary_switching)(const double *x, const double *p);
+  /* Optional: a second switching function that splits Sigma (the wheel's rolling speed g),
+   * with its gradient like `switching`.  Where both vanish the friction law depends on the
+   * direction of approach (h, g): an intersection of switching surfaces, a codimension-2 set
+   * (the wheel's full stick).  The engine detects arrivals there as events and continues by
+   * the extended Filippov analysis of src/intersection.h, using slip() at points displaced
+   * from the intersection for the limit fields; it never crosses it by rounding. */
+  double (*secondary_switching)(const double *x, const double *p, double *grad);
   /* Optional: true if, with these parameters, the Filippov kernel is to be run as the
    * smooth flow `rhs` (a regularised version of itself, e.g. sign -> tanh(h / eps)). */
   bool (*smoothed)(const double *p);

@@ -97,6 +97,8 @@ int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *
       find_twofold(pws, cfg, err))
     return -1;
   pws->seed = (uint64_t)seed;
+  pws->opts.meet_escape_distance = pws->policy.distance;
+  pws->opts.meet_escape_margin = pws->policy.margin;
   pws->evolve = tf_evolve_create(pws->model.kernel, pws->model.params, &pws->opts);
   if (!pws->evolve) return tf_fail(err, "cannot set up the event-driven integrator");
   if (pws->has_twofold)
@@ -147,8 +149,22 @@ static int on_exit(void *ctx, long visit, double t, const double *x, double *x_o
   return choose_exit(ctx, t, x_out, side);
 }
 
+/* A nondeterministic departure from an intersection of switching surfaces: a draw of the exit
+ * policy like a two-fold exit (same stream, same log, so replay covers both), logged with the
+ * event that uses it. */
+static int on_choice(void *ctx, double *u) {
+  member_run *mr = ctx;
+  *u = tf_exit_policy_draw(&mr->pws->policy, mr->pws->seed, mr->member, mr->rec->visits);
+  if (isnan(*u)) {
+    mr->replay_exhausted = true;
+    return -1;
+  }
+  return 0;
+}
+
 static void on_event(void *ctx, const tf_event *ev) {
   member_run *mr = ctx;
+  if (ev->kind == TF_EVENT_MEET_CHOICE) log_exit(mr, ev->t, ev->u, ev->to, ev->x);
   if (mr->logged_events >= mr->pws->max_logged_events) return;
   const size_t w = tf_pws_event_width(mr->pws), n = mr->pws->model.kernel->dim;
   double *slot = mr->rec->events + (size_t)mr->logged_events++ * w;
@@ -201,6 +217,7 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
     mr.next_sample = 1;
   }
   tf_evolve_set_callbacks(pws->evolve, on_event, on_exit, &mr);
+  tf_evolve_set_choice(pws->evolve, on_choice);
   tf_evolve_set_step_callback(pws->evolve, pws->trajectory_samples > 0 ? on_step : NULL);
   const tf_evolve_result r = tf_evolve_run(pws->evolve, pws->t0, x, pws->t_end, side);
   memcpy(rec->final_state, x, n * sizeof *x);

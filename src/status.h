@@ -13,7 +13,9 @@ typedef enum tf_member_status {
   TF_MEMBER_STEP_UNDERFLOW = 4, /* step size collapsed (stiffness or a singularity) */
   TF_MEMBER_ZENO = 5,           /* event storm: too many events per unit time */
   TF_MEMBER_FAILED = 6,         /* any other failure */
-  TF_MEMBER_CODIM2 = 7,         /* stopped where two switching surfaces meet (full stick) */
+  TF_MEMBER_CODIM2 = 7,         /* stopped at a codimension-2 point (where two switching
+                                   surfaces meet) whose continuation the model leaves undefined;
+                                   the event log holds the state and the verdict */
   TF_MEMBER_STATUS_COUNT
 } tf_member_status;
 

@@ -1,0 +1,219 @@
+/* intersection.c — see intersection.h.  The analysis borrows codim2.c's frame, R, V, root
+ * finding, projection and Theorem 2.17 construction through a tf_codim2_sys whose field2 is
+ * the kernel's slip field at a point displaced from I in the given direction. */
+#include "intersection.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "codim2.h"
+
+/* Samples per sector: uniform, plus points closing in on the sector's ends (Sigma), where a
+ * limit direction can sit within a hundredth of a radian of the jump (the wheel's does). */
+enum { SECTOR_SAMPLES = 96, EDGE_SAMPLES = 5, HULL_SAMPLES = 256 };
+static const double edge_offsets[EDGE_SAMPLES] = {1e-6, 1e-5, 1e-4, 1e-3, 5e-3};
+
+const char *tf_meet_verdict_name(tf_meet_verdict v) {
+  static const char *const names[] = {"rest", "pass", "choice", "undefined"};
+  return (unsigned)v < sizeof names / sizeof names[0] ? names[v] : "?";
+}
+
+typedef struct meet_ctx {
+  const tf_kernel *k;
+  const double *p;
+  double eta;
+  double n1[TF_FILIPPOV_MAX_DIM], n2[TF_FILIPPOV_MAX_DIM];
+} meet_ctx;
+
+static double dot(const double *a, const double *b, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+static void sigma_hg(const double *x, void *ctx, double *h, double *grad) {
+  const meet_ctx *c = ctx;
+  const size_t n = c->k->dim;
+  h[0] = c->k->switching(x, c->p, grad);
+  h[1] = c->k->secondary_switching(x, c->p, grad ? grad + n : NULL);
+}
+
+/* F*(phi): the slip field on the side of h the direction points to, a distance eta out.  The
+ * frame is the one at the point of I under analysis (fixed in ctx), so that the field of a
+ * displaced point is not taken in a displaced frame. */
+static void limit_field(double t, const double *x, const double *dir, void *ctx, double *dx) {
+  const meet_ctx *c = ctx;
+  double y[TF_FILIPPOV_MAX_DIM];
+  for (size_t i = 0; i < c->k->dim; i++)
+    y[i] = x[i] + c->eta * (dir[0] * c->n1[i] + dir[1] * c->n2[i]);
+  c->k->slip(t, y, dir[0] >= 0 ? +1 : -1, c->p, dx);
+}
+
+static void make_sys(tf_codim2_sys *s, meet_ctx *c, const tf_kernel *k, const double *p,
+                     const double *x) {
+  double scale = 1;
+  for (size_t i = 0; i < k->dim; i++) scale = fmax(scale, fabs(x[i]));
+  c->k = k, c->p = p, c->eta = 1e-8 * scale;
+  *s = (tf_codim2_sys){k->dim, sigma_hg, limit_field, c};
+  tf_codim2_frame(s, x, NULL, c->n1, c->n2);
+}
+
+double tf_meet_distance(const tf_kernel *k, const double *p, const double *x) {
+  double hg[2];
+  meet_ctx c = {.k = k, .p = p};
+  const tf_codim2_sys s = {k->dim, sigma_hg, limit_field, &c};
+  tf_codim2_frame(&s, x, hg, NULL, NULL);
+  return hypot(hg[0], hg[1]);
+}
+
+void tf_meet_project(const tf_kernel *k, const double *p, double *x) {
+  meet_ctx c = {.k = k, .p = p};
+  const tf_codim2_sys s = {k->dim, sigma_hg, limit_field, &c};
+  tf_codim2_project(&s, x);
+}
+
+/* Newton along grad h onto Sigma, keeping g. */
+static void onto_sigma(const tf_kernel *k, const double *p, double *x) {
+  double grad[TF_FILIPPOV_MAX_DIM];
+  for (int it = 0; it < 3; it++) {
+    const double h = k->switching(x, p, grad), g2 = dot(grad, grad, k->dim);
+    if (h == 0.0 || g2 == 0.0) return;
+    for (size_t i = 0; i < k->dim; i++) x[i] -= h * grad[i] / g2;
+  }
+}
+
+/* The sector |phi| < pi/2 (h > 0) or pi/2 < phi < 3 pi/2 (h < 0) as an increasing grid. */
+static int sector_grid(int side, double *grid) {
+  const double a = side > 0 ? -M_PI / 2 : M_PI / 2;
+  int m = 0;
+  for (int i = 0; i < EDGE_SAMPLES; i++) grid[m++] = a + edge_offsets[i];
+  for (int i = 0; i < SECTOR_SAMPLES; i++) {
+    const double phi = a + M_PI * (i + 0.5) / SECTOR_SAMPLES;
+    if (phi > grid[m - 1] && phi < a + M_PI - edge_offsets[EDGE_SAMPLES - 1]) grid[m++] = phi;
+  }
+  for (int i = EDGE_SAMPLES - 1; i >= 0; i--) grid[m++] = a + M_PI - edge_offsets[i];
+  return m;
+}
+
+/* Filippov on Sigma next to I on the side g = sign: a limit direction if Sigma slides (or
+ * escapes) there, with the sliding field's rate along n2 as its radial rate. */
+static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, const double *x,
+                      int sign, tf_meet *m) {
+  const size_t n = k->dim;
+  double y[TF_FILIPPOV_MAX_DIM], f[TF_FILIPPOV_MAX_DIM], lp, lm;
+  for (size_t i = 0; i < n; i++) y[i] = x[i] + sign * c->eta * c->n2[i];
+  onto_sigma(k, p, y);
+  tf_filippov_tangencies(k, p, y, &lp, &lm);
+  const tf_sigma_region r = tf_filippov_region(lp, lm);
+  if (r != TF_SIGMA_SLIDING && r != TF_SIGMA_ESCAPING) return;
+  tf_filippov_field(k, p, y, (lp + lm) / (lm - lp), f);
+  const double R = sign * dot(f, c->n2, n);
+  if (m->count < TF_MEET_MAX_DIRECTIONS)
+    m->dir[m->count++] = (tf_meet_direction){sign * M_PI / 2, R, 0, r == TF_SIGMA_ESCAPING};
+}
+
+/* Whether 0 lies strictly inside the convex hull of the points (f.n1, f.n2) over samples of
+ * F* in both sectors: the largest angular gap between the points, seen from 0, is below pi. */
+static bool zero_in_hull(const tf_codim2_sys *s, const meet_ctx *c, double t, const double *x) {
+  double angle[2 * HULL_SAMPLES], f[TF_FILIPPOV_MAX_DIM];
+  int m = 0;
+  for (int side = 1; side >= -1; side -= 2)
+    for (int i = 0; i < HULL_SAMPLES; i++) {
+      const double phi = (side > 0 ? -M_PI / 2 : M_PI / 2) + M_PI * (i + 0.5) / HULL_SAMPLES;
+      tf_codim2_limit(s, t, x, phi, f);
+      const double a = dot(f, c->n1, s->dim), b = dot(f, c->n2, s->dim);
+      if (a == 0 && b == 0) return false; /* on the hull's boundary at best */
+      angle[m++] = atan2(b, a);
+    }
+  /* insertion sort: a few hundred values, once per arrival */
+  for (int i = 1; i < m; i++) {
+    const double v = angle[i];
+    int j = i - 1;
+    for (; j >= 0 && angle[j] > v; j--) angle[j + 1] = angle[j];
+    angle[j + 1] = v;
+  }
+  double gap = angle[0] + 2 * M_PI - angle[m - 1];
+  for (int i = 1; i < m; i++) gap = fmax(gap, angle[i] - angle[i - 1]);
+  return gap < M_PI * (1 - 1e-9);
+}
+
+static void undefined(tf_meet *m, const char *reason) {
+  m->verdict = TF_MEET_UNDEFINED;
+  m->reason = reason;
+}
+
+void tf_meet_classify(const tf_kernel *k, const double *p, double t, const double *x, tf_meet *m) {
+  const size_t n = k->dim;
+  memset(m, 0, sizeof *m);
+  for (size_t i = 0; i < n; i++) m->sliding[i] = NAN;
+  meet_ctx c;
+  tf_codim2_sys s;
+  make_sys(&s, &c, k, p, x);
+  memcpy(m->n1, c.n1, n * sizeof *x);
+  memcpy(m->n2, c.n2, n * sizeof *x);
+
+  double grid[EDGE_SAMPLES * 2 + SECTOR_SAMPLES], phi[TF_MEET_MAX_DIRECTIONS],
+      R[TF_MEET_MAX_DIRECTIONS];
+  for (int side = 1; side >= -1; side -= 2) {
+    const int points = sector_grid(side, grid);
+    const int found = tf_codim2_roots_of_v(&s, t, x, grid, points, false,
+                                           TF_MEET_MAX_DIRECTIONS - m->count, phi, R);
+    for (int i = 0; i < found; i++)
+      m->dir[m->count++] = (tf_meet_direction){phi[i], R[i], side, false};
+  }
+  sigma_ray(k, p, &c, x, +1, m);
+  sigma_ray(k, p, &c, x, -1, m);
+  m->rest_admissible = zero_in_hull(&s, &c, t, x);
+
+  /* scale of the normal rates, for telling a neutral direction */
+  double scale = 0, f[TF_FILIPPOV_MAX_DIM];
+  for (int i = 0; i < 8; i++) {
+    tf_codim2_limit(&s, t, x, M_PI * (i + 0.5) / 4, f);
+    scale = fmax(scale, hypot(dot(f, c.n1, n), dot(f, c.n2, n)));
+  }
+  bool neutral = false, escaping = false;
+  for (int i = 0; i < m->count; i++) {
+    neutral |= fabs(m->dir[i].R) <= 1e-9 * scale;
+    m->repelling += m->dir[i].R > 0;
+    escaping |= m->dir[i].R > 0 && m->dir[i].escaping;
+  }
+  if (m->count == 0) return undefined(m, "no limit direction (spiralling approach)");
+  if (neutral) return undefined(m, "a neutral limit direction (R = 0): a tangency of I");
+  if (m->repelling == 1 && !escaping) {
+    m->verdict = TF_MEET_PASS;
+    return;
+  }
+  if (m->repelling > 1) {
+    m->verdict = TF_MEET_CHOICE;
+    return;
+  }
+  /* the sliding region of I: rest, if the sliding vector exists and vanishes */
+  if (!m->rest_admissible)
+    return undefined(m,
+                     "every limit direction attracts but no combination of limit fields is "
+                     "tangent to the intersection");
+  /* Theorem 2.17 asks whether F* spans a plane: at eta = 1e-8 the field's own variation
+   * over the displacement would count as a third dimension, so sample closer in. */
+  c.eta *= 1e-3;
+  tf_codim2_sliding sv;
+  if (tf_codim2_sliding_vector(&s, t, x, &sv))
+    return undefined(m, sv.how == TF_CODIM2_NOT_UNIQUE
+                            ? "the sliding vector on the intersection is not unique"
+                            : "the sliding vector on the intersection is not determined");
+  memcpy(m->sliding, sv.Fs, n * sizeof *x);
+  double size = 0;
+  for (size_t i = 0; i < n; i++) size = fmax(size, fabs(sv.Fs[i]));
+  if (size > 1e-8 * scale)
+    return undefined(m,
+                     "sliding along the intersection (a nonzero sliding vector) is not "
+                     "implemented");
+  m->verdict = TF_MEET_REST;
+}
+
+void tf_meet_departure(const tf_kernel *k, const double *p, const tf_meet *m, int which, double eta,
+                       double *x, int *side) {
+  const tf_meet_direction d = m->dir[which];
+  for (size_t i = 0; i < k->dim; i++) x[i] += eta * (cos(d.phi) * m->n1[i] + sin(d.phi) * m->n2[i]);
+  if (d.side == 0) onto_sigma(k, p, x);
+  *side = d.side;
+}
