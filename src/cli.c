@@ -53,6 +53,9 @@ static const char usage[] =
     "missing)\n"
     "  --overwrite            replace an existing output file\n"
     "  --time-limit SECONDS   checkpoint and exit (status 3) after this much wall time\n"
+    "  --stop-after MEMBERS   checkpoint and exit (status 3) once this many members are done in\n"
+    "                         this run (ensembles; the same stop as a signal, independent of\n"
+    "                         the machine's speed: for tests of interruption and resume)\n"
     "  --part K/N             run only block K (0-based) of N equal blocks of the members\n"
     "                         (SLURM array tasks; combine the part files with twofold merge)\n"
     "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
@@ -81,6 +84,7 @@ typedef struct cli_args {
   bool json, quiet, resume, overwrite, print, show_config;
   const char *progress;
   double time_limit;
+  long long stop_after;
   int part, parts;
   char **petsc_argv;
   int petsc_argc;
@@ -151,6 +155,14 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       a->time_limit = strtod(argv[++i], &end);
       if (*end || !(a->time_limit > 0)) {
         fprintf(stderr, "twofold: --time-limit: expected a positive number of seconds, got '%s'\n",
+                argv[i]);
+        return -1;
+      }
+    } else if (strcmp(arg, "--stop-after") == 0 && has_next) {
+      char *end;
+      a->stop_after = strtoll(argv[++i], &end, 10);
+      if (*end || a->stop_after <= 0) {
+        fprintf(stderr, "twofold: --stop-after: expected a positive number of members, got '%s'\n",
                 argv[i]);
         return -1;
       }
@@ -400,6 +412,7 @@ static int cmd_run(const cli_args *a) {
                 .quiet = a->quiet || (a->progress && strcmp(a->progress, "none") == 0),
                 .progress_mode = a->progress,
                 .time_limit = a->time_limit,
+                .stop_after = a->stop_after,
                 .part = a->part,
                 .parts = a->parts,
                 .summary = tf_json_create()};

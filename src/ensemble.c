@@ -227,7 +227,8 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
   void **slots = calloc(spec->ncols ? spec->ncols : 1, sizeof *slots);
   bool exhausted = false;
   while (MPI_Wtime() - round_start < spec->flush_interval) {
-    if (tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit)) {
+    if (tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit) ||
+        (s->run->stop_after > 0 && atomic_add(s, COUNTER_COMPLETED, 0) >= s->run->stop_after)) {
       *stop = true;
       break;
     }

@@ -22,6 +22,7 @@ typedef struct tf_run {
   bool resume, overwrite, json, quiet;
   const char *progress_mode; /* "bar", "log" or NULL for automatic */
   double time_limit;         /* seconds of wall time, 0 = none */
+  long long stop_after;      /* members done in this run after which to stop, 0 = none */
   int part, parts;           /* --part K/N: block K of N of the members (parts 0: all of them) */
   double start_time;         /* MPI_Wtime at start */
   MPI_Comm comm;

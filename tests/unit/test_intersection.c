@@ -1,0 +1,140 @@
+/* test_intersection.c — the analysis at an intersection of switching surfaces (intersection.c)
+ * and the engine's arrivals there (evolve.c), against closed forms, also run under the
+ * sanitizers:
+ *   Antali's Example 2.9 written as a Filippov kernel with h = x1, g = x2: at (0, 0, x3) the
+ *     limit directions are phi = 0 (R = x3 - 1) and pi (R = -x3 - 1), so x3 = 2 passes into
+ *     h > 0, x3 = 0 rests (every direction attracts and F_s = 0), x3 = 1/2 attracts from all
+ *     directions but slides along the intersection (F_s = (0, 0, -2 x3)): undefined;
+ *   a flow that reaches the intersection from slip: the arrival is an event at the time of the
+ *     closed form, the member passes (x3 = 2) or comes to rest (x3 = 0) and stays there. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "evolve.h"
+#include "intersection.h"
+#include "status.h"
+
+/* F = (-x1/rho + x3, -x2/rho, -x1/rho - x3) (Antali 2017, eq 2.19); the third component is
+ * frozen (0) in the engine runs below, so that x3 is a parameter of the flow. */
+static bool frozen;
+
+static double h_fn(const double *x, const double *p, double *grad) {
+  (void)p;
+  if (grad) grad[0] = 1, grad[1] = 0, grad[2] = 0;
+  return x[0];
+}
+
+static double g_fn(const double *x, const double *p, double *grad) {
+  (void)p;
+  if (grad) grad[0] = 0, grad[1] = 1, grad[2] = 0;
+  return x[1];
+}
+
+static void slip(double t, const double *x, int side, const double *p, double *dx) {
+  (void)t, (void)side, (void)p;
+  const double rho = hypot(x[0], x[1]);
+  dx[0] = -x[0] / rho + x[2];
+  dx[1] = -x[1] / rho;
+  dx[2] = frozen ? 0.0 : -x[0] / rho - x[2];
+}
+
+static const tf_kernel example = {.name = "example-2.9",
+                                  .kind = TF_KERNEL_FILIPPOV,
+                                  .dim = 3,
+                                  .switching = h_fn,
+                                  .slip = slip,
+                                  .secondary_switching = g_fn};
+
+static void classify_cases(void) {
+  tf_meet m;
+  const double x_pass[3] = {0, 0, 2};
+  tf_meet_classify(&example, NULL, 0, x_pass, &m);
+  CHECK(m.verdict == TF_MEET_PASS, "x3 = 2: %s", tf_meet_verdict_name(m.verdict));
+  CHECK(m.count == 2 && m.repelling == 1, "%d directions, %d repelling", m.count, m.repelling);
+  for (int i = 0; i < m.count; i++) {
+    const bool ahead = fabs(m.dir[i].phi) < 1e-6;
+    CHECK(ahead || fabs(m.dir[i].phi - M_PI) < 1e-6, "direction at %g", m.dir[i].phi);
+    CHECK_CLOSE(m.dir[i].R, ahead ? 2 - 1 : -2 - 1, 1e-6, "R of Example 2.16");
+    CHECK(m.dir[i].side == (ahead ? 1 : -1), "side %d", m.dir[i].side);
+  }
+
+  const double x_rest[3] = {0, 0, 0};
+  tf_meet_classify(&example, NULL, 0, x_rest, &m);
+  CHECK(m.verdict == TF_MEET_REST, "x3 = 0: %s (%s)", tf_meet_verdict_name(m.verdict),
+        m.reason ? m.reason : "");
+  CHECK(m.rest_admissible, "x3 = 0: 0 is inside the unit circle of limit fields");
+  for (int i = 0; i < 3; i++) CHECK(fabs(m.sliding[i]) < 1e-7, "F_s[%d] = %g", i, m.sliding[i]);
+
+  const double x_slide[3] = {0, 0, 0.5};
+  tf_meet_classify(&example, NULL, 0, x_slide, &m);
+  CHECK(m.verdict == TF_MEET_UNDEFINED && m.reason && strstr(m.reason, "sliding along"),
+        "x3 = 1/2: %s (%s)", tf_meet_verdict_name(m.verdict), m.reason ? m.reason : "");
+  CHECK_CLOSE(m.sliding[2], -1.0, 1e-6, "F_s = (0, 0, -2 x3) (eq 2.35)");
+  CHECK(m.rest_admissible, "x3 = 1/2: the circle about (1/2, 0) still holds 0");
+
+  const double x_far[3] = {0, 0, 0.5};
+  double y[3];
+  memcpy(y, x_far, sizeof y);
+  y[0] = 3e-9, y[1] = -4e-9;
+  CHECK_CLOSE(tf_meet_distance(&example, NULL, y), 5e-9, 1e-20, "distance to the intersection");
+  tf_meet_project(&example, NULL, y);
+  CHECK(y[0] == 0 && y[1] == 0 && y[2] == 0.5, "projection (%g, %g, %g)", y[0], y[1], y[2]);
+}
+
+typedef struct log_t {
+  int n, kind[16];
+  double t[16];
+  int to[16];
+} log_t;
+
+static void record(void *ctx, const tf_event *ev) {
+  log_t *l = ctx;
+  if (l->n < 16) l->kind[l->n] = ev->kind, l->t[l->n] = ev->t, l->to[l->n] = ev->to, l->n++;
+}
+
+/* With x3 frozen, from (a, 0, x3) in slip+ (a > 0): x1' = -1 + x3 along the axis, so the
+ * intersection is reached at t = a / (1 - x3) for x3 < 1, at x1 = x2 = 0. */
+static void arrival_case(double x3, tf_event_kind expected, const char *what) {
+  frozen = true;
+  tf_evolve_options o = tf_evolve_default_options();
+  o.ode.rtol = 1e-10, o.ode.atol = 1e-12;
+  tf_evolve *e = tf_evolve_create(&example, NULL, &o);
+  log_t l = {0};
+  tf_evolve_set_callbacks(e, record, NULL, &l);
+  const double a = 0.3;
+  double x[3] = {a, 0, x3};
+  const tf_evolve_result r = tf_evolve_run(e, 0, x, 2.0, 0);
+  CHECK(r.status == TF_MEMBER_OK, "%s: status %d", what, r.status);
+  CHECK(l.n >= 1 && l.kind[0] == (int)expected, "%s: first event %s", what,
+        l.n ? tf_event_kind_name(l.kind[0]) : "none");
+  if (l.n >= 1) CHECK_CLOSE(l.t[0], a / (1 - x3), 1e-9, what);
+  if (expected == TF_EVENT_MEET_REST) {
+    CHECK(l.n == 1 && r.mode == TF_MODE_REST, "%s: %d events, final mode %s", what, l.n,
+          tf_mode_name(r.mode));
+    CHECK(x[0] == 0 && x[1] == 0 && x[2] == x3, "%s: at rest at (%g, %g, %g)", what, x[0], x[1],
+          x[2]);
+    CHECK(r.t == 2.0, "%s: run ends at t = %g", what, r.t);
+  }
+  tf_evolve_destroy(e);
+  frozen = false;
+}
+
+int main(void) {
+  classify_cases();
+  arrival_case(0.0, TF_EVENT_MEET_REST, "x3 = 0: rest");
+  /* x3 = -1: attracting from phi = 0 at rate -2, repelling at pi at rate 0 -> neutral:
+   * undefined, the member stops with status codim2 */
+  frozen = true;
+  tf_evolve *e = tf_evolve_create(&example, NULL, NULL);
+  log_t l = {0};
+  tf_evolve_set_callbacks(e, record, NULL, &l);
+  double x[3] = {0.2, 0, -1};
+  const tf_evolve_result r = tf_evolve_run(e, 0, x, 1.0, 0);
+  CHECK(r.status == TF_MEMBER_CODIM2 && l.n == 1 && l.kind[0] == TF_EVENT_MEET_UNDEFINED,
+        "x3 = -1 (neutral direction): status %d, %d events", r.status, l.n);
+  CHECK_CLOSE(r.t, 0.1, 1e-9, "x3 = -1: stops at the arrival");
+  tf_evolve_destroy(e);
+  frozen = false;
+  return check_report("test_intersection");
+}
