@@ -287,7 +287,11 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
   MPI_Bcast(totals, TF_EVENT_KIND_COUNT + 2, MPI_LONG_LONG, 0, run->comm);
   hid_t g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "events", H5T_NATIVE_LLONG, TF_EVENT_KIND_COUNT, totals,
-                         "events per kind over all members");
+                         "events per kind over all members") |
+       tf_h5_write_small(g, "members_at_rest", H5T_NATIVE_LLONG, 1,
+                         &totals[TF_EVENT_MEET_REST],
+                         "members that came to rest on an intersection of switching surfaces "
+                         "(the wheel's persistent full stick) and stayed to the end");
   H5Gclose(g);
   const char *names[TF_EVENT_KIND_COUNT];
   long long all = 0;
@@ -296,6 +300,7 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
     all += totals[i];
   }
   tf_json_integer(run->summary, "twofold_visits", totals[TF_EVENT_TWOFOLD]);
+  tf_json_integer(run->summary, "members_at_rest", totals[TF_EVENT_MEET_REST]);
   tf_json_counts(run->summary, "events", names, totals, TF_EVENT_KIND_COUNT);
   tf_json_number(run->summary, "rhs_per_event",
                  all > 0 ? (double)totals[TF_EVENT_KIND_COUNT] / (double)all : 0.0);

@@ -20,7 +20,15 @@
  * (t, kind, case after, state) with kinds 0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4 crossing, and the
  * JSON has final_case, events per kind and time_in (time spent in SS, SR, RS, RR).  Kernels with
  * physical initial conditions (kernel.h initial_params) accept initial.<name> instead of
- * initial.state. */
+ * initial.state.
+ *
+ * Filippov kernels without model.smoothing run on the event-driven engine of pws.h, exactly as
+ * member ensemble.member of an ensemble (same initial state, two-fold exits and choices at
+ * intersections drawn from (ensemble.seed, member), so `exit.replay` of an ensemble file
+ * replays it; ensemble.members sizes a replay): the file adds /trajectory/events (rows of t,
+ * kind, mode before, mode after, state; attribute kinds, at most output.event_log) and
+ * /trajectory/exits (t, u, side, state of every draw), the JSON events per kind, final_mode
+ * and twofold_visits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +39,7 @@
 #include "h5io.h"
 #include "job.h"
 #include "physical_initial.h"
+#include "pws.h"
 #include "results.h"
 #include "status.h"
 
@@ -48,7 +57,43 @@ typedef struct trajectory_job {
   double *events, *modes;
   long n_events, next_sample;
   tf_contact_result c2res;
+  /* event-driven Filippov members */
+  bool filippov;
+  tf_pws pws;
+  tf_pws_record rec;
+  int status;
 } trajectory_job;
+
+static int filippov_setup(tf_run *run, trajectory_job *job, tf_error *err) {
+  const long long d_member = 0, d_samples = 1001, d_members = 1;
+  long long members;
+  if (tf_config_get_int(run->cfg, "ensemble.member", &d_member, 0, LLONG_MAX, &job->member, err) ||
+      tf_config_get_int(run->cfg, "ensemble.members", &d_members, 1, LLONG_MAX, &members, err) ||
+      tf_config_get_int(run->cfg, "output.samples", &d_samples, 2, 100000000LL, &job->samples,
+                        err) ||
+      tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err) ||
+      tf_job_output_from_config(run, &job->compression, NULL, err))
+    return -1;
+  tf_config_mark_used(run->cfg, "output.trajectory_samples");
+  tf_config_mark_used(run->cfg, "ensemble.chunk");
+  tf_config_mark_used(run->cfg, "output.flush_interval");
+  job->pws.trajectory_samples = job->samples;
+  const tf_kernel *k = job->pws.model.kernel;
+  tf_join_state_names(k, job->state_names, sizeof job->state_names);
+  const size_t n = k->dim;
+  job->rec = (tf_pws_record){
+      .final_state = calloc(n, sizeof(double)),
+      .initial_state = calloc(n, sizeof(double)),
+      .exits = calloc((size_t)job->pws.max_logged_exits * tf_pws_exit_width(&job->pws) + 1,
+                      sizeof(double)),
+      .events = calloc((size_t)job->pws.max_logged_events * tf_pws_event_width(&job->pws) + 1,
+                       sizeof(double)),
+      .trajectory = calloc((size_t)job->samples * n, sizeof(double))};
+  if (!job->rec.final_state || !job->rec.initial_state || !job->rec.exits || !job->rec.events ||
+      !job->rec.trajectory)
+    return tf_fail(err, "out of memory for %lld samples", job->samples);
+  return 0;
+}
 
 static int codim2_setup(tf_run *run, trajectory_job *job, tf_error *err) {
   const long long d_log = 64;
@@ -83,6 +128,11 @@ static int setup(tf_run *run, tf_error *err) {
   run->job_data = job;
   const long long d_member = 0, d_samples = 1001;
   const bool state_given = tf_config_has(run->cfg, "initial.state");
+  const char *name = NULL;
+  if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err)) return -1;
+  const tf_kernel *k = tf_kernel_find(name);
+  job->filippov = k && k->kind == TF_KERNEL_FILIPPOV && !tf_flow_runs_filippov(run->cfg, k);
+  if (job->filippov) return filippov_setup(run, job, err);
   if (tf_flow_from_config(&job->flow, run->cfg, err) ||
       tf_physical_initial_from_config(run->cfg, job->flow.kernel, job->flow.params, state_given,
                                       job->flow.x0, err) ||
@@ -221,8 +271,115 @@ static void report_codim2(tf_run *run, const trajectory_job *job, const double *
   report_outputs(j, job, final);
 }
 
+/* --- event-driven Filippov members ------------------------------------------------------- */
+
+/* Rows of a NaN-padded log: how many are filled. */
+static uint64_t logged_rows(const double *log, long slots, size_t width) {
+  uint64_t rows = 0;
+  while ((long)rows < slots && !isnan(log[rows * width])) rows++;
+  return rows;
+}
+
+static int write_table(hid_t g, const char *name, const double *data, uint64_t rows, size_t width,
+                       int compression, const char *doc, bool writer) {
+  hid_t d = tf_h5_create_table(g, name, H5T_NATIVE_DOUBLE, rows, width, compression, doc);
+  uint64_t *ids = malloc((rows ? rows : 1) * sizeof *ids);
+  for (uint64_t i = 0; ids && i < rows; i++) ids[i] = i;
+  const int rc = d < 0 || !ids ||
+                 tf_h5_write_rows(d, H5T_NATIVE_DOUBLE, width, writer ? rows : 0, ids, data);
+  free(ids);
+  if (d >= 0) H5Dclose(d);
+  return rc;
+}
+
+static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
+  tf_pws *pws = &job->pws;
+  const tf_kernel *k = pws->model.kernel;
+  const size_t dim = k->dim, ew = tf_pws_event_width(pws), xw = tf_pws_exit_width(pws);
+  if (run->rank == 0) job->status = tf_pws_run_member(pws, (uint64_t)job->member, &job->rec);
+  MPI_Bcast(&job->status, 1, MPI_INT, 0, run->comm);
+  MPI_Bcast(&job->rec.t_final, 1, MPI_DOUBLE, 0, run->comm);
+  MPI_Bcast(&job->rec.steps, 1, MPI_LONG, 0, run->comm);
+  MPI_Bcast(&job->rec.final_mode, 1, MPI_INT, 0, run->comm);
+  MPI_Bcast(job->rec.counts, TF_EVENT_KIND_COUNT, MPI_LONG, 0, run->comm);
+  MPI_Bcast(job->rec.final_state, (int)dim, MPI_DOUBLE, 0, run->comm);
+  const uint64_t samples = (uint64_t)job->samples;
+  uint64_t erows = logged_rows(job->rec.events, pws->max_logged_events, ew);
+  uint64_t xrows = logged_rows(job->rec.exits, pws->max_logged_exits, xw);
+  MPI_Bcast(&erows, 1, MPI_UINT64_T, 0, run->comm);
+  MPI_Bcast(&xrows, 1, MPI_UINT64_T, 0, run->comm);
+  double *t = malloc(samples * sizeof *t);
+  if (!t) return tf_fail(err, "out of memory for %lld samples", job->samples);
+  for (uint64_t i = 0; i < samples; i++)
+    t[i] = i + 1 == samples ? pws->t_end
+                            : pws->t0 + (pws->t_end - pws->t0) * (double)i / (double)(samples - 1);
+  static const char *const fingerprint_paths[] = {
+      "job",     "model",           "initial",       "integrator",     "filippov",
+      "exit",    "ensemble.member", "ensemble.seed", "output.samples", NULL};
+  bool resumed;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) {
+    free(t);
+    return -1;
+  }
+  tf_h5_attr_string(file, "model", k->name);
+  tf_h5_attr_string(file, "state_names", job->state_names);
+  hid_t g = tf_h5_group(file, "trajectory");
+  if (resumed) /* a trajectory is one piece of work: redo it */
+    for (const char *const *name = (const char *const[]){"t", "state", "events", "exits", NULL};
+         *name; name++)
+      if (H5Lexists(g, *name, H5P_DEFAULT) > 0) H5Ldelete(g, *name, H5P_DEFAULT);
+  const bool writer = run->rank == 0;
+  char kinds[256] = "";
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++)
+    snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
+             tf_event_kind_name((tf_event_kind)i));
+  int rc = write_table(g, "t", t, samples, 1, job->compression, "sample times", writer) ||
+           write_table(g, "state", job->rec.trajectory, samples, dim, job->compression,
+                       "state at the sample times (samples x dim; NaN after a stop)", writer) ||
+           write_table(g, "events", job->rec.events, erows, ew, job->compression,
+                       "events: t, kind, mode before, mode after (-1 slip-, 0 sliding, 1 slip+, "
+                       "2 rest), state",
+                       writer) ||
+           write_table(g, "exits", job->rec.exits, xrows, xw, job->compression,
+                       "draws: t, u, side, state (two-fold exits and choices at intersections)",
+                       writer);
+  if (!rc) {
+    hid_t d = H5Dopen2(g, "events", H5P_DEFAULT);
+    if (d >= 0) tf_h5_attr_string(d, "kinds", kinds), H5Dclose(d);
+  }
+  tf_h5_attr_string(g, "status", tf_member_status_name(job->status));
+  tf_h5_attr_int(g, "member", job->member);
+  tf_h5_attr_int(g, "steps", job->rec.steps);
+  H5Gclose(g);
+  free(t);
+  tf_error close_err;
+  if (tf_results_close(run, file, rc == 0, &close_err) && rc == 0)
+    *err = close_err, rc = -1;
+  else if (rc)
+    tf_fail(err, "writing the trajectory to '%s' failed", run->output_path);
+  tf_json *j = run->summary;
+  tf_json_string(j, "model", k->name);
+  tf_json_string(j, "integrator", "dopri5+events");
+  tf_json_integer(j, "member", job->member);
+  tf_json_string(j, "member_status", tf_member_status_name(job->status));
+  tf_json_integer(j, "steps", job->rec.steps);
+  tf_json_integer(j, "samples", (long long)samples);
+  tf_json_number(j, "t_final", job->rec.t_final);
+  tf_json_numbers(j, "final_state", job->rec.final_state, dim);
+  tf_json_string(j, "final_mode", tf_mode_name((tf_mode)job->rec.final_mode));
+  tf_json_integer(j, "twofold_visits", job->rec.counts[TF_EVENT_TWOFOLD]);
+  const char *names[TF_EVENT_KIND_COUNT];
+  long long counts[TF_EVENT_KIND_COUNT];
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++)
+    names[i] = tf_event_kind_name((tf_event_kind)i), counts[i] = job->rec.counts[i];
+  tf_json_counts(j, "events", names, counts, TF_EVENT_KIND_COUNT);
+  return rc;
+}
+
 static int execute(tf_run *run, tf_error *err) {
   trajectory_job *job = run->job_data;
+  if (job->filippov) return execute_filippov(run, job, err);
   const size_t dim = job->flow.kernel->dim;
   const uint64_t n = (uint64_t)job->samples;
   tf_flow_result res = {0};
@@ -305,6 +462,11 @@ static int execute(tf_run *run, tf_error *err) {
 static void destroy(tf_run *run) {
   trajectory_job *job = run->job_data;
   if (!job) return;
+  if (job->filippov) {
+    tf_pws_destroy(&job->pws);
+    free(job->rec.final_state), free(job->rec.initial_state), free(job->rec.exits);
+    free(job->rec.events), free(job->rec.trajectory);
+  }
   tf_flow_destroy(&job->flow);
   free(job->t), free(job->x), free(job->modes), free(job->events);
   free(job);

@@ -181,6 +181,16 @@ static void emit(tf_evolve *e, tf_event_kind kind, double t, const double *x, tf
   }
 }
 
+/* h_x . slip(x, side): the slip field's rate of h, continued onto Sigma from that side. */
+static double slip_tangency(tf_evolve *e, const double *x, int side) {
+  double grad[TF_FILIPPOV_MAX_DIM];
+  e->k->switching(x, e->p, grad);
+  e->k->slip(0.0, x, side, e->p, e->f1);
+  double s = 0;
+  for (size_t i = 0; i < e->n; i++) s += grad[i] * e->f1[i];
+  return s;
+}
+
 static void start_sliding(tf_evolve *e, const double *x) {
   const double g = e->k->secondary_switching ? e->k->secondary_switching(x, e->p, NULL) : 1.0;
   e->g_sign = g < 0 ? -1.0 : 1.0;
@@ -245,12 +255,18 @@ static bool near_meet(const tf_evolve *e, const double *x) {
 
 /* Arrival on Sigma from slip side s: cross if the other side's field carries on through,
  * slide otherwise (the arriving side's field points into Sigma by construction). */
-static tf_mode arrive(tf_evolve *e, double t, double *x) {
+static tf_mode arrive(tf_evolve *e, double t, double *x, int *status) {
   const tf_mode from = e->mode;
   project_to_sigma(e, x);
   double lp, lm;
   tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
-  const double other = from == TF_MODE_SLIP_PLUS ? lm : lp;
+  const double own = from == TF_MODE_SLIP_PLUS ? lp : lm, other = from == TF_MODE_SLIP_PLUS ? lm : lp;
+  if (e->k->stick && from * own > 0 && from * slip_tangency(e, x, from) < 0) {
+    /* The slip field brought the state here, yet the sticking law at the same friction limit
+     * points away: the model's two laws disagree, and no Filippov solution continues. */
+    *status = TF_MEMBER_ILL_POSED;
+    return from;
+  }
   if (from * other < 0) {
     emit(e, TF_EVENT_CROSSING, t, x, from, (tf_mode)-from, NAN);
     return (tf_mode)-from;
@@ -304,7 +320,9 @@ static int transition(void *ctx, int which, double t, double *x) {
     return status;
   }
   if (e->mode != TF_MODE_SLIDING) {
-    next = arrive(e, t, x);
+    int status = TF_MEMBER_OK;
+    next = arrive(e, t, x, &status);
+    if (status != TF_MEMBER_OK) return status;
   } else if (which == 3) {
     const int status = meet(e, t, x, &next);
     e->mode = next;

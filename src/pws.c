@@ -19,7 +19,8 @@ size_t tf_pws_event_width(const tf_pws *pws) {
 
 static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
   pws->opts = tf_evolve_default_options();
-  const double d_event_tol = 1e-12, d_rate = 1e5, d_capture = 1e-6;
+  const double d_event_tol = 1e-12, d_rate = 1e5, d_capture = 1e-6, d_meet_tol = 1e-8,
+               d_departure = 1e-9;
   const long long d_max_events = 1000000;
   long long max_events;
   if (tf_ode_options_from_config(cfg, &pws->opts.ode, pws->t0, &pws->t_end, err) ||
@@ -30,7 +31,11 @@ static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
       tf_config_get_int(cfg, "filippov.max_events", &d_max_events, 1, LLONG_MAX, &max_events,
                         err) ||
       tf_config_get_double(cfg, "filippov.capture_radius", &d_capture, 1e-14, 1.0,
-                           &pws->opts.capture_radius, err))
+                           &pws->opts.capture_radius, err) ||
+      tf_config_get_double(cfg, "filippov.intersection_tol", &d_meet_tol, 1e-14, 1e-3,
+                           &pws->opts.meet_tol, err) ||
+      tf_config_get_double(cfg, "filippov.intersection_departure", &d_departure, 1e-14, 1e-3,
+                           &pws->opts.meet_departure, err))
     return -1;
   pws->opts.max_events = (long)max_events;
   static const char *const methods[] = {"auto", "dopri5", NULL};

@@ -16,6 +16,9 @@ typedef enum tf_member_status {
   TF_MEMBER_CODIM2 = 7,         /* stopped at a codimension-2 point (where two switching
                                    surfaces meet) whose continuation the model leaves undefined;
                                    the event log holds the state and the verdict */
+  TF_MEMBER_ILL_POSED = 8,      /* no Filippov solution continues: the model's sticking law
+                                   contradicts its own slip limits at the state reached (e.g. the
+                                   wheel's printed M = kappa F where it rolls backwards) */
   TF_MEMBER_STATUS_COUNT
 } tf_member_status;
 

@@ -20,7 +20,7 @@ for name, shape, kind in [("final_state", (M, 3), "f"), ("initial_state", (M, 3)
     T.check(d.chunks is not None and d.compression == "gzip", f"/members/{name} chunked+gzip")
 enum = h5py.check_enum_dtype(f["members/status"].dtype)
 T.check(enum == {"pending": 0, "ok": 1, "nonfinite": 2, "max_steps": 3, "step_underflow": 4,
-                 "zeno": 5, "failed": 6, "codim2": 7}, f"status enum {enum}")
+                 "zeno": 5, "failed": 6, "codim2": 7, "ill_posed": 8}, f"status enum {enum}")
 T.check(f["members/done"][...].all() and (f["members/status"][...] == 1).all(), "all done, ok")
 T.check(np.all(f["members/t_final"][...] == 0.3), "t_final")
 T.check(np.all(f["members/steps"][...] == 300), "steps = t_end/dt")

@@ -131,6 +131,18 @@ dist_i = np.hypot(log[:, 5], log[:, 6] - W0)
 crossing_at_i = [(n, t) for n, t, d in zip(names, log[:, 0], dist_i) if n == "crossing" and d < 1e-8]
 T.check(not crossing_at_i, f"no crossing logged at full stick ({crossing_at_i})")
 
+# the same member through job trajectory: its event log and samples, bit for bit
+tr = T.run(cfg, "trajectory.h5", "job=trajectory", "output.samples=2651")
+with h5py.File("trajectory.h5", "r") as f:
+    tr_events, tr_state = f["trajectory/events"][...], f["trajectory/state"][...]
+    tr_kinds = f["trajectory/events"].attrs["kinds"].split(",")
+with h5py.File("filippov.h5", "r") as f:
+    ens_traj = f["members/trajectory"][0].reshape(-1, 3)
+T.check(tr["member_status"] == "ok" and tr["events"]["intersection_pass"] == 1,
+        f"job trajectory runs the Filippov member: {tr['member_status']}, {tr['events']}")
+T.check(np.array_equal(tr_events, log) and tr_kinds == kinds, "trajectory's event log = the ensemble's")
+T.check(np.array_equal(tr_state, ens_traj), "trajectory's samples = the ensemble member's")
+
 # --- 2: the verdict at the arrival point, from eqs (1)-(7) ---------------------------------
 x = np.array([x_meet[0], 0.0, W0])
 f0, b = f0_b(x)
