@@ -288,8 +288,7 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
   hid_t g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "events", H5T_NATIVE_LLONG, TF_EVENT_KIND_COUNT, totals,
                          "events per kind over all members") |
-       tf_h5_write_small(g, "members_at_rest", H5T_NATIVE_LLONG, 1,
-                         &totals[TF_EVENT_MEET_REST],
+       tf_h5_write_small(g, "members_at_rest", H5T_NATIVE_LLONG, 1, &totals[TF_EVENT_MEET_REST],
                          "members that came to rest on an intersection of switching surfaces "
                          "(the wheel's persistent full stick) and stayed to the end");
   H5Gclose(g);

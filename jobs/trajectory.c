@@ -285,8 +285,8 @@ static int write_table(hid_t g, const char *name, const double *data, uint64_t r
   hid_t d = tf_h5_create_table(g, name, H5T_NATIVE_DOUBLE, rows, width, compression, doc);
   uint64_t *ids = malloc((rows ? rows : 1) * sizeof *ids);
   for (uint64_t i = 0; ids && i < rows; i++) ids[i] = i;
-  const int rc = d < 0 || !ids ||
-                 tf_h5_write_rows(d, H5T_NATIVE_DOUBLE, width, writer ? rows : 0, ids, data);
+  const int rc =
+      d < 0 || !ids || tf_h5_write_rows(d, H5T_NATIVE_DOUBLE, width, writer ? rows : 0, ids, data);
   free(ids);
   if (d >= 0) H5Dclose(d);
   return rc;
@@ -314,8 +314,8 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
     t[i] = i + 1 == samples ? pws->t_end
                             : pws->t0 + (pws->t_end - pws->t0) * (double)i / (double)(samples - 1);
   static const char *const fingerprint_paths[] = {
-      "job",     "model",           "initial",       "integrator",     "filippov",
-      "exit",    "ensemble.member", "ensemble.seed", "output.samples", NULL};
+      "job",  "model",           "initial",       "integrator",     "filippov",
+      "exit", "ensemble.member", "ensemble.seed", "output.samples", NULL};
   bool resumed;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) {
@@ -334,16 +334,16 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++)
     snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
              tf_event_kind_name((tf_event_kind)i));
-  int rc = write_table(g, "t", t, samples, 1, job->compression, "sample times", writer) ||
-           write_table(g, "state", job->rec.trajectory, samples, dim, job->compression,
-                       "state at the sample times (samples x dim; NaN after a stop)", writer) ||
-           write_table(g, "events", job->rec.events, erows, ew, job->compression,
-                       "events: t, kind, mode before, mode after (-1 slip-, 0 sliding, 1 slip+, "
-                       "2 rest), state",
-                       writer) ||
-           write_table(g, "exits", job->rec.exits, xrows, xw, job->compression,
-                       "draws: t, u, side, state (two-fold exits and choices at intersections)",
-                       writer);
+  int rc =
+      write_table(g, "t", t, samples, 1, job->compression, "sample times", writer) ||
+      write_table(g, "state", job->rec.trajectory, samples, dim, job->compression,
+                  "state at the sample times (samples x dim; NaN after a stop)", writer) ||
+      write_table(g, "events", job->rec.events, erows, ew, job->compression,
+                  "events: t, kind, mode before, mode after (-1 slip-, 0 sliding, 1 slip+, "
+                  "2 rest), state",
+                  writer) ||
+      write_table(g, "exits", job->rec.exits, xrows, xw, job->compression,
+                  "draws: t, u, side, state (two-fold exits and choices at intersections)", writer);
   if (!rc) {
     hid_t d = H5Dopen2(g, "events", H5P_DEFAULT);
     if (d >= 0) tf_h5_attr_string(d, "kinds", kinds), H5Dclose(d);

@@ -177,12 +177,16 @@ static void slip(double t, const double *x, int side, const double *p, double *d
  * agree with the slip limits also where the wheel rolls backwards (g < 0), which
  * trajectories of Fig. 5 visit; without it they chatter there.  signed_moment = 0
  * reproduces the printed relation, which the paper's Fig. 4 conditions assume everywhere. */
-static void stick(double t, const double *x, double lambda, const double *p, double *dx) {
+static void stick_side(double t, const double *x, double lambda, int side, const double *p,
+                       double *dx) {
   (void)t;
-  const contact k = contact_of(p);
-  const double g = rolling_speed_at(x, p, k);
-  const double sign_g = p[SIGNED_MOMENT] == 0.0 ? 1.0 : (g > 0) - (g < 0);
-  field(x, p, k, p[MU] * lambda, sign_g * p[KAPPA] * p[MU] * lambda, dx);
+  const double sign_g = p[SIGNED_MOMENT] == 0.0 ? 1.0 : side;
+  field(x, p, contact_of(p), p[MU] * lambda, sign_g * p[KAPPA] * p[MU] * lambda, dx);
+}
+
+static void stick(double t, const double *x, double lambda, const double *p, double *dx) {
+  const double g = rolling_speed_at(x, p, contact_of(p));
+  stick_side(t, x, lambda, (g > 0) - (g < 0), p, dx);
 }
 
 static int twofold_guess(const double *p, double *x) {
@@ -206,5 +210,6 @@ const tf_kernel tf_kernel_wheel = {
     .slip = slip,
     .stick = stick,
     .secondary_switching = rolling_speed,
+    .stick_side = stick_side,
     .twofold_guess = twofold_guess,
 };

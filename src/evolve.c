@@ -75,6 +75,31 @@ static double sliding_multiplier(double lp, double lm) {
   return denom != 0.0 ? (lp + lm) / denom : 0.0;
 }
 
+/* The sticking law on Sigma may depend on the side of the second switching surface (the wheel's
+ * M = sign(g) kappa F).  While sliding, that side is the mode's (g_sign), so the sliding field
+ * continues smoothly across g = 0 and the step that finds the arrival at the intersection sees
+ * no jump. */
+static void stick_field(const tf_evolve *e, const double *x, double lambda, double *dx) {
+  if (e->k->stick_side)
+    e->k->stick_side(0.0, x, lambda, e->g_sign < 0 ? -1 : 1, e->p, dx);
+  else
+    tf_filippov_field(e->k, e->p, x, lambda, dx);
+}
+
+static void sliding_tangencies(const tf_evolve *e, const double *x, double *lp, double *lm) {
+  if (!e->k->stick_side) {
+    tf_filippov_tangencies(e->k, e->p, x, lp, lm);
+    return;
+  }
+  double grad[TF_FILIPPOV_MAX_DIM], f[TF_FILIPPOV_MAX_DIM];
+  e->k->switching(x, e->p, grad);
+  *lp = *lm = 0;
+  stick_field(e, x, 1, f);
+  for (size_t i = 0; i < e->n; i++) *lp += grad[i] * f[i];
+  stick_field(e, x, -1, f);
+  for (size_t i = 0; i < e->n; i++) *lm += grad[i] * f[i];
+}
+
 static void mode_field(const tf_evolve *e, tf_mode mode, double t, const double *x, double *dx) {
   if (mode == TF_MODE_REST) {
     for (size_t i = 0; i < e->n; i++) dx[i] = 0;
@@ -85,8 +110,8 @@ static void mode_field(const tf_evolve *e, tf_mode mode, double t, const double 
     return;
   }
   double lp, lm;
-  tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
-  tf_filippov_field(e->k, e->p, x, sliding_multiplier(lp, lm), dx);
+  sliding_tangencies(e, x, &lp, &lm);
+  stick_field(e, x, sliding_multiplier(lp, lm), dx);
 }
 
 /* The variational equation q' = Df(x) q of the current mode, by central differences along
@@ -125,7 +150,7 @@ static int event_values(void *ctx, double t, const double *x, double *g) {
     return 1;
   }
   double lp, lm;
-  tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
+  sliding_tangencies(e, x, &lp, &lm);
   g[0] = -lp;
   g[1] = lm;
   /* 2: the two-fold's capture sphere (a constant without one), 3: the intersection */
@@ -260,7 +285,8 @@ static tf_mode arrive(tf_evolve *e, double t, double *x, int *status) {
   project_to_sigma(e, x);
   double lp, lm;
   tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
-  const double own = from == TF_MODE_SLIP_PLUS ? lp : lm, other = from == TF_MODE_SLIP_PLUS ? lm : lp;
+  const double own = from == TF_MODE_SLIP_PLUS ? lp : lm,
+               other = from == TF_MODE_SLIP_PLUS ? lm : lp;
   if (e->k->stick && from * own > 0 && from * slip_tangency(e, x, from) < 0) {
     /* The slip field brought the state here, yet the sticking law at the same friction limit
      * points away: the model's two laws disagree, and no Filippov solution continues. */

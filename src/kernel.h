@@ -68,6 +68,12 @@ typedef struct tf_kernel {
    * the extended Filippov analysis of src/intersection.h, using slip() at points displaced
    * from the intersection for the limit fields; it never crosses it by rounding. */
   double (*secondary_switching)(const double *x, const double *p, double *grad);
+  /* Optional, with secondary_switching when stick depends on its sign: stick with that sign
+   * given (+1 or -1) instead of read from x.  Sliding on one side of the second surface then
+   * continues smoothly across it, so the step that finds the arrival at the intersection
+   * sees no jump in the field (a jump there makes the step size collapse). */
+  void (*stick_side)(double t, const double *x, double lambda, int secondary_side, const double *p,
+                     double *dx);
   /* Optional: true if, with these parameters, the Filippov kernel is to be run as the
    * smooth flow `rhs` (a regularised version of itself, e.g. sign -> tanh(h / eps)). */
   bool (*smoothed)(const double *p);
