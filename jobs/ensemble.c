@@ -356,7 +356,7 @@ static void describe_logs(hid_t file, const ensemble_job *job) {
   hid_t d = H5Dopen2(file, "members/events", H5P_DEFAULT);
   if (d >= 0) tf_h5_attr_string(d, "kinds", kinds), H5Dclose(d);
   if ((d = H5Dopen2(file, "members/exits", H5P_DEFAULT)) >= 0) {
-    snprintf(fields, sizeof fields, "t,u,side,%s", state);
+    snprintf(fields, sizeof fields, "t,u,side,kind,%s", state);
     tf_h5_attr_string(d, "fields", fields);
     tf_h5_attr_int(d, "slot_width", (long long)tf_pws_exit_width(&job->pws));
     H5Dclose(d);

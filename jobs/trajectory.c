@@ -27,8 +27,8 @@
  * intersections drawn from (ensemble.seed, member), so `exit.replay` of an ensemble file
  * replays it; ensemble.members sizes a replay): the file adds /trajectory/events (rows of t,
  * kind, mode before, mode after, state; attribute kinds, at most output.event_log) and
- * /trajectory/exits (t, u, side, state of every draw), the JSON events per kind, final_mode
- * and twofold_visits. */
+ * /trajectory/exits (t, u, side, kind, state of every draw: pws.h), the JSON events per kind,
+ * final_mode and twofold_visits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,7 +343,8 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
                   "2 rest), state",
                   writer) ||
       write_table(g, "exits", job->rec.exits, xrows, xw, job->compression,
-                  "draws: t, u, side, state (two-fold exits and choices at intersections)", writer);
+                  "draws: t, u, side, kind (0 two-fold exit, 1 choice at an intersection), state",
+                  writer);
   if (!rc) {
     hid_t d = H5Dopen2(g, "events", H5P_DEFAULT);
     if (d >= 0) tf_h5_attr_string(d, "kinds", kinds), H5Dclose(d);

@@ -11,7 +11,8 @@ reached):
   return_time  time from leaving the singularity to the first return to it
   section_r    r at every crossing of Sigma before t = 300 (occupation of the section Sigma)
   r_T, omega_T the state at fixed times T (trajectory samples or final states)
-  full_stick   1 if the member ended in the full-stick state (status codim2/zeno), else 0
+  full_stick   1 if the member reached full stick (an intersection event in its log; in files
+               before those events: status codim2/zeno), else 0
 Distances to the reference ensemble (uniform): Kolmogorov–Smirnov statistic and the
 Wasserstein-1 distance (scipy.stats), with 95 % bootstrap intervals (members resampled with
 replacement in both ensembles).  Writes open_question.json and the figures
@@ -32,11 +33,28 @@ KIND_CROSSING = 0
 SIGMA_TOL = 1e-9
 
 
+def twofold_exits(f, n):
+    """/members/exits as (members, slots, width) with only the exits from the two-fold kept
+    (older files have no kind column: every draw was an exit); NaN rows pad."""
+    d = f["members/exits"]
+    ex = d[:].reshape(n, -1, int(d.attrs["slot_width"]))
+    fields = str(d.attrs.get("fields", "")).split(",")
+    if "kind" not in fields:
+        return ex, ex.shape[2] - 3
+    out = np.full_like(ex, np.nan)
+    for i in range(n):
+        keep = ex[i][ex[i][:, fields.index("kind")] == 0]
+        out[i, :len(keep)] = keep
+    return out, fields.index("kind") + 1
+
+
 def twofold_point(f):
     """The two-fold (r*, v*, omega*) the ensemble started from."""
-    ex = f["members/exits"]
-    if ex.shape[0] and not np.isnan(ex[0, 0]):
-        return ex[0, 3:6]
+    n = f["members/status"].shape[0]
+    if n:
+        ex, state = twofold_exits(f, n)
+        if not np.isnan(ex[0, 0, 0]):
+            return ex[0, 0, state:state + 3]
     return np.mean(f["members/initial_state"][:], axis=0)
 
 
@@ -68,9 +86,10 @@ def load_final(paths):
 # every continuation rule so that no event machinery is needed: a crossing of Sigma is a
 # passage of h from below -KAPPA to above +KAPPA or back (r taken where h = 0 in between;
 # KAPPA only screens out the round-off values of h while a Filippov member slides);
-# a return is the first approach within R_IN of the two-fold after t = T_AWAY (trajectories
-# linger near it for a few time units after leaving; first returns take 58 or more).
-KAPPA, R_IN, T_AWAY = 1e-9, 1e-3, 10.0
+# a return is the first stay of STAY_SAMPLES samples in a row within R_IN of the two-fold after
+# t = T_AWAY (trajectories linger near it for a few time units after leaving; first returns
+# take 57 or more).
+KAPPA, R_IN, T_AWAY, STAY_SAMPLES = 1e-9, 1e-3, 10.0, 3
 WHEEL = {"d": 1.0, "gamma": -0.75 * np.pi, "omega0": -1.0}
 TWOFOLD = np.array([0.1859, -0.0301217, -1.037])
 
@@ -95,12 +114,17 @@ def sample_observables(t, x):
         k = a + int(np.nonzero(np.sign(seg[:-1]) != np.sign(seg[1:]))[0][0])
         w = h[k] / (h[k] - h[k + 1])
         rs.append(x[k, 0] + w * (x[k + 1, 0] - x[k, 0]))
+    # a return: the first stay of STAY_SAMPLES consecutive samples within R_IN of the two-fold
+    # after T_AWAY (sliding into it is slow; trajectories sweeping past in slip, as they do
+    # after passing full stick, touch that ball for one sample at most)
     dist = np.linalg.norm(x - TWOFOLD, axis=1)
-    near = np.nonzero((dist < R_IN) & (t > T_AWAY))[0]
-    ret = [t[near[0]]] if len(near) else []
+    near = ((dist < R_IN) & (t > T_AWAY)).astype(int)
+    run = np.convolve(near, np.ones(STAY_SAMPLES, dtype=int), mode="valid")
+    hits = np.nonzero(run == STAY_SAMPLES)[0]
+    ret = [t[hits[0]]] if len(hits) else []
     # near full stick at the last sample (t = 150 in the dense traces): neither lateral slip
-    # nor rolling, v = 0 and omega = omega0 to within 1e-3 (where Filippov members stop with
-    # status codim2); a member passing close to that point at that moment counts as well
+    # nor rolling, v = 0 and omega = omega0 to within 1e-3; a member passing close to that
+    # point at that moment counts as well
     last = x[-1]
     stuck = abs(last[1]) < 1e-3 and abs(last[2] - WHEEL["omega0"]) < 1e-3
     return {"landing_r_s": rs[:1], "section_r_s": rs, "return_time_s": ret,
@@ -124,7 +148,7 @@ def load_dense(arg):
             ts = np.linspace(a["t0"], a["t_end"], int(a["samples"]))
             tr = f["members/trajectory"][:]
             series = [(ts, tr[i].reshape(len(ts), -1)) for i in range(len(tr))]
-            ex = f["members/exits"][:].reshape(len(tr), -1, int(f["members/exits"].attrs["slot_width"]))
+            ex, _ = twofold_exits(f, len(tr))
             obs["return_time_exact"] = [e[1:2, 0] - e[0:1, 0] if not np.isnan(e[1, 0]) else e[:0, 0]
                                         for e in ex]
     for t, x in series:
@@ -150,9 +174,13 @@ def load(path, times=(10.0, 50.0, 150.0)):
     if filippov:
         w = int(m["event_log"].attrs["slot_width"])
         ev_all = m["event_log"][:].reshape(n, -1, w)
-        ex_all = m["exits"][:].reshape(n, -1, int(m["exits"].attrs["slot_width"]))
+        ex_all, _ = twofold_exits(f, n)
+        kinds = str(m["event_log"].attrs.get("kinds", "")).split(",")
+        meet = [k for k, name in enumerate(kinds) if name.startswith("intersection_")]
     for i in range(n):
         stick = status[i] in (ZENO, CODIM2)
+        if filippov and meet:  # full stick is an event of its own now: reached or not
+            stick = stick or bool(np.isin(ev_all[i][:, 1], meet).any())
         obs["full_stick"].append([1.0 if stick else 0.0])
         if filippov:
             ev = ev_all[i]
@@ -185,7 +213,7 @@ def cached(loader, path, arg):
     """loader(arg), kept next to the results file (.oq-cache) while the file is unchanged."""
     import pickle
     cache = path + ".oq-cache"
-    stamp = [KAPPA, R_IN, T_AWAY, 2] + [os.path.getmtime(p) for p in (arg if isinstance(arg, list) else [arg])]
+    stamp = [KAPPA, R_IN, T_AWAY, STAY_SAMPLES, 3] + [os.path.getmtime(p) for p in (arg if isinstance(arg, list) else [arg])]
     if os.path.exists(cache):
         with open(cache, "rb") as fh:
             saved_stamp, value = pickle.load(fh)
@@ -347,7 +375,7 @@ def followed_exits(path, data):
     margin) nearest to its median state at t = 10, and their r(50) against its own."""
     with h5py.File(path, "r") as f:
         n = f["members/status"].shape[0]
-        u = f["members/exits"][:].reshape(n, -1, int(f["members/exits"].attrs["slot_width"]))[:, 0, 1]
+        u = twofold_exits(f, n)[0][:, 0, 1]
         a = f["members/trajectory"].attrs
         tr = f["members/trajectory"][:].reshape(n, int(a["samples"]), -1)
         ts = np.linspace(a["t0"], a["t_end"], int(a["samples"]))

@@ -51,6 +51,7 @@ FOLD_PLUS, FOLD_MINUS = "#1a7f1a", "#c0392b"  # L+ = 0 (green side), L- = 0 (red
 ORBIT = "#1f3d99"                               # highlighted sliding orbits
 G_ZERO = "#555555"                              # g = 0 on Sigma: the sticking moment flips
 TWOFOLD_STYLE = dict(marker="*", s=160, c="gold", edgecolors="k", linewidths=0.8, zorder=6)
+FULL_STICK_STYLE = dict(marker="x", s=14, c="#d4007a", linewidths=0.8, zorder=5)
 
 
 # ---------------------------------------------------------------- reading the results file
@@ -75,15 +76,25 @@ def load(path):
         traj = m["trajectory"]
         n = traj.shape[0]
         exits = m["exits"]
+        fields = text_attr(exits, "fields").split(",")
+        draws = slots(exits[:], int(exits.attrs["slot_width"]))
+        if "kind" in fields:  # exits from the two-fold only, not choices at full stick
+            draws = draws[draws[:, fields.index("kind")] == 0]
         kinds = text_attr(m["events"], "kinds").split(",")
+        log = m["event_log"]
+        events = slots(log[:], int(log.attrs["slot_width"]))
+        meet = [i for i, k in enumerate(kinds) if k.startswith("intersection_")]
+        meets = events[np.isin(events[:, 1], meet)]
         status = m["status"][:]
         status_names = {v: k for k, v in (h5py.check_enum_dtype(m["status"].dtype) or {}).items()}
         return {
             "p": p,
             "traj": traj[:].reshape(n, int(traj.attrs["samples"]), 3),
             "t_end": float(traj.attrs["t_end"]),
-            "exits": slots(exits[:], int(exits.attrs["slot_width"])),
-            "exit_fields": text_attr(exits, "fields").split(","),
+            "exits": draws,
+            "exit_fields": fields,
+            "meets": meets[:, 4:7],  # states of the logged arrivals at full stick
+            "meet_members": int(np.sum(m["events"][:][:, meet].sum(axis=1) > 0)) if meet else 0,
             "visits": int(m["twofold_visits"][:].sum()),
             "summary_events": dict(zip(kinds, f["summary/events"][:].tolist())),
             "status": {status_names.get(s, str(s)): int(c)
@@ -352,7 +363,8 @@ def legend_handles():
             Line2D([], [], color="#333333", lw=0.8, marker=">", ms=4, label="sticking flow"),
             Line2D([], [], color=ORBIT, lw=1.6, label="sticking orbits through the two-fold"),
             dot("gold", "two-fold", "*", 11), dot(FOLD_PLUS, r"exit into $h > 0$"),
-            dot(FOLD_MINUS, r"exit into $h < 0$")]
+            dot(FOLD_MINUS, r"exit into $h < 0$"),
+            dot(FULL_STICK_STYLE["c"], r"full stick $h = g = 0$", "x", 5)]
 
 
 def draw_panel_a(ax, d, window):
@@ -362,6 +374,8 @@ def draw_panel_a(ax, d, window):
     draw_orbits(ax, orbits_through_twofold(p, window))
     label_regions(ax, window, p)
     draw_exits(ax, d["exits"], d["exit_fields"], 4)
+    if len(d["meets"]):
+        ax.scatter(d["meets"][:, 0], d["meets"][:, 2], **FULL_STICK_STYLE)
     ax.scatter([p["rstar"]], [p["omegastar"]], **TWOFOLD_STYLE)
     ax.set_xlabel(r"$r$")
     ax.set_ylabel(r"$\omega$")
@@ -394,6 +408,10 @@ def draw_cone(ax, d, max_members, view, curves, tag):
         ax.plot(x[:, 0], x[:, 1], x[:, 2], color=c, lw=0.35, alpha=0.35)
     for r, v, w, colour in curves:
         ax.plot(r, v, w, color=colour, lw=1.8, ls="--" if colour == G_ZERO else "-", zorder=5)
+    if len(d["meets"]):
+        m = d["meets"]
+        ax.scatter(m[:, 0], m[:, 1], m[:, 2], marker="x", s=6, c=FULL_STICK_STYLE["c"],
+                   depthshade=False, zorder=6)
     ax.scatter([p["rstar"]], [v_on_sigma(p["rstar"], p["omegastar"], p)], [p["omegastar"]],
                marker="*", s=160, c="gold", edgecolors="k", linewidths=0.8, depthshade=False,
                zorder=6)
@@ -414,21 +432,27 @@ def draw_cone(ax, d, max_members, view, curves, tag):
 def title(d):
     n = len(d["traj"])
     visits = d["summary_events"].get("twofold", d["visits"])
-    bad = {("full stick" if k == "codim2" else k): v for k, v in d["status"].items() if k != "ok"}
+    bad = {k: v for k, v in d["status"].items() if k != "ok"}
     extra = ("; ended in " + ", ".join(f"{k} {v}" for k, v in bad.items())) if bad else ""
+    ev = d["summary_events"]
+    stick = sum(v for k, v in ev.items() if k.startswith("intersection_"))
     return (f"Wheel on a turntable, Szalai & Jeffrey (2014) Fig. 5: {n} members, "
-            f"{visits} two-fold visits, t_end = {d['t_end']:g}{extra}")
+            f"{visits} two-fold visits, t_end = {d['t_end']:g}{extra}\n"
+            f"full stick (x) reached by {d['meet_members']} of {n} members, {stick} times "
+            f"(pass {ev.get('intersection_pass', 0)}, choice {ev.get('intersection_choice', 0)}, "
+            f"rest {ev.get('intersection_rest', 0)}, undefined "
+            f"{ev.get('intersection_undefined', 0)})")
 
 
 def make_figure(d, window, max_members):
     fig = plt.figure(figsize=(15, 6))
-    ax_a = fig.add_axes([0.05, 0.27, 0.28, 0.64])
+    ax_a = fig.add_axes([0.05, 0.25, 0.28, 0.61])
     draw_panel_a(ax_a, d, window)
     curves = fold_curves_3d(window, d["p"])
-    for rect, view, tag in (([0.35, 0.02, 0.32, 0.9], (24, -58), "b"),
-                            ([0.67, 0.02, 0.32, 0.9], (12, -105), "c")):
+    for rect, view, tag in (([0.35, 0.02, 0.32, 0.86], (24, -58), "b"),
+                            ([0.67, 0.02, 0.32, 0.86], (12, -105), "c")):
         draw_cone(fig.add_axes(rect, projection="3d"), d, max_members, view, curves, tag)
-    fig.suptitle(title(d), fontsize=12)
+    fig.suptitle(title(d), fontsize=12, y=0.995)
     return fig
 
 

@@ -11,7 +11,7 @@
 #include "status.h"
 
 size_t tf_pws_exit_width(const tf_pws *pws) {
-  return 3 + pws->model.kernel->dim;
+  return 4 + pws->model.kernel->dim;
 }
 size_t tf_pws_event_width(const tf_pws *pws) {
   return 4 + pws->model.kernel->dim;
@@ -128,13 +128,14 @@ typedef struct member_run {
   bool replay_exhausted;
 } member_run;
 
-static void log_exit(member_run *mr, double t, double u, int side, const double *x) {
+/* One draw in the log: (t, u, side, kind, state), kind TF_DRAW_*. */
+static void log_exit(member_run *mr, double t, double u, int side, int kind, const double *x) {
   const long v = mr->rec->visits++;
   if (v >= mr->pws->max_logged_exits) return;
   const size_t w = tf_pws_exit_width(mr->pws), n = mr->pws->model.kernel->dim;
   double *slot = mr->rec->exits + (size_t)v * w;
-  slot[0] = t, slot[1] = u, slot[2] = side;
-  memcpy(slot + 3, x, n * sizeof *x);
+  slot[0] = t, slot[1] = u, slot[2] = side, slot[3] = kind;
+  memcpy(slot + 4, x, n * sizeof *x);
 }
 
 static int choose_exit(member_run *mr, double t, double *x, int *side) {
@@ -145,7 +146,7 @@ static int choose_exit(member_run *mr, double t, double *x, int *side) {
     return -1;
   }
   tf_exit_policy_point(&mr->pws->policy, u, x, side);
-  log_exit(mr, t, u, *side, x);
+  log_exit(mr, t, u, *side, TF_DRAW_TWOFOLD_EXIT, x);
   return 0;
 }
 
@@ -169,7 +170,8 @@ static int on_choice(void *ctx, double *u) {
 
 static void on_event(void *ctx, const tf_event *ev) {
   member_run *mr = ctx;
-  if (ev->kind == TF_EVENT_MEET_CHOICE) log_exit(mr, ev->t, ev->u, ev->to, ev->x);
+  if (ev->kind == TF_EVENT_MEET_CHOICE)
+    log_exit(mr, ev->t, ev->u, ev->to, TF_DRAW_INTERSECTION_CHOICE, ev->x);
   if (mr->logged_events >= mr->pws->max_logged_events) return;
   const size_t w = tf_pws_event_width(mr->pws), n = mr->pws->model.kernel->dim;
   double *slot = mr->rec->events + (size_t)mr->logged_events++ * w;

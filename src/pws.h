@@ -34,7 +34,11 @@ typedef struct tf_pws {
 int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err);
 void tf_pws_destroy(tf_pws *pws);
 
-/* Widths of the per-member logs: one exit is (t, u, side, x), one event (t, kind, from, to, x). */
+/* Widths of the per-member logs: one draw is (t, u, side, kind, x), one event (t, kind, from, to,
+ * x).  A draw is an exit from the two-fold (kind 0; x the continuation point, side ±1) or a
+ * choice at an intersection of switching surfaces (kind 1; x the point on the intersection,
+ * side the mode it leaves in: -1 slip-, 0 sliding, 1 slip+). */
+enum { TF_DRAW_TWOFOLD_EXIT = 0, TF_DRAW_INTERSECTION_CHOICE = 1 };
 size_t tf_pws_exit_width(const tf_pws *pws);
 size_t tf_pws_event_width(const tf_pws *pws);
 

@@ -52,10 +52,14 @@ assert s["events"]["intersection_pass"] + s["events"]["intersection_choice"] > 0
 # the recurrence of the paper's Fig. 5, in part: some members are carried back into the
 # singularity by the sliding flow after passing full stick
 assert (visits >= 1).sum() >= 1, visits
-ex = f["members/exits"][...].reshape(24, -1, 6)
-u = ex[:, :, 1][~np.isnan(ex[:, :, 1])]
-# the exit log holds every draw: exits from the two-fold and choices at full stick
-assert len(u) == s["events"]["exit"] + s["events"]["intersection_choice"], (len(u), s["events"])
+ex = f["members/exits"][...].reshape(24, -1, 7)
+assert f["members/exits"].attrs["fields"] == "t,u,side,kind,r,v,omega"
+u, kind = ex[:, :, 1][~np.isnan(ex[:, :, 1])], ex[:, :, 3][~np.isnan(ex[:, :, 1])]
+# the exit log holds every draw: exits from the two-fold (kind 0) and choices at full stick (1)
+assert (kind == 0).sum() == s["events"]["exit"], (kind, s["events"])
+assert (kind == 1).sum() == s["events"]["intersection_choice"], (kind, s["events"])
+on_i = ex[:, :, 3] == 1
+assert (np.abs(ex[:, :, 5][on_i]) < 1e-12).all() and (np.abs(ex[:, :, 6][on_i] + 1) < 1e-12).all()
 assert ((u > 0) & (u < 1)).all()
 assert len(np.unique(u)) == len(u), "exit draws repeat"
 print("members", s["members"], "two-fold visits", s["twofold_visits"], "by member", np.bincount(visits))
@@ -67,10 +71,10 @@ PY
 import h5py, numpy as np
 x = h5py.File("fixed.h5", "r")["members/final_state"][...]
 assert (x == x[0]).all(), "fixed policy: members differ"
-ex = h5py.File("weighted.h5", "r")["members/exits"][...].reshape(24, -1, 6)
-u, side, omega = ex[:, :, 1], ex[:, :, 2], ex[:, :, 5]
+ex = h5py.File("weighted.h5", "r")["members/exits"][...].reshape(24, -1, 7)
+u, side, kind = ex[:, :, 1], ex[:, :, 2], ex[:, :, 3]
 ok = ~np.isnan(u)
-twofold = ok & (np.abs(omega + 1) > 1e-6)  # the rest are choices at full stick (omega = omega0)
+twofold = ok & (kind == 0)  # the rest are choices at full stick
 assert ((u[ok] >= 0.5) & (u[ok] < 0.75)).all() and (side[twofold] == 1).all()
 print("fixed: all members equal; weighted: u in [0.5, 0.75), side +1")
 PY
