@@ -8,7 +8,10 @@
  * lambda in [-mu, mu], eq 12).  kappa and k2 are chosen, as in the paper, so that a two-fold
  * sits at (rstar, vstar, omegastar): vstar by eq (9), kappa by eq (10), k2 by eq (11).
  * Both versions of the paper (arXiv and Phys. Rev. E) print the same eqs (1)-(11); the PRE
- * text extraction garbles (1)-(3) and (9)-(11), so the arXiv text is the reference. */
+ * text extraction garbles (1)-(3) and (9)-(11), so the arXiv text is the reference.
+ * The rolling speed g (eq 5) is the second switching function: the sticking moment flips
+ * across g = 0, and at h = g = 0 (full stick) the law depends on the slip direction, a
+ * codimension-2 set the engine continues by the extended Filippov verdict (intersection.h). */
 #include <math.h>
 #include <stdbool.h>
 

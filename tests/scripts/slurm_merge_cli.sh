@@ -30,7 +30,7 @@ sum_before=$(md5sum p0.h5 p1.h5 p2.h5)
 expect_fail 2 "task 1 \(part 1/3, members 666-1332\): no usable part file" -- "$T" merge m1.h5 p0.h5 p2.h5
 "$T" run "$C" -o s1.h5 "${S[@]}" --part 1/3 --set ensemble.seed=7
 expect_fail 2 "different configs .*ensemble.seed '20141' vs '7'" -- "$T" merge m2.h5 p0.h5 s1.h5 p2.h5
-rc=0; "$T" run "$C" -o i1.h5 "${S[@]}" --part 1/3 --time-limit 0.05 --set output.flush_interval=0.01 || rc=$?
+rc=0; "$T" run "$C" -o i1.h5 "${S[@]}" --part 1/3 --stop-after 100 --set output.flush_interval=0.01 || rc=$?
 [ "$rc" = 3 ] || fail "interrupted part exited $rc"
 expect_fail 2 "task 1 .*'i1.h5' has only [0-9]+ of 667 members done.*--part 1/3 --resume" -- \
   "$T" merge m3.h5 p0.h5 i1.h5 p2.h5
