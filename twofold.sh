@@ -43,8 +43,18 @@ cmd_build() {
   local extra=()
   [ "${CI:-}" = "true" ] && extra+=(-DTWOFOLD_WERROR=ON)
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >/dev/null
-  cmake --build "$BUILD" -j "$JOBS" 2>&1 | grep -v '^\[' || true
-  [ -x "$BUILD/twofold" ] || { say "build failed"; exit 1; }
+  # the build's own exit status decides (a compile error must not leave an old binary in use);
+  # the progress lines are filtered from its output only
+  local log
+  log=$(mktemp)
+  if ! cmake --build "$BUILD" -j "$JOBS" >"$log" 2>&1; then
+    grep -v '^\[' "$log" >&2 || true
+    rm -f "$log"
+    say "build failed"
+    exit 1
+  fi
+  grep -v '^\[' "$log" || true
+  rm -f "$log"
 }
 
 # The headline job: the Monte-Carlo through the wheel's nondeterministic two-fold (Fig. 5 of
