@@ -1,6 +1,7 @@
 # slurm_lib.sh — a private single-node SLURM for the slurm_*.sh tests (sourced after lib.sh).
 #
-#   slurm_start        install slurm-wlm + munge if missing, write a private slurm.conf, start a
+#   slurm_start        check slurm-wlm + munge (./twofold.sh deps installs them), write a
+#                      private slurm.conf, start a
 #                      private munged, slurmctld and slurmd, wait until the node is idle; the
 #                      daemons are stopped by pid when the script exits (trap EXIT)
 #   slurm_wait_job ID [SECONDS]   wait until job ID (all array tasks) has left the queue
@@ -44,21 +45,20 @@ slurm_stop() {
   SLURM_STARTED=""
 }
 
-_slurm_install() {
+# The cluster's packages are installed by the set-up (./twofold.sh deps), never by a test.
+_slurm_require() {
   local missing=()
   for p in slurm-wlm munge; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  _slurm_say "installing ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-    >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
+  echo "slurm_lib: ${missing[*]} not installed: run ./twofold.sh deps" >&2
+  exit 1
 }
 
 slurm_start() {
   [ "$(id -u)" = 0 ] || { echo "slurm_lib: needs root" >&2; exit 1; }
-  _slurm_install
+  _slurm_require
   # one private cluster at a time on this machine
   mkdir -p "$(dirname "$SLURM_TEST_DIR")"
   exec {SLURM_LOCK_FD}>"$SLURM_TEST_DIR.lock"
