@@ -18,6 +18,7 @@ struct tf_evolve2 {
   tf_c2_mode mode;
   double d_ref[2];
   bool sliding_failed;
+  bool probing;  /* mode_field is evaluating the tangent dynamics (tangent_rhs) */
   long renewals; /* of d_ref at a zero of <h, d_ref> away from Sigma, in this run */
   tf_c2_event_fn on_event;
   tf_c2_step_fn on_step;
@@ -78,9 +79,20 @@ static void slip_direction(const tf_evolve2 *e, double t, const double *x, doubl
   tf_codim2_frame(&e->sys, x, h, NULL, NULL);
   const double r = hypot(h[0], h[1]);
   if (r < e->opt.slave_radius) {
+    /* The state is slaved only on the way out (R > 0 along the limit direction).  On the
+     * way in the direction converges to the limit direction by itself, and forcing it there
+     * while h still points elsewhere makes the arrival event <h, d_ref> = 0 miss Sigma: the
+     * onset of rolling then moved with slave_radius (and stalled for radii above 1e-5).
+     * The tangent dynamics (probing) stays slaved: the exact one relaxes the direction at a
+     * rate |V'|/r, which no explicit step follows as r -> 0; the difference lasts a time of
+     * order r before the saltation at arrival. */
     const double phi = slaved_angle(e, t, x, atan2(e->d_ref[1], e->d_ref[0]));
-    dir[0] = cos(phi), dir[1] = sin(phi);
-    return;
+    double R = 1;
+    if (!e->probing) tf_codim2_rv(&e->sys, t, x, phi, &R, NULL);
+    if (R > 0 || r == 0.0) {
+      dir[0] = cos(phi), dir[1] = sin(phi);
+      return;
+    }
   }
   if (r == 0.0) {
     dir[0] = e->d_ref[0], dir[1] = e->d_ref[1];
@@ -114,10 +126,12 @@ static void tangent_rhs(tf_evolve2 *e, double t, const double *x, const double *
     return;
   }
   const double h = 1e-7 * fmax(1.0, scale) / norm;
+  e->probing = true;
   for (size_t i = 0; i < n; i++) e->probe[i] = x[i] + h * q[i];
   mode_field(e, t, e->probe, e->f1);
   for (size_t i = 0; i < n; i++) e->probe[i] = x[i] - h * q[i];
   mode_field(e, t, e->probe, e->f2);
+  e->probing = false;
   for (size_t i = 0; i < n; i++) dq[i] = (e->f1[i] - e->f2[i]) / (2 * h);
 }
 

@@ -16,8 +16,10 @@
  *         attracting: the event function is -max R(phi_i); where it reaches 0 the sliding
  *         condition fails and the trajectory leaves along that (now neutral) direction
  *         (event roll_end).
- * Within slave_radius of Sigma the slip direction is slaved to the limit direction (its
- * relaxation is infinitely fast there; see slaved_angle in evolve2.c).
+ * Within slave_radius of Sigma, on the way out (R > 0), the slip direction is slaved to the
+ * limit direction (its relaxation is infinitely fast there; see slaved_angle in evolve2.c);
+ * on the way in the exact direction h/|h| is kept, so the onset of rolling does not depend on
+ * slave_radius.
  * A start on Sigma outside the sliding region leaves at once along its most repelling limit
  * direction (event roll_end at t0).  Events per unit time are bounded (Zeno). */
 #ifndef TF_EVOLVE2_H

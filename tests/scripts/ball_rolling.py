@@ -16,6 +16,11 @@
 5. Bad input: initial.state together with initial.speed, a misspelt codim2 key, a negative
    speed — each a clear error naming the key, exit status 2, no output file.
 6. postproc/ball_trajectory.py turns a result into a PNG.
+8. A start whose slip is not parallel to the velocity (u0 = (1, 1), v0 = (3, 0), K = 0.5, the
+   kernel's m = 1): the slip direction turns while |u| -> 0, so there is no closed form; the
+   onset of rolling is computed here with |u| as the clock (s = ln|u| from ln|u0| down to
+   ln 1e-15: dt/ds = |u|^2/(u.u'), no discontinuity on the way) and must equal the engine's,
+   whatever codim2.slave_radius (1e-8 ... 1e-3), to 1e-9.
 7. Lyapunov exponents through the saltation at the slip -> roll arrival (K > 0): over a run
    that slips, arrives along a limit direction and rolls, lambda_1 T = log |J e1| and
    (lambda_1 + lambda_2) T = log |J e1 ^ J e2| where J is the Jacobian of the flow map
@@ -178,6 +183,41 @@ rate = (np.array(s3["lyapunov"][:2]) * 2 * T_end - lam[:2] * T_end) / T_end
 T.check(np.max(np.abs(rate + 5 * K / (7 * m))) < 1e-8,
         f"while rolling the tangential exponents accumulate at {rate} = -5K/(7m) = "
         f"{-5 * K / (7 * m):.10f}")
+
+# --- 8: a non-collinear start against an integration in ln|u| --------------------------------
+from scipy.integrate import solve_ivp  # noqa: E402
+
+f8, c8 = 0.2 * 9.81, 0.5 / 1.0  # mu g and K/m with the kernel's defaults m = 1, mu = 0.2
+
+
+def in_log_u(s, y):  # y = (t, u_y, u_z, v_y, v_z) as functions of s = ln|u|
+    u, v = y[1:3], y[3:5]
+    nu = math.hypot(*u)
+    du = -3.5 * f8 * u / nu - c8 * v
+    dv = -f8 * u / nu - c8 * v
+    dt_ds = nu * nu / np.dot(u, du)
+    return np.concatenate([[dt_ds], du * dt_ds, dv * dt_ds])
+
+
+y0 = np.array([0.0, 1.0, 1.0, 3.0, 0.0])
+sol = solve_ivp(in_log_u, (math.log(math.sqrt(2)), math.log(1e-15)), y0, method="DOP853",
+                rtol=1e-13, atol=1e-15)
+onset = sol.y[0, -1]
+ball_cfg = T.write("noncollinear.yaml", """
+job: trajectory
+model: {name: ball-pool, params: {K: 0.5}}
+initial: {state: [1, 1, 3, 0]}
+integrator: {t_end: 1, rtol: 1.0e-12, atol: 1.0e-14}
+output: {samples: 11}
+""")
+onsets = {}
+for radius in ("1e-8", "1e-6", "1e-5", "1e-4", "1e-3"):
+    r = T.run(ball_cfg, "noncollinear.h5", f"codim2.slave_radius={radius}")
+    onsets[radius] = (r["member_status"], r["rolling_onset_time"], r["steps"])
+print("ln|u| integration: rolling from t =", repr(onset), "engine:", onsets)
+T.check(all(st == "ok" and abs(t - onset) < 1e-9 for st, t, _ in onsets.values()),
+        f"non-collinear start: rolling onset {onset:.12f} (ln|u| integration) for every slave radius")
+T.check(max(n for _, _, n in onsets.values()) < 5000, "and in a few hundred steps")
 
 # --- 6: the figure ----------------------------------------------------------------------------
 png = "ball.png"
