@@ -1,5 +1,6 @@
 /* codim2.c — see codim2.h. */
 #include "codim2.h"
+#include "vec.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -22,12 +23,6 @@ const char *tf_codim2_decomposition_name(tf_codim2_decomposition d) {
   return (unsigned)d < sizeof names / sizeof names[0] ? names[d] : "?";
 }
 
-static double dot(const double *a, const double *b, size_t n) {
-  double s = 0;
-  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
 static void kernel_sigma2(const double *x, void *ctx, double *h, double *grad) {
   const tf_codim2_kernel_ctx *c = ctx;
   c->k->sigma2(x, c->p, h, grad);
@@ -48,15 +43,15 @@ void tf_codim2_frame(const tf_codim2_sys *s, const double *x, double *h, double 
   const size_t n = s->dim;
   double grad[2 * TF_CODIM2_MAX_DIM], hh[2];
   s->sigma2(x, s->ctx, hh, grad);
-  const double g1 = sqrt(dot(grad, grad, n)), g2 = sqrt(dot(grad + n, grad + n, n));
+  const double g1 = sqrt(tf_dot(grad, grad, n)), g2 = sqrt(tf_dot(grad + n, grad + n, n));
   if (h) h[0] = g1 > 0 ? hh[0] / g1 : hh[0], h[1] = g2 > 0 ? hh[1] / g2 : hh[1];
   if (!n1) return;
   for (size_t i = 0; i < n; i++) n1[i] = g1 > 0 ? grad[i] / g1 : 0.0;
   /* Gram-Schmidt: the thesis requires orthogonal gradients on Sigma; off Sigma (event
    * location, integration error) keep the frame orthonormal anyway. */
-  const double c = dot(grad + n, n1, n);
+  const double c = tf_dot(grad + n, n1, n);
   for (size_t i = 0; i < n; i++) n2[i] = grad[n + i] - c * n1[i];
-  const double norm = sqrt(dot(n2, n2, n));
+  const double norm = sqrt(tf_dot(n2, n2, n));
   for (size_t i = 0; i < n; i++) n2[i] = norm > 0 ? n2[i] / norm : 0.0;
 }
 
@@ -69,7 +64,7 @@ static void rv_in_frame(const tf_codim2_sys *s, double t, const double *x, doubl
                         const double *n1, const double *n2, double *R, double *V) {
   double f[TF_CODIM2_MAX_DIM];
   tf_codim2_limit(s, t, x, phi, f);
-  const double f1 = dot(f, n1, s->dim), f2 = dot(f, n2, s->dim);
+  const double f1 = tf_dot(f, n1, s->dim), f2 = tf_dot(f, n2, s->dim);
   const double c = cos(phi), sn = sin(phi);
   if (R) *R = c * f1 + sn * f2;
   if (V) *V = -sn * f1 + c * f2;
@@ -260,11 +255,11 @@ int tf_codim2_sliding_vector(const tf_codim2_sys *sys, double t, const double *x
   if (s->how == TF_CODIM2_HARMONIC || s->how == TF_CODIM2_SVD) {
     double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
     tf_codim2_frame(sys, x, NULL, n1, n2);
-    const double m00 = dot(s->FA, n1, n), m01 = dot(s->FB, n1, n);
-    const double m10 = dot(s->FA, n2, n), m11 = dot(s->FB, n2, n);
-    const double r0 = -dot(s->Fbar, n1, n), r1 = -dot(s->Fbar, n2, n);
+    const double m00 = tf_dot(s->FA, n1, n), m01 = tf_dot(s->FB, n1, n);
+    const double m10 = tf_dot(s->FA, n2, n), m11 = tf_dot(s->FB, n2, n);
+    const double r0 = -tf_dot(s->Fbar, n1, n), r1 = -tf_dot(s->Fbar, n2, n);
     s->det = m00 * m11 - m01 * m10;
-    const double size = sqrt(dot(s->FA, s->FA, n) * dot(s->FB, s->FB, n));
+    const double size = sqrt(tf_dot(s->FA, s->FA, n) * tf_dot(s->FB, s->FB, n));
     if (!(fabs(s->det) > 1e-12 * size)) {
       s->how = TF_CODIM2_DEGENERATE;
     } else {
@@ -286,7 +281,8 @@ void tf_codim2_project(const tf_codim2_sys *s, double *x) {
     s->sigma2(x, s->ctx, h, grad);
     if (h[0] == 0 && h[1] == 0) return;
     /* min-norm step for the 2 x n system grad dx = -h */
-    const double a = dot(grad, grad, n), b = dot(grad, grad + n, n), d = dot(grad + n, grad + n, n);
+    const double a = tf_dot(grad, grad, n), b = tf_dot(grad, grad + n, n),
+                 d = tf_dot(grad + n, grad + n, n);
     const double det = a * d - b * b;
     if (!(det > 0)) return;
     const double y0 = (d * h[0] - b * h[1]) / det, y1 = (a * h[1] - b * h[0]) / det;

@@ -9,6 +9,7 @@
 
 #include "h5io.h"
 #include "rng.h"
+#include "vec.h"
 
 const char *tf_exit_kind_name(tf_exit_kind k) {
   static const char *const names[] = {"uniform", "weighted", "fixed", "replay"};
@@ -119,12 +120,6 @@ void tf_exit_policy_destroy(tf_exit_policy *pol) {
   memset(pol, 0, sizeof *pol);
 }
 
-static double dot(const double *a, const double *b, size_t n) {
-  double s = 0;
-  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
 static double wrap(double a) {
   a = fmod(a, 2 * M_PI);
   return a < 0 ? a + 2 * M_PI : a;
@@ -133,7 +128,7 @@ static double wrap(double a) {
 static bool escaping_at(const tf_exit_policy *pol, const tf_twofold *t, double theta) {
   double w[TF_FILIPPOV_MAX_DIM];
   for (size_t i = 0; i < pol->k->dim; i++) w[i] = cos(theta) * pol->e1[i] + sin(theta) * pol->e2[i];
-  return dot(t->grad_lp, w, pol->k->dim) > 0 && dot(t->grad_lm, w, pol->k->dim) < 0;
+  return tf_dot(t->grad_lp, w, pol->k->dim) > 0 && tf_dot(t->grad_lm, w, pol->k->dim) < 0;
 }
 
 int tf_exit_policy_setup(tf_exit_policy *pol, const tf_kernel *k, const double *p,
@@ -143,17 +138,17 @@ int tf_exit_policy_setup(tf_exit_policy *pol, const tf_kernel *k, const double *
   pol->p = p;
   memcpy(pol->x_star, t->x, n * sizeof *t->x);
   /* Orthonormal basis of the plane of f(x*, ±1), both tangent to Sigma at a two-fold. */
-  const double n1 = sqrt(dot(t->f_plus, t->f_plus, n));
+  const double n1 = sqrt(tf_dot(t->f_plus, t->f_plus, n));
   for (size_t i = 0; i < n; i++) pol->e1[i] = t->f_plus[i] / n1;
-  const double c = dot(t->f_minus, pol->e1, n);
+  const double c = tf_dot(t->f_minus, pol->e1, n);
   for (size_t i = 0; i < n; i++) pol->e2[i] = t->f_minus[i] - c * pol->e1[i];
-  const double n2 = sqrt(dot(pol->e2, pol->e2, n));
+  const double n2 = sqrt(tf_dot(pol->e2, pol->e2, n));
   if (!(n1 > 0) || !(n2 > 1e-12 * n1))
     return tf_fail(err, "exit policy: f(x*, +1) and f(x*, -1) are parallel at the two-fold");
   for (size_t i = 0; i < n; i++) pol->e2[i] /= n2;
   /* The sector is bounded by two of the four rays where grad L+ or grad L- is orthogonal. */
-  const double a = atan2(dot(t->grad_lp, pol->e2, n), dot(t->grad_lp, pol->e1, n));
-  const double b = atan2(dot(t->grad_lm, pol->e2, n), dot(t->grad_lm, pol->e1, n));
+  const double a = atan2(tf_dot(t->grad_lp, pol->e2, n), tf_dot(t->grad_lp, pol->e1, n));
+  const double b = atan2(tf_dot(t->grad_lm, pol->e2, n), tf_dot(t->grad_lm, pol->e1, n));
   double cand[4] = {wrap(a - M_PI / 2), wrap(a + M_PI / 2), wrap(b - M_PI / 2), wrap(b + M_PI / 2)};
   for (int i = 1; i < 4; i++)
     for (int j = i; j > 0 && cand[j] < cand[j - 1]; j--) {
@@ -200,7 +195,7 @@ void tf_exit_policy_point(const tf_exit_policy *pol, double u, double *x, int *s
   double grad[TF_FILIPPOV_MAX_DIM];
   for (int it = 0; it < 4; it++) {
     const double h = pol->k->switching(x, pol->p, grad);
-    const double g2 = dot(grad, grad, n);
+    const double g2 = tf_dot(grad, grad, n);
     if (g2 == 0 || h == 0) break;
     for (size_t i = 0; i < n; i++) x[i] -= h * grad[i] / g2;
   }

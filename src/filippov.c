@@ -1,6 +1,7 @@
 /* filippov.c — see filippov.h.  Because f is affine in lambda, h_x·f(x, lambda) is affine
  * too, so L+ and L- determine it: h_x·f(x, lambda) = ((1 + lambda) L+ + (1 - lambda) L-)/2. */
 #include "filippov.h"
+#include "vec.h"
 
 #include <math.h>
 
@@ -17,17 +18,11 @@ void tf_filippov_field(const tf_kernel *k, const double *p, const double *x, dou
     out[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
 }
 
-static double dot(const double *a, const double *b, size_t n) {
-  double s = 0;
-  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
 double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x, int side) {
   double grad[TF_FILIPPOV_MAX_DIM], f[TF_FILIPPOV_MAX_DIM];
   k->switching(x, p, grad);
   tf_filippov_field(k, p, x, side, f);
-  return dot(grad, f, k->dim);
+  return tf_dot(grad, f, k->dim);
 }
 
 void tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x, double *lp,
@@ -35,9 +30,9 @@ void tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x
   double grad[TF_FILIPPOV_MAX_DIM], f[TF_FILIPPOV_MAX_DIM];
   k->switching(x, p, grad);
   tf_filippov_field(k, p, x, +1, f);
-  *lp = dot(grad, f, k->dim);
+  *lp = tf_dot(grad, f, k->dim);
   tf_filippov_field(k, p, x, -1, f);
-  *lm = dot(grad, f, k->dim);
+  *lm = tf_dot(grad, f, k->dim);
 }
 
 void tf_filippov_tangency_gradient(const tf_kernel *k, const double *p, const double *x, int side,

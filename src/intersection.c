@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codim2.h"
+#include "vec.h"
 
 /* Samples per sector: uniform, plus points closing in on the sector's ends (Sigma), where a
  * limit direction can sit within a hundredth of a radian of the jump (the wheel's does). */
@@ -24,12 +25,6 @@ typedef struct meet_ctx {
   double eta;
   double n1[TF_FILIPPOV_MAX_DIM], n2[TF_FILIPPOV_MAX_DIM];
 } meet_ctx;
-
-static double dot(const double *a, const double *b, size_t n) {
-  double s = 0;
-  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
 
 static void sigma_hg(const double *x, void *ctx, double *h, double *grad) {
   const meet_ctx *c = ctx;
@@ -76,7 +71,7 @@ void tf_meet_project(const tf_kernel *k, const double *p, double *x) {
 static void onto_sigma(const tf_kernel *k, const double *p, double *x) {
   double grad[TF_FILIPPOV_MAX_DIM];
   for (int it = 0; it < 3; it++) {
-    const double h = k->switching(x, p, grad), g2 = dot(grad, grad, k->dim);
+    const double h = k->switching(x, p, grad), g2 = tf_dot(grad, grad, k->dim);
     if (h == 0.0 || g2 == 0.0) return;
     for (size_t i = 0; i < k->dim; i++) x[i] -= h * grad[i] / g2;
   }
@@ -107,7 +102,7 @@ static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, co
   const tf_sigma_region r = tf_filippov_region(lp, lm);
   if (r != TF_SIGMA_SLIDING && r != TF_SIGMA_ESCAPING) return;
   tf_filippov_field(k, p, y, (lp + lm) / (lm - lp), f);
-  const double R = sign * dot(f, c->n2, n);
+  const double R = sign * tf_dot(f, c->n2, n);
   if (m->count < TF_MEET_MAX_DIRECTIONS)
     m->dir[m->count++] = (tf_meet_direction){sign * M_PI / 2, R, 0, r == TF_SIGMA_ESCAPING};
 }
@@ -121,7 +116,7 @@ static bool zero_in_hull(const tf_codim2_sys *s, const meet_ctx *c, double t, co
     for (int i = 0; i < HULL_SAMPLES; i++) {
       const double phi = (side > 0 ? -M_PI / 2 : M_PI / 2) + M_PI * (i + 0.5) / HULL_SAMPLES;
       tf_codim2_limit(s, t, x, phi, f);
-      const double a = dot(f, c->n1, s->dim), b = dot(f, c->n2, s->dim);
+      const double a = tf_dot(f, c->n1, s->dim), b = tf_dot(f, c->n2, s->dim);
       if (a == 0 && b == 0) return false; /* on the hull's boundary at best */
       angle[m++] = atan2(b, a);
     }
@@ -169,7 +164,7 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
   double scale = 0, f[TF_FILIPPOV_MAX_DIM];
   for (int i = 0; i < 8; i++) {
     tf_codim2_limit(&s, t, x, M_PI * (i + 0.5) / 4, f);
-    scale = fmax(scale, hypot(dot(f, c.n1, n), dot(f, c.n2, n)));
+    scale = fmax(scale, hypot(tf_dot(f, c.n1, n), tf_dot(f, c.n2, n)));
   }
   bool neutral = false, escaping = false;
   for (int i = 0; i < m->count; i++) {

@@ -1,15 +1,10 @@
 /* singularity.c — locating and classifying two-folds (see singularity.h). */
 #include "singularity.h"
+#include "vec.h"
 
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <string.h>
-
-static double dot(const double *a, const double *b, size_t n) {
-  double s = 0;
-  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
 
 static void residual(const tf_kernel *k, const double *p, const double *x, double *res) {
   res[0] = k->switching(x, p, NULL);
@@ -29,7 +24,7 @@ static int newton_step(const double jac[3][TF_FILIPPOV_MAX_DIM], size_t n, const
                        double *dx) {
   double a[9], b[3], y[3];
   for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) a[3 * i + j] = dot(jac[i], jac[j], n);
+    for (int j = 0; j < 3; j++) a[3 * i + j] = tf_dot(jac[i], jac[j], n);
     b[i] = -res[i];
   }
   gsl_matrix_view A = gsl_matrix_view_array(a, 3, 3);
@@ -56,7 +51,7 @@ int tf_twofold_locate(const tf_kernel *k, const double *p, const double *guess, 
   double res[3], jac[3][TF_FILIPPOV_MAX_DIM], dx[TF_FILIPPOV_MAX_DIM];
   for (int it = 0; it <= max_iter; it++) {
     residual(k, p, x, res);
-    const double norm = sqrt(dot(res, res, 3));
+    const double norm = sqrt(tf_dot(res, res, 3));
     if (!isfinite(norm)) break;
     if (norm < tol) {
       *iterations = it;
@@ -93,10 +88,10 @@ void tf_twofold_analyze(const tf_kernel *k, const double *p, const double *x, tf
   tf_filippov_field(k, p, x, -1, t->f_minus);
   tf_filippov_tangency_gradient(k, p, x, +1, t->grad_lp);
   tf_filippov_tangency_gradient(k, p, x, -1, t->grad_lm);
-  t->K_pp = dot(t->grad_lp, t->f_plus, n); /* eq (22) */
-  t->K_pm = dot(t->grad_lp, t->f_minus, n);
-  t->K_mp = dot(t->grad_lm, t->f_plus, n);
-  t->K_mm = dot(t->grad_lm, t->f_minus, n);
+  t->K_pp = tf_dot(t->grad_lp, t->f_plus, n); /* eq (22) */
+  t->K_pm = tf_dot(t->grad_lp, t->f_minus, n);
+  t->K_mp = tf_dot(t->grad_lm, t->f_plus, n);
+  t->K_mm = tf_dot(t->grad_lm, t->f_minus, n);
   t->teixeira = t->K_pp < 0 && 0 < t->K_mm; /* eq (27) */
   t->J1 = t->J2 = t->eigenvalues[0] = t->eigenvalues[1] = NAN;
   if (t->K_pp * t->K_mm < 0) { /* Teixeira or visible: the scaling of eq (30) is real */
