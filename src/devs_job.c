@@ -360,7 +360,8 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
   mean /= (double)nb;
   for (uint64_t b = 0; b < nb; b++) var += pow(o->block_values[b] - mean, 2);
   o->error = nb > 1 ? sqrt(var / (double)(nb - 1) / (double)nb) : NAN;
-  o->x_mean = pos->x_sum / (double)steps;
+  /* X_mean is the time average of X/N wherever it is reported (lyapunov and scan alike) */
+  o->x_mean = pos->x_sum / (double)steps / (double)tf_devs_param_n(k, p);
   o->series = job->series ? series_estimate(job, o->X, o->recorded) : NAN;
   return 0;
 }
@@ -544,13 +545,12 @@ static int scan_point(void *ctx, uint64_t member, void *const *row) {
   tf_error err;
   /* member 0 at every point: common random numbers make the curve smooth in the parameter */
   const int rc = run_ensemble(job, job->scratch, 0, MPI_COMM_SELF, NULL, NULL, &o, &err);
-  const uint64_t n = tf_devs_param_n(job->model.kernel, job->scratch);
   int status = rc ? TF_MEMBER_FAILED : o.pos.nonfinite_step ? TF_MEMBER_NONFINITE : TF_MEMBER_OK;
   if (status == TF_MEMBER_OK) {
     *(double *)row[COL_LAMBDA1] = o.lambda1;
     *(double *)row[COL_ELEMENTS] = o.elements;
     *(double *)row[COL_SERIES] = o.series;
-    *(double *)row[COL_XMEAN] = o.x_mean / (double)n;
+    *(double *)row[COL_XMEAN] = o.x_mean;
   }
   free_outcome(&o);
   return status;

@@ -37,6 +37,18 @@ def logistic_exponent(mu, orbits=400, steps=5000, skip=1000):
     return acc / (orbits * steps)
 
 
+def logistic_mean(mu, orbits=400, steps=5000, skip=1000):
+    """The invariant mean of x -> mu x (1 - x), over many independent long orbits."""
+    xs = np.linspace(0.11, 0.89, orbits)
+    for _ in range(skip):
+        xs = mu * xs * (1 - xs)
+    acc = 0.0
+    for _ in range(steps):
+        acc += xs.sum()
+        xs = mu * xs * (1 - xs)
+    return acc / (orbits * steps)
+
+
 def load_element_exponent(mu, P, a=0.1, orbits=400, steps=5000, skip=1000):
     """The same for the load model's element map, written from the paper's formulas."""
     xi = mu / P
@@ -70,6 +82,10 @@ for mu, q, n in ((3.9, 0.5, 10), (3.7, 0.25, 4)):
             f"mu {mu}, q {q}, N {n}: lambda1 {s['lambda1']:.5f} vs q * lambda_single {q * ref:.5f}")
     T.check(abs(s["lambda1_elements"] - q * ref) < 0.003,
             f"mu {mu}: mean element exponent {s['lambda1_elements']:.5f} vs {q * ref:.5f}")
+    # X_mean is the time average of X/N (the same meaning as in scan): the invariant mean of
+    # the map, since an element frozen on a step keeps a value drawn from that measure
+    xbar = logistic_mean(mu)
+    T.check(abs(s["X_mean"] - xbar) < 0.01, f"mu {mu}: X_mean {s['X_mean']:.4f} vs the map's mean {xbar:.4f}")
 
 # ---- the load model against one element ------------------------------------------------
 for P in (0.96, 0.6):
