@@ -240,7 +240,7 @@ static int read_checkpoint(hid_t file, tf_devs *d, devs_outcome *o, uint64_t tra
     const char *names[] = {"x_sum", "prev_log", "mean_log"};
     double *dst[] = {&pos->x_sum, &pos->prev_log, &pos->mean_log};
     for (int i = 0; i < 3 && !rc; i++) {
-      a = H5Aopen(g, names[i], H5P_DEFAULT);
+      a = tf_h5_attr_open_single(g, names[i]);
       rc = a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, dst[i]) < 0;
       if (a >= 0) H5Aclose(a);
     }

@@ -87,9 +87,25 @@ int tf_h5_attr_int(hid_t obj, const char *name, long long value) {
   return write_attr(obj, name, H5T_NATIVE_LLONG, &value);
 }
 
-char *tf_h5_attr_read_string(hid_t obj, const char *name) {
-  if (H5Aexists(obj, name) <= 0) return NULL;
+/* An attribute holding exactly one value: anything else (a list where a scalar belongs, in a
+ * damaged or hostile file) would make H5Aread write past the one value it is given. */
+hid_t tf_h5_attr_open_single(hid_t obj, const char *name) {
+  if (H5Aexists(obj, name) <= 0) return -1;
   hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  if (attr < 0) return -1;
+  hid_t space = H5Aget_space(attr);
+  const hssize_t points = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  if (space >= 0) H5Sclose(space);
+  if (points != 1) {
+    H5Aclose(attr);
+    return -1;
+  }
+  return attr;
+}
+
+char *tf_h5_attr_read_string(hid_t obj, const char *name) {
+  hid_t attr = tf_h5_attr_open_single(obj, name);
+  if (attr < 0) return NULL;
   hid_t t = utf8_string_type();
   char *value = NULL, *copy = NULL;
   if (H5Aread(attr, t, &value) >= 0 && value) {
@@ -102,8 +118,8 @@ char *tf_h5_attr_read_string(hid_t obj, const char *name) {
 }
 
 int tf_h5_attr_read_int(hid_t obj, const char *name, long long *value) {
-  if (H5Aexists(obj, name) <= 0) return -1;
-  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  hid_t attr = tf_h5_attr_open_single(obj, name);
+  if (attr < 0) return -1;
   herr_t rc = H5Aread(attr, H5T_NATIVE_LLONG, value);
   H5Aclose(attr);
   return rc < 0 ? -1 : 0;

@@ -27,6 +27,8 @@ int tf_h5_attr_string(hid_t obj, const char *name, const char *value);
 int tf_h5_attr_double(hid_t obj, const char *name, double value);
 int tf_h5_attr_int(hid_t obj, const char *name, long long value);
 /* Reads a string attribute into a malloc'd buffer, NULL if absent. */
+/* The attribute `name` of obj if it exists and holds exactly one value (-1 otherwise). */
+hid_t tf_h5_attr_open_single(hid_t obj, const char *name);
 char *tf_h5_attr_read_string(hid_t obj, const char *name);
 int tf_h5_attr_read_int(hid_t obj, const char *name, long long *value);
 

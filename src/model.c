@@ -1,6 +1,8 @@
 /* model.c — see model.h. */
 #include "model.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,10 @@ int tf_model_from_config(tf_model *model, tf_config *cfg, tf_kernel_kind kind, c
     if (tf_config_get_double(cfg, path, &k->params[i].def, k->params[i].min, k->params[i].max,
                              &model->params[i], err))
       return -1;
+    /* an infinite bound marks a half-open range, not an admissible value */
+    if (!isfinite(model->params[i]))
+      return tf_fail(err, "%s: key '%s': expected a finite number, got %g",
+                     tf_config_where(cfg, path, where, sizeof where), path, model->params[i]);
   }
   if (k->prepare && k->prepare(model->params, err)) {
     char msg[TF_ERROR_MAX];

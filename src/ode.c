@@ -193,7 +193,8 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
     attempt(s, *t, x, h);
     const double err = s->opt.fixed_step ? 0.0 : error_norm(s, x, h);
     if (!isfinite(err) || !all_finite(s->x_new, s->n)) {
-      if (s->opt.fixed_step || h <= hmin_floor) return TF_ODE_NONFINITE;
+      /* !(h > floor) also catches a NaN step, which would otherwise shrink for ever */
+      if (s->opt.fixed_step || !(h > hmin_floor)) return TF_ODE_NONFINITE;
       s->h = 0.25 * h; /* an overflow in a trial stage; shrink hard and retry */
       s->stats.rejected++;
       continue;
@@ -220,7 +221,7 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
     }
     s->stats.rejected++;
     s->h = h / fmin(1.0 / fac_min, fac11 / safety);
-    if (s->h < hmin_floor) return TF_ODE_STEP_UNDERFLOW;
+    if (!(s->h >= hmin_floor)) return isnan(s->h) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
   }
 }
 

@@ -19,6 +19,8 @@ sed 's/^  members: 4000/  members: 12.5/' good.yaml > int.yaml
 expect_fail 2 "int.yaml:[0-9]+: key 'ensemble.members': expected an integer" -- "$T" check int.yaml
 sed 's/^    sigma: 10/    sigma: -1/' good.yaml > range.yaml
 expect_fail 2 "range.yaml:[0-9]+: key 'model.params.sigma': expected a number >= 0" -- "$T" check range.yaml
+sed 's/^    sigma: 10/    sigma: .inf/' good.yaml > inf.yaml
+expect_fail 2 "inf.yaml:[0-9]+: key 'model.params.sigma': expected a finite number, got inf" -- "$T" check inf.yaml
 sed 's/^  state: \[1.0, 1.0, 20.0\]/  state: [1.0, .nan, 20.0]/' good.yaml > nan.yaml
 expect_fail 2 "nan.yaml:[0-9]+: key 'initial.state'" -- "$T" check nan.yaml
 sed 's/^  state: \[1.0, 1.0, 20.0\]/  state: [1.0, 1.0]/' good.yaml > short.yaml
@@ -87,5 +89,20 @@ assert s["failed"] > 0 and s["status_counts"]["nonfinite"] == s["failed"], s
 assert sum(names[v] == "nonfinite" for v in st) == s["failed"]
 assert f["members/done"][...].all()
 print("nonfinite members:", s["failed"], "of", s["members"])
+PY
+# a hostile results file: an attribute that should hold one string holds two (H5Aread once
+# wrote the second past the one it was given)
+"$T" run "$CONFIGS/smoke.yaml" -o listattr.h5 "${small[@]}"
+"$PYTHON" -c "import h5py; f = h5py.File('listattr.h5', 'a'); del f.attrs['twofold_version']; f.attrs['twofold_version'] = ['a', 'b']"
+expect_fail 2 "listattr.h5' is an HDF5 file but not a twofold results file" -- "$T" info listattr.h5
+# a parameter that overflows every member ends each one with status nonfinite, in bounded
+# time (a NaN step size once shrank for ever in src/ode.c)
+"$T" run "$CONFIGS/jeffrey-sticking.yaml" -o overflow.h5 --set model.params.N=1e308 --json --quiet \
+  > overflow.json || fail "overflowing run exited $?"
+"$PYTHON" - <<'PY' || fail "overflowing members"
+import json
+s = json.loads(open("overflow.json").read().strip().splitlines()[-1])
+assert s["status_counts"]["nonfinite"] == s["members"] > 0, s["status_counts"]
+print("N = 1e308: all", s["members"], "members nonfinite")
 PY
 finish
