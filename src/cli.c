@@ -56,6 +56,10 @@ static const char usage[] =
     "  --stop-after MEMBERS   checkpoint and exit (status 3) once this many members are done in\n"
     "                         this run (ensembles; the same stop as a signal, independent of\n"
     "                         the machine's speed: for tests of interruption and resume)\n"
+    "  --pause-after MEMBERS  once this many members are done, wait for a signal (SIGTERM,\n"
+    "                         SIGUSR1, SIGINT) or the --time-limit, then stop as it says:\n"
+    "                         interruption tests that cannot race (ensembles; says\n"
+    "                         'paused' on stderr)\n"
     "  --part K/N             run only block K (0-based) of N equal blocks of the members\n"
     "                         (SLURM array tasks; combine the part files with twofold merge)\n"
     "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
@@ -84,7 +88,7 @@ typedef struct cli_args {
   bool json, quiet, resume, overwrite, print, show_config;
   const char *progress;
   double time_limit;
-  long long stop_after;
+  long long stop_after, pause_after;
   int part, parts;
   char **petsc_argv;
   int petsc_argc;
@@ -163,6 +167,14 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       a->stop_after = strtoll(argv[++i], &end, 10);
       if (*end || a->stop_after <= 0) {
         fprintf(stderr, "twofold: --stop-after: expected a positive number of members, got '%s'\n",
+                argv[i]);
+        return -1;
+      }
+    } else if (strcmp(arg, "--pause-after") == 0 && has_next) {
+      char *end;
+      a->pause_after = strtoll(argv[++i], &end, 10);
+      if (*end || a->pause_after <= 0) {
+        fprintf(stderr, "twofold: --pause-after: expected a positive number of members, got '%s'\n",
                 argv[i]);
         return -1;
       }
@@ -413,6 +425,7 @@ static int cmd_run(const cli_args *a) {
                 .progress_mode = a->progress,
                 .time_limit = a->time_limit,
                 .stop_after = a->stop_after,
+                .pause_after = a->pause_after,
                 .part = a->part,
                 .parts = a->parts,
                 .summary = tf_json_create()};

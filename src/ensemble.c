@@ -1,9 +1,11 @@
 /* ensemble.c — the dynamic chunk scheduler and the collective flush rounds (see ensemble.h). */
 #include "ensemble.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "checkpoint.h"
 #include "h5io.h"
@@ -31,6 +33,7 @@ typedef struct scheduler {
   int64_t *counters;
   row_buffer rows;
   tf_progress progress;
+  bool paused; /* --pause-after: has waited for its signal */
 } scheduler;
 
 static size_t column_bytes(const tf_column *c) {
@@ -227,6 +230,15 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
   void **slots = calloc(spec->ncols ? spec->ncols : 1, sizeof *slots);
   bool exhausted = false;
   while (MPI_Wtime() - round_start < spec->flush_interval) {
+    if (s->run->pause_after > 0 && !s->paused &&
+        atomic_add(s, COUNTER_COMPLETED, 0) >= s->run->pause_after) {
+      /* the test hook: stand still until a signal arrives (or --time-limit expires), then stop
+       * as it says */
+      s->paused = true;
+      if (s->run->rank == 0) fprintf(stderr, "twofold: paused; waiting for a signal\n");
+      while (!tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit))
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
     if (tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit) ||
         (s->run->stop_after > 0 && atomic_add(s, COUNTER_COMPLETED, 0) >= s->run->stop_after)) {
       *stop = true;

@@ -23,6 +23,7 @@ typedef struct tf_run {
   const char *progress_mode; /* "bar", "log" or NULL for automatic */
   double time_limit;         /* seconds of wall time, 0 = none */
   long long stop_after;      /* members done in this run after which to stop, 0 = none */
+  long long pause_after;     /* members done after which to wait for a signal, 0 = none */
   int part, parts;           /* --part K/N: block K of N of the members (parts 0: all of them) */
   double start_time;         /* MPI_Wtime at start */
   MPI_Comm comm;
