@@ -262,10 +262,13 @@ static int read_checkpoint(hid_t file, tf_devs *d, devs_outcome *o, uint64_t tra
   return rc ? -1 : 0;
 }
 
-/* True on every rank if any rank was asked to stop (signal or time limit). */
-static bool stop_requested(const devs_checkpointing *ck) {
+/* True on every rank if any rank was asked to stop (signal, time limit, or --stop-after counted
+ * in steps done in this run). */
+static bool stop_requested(const devs_checkpointing *ck, uint64_t steps_in_run) {
   if (!ck) return false;
-  int stop = tf_checkpoint_should_stop(ck->run->start_time, ck->run->time_limit), any;
+  int stop = tf_checkpoint_should_stop(ck->run->start_time, ck->run->time_limit) ||
+             (ck->run->stop_after > 0 && steps_in_run >= (uint64_t)ck->run->stop_after),
+      any;
   MPI_Allreduce(&stop, &any, 1, MPI_INT, MPI_LOR, ck->run->comm);
   return any;
 }
@@ -311,7 +314,7 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
     pos->done += n;
     if (pos->done == transient) tf_devs_reset_tangent(d); /* part of the checkpointed state */
     if (progress) tf_progress_update(progress, pos->done, false);
-    stopped = stop_requested(ck);
+    stopped = stop_requested(ck, pos->done - start);
   }
   if (transient == 0 && start == 0) tf_devs_reset_tangent(d);
   for (uint64_t b = pos->blocks_done; rc == 0 && !stopped && b < nb; b++) {
@@ -337,7 +340,7 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
         pos->prev_log = log_norm;
         pos->blocks_done = b + 1;
       }
-      stopped = stop_requested(ck);
+      stopped = stop_requested(ck, pos->done - start);
     }
   }
   o->seconds = MPI_Wtime() - t0;

@@ -43,18 +43,18 @@ else fail "bifurcation diagram differs between 1 and 2 ranks"; fi
 
 # interrupted after a few points, resumed on 2 ranks: equals the uninterrupted scan
 rc=0
-"$T" run "$CONFIGS/devs-load-scan.yaml" -o part.h5 "${SCAN[@]}" --set output.flush_interval=0.01 --time-limit 0.15 --quiet || rc=$?
-[ "$rc" = 3 ] || fail "the scan with --time-limit 0.15 exited $rc, expected 3 (interrupted)"
+"$T" run "$CONFIGS/devs-load-scan.yaml" -o part.h5 "${SCAN[@]}" --set output.flush_interval=0.01 --stop-after 4 --quiet || rc=$?
+[ "$rc" = 3 ] || fail "the scan with --stop-after 4 exited $rc, expected 3 (interrupted)"
 mpirun_n 2 "$T" run "$CONFIGS/devs-load-scan.yaml" -o part.h5 "${SCAN[@]}" --resume --quiet
 if h5diff -q scan1.h5 part.h5 /members/lambda1 /members/lambda1; then pass "scan interrupted (exit $rc) and resumed on 2 ranks equals the uninterrupted one"
 else fail "resumed scan differs"; fi
-# the lyapunov job on one big ensemble: stopped by the time limit (a checkpoint of every
+# the lyapunov job on one big ensemble: stopped after 1200 of its 3500 steps (a checkpoint of every
 # element's x, tangent mantissa and exponent goes into the file), resumed on 3 ranks
 CK=(--set model.params.N=300000 --set model.params.steps=3000 --set model.params.transient=500)
 "$T" run "$CONFIGS/devs-lyapunov.yaml" -o ck_full.h5 "${CK[@]}" --quiet
 rc=0
-"$T" run "$CONFIGS/devs-lyapunov.yaml" -o ck.h5 "${CK[@]}" --time-limit 0.3 --quiet || rc=$?
-[ "$rc" = 3 ] && h5ls ck.h5/devs/checkpoint/x >/dev/null 2>&1 || fail "lyapunov with --time-limit 0.3: exit $rc, expected 3 and a checkpoint"
+"$T" run "$CONFIGS/devs-lyapunov.yaml" -o ck.h5 "${CK[@]}" --stop-after 1200 --quiet || rc=$?
+[ "$rc" = 3 ] && h5ls ck.h5/devs/checkpoint/x >/dev/null 2>&1 || fail "lyapunov with --stop-after 1200 (steps): exit $rc, expected 3 and a checkpoint"
 mpirun_n 3 "$T" run "$CONFIGS/devs-lyapunov.yaml" -o ck.h5 "${CK[@]}" --resume --quiet
 ok=1
 for ds in /devs/X /lyapunov/blocks /lyapunov/running; do

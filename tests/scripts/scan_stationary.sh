@@ -58,13 +58,14 @@ assert (differ > 0).all(), differ
 print(f"ok: {st.sum()} of {st.size} points stationary; bistable points per line {differ}")
 PY
 
-# 2. resume: a time limit stops the run between lines; 2 ranks -> resume on 3
+# 2. resume: --stop-after (the stop path of a signal) stops the run between lines; 2 ranks ->
+#    resume on 3
 for pair in "2 3"; do
   set -- $pair
-  rc=0; mpirun_n "$1" "$T" run lines.yaml -o tl$1.h5 --quiet --time-limit 0.3 || rc=$?
+  rc=0; mpirun_n "$1" "$T" run lines.yaml -o tl$1.h5 --quiet --stop-after 1 || rc=$?
   n=$("$PYTHON" -c "import h5py; print(int(h5py.File('tl$1.h5','r')['members/done'][...].sum()))")
-  if [ "$rc" = 3 ] && [ "$n" -lt 3 ]; then pass "time limit on $1 rank(s): exit 3 with $n/3 lines done"
-  else fail "time limit on $1 rank(s): exit $rc, $n/3 lines done"; fi
+  if [ "$rc" = 3 ] && [ "$n" -lt 3 ]; then pass "stopped on $1 rank(s): exit 3 with $n/3 lines done"
+  else fail "stopped on $1 rank(s): exit $rc, $n/3 lines done"; fi
   mpirun_n "$2" "$T" run lines.yaml -o tl$1.h5 --quiet --resume
   same_scan r1.h5 tl$1.h5
 done
