@@ -35,7 +35,42 @@ hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err) {
   return f;
 }
 
+const char *tf_file_kind(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0) return NULL;
+  if (S_ISREG(st.st_mode)) return "regular file";
+  if (S_ISDIR(st.st_mode)) return "directory";
+  if (S_ISCHR(st.st_mode)) return "character device";
+  if (S_ISBLK(st.st_mode)) return "block device";
+  if (S_ISFIFO(st.st_mode)) return "FIFO";
+  if (S_ISSOCK(st.st_mode)) return "socket";
+  return "special file";
+}
+
+/* Only regular files are opened as HDF5: a FIFO would block the open for ever, a device is
+ * nobody's results. */
+static int require_regular(const char *path, tf_error *err) {
+  const char *kind = tf_file_kind(path);
+  if (!kind) return tf_fail(err, "cannot open '%s': %s", path, strerror(errno));
+  if (strcmp(kind, "regular file") != 0)
+    return tf_fail(err, "'%s' is a %s, not a results file", path, kind);
+  return 0;
+}
+
+bool tf_h5_is_results_file(const char *path) {
+  const char *kind = tf_file_kind(path);
+  if (!kind || strcmp(kind, "regular file") != 0 || H5Fis_hdf5(path) <= 0) return false;
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return false;
+  char *version = tf_h5_attr_read_string(f, "twofold_version");
+  const bool ours = version != NULL;
+  free(version);
+  H5Fclose(f);
+  return ours;
+}
+
 hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err) {
+  if (require_regular(path, err)) return -1;
   if (H5Fis_hdf5(path) <= 0)
     return tf_fail(err, "cannot open '%s': missing, unreadable or not an HDF5 file", path);
   hid_t fapl = parallel_fapl(comm);
@@ -47,8 +82,7 @@ hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err) {
 }
 
 hid_t tf_h5_open_serial(const char *path, tf_error *err) {
-  struct stat st;
-  if (stat(path, &st) != 0) return tf_fail(err, "cannot open '%s': %s", path, strerror(errno));
+  if (require_regular(path, err)) return -1;
   if (H5Fis_hdf5(path) <= 0) return tf_fail(err, "'%s' is not an HDF5 file (or is corrupt)", path);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return tf_fail(err, "cannot open '%s' (corrupt HDF5 file?)", path);

@@ -27,6 +27,13 @@ int tf_h5_attr_string(hid_t obj, const char *name, const char *value);
 int tf_h5_attr_double(hid_t obj, const char *name, double value);
 int tf_h5_attr_int(hid_t obj, const char *name, long long value);
 /* Reads a string attribute into a malloc'd buffer, NULL if absent. */
+/* What path is ("regular file", "directory", "character device", "FIFO", ...), following
+ * links; NULL (errno set) if it does not exist. */
+const char *tf_file_kind(const char *path);
+/* True if path is a regular file holding a twofold results file (HDF5 with twofold_version):
+ * the only kind of file --overwrite may replace. */
+bool tf_h5_is_results_file(const char *path);
+
 /* The attribute `name` of obj if it exists and holds exactly one value (-1 otherwise). */
 hid_t tf_h5_attr_open_single(hid_t obj, const char *name);
 char *tf_h5_attr_read_string(hid_t obj, const char *name);

@@ -446,6 +446,9 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
   }
   if (!rc && stat(output, &st) == 0 && !overwrite)
     problem(pr, "output '%s' already exists; pass --overwrite to replace it", output);
+  else if (!rc && stat(output, &st) == 0 && !tf_h5_is_results_file(output))
+    problem(pr, "output '%s' is a %s; --overwrite replaces only twofold results files", output,
+            S_ISREG(st.st_mode) ? "file that is not a twofold results file" : tf_file_kind(output));
   if (!rc && pr->count)
     rc = tf_fail(err, "cannot merge into '%s' (%d problem%s; nothing was written):%s", output,
                  pr->count, pr->count > 1 ? "s" : "", pr->text);

@@ -40,6 +40,29 @@ static bool file_exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
+/* --overwrite replaces only a twofold results file: never a device, FIFO, directory or a file
+ * of anyone else's (rank 0 decides, every rank gets the answer). */
+static bool replaceable(const tf_run *run, const char *path, tf_error *err) {
+  int ok = 1;
+  char why[64] = "";
+  if (run->rank == 0) {
+    const char *kind = tf_file_kind(path);
+    ok = tf_h5_is_results_file(path);
+    snprintf(why, sizeof why, "%s",
+             !kind                          ? "missing file"
+             : strcmp(kind, "regular file") ? kind
+                                            : "file that is not a twofold results file");
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, run->comm);
+  MPI_Bcast(why, sizeof why, MPI_CHAR, 0, run->comm);
+  if (!ok)
+    tf_fail(err,
+            "output '%s' is a %s; --overwrite replaces only twofold results files (choose "
+            "another -o or output.file)",
+            path, why);
+  return ok;
+}
+
 /* --part K/N: which block of the members this file holds, for `twofold merge`. */
 static int write_part(const tf_run *run, hid_t file) {
   return tf_h5_attr_int(file, "part", run->part) | tf_h5_attr_int(file, "parts", run->parts);
@@ -100,6 +123,8 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *r
             "output '%s' already exists; pass --resume to complete it or --overwrite to "
             "replace it",
             path);
+  } else if (exists && !replaceable(run, path, err)) {
+    run->exit_code = TF_EXIT_USAGE;
   } else {
     if (exists && run->rank == 0) unlink(path);
     MPI_Barrier(run->comm);

@@ -95,6 +95,25 @@ PY
 "$T" run "$CONFIGS/smoke.yaml" -o listattr.h5 "${small[@]}"
 "$PYTHON" -c "import h5py; f = h5py.File('listattr.h5', 'a'); del f.attrs['twofold_version']; f.attrs['twofold_version'] = ['a', 'b']"
 expect_fail 2 "listattr.h5' is an HDF5 file but not a twofold results file" -- "$T" info listattr.h5
+# --overwrite replaces only twofold results files; FIFOs are refused, never opened (an open
+# would block for ever)
+echo keep > important.txt
+expect_fail 2 "output 'important.txt' is a file that is not a twofold results file" -- \
+  "$T" run good.yaml -o important.txt --overwrite "${small[@]}"
+[ "$(cat important.txt)" = keep ] && pass "important.txt untouched" || fail "important.txt was replaced"
+mkdir -p adir.h5
+expect_fail 2 "output 'adir.h5' is a directory" -- "$T" run good.yaml -o adir.h5 --overwrite "${small[@]}"
+rm -f fifo.h5 && mkfifo fifo.h5
+expect_fail 2 "'fifo.h5' is a FIFO, not a results file" -- "$T" info fifo.h5
+expect_fail 2 "'fifo.h5' is a FIFO, not a results file" -- "$T" run good.yaml -o fifo.h5 --resume "${small[@]}"
+if [ "$(id -u)" = 0 ]; then # a character device of our own, like /dev/null
+  rm -f nul && mknod nul c 1 3
+  expect_fail 2 "output 'nul' is a character device" -- "$T" run good.yaml -o nul --overwrite "${small[@]}"
+  [ -c nul ] && pass "the device is still a device" || fail "the device was replaced"
+fi
+"$T" run good.yaml -o ours.h5 "${small[@]}" && "$T" run good.yaml -o ours.h5 --overwrite "${small[@]}" \
+  && pass "--overwrite replaces a results file" || fail "--overwrite of a results file"
+
 # a parameter that overflows every member ends each one with status nonfinite, in bounded
 # time (a NaN step size once shrank for ever in src/ode.c)
 "$T" run "$CONFIGS/jeffrey-sticking.yaml" -o overflow.h5 --set model.params.N=1e308 --json --quiet \
