@@ -86,7 +86,16 @@ static long slurm_seconds(const char *t) {
 
 static bool safe_word(const char *s) {
   for (; *s; s++)
-    if (*s == '\n' || *s == '\'') return false;
+    if (*s == '\n' || *s == '\'' || (unsigned char)*s < 0x20 || *s == 0x7f) return false;
+  return true;
+}
+
+/* A value on an #SBATCH line: sbatch reads it up to white space and expands % patterns in
+ * file names, and a line break would end the directives and start shell code. */
+static bool directive_word(const char *s) {
+  if (!safe_word(s)) return false;
+  for (; *s; s++)
+    if (*s == ' ' || *s == '\t' || *s == '%') return false;
   return true;
 }
 
@@ -216,7 +225,11 @@ static void sbatch_common(text *t, const plan *p, int ntasks, bool array, bool m
   }
   for (int i = 0; i < o->nextra; i++) add(t, "#SBATCH %s\n", o->sbatch_extra[i]);
   add(t, "set -u\n");
-  for (int i = 0; i < o->nmodules; i++) add(t, "module load %s\n", o->modules[i]);
+  for (int i = 0; i < o->nmodules; i++) {
+    add(t, "module load ");
+    add_quoted(t, o->modules[i]);
+    add(t, "\n");
+  }
   add(t, "TWOFOLD=");
   add_quoted(t, p->exe);
   add(t, "\nCONFIG=");
@@ -411,8 +424,32 @@ static int plan_paths(plan *p, tf_error *err) {
   const size_t len = strlen(out);
   if (len > 3 && strcmp(out + len - 3, ".h5") == 0) out[len - 3] = '\0';
   snprintf(p->parts_dir, sizeof p->parts_dir, "%s.parts", out);
-  if (!safe_word(p->cwd) || !safe_word(p->dir) || !safe_word(p->job->output))
-    return tf_fail(err, "paths with newlines or single quotes are not supported");
+  return 0;
+}
+
+/* Every value that reaches a script must stay one word there (bad input: refused up front). */
+static int validate_plan(const plan *p, tf_error *err) {
+  const struct {
+    const char *what, *value;
+    bool directive;
+  } words[] = {{"the config file's name", p->stem, true},
+               {"the working directory", p->cwd, true},
+               {"the script directory (--dir)", p->dir, true},
+               {"the config file", p->config, false},
+               {"the output file", p->job->output, false}};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (!(words[i].directive ? directive_word(words[i].value) : safe_word(words[i].value)))
+      return tf_fail(err, "%s '%s' cannot go into a batch script: %s are not allowed there",
+                     words[i].what, words[i].value,
+                     words[i].directive ? "white space, '%', single quotes and control characters"
+                                        : "single quotes and control characters");
+  const char *const directives[] = {p->o->time, p->o->partition, p->o->account, p->o->qos,
+                                    p->o->mem};
+  for (size_t i = 0; i < sizeof directives / sizeof directives[0]; i++)
+    if (directives[i] && !directive_word(directives[i]))
+      return tf_fail(err,
+                     "'%s' cannot go on an #SBATCH line (white space, '%%' or control characters)",
+                     directives[i]);
   return 0;
 }
 
@@ -427,7 +464,8 @@ int tf_slurm_check(const tf_slurm_options *o, const tf_slurm_job *job, tf_error 
                    "--array: job '%s' is one computation and cannot be split; "
                    "submit it as one job (without --array)",
                    job->job);
-  return 0;
+  plan p = {.o = o, .job = job};
+  return plan_paths(&p, err) || validate_plan(&p, err) ? -1 : 0;
 }
 
 int tf_slurm_run(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err) {

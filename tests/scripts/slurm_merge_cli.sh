@@ -68,4 +68,16 @@ grep -q "^#SBATCH --ntasks=4$" dry.txt && grep -q '^#SBATCH --requeue$' dry.txt 
   grep -q '^#SBATCH --signal=B:USR1@300$' dry.txt && grep -q "ensemble.members=100000" dry.txt &&
   grep -q 'srun --mpi=pmix' dry.txt && [ -x jobs/smoke.sbatch ] && bash -n jobs/smoke.sbatch &&
   pass "dry run writes and prints a valid script" || fail "dry run: $(cat dry.txt)"
+# hostile names: a value that would break out of an #SBATCH line or a shell word is refused,
+# a module name is one quoted word
+cp "$C" "$(printf 'evil\ntouch INJECTED.yaml')"
+expect_fail 2 "cannot go into a batch script" -- "$T" slurm "$(printf 'evil\ntouch INJECTED.yaml')" --dry-run
+cp "$C" "two words.yaml"
+expect_fail 2 "config file's name 'two words' cannot go into a batch script" -- "$T" slurm "two words.yaml" --dry-run
+expect_fail 2 "script directory .* cannot go into a batch script" -- "$T" slurm "$C" --dir "50%" --dry-run
+expect_fail 2 "cannot go on an #SBATCH line" -- "$T" slurm "$C" --partition "a b" --dry-run
+"$T" slurm "$C" --module 'gcc; touch INJECTED' --dir mods --dry-run > mods.txt
+grep -q "^module load 'gcc; touch INJECTED'$" mods.txt && bash -n mods/smoke.sbatch &&
+  pass "a module name is one quoted word" || fail "module line: $(grep module mods.txt)"
+[ ! -e INJECTED ] && pass "nothing injected" || fail "INJECTED exists"
 finish
