@@ -222,27 +222,30 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
 
 static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   double lambda = NAN, curve_buf[1];
+  tf_series_check check = {NAN, NAN, false};
   int rc = 0;
   double *curve = job->estimator == 2 ? calloc((size_t)job->horizon, sizeof *curve) : curve_buf;
   if (run->rank == 0) {
     double *s = make_series(job, err);
     rc = s == NULL;
     if (!rc)
-      lambda = job->estimator == 1
-                   ? tf_wolf(s, (size_t)job->samples, job->embedding, (int)job->theiler,
-                             (int)job->evolve, job->min_scale, job->max_scale)
-                   : tf_rosenstein(s, (size_t)job->samples, job->embedding, (int)job->theiler,
-                                   (int)job->horizon, (int)job->fit_lo, (int)job->fit_hi, curve);
+      lambda = tf_series_exponent(s, (size_t)job->samples, job->embedding, (int)job->theiler,
+                                  job->estimator == 1 ? 0 : 1, (int)job->evolve, job->min_scale,
+                                  job->max_scale, (int)job->horizon, (int)job->fit_lo,
+                                  (int)job->fit_hi, job->estimator == 2 ? curve : NULL, &check);
     free(s);
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   MPI_Bcast(&lambda, 1, MPI_DOUBLE, 0, run->comm);
+  MPI_Bcast(&check, sizeof check, MPI_BYTE, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
   if (job->estimator == 2) MPI_Bcast(curve, (int)job->horizon, MPI_DOUBLE, 0, run->comm);
   const char *name = job->estimator == 1 ? "wolf" : "rosenstein";
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "method", name);
   tf_json_number(run->summary, "lambda1", lambda);
+  tf_json_bool(run->summary, "series_meaningful", check.meaningful);
+  tf_json_number(run->summary, "series_stretch", check.stretch);
   static const char *const fingerprint_paths[] = {"job",        "model",    "initial",
                                                   "integrator", "lyapunov", NULL};
   bool resumed;

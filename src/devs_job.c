@@ -26,7 +26,7 @@ typedef struct series_options {
   tf_embedding embedding;
 } series_options;
 
-enum { COL_GRID, COL_LAMBDA1, COL_ELEMENTS, COL_SERIES, COL_XMEAN, COL_VALID, NCOLS };
+enum { COL_GRID, COL_LAMBDA1, COL_ELEMENTS, COL_SERIES, COL_STRETCH, COL_XMEAN, COL_VALID, NCOLS };
 
 typedef struct devs_job {
   bool scan;
@@ -80,10 +80,16 @@ static int read_common(tf_run *run, devs_job *job, long long d_samples, tf_error
 }
 
 /* Wolf et al. (1985) on the last `samples` values of X (the paper's experimental method). */
-static double series_estimate(const devs_job *job, const double *X, uint64_t n) {
+/* Wolf's estimate from the signal X_i (timeseries.h): frozen steps dropped and the result
+ * scaled back to steps, NaN where the signal is not deterministic at the embedding (the
+ * check says so; reported as series_meaningful and series_stretch). */
+static double series_estimate(const devs_job *job, const double *X, uint64_t n,
+                              tf_series_check *check) {
   const uint64_t use = n < (uint64_t)job->so.samples ? n : (uint64_t)job->so.samples;
-  return tf_wolf(X + (n - use), (size_t)use, job->so.embedding, (int)job->so.theiler,
-                 (int)job->so.evolve, job->so.min_scale, job->so.max_scale);
+  const double v = tf_series_exponent(X + (n - use), (size_t)use, job->so.embedding,
+                                      (int)job->so.theiler, 0, (int)job->so.evolve,
+                                      job->so.min_scale, job->so.max_scale, 0, 0, 0, NULL, check);
+  return check->meaningful ? v : NAN;
 }
 
 static devs_job *new_job(tf_run *run, bool scan, tf_error *err) {
@@ -127,6 +133,7 @@ typedef struct devs_position {
 
 typedef struct devs_outcome {
   double lambda1, error, elements, series, x_mean, seconds;
+  tf_series_check series_check;
   double cpu_seconds, local_updates; /* this rank's CPU time and element updates */
   uint64_t steps_run;                /* steps taken by this run */
   double *block_values, *running;
@@ -365,7 +372,8 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
   o->error = nb > 1 ? sqrt(var / (double)(nb - 1) / (double)nb) : NAN;
   /* X_mean is the time average of X/N wherever it is reported (lyapunov and scan alike) */
   o->x_mean = pos->x_sum / (double)steps / (double)tf_devs_param_n(k, p);
-  o->series = job->series ? series_estimate(job, o->X, o->recorded) : NAN;
+  o->series_check = (tf_series_check){NAN, NAN, false};
+  o->series = job->series ? series_estimate(job, o->X, o->recorded, &o->series_check) : NAN;
   return 0;
 }
 
@@ -413,6 +421,9 @@ static int write_lyapunov(tf_run *run, hid_t file, const devs_job *job, const de
         tf_h5_attr_double(g, "lambda1_error", o->error) |
         tf_h5_attr_double(g, "lambda1_elements", o->elements) |
         tf_h5_attr_double(g, "lambda1_series", o->series) |
+        tf_h5_attr_int(g, "series_meaningful", o->series_check.meaningful) |
+        tf_h5_attr_double(g, "series_stretch", o->series_check.stretch) |
+        tf_h5_attr_double(g, "series_update_fraction", o->series_check.update_fraction) |
         tf_h5_attr_string(g, "series_estimator", "wolf");
   H5Gclose(g);
   tf_error close_err;
@@ -458,6 +469,9 @@ int tf_devs_lyapunov_execute(tf_run *run, tf_error *err) {
   tf_json_number(run->summary, "lambda1_error", o.error);
   tf_json_number(run->summary, "lambda1_elements", o.elements);
   tf_json_number(run->summary, "lambda1_series", o.series);
+  tf_json_bool(run->summary, "series_meaningful", o.series_check.meaningful);
+  tf_json_number(run->summary, "series_stretch", o.series_check.stretch);
+  tf_json_number(run->summary, "series_update_fraction", o.series_check.update_fraction);
   tf_json_number(run->summary, "X_mean", o.x_mean);
   tf_json_integer(run->summary, "N", (long long)n);
   tf_json_number(run->summary, "q", p[k->devs->q]);
@@ -527,8 +541,14 @@ int tf_devs_scan_setup(tf_run *run, tf_error *err) {
       (tf_column){"lambda1", TF_COLUMN_F64, 1, "lambda_1 of the full state (tangent dynamics)"};
   job->cols[COL_ELEMENTS] =
       (tf_column){"lambda1_elements", TF_COLUMN_F64, 1, "mean over elements of their exponents"};
-  job->cols[COL_SERIES] = (tf_column){"lambda1_series", TF_COLUMN_F64, 1,
-                                      "Wolf et al. (1985) from the signal X_i (NaN if off)"};
+  job->cols[COL_SERIES] =
+      (tf_column){"lambda1_series", TF_COLUMN_F64, 1,
+                  "Wolf et al. (1985) from the signal X_i (NaN if off or not meaningful: "
+                  "series_stretch above 10)"};
+  job->cols[COL_STRETCH] = (tf_column){
+      "series_stretch", TF_COLUMN_F64, 1,
+      "median one-step stretch of nearest neighbours in the embedding of X_i "
+      "(about |f'| for a deterministic signal; above 10 the estimate is not meaningful)"};
   job->cols[COL_XMEAN] = (tf_column){"X_mean", TF_COLUMN_F64, 1, "time average of X_i / N"};
   job->cols[COL_VALID] = (tf_column){"valid", TF_COLUMN_I64, 1, "1 if the model accepts the point"};
   job->spec.members = tf_param_grid_points(&job->grid);
@@ -553,6 +573,7 @@ static int scan_point(void *ctx, uint64_t member, void *const *row) {
     *(double *)row[COL_LAMBDA1] = o.lambda1;
     *(double *)row[COL_ELEMENTS] = o.elements;
     *(double *)row[COL_SERIES] = o.series;
+    *(double *)row[COL_STRETCH] = o.series_check.stretch;
     *(double *)row[COL_XMEAN] = o.x_mean;
   }
   free_outcome(&o);

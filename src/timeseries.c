@@ -110,3 +110,57 @@ double tf_wolf(const double *s, size_t n, tf_embedding e, int theiler, int evolv
   }
   return time > 0 ? sum / time : NAN;
 }
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median over up to 500 evenly spread points of |next_i - next_j| / |y_i - y_j| for the
+ * nearest neighbour j of y_i (outside the Theiler window). */
+static double one_step_stretch(const double *s, size_t n, tf_embedding e, int theiler) {
+  const size_t span = (size_t)((e.dim - 1) * e.delay), m = embedded_points(n, e);
+  if (m < 3) return NAN;
+  const size_t last = m - 1, probes = last < 500 ? last : 500;
+  double *r = malloc(probes * sizeof *r);
+  if (!r) return NAN;
+  size_t k = 0;
+  for (size_t p = 0; p < probes; p++) {
+    const size_t i = p * last / probes;
+    size_t best = (size_t)-1;
+    double bd = DBL_MAX;
+    for (size_t j = 0; j < last; j++) {
+      if ((i > j ? i - j : j - i) <= (size_t)theiler) continue;
+      const double d = dist2(s, e, i, j);
+      if (d > 0 && d < bd) bd = d, best = j;
+    }
+    if (best != (size_t)-1) r[k++] = fabs(s[i + span + 1] - s[best + span + 1]) / sqrt(bd);
+  }
+  qsort(r, k, sizeof *r, cmp_double);
+  const double median = k ? r[k / 2] : NAN;
+  free(r);
+  return median;
+}
+
+double tf_series_exponent(const double *s, size_t n, tf_embedding e, int theiler, int estimator,
+                          int evolve, double min_scale, double max_scale, int horizon, int fit_lo,
+                          int fit_hi, double *curve, tf_series_check *check) {
+  tf_series_check c = {.update_fraction = NAN, .stretch = NAN, .meaningful = false};
+  double *u = n ? malloc(n * sizeof *u) : NULL;
+  double lambda = NAN;
+  if (u) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (i == 0 || s[i] != s[i - 1]) u[k++] = s[i];
+    c.update_fraction = n > 1 ? (double)(k - 1) / (double)(n - 1) : NAN;
+    c.stretch = one_step_stretch(u, k, e, theiler);
+    const double per_update = estimator == 0
+                                  ? tf_wolf(u, k, e, theiler, evolve, min_scale, max_scale)
+                                  : tf_rosenstein(u, k, e, theiler, horizon, fit_lo, fit_hi, curve);
+    lambda = per_update * c.update_fraction;
+    c.meaningful = isfinite(lambda) && c.stretch <= TF_SERIES_MAX_STRETCH;
+    free(u);
+  }
+  if (check) *check = c;
+  return lambda;
+}

@@ -107,6 +107,22 @@ ref = logistic_exponent(3.9)
 T.check(abs(s["lambda1_series"] - s["lambda1"]) < 0.02 and abs(s["lambda1"] - ref) < 0.01,
         f"N = 1, q = 1: Wolf from X_i {s['lambda1_series']:.4f}, lambda1 {s['lambda1']:.4f}, "
         f"single map {ref:.4f}")
+# q < 1: the element keeps its value on skipped steps; Wolf on X_i drops the repeats and scales
+# back to steps, so it estimates q lambda_single (it gave 1.97 for 0.246 when repeats counted)
+for q in (0.5, 0.25):
+    s = T.run(C + "/devs-lyapunov.yaml", f"wolf_q{q}.h5", "model.params.N=1", f"model.params.q={q}",
+              "model.params.steps=50000")
+    T.check(s["series_meaningful"] and abs(s["lambda1_series"] - q * ref) < 0.015 and
+            abs(s["series_update_fraction"] - q) < 0.03,
+            f"N = 1, q = {q}: Wolf from X_i {s['lambda1_series']:.4f} vs q lambda_single "
+            f"{q * ref:.4f} (updates {s['series_update_fraction']:.3f} of the steps)")
+# N > 1: X_i is a signal of N dimensions seen through a 2-D embedding; nearest neighbours part
+# at once (median one-step stretch far above |f'|), so no estimate is claimed: null, and why
+s = T.run(C + "/devs-lyapunov.yaml", "wolf_n10.h5", "model.params.N=10", "model.params.q=0.5",
+          "model.params.steps=20000")
+T.check(not s["series_meaningful"] and s["lambda1_series"] is None and s["series_stretch"] > 10,
+        f"N = 10: no Wolf estimate claimed (stretch {s['series_stretch']:.1f}, value "
+        f"{s['lambda1_series']})")
 
 # ---- vectorised and generic element paths: same bits -----------------------------------
 a = T.run(C + "/devs-lyapunov.yaml", "fast.h5", "model.params.N=3000", "model.params.steps=3000")
