@@ -1,4 +1,5 @@
-# figures.sh — every post-processing script turns a (small) results file into a PNG.
+# figures.sh — every post-processing script turns a (small) results file into a PNG; the
+# Fig. 5 figure's data are checked against the file.
 source "$(dirname "$0")/lib.sh"
 T="$TWOFOLD"
 P="$SOURCE_DIR/postproc"
@@ -13,4 +14,38 @@ is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "8
 "$PYTHON" "$P/wheel_fig5.py" f5.h5 f5.png >/dev/null
 "$PYTHON" "$P/wheel_fig4.py" f4.h5 f4.png >/dev/null
 for f in smoke.png f5.png f4.png scan.png; do is_png "$f" && pass "$f" || fail "$f not written"; done
+
+# what the Fig. 5 figure draws, against the file read independently here: the exit points it
+# dots are the two-fold exits (within exit.distance of the two-fold, all in the escaping
+# region), its full-stick marks are the logged intersection events (all on v = 0,
+# omega = omega0), and its title counts them
+"$PYTHON" - "$P" <<'PY' || fail "Fig. 5 figure data"
+import sys
+import h5py
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import wheel_fig5 as fig
+d = fig.load("f5.h5")
+f = h5py.File("f5.h5", "r")
+n = f["members/status"].shape[0]
+ex = f["members/exits"][:].reshape(n, -1, int(f["members/exits"].attrs["slot_width"]))
+ex = ex[~np.isnan(ex[:, :, 0])]
+twofold_exits = ex[ex[:, 3] == 0]
+assert np.array_equal(d["exits"], twofold_exits), "the dotted exits are the two-fold exits"
+p, fields = d["p"], d["exit_fields"]
+x_star = np.array([p["rstar"], twofold_exits[0, 5], p["omegastar"]])
+dist = np.linalg.norm(twofold_exits[:, 4:7] - x_star, axis=1)
+assert (dist < 1.2e-4).all(), dist.max()
+assert fig.exit_fraction_escaping(d["exits"], fields, p) == 1.0
+ev = f["members/event_log"][:].reshape(n, -1, int(f["members/event_log"].attrs["slot_width"]))
+kinds = f["members/event_log"].attrs["kinds"].split(",")
+meet = np.isin(ev[:, :, 1], [i for i, k in enumerate(kinds) if k.startswith("intersection_")])
+assert np.array_equal(d["meets"], ev[meet][:, 4:7]), "the full-stick marks are the logged arrivals"
+assert (np.abs(d["meets"][:, 1]) < 1e-12).all() and (np.abs(d["meets"][:, 2] - p["omega0"]) < 1e-12).all()
+assert d["meet_members"] == n, (d["meet_members"], n)
+title = fig.title(d)
+assert f"{int(f['members/twofold_visits'][:].sum())} two-fold visits" in title, title
+assert f"reached by {n} of {n} members" in title, title
+print("Fig. 5 draws", len(d["exits"]), "exits and", len(d["meets"]), "full-stick arrivals:", title)
+PY
 finish
