@@ -35,11 +35,15 @@ grep -q "complete: yes" info.txt && grep -q "ok 50" info.txt && grep -q "/member
   && pass "info" || fail "info: $(cat info.txt)"
 "$T" info j.h5 --config | grep -q "name: lorenz" && pass "info --config" || fail "info --config"
 
-# PETSc-style options go to PETSc (-options_view prints its database at the end)
-"$T" run "$CONFIGS/smoke.yaml" -o p.h5 --set ensemble.members=5 --set integrator.t_end=0.1 \
-  --quiet -ts_type rosw -options_view > petsc.txt 2>&1 || fail "petsc run"
-grep -q -- "-ts_type rosw" petsc.txt && pass "PETSc options database got -ts_type rosw" \
-  || fail "PETSc did not see -ts_type: $(cat petsc.txt)"
+# PETSc-style options go to PETSc and reach the TS that integrates the members: the smoothed
+# wheel runs on PETSc TS (BDF by its config), and -ts_type rosw must change the integrator
+"$T" run "$CONFIGS/wheel-smoothed.yaml" -o p.h5 --set ensemble.members=2 --set integrator.t_end=1 \
+  --quiet --json > bdf.json || fail "smoothed run"
+"$T" run "$CONFIGS/wheel-smoothed.yaml" -o p.h5 --overwrite --set ensemble.members=2 \
+  --set integrator.t_end=1 --quiet --json -ts_type rosw > rosw.json || fail "smoothed run with -ts_type rosw"
+grep -q '"integrator": "petsc-ts/bdf"' bdf.json && grep -q '"integrator": "petsc-ts/rosw"' rosw.json \
+  && pass "-ts_type rosw reaches the members' TS (bdf -> rosw)" \
+  || fail "-ts_type did not reach the TS: $(cat bdf.json rosw.json)"
 
 # a trajectory of member k ends exactly where member k of the ensemble ends
 "$T" run "$CONFIGS/smoke.yaml" -o tr.h5 --set job=trajectory --set ensemble.member=17 \

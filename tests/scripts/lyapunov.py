@@ -2,7 +2,8 @@
 
 * Lorenz (sigma 10, rho 28, beta 8/3): published 0.9056, 0, -14.5723 (Sprott 2003); the sum
   of all exponents equals the time average of tr J = -(sigma + 1 + beta) exactly.
-* Hénon (1.4, 0.3): published 0.41922, -1.62319; the sum equals ln b exactly.
+* Hénon (1.4, 0.3): published 0.41922, -1.62319 (each exponent on its own: their sum is
+  ln b for any QR bookkeeping, so it would test nothing).
 * Logistic map: the exponent against a long-orbit average of log|mu (1 - 2x)| computed here
   (independent of the engine), in a chaotic band and in the period-3 window.
 * The finite-difference Jacobian gives the same spectrum as the analytic one.
@@ -40,7 +41,6 @@ s = T.run(C + "/henon-spectrum.yaml", "henon.h5")
 h1, h2 = s["spectrum"]
 T.check(abs(h1 - 0.41922) < 0.002, f"Hénon l1 = {h1:.5f} (0.41922)")
 T.check(abs(h2 + 1.62319) < 0.002, f"Hénon l2 = {h2:.5f} (-1.62319)")
-T.check(abs(h1 + h2 - math.log(0.3)) < 1e-9, f"Hénon sum {h1 + h2:.12f} = ln b {math.log(0.3):.12f}")
 
 
 def orbit_average(mu, n=2_000_000, skip=1000, x=0.3):
