@@ -10,6 +10,7 @@
  * phase is repeated until it has taken at least 2 ms.  Prints one JSON line. */
 #include <math.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,14 +36,26 @@ static phase phases[MAX_PHASES];
 static int nphases;
 static double last_t, last_x[3];
 static int last_mode;
+static bool last_at_meet;
 
+/* A slip phase runs from one event to the next.  Phases that start at full stick are left out:
+ * their logged point is the one on the intersection, where the slip field is undefined (the
+ * member itself starts a departure distance away from it). */
 static void record(void *ctx, const tf_event *ev) {
   (void)ctx;
-  if (last_mode != 0 && nphases < MAX_PHASES)
+  if ((last_mode == 1 || last_mode == -1) && !last_at_meet && nphases < MAX_PHASES)
     phases[nphases++] = (phase){last_t, ev->t, {last_x[0], last_x[1], last_x[2]}, last_mode};
   last_t = ev->t;
   memcpy(last_x, ev->x, sizeof last_x);
   last_mode = ev->to;
+  last_at_meet = ev->kind >= TF_EVENT_MEET_REST && ev->kind <= TF_EVENT_MEET_UNDEFINED;
+}
+
+/* Departures at full stick with several admissible directions: always the middle draw. */
+static int middle_choice(void *ctx, double *u) {
+  (void)ctx;
+  *u = 0.5;
+  return 0;
 }
 
 static void slip_field(double t, const double *x, void *ctx, double *dx) {
@@ -75,6 +88,7 @@ int main(int argc, char **argv) {
   tf_exit_policy_point(&pol, 0.7, x, &side);
   last_t = 0, memcpy(last_x, x, sizeof x), last_mode = side;
   tf_evolve_set_callbacks(e, record, NULL, NULL);
+  tf_evolve_set_choice(e, middle_choice);
   tf_evolve_run(e, 0.0, x, t_end, side);
   tf_evolve_set_callbacks(e, NULL, NULL, NULL);
 

@@ -158,7 +158,6 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
   }
   sigma_ray(k, p, &c, x, +1, m);
   sigma_ray(k, p, &c, x, -1, m);
-  m->rest_admissible = zero_in_hull(&s, &c, t, x);
 
   /* scale of the normal rates, for telling a neutral direction */
   double scale = 0, f[TF_FILIPPOV_MAX_DIM];
@@ -182,7 +181,9 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
     m->verdict = TF_MEET_CHOICE;
     return;
   }
-  /* the sliding region of I: rest, if the sliding vector exists and vanishes */
+  /* the sliding region of I: rest, if the sliding vector exists and vanishes (the hull test
+   * costs 512 slip evaluations, so it is made only here, where the verdict needs it) */
+  m->rest_admissible = zero_in_hull(&s, &c, t, x);
   if (!m->rest_admissible)
     return undefined(m,
                      "every limit direction attracts but no combination of limit fields is "

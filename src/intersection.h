@@ -29,8 +29,8 @@
  *              neutral one (R = 0), a sliding region whose sliding vector is missing, not
  *              unique or nonzero (motion along I is not implemented).  The member stops with
  *              status codim2 and the state is logged.
- * Also reported: whether 0 is inside the convex hull of the normal parts of F*, i.e. whether
- * Filippov's inclusion admits rest at x0 even where the verdict is pass or choice. */
+ * Also reported where no direction repels: whether 0 is inside the convex hull of the normal
+ * parts of F*, i.e. whether Filippov's inclusion admits rest at x0. */
 #ifndef TF_INTERSECTION_H
 #define TF_INTERSECTION_H
 
@@ -62,7 +62,8 @@ typedef struct tf_meet {
   const char *reason; /* why undefined; NULL otherwise */
   int count, repelling;
   tf_meet_direction dir[TF_MEET_MAX_DIRECTIONS];
-  bool rest_admissible;                /* 0 in the hull of the normal parts of F* */
+  bool rest_admissible; /* 0 in the hull of the normal parts of F* (tested only where no
+                           direction repels: the rest verdict needs it) */
   double sliding[TF_FILIPPOV_MAX_DIM]; /* the sliding vector on I (NaN if none) */
   double n1[TF_FILIPPOV_MAX_DIM], n2[TF_FILIPPOV_MAX_DIM];
 } tf_meet;
