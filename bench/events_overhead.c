@@ -48,7 +48,7 @@ static void record(void *ctx, const tf_event *ev) {
   last_t = ev->t;
   memcpy(last_x, ev->x, sizeof last_x);
   last_mode = ev->to;
-  last_at_meet = ev->kind >= TF_EVENT_MEET_REST && ev->kind <= TF_EVENT_MEET_UNDEFINED;
+  last_at_meet = ev->kind >= TF_EVENT_MEET_REST; /* every intersection kind */
 }
 
 /* Departures at full stick with several admissible directions: always the middle draw. */

@@ -340,7 +340,7 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
                   "state at the sample times (samples x dim; NaN after a stop)", writer) ||
       write_table(g, "events", job->rec.events, erows, ew, job->compression,
                   "events: t, kind, mode before, mode after (-1 slip-, 0 sliding, 1 slip+, "
-                  "2 rest), state",
+                  "2 rest, 3 along the intersection), state",
                   writer) ||
       write_table(g, "exits", job->rec.exits, xrows, xw, job->compression,
                   "draws: t, u, side, kind (0 two-fold exit, 1 choice at an intersection), state",

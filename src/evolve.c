@@ -56,15 +56,17 @@ const char *tf_event_kind_name(tf_event_kind k) {
                                                          "intersection_rest",
                                                          "intersection_pass",
                                                          "intersection_choice",
-                                                         "intersection_undefined"};
+                                                         "intersection_undefined",
+                                                         "intersection_slide"};
   return k < TF_EVENT_KIND_COUNT ? names[k] : "?";
 }
 
 const char *tf_mode_name(tf_mode m) {
-  return m == TF_MODE_SLIDING     ? "sliding"
-         : m == TF_MODE_SLIP_PLUS ? "slip+"
-         : m == TF_MODE_REST      ? "rest"
-                                  : "slip-";
+  return m == TF_MODE_SLIDING      ? "sliding"
+         : m == TF_MODE_SLIP_PLUS  ? "slip+"
+         : m == TF_MODE_REST       ? "rest"
+         : m == TF_MODE_ALONG_MEET ? "along_intersection"
+                                   : "slip-";
 }
 
 /* --- right-hand sides per mode ------------------------------------------------------------ */
@@ -105,6 +107,10 @@ static void mode_field(const tf_evolve *e, tf_mode mode, double t, const double 
     for (size_t i = 0; i < e->n; i++) dx[i] = 0;
     return;
   }
+  if (mode == TF_MODE_ALONG_MEET) { /* NaN where it is not unique: the member stops, nonfinite */
+    tf_meet_sliding_vector(e->k, e->p, t, x, dx);
+    return;
+  }
   if (mode != TF_MODE_SLIDING) {
     e->k->slip(t, x, mode, e->p, dx);
     return;
@@ -142,9 +148,15 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
 /* --- event functions: positive inside the current mode's domain -------------------------- */
 
 static int event_values(void *ctx, double t, const double *x, double *g) {
-  (void)t;
   const tf_evolve *e = ctx;
   if (e->mode == TF_MODE_REST) return 0;
+  if (e->mode == TF_MODE_ALONG_MEET) { /* every limit direction attracts: -max R > 0 */
+    tf_meet m;
+    tf_meet_classify(e->k, e->p, t, x, &m);
+    g[0] = -1.0;
+    for (int i = 0; i < m.count; i++) g[0] = i ? fmin(g[0], -m.dir[i].R) : -m.dir[i].R;
+    return 1;
+  }
   if (e->mode != TF_MODE_SLIDING) {
     g[0] = e->mode * e->k->switching(x, e->p, NULL);
     return 1;
@@ -248,9 +260,10 @@ static int meet(tf_evolve *e, double t, double *x, tf_mode *next) {
   tf_meet_project(e->k, e->p, x);
   tf_meet m;
   tf_meet_classify(e->k, e->p, t, x, &m);
-  if (m.verdict == TF_MEET_REST) {
-    emit(e, TF_EVENT_MEET_REST, t, x, from, TF_MODE_REST, NAN);
-    *next = TF_MODE_REST;
+  if (m.verdict == TF_MEET_REST || m.verdict == TF_MEET_SLIDE) {
+    *next = m.verdict == TF_MEET_REST ? TF_MODE_REST : TF_MODE_ALONG_MEET;
+    emit(e, m.verdict == TF_MEET_REST ? TF_EVENT_MEET_REST : TF_EVENT_MEET_SLIDE, t, x, from, *next,
+         NAN);
     return TF_MEMBER_OK;
   }
   if (m.verdict == TF_MEET_UNDEFINED) {
@@ -270,6 +283,31 @@ static int meet(tf_evolve *e, double t, double *x, tf_mode *next) {
     emit(e, TF_EVENT_MEET_PASS, t, on_meet, from, *next, NAN);
   else
     emit(e, TF_EVENT_MEET_CHOICE, t, on_meet, from, *next, u);
+  tf_event_loop_close_segment(e->loop, t, x);
+  return TF_MEMBER_OK;
+}
+
+/* Moving along the intersection, a limit direction has turned repelling (-max R = 0): leave
+ * along it, as evolve2 leaves rolling along its most repelling direction (Theorem 2.15 would
+ * call the point itself neutral). */
+static int leave_meet(tf_evolve *e, double t, double *x, tf_mode *next) {
+  tf_meet_project(e->k, e->p, x);
+  tf_meet m;
+  tf_meet_classify(e->k, e->p, t, x, &m);
+  if (m.count == 0) {
+    emit(e, TF_EVENT_MEET_UNDEFINED, t, x, TF_MODE_ALONG_MEET, TF_MODE_ALONG_MEET, NAN);
+    return TF_MEMBER_CODIM2;
+  }
+  int which = 0;
+  for (int i = 1; i < m.count; i++)
+    if (m.dir[i].R > m.dir[which].R) which = i;
+  double on_meet[TF_FILIPPOV_MAX_DIM];
+  memcpy(on_meet, x, e->n * sizeof *x);
+  int side;
+  tf_meet_departure(e->k, e->p, &m, which, e->opt.meet_departure, x, &side);
+  *next = side > 0 ? TF_MODE_SLIP_PLUS : side < 0 ? TF_MODE_SLIP_MINUS : TF_MODE_SLIDING;
+  if (*next == TF_MODE_SLIDING) start_sliding(e, x);
+  emit(e, TF_EVENT_MEET_PASS, t, on_meet, TF_MODE_ALONG_MEET, *next, NAN);
   tf_event_loop_close_segment(e->loop, t, x);
   return TF_MEMBER_OK;
 }
@@ -318,8 +356,8 @@ static int twofold_exit(tf_evolve *e, double t, double *x, tf_mode *mode) {
  *   q <- q + (f_after - f_before) (grad h · q) / (grad h · f_before),
  * with the sliding field as f_after when sliding starts; leaving sliding is the identity. */
 static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode from, tf_mode to) {
-  if (!e->m || !e->saltation || from == TF_MODE_SLIDING || from == TF_MODE_REST ||
-      to == TF_MODE_REST)
+  if (!e->m || !e->saltation || from == TF_MODE_SLIDING || from > TF_MODE_SLIP_PLUS ||
+      to > TF_MODE_SLIP_PLUS) /* none from sliding, none on the intersection */
     return;
   double grad[TF_FILIPPOV_MAX_DIM], before[TF_FILIPPOV_MAX_DIM], after[TF_FILIPPOV_MAX_DIM];
   const size_t n = e->n;
@@ -340,6 +378,11 @@ static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode fro
 static int transition(void *ctx, int which, double t, double *x) {
   tf_evolve *e = ctx;
   tf_mode next = e->mode;
+  if (e->mode == TF_MODE_ALONG_MEET) {
+    const int status = leave_meet(e, t, x, &next);
+    e->mode = next;
+    return status;
+  }
   if (e->mode != TF_MODE_SLIDING && near_meet(e, x)) {
     const int status = meet(e, t, x, &next);
     e->mode = next;

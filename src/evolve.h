@@ -9,13 +9,15 @@
  *             |x - x*| = capture radius (a known two-fold) -> two-fold arrival
  *             g(x) = 0 (a second switching function)  -> arrival at the intersection
  *   rest:     none (the state is an equilibrium on the intersection)
+ *   along the intersection (its sliding vector): -max R over the limit directions -> the
+ *             trajectory leaves along the one that turned repelling
  * A slip mode that reaches Sigma within meet_tol of the intersection arrives there too.  At the
- * intersection the extended Filippov analysis (intersection.h) decides: rest, pass, choice
- * (nondeterministic, by the caller's chooser) or undefined (status codim2).
- * Sliding exits are located on the undivided tangency functions L±, never on the
- * multiplier, which is 0/0 at a two-fold.  At a nondeterministic two-fold the caller's exit
- * policy chooses where the trajectory continues.  A bound on events per unit time stops a
- * chattering (Zeno) member instead of looping. */
+ * intersection the extended Filippov analysis (intersection.h) decides: rest, slide along it, pass,
+ * choice (nondeterministic, by the caller's chooser) or undefined (status codim2). Sliding exits
+ * are located on the undivided tangency functions L±, never on the multiplier, which is 0/0 at a
+ * two-fold.  At a nondeterministic two-fold the caller's exit policy chooses where the trajectory
+ * continues.  A bound on events per unit time stops a chattering (Zeno) member instead of looping.
+ */
 #ifndef TF_EVOLVE_H
 #define TF_EVOLVE_H
 
@@ -28,7 +30,8 @@ typedef enum tf_mode {
   TF_MODE_SLIP_MINUS = -1,
   TF_MODE_SLIDING = 0,
   TF_MODE_SLIP_PLUS = 1,
-  TF_MODE_REST = 2 /* at rest on an intersection of switching surfaces (intersection.h) */
+  TF_MODE_REST = 2,      /* at rest on an intersection of switching surfaces (intersection.h) */
+  TF_MODE_ALONG_MEET = 3 /* moving along the intersection with its sliding vector */
 } tf_mode;
 
 typedef enum tf_event_kind {
@@ -43,6 +46,7 @@ typedef enum tf_event_kind {
   TF_EVENT_MEET_PASS,      /* leaves along its one repelling limit direction */
   TF_EVENT_MEET_CHOICE,    /* leaves along one of several, drawn (nondeterministic) */
   TF_EVENT_MEET_UNDEFINED, /* the theory does not settle it: the member stops (codim2) */
+  TF_EVENT_MEET_SLIDE,     /* stays on it and moves along it (its sliding vector) */
   TF_EVENT_KIND_COUNT
 } tf_event_kind;
 

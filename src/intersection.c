@@ -15,7 +15,7 @@ enum { SECTOR_SAMPLES = 96, EDGE_SAMPLES = 5, HULL_SAMPLES = 256 };
 static const double edge_offsets[EDGE_SAMPLES] = {1e-6, 1e-5, 1e-4, 1e-3, 5e-3};
 
 const char *tf_meet_verdict_name(tf_meet_verdict v) {
-  static const char *const names[] = {"rest", "pass", "choice", "undefined"};
+  static const char *const names[] = {"rest", "slide", "pass", "choice", "undefined"};
   return (unsigned)v < sizeof names / sizeof names[0] ? names[v] : "?";
 }
 
@@ -137,6 +137,32 @@ static void undefined(tf_meet *m, const char *reason) {
   m->reason = reason;
 }
 
+/* Theorem 2.17's sliding vector; c->eta is narrowed for it (restored after).  Returns 0, or a
+ * reason why there is none. */
+static const char *sliding_vector(const tf_codim2_sys *s, meet_ctx *c, double t, const double *x,
+                                  double *Fs) {
+  /* Theorem 2.17 asks whether F* spans a plane: at eta = 1e-8 the field's own variation over
+   * the displacement would count as a third dimension, so sample closer in. */
+  const double eta = c->eta;
+  c->eta *= 1e-3;
+  tf_codim2_sliding sv;
+  const int rc = tf_codim2_sliding_vector(s, t, x, &sv);
+  c->eta = eta;
+  memcpy(Fs, sv.Fs, s->dim * sizeof *Fs);
+  if (!rc) return NULL;
+  return sv.how == TF_CODIM2_NOT_UNIQUE
+             ? "the sliding vector on the intersection is not unique"
+             : "the sliding vector on the intersection is not determined";
+}
+
+int tf_meet_sliding_vector(const tf_kernel *k, const double *p, double t, const double *x,
+                           double *Fs) {
+  meet_ctx c;
+  tf_codim2_sys s;
+  make_sys(&s, &c, k, p, x);
+  return sliding_vector(&s, &c, t, x, Fs) ? -1 : 0;
+}
+
 void tf_meet_classify(const tf_kernel *k, const double *p, double t, const double *x, tf_meet *m) {
   const size_t n = k->dim;
   memset(m, 0, sizeof *m);
@@ -171,8 +197,14 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
     m->repelling += m->dir[i].R > 0;
     escaping |= m->dir[i].R > 0 && m->dir[i].escaping;
   }
-  if (m->count == 0) return undefined(m, "no limit direction (spiralling approach)");
-  if (neutral) return undefined(m, "a neutral limit direction (R = 0): a tangency of I");
+  if (m->count == 0) {
+    undefined(m, "no limit direction (spiralling approach)");
+    return;
+  }
+  if (neutral) {
+    undefined(m, "a neutral limit direction (R = 0): a tangency of I");
+    return;
+  }
   if (m->repelling == 1 && !escaping) {
     m->verdict = TF_MEET_PASS;
     return;
@@ -181,29 +213,24 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
     m->verdict = TF_MEET_CHOICE;
     return;
   }
-  /* the sliding region of I: rest, if the sliding vector exists and vanishes (the hull test
-   * costs 512 slip evaluations, so it is made only here, where the verdict needs it) */
+  /* the sliding region of I: the trajectory stays on I and moves with the sliding vector —
+   * at rest where it vanishes.  (The hull test costs 512 slip evaluations, so it is made
+   * only here, where the verdict needs it.) */
   m->rest_admissible = zero_in_hull(&s, &c, t, x);
-  if (!m->rest_admissible)
-    return undefined(m,
-                     "every limit direction attracts but no combination of limit fields is "
-                     "tangent to the intersection");
-  /* Theorem 2.17 asks whether F* spans a plane: at eta = 1e-8 the field's own variation
-   * over the displacement would count as a third dimension, so sample closer in. */
-  c.eta *= 1e-3;
-  tf_codim2_sliding sv;
-  if (tf_codim2_sliding_vector(&s, t, x, &sv))
-    return undefined(m, sv.how == TF_CODIM2_NOT_UNIQUE
-                            ? "the sliding vector on the intersection is not unique"
-                            : "the sliding vector on the intersection is not determined");
-  memcpy(m->sliding, sv.Fs, n * sizeof *x);
+  if (!m->rest_admissible) {
+    undefined(m,
+              "every limit direction attracts but no combination of limit fields is "
+              "tangent to the intersection");
+    return;
+  }
+  const char *why = sliding_vector(&s, &c, t, x, m->sliding);
+  if (why) {
+    undefined(m, why);
+    return;
+  }
   double size = 0;
-  for (size_t i = 0; i < n; i++) size = fmax(size, fabs(sv.Fs[i]));
-  if (size > 1e-8 * scale)
-    return undefined(m,
-                     "sliding along the intersection (a nonzero sliding vector) is not "
-                     "implemented");
-  m->verdict = TF_MEET_REST;
+  for (size_t i = 0; i < n; i++) size = fmax(size, fabs(m->sliding[i]));
+  m->verdict = size > 1e-8 * scale ? TF_MEET_SLIDE : TF_MEET_REST;
 }
 
 void tf_meet_departure(const tf_kernel *k, const double *p, const tf_meet *m, int which, double eta,

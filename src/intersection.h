@@ -19,6 +19,8 @@
  *   rest       every limit direction attracting (the sliding region of I) and the sliding
  *              vector — the combination of limit fields tangent to I, unique where F* spans a
  *              plane (Theorem 2.17) — vanishes: x0 is an equilibrium and the trajectory stays;
+ *   slide      the same with a nonzero sliding vector: the trajectory moves along I with it
+ *              until a limit direction turns repelling (evolve.h);
  *   pass       attracting and exactly one repelling direction (the crossing region), which
  *              is not along escaping sliding: the trajectory leaves along it;
  *   choice     several repelling directions, or one along Sigma where Sigma escapes: the
@@ -26,9 +28,8 @@
  *              a continuum in itself (slide for a while, then detach to either side), as at a
  *              two-fold; the caller draws which departure (evolve.h);
  *   undefined  anything the theory does not settle here: no limit direction (spiral), a
- *              neutral one (R = 0), a sliding region whose sliding vector is missing, not
- *              unique or nonzero (motion along I is not implemented).  The member stops with
- *              status codim2 and the state is logged.
+ *              neutral one (R = 0), a sliding region whose sliding vector is missing or not
+ *              unique.  The member stops with status codim2 and the state is logged.
  * Also reported where no direction repels: whether 0 is inside the convex hull of the normal
  * parts of F*, i.e. whether Filippov's inclusion admits rest at x0. */
 #ifndef TF_INTERSECTION_H
@@ -43,6 +44,7 @@ enum { TF_MEET_MAX_DIRECTIONS = 16 };
 
 typedef enum tf_meet_verdict {
   TF_MEET_REST,
+  TF_MEET_SLIDE,
   TF_MEET_PASS,
   TF_MEET_CHOICE,
   TF_MEET_UNDEFINED
@@ -76,6 +78,11 @@ void tf_meet_project(const tf_kernel *k, const double *p, double *x);
 
 /* The analysis at x (a point of I). */
 void tf_meet_classify(const tf_kernel *k, const double *p, double t, const double *x, tf_meet *out);
+
+/* Theorem 2.17's sliding vector at x (a point of I) into Fs: the field of motion along I.
+ * Returns 0, or -1 where it is not unique or not determined (Fs is NaN then). */
+int tf_meet_sliding_vector(const tf_kernel *k, const double *p, double t, const double *x,
+                           double *Fs);
 
 /* The state a distance eta from x along direction `which` of m (on Sigma for a direction
  * along it), and the side it points to (+1: h > 0, -1: h < 0, 0: along Sigma). */

@@ -4,9 +4,12 @@
  *   Antali's Example 2.9 written as a Filippov kernel with h = x1, g = x2: at (0, 0, x3) the
  *     limit directions are phi = 0 (R = x3 - 1) and pi (R = -x3 - 1), so x3 = 2 passes into
  *     h > 0, x3 = 0 rests (every direction attracts and F_s = 0), x3 = 1/2 attracts from all
- *     directions but slides along the intersection (F_s = (0, 0, -2 x3)): undefined;
+ *     directions and slides along the intersection with F_s = (0, 0, -2 x3) (eq 2.35);
  *   a flow that reaches the intersection from slip: the arrival is an event at the time of the
- *     closed form, the member passes (x3 = 2) or comes to rest (x3 = 0) and stays there. */
+ *     closed form, the member comes to rest (x3 frozen at 0) and stays there;
+ *   with x3' = x3 instead (F_s = (0, 0, x3)), the member slides along the intersection while
+ *     x3 grows as e^t, and leaves along phi = 0 where x3 = 1 makes that direction repelling
+ *     (R = x3 - 1), at the closed-form time. */
 #include <math.h>
 #include <string.h>
 
@@ -15,9 +18,9 @@
 #include "intersection.h"
 #include "status.h"
 
-/* F = (-x1/rho + x3, -x2/rho, -x1/rho - x3) (Antali 2017, eq 2.19); the third component is
- * frozen (0) in the engine runs below, so that x3 is a parameter of the flow. */
-static bool frozen;
+/* F = (-x1/rho + x3, -x2/rho, F3) with F3 = -x1/rho - x3 (Antali 2017, eq 2.19), 0 (x3 a
+ * parameter of the flow) or x3 (growing along the intersection). */
+static enum { ANTALI, FROZEN, GROWING } third = ANTALI;
 
 static double h_fn(const double *x, const double *p, double *grad) {
   (void)p;
@@ -36,7 +39,7 @@ static void slip(double t, const double *x, int side, const double *p, double *d
   const double rho = hypot(x[0], x[1]);
   dx[0] = -x[0] / rho + x[2];
   dx[1] = -x[1] / rho;
-  dx[2] = frozen ? 0.0 : -x[0] / rho - x[2];
+  dx[2] = third == FROZEN ? 0.0 : third == GROWING ? x[2] : -x[0] / rho - x[2];
 }
 
 static const tf_kernel example = {.name = "example-2.9",
@@ -68,8 +71,8 @@ static void classify_cases(void) {
 
   const double x_slide[3] = {0, 0, 0.5};
   tf_meet_classify(&example, NULL, 0, x_slide, &m);
-  CHECK(m.verdict == TF_MEET_UNDEFINED && m.reason && strstr(m.reason, "sliding along"),
-        "x3 = 1/2: %s (%s)", tf_meet_verdict_name(m.verdict), m.reason ? m.reason : "");
+  CHECK(m.verdict == TF_MEET_SLIDE, "x3 = 1/2: %s (%s)", tf_meet_verdict_name(m.verdict),
+        m.reason ? m.reason : "");
   CHECK_CLOSE(m.sliding[2], -1.0, 1e-6, "F_s = (0, 0, -2 x3) (eq 2.35)");
   CHECK(m.rest_admissible, "x3 = 1/2: the circle about (1/2, 0) still holds 0");
 
@@ -96,7 +99,7 @@ static void record(void *ctx, const tf_event *ev) {
 /* With x3 frozen, from (a, 0, x3) in slip+ (a > 0): x1' = -1 + x3 along the axis, so the
  * intersection is reached at t = a / (1 - x3) for x3 < 1, at x1 = x2 = 0. */
 static void arrival_case(double x3, tf_event_kind expected, const char *what) {
-  frozen = true;
+  third = FROZEN;
   tf_evolve_options o = tf_evolve_default_options();
   o.ode.rtol = 1e-10, o.ode.atol = 1e-12;
   tf_evolve *e = tf_evolve_create(&example, NULL, &o);
@@ -117,15 +120,46 @@ static void arrival_case(double x3, tf_event_kind expected, const char *what) {
     CHECK(r.t == 2.0, "%s: run ends at t = %g", what, r.t);
   }
   tf_evolve_destroy(e);
-  frozen = false;
+  third = ANTALI;
+}
+
+/* x3' = x3 along the intersection: from (a, 0, x3_0) in slip+ (x1' = -1 + x3, x3' = x3) the
+ * arrival is where x1 = a - t + x3_0 (e^t - 1) = 0; then x3 = x3(t_a) e^(t - t_a) slides until
+ * it reaches 1, where phi = 0 turns repelling and the member leaves into h > 0. */
+static void slide_and_leave(void) {
+  third = GROWING;
+  tf_evolve_options o = tf_evolve_default_options();
+  o.ode.rtol = 1e-11, o.ode.atol = 1e-13;
+  tf_evolve *e = tf_evolve_create(&example, NULL, &o);
+  log_t l = {0};
+  tf_evolve_set_callbacks(e, record, NULL, &l);
+  const double a = 0.1, x30 = 0.3;
+  double ta = 0.1;
+  for (int it = 0; it < 50; it++) ta -= (a - ta + x30 * (exp(ta) - 1)) / (-1 + x30 * exp(ta));
+  const double t_leave = ta - log(x30 * exp(ta));
+  double x[3] = {a, 0, x30};
+  const tf_evolve_result r = tf_evolve_run(e, 0, x, t_leave + 0.2, 0);
+  CHECK(r.status == TF_MEMBER_OK, "slide: status %d", r.status);
+  CHECK(l.n >= 2 && l.kind[0] == TF_EVENT_MEET_SLIDE && l.to[0] == TF_MODE_ALONG_MEET,
+        "slide: first event %s", l.n ? tf_event_kind_name(l.kind[0]) : "none");
+  CHECK(l.n >= 2 && l.kind[1] == TF_EVENT_MEET_PASS && l.to[1] == TF_MODE_SLIP_PLUS,
+        "slide: then leaves into h > 0 (%s)", l.n > 1 ? tf_event_kind_name(l.kind[1]) : "none");
+  if (l.n >= 2) {
+    CHECK_CLOSE(l.t[0], ta, 1e-8, "arrival at the intersection");
+    CHECK_CLOSE(l.t[1], t_leave, 1e-6, "departure where x3 = 1");
+  }
+  CHECK(x[0] > 0 && fabs(x[1]) < 1e-6, "slips away along phi = 0: (%g, %g)", x[0], x[1]);
+  tf_evolve_destroy(e);
+  third = ANTALI;
 }
 
 int main(void) {
   classify_cases();
+  slide_and_leave();
   arrival_case(0.0, TF_EVENT_MEET_REST, "x3 = 0: rest");
   /* x3 = -1: attracting from phi = 0 at rate -2, repelling at pi at rate 0 -> neutral:
    * undefined, the member stops with status codim2 */
-  frozen = true;
+  third = FROZEN;
   tf_evolve *e = tf_evolve_create(&example, NULL, NULL);
   log_t l = {0};
   tf_evolve_set_callbacks(e, record, NULL, &l);
@@ -135,6 +169,6 @@ int main(void) {
         "x3 = -1 (neutral direction): status %d, %d events", r.status, l.n);
   CHECK_CLOSE(r.t, 0.1, 1e-9, "x3 = -1: stops at the arrival");
   tf_evolve_destroy(e);
-  frozen = false;
+  third = ANTALI;
   return check_report("test_intersection");
 }
