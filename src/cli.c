@@ -110,6 +110,17 @@ static bool looks_like_value(const char *a) {
   return *end == '\0'; /* a negative number */
 }
 
+/* A positive whole number of members (or steps) for option `opt`. */
+static int positive_count(const char *opt, const char *text, long long *out) {
+  char *end;
+  *out = strtoll(text, &end, 10);
+  if (*end || end == text || *out <= 0) {
+    fprintf(stderr, "twofold: %s: expected a positive whole number, got '%s'\n", opt, text);
+    return -1;
+  }
+  return 0;
+}
+
 static int parse_args(int argc, char **argv, cli_args *a) {
   memset(a, 0, sizeof *a);
   a->sets = calloc((size_t)argc, sizeof *a->sets);
@@ -163,21 +174,9 @@ static int parse_args(int argc, char **argv, cli_args *a) {
         return -1;
       }
     } else if (strcmp(arg, "--stop-after") == 0 && has_next) {
-      char *end;
-      a->stop_after = strtoll(argv[++i], &end, 10);
-      if (*end || a->stop_after <= 0) {
-        fprintf(stderr, "twofold: --stop-after: expected a positive number of members, got '%s'\n",
-                argv[i]);
-        return -1;
-      }
+      if (positive_count(arg, argv[++i], &a->stop_after)) return -1;
     } else if (strcmp(arg, "--pause-after") == 0 && has_next) {
-      char *end;
-      a->pause_after = strtoll(argv[++i], &end, 10);
-      if (*end || a->pause_after <= 0) {
-        fprintf(stderr, "twofold: --pause-after: expected a positive number of members, got '%s'\n",
-                argv[i]);
-        return -1;
-      }
+      if (positive_count(arg, argv[++i], &a->pause_after)) return -1;
     } else if (strcmp(arg, "--part") == 0 && has_next) {
       char *end;
       const char *text = argv[++i];

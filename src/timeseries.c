@@ -20,6 +20,21 @@ static size_t embedded_points(size_t n, tf_embedding e) {
   return n > span ? n - span : 0;
 }
 
+/* The nearest neighbour of embedded point i among points 0..last-1 outside the Theiler
+ * window (and not at distance 0), with its squared distance; (size_t)-1 if none. */
+static size_t nearest(const double *s, tf_embedding e, size_t i, size_t last, int theiler,
+                      double *d2) {
+  size_t best = (size_t)-1;
+  double bd = DBL_MAX;
+  for (size_t j = 0; j < last; j++) {
+    if ((i > j ? i - j : j - i) <= (size_t)theiler) continue;
+    const double d = dist2(s, e, i, j);
+    if (d > 0 && d < bd) bd = d, best = j;
+  }
+  *d2 = bd;
+  return best;
+}
+
 double tf_rosenstein(const double *s, size_t n, tf_embedding e, int theiler, int horizon,
                      int fit_lo, int fit_hi, double *curve) {
   const size_t m = embedded_points(n, e);
@@ -29,13 +44,8 @@ double tf_rosenstein(const double *s, size_t n, tf_embedding e, int theiler, int
   if (!sum || !count) return free(sum), free(count), NAN;
   const size_t last = m - (size_t)horizon;
   for (size_t i = 0; i < last; i++) {
-    size_t best = (size_t)-1;
-    double bd = DBL_MAX;
-    for (size_t j = 0; j < last; j++) {
-      if ((i > j ? i - j : j - i) <= (size_t)theiler) continue;
-      const double d = dist2(s, e, i, j);
-      if (d > 0 && d < bd) bd = d, best = j;
-    }
+    double bd;
+    const size_t best = nearest(s, e, i, last, theiler, &bd);
     if (best == (size_t)-1) continue;
     for (int k = 0; k < horizon; k++) {
       const double d = dist2(s, e, i + (size_t)k, best + (size_t)k);
@@ -127,13 +137,8 @@ static double one_step_stretch(const double *s, size_t n, tf_embedding e, int th
   size_t k = 0;
   for (size_t p = 0; p < probes; p++) {
     const size_t i = p * last / probes;
-    size_t best = (size_t)-1;
-    double bd = DBL_MAX;
-    for (size_t j = 0; j < last; j++) {
-      if ((i > j ? i - j : j - i) <= (size_t)theiler) continue;
-      const double d = dist2(s, e, i, j);
-      if (d > 0 && d < bd) bd = d, best = j;
-    }
+    double bd;
+    const size_t best = nearest(s, e, i, last, theiler, &bd);
     if (best != (size_t)-1) r[k++] = fabs(s[i + span + 1] - s[best + span + 1]) / sqrt(bd);
   }
   qsort(r, k, sizeof *r, cmp_double);

@@ -58,6 +58,8 @@ expect_fail 2 "\-\-set" -- "$T" check good.yaml --set =5
 # bad command lines
 expect_fail 2 "unknown option '--frobnicate'" -- "$T" run good.yaml --frobnicate
 expect_fail 2 "time-limit" -- "$T" run good.yaml --time-limit soon
+expect_fail 2 "--stop-after: expected a positive whole number, got .0." -- "$T" run good.yaml --stop-after 0
+expect_fail 2 "--pause-after: expected a positive whole number, got .x." -- "$T" run good.yaml --pause-after x
 expect_fail 2 "unknown command 'rn'" -- "$T" rn good.yaml
 
 # existing results are never damaged

@@ -25,28 +25,26 @@ T.setup()
 C = T.CONFIGS
 
 
-def logistic_exponent(mu, orbits=400, steps=5000, skip=1000):
-    """ln|f'(x)| averaged over many independent long orbits of x -> mu x (1 - x)."""
+def logistic_orbits(mu, orbits=400, steps=5000, skip=1000):
+    """Averages over many independent long orbits of x -> mu x (1 - x): the exponent
+    (ln|f'(x)|) and the invariant mean of x."""
     xs = np.linspace(0.11, 0.89, orbits)
     for _ in range(skip):
         xs = mu * xs * (1 - xs)
-    acc = 0.0
+    log_sum = x_sum = 0.0
     for _ in range(steps):
-        acc += np.log(np.abs(mu * (1 - 2 * xs))).sum()
+        log_sum += np.log(np.abs(mu * (1 - 2 * xs))).sum()
+        x_sum += xs.sum()
         xs = mu * xs * (1 - xs)
-    return acc / (orbits * steps)
+    return log_sum / (orbits * steps), x_sum / (orbits * steps)
 
 
-def logistic_mean(mu, orbits=400, steps=5000, skip=1000):
-    """The invariant mean of x -> mu x (1 - x), over many independent long orbits."""
-    xs = np.linspace(0.11, 0.89, orbits)
-    for _ in range(skip):
-        xs = mu * xs * (1 - xs)
-    acc = 0.0
-    for _ in range(steps):
-        acc += xs.sum()
-        xs = mu * xs * (1 - xs)
-    return acc / (orbits * steps)
+def logistic_exponent(mu):
+    return logistic_orbits(mu)[0]
+
+
+def logistic_mean(mu):
+    return logistic_orbits(mu)[1]
 
 
 def load_element_exponent(mu, P, a=0.1, orbits=400, steps=5000, skip=1000):
