@@ -96,15 +96,21 @@ static void record(void *ctx, const tf_event *ev) {
   if (l->n < 16) l->kind[l->n] = ev->kind, l->t[l->n] = ev->t, l->to[l->n] = ev->to, l->n++;
 }
 
+/* An engine on the example at tolerance rtol that logs its events into l. */
+static tf_evolve *logging_engine(double rtol, log_t *l) {
+  tf_evolve_options o = tf_evolve_default_options();
+  o.ode.rtol = rtol, o.ode.atol = rtol / 100;
+  tf_evolve *e = tf_evolve_create(&example, NULL, &o);
+  tf_evolve_set_callbacks(e, record, NULL, l);
+  return e;
+}
+
 /* With x3 frozen, from (a, 0, x3) in slip+ (a > 0): x1' = -1 + x3 along the axis, so the
  * intersection is reached at t = a / (1 - x3) for x3 < 1, at x1 = x2 = 0. */
 static void arrival_case(double x3, tf_event_kind expected, const char *what) {
   third = FROZEN;
-  tf_evolve_options o = tf_evolve_default_options();
-  o.ode.rtol = 1e-10, o.ode.atol = 1e-12;
-  tf_evolve *e = tf_evolve_create(&example, NULL, &o);
   log_t l = {0};
-  tf_evolve_set_callbacks(e, record, NULL, &l);
+  tf_evolve *e = logging_engine(1e-10, &l);
   const double a = 0.3;
   double x[3] = {a, 0, x3};
   const tf_evolve_result r = tf_evolve_run(e, 0, x, 2.0, 0);
@@ -128,11 +134,8 @@ static void arrival_case(double x3, tf_event_kind expected, const char *what) {
  * it reaches 1, where phi = 0 turns repelling and the member leaves into h > 0. */
 static void slide_and_leave(void) {
   third = GROWING;
-  tf_evolve_options o = tf_evolve_default_options();
-  o.ode.rtol = 1e-11, o.ode.atol = 1e-13;
-  tf_evolve *e = tf_evolve_create(&example, NULL, &o);
   log_t l = {0};
-  tf_evolve_set_callbacks(e, record, NULL, &l);
+  tf_evolve *e = logging_engine(1e-11, &l);
   const double a = 0.1, x30 = 0.3;
   double ta = 0.1;
   for (int it = 0; it < 50; it++) ta -= (a - ta + x30 * (exp(ta) - 1)) / (-1 + x30 * exp(ta));
