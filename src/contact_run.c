@@ -28,11 +28,12 @@ int tf_contact_options_from_config(tf_config *cfg, const tf_ode_options *ode, tf
   *e = tf_evolve2_default_options();
   e->ode = *ode;
   const double d_sigma = e->sigma_tol, d_event = e->event_tol, d_rate = e->max_event_rate,
-               d_slave = e->slave_radius;
+               d_slave = e->slave_radius, d_lag = e->slave_lag;
   const long long d_max = e->max_events;
   long long max_events;
   if (tf_config_get_double(cfg, "codim2.sigma_tol", &d_sigma, 1e-15, 1e-2, &e->sigma_tol, err) ||
       tf_config_get_double(cfg, "codim2.slave_radius", &d_slave, 0.0, 1.0, &e->slave_radius, err) ||
+      tf_config_get_double(cfg, "codim2.slave_lag", &d_lag, 0.0, 1e-2, &e->slave_lag, err) ||
       tf_config_get_double(cfg, "codim2.event_tol", &d_event, 1e-16, 1e-3, &e->event_tol, err) ||
       tf_config_get_double(cfg, "codim2.max_event_rate", &d_rate, 1.0, INFINITY, &e->max_event_rate,
                            err) ||

@@ -25,6 +25,10 @@ struct tf_dual {
   double dref_p[2], dref_m[2]; /* slip direction references of the two contacts */
   int sgn;                     /* sign of u1 at the slipping contact in SR / RS */
   bool sliding_failed;
+  /* quasi-steady slipping at both contacts (see project_quasi_steady) */
+  bool qs;
+  double qs_a, qs_b; /* slip angles of P+ and P- after the last step */
+  bool rr_armed; /* SS: the slips have been above sigma_tol (an arrival at Sigma_RR can follow) */
   tf_codim2_sys view_sr, view_rs; /* Sigma_SR and Sigma_RS of F_SS */
   tf_dc_event_fn on_event;
   tf_dc_step_fn on_step;
@@ -87,7 +91,12 @@ static int sliding_with_sign(tf_dual *d, const tf_codim2_sys *view, int s, doubl
 
 /* --- slip directions in SS ------------------------------------------------------------------ */
 
-static bool newton_double(const tf_dual *d, double t, const double *x, double *a, double *b);
+static void set_dir(double *dir, double phi) {
+  dir[0] = cos(phi), dir[1] = sin(phi);
+}
+
+static bool newton_double(const tf_dual *d, double t, const double *x, double rho,
+                          const double *target, double *a, double *b, double *jac);
 
 static double slaved_angle(const tf_codim2_sys *view, double t, const double *x, double phi) {
   for (int it = 0; it < 6; it++) {
@@ -112,15 +121,6 @@ static void contact_direction(tf_dual *d, int c, double t, const double *x, doub
   const double h0 = x[c > 0 ? d->ip : d->im], h1 = x[d->ia];
   const double r = hypot(h0, h1);
   const double r_other = hypot(x[c > 0 ? d->im : d->ip], h1);
-  if (r < d->opt.slave_radius && r_other < d->opt.slave_radius) {
-    /* near Sigma_RR both directions are slaved to a limit direction of (3.42) */
-    double a = atan2(d->dref_p[1], d->dref_p[0]), b = atan2(d->dref_m[1], d->dref_m[0]);
-    if (newton_double(d, t, x, &a, &b) && sin(a) * sin(b) > 0) {
-      const double phi = c > 0 ? a : b;
-      dir[0] = cos(phi), dir[1] = sin(phi);
-      return;
-    }
-  }
   if (r < d->opt.slave_radius && r_other > d->opt.slave_radius) {
     const double other_u1 = x[c > 0 ? d->im : d->ip];
     const int keep = d->sgn;
@@ -164,14 +164,27 @@ typedef struct hat {
   double R, Vp, Vm;
 } hat;
 
-/* R^, V+^, V-^ of (3.43) at (phi+, phi-), sgn sin phi+ = sgn sin phi-. */
-static hat double_limit(const tf_dual *d, double t, const double *x, double pp, double pm) {
-  const double dp[2] = {cos(pp), sin(pp)}, dm[2] = {cos(pm), sin(pm)};
-  double f[TF_CODIM2_MAX_DIM];
-  d->k->field_dual(t, x, dp, dm, d->p, f);
-  const double s = dp[1] > 0 ? 1.0 : -1.0;
-  double nh[3] = {dp[0] / dp[1] * s, dm[0] / dm[1] * s, s};
+/* The state x with its slips (u1+, u1-, u_a) replaced by rho times the unit vector whose two
+ * slip directions are (phi+, phi-), sgn sin phi+ = sgn sin phi-; returns that unit vector's
+ * norm factor, the direction normal (3.43) being nh / norm. */
+static double on_ray(const tf_dual *d, const double *x, double rho, double pp, double pm,
+                     double *xs, double *nh) {
+  const double s = sin(pp) > 0 ? 1.0 : -1.0;
+  nh[0] = cos(pp) / sin(pp) * s, nh[1] = cos(pm) / sin(pm) * s, nh[2] = s;
   const double norm = sqrt(nh[0] * nh[0] + nh[1] * nh[1] + nh[2] * nh[2]);
+  memcpy(xs, x, d->n * sizeof *xs);
+  xs[d->ip] = rho * nh[0] / norm, xs[d->im] = rho * nh[1] / norm, xs[d->ia] = rho * nh[2] / norm;
+  return norm;
+}
+
+/* R^, V+^, V-^ of (3.43) at (phi+, phi-), sgn sin phi+ = sgn sin phi-, at the state whose slip
+ * vector is rho along those directions (rho = 0: on Sigma_RR). */
+static hat double_limit(const tf_dual *d, double t, const double *x, double rho, double pp,
+                        double pm) {
+  const double dp[2] = {cos(pp), sin(pp)}, dm[2] = {cos(pm), sin(pm)};
+  double f[TF_CODIM2_MAX_DIM], xs[TF_CODIM2_MAX_DIM], nh[3];
+  const double norm = on_ray(d, x, rho, pp, pm, xs, nh);
+  d->k->field_dual(t, xs, dp, dm, d->p, f);
   hat h;
   h.R = (f[d->ip] * nh[0] + f[d->im] * nh[1] + f[d->ia] * nh[2]) / norm;
   h.Vp = -dp[1] * f[d->ip] + dp[0] * f[d->ia];
@@ -179,18 +192,23 @@ static hat double_limit(const tf_dual *d, double t, const double *x, double pp, 
   return h;
 }
 
-/* 2-D Newton on (V+^, V-^) from (*a, *b); true if it converged. */
-static bool newton_double(const tf_dual *d, double t, const double *x, double *a, double *b) {
+/* 2-D Newton on (V+^, V-^) = target (NULL: zero) from (*a, *b) at slip magnitude rho; true
+ * if it converged.  The Jacobian d(V+^, V-^)/d(a, b), row-major, goes to jac if not NULL. */
+static bool newton_double(const tf_dual *d, double t, const double *x, double rho,
+                          const double *target, double *a, double *b, double *jac) {
+  const double tp = target ? target[0] : 0.0, tm = target ? target[1] : 0.0;
   for (int it = 0; it < 30; it++) {
     const double e = 1e-7;
-    const hat h0 = double_limit(d, t, x, *a, *b), ha = double_limit(d, t, x, *a + e, *b),
-              hb = double_limit(d, t, x, *a, *b + e);
+    const hat h0 = double_limit(d, t, x, rho, *a, *b), ha = double_limit(d, t, x, rho, *a + e, *b),
+              hb = double_limit(d, t, x, rho, *a, *b + e);
     const double j11 = (ha.Vp - h0.Vp) / e, j12 = (hb.Vp - h0.Vp) / e;
     const double j21 = (ha.Vm - h0.Vm) / e, j22 = (hb.Vm - h0.Vm) / e;
     const double det = j11 * j22 - j12 * j21;
     if (!(fabs(det) > 1e-300)) return false;
-    const double da = (h0.Vp * j22 - j12 * h0.Vm) / det, db = (j11 * h0.Vm - j21 * h0.Vp) / det;
+    const double rp = h0.Vp - tp, rm = h0.Vm - tm;
+    const double da = (rp * j22 - j12 * rm) / det, db = (j11 * rm - j21 * rp) / det;
     *a -= fmax(-0.1, fmin(0.1, da)), *b -= fmax(-0.1, fmin(0.1, db));
+    if (jac) jac[0] = j11, jac[1] = j12, jac[2] = j21, jac[3] = j22;
     if (fabs(da) + fabs(db) < 1e-13) return true;
   }
   return false;
@@ -210,7 +228,7 @@ static void rr_double(tf_dual *d, double t, const double *x, tf_dc_rr_point *out
     for (int i = 0; i < RR_GRID; i++)
       ang[i] = base + RR_EDGE + (M_PI - 2 * RR_EDGE) * i / (RR_GRID - 1);
     for (int i = 0; i < RR_GRID; i++)
-      for (int j = 0; j < RR_GRID; j++) grid[i][j] = double_limit(d, t, x, ang[i], ang[j]);
+      for (int j = 0; j < RR_GRID; j++) grid[i][j] = double_limit(d, t, x, 0.0, ang[i], ang[j]);
     for (int i = 0; i + 1 < RR_GRID; i++)
       for (int j = 0; j + 1 < RR_GRID; j++) {
         const hat c[4] = {grid[i][j], grid[i + 1][j], grid[i][j + 1], grid[i + 1][j + 1]};
@@ -219,7 +237,7 @@ static void rr_double(tf_dual *d, double t, const double *x, tf_dc_rr_point *out
           p1 |= c[q].Vp >= 0, n1 |= c[q].Vp <= 0, p2 |= c[q].Vm >= 0, n2 |= c[q].Vm <= 0;
         if (!(p1 && n1 && p2 && n2)) continue;
         double a = 0.5 * (ang[i] + ang[i + 1]), b = 0.5 * (ang[j] + ang[j + 1]);
-        const bool ok = newton_double(d, t, x, &a, &b);
+        const bool ok = newton_double(d, t, x, 0.0, NULL, &a, &b, NULL);
         if (!ok || sin(a) * sin(b) <= 0 || fabs(sin(a)) < 1e-9 || fabs(sin(b)) < 1e-9) continue;
         bool dup = false;
         for (int q = 0; q < nfound; q++)
@@ -227,7 +245,7 @@ static void rr_double(tf_dual *d, double t, const double *x, tf_dc_rr_point *out
                  fabs(remainder(found[q][1] - b, 2 * M_PI)) < 1e-7;
         if (dup || nfound >= 32) continue;
         found[nfound][0] = a, found[nfound][1] = b, nfound++;
-        const hat h = double_limit(d, t, x, a, b);
+        const hat h = double_limit(d, t, x, 0.0, a, b);
         if (h.R > out->R_max) out->R_max = h.R, out->phi_plus = a, out->phi_minus = b;
       }
   }
@@ -241,6 +259,151 @@ void tf_dual_rr_analysis(tf_dual *d, double t, const double *x, tf_dc_rr_point *
   rr_double(d, t, x, out);
 }
 
+/* --- quasi-steady slipping at both contacts ----------------------------------------------------
+ * With both contacts slipping slowly (near Sigma_RR, or at a stationary X_SS with small
+ * slips, such as just above the persistence bifurcation P3 of the flowmeter) each slip
+ * direction relaxes at a rate |dV/dphi|/|u|, orders of magnitude faster than the rest of the
+ * motion: an explicit integrator is held to steps of that time scale (10^6 steps for a few
+ * hundred seconds).  There the directions are slaved: for the slip magnitude rho = |(u1+,
+ * u1-, u_a)| and the other state values, (phi+, phi-) solve V+^ = V-^ = 0 with the field
+ * evaluated at the state whose slips lie along them (the slow manifold at finite slip, not the
+ * limit directions at rho = 0, whose error would be O(rho)).  While slaved, the integrated
+ * slip vector only carries rho (it moves along its own direction at the rate R^ of the
+ * manifold's field), and the state is its image on the manifold (manifold_state): the slow
+ * motion (rho and the rest) is integrated under error control, and no projection between
+ * steps distorts it.  Stationary states of the slaved motion are those of F_SS exactly; a
+ * moving one differs by the directions' lag, tau times the rate of phi+ and phi- (tau the
+ * relaxation time), so the slaving holds only while that lag is below codim2.slave_lag, and
+ * starts only when the state's own directions agree with the slaved ones that closely. */
+
+typedef struct quasi_steady {
+  double a, b;                  /* slip angles of P+ and P- (first order in tau) */
+  double da, db;                /* their first-order lag corrections */
+  double rho;                   /* slip magnitude */
+  double tau;                   /* relaxation time of the directions */
+  double xs[TF_CODIM2_MAX_DIM]; /* the state on the slow manifold */
+} quasi_steady;
+
+/* The slow manifold at the slip magnitude of x: the zeroth-order directions (V+^ = V-^ = 0),
+ * then the first-order ones, which turn at the rate the zeroth-order ones move along the slow
+ * flow (V+^ = |u+| a*', V-^ = |u-| b*', the rates from the implicit function theorem with a
+ * difference quotient of (V+^, V-^) along the flow), so the lag left is second order. */
+static bool solve_quasi_steady(const tf_dual *d, double t, const double *x, double a, double b,
+                               quasi_steady *q) {
+  const double rho = sqrt(x[d->ip] * x[d->ip] + x[d->im] * x[d->im] + x[d->ia] * x[d->ia]);
+  double J[4];
+  if (!newton_double(d, t, x, rho, NULL, &a, &b, J) || !(sin(a) * sin(b) > 0)) return false;
+  double nh[3], f[TF_CODIM2_MAX_DIM], xe[TF_CODIM2_MAX_DIM], dp[2], dm[2];
+  on_ray(d, x, rho, a, b, q->xs, nh);
+  set_dir(dp, a), set_dir(dm, b);
+  d->k->field_dual(t, q->xs, dp, dm, d->p, f);
+  const double R = (f[d->ip] * nh[0] + f[d->im] * nh[1] + f[d->ia] * nh[2]) /
+                   sqrt(nh[0] * nh[0] + nh[1] * nh[1] + nh[2] * nh[2]);
+  double fmax_ = fabs(R), scale = fmax(rho, 1e-300);
+  for (size_t i = 0; i < d->n; i++)
+    fmax_ = fmax(fmax_, fabs(f[i])), scale = fmax(scale, fabs(x[i]));
+  const double eps = fmax_ > 0 ? 1e-7 * scale / fmax_ : 0.0;
+  double rate_a = 0, rate_b = 0;
+  if (eps > 0) {
+    for (size_t i = 0; i < d->n; i++) xe[i] = q->xs[i] + eps * f[i];
+    const hat h = double_limit(d, t + eps, xe, rho + eps * R, a, b);
+    const double det = J[0] * J[3] - J[1] * J[2];
+    const double gp = h.Vp / eps, gm = h.Vm / eps; /* V^ along the flow at fixed angles */
+    rate_a = -(gp * J[3] - J[1] * gm) / det, rate_b = -(J[0] * gm - J[2] * gp) / det;
+  }
+  const double sp = hypot(q->xs[d->ip], q->xs[d->ia]), sm = hypot(q->xs[d->im], q->xs[d->ia]);
+  q->tau = fmax(sp / fabs(J[0]), sm / fabs(J[3]));
+  const double target[2] = {sp * rate_a, sm * rate_b};
+  double a1 = a, b1 = b;
+  if (newton_double(d, t, x, rho, target, &a1, &b1, NULL) && sin(a1) * sin(b1) > 0) {
+    q->da = a1 - a, q->db = b1 - b;
+    a = a1, b = b1;
+    on_ray(d, x, rho, a, b, q->xs, nh);
+  } else {
+    return false;
+  }
+  q->a = a, q->b = b, q->rho = rho;
+  return true;
+}
+
+/* The state that the integrated values x stand for (x itself unless slaved). */
+static void manifold_state(const tf_dual *d, double t, double *x) {
+  quasi_steady q;
+  if (d->qs && solve_quasi_steady(d, t, x, d->qs_a, d->qs_b, &q)) memcpy(x, q.xs, d->n * sizeof *x);
+}
+
+/* The slaved field: the manifold state's field, the slip vector moved along itself. */
+static bool quasi_steady_field(const tf_dual *d, double t, const double *x, double a, double b,
+                               double *dx) {
+  quasi_steady q;
+  if (!solve_quasi_steady(d, t, x, a, b, &q)) return false;
+  double dp[2], dm[2], unit[TF_CODIM2_MAX_DIM], nh[3];
+  set_dir(dp, q.a), set_dir(dm, q.b);
+  d->k->field_dual(t, q.xs, dp, dm, d->p, dx);
+  on_ray(d, x, 1.0, q.a, q.b, unit, nh);
+  const double R = dx[d->ip] * unit[d->ip] + dx[d->im] * unit[d->im] + dx[d->ia] * unit[d->ia];
+  const double *along = q.rho > 0 ? x : unit, scale = q.rho > 0 ? R / q.rho : R;
+  dx[d->ip] = scale * along[d->ip], dx[d->im] = scale * along[d->im],
+  dx[d->ia] = scale * along[d->ia];
+  return true;
+}
+
+/* The largest angle between the state's own slip directions and (a, b). */
+static double misalignment(const tf_dual *d, const double *x, double a, double b) {
+  const double ep = remainder(atan2(x[d->ia], x[d->ip]) - a, 2 * M_PI);
+  const double em = remainder(atan2(x[d->ia], x[d->im]) - b, 2 * M_PI);
+  return fmax(fabs(ep), fabs(em));
+}
+
+/* The slow manifold at x (from the angles a, b) and the lag the first-order directions leave:
+ * tau times the rate at which their correction changes along the slow flow (a difference
+ * quotient over a time step small against the slow motion, large against round-off). */
+static bool slaving_lag(const tf_dual *d, double t, const double *x, double a, double b,
+                        quasi_steady *q, double *lag) {
+  double dx[TF_CODIM2_MAX_DIM], xe[TF_CODIM2_MAX_DIM];
+  quasi_steady qe;
+  if (!solve_quasi_steady(d, t, x, a, b, q) || !quasi_steady_field(d, t, x, q->a, q->b, dx))
+    return false;
+  double fmax_ = 0, scale = 0;
+  for (size_t i = 0; i < d->n; i++)
+    fmax_ = fmax(fmax_, fabs(dx[i])), scale = fmax(scale, fabs(x[i]));
+  if (!(fmax_ > 0)) {
+    *lag = 0;
+    return true;
+  }
+  const double eps = 1e-4 * scale / fmax_;
+  for (size_t i = 0; i < d->n; i++) xe[i] = x[i] + eps * dx[i];
+  if (!solve_quasi_steady(d, t + eps, xe, q->a, q->b, &qe)) return false;
+  *lag = q->tau * fmax(fabs(qe.da - q->da), fabs(qe.db - q->db)) / eps;
+  return true;
+}
+
+/* After each SS step: keep, start or end the slaving (ending it puts the manifold state into
+ * x, and returns true).  It starts where the lag is a quarter of codim2.slave_lag and the
+ * state's own directions agree with the slaved ones to slave_lag, and ends above slave_lag. */
+static bool update_quasi_steady(void *ctx, double t, double *x) {
+  tf_dual *d = ctx;
+  if (d->mode != TF_DC_SS || d->opt.slave_lag <= 0) return false;
+  quasi_steady q;
+  double lag;
+  if (d->qs) {
+    if (!slaving_lag(d, t, x, d->qs_a, d->qs_b, &q, &lag) || lag > d->opt.slave_lag) {
+      manifold_state(d, t, x); /* the directions lag behind: follow them */
+      d->qs = false;
+      return true;
+    }
+  } else {
+    const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
+    if (!(rp > 0 && rm > 0) ||
+        !slaving_lag(d, t, x, atan2(x[d->ia], x[d->ip]), atan2(x[d->ia], x[d->im]), &q, &lag) ||
+        lag > 0.25 * d->opt.slave_lag || misalignment(d, x, q.a, q.b) > d->opt.slave_lag)
+      return false;
+  }
+  d->qs = true, d->qs_a = q.a, d->qs_b = q.b;
+  set_dir(d->dref_p, q.a), set_dir(d->dref_m, q.b);
+  return false;
+}
+
 /* --- right-hand side and event functions --------------------------------------------------- */
 
 static void rhs(double t, const double *x, void *ctx, double *dx) {
@@ -248,6 +411,7 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
   switch (d->mode) {
     case TF_DC_SS: {
       double dp[2], dm[2];
+      if (d->qs && quasi_steady_field(d, t, x, d->qs_a, d->qs_b, dx)) return;
       contact_direction(d, 1, t, x, dp);
       contact_direction(d, -1, t, x, dm);
       d->k->field_dual(t, x, dp, dm, d->p, dx);
@@ -269,15 +433,24 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
 }
 
 /* Event functions of the current case, positive while it lasts. */
-static int event_values(void *ctx, double t, const double *x, double *g) {
+static int event_values(void *ctx, double t, const double *x_in, double *g) {
   tf_dual *d = ctx;
+  double xm[TF_CODIM2_MAX_DIM];
+  const double *x = x_in;
+  if (d->qs) {
+    memcpy(xm, x_in, d->n * sizeof *xm);
+    manifold_state(d, t, xm);
+    x = xm;
+  }
   switch (d->mode) {
     case TF_DC_SS:
       g[0] = x[d->im] * d->dref_m[0] + x[d->ia] * d->dref_m[1]; /* -> Sigma_SR */
       g[1] = x[d->ip] * d->dref_p[0] + x[d->ia] * d->dref_p[1]; /* -> Sigma_RS */
       /* -> Sigma_RR: both slips vanish together (a double limit direction; near a neutral
        * one they decay too slowly for the two functions above to change sign soon) */
-      g[2] = fmax(hypot(x[d->ip], x[d->ia]), hypot(x[d->im], x[d->ia])) - d->opt.sigma_tol;
+      g[2] = d->rr_armed
+                 ? fmax(hypot(x[d->ip], x[d->ia]), hypot(x[d->im], x[d->ia])) - d->opt.sigma_tol
+                 : 1.0;
       return 3;
     case TF_DC_SR:
     case TF_DC_RS: {
@@ -328,10 +501,6 @@ static void emit(tf_dual *d, tf_dual_result *res, tf_dc_event_kind kind, double 
     const tf_dc_event ev = {kind, t, x, from, to};
     d->on_event(d->ctx, &ev);
   }
-}
-
-static void set_dir(double *dir, double phi) {
-  dir[0] = cos(phi), dir[1] = sin(phi);
 }
 
 static bool rolls(const tf_codim2_point *pt) {
@@ -431,9 +600,11 @@ static void leave_rr(tf_dual *d, tf_dual_result *res, int which, double t, doubl
     double *mine = sr ? d->dref_p : d->dref_m, *theirs = sr ? d->dref_m : d->dref_p;
     mine[0] = d->sgn, mine[1] = 0;
     set_dir(theirs, pt.phi_R_max);
-  } else {
+  } else { /* along the double limit direction: quasi-steady from rho = 0 */
+    d->rr_armed = false;
     set_dir(d->dref_p, a.phi_plus);
     set_dir(d->dref_m, a.phi_minus);
+    d->qs = true, d->qs_a = a.phi_plus, d->qs_b = a.phi_minus;
   }
   d->mode = TF_DC_SS;
   emit(d, res, TF_DC_TO_SS, t, x, TF_DC_RR, TF_DC_SS);
@@ -443,6 +614,7 @@ static void start_case(tf_dual *d, tf_dual_result *res, double t, double *x) {
   const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
   const double tol = d->opt.sigma_tol;
   d->mode = TF_DC_SS;
+  d->qs = false, d->rr_armed = true;
   if (rp > tol) d->dref_p[0] = x[d->ip] / rp, d->dref_p[1] = x[d->ia] / rp;
   if (rm > tol) d->dref_m[0] = x[d->im] / rm, d->dref_m[1] = x[d->ia] / rm;
   if (rp > tol && rm > tol) return;
@@ -480,6 +652,9 @@ static void renew_references(void *ctx, double t, const double *x) {
   tf_dual *d = ctx;
   if (d->mode != TF_DC_SS) return;
   const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
+  /* leaving Sigma_RR, the slips start below sigma_tol: only a return below it is an arrival */
+  if (!d->rr_armed) d->rr_armed = fmax(rp, rm) > 2 * d->opt.sigma_tol;
+  if (d->qs) return; /* slaved: the references are the slaved directions */
   if (rp > d->opt.slave_radius) d->dref_p[0] = x[d->ip] / rp, d->dref_p[1] = x[d->ia] / rp;
   if (rm > d->opt.slave_radius) d->dref_m[0] = x[d->im] / rm, d->dref_m[1] = x[d->ia] / rm;
 }
@@ -501,6 +676,9 @@ static void step_done(void *ctx, double t0, double t1) {
 static int transition(void *ctx, int which, double t, double *x) {
   tf_dual *d = ctx;
   tf_dual_result *res = d->res;
+  manifold_state(d, t, x);
+  d->rr_armed = true; /* leave_rr disarms it for a departure from Sigma_RR into SS */
+  d->qs = false;      /* restarts (leave_rr) or is re-established after a later step */
   switch (d->mode) {
     case TF_DC_SS: {
       if (which == 2) {
@@ -546,7 +724,8 @@ static const tf_event_loop_ops loop_ops = {.rhs = rhs,
                                            .before_step = renew_references,
                                            .after_step = check_sliding,
                                            .on_step = step_done,
-                                           .smooth = smooth_event};
+                                           .smooth = smooth_event,
+                                           .project = update_quasi_steady};
 
 /* --- the driver ------------------------------------------------------------------------------ */
 
@@ -586,6 +765,7 @@ void tf_dual_set_callbacks(tf_dual *d, tf_dc_event_fn on_event, tf_dc_step_fn on
 
 void tf_dual_dense(const tf_dual *d, double t, double *x) {
   tf_dopri5_dense(tf_event_loop_stepper(d->loop), t, x);
+  manifold_state(d, t, x);
 }
 
 tf_dc_case tf_dual_case(const tf_dual *d) {
@@ -603,6 +783,8 @@ tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
   d->res = &res;
   const tf_event_loop_result r = tf_event_loop_run(d->loop, t0, x, t_end, &res.events);
   d->res = NULL;
+  manifold_state(d, r.t, x);
+  d->qs = false;
   res.status = r.status;
   res.steps = r.steps;
   res.t = r.t;

@@ -22,7 +22,9 @@
  *                 found by a grid and 2-D Newton; Proposition 3.3 a);
  * and the mirror images for RS.  A departure where R = 0 relaxes its slip direction at a
  * rate |V'|/|h| (evolve2.h), so near a discontinuity set the slip direction is slaved to the
- * limit direction (options.slave_radius). */
+ * limit direction (options.slave_radius).  With both contacts slipping slowly (near Sigma_RR,
+ * or a stationary X_SS of small slip) both directions are slaved to the slow manifold at
+ * finite slip while the lag that leaves is below options.slave_lag (see dual_contact.c). */
 #ifndef TF_DUAL_CONTACT_H
 #define TF_DUAL_CONTACT_H
 

@@ -265,14 +265,16 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
     const int which = find_event(l, t_start, t, &te);
     if (which < 0) {
       if (ops->on_step) ops->on_step(l->ctx, t_start, t);
+      bool moved = ops->project && ops->project(l->ctx, t, x);
       if (t >= l->next_qr) {
         if (orthonormalize(l, x)) {
           res.status = TF_MEMBER_FAILED;
           break;
         }
         l->next_qr = t + l->opt.qr_interval;
-        tf_dopri5_restart(l->stepper, t, x);
+        moved = true;
       }
+      if (moved) tf_dopri5_restart(l->stepper, t, x);
       continue;
     }
     if (ops->on_step) ops->on_step(l->ctx, t_start, te);

@@ -51,7 +51,10 @@ typedef struct tf_event_loop_ops {
   int (*after_step)(void *ctx); /* a tf_member_status; not OK stops the member */
   void (*on_step)(void *ctx, double t0, double t1); /* dense output valid on [t0, t1] */
   void (*before_qr)(void *ctx, double *x);          /* e.g. project tangents onto Sigma */
-  int (*storm_status)(void *ctx, const double *x);  /* status of an event storm; ZENO if NULL */
+  /* After a step with no event: may move x onto a manifold the mode's field is defined on
+   * (true if it changed x; the stepper then restarts from the new state). */
+  bool (*project)(void *ctx, double t, double *x);
+  int (*storm_status)(void *ctx, const double *x); /* status of an event storm; ZENO if NULL */
   /* Whether event function `which` of the current mode is smooth along the flow at its roots,
    * so that Newton steps may correct its time (NULL: all are). */
   bool (*smooth)(void *ctx, int which);

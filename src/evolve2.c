@@ -35,6 +35,7 @@ tf_evolve2_options tf_evolve2_default_options(void) {
   o.event_tol = 1e-12;
   o.sigma_tol = 1e-8;
   o.slave_radius = 1e-6;
+  o.slave_lag = 1e-9;
   o.max_event_rate = 1e5;
   o.max_events = 1000000;
   return o;

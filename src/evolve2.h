@@ -52,6 +52,7 @@ typedef struct tf_evolve2_options {
   double event_tol;      /* absolute accuracy of event times */
   double sigma_tol;      /* |h| below which a zero of <h, d_ref> is an arrival at Sigma */
   double slave_radius;   /* |h| below which the slip direction is the limit direction */
+  double slave_lag;      /* two contacts: largest lag of slaved slip directions (rad) */
   double max_event_rate; /* events per unit time above which a member is Zeno */
   long max_events;
 } tf_evolve2_options;
