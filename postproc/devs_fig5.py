@@ -120,7 +120,7 @@ def main(path, out, sweep=None):
         ax2.set_xlabel("normal load P")
         ax2.set_ylabel(r"$\mu$")
         ax2.set_title("(b) $\\lambda_1$ over load and $\\mu$ (engine): positive (red) only where\n"
-                      "$\\xi = \\mu/P$ lies in a chaotic band of the element map (3.57-4.2, 12.4-22)",
+                      "$\\xi = \\mu/P$ lies in a chaotic band of the element map (3.57-4.25, 12.3-21.7)",
                       fontsize=8, loc="left")
         ax3 = fig.add_subplot(gs[2])
         best = int(np.argmax(d["sweep_positive"]))
