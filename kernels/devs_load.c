@@ -6,7 +6,9 @@
  * with xi = mu / P (the continuous-contact growth parameter falls as 1/P) and
  * X1,2 = (xi +- sqrt(xi^2 - 4 a xi)) / (2 xi) the points where xi x (1 - x) = a, so the
  * element is continuous and cannot leak to infinity.  X1,2 are real only for xi >= 4a;
- * other parameters are rejected.  lambda_1(P) of the full state is the paper's Fig. 5. */
+ * other parameters are rejected.  lambda_1(P) of the full state is the paper's Fig. 5; the
+ * tangent map is diagonal, so it equals P times the element map's exponent at xi = mu / P for
+ * any N, which is why no mu reproduces the paper's description of that figure (docs/DEVS.md). */
 #include <math.h>
 
 #include "devs.h"
