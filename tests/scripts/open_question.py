@@ -177,10 +177,12 @@ for panel in panels:
     lo, hi = np.percentile(np.concatenate(list(want.values())), [0.5, 99.5])
     edges = np.linspace(lo, hi, 70)
     drawn = {(s_["name"], s_["key"]): s_ for s_ in panel["series"]}
-    good = set(drawn) == set(want) and np.allclose(panel["edges"], edges, rtol=1e-14, atol=0)
+    good = set(drawn) == set(want) and panel["edges"].shape == edges.shape \
+        and np.allclose(panel["edges"], edges, rtol=1e-14, atol=0)
     for k, v in want.items() if good else ():
         heights = np.histogram(np.clip(v, lo, hi), bins=edges, density=True)[0]
-        good &= np.allclose(np.sort(drawn[k]["values"]), np.sort(v), rtol=1e-14, atol=0) \
+        good &= drawn[k]["values"].shape == v.shape and drawn[k]["heights"].shape == heights.shape \
+            and np.allclose(np.sort(drawn[k]["values"]), np.sort(v), rtol=1e-14, atol=0) \
             and np.allclose(drawn[k]["heights"], heights, rtol=1e-12, atol=0) \
             and drawn[k]["dashed"] == k[1].endswith("_s")
     T.check(good, f"distributions, {q}: histograms of "
