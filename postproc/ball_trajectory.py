@@ -2,7 +2,7 @@
 """ball_trajectory.py — a codimension-2 friction trajectory (job `trajectory` on ball-pool or
 ball-spring): slip, then roll.
 
-    /usr/bin/python3 postproc/ball_trajectory.py RESULTS.h5 OUT.png
+    /usr/bin/python3 postproc/ball_trajectory.py RESULTS.h5 [OUT.png]   (default RESULTS.png)
 
 Panels: (a) centre speed |v| and slip speed |u| against time, rolling intervals shaded and
 the engine's transitions marked; (b) the velocity hodograph (v_y, v_z), dashed while
@@ -121,6 +121,6 @@ def main(path, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else sys.argv[1].removesuffix(".h5") + ".png")
