@@ -123,4 +123,5 @@ def main(path, out):
 if __name__ == "__main__":
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else sys.argv[1].removesuffix(".h5") + ".png")
+    default = sys.argv[1].removesuffix(".h5") + ".png"
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else default)

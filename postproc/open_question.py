@@ -504,7 +504,8 @@ def distance_panels(data, report):
                 "x": np.array([p[0] for p in pts]),
                 "ks": np.array([p[1]["ks"] for p in pts]),
                 "err": np.array([[max(p[1]["ks"] - p[1]["ks_ci"][0], 0),
-                                  max(p[1]["ks_ci"][1] - p[1]["ks"], 0)] for p in pts]).reshape(-1, 2).T,
+                                  max(p[1]["ks_ci"][1] - p[1]["ks"], 0)]
+                                 for p in pts]).reshape(-1, 2).T,
                 "floor": floor[q]["ks_ci"][1] if q in floor else None,
                 "weighted": weighted[q]["ks"] if q in weighted else None})
         panels.append({"kind": kind, "label": label, "curves": curves})

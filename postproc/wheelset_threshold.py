@@ -68,7 +68,10 @@ def load(path, phase_speed=200.0):
     y1, y2, C = closed_form(p, k * vv)
     ok = failed == 0
     xlim = (v.min() * 0.97, v.max() * 1.02)
-    inside = lambda speeds: [(j, x) for j, x in enumerate(speeds) if xlim[0] < x < xlim[1]]  # noqa: E731
+
+    def inside(speeds):
+        return [(j, x) for j, x in enumerate(speeds) if xlim[0] < x < xlim[1]]
+
     d = {"p": p, "C": C, "v_curve": vv, "ybar1": y1, "ybar2": y2, "ybar_min": np.minimum(y1, y2),
          "v_points": v[ok], "threshold": th[ok], "v_failed": v[~ok], "xlim": xlim,
          # marked where they fall inside the speed axis: (index, speed)

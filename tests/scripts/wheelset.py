@@ -254,7 +254,8 @@ vs = np.linspace(lo, hi, 20001)
 gap = np.subtract(*ybar12(vs))
 roots = [brentq(lambda x: np.subtract(*ybar12(x)), vs[i], vs[i + 1], xtol=1e-12)
          for i in np.nonzero(np.sign(gap[:-1]) != np.sign(gap[1:]))[0]]
-res = [a / P["omega_per_v"] for a in (P["alpha_y"], P["alpha_psi"]) if lo < a / P["omega_per_v"] < hi]
+res = [a / P["omega_per_v"] for a in (P["alpha_y"], P["alpha_psi"])
+       if lo < a / P["omega_per_v"] < hi]
 T.check(len(roots) == len(d["crossings"]) == 1
         and all(abs(c - r) < 1e-8 for (_, c), r in zip(d["crossings"], roots))
         and [x for _, x in d["resonances"]] == res,
@@ -269,10 +270,12 @@ boundary_err = np.abs(slip_lhs(v, by, bpsi)).max() / (4 * C ** 2)
 touch = slip_lhs(v, ey0, epsi0).max() / (4 * C ** 2)
 T.check(abs(v * 3.6 - 180) < 1e-9 and boundary_err < 1e-12
         and abs(d["psi_sli"] - np.abs(bpsi).max()) < 1e-15
-        and abs(d["psi_sli"] - 2 * C * P["M_psi"] / abs(P["alpha_psi"] ** 2 - omega(v) ** 2)) < 1e-15,
+        and abs(d["psi_sli"] - 2 * C * P["M_psi"] / abs(P["alpha_psi"] ** 2 - omega(v) ** 2))
+        < 1e-15,
         f"figure, phase plane at 180 km/h (the scan speed nearest 200): the boundary drawn is "
         f"(5.58) to {boundary_err:.0e}, Psi_sli its top")
-T.check(f0 == 1.0 and np.abs(np.hypot(ey0, epsi0 * P["eta"]) - A).max() < 1e-15 and abs(touch) < 4e-4
+T.check(f0 == 1.0 and np.abs(np.hypot(ey0, epsi0 * P["eta"]) - A).max() < 1e-15
+        and abs(touch) < 4e-4
         and f1 == 1.1 and slip_lhs(v, ey1, epsi1).max() / (4 * C ** 2) > 0.2,
         f"figure, phase plane: the rolling ellipse (5.61) at the simulated threshold touches "
         f"(5.58) (max of (5.59) on it {touch:.1e} of 4C^2), 10% above it leaves")
