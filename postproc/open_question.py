@@ -301,32 +301,26 @@ def mean_ci(per_member, reps, rng):
             "n": int(len(x))}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", default=".")
-    ap.add_argument("--figures", default=".")
-    ap.add_argument("--bootstrap", type=int, default=200)
-    ap.add_argument("--json", default=None)
-    ap.add_argument("--no-figures", action="store_true")
-    args = ap.parse_args()
-    rng = np.random.default_rng(12345)
-
+def analyse(runs_dir, bootstrap=200, seed=12345):
+    """Observables per member of every results file in runs_dir and the report of their
+    distances to the uniform ensemble: (data, report), data[name] = (obs, meta)."""
+    rng = np.random.default_rng(seed)
     runs = {}
     for name in ["uniform", "uniform-b", "weighted"]:
-        p = os.path.join(args.runs, name + ".h5")
+        p = os.path.join(runs_dir, name + ".h5")
         if os.path.exists(p):
             runs[name] = p
     dense = {}
-    for p in sorted(glob.glob(os.path.join(args.runs, "dense-*"))):
+    for p in sorted(glob.glob(os.path.join(runs_dir, "dense-*"))):
         if p.endswith((".json", ".oq-cache")):
             continue
         dense[os.path.basename(p).removesuffix(".h5")] = p
     groups = {}
     for pat in ["smoothed-eps*-T*.h5", "tiny-eps*-T*.h5", "noisy-sigma*-T*.h5"]:
-        for p in sorted(glob.glob(os.path.join(args.runs, pat))):
+        for p in sorted(glob.glob(os.path.join(runs_dir, pat))):
             groups.setdefault(re.sub(r"-T[0-9.]+\.h5$", "", os.path.basename(p)), []).append(p)
     if "uniform" not in runs:
-        raise SystemExit(f"open_question.py: {args.runs}/uniform.h5 not found (run "
+        raise SystemExit(f"open_question.py: {runs_dir}/uniform.h5 not found (run "
                          "bench/open_question.sh first)")
     data = {name: cached(load, p, p) for name, p in runs.items()}
     for name, p in dense.items():
@@ -345,7 +339,7 @@ def main():
         summary = dict(meta)
         for q in ["full_stick", "returned", "return_time", "landing_r", "full_stick_s",
                   "return_time_s"]:
-            summary[q] = mean_ci(obs[q], args.bootstrap, rng) if q in obs else None
+            summary[q] = mean_ci(obs[q], bootstrap, rng) if q in obs else None
         report["runs"][name] = summary
         if name == "uniform":
             continue
@@ -356,12 +350,24 @@ def main():
         for q in obs:
             if q in ("full_stick", "returned", "return_time_exact", "full_stick_s") or q not in base:
                 continue
-            d = distances(base[q], obs[q], args.bootstrap, rng)
+            d = distances(base[q], obs[q], bootstrap, rng)
             if d:
                 report["distances"][name][q] = d
-    exit_map = os.path.join(args.runs, "exit-map.h5")
+    exit_map = os.path.join(runs_dir, "exit-map.h5")
     if os.path.exists(exit_map):
         report["followed_exits"] = followed_exits(exit_map, data)
+    return data, report
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", default=".")
+    ap.add_argument("--figures", default=".")
+    ap.add_argument("--bootstrap", type=int, default=200)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--no-figures", action="store_true")
+    args = ap.parse_args()
+    data, report = analyse(args.runs, args.bootstrap)
     out = args.json or os.path.join(args.runs, "open_question.json")
     with open(out, "w") as fh:
         json.dump(report, fh, indent=1, default=float)
@@ -432,76 +438,112 @@ def param_of(name):
     return (m.group(1), float(m.group(2))) if m else (None, 0.0)
 
 
+HIST_TITLES = {"landing_r": "r at the first crossing of $\\Sigma$ after the exit",
+               "return_time": "time to the first return to the two-fold",
+               "section_r": "occupation of $\\Sigma$: r at crossings (t < 300; dashed: dense, t < 150)",
+               "r_T10": "r(t = 10)", "r_T50": "r(t = 50)", "omega_T50": "$\\omega$(t = 50)"}
+HIST_BINS = 70
+DISTANCE_PANELS = [("smoothed", "smoothing $\\varepsilon$, perturbation $\\varepsilon$"),
+                   ("tiny", "smoothing $\\varepsilon$, perturbation $10^{-6}$"),
+                   ("noisy", "noise $\\sigma$ on v ($\\varepsilon = 10^{-4}$)")]
+DISTANCE_QUANTITIES = ["r_T10", "omega_T10", "r_T50", "omega_T50"]
+
+
+def pick(data, kind):
+    return sorted((n for n in data if n.startswith(kind)), key=lambda n: param_of(n)[1])
+
+
+def distribution_panels(data):
+    """The histograms of open-question-distributions.png, one panel per observable of
+    HIST_TITLES (None where no run has values): the bin edges (HIST_BINS - 1 bins over the
+    0.5-99.5 % range of all values in the panel) and per series the run, the observable's key
+    (a key ending in _s is a dense trace's sample-based observable, drawn dashed), the pooled
+    values and the density heights drawn (values clipped into the range)."""
+    shown = ["uniform", "weighted"]
+    for kind in ("smoothed", "tiny"):
+        if pick(data, kind):
+            shown.append(pick(data, kind)[0])
+    if pick(data, "noisy"):
+        shown += [pick(data, "noisy")[0], pick(data, "noisy")[-1]]
+    panels = []
+    for q, title in HIST_TITLES.items():
+        series = [(name, q) for name in shown if q in data[name][0]]
+        series += [(name, q + "_s") for name in data
+                   if name.startswith("dense-") and q + "_s" in data[name][0]]
+        series = [(name, key, pooled(data[name][0][key])) for name, key in series]
+        series = [(name, key, v) for name, key, v in series if len(v)]
+        if not series:
+            panels.append(None)
+            continue
+        lo, hi = np.percentile(np.concatenate([v for _, _, v in series]), [0.5, 99.5])
+        edges = np.linspace(lo, hi, HIST_BINS)
+        panels.append({"q": q, "title": title, "edges": edges,
+                       "series": [{"name": name, "key": key, "values": v,
+                                   "heights": np.histogram(np.clip(v, lo, hi), bins=edges,
+                                                           density=True)[0],
+                                   "dashed": key.endswith("_s")}
+                                  for name, key, v in series]})
+    return panels
+
+
+def distance_panels(data, report):
+    """The lines of open-question-distances.png, one panel per kind of ensemble: per quantity
+    the KS distances to the uniform ensemble against the ensemble's parameter with their
+    bootstrap error bars (below, above), the sampling floor (upper 95 % of uniform against
+    uniform-b, dotted) and the KS distance of the weighted ensemble (dashed)."""
+    floor = report["distances"].get("uniform-b", {})
+    weighted = report["distances"].get("weighted", {})
+    panels = []
+    for kind, label in DISTANCE_PANELS:
+        curves = []
+        for q in DISTANCE_QUANTITIES:
+            pts = [(param_of(n)[1], report["distances"][n][q]) for n in pick(data, kind)
+                   if q in report["distances"].get(n, {})]
+            curves.append({
+                "q": q,
+                "x": np.array([p[0] for p in pts]),
+                "ks": np.array([p[1]["ks"] for p in pts]),
+                "err": np.array([[max(p[1]["ks"] - p[1]["ks_ci"][0], 0),
+                                  max(p[1]["ks_ci"][1] - p[1]["ks"], 0)]
+                                 for p in pts]).reshape(-1, 2).T,
+                "floor": floor[q]["ks_ci"][1] if q in floor else None,
+                "weighted": weighted[q]["ks"] if q in weighted else None})
+        panels.append({"kind": kind, "label": label, "curves": curves})
+    return panels
+
+
 def figures(data, report, outdir):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    titles = {"landing_r": "r at the first crossing of $\\Sigma$ after the exit",
-              "return_time": "time to the first return to the two-fold",
-              "section_r": "occupation of $\\Sigma$: r at crossings (t < 300; dashed: dense, t < 150)",
-              "r_T10": "r(t = 10)", "r_T50": "r(t = 50)", "omega_T50": "$\\omega$(t = 50)"}
-
-    def pick(kind):
-        names = [n for n in data if n.startswith(kind)]
-        return sorted(names, key=lambda n: param_of(n)[1])
-
-    shown = ["uniform", "weighted"]
-    for kind in ("smoothed", "tiny"):
-        if pick(kind):
-            shown.append(pick(kind)[0])
-    if pick("noisy"):
-        shown += [pick("noisy")[0], pick("noisy")[-1]]
     fig, axes = plt.subplots(2, 3, figsize=(15, 8))
-    for ax, q in zip(axes.flat, titles):
-        vals = [pooled(data[n][0][q]) for n in shown if q in data[n][0]]
-        vals += [pooled(data[n][0][q + "_s"]) for n in data
-                 if n.startswith("dense-") and q + "_s" in data[n][0]]
-        vals = [v for v in vals if len(v)]
-        if not vals:
+    for ax, panel in zip(axes.flat, distribution_panels(data)):
+        if panel is None:
             ax.set_visible(False)
             continue
-        lo, hi = np.percentile(np.concatenate(vals), [0.5, 99.5])
-        bins = np.linspace(lo, hi, 70)
-        series = [(name, q) for name in shown if q in data[name][0]]
-        series += [(name, q + "_s") for name in data
-                   if name.startswith("dense-") and q + "_s" in data[name][0]]
-        for name, key in series:
-            v = pooled(data[name][0][key])
-            if len(v):
-                ls = "--" if key.endswith("_s") else "-"
-                ax.hist(np.clip(v, lo, hi), bins=bins, density=True, histtype="step", lw=1.3,
-                        ls=ls, label=f"{name} (n={len(v)})")
-        ax.set_title(titles[q], fontsize=10)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
+        for s in panel["series"]:
+            ax.stairs(s["heights"], panel["edges"], lw=1.3, ls="--" if s["dashed"] else "-",
+                      label=f"{s['name']} (n={len(s['values'])})")
+        ax.set_title(panel["title"], fontsize=10)
+        ax.legend(fontsize=7)
     fig.suptitle("Wheel, Fig. 5 parameters: what follows the nondeterministic two-fold")
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "open-question-distributions.png"), dpi=100)
 
-    floor = report["distances"].get("uniform-b", {})
-    weighted = report["distances"].get("weighted", {})
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.6), sharey=True)
-    for ax, kind, label in zip(axes, ["smoothed", "tiny", "noisy"],
-                               ["smoothing $\\varepsilon$, perturbation $\\varepsilon$",
-                                "smoothing $\\varepsilon$, perturbation $10^{-6}$",
-                                "noise $\\sigma$ on v ($\\varepsilon = 10^{-4}$)"]):
-        for qi, q in enumerate(["r_T10", "omega_T10", "r_T50", "omega_T50"]):
-            pts = [(param_of(n)[1], report["distances"][n][q]) for n in pick(kind)
-                   if q in report["distances"].get(n, {})]
+    for ax, panel in zip(axes, distance_panels(data, report)):
+        for qi, c in enumerate(panel["curves"]):
             color = f"C{qi}"
-            if pts:
-                xv = np.array([p[0] for p in pts])
-                yv = np.array([p[1]["ks"] for p in pts])
-                err = np.array([[max(p[1]["ks"] - p[1]["ks_ci"][0], 0),
-                                 max(p[1]["ks_ci"][1] - p[1]["ks"], 0)] for p in pts]).T
-                ax.errorbar(xv, yv, yerr=err, marker="o", color=color, capsize=3, label=q)
-            if q in floor:
-                ax.axhline(floor[q]["ks_ci"][1], color=color, ls=":", lw=1)
-            if q in weighted:
-                ax.axhline(weighted[q]["ks"], color=color, ls="--", lw=1)
+            if len(c["x"]):
+                ax.errorbar(c["x"], c["ks"], yerr=c["err"], marker="o", color=color, capsize=3,
+                            label=c["q"])
+            if c["floor"] is not None:
+                ax.axhline(c["floor"], color=color, ls=":", lw=1)
+            if c["weighted"] is not None:
+                ax.axhline(c["weighted"], color=color, ls="--", lw=1)
         ax.set_xscale("log")
-        ax.set_xlabel(label)
+        ax.set_xlabel(panel["label"])
         ax.set_ylim(0, 1.02)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)

@@ -15,6 +15,9 @@ with the slope of each law's line in the legend.  For the relay, for example:
     for e in 1e-2 1e-3 1e-4; do twofold run smooth.yaml -o s$e.h5 \\
         --set model.smoothing.epsilon=$e; done
     postproc/smooth_convergence.py relay.png fil.h5 s*.h5
+
+`load` returns every array the figure draws and `make_figure` draws only those, so a test
+can check the curves and slopes against the file and the theory.
 """
 import sys
 
@@ -26,70 +29,87 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
+STYLES = {"tanh": "-", "sqrt": "--", "linear": ":"}
+
 
 def usage(msg):
     sys.exit(f"smooth_convergence.py: {msg}\n" + __doc__.split("\n\n")[1])
 
 
-args = sys.argv[1:]
-component = None
-if "--component" in args:
-    i = args.index("--component")
-    component = args[i + 1]
-    del args[i:i + 2]
-if len(args) < 3:
-    usage("need OUT.png FILIPPOV.h5 and at least one SMOOTHED.h5")
-out, fil_path, smooth_paths = args[0], args[1], args[2:]
+def load(fil_path, smooth_paths, component=None):
+    """The Filippov reference, the smoothed curves and the distance per (law, eps)."""
+    with h5py.File(fil_path) as f:
+        if "members/trajectory" not in f:
+            usage(f"{fil_path} has no /members/trajectory (run the Filippov ensemble with "
+                  "output.trajectory_samples > 0)")
+        names = f.attrs["state_names"]
+        names = (names.decode() if isinstance(names, bytes) else names).split(",")
+        d = f["members/trajectory"]
+        samples, t0, t1 = int(d.attrs["samples"]), float(d.attrs["t0"]), float(d.attrs["t_end"])
+        ref = d[0].reshape(samples, len(names))
+        t_ref = np.linspace(t0, t1, samples)
+        ok = np.all(np.isfinite(ref), axis=1)
+        ref, t_ref = ref[ok], t_ref[ok]
+    c = names.index(component) if component else 0
+    runs = []
+    for p in smooth_paths:
+        with h5py.File(p) as f:
+            cfg = yaml.safe_load(f.attrs["config"])
+            sm = cfg.get("model", {}).get("smoothing")
+            if not sm or "trajectory" not in f:
+                usage(f"{p} is not a trajectory of a smoothed model")
+            t, x = f["trajectory/t"][:], f["trajectory/state"][:]
+        inside = (t >= t_ref[0]) & (t <= t_ref[-1])
+        err = max(np.abs(x[inside, k] - np.interp(t[inside], t_ref, ref[:, k])).max()
+                  for k in range(len(names)))
+        runs.append({"law": sm["law"], "eps": float(sm["epsilon"]), "t": t, "x": x[:, c],
+                     "err": err})
+    runs.sort(key=lambda r: (r["law"], -r["eps"]))
+    laws = {}
+    for law in sorted({r["law"] for r in runs}):
+        pts = sorted((r["eps"], r["err"]) for r in runs if r["law"] == law)
+        e, r = np.array(pts).T
+        slope = np.polyfit(np.log(e), np.log(r), 1)[0] if len(e) > 1 else float("nan")
+        laws[law] = {"eps": e, "err": r, "slope": slope, "label": f"{law} (slope {slope:.2f})"}
+    return {"name": names[c], "t_ref": t_ref, "ref": ref[:, c], "runs": runs, "laws": laws}
 
-with h5py.File(fil_path) as f:
-    if "members/trajectory" not in f:
-        usage(f"{fil_path} has no /members/trajectory (run the Filippov ensemble with "
-              "output.trajectory_samples > 0)")
-    names = f.attrs["state_names"]
-    names = (names.decode() if isinstance(names, bytes) else names).split(",")
-    d = f["members/trajectory"]
-    samples, t0, t1 = int(d.attrs["samples"]), float(d.attrs["t0"]), float(d.attrs["t_end"])
-    ref = d[0].reshape(samples, len(names))
-    t_ref = np.linspace(t0, t1, samples)
-    ok = np.all(np.isfinite(ref), axis=1)
-    ref, t_ref = ref[ok], t_ref[ok]
-c = names.index(component) if component else 0
 
-fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
-ax.plot(t_ref, ref[:, c], "k-", lw=2.2, label="Filippov (event-driven)")
-by_law = {}
-runs = []
-for p in smooth_paths:
-    with h5py.File(p) as f:
-        cfg = yaml.safe_load(f.attrs["config"])
-        sm = cfg.get("model", {}).get("smoothing")
-        if not sm or "trajectory" not in f:
-            usage(f"{p} is not a trajectory of a smoothed model")
-        t, x = f["trajectory/t"][:], f["trajectory/state"][:]
-    inside = (t >= t_ref[0]) & (t <= t_ref[-1])
-    err = max(np.abs(x[inside, k] - np.interp(t[inside], t_ref, ref[:, k])).max() for k in range(len(names)))
-    runs.append((sm["law"], float(sm["epsilon"]), t, x, err))
-    by_law.setdefault(sm["law"], []).append((float(sm["epsilon"]), err))
-cmap = plt.get_cmap("viridis")
-eps_all = sorted({r[1] for r in runs})
-for law, eps, t, x, err in sorted(runs, key=lambda r: (r[0], -r[1])):
-    k = eps_all.index(eps) / max(1, len(eps_all) - 1)
-    style = {"tanh": "-", "sqrt": "--", "linear": ":"}.get(law, "-")
-    ax.plot(t, x[:, c], style, color=cmap(0.85 * k), lw=1.2, label=f"{law}, eps = {eps:g}")
-ax.set_xlabel("t")
-ax.set_ylabel(names[c])
-ax.set_title(f"(a) {names[c]}(t): smoothed against Filippov")
-ax.legend(fontsize=7)
-for law, pts in sorted(by_law.items()):
-    pts.sort()
-    e, r = np.array(pts).T
-    slope = np.polyfit(np.log(e), np.log(r), 1)[0] if len(e) > 1 else float("nan")
-    bx.loglog(e, r, "o-", label=f"{law} (slope {slope:.2f})")
-bx.set_xlabel("epsilon")
-bx.set_ylabel("max |x_eps(t) - x_Filippov(t)|")
-bx.set_title("(b) distance to the Filippov trajectory")
-bx.grid(True, which="both", alpha=0.3)
-bx.legend(fontsize=8)
-fig.tight_layout()
-fig.savefig(out, dpi=130)
-print(f"wrote {out}")
+def make_figure(d):
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    ax.plot(d["t_ref"], d["ref"], "k-", lw=2.2, label="Filippov (event-driven)")
+    cmap = plt.get_cmap("viridis")
+    eps_all = sorted({r["eps"] for r in d["runs"]})
+    for r in d["runs"]:
+        k = eps_all.index(r["eps"]) / max(1, len(eps_all) - 1)
+        ax.plot(r["t"], r["x"], STYLES.get(r["law"], "-"), color=cmap(0.85 * k), lw=1.2,
+                label=f"{r['law']}, eps = {r['eps']:g}")
+    ax.set_xlabel("t")
+    ax.set_ylabel(d["name"])
+    ax.set_title(f"(a) {d['name']}(t): smoothed against Filippov")
+    ax.legend(fontsize=7)
+    for law in d["laws"].values():
+        bx.loglog(law["eps"], law["err"], "o-", label=law["label"])
+    bx.set_xlabel("epsilon")
+    bx.set_ylabel("max |x_eps(t) - x_Filippov(t)|")
+    bx.set_title("(b) distance to the Filippov trajectory")
+    bx.grid(True, which="both", alpha=0.3)
+    bx.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def main(args):
+    component = None
+    if "--component" in args:
+        i = args.index("--component")
+        component = args[i + 1]
+        del args[i:i + 2]
+    if len(args) < 3:
+        usage("need OUT.png FILIPPOV.h5 and at least one SMOOTHED.h5")
+    out, fil_path, smooth_paths = args[0], args[1], args[2:]
+    make_figure(load(fil_path, smooth_paths, component)).savefig(out, dpi=130)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

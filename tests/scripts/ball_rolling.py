@@ -15,7 +15,10 @@
 4. The trajectory job on 1 and 3 ranks writes bitwise identical files.
 5. Bad input: initial.state together with initial.speed, a misspelt codim2 key, a negative
    speed — each a clear error naming the key, exit status 2, no output file.
-6. postproc/ball_trajectory.py turns a result into a PNG.
+6. postproc/ball_trajectory.py draws the K > 0 run of 2: the curves |v|, |u| equal the stored
+   samples and the closed forms, rolling is shaded after t* and the one transition marked
+   there, the hodograph and the slip arrows lie on the launch line, the slip direction and
+   the limit direction are the launch direction.
 8. A start whose slip is not parallel to the velocity (u0 = (1, 1), v0 = (3, 0), K = 0.5, the
    kernel's m = 1): the slip direction turns while |u| -> 0, so there is no closed form; the
    onset of rolling is computed here with |u| as the clock (s = ln|u| from ln|u0| down to
@@ -31,6 +34,7 @@
 import math
 import os
 import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -219,11 +223,59 @@ T.check(all(st == "ok" and abs(t - onset) < 1e-9 for st, t, _ in onsets.values()
         f"non-collinear start: rolling onset {onset:.12f} (ln|u| integration) for every slave radius")
 T.check(max(n for _, _, n in onsets.values()) < 5000, "and in a few hundred steps")
 
-# --- 6: the figure ----------------------------------------------------------------------------
+# --- 6: the figure draws the K > 0 run of part 2 ---------------------------------------------
+POSTPROC = os.path.join(os.environ["SOURCE_DIR"], "postproc")
+sys.path.insert(0, POSTPROC)
+import ball_trajectory as fig  # noqa: E402
+
+K, v0, th = 0.05, 3.0, math.radians(-60.0)  # the run "drag" of part 2
+a = mu * g * m / K
+v = lambda t: -a + (v0 + a) * np.exp(-K * t / m)  # noqa: E731
+t_star = newton(lambda t: v(t) - 2.5 * mu * g * t,
+                lambda t: -K / m * (v0 + a) * math.exp(-K * t / m) - 2.5 * mu * g, 0.1)
+v_star = v(t_star)
+d = fig.load("drag.h5")
+with h5py.File("drag.h5", "r") as f:
+    t, x = f["trajectory/t"][...], f["trajectory/state"][...]  # (u_y, u_z, v_y, v_z)
+before, after = t < t_star, t > t_star
+speed = np.where(before, v(t), v_star * np.exp(-5 * K / (7 * m) * (t - t_star)))
+slip = np.where(before, v(t) - 2.5 * mu * g * t, 0.0)
+T.check(np.array_equal(d["t"], t) and np.array_equal(d["speed"], np.hypot(x[:, 2], x[:, 3]))
+        and np.array_equal(d["slip"], np.hypot(x[:, 0], x[:, 1])),
+        "figure (a): the curves |v|, |u| drawn are the stored samples")
+err_v, err_u = np.abs(d["speed"] - speed).max(), np.abs(d["slip"] - slip).max()
+T.check(err_v < 1e-8 and err_u < 1e-8,
+        f"figure (a): |v| drawn = closed form (slip, then v* e^(-5K(t-t*)/7m)) to {err_v:.1e}, "
+        f"|u| = v(t) - 5/2 mu g t, then 0, to {err_u:.1e}")
+T.check(np.array_equal(d["rolling"], after) and len(d["event_t"]) == 1
+        and abs(d["event_t"][0] - t_star) < 1e-9 and d["event_kind"].tolist() == [0],
+        f"figure (a): rolling shaded exactly after t* = {t_star:.10f} (closed form), one roll "
+        f"start marked there ({d['event_t']})")
+line = np.array([math.cos(th), math.sin(th)])
+slipping = d["v_slipping"][~np.isnan(d["v_slipping"][:, 0])]
+T.check(np.array_equal(~np.isnan(d["v_slipping"][:, 0]), before)
+        and np.array_equal(~np.isnan(d["v_rolling"][:, 0]), after)
+        and np.abs(slipping @ np.array([-line[1], line[0]])).max() < 1e-12
+        and np.abs(slipping @ line - v(t[before])).max() < 1e-8,
+        "figure (b): dashed hodograph = v(t) on the launch line while slipping, solid after t*")
+arrows = d["arrow_to"] - d["arrow_from"]
+at = np.array([np.flatnonzero((x[:, 2:] == p).all(axis=1))[0] for p in d["arrow_from"]])
+u_at = x[at, :2]
+T.check(len(arrows) >= 5 and before[at].all()
+        and np.allclose(arrows, fig.ARROW_SCALE * u_at, rtol=0, atol=1e-14)
+        and np.abs(arrows @ line - fig.ARROW_SCALE * np.hypot(*u_at.T)).max() < 1e-12,
+        f"figure (b): {len(arrows)} arrows = {fig.ARROW_SCALE} u at slipping samples, along the "
+        "launch direction (no spin: u parallel to v)")
+T.check(np.abs(d["event_v"][0] - v_star * line).max() < 1e-8,
+        f"figure (b): roll start drawn at v* (cos, sin)(-60 deg), v* = {v_star:.10f}")
+phi = d["phi"][~np.isnan(d["phi"])]
+T.check(np.array_equal(~np.isnan(d["phi"]), before) and np.abs(phi - th).max() < 1e-9
+        and abs(d["event_phi"][0] - th) < 1e-9,
+        f"figure (c): slip direction and the limit direction at rolling = {th:.10f} (launch line)")
 png = "ball.png"
 r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
-                    os.path.join(os.environ["SOURCE_DIR"], "postproc", "ball_trajectory.py"),
-                    "drag.h5", png], capture_output=True, text=True)
-T.check(r.returncode == 0 and os.path.getsize(png) > 10000,
-        f"postproc/ball_trajectory.py draws the slip-then-roll figure ({r.stderr.strip()})")
+                    os.path.join(POSTPROC, "ball_trajectory.py"), "drag.h5", png],
+                   capture_output=True, text=True)
+T.check(r.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+        f"postproc/ball_trajectory.py writes the PNG ({r.stderr.strip()[-300:]})")
 T.finish()

@@ -13,11 +13,14 @@ rates checked here:
 y(t) = t is exact in every case (y does not see x).
 Also: PETSc TS (bdf, rosw, arkimex, with coloured finite-difference Jacobians) against an
 independent scipy solve_ivp(Radau) of the smoothed relay with b = 0.5 written here; Lorenz
-on TS with its analytic Jacobian and with coloured differences against Radau; the figure
-postproc/smooth_convergence.py.  Options, ranks, batches and bad input: smooth_ts.py.
+on TS with its analytic Jacobian and with coloured differences against Radau.  The figure
+postproc/smooth_convergence.py draws the event-driven trajectory (equal to the exact one),
+each smoothed file's x(t), and per law the distances measured here with their fitted slope
+(linear 1, sqrt 4/5, tanh just below 1).  Options, ranks, batches and bad input: smooth_ts.py.
 """
 import os
 import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -49,6 +52,7 @@ def trajectory(out, *sets, extra=()):
 
 # --- convergence to the Filippov solution as eps -> 0 -------------------------------------
 eps = [1e-2, 1e-3, 1e-4]
+measured = {}  # law -> (sup errors against exact_x, fitted rate), for the figure's check
 for law in ("linear", "tanh", "sqrt"):
     errs = []
     for e in eps:
@@ -56,6 +60,7 @@ for law in ("linear", "tanh", "sqrt"):
         errs.append(np.abs(s[:, 0] - exact_x(t)).max())
         T.check(np.abs(s[:, 1] - t).max() < 1e-10, f"{law} eps={e:g}: y(t) = t exactly")
     rate = np.polyfit(np.log(eps), np.log(errs), 1)[0]
+    measured[law] = (np.array(errs), rate)
     print(f"{law}: sup |x - x_Filippov| = {errs}, rate {rate:.3f}")
     if law == "linear":
         T.check(all(abs(err / e - 1) < 0.02 for err, e in zip(errs, eps)), f"linear: error -> eps ({errs})")
@@ -76,10 +81,42 @@ ensemble: {members: 1}
 output: {trajectory_samples: 2001}
 """)
 T.run(FIL, "fil.h5")
-fig = subprocess.run(["/usr/bin/python3", os.environ["SOURCE_DIR"] + "/postproc/smooth_convergence.py", "relay.png", "fil.h5"]
-                     + [f"{law}{e:g}.h5" for law in ("linear", "tanh", "sqrt") for e in eps],
-                     capture_output=True, text=True)
-T.check(fig.returncode == 0 and os.path.getsize("relay.png") > 10000, f"figure postproc/smooth_convergence.py: {fig.stderr[-200:]}")
+POSTPROC = os.environ["SOURCE_DIR"] + "/postproc"
+sys.path.insert(0, POSTPROC)
+import smooth_convergence as fig  # noqa: E402
+
+smoothed = [f"{law}{e:g}.h5" for law in ("linear", "tanh", "sqrt") for e in eps]
+d = fig.load("fil.h5", smoothed)
+with h5py.File("fil.h5") as f:
+    fil = f["members/trajectory"][0].reshape(2001, 2)
+t_fil = np.linspace(0, 2, 2001)
+T.check(np.array_equal(d["t_ref"], t_fil) and np.array_equal(d["ref"], fil[:, 0])
+        and np.abs(d["ref"] - exact_x(t_fil)).max() < 1e-8,
+        f"figure (a): the black curve is the stored Filippov trajectory, = the exact solution to "
+        f"{np.abs(d['ref'] - exact_x(t_fil)).max():.1e}")
+same = sorted((r["law"], r["eps"]) for r in d["runs"]) == \
+    sorted((law, e) for law in ("linear", "tanh", "sqrt") for e in eps)
+for r in d["runs"] if same else []:
+    with h5py.File(f"{r['law']}{r['eps']:g}.h5") as f:
+        same &= np.array_equal(r["t"], f["trajectory/t"][:]) and \
+            np.array_equal(r["x"], f["trajectory/state"][:, 0])
+T.check(same, "figure (a): each smoothed curve is its file's x(t), labelled with its law and eps")
+for law, (errs, rate) in measured.items():
+    drawn = d["laws"][law]
+    T.check(np.array_equal(drawn["eps"], np.sort(eps))
+            and np.abs(drawn["err"] / errs[::-1] - 1).max() < 1e-3
+            and abs(drawn["slope"] - rate) < 1e-3 and f"slope {rate:.2f}" in drawn["label"],
+            f"figure (b), {law}: distances drawn {drawn['err']} = sup |x - x_exact| measured "
+            f"here, slope {drawn['slope']:.3f} (fit here {rate:.3f})")
+slopes = {law: v["slope"] for law, v in d["laws"].items()}
+T.check(abs(slopes["linear"] - 1) < 0.02 and abs(slopes["sqrt"] - 0.8) < 0.06
+        and 0.85 < slopes["tanh"] < 1.0,
+        f"figure (b): slopes drawn {slopes}: linear 1, sqrt 4/5, tanh just below 1 "
+        "(eps log 1/eps)")
+png = subprocess.run(["/usr/bin/python3", POSTPROC + "/smooth_convergence.py", "relay.png",
+                      "fil.h5"] + smoothed, capture_output=True, text=True)
+T.check(png.returncode == 0 and open("relay.png", "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+        f"postproc/smooth_convergence.py writes the PNG ({png.stderr[-200:]})")
 
 # --- PETSc TS against an independent Radau solve (b = 0.5, eps = 1e-3, tanh) ----------------
 A, B, E = 1.0, 0.5, 1e-3

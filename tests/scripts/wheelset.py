@@ -17,12 +17,16 @@ checked against the thesis' closed forms evaluated here:
    and the yaw amplitude A/eta with eta from (1.56), for two amplitudes (linear model);
 6. a speed scan on 1 and 2 ranks: bitwise equal, each point on min(ybar_1, ybar_2);
 7. bad input: file:line:key errors, no output written, an existing result left intact;
-8. the figure (postproc/wheelset_threshold.py).
+8. the figure (postproc/wheelset_threshold.py) of the scan of 6: the curves drawn are (5.63),
+   (5.65) and their minimum, the points the file's thresholds, omega_L1 marked where the two
+   closed forms cross (found here by root finding), the boundary drawn in the phase plane is
+   (5.58) and the rolling ellipse at the simulated threshold touches it.
 """
 import hashlib
 import math
 import os
 import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -228,11 +232,57 @@ intact = hashlib.sha256(open("keep.h5", "rb").read()).hexdigest() == digest
 T.check(r.returncode != 0 and "keeps rolling at the upper end" in r.stderr and intact,
         f"a bracket that does not contain the threshold: exit {r.returncode}, {r.stderr.strip()}")
 
-# --- 8: the figure -------------------------------------------------------------------------------
+# --- 8: the figure draws the scan of 6 -----------------------------------------------------------
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "postproc"))
+import wheelset_threshold as fig  # noqa: E402
+
+d = fig.load("scan1.h5")
+y1, y2 = ybar12(d["v_curve"])
+T.check(np.abs(d["ybar1"] / y1 - 1).max() < 1e-12 and np.abs(d["ybar2"] / y2 - 1).max() < 1e-12
+        and np.array_equal(d["ybar_min"], np.minimum(d["ybar1"], d["ybar2"])),
+        f"figure: ybar_1, ybar_2 (5.63, 5.65) and their minimum drawn at {len(y1)} speeds = the "
+        "closed forms evaluated here")
+with h5py.File("scan1.h5", "r") as f:
+    v_file, th_file = f["threshold/values"][...], f["threshold/threshold"][...]
+T.check(np.array_equal(d["v_points"], v_file) and np.array_equal(d["threshold"], th_file)
+        and len(d["v_failed"]) == 0
+        and np.abs(d["threshold"] / [min(ybar12(v)) for v in v_file] - 1).max() < 2e-4,
+        f"figure: the points are the file's {len(v_file)} simulated thresholds, on "
+        "min(ybar_1, ybar_2)")
+lo, hi = d["xlim"]
+vs = np.linspace(lo, hi, 20001)
+gap = np.subtract(*ybar12(vs))
+roots = [brentq(lambda x: np.subtract(*ybar12(x)), vs[i], vs[i + 1], xtol=1e-12)
+         for i in np.nonzero(np.sign(gap[:-1]) != np.sign(gap[1:]))[0]]
+res = [a / P["omega_per_v"] for a in (P["alpha_y"], P["alpha_psi"])
+       if lo < a / P["omega_per_v"] < hi]
+T.check(len(roots) == len(d["crossings"]) == 1
+        and all(abs(c - r) < 1e-8 for (_, c), r in zip(d["crossings"], roots))
+        and [x for _, x in d["resonances"]] == res,
+        f"figure: crossing omega_L1 marked at {[c * 3.6 for _, c in d['crossings']]} km/h = "
+        f"where ybar_1 = ybar_2 here {[r * 3.6 for r in roots]}; resonance alpha_y/omega_per_v "
+        f"at {[r * 3.6 for r in res]} km/h")
+v = d["v_phase"]
+A = d["threshold"][np.argmin(np.abs(d["v_points"] * 3.6 - 200))]
+by, bpsi = d["boundary"]
+(f0, ey0, epsi0), (f1, ey1, epsi1) = d["ellipses"]
+boundary_err = np.abs(slip_lhs(v, by, bpsi)).max() / (4 * C ** 2)
+touch = slip_lhs(v, ey0, epsi0).max() / (4 * C ** 2)
+T.check(abs(v * 3.6 - 180) < 1e-9 and boundary_err < 1e-12
+        and abs(d["psi_sli"] - np.abs(bpsi).max()) < 1e-15
+        and abs(d["psi_sli"] - 2 * C * P["M_psi"] / abs(P["alpha_psi"] ** 2 - omega(v) ** 2))
+        < 1e-15,
+        f"figure, phase plane at 180 km/h (the scan speed nearest 200): the boundary drawn is "
+        f"(5.58) to {boundary_err:.0e}, Psi_sli its top")
+T.check(f0 == 1.0 and np.abs(np.hypot(ey0, epsi0 * P["eta"]) - A).max() < 1e-15
+        and abs(touch) < 4e-4
+        and f1 == 1.1 and slip_lhs(v, ey1, epsi1).max() / (4 * C ** 2) > 0.2,
+        f"figure, phase plane: the rolling ellipse (5.61) at the simulated threshold touches "
+        f"(5.58) (max of (5.59) on it {touch:.1e} of 4C^2), 10% above it leaves")
 png = "wheelset.png"
 r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
                     os.path.join(os.environ["SOURCE_DIR"], "postproc", "wheelset_threshold.py"),
                     "scan1.h5", png], capture_output=True, text=True)
-T.check(r.returncode == 0 and os.path.exists(png) and os.path.getsize(png) > 10000,
-        f"postproc/wheelset_threshold.py draws the maximum amplitude figure ({r.stderr.strip()[-300:]})")
+T.check(r.returncode == 0 and open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+        f"postproc/wheelset_threshold.py writes the PNG ({r.stderr.strip()[-300:]})")
 T.finish()
