@@ -247,12 +247,11 @@ static void rhs(double theta, const double *x, const double *p, double *dx) {
 
 static int prepare(double *p, tf_error *err) {
   if (p[B] <= p[H] * p[RADIUS])
-    return tf_fail(err, "wheelset-kinematic: needs b > h r (b = %g, h r = %g)", p[B],
-                   p[H] * p[RADIUS]);
+    return tf_fail(err, "needs b > h r (got b = %g, h r = %g)", p[B], p[H] * p[RADIUS]);
   if (p[RW] <= p[RR])
     return tf_fail(err,
-                   "wheelset-kinematic: needs R_w > R_r (a single contact point; R_w = %g, "
-                   "R_r = %g)",
+                   "needs R_w > R_r, a wheel profile less curved than the rail's (got "
+                   "R_w = %g, R_r = %g)",
                    p[RW], p[RR]);
   return 0;
 }
