@@ -34,8 +34,8 @@ enum { V, RADIUS, B, H, RW, RR, DRW, DRR, DDRW, DDRR, YBAR, NPARAMS };
 
 /* Default profile data: Example 1.2 as far as the text gives it (omega_L = 30.15 1/s,
  * beta = -2.0e-6 1/mm^2 for R_w' = 0 and 2.4e-3 1/mm^2 with R_w', rail of constant
- * curvature); its table (Fig. 1.10) is missing from the text, and these values reproduce all
- * three numbers (docs/WHEEL.md). */
+ * curvature); its table (Fig. 1.10) is missing from the text, and these values give all
+ * three by the thesis' formulas (1.57), (1.62) and (1.64) (docs/CONFIG.md). */
 static const tf_param params[] = {
     {"v", 58.0, 1e-9, INFINITY, "speed along the track (m/s)", false},
     {"r", 0.4, 1e-6, INFINITY, "nominal rolling radius (m)", false},
