@@ -18,10 +18,10 @@
  * coordinates U_r, U_w on both sides (V_w from the first of (1.47), V_r is not needed), and
  * the rolling conditions give ydot and psidot by (1.49)-(1.50), times the speed v.
  *
- * State (u, p, t) over the phase theta: y = ybar u and psi = ybar p, so that initial state
+ * State (u, p, time) over the phase theta: y = ybar u and psi = ybar p, so that initial state
  * (1, 0, 0) is the oscillation of amplitude ybar whatever ybar is (a grid over ybar is a grid
  * over amplitudes).  The engine's independent variable is theta, the polar angle of
- * (u, -p a01 / omega_L) (a circle in the linear limit), and the time t is a state: theta turns
+ * (u, -p a01 / omega_L) (a circle in the linear limit), and the time is a state: theta turns
  * by exactly 2 pi per period on every closed orbit around the centre, so a run to
  * theta = 2 pi N ends after exactly N periods, at t = N T(ybar) -- the period measured by the
  * integration alone, with no event location and no partial period left over. */
@@ -54,7 +54,7 @@ static const tf_param params[] = {
 };
 
 static const double initial[] = {1.0, 0.0, 0.0};
-static const char *const state_names[] = {"u", "p", "t"};
+static const char *const state_names[] = {"u", "p", "time"};
 static const char *const output_names[] = {"y", "psi"};
 
 /* Taylor coefficients c(U) = h U + c2 U^2/2 + c3 U^3/6 + c4 U^4/24 of a profile whose radius
@@ -232,7 +232,8 @@ static void velocity(const double *p, double y, double psi, double *ydot, double
 }
 
 /* The independent variable is the phase theta, so the field is the time derivative divided
- * by dtheta/dt; dtheta/dt > 0 on every orbit around the centre in the model's range. */
+ * by dtheta/dt, which is close to omega_L on the small orbits this model is for; where it
+ * is not positive theta no longer counts periods and the member stops as nonfinite. */
 static void rhs(double theta, const double *x, const double *p, double *dx) {
   (void)theta;
   const double ybar = p[YBAR];
@@ -241,7 +242,8 @@ static void rhs(double theta, const double *x, const double *p, double *dx) {
   linear(p, &a01, &omega_l);
   const double k = a01 / omega_l, Y = x[0], Q = -k * x[1], dY = ydot / ybar,
                dQ = -k * psidot / ybar;
-  const double rate = (Y * dQ - Q * dY) / (Y * Y + Q * Q); /* dtheta/dt */
+  double rate = (Y * dQ - Q * dY) / (Y * Y + Q * Q); /* dtheta/dt */
+  if (!(rate > 0.0)) rate = NAN; /* theta would stop counting periods: end the member */
   dx[0] = dY / rate, dx[1] = psidot / ybar / rate, dx[2] = 1.0 / rate;
 }
 
