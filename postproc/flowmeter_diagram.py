@@ -17,9 +17,12 @@ The scan sweeps v_f up from slow dual-point rolling and back down (continuation 
 point continuing from the stationary state the previous one reached, so hysteresis shows as
 it would in a slowly changing flow.  Dots: the engine's final states (filled: sweep up, open:
 sweep down; colour: kinematic case; a cross: not stationary by the scan's tolerance), lines:
-X_RR (4.50), X_SR (4.65) and X_SS (4.68-4.70, errata parametrisation), solid where stable and
-realisable, dashed otherwise; the thresholds P3 = v_RR/SS (4.63), DNT1 = sqrt(gd/j) (4.52),
-P2/NF2 = sqrt(gd/mu) (4.66) and the fold F of X_SS are marked.  The diagrams plot
+X_RR (4.50) and X_SR (4.65), solid where stable and realisable, dashed otherwise, and X_SS as
+the engine continues it (job `fold`, started from a stationary SS point of the scan, both ways
+in v_f; solid where the eigenvalues say stable), with its fold F and, followed in mu, where the
+fold leaves the branch (mu_fold); the thin grey line under it is the errata parametrisation of
+X_SS (4.68-4.70).  The thresholds P3 = v_RR/SS (4.63), DNT1 = sqrt(gd/j) (4.52),
+P2/NF2 = sqrt(gd/mu) (4.66) and F are marked.  The diagrams plot
 Omega_w = (v - u1+)/r (4.9) as the thesis does, the right panel the ball speed v.
 """
 import argparse
@@ -160,8 +163,55 @@ def branches(p):
         dv = np.diff(vf)
         turn = np.nonzero(np.sign(dv[1:]) != np.sign(dv[:-1]))[0]
         out["fold"] = float(vf[turn[0] + 1]) if len(turn) else None
-        out["mu_fold"] = (c * c * d / (4 * g)) ** (1 / 3)
     return out
+
+
+def run_fold(twofold, p, state, vf, direction, vmax, track, work):
+    """One `twofold run` of job fold; returns (summary, /fold/branch, /fold/folds)."""
+    params = ", ".join(f"{k}: {p[k]!r}" for k in ("r", "d", "j", "g", "mu", "c"))
+    fold = f"{{parameter: v_f, direction: {direction}, min: 0.0, max: {vmax!r}, points: 5000"
+    if track:
+        fold += f", track: {{parameter: mu, to: {p['mu'] / 5!r}, steps: 70, end_state: u2}}"
+    cfg = os.path.join(work, f"fold-{direction}.yaml")
+    out = os.path.join(work, f"fold-{direction}.h5")
+    with open(cfg, "w") as f:
+        f.write(f"job: fold\nmodel: {{name: flowmeter, params: {{{params}, v_f: {vf!r}}}}}\n"
+                f"initial: {{state: {[float(q) for q in state]}}}\nfold: {fold}}}\n")
+    r = subprocess.run([twofold, "run", cfg, "-o", out, "--overwrite", "--json", "--quiet"],
+                       stdout=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        return None
+    with h5py.File(out, "r") as h:
+        return (json.loads(r.stdout.strip().splitlines()[-1]), h["fold/branch"][...],
+                h["fold/folds"][...])
+
+
+def engine_ss(p, pts, twofold, vmax):
+    """X_SS continued by the engine from the scan's first stationary SS point: the branch in
+    v_f order (vf, state, max_real), the folds (vf, state), mu_fold (NaN if X_SS has no fold
+    here: mu < mu_fold) — or None without a stationary SS point."""
+    ss = [i for i in range(len(pts["vf"])) if pts["case"][i] == "SS" and pts["stationary"][i]]
+    if not ss:
+        return None
+    i0 = ss[0]
+    work = tempfile.mkdtemp()
+    up = run_fold(twofold, p, pts["state"][i0], pts["vf"][i0], "up", vmax, True, work)
+    down = run_fold(twofold, p, pts["state"][i0], pts["vf"][i0], "down", vmax, False, work)
+    if up is None or down is None:
+        return None
+    rows = np.vstack([down[1][::-1], up[1][1:]])  # one arc: the down run reversed, then up
+    folds = np.vstack([down[2], up[2]])
+    return dict(vf=rows[:, 0], state=rows[:, 1:5], max_real=rows[:, 5], fold_vf=folds[:, 0],
+                fold_state=folds[:, 1:5],
+                mu_fold=up[0].get("curve_end_extrapolated", float("nan")) if len(folds) else
+                float("nan"))
+
+
+def drawn(path, twofold):
+    """What the figure draws: the scan's points (as main() lists them), the engine's X_SS
+    branch and folds, and the thresholds marked."""
+    p, pts, vmax = read_scan(path)
+    return p, pts, vmax, engine_ss(p, pts, twofold, vmax)
 
 
 def main():
@@ -181,8 +231,12 @@ def main():
         path = a.input
     else:
         path = run_scan(a, tempfile.mkdtemp())
-    p, pts, vmax = read_scan(path)
+    p, pts, vmax, eng = drawn(path, a.twofold)
     br = branches(p)
+    if eng is not None and len(eng["fold_vf"]):
+        br["fold"] = float(eng["fold_vf"][0])
+    elif eng is not None:
+        br["fold"] = None
     r, j, mu = p["r"], p["j"], p["mu"]
     ok = np.array([s in (1, 7) for s in pts["status"]])  # ok or codim2: a state to plot
     runs = []
@@ -220,13 +274,17 @@ def main():
                color=COLOURS["SR"], lw=1.5)
         if "ss" in br:
             vf_ss, v_ss, u_ss = br["ss"]
-            # stable from the fold (if any) to phi = pi/2, where X_SS meets X_RR at P3
-            i_fold = int(np.argmax(vf_ss)) if br["fold"] else 0
-            upper = np.arange(len(vf_ss)) >= i_fold
-            A.plot(vf_ss[upper], yfun(vf_ss[upper], v_ss[upper], u_ss[upper]), color=COLOURS["SS"],
-                   lw=2, label="$X_{SS}$")
-            A.plot(vf_ss[~upper], yfun(vf_ss[~upper], v_ss[~upper], u_ss[~upper]), "--",
-                   color=COLOURS["SS"], lw=1.5)
+            A.plot(vf_ss, yfun(vf_ss, v_ss, u_ss), color="0.6", lw=0.6, zorder=1,
+                   label="$X_{SS}$ (4.68-4.70)" if k == 0 else None)
+        if eng is not None:
+            y = yfun(eng["vf"], eng["state"][:, 3], eng["state"][:, 0])
+            stable = eng["max_real"] < 0
+            for part, style, lw in ((stable, "-", 2), (~stable, "--", 1.5)):
+                A.plot(eng["vf"], np.where(part, y, np.nan), style, color=COLOURS["SS"], lw=lw,
+                       label=("$X_{SS}$ (job fold)" if part is stable else None) if k == 0
+                       else None)
+            for vf, x in zip(eng["fold_vf"], eng["fold_state"]):
+                A.plot(vf, yfun(vf, x[3], x[0]), "D", color=COLOURS["SS"], ms=6)
         for direction, vf, x, case, stationary in runs:
             y = yfun(vf, x[3], x[0])
             A.plot(vf, y, "o" if direction == "up" else "s", ms=6 if direction == "up" else 9,
@@ -252,8 +310,12 @@ def main():
     if not all(x[4] for x in runs):
         ax[0].plot([], [], "kx", label="not stationary (drift > tolerance)")
     ax[0].legend(fontsize=8, loc="upper left")
-    regime = ("mu < mu_fold" if mu < br.get("mu_fold", 0) else
-              "mu_fold < mu < j" if mu < j else "j < mu")
+    if eng is not None and math.isfinite(eng["mu_fold"]):
+        regime = f"mu_fold = {eng['mu_fold']:.6f} < mu < j"
+    elif eng is not None:
+        regime = "no fold of X_SS: mu < mu_fold"
+    else:
+        regime = "mu_fold < mu < j" if mu < j else "j < mu"
     ax[0].set_title(f"flowmeter, $\\mu$ = {mu:g} ({regime}): bifurcation diagram")
     ax[1].set_title("characteristic curve (Fig. 4.10)")
     ax[1].plot([0, vmax], [0, vmax], color="0.85", lw=0.8, zorder=0)

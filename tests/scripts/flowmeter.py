@@ -253,8 +253,17 @@ for vf in (0.356, 0.4):
 r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
                     os.path.join(os.environ["SOURCE_DIR"], "postproc", "flowmeter_diagram.py"),
                     os.path.join(T.CONFIGS, "flowmeter-high-friction.yaml"), "diagram.png",
-                    "--twofold", T.TWOFOLD, "--points", "3", "--t-end", "60"],
+                    "--twofold", T.TWOFOLD, "--points", "3", "--t-end", "60", "--data", "drawn.npz",
+                    "--scan-output", "sweep.h5"],
                    capture_output=True, text=True)
-T.check(r.returncode == 0 and os.path.getsize("diagram.png") > 10000,
-        f"postproc/flowmeter_diagram.py sweeps v_f and draws the diagram ({r.stderr.strip()[-200:]})")
+ok = r.returncode == 0
+if ok:  # mu = 0.6 > j: the dots are the sweep's final states, rolling below sqrt(gd/j) (4.52)
+    dr = np.load("drawn.npz")
+    with h5py.File("sweep.h5", "r") as h:
+        ok = np.array_equal(dr["vf"], h["members/x"][0]) and np.array_equal(
+            dr["state"], h["members/state"][0].reshape(len(dr["vf"]), -1))
+    vc = math.sqrt(g * 0.096 / j)
+    ok = ok and all(case == ("RR" if vf < vc else "SR") for vf, case in zip(dr["vf"], dr["case"]))
+T.check(ok, f"postproc/flowmeter_diagram.py sweeps v_f and draws the sweep's states, RR below "
+        f"sqrt(gd/j), SR above ({r.stderr.strip()[-200:]})")
 T.finish()

@@ -19,7 +19,8 @@ stationary states along a parameter) against closed-form stationary solutions wr
    q = sqrt(beta (rho - 1))), a Filippov kernel on the event-driven engine (the unforced
    stick-slip oscillator on a belt of speed vb > 0 rests slipping at x = mu, mode slip-), a
    codimension-2 kernel (the ball on the pool bottom with viscous drag K rolls to rest at 0).
-3. postproc/flowmeter_diagram.py draws the diagram from the scan's file.
+3. postproc/flowmeter_diagram.py draws the diagram from the scan's file: its data are checked
+   (the dots, the engine's X_SS branch and fold, mu_fold).
 """
 import math
 import os
@@ -191,9 +192,64 @@ T.check(err < 1e-6 and (mode == 0).all() and ok.all() and s["final_modes"] == {"
         f"rest at 0 under the drag K, max |x| {err:.1e}")
 
 # --- 3. the diagram from the scan's file -------------------------------------------------------------
+# what postproc/flowmeter_diagram.py draws: the scan's points as the file holds them, X_SS as
+# the engine continues it (job fold) — every point a zero of F_SS written out here and on the
+# errata's X_SS, solid (stable) exactly up to the fold F, the maximum of v_f(phi), the
+# unstable part ending at NF2 = sqrt(gd/mu) — and mu_fold where the fold leaves X_SS,
+# against the thesis' (c^2 d/(4 g))^(1/3)
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "postproc"))
+import flowmeter_diagram as fig  # noqa: E402
+
+
+def f_ss(x, mu, vf):
+    u1p, u1m, u2, v = x
+    sp, sm = math.hypot(u1p, u2), math.hypot(u1m, u2)
+    dp, dm = (u1p / sp, u2 / sp), (u1m / sm, u2 / sm)
+    den = 1 + mu * mu * dp[1] * dm[1]
+    Np, Nm = (g - mu * dm[1] * v * v / d) / den, (v * v / d + g * mu * dp[1]) / den
+    T1p, T2p, T1m, T2m = -mu * Np * dp[0], -mu * Np * dp[1], -mu * Nm * dm[0], -mu * Nm * dm[1]
+    drag = -c * (v - vf)
+    return np.array([drag + v * u2 / d + (1 + j) / j * T1p + T1m, drag + (1 + j) / j * T1m + T1p,
+                     v * (v - u1p) / d + (T2p + T2m) / j, drag + T1p + T1m])
+
+
+mu = 0.1
+p, pts, vmax, eng = fig.drawn("mid.h5", T.TWOFOLD)
+with h5py.File("mid.h5", "r") as h:
+    P = int(h.attrs["points_per_line"])
+    T.check(np.array_equal(pts["vf"], h["members/x"][0]) and
+            np.array_equal(pts["state"], h["members/state"][0].reshape(P, -1)),
+            "the dots are the scan's points")
+t = thresholds(mu)
+res = max(np.max(np.abs(f_ss(x, mu, vf))) for vf, x in zip(eng["vf"], eng["state"]))
+def off_errata(vf, x):  # distance to the errata's X_SS at the point's own phi
+    phi = math.atan2(x[2], x[0])
+    v, rho, vf_phi = ss_parts(mu, phi)
+    return max(abs(vf_phi - vf), np.max(np.abs(x - [rho * math.cos(phi), 0, rho * math.sin(phi), v])))
+
+
+on = max(off_errata(vf, x) for vf, x in zip(eng["vf"], eng["state"]) if x[2] > 1e-6)
+T.check(len(eng["vf"]) > 50 and res < 1e-10 and on < 1e-7,
+        f"X_SS drawn: {len(eng['vf'])} points, zeros of F_SS (max |F| {res:.1e}), on the errata's "
+        f"X_SS (distance {on:.1e})")
+k = int(np.argmax(eng["vf"]))
+T.check(len(eng["fold_vf"]) == 1 and abs(eng["fold_vf"][0] - t["fold"]) < 1e-9 and
+        abs(eng["vf"][k] - t["fold"]) < 1e-9,
+        f"F drawn at v_f = {eng['fold_vf']} (max of v_f(phi): {t['fold']:.12f})")
+stable = eng["max_real"] < 0
+T.check(stable[:k].all() and not stable[k + 1:].any(),
+        f"solid (stable) up to F, dashed after ({stable.sum()} / {(~stable).sum()} points)")
+T.check(abs(eng["vf"][-1] - t["sr_ss"]) < 1e-6 and eng["state"][-1][2] < 1e-6,
+        f"the unstable part ends at v_f = {eng['vf'][-1]:.9f} where u2 -> 0 "
+        f"(NF2 = sqrt(gd/mu) = {t['sr_ss']:.9f})")
+mu_fold = (c * c * d / (4 * g)) ** (1 / 3)
+T.check(abs(eng["mu_fold"] - mu_fold) < 1e-8,
+        f"mu_fold in the title {eng['mu_fold']:.10f} ((c^2 d/(4g))^(1/3) = {mu_fold:.10f})")
 r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
                     os.path.join(os.environ["SOURCE_DIR"], "postproc", "flowmeter_diagram.py"),
-                    "mid.h5", "flowmeter-mid.png"], capture_output=True, text=True)
-T.check(r.returncode == 0 and os.path.getsize("flowmeter-mid.png") > 10000,
-        f"postproc/flowmeter_diagram.py draws Fig. 4.6 from the scan ({r.stderr.strip()[-300:]})")
+                    "mid.h5", "flowmeter-mid.png", "--twofold", T.TWOFOLD],
+                   capture_output=True, text=True)
+T.check(r.returncode == 0, f"postproc/flowmeter_diagram.py draws Fig. 4.6 ({r.stderr.strip()[-300:]})")
 T.finish()
