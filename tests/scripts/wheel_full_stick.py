@@ -212,5 +212,15 @@ T.check(all(np.linalg.norm(np.array(h5py.File(p, "r")["members/final_state"][0])
         "no smoothed member rests at the full-stick point")
 subprocess.run([sys.executable, os.path.join(os.environ["SOURCE_DIR"], "postproc", "wheel_full_stick.py"),
                 "filippov.h5", *files, "full_stick.png"], check=True)
-T.check(os.path.getsize("full_stick.png") > 0, "figure written")
+# what panel (a) draws, recomputed here from the files: the distance of each smoothed final
+# state to the Filippov member's, and the closest approach of its samples to v = 0, omega = W0
+xf_file = np.array(h5py.File("filippov.h5", "r")["members/final_state"][0])
+mine_dist, mine_app = [], []
+for path in files:  # in eps order 1e-3 .. 1e-6, as drawn
+    with h5py.File(path, "r") as h:
+        mine_dist.append(np.linalg.norm(np.array(h["members/final_state"][0]) - xf_file))
+        tr = h["members/trajectory"][0].reshape(-1, 3)
+        mine_app.append(np.min(np.hypot(tr[:, 1], tr[:, 2] - W0)))
+T.check(np.allclose(dist, mine_dist, rtol=1e-12, atol=0) and np.allclose(approach, mine_app, rtol=1e-12, atol=0),
+        f"panel (a) draws the distances read from the files here ({mine_dist}, {mine_app})")
 T.finish()
