@@ -17,7 +17,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def main(path, out):
+def load(path):
+    """What the figure draws: the final states of the members that ended ok, the state names,
+    the time in the left title and the counts in the suptitle."""
     with h5py.File(path, "r") as f:
         x = f["members/final_state"][...]
         status = f["members/status"][...]
@@ -30,26 +32,37 @@ def main(path, out):
         x = x[:, None]
     dim = x.shape[1]
     names = names if len(names) == dim else [f"x{i}" for i in range(dim)]
+    return dict(x=x[ok], members=np.flatnonzero(ok), names=names, model=model,
+                t=t_end[ok].max() if ok.any() else 0, ok=int(ok.sum()),
+                failed=int(done.sum() - ok.sum()), pending=int((~done).sum()))
+
+
+def title(d):
+    return f"{d['model']}: {d['ok']} members ok, {d['failed']} failed, {d['pending']} pending"
+
+
+def main(path, out):
+    d = load(path)
+    x, names, dim = d["x"], d["names"], d["x"].shape[1]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
     if dim >= 2:
-        c = x[ok, 2] if dim >= 3 else np.arange(ok.sum())
-        sc = axes[0].scatter(x[ok, 0], x[ok, 1], c=c, s=3, cmap="viridis", alpha=0.7)
+        c = x[:, 2] if dim >= 3 else d["members"]
+        sc = axes[0].scatter(x[:, 0], x[:, 1], c=c, s=3, cmap="viridis", alpha=0.7)
         fig.colorbar(sc, ax=axes[0], label=names[2] if dim >= 3 else "member")
         axes[0].set_xlabel(names[0])
         axes[0].set_ylabel(names[1])
     else:
-        axes[0].plot(np.flatnonzero(ok), x[ok, 0], ".", ms=2)
+        axes[0].plot(d["members"], x[:, 0], ".", ms=2)
         axes[0].set_xlabel("member")
         axes[0].set_ylabel(names[0])
-    axes[0].set_title(f"final states, t = {t_end[ok].max() if ok.any() else 0:g}")
+    axes[0].set_title(f"final states, t = {d['t']:g}")
     for i in range(dim):
-        axes[1].hist(x[ok, i], bins=60, histtype="step", label=names[i], density=True)
+        axes[1].hist(x[:, i], bins=60, histtype="step", label=names[i], density=True)
     axes[1].set_xlabel("value")
     axes[1].set_ylabel("density")
     axes[1].legend()
     axes[1].set_title("distribution of final-state components")
-    fig.suptitle(f"{model}: {ok.sum()} members ok, {int(done.sum() - ok.sum())} failed, "
-                 f"{int((~done).sum())} pending")
+    fig.suptitle(title(d))
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")

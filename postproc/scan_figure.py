@@ -17,7 +17,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def main(path, out):
+def load(path):
+    """What the figure draws: the grid, the spectrum and its error band, the axis names."""
     with h5py.File(path, "r") as f:
         grid = f["members/grid"][...]
         spec = f["members/spectrum"][...]
@@ -27,6 +28,13 @@ def main(path, out):
         model = str(f.attrs.get("model", "?"))
     if spec.ndim == 1:
         spec, err = spec[:, None], err[:, None]
+    return dict(grid=grid, spec=spec, err=err, xname=xname, yname=yname, model=model)
+
+
+def main(path, out):
+    d = load(path)
+    grid, spec, err, xname, yname, model = (d[k] for k in ("grid", "spec", "err", "xname", "yname",
+                                                          "model"))
     if yname is None:
         fig, ax = plt.subplots(figsize=(9, 4.5))
         x = grid[:, 0]

@@ -139,4 +139,5 @@ def main():
     fig.savefig(sys.argv[2], dpi=110)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -48,4 +48,41 @@ assert f"{int(f['members/twofold_visits'][:].sum())} two-fold visits" in title, 
 assert f"reached by {n} of {n} members" in title, title
 print("Fig. 5 draws", len(d["exits"]), "exits and", len(d["meets"]), "full-stick arrivals:", title)
 PY
+# the ensemble figure draws the final states of the members that ended ok (read here), the
+# scan figure the file's lambda_1(mu), checked against the logistic map's exponent computed
+# here with numpy (iterated from the config's x0 = 0.3, the same transient and length), and
+# the Fig. 4 figure the file's class and validity grids (classes: tests/scripts/wheel_fig4.py)
+"$PYTHON" - "$P" <<'PY' || fail "ensemble, scan and Fig. 4 figure data"
+import sys
+import h5py
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import ensemble_figure, scan_figure, wheel_fig4
+d = ensemble_figure.load("smoke.h5")
+with h5py.File("smoke.h5", "r") as f:
+    ok = (f["members/status"][...] == 1) & f["members/done"][...].astype(bool)
+    assert np.array_equal(d["x"], f["members/final_state"][...][ok]), "drawn final states"
+    assert ensemble_figure.title(d).startswith(f"lorenz: {ok.sum()} members ok, 0 failed, 0 pending")
+s = scan_figure.load("scan.h5")
+mu = s["grid"][:, 0]
+assert np.allclose(mu, np.linspace(2.8, 3.99, 50)), mu
+x = np.full(mu.shape, 0.3)
+for _ in range(2000):
+    x = mu * x * (1 - x)
+acc = np.zeros_like(mu)
+for _ in range(20000):
+    acc += np.log(np.abs(mu * (1 - 2 * x)))
+    x = mu * x * (1 - x)
+lam = acc / 20000
+diff = np.abs(s["spec"][:, 0] - lam)
+assert diff.max() < 1e-9, diff.max()  # the same iteration: equal up to round-off
+print("scan figure: lambda_1 drawn at", len(mu), "points, median |difference| to numpy",
+      np.median(diff), ", largest", diff.max())
+g = wheel_fig4.load("f4.h5")
+with h5py.File("f4.h5", "r") as f:
+    assert np.array_equal(np.ravel(g["cls"]), f["members/class"][...]), "class grid"
+    assert np.array_equal(np.ravel(g["valid"]), f["members/valid"][...] == 1), "valid grid"
+    assert g["cls"].shape == (20, 30), g["cls"].shape
+print("ensemble figure:", d["x"].shape[0], "members drawn;", ensemble_figure.title(d))
+PY
 finish
