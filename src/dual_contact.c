@@ -27,7 +27,8 @@ struct tf_dual {
   bool sliding_failed;
   /* quasi-steady slipping at both contacts (see project_quasi_steady) */
   bool qs;
-  double qs_a, qs_b; /* slip angles of P+ and P- after the last step */
+  double qs_a, qs_b;        /* slip angles of P+ and P- after the last step */
+  long qs_wait, qs_backoff; /* steps until the next test for slaving, and the next wait */
   bool rr_armed; /* SS: the slips have been above sigma_tol (an arrival at Sigma_RR can follow) */
   tf_codim2_sys view_sr, view_rs; /* Sigma_SR and Sigma_RS of F_SS */
   tf_dc_event_fn on_event;
@@ -121,6 +122,15 @@ static void contact_direction(tf_dual *d, int c, double t, const double *x, doub
   const double h0 = x[c > 0 ? d->ip : d->im], h1 = x[d->ia];
   const double r = hypot(h0, h1);
   const double r_other = hypot(x[c > 0 ? d->im : d->ip], h1);
+  if (r < d->opt.slave_radius && r_other < d->opt.slave_radius) {
+    /* near Sigma_RR (and not quasi-steady) both directions are slaved to a limit direction of
+     * (3.42) at the state as it is */
+    double a = atan2(d->dref_p[1], d->dref_p[0]), b = atan2(d->dref_m[1], d->dref_m[0]);
+    if (newton_double(d, t, x, -1.0, NULL, &a, &b, NULL) && sin(a) * sin(b) > 0) {
+      set_dir(dir, c > 0 ? a : b);
+      return;
+    }
+  }
   if (r < d->opt.slave_radius && r_other > d->opt.slave_radius) {
     const double other_u1 = x[c > 0 ? d->im : d->ip];
     const int keep = d->sgn;
@@ -165,25 +175,32 @@ typedef struct hat {
 } hat;
 
 /* The state x with its slips (u1+, u1-, u_a) replaced by rho times the unit vector whose two
- * slip directions are (phi+, phi-), sgn sin phi+ = sgn sin phi-; returns that unit vector's
- * norm factor, the direction normal (3.43) being nh / norm. */
-static double on_ray(const tf_dual *d, const double *x, double rho, double pp, double pm,
-                     double *xs, double *nh) {
-  const double s = sin(pp) > 0 ? 1.0 : -1.0;
-  nh[0] = cos(pp) / sin(pp) * s, nh[1] = cos(pm) / sin(pm) * s, nh[2] = s;
+ * slip directions are (phi+, phi-), sgn sin phi+ = sgn sin phi- (rho < 0: x as it is);
+ * returns that unit vector's norm factor, the direction normal (3.43) being nh / norm. */
+static double on_ray_dirs(const tf_dual *d, const double *x, double rho, const double *dp,
+                          const double *dm, double *xs, double *nh) {
+  const double s = dp[1] > 0 ? 1.0 : -1.0;
+  nh[0] = dp[0] / dp[1] * s, nh[1] = dm[0] / dm[1] * s, nh[2] = s;
   const double norm = sqrt(nh[0] * nh[0] + nh[1] * nh[1] + nh[2] * nh[2]);
   memcpy(xs, x, d->n * sizeof *xs);
-  xs[d->ip] = rho * nh[0] / norm, xs[d->im] = rho * nh[1] / norm, xs[d->ia] = rho * nh[2] / norm;
+  if (rho >= 0)
+    xs[d->ip] = rho * nh[0] / norm, xs[d->im] = rho * nh[1] / norm, xs[d->ia] = rho * nh[2] / norm;
   return norm;
 }
 
+static double on_ray(const tf_dual *d, const double *x, double rho, double pp, double pm,
+                     double *xs, double *nh) {
+  const double dp[2] = {cos(pp), sin(pp)}, dm[2] = {cos(pm), sin(pm)};
+  return on_ray_dirs(d, x, rho, dp, dm, xs, nh);
+}
+
 /* R^, V+^, V-^ of (3.43) at (phi+, phi-), sgn sin phi+ = sgn sin phi-, at the state whose slip
- * vector is rho along those directions (rho = 0: on Sigma_RR). */
+ * vector is rho along those directions (rho = 0: on Sigma_RR; rho < 0: x as it is). */
 static hat double_limit(const tf_dual *d, double t, const double *x, double rho, double pp,
                         double pm) {
   const double dp[2] = {cos(pp), sin(pp)}, dm[2] = {cos(pm), sin(pm)};
   double f[TF_CODIM2_MAX_DIM], xs[TF_CODIM2_MAX_DIM], nh[3];
-  const double norm = on_ray(d, x, rho, pp, pm, xs, nh);
+  const double norm = on_ray_dirs(d, x, rho, dp, dm, xs, nh);
   d->k->field_dual(t, xs, dp, dm, d->p, f);
   hat h;
   h.R = (f[d->ip] * nh[0] + f[d->im] * nh[1] + f[d->ia] * nh[2]) / norm;
@@ -393,13 +410,19 @@ static bool update_quasi_steady(void *ctx, double t, double *x) {
       return true;
     }
   } else {
+    /* testing costs two manifold solves: after a failed test, wait 1, 2, 4, ... 1024 steps */
+    if (d->qs_wait > 0) {
+      d->qs_wait--;
+      return false;
+    }
+    d->qs_wait = d->qs_backoff, d->qs_backoff = d->qs_backoff < 1024 ? 2 * d->qs_backoff + 1 : 1024;
     const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
     if (!(rp > 0 && rm > 0) ||
         !slaving_lag(d, t, x, atan2(x[d->ia], x[d->ip]), atan2(x[d->ia], x[d->im]), &q, &lag) ||
         lag > 0.25 * d->opt.slave_lag || misalignment(d, x, q.a, q.b) > d->opt.slave_lag)
       return false;
   }
-  d->qs = true, d->qs_a = q.a, d->qs_b = q.b;
+  d->qs = true, d->qs_a = q.a, d->qs_b = q.b, d->qs_wait = d->qs_backoff = 0;
   set_dir(d->dref_p, q.a), set_dir(d->dref_m, q.b);
   return false;
 }
@@ -614,7 +637,7 @@ static void start_case(tf_dual *d, tf_dual_result *res, double t, double *x) {
   const double rp = hypot(x[d->ip], x[d->ia]), rm = hypot(x[d->im], x[d->ia]);
   const double tol = d->opt.sigma_tol;
   d->mode = TF_DC_SS;
-  d->qs = false, d->rr_armed = true;
+  d->qs = false, d->rr_armed = true, d->qs_wait = d->qs_backoff = 0;
   if (rp > tol) d->dref_p[0] = x[d->ip] / rp, d->dref_p[1] = x[d->ia] / rp;
   if (rm > tol) d->dref_m[0] = x[d->im] / rm, d->dref_m[1] = x[d->ia] / rm;
   if (rp > tol && rm > tol) return;
@@ -678,7 +701,8 @@ static int transition(void *ctx, int which, double t, double *x) {
   tf_dual_result *res = d->res;
   manifold_state(d, t, x);
   d->rr_armed = true; /* leave_rr disarms it for a departure from Sigma_RR into SS */
-  d->qs = false;      /* restarts (leave_rr) or is re-established after a later step */
+  d->qs_wait = d->qs_backoff = 0;
+  d->qs = false; /* restarts (leave_rr) or is re-established after a later step */
   switch (d->mode) {
     case TF_DC_SS: {
       if (which == 2) {
