@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "h5io.h"
@@ -310,6 +311,7 @@ static int repair(scheduler *s, verification *v, tf_error *err) {
   }
   local |= tf_h5_flush(s->dsets[0]);
   MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, s->run->comm);
+  if (any) s->file_broken = true;
   if (any)
     return tf_fail(err,
                    "'%s' is damaged beyond repair (its chunks cannot be rewritten); "
@@ -386,50 +388,85 @@ static bool anyone(const scheduler *s, int local) {
   return any != 0;
 }
 
-/* Upper bound of what one flush round adds to the file: every chunk the rows touch,
- * rewritten uncompressed at a new address (deflate may grow incompressible data by a
- * little), plus the chunk indexes and headers written by the two H5Fflush. */
-static uint64_t round_bytes(const scheduler *s, const uint64_t *ids, size_t n) {
-  const uint64_t m = s->spec->members;
-  uint64_t bytes = 0;
-  for (size_t d = 0; d < s->spec->ncols + EXTRA_TABLES; d++) {
-    uint64_t width, last = UINT64_MAX;
-    size_t rb;
-    table_type(s, d, &width, &rb);
+/* The chunks this rank's rows touch, as (table << 40 | chunk), in increasing order. */
+static uint64_t *touched_chunks(const scheduler *s, const uint64_t *ids, size_t n, int *count) {
+  const size_t ntables = s->spec->ncols + EXTRA_TABLES;
+  const size_t cap = n * ntables > 0 ? n * ntables : 1;
+  uint64_t *keys = malloc(cap * sizeof *keys);
+  *count = 0;
+  if (!keys) return NULL;
+  for (size_t d = 0; d < ntables; d++) {
     const uint64_t cr = chunk_rows(s, d);
     for (size_t i = 0; i < n; i++) {
-      const uint64_t c = ids[i] / cr;
-      if (c == last) continue;
-      last = c;
-      const uint64_t rows = (c + 1) * cr < m ? cr : m - c * cr;
-      bytes += rows * rb + rows * rb / 64 + 4096;
+      const uint64_t key = (uint64_t)d << 40 | ids[i] / cr;
+      if (*count == 0 || keys[*count - 1] != key) keys[(*count)++] = key;
     }
   }
-  return bytes;
+  return keys;
+}
+
+static int compare_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Upper bound (on rank 0) of what one flush round adds to the file: every chunk the rows of
+ * all ranks touch, rewritten uncompressed at a new address (deflate may grow incompressible
+ * data by a little), plus the chunk indexes and headers written by the two H5Fflush. */
+static int round_bytes(const scheduler *s, const uint64_t *ids, size_t n, uint64_t *bytes) {
+  const int ranks = s->run->size, root = s->run->rank == 0;
+  int count = 0, failed = 0, *counts = root ? malloc(ranks * sizeof *counts) : NULL;
+  int *displs = root ? malloc(ranks * sizeof *displs) : NULL;
+  uint64_t *keys = touched_chunks(s, ids, n, &count), *all = NULL;
+  if (!keys) count = 0;
+  MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, s->run->comm);
+  int total = 0;
+  if (root && counts && displs) {
+    for (int r = 0; r < ranks; r++) displs[r] = total, total += counts[r];
+    all = malloc((total ? total : 1) * sizeof *all);
+  }
+  MPI_Gatherv(keys, count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, s->run->comm);
+  *bytes = 0;
+  if (root && all) {
+    qsort(all, (size_t)total, sizeof *all, compare_u64);
+    for (int i = 0; i < total; i++) {
+      if (i > 0 && all[i] == all[i - 1]) continue;
+      const size_t d = (size_t)(all[i] >> 40);
+      const uint64_t c = all[i] & ((1ull << 40) - 1), cr = chunk_rows(s, d);
+      uint64_t width;
+      size_t rb;
+      table_type(s, d, &width, &rb);
+      const uint64_t rows = (c + 1) * cr <= s->spec->members ? cr : s->spec->members - c * cr;
+      *bytes += rows * rb + rows * rb / 64 + 4096;
+    }
+  }
+  failed = !keys || (root && (!counts || !displs || !all));
+  free(keys), free(all), free(counts), free(displs);
+  return anyone(s, failed) ? -1 : 0;
 }
 
 /* The space check before a round writes anything: when the file system cannot take the
- * round, every rank learns it here, together, and the file stays as the last round left it
- * (an HDF5 write failing on one rank would leave the others in a collective call). */
+ * round, every rank learns it here, together, and the file is closed as the last round left
+ * it.  (A write that fails anyway, the disk filled by someone else, aborts the job: see
+ * h5io.c.)  TWOFOLD_TEST_NO_SPACE_CHECK turns the check off, for the test of that abort. */
 static int check_space(scheduler *s, const uint64_t *ids, size_t n, tf_error *err) {
   if (getenv("TWOFOLD_TEST_NO_SPACE_CHECK")) return 0;
-  uint64_t need = round_bytes(s, ids, n), total = 0;
-  MPI_Allreduce(&need, &total, 1, MPI_UINT64_T, MPI_SUM, s->run->comm);
-  total += 256u << 10;
-  uint64_t avail = UINT64_MAX;
+  uint64_t need = 0, avail = UINT64_MAX;
+  if (round_bytes(s, ids, n, &need)) return tf_fail(err, "out of memory");
+  need += 256u << 10;
   if (s->run->rank == 0) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", s->run->output_path);
     struct statvfs fs;
     if (statvfs(dirname(dir), &fs) == 0) avail = (uint64_t)fs.f_bavail * fs.f_frsize;
   }
-  MPI_Bcast(&avail, 1, MPI_UINT64_T, 0, s->run->comm);
-  if (avail >= total) return 0;
+  uint64_t both[2] = {avail, need};
+  MPI_Bcast(both, 2, MPI_UINT64_T, 0, s->run->comm);
+  if (both[0] >= both[1]) return 0;
   return tf_fail(err,
                  "'%s': its file system has %llu bytes free and the next flush may need %llu; "
-                 "the members flushed so far are kept: free some space and run again with "
-                 "--resume",
-                 s->run->output_path, (unsigned long long)avail, (unsigned long long)total);
+                 "the members flushed so far are kept: make room and run again with --resume",
+                 s->run->output_path, (unsigned long long)both[0], (unsigned long long)both[1]);
 }
 
 /* One collective round: rows, statuses and checksums, H5Fflush; only then the done mask,
@@ -567,7 +604,7 @@ static void tally(scheduler *s, tf_ensemble_outcome *out) {
 
 static void scheduler_free(scheduler *s) {
   if (s->win != MPI_WIN_NULL) MPI_Win_free(&s->win);
-  for (size_t c = 0; c < s->spec->ncols + EXTRA_TABLES; c++)
+  for (size_t c = 0; c < s->spec->ncols + EXTRA_TABLES && !s->file_broken; c++)
     if (s->dsets && s->dsets[c] >= 0) H5Dclose(s->dsets[c]);
   free(s->dsets);
   if (s->status_type >= 0) H5Tclose(s->status_type);
@@ -587,6 +624,7 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
   int rc = open_datasets(&s, file, resume, err);
   if (!rc) rc = find_pending(&s, resume, out, err);
   if (rc) {
+    out->file_broken = s.file_broken;
     scheduler_free(&s);
     return -1;
   }
@@ -624,6 +662,7 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
     }
     if (!any[2]) break;
   }
+  out->file_broken = s.file_broken;
   out->seconds = MPI_Wtime() - t_start;
   uint64_t computed = out->computed;
   MPI_Allreduce(&computed, &out->computed, 1, MPI_UINT64_T, MPI_SUM, run->comm);
@@ -636,6 +675,12 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
 
 int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                        tf_error *err) {
+  if (out->file_broken) {
+    if (run->rank == 0) fprintf(stderr, "twofold: error: %s\n", err->msg);
+    fflush(stdout), fflush(stderr);
+    MPI_Barrier(run->comm);
+    _exit(TF_EXIT_ERROR);
+  }
   tf_json_integer(run->summary, "done", (long long)out->done);
   tf_json_integer(run->summary, "computed", (long long)out->computed);
   tf_json_integer(run->summary, "resumed_from", (long long)out->resumed);

@@ -10,6 +10,13 @@
 
 #include "status.h"
 
+/* The one results file of this process, named in the message when a write fails. */
+static char open_path[4096];
+
+void tf_h5_renamed(const char *path) {
+  snprintf(open_path, sizeof open_path, "%s", path);
+}
+
 void tf_h5_quiet(void) {
   if (!getenv("TWOFOLD_HDF5_ERRORS")) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
@@ -41,6 +48,7 @@ hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err) {
                    "--overwrite to replace it",
                    path);
   hid_t fapl = parallel_fapl(comm), fcpl = durable_fcpl();
+  snprintf(open_path, sizeof open_path, "%s", path);
   hid_t f = H5Fcreate(path, H5F_ACC_EXCL, fcpl, fapl);
   H5Pclose(fcpl);
   H5Pclose(fapl);
@@ -90,6 +98,7 @@ hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err) {
   if (H5Fis_hdf5(path) <= 0)
     return tf_fail(err, "cannot open '%s': missing, unreadable or not an HDF5 file", path);
   hid_t fapl = parallel_fapl(comm);
+  snprintf(open_path, sizeof open_path, "%s", path);
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, fapl);
   H5Pclose(fapl);
   if (f < 0)
@@ -311,11 +320,20 @@ hid_t tf_h5_status_type(void) {
   return t;
 }
 
-/* The crash test hook.  TWOFOLD_TEST_KILL_AT_WRITE=K[@R] makes rank R (default 0) raise
+/* Every write of parallel HDF5 goes through the two MPI-IO calls below, wrapped through the
+ * MPI profiling interface for two reasons.
+ *
+ * A failed write (a full disk) is fatal to the whole job.  Parallel HDF5 gives up a write on
+ * the rank that saw the error while the others go on into the collective calls that follow,
+ * and the ranks then wait for each other for ever (or crash closing the file).  So the rank
+ * that sees the error says so and aborts the job: every rank exits nonzero at once, and the
+ * file is left as a crash leaves it, which --resume verifies and repairs (the done mask is
+ * written only after the rows it covers are flushed).
+ *
+ * The crash test hook: TWOFOLD_TEST_KILL_AT_WRITE=K[@R] makes rank R (default 0) raise
  * SIGKILL just before its K-th MPI-IO write, so a test can stop a run at any moment inside
- * HDF5's data and metadata writes, chosen by a count instead of a clock.  The two write
- * calls parallel HDF5 uses are wrapped through the MPI profiling interface; without the
- * variable they only count; with "count" every rank reports its number of writes at exit. */
+ * HDF5's data and metadata writes, chosen by a count instead of a clock; with "count" every
+ * rank reports its number of writes at exit. */
 static long long kill_at_write = -2, writes_done;
 static int writer_rank;
 
@@ -323,7 +341,7 @@ static void report_writes(void) {
   fprintf(stderr, "twofold: rank %d made %lld MPI-IO writes\n", writer_rank, writes_done);
 }
 
-static void count_write(void) {
+static void before_write(void) {
   if (kill_at_write == -2) {
     kill_at_write = -1;
     const char *spec = getenv("TWOFOLD_TEST_KILL_AT_WRITE");
@@ -337,14 +355,32 @@ static void count_write(void) {
   if (++writes_done == kill_at_write) raise(SIGKILL);
 }
 
+static int after_write(int rc, int count, MPI_Datatype type, MPI_Status *status) {
+  int written = count;
+  if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE) MPI_Get_count(status, type, &written);
+  if (rc == MPI_SUCCESS && written == count) return rc;
+  char why[MPI_MAX_ERROR_STRING] = "short write";
+  int len = 0;
+  if (rc != MPI_SUCCESS) MPI_Error_string(rc, why, &len);
+  fprintf(stderr,
+          "twofold: error: writing '%s' failed (%s; is its file system full?); the members "
+          "flushed before are kept: make room and run again with --resume\n",
+          open_path[0] ? open_path : "the results file", why);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  return rc;
+}
+
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                       MPI_Datatype datatype, MPI_Status *status) {
-  count_write();
-  return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
+  before_write();
+  return after_write(PMPI_File_write_at(fh, offset, buf, count, datatype, status), count, datatype,
+                     status);
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                           MPI_Datatype datatype, MPI_Status *status) {
-  count_write();
-  return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
+  before_write();
+  return after_write(PMPI_File_write_at_all(fh, offset, buf, count, datatype, status), count,
+                     datatype, status);
 }

@@ -16,6 +16,8 @@
 
 /* Creates a new file; fails (without touching it) if the path exists. */
 hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err);
+/* The results file now has this name (for error messages). */
+void tf_h5_renamed(const char *path);
 /* Opens an existing file for reading and writing (all ranks). */
 hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err);
 /* A run killed in the middle of H5Fflush can leave chunk indexes on disk that point past the

@@ -105,7 +105,10 @@ static hid_t create_then_rename(tf_run *run, const char *path, const char *fp, t
       rc = tf_fail(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
     MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
     if (rc && run->rank != 0) tf_fail(err, "cannot rename '%s' to '%s'", tmp, path);
-    if (!rc) return file;
+    if (!rc) {
+      tf_h5_renamed(path);
+      return file;
+    }
   }
   if (file >= 0) H5Fclose(file);
   if (run->rank == 0) unlink(tmp);
