@@ -128,7 +128,8 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     static const char *const names[] = {"done", "status", "checksum"};
     static const char *const docs[] = {
         "1 if the member is finished", "why the member stopped",
-        "FNV-1a 64 of the member's id, status and row; checked on --resume"};
+        "FNV-1a 64 over the member id (uint64), status (uint8) and the row of each table "
+        "in `columns`, native bytes; checked on --resume"};
     const size_t x = i - spec->ncols;
     s->dsets[i] =
         table(group, i < spec->ncols ? spec->cols[i].name : names[x], type, spec->members, width,
@@ -136,6 +137,16 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     if (s->dsets[i] < 0) break;
   }
   H5Gclose(group);
+  if (i == spec->ncols + EXTRA_TABLES) { /* the order the checksum reads the row in */
+    size_t len = 1;
+    for (size_t c = 0; c < spec->ncols; c++) len += strlen(spec->cols[c].name) + 1;
+    char *names = calloc(len, 1);
+    for (size_t c = 0; names && c < spec->ncols; c++)
+      strcat(strcat(names, c ? "," : ""), spec->cols[c].name);
+    if (!names || tf_h5_attr_string(s->dsets[spec->ncols + EXTRA_CHECKSUM], "columns", names))
+      i = 0;
+    free(names);
+  }
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
                    resume ? "open" : "create",
