@@ -29,7 +29,7 @@ n1=$(writes count1.err) n2=$(writes count2.err)
 
 # kill plan: ranks, k, victim rank, ranks of the resume.  DURABILITY_KILLS="A B SEED" asks
 # for A kills on 1 rank and B on 2 (a longer campaign than the test's default).
-read -r k1 k2 seed <<<"${DURABILITY_KILLS:-7 5 20261124}"
+read -r k1 k2 seed <<<"${DURABILITY_KILLS:-6 4 20261124}"
 plan=$("$PYTHON" -c "
 import random, sys
 n1, n2, k1, k2, seed = map(int, sys.argv[1:])
