@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "status.h"
 
@@ -107,8 +108,8 @@ hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err) {
 }
 
 int tf_h5_recover_eoa(const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0 || H5Fis_hdf5(path) <= 0) return 0; /* the parallel open reports it */
+  struct stat st; /* anything but a regular HDF5 file is for the parallel open to report */
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || H5Fis_hdf5(path) <= 0) return 0;
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   if (f < 0) return 0;
   haddr_t eoa = 0;
@@ -305,6 +306,66 @@ int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const
   }
   H5Sclose(space);
   return rc < 0 ? -1 : 0;
+}
+
+/* Bytes held by datasets, for the compaction decision. */
+static herr_t add_storage(hid_t obj, const char *name, const H5O_info_t *info, void *op) {
+  if (info->type == H5O_TYPE_DATASET) {
+    hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
+    if (d >= 0) *(uint64_t *)op += H5Dget_storage_size(d), H5Dclose(d);
+  }
+  return 0;
+}
+
+static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *info, void *op) {
+  (void)info;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  hid_t ftype = H5Aget_type(a), space = H5Aget_space(a);
+  hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  void *buf = calloc((size_t)(n > 0 ? n : 1), H5Tget_size(mtype));
+  herr_t rc = -1;
+  if (buf && H5Aread(a, mtype, buf) >= 0) {
+    hid_t b = H5Acreate2(*(hid_t *)op, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (b >= 0) rc = H5Awrite(b, mtype, buf), H5Aclose(b);
+    H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
+  }
+  free(buf);
+  H5Tclose(mtype), H5Tclose(ftype), H5Sclose(space), H5Aclose(a);
+  return rc < 0 ? -1 : 0;
+}
+
+static herr_t copy_link(hid_t loc, const char *name, const H5L_info_t *info, void *op) {
+  (void)info;
+  return H5Ocopy(loc, name, *(hid_t *)op, name, H5P_DEFAULT, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
+int tf_h5_compact(const char *path, double factor, bool *compacted) {
+  *compacted = false;
+  struct stat st;
+  if (stat(path, &st) != 0) return -1;
+  hid_t src = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (src < 0) return -1;
+  uint64_t live = 0;
+  H5Ovisit(src, H5_INDEX_NAME, H5_ITER_NATIVE, add_storage, &live);
+  if ((double)st.st_size <= factor * (double)live + (1 << 20)) return H5Fclose(src) < 0 ? -1 : 0;
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.compacting", path);
+  unlink(tmp); /* left by a compaction that died */
+  hid_t fcpl = durable_fcpl();
+  hid_t dst = H5Fcreate(tmp, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
+  H5Pclose(fcpl);
+  int rc = dst < 0 || H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, copy_attr, &dst) < 0 ||
+           H5Literate(src, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, copy_link, &dst) < 0;
+  if (dst >= 0 && H5Fclose(dst) < 0) rc = 1;
+  H5Fclose(src);
+  if (!rc && rename(tmp, path) == 0) {
+    *compacted = true;
+    return 0;
+  }
+  unlink(tmp);
+  return -1;
 }
 
 int tf_h5_flush(hid_t obj) {

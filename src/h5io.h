@@ -71,6 +71,11 @@ int tf_h5_read_rows(hid_t dset, hid_t memtype, uint64_t width, uint64_t start, u
 int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const void *data,
                       const char *doc);
 
+/* One process, the file closed everywhere: if the file is more than `factor` times the bytes
+ * its datasets hold (plus 1 MiB), copies every object and root attribute into PATH.compacting
+ * and renames it over PATH (chunks keep their layout and compression; the space the flush
+ * rounds left behind is dropped).  On failure PATH is unchanged. */
+int tf_h5_compact(const char *path, double factor, bool *compacted);
 /* H5Fflush of the whole file: metadata and raw data reach the file system (collective). */
 int tf_h5_flush(hid_t obj);
 

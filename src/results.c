@@ -169,6 +169,17 @@ int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err) {
   int rc = tf_h5_attr_int(file, "complete", complete ? 1 : 0);
   if (H5Fclose(file) < 0) rc = -1;
   if (rc) return tf_fail(err, "closing '%s' failed", run->output_path);
+  /* Freed space is never reused while a file is written (see h5io.c), so frequent flush
+   * rounds leave it several times larger than its data; a complete file is written no more
+   * and is copied compactly.  Failing that it stays as it is, still correct. */
+  if (complete) {
+    bool compacted = false;
+    int failed = run->rank == 0 && tf_h5_compact(run->output_path, 2.0, &compacted);
+    MPI_Bcast(&failed, 1, MPI_INT, 0, run->comm);
+    if (failed && run->rank == 0)
+      fprintf(stderr, "twofold: warning: could not compact '%s'; it stays as written\n",
+              run->output_path);
+  }
   return 0;
 }
 
