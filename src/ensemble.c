@@ -143,9 +143,12 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     char *names = calloc(len, 1);
     for (size_t c = 0; names && c < spec->ncols; c++)
       strcat(strcat(names, c ? "," : ""), spec->cols[c].name);
-    if (!names || tf_h5_attr_string(s->dsets[spec->ncols + EXTRA_CHECKSUM], "columns", names))
-      i = 0;
+    const int rc =
+        !names || tf_h5_attr_string(s->dsets[spec->ncols + EXTRA_CHECKSUM], "columns", names);
     free(names);
+    if (rc)
+      return tf_fail(err, "'%s': cannot write the attribute columns of /members/checksum",
+                     s->run->output_path);
   }
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,

@@ -14,8 +14,14 @@
  * scheduled; the file then holds rows for that block and is completed by merging (see
  * `twofold merge`, src/merge.c) or by a later run without --part.
  *
- * Datasets: /members/<column> for each column, plus /members/done (uint8) and
- * /members/status (enum, see status.h). */
+ * A round writes the rows, their statuses and checksums, flushes the file, and only then
+ * writes and flushes the done mask, every phase agreed on by all ranks: a crash loses at
+ * most the round under way.  --resume trusts a member only if its row reads back and matches
+ * its checksum, and repairs what does not (see ARCHITECTURE.md, "Crashes and full disks").
+ *
+ * Datasets: /members/<column> for each column, plus /members/done (uint8),
+ * /members/status (enum, see status.h) and /members/checksum (uint64, FNV-1a of the member
+ * id, status and row; attribute `columns`). */
 #ifndef TF_ENSEMBLE_H
 #define TF_ENSEMBLE_H
 
