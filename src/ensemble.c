@@ -1,11 +1,14 @@
 /* ensemble.c — the dynamic chunk scheduler and the collective flush rounds (see ensemble.h). */
 #include "ensemble.h"
 
+#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "h5io.h"
@@ -22,10 +25,13 @@ typedef struct row_buffer {
   void **cols;
 } row_buffer;
 
+/* Tables after the job's columns, in this order. */
+enum { EXTRA_DONE = 0, EXTRA_STATUS = 1, EXTRA_CHECKSUM = 2, EXTRA_TABLES = 3 };
+
 typedef struct scheduler {
   tf_run *run;
   const tf_ensemble_spec *spec;
-  hid_t *dsets; /* ncols + done + status */
+  hid_t *dsets; /* ncols + done + status + checksum */
   hid_t status_type;
   uint64_t *pending;
   uint64_t npending, nchunks, chunk;
@@ -33,7 +39,8 @@ typedef struct scheduler {
   int64_t *counters;
   row_buffer rows;
   tf_progress progress;
-  bool paused; /* --pause-after: has waited for its signal */
+  bool paused;      /* --pause-after: has waited for its signal */
+  bool file_broken; /* an HDF5 write failed: the library's state is not to be trusted */
 } scheduler;
 
 static size_t column_bytes(const tf_column *c) {
@@ -42,6 +49,40 @@ static size_t column_bytes(const tf_column *c) {
 
 static hid_t column_h5type(const tf_column *c) {
   return c->type == TF_COLUMN_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+}
+
+/* Memory type, values per row and bytes per row of table d (a column or one of the extras). */
+static hid_t table_type(const scheduler *s, size_t d, uint64_t *width, size_t *row_bytes) {
+  const tf_ensemble_spec *spec = s->spec;
+  if (d < spec->ncols) {
+    *width = spec->cols[d].width;
+    *row_bytes = column_bytes(&spec->cols[d]);
+    return column_h5type(&spec->cols[d]);
+  }
+  *width = 1;
+  *row_bytes = d - spec->ncols == EXTRA_CHECKSUM ? 8 : 1;
+  return d - spec->ncols == EXTRA_DONE     ? H5T_NATIVE_UINT8
+         : d - spec->ncols == EXTRA_STATUS ? s->status_type
+                                           : H5T_NATIVE_UINT64;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The checksum of a member's row: its id, status and every column, so a row that a crash
+ * left stale, zero, or holding another row's bytes does not pass as done on --resume. */
+static uint64_t row_checksum(const tf_ensemble_spec *spec, uint64_t member, uint8_t status,
+                             const void *const *cols, size_t r) {
+  uint64_t h = fnv1a(0xcbf29ce484222325ull, &member, sizeof member);
+  h = fnv1a(h, &status, 1);
+  for (size_t c = 0; c < spec->ncols; c++) {
+    const size_t w = column_bytes(&spec->cols[c]);
+    h = fnv1a(h, (const char *)cols[c] + r * w, w);
+  }
+  return h;
 }
 
 static int buffer_reserve(row_buffer *b, const tf_ensemble_spec *spec, size_t need) {
@@ -63,37 +104,59 @@ static int buffer_reserve(row_buffer *b, const tf_ensemble_spec *spec, size_t ne
   return 0;
 }
 
+/* On --resume a table is opened; one missing (a run killed before its tables reached the
+ * disk) or unopenable is created afresh, and the verification then finds its rows not done. */
+static hid_t table(hid_t group, const char *name, hid_t type, uint64_t members, uint64_t width,
+                   int compression, const char *doc, bool resume) {
+  if (resume && H5Lexists(group, name, H5P_DEFAULT) > 0) {
+    hid_t dset = tf_h5_open_table(group, name);
+    if (dset >= 0) return dset;
+    if (H5Ldelete(group, name, H5P_DEFAULT) < 0) return -1;
+  }
+  return tf_h5_create_table(group, name, type, members, width, compression, doc);
+}
+
 static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   const tf_ensemble_spec *spec = s->spec;
   hid_t group = tf_h5_group(file, "members");
   if (group < 0) return tf_fail(err, "cannot create group /members in '%s'", s->run->output_path);
   size_t i = 0;
-  for (; i < spec->ncols; i++) {
-    const tf_column *c = &spec->cols[i];
-    s->dsets[i] = resume ? tf_h5_open_table(group, c->name)
-                         : tf_h5_create_table(group, c->name, column_h5type(c), spec->members,
-                                              c->width, spec->compression, c->doc);
+  for (; i < spec->ncols + EXTRA_TABLES; i++) {
+    uint64_t width;
+    size_t rb;
+    const hid_t type = table_type(s, i, &width, &rb);
+    static const char *const names[] = {"done", "status", "checksum"};
+    static const char *const docs[] = {
+        "1 if the member is finished", "why the member stopped",
+        "FNV-1a 64 over the member id (uint64), status (uint8) and the row of each table "
+        "in `columns`, native bytes; checked on --resume"};
+    const size_t x = i - spec->ncols;
+    s->dsets[i] =
+        table(group, i < spec->ncols ? spec->cols[i].name : names[x], type, spec->members, width,
+              spec->compression, i < spec->ncols ? spec->cols[i].doc : docs[x], resume);
     if (s->dsets[i] < 0) break;
   }
-  if (i == spec->ncols) {
-    s->dsets[i] = resume ? tf_h5_open_table(group, "done")
-                         : tf_h5_create_table(group, "done", H5T_NATIVE_UINT8, spec->members, 1,
-                                              spec->compression, "1 if the member is finished");
-    if (s->dsets[i] >= 0) i++;
-  }
-  if (i == spec->ncols + 1) {
-    s->dsets[i] = resume ? tf_h5_open_table(group, "status")
-                         : tf_h5_create_table(group, "status", s->status_type, spec->members, 1,
-                                              spec->compression, "why the member stopped");
-    if (s->dsets[i] >= 0) i++;
-  }
   H5Gclose(group);
-  if (i != spec->ncols + 2)
+  if (i == spec->ncols + EXTRA_TABLES) { /* the order the checksum reads the row in */
+    size_t len = 1;
+    for (size_t c = 0; c < spec->ncols; c++) len += strlen(spec->cols[c].name) + 1;
+    char *names = calloc(len, 1);
+    for (size_t c = 0; names && c < spec->ncols; c++)
+      strcat(strcat(names, c ? "," : ""), spec->cols[c].name);
+    const int rc =
+        !names || tf_h5_attr_string(s->dsets[spec->ncols + EXTRA_CHECKSUM], "columns", names);
+    free(names);
+    if (rc)
+      return tf_fail(err, "'%s': cannot write the attribute columns of /members/checksum",
+                     s->run->output_path);
+  }
+  if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
                    resume ? "open" : "create",
-                   i < spec->ncols    ? spec->cols[i].name
-                   : i == spec->ncols ? "done"
-                                      : "status");
+                   i < spec->ncols        ? spec->cols[i].name
+                   : i == spec->ncols     ? "done"
+                   : i == spec->ncols + 1 ? "status"
+                                          : "checksum");
   if (resume) {
     hid_t space = H5Dget_space(s->dsets[0]);
     hsize_t dims[2] = {0, 0};
@@ -107,7 +170,171 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   return 0;
 }
 
-/* Reads the done mask on rank 0 and broadcasts the pending list. */
+/* Chunk rows of table d (the whole table if it is not chunked). */
+static uint64_t chunk_rows(const scheduler *s, size_t d) {
+  hsize_t dims[2] = {s->spec->members, 1};
+  hid_t dcpl = H5Dget_create_plist(s->dsets[d]);
+  if (dcpl < 0 || H5Pget_chunk(dcpl, 2, dims) < 1 || dims[0] == 0) dims[0] = s->spec->members;
+  if (dcpl >= 0) H5Pclose(dcpl);
+  return dims[0] ? dims[0] : 1;
+}
+
+/* A chunk no read can decompress, to be overwritten whole (a partial write would have to
+ * read it first, and fail). */
+typedef struct damaged_chunk {
+  uint64_t table, first, count;
+} damaged_chunk;
+
+typedef struct verification {
+  uint8_t *trusted; /* per member: 1 marked done and verified, 2 marked (or unreadable) but not */
+  damaged_chunk *damaged;
+  uint64_t ndamaged, untrusted;
+} verification;
+
+static int note_damage(verification *v, uint64_t table, uint64_t first, uint64_t count) {
+  if (v->ndamaged && v->damaged[v->ndamaged - 1].table == table &&
+      v->damaged[v->ndamaged - 1].first == first)
+    return 0;
+  damaged_chunk *grown = realloc(v->damaged, (v->ndamaged + 1) * sizeof *grown);
+  if (!grown) return -1;
+  v->damaged = grown;
+  v->damaged[v->ndamaged++] = (damaged_chunk){table, first, count};
+  return 0;
+}
+
+/* Rank 0 reads every table of the file in blocks and trusts a member only if it is marked
+ * done, every chunk holding its row decompresses, and its checksum matches the row: what a
+ * crash or a full disk left half-written is computed again, never passed on as a result. */
+static int verify_rows(scheduler *s, verification *v, tf_ensemble_outcome *out) {
+  const tf_ensemble_spec *spec = s->spec;
+  const uint64_t m = spec->members, ntables = spec->ncols + EXTRA_TABLES;
+  size_t total_bytes = 0;
+  uint64_t max_chunk = 1;
+  uint64_t *crows = malloc(ntables * sizeof *crows);
+  void **bufs = calloc(ntables, sizeof *bufs);
+  uint8_t *bad = NULL;
+  int rc = !crows || !bufs;
+  for (uint64_t d = 0; d < ntables && !rc; d++) {
+    uint64_t width;
+    size_t rb;
+    table_type(s, d, &width, &rb);
+    total_bytes += rb;
+    crows[d] = chunk_rows(s, d);
+    if (crows[d] > max_chunk) max_chunk = crows[d];
+  }
+  /* blocks of at most ~4 MiB of rows, whole chunks where they fit */
+  uint64_t block = (4u << 20) / (total_bytes ? total_bytes : 1);
+  if (block > max_chunk) block = max_chunk;
+  if (block < 1) block = 1;
+  if (block > m) block = m ? m : 1;
+  bad = rc ? NULL : malloc(block);
+  rc |= !bad;
+  for (uint64_t d = 0; d < ntables && !rc; d++) {
+    uint64_t width;
+    size_t rb;
+    table_type(s, d, &width, &rb);
+    rc |= !(bufs[d] = malloc(block * rb));
+  }
+  const void **cols = rc ? NULL : malloc((spec->ncols ? spec->ncols : 1) * sizeof *cols);
+  rc |= !cols;
+  for (uint64_t a = 0; a < m && !rc; a += block) {
+    const uint64_t b = a + block < m ? a + block : m;
+    memset(bad, 0, b - a);
+    for (uint64_t d = 0; d < ntables && !rc; d++) {
+      uint64_t width;
+      size_t rb;
+      const hid_t type = table_type(s, d, &width, &rb);
+      for (uint64_t cs = a / crows[d] * crows[d]; cs < b; cs += crows[d]) {
+        const uint64_t lo = cs > a ? cs : a, hi = cs + crows[d] < b ? cs + crows[d] : b;
+        if (tf_h5_read_rows(s->dsets[d], type, width, lo, hi - lo,
+                            (char *)bufs[d] + (lo - a) * rb) == 0)
+          continue;
+        memset(bad + (lo - a), 1, hi - lo);
+        const uint64_t ce = cs + crows[d] < m ? cs + crows[d] : m;
+        if (note_damage(v, d, cs, ce - cs)) rc = -1;
+      }
+    }
+    const uint8_t *done = bufs[spec->ncols + EXTRA_DONE];
+    const uint8_t *status = bufs[spec->ncols + EXTRA_STATUS];
+    const uint64_t *check = bufs[spec->ncols + EXTRA_CHECKSUM];
+    for (size_t c = 0; c < spec->ncols; c++) cols[c] = bufs[c];
+    for (uint64_t i = a; i < b && !rc; i++) {
+      const size_t r = i - a;
+      if (!bad[r] && !done[r]) continue;
+      if (bad[r] || row_checksum(spec, i, status[r], cols, r) != check[r]) {
+        v->trusted[i] = 2;
+        v->untrusted++;
+        continue;
+      }
+      v->trusted[i] = 1;
+      out->status_counts[status[r] < TF_MEMBER_STATUS_COUNT ? status[r] : TF_MEMBER_FAILED]++;
+    }
+  }
+  for (uint64_t d = 0; bufs && d < ntables; d++) free(bufs[d]);
+  free(bufs), free(crows), free(bad), free(cols);
+  return rc ? -1 : 0;
+}
+
+/* Collective: chunks nothing can read are overwritten whole with zeros, and members marked
+ * done that did not verify are unmarked, so the file says what it holds even if this run
+ * stops before computing them again. */
+static int repair(scheduler *s, verification *v, tf_error *err) {
+  const tf_ensemble_spec *spec = s->spec;
+  const bool root = s->run->rank == 0;
+  uint64_t n[2] = {v->ndamaged, v->untrusted};
+  MPI_Bcast(n, 2, MPI_UINT64_T, 0, s->run->comm);
+  if (n[0] == 0 && n[1] == 0) return 0;
+  if (!root && n[0]) v->damaged = malloc(n[0] * sizeof *v->damaged);
+  int rc = n[0] && !v->damaged, any = 0;
+  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, s->run->comm);
+  if (any) return tf_fail(err, "out of memory repairing '%s'", s->run->output_path);
+  MPI_Bcast(v->damaged, (int)(n[0] * 3), MPI_UINT64_T, 0, s->run->comm);
+  if (root)
+    fprintf(stderr,
+            "twofold: '%s': %llu members marked done or unreadable did not verify (%llu "
+            "unreadable chunks); they are computed again\n",
+            s->run->output_path, (unsigned long long)n[1], (unsigned long long)n[0]);
+  int local = 0;
+  for (uint64_t k = 0; k < n[0]; k++) {
+    const damaged_chunk *c = &v->damaged[k];
+    uint64_t width;
+    size_t rb;
+    const hid_t type = table_type(s, c->table, &width, &rb);
+    const size_t rows = root ? c->count : 0;
+    uint64_t *ids = malloc((rows ? rows : 1) * sizeof *ids);
+    void *zeros = calloc(rows ? rows : 1, rb);
+    local |= !ids || !zeros;
+    for (size_t i = 0; ids && i < rows; i++) ids[i] = c->first + i;
+    local |= tf_h5_write_rows(s->dsets[c->table], type, width, local ? 0 : rows, ids, zeros);
+    free(ids), free(zeros);
+  }
+  if (n[1]) { /* unmark what did not verify */
+    uint64_t *ids = NULL;
+    size_t rows = 0;
+    if (root) {
+      ids = malloc((spec->members ? spec->members : 1) * sizeof *ids);
+      local |= !ids;
+      for (uint64_t i = 0; ids && i < spec->members; i++)
+        if (v->trusted[i] == 2) ids[rows++] = i;
+    }
+    uint8_t *zeros = calloc(rows ? rows : 1, 1);
+    local |= !zeros;
+    local |= tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_DONE], H5T_NATIVE_UINT8, 1,
+                              local ? 0 : rows, ids, zeros);
+    free(ids), free(zeros);
+  }
+  local |= tf_h5_flush(s->dsets[0]);
+  MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, s->run->comm);
+  if (any) s->file_broken = true;
+  if (any)
+    return tf_fail(err,
+                   "'%s' is damaged beyond repair (its chunks cannot be rewritten); "
+                   "--overwrite starts it again",
+                   s->run->output_path);
+  return 0;
+}
+
+/* Verifies the file on rank 0 (on --resume) and broadcasts the pending list. */
 static int find_pending(scheduler *s, bool resume, tf_ensemble_outcome *out, tf_error *err) {
   const uint64_t m = s->spec->members;
   s->pending = malloc((m ? m : 1) * sizeof *s->pending);
@@ -115,29 +342,23 @@ static int find_pending(scheduler *s, bool resume, tf_ensemble_outcome *out, tf_
   s->npending = 0;
   int rc = 0;
   if (resume) {
-    uint8_t *done = NULL;
+    verification v = {0};
     if (s->run->rank == 0) {
-      done = malloc(m ? m : 1);
-      uint8_t *status = malloc(m ? m : 1);
-      rc = !done || !status ||
-           tf_h5_read_rows(s->dsets[s->spec->ncols], H5T_NATIVE_UINT8, 1, 0, m, done) ||
-           tf_h5_read_rows(s->dsets[s->spec->ncols + 1], s->status_type, 1, 0, m, status);
-      if (!rc)
-        for (uint64_t i = 0; i < m; i++)
-          if (done[i])
-            out->status_counts[status[i] < TF_MEMBER_STATUS_COUNT ? status[i] : TF_MEMBER_FAILED]++;
-      free(status);
+      v.trusted = calloc(m ? m : 1, 1);
+      rc = !v.trusted || verify_rows(s, &v, out);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, s->run->comm);
     MPI_Bcast(out->status_counts, TF_MEMBER_STATUS_COUNT, MPI_LONG_LONG, 0, s->run->comm);
     if (rc) {
-      free(done);
-      return tf_fail(err, "'%s': cannot read /members/done (corrupt file?)", s->run->output_path);
+      free(v.trusted), free(v.damaged);
+      return tf_fail(err, "'%s': out of memory verifying the members", s->run->output_path);
     }
+    rc = repair(s, &v, err);
     if (s->run->rank == 0)
       for (uint64_t i = 0; i < m; i++)
-        if (!done[i]) s->pending[s->npending++] = i;
-    free(done);
+        if (v.trusted[i] != 1) s->pending[s->npending++] = i;
+    free(v.trusted), free(v.damaged);
+    if (rc) return -1;
     MPI_Bcast(&s->npending, 1, MPI_UINT64_T, 0, s->run->comm);
     MPI_Bcast(s->pending, (int)s->npending, MPI_UINT64_T, 0, s->run->comm);
   } else {
@@ -174,50 +395,163 @@ static int64_t atomic_add(scheduler *s, int which, int64_t delta) {
   return old;
 }
 
+/* Collective: true on every rank if any rank's status is nonzero. */
+static bool anyone(const scheduler *s, int local) {
+  int any = 0;
+  MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, s->run->comm);
+  return any != 0;
+}
+
+/* The chunks this rank's rows touch, as (table << 40 | chunk), in increasing order. */
+static uint64_t *touched_chunks(const scheduler *s, const uint64_t *ids, size_t n, int *count) {
+  const size_t ntables = s->spec->ncols + EXTRA_TABLES;
+  const size_t cap = n * ntables > 0 ? n * ntables : 1;
+  uint64_t *keys = malloc(cap * sizeof *keys);
+  *count = 0;
+  if (!keys) return NULL;
+  for (size_t d = 0; d < ntables; d++) {
+    const uint64_t cr = chunk_rows(s, d);
+    for (size_t i = 0; i < n; i++) {
+      const uint64_t key = (uint64_t)d << 40 | ids[i] / cr;
+      if (*count == 0 || keys[*count - 1] != key) keys[(*count)++] = key;
+    }
+  }
+  return keys;
+}
+
+static int compare_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Upper bound (on rank 0) of what one flush round adds to the file: every chunk the rows of
+ * all ranks touch, rewritten uncompressed at a new address (deflate may grow incompressible
+ * data by a little), plus the chunk indexes and headers written by the two H5Fflush. */
+static int round_bytes(const scheduler *s, const uint64_t *ids, size_t n, uint64_t *bytes) {
+  const int ranks = s->run->size, root = s->run->rank == 0;
+  int count = 0, failed = 0, *counts = root ? malloc(ranks * sizeof *counts) : NULL;
+  int *displs = root ? malloc(ranks * sizeof *displs) : NULL;
+  uint64_t *keys = touched_chunks(s, ids, n, &count), *all = NULL;
+  if (!keys) count = 0;
+  MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, s->run->comm);
+  int total = 0;
+  if (root && counts && displs) {
+    for (int r = 0; r < ranks; r++) displs[r] = total, total += counts[r];
+    all = malloc((total ? total : 1) * sizeof *all);
+  }
+  MPI_Gatherv(keys, count, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, s->run->comm);
+  *bytes = 0;
+  if (root && all) {
+    qsort(all, (size_t)total, sizeof *all, compare_u64);
+    for (int i = 0; i < total; i++) {
+      if (i > 0 && all[i] == all[i - 1]) continue;
+      const size_t d = (size_t)(all[i] >> 40);
+      const uint64_t c = all[i] & ((1ull << 40) - 1), cr = chunk_rows(s, d);
+      uint64_t width;
+      size_t rb;
+      table_type(s, d, &width, &rb);
+      const uint64_t rows = (c + 1) * cr <= s->spec->members ? cr : s->spec->members - c * cr;
+      *bytes += rows * rb + rows * rb / 64 + 4096;
+    }
+  }
+  failed = !keys || (root && (!counts || !displs || !all));
+  free(keys), free(all), free(counts), free(displs);
+  return anyone(s, failed) ? -1 : 0;
+}
+
+/* The space check before a round writes anything: when the file system cannot take the
+ * round, every rank learns it here, together, and the file is closed as the last round left
+ * it.  (A write that fails anyway, the disk filled by someone else, aborts the job: see
+ * h5io.c.)  TWOFOLD_TEST_NO_SPACE_CHECK turns the check off, for the test of that abort. */
+static int check_space(scheduler *s, const uint64_t *ids, size_t n, tf_error *err) {
+  if (getenv("TWOFOLD_TEST_NO_SPACE_CHECK")) return 0;
+  uint64_t need = 0, avail = UINT64_MAX;
+  if (round_bytes(s, ids, n, &need)) return tf_fail(err, "out of memory");
+  need += 256u << 10;
+  if (s->run->rank == 0) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", s->run->output_path);
+    struct statvfs fs;
+    if (statvfs(dirname(dir), &fs) == 0) avail = (uint64_t)fs.f_bavail * fs.f_frsize;
+  }
+  uint64_t both[2] = {avail, need};
+  MPI_Bcast(both, 2, MPI_UINT64_T, 0, s->run->comm);
+  if (both[0] >= both[1]) return 0;
+  return tf_fail(err,
+                 "'%s': its file system has %llu bytes free and the next flush may need %llu; "
+                 "the members flushed so far are kept: make room and run again with --resume",
+                 s->run->output_path, (unsigned long long)both[0], (unsigned long long)both[1]);
+}
+
+/* One collective round: rows, statuses and checksums, H5Fflush; only then the done mask,
+ * H5Fflush.  Every phase is agreed on by all ranks before the next begins, so a member is
+ * marked done only when its row is in the file on every rank, and a failure anywhere stops
+ * every rank at the same point without marking anything. */
 static int flush_round(scheduler *s, tf_error *err) {
   row_buffer *b = &s->rows;
   const tf_ensemble_spec *spec = s->spec;
+  const size_t n = b->n, alloc = n ? n : 1;
   /* Rows are written in member-id order: sort an index by id (ids within a rank are already
    * increasing chunk by chunk, but chunks are claimed in any order across rounds). */
-  size_t *order = malloc((b->n ? b->n : 1) * sizeof *order);
-  uint64_t *ids = malloc((b->n ? b->n : 1) * sizeof *ids);
-  uint8_t *ones = malloc(b->n ? b->n : 1), *status = malloc(b->n ? b->n : 1);
+  size_t *order = malloc(alloc * sizeof *order);
+  uint64_t *ids = malloc(alloc * sizeof *ids), *sums = malloc(alloc * sizeof *sums);
+  uint8_t *ones = malloc(alloc), *status = malloc(alloc);
   size_t maxw = 1;
   for (size_t c = 0; c < spec->ncols; c++)
     if (column_bytes(&spec->cols[c]) > maxw) maxw = column_bytes(&spec->cols[c]);
-  char *scratch = malloc((b->n ? b->n : 1) * maxw);
-  int rc = !order || !ids || !ones || !status || !scratch;
+  char *scratch = malloc(alloc * maxw);
+  int rc = !order || !ids || !sums || !ones || !status || !scratch;
   if (!rc) {
-    for (size_t i = 0; i < b->n; i++) order[i] = i;
+    for (size_t i = 0; i < n; i++) order[i] = i;
     /* insertion sort: rows arrive nearly sorted */
-    for (size_t i = 1; i < b->n; i++) {
+    for (size_t i = 1; i < n; i++) {
       size_t v = order[i], j = i;
       while (j > 0 && b->ids[order[j - 1]] > b->ids[v]) order[j] = order[j - 1], j--;
       order[j] = v;
     }
-    for (size_t i = 0; i < b->n; i++) {
+    for (size_t i = 0; i < n; i++) {
       ids[i] = b->ids[order[i]];
       ones[i] = 1;
       status[i] = b->status[order[i]];
+      sums[i] = row_checksum(spec, ids[i], status[i], (const void *const *)b->cols, order[i]);
     }
   }
-  int local_rc = rc;
-  for (size_t c = 0; c < spec->ncols && !rc; c++) {
-    const size_t w = column_bytes(&spec->cols[c]);
-    for (size_t i = 0; i < b->n; i++) memcpy(scratch + i * w, (char *)b->cols[c] + order[i] * w, w);
-    local_rc |= tf_h5_write_rows(s->dsets[c], column_h5type(&spec->cols[c]), spec->cols[c].width,
-                                 b->n, ids, scratch);
+  const char *failed = NULL;
+  if (anyone(s, rc)) {
+    failed = "out of memory";
+  } else if (check_space(s, ids, n, err)) {
+    failed = "";
+  } else {
+    bool bad = false;
+    for (size_t c = 0; c < spec->ncols && !bad; c++) {
+      const size_t w = column_bytes(&spec->cols[c]);
+      for (size_t i = 0; i < n; i++) memcpy(scratch + i * w, (char *)b->cols[c] + order[i] * w, w);
+      bad = anyone(s, tf_h5_write_rows(s->dsets[c], column_h5type(&spec->cols[c]),
+                                       spec->cols[c].width, n, ids, scratch));
+    }
+    if (!bad)
+      bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_STATUS], s->status_type, 1, n,
+                                       ids, status));
+    if (!bad)
+      bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_CHECKSUM], H5T_NATIVE_UINT64, 1,
+                                       n, ids, sums));
+    if (!bad) bad = anyone(s, tf_h5_flush(s->dsets[0]));
+    /* The done mask last: a member is done only once its row is in the file. */
+    if (!bad)
+      bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_DONE], H5T_NATIVE_UINT8, 1, n,
+                                       ids, ones));
+    if (!bad) bad = anyone(s, tf_h5_flush(s->dsets[0]));
+    if (bad) failed = "writing";
   }
-  if (!rc) {
-    local_rc |= tf_h5_write_rows(s->dsets[spec->ncols + 1], s->status_type, 1, b->n, ids, status);
-    /* The done mask last: a member is done only once its data is in the file. */
-    local_rc |= tf_h5_write_rows(s->dsets[spec->ncols], H5T_NATIVE_UINT8, 1, b->n, ids, ones);
+  free(order), free(ids), free(sums), free(ones), free(status), free(scratch);
+  if (failed && *failed == 'w') {
+    s->file_broken = true;
+    return tf_fail(err,
+                   "writing results to '%s' failed (file system full or failing?); the "
+                   "members flushed before are kept: run again with --resume",
+                   s->run->output_path);
   }
-  free(order), free(ids), free(ones), free(status), free(scratch);
-  int any_rc = 0;
-  MPI_Allreduce(&local_rc, &any_rc, 1, MPI_INT, MPI_MAX, s->run->comm);
-  if (any_rc) return tf_fail(err, "writing results to '%s' failed", s->run->output_path);
-  H5Fflush(s->dsets[0], H5F_SCOPE_GLOBAL);
+  if (failed) return *failed ? tf_fail(err, "%s", failed) : -1;
   b->n = 0;
   return 0;
 }
@@ -284,7 +618,7 @@ static void tally(scheduler *s, tf_ensemble_outcome *out) {
 
 static void scheduler_free(scheduler *s) {
   if (s->win != MPI_WIN_NULL) MPI_Win_free(&s->win);
-  for (size_t c = 0; c < s->spec->ncols + 2; c++)
+  for (size_t c = 0; c < s->spec->ncols + EXTRA_TABLES && !s->file_broken; c++)
     if (s->dsets && s->dsets[c] >= 0) H5Dclose(s->dsets[c]);
   free(s->dsets);
   if (s->status_type >= 0) H5Tclose(s->status_type);
@@ -297,13 +631,14 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
                         tf_ensemble_outcome *out, tf_error *err) {
   memset(out, 0, sizeof *out);
   scheduler s = {.run = run, .spec = spec, .win = MPI_WIN_NULL, .status_type = tf_h5_status_type()};
-  s.dsets = malloc((spec->ncols + 2) * sizeof *s.dsets);
+  s.dsets = malloc((spec->ncols + EXTRA_TABLES) * sizeof *s.dsets);
   s.rows.cols = calloc(spec->ncols ? spec->ncols : 1, sizeof *s.rows.cols);
   if (!s.dsets || !s.rows.cols) return tf_fail(err, "out of memory");
-  for (size_t c = 0; c < spec->ncols + 2; c++) s.dsets[c] = -1;
+  for (size_t c = 0; c < spec->ncols + EXTRA_TABLES; c++) s.dsets[c] = -1;
   int rc = open_datasets(&s, file, resume, err);
   if (!rc) rc = find_pending(&s, resume, out, err);
   if (rc) {
+    out->file_broken = s.file_broken;
     scheduler_free(&s);
     return -1;
   }
@@ -341,6 +676,7 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
     }
     if (!any[2]) break;
   }
+  out->file_broken = s.file_broken;
   out->seconds = MPI_Wtime() - t_start;
   uint64_t computed = out->computed;
   MPI_Allreduce(&computed, &out->computed, 1, MPI_UINT64_T, MPI_SUM, run->comm);
@@ -353,6 +689,12 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
 
 int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                        tf_error *err) {
+  if (out->file_broken) {
+    if (run->rank == 0) fprintf(stderr, "twofold: error: %s\n", err->msg);
+    fflush(stdout), fflush(stderr);
+    MPI_Barrier(run->comm);
+    _exit(TF_EXIT_ERROR);
+  }
   tf_json_integer(run->summary, "done", (long long)out->done);
   tf_json_integer(run->summary, "computed", (long long)out->computed);
   tf_json_integer(run->summary, "resumed_from", (long long)out->resumed);

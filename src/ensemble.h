@@ -14,8 +14,14 @@
  * scheduled; the file then holds rows for that block and is completed by merging (see
  * `twofold merge`, src/merge.c) or by a later run without --part.
  *
- * Datasets: /members/<column> for each column, plus /members/done (uint8) and
- * /members/status (enum, see status.h). */
+ * A round writes the rows, their statuses and checksums, flushes the file, and only then
+ * writes and flushes the done mask, every phase agreed on by all ranks: a crash loses at
+ * most the round under way.  --resume trusts a member only if its row reads back and matches
+ * its checksum, and repairs what does not (see ARCHITECTURE.md, "Crashes and full disks").
+ *
+ * Datasets: /members/<column> for each column, plus /members/done (uint8),
+ * /members/status (enum, see status.h) and /members/checksum (uint64, FNV-1a of the member
+ * id, status and row; attribute `columns`). */
 #ifndef TF_ENSEMBLE_H
 #define TF_ENSEMBLE_H
 
@@ -56,7 +62,8 @@ typedef struct tf_ensemble_outcome {
   uint64_t resumed;     /* members of this run's range already done when it started */
   uint64_t done_before; /* members of the whole ensemble done when it started */
   bool interrupted;
-  bool complete; /* every member of the ensemble is done (not just this part) */
+  bool complete;    /* every member of the ensemble is done (not just this part) */
+  bool file_broken; /* an HDF5 write failed: the file is left as the last flush made it */
   long long status_counts[TF_MEMBER_STATUS_COUNT]; /* over all done members */
   double seconds;                                  /* wall time of the scheduling loop */
 } tf_ensemble_outcome;
@@ -69,7 +76,10 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
 /* The common end of a job built on the scheduler: the JSON fields done, computed,
  * resumed_from and members_per_second (and part); the file closed, marked complete if
  * rc == 0 and every member is done; the exit code set to TF_EXIT_INTERRUPTED if the run was
- * interrupted.  Returns rc (or -1 if closing failed). */
+ * interrupted.  Returns rc (or -1 if closing failed).  After a failed HDF5 write
+ * (file_broken) it reports the error and ends the process with TF_EXIT_ERROR on every rank
+ * without closing the file: HDF5's state then differs between ranks, and a collective close
+ * could hang or crash. */
 int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                        tf_error *err);
 

@@ -2,11 +2,21 @@
 #include "h5io.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "status.h"
+
+/* The one results file of this process, named in the message when a write fails. */
+static char open_path[4096];
+
+void tf_h5_renamed(const char *path) {
+  snprintf(open_path, sizeof open_path, "%s", path);
+}
 
 void tf_h5_quiet(void) {
   if (!getenv("TWOFOLD_HDF5_ERRORS")) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -20,6 +30,17 @@ static hid_t parallel_fapl(MPI_Comm comm) {
   return fapl;
 }
 
+/* Freed file space is never reused.  A compressed chunk that grows moves to a new address
+ * and its old place is freed; were that place handed to another chunk before the chunk
+ * index pointing at it reached the disk, a crash would leave the on-disk index of one
+ * dataset reading another dataset's rows.  The price is a file that grows by the chunks
+ * rewritten in each flush round (h5repack reclaims it). */
+static hid_t durable_fcpl(void) {
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_NONE, false, 1);
+  return fcpl;
+}
+
 hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err) {
   struct stat st;
   if (stat(path, &st) == 0)
@@ -27,8 +48,10 @@ hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err) {
                    "output '%s' already exists; pass --resume to complete it or "
                    "--overwrite to replace it",
                    path);
-  hid_t fapl = parallel_fapl(comm);
-  hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+  hid_t fapl = parallel_fapl(comm), fcpl = durable_fcpl();
+  snprintf(open_path, sizeof open_path, "%s", path);
+  hid_t f = H5Fcreate(path, H5F_ACC_EXCL, fcpl, fapl);
+  H5Pclose(fcpl);
   H5Pclose(fapl);
   if (f < 0)
     return tf_fail(err, "cannot create output '%s': %s", path, strerror(errno ? errno : EIO));
@@ -61,7 +84,9 @@ bool tf_h5_is_results_file(const char *path) {
   const char *kind = tf_file_kind(path);
   if (!kind || strcmp(kind, "regular file") != 0 || H5Fis_hdf5(path) <= 0) return false;
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) return false;
+  /* An HDF5 file too damaged to open (a run killed while its metadata was being written)
+   * can only be replaced: nobody can read it, and --overwrite is the way out. */
+  if (f < 0) return true;
   char *version = tf_h5_attr_read_string(f, "twofold_version");
   const bool ours = version != NULL;
   free(version);
@@ -74,11 +99,24 @@ hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err) {
   if (H5Fis_hdf5(path) <= 0)
     return tf_fail(err, "cannot open '%s': missing, unreadable or not an HDF5 file", path);
   hid_t fapl = parallel_fapl(comm);
+  snprintf(open_path, sizeof open_path, "%s", path);
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, fapl);
   H5Pclose(fapl);
   if (f < 0)
     return tf_fail(err, "cannot open '%s' for writing (corrupt, or open elsewhere?)", path);
   return f;
+}
+
+int tf_h5_recover_eoa(const char *path) {
+  struct stat st; /* anything but a regular HDF5 file is for the parallel open to report */
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || H5Fis_hdf5(path) <= 0) return 0;
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (f < 0) return 0;
+  haddr_t eoa = 0;
+  int rc = 0;
+  if (H5Fget_eoa(f, &eoa) >= 0 && (haddr_t)st.st_size > eoa)
+    rc = H5Fincrement_filesize(f, 0) < 0 ? -1 : 0;
+  return H5Fclose(f) < 0 || rc ? -1 : 0;
 }
 
 hid_t tf_h5_open_serial(const char *path, tf_error *err) {
@@ -270,6 +308,70 @@ int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const
   return rc < 0 ? -1 : 0;
 }
 
+/* Bytes held by datasets, for the compaction decision. */
+static herr_t add_storage(hid_t obj, const char *name, const H5O_info_t *info, void *op) {
+  if (info->type == H5O_TYPE_DATASET) {
+    hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
+    if (d >= 0) *(uint64_t *)op += H5Dget_storage_size(d), H5Dclose(d);
+  }
+  return 0;
+}
+
+static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *info, void *op) {
+  (void)info;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  if (a < 0) return -1;
+  hid_t ftype = H5Aget_type(a), space = H5Aget_space(a);
+  hid_t mtype = H5Tget_native_type(ftype, H5T_DIR_ASCEND);
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  void *buf = calloc((size_t)(n > 0 ? n : 1), H5Tget_size(mtype));
+  herr_t rc = -1;
+  if (buf && H5Aread(a, mtype, buf) >= 0) {
+    hid_t b = H5Acreate2(*(hid_t *)op, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (b >= 0) rc = H5Awrite(b, mtype, buf), H5Aclose(b);
+    H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
+  }
+  free(buf);
+  H5Tclose(mtype), H5Tclose(ftype), H5Sclose(space), H5Aclose(a);
+  return rc < 0 ? -1 : 0;
+}
+
+static herr_t copy_link(hid_t loc, const char *name, const H5L_info_t *info, void *op) {
+  (void)info;
+  return H5Ocopy(loc, name, *(hid_t *)op, name, H5P_DEFAULT, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
+int tf_h5_compact(const char *path, double factor, bool *compacted) {
+  *compacted = false;
+  struct stat st;
+  if (stat(path, &st) != 0) return -1;
+  hid_t src = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (src < 0) return -1;
+  uint64_t live = 0;
+  H5Ovisit(src, H5_INDEX_NAME, H5_ITER_NATIVE, add_storage, &live);
+  if ((double)st.st_size <= factor * (double)live + (1 << 20)) return H5Fclose(src) < 0 ? -1 : 0;
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.compacting", path);
+  unlink(tmp); /* left by a compaction that died */
+  hid_t fcpl = durable_fcpl();
+  hid_t dst = H5Fcreate(tmp, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
+  H5Pclose(fcpl);
+  int rc = dst < 0 || H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, copy_attr, &dst) < 0 ||
+           H5Literate(src, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, copy_link, &dst) < 0;
+  if (dst >= 0 && H5Fclose(dst) < 0) rc = 1;
+  H5Fclose(src);
+  if (!rc && rename(tmp, path) == 0) {
+    *compacted = true;
+    return 0;
+  }
+  unlink(tmp);
+  return -1;
+}
+
+int tf_h5_flush(hid_t obj) {
+  return H5Fflush(obj, H5F_SCOPE_GLOBAL) < 0 ? -1 : 0;
+}
+
 hid_t tf_h5_status_type(void) {
   hid_t t = H5Tenum_create(H5T_NATIVE_UINT8);
   for (int s = 0; s < TF_MEMBER_STATUS_COUNT; s++) {
@@ -277,4 +379,69 @@ hid_t tf_h5_status_type(void) {
     H5Tenum_insert(t, tf_member_status_name(s), &v);
   }
   return t;
+}
+
+/* Every write of parallel HDF5 goes through the two MPI-IO calls below, wrapped through the
+ * MPI profiling interface for two reasons.
+ *
+ * A failed write (a full disk) is fatal to the whole job.  Parallel HDF5 gives up a write on
+ * the rank that saw the error while the others go on into the collective calls that follow,
+ * and the ranks then wait for each other for ever (or crash closing the file).  So the rank
+ * that sees the error says so and aborts the job: every rank exits nonzero at once, and the
+ * file is left as a crash leaves it, which --resume verifies and repairs (the done mask is
+ * written only after the rows it covers are flushed).
+ *
+ * The crash test hook: TWOFOLD_TEST_KILL_AT_WRITE=K[@R] makes rank R (default 0) raise
+ * SIGKILL just before its K-th MPI-IO write, so a test can stop a run at any moment inside
+ * HDF5's data and metadata writes, chosen by a count instead of a clock; with "count" every
+ * rank reports its number of writes at exit. */
+static long long kill_at_write = -2, writes_done;
+static int writer_rank;
+
+static void report_writes(void) {
+  fprintf(stderr, "twofold: rank %d made %lld MPI-IO writes\n", writer_rank, writes_done);
+}
+
+static void before_write(void) {
+  if (kill_at_write == -2) {
+    kill_at_write = -1;
+    const char *spec = getenv("TWOFOLD_TEST_KILL_AT_WRITE");
+    long long k = 0;
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &writer_rank);
+    if (spec && strcmp(spec, "count") == 0) atexit(report_writes);
+    if (spec && sscanf(spec, "%lld@%d", &k, &r) >= 1 && k > 0 && writer_rank == r)
+      kill_at_write = k;
+  }
+  if (++writes_done == kill_at_write) raise(SIGKILL);
+}
+
+static int after_write(int rc, int count, MPI_Datatype type, MPI_Status *status) {
+  int written = count;
+  if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE) MPI_Get_count(status, type, &written);
+  if (rc == MPI_SUCCESS && written == count) return rc;
+  char why[MPI_MAX_ERROR_STRING] = "short write";
+  int len = 0;
+  if (rc != MPI_SUCCESS) MPI_Error_string(rc, why, &len);
+  fprintf(stderr,
+          "twofold: error: writing '%s' failed (%s; is its file system full?); the members "
+          "flushed before are kept: make room and run again with --resume\n",
+          open_path[0] ? open_path : "the results file", why);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  return rc;
+}
+
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                      MPI_Datatype datatype, MPI_Status *status) {
+  before_write();
+  return after_write(PMPI_File_write_at(fh, offset, buf, count, datatype, status), count, datatype,
+                     status);
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                          MPI_Datatype datatype, MPI_Status *status) {
+  before_write();
+  return after_write(PMPI_File_write_at_all(fh, offset, buf, count, datatype, status), count,
+                     datatype, status);
 }

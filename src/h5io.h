@@ -16,8 +16,15 @@
 
 /* Creates a new file; fails (without touching it) if the path exists. */
 hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err);
+/* The results file now has this name (for error messages). */
+void tf_h5_renamed(const char *path);
 /* Opens an existing file for reading and writing (all ranks). */
 hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err);
+/* A run killed in the middle of H5Fflush can leave chunk indexes on disk that point past the
+ * end of the file recorded in the superblock, though the chunks are there: HDF5 then refuses
+ * to read them.  Called on one process before a file is resumed, this moves that end to the
+ * file's real size (what h5clear --increment does). */
+int tf_h5_recover_eoa(const char *path);
 /* Opens a file for reading on this process only (for `twofold info` and tests). */
 hid_t tf_h5_open_serial(const char *path, tf_error *err);
 
@@ -30,8 +37,8 @@ int tf_h5_attr_int(hid_t obj, const char *name, long long value);
 /* What path is ("regular file", "directory", "character device", "FIFO", ...), following
  * links; NULL (errno set) if it does not exist. */
 const char *tf_file_kind(const char *path);
-/* True if path is a regular file holding a twofold results file (HDF5 with twofold_version):
- * the only kind of file --overwrite may replace. */
+/* True if path is a regular file holding a twofold results file (HDF5 with twofold_version,
+ * or HDF5 too damaged to open): the only kind of file --overwrite may replace. */
 bool tf_h5_is_results_file(const char *path);
 
 /* The attribute `name` of obj if it exists and holds exactly one value (-1 otherwise). */
@@ -63,6 +70,14 @@ int tf_h5_read_rows(hid_t dset, hid_t memtype, uint64_t width, uint64_t start, u
 /* A small dataset written by all ranks with identical contents (summaries). */
 int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const void *data,
                       const char *doc);
+
+/* One process, the file closed everywhere: if the file is more than `factor` times the bytes
+ * its datasets hold (plus 1 MiB), copies every object and root attribute into PATH.compacting
+ * and renames it over PATH (chunks keep their layout and compression; the space the flush
+ * rounds left behind is dropped).  On failure PATH is unchanged. */
+int tf_h5_compact(const char *path, double factor, bool *compacted);
+/* H5Fflush of the whole file: metadata and raw data reach the file system (collective). */
+int tf_h5_flush(hid_t obj);
 
 /* The HDF5 enum type of member statuses (caller closes). */
 hid_t tf_h5_status_type(void);

@@ -1,6 +1,7 @@
 /* results.c — see results.h. */
 #include "results.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,36 @@ static int write_provenance(tf_run *run, hid_t file, const char *fp) {
   return rc;
 }
 
+/* A new file is created under a temporary name next to its final one and renamed into place
+ * only once its header and provenance are on disk: a run killed or failing at its start
+ * leaves no unreadable file at the output path (which --resume could not continue), and
+ * --overwrite destroys the old results only by that rename. */
+static hid_t create_then_rename(tf_run *run, const char *path, const char *fp, tf_error *err) {
+  char tmp[sizeof run->output_path + 16];
+  snprintf(tmp, sizeof tmp, "%s.creating", path);
+  if (run->rank == 0) unlink(tmp); /* left by a run killed at its start */
+  MPI_Barrier(run->comm);
+  hid_t file = tf_h5_create(tmp, run->comm, err);
+  int rc = file < 0 ? -1 : 0, any = 0;
+  if (!rc && (write_provenance(run, file, fp) || tf_h5_flush(file)))
+    rc = tf_fail(err, "cannot write the header of '%s'", tmp);
+  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, run->comm);
+  if (any && !rc) tf_fail(err, "another rank could not create '%s'", tmp);
+  if (!any) {
+    if (run->rank == 0 && rename(tmp, path) != 0)
+      rc = tf_fail(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+    if (rc && run->rank != 0) tf_fail(err, "cannot rename '%s' to '%s'", tmp, path);
+    if (!rc) {
+      tf_h5_renamed(path);
+      return file;
+    }
+  }
+  if (file >= 0) H5Fclose(file);
+  if (run->rank == 0) unlink(tmp);
+  return -1;
+}
+
 hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *resumed,
                       tf_error *err) {
   *resumed = false;
@@ -95,6 +126,8 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *r
   MPI_Bcast(&exists, 1, MPI_INT, 0, run->comm);
   hid_t file = -1;
   if (exists && run->resume) {
+    if (run->rank == 0) tf_h5_recover_eoa(path);
+    MPI_Barrier(run->comm);
     file = tf_h5_open_rw(path, run->comm, err);
     if (file < 0) run->exit_code = TF_EXIT_USAGE; /* not a readable results file */
     if (file >= 0) {
@@ -126,14 +159,7 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *r
   } else if (exists && !replaceable(run, path, err)) {
     run->exit_code = TF_EXIT_USAGE;
   } else {
-    if (exists && run->rank == 0) unlink(path);
-    MPI_Barrier(run->comm);
-    file = tf_h5_create(path, run->comm, err);
-    if (file >= 0 && write_provenance(run, file, fp)) {
-      tf_fail(err, "cannot write attributes to '%s'", path);
-      H5Fclose(file);
-      file = -1;
-    }
+    file = create_then_rename(run, path, fp, err);
   }
   free(fp);
   return file;
@@ -143,6 +169,17 @@ int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err) {
   int rc = tf_h5_attr_int(file, "complete", complete ? 1 : 0);
   if (H5Fclose(file) < 0) rc = -1;
   if (rc) return tf_fail(err, "closing '%s' failed", run->output_path);
+  /* Freed space is never reused while a file is written (see h5io.c), so frequent flush
+   * rounds leave it several times larger than its data; a complete file is written no more
+   * and is copied compactly.  Failing that it stays as it is, still correct. */
+  if (complete) {
+    bool compacted = false;
+    int failed = run->rank == 0 && tf_h5_compact(run->output_path, 2.0, &compacted);
+    MPI_Bcast(&failed, 1, MPI_INT, 0, run->comm);
+    if (failed && run->rank == 0)
+      fprintf(stderr, "twofold: warning: could not compact '%s'; it stays as written\n",
+              run->output_path);
+  }
   return 0;
 }
 

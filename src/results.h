@@ -5,7 +5,10 @@
  * --resume an existing file is reopened only if its fingerprint equals the current one, so
  * a resumed run can never mix results of two different configs; a missing file under
  * --resume simply starts afresh (the same command works before and after a requeue).
- * Without --resume an existing file is never touched unless --overwrite is given. */
+ * Without --resume an existing file is never touched unless --overwrite is given.  A new
+ * file is written as OUT.h5.creating and renamed to OUT.h5 once its header is on disk, so
+ * neither a run dying at its start nor --overwrite failing early destroys or leaves an
+ * unreadable OUT.h5. */
 #ifndef TF_RESULTS_H
 #define TF_RESULTS_H
 
@@ -22,7 +25,8 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *r
 /* /model: the kernel name and every parameter (derived ones included) as attributes. */
 int tf_results_write_model(hid_t file, const tf_kernel *k, const double *params);
 
-/* Marks the file complete (or not) and closes it.  Collective. */
+/* Marks the file complete (or not) and closes it; a complete file that flush rounds left
+ * more than twice the size of its data is then copied compactly.  Collective. */
 int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err);
 
 #endif

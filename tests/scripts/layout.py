@@ -18,6 +18,25 @@ for name, shape, kind in [("final_state", (M, 3), "f"), ("initial_state", (M, 3)
     d = f["members/" + name]
     T.check(d.shape == shape and d.dtype.kind == kind, f"/members/{name} {d.shape} {d.dtype}")
     T.check(d.chunks is not None and d.compression == "gzip", f"/members/{name} chunked+gzip")
+# /members/checksum: FNV-1a 64 of (member id as uint64, status as uint8, each column's row in
+# the order of its `columns` attribute), computed here from the documented definition
+c = f["members/checksum"]
+T.check(c.shape == (M,) and c.dtype == np.uint64 and c.chunks is not None, f"checksum {c.dtype}")
+cols = c.attrs["columns"].split(",")
+T.check(sorted(cols) == ["final_state", "initial_state", "steps", "t_final"], f"columns {cols}")
+rows = [f["members/" + n][...] for n in cols]
+status = f["members/status"][...].astype(np.uint8)
+
+
+def fnv1a(data, h=0xCBF29CE484222325):
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+want = [fnv1a(b"".join([np.uint64(i).tobytes(), status[i].tobytes()] + [r[i].tobytes() for r in rows]))
+        for i in range(M)]
+T.check(list(c[...]) == want, "checksum = FNV-1a 64 of id, status and row")
 enum = h5py.check_enum_dtype(f["members/status"].dtype)
 T.check(enum == {"pending": 0, "ok": 1, "nonfinite": 2, "max_steps": 3, "step_underflow": 4,
                  "zeno": 5, "failed": 6, "codim2": 7, "ill_posed": 8}, f"status enum {enum}")

@@ -74,7 +74,7 @@ def read_members(path):
 
 def check_ranks(one, three):
     names = sorted(k for k in one if not k.startswith("_"))
-    T.check(names == sorted(k for k in three if not k.startswith("_")) and len(names) == 9,
+    T.check(names == sorted(k for k in three if not k.startswith("_")) and len(names) == 10,
             f"both files hold the same /members datasets ({', '.join(names)})")
     for name in names:
         a, b = one[name], three[name]

@@ -1,0 +1,85 @@
+# disk_full.sh — the output's file system fills up (a 2 MB tmpfs), on 1 and 2 ranks: a clear
+# error, every rank exits with status 1 (each run under `timeout`: a hang fails the test),
+# nothing marked done that is not in the file, and --resume completes, equal to an
+# uninterrupted run, once there is room.  Both ways a full disk is met are tested: the space
+# check before each flush round (the usual one: the run's own growth), and a write that fails
+# anyway (TWOFOLD_TEST_NO_SPACE_CHECK turns the check off), which aborts the job.  Last, a run
+# that cannot even write its header on the full disk leaves the old file it was to --overwrite.
+source "$(dirname "$0")/lib.sh"
+T="$TWOFOLD"
+CMP="$(dirname "$0")/h5compare.py"
+if [ "$(id -u)" != 0 ]; then echo "SKIP: mounting a tmpfs needs root"; exit 0; fi
+D="$WORK/small"
+mkdir -p "$D"
+if ! mount -t tmpfs -o size=2m tmpfs "$D"; then echo "SKIP: cannot mount a tmpfs on $D"; exit 0; fi
+trap 'umount "$D"' EXIT
+SET=(--set ensemble.members=20000 --set integrator.t_end=0.3 --set output.flush_interval=0.05
+     --quiet)
+"$T" run "$CONFIGS/smoke.yaml" -o ref.h5 "${SET[@]}"
+
+# rows marked done in a file equal the reference's rows (an independent run, not the engine's
+# word); prints the number of done rows, or "unreadable" (a file left as a crash leaves it:
+# only --resume's repair makes it readable)
+done_rows_correct() {
+  "$PYTHON" - "$1" <<'EOF' 2>/dev/null || echo unreadable
+import sys
+import h5py
+import numpy as np
+f, ref = h5py.File(sys.argv[1], "r"), h5py.File("ref.h5", "r")
+done = f["members/done"][...].astype(bool)
+for name in ("final_state", "initial_state", "t_final", "steps", "status"):
+    if not np.array_equal(f["members/" + name][...][done], ref["members/" + name][...][done]):
+        print("wrong", name)
+        sys.exit(0)
+print(int(done.sum()))
+EOF
+}
+
+for ranks in 1 2; do
+  for way in check abort; do
+    rm -f "$D"/*
+    mount -o remount,size=2m "$D"
+    env=()
+    [ "$way" = abort ] && env=(TWOFOLD_TEST_NO_SPACE_CHECK=1)
+    rc=0
+    env "${env[@]}" timeout 120 "$MPIEXEC" -n "$ranks" "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" \
+      "${SET[@]}" >out.txt 2>err.txt || rc=$?
+    what="full disk ($way, $ranks rank(s))"
+    if [ "$way" = check ]; then msg="file system has [0-9]+ bytes free and the next flush may need"
+    else msg="writing '$D/full.h5' failed .*file system full"; fi
+    if [ "$rc" != 1 ]; then fail "$what: exit $rc, expected 1: $(head -c 400 err.txt)"
+    elif ! grep -Eq "$msg" err.txt; then fail "$what: no clear error: $(head -c 400 err.txt)"
+    elif grep -Eq "Segmentation|signal [0-9]+" err.txt; then fail "$what: crashed: $(head -c 400 err.txt)"
+    else pass "$what: exit 1, $(grep -Eo "$msg" err.txt | head -1)"; fi
+    rows=$(done_rows_correct "$D/full.h5")
+    case "$rows" in
+      wrong*) fail "$what: rows marked done differ from the reference: $rows" ;;
+      unreadable) [ "$way" = abort ] && pass "$what: file left as a crash leaves it" \
+                    || fail "$what: file unreadable after a clean stop" ;;
+      *) pass "$what: $rows rows marked done, all equal to the reference" ;;
+    esac
+    mount -o remount,size=64m "$D"
+    rc=0
+    timeout 120 "$MPIEXEC" -n "$ranks" "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" "${SET[@]}" --resume \
+      --json >resume.json 2>resume.err || rc=$?
+    kept=$(grep -o '"resumed_from": [0-9]*' resume.json | grep -o '[0-9]*$')
+    if [ "$rc" = 0 ] && ! grep -q "did not verify" resume.err && out=$("$PYTHON" "$CMP" ref.h5 "$D/full.h5"); then
+      pass "$what: --resume with room kept $kept members and completed equal to the reference"
+    else
+      fail "$what: --resume exit $rc, kept $kept: $(cat resume.err) ${out:-}"
+    fi
+  done
+done
+
+# the disk full before the header: the old file stays, byte for byte
+cp "$D/full.h5" old.copy
+dd if=/dev/zero of="$D/filler" bs=4k 2>/dev/null || true
+rc=0
+timeout 120 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" "${SET[@]}" --set ensemble.seed=7 \
+  --overwrite >out.txt 2>err.txt || rc=$?
+if [ "$rc" = 1 ] && cmp -s "$D/full.h5" old.copy; then
+  pass "--overwrite on a full disk: exit 1, old file intact ($(grep -o "twofold: error: [^;]*" err.txt | head -1))"
+else
+  fail "--overwrite on a full disk: exit $rc, old file $(cmp -s "$D/full.h5" old.copy && echo intact || echo changed)"
+fi
+finish
