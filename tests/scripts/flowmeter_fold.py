@@ -1,7 +1,5 @@
 """flowmeter_fold.py — job `fold` (src/fold.c) on the rotating ball flowmeter against the
-errata's parametrisation of X_SS (Antali 2017, 4.68-4.70), written out here:
-  s = sin phi, D = mu^2 (1 + j s^2) + (j - mu) s, v^2 = g d mu (1 + mu s^2)/D,
-  rho = mu g d (j - mu) cos phi/(j v D), v_f = v + mu g (j - mu) s cos phi/(c D),
+errata's parametrisation of X_SS (Antali 2017, 4.68-4.70; flowmeter_ref.py):
   X_SS = (rho cos phi, 0, rho sin phi, v).
 1. From a state of the lower X_SS at v_f = 1.3 (mu = 0.1), the continuation upwards in v_f
    passes the fold F where v_f(phi) is largest (maximised here by scipy) and comes back on
@@ -20,6 +18,7 @@ import h5py
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+import flowmeter_ref as ref
 import testlib as T
 
 T.setup()
@@ -27,11 +26,7 @@ g, d, j, c, r = 1.35, 0.096, 0.4, 0.039, 0.005
 
 
 def parts(phi, mu):
-    s = math.sin(phi)
-    D = mu**2 * (1 + j * s * s) + (j - mu) * s
-    v = math.sqrt(g * d * mu * (1 + mu * s * s) / D)
-    rho = mu * g * d * (j - mu) * math.cos(phi) / (j * v * D)
-    return v, rho, v + mu * g * (j - mu) * s * math.cos(phi) / (c * D)
+    return ref.ss_parts(phi, mu, g, d, j, c)
 
 
 def x_ss(phi, mu):
@@ -46,16 +41,7 @@ def fold_of(mu):
 
 
 def f_ss(x, mu, vf):
-    """(4.26)-(4.27) per unit mass, slip directions from the state."""
-    u1p, u1m, u2, v = x
-    sp, sm = math.hypot(u1p, u2), math.hypot(u1m, u2)
-    dp, dm = (u1p / sp, u2 / sp), (u1m / sm, u2 / sm)
-    den = 1 + mu * mu * dp[1] * dm[1]
-    Np, Nm = (g - mu * dm[1] * v * v / d) / den, (v * v / d + g * mu * dp[1]) / den
-    T1p, T2p, T1m, T2m = -mu * Np * dp[0], -mu * Np * dp[1], -mu * Nm * dm[0], -mu * Nm * dm[1]
-    drag = -c * (v - vf)
-    return np.array([drag + v * u2 / d + (1 + j) / j * T1p + T1m, drag + (1 + j) / j * T1m + T1p,
-                     v * (v - u1p) / d + (T2p + T2m) / j, drag + T1p + T1m])
+    return ref.f_ss(x, mu, vf, g, d, j, c)
 
 
 def max_real(x, mu, vf):

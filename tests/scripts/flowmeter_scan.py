@@ -30,6 +30,7 @@ import h5py
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
+import flowmeter_ref as fref
 import testlib as T
 
 T.setup()
@@ -204,15 +205,7 @@ import flowmeter_diagram as fig  # noqa: E402
 
 
 def f_ss(x, mu, vf):
-    u1p, u1m, u2, v = x
-    sp, sm = math.hypot(u1p, u2), math.hypot(u1m, u2)
-    dp, dm = (u1p / sp, u2 / sp), (u1m / sm, u2 / sm)
-    den = 1 + mu * mu * dp[1] * dm[1]
-    Np, Nm = (g - mu * dm[1] * v * v / d) / den, (v * v / d + g * mu * dp[1]) / den
-    T1p, T2p, T1m, T2m = -mu * Np * dp[0], -mu * Np * dp[1], -mu * Nm * dm[0], -mu * Nm * dm[1]
-    drag = -c * (v - vf)
-    return np.array([drag + v * u2 / d + (1 + j) / j * T1p + T1m, drag + (1 + j) / j * T1m + T1p,
-                     v * (v - u1p) / d + (T2p + T2m) / j, drag + T1p + T1m])
+    return fref.f_ss(x, mu, vf, g, d, j, c)
 
 
 mu = 0.1
