@@ -35,6 +35,7 @@ typedef struct scheduler {
   hid_t status_type;
   uint64_t *pending;
   uint64_t npending, nchunks, chunk;
+  uint64_t done_at_start; /* members of this run's block done before it (resumed) */
   MPI_Win win;
   int64_t *counters;
   row_buffer rows;
@@ -375,6 +376,7 @@ static int find_pending(scheduler *s, bool resume, tf_ensemble_outcome *out, tf_
     out->resumed = (hi - lo) - kept;
     s->npending = kept;
   }
+  s->done_at_start = out->resumed;
   return 0;
 }
 
@@ -564,10 +566,10 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
   void **slots = calloc(spec->ncols ? spec->ncols : 1, sizeof *slots);
   bool exhausted = false;
   while (MPI_Wtime() - round_start < spec->flush_interval) {
-    if (s->run->pause_after > 0 && !s->paused &&
-        atomic_add(s, COUNTER_COMPLETED, 0) >= s->run->pause_after) {
+    if (s->run->pause_after > (long long)s->done_at_start && !s->paused &&
+        (int64_t)s->done_at_start + atomic_add(s, COUNTER_COMPLETED, 0) >= s->run->pause_after) {
       /* the test hook: stand still until a signal arrives (or --time-limit expires), then stop
-       * as it says */
+       * as it says; a run resumed with that many members done goes on */
       s->paused = true;
       if (s->run->rank == 0) fprintf(stderr, "twofold: paused; waiting for a signal\n");
       while (!tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit))

@@ -40,7 +40,7 @@ static const struct {
     {"--time", 1},        {"--partition", 1}, {"--account", 1},  {"--qos", 1},
     {"--mem", 1},         {"--dir", 1},       {"--launcher", 1}, {"--merge-after", 1},
     {"--signal-lead", 1}, {"--module", 1},    {"--sbatch", 1},   {"--requeue", 0},
-    {"--dry-run", 0},
+    {"--dry-run", 0},     {"--pause-after", 1},
 };
 
 int tf_slurm_option_arity(const char *opt) {
@@ -104,6 +104,7 @@ int tf_slurm_set_option(tf_slurm_options *o, const char *opt, const char *value,
     return tf_fail(err, "%s: newlines and single quotes are not allowed", opt);
   if (strcmp(opt, "--array") == 0) return positive(opt, value, &o->array, err);
   if (strcmp(opt, "--ntasks") == 0) return positive(opt, value, &o->ntasks, err);
+  if (strcmp(opt, "--pause-after") == 0) return positive(opt, value, &o->pause_after, err);
   if (strcmp(opt, "--nodes") == 0) return positive(opt, value, &o->nodes, err);
   if (strcmp(opt, "--cpus-per-task") == 0) return positive(opt, value, &o->cpus_per_task, err);
   if (strcmp(opt, "--signal-lead") == 0) {
@@ -241,6 +242,7 @@ static void sbatch_common(text *t, const plan *p, int ntasks, bool array, bool m
 
 /* The engine's command line after `run "$CONFIG"`: overrides and PETSc options. */
 static void engine_options(text *t, const plan *p) {
+  if (p->o->pause_after > 0) add(t, " --pause-after %d", p->o->pause_after);
   for (int i = 0; i < p->job->nsets; i++) {
     add(t, " --set ");
     add_quoted(t, p->job->sets[i]);

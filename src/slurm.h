@@ -31,6 +31,7 @@ typedef struct tf_slurm_options {
   const char *merge_after; /* dependency of the merge job on the array: "any" or "ok" */
   int signal_lead;         /* seconds before the time limit for the warning signal */
   bool requeue, dry_run;
+  int pause_after; /* passed to the engine (--pause-after): a requeue test that cannot race */
   const char *modules[16]; /* `module load` lines */
   int nmodules;
   const char *sbatch_extra[16]; /* further #SBATCH lines (--sbatch=OPTION) */

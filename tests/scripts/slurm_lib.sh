@@ -152,15 +152,3 @@ slurm_wait_job() {
 slurm_job_field() {
   scontrol -o show job "$1" 2>/dev/null | head -1 | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
-
-# slurm_next_limit_check: epoch seconds (with fraction) of slurmctld's next time-limit check.
-# slurmctld tests time limits and sends --signal warnings every 30 s counted from the start
-# of its background thread, logged as "Running as primary controller".
-slurm_next_limit_check() {
-  local stamp t0 now
-  stamp=$(sed -n 's/^\[\([0-9T:.-]*\)\] Running as primary controller.*/\1/p' \
-    "$SLURM_TEST_DIR/log/slurmctld.log" | tail -1)
-  t0=$(date -d "$stamp" +%s.%N)
-  now=$(date +%s.%N)
-  awk -v t0="$t0" -v now="$now" 'BEGIN { t = t0 + 30.1; while (t < now) t += 30.1; printf "%.3f\n", t }'
-}
