@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "contact_run.h"
 #include "devs_job.h" /* DEVS models run on their own engine */
 #include "flow.h"
@@ -194,8 +195,8 @@ static int setup(tf_run *run, tf_error *err) {
 
 static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
                       tf_error *err) {
-  static const char *const fingerprint_paths[] = {"job",        "model",    "initial",
-                                                  "integrator", "lyapunov", NULL};
+  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
+                                                  "lyapunov", "codim2", NULL};
   bool resumed;
   run->overwrite = run->overwrite || run->resume; /* one computation: nothing to resume */
   run->resume = false;
@@ -218,6 +219,37 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
   tf_error close_err;
   if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
   return rc ? tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path) : 0;
+}
+
+/* Stopped between blocks (signal, --time-limit, --stop-after counting blocks): the blocks
+ * done so far are written with complete = 0; there is no spectrum.  Nothing of the tangent
+ * state is kept, so --resume computes the spectrum again from the start. */
+static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
+                         tf_error *err) {
+  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
+                                                  "lyapunov", "codim2", NULL};
+  bool resumed;
+  run->overwrite = run->overwrite || run->resume;
+  run->resume = false;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  const int m = job->opt.exponents, b = r->blocks_done;
+  tf_results_write_model(file, job->model.kernel, job->model.params);
+  hid_t g = tf_h5_group(file, "lyapunov");
+  int rc = tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
+                             "block averages of the blocks done, blocks_done x exponents") |
+           tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
+                             "running averages after each block done") |
+           tf_h5_attr_int(g, "blocks_done", b);
+  H5Gclose(g);
+  tf_error close_err;
+  if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
+  if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
+  tf_json_string(run->summary, "model", job->model.kernel->name);
+  tf_json_integer(run->summary, "blocks_done", b);
+  run->exit_code = TF_EXIT_INTERRUPTED;
+  run->restarts = true;
+  return 0;
 }
 
 static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
@@ -246,8 +278,8 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   tf_json_number(run->summary, "lambda1", lambda);
   tf_json_bool(run->summary, "series_meaningful", check.meaningful);
   tf_json_number(run->summary, "series_stretch", check.stretch);
-  static const char *const fingerprint_paths[] = {"job",        "model",    "initial",
-                                                  "integrator", "lyapunov", NULL};
+  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
+                                                  "lyapunov", "codim2", NULL};
   bool resumed;
   run->overwrite = run->overwrite || run->resume;
   run->resume = false;
@@ -278,6 +310,11 @@ static int execute(tf_run *run, tf_error *err) {
   /* One computation: rank 0 does it (a scan distributes many of them over ranks). */
   int rc = 0;
   const double begin = MPI_Wtime();
+  if (run->rank == 0 && run->resume && !run->quiet)
+    fprintf(stderr,
+            "twofold: the lyapunov job is one computation: --resume starts it again from "
+            "the beginning\n");
+  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after);
   if (run->rank == 0)
     rc = job->contact ? tf_lyapunov_contact(k, job->model.params, job->x0, &job->contact_opts,
                                             &job->opt, &r, err)
@@ -285,6 +322,7 @@ static int execute(tf_run *run, tf_error *err) {
                                                     &job->ode, &job->opt, &r, err)
                              : tf_lyapunov_any(k, job->model.params, job->x0, &job->ode, &job->opt,
                                                job->saltation, &r, err);
+  tf_checkpoint_disarm();
   const double compute_seconds = MPI_Wtime() - begin;
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
@@ -299,6 +337,11 @@ static int execute(tf_run *run, tf_error *err) {
   r.blocks = blocks, r.running = running;
   MPI_Bcast(r.blocks, (int)nb, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(r.running, (int)nb, MPI_DOUBLE, 0, run->comm);
+  if (r.interrupted) {
+    rc = write_partial(run, job, &r, err);
+    free(r.blocks), free(r.running);
+    return rc;
+  }
   const int m = job->opt.exponents;
   double sum = 0;
   for (int i = 0; i < m; i++) sum += r.spectrum[i];

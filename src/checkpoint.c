@@ -31,3 +31,36 @@ bool tf_checkpoint_should_stop(double start_time, double time_limit) {
   if (received) return true;
   return time_limit > 0 && MPI_Wtime() - start_time >= time_limit;
 }
+
+static struct {
+  bool armed, stopped;
+  double start, limit;
+  long long stop_after, points;
+} point;
+
+void tf_checkpoint_arm(double start_time, double time_limit, long long stop_after) {
+  point.armed = true, point.stopped = false;
+  point.start = start_time, point.limit = time_limit, point.stop_after = stop_after;
+  point.points = 0;
+}
+
+void tf_checkpoint_disarm(void) {
+  point.armed = false;
+}
+
+bool tf_checkpoint_stop_point(void) {
+  if (!point.armed) return false;
+  point.points++;
+  if (!point.stopped)
+    point.stopped = tf_checkpoint_should_stop(point.start, point.limit) ||
+                    (point.stop_after > 0 && point.points >= point.stop_after);
+  return point.stopped;
+}
+
+bool tf_checkpoint_stopped(void) {
+  return point.armed && point.stopped;
+}
+
+long long tf_checkpoint_points(void) {
+  return point.points;
+}

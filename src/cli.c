@@ -447,7 +447,15 @@ static int cmd_run(const cli_args *a) {
   }
   if (exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) report_error(&run, &err);
   if (run.rank == 0) {
-    if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet)
+    if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet && run.restarts)
+      fprintf(stderr,
+              "twofold: %s: what was done is in '%s' (incomplete); job '%s' is one "
+              "computation, so --resume starts it again from the beginning\n",
+              tf_checkpoint_signal() ? "interrupted by a signal"
+              : a->stop_after        ? "stopped by --stop-after"
+                                     : "time limit reached",
+              run.output_path, job->name);
+    else if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet)
       fprintf(stderr,
               "twofold: %s: results so far are in '%s'; run again with --resume to finish\n",
               tf_checkpoint_signal() ? "interrupted by a signal" : "time limit reached",

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "flow.h"
 #include "rng.h"
 #include "status.h"
@@ -192,6 +193,10 @@ static void on_step(void *ctx, const tf_evolve *e, double ta, double tb) {
     const double ts = sample_time(pws, mr->next_sample);
     if (ts > tb || ts < ta) break;
     tf_evolve_dense(e, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
+    if (tf_checkpoint_stop_point()) { /* the loop ends the run at its next step */
+      mr->next_sample++;
+      break;
+    }
   }
 }
 
