@@ -75,7 +75,15 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
     return 0;
   }
   int iterations;
-  if (tf_twofold_locate(k, pws->model.params, guess, 1e-12, 50, x, &iterations, err)) return -1;
+  if (tf_twofold_locate(k, pws->model.params, guess, 1e-12, 50, x, &iterations, err)) {
+    /* the search starts from the kernel's guess for these parameters: they are the input */
+    char where[256], why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return tf_fail(err,
+                   "%s: key 'model.params': %s (the search starts from model '%s''s guess "
+                   "for these parameters)",
+                   tf_config_where(cfg, "model.params", where, sizeof where), why, k->name);
+  }
   tf_twofold_analyze(k, pws->model.params, x, &pws->twofold);
   pws->has_twofold = true;
   if (!pws->twofold.nondeterministic) {
