@@ -252,6 +252,29 @@ static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov
   return 0;
 }
 
+/* The one trajectory of the spectrum failed: its course is fixed by the config, so the
+ * message names the keys to change and the exit status is that of bad input. */
+static int failed_run(tf_run *run, int status, tf_error *err) {
+  const char *key = status == TF_MEMBER_MAX_STEPS        ? "integrator.max_steps"
+                    : status == TF_MEMBER_STEP_UNDERFLOW ? "integrator.atol"
+                    : status == TF_MEMBER_NONFINITE      ? "model.params"
+                                                         : "lyapunov.duration";
+  const char *advice =
+      status == TF_MEMBER_MAX_STEPS ? "raise it, or shorten lyapunov.transient and duration"
+      : status == TF_MEMBER_STEP_UNDERFLOW
+          ? "integrator.rtol and atol ask for more than double precision gives"
+          : "the state left the region where the model is defined, or the step control "
+            "failed (model.params, initial.state, integrator.rtol and atol)";
+  char where[256];
+  tf_fail(err,
+          "%s: key '%s': the trajectory of the spectrum ended with status %s before the "
+          "spectrum converged; %s",
+          tf_config_where(run->cfg, key, where, sizeof where), key, tf_member_status_name(status),
+          advice);
+  run->exit_code = TF_EXIT_USAGE;
+  return -1;
+}
+
 static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   double lambda = NAN, curve_buf[1];
   tf_series_check check = {NAN, NAN, false};
@@ -362,17 +385,17 @@ static int execute(tf_run *run, tf_error *err) {
                  : job->smoothing_on ? "smoothed-variational"
                                      : "variational");
   if (job->filippov) tf_json_integer(run->summary, "segments", r.segments);
+  if (r.status != TF_MEMBER_OK) {
+    free(r.blocks), free(r.running);
+    return failed_run(run, r.status, err);
+  }
   if (run->rank == 0 && !run->json && !run->quiet) {
     printf("Lyapunov spectrum of '%s':", k->name);
     for (int i = 0; i < m; i++) printf(" %.6f ± %.1e", r.spectrum[i], r.error[i]);
     printf("\nKaplan-Yorke dimension %.4f; sum %.6f, volume rate %.6f\n", r.kaplan_yorke, sum,
            r.volume_rate);
   }
-  rc = r.status == 1 ? write_file(run, job, &r, err)
-                     : tf_fail(err,
-                               "the trajectory failed (status %d) before the spectrum "
-                               "converged",
-                               r.status);
+  rc = write_file(run, job, &r, err);
   free(r.blocks), free(r.running);
   return rc;
 }

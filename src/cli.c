@@ -29,8 +29,10 @@ static const char usage[] =
     "commands:\n"
     "  run CONFIG [options]   run the job described by CONFIG (YAML); under mpiexec for many "
     "ranks\n"
-    "  check CONFIG [--set K=V]... [--print]\n"
-    "                         validate CONFIG (and print it as it would run, with defaults)\n"
+    "  check CONFIG... [--set K=V]... [--print] [--json]\n"
+    "                         validate CONFIG (and print it as it would run, with defaults);\n"
+    "                         several CONFIGs are checked one by one in one process (--json:\n"
+    "                         a line {config, status, error} each); exit 2 if any is bad\n"
     "  models                 list the models with their parameters, defaults and docs\n"
     "  jobs                   list the job types\n"
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
@@ -200,7 +202,7 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       a->command = arg;
     else if (!a->config)
       a->config = arg;
-    else if (strcmp(a->command, "merge") == 0)
+    else if (strcmp(a->command, "merge") == 0 || strcmp(a->command, "check") == 0)
       a->files[a->nfiles++] = arg;
     else {
       fprintf(stderr, "twofold: unexpected argument '%s' (see twofold --help)\n", arg);
@@ -267,15 +269,28 @@ static int setup_job(tf_run *run, const tf_job **job, tf_error *err) {
   return tf_config_check_unused(run->cfg, err);
 }
 
-static int cmd_check(const cli_args *a) {
+/* One config of `twofold check`; several are checked in one process, so a corpus of configs
+ * costs one MPI and PETSc start-up, not one each. */
+static int check_one(const cli_args *a, const char *config) {
   tf_run run = {.comm = MPI_COMM_SELF, .size = 1, .summary = tf_json_create()};
   const tf_job *job = NULL;
   tf_error err;
-  int rc = prepare(a, &run, &job, &err);
-  if (rc)
+  cli_args one = *a;
+  one.config = config;
+  int rc = prepare(&one, &run, &job, &err);
+  if (a->json) {
+    tf_json *j = tf_json_create();
+    tf_json_string(j, "config", config);
+    tf_json_string(j, "status", rc ? "error" : "ok");
+    if (rc) tf_json_string(j, "error", err.msg);
+    if (!rc) tf_json_string(j, "job", job->name);
+    printf("%s\n", tf_json_text(j));
+    fflush(stdout);
+    tf_json_destroy(j);
+  } else if (rc)
     fprintf(stderr, "twofold: error: %s\n", err.msg);
   else {
-    printf("%s: ok (job %s)\n", a->config, job->name);
+    printf("%s: ok (job %s)\n", config, job->name);
     if (a->print) {
       char *dump = tf_config_dump(run.cfg);
       printf("%s", dump ? dump : "");
@@ -286,6 +301,17 @@ static int cmd_check(const cli_args *a) {
   tf_config_free(run.cfg);
   tf_json_destroy(run.summary);
   return rc ? TF_EXIT_USAGE : TF_EXIT_OK;
+}
+
+static int cmd_check(const cli_args *a) {
+  if (!a->config) {
+    fprintf(stderr, "twofold: error: missing CONFIG (see twofold --help)\n");
+    return TF_EXIT_USAGE;
+  }
+  int rc = check_one(a, a->config);
+  for (int i = 0; i < a->nfiles; i++)
+    if (check_one(a, a->files[i]) != TF_EXIT_OK) rc = TF_EXIT_USAGE;
+  return rc;
 }
 
 static void print_dataset(hid_t file, const char *path) {
