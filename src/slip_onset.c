@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "status.h"
 
 typedef struct onset_ctx {
@@ -91,6 +92,12 @@ int tf_slip_threshold_find(const tf_kernel *k, const double *params, const tf_ev
     return -1;
   }
   while (out->high - out->low > rel_tol * fabs(out->high) + abs_tol && out->iterations < 200) {
+    /* a bisection run is the unit a one-computation job can stop between */
+    if (tf_checkpoint_stop_point()) {
+      out->interrupted = true;
+      out->failure = "interrupted";
+      return -1;
+    }
     const double mid = 0.5 * (out->low + out->high);
     const int s = slips(k, params, opts, t0, t_end, start, ctx, mid, &run, out);
     out->iterations++;
