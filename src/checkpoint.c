@@ -57,6 +57,12 @@ bool tf_checkpoint_stop_point(void) {
   return point.stopped;
 }
 
+bool tf_checkpoint_poll(void) {
+  if (!point.armed) return false;
+  if (!point.stopped) point.stopped = tf_checkpoint_should_stop(point.start, point.limit);
+  return point.stopped;
+}
+
 bool tf_checkpoint_stopped(void) {
   return point.armed && point.stopped;
 }

@@ -29,7 +29,10 @@ void tf_checkpoint_disarm(void);
 /* Counts one safe point of the armed computation; true (and from then on) if it should stop
  * there: a signal, the time limit, or the stop_after-th point. */
 bool tf_checkpoint_stop_point(void);
-/* True once tf_checkpoint_stop_point has said stop. */
+/* Polls the signal and time budget of the armed computation without counting a point (for
+ * places that can stop often, such as every step of a PETSc TS solve); true once stopped. */
+bool tf_checkpoint_poll(void);
+/* True once tf_checkpoint_stop_point or tf_checkpoint_poll has said stop. */
 bool tf_checkpoint_stopped(void);
 /* Safe points counted since arming. */
 long long tf_checkpoint_points(void);

@@ -275,10 +275,11 @@ static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, v
   return 0;
 }
 
-/* A one-computation job stopped at a sample (checkpoint.h) ends the solve after this step:
- * the reason set here survives to TSSolve's loop test (TSStep resets one set in a monitor). */
+/* An armed computation (checkpoint.h) that was told to stop ends the solve after this step:
+ * a trajectory stopped at a sample, or a signal or the time limit during a long batch solve.
+ * The reason set here survives to TSSolve's loop test (TSStep resets one set in a monitor). */
 static PetscErrorCode stop_post_step(TS ts) {
-  if (tf_checkpoint_stopped()) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
+  if (tf_checkpoint_poll()) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
   return 0;
 }
 
@@ -361,7 +362,7 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
                  .buf = x};
   if (!code && sample && n_samples > 1) code = VecDuplicate(X, &smp.work);
   if (!code && sample && n_samples > 1) code = TSMonitorSet(ts, sample_monitor, &smp, NULL);
-  if (!code && sample && n_samples > 1) code = TSSetPostStep(ts, stop_post_step);
+  if (!code) code = TSSetPostStep(ts, stop_post_step);
   TSConvergedReason reason = TS_CONVERGED_TIME;
   if (!code) stage = "integrating", code = TSSolve(ts, X);
   if (!code) code = TSGetConvergedReason(ts, &reason);
