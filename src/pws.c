@@ -87,11 +87,14 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   tf_twofold_analyze(k, pws->model.params, x, &pws->twofold);
   pws->has_twofold = true;
   if (!pws->twofold.nondeterministic) {
-    if (pws->at_twofold)
+    if (pws->at_twofold) {
+      char where[256];
       return tf_fail(err,
-                     "initial.at_twofold: the two-fold of '%s' is %s, not nondeterministic; "
-                     "there is no exit to choose",
-                     k->name, tf_twofold_class_name(pws->twofold.cls));
+                     "%s: key 'initial.at_twofold': the two-fold of '%s' is %s, not "
+                     "nondeterministic; there is no exit to choose",
+                     tf_config_where(cfg, "initial.at_twofold", where, sizeof where), k->name,
+                     tf_twofold_class_name(pws->twofold.cls));
+    }
     return 0;
   }
   return tf_exit_policy_setup(&pws->policy, k, pws->model.params, &pws->twofold, err);
