@@ -412,7 +412,7 @@ static int execute(tf_run *run, tf_error *err) {
   /* a batch of PETSc TS members is one long solve: it polls signals and the time limit every
    * step (--stop-after still counts members, in the scheduler) */
   if (!job->filippov && job->flow.method == TF_METHOD_PETSC_TS)
-    tf_checkpoint_arm(run->start_time, run->time_limit, 0);
+    tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
   int rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
   tf_checkpoint_disarm();
   const bool complete = rc == 0 && out.complete;

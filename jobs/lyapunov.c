@@ -337,7 +337,7 @@ static int execute(tf_run *run, tf_error *err) {
     fprintf(stderr,
             "twofold: the lyapunov job is one computation: --resume starts it again from "
             "the beginning\n");
-  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after);
+  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
   if (run->rank == 0)
     rc = job->contact ? tf_lyapunov_contact(k, job->model.params, job->x0, &job->contact_opts,
                                             &job->opt, &r, err)

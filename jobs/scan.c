@@ -545,7 +545,7 @@ static int stationary_execute(tf_run *run, scan_job *job, tf_error *err) {
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
   /* --stop-after counts points here (a line of many points may be all there is) */
-  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after);
+  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, 0);
   if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
   tf_checkpoint_disarm();
   tf_json_string(run->summary, "model", job->model.kernel->name);

@@ -298,7 +298,7 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
   }
   tf_slip_threshold single = {0};
   /* stoppable between bisection runs: points done so far are written (see `done`) */
-  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after);
+  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
   tf_progress progress;
   tf_progress_start(&progress, "slip-onset", np, 0, run->quiet || run->rank != 0,
                     run->progress_mode);

@@ -308,7 +308,7 @@ static int compute(tf_run *run, trajectory_job *job, tf_flow_result *res, double
             "the beginning\n");
   int stopped = 0;
   if (run->rank == 0) {
-    tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after);
+    tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
     if (job->filippov)
       job->status = tf_pws_run_member(&job->pws, (uint64_t)job->member, &job->rec);
     else if (job->codim2)

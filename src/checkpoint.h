@@ -9,9 +9,10 @@
  *
  * Jobs that are one computation (lyapunov, trajectory) have no members to stop between: they
  * arm a stop point with the run's budget, and the engine polls it where it can stop and still
- * report something meaningful (a Lyapunov block, a trajectory sample).  `--stop-after N` then
- * counts those points, so tests interrupt them without racing the clock.  Unarmed (ensembles,
- * scans), the poll is always false, so a member inside a scheduler is never cut short. */
+ * report something meaningful (a Lyapunov block, a trajectory sample).  `--stop-after N` and
+ * `--pause-after N` then count those points, so tests interrupt them without racing the clock.
+ * Unarmed (ensembles, scans), the poll is always false, so a member inside a scheduler is never cut
+ * short. */
 #ifndef TF_CHECKPOINT_H
 #define TF_CHECKPOINT_H
 
@@ -23,8 +24,11 @@ int tf_checkpoint_signal(void);
 /* True if a signal arrived or the time budget (seconds since start, 0 = none) is spent. */
 bool tf_checkpoint_should_stop(double start_time, double time_limit);
 
-/* Arms the stop point of a one-computation job (time_limit 0: none; stop_after 0: none). */
-void tf_checkpoint_arm(double start_time, double time_limit, long long stop_after);
+/* Arms the stop point of a one-computation job (time_limit, stop_after, pause_after 0: none).
+ * At the pause_after-th point it says 'paused' on stderr and waits for a signal or the time
+ * limit, then stops there: interruption tests that cannot race. */
+void tf_checkpoint_arm(double start_time, double time_limit, long long stop_after,
+                       long long pause_after);
 void tf_checkpoint_disarm(void);
 /* Counts one safe point of the armed computation; true (and from then on) if it should stop
  * there: a signal, the time limit, or the stop_after-th point. */
