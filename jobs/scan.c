@@ -379,6 +379,7 @@ static int run_line(void *ctx, uint64_t line, void *const *row) {
   const size_t dim = k->dim, no = st->noutputs;
   double xy[2];
   int line_status = TF_MEMBER_OK;
+  long long points_run = 0;
   tf_progress progress;
   if (st->show_points)
     tf_progress_start(&progress, "points", (uint64_t)st->points, 0, false, st->run->progress_mode);
@@ -413,12 +414,13 @@ static int run_line(void *ctx, uint64_t line, void *const *row) {
     if (st->show_points) tf_progress_update(&progress, (uint64_t)q + 1, false);
     /* a line can be long (one-line scans are one member): stop between its points; the line
      * is then not done and --resume computes it again from its first point */
+    points_run = q + 1;
     if (q + 1 < st->points && tf_checkpoint_stop_point()) {
       line_status = TF_MEMBER_PENDING;
       break;
     }
   }
-  if (st->show_points) tf_progress_finish(&progress, (uint64_t)st->points);
+  if (st->show_points) tf_progress_finish(&progress, (uint64_t)points_run);
   return line_status;
 }
 

@@ -484,7 +484,9 @@ static int cmd_run(const cli_args *a) {
     else if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet)
       fprintf(stderr,
               "twofold: %s: results so far are in '%s'; run again with --resume to finish\n",
-              tf_checkpoint_signal() ? "interrupted by a signal" : "time limit reached",
+              tf_checkpoint_signal() ? "interrupted by a signal"
+              : a->stop_after        ? "stopped by --stop-after"
+                                     : "time limit reached",
               run.output_path);
     if (a->json) {
       tf_json *head = tf_json_create();
