@@ -236,11 +236,12 @@ static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov
   const int m = job->opt.exponents, b = r->blocks_done;
   tf_results_write_model(file, job->model.kernel, job->model.params);
   hid_t g = tf_h5_group(file, "lyapunov");
-  int rc = tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
-                             "block averages of the blocks done, blocks_done x exponents") |
-           tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
-                             "running averages after each block done") |
-           tf_h5_attr_int(g, "blocks_done", b);
+  int rc = tf_h5_attr_int(g, "blocks_done", b);
+  if (b > 0) /* stopped inside the first block (or the transient): no block to keep */
+    rc |= tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
+                            "block averages of the blocks done, blocks_done x exponents") |
+          tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
+                            "running averages after each block done");
   H5Gclose(g);
   tf_error close_err;
   if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;

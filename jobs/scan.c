@@ -409,6 +409,10 @@ static int run_line(void *ctx, uint64_t line, void *const *row) {
       ((int64_t *)row[SC_STEPS])[q] = r.steps;
       if (r.status == TF_MEMBER_OK) memcpy(st->cont, st->work, dim * sizeof *st->cont);
     }
+    if (tf_checkpoint_stopped()) { /* a signal or the time limit inside the point */
+      line_status = TF_MEMBER_PENDING;
+      break;
+    }
     ((int64_t *)row[SC_POINT_STATUS])[q] = status;
     if (is_failure(status) && line_status == TF_MEMBER_OK) line_status = status;
     if (st->show_points) tf_progress_update(&progress, (uint64_t)q + 1, false);

@@ -6,6 +6,7 @@
  * never damages existing results. */
 #include "cli.h"
 
+#include <gsl/gsl_errno.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <petscsys.h>
@@ -626,6 +627,9 @@ static int cmd_merge(const cli_args *a) {
 }
 
 int tf_cli_main(int argc, char **argv) {
+  /* GSL's default handler aborts the process on bad input such as a non-finite function
+   * value; every call site checks the status GSL returns instead */
+  gsl_set_error_handler_off();
   if (argc > 1 && strcmp(argv[1], "slurm") == 0) tf_slurm_remember_environment();
   cli_args a;
   if (parse_args(argc, argv, &a)) return TF_EXIT_USAGE;

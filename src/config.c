@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -868,6 +869,10 @@ int tf_config_get_double(tf_config *cfg, const char *path, const double *def, do
   double v;
   if (n->kind != NODE_SCALAR || !parse_number(n->text, &v))
     return fail_type(cfg, n, path, "a number", err);
+  /* 1e400 is no number a double holds (strtod makes it infinite); .inf is written as such */
+  if (isinf(v) && is_decimal_syntax(n->text))
+    return fail_key(cfg, n, path, err, "%s is beyond the range of double precision (%g)", n->text,
+                    DBL_MAX);
   if (check_double(cfg, n, path, v, min, max, err)) return -1;
   *out = v;
   return 0;
@@ -1212,13 +1217,6 @@ size_t tf_config_used_sections(const tf_config *cfg, const char **names, size_t 
   return k;
 }
 
-static bool number_of(const char *text, double *v) {
-  char *end;
-  if (!*text) return false;
-  *v = strtod(text, &end);
-  return *end == '\0' && end != text;
-}
-
 static int bool_of(const char *text) {
   static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
   static const char *const no[] = {"false", "False", "FALSE", "no", "No",
@@ -1233,7 +1231,7 @@ static int bool_of(const char *text) {
 static bool scalars_equal(const node *a, const node *b) {
   if (strcmp(a->text, b->text) == 0) return true;
   double x, y;
-  if (number_of(a->text, &x) && number_of(b->text, &y)) return x == y || (x != x && y != y);
+  if (parse_number(a->text, &x) && parse_number(b->text, &y)) return x == y || (x != x && y != y);
   const int p = bool_of(a->text), q = bool_of(b->text);
   return p >= 0 && p == q;
 }

@@ -494,6 +494,7 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
       res.status = TF_MEMBER_MAX_STEPS;
       break;
     }
+    if (tf_checkpoint_poll()) break; /* an armed computation told to stop (checkpoint.h) */
     const tf_ode_status st = tf_dopri5_step(flow->stepper, &t, x, flow->t_end);
     res.steps++;
     if (st == TF_ODE_NONFINITE) res.status = TF_MEMBER_NONFINITE;

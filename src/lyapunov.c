@@ -216,6 +216,7 @@ static bool stop_between_blocks(averager *a) {
 /* The end of an event-driven computation: final state and status, and the spectrum if it
  * completed (no volume rate: it is not accumulated across events). */
 static void finish_blocks(averager *a, size_t n, const double *x, int status) {
+  if (tf_checkpoint_stopped()) a->r->interrupted = true; /* also inside the transient */
   memcpy(a->r->final_state, x, n * sizeof *x);
   a->r->status = status;
   if (status != TF_MEMBER_OK || a->r->interrupted) return;
@@ -276,8 +277,12 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   long steps = 0;
   for (long i = 0; i < intervals && st == TF_ODE_OK; i++) {
     const double t_next = o->transient + (double)(i + 1) * o->interval;
-    while (t < t_next && st == TF_ODE_OK) {
+    while (t < t_next && st == TF_ODE_OK && !tf_checkpoint_poll()) {
       st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_dopri5_step(aug, &t, y, t_next);
+    }
+    if (tf_checkpoint_stopped()) { /* a signal or the time limit inside a block */
+      r->interrupted = true;
+      break;
     }
     if (st != TF_ODE_OK || orthonormalize(&w, y + n, n, m, log_r)) break;
     add_interval(&a, log_r);
@@ -335,6 +340,10 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
   }
   const long total = (long)a.intervals_per_block * o->blocks * every;
   for (long i = 0; i < total; i++) {
+    if ((i & 1023) == 0 && tf_checkpoint_poll()) { /* a signal or the time limit in a block */
+      r->interrupted = true;
+      break;
+    }
     k->map_jacobian(x, p, jac);
     det_sum += log_abs_det(&w, jac, n);
     k->map(x, p, nx);
@@ -423,6 +432,10 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
     res.status = TF_MEMBER_FAILED;
   for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
     res = tf_evolve_run(e, t, x, t + block_time, 0);
+    if (tf_checkpoint_stopped()) { /* cut short inside the block: it does not count */
+      r->interrupted = true;
+      break;
+    }
     r->steps += res.steps;
     r->segments += res.segments;
     t += block_time;
@@ -453,6 +466,10 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
   double t = o->transient;
   for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
     res = tf_contact_run(k, p, &tangent, t, x, t + block_time, NULL);
+    if (tf_checkpoint_stopped()) { /* cut short inside the block: it does not count */
+      r->interrupted = true;
+      break;
+    }
     r->steps += res.steps;
     t += block_time;
     add_block(&a, b, res.c2.lyapunov);

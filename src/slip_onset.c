@@ -65,7 +65,13 @@ static int slips(const tf_kernel *k, const double *p, const tf_evolve2_options *
   double x[TF_CODIM2_MAX_DIM];
   start(ctx, s, x);
   out->runs++;
-  if (tf_slip_onset_run(k, p, opts, t0, x, t_end, run)) return out->failure = run->failure, -1;
+  const int rc = tf_slip_onset_run(k, p, opts, t0, x, t_end, run);
+  if (tf_checkpoint_stopped()) { /* a signal or the time limit inside the run */
+    out->interrupted = true;
+    out->failure = "interrupted";
+    return -1;
+  }
+  if (rc) return out->failure = run->failure, -1;
   if (run->status != TF_MEMBER_OK && !run->slipped) {
     out->failure = run->failure ? run->failure : tf_member_status_name(run->status);
     return -1;

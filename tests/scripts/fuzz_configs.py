@@ -200,6 +200,10 @@ def check_batch(batch):
 
 
 def main():
+    # .ci/run passes paths relative to the repository; setup() moves into WORK
+    if os.sep in testlib.TWOFOLD:
+        testlib.TWOFOLD = os.path.abspath(testlib.TWOFOLD)
+    testlib.CONFIGS = os.path.abspath(testlib.CONFIGS)
     testlib.setup()
     rng = random.Random(SEED)
     bases = sorted(glob.glob(os.path.join(testlib.CONFIGS, "*.yaml")))
