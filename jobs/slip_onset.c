@@ -297,6 +297,10 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
     return tf_fail(err, "out of memory");
   }
   tf_slip_threshold single = {0};
+  if (run->rank == 0 && run->resume && !run->quiet)
+    fprintf(stderr,
+            "twofold: the slip-onset job is one computation: --resume starts it again "
+            "from the beginning\n");
   /* stoppable between bisection runs: points done so far are written (see `done`) */
   tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
   tf_progress progress;
