@@ -1209,11 +1209,12 @@ char *tf_config_dump_path(const tf_config *cfg, const char *path) {
 
 /* ---- comparing configs by value (resume) ------------------------------------------------ */
 
-size_t tf_config_used_sections(const tf_config *cfg, const char **names, size_t max) {
+size_t tf_config_used_keys(const tf_config *cfg, const char *path, const char **names, size_t max) {
+  const node *map = !path ? cfg->root : path_is_valid(path, false) ? find(cfg, path) : NULL;
   size_t k = 0;
-  if (!cfg->root || cfg->root->kind != NODE_MAPPING) return 0;
-  for (size_t i = 0; i < cfg->root->count && k < max; i++)
-    if (cfg->root->entries[i].value->used) names[k++] = cfg->root->entries[i].key;
+  if (!map || map->kind != NODE_MAPPING) return 0;
+  for (size_t i = 0; i < map->count && k < max; i++)
+    if (map->entries[i].value->used) names[k++] = map->entries[i].key;
   return k;
 }
 

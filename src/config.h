@@ -85,8 +85,9 @@ char *tf_config_dump(const tf_config *cfg);
  * parts of a config that determine results (checked on --resume). */
 char *tf_config_dump_path(const tf_config *cfg, const char *path);
 
-/* The top-level keys of which something was read, in file order, up to max of them. */
-size_t tf_config_used_sections(const tf_config *cfg, const char **names, size_t max);
+/* The keys of the mapping at `path` (NULL: the top level) of which something was read, in
+ * file order, up to max of them. */
+size_t tf_config_used_keys(const tf_config *cfg, const char *path, const char **names, size_t max);
 
 /* Compares the subtrees at `path` of two configs by value, not spelling: scalars that both
  * read as numbers are equal when the numbers are (1 and 1.0), booleans likewise (true and

@@ -148,23 +148,39 @@ static int check_place(const tf_run *run, const char *path, tf_error *err) {
   return bad ? -1 : 0;
 }
 
+static bool listed(const char *const *given, const char *section) {
+  const size_t len = strlen(section);
+  for (size_t j = 0; given[j]; j++)
+    if (strncmp(given[j], section, len) == 0 && (given[j][len] == '\0' || given[j][len] == '.'))
+      return true;
+  return false;
+}
+
 /* The sections a job read but did not list are added to its fingerprint, so a section that
  * changes the results can never be forgotten by a job (the Lyapunov scan once left out
  * codim2).  `output` is left to the lists: most of it (file, flush interval, compression)
- * changes no result. */
+ * changes no result; of `ensemble` every key read counts but `chunk` (scheduling only).
+ * Added paths are kept in `pool`. */
+enum { POOL_PATHS = 32, POOL_LEN = 96 };
 static size_t fingerprint_list(const tf_config *cfg, const char *const *given, const char **out,
-                               size_t max) {
-  size_t n = 0;
+                               size_t max, char pool[POOL_PATHS][POOL_LEN]) {
+  size_t n = 0, pooled = 0;
   for (; given[n] && n + 1 < max; n++) out[n] = given[n];
   const char *used[64];
-  const size_t nused = tf_config_used_sections(cfg, used, 64);
+  const size_t nused = tf_config_used_keys(cfg, NULL, used, 64);
   for (size_t i = 0; i < nused && n + 1 < max; i++) {
-    bool listed = strcmp(used[i], "output") == 0;
-    const size_t len = strlen(used[i]);
-    for (size_t j = 0; given[j] && !listed; j++)
-      listed =
-          strncmp(given[j], used[i], len) == 0 && (given[j][len] == '\0' || given[j][len] == '.');
-    if (!listed) out[n++] = used[i];
+    if (strcmp(used[i], "output") == 0 || listed(given, used[i])) continue;
+    if (strcmp(used[i], "ensemble") != 0) {
+      out[n++] = used[i];
+      continue;
+    }
+    const char *keys[32];
+    const size_t nkeys = tf_config_used_keys(cfg, "ensemble", keys, 32);
+    for (size_t k = 0; k < nkeys && n + 1 < max && pooled < POOL_PATHS; k++)
+      if (strcmp(keys[k], "chunk") != 0) {
+        snprintf(pool[pooled], POOL_LEN, "ensemble.%s", keys[k]);
+        out[n++] = pool[pooled++];
+      }
   }
   out[n] = NULL;
   return n;
@@ -224,7 +240,8 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
                       tf_error *err) {
   *resumed = false;
   const char *fingerprint_paths[96];
-  fingerprint_list(run->cfg, fingerprint_given, fingerprint_paths, 96);
+  char pool[POOL_PATHS][POOL_LEN];
+  fingerprint_list(run->cfg, fingerprint_given, fingerprint_paths, 96, pool);
   const char *path = run->output_path;
   if (check_place(run, path, err)) return run->exit_code = TF_EXIT_USAGE, -1;
   int locked = run->rank == 0 ? tf_lock_take(path, err) : 0;

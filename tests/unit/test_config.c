@@ -731,10 +731,12 @@ static void test_differs(void) {
   CHECK(tf_config_differs(a, c, "integrator.t_end", key, sizeof key));
   CHECK(tf_config_differs(a, c, "integrator.adaptive", key, sizeof key)); /* 1 is no boolean */
   const char *names[4];
-  CHECK(tf_config_used_sections(a, names, 4) == 0);
+  CHECK(tf_config_used_keys(a, NULL, names, 4) == 0);
   double v;
   CHECK(tf_config_get_double(a, "codim2.lag", NULL, 0, 1, &v, &err) == 0);
-  CHECK(tf_config_used_sections(a, names, 4) == 1 && !strcmp(names[0], "codim2"));
+  CHECK(tf_config_used_keys(a, NULL, names, 4) == 1 && !strcmp(names[0], "codim2"));
+  CHECK(tf_config_get_double(a, "integrator.rtol", NULL, 0, 1, &v, &err) == 0);
+  CHECK(tf_config_used_keys(a, "integrator", names, 4) == 1 && !strcmp(names[0], "rtol"));
   tf_config_free(a), tf_config_free(b), tf_config_free(c);
 }
 
