@@ -186,8 +186,8 @@ static size_t fingerprint_list(const tf_config *cfg, const char *const *given, c
   return n;
 }
 
-/* NULL if the stored config equals the current one on the fingerprint's paths by value
- * (`t_end: 1.0` equals `t_end: 1`), else a message naming the first key that differs. */
+/* True if the stored config equals the current one on the fingerprint's paths by value
+ * (`t_end: 1.0` equals `t_end: 1`); else false with `why` naming the first key that differs. */
 static bool same_settings(const tf_run *run, hid_t file, const char *const *paths, char *why,
                           size_t n) {
   char *text = tf_h5_attr_read_string(file, "config");
