@@ -109,7 +109,7 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
   if (k->kind == TF_KERNEL_MAP) {
     for (long i = 0; i < (long)job->opt.transient; i++)
       k->map(x, job->model.params, y), memcpy(x, y, sizeof x);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !tf_checkpoint_stop_point(); i++) {
       s[i] = x[job->component];
       k->map(x, job->model.params, y);
       memcpy(x, y, sizeof x);
@@ -128,7 +128,10 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
   flow.stepper = tf_dopri5_create(k->dim);
   flow.work = calloc(4 * k->dim, sizeof *flow.work);
   tf_flow_result r = tf_flow_run_member(&flow, 0, x, NULL, NULL, 0);
-  for (size_t i = 0; i < n && r.status == TF_MEMBER_OK; i++) {
+  /* a sample is a stop point; a run cut short inside (checkpoint.h) gives no sample */
+  for (size_t i = 0;
+       i < n && r.status == TF_MEMBER_OK && !tf_checkpoint_stopped() && !tf_checkpoint_stop_point();
+       i++) {
     s[i] = x[job->component];
     flow.t0 = 0, flow.t_end = job->series_dt;
     memcpy(y, x, sizeof y);
@@ -276,15 +279,41 @@ static int failed_run(tf_run *run, int status, tf_error *err) {
   return -1;
 }
 
+/* Stopped while the series was measured (a sample is the unit of --stop-after): an
+ * incomplete file that says so; --resume measures the series again. */
+static int write_partial_series(tf_run *run, const lyapunov_job *job, tf_error *err) {
+  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
+                                                  "lyapunov", "codim2", NULL};
+  bool resumed;
+  run->overwrite = run->overwrite || run->resume;
+  run->resume = false;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  tf_results_write_model(file, job->model.kernel, job->model.params);
+  hid_t g = tf_h5_group(file, "lyapunov");
+  const int rc = tf_h5_attr_string(g, "estimator", job->estimator == 1 ? "wolf" : "rosenstein");
+  H5Gclose(g);
+  tf_error close_err;
+  if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
+  if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
+  run->exit_code = TF_EXIT_INTERRUPTED;
+  run->restarts = true;
+  return 0;
+}
+
 static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   double lambda = NAN, curve_buf[1];
   tf_series_check check = {NAN, NAN, false};
   int rc = 0;
   double *curve = job->estimator == 2 ? calloc((size_t)job->horizon, sizeof *curve) : curve_buf;
+  int stopped = 0;
   if (run->rank == 0) {
+    tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
     double *s = make_series(job, err);
+    stopped = tf_checkpoint_stopped();
+    tf_checkpoint_disarm();
     rc = s == NULL;
-    if (!rc)
+    if (!rc && !stopped)
       lambda = tf_series_exponent(s, (size_t)job->samples, job->embedding, (int)job->theiler,
                                   job->estimator == 1 ? 0 : 1, (int)job->evolve, job->min_scale,
                                   job->max_scale, (int)job->horizon, (int)job->fit_lo,
@@ -292,9 +321,14 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
     free(s);
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  MPI_Bcast(&stopped, 1, MPI_INT, 0, run->comm);
   MPI_Bcast(&lambda, 1, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(&check, sizeof check, MPI_BYTE, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
+  if (stopped) { /* the series is not kept: the estimate needs all of it */
+    if (job->estimator == 2) free(curve);
+    return write_partial_series(run, job, err);
+  }
   if (job->estimator == 2) MPI_Bcast(curve, (int)job->horizon, MPI_DOUBLE, 0, run->comm);
   const char *name = job->estimator == 1 ? "wolf" : "rosenstein";
   tf_json_string(run->summary, "model", job->model.kernel->name);

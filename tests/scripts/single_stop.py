@@ -1,8 +1,8 @@
 """single_stop.py — jobs that are one computation stop at a safe point, keep what they did,
 exit 3 and say that --resume starts them again; long scan lines and slip thresholds too.
 
-Stops come from --stop-after N (counting Lyapunov blocks, trajectory samples, bisection runs
-of slip-onset, points of a stationary scan) and, once, from SIGTERM sent while the run stands
+Stops come from --stop-after N (counting Lyapunov blocks or series samples, trajectory
+samples, bisection runs of slip-onset, points of a stationary scan) and, once, from SIGTERM sent while the run stands
 still after --pause-after N (so nothing races the clock).  Checked against independent
 values: the sum of each Lorenz block's exponents is the trace -(sigma + 1 + beta), each Henon
 block's is log b, the ball's rolling exponents are -5K/(7m); sample times are those of
@@ -54,6 +54,11 @@ err = run(lorenz, "lz3.h5", "--resume", expect=0)
 T.check("again from the beginning" in err, "--resume says it starts again")
 T.check(np.array_equal(rows("lz3.h5", "lyapunov/spectrum")[0], rows("lz.h5", "lyapunov/spectrum")[0]),
         "lorenz: the resumed run's spectrum equals the uninterrupted one")
+
+err = run(lorenz, "wolf.h5", "lyapunov.estimator=wolf", "--stop-after", "50")
+with h5py.File("wolf.h5", "r") as f:
+    T.check(f.attrs["complete"] == 0 and "lambda1" not in f["lyapunov"].attrs,
+            "time-series estimator stopped while measuring: no estimate, file incomplete")
 
 henon = os.path.join(C, "henon-spectrum.yaml")
 run(henon, "hn.h5", "lyapunov.duration=20000", "--stop-after", "2")
