@@ -10,7 +10,8 @@ one process: `check --json A B ...`); a share of them also through `twofold run`
     is broken: truncated YAML has no key);
   - a rejected run writes nothing: the directory holds the config and nothing else.
 Environment: TWOFOLD, CONFIGS, WORK as for every script test; FUZZ_COUNT mutants (default
-120), FUZZ_SEED (default 1), FUZZ_RUNS mutants also run (default 12).  Runs on the normal
+120), FUZZ_SEED (default 1), FUZZ_RUNS rejected mutants also run (default 12),
+FUZZ_ACCEPTED_RUNS accepted ones run with --stop-after 1 (default 0: their cost varies).  Runs on the normal
 build in CTest and on the sanitizer build in .ci/run with more mutants."""
 import glob
 import json
@@ -30,6 +31,7 @@ import testlib  # noqa: E402
 COUNT = int(os.environ.get("FUZZ_COUNT", "120"))
 SEED = int(os.environ.get("FUZZ_SEED", "1"))
 RUNS = int(os.environ.get("FUZZ_RUNS", "12"))
+ACCEPTED_RUNS = int(os.environ.get("FUZZ_ACCEPTED_RUNS", "0"))
 BATCH = 40
 
 
@@ -249,6 +251,22 @@ def main():
         else:
             judge(name, kind, key, "error", res.stderr)
     ok(f"{min(RUNS, len(bad))} rejected mutants also run: exit 2, nothing written")
+
+    # Accepted mutants run too, kept small: stopped after their first unit of work (member,
+    # block, sample, point, bisection run) and within a time budget, which every job honours
+    # between steps; they must end 0, 2 or 3, never crash or report a runtime error.
+    good = [m for m in mutants if results.get(m[0], {}).get("status") == "ok"]
+    for name, kind, key in rng.sample(good, min(ACCEPTED_RUNS, len(good))):
+        res = subprocess.run([testlib.TWOFOLD, "run", name, "-o", f"{name}.h5", "--quiet",
+                              "--stop-after", "1", "--time-limit", "20"],
+                             capture_output=True, text=True, errors="replace", timeout=600)
+        if crashed(res.returncode, res.stderr) or res.returncode == 1:
+            fail(f"{name} ({kind}): accepted, but run exited {res.returncode}: "
+                 f"{res.stderr[-1000:]}")
+        elif res.returncode == 2:
+            judge(name, kind, key, "error", res.stderr)
+    if ACCEPTED_RUNS:
+        ok(f"{min(ACCEPTED_RUNS, len(good))} accepted mutants run: no crash, no runtime error")
     testlib.finish()
 
 
