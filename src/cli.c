@@ -56,15 +56,10 @@ static const char usage[] =
     "missing)\n"
     "  --overwrite            replace an existing output file\n"
     "  --time-limit SECONDS   checkpoint and exit (status 3) after this much wall time\n"
-    "  --stop-after N         checkpoint and exit (status 3) once N units are done in this run:\n"
-    "                         members (ensembles, scans), points (stationary scans), Lyapunov\n"
-    "                         blocks or series samples, trajectory samples, bisection runs\n"
-    "                         (slip-onset), steps (DEVS lyapunov); the same stop as a signal,\n"
-    "                         independent of the machine's speed (for tests)\n"
-    "  --pause-after N        once N units (members; blocks, samples, bisection runs of the\n"
-    "                         one-computation jobs) are done, wait for a signal (SIGTERM,\n"
-    "                         SIGUSR1, SIGINT) or the --time-limit, then stop as it says:\n"
-    "                         interruption tests that cannot race (says 'paused' on stderr)\n"
+    "  --stop-after N         checkpoint and exit (status 3) once N units (members, points,\n"
+    "                         Lyapunov blocks, samples...: docs/CONFIG.md) are done in this run\n"
+    "  --pause-after N        then wait for a signal or the --time-limit and stop as it says\n"
+    "                         (says 'paused' on stderr): interruption tests that cannot race\n"
     "  --part K/N             run only block K (0-based) of N equal blocks of the members\n"
     "                         (SLURM array tasks; combine the part files with twofold merge)\n"
     "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
@@ -83,9 +78,8 @@ static const char usage[] =
     "  --dry-run              print the scripts and the sbatch commands instead of submitting\n"
     "  -o, --set and PETSc options are passed on to the runs.\n"
     "\n"
-    "exit status: 0 done, 1 runtime error, 2 bad usage/config/input, 3 interrupted (resume it;\n"
-    "one-computation jobs start again); SIGTERM, SIGUSR1 and SIGINT checkpoint like\n"
-    "--time-limit.  A second run on a file being written is refused (OUT.h5.lock).\n";
+    "exit status: 0 done, 1 runtime error, 2 bad usage/config/input, 3 interrupted (resume it);\n"
+    "SIGTERM, SIGUSR1 and SIGINT checkpoint like --time-limit.\n";
 
 typedef struct cli_args {
   const char *command, *config, *output;
