@@ -258,9 +258,23 @@ static int close_results(tf_run *run, hid_t file, int rc, tf_error *err) {
 static int execute_onset(tf_run *run, slip_job *job, tf_error *err) {
   const tf_kernel *k = job->flow.kernel;
   tf_slip_onset o;
-  if (tf_slip_onset_run(k, job->flow.params, &job->opts, job->flow.t0, job->x0, job->flow.t_end,
-                        &o))
-    return tf_fail(err, "model '%s': %s", k->name, o.failure);
+  /* one run: a signal or the time limit ends it between two steps (checkpoint.h) */
+  tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
+  const int failed = tf_slip_onset_run(k, job->flow.params, &job->opts, job->flow.t0, job->x0,
+                                       job->flow.t_end, &o);
+  int stopped = tf_checkpoint_stopped();
+  tf_checkpoint_disarm();
+  MPI_Allreduce(MPI_IN_PLACE, &stopped, 1, MPI_INT, MPI_MAX, run->comm);
+  if (stopped) {
+    hid_t file = open_results(run, job, err);
+    if (file < 0) return -1;
+    tf_error close_err;
+    if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
+    run->exit_code = TF_EXIT_INTERRUPTED;
+    run->restarts = true;
+    return 0;
+  }
+  if (failed) return tf_fail(err, "model '%s': %s", k->name, o.failure);
   report_onset(run, job, job->flow.params, &o);
   if (run->rank == 0 && !run->quiet && !run->json) {
     if (o.slipped)

@@ -149,6 +149,15 @@ T.check(list(done) == [1, 0] and a[0] == b[0] and np.isnan(a[1]),
         f"slip-onset: stopped in the second point's bisection: done {list(done)}, first "
         f"threshold {a[0]} equal to the whole run's, second NaN")
 
+# a single slip-onset run has no unit to count: a time limit already spent when it starts
+# (1 ns) stops it at its first step, whatever the machine
+slip = os.path.join(C, "wheelset-slip.yaml")
+err = run(slip, "slip.h5", "--time-limit", "1e-9")
+with h5py.File("slip.h5", "r") as f:
+    T.check(f.attrs["complete"] == 0 and "slip_onset" not in f and "starts it again" in err,
+            "slip-onset (one run) stopped by the time limit: nothing but /model, incomplete")
+run(slip, "slip.h5", "--resume", expect=0)
+
 scan = os.path.join(C, "flowmeter-scan-mid.yaml")
 run(scan, "scan-part.h5", "--stop-after", "5")
 T.check(rows("scan-part.h5", "members/done")[0].sum() == 0,
