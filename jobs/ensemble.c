@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "ensemble.h"
 #include "flow.h"
 #include "h5io.h"
@@ -165,6 +166,8 @@ static int run_flow_member(void *ctx, uint64_t member, void *const *row) {
   const tf_flow_result r =
       tf_flow_run_member(&job->flow, member, row[COL_FINAL], traj.x ? record_sample : NULL, &traj,
                          traj.x ? traj.n : 0);
+  /* a PETSc TS solve cut short by a stop request: not done (computed again on resume) */
+  if (tf_checkpoint_stopped()) return TF_MEMBER_PENDING;
   *(double *)row[COL_T_FINAL] = r.t_final;
   *(int64_t *)row[COL_STEPS] = r.steps;
   if (job->col_of[COL_JACOBIANS] >= 0) *(int64_t *)slot(job, row, COL_JACOBIANS) = r.jacobian_evals;
@@ -406,7 +409,12 @@ static int execute(tf_run *run, tf_error *err) {
   }
   job->spec.ctx = job;
   tf_ensemble_outcome out;
+  /* a batch of PETSc TS members is one long solve: it polls signals and the time limit every
+   * step (--stop-after still counts members, in the scheduler) */
+  if (!job->filippov && job->flow.method == TF_METHOD_PETSC_TS)
+    tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
   int rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  tf_checkpoint_disarm();
   const bool complete = rc == 0 && out.complete;
   if (rc == 0) describe_logs(file, job);
   tf_json_string(run->summary, "model", job->kernel->name);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "contact_run.h"
 #include "devs_job.h" /* DEVS models run on their own engine */
 #include "flow.h"
@@ -108,7 +109,7 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
   if (k->kind == TF_KERNEL_MAP) {
     for (long i = 0; i < (long)job->opt.transient; i++)
       k->map(x, job->model.params, y), memcpy(x, y, sizeof x);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !tf_checkpoint_stop_point(); i++) {
       s[i] = x[job->component];
       k->map(x, job->model.params, y);
       memcpy(x, y, sizeof x);
@@ -127,7 +128,10 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
   flow.stepper = tf_dopri5_create(k->dim);
   flow.work = calloc(4 * k->dim, sizeof *flow.work);
   tf_flow_result r = tf_flow_run_member(&flow, 0, x, NULL, NULL, 0);
-  for (size_t i = 0; i < n && r.status == TF_MEMBER_OK; i++) {
+  /* a sample is a stop point; a run cut short inside (checkpoint.h) gives no sample */
+  for (size_t i = 0;
+       i < n && r.status == TF_MEMBER_OK && !tf_checkpoint_stopped() && !tf_checkpoint_stop_point();
+       i++) {
     s[i] = x[job->component];
     flow.t0 = 0, flow.t_end = job->series_dt;
     memcpy(y, x, sizeof y);
@@ -194,8 +198,8 @@ static int setup(tf_run *run, tf_error *err) {
 
 static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
                       tf_error *err) {
-  static const char *const fingerprint_paths[] = {"job",        "model",    "initial",
-                                                  "integrator", "lyapunov", NULL};
+  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
+                                                  "lyapunov", "codim2", NULL};
   bool resumed;
   run->overwrite = run->overwrite || run->resume; /* one computation: nothing to resume */
   run->resume = false;
@@ -220,15 +224,96 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
   return rc ? tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path) : 0;
 }
 
+/* Stopped between blocks (signal, --time-limit, --stop-after counting blocks): the blocks
+ * done so far are written with complete = 0; there is no spectrum.  Nothing of the tangent
+ * state is kept, so --resume computes the spectrum again from the start. */
+static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
+                         tf_error *err) {
+  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
+                                                  "lyapunov", "codim2", NULL};
+  bool resumed;
+  run->overwrite = run->overwrite || run->resume;
+  run->resume = false;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  const int m = job->opt.exponents, b = r->blocks_done;
+  tf_results_write_model(file, job->model.kernel, job->model.params);
+  hid_t g = tf_h5_group(file, "lyapunov");
+  int rc = tf_h5_attr_int(g, "blocks_done", b);
+  if (b > 0) /* stopped inside the first block (or the transient): no block to keep */
+    rc |= tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
+                            "block averages of the blocks done, blocks_done x exponents") |
+          tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
+                            "running averages after each block done");
+  H5Gclose(g);
+  tf_error close_err;
+  if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
+  if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
+  tf_json_string(run->summary, "model", job->model.kernel->name);
+  tf_json_integer(run->summary, "blocks_done", b);
+  run->exit_code = TF_EXIT_INTERRUPTED;
+  run->restarts = true;
+  return 0;
+}
+
+/* The one trajectory of the spectrum failed: its course is fixed by the config, so the
+ * message names the keys to change and the exit status is that of bad input. */
+static int failed_run(tf_run *run, int status, tf_error *err) {
+  const char *key = status == TF_MEMBER_MAX_STEPS        ? "integrator.max_steps"
+                    : status == TF_MEMBER_STEP_UNDERFLOW ? "integrator.atol"
+                    : status == TF_MEMBER_NONFINITE      ? "model.params"
+                                                         : "lyapunov.duration";
+  const char *advice =
+      status == TF_MEMBER_MAX_STEPS ? "raise it, or shorten lyapunov.transient and duration"
+      : status == TF_MEMBER_STEP_UNDERFLOW
+          ? "integrator.rtol and atol ask for more than double precision gives"
+          : "the state left the region where the model is defined, or the step control "
+            "failed (model.params, initial.state, integrator.rtol and atol)";
+  char where[256];
+  tf_fail(err,
+          "%s: key '%s': the trajectory of the spectrum ended with status %s before the "
+          "spectrum converged; %s",
+          tf_config_where(run->cfg, key, where, sizeof where), key, tf_member_status_name(status),
+          advice);
+  run->exit_code = TF_EXIT_USAGE;
+  return -1;
+}
+
+/* Stopped while the series was measured (a sample is the unit of --stop-after): an
+ * incomplete file that says so; --resume measures the series again. */
+static int write_partial_series(tf_run *run, const lyapunov_job *job, tf_error *err) {
+  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
+                                                  "lyapunov", "codim2", NULL};
+  bool resumed;
+  run->overwrite = run->overwrite || run->resume;
+  run->resume = false;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  tf_results_write_model(file, job->model.kernel, job->model.params);
+  hid_t g = tf_h5_group(file, "lyapunov");
+  const int rc = tf_h5_attr_string(g, "estimator", job->estimator == 1 ? "wolf" : "rosenstein");
+  H5Gclose(g);
+  tf_error close_err;
+  if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
+  if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
+  run->exit_code = TF_EXIT_INTERRUPTED;
+  run->restarts = true;
+  return 0;
+}
+
 static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   double lambda = NAN, curve_buf[1];
   tf_series_check check = {NAN, NAN, false};
   int rc = 0;
   double *curve = job->estimator == 2 ? calloc((size_t)job->horizon, sizeof *curve) : curve_buf;
+  int stopped = 0;
   if (run->rank == 0) {
+    tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
     double *s = make_series(job, err);
+    stopped = tf_checkpoint_stopped();
+    tf_checkpoint_disarm();
     rc = s == NULL;
-    if (!rc)
+    if (!rc && !stopped)
       lambda = tf_series_exponent(s, (size_t)job->samples, job->embedding, (int)job->theiler,
                                   job->estimator == 1 ? 0 : 1, (int)job->evolve, job->min_scale,
                                   job->max_scale, (int)job->horizon, (int)job->fit_lo,
@@ -236,9 +321,14 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
     free(s);
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  MPI_Bcast(&stopped, 1, MPI_INT, 0, run->comm);
   MPI_Bcast(&lambda, 1, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(&check, sizeof check, MPI_BYTE, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
+  if (stopped) { /* the series is not kept: the estimate needs all of it */
+    if (job->estimator == 2) free(curve);
+    return write_partial_series(run, job, err);
+  }
   if (job->estimator == 2) MPI_Bcast(curve, (int)job->horizon, MPI_DOUBLE, 0, run->comm);
   const char *name = job->estimator == 1 ? "wolf" : "rosenstein";
   tf_json_string(run->summary, "model", job->model.kernel->name);
@@ -246,8 +336,8 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   tf_json_number(run->summary, "lambda1", lambda);
   tf_json_bool(run->summary, "series_meaningful", check.meaningful);
   tf_json_number(run->summary, "series_stretch", check.stretch);
-  static const char *const fingerprint_paths[] = {"job",        "model",    "initial",
-                                                  "integrator", "lyapunov", NULL};
+  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
+                                                  "lyapunov", "codim2", NULL};
   bool resumed;
   run->overwrite = run->overwrite || run->resume;
   run->resume = false;
@@ -278,6 +368,11 @@ static int execute(tf_run *run, tf_error *err) {
   /* One computation: rank 0 does it (a scan distributes many of them over ranks). */
   int rc = 0;
   const double begin = MPI_Wtime();
+  if (run->rank == 0 && run->resume && !run->quiet)
+    fprintf(stderr,
+            "twofold: the lyapunov job is one computation: --resume starts it again from "
+            "the beginning\n");
+  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
   if (run->rank == 0)
     rc = job->contact ? tf_lyapunov_contact(k, job->model.params, job->x0, &job->contact_opts,
                                             &job->opt, &r, err)
@@ -285,6 +380,7 @@ static int execute(tf_run *run, tf_error *err) {
                                                     &job->ode, &job->opt, &r, err)
                              : tf_lyapunov_any(k, job->model.params, job->x0, &job->ode, &job->opt,
                                                job->saltation, &r, err);
+  tf_checkpoint_disarm();
   const double compute_seconds = MPI_Wtime() - begin;
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");
@@ -299,6 +395,11 @@ static int execute(tf_run *run, tf_error *err) {
   r.blocks = blocks, r.running = running;
   MPI_Bcast(r.blocks, (int)nb, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(r.running, (int)nb, MPI_DOUBLE, 0, run->comm);
+  if (r.interrupted) {
+    rc = write_partial(run, job, &r, err);
+    free(r.blocks), free(r.running);
+    return rc;
+  }
   const int m = job->opt.exponents;
   double sum = 0;
   for (int i = 0; i < m; i++) sum += r.spectrum[i];
@@ -319,17 +420,17 @@ static int execute(tf_run *run, tf_error *err) {
                  : job->smoothing_on ? "smoothed-variational"
                                      : "variational");
   if (job->filippov) tf_json_integer(run->summary, "segments", r.segments);
+  if (r.status != TF_MEMBER_OK) {
+    free(r.blocks), free(r.running);
+    return failed_run(run, r.status, err);
+  }
   if (run->rank == 0 && !run->json && !run->quiet) {
     printf("Lyapunov spectrum of '%s':", k->name);
     for (int i = 0; i < m; i++) printf(" %.6f ± %.1e", r.spectrum[i], r.error[i]);
     printf("\nKaplan-Yorke dimension %.4f; sum %.6f, volume rate %.6f\n", r.kaplan_yorke, sum,
            r.volume_rate);
   }
-  rc = r.status == 1 ? write_file(run, job, &r, err)
-                     : tf_fail(err,
-                               "the trajectory failed (status %d) before the spectrum "
-                               "converged",
-                               r.status);
+  rc = write_file(run, job, &r, err);
   free(r.blocks), free(r.running);
   return rc;
 }

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "contact_run.h"
 #include "devs_job.h" /* DEVS models run on their own engine */
 #include "ensemble.h"
@@ -378,6 +379,7 @@ static int run_line(void *ctx, uint64_t line, void *const *row) {
   const size_t dim = k->dim, no = st->noutputs;
   double xy[2];
   int line_status = TF_MEMBER_OK;
+  long long points_run = 0;
   tf_progress progress;
   if (st->show_points)
     tf_progress_start(&progress, "points", (uint64_t)st->points, 0, false, st->run->progress_mode);
@@ -407,11 +409,22 @@ static int run_line(void *ctx, uint64_t line, void *const *row) {
       ((int64_t *)row[SC_STEPS])[q] = r.steps;
       if (r.status == TF_MEMBER_OK) memcpy(st->cont, st->work, dim * sizeof *st->cont);
     }
+    if (tf_checkpoint_stopped()) { /* a signal or the time limit inside the point */
+      line_status = TF_MEMBER_PENDING;
+      break;
+    }
     ((int64_t *)row[SC_POINT_STATUS])[q] = status;
     if (is_failure(status) && line_status == TF_MEMBER_OK) line_status = status;
     if (st->show_points) tf_progress_update(&progress, (uint64_t)q + 1, false);
+    /* a line can be long (one-line scans are one member): stop between its points; the line
+     * is then not done and --resume computes it again from its first point */
+    points_run = q + 1;
+    if (q + 1 < st->points && tf_checkpoint_stop_point()) {
+      line_status = TF_MEMBER_PENDING;
+      break;
+    }
   }
-  if (st->show_points) tf_progress_finish(&progress, (uint64_t)st->points);
+  if (st->show_points) tf_progress_finish(&progress, (uint64_t)points_run);
   return line_status;
 }
 
@@ -537,7 +550,10 @@ static int stationary_execute(tf_run *run, scan_job *job, tf_error *err) {
   job->spec.run = run_line;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
+  /* --stop-after counts points here (a line of many points may be all there is) */
+  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, 0);
   if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  tf_checkpoint_disarm();
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "stationary");
   tf_json_string(run->summary, "continuation", job->stat->continuation);

@@ -111,8 +111,20 @@ static int execute(tf_run *run, tf_error *err) {
   double x[TF_FILIPPOV_MAX_DIM];
   int iterations = 0;
   if (tf_twofold_locate(k, job->model.params, job->guess, job->tolerance, (int)job->max_iterations,
-                        x, &iterations, err))
+                        x, &iterations, err)) {
+    /* the search is set by the config: say which keys to change, and exit as bad input */
+    char where[256], why[sizeof err->msg];
+    const char *key = "singularity.guess";
+    if (strstr(tf_config_where(run->cfg, key, where, sizeof where), "(default)"))
+      key = "model.params"; /* the guess is the model's own for these parameters */
+    snprintf(why, sizeof why, "%s", err->msg);
+    tf_fail(err,
+            "%s: key '%s': %s; the search is set by singularity.guess (default: the model's "
+            "guess from model.params), singularity.tolerance and singularity.max_iterations",
+            tf_config_where(run->cfg, key, where, sizeof where), key, why);
+    run->exit_code = TF_EXIT_USAGE;
     return -1;
+  }
   tf_twofold t;
   tf_twofold_analyze(k, job->model.params, x, &t);
   report(run, job, &t, iterations);

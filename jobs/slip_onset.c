@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -257,9 +258,23 @@ static int close_results(tf_run *run, hid_t file, int rc, tf_error *err) {
 static int execute_onset(tf_run *run, slip_job *job, tf_error *err) {
   const tf_kernel *k = job->flow.kernel;
   tf_slip_onset o;
-  if (tf_slip_onset_run(k, job->flow.params, &job->opts, job->flow.t0, job->x0, job->flow.t_end,
-                        &o))
-    return tf_fail(err, "model '%s': %s", k->name, o.failure);
+  /* one run: a signal or the time limit ends it between two steps (checkpoint.h) */
+  tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
+  const int failed = tf_slip_onset_run(k, job->flow.params, &job->opts, job->flow.t0, job->x0,
+                                       job->flow.t_end, &o);
+  int stopped = tf_checkpoint_stopped();
+  tf_checkpoint_disarm();
+  MPI_Allreduce(MPI_IN_PLACE, &stopped, 1, MPI_INT, MPI_MAX, run->comm);
+  if (stopped) {
+    hid_t file = open_results(run, job, err);
+    if (file < 0) return -1;
+    tf_error close_err;
+    if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
+    run->exit_code = TF_EXIT_INTERRUPTED;
+    run->restarts = true;
+    return 0;
+  }
+  if (failed) return tf_fail(err, "model '%s': %s", k->name, o.failure);
   report_onset(run, job, job->flow.params, &o);
   if (run->rank == 0 && !run->quiet && !run->json) {
     if (o.slipped)
@@ -282,7 +297,7 @@ static int execute_onset(tf_run *run, slip_job *job, tf_error *err) {
 }
 
 typedef struct point_result {
-  double threshold, low, high, onset_time, slip_case, failed;
+  double threshold, low, high, onset_time, slip_case, failed, done;
 } point_result;
 enum { POINT_WIDTH = sizeof(point_result) / sizeof(double) };
 
@@ -296,6 +311,12 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
     return tf_fail(err, "out of memory");
   }
   tf_slip_threshold single = {0};
+  if (run->rank == 0 && run->resume && !run->quiet)
+    fprintf(stderr,
+            "twofold: the slip-onset job is one computation: --resume starts it again "
+            "from the beginning\n");
+  /* stoppable between bisection runs: points done so far are written (see `done`) */
+  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
   tf_progress progress;
   tf_progress_start(&progress, "slip-onset", np, 0, run->quiet || run->rank != 0,
                     run->progress_mode);
@@ -328,22 +349,38 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
     r->low = th.low, r->high = th.high;
     r->onset_time = rc ? NAN : th.above.t;
     r->slip_case = rc || !th.above.slipped ? -1.0 : (double)th.above.to;
+    if (th.interrupted) break;
     r->failed = rc != 0;
+    r->done = 1;
     memcpy(states + m * dim, th.above.x, dim * sizeof *states);
     if (!job->scan) single = th;
     tf_progress_update(&progress, m + 1, false);
   }
   tf_progress_finish(&progress, np);
+  int stopped = tf_checkpoint_stopped();
+  tf_checkpoint_disarm();
+  MPI_Allreduce(MPI_IN_PLACE, &stopped, 1, MPI_INT, MPI_MAX, run->comm);
   MPI_Allreduce(MPI_IN_PLACE, res, (int)(np * POINT_WIDTH), MPI_DOUBLE, MPI_SUM, run->comm);
   MPI_Allreduce(MPI_IN_PLACE, states, (int)(np * dim), MPI_DOUBLE, MPI_SUM, run->comm);
   MPI_Allreduce(MPI_IN_PLACE, values, (int)np, MPI_DOUBLE, MPI_SUM, run->comm);
+  for (size_t m = 0; stopped && m < np; m++)
+    if (res[m * POINT_WIDTH + 6] != 1) {
+      for (size_t c = 0; c + 1 < POINT_WIDTH; c++) res[m * POINT_WIDTH + c] = NAN;
+      for (size_t i = 0; i < dim; i++) states[m * dim + i] = NAN;
+    }
 
   tf_json *j = run->summary;
   tf_json_string(j, "model", k->name);
   tf_json_string(j, "threshold_initial", k->initial_params[job->varied].name);
   long long failed = 0;
-  for (size_t m = 0; m < np; m++) failed += res[m * POINT_WIDTH + 5] != 0;
-  if (!job->scan) {
+  for (size_t m = 0; m < np; m++) failed += res[m * POINT_WIDTH + 5] == 1;
+  if (stopped) {
+    long long done = 0;
+    for (size_t m = 0; m < np; m++) done += res[m * POINT_WIDTH + 6] == 1;
+    tf_json_integer(j, "points_done", done);
+    run->exit_code = TF_EXIT_INTERRUPTED;
+    run->restarts = true;
+  } else if (!job->scan) {
     if (run->size > 1) MPI_Bcast(&single, sizeof single, MPI_BYTE, 0, run->comm);
     if (failed) {
       free(res), free(states), free(values), free(p);
@@ -386,15 +423,16 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
   }
   hid_t g = tf_h5_group(file, "threshold");
   double *col = malloc(np * sizeof *col);
-  static const char *const names[POINT_WIDTH] = {"threshold",  "low",  "high",
-                                                 "onset_time", "case", "failed"};
+  static const char *const names[POINT_WIDTH] = {"threshold", "low",    "high", "onset_time",
+                                                 "case",      "failed", "done"};
   static const char *const docs[POINT_WIDTH] = {
       "largest value that keeps rolling up to t_end (bracket midpoint)",
       "bisection bracket: rolls throughout",
       "bisection bracket: slips",
       "time of the departure from dual rolling at high",
       "case entered: 0 SS, 1 SR, 2 RS",
-      "1 if no threshold was found"};
+      "1 if no threshold was found",
+      "1 if the point was computed (0: the run was stopped first; NaN in the other columns)"};
   int rc = !col || tf_h5_write_small(g, "values", H5T_NATIVE_DOUBLE, np, values,
                                      "scan parameter values (NaN: no scan)");
   for (int c = 0; !rc && c < POINT_WIDTH; c++) {
@@ -409,6 +447,11 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
          tf_h5_attr_double(g, "t_end", job->flow.t_end);
   H5Gclose(g);
   free(col), free(res), free(states), free(values), free(p);
+  if (stopped) {
+    tf_error close_err;
+    if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
+    return rc ? tf_fail(err, "writing the results to '%s' failed", run->output_path) : 0;
+  }
   return close_results(run, file, rc, err);
 }
 

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "contact_run.h"
 #include "flow.h"
 #include "h5io.h"
@@ -189,6 +190,10 @@ static void on_step(void *ctx, const tf_contact *c, double ta, double tb) {
     tf_contact_dense(c, ts, job->x + (size_t)job->next_sample * dim);
     job->t[job->next_sample] = ts;
     job->modes[job->next_sample] = tf_contact_mode(c);
+    if (tf_checkpoint_stop_point()) { /* the loop ends the run at its next step */
+      job->next_sample++;
+      break;
+    }
   }
 }
 
@@ -292,11 +297,44 @@ static int write_table(hid_t g, const char *name, const double *data, uint64_t r
   return rc;
 }
 
+/* The member's run on rank 0, stoppable at every sample (checkpoint.h: a signal, --time-limit,
+ * or --stop-after counting samples).  Returns on every rank whether it was stopped; the
+ * samples taken are then written with complete = 0, and --resume runs the member again (a
+ * trajectory is one computation). */
+static int compute(tf_run *run, trajectory_job *job, tf_flow_result *res, double *final) {
+  if (run->rank == 0 && run->resume && !run->quiet)
+    fprintf(stderr,
+            "twofold: the trajectory job is one computation: --resume runs it again from "
+            "the beginning\n");
+  int stopped = 0;
+  if (run->rank == 0) {
+    tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
+    if (job->filippov)
+      job->status = tf_pws_run_member(&job->pws, (uint64_t)job->member, &job->rec);
+    else if (job->codim2)
+      *res = run_codim2(job, final);
+    else
+      *res =
+          tf_flow_run_member(&job->flow, (uint64_t)job->member, final, record, job, job->samples);
+    stopped = tf_checkpoint_stopped() && (job->filippov ? job->rec.t_final < job->pws.t_end
+                                          : job->codim2 ? job->next_sample < job->samples
+                                                        : job->n_taken < job->samples);
+    tf_checkpoint_disarm();
+  }
+  MPI_Bcast(&stopped, 1, MPI_INT, 0, run->comm);
+  return stopped;
+}
+
+static void interrupted(tf_run *run) {
+  run->exit_code = TF_EXIT_INTERRUPTED;
+  run->restarts = true;
+}
+
 static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
   tf_pws *pws = &job->pws;
   const tf_kernel *k = pws->model.kernel;
   const size_t dim = k->dim, ew = tf_pws_event_width(pws), xw = tf_pws_exit_width(pws);
-  if (run->rank == 0) job->status = tf_pws_run_member(pws, (uint64_t)job->member, &job->rec);
+  const int stopped = compute(run, job, NULL, NULL);
   MPI_Bcast(&job->status, 1, MPI_INT, 0, run->comm);
   MPI_Bcast(&job->rec.t_final, 1, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(&job->rec.steps, 1, MPI_LONG, 0, run->comm);
@@ -349,16 +387,17 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
     hid_t d = H5Dopen2(g, "events", H5P_DEFAULT);
     if (d >= 0) tf_h5_attr_string(d, "kinds", kinds), H5Dclose(d);
   }
-  tf_h5_attr_string(g, "status", tf_member_status_name(job->status));
+  tf_h5_attr_string(g, "status", stopped ? "interrupted" : tf_member_status_name(job->status));
   tf_h5_attr_int(g, "member", job->member);
   tf_h5_attr_int(g, "steps", job->rec.steps);
   H5Gclose(g);
   free(t);
   tf_error close_err;
-  if (tf_results_close(run, file, rc == 0, &close_err) && rc == 0)
+  if (tf_results_close(run, file, rc == 0 && !stopped, &close_err) && rc == 0)
     *err = close_err, rc = -1;
   else if (rc)
     tf_fail(err, "writing the trajectory to '%s' failed", run->output_path);
+  if (stopped) interrupted(run);
   tf_json *j = run->summary;
   tf_json_string(j, "model", k->name);
   tf_json_string(j, "integrator", "dopri5+events");
@@ -392,11 +431,8 @@ static int execute(tf_run *run, tf_error *err) {
     job->events = malloc(((size_t)job->max_logged + 1) * (EVENT_HEAD + dim) * sizeof *job->events);
     if (!job->t || !job->x || !final || !job->modes || !job->events)
       return tf_fail(err, "out of memory for %llu samples", job->samples);
-    if (job->codim2)
-      res = run_codim2(job, final);
-    else
-      res = tf_flow_run_member(&job->flow, (uint64_t)job->member, final, record, job, job->samples);
   }
+  const int stopped = compute(run, job, &res, final);
   MPI_Bcast(&res, sizeof res, MPI_BYTE, 0, run->comm);
   if (job->codim2) {
     MPI_Bcast(&job->c2res, sizeof job->c2res, MPI_BYTE, 0, run->comm);
@@ -435,7 +471,7 @@ static int execute(tf_run *run, tf_error *err) {
            tf_h5_write_rows(dt, H5T_NATIVE_DOUBLE, 1, mine, ids, job->t) ||
            tf_h5_write_rows(dx, H5T_NATIVE_DOUBLE, dim, mine, ids, job->x);
   if (job->codim2 && rc == 0) rc = write_codim2(job, g, run->rank == 0);
-  tf_h5_attr_string(g, "status", tf_member_status_name(res.status));
+  tf_h5_attr_string(g, "status", stopped ? "interrupted" : tf_member_status_name(res.status));
   tf_h5_attr_int(g, "member", job->member);
   tf_h5_attr_int(g, "steps", res.steps);
   free(ids);
@@ -443,10 +479,11 @@ static int execute(tf_run *run, tf_error *err) {
   if (dx >= 0) H5Dclose(dx);
   H5Gclose(g);
   tf_error close_err;
-  if (tf_results_close(run, file, rc == 0, &close_err) && rc == 0)
+  if (tf_results_close(run, file, rc == 0 && !stopped, &close_err) && rc == 0)
     *err = close_err, rc = -1;
   else if (rc)
     tf_fail(err, "writing the trajectory to '%s' failed", run->output_path);
+  if (stopped) interrupted(run);
   tf_json_string(run->summary, "model", job->flow.kernel->name);
   tf_json_string(run->summary, "integrator", tf_method_name(job->flow.method));
   tf_json_integer(run->summary, "member", job->member);

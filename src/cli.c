@@ -6,6 +6,7 @@
  * never damages existing results. */
 #include "cli.h"
 
+#include <gsl/gsl_errno.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <petscsys.h>
@@ -29,8 +30,10 @@ static const char usage[] =
     "commands:\n"
     "  run CONFIG [options]   run the job described by CONFIG (YAML); under mpiexec for many "
     "ranks\n"
-    "  check CONFIG [--set K=V]... [--print]\n"
-    "                         validate CONFIG (and print it as it would run, with defaults)\n"
+    "  check CONFIG... [--set K=V]... [--print] [--json]\n"
+    "                         validate CONFIG (and print it as it would run, with defaults);\n"
+    "                         several CONFIGs are checked one by one in one process (--json:\n"
+    "                         a line {config, status, error} each); exit 2 if any is bad\n"
     "  models                 list the models with their parameters, defaults and docs\n"
     "  jobs                   list the job types\n"
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
@@ -53,13 +56,10 @@ static const char usage[] =
     "missing)\n"
     "  --overwrite            replace an existing output file\n"
     "  --time-limit SECONDS   checkpoint and exit (status 3) after this much wall time\n"
-    "  --stop-after N         checkpoint and exit (status 3) once N members (ensembles, scans)\n"
-    "                         or steps (DEVS lyapunov) are done in this run: the same stop as\n"
-    "                         a signal, independent of the machine's speed (for tests)\n"
-    "  --pause-after MEMBERS  once this many members are done (resumed ones included), wait\n"
-    "                         for a signal (SIGTERM, SIGUSR1, SIGINT) or the --time-limit,\n"
-    "                         then stop as it says: interruption tests that cannot race\n"
-    "                         (ensembles; says 'paused' on stderr)\n"
+    "  --stop-after N         checkpoint and exit (status 3) once N units (members, points,\n"
+    "                         Lyapunov blocks, samples...: docs/CONFIG.md) are done in this run\n"
+    "  --pause-after N        then wait for a signal or the --time-limit and stop as it says\n"
+    "                         (says 'paused' on stderr): interruption tests that cannot race\n"
     "  --part K/N             run only block K (0-based) of N equal blocks of the members\n"
     "                         (SLURM array tasks; combine the part files with twofold merge)\n"
     "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
@@ -201,7 +201,7 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       a->command = arg;
     else if (!a->config)
       a->config = arg;
-    else if (strcmp(a->command, "merge") == 0)
+    else if (strcmp(a->command, "merge") == 0 || strcmp(a->command, "check") == 0)
       a->files[a->nfiles++] = arg;
     else {
       fprintf(stderr, "twofold: unexpected argument '%s' (see twofold --help)\n", arg);
@@ -268,15 +268,28 @@ static int setup_job(tf_run *run, const tf_job **job, tf_error *err) {
   return tf_config_check_unused(run->cfg, err);
 }
 
-static int cmd_check(const cli_args *a) {
+/* One config of `twofold check`; several are checked in one process, so a corpus of configs
+ * costs one MPI and PETSc start-up, not one each. */
+static int check_one(const cli_args *a, const char *config) {
   tf_run run = {.comm = MPI_COMM_SELF, .size = 1, .summary = tf_json_create()};
   const tf_job *job = NULL;
   tf_error err;
-  int rc = prepare(a, &run, &job, &err);
-  if (rc)
+  cli_args one = *a;
+  one.config = config;
+  int rc = prepare(&one, &run, &job, &err);
+  if (a->json) {
+    tf_json *j = tf_json_create();
+    tf_json_string(j, "config", config);
+    tf_json_string(j, "status", rc ? "error" : "ok");
+    if (rc) tf_json_string(j, "error", err.msg);
+    if (!rc) tf_json_string(j, "job", job->name);
+    printf("%s\n", tf_json_text(j));
+    fflush(stdout);
+    tf_json_destroy(j);
+  } else if (rc)
     fprintf(stderr, "twofold: error: %s\n", err.msg);
   else {
-    printf("%s: ok (job %s)\n", a->config, job->name);
+    printf("%s: ok (job %s)\n", config, job->name);
     if (a->print) {
       char *dump = tf_config_dump(run.cfg);
       printf("%s", dump ? dump : "");
@@ -287,6 +300,17 @@ static int cmd_check(const cli_args *a) {
   tf_config_free(run.cfg);
   tf_json_destroy(run.summary);
   return rc ? TF_EXIT_USAGE : TF_EXIT_OK;
+}
+
+static int cmd_check(const cli_args *a) {
+  if (!a->config) {
+    fprintf(stderr, "twofold: error: missing CONFIG (see twofold --help)\n");
+    return TF_EXIT_USAGE;
+  }
+  int rc = check_one(a, a->config);
+  for (int i = 0; i < a->nfiles; i++)
+    if (check_one(a, a->files[i]) != TF_EXIT_OK) rc = TF_EXIT_USAGE;
+  return rc;
 }
 
 static void print_dataset(hid_t file, const char *path) {
@@ -448,10 +472,20 @@ static int cmd_run(const cli_args *a) {
   }
   if (exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) report_error(&run, &err);
   if (run.rank == 0) {
-    if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet)
+    if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet && run.restarts)
+      fprintf(stderr,
+              "twofold: %s: what was done is in '%s' (incomplete); job '%s' is one "
+              "computation, so --resume starts it again from the beginning\n",
+              tf_checkpoint_signal() ? "interrupted by a signal"
+              : a->stop_after        ? "stopped by --stop-after"
+                                     : "time limit reached",
+              run.output_path, job->name);
+    else if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet)
       fprintf(stderr,
               "twofold: %s: results so far are in '%s'; run again with --resume to finish\n",
-              tf_checkpoint_signal() ? "interrupted by a signal" : "time limit reached",
+              tf_checkpoint_signal() ? "interrupted by a signal"
+              : a->stop_after        ? "stopped by --stop-after"
+                                     : "time limit reached",
               run.output_path);
     if (a->json) {
       tf_json *head = tf_json_create();
@@ -591,6 +625,9 @@ static int cmd_merge(const cli_args *a) {
 }
 
 int tf_cli_main(int argc, char **argv) {
+  /* GSL's default handler aborts the process on bad input such as a non-finite function
+   * value; every call site checks the status GSL returns instead */
+  gsl_set_error_handler_off();
   if (argc > 1 && strcmp(argv[1], "slurm") == 0) tf_slurm_remember_environment();
   cli_args a;
   if (parse_args(argc, argv, &a)) return TF_EXIT_USAGE;

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -868,6 +869,10 @@ int tf_config_get_double(tf_config *cfg, const char *path, const double *def, do
   double v;
   if (n->kind != NODE_SCALAR || !parse_number(n->text, &v))
     return fail_type(cfg, n, path, "a number", err);
+  /* 1e400 is no number a double holds (strtod makes it infinite); .inf is written as such */
+  if (isinf(v) && is_decimal_syntax(n->text))
+    return fail_key(cfg, n, path, err, "%s is beyond the range of double precision (%g)", n->text,
+                    DBL_MAX);
   if (check_double(cfg, n, path, v, min, max, err)) return -1;
   *out = v;
   return 0;
@@ -1200,4 +1205,78 @@ char *tf_config_dump(const tf_config *cfg) {
 char *tf_config_dump_path(const tf_config *cfg, const char *path) {
   const node *n = path_is_valid(path, false) ? find(cfg, path) : NULL;
   return n ? dump_node(n) : NULL;
+}
+
+/* ---- comparing configs by value (resume) ------------------------------------------------ */
+
+size_t tf_config_used_keys(const tf_config *cfg, const char *path, const char **names, size_t max) {
+  const node *map = !path ? cfg->root : path_is_valid(path, false) ? find(cfg, path) : NULL;
+  size_t k = 0;
+  if (!map || map->kind != NODE_MAPPING) return 0;
+  for (size_t i = 0; i < map->count && k < max; i++)
+    if (map->entries[i].value->used) names[k++] = map->entries[i].key;
+  return k;
+}
+
+static int bool_of(const char *text) {
+  static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+  static const char *const no[] = {"false", "False", "FALSE", "no", "No",
+                                   "NO",    "off",   "Off",   "OFF"};
+  for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+    if (strcmp(text, yes[i]) == 0) return 1;
+    if (strcmp(text, no[i]) == 0) return 0;
+  }
+  return -1;
+}
+
+static bool scalars_equal(const node *a, const node *b) {
+  if (strcmp(a->text, b->text) == 0) return true;
+  double x, y;
+  if (parse_number(a->text, &x) && parse_number(b->text, &y)) return x == y || (x != x && y != y);
+  const int p = bool_of(a->text), q = bool_of(b->text);
+  return p >= 0 && p == q;
+}
+
+static void append_key(char *key, size_t n, const char *part) {
+  const size_t len = strlen(key);
+  snprintf(key + len, n > len ? n - len : 0, "%s%s", len ? "." : "", part);
+}
+
+static bool nodes_differ(const node *a, const node *b, char *key, size_t n) {
+  if (!a || !b) return a != b;
+  if (a->kind != b->kind) return true;
+  if (a->kind == NODE_SCALAR) return !scalars_equal(a, b);
+  if (a->kind == NODE_SEQUENCE) {
+    if (a->count != b->count) return true;
+    for (size_t i = 0; i < a->count; i++) {
+      char index[32];
+      snprintf(index, sizeof index, "%zu", i);
+      const size_t len = strlen(key);
+      append_key(key, n, index);
+      if (nodes_differ(a->items[i], b->items[i], key, n)) return true;
+      key[len] = '\0';
+    }
+    return false;
+  }
+  for (int pass = 0; pass < 2; pass++) { /* keys of a, then keys only b has */
+    const node *x = pass ? b : a, *y = pass ? a : b;
+    for (size_t i = 0; i < x->count; i++) {
+      const node *other = NULL;
+      for (size_t j = 0; j < y->count && !other; j++)
+        if (strcmp(x->entries[i].key, y->entries[j].key) == 0) other = y->entries[j].value;
+      if (pass && other) continue;
+      const size_t len = strlen(key);
+      append_key(key, n, x->entries[i].key);
+      if (nodes_differ(x->entries[i].value, other, key, n)) return true;
+      key[len] = '\0';
+    }
+  }
+  return false;
+}
+
+bool tf_config_differs(const tf_config *a, const tf_config *b, const char *path, char *key,
+                       size_t n) {
+  if (n) snprintf(key, n, "%s", path);
+  const bool valid = path_is_valid(path, false);
+  return nodes_differ(valid ? find(a, path) : NULL, valid ? find(b, path) : NULL, key, n);
 }

@@ -85,6 +85,17 @@ char *tf_config_dump(const tf_config *cfg);
  * parts of a config that determine results (checked on --resume). */
 char *tf_config_dump_path(const tf_config *cfg, const char *path);
 
+/* The keys of the mapping at `path` (NULL: the top level) of which something was read, in
+ * file order, up to max of them. */
+size_t tf_config_used_keys(const tf_config *cfg, const char *path, const char **names, size_t max);
+
+/* Compares the subtrees at `path` of two configs by value, not spelling: scalars that both
+ * read as numbers are equal when the numbers are (1 and 1.0), booleans likewise (true and
+ * yes), mappings key by key in any order.  Returns true if they differ, with the first
+ * differing key's dotted path in `key`. */
+bool tf_config_differs(const tf_config *a, const tf_config *b, const char *path, char *key,
+                       size_t n);
+
 /* Name used in messages (the file path, or the `name` given to parse_string). */
 const char *tf_config_source(const tf_config *cfg);
 

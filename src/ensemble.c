@@ -591,20 +591,29 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
       *rc = tf_fail(err, "out of memory buffering results");
       break;
     }
-    for (uint64_t i = begin; i < end; i++) {
+    uint64_t finished = 0;
+    for (uint64_t i = begin; i < end && !*stop; i++) {
       const size_t r = s->rows.n++;
       const uint64_t member = s->pending[i];
       for (size_t c = 0; c < spec->ncols; c++)
         slots[c] = (char *)s->rows.cols[c] + r * column_bytes(&spec->cols[c]);
       s->rows.ids[r] = member;
-      s->rows.status[r] = (uint8_t)spec->run(spec->ctx, member, slots);
+      const int status = spec->run(spec->ctx, member, slots);
+      if (status == TF_MEMBER_PENDING) { /* stopped inside: not done, computed again on resume */
+        s->rows.n--;
+        *stop = true;
+        break;
+      }
+      s->rows.status[r] = (uint8_t)status;
       out->computed++;
+      finished++;
     }
-    atomic_add(s, COUNTER_COMPLETED, (int64_t)(end - begin));
+    atomic_add(s, COUNTER_COMPLETED, (int64_t)finished);
     if (s->run->rank == 0) {
       const int64_t completed = atomic_add(s, COUNTER_COMPLETED, 0);
       tf_progress_update(&s->progress, out->resumed + (uint64_t)completed, false);
     }
+    if (*stop) break;
   }
   free(slots);
   return exhausted;

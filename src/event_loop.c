@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "event_locate.h"
 #include "status.h"
 
@@ -247,6 +248,12 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   l->next_qr = l->m ? t0 + l->opt.qr_interval : INFINITY;
   tf_dopri5_reset(l->stepper, t, x);
   while (t < t_end) {
+    /* an armed computation (checkpoint.h) stopped at a sample, or a signal or the time limit
+     * during a long run: end it here; the job reports the interruption, not this status */
+    if (tf_checkpoint_poll()) {
+      res.status = TF_MEMBER_FAILED;
+      break;
+    }
     if (l->opt.ode.max_steps > 0 && res.steps >= l->opt.ode.max_steps) {
       res.status = TF_MEMBER_MAX_STEPS;
       break;

@@ -48,8 +48,10 @@ static int read_replay(tf_exit_policy *pol, const char *path, uint64_t members, 
   hid_t d = H5Dopen2(f, "members/exits", H5P_DEFAULT);
   if (d < 0) {
     H5Fclose(f);
-    return tf_fail(err, "exit.replay: '%s' has no /members/exits (not a Filippov ensemble file)",
-                   path);
+    return tf_fail(err,
+                   "%s: key 'exit.replay': '%s' has no /members/exits (not a Filippov ensemble "
+                   "file)",
+                   where, path);
   }
   hid_t s = H5Dget_space(d);
   hsize_t dims[2] = {0, 0};
@@ -59,11 +61,11 @@ static int read_replay(tf_exit_policy *pol, const char *path, uint64_t members, 
   tf_h5_attr_read_int(d, "slot_width", &width);
   int rc = 0;
   if (dims[0] != members || width <= 0 || dims[1] % (hsize_t)width)
-    rc = tf_fail(err, "exit.replay: '%s' holds %llu members, this run has %llu", path,
-                 (unsigned long long)dims[0], (unsigned long long)members);
+    rc = tf_fail(err, "%s: key 'exit.replay': '%s' holds %llu members, this run has %llu", where,
+                 path, (unsigned long long)dims[0], (unsigned long long)members);
   double *all = rc ? NULL : malloc(dims[0] * dims[1] * sizeof *all);
   if (!rc && (!all || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0))
-    rc = tf_fail(err, "exit.replay: cannot read /members/exits of '%s'", path);
+    rc = tf_fail(err, "%s: key 'exit.replay': cannot read /members/exits of '%s'", where, path);
   H5Dclose(d);
   H5Fclose(f);
   if (rc) return free(all), -1;

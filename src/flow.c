@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "model.h"
 #include "rng.h"
 #include "status.h"
@@ -486,12 +487,14 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
   double *xs = flow->work;
   long next = 0;
   if (sample && n_samples > 0) sample(sctx, flow->t0, x), next = 1;
+  if (sample && n_samples > 0 && tf_checkpoint_stop_point()) return res;
   double t = flow->t0;
   while (t < flow->t_end) {
     if (res.steps >= flow->ode.max_steps) {
       res.status = TF_MEMBER_MAX_STEPS;
       break;
     }
+    if (tf_checkpoint_poll()) break; /* an armed computation told to stop (checkpoint.h) */
     const tf_ode_status st = tf_dopri5_step(flow->stepper, &t, x, flow->t_end);
     res.steps++;
     if (st == TF_ODE_NONFINITE) res.status = TF_MEMBER_NONFINITE;
@@ -504,6 +507,10 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
       else
         tf_dopri5_dense(flow->stepper, ts, xs);
       sample(sctx, ts, xs);
+      if (tf_checkpoint_stop_point()) {
+        res.t_final = ts;
+        return res;
+      }
     }
   }
   res.t_final = t;
@@ -552,6 +559,7 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
    * the noise counters) are those of the unsampled run. */
   const double h = (flow->t_end - flow->t0) / (double)total;
   sample(sctx, flow->t0, x);
+  if (tf_checkpoint_stop_point()) return res.t_final = flow->t0, res;
   long done = 0;
   for (long i = 1; i < n_samples; i++) {
     const long target = (long)llround((double)total * (double)i / (double)(n_samples - 1));
@@ -566,6 +574,7 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
     }
     done = target;
     sample(sctx, i == n_samples - 1 ? flow->t_end : flow->t0 + (double)done * h, x);
+    if (tf_checkpoint_stop_point()) break;
   }
   res.steps = done;
   return res;

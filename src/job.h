@@ -30,6 +30,7 @@ typedef struct tf_run {
   int rank, size;
   tf_json *summary; /* fields for the --json line, filled by the job */
   int exit_code;    /* set by the job (TF_EXIT_OK or TF_EXIT_INTERRUPTED) */
+  bool restarts;    /* interrupted, and --resume starts the one computation again */
   void *job_data;
 } tf_run;
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "contact_run.h"
 #include "evolve.h"
 #include "smooth.h"
@@ -194,6 +195,7 @@ static void finish(averager *a) {
  * block b's values and the running averages after it. */
 static void add_block(averager *a, int b, const double *lyapunov) {
   const int m = a->m;
+  a->block = b + 1;
   const double span = a->span_per_block;
   for (int c = 0; c < m; c++) {
     a->r->blocks[b * m + c] = lyapunov[c];
@@ -202,12 +204,22 @@ static void add_block(averager *a, int b, const double *lyapunov) {
   }
 }
 
+/* A block boundary is the stop point of a one-computation run (checkpoint.h): the blocks done
+ * so far are a result of their own (block averages and running averages). */
+static bool stop_between_blocks(averager *a) {
+  a->r->blocks_done = a->block;
+  if (a->block >= a->blocks || !tf_checkpoint_stop_point()) return false;
+  a->r->interrupted = true;
+  return true;
+}
+
 /* The end of an event-driven computation: final state and status, and the spectrum if it
  * completed (no volume rate: it is not accumulated across events). */
 static void finish_blocks(averager *a, size_t n, const double *x, int status) {
+  if (tf_checkpoint_stopped()) a->r->interrupted = true; /* also inside the transient */
   memcpy(a->r->final_state, x, n * sizeof *x);
   a->r->status = status;
-  if (status != TF_MEMBER_OK) return;
+  if (status != TF_MEMBER_OK || a->r->interrupted) return;
   a->r->volume_rate = NAN;
   finish(a);
 }
@@ -265,17 +277,23 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   long steps = 0;
   for (long i = 0; i < intervals && st == TF_ODE_OK; i++) {
     const double t_next = o->transient + (double)(i + 1) * o->interval;
-    while (t < t_next && st == TF_ODE_OK) {
+    while (t < t_next && st == TF_ODE_OK && !tf_checkpoint_poll()) {
       st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_dopri5_step(aug, &t, y, t_next);
+    }
+    if (tf_checkpoint_stopped()) { /* a signal or the time limit inside a block */
+      r->interrupted = true;
+      break;
     }
     if (st != TF_ODE_OK || orthonormalize(&w, y + n, n, m, log_r)) break;
     add_interval(&a, log_r);
     tf_dopri5_restart(aug, t, y); /* the tangent vectors changed: new first stage */
+    if (a.in_block == 0 && stop_between_blocks(&a)) break;
   }
   r->steps += steps;
   qr_free(&w);
   tf_dopri5_destroy(aug);
   memcpy(r->final_state, y, n * sizeof *y);
+  if (r->interrupted) return 0;
   if (st != TF_ODE_OK || a.block < o->blocks) {
     r->status = st == TF_ODE_MAX_STEPS        ? TF_MEMBER_MAX_STEPS
                 : st == TF_ODE_STEP_UNDERFLOW ? TF_MEMBER_STEP_UNDERFLOW
@@ -322,6 +340,10 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
   }
   const long total = (long)a.intervals_per_block * o->blocks * every;
   for (long i = 0; i < total; i++) {
+    if ((i & 1023) == 0 && tf_checkpoint_poll()) { /* a signal or the time limit in a block */
+      r->interrupted = true;
+      break;
+    }
     k->map_jacobian(x, p, jac);
     det_sum += log_abs_det(&w, jac, n);
     k->map(x, p, nx);
@@ -345,10 +367,11 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
         break;
       }
       add_interval(&a, log_r);
+      if (a.in_block == 0 && stop_between_blocks(&a)) break;
     }
   }
   qr_free(&w);
-  if (r->status != TF_MEMBER_OK) return 0;
+  if (r->status != TF_MEMBER_OK || r->interrupted) return 0;
   r->steps = total;
   memcpy(r->final_state, x, n * sizeof *x);
   r->volume_rate = det_sum / (double)total;
@@ -409,10 +432,15 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
     res.status = TF_MEMBER_FAILED;
   for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
     res = tf_evolve_run(e, t, x, t + block_time, 0);
+    if (tf_checkpoint_stopped()) { /* cut short inside the block: it does not count */
+      r->interrupted = true;
+      break;
+    }
     r->steps += res.steps;
     r->segments += res.segments;
     t += block_time;
     add_block(&a, b, res.lyapunov);
+    if (res.status == TF_MEMBER_OK && stop_between_blocks(&a)) break;
   }
   tf_evolve_destroy(e);
   finish_blocks(&a, k->dim, x, res.status);
@@ -438,9 +466,14 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
   double t = o->transient;
   for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
     res = tf_contact_run(k, p, &tangent, t, x, t + block_time, NULL);
+    if (tf_checkpoint_stopped()) { /* cut short inside the block: it does not count */
+      r->interrupted = true;
+      break;
+    }
     r->steps += res.steps;
     t += block_time;
     add_block(&a, b, res.c2.lyapunov);
+    if (res.status == TF_MEMBER_OK && stop_between_blocks(&a)) break;
   }
   finish_blocks(&a, k->dim, x, res.status);
   return 0;

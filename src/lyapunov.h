@@ -37,8 +37,10 @@ typedef struct tf_lyapunov_result {
   double *running;    /* blocks x exponents running averages after each block (caller frees) */
   double final_state[TF_LYAPUNOV_MAX_DIM];
   long steps;
-  int segments; /* Filippov: deterministic segments (two-fold passages + blocks) */
-  int status;   /* tf_member_status */
+  int segments;     /* Filippov: deterministic segments (two-fold passages + blocks) */
+  int status;       /* tf_member_status */
+  int blocks_done;  /* blocks finished (all of them unless interrupted) */
+  bool interrupted; /* stopped at a block boundary (checkpoint.h's stop point) */
 } tf_lyapunov_result;
 
 int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,

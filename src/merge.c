@@ -367,6 +367,16 @@ static herr_t visit_table(hid_t group, const char *name, const H5L_info_t *info,
   return 0;
 }
 
+/* The copy of a part file is finished as a whole run, which --resume refuses to do to a file
+ * that still says it holds one part. */
+static int drop_part(const char *path, tf_error *err) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (f < 0) return tf_fail(err, "cannot reopen '%s'", path);
+  for (const char *const *a = (const char *const[]){"part", "parts", NULL}; *a; a++)
+    if (H5Aexists(f, *a) > 0) H5Adelete(f, *a);
+  return H5Fclose(f) < 0 ? tf_fail(err, "cannot write attributes to '%s'", path) : 0;
+}
+
 /* The merged file describes the whole run: no part attributes; where it came from. */
 static int mark_merged(const char *path, const part_file *parts, int n, tf_error *err) {
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
@@ -480,7 +490,7 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
     if (!rc) {
       char source[4200];
       snprintf(source, sizeof source, "%s (config as run)", ref->path);
-      rc = finish(tmp, ref->config, source, ctx, err);
+      rc = drop_part(tmp, err) || finish(tmp, ref->config, source, ctx, err);
     }
     if (!rc) rc = mark_merged(tmp, parts, nfiles, err);
     if (!rc && rename(tmp, output) != 0)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "flow.h"
 #include "rng.h"
 #include "status.h"
@@ -74,15 +75,26 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
     return 0;
   }
   int iterations;
-  if (tf_twofold_locate(k, pws->model.params, guess, 1e-12, 50, x, &iterations, err)) return -1;
+  if (tf_twofold_locate(k, pws->model.params, guess, 1e-12, 50, x, &iterations, err)) {
+    /* the search starts from the kernel's guess for these parameters: they are the input */
+    char where[256], why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return tf_fail(err,
+                   "%s: key 'model.params': %s (the search starts from model '%s''s guess "
+                   "for these parameters)",
+                   tf_config_where(cfg, "model.params", where, sizeof where), why, k->name);
+  }
   tf_twofold_analyze(k, pws->model.params, x, &pws->twofold);
   pws->has_twofold = true;
   if (!pws->twofold.nondeterministic) {
-    if (pws->at_twofold)
+    if (pws->at_twofold) {
+      char where[256];
       return tf_fail(err,
-                     "initial.at_twofold: the two-fold of '%s' is %s, not nondeterministic; "
-                     "there is no exit to choose",
-                     k->name, tf_twofold_class_name(pws->twofold.cls));
+                     "%s: key 'initial.at_twofold': the two-fold of '%s' is %s, not "
+                     "nondeterministic; there is no exit to choose",
+                     tf_config_where(cfg, "initial.at_twofold", where, sizeof where), k->name,
+                     tf_twofold_class_name(pws->twofold.cls));
+    }
     return 0;
   }
   return tf_exit_policy_setup(&pws->policy, k, pws->model.params, &pws->twofold, err);
@@ -192,6 +204,10 @@ static void on_step(void *ctx, const tf_evolve *e, double ta, double tb) {
     const double ts = sample_time(pws, mr->next_sample);
     if (ts > tb || ts < ta) break;
     tf_evolve_dense(e, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
+    if (tf_checkpoint_stop_point()) { /* the loop ends the run at its next step */
+      mr->next_sample++;
+      break;
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "h5io.h"
+#include "lock.h"
 #include "version.h"
 
 static char *fingerprint(const tf_config *cfg, const char *const *paths) {
@@ -115,12 +117,141 @@ static hid_t create_then_rename(tf_run *run, const char *path, const char *fp, t
   return -1;
 }
 
-hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *resumed,
+/* What is wrong with the place of the output, said plainly (rank 0 looks): a missing
+ * directory, a read-only file system, no permission, a directory at the output path.  The
+ * HDF5 and MPI-IO errors these cause ("Bad file descriptor") name none of them. */
+static int check_place(const tf_run *run, const char *path, tf_error *err) {
+  int bad = 0;
+  if (run->rank == 0) {
+    char copy[sizeof run->output_path];
+    snprintf(copy, sizeof copy, "%s", path);
+    const char *dir = dirname(copy);
+    struct stat st;
+    const char *kind = tf_file_kind(path);
+    if (stat(dir, &st) != 0)
+      bad = tf_fail(err, "cannot write '%s': directory '%s' does not exist", path, dir);
+    else if (!S_ISDIR(st.st_mode))
+      bad = tf_fail(err, "cannot write '%s': '%s' is not a directory", path, dir);
+    else if (kind && strcmp(kind, "directory") == 0)
+      bad = tf_fail(err,
+                    "output '%s' is a directory, not a results file; choose another -o or "
+                    "output.file",
+                    path);
+    else if (access(dir, W_OK | X_OK) != 0)
+      bad = tf_fail(err, "cannot write '%s': %s", path,
+                    errno == EROFS    ? "it is on a read-only file system"
+                    : errno == EACCES ? "permission denied in its directory"
+                                      : strerror(errno));
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, run->comm);
+  if (bad) MPI_Bcast(err->msg, sizeof err->msg, MPI_CHAR, 0, run->comm);
+  return bad ? -1 : 0;
+}
+
+static bool listed(const char *const *given, const char *section) {
+  const size_t len = strlen(section);
+  for (size_t j = 0; given[j]; j++)
+    if (strncmp(given[j], section, len) == 0 && (given[j][len] == '\0' || given[j][len] == '.'))
+      return true;
+  return false;
+}
+
+/* The sections a job read but did not list are added to its fingerprint, so a section that
+ * changes the results can never be forgotten by a job (the Lyapunov scan once left out
+ * codim2).  `output` is left to the lists: most of it (file, flush interval, compression)
+ * changes no result; of `ensemble` every key read counts but `chunk` (scheduling only).
+ * Added paths are kept in `pool`. */
+enum { POOL_PATHS = 32, POOL_LEN = 96 };
+static size_t fingerprint_list(const tf_config *cfg, const char *const *given, const char **out,
+                               size_t max, char pool[POOL_PATHS][POOL_LEN]) {
+  size_t n = 0, pooled = 0;
+  for (; given[n] && n + 1 < max; n++) out[n] = given[n];
+  const char *used[64];
+  const size_t nused = tf_config_used_keys(cfg, NULL, used, 64);
+  for (size_t i = 0; i < nused && n + 1 < max; i++) {
+    if (strcmp(used[i], "output") == 0 || listed(given, used[i])) continue;
+    if (strcmp(used[i], "ensemble") != 0) {
+      out[n++] = used[i];
+      continue;
+    }
+    const char *keys[32];
+    const size_t nkeys = tf_config_used_keys(cfg, "ensemble", keys, 32);
+    for (size_t k = 0; k < nkeys && n + 1 < max && pooled < POOL_PATHS; k++)
+      if (strcmp(keys[k], "chunk") != 0) {
+        snprintf(pool[pooled], POOL_LEN, "ensemble.%s", keys[k]);
+        out[n++] = pool[pooled++];
+      }
+  }
+  out[n] = NULL;
+  return n;
+}
+
+/* True if the stored config equals the current one on the fingerprint's paths by value
+ * (`t_end: 1.0` equals `t_end: 1`); else false with `why` naming the first key that differs. */
+static bool same_settings(const tf_run *run, hid_t file, const char *const *paths, char *why,
+                          size_t n) {
+  char *text = tf_h5_attr_read_string(file, "config");
+  tf_error perr;
+  tf_config *old = text ? tf_config_parse_string(text, "the stored config", &perr) : NULL;
+  free(text);
+  if (!old) {
+    snprintf(why, n, "its stored config cannot be read");
+    return false;
+  }
+  bool same = true;
+  char key[256];
+  for (const char *const *p = paths; *p && same; p++)
+    if (tf_config_differs(old, run->cfg, *p, key, sizeof key)) {
+      char *was = tf_config_dump_path(old, key), *now = tf_config_dump_path(run->cfg, key);
+      for (char *s = was; s && *s; s++)
+        if (*s == '\n') *s = *(s + 1) ? ' ' : '\0';
+      for (char *s = now; s && *s; s++)
+        if (*s == '\n') *s = *(s + 1) ? ' ' : '\0';
+      char where[256];
+      snprintf(why, n, "key '%s' was %s in the file and is %s now (%s)", key, was ? was : "absent",
+               now ? now : "absent", tf_config_where(run->cfg, key, where, sizeof where));
+      free(was), free(now);
+      same = false;
+    }
+  tf_config_free(old);
+  return same;
+}
+
+/* --resume continues a file of the same split: a whole run's file resumed as a part (or a
+ * part as another part, or as the whole) would hold members of two splits and stale
+ * part attributes that `twofold merge` trusts. */
+static int same_split(const tf_run *run, hid_t file, tf_error *err) {
+  long long part = -1, parts = 0;
+  if (H5Aexists(file, "parts") > 0) {
+    tf_h5_attr_read_int(file, "part", &part);
+    tf_h5_attr_read_int(file, "parts", &parts);
+  }
+  if (parts == run->parts && (parts == 0 || part == run->part)) return 0;
+  char was[64], now[64];
+  snprintf(was, sizeof was, parts ? "part %lld/%lld" : "a whole run", part, parts);
+  snprintf(now, sizeof now, run->parts ? "--part %d/%d" : "a whole run", run->part, run->parts);
+  return tf_fail(err,
+                 "cannot resume '%s': it holds %s and this is %s; resume it with the same "
+                 "--part, or write to another -o",
+                 run->output_path, was, now);
+}
+
+hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *resumed,
                       tf_error *err) {
   *resumed = false;
+  const char *fingerprint_paths[96];
+  char pool[POOL_PATHS][POOL_LEN];
+  fingerprint_list(run->cfg, fingerprint_given, fingerprint_paths, 96, pool);
+  const char *path = run->output_path;
+  if (check_place(run, path, err)) return run->exit_code = TF_EXIT_USAGE, -1;
+  int locked = run->rank == 0 ? tf_lock_take(path, err) : 0;
+  MPI_Bcast(&locked, 1, MPI_INT, 0, run->comm);
+  if (locked) {
+    if (run->rank != 0) tf_fail(err, "'%s' is being written by another twofold run", path);
+    return run->exit_code = TF_EXIT_USAGE, -1;
+  }
   char *fp = fingerprint(run->cfg, fingerprint_paths);
   if (!fp) return tf_fail(err, "out of memory");
-  const char *path = run->output_path;
   /* Rank 0 decides from the file system, so all ranks take the same branch. */
   int exists = run->rank == 0 ? file_exists(path) : 0;
   MPI_Bcast(&exists, 1, MPI_INT, 0, run->comm);
@@ -132,15 +263,21 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *r
     if (file < 0) run->exit_code = TF_EXIT_USAGE; /* not a readable results file */
     if (file >= 0) {
       char *old = tf_h5_attr_read_string(file, "fingerprint");
-      if (!old || strcmp(old, fp) != 0) {
+      char why[512] = "";
+      int refused = !old ? 1
+                         : strcmp(old, fp) != 0 &&
+                               !same_settings(run, file, fingerprint_paths, why, sizeof why);
+      MPI_Allreduce(MPI_IN_PLACE, &refused, 1, MPI_INT, MPI_MAX, run->comm);
+      if (refused) {
         run->exit_code = TF_EXIT_USAGE;
         tf_fail(err,
-                "cannot resume '%s': it was %s; rerun with a new -o, or --overwrite to start "
+                "cannot resume '%s': %s; rerun with a new -o, or --overwrite to start "
                 "again",
-                path,
-                old ? "written with a different model, initial, integrator, job or "
-                      "ensemble size/seed"
-                    : "not written by a twofold job");
+                path, old ? why : "it was not written by a twofold job");
+        H5Fclose(file);
+        file = -1;
+      } else if (same_split(run, file, err)) {
+        run->exit_code = TF_EXIT_USAGE;
         H5Fclose(file);
         file = -1;
       } else {
@@ -162,13 +299,17 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_paths, bool *r
     file = create_then_rename(run, path, fp, err);
   }
   free(fp);
+  if (file < 0 && run->rank == 0) tf_lock_release();
   return file;
 }
 
 int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err) {
   int rc = tf_h5_attr_int(file, "complete", complete ? 1 : 0);
   if (H5Fclose(file) < 0) rc = -1;
-  if (rc) return tf_fail(err, "closing '%s' failed", run->output_path);
+  if (rc) {
+    if (run->rank == 0) tf_lock_release();
+    return tf_fail(err, "closing '%s' failed", run->output_path);
+  }
   /* Freed space is never reused while a file is written (see h5io.c), so frequent flush
    * rounds leave it several times larger than its data; a complete file is written no more
    * and is copied compactly.  Failing that it stays as it is, still correct. */
@@ -180,6 +321,7 @@ int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err) {
       fprintf(stderr, "twofold: warning: could not compact '%s'; it stays as written\n",
               run->output_path);
   }
+  if (run->rank == 0) tf_lock_release();
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "status.h"
 
 typedef struct onset_ctx {
@@ -64,7 +65,13 @@ static int slips(const tf_kernel *k, const double *p, const tf_evolve2_options *
   double x[TF_CODIM2_MAX_DIM];
   start(ctx, s, x);
   out->runs++;
-  if (tf_slip_onset_run(k, p, opts, t0, x, t_end, run)) return out->failure = run->failure, -1;
+  const int rc = tf_slip_onset_run(k, p, opts, t0, x, t_end, run);
+  if (tf_checkpoint_stopped()) { /* a signal or the time limit inside the run */
+    out->interrupted = true;
+    out->failure = "interrupted";
+    return -1;
+  }
+  if (rc) return out->failure = run->failure, -1;
   if (run->status != TF_MEMBER_OK && !run->slipped) {
     out->failure = run->failure ? run->failure : tf_member_status_name(run->status);
     return -1;
@@ -91,6 +98,12 @@ int tf_slip_threshold_find(const tf_kernel *k, const double *params, const tf_ev
     return -1;
   }
   while (out->high - out->low > rel_tol * fabs(out->high) + abs_tol && out->iterations < 200) {
+    /* a bisection run is the unit a one-computation job can stop between */
+    if (tf_checkpoint_stop_point()) {
+      out->interrupted = true;
+      out->failure = "interrupted";
+      return -1;
+    }
     const double mid = 0.5 * (out->low + out->high);
     const int s = slips(k, params, opts, t0, t_end, start, ctx, mid, &run, out);
     out->iterations++;

@@ -42,6 +42,7 @@ typedef struct tf_slip_threshold {
   tf_slip_onset above;  /* the run at `high` (where slipping starts, which contact) */
   int iterations, runs; /* bisection steps, simulations */
   const char *failure;  /* NULL, or why there is no threshold (bracket not valid, run failed) */
+  bool interrupted;     /* stopped before a bisection run (checkpoint.h's stop point) */
 } tf_slip_threshold;
 
 /* Bisection on s in [low, high] until high - low <= rel_tol * high + abs_tol: requires a run

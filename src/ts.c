@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "status.h"
 
 #define KNOWN_TYPES                                                                          \
@@ -252,7 +253,7 @@ static double sample_time(const sampler *s, long i) {
 
 static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, void *vctx) {
   sampler *s = vctx;
-  if (step == 0 || s->error) return 0;
+  if (step == 0 || s->error || tf_checkpoint_stopped()) return 0;
   for (; s->next < s->n_samples && sample_time(s, s->next) <= t; s->next++) {
     const double ti = sample_time(s, s->next);
     Vec V = U;
@@ -269,7 +270,16 @@ static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, v
     memcpy(s->buf, v, s->n * sizeof *s->buf);
     PetscCall(VecRestoreArrayRead(V, &v));
     s->fn(s->ctx, ti, s->buf);
+    if (tf_checkpoint_stop_point()) break;
   }
+  return 0;
+}
+
+/* An armed computation (checkpoint.h) that was told to stop ends the solve after this step:
+ * a trajectory stopped at a sample, or a signal or the time limit during a long batch solve.
+ * The reason set here survives to TSSolve's loop test (TSStep resets one set in a monitor). */
+static PetscErrorCode stop_post_step(TS ts) {
+  if (tf_checkpoint_poll()) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
   return 0;
 }
 
@@ -341,7 +351,7 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
     memcpy(xv, x, N * sizeof *x);
     code = VecRestoreArray(X, &xv);
   }
-  if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x);
+  if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x), tf_checkpoint_stop_point();
   sampler smp = {.fn = sample,
                  .ctx = sample_ctx,
                  .n = N,
@@ -352,6 +362,7 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
                  .buf = x};
   if (!code && sample && n_samples > 1) code = VecDuplicate(X, &smp.work);
   if (!code && sample && n_samples > 1) code = TSMonitorSet(ts, sample_monitor, &smp, NULL);
+  if (!code) code = TSSetPostStep(ts, stop_post_step);
   TSConvergedReason reason = TS_CONVERGED_TIME;
   if (!code) stage = "integrating", code = TSSolve(ts, X);
   if (!code) code = TSGetConvergedReason(ts, &reason);

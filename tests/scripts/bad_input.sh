@@ -67,7 +67,7 @@ expect_fail 2 "unknown command 'rn'" -- "$T" rn good.yaml
 sum=$(md5sum kept.h5)
 expect_fail 2 "already exists.*--resume.*--overwrite" -- "$T" run good.yaml -o kept.h5 "${small[@]}"
 expect_fail 2 "unknown key" -- "$T" run misspelt.yaml -o kept.h5 --overwrite
-expect_fail 2 "cannot resume 'kept.h5'.*different" -- "$T" run good.yaml -o kept.h5 --resume "${small[@]}" --set model.params.rho=29
+expect_fail 2 "cannot resume 'kept.h5': key 'model.params.rho' was 28 in the file and is 29 now" -- "$T" run good.yaml -o kept.h5 --resume "${small[@]}" --set model.params.rho=29
 [ "$sum" = "$(md5sum kept.h5)" ] && pass "kept.h5 unchanged" || fail "kept.h5 was modified"
 # corrupt result files
 head -c 3000 kept.h5 > truncated.h5

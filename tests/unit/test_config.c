@@ -249,7 +249,8 @@ static void test_get_double(void) {
   CHECK(tf_config_get_double(cfg, "n.hex", NULL, -inf, inf, &v, &err) == -1);
   CHECK_MSG(err.msg, "t.yaml:13: key 'n.hex': expected a number, got '0x10'");
   CHECK(tf_config_get_double(cfg, "n.huge", NULL, 0, 1, &v, &err) == -1);
-  CHECK_MSG(err.msg, "t.yaml:14: key 'n.huge': expected a finite number in [0, 1], got 1e999");
+  CHECK_MSG(err.msg, "t.yaml:14: key 'n.huge': 1e999 is beyond the range of double precision");
+  CHECK(tf_config_get_double(cfg, "n.huge", NULL, -inf, inf, &v, &err) == -1);
   CHECK(tf_config_get_double(cfg, "n.map", NULL, -inf, inf, &v, &err) == -1);
   CHECK_MSG(err.msg, "t.yaml:15: key 'n.map': expected a number, got a mapping");
   CHECK(tf_config_get_double(cfg, "n.seq", NULL, -inf, inf, &v, &err) == -1);
@@ -704,7 +705,55 @@ static void test_where(void) {
   tf_config_free(cfg);
 }
 
+/* --resume compares configs by value: how a number or boolean is written does not matter,
+ * a changed value, a missing key or an extra key does, and the first one is named. */
+static void test_differs(void) {
+  tf_config *a = PARSE_OK(
+      "integrator:\n  t_end: 1.0\n  rtol: 1e-9\n  adaptive: true\ncodim2:\n  lag: 1e-9\n"
+      "initial:\n  state: [1, 2.0]\n");
+  tf_config *b = PARSE_OK(
+      "initial:\n  state: [1.0, 2]\ncodim2:\n  lag: 0.000000001\n"
+      "integrator:\n  adaptive: yes\n  rtol: 1.0e-9\n  t_end: 1\n");
+  char key[128];
+  CHECK(!tf_config_differs(a, b, "integrator", key, sizeof key));
+  CHECK(!tf_config_differs(a, b, "codim2", key, sizeof key));
+  CHECK(!tf_config_differs(a, b, "initial", key, sizeof key));
+  tf_error err;
+  CHECK(tf_config_set(b, "codim2.lag=2e-9", &err) == 0);
+  CHECK(tf_config_differs(a, b, "codim2", key, sizeof key) && !strcmp(key, "codim2.lag"));
+  CHECK(tf_config_set(b, "integrator.extra=1", &err) == 0);
+  CHECK(tf_config_differs(a, b, "integrator", key, sizeof key) && !strcmp(key, "integrator.extra"));
+  CHECK(tf_config_set(b, "initial.state=[1, 2, 3]", &err) == 0);
+  CHECK(tf_config_differs(a, b, "initial", key, sizeof key) && !strcmp(key, "initial.state"));
+  CHECK(tf_config_differs(a, b, "absent", key, sizeof key) == false);
+  CHECK(tf_config_differs(a, b, "integrator.t_end", key, sizeof key) == false);
+  tf_config *c = PARSE_OK("integrator:\n  t_end: .inf\n  rtol: 1e-9\n  adaptive: 1\n");
+  CHECK(tf_config_differs(a, c, "integrator.t_end", key, sizeof key));
+  CHECK(tf_config_differs(a, c, "integrator.adaptive", key, sizeof key)); /* 1 is no boolean */
+  const char *names[4];
+  CHECK(tf_config_used_keys(a, NULL, names, 4) == 0);
+  double v;
+  CHECK(tf_config_get_double(a, "codim2.lag", NULL, 0, 1, &v, &err) == 0);
+  CHECK(tf_config_used_keys(a, NULL, names, 4) == 1 && !strcmp(names[0], "codim2"));
+  CHECK(tf_config_get_double(a, "integrator.rtol", NULL, 0, 1, &v, &err) == 0);
+  CHECK(tf_config_used_keys(a, "integrator", names, 4) == 1 && !strcmp(names[0], "rtol"));
+  tf_config_free(a), tf_config_free(b), tf_config_free(c);
+}
+
+/* A decimal beyond double precision is not quietly infinite. */
+static void test_overflow(void) {
+  tf_config *cfg = PARSE_OK("integrator:\n  atol: 1e400\n  rtol: .inf\n");
+  tf_error err;
+  double v;
+  CHECK(tf_config_get_double(cfg, "integrator.atol", NULL, 0, INFINITY, &v, &err) == -1);
+  CHECK_MSG(err.msg, "t.yaml:2", "integrator.atol", "beyond the range of double precision");
+  CHECK(tf_config_get_double(cfg, "integrator.rtol", NULL, 0, INFINITY, &v, &err) == 0 && isinf(v));
+  tf_config_free(cfg);
+}
+
 int main(void) {
+  test_differs();
+  test_overflow();
   test_load_file();
   test_syntax_errors();
   test_document_shape();
