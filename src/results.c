@@ -43,6 +43,27 @@ static bool file_exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
+/* --resume on an HDF5 file that HDF5 cannot open at all (a run killed while its metadata was
+ * being written; no other twofold run holds it: the lock is ours) has nothing to recover:
+ * it is kept as PATH.damaged (or .damaged.N) for inspection and the run starts again.
+ * Returns 1 if it moved the file. */
+static int move_aside_if_unopenable(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || H5Fis_hdf5(path) <= 0) return 0;
+  const hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f >= 0) return H5Fclose(f), 0;
+  char aside[4200];
+  snprintf(aside, sizeof aside, "%s.damaged", path);
+  for (int i = 1; file_exists(aside) && i < 1000; i++)
+    snprintf(aside, sizeof aside, "%s.damaged.%d", path, i);
+  if (rename(path, aside) != 0) return 0; /* the open below reports it */
+  fprintf(stderr,
+          "twofold: '%s' cannot be opened (a run killed while writing its metadata); kept as "
+          "'%s', starting again\n",
+          path, aside);
+  return 1;
+}
+
 /* --overwrite replaces only a twofold results file: never a device, FIFO, directory or a file
  * of anyone else's (rank 0 decides, every rank gets the answer). */
 static bool replaceable(const tf_run *run, const char *path, tf_error *err) {
@@ -256,6 +277,11 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
   int exists = run->rank == 0 ? file_exists(path) : 0;
   MPI_Bcast(&exists, 1, MPI_INT, 0, run->comm);
   hid_t file = -1;
+  if (exists && run->resume) {
+    int moved = run->rank == 0 ? move_aside_if_unopenable(path) : 0;
+    MPI_Bcast(&moved, 1, MPI_INT, 0, run->comm);
+    if (moved) exists = 0; /* starts again below */
+  }
   if (exists && run->resume) {
     if (run->rank == 0) tf_h5_recover_eoa(path);
     MPI_Barrier(run->comm);

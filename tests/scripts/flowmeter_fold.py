@@ -109,7 +109,7 @@ def fails(name, text, *words):
     path = T.write(name + ".yaml", text)
     p = subprocess.run([T.TWOFOLD, "run", path, "-o", name + ".h5", "--quiet"], capture_output=True,
                        text=True)
-    ok = p.returncode != 0 and all(w in p.stderr for w in words)
+    ok = p.returncode == 2 and all(w in p.stderr for w in words)
     T.check(ok, f"{name}: exit {p.returncode}, '{p.stderr.strip()[:160]}'")
 
 
@@ -118,7 +118,7 @@ state = f"initial: {{state: {[float(q) for q in x_ss(phi0, mu)]}}}"
 fails("unknown_parameter", f"job: fold\n{model}\n{state}\nfold: {{parameter: v_x}}\n",
       "fold.parameter", "v_x")
 fails("not_stationary", f"job: fold\n{model}\ninitial: {{state: [1, 2, 3, 4]}}\nfold: {{parameter: v_f}}\n",
-      "not near a stationary state")
+      "not_stationary.yaml:3", "initial.state", "not near a stationary state")
 fails("no_field", "job: fold\nmodel: {name: logistic}\ninitial: {state: [0.5]}\nfold: {parameter: r}\n",
       "model.name")
 T.finish()
