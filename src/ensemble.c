@@ -107,11 +107,33 @@ static int buffer_reserve(row_buffer *b, const tf_ensemble_spec *spec, size_t ne
 
 /* On --resume a table is opened; one missing (a run killed before its tables reached the
  * disk) or unopenable is created afresh, and the verification then finds its rows not done. */
+/* True if the opened table has exactly the shape (members, or members x width) and the type
+ * class and size this run writes: a file whose tables were declared otherwise (crafted, or
+ * not this run's) is refused before anything is read or written in it. */
+static bool table_fits(hid_t dset, hid_t type, uint64_t members, uint64_t width) {
+  const hid_t space = H5Dget_space(dset), ftype = H5Dget_type(dset);
+  hsize_t dims[2] = {0, 0};
+  const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+  if (rank == 1 || rank == 2) H5Sget_simple_extent_dims(space, dims, NULL);
+  const bool shape = width == 1 ? (rank == 1 || (rank == 2 && dims[1] == 1)) && dims[0] == members
+                                : rank == 2 && dims[0] == members && dims[1] == width;
+  const bool kind = ftype >= 0 && H5Tget_class(ftype) == H5Tget_class(type) &&
+                    H5Tget_size(ftype) == H5Tget_size(type);
+  if (space >= 0) H5Sclose(space);
+  if (ftype >= 0) H5Tclose(ftype);
+  return shape && kind;
+}
+
 static hid_t table(hid_t group, const char *name, hid_t type, uint64_t members, uint64_t width,
-                   int compression, const char *doc, bool resume) {
+                   int compression, const char *doc, bool resume, bool *misfit) {
   if (resume && H5Lexists(group, name, H5P_DEFAULT) > 0) {
     hid_t dset = tf_h5_open_table(group, name);
-    if (dset >= 0) return dset;
+    if (dset >= 0 && table_fits(dset, type, members, width)) return dset;
+    if (dset >= 0) {
+      H5Dclose(dset);
+      *misfit = true;
+      return -1;
+    }
     if (H5Ldelete(group, name, H5P_DEFAULT) < 0) return -1;
   }
   return tf_h5_create_table(group, name, type, members, width, compression, doc);
@@ -122,6 +144,7 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   hid_t group = tf_h5_group(file, "members");
   if (group < 0) return tf_fail(err, "cannot create group /members in '%s'", s->run->output_path);
   size_t i = 0;
+  bool misfit = false;
   for (; i < spec->ncols + EXTRA_TABLES; i++) {
     uint64_t width;
     size_t rb;
@@ -134,7 +157,7 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     const size_t x = i - spec->ncols;
     s->dsets[i] =
         table(group, i < spec->ncols ? spec->cols[i].name : names[x], type, spec->members, width,
-              spec->compression, i < spec->ncols ? spec->cols[i].doc : docs[x], resume);
+              spec->compression, i < spec->ncols ? spec->cols[i].doc : docs[x], resume, &misfit);
     if (s->dsets[i] < 0) break;
   }
   H5Gclose(group);
@@ -150,6 +173,18 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     if (rc)
       return tf_fail(err, "'%s': cannot write the attribute columns of /members/checksum",
                      s->run->output_path);
+  }
+  if (misfit) {
+    s->run->exit_code = TF_EXIT_USAGE;
+    return tf_fail(err,
+                   "cannot resume '%s': its table /members/%s does not have the shape or type of "
+                   "this run's (%llu members); not this run's file (--overwrite starts again)",
+                   s->run->output_path,
+                   i < spec->ncols        ? spec->cols[i].name
+                   : i == spec->ncols     ? "done"
+                   : i == spec->ncols + 1 ? "status"
+                                          : "checksum",
+                   (unsigned long long)spec->members);
   }
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,

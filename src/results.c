@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,55 @@ static char *fingerprint(const tf_config *cfg, const char *const *paths) {
 static bool file_exists(const char *path) {
   struct stat st;
   return stat(path, &st) == 0;
+}
+
+/* Parallel HDF5 allocates a dataset's whole storage when it is opened for writing, so a file
+ * whose /members tables declare more rows than the run has (crafted, or another run's) would
+ * make --resume write gigabytes before any check: rank 0 reads the shapes read-only first.
+ * Every table must have the same number of rows, and an ensemble exactly ensemble.members. */
+static int members_tables_fit(tf_run *run, const char *path, tf_error *err) {
+  const hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return 0; /* the parallel open reports it */
+  int rc = 0;
+  if (H5Lexists(f, "members", H5P_DEFAULT) > 0) {
+    const hid_t g = H5Gopen2(f, "members", H5P_DEFAULT);
+    H5G_info_t info;
+    long long expected = -1;
+    if (tf_config_has(run->cfg, "ensemble.members")) {
+      const long long d = 0;
+      tf_error ignored;
+      if (tf_config_get_int(run->cfg, "ensemble.members", &d, 0, LLONG_MAX, &expected, &ignored))
+        expected = -1;
+    }
+    for (hsize_t i = 0; g >= 0 && rc == 0 && H5Gget_info(g, &info) >= 0 && i < info.nlinks; i++) {
+      char name[256];
+      if (H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name,
+                             H5P_DEFAULT) < 0)
+        continue;
+      H5O_info_t oi;
+      if (H5Oget_info_by_name(g, name, &oi, H5P_DEFAULT) < 0 || oi.type != H5O_TYPE_DATASET)
+        continue;
+      const hid_t d = H5Dopen2(g, name, H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1;
+      hsize_t dims[8] = {0};
+      const int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+      if (nd >= 1 && nd <= 8) H5Sget_simple_extent_dims(sp, dims, NULL);
+      if (sp >= 0) H5Sclose(sp);
+      if (d >= 0) H5Dclose(d);
+      if (nd < 1 || nd > 8)
+        rc = -1;
+      else if (expected < 0)
+        expected = (long long)dims[0]; /* no ensemble: the first table's */
+      if (rc == 0 && (long long)dims[0] != expected) rc = -1;
+      if (rc)
+        tf_fail(err,
+                "cannot resume '%s': its table /members/%s declares %llu rows where this run has "
+                "%lld; not this run's file (--overwrite starts again)",
+                path, name, (unsigned long long)dims[0], expected);
+    }
+    if (g >= 0) H5Gclose(g);
+  }
+  H5Fclose(f);
+  return rc;
 }
 
 /* --resume on an HDF5 file that HDF5 cannot open at all (a run killed while its metadata was
@@ -283,6 +333,14 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
     if (moved) exists = 0; /* starts again below */
   }
   if (exists && run->resume) {
+    int misfit = run->rank == 0 ? members_tables_fit(run, path, err) : 0;
+    MPI_Bcast(&misfit, 1, MPI_INT, 0, run->comm);
+    if (misfit) {
+      if (run->rank != 0) tf_fail(err, "cannot resume '%s': not this run's file", path);
+      free(fp);
+      if (run->rank == 0) tf_lock_release();
+      return run->exit_code = TF_EXIT_USAGE, -1;
+    }
     if (run->rank == 0) tf_h5_recover_eoa(path);
     MPI_Barrier(run->comm);
     file = tf_h5_open_rw(path, run->comm, err);

@@ -132,4 +132,27 @@ T.check(not os.path.exists("s.h5"), "and writes nothing")
 lyap = T.write("lyap.yaml", open(os.path.join(T.CONFIGS, "lorenz-spectrum.yaml")).read())
 expect(twofold("run", lyap, "-o", "l.h5", "--quiet", "--set", "integrator.max_steps=1000"), 2,
        "integrator.max_steps", "max_steps", what="a Lyapunov run out of steps names the key")
+# --- a file whose tables declare more rows than the run has ----------------------------------
+# (parallel HDF5 allocates a table's whole storage when it opens it for writing: a crafted
+# 10^12-row table would make --resume write terabytes; the write size is capped here so a
+# regression fails instead of filling the disk)
+import resource  # noqa: E402
+
+expect(twofold("run", SMOKE, "-o", "c.h5", "--quiet", *SMALL, "--stop-after", "50"), 3,
+       what="a run to craft from")
+with h5py.File("c.h5", "r") as src, h5py.File("crafted.h5", "w") as dst:
+    for k, v in src.attrs.items():
+        dst.attrs[k] = v
+    for n, obj in src.items():
+        src.copy(obj, dst, name=n)
+    del dst["members/final_state"]
+    dst["members"].create_dataset("final_state", shape=(10**12, 3), maxshape=(None, 3),
+                                  chunks=(64, 3), dtype="f8")
+size = os.path.getsize("crafted.h5")
+r = subprocess.run([T.TWOFOLD, "run", SMOKE, "-o", "crafted.h5", "--quiet", *SMALL, "--resume"],
+                   capture_output=True, text=True,
+                   preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (50 << 20, 50 << 20)))
+expect(r, 2, "/members/final_state", "1000000000000 rows", "400",
+       what="--resume of a file declaring 10^12 rows")
+T.check(os.path.getsize("crafted.h5") == size, "and writes nothing to it")
 T.finish()

@@ -34,9 +34,9 @@ mexit=$(slurm_job_field "$merge" ExitCode)
   fail "merge job: $mstate $mexit"
 mlog=$(cat twofold-merge-"$merge".log)
 echo "$mlog" | sed 's/^/  merge log: /'
-echo "$mlog" | grep -q 'task 1 (part 1/3, members 1000-1999)' && pass "the merge names task 1" ||
+grep -q 'task 1 (part 1/3, members 1000-1999)' <<<"$mlog" && pass "the merge names task 1" ||
   fail "the merge log does not name task 1"
-echo "$mlog" | grep -q 'task [02] ' && fail "the merge blames a task that succeeded" || true
+grep -q 'task [02] ' <<<"$mlog" && fail "the merge blames a task that succeeded" || true
 [ ! -e fail.h5 ] && pass "no merged file written" || fail "fail.h5 exists after a failed merge"
 ls fail.h5.merging-* >/dev/null 2>&1 && fail "temporary merge file left behind" || true
 

@@ -37,12 +37,12 @@ check_job() { # ID LOGFILES OUTPUT
   [ "$state" = COMPLETED ] && pass "job $id completed" || fail "job $id: $state"
   [ "${restarts:-0}" -ge 1 ] && pass "job $id was requeued $restarts time(s)" ||
     fail "job $id never requeued"
-  echo "$log" | grep -q 'USR1 at .*asking the engine to checkpoint' &&
+  grep -q 'USR1 at .*asking the engine to checkpoint' <<<"$log" &&
     pass "job $id: the batch shell received SLURM's warning signal" ||
     fail "job $id: no warning signal in the log"
-  echo "$log" | grep -q 'engine exit status 3' && pass "job $id: the engine checkpointed (status 3)" ||
+  grep -q 'engine exit status 3' <<<"$log" && pass "job $id: the engine checkpointed (status 3)" ||
     fail "job $id: the engine never checkpointed"
-  echo "$log" | grep -q 'engine exit status 0 (job [0-9]*, restart [1-9]' &&
+  grep -q 'engine exit status 0 (job [0-9]*, restart [1-9]' <<<"$log" &&
     pass "job $id: the requeued job resumed and finished" || fail "job $id: no finishing restart"
   # the file after the requeue equals the uninterrupted run (and is marked complete)
   same_members ref.h5 "$file"
