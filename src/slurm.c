@@ -36,10 +36,10 @@ static const struct {
   const char *name;
   int arity;
 } slurm_options[] = {
-    {"--array", 1},       {"--ntasks", 1},    {"--nodes", 1},    {"--cpus-per-task", 1},
-    {"--time", 1},        {"--partition", 1}, {"--account", 1},  {"--qos", 1},
-    {"--mem", 1},         {"--dir", 1},       {"--launcher", 1}, {"--merge-after", 1},
-    {"--signal-lead", 1}, {"--module", 1},    {"--sbatch", 1},   {"--requeue", 0},
+    {"--array", 1},       {"--ntasks", 1},      {"--nodes", 1},    {"--cpus-per-task", 1},
+    {"--time", 1},        {"--partition", 1},   {"--account", 1},  {"--qos", 1},
+    {"--mem", 1},         {"--dir", 1},         {"--launcher", 1}, {"--merge-after", 1},
+    {"--signal-lead", 1}, {"--module", 1},      {"--sbatch", 1},   {"--requeue", 0},
     {"--dry-run", 0},     {"--pause-after", 1},
 };
 
