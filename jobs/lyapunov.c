@@ -224,11 +224,11 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
   return rc ? tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path) : 0;
 }
 
-/* Stopped between blocks (signal, --time-limit, --stop-after counting blocks): the blocks
- * done so far are written with complete = 0; there is no spectrum.  Nothing of the tangent
- * state is kept, so --resume computes the spectrum again from the start. */
-static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
-                         tf_error *err) {
+/* The incomplete file of a stopped run: opened over whatever was there (the spectrum is not
+ * resumed but computed again), the model written; `fill` adds what was done. */
+static int write_stopped(tf_run *run, const lyapunov_job *job,
+                         int (*fill)(hid_t g, const lyapunov_job *job, const void *arg),
+                         const void *arg, tf_error *err) {
   static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
                                                   "lyapunov", "codim2", NULL};
   bool resumed;
@@ -236,23 +236,38 @@ static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov
   run->resume = false;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) return -1;
-  const int m = job->opt.exponents, b = r->blocks_done;
   tf_results_write_model(file, job->model.kernel, job->model.params);
   hid_t g = tf_h5_group(file, "lyapunov");
+  const int rc = fill(g, job, arg);
+  H5Gclose(g);
+  tf_error close_err;
+  if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
+  if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
+  tf_json_string(run->summary, "model", job->model.kernel->name);
+  run->exit_code = TF_EXIT_INTERRUPTED;
+  run->restarts = true;
+  return 0;
+}
+
+static int fill_blocks(hid_t g, const lyapunov_job *job, const void *arg) {
+  const tf_lyapunov_result *r = arg;
+  const int m = job->opt.exponents, b = r->blocks_done;
   int rc = tf_h5_attr_int(g, "blocks_done", b);
   if (b > 0) /* stopped inside the first block (or the transient): no block to keep */
     rc |= tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
                             "block averages of the blocks done, blocks_done x exponents") |
           tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
                             "running averages after each block done");
-  H5Gclose(g);
-  tf_error close_err;
-  if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
-  if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
-  tf_json_string(run->summary, "model", job->model.kernel->name);
-  tf_json_integer(run->summary, "blocks_done", b);
-  run->exit_code = TF_EXIT_INTERRUPTED;
-  run->restarts = true;
+  return rc;
+}
+
+/* Stopped between blocks (signal, --time-limit, --stop-after counting blocks): the blocks
+ * done so far are written with complete = 0; there is no spectrum.  Nothing of the tangent
+ * state is kept, so --resume computes the spectrum again from the start. */
+static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
+                         tf_error *err) {
+  if (write_stopped(run, job, fill_blocks, r, err)) return -1;
+  tf_json_integer(run->summary, "blocks_done", r->blocks_done);
   return 0;
 }
 
@@ -279,26 +294,15 @@ static int failed_run(tf_run *run, int status, tf_error *err) {
   return -1;
 }
 
+static int fill_estimator(hid_t g, const lyapunov_job *job, const void *arg) {
+  (void)arg;
+  return tf_h5_attr_string(g, "estimator", job->estimator == 1 ? "wolf" : "rosenstein");
+}
+
 /* Stopped while the series was measured (a sample is the unit of --stop-after): an
  * incomplete file that says so; --resume measures the series again. */
 static int write_partial_series(tf_run *run, const lyapunov_job *job, tf_error *err) {
-  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
-                                                  "lyapunov", "codim2", NULL};
-  bool resumed;
-  run->overwrite = run->overwrite || run->resume;
-  run->resume = false;
-  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
-  if (file < 0) return -1;
-  tf_results_write_model(file, job->model.kernel, job->model.params);
-  hid_t g = tf_h5_group(file, "lyapunov");
-  const int rc = tf_h5_attr_string(g, "estimator", job->estimator == 1 ? "wolf" : "rosenstein");
-  H5Gclose(g);
-  tf_error close_err;
-  if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
-  if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
-  run->exit_code = TF_EXIT_INTERRUPTED;
-  run->restarts = true;
-  return 0;
+  return write_stopped(run, job, fill_estimator, NULL, err);
 }
 
 static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
