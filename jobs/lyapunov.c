@@ -196,17 +196,24 @@ static int setup(tf_run *run, tf_error *err) {
   return 0;
 }
 
-static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
-                      tf_error *err) {
+/* The job's file, opened over whatever was there (a spectrum is not resumed but computed
+ * again), with the model written; -1 on failure. */
+static hid_t open_output(tf_run *run, const lyapunov_job *job, tf_error *err) {
   static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
                                                   "lyapunov", "codim2", NULL};
   bool resumed;
-  run->overwrite = run->overwrite || run->resume; /* one computation: nothing to resume */
+  run->overwrite = run->overwrite || run->resume;
   run->resume = false;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file >= 0) tf_results_write_model(file, job->model.kernel, job->model.params);
+  return file;
+}
+
+static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_result *r,
+                      tf_error *err) {
+  hid_t file = open_output(run, job, err);
   if (file < 0) return -1;
   const int m = job->opt.exponents, b = job->opt.blocks;
-  tf_results_write_model(file, job->model.kernel, job->model.params);
   hid_t g = tf_h5_group(file, "lyapunov");
   int rc = tf_h5_write_small(g, "spectrum", H5T_NATIVE_DOUBLE, (uint64_t)m, r->spectrum,
                              "Lyapunov exponents, descending") |
@@ -229,14 +236,8 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
 static int write_stopped(tf_run *run, const lyapunov_job *job,
                          int (*fill)(hid_t g, const lyapunov_job *job, const void *arg),
                          const void *arg, tf_error *err) {
-  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
-                                                  "lyapunov", "codim2", NULL};
-  bool resumed;
-  run->overwrite = run->overwrite || run->resume;
-  run->resume = false;
-  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  hid_t file = open_output(run, job, err);
   if (file < 0) return -1;
-  tf_results_write_model(file, job->model.kernel, job->model.params);
   hid_t g = tf_h5_group(file, "lyapunov");
   const int rc = fill(g, job, arg);
   H5Gclose(g);
@@ -340,14 +341,8 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   tf_json_number(run->summary, "lambda1", lambda);
   tf_json_bool(run->summary, "series_meaningful", check.meaningful);
   tf_json_number(run->summary, "series_stretch", check.stretch);
-  static const char *const fingerprint_paths[] = {"job",      "model",  "initial", "integrator",
-                                                  "lyapunov", "codim2", NULL};
-  bool resumed;
-  run->overwrite = run->overwrite || run->resume;
-  run->resume = false;
-  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  hid_t file = open_output(run, job, err);
   if (file < 0) return job->estimator == 2 ? (free(curve), -1) : -1;
-  tf_results_write_model(file, job->model.kernel, job->model.params);
   hid_t g = tf_h5_group(file, "lyapunov");
   rc = tf_h5_attr_double(g, "lambda1", lambda) | tf_h5_attr_string(g, "estimator", name);
   if (job->estimator == 2)
