@@ -97,4 +97,14 @@ fi
 # the merge job's log holds its JSON line
 grep -h '"job": "merge"' slurm-smoke/logs/smoke-merge-*.log | grep -q '"status": "complete"' &&
   pass "merge job log has the JSON summary" || fail "merge log: $(cat slurm-smoke/logs/smoke-merge-*.log)"
+# a module name that would inject shell code, submitted to the real SLURM: the job runs
+# `module load` with it as one word (no module command here: "not found"), and nothing else
+out=$("$T" slurm "$CONFIGS/smoke.yaml" --module 'true; touch INJECTED' --dir hostile --time 10 \
+  -o hostile.h5 --set ensemble.members=10 --set integrator.t_end=0.1) || fail "hostile submit: $out"
+hid=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\) .*/\1/p')
+[ -n "$hid" ] && slurm_wait_job "$hid" 120
+hlog=$(cat hostile/logs/*.log 2>/dev/null || true)
+[ ! -e INJECTED ] && [ ! -e hostile/INJECTED ] && grep -q "module" <<<"$hlog" &&
+  pass "a hostile module name submitted to SLURM ran as one word, nothing injected" ||
+  fail "hostile module: $(ls) $hlog"
 finish
