@@ -49,6 +49,9 @@ static bool file_exists(const char *path) {
  * make --resume write gigabytes before any check: rank 0 reads the shapes read-only first.
  * Every table must have the same number of rows, and an ensemble exactly ensemble.members. */
 static int members_tables_fit(tf_run *run, const char *path, tf_error *err) {
+  struct stat st; /* anything but a regular HDF5 file is for the parallel open to report (a
+                     FIFO would block here) */
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || H5Fis_hdf5(path) <= 0) return 0;
   const hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return 0; /* the parallel open reports it */
   int rc = 0;
