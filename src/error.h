@@ -8,11 +8,7 @@
 
 #include <stddef.h>
 
-#define TF_ERROR_MAX 2048
-
-typedef struct tf_error {
-  char msg[TF_ERROR_MAX];
-} tf_error;
+#include "twofold/model.h" /* tf_error is part of the public model interface */
 
 /* Overwrites err->msg (printf-style).  Always returns -1 so callers can `return tf_fail(...)`. */
 int tf_fail(tf_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -13,15 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
-
-typedef struct tf_param {
-  const char *name;
-  double def;
-  double min, max; /* inclusive bounds checked on input */
-  const char *doc;
-  bool derived; /* 0 means "derive it" (the kernel's prepare() fills it in) */
-} tf_param;
+#include "error.h" /* and twofold/model.h: tf_param */
 
 typedef enum tf_kernel_kind {
   TF_KERNEL_FLOW,     /* smooth ODE / SDE: dx = f dt + g dW */

@@ -1,0 +1,179 @@
+/* twofold/model.h — how a model written outside twofold describes itself (public, versioned).
+ *
+ * A model is one `tf_model_def`: what every kind shares (name, state, parameters, optional
+ * derived parameters, physical initial conditions and observables) plus exactly one table of
+ * operations for its kind.  Kinds differ in what the engine needs from them, so each gets a
+ * small table of its own rather than one struct whose kind would be guessed from which
+ * members are filled in.
+ *
+ * A plugin (a shared library given as `model.library`, or a C file given as `model.source`
+ * that twofold compiles) lists its models with TWOFOLD_MODELS(...).  twofold reads the
+ * exported ABI number before it touches any struct and refuses a library built against
+ * another version of this header.
+ *
+ * Conventions: the state has `dim` components; parameters reach every function as a dense
+ * array `p` in the order of `params`; matrices are row-major; functions write their result
+ * and return nothing unless stated.  They must be pure (no hidden state): members run in any
+ * order, on any rank, and are repeated after a restart. */
+#ifndef TWOFOLD_MODEL_H
+#define TWOFOLD_MODEL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on every incompatible change to the structs or function types below. */
+#define TWOFOLD_MODEL_ABI 1
+
+#define TF_ERROR_MAX 2048
+
+/* An error message, filled where the problem is understood (e.g. by prepare()). */
+typedef struct tf_error {
+  char msg[TF_ERROR_MAX];
+} tf_error;
+
+/* For models: fill err and return -1, so that prepare() can `return tf_model_fail(...)`. */
+static inline int tf_model_fail(tf_error *err, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* One parameter (or one physical initial condition). */
+typedef struct tf_param {
+  const char *name;
+  double def;
+  double min, max; /* inclusive bounds, checked on input */
+  const char *doc;
+  bool derived; /* a value of 0 means "derive it": prepare() fills it in */
+} tf_param;
+
+typedef enum tf_model_kind {
+  TF_MODEL_FLOW = 1,        /* smooth ODE or SDE: dx = f dt + g dW */
+  TF_MODEL_FILIPPOV = 2,    /* piecewise smooth: slip fields either side of Sigma = {h = 0} */
+  TF_MODEL_CODIM2 = 3,      /* extended Filippov: Sigma = {H1 = H2 = 0}, e.g. 2-D dry friction */
+  TF_MODEL_TWO_CONTACT = 4, /* a body with two frictional contacts */
+  TF_MODEL_MAP = 5,         /* discrete map x -> F(x) */
+  TF_MODEL_DEVS = 6         /* dynamic ensemble of N elements following a 1-D map */
+} tf_model_kind;
+
+typedef void tf_field_fn(double t, const double *x, const double *p, double *dxdt);
+typedef void tf_matrix_fn(double t, const double *x, const double *p, double *jac);
+
+/* TF_MODEL_FLOW. */
+typedef struct tf_flow_ops {
+  tf_field_fn *rhs;          /* required: f(t, x) */
+  tf_matrix_fn *jacobian;    /* optional: df/dx (dim x dim); finite differences if NULL */
+  tf_field_fn *diffusion;    /* optional diagonal noise g_i(t, x) of dx_i = f_i dt + g_i dW_i */
+  tf_field_fn *diffusion_dx; /* optional dg_i/dx_i, for Milstein */
+} tf_flow_ops;
+
+/* TF_MODEL_FILIPPOV.  Off Sigma the state follows slip(x, side) with side = sign h(x); slip is
+ * also evaluated on Sigma as the limit from that side.  On Sigma the admissible fields are
+ * stick(x, lambda), affine in lambda in [-1, 1] (NULL: Filippov's convex combination of the
+ * two slip limits). */
+typedef struct tf_filippov_ops {
+  double (*switching)(const double *x, const double *p, double *grad /* dim, or NULL */);
+  void (*slip)(double t, const double *x, int side, const double *p, double *dx);
+  void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
+  /* Optional second switching function g splitting Sigma; where h = g = 0 the engine applies
+   * the extended Filippov analysis (never crosses by rounding).  stick_side is stick with the
+   * sign of g given, when stick depends on it. */
+  double (*secondary_switching)(const double *x, const double *p, double *grad);
+  void (*stick_side)(double t, const double *x, double lambda, int secondary_side, const double *p,
+                     double *dx);
+  /* Optional smoothing: the field with sign(h) replaced by lambda anywhere (terms nonlinear in
+   * lambda allowed), its Jacobian at fixed lambda and d/dlambda. */
+  void (*regularised)(double t, const double *x, double lambda, const double *p, double *dx);
+  void (*regularised_jacobian)(double t, const double *x, double lambda, const double *p,
+                               double *jac, double *dlambda);
+  /* Optional: true if with these parameters the model is run as the smooth flow `smooth`
+   * (its own regularisation, e.g. sign -> tanh(h / eps)). */
+  bool (*smoothed)(const double *p);
+  const tf_flow_ops *smooth;
+  /* Optional: a point near which a two-fold is expected. */
+  int (*twofold_guess)(const double *p, double *x);
+} tf_filippov_ops;
+
+/* TF_MODEL_CODIM2: rhs is the field off Sigma = {H1 = H2 = 0}; sigma2 gives h = (H1, H2) and,
+ * if grad is not NULL, their gradients (2 x dim); field2 is the field with the slip direction
+ * given as dir = (cos phi, sin phi), on Sigma the limit field F*(phi). */
+typedef struct tf_codim2_ops {
+  tf_field_fn *rhs;
+  void (*sigma2)(const double *x, const double *p, double *h, double *grad);
+  void (*field2)(double t, const double *x, const double *dir, const double *p, double *dx);
+} tf_codim2_ops;
+
+/* TF_MODEL_TWO_CONTACT: the slipping-slipping field with the unit slip directions at the two
+ * contacts given (dplus in the (u1+, u_a) plane, dminus in the (u1-, u_a) plane);
+ * contact_index holds the state indices of u1+, u1- and u_a.  rhs is the field off both
+ * contact sets. */
+typedef struct tf_two_contact_ops {
+  tf_field_fn *rhs;
+  void (*field_dual)(double t, const double *x, const double *dplus, const double *dminus,
+                     const double *p, double *dx);
+  int contact_index[3];
+} tf_two_contact_ops;
+
+/* TF_MODEL_MAP. */
+typedef struct tf_map_ops {
+  void (*map)(const double *x, const double *p, double *out);
+  void (*map_jacobian)(const double *x, const double *p, double *jac); /* optional */
+} tf_map_ops;
+
+/* TF_MODEL_DEVS (dim 1): N elements that each follow the 1-D map with probability q per step
+ * and keep their value otherwise.  The indices say where N, q, steps and transient are in the
+ * parameter table. */
+typedef struct tf_devs_ops {
+  void (*map)(const double *x, const double *p, double *out);
+  void (*map_jacobian)(const double *x, const double *p, double *jac);
+  int n, q, steps, transient;
+  double initial_min, initial_max; /* elements start uniformly distributed on this interval */
+} tf_devs_ops;
+
+typedef struct tf_model_def {
+  int abi;          /* TWOFOLD_MODEL_ABI */
+  const char *name; /* as used in configs (model.name) */
+  const char *doc;  /* one line */
+  tf_model_kind kind;
+  size_t dim;
+  const char *const *state_names; /* dim names */
+  const double *initial;          /* default initial state, or NULL for zeros */
+  size_t nparams;
+  const tf_param *params;
+  /* Optional: check conditions across parameters and fill in derived ones. */
+  int (*prepare)(double *p, tf_error *err);
+  /* Optional physical initial conditions (initial.<name> keys) mapped to the state. */
+  size_t ninitial;
+  const tf_param *initial_params;
+  void (*initial_state)(const double *ip, const double *p, double *x);
+  /* Optional named scalar observables of a state. */
+  size_t noutputs;
+  const char *const *output_names;
+  void (*outputs)(const double *x, const double *p, double *out);
+  /* Exactly one of these, the one of `kind`. */
+  const tf_flow_ops *flow;
+  const tf_filippov_ops *filippov;
+  const tf_codim2_ops *codim2;
+  const tf_two_contact_ops *two_contact;
+  const tf_map_ops *map;
+  const tf_devs_ops *devs;
+} tf_model_def;
+
+/* What a plugin exports: its ABI number and a NULL-terminated list of its models. */
+#define TWOFOLD_MODELS(...)                        \
+  const int twofold_model_abi = TWOFOLD_MODEL_ABI; \
+  const tf_model_def *const twofold_model_list[] = {__VA_ARGS__, NULL}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
