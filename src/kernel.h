@@ -53,6 +53,9 @@ typedef struct tf_kernel {
   double (*switching)(const double *x, const double *p, double *grad /* dim, may be NULL */);
   void (*slip)(double t, const double *x, int side, const double *p, double *dx);
   void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
+  /* Optional: d slip / dx on one side (dim x dim, row-major); without it the tangent
+   * dynamics of slip modes use central differences. */
+  void (*slip_jacobian)(double t, const double *x, int side, const double *p, double *jac);
   /* Optional: a second switching function that splits Sigma (the wheel's rolling speed g),
    * with its gradient like `switching`.  Where both vanish the friction law depends on the
    * direction of approach (h, g): an intersection of switching surfaces, a codimension-2 set

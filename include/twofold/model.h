@@ -83,6 +83,8 @@ typedef struct tf_filippov_ops {
   double (*switching)(const double *x, const double *p, double *grad /* dim, or NULL */);
   void (*slip)(double t, const double *x, int side, const double *p, double *dx);
   void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
+  /* Optional: d slip / dx on one side (dim x dim), for exact tangent dynamics. */
+  void (*slip_jacobian)(double t, const double *x, int side, const double *p, double *jac);
   /* Optional second switching function g splitting Sigma; where h = g = 0 the engine applies
    * the extended Filippov analysis (never crosses by rounding).  stick_side is stick with the
    * sign of g given, when stick depends on it. */
