@@ -9,7 +9,6 @@
 #include <gsl/gsl_errno.h>
 #include <hdf5.h>
 #include <mpi.h>
-#include <petscsys.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,8 @@
 #include "job.h"
 #include "kernel.h"
 #include "merge.h"
+#include "mpi_start.h"
+#include "petsc_start.h"
 #include "slurm.h"
 #include "status.h"
 #include "version.h"
@@ -646,16 +647,17 @@ int tf_cli_main(int argc, char **argv) {
     rc = cmd_info(&a);
   } else if (strcmp(a.command, "check") == 0 || strcmp(a.command, "run") == 0 ||
              strcmp(a.command, "slurm") == 0 || strcmp(a.command, "merge") == 0) {
+    tf_mpi_singleton_defaults();
     MPI_Init(&argc, &argv);
     a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
     a.petsc_argv[a.petsc_argc] = NULL;
-    PetscInitialize(&a.petsc_argc, &a.petsc_argv, NULL, NULL);
+    tf_petsc_remember_options(a.petsc_argc, a.petsc_argv);
     tf_checkpoint_install_handlers();
     rc = strcmp(a.command, "run") == 0     ? cmd_run(&a)
          : strcmp(a.command, "slurm") == 0 ? cmd_slurm(&a)
          : strcmp(a.command, "merge") == 0 ? cmd_merge(&a)
                                            : cmd_check(&a);
-    PetscFinalize();
+    tf_petsc_finish(strcmp(a.command, "run") == 0 || strcmp(a.command, "check") == 0);
     MPI_Finalize();
   } else {
     fprintf(stderr, "twofold: unknown command '%s' (see twofold --help)\n", a.command);
