@@ -683,6 +683,7 @@ int tf_cli_main(int argc, char **argv) {
                                            : cmd_check(&a);
     tf_petsc_finish(strcmp(a.command, "run") == 0 || strcmp(a.command, "check") == 0);
     MPI_Finalize();
+    tf_mpi_singleton_cleanup();
   } else {
     fprintf(stderr, "twofold: unknown command '%s' (see twofold --help)\n", a.command);
   }

@@ -5,7 +5,12 @@
  * the network hardware), 0.3–0.4 s of a trivial run's 0.4 s here, although one process
  * talks to nobody.  Before MPI_Init, such a run asks for an isolated singleton with only the
  * self transport.  Settings the user made (environment or MCA files' OMPI_MCA_ variables)
- * win; launched runs are untouched. */
+ * win; launched runs are untouched.
+ *
+ * Isolated singletons all get job family 0, so concurrent ones would share (and remove
+ * under each other) Open MPI's session directory /tmp/ompi.HOST.UID/jf.0: each run gets a
+ * session base of its own, ${TMPDIR:-/tmp}/twofold-mpi.XXXXXX (mkdtemp), removed after
+ * MPI_Finalize. */
 #ifndef TF_MPI_START_H
 #define TF_MPI_START_H
 
@@ -16,5 +21,8 @@ bool tf_mpi_launched(void);
 
 /* Sets the singleton defaults (see above) unless launched; call before MPI_Init. */
 void tf_mpi_singleton_defaults(void);
+
+/* Removes the run's own session base, if it made one; call after MPI_Finalize. */
+void tf_mpi_singleton_cleanup(void);
 
 #endif

@@ -1,7 +1,9 @@
 /* test_mpi_start.c — a process no launcher started gets the isolated-singleton settings, a
  * user's own OMPI_MCA_ settings stay, and a launched process is left alone. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "mpi_start.h"
@@ -28,6 +30,17 @@ int main(void) {
   const char *iso = getenv("OMPI_MCA_ess_singleton_isolated"), *btl = getenv("OMPI_MCA_btl");
   CHECK(iso && strcmp(iso, "1") == 0, "isolated singleton: %s", iso ? iso : "(unset)");
   CHECK(btl && strcmp(btl, "self") == 0, "btl self: %s", btl ? btl : "(unset)");
+  /* a session base of its own (isolated singletons share job family 0), removed afterwards */
+  const char *base = getenv("OMPI_MCA_orte_tmpdir_base");
+  struct stat st;
+  CHECK(base && strstr(base, "/twofold-mpi.") && stat(base, &st) == 0 && S_ISDIR(st.st_mode),
+        "own session base: %s", base ? base : "(unset)");
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s/jf.0", base ? base : "/nonexistent");
+  mkdir(copy, 0700); /* what Open MPI leaves there */
+  snprintf(copy, sizeof copy, "%s", base ? base : "/nonexistent");
+  tf_mpi_singleton_cleanup();
+  CHECK(stat(copy, &st) != 0, "session base %s removed after the run", copy);
 
   clean(); /* the user's choice wins */
   setenv("OMPI_MCA_btl", "self,vader", 1);
