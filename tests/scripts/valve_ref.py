@@ -80,6 +80,7 @@ class Run(NamedTuple):
     converged: bool     # stopped early at the stationary state
     events: int         # events seen in all
     sticks: list        # event numbers (1-based) of the impacts after which the valve rested
+    dips: int           # impacts found under a minimum below the seat (skipped by a step)
 
 
 def _start_sign(y, q, d):
@@ -99,7 +100,7 @@ def _start_sign(y, q, d):
 def simulate(q, transient=2048, n=64, rtol=1e-11, atol=1e-11, method="DOP853"):
     y = np.array(X0, dtype=float)
     t, last_event_t = 0.0, 0.0
-    total, sticks = 0, []
+    total, sticks, dips = 0, [], 0
     rec_x, rec_k, rec_t = [], [], []
     prev = None                       # (kind, x) of the previous event
     last_extremum = None
@@ -130,24 +131,34 @@ def simulate(q, transient=2048, n=64, rtol=1e-11, atol=1e-11, method="DOP853"):
         ev_impact.terminal, ev_impact.direction = True, -1
         ev_extremum.terminal, ev_extremum.direction = False, 0
         sol = solve_ivp(rhs, (t0, t0 + T_CHUNK), y0, method=method, rtol=rtol, atol=atol,
-                        events=(ev_impact, ev_extremum), args=(q,))
+                        events=(ev_impact, ev_extremum), args=(q,), dense_output=True)
         if sol.status < 0:
             raise RuntimeError(f"valve_ref: q = {q}: solve_ivp failed at t = {sol.t[-1]}: {sol.message}")
+        t, y, impact = sol.t[-1], sol.y[:, -1].copy(), sol.status == 1
+        t_above = t0                   # last time known to be off the seat
         for te, ye in zip(sol.t_events[1], sol.y_events[1]):
+            if ye[0] < 0.0:
+                # a minimum below the seat: x dipped under 0 and back within one step, where
+                # the impact's sign test at step ends cannot see it; the impact is the root of
+                # x on the dense output between the last point off the seat and this minimum
+                t, impact = _missed_impact(sol.sol, t_above, te), True
+                dips += 1
+                y = sol.sol(t)
+                break
             # an extremum is a maximum when v goes + -> -, i.e. v' < 0 there
             kind = "max" if rhs(te, ye, q)[1] < 0 else "min"
             if take(kind, te, ye[0]):
-                return _finish(rec_x, rec_k, rec_t, True, total, sticks, last_extremum)
+                return _finish(rec_x, rec_k, rec_t, True, total, sticks, dips, last_extremum)
             if len(rec_x) >= n:
-                return _finish(rec_x, rec_k, rec_t, False, total, sticks, last_extremum)
-        t, y = sol.t[-1], sol.y[:, -1].copy()
-        if sol.status == 1:            # impact
+                return _finish(rec_x, rec_k, rec_t, False, total, sticks, dips, last_extremum)
+            t_above = te
+        if impact:
             vin, p = y[1], y[2]
             y[0] = 0.0
             if take("impact", t, 0.0):
-                return _finish(rec_x, rec_k, rec_t, True, total, sticks, last_extremum)
+                return _finish(rec_x, rec_k, rec_t, True, total, sticks, dips, last_extremum)
             if len(rec_x) >= n:
-                return _finish(rec_x, rec_k, rec_t, False, total, sticks, last_extremum)
+                return _finish(rec_x, rec_k, rec_t, False, total, sticks, dips, last_extremum)
             if -vin < V_STICK and p < DELTA:
                 sticks.append(total)
                 t += (DELTA - p) / (BETA * q)   # resting on the seat: p' = beta q
@@ -158,10 +169,20 @@ def simulate(q, transient=2048, n=64, rtol=1e-11, atol=1e-11, method="DOP853"):
             raise RuntimeError(f"valve_ref: q = {q}: no event for {T_QUIET} time units")
 
 
-def _finish(rx, rk, rt, converged, total, sticks, last_extremum):
+def _missed_impact(dense, ta, tm):
+    """Root of x in (ta, tm) where x(tm) < 0 and x > 0 somewhere after ta (x may be 0 at ta,
+    just after an impact: the last positive sample of the dense output brackets the root)."""
+    grid = np.linspace(ta, tm, 257)[:-1]
+    pos = [tt for tt in grid if dense(tt)[0] > 0.0]
+    if not pos:
+        raise RuntimeError(f"valve_ref: minimum below the seat at t = {tm} with no flight before it")
+    return brentq(lambda tt: dense(tt)[0], pos[-1], tm, xtol=1e-14, rtol=1e-15)
+
+
+def _finish(rx, rk, rt, converged, total, sticks, dips, last_extremum):
     if converged and not rx:
         rx, rk, rt = [last_extremum[2]], [last_extremum[0]], [last_extremum[1]]
-    return Run(np.array(rx), list(rk), np.array(rt), converged, total, sticks)
+    return Run(np.array(rx), list(rk), np.array(rt), converged, total, sticks, dips)
 
 
 def record(q, transient=2048, n=64, **kw):
