@@ -6,7 +6,7 @@
 # tests/scripts/valve_ref.py on every VALVE_REF_STRIDE-th q (the reference takes ~10 s per q).
 #
 #   bench/valve.sh BUILD_DIR      (env: VALVE_NQ 256, VALVE_QMIN 0.2, VALVE_QMAX 10,
-#                                  VALVE_REF_STRIDE 16)
+#                                  VALVE_REF_STRIDE 32)
 # twofold's results are read from its HDF5 file as members/q (n) and members/recorded (n x 64,
 # NaN after a member's last recorded event) with members/converged (n); a file without them is
 # reported as not comparable.  Last stdout line: the JSON record for bench/report.py.
@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PY=/usr/bin/python3
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/valve.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-NQ=${VALVE_NQ:-256} QMIN=${VALVE_QMIN:-0.2} QMAX=${VALVE_QMAX:-10} STRIDE=${VALVE_REF_STRIDE:-16}
+NQ=${VALVE_NQ:-256} QMIN=${VALVE_QMIN:-0.2} QMAX=${VALVE_QMAX:-10} STRIDE=${VALVE_REF_STRIDE:-32}
 say() { echo "valve: $*" >&2; }
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 
