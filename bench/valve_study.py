@@ -11,7 +11,6 @@ import json
 import os
 import sys
 
-import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "scripts"))
 import valve_ref as V  # noqa: E402
