@@ -33,7 +33,7 @@ def main():
         q = a.qmin + (a.qmax - a.qmin) * i / max(a.n - 1, 1)
         r = V.simulate(q, a.transient, a.n_rec)
         rec_sticks = sum(1 for e in r.sticks if e > a.transient)
-        row = {"q": q, "branch": branch(r.converged, r.x), "impacts": r.kinds.count("impact"),
+        row = {"q": q, "branch": branch(r.converged, r.x, q), "impacts": r.kinds.count("impact"),
                "sticks": rec_sticks, "x_min": float(r.x.min()), "x_max": float(r.x.max()),
                "x_star": V.stationary(q)[0]}
         rows.append(row)

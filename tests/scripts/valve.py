@@ -13,10 +13,12 @@ benchmark (bench_valve_odeint) against physics derived here and against each oth
    step jumps over (x under the seat and back) are found.
 4. odeint (when built) against the reference on periodic orbits (the recorded sets), and at
    q = 10 against x*; its command line rejects bad input.
+5. The benchmark's branch classification and set distance on sequences built here.
 """
 import math
 import os
 import subprocess
+import sys
 
 import numpy as np
 
@@ -122,11 +124,11 @@ else:
         f = open("o.csv").read().splitlines()[1].split(",")
         return bool(int(f[1])), np.array([float(v) for v in f[3:3 + int(f[2])]])
 
-    for q in (3.0, 5.0):
-        conv, xo = odeint(q)
-        ref = V.record(q)
-        T.check(not conv and len(xo) == 64 and hausdorff(xo, ref) < 1e-7,
-                f"odeint vs reference at q = {q}: {hausdorff(xo, ref):.2e}")
+    # period 4 in events: impact, maximum, minimum off the seat, maximum
+    conv, xo = odeint(5.8)
+    ref = V.record(5.8)
+    T.check(not conv and len(xo) == 64 and hausdorff(xo, ref) < 1e-7,
+            f"odeint vs reference at q = 5.8: {hausdorff(xo, ref):.2e}")
     conv, xo = odeint(7.4)
     T.check(not conv and xo.min() == 0.0, f"odeint at q = 7.4 (grazing impacts): min x {xo.min()}")
     conv, xo = odeint(10.0)
@@ -134,5 +136,17 @@ else:
     for bad in (["0", "1", "4"], ["1", "0.5", "4"], ["1", "2", "0"], ["1", "x", "3"], ["1", "2"]):
         p = subprocess.run([oi, *bad], capture_output=True, text=True)
         T.check(p.returncode != 0 and "q_min" in p.stderr, f"odeint rejects {bad}: {p.returncode}, {p.stderr.strip()}")
+
+# 5. the benchmark's comparison (bench/valve_compare.py): branches and set distances
+sys.path.insert(0, os.path.join(os.environ["SOURCE_DIR"], "bench"))
+import valve_compare as C  # noqa: E402
+
+orbit = np.tile([0.0, 2.5, 0.0, 2.75], 16)
+T.check(C.branch(False, orbit) == "period-4" and C.branch(False, orbit[:-1] + 1e-7) == "period-4"
+        and C.branch(True, np.array([x10]), 10.0) == "stationary"
+        and C.branch(False, x10 + 1e-7 * (-1.0) ** np.arange(64), 10.0) == "decaying"
+        and C.branch(False, np.linspace(0, 1, 64)) == "aperiodic", "valve_compare.branch")
+T.check(abs(C.hausdorff(orbit, np.array([2.75, 0.0, 2.5 + 3e-9])) - 3e-9) < 1e-15
+        and abs(C.hausdorff(orbit, np.array([0.0, 2.5])) - 0.25) < 1e-15, "valve_compare.hausdorff")
 
 T.finish()
