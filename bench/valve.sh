@@ -3,7 +3,9 @@
 # (Hegedűs et al.; model of Hős & Champneys) on boost::odeint (bench/valve_odeint.cpp) and, when
 # configs/valve-bifurcation.yaml exists and twofold accepts it, on twofold, over the same q grid
 # in this one invocation; both are checked against the independent reference
-# tests/scripts/valve_ref.py on every VALVE_REF_STRIDE-th q (the reference takes ~10 s per q).
+# tests/scripts/valve_ref.py on every VALVE_REF_STRIDE-th q (the reference takes 10-40 s per q).
+# Rates are per core: odeint is serial (trajectories per CPU second), twofold runs on 1 rank
+# (members over its wall time, start-up and output included).
 #
 #   bench/valve.sh BUILD_DIR      (env: VALVE_NQ 256, VALVE_QMIN 0.2, VALVE_QMAX 10,
 #                                  VALVE_REF_STRIDE 32)
