@@ -627,6 +627,7 @@ int tf_cli_main(int argc, char **argv) {
   /* GSL's default handler aborts the process on bad input such as a non-finite function
    * value; every call site checks the status GSL returns instead */
   gsl_set_error_handler_off();
+  tf_h5_guard_writes(true);
   if (argc > 1 && strcmp(argv[1], "slurm") == 0) tf_slurm_remember_environment();
   cli_args a;
   tf_error err;
@@ -709,7 +710,11 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
       rc = TF_EXIT_USAGE;
     }
   }
-  if (rc == TF_EXIT_OK) rc = cmd_run(&a, comm, true, err);
+  if (rc == TF_EXIT_OK) {
+    tf_h5_guard_writes(true);
+    rc = cmd_run(&a, comm, true, err);
+    tf_h5_guard_writes(false);
+  }
   if (!petsc_up) {
     PetscFinalize();
     PETSC_COMM_WORLD = petsc_world;
