@@ -55,6 +55,11 @@ int main(int argc, char **argv) {
   }
   rc = twofold_run_config(MPI_COMM_WORLD, argv[2], "bad.h5", NULL, err, sizeof err);
   if (rank == 0) printf("bad %d [%s]\n", rc, err);
+  if (argc > 3) { /* PETSc options reach the PETSc initialised for the call */
+    const char *args[] = {argv[3], "-o", "nosuch.h5", "--quiet", "-ts_type", "nosuch", NULL};
+    rc = twofold_run_args(MPI_COMM_WORLD, 6, args, err, sizeof err);
+    if (rank == 0) printf("nosuch %d [%s]\n", rc, err);
+  }
   if (rank == 0) printf("version %s %d.%d.%d\n", twofold_version(), TWOFOLD_VERSION_MAJOR,
                         TWOFOLD_VERSION_MINOR, TWOFOLD_VERSION_PATCH);
   MPI_Finalize();
@@ -66,7 +71,7 @@ rpath="-Wl,-rpath,$(pkg-config --variable=libdir twofold)"
 # shellcheck disable=SC2046
 if "$MPICC" -Wall -Werror embed.c $(pkg-config --cflags --libs twofold) "$rpath" -o embed 2>cc.txt; then
   pass "mpicc \$(pkg-config --cflags --libs twofold) links"
-  timeout 120 "$MPIEXEC" -n 2 ./embed "$CONFIG" bad.yaml >embed.txt 2>embed.err || fail "embed: $(cat embed.err)"
+  timeout 120 "$MPIEXEC" -n 2 ./embed "$CONFIG" bad.yaml "$CONFIGS/wheel-smoothed.yaml" >embed.txt 2>embed.err || fail "embed: $(cat embed.err)"
   cat embed.txt
   grep -qx 'world 0 \[\]' embed.txt && pass "twofold_run_config on 2 ranks returns 0" || fail "world run: $(cat embed.txt embed.err)"
   grep -qx 'self 0 \[\]' embed.txt && pass "a run on MPI_COMM_SELF of one rank returns 0" || fail "self run: $(cat embed.txt)"
@@ -74,6 +79,8 @@ if "$MPICC" -Wall -Werror embed.c $(pkg-config --cflags --libs twofold) "$rpath"
     && grep -q "bad.yaml:$bad_line: unknown key 'integrator.t_endd'" embed.txt \
     && pass "bad config: status 2, file, line and key in errbuf" || fail "bad config: $(cat embed.txt)"
   [ ! -e bad.h5 ] || fail "a bad config created its output file"
+  grep -q "^nosuch 2 \[.*unknown PETSc TS type 'nosuch' given by -ts_type" embed.txt \
+    && pass "twofold_run_args: -ts_type reaches the PETSc it initialised" || fail "nosuch: $(cat embed.txt)"
   grep -qx "version $want ${want//./.}" embed.txt && pass "twofold_version() and TWOFOLD_VERSION_* = $want" \
     || fail "version line: $(grep version embed.txt)"
   grep -qx finalized embed.txt && pass "the program went on to MPI_Finalize" || fail "no MPI_Finalize"
@@ -82,8 +89,8 @@ else
   fail "mpicc with pkg-config: $(cat cc.txt)"
 fi
 
-# (2) A caller that has PETSc up keeps it (with its options) after the call; a PETSc option
-# given to the run reaches it and is gone afterwards.
+# (2) A caller that has PETSc up keeps it (with its options) after the call; PETSc options
+# given to the run reach its solver and are gone afterwards.
 cat >petsc.c <<'EOF'
 #include <petscsys.h>
 #include <stdio.h>
@@ -102,15 +109,29 @@ int main(int argc, char **argv) {
   PetscOptionsHasName(NULL, NULL, "-run_option", &theirs);
   printf("petsc %d [%s] up %d caller_option %d run_option %d\n", rc, err, (int)up, (int)mine,
          (int)theirs);
+  /* the run's PETSc options reach its solver: an unknown TS type is refused, a known one used */
+  const char *nosuch[] = {argv[2], "-o", "nosuch.h5", "--quiet", "--set", "ensemble.members=2",
+                          "--set", "integrator.t_end=0.5", "-ts_type", "nosuch", NULL};
+  rc = twofold_run_args(PETSC_COMM_WORLD, 10, nosuch, err, sizeof err);
+  printf("nosuch %d [%s]\n", rc, err);
+  const char *rosw[] = {argv[2], "-o", "rosw.h5", "--quiet", "--json", "--set", "ensemble.members=2",
+                        "--set", "integrator.t_end=0.5", "-ts_type", "rosw", NULL};
+  rc = twofold_run_args(PETSC_COMM_WORLD, 11, rosw, err, sizeof err);
+  fflush(stdout);
+  printf("rosw %d [%s]\n", rc, err);
   PetscFinalize();
   return 0;
 }
 EOF
 # shellcheck disable=SC2046
 if "$MPICC" -Wall -Werror petsc.c $(pkg-config --cflags --libs twofold PETSc) "$rpath" -o petsc 2>cc.txt; then
-  timeout 120 "$MPIEXEC" -n 1 ./petsc "$CONFIG" -options_left no >petsc.txt 2>petsc.err || fail "petsc: $(cat petsc.err)"
+  timeout 120 "$MPIEXEC" -n 1 ./petsc "$CONFIG" "$CONFIGS/wheel-smoothed.yaml" -options_left no >petsc.txt 2>petsc.err || fail "petsc: $(cat petsc.err)"
   grep -qx 'petsc 0 \[\] up 1 caller_option 1 run_option 0' petsc.txt \
     && pass "caller's PETSc left initialised with its options" || fail "petsc: $(cat petsc.txt petsc.err)"
+  grep -q "^nosuch 2 \[.*nosuch" petsc.txt && pass "-ts_type nosuch reaches the run: status 2" \
+    || fail "-ts_type nosuch: $(cat petsc.txt)"
+  grep -q '"integrator": *"petsc-ts/rosw"' petsc.txt && grep -qx 'rosw 0 \[\]' petsc.txt \
+    && pass "-ts_type rosw reaches the run's solver" || fail "-ts_type rosw: $(cat petsc.txt)"
 else
   fail "mpicc with PETSc: $(cat cc.txt)"
 fi
