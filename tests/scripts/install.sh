@@ -60,6 +60,13 @@ int main(int argc, char **argv) {
     rc = twofold_run_args(MPI_COMM_WORLD, 6, args, err, sizeof err);
     if (rank == 0) printf("nosuch %d [%s]\n", rc, err);
   }
+  { /* interrupted (3), then completed by --resume (0) */
+    const char *stop[] = {argv[1], "-o", "stop.h5", "--quiet", "--stop-after", "5", NULL};
+    const char *resume[] = {argv[1], "-o", "stop.h5", "--quiet", "--resume", NULL};
+    rc = twofold_run_args(MPI_COMM_WORLD, 6, stop, err, sizeof err);
+    const int rc2 = twofold_run_args(MPI_COMM_WORLD, 5, resume, err, sizeof err);
+    if (rank == 0) printf("stop %d resume %d [%s]\n", rc, rc2, err);
+  }
   if (rank == 0) printf("version %s %d.%d.%d\n", twofold_version(), TWOFOLD_VERSION_MAJOR,
                         TWOFOLD_VERSION_MINOR, TWOFOLD_VERSION_PATCH);
   MPI_Finalize();
@@ -81,6 +88,8 @@ if "$MPICC" -Wall -Werror embed.c $(pkg-config --cflags --libs twofold) "$rpath"
   [ ! -e bad.h5 ] || fail "a bad config created its output file"
   grep -q "^nosuch 2 \[.*unknown PETSc TS type 'nosuch' given by -ts_type" embed.txt \
     && pass "twofold_run_args: -ts_type reaches the PETSc it initialised" || fail "nosuch: $(cat embed.txt)"
+  grep -qx 'stop 3 resume 0 \[\]' embed.txt && pass "--stop-after: status 3; --resume: 0" \
+    || fail "stop/resume: $(grep stop embed.txt)"
   grep -qx "version $want ${want//./.}" embed.txt && pass "twofold_version() and TWOFOLD_VERSION_* = $want" \
     || fail "version line: $(grep version embed.txt)"
   grep -qx finalized embed.txt && pass "the program went on to MPI_Finalize" || fail "no MPI_Finalize"
@@ -187,7 +196,7 @@ grep -q "^python error 2 \[.*unknown key 'integrator.t_endd'" py.txt \
 
 # Every member against x(t) = x0 cos(wt) + v0/w sin(wt), v(t) = -x0 w sin(wt) + v0 cos(wt),
 # with omega and t_end read from the config (not from the results file).
-"$PYTHON" - "$CONFIG" world.h5 self.h5 petsc.h5 cm/world.h5 python.h5 cli.h5 <<'EOF' >exact.txt 2>&1 || fail "exact solution: $(cat exact.txt)"
+"$PYTHON" - "$CONFIG" world.h5 self.h5 stop.h5 petsc.h5 cm/world.h5 python.h5 cli.h5 <<'EOF' >exact.txt 2>&1 || fail "exact solution: $(cat exact.txt)"
 import sys
 import h5py
 import numpy as np
@@ -195,7 +204,7 @@ text = open(sys.argv[1]).read()
 def value(key):
     return float(next(l.split(":")[1] for l in text.splitlines() if l.strip().startswith(key + ":")))
 w, T = value("omega"), value("t_end")
-members = {"world.h5": 40, "self.h5": 64, "petsc.h5": 8, "cm/world.h5": 40, "python.h5": 24, "cli.h5": 40}
+members = {"world.h5": 40, "self.h5": 64, "stop.h5": 64, "petsc.h5": 8, "cm/world.h5": 40, "python.h5": 24, "cli.h5": 40}
 for path in sys.argv[2:]:
     with h5py.File(path, "r") as f:
         x0, xT = f["members/initial_state"][...], f["members/final_state"][...]
@@ -210,7 +219,7 @@ for path in sys.argv[2:]:
 EOF
 cat exact.txt
 n_ok=$(grep -c '^ok ' exact.txt || true)
-[ "$n_ok" = 6 ] && pass "all 6 results files match the exact solution" || fail "exact solution: $(cat exact.txt)"
+[ "$n_ok" = 7 ] && pass "all 7 results files match the exact solution" || fail "exact solution: $(cat exact.txt)"
 
 # The library on 2 ranks computed what the executable computes on 1: members are bitwise equal.
 if [ -e world.h5 ] && [ -e cli.h5 ]; then
