@@ -693,19 +693,23 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
   PetscInitialized(&petsc_up);
   const MPI_Comm petsc_world = PETSC_COMM_WORLD;
   PetscOptions options = NULL;
+  bool petsc_ours = false, pushed = false;
   int rc = TF_EXIT_OK;
   if (!petsc_up) {
     a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
     a.petsc_argv[a.petsc_argc] = NULL;
     PETSC_COMM_WORLD = comm; /* PetscInitialize is collective on it: only comm's ranks call */
-    if (PetscInitialize(&a.petsc_argc, &a.petsc_argv, NULL, NULL)) {
+    petsc_ours = PetscInitialize(&a.petsc_argc, &a.petsc_argv, NULL, NULL) == 0;
+    if (!petsc_ours) {
+      PETSC_COMM_WORLD = petsc_world;
       tf_fail(err, "PETSc could not be initialised");
       rc = TF_EXIT_ERROR;
     }
   } else if (a.petsc_argc > 1) {
-    if (PetscOptionsCreate(&options) ||
-        PetscOptionsInsertArgs(options, a.petsc_argc - 1, a.petsc_argv + 1) ||
-        PetscOptionsPush(options)) {
+    pushed = PetscOptionsCreate(&options) == 0 &&
+             PetscOptionsInsertArgs(options, a.petsc_argc - 1, a.petsc_argv + 1) == 0 &&
+             PetscOptionsPush(options) == 0;
+    if (!pushed) {
       tf_fail(err, "PETSc options could not be set");
       rc = TF_EXIT_USAGE;
     }
@@ -715,13 +719,12 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
     rc = cmd_run(&a, comm, true, err);
     tf_h5_guard_writes(false);
   }
-  if (!petsc_up) {
+  if (petsc_ours) {
     PetscFinalize();
     PETSC_COMM_WORLD = petsc_world;
-  } else if (options) {
-    PetscOptionsPop();
-    PetscOptionsDestroy(&options);
   }
+  if (pushed) PetscOptionsPop();
+  if (options) PetscOptionsDestroy(&options);
   H5Eset_auto2(H5E_DEFAULT, h5_func, h5_data);
   gsl_set_error_handler(gsl_handler);
   free_args(&a);

@@ -96,7 +96,8 @@ def run(config, output=None, set=None, ranks=1, overwrite=True, options=(), mpie
     output     the results file (default: the config's output.file, else CONFIG with .h5)
     set        {path: value} config overrides, as --set path=value (lists as [a, b])
     ranks      MPI ranks; more than 1 runs under mpiexec (MPIEXEC, else mpiexec on PATH)
-    overwrite  replace an existing output file (--overwrite); False refuses it as the CLI does
+    overwrite  replace an existing output file (--overwrite, unless options has --resume);
+               False refuses it as the CLI does
     options    further command-line arguments (e.g. ["--stop-after", "3", "-ts_type", "rosw"])
     Raises TwofoldError with the CLI's message if the run does not complete."""
     cmd = [executable(), "run", os.fspath(config), "--json", "--quiet"]
@@ -104,9 +105,10 @@ def run(config, output=None, set=None, ranks=1, overwrite=True, options=(), mpie
         cmd += ["-o", os.fspath(output)]
     for key, value in (set or {}).items():
         cmd += ["--set", f"{key}={_text(value)}"]
-    if overwrite:
+    options = [str(o) for o in options]
+    if overwrite and "--resume" not in options:
         cmd.append("--overwrite")
-    cmd += [str(o) for o in options]
+    cmd += options
     if ranks > 1:
         launcher = mpiexec or os.environ.get("MPIEXEC") or shutil.which("mpiexec") or "mpiexec"
         cmd = [launcher, "-n", str(int(ranks))] + cmd
@@ -125,6 +127,8 @@ def run(config, output=None, set=None, ranks=1, overwrite=True, options=(), mpie
             errors = [l for l in proc.stderr.splitlines() if l.startswith("twofold")]
             message = "\n".join(errors) if errors else proc.stderr.strip()
             message = message.removeprefix("twofold: error: ")
+        if not message and summary:
+            message = f"run {summary.get('status')}; what was done is in {summary.get('output')}"
         raise TwofoldError(proc.returncode, message, summary)
     if summary is None:
         raise TwofoldError(1, "no JSON summary on stdout:\n" + proc.stdout[-2000:])
