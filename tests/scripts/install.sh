@@ -187,16 +187,27 @@ try:
     print("no exception")
 except twofold.TwofoldError as e:
     print(f"python error {e.status} [{e.message}]")
+assert not os.path.exists("python-bad.h5")
+try:
+    twofold.run(config, output="python-stop.h5", options=["--stop-after", 5])
+    print("no exception")
+except twofold.TwofoldError as e:
+    assert e.status == 3 and e.summary["status"] == "interrupted", (e.status, e.summary)
+    res = twofold.run(config, output="python-stop.h5", options=["--resume"])
+    assert res.summary["status"] == "complete", res.summary
+    print("python stop and resume ok")
 EOF
 cat py.txt
 grep -qx 'python run ok' py.txt && pass "twofold.run() on 2 ranks from the installed module" || fail "python run: $(cat py.txt)"
 grep -q "^python error 2 \[.*unknown key 'integrator.t_endd'" py.txt \
   && pass "twofold.run() raises TwofoldError(2) with the CLI's message" || fail "python error: $(cat py.txt)"
+grep -qx 'python stop and resume ok' py.txt && pass "twofold.run(): --stop-after raises status 3, --resume completes" \
+  || fail "python stop/resume: $(cat py.txt)"
 "$PREFIX/bin/twofold" run "$CONFIG" -o cli.h5 --quiet --set ensemble.members=40 || fail "installed CLI run"
 
 # Every member against x(t) = x0 cos(wt) + v0/w sin(wt), v(t) = -x0 w sin(wt) + v0 cos(wt),
 # with omega and t_end read from the config (not from the results file).
-"$PYTHON" - "$CONFIG" world.h5 self.h5 stop.h5 petsc.h5 cm/world.h5 python.h5 cli.h5 <<'EOF' >exact.txt 2>&1 || fail "exact solution: $(cat exact.txt)"
+"$PYTHON" - "$CONFIG" world.h5 self.h5 stop.h5 petsc.h5 cm/world.h5 python.h5 python-stop.h5 cli.h5 <<'EOF' >exact.txt 2>&1 || fail "exact solution: $(cat exact.txt)"
 import sys
 import h5py
 import numpy as np
@@ -204,7 +215,8 @@ text = open(sys.argv[1]).read()
 def value(key):
     return float(next(l.split(":")[1] for l in text.splitlines() if l.strip().startswith(key + ":")))
 w, T = value("omega"), value("t_end")
-members = {"world.h5": 40, "self.h5": 64, "stop.h5": 64, "petsc.h5": 8, "cm/world.h5": 40, "python.h5": 24, "cli.h5": 40}
+members = {"world.h5": 40, "self.h5": 64, "stop.h5": 64, "petsc.h5": 8, "cm/world.h5": 40, "python.h5": 24, "python-stop.h5": 64,
+           "cli.h5": 40}
 for path in sys.argv[2:]:
     with h5py.File(path, "r") as f:
         x0, xT = f["members/initial_state"][...], f["members/final_state"][...]
@@ -219,7 +231,7 @@ for path in sys.argv[2:]:
 EOF
 cat exact.txt
 n_ok=$(grep -c '^ok ' exact.txt || true)
-[ "$n_ok" = 7 ] && pass "all 7 results files match the exact solution" || fail "exact solution: $(cat exact.txt)"
+[ "$n_ok" = 8 ] && pass "all 8 results files match the exact solution" || fail "exact solution: $(cat exact.txt)"
 
 # The library on 2 ranks computed what the executable computes on 1: members are bitwise equal.
 if [ -e world.h5 ] && [ -e cli.h5 ]; then
