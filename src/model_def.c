@@ -111,9 +111,16 @@ static int check_kind(const checker *c, const tf_model_def *d) {
   if (d->kind < TF_MODEL_FLOW || d->kind > TF_MODEL_DEVS)
     return fail(c, "kind = %d is not one of TF_MODEL_FLOW ... TF_MODEL_DEVS", (int)d->kind);
   const int kind = (int)d->kind;
-  if (!ops_of(d, kind))
+  if (!ops_of(d, kind)) {
+    for (int other = TF_MODEL_FLOW; other <= TF_MODEL_DEVS; other++)
+      if (ops_of(d, other))
+        return fail(c,
+                    "kind is %s but the table given is .%s: set .%s, or kind = %s to match the "
+                    "table",
+                    kind_names[kind], ops_names[other], ops_names[kind], kind_names[other]);
     return fail(c, "kind is %s but .%s (its table of operations) is NULL", kind_names[kind],
                 ops_names[kind]);
+  }
   for (int other = TF_MODEL_FLOW; other <= TF_MODEL_DEVS; other++)
     if (other != kind && ops_of(d, other)) {
       return fail(c, "kind is %s but .%s is also set: give exactly one table, the one of the kind",
