@@ -3,6 +3,7 @@
  *   NO_ABI         exports the model list but no ABI number
  *   KIND_MISMATCH  declares a Filippov model but gives a flow table
  *   BAD_DEFAULT    a parameter default outside its bounds
+ *   NAME_CLASH     a model named like a built-in one
  *   WRONG_JACOBIAN a flow whose Jacobian has one wrong entry (model check must say FAIL)
  *   NAN_FIELD      a flow whose field is NaN for x > 1 (members there fail, others go on)
  * The models are otherwise the decaying flow x' = -r x. */
@@ -47,7 +48,11 @@ static const tf_flow_ops ops = {.rhs = rhs, .jacobian = jacobian};
 
 static const tf_model_def def = {
     .abi = TWOFOLD_MODEL_ABI,
+#ifdef NAME_CLASH
+    .name = "lorenz",
+#else
     .name = "decay",
+#endif
     .doc = "x' = -r x + y^2, y' = -r y",
 #ifdef KIND_MISMATCH
     .kind = TF_MODEL_FILIPPOV,

@@ -1,7 +1,9 @@
 /* linear.c — two out-of-tree models in one library, for the plugin tests (so model.name
  * is needed to choose):
- *  - "linear3": the flow x' = A x with A = [[a, s, 0], [0, b, s], [0, 0, c]], whose exact
- *    solution is expm(A t) x0 and whose Lyapunov exponents are a, b, c (the eigenvalues);
+ *  - "linear3": the flow x' = A x with A = [[a, 0, 0], [s, b, 0], [0, s, c]], whose exact
+ *    solution is expm(A t) x0 and whose Lyapunov exponents are a, b, c (the eigenvalues; lower
+ *    triangular, so that the engine's QR starting from the identity has to turn the tangent
+ *    vectors towards the eigenvectors instead of reading the diagonal off at once);
  *  - "quadratic-map": x -> 4 x (1 - x) (conjugate to the tent map, Lyapunov exponent ln 2),
  *    given without its Jacobian so the engine differentiates it. */
 #include <math.h>
@@ -14,23 +16,23 @@ static const tf_param linear_params[] = {
     {"a", -0.1, -INFINITY, INFINITY, "A[0][0]", false},
     {"b", -0.3, -INFINITY, INFINITY, "A[1][1]", false},
     {"c", -0.7, -INFINITY, INFINITY, "A[2][2]", false},
-    {"s", 2.0, -INFINITY, INFINITY, "coupling above the diagonal", false},
+    {"s", 2.0, -INFINITY, INFINITY, "coupling below the diagonal", false},
 };
 static const char *const linear_names[] = {"x", "y", "z"};
 static const double linear_initial[] = {1.0, -0.5, 0.25};
 
 static void linear_rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
-  dx[0] = p[A] * x[0] + p[S] * x[1];
-  dx[1] = p[B] * x[1] + p[S] * x[2];
-  dx[2] = p[C] * x[2];
+  dx[0] = p[A] * x[0];
+  dx[1] = p[S] * x[0] + p[B] * x[1];
+  dx[2] = p[S] * x[1] + p[C] * x[2];
 }
 
 static void linear_jacobian(double t, const double *x, const double *p, double *j) {
   (void)t, (void)x;
-  j[0] = p[A], j[1] = p[S], j[2] = 0;
-  j[3] = 0, j[4] = p[B], j[5] = p[S];
-  j[6] = 0, j[7] = 0, j[8] = p[C];
+  j[0] = p[A], j[1] = 0, j[2] = 0;
+  j[3] = p[S], j[4] = p[B], j[5] = 0;
+  j[6] = 0, j[7] = p[S], j[8] = p[C];
 }
 
 static const tf_flow_ops linear_ops = {.rhs = linear_rhs, .jacobian = linear_jacobian};
@@ -38,7 +40,7 @@ static const tf_flow_ops linear_ops = {.rhs = linear_rhs, .jacobian = linear_jac
 static const tf_model_def linear3 = {
     .abi = TWOFOLD_MODEL_ABI,
     .name = "linear3",
-    .doc = "linear flow with an upper-triangular matrix",
+    .doc = "linear flow with a lower-triangular matrix",
     .kind = TF_MODEL_FLOW,
     .dim = 3,
     .state_names = linear_names,
