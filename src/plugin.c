@@ -27,6 +27,7 @@ typedef struct loaded {
   char *key;
   const tf_kernel *kernel; /* NULL: failed with `error` */
   char *origin;
+  char *digest; /* what --resume compares: the library's bytes, or the source's cache key */
   char *error;
 } loaded;
 static loaded *memo;
@@ -51,11 +52,12 @@ static const loaded *memo_find(const char *key) {
 }
 
 /* Takes ownership of key. */
-static void memo_add(char *key, const tf_kernel *k, const char *origin, const tf_error *err) {
+static void memo_add(char *key, const tf_kernel *k, const char *origin, const char *digest,
+                     const tf_error *err) {
   loaded *grown = realloc(memo, (nmemo + 1) * sizeof *memo);
   if (!grown || !key) return free(key); /* not remembered: the next request repeats the work */
   memo = grown;
-  memo[nmemo++] = (loaded){key, k, origin ? strdup(origin) : NULL,
+  memo[nmemo++] = (loaded){key, k, origin ? strdup(origin) : NULL, digest ? strdup(digest) : NULL,
                            k ? NULL : strdup(err ? err->msg : "failed")};
 }
 
@@ -68,6 +70,38 @@ const char *tf_plugin_origin(const tf_kernel *k) {
   for (size_t i = 0; i < nmemo; i++)
     if (memo[i].kernel == k) return memo[i].origin;
   return NULL;
+}
+
+const char *tf_plugin_digest(const tf_kernel *k) {
+  for (size_t i = 0; i < nmemo; i++)
+    if (memo[i].kernel == k && memo[i].digest) return memo[i].digest;
+  return NULL;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static char *read_all(const char *path, size_t *n, const char *what, tf_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return tf_fail(err, "%s '%s': %s", what, path, strerror(errno)), NULL;
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + len, 1, cap - len, f)) > 0;) {
+    len += got;
+    if (len == cap) {
+      char *grown = realloc(buf, cap *= 2);
+      if (!grown) free(buf);
+      buf = grown;
+    }
+  }
+  const bool bad = ferror(f);
+  fclose(f);
+  if (!buf || bad) return free(buf), tf_fail(err, "%s '%s': cannot be read", what, path), NULL;
+  *n = len;
+  return buf;
 }
 
 /* A regular file, or an error saying what the path is instead. */
@@ -130,8 +164,24 @@ static void list_names(const tf_model_def *const *l, size_t n, char *buf, size_t
 }
 
 /* Loads `name` from the library at path; error messages start with `origin`. */
-static int load(const char *path, const char *name, const char *origin, const tf_kernel **k,
-                tf_error *err) {
+/* What identifies the code a library holds: a hash of its bytes (the path alone would let a
+ * rebuilt library continue another one's results). */
+static void library_digest(const char *path, char *out, size_t n) {
+  size_t len;
+  tf_error ignored;
+  char *bytes = read_all(path, &len, "model library", &ignored);
+  if (bytes)
+    snprintf(out, n, "library bytes fnv1a-64 %016llx",
+             (unsigned long long)fnv1a(0xcbf29ce484222325ULL, bytes, len));
+  else
+    snprintf(out, n, "library (unreadable)");
+  free(bytes);
+}
+
+/* Loads `name` from the library at path; error messages start with `origin`; `digest` (NULL:
+ * the library's bytes) is what --resume compares. */
+static int load(const char *path, const char *name, const char *origin, const char *digest,
+                const tf_kernel **k, tf_error *err) {
   *k = NULL;
   if (!name) name = "";
   char *key = dup_key('L', path, name);
@@ -153,14 +203,16 @@ static int load(const char *path, const char *name, const char *origin, const tf
     if (!rc && !def) rc = tf_fail(err, "%s: has no model '%s' (it has: %s)", origin, name, names);
     if (!rc) rc = tf_kernel_from_def(def, origin, k, err);
   }
-  memo_add(key, *k, origin, err);
+  char own[96];
+  if (!rc && !digest) library_digest(path, own, sizeof own);
+  memo_add(key, *k, origin, rc ? NULL : digest ? digest : own, err);
   return rc;
 }
 
 int tf_plugin_open_library(const char *path, const char *name, const tf_kernel **k, tf_error *err) {
   char origin[PATH_MAX + 32];
   snprintf(origin, sizeof origin, "model library '%s'", path);
-  return load(path, name, origin, k, err);
+  return load(path, name, origin, NULL, k, err);
 }
 
 int tf_plugin_library_models(const char *path, const tf_kernel ***ks, size_t *n, tf_error *err) {
@@ -174,7 +226,7 @@ int tf_plugin_library_models(const char *path, const tf_kernel ***ks, size_t *n,
   const tf_kernel **out = calloc(count, sizeof *out);
   if (!out) return tf_fail(err, "out of memory");
   for (size_t i = 0; i < count; i++)
-    if (load(path, l[i]->name ? l[i]->name : "?", origin, &out[i], err)) return free(out), -1;
+    if (load(path, l[i]->name ? l[i]->name : "?", origin, NULL, &out[i], err)) return free(out), -1;
   *ks = out;
   *n = count;
   return 0;
@@ -221,32 +273,6 @@ int tf_plugin_cache_dir(char *buf, size_t n, tf_error *err) {
                    "HOME)");
   if (len < 0 || (size_t)len >= n) return tf_fail(err, "cache directory name too long");
   return make_dirs(buf, err);
-}
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
-}
-
-static char *read_all(const char *path, size_t *n, tf_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return tf_fail(err, "model source '%s': %s", path, strerror(errno)), NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + len, 1, cap - len, f)) > 0;) {
-    len += got;
-    if (len == cap) {
-      char *grown = realloc(buf, cap *= 2);
-      if (!grown) free(buf);
-      buf = grown;
-    }
-  }
-  const bool bad = ferror(f);
-  fclose(f);
-  if (!buf || bad) return free(buf), tf_fail(err, "model source '%s': cannot be read", path), NULL;
-  *n = len;
-  return buf;
 }
 
 /* Splits the recorded flags at blanks into argv (they are CMake's, without quoting). */
@@ -297,7 +323,7 @@ static int cached_library(const char *src, const char *origin, bool may_compile,
   char dir[PATH_MAX];
   if (tf_plugin_cache_dir(dir, sizeof dir, err)) return -1;
   size_t len;
-  char *text = read_all(src, &len, err);
+  char *text = read_all(src, &len, "model source", err);
   if (!text) return -1;
   char abi[32];
   snprintf(abi, sizeof abi, "%d", TWOFOLD_MODEL_ABI);
@@ -366,7 +392,11 @@ int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **
   /* a node-local cache (no shared file system) lacks rank 0's file: compile here too */
   if (!rc && rank != 0 && access(shared.so, R_OK) != 0)
     rc = cached_library(path, origin, true, shared.so, sizeof shared.so, err);
-  if (!rc) rc = load(shared.so, name, origin, k, err);
-  memo_add(key, *k, origin, err);
+  /* the cached file's name holds the hash of (source, compiler, flags, ABI) */
+  char digest[PATH_MAX + 32];
+  snprintf(digest, sizeof digest, "source compiled as %s",
+           strrchr(shared.so, '/') ? strrchr(shared.so, '/') + 1 : shared.so);
+  if (!rc) rc = load(shared.so, name, origin, digest, k, err);
+  memo_add(key, *k, origin, rc ? NULL : digest, err);
   return rc;
 }

@@ -40,7 +40,13 @@ int tf_plugin_library_models(const char *path, const tf_kernel ***ks, size_t *n,
 /* The cache directory for compiled sources (created if missing). */
 int tf_plugin_cache_dir(char *buf, size_t n, tf_error *err);
 
-/* Where kernel k came from ("library 'x.so'", "source 'm.c'"), or NULL for a built-in. */
+/* Where kernel k came from ("model library 'x.so'", "model source 'm.c'"), or NULL for a
+ * built-in. */
 const char *tf_plugin_origin(const tf_kernel *k);
+
+/* What identifies a plugin kernel's code (a hash of the library's bytes, or the cache name of
+ * the compiled source), or NULL for a built-in: results files record it and --resume refuses
+ * to continue with different code under the same config. */
+const char *tf_plugin_digest(const tf_kernel *k);
 
 #endif

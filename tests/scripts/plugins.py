@@ -9,6 +9,8 @@
 * quadratic-map x -> 4x(1-x) without a Jacobian: Lyapunov exponent ln 2;
 * model.library and model.source give the same bits; a source compiles once into the
   cache, and a 2-rank run (rank 0 compiles, the others wait) equals the 1-rank run;
+* --resume refuses a rebuilt library (the results file records the model's code) and
+  completes with the original one;
 * bad plugins: wrong ABI number, no ABI symbol, kind/table mismatch, default outside its
   bounds, two models without model.name, a syntax error (the compiler's file:line shown),
   both keys, a missing file and a directory: exit 2 with the key and file named, and an
@@ -223,6 +225,24 @@ lyapunov:
 s = T.run("cfg/map.yaml", "map.h5")
 T.check(abs(s["spectrum"][0] - np.log(2)) < 0.01,
         f"quadratic-map (no Jacobian given): lambda = {s['spectrum'][0]:.5f} (ln 2 = 0.69315)")
+
+# --- --resume continues only with the same model code ----------------------------------------
+r = twofold("run", "cfg/belt_ensemble_library.yaml", "-o", "resume.h5", "--quiet", "--stop-after",
+            "4", "--set", "ensemble.chunk=1")
+T.check(r.returncode == 3, f"belt library: interrupted after 4 members (exit {r.returncode})")
+shutil.copy("lib/belt.so", "lib/belt.so.orig")
+cc("models/belt.c", "lib/belt.so", "-O0")  # the same model, other code
+r = twofold("run", "cfg/belt_ensemble_library.yaml", "-o", "resume.h5", "--quiet", "--resume",
+            "--set", "ensemble.chunk=1")
+T.check(r.returncode == 2 and "the model's code differs from the file's" in r.stderr,
+        f"--resume with a rebuilt library: refused, exit {r.returncode}")
+shutil.copy("lib/belt.so.orig", "lib/belt.so")
+r = twofold("run", "cfg/belt_ensemble_library.yaml", "-o", "resume.h5", "--quiet", "--resume",
+            "--set", "ensemble.chunk=1")
+with h5py.File("resume.h5", "r") as a, h5py.File("belt_ens_library.h5", "r") as b:
+    same = np.array_equal(a["members/final_state"][...], b["members/final_state"][...])
+T.check(r.returncode == 0 and same,
+        "--resume with the original library: completes, equal to the uninterrupted run")
 
 # --- compiled once, shared by the ranks -------------------------------------------------------
 libs = sorted(os.path.basename(p) for p in glob.glob("cache/*"))
