@@ -7,6 +7,8 @@
 * linear3 (x' = A x, A lower triangular): trajectory and ensemble against expm(A t) x0,
   Lyapunov exponents = the diagonal of A, a scan over A[0][0] whose lambda_1 follows it;
 * quadratic-map x -> 4x(1-x) without a Jacobian: Lyapunov exponent ln 2;
+* devs-growth (a DEVS of logistic elements): the engine's generic path on the plugin's map
+  gives the built-in devs-logistic's bits, and lambda_1 = q times a numpy orbit average;
 * model.library and model.source give the same bits; a source compiles once into the
   cache, and a 2-rank run (rank 0 compiles, the others wait) equals the 1-rank run;
 * --resume refuses a rebuilt library (the results file records the model's code) and
@@ -226,6 +228,35 @@ s = T.run("cfg/map.yaml", "map.h5")
 T.check(abs(s["spectrum"][0] - np.log(2)) < 0.01,
         f"quadratic-map (no Jacobian given): lambda = {s['spectrum'][0]:.5f} (ln 2 = 0.69315)")
 
+# a DEVS whose element is the plugin's own map (the engine's generic path)
+DEVS = """job: lyapunov
+model:
+  {model}
+  params: {{N: 10, q: 0.5, {r}: 3.9, steps: 100000, transient: 1000}}
+devs:
+  seed: 1
+lyapunov:
+  blocks: 10
+"""
+T.write("cfg/devs_plugin.yaml", DEVS.format(model="library: ../lib/linear.so\n  name: devs-growth",
+                                            r="r"))
+T.write("cfg/devs_builtin.yaml", DEVS.format(model="name: devs-logistic", r="mu"))
+sp, sb = T.run("cfg/devs_plugin.yaml", "devs_plugin.h5"), T.run("cfg/devs_builtin.yaml", "devs_b.h5")
+xs = np.linspace(0.11, 0.89, 400)
+for _ in range(1000):
+    xs = 3.9 * xs * (1 - xs)
+acc = 0.0
+for _ in range(5000):
+    acc += np.log(np.abs(3.9 * (1 - 2 * xs))).mean()
+    xs = 3.9 * xs * (1 - xs)
+ref = 0.5 * acc / 5000
+T.check(sp["lambda1"] == sb["lambda1"] and not sp["vectorised"],
+        f"devs-growth plugin (generic path) = built-in devs-logistic bit for bit: "
+        f"{sp['lambda1']!r}")
+T.check(abs(sp["lambda1"] - ref) < 0.01,
+        f"devs-growth: lambda_1 = {sp['lambda1']:.4f}, q times the element's orbit average "
+        f"{ref:.4f}")
+
 # --- --resume continues only with the same model code ----------------------------------------
 r = twofold("run", "cfg/belt_ensemble_library.yaml", "-o", "resume.h5", "--quiet", "--stop-after",
             "4", "--set", "ensemble.chunk=1")
@@ -282,7 +313,8 @@ T.write("cfg/two.yaml", "job: trajectory\nmodel:\n  library: ../lib/linear.so\n"
         "integrator:\n  t_end: 1\n")
 r = twofold("run", "cfg/two.yaml", "-o", "keep.h5", "--overwrite")
 T.check(r.returncode == 2 and "cfg/two.yaml:3: key 'model.library'" in r.stderr
-        and "has 2 models (linear3, quadratic-map); choose one with model.name" in r.stderr,
+        and "has 3 models (linear3, quadratic-map, devs-growth); choose one with model.name"
+        in r.stderr,
         f"two models, no model.name: exit {r.returncode}, both named")
 bad("unknown name", ["model.name=linear4"], "cfg/lin_ensemble_library.yaml:3", "no model 'linear4'")
 bad("missing file", ["model.library=lib/nothing.so"], "lib/nothing.so", "No such file")
