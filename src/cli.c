@@ -452,8 +452,9 @@ static int cmd_info(const cli_args *a) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);
     return TF_EXIT_USAGE;
   }
-  static const char *const attrs[] = {"twofold_version", "created",     "config_source",
-                                      "model",           "state_names", NULL};
+  static const char *const attrs[] = {
+      "twofold_version", "created",           "config_source", "model",
+      "model_plugin",    "model_plugin_code", "state_names",   NULL};
   char *version = tf_h5_attr_read_string(f, "twofold_version");
   if (!version) {
     fprintf(stderr, "twofold: error: '%s' is an HDF5 file but not a twofold results file\n",

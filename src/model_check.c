@@ -367,6 +367,6 @@ int tf_model_check(const tf_kernel *k, const char *origin, const double *p, doub
   if (c.failed)
     fprintf(out, "result: FAIL (%d of %d checks failed)\n", c.failed, c.checks);
   else
-    fprintf(out, "result: ok (%d checks passed)\n", c.checks);
+    fprintf(out, "result: ok (%d check%s passed)\n", c.checks, c.checks == 1 ? "" : "s");
   return c.failed;
 }
