@@ -317,8 +317,8 @@ static int compile(const char *src, const char *out, const char *origin, tf_erro
 }
 
 /* The cached library for a source: its name, and compiled unless already there. */
-static int cached_library(const char *src, const char *origin, bool may_compile, char *so,
-                          size_t so_size, tf_error *err) {
+static int cached_library(const char *src, const char *origin, char *so, size_t so_size,
+                          tf_error *err) {
   if (regular_file(src, "model source", err)) return -1;
   char dir[PATH_MAX];
   if (tf_plugin_cache_dir(dir, sizeof dir, err)) return -1;
@@ -346,7 +346,7 @@ static int cached_library(const char *src, const char *origin, bool may_compile,
   stem[s] = '\0';
   if (snprintf(so, so_size, "%s/%s-%016llx.so", dir, stem, (unsigned long long)h) >= (int)so_size)
     return tf_fail(err, "cache path too long in '%s'", dir);
-  if (access(so, R_OK) == 0 || !may_compile) return 0;
+  if (access(so, R_OK) == 0) return 0;
   char tmp[PATH_MAX + 96], host[64] = "host";
   gethostname(host, sizeof host - 1);
   host[sizeof host - 1] = '\0';
@@ -384,14 +384,14 @@ int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **
   const bool mpi = mpi_running();
   if (mpi) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
-    shared.rc = cached_library(path, origin, true, shared.so, sizeof shared.so, err);
+    shared.rc = cached_library(path, origin, shared.so, sizeof shared.so, err);
     if (shared.rc) snprintf(shared.msg, sizeof shared.msg, "%s", err->msg);
   }
   if (mpi) MPI_Bcast(&shared, (int)sizeof shared, MPI_BYTE, 0, MPI_COMM_WORLD);
   int rc = shared.rc ? tf_fail(err, "%s", shared.msg) : 0;
   /* a node-local cache (no shared file system) lacks rank 0's file: compile here too */
   if (!rc && rank != 0 && access(shared.so, R_OK) != 0)
-    rc = cached_library(path, origin, true, shared.so, sizeof shared.so, err);
+    rc = cached_library(path, origin, shared.so, sizeof shared.so, err);
   /* the cached file's name holds the hash of (source, compiler, flags, ABI) */
   char digest[PATH_MAX + 32];
   snprintf(digest, sizeof digest, "source compiled as %s",
