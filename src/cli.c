@@ -620,6 +620,14 @@ static int finish_merged(const char *path, const char *config_text, const char *
   run.start_time = MPI_Wtime();
   const tf_job *job = NULL;
   run.cfg = tf_config_parse_string(config_text, source, err);
+  /* relative plugin paths in the stored config are relative to the original config file */
+  hid_t f = run.cfg ? tf_h5_open_serial(path, err) : -1;
+  char *original = f >= 0 ? tf_h5_attr_read_string(f, "config_source") : NULL;
+  if (f >= 0) H5Fclose(f);
+  char *slash = original ? strrchr(original, '/') : NULL;
+  if (slash) *slash = '\0';
+  if (run.cfg) tf_config_set_dir(run.cfg, slash ? original : ".");
+  free(original);
   int rc = run.cfg ? setup_job(&run, &job, err) : -1;
   if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
   if (!rc) rc = job->execute(&run, err);

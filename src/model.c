@@ -40,18 +40,23 @@ static const char *model_key(const tf_config *cfg) {
                                               : "model.name";
 }
 
-/* A plugin path as the user meant it: relative to the config file's directory, except in a
- * --set override, which is relative to where the command runs. */
+/* A plugin path as the user meant it: relative to the config file's directory (or the one
+ * the config was given, tf_config_dir), except in a --set override, which is relative to
+ * where the command runs. */
 static void resolve_path(const tf_config *cfg, const char *key, const char *path, char *out,
                          size_t n) {
   char where[256];
   tf_config_where(cfg, key, where, sizeof where);
-  const char *source = tf_config_source(cfg);
+  const char *dir = tf_config_dir(cfg), *source = tf_config_source(cfg);
   const char *slash = source ? strrchr(source, '/') : NULL;
-  if (path[0] == '/' || strncmp(where, "--set", 5) == 0 || !slash)
+  if (path[0] == '/' || strncmp(where, "--set", 5) == 0)
     snprintf(out, n, "%s", path);
-  else
+  else if (dir)
+    snprintf(out, n, "%s/%s", dir, path);
+  else if (slash)
     snprintf(out, n, "%.*s/%s", (int)(slash - source), source, path);
+  else
+    snprintf(out, n, "%s", path);
 }
 
 int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {

@@ -12,7 +12,8 @@
 * model.library and model.source give the same bits; a source compiles once into the
   cache, and a 2-rank run (rank 0 compiles, the others wait) equals the 1-rank run;
 * --resume refuses a rebuilt library (the results file records the model's code) and
-  completes with the original one;
+  completes with the original one; merge refuses parts run with different builds;
+* concurrent runs compiling the same source into an empty cache all succeed;
 * bad plugins: wrong ABI number, no ABI symbol, kind/table mismatch, default outside its
   bounds, two models without model.name, a syntax error (the compiler's file:line shown),
   both keys, a missing file and a directory: exit 2 with the key and file named, and an
@@ -309,6 +310,22 @@ with h5py.File("resume.h5", "r") as a, h5py.File("belt_ens_library.h5", "r") as 
 T.check(r.returncode == 0 and same,
         "--resume with the original library: completes, equal to the uninterrupted run")
 
+# parts of a split run must have run the same code to be merged
+r0 = twofold("run", "cfg/belt_ensemble_library.yaml", "-o", "part0.h5", "--quiet", "--part", "0/2")
+cc("models/belt.c", "lib/belt.so", "-O0")
+r1 = twofold("run", "cfg/belt_ensemble_library.yaml", "-o", "part1.h5", "--quiet", "--part", "1/2")
+shutil.copy("lib/belt.so.orig", "lib/belt.so")
+r = twofold("merge", "merged.h5", "part0.h5", "part1.h5")
+T.check(r0.returncode == 0 and r1.returncode == 0 and r.returncode == 2
+        and "were run with different model code" in r.stderr and not os.path.exists("merged.h5"),
+        f"merge of parts run with different builds of the library: refused, exit {r.returncode}")
+r1 = twofold("run", "cfg/belt_ensemble_library.yaml", "-o", "part1.h5", "--quiet", "--part", "1/2",
+             "--overwrite")
+r = twofold("merge", "merged.h5", "part0.h5", "part1.h5")
+with h5py.File("merged.h5", "r") as a, h5py.File("belt_ens_library.h5", "r") as b:
+    same = np.array_equal(a["members/final_state"][...], b["members/final_state"][...])
+T.check(r.returncode == 0 and same, "merge of parts run with the same library: one run's data")
+
 # --- compiled once, shared by the ranks -------------------------------------------------------
 libs = sorted(os.path.basename(p) for p in glob.glob("cache/*"))
 T.check(len(libs) == 2 and all(p.endswith(".so") for p in libs),
@@ -319,6 +336,24 @@ with h5py.File("belt_ens_2ranks.h5", "r") as a, h5py.File("belt_ens_source.h5", 
     T.check(np.array_equal(a["members/final_state"][...], b["members/final_state"][...]),
             "belt source on 2 ranks (rank 0 compiles into an empty cache): same bits as 1 rank")
 T.check(len(glob.glob("cache/*")) == 1, "2 ranks compiled once: one file in the cache")
+
+# Concurrent runs on an empty cache: each compiles to its own temporary name and renames it
+# into place, so whichever order they run in, each loads a whole library.
+shutil.rmtree("cache")
+procs = [subprocess.Popen([T.TWOFOLD, "run", "cfg/lin_trajectory_source.yaml", "-o",
+                           f"concurrent{i}.h5", "--quiet"], stderr=subprocess.PIPE, text=True)
+         for i in range(3)]
+codes = [p.wait() for p in procs]
+outs = []
+for i in range(3):
+    with h5py.File(f"concurrent{i}.h5", "r") as f:
+        outs.append(f["trajectory/state"][...])
+with h5py.File("lin_traj_source.h5", "r") as f:
+    ref = f["trajectory/state"][...]
+T.check(codes == [0, 0, 0] and all(np.array_equal(o, ref) for o in outs)
+        and [os.path.basename(p) for p in glob.glob("cache/*")] == ["linear-" + os.path.basename(
+            glob.glob("cache/*")[0]).split("-", 1)[1]],
+        f"3 concurrent runs on an empty cache: exits {codes}, same results, one library left")
 
 # --- bad plugins --------------------------------------------------------------------------------
 T.run("cfg/lin_ensemble_library.yaml", "keep.h5")
