@@ -150,6 +150,11 @@ static int library_defs(const char *path, const char *origin, const tf_model_def
   if (count == MAX_MODELS_PER_LIBRARY)
     return tf_fail(err, "%s: twofold_model_list has no NULL end within %d entries", origin,
                    MAX_MODELS_PER_LIBRARY);
+  for (size_t i = 0; i < count; i++)
+    for (size_t j = 0; j < i; j++)
+      if (l[i]->name && l[j]->name && strcmp(l[i]->name, l[j]->name) == 0)
+        return tf_fail(err, "%s: two models are named '%s' (entries %zu and %zu of TWOFOLD_MODELS)",
+                       origin, l[i]->name, j, i);
   *list = l;
   *n = count;
   return 0;

@@ -4,6 +4,7 @@
  *   KIND_MISMATCH  declares a Filippov model but gives a flow table
  *   BAD_DEFAULT    a parameter default outside its bounds
  *   NAME_CLASH     a model named like a built-in one
+ *   DUPLICATE      the same model listed twice
  *   WRONG_JACOBIAN a flow whose Jacobian has one wrong entry (model check must say FAIL)
  *   NAN_FIELD      a flow whose field is NaN for x > 1 (members there fail, others go on)
  * The models are otherwise the decaying flow x' = -r x. */
@@ -70,6 +71,8 @@ static const tf_model_def def = {
 #if defined(BAD_ABI)
 const int twofold_model_abi = TWOFOLD_MODEL_ABI + 98;
 const tf_model_def *const twofold_model_list[] = {&def, NULL};
+#elif defined(DUPLICATE)
+TWOFOLD_MODELS(&def, &def);
 #elif defined(NO_ABI)
 const tf_model_def *const twofold_model_list[] = {&def, NULL};
 #else

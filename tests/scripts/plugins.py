@@ -55,8 +55,8 @@ def cc(src, out, *defs):
 cc("models/belt.c", "lib/belt.so")
 cc("models/linear.c", "lib/linear.so")
 cc("models/contact.c", "lib/contact.so")
-for case in ("BAD_ABI", "NO_ABI", "KIND_MISMATCH", "BAD_DEFAULT", "NAME_CLASH", "WRONG_JACOBIAN",
-             "NAN_FIELD"):
+for case in ("BAD_ABI", "NO_ABI", "KIND_MISMATCH", "BAD_DEFAULT", "NAME_CLASH", "DUPLICATE",
+             "WRONG_JACOBIAN", "NAN_FIELD"):
     cc("models/broken.c", f"lib/{case.lower()}.so", "-D" + case)
 
 
@@ -386,6 +386,8 @@ T.check(r.returncode == 2 and "cfg/two.yaml:3: key 'model.library'" in r.stderr
         in r.stderr,
         f"two models, no model.name: exit {r.returncode}, both named")
 bad("unknown name", ["model.name=linear4"], "cfg/lin_ensemble_library.yaml:3", "no model 'linear4'")
+bad("a model listed twice", ["model.library=lib/duplicate.so", "model.name=decay"],
+    "two models are named 'decay'")
 bad("missing file", ["model.library=lib/nothing.so"], "lib/nothing.so", "No such file")
 bad("a directory", ["model.library=lib"], "'lib' is a directory")
 bad("both keys", ["model.source=models/linear.c"], "model.source", "not both",
