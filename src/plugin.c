@@ -376,7 +376,17 @@ int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **
   *k = NULL;
   char origin[PATH_MAX + 32];
   snprintf(origin, sizeof origin, "model source '%s'", path);
-  char *key = dup_key('S', path, name);
+  /* remembered by path and modification: a file written again at the same path (generated
+   * code) is compiled again, and asking twice for an unchanged one costs no communication */
+  struct stat st = {0};
+  stat(path, &st);
+  const size_t vn = (name ? strlen(name) : 0) + 80;
+  char *version = malloc(vn);
+  if (!version) return tf_fail(err, "out of memory");
+  snprintf(version, vn, "%s\x1f%lld.%09ld:%lld", name ? name : "", (long long)st.st_mtim.tv_sec,
+           (long)st.st_mtim.tv_nsec, (long long)st.st_size);
+  char *key = dup_key('S', path, version);
+  free(version);
   const loaded *m = key ? memo_find(key) : NULL;
   if (m) return free(key), memo_answer(m, k, err);
   /* rank 0 compiles; everyone gets its status, library path and message */
