@@ -13,8 +13,9 @@
  * so concurrent runs never load a half-written library.  Only the file's own bytes are
  * hashed: headers it includes are not tracked.
  *
- * Loads are remembered for the process (by path and name), so a job's setup may ask for the
- * same model several times and pays, and under MPI synchronises, once. */
+ * Loads are remembered for the process (by path and name, and for a source its modification
+ * time and size), so a job's setup may ask for the same model several times and pays, and
+ * under MPI synchronises, once; a source written again at the same path is compiled again. */
 #ifndef TF_PLUGIN_H
 #define TF_PLUGIN_H
 
