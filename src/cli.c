@@ -1,4 +1,4 @@
-/* cli.c — argument parsing and the commands run, check, models, info.
+/* cli.c — argument parsing and the commands run, check, models, model check, info, slurm, merge.
  *
  * `run` is the only command that needs MPI and PETSc: options that look like PETSc's
  * (a single dash, e.g. `-ts_type rosw`) are handed to PETSc's options database, everything
@@ -18,12 +18,18 @@
 
 #include "checkpoint.h"
 #include "config.h"
+#include "flow.h"
 #include "h5io.h"
 #include "job.h"
 #include "kernel.h"
 #include "merge.h"
+#include "model.h"
+#include "model_check.h"
+#include "model_def.h"
 #include "mpi_start.h"
 #include "petsc_start.h"
+#include "physical_initial.h"
+#include "plugin.h"
 #include "slurm.h"
 #include "status.h"
 #include "version.h"
@@ -38,7 +44,11 @@ static const char usage[] =
     "                         validate CONFIG (and print it as it would run, with defaults);\n"
     "                         several CONFIGs are checked one by one in one process (--json:\n"
     "                         a line {config, status, error} each); exit 2 if any is bad\n"
-    "  models                 list the models with their parameters, defaults and docs\n"
+    "  models [--model-library LIB]  list the models (built-in, or those of plugin LIB) with\n"
+    "                         their parameters, defaults and docs\n"
+    "  model check CONFIG [--set K=V]...  evaluate CONFIG's model (built-in or plugin) at its\n"
+    "                         initial state: finite values, derivatives against central\n"
+    "                         differences; exit 1 if a check fails\n"
     "  jobs                   list the job types\n"
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
     "  slurm CONFIG [options]  write sbatch scripts for CONFIG and submit them (see below)\n"
@@ -98,6 +108,7 @@ typedef struct cli_args {
   char **petsc_argv;
   int petsc_argc;
   const char **files; /* merge: part files */
+  const char *model_library;
   int nfiles;
   tf_slurm_options slurm;
   int slurm_rc;
@@ -162,6 +173,8 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
       a->resume = true;
     else if (strcmp(arg, "--overwrite") == 0)
       a->overwrite = true;
+    else if (strcmp(arg, "--model-library") == 0 && has_next)
+      a->model_library = argv[++i];
     else if (strcmp(arg, "--print") == 0)
       a->print = true;
     else if (strcmp(arg, "--config") == 0)
@@ -196,7 +209,8 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
       a->command = arg;
     else if (!a->config)
       a->config = arg;
-    else if (strcmp(a->command, "merge") == 0 || strcmp(a->command, "check") == 0)
+    else if (strcmp(a->command, "merge") == 0 || strcmp(a->command, "check") == 0 ||
+             strcmp(a->command, "model") == 0)
       a->files[a->nfiles++] = arg;
     else
       return tf_fail(err, "twofold: unexpected argument '%s' (see twofold --help)", arg);
@@ -205,20 +219,63 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
   return 0;
 }
 
-static int cmd_models(void) {
-  for (size_t i = 0; i < tf_kernel_count(); i++) {
-    const tf_kernel *k = tf_kernel_at(i);
-    char names[512];
-    tf_join_state_names(k, names, sizeof names);
-    printf("%s — %s\n  state (%zu): %s\n", k->name, k->doc, k->dim, names);
-    for (size_t p = 0; p < k->nparams; p++) {
-      const tf_param *q = &k->params[p];
-      printf("  %-12s default %-10.6g range [%g, %g]  %s\n", q->name, q->def, q->min, q->max,
-             q->doc);
-    }
-    printf("\n");
+static void print_model(const tf_kernel *k) {
+  char names[512];
+  tf_join_state_names(k, names, sizeof names);
+  printf("%s — %s\n  state (%zu): %s\n", k->name, k->doc, k->dim, names);
+  for (size_t p = 0; p < k->nparams; p++) {
+    const tf_param *q = &k->params[p];
+    printf("  %-12s default %-10.6g range [%g, %g]  %s\n", q->name, q->def, q->min, q->max,
+           q->doc ? q->doc : "");
   }
+  printf("\n");
+}
+
+static int cmd_models(const cli_args *a) {
+  if (!a->model_library) {
+    for (size_t i = 0; i < tf_kernel_count(); i++) print_model(tf_kernel_at(i));
+    return TF_EXIT_OK;
+  }
+  const tf_kernel **ks;
+  size_t n;
+  tf_error err;
+  if (tf_plugin_library_models(a->model_library, &ks, &n, &err)) {
+    fprintf(stderr, "twofold: error: %s\n", err.msg);
+    return TF_EXIT_USAGE;
+  }
+  for (size_t i = 0; i < n; i++) print_model(ks[i]);
+  free(ks);
   return TF_EXIT_OK;
+}
+
+/* `twofold model check CONFIG`: the model section and the initial state only, so any job's
+ * config (or a config written just for the check) will do. */
+static int cmd_model(const cli_args *a) {
+  if (!a->config || strcmp(a->config, "check") != 0 || a->nfiles != 1) {
+    fprintf(stderr, "twofold: error: usage: twofold model check CONFIG [--set K=V]...\n");
+    return TF_EXIT_USAGE;
+  }
+  tf_error err;
+  tf_config *cfg = tf_config_load(a->files[0], &err);
+  tf_model model = {0};
+  const tf_kernel *k = NULL;
+  double x0[TF_MODEL_MAX_DIM], spread, t0;
+  int rc = cfg ? 0 : -1;
+  for (int i = 0; !rc && i < a->nsets; i++) rc = tf_config_set(cfg, a->sets[i], &err);
+  const bool state_given = cfg && tf_config_has(cfg, "initial.state");
+  if (rc || tf_model_kernel(cfg, &k, &err) ||
+      tf_model_from_config(&model, cfg, k->kind, "model check", &err) ||
+      tf_initial_from_config(cfg, k, x0, &spread, &t0, &err) ||
+      tf_physical_initial_from_config(cfg, k, model.params, state_given, x0, &err)) {
+    fprintf(stderr, "twofold: error: %s\n", err.msg);
+    rc = TF_EXIT_USAGE;
+  } else {
+    rc = tf_model_check(k, tf_plugin_origin(k), model.params, t0, x0, stdout) ? TF_EXIT_ERROR
+                                                                              : TF_EXIT_OK;
+  }
+  tf_model_destroy(&model);
+  tf_config_free(cfg);
+  return rc;
 }
 
 static int cmd_jobs(void) {
@@ -388,8 +445,9 @@ static int cmd_info(const cli_args *a) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);
     return TF_EXIT_USAGE;
   }
-  static const char *const attrs[] = {"twofold_version", "created",     "config_source",
-                                      "model",           "state_names", NULL};
+  static const char *const attrs[] = {
+      "twofold_version", "created",           "config_source", "model",
+      "model_plugin",    "model_plugin_code", "state_names",   NULL};
   char *version = tf_h5_attr_read_string(f, "twofold_version");
   if (!version) {
     fprintf(stderr, "twofold: error: '%s' is an HDF5 file but not a twofold results file\n",
@@ -581,6 +639,14 @@ static int finish_merged(const char *path, const char *config_text, const char *
   run.start_time = MPI_Wtime();
   const tf_job *job = NULL;
   run.cfg = tf_config_parse_string(config_text, source, err);
+  /* relative plugin paths in the stored config are relative to the original config file */
+  hid_t f = run.cfg ? tf_h5_open_serial(path, err) : -1;
+  char *original = f >= 0 ? tf_h5_attr_read_string(f, "config_source") : NULL;
+  if (f >= 0) H5Fclose(f);
+  char *slash = original ? strrchr(original, '/') : NULL;
+  if (slash) *slash = '\0';
+  if (run.cfg) tf_config_set_dir(run.cfg, slash ? original : ".");
+  free(original);
   int rc = run.cfg ? setup_job(&run, &job, err) : -1;
   if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
   if (!rc) rc = job->execute(&run, err);
@@ -670,7 +736,9 @@ int tf_cli_main(int argc, char **argv) {
     printf("%s\n", TF_VERSION_STRING);
     rc = TF_EXIT_OK;
   } else if (strcmp(a.command, "models") == 0) {
-    rc = cmd_models();
+    rc = cmd_models(&a);
+  } else if (strcmp(a.command, "model") == 0) {
+    rc = cmd_model(&a);
   } else if (strcmp(a.command, "jobs") == 0) {
     rc = cmd_jobs();
   } else if (strcmp(a.command, "info") == 0) {
