@@ -1,4 +1,5 @@
 /* plugin.c — see plugin.h. */
+#define _GNU_SOURCE /* dladdr */
 #include "plugin.h"
 
 #include <dlfcn.h>
@@ -16,6 +17,8 @@
 
 #include "model_def.h"
 #include "plugin_build.h"
+
+static const char *include_dir(void);
 
 extern char **environ;
 
@@ -136,8 +139,8 @@ static int library_defs(const char *path, const char *origin, const tf_model_def
   if (*abi != TWOFOLD_MODEL_ABI)
     return tf_fail(err,
                    "%s: built for model ABI %d, but this twofold has model ABI %d; rebuild it "
-                   "against this twofold's include/twofold/model.h (%s)",
-                   origin, *abi, TWOFOLD_MODEL_ABI, TF_PLUGIN_INCLUDE "/twofold/model.h");
+                   "against this twofold's include/twofold/model.h (%s%s)",
+                   origin, *abi, TWOFOLD_MODEL_ABI, include_dir(), "/twofold/model.h");
   const tf_model_def *const *l = dlsym(h, "twofold_model_list");
   if (!l)
     return tf_fail(err,
@@ -280,6 +283,34 @@ int tf_plugin_cache_dir(char *buf, size_t n, tf_error *err) {
   return make_dirs(buf, err);
 }
 
+/* The public headers a model source is compiled against: those installed next to the code
+ * that is running (PREFIX/include beside PREFIX/bin/twofold or PREFIX/lib/libtwofold.so),
+ * else the source tree's, where an uninstalled build finds them. */
+static const char *include_dir(void) {
+  static char dir[PATH_MAX + 16];
+  if (dir[0]) return dir;
+  snprintf(dir, sizeof dir, "%s", TF_PLUGIN_INCLUDE);
+  char self[PATH_MAX] = "";
+  if (readlink("/proc/self/exe", self, sizeof self - 1) < 0) self[0] = '\0';
+  Dl_info code;
+  const char *candidates[2] = {
+      self, dladdr((void *)&include_dir, &code) && code.dli_fname ? code.dli_fname : NULL};
+  for (int c = 0; c < 2; c++) {
+    char path[PATH_MAX], *slash;
+    if (!candidates[c] || !candidates[c][0]) continue;
+    snprintf(path, sizeof path, "%s", candidates[c]);
+    for (int up = 0; up < 2 && (slash = strrchr(path, '/')); up++) *slash = '\0';
+    char header[PATH_MAX + 32];
+    snprintf(header, sizeof header, "%s/include/twofold/model.h", path);
+    struct stat st;
+    if (stat(header, &st) == 0) {
+      snprintf(dir, sizeof dir, "%s/include", path);
+      break;
+    }
+  }
+  return dir;
+}
+
 /* Splits the recorded flags at blanks into argv (they are CMake's, without quoting). */
 static size_t split_flags(char *flags, char **argv, size_t max) {
   size_t n = 0;
@@ -296,8 +327,7 @@ static int compile(const char *src, const char *out, const char *origin, tf_erro
   size_t n = 0;
   argv[n++] = (char *)TF_PLUGIN_CC;
   n += split_flags(flags, argv + n, 64);
-  static const char *const fixed[] = {"-std=c17", "-Wall", "-fPIC",
-                                      "-shared",  "-I",    TF_PLUGIN_INCLUDE};
+  const char *const fixed[] = {"-std=c17", "-Wall", "-fPIC", "-shared", "-I", include_dir()};
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) argv[n++] = (char *)fixed[i];
   argv[n++] = "-o";
   argv[n++] = (char *)out;
