@@ -311,7 +311,9 @@ static void loop_on_step(void *ctx, double t0, double t1) {
 /* --- setup and run ---------------------------------------------------------------------------- */
 
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o) {
-  if (!tf_kernel_has_impacts(k) || k->nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS) return NULL;
+  if (!k->rhs || (k->nimpacts > 0 && !tf_kernel_has_impacts(k)) ||
+      k->nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS)
+    return NULL;
   tf_impact *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   const size_t n = k->dim, na = n + n * m;
