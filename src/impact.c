@@ -18,6 +18,10 @@ struct tf_impact {
   const double *p;
   int mode, stuck; /* stuck: the surface while sticking */
   int section_sign;
+  /* a surface the state has just left (a release, a graze, a reset): its event waits at
+   * h = -contact_tol until h has exceeded +contact_tol, because at h ~ 0 rounding alone would
+   * report the same contact again and again */
+  bool armed[TF_EVENT_LOOP_MAX_FUNCTIONS];
   /* chattering: the last impacts on one surface (times, impact speeds) */
   int hist_surface, hist_count;
   double hist_t[HISTORY], hist_u[HISTORY];
@@ -114,7 +118,8 @@ static int loop_events(void *ctx, double t, const double *x, double *g) {
     return 1;
   }
   const int ns = (int)e->k->nimpacts;
-  for (int i = 0; i < ns; i++) g[i] = e->k->impact_surface(i, x, e->p, NULL);
+  for (int i = 0; i < ns; i++)
+    g[i] = e->k->impact_surface(i, x, e->p, NULL) + (e->armed[i] ? 0.0 : e->o.contact_tol);
   if (e->o.section == TF_SECTION_NONE) return ns;
   g[ns] = e->section_sign * section_value(e, t, x);
   return ns + 1;
@@ -232,12 +237,31 @@ static void saltation(tf_impact *e, double *x, double u) {
   }
 }
 
+/* The landing leaves the state just past the root, h ~ -event_tol |h'|, and a reset that
+ * keeps the position keeps it there: the next step would start outside and, while it is
+ * shorter than the time to climb back, report the same contact again.  Move the state along
+ * the post-impact field (normal speed w > 0) until h >= 0: a shift of the order of the event
+ * tolerance. */
+static void leave_surface(tf_impact *e, int i, double t, double *x, double w) {
+  const size_t n = e->n;
+  double h = e->k->impact_surface(i, x, e->p, NULL);
+  if (h >= 0) return;
+  free_field(e, t, x, e->f);
+  double d = -h / w;
+  for (int k = 0; k < 8 && h < 0; k++, d *= 2) {
+    for (size_t j = 0; j < n; j++) e->y[j] = x[j] + d * e->f[j];
+    h = e->k->impact_surface(i, e->y, e->p, NULL);
+  }
+  if (h >= 0) memcpy(x, e->y, n * sizeof *x);
+}
+
 static int impact(tf_impact *e, int i, double t, double *x) {
   const size_t n = e->n;
   e->k->impact_surface(i, x, e->p, e->grad);
   free_field(e, t, x, e->f);
   const double u = dot(e->grad, e->f, n);
   if (!(u < 0)) { /* a graze: the flow touched the surface without crossing */
+    e->armed[i] = false;
     if (contact_force(e, i, t, x) > 0) return enter_stick(e, i, t, x, t);
     return TF_MEMBER_OK;
   }
@@ -255,6 +279,7 @@ static int impact(tf_impact *e, int i, double t, double *x) {
   }
   if (e->m) saltation(e, x, u);
   memcpy(x, e->xplus, n * sizeof *x);
+  if (w > 0) leave_surface(e, i, t, x, w);
   e->res.impacts++;
   int st = notify(e, TF_IMPACT_HIT, i, t, x);
   if (st != TF_MEMBER_OK) return st;
@@ -262,15 +287,20 @@ static int impact(tf_impact *e, int i, double t, double *x) {
     return notify(e, TF_IMPACT_ACCUMULATION, i, e->stick_start, x);
   if (w <= e->o.contact_tol * fmax(1.0, -u) && contact_force(e, i, t, x) > 0)
     return enter_stick(e, i, t, x, t); /* a plastic impact */
+  /* a clear rebound needs no disarming (the first step is bounded instead); a rebound too
+   * slow to leave the surface by contact_tol is disarmed like a graze */
+  e->armed[i] = w > e->o.contact_tol * fmax(1.0, -u) * 1e3;
   bound_first_step(e, i, t, x, w);
   return TF_MEMBER_OK;
 }
 
 static int loop_transition(void *ctx, int which, double t, double *x) {
   tf_impact *e = ctx;
+
   int st = TF_MEMBER_OK;
   if (e->mode == MODE_STICK) {
     e->mode = MODE_FREE;
+    e->armed[e->stuck] = false;
     e->res.stick_time += fmax(0.0, t - e->stick_start);
     e->res.releases++;
     st = notify(e, TF_IMPACT_RELEASE, e->stuck, t, x);
@@ -293,10 +323,21 @@ static int loop_storm(void *ctx, const double *x) {
   return TF_MEMBER_ZENO;
 }
 
+/* Re-arms the surfaces the state has left by more than contact_tol (x: the state). */
+static void rearm(tf_impact *e, const double *x) {
+  for (int i = 0; i < (int)e->k->nimpacts; i++)
+    if (!e->armed[i] && e->k->impact_surface(i, x, e->p, NULL) > e->o.contact_tol)
+      e->armed[i] = true;
+}
+
 static void loop_on_step(void *ctx, double t0, double t1) {
   tf_impact *e = ctx;
-  if (!e->sampler) return;
   const tf_dopri5 *s = tf_event_loop_stepper(e->loop);
+  if (e->mode == MODE_FREE) {
+    tf_dopri5_dense(s, t1, e->fd);
+    rearm(e, e->fd);
+  }
+  if (!e->sampler) return;
   for (; e->next_sample < e->n_samples; e->next_sample++) {
     const double ts = e->n_samples == 1
                           ? e->sample_t0
@@ -364,6 +405,7 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
   e->res.status = TF_MEMBER_OK, e->res.t = t0;
   e->p = p, e->mode = MODE_FREE, e->stuck = 0, e->stop = false;
   e->hist_count = 0, e->hist_surface = -1, e->step_limit = INFINITY;
+  for (int i = 0; i < TF_EVENT_LOOP_MAX_FUNCTIONS; i++) e->armed[i] = true;
   e->next_sample = 0, e->sample_t0 = t0, e->sample_t1 = t_end;
   /* where the start lies: inside, on a constraint (flying off or sticking), or outside */
   for (int i = 0; i < (int)e->k->nimpacts; i++) {
@@ -378,6 +420,7 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
       return e->res;
     }
     if (h > e->o.contact_tol * scale) continue;
+    e->armed[i] = false;
     const double w = normal_speed(e, i, t0, x);
     if (fabs(w) <= e->o.contact_tol * scale && contact_force(e, i, t0, x) > 0) {
       e->mode = MODE_STICK, e->stuck = i, e->stick_start = t0;

@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""impact_ball.py — period doubling of the ball on a vibrating table against the standard
+impact-oscillator analysis, derived here independently.
+
+Table s = A sin(w t), flight under gravity g, Newton restitution r relative to the table.  The
+impact map (t_k, u_k) -> (t_k+1, u_k+1) (u: ball speed after impact) is defined implicitly by
+  A sin(w t_k) + u_k D - g D^2 / 2 = A sin(w t_k+1),   D = t_k+1 - t_k,
+  u_k+1 = (1 + r) A w cos(w t_k+1) - r (u_k - g D).
+Period 1 (D = T = 2 pi / w): u = g T / 2 and cos(w t) = g T (1 - r) / (2 (1 + r) A w), which
+exists from A = pi g (1 - r) / ((1 + r) w^2).  Its Jacobian (implicit differentiation, sympy)
+has an eigenvalue -1 at A_pd (Brent).  Just below A_pd the engine's impacts (scan.quantity
+poincare) must settle on that orbit, with that speed and phase; just above, on period 2."""
+import os
+
+import h5py
+import numpy as np
+import sympy as sp
+from scipy.optimize import brentq
+
+import testlib as T
+
+g, r, w = 9.81, 0.5, 2 * np.pi
+Tp = 2 * np.pi / w
+t0, u0, t1, A = sp.symbols("t0 u0 t1 A", real=True)
+D = t1 - t0
+G = A * sp.sin(w * t0) + u0 * D - g * D**2 / 2 - A * sp.sin(w * t1)
+U1 = (1 + r) * A * w * sp.cos(w * t1) - r * (u0 - g * D)
+d1 = [-sp.diff(G, v) / sp.diff(G, t1) for v in (t0, u0)]
+J = sp.Matrix([[d1[0], d1[1]],
+               [sp.diff(U1, t0) + sp.diff(U1, t1) * d1[0], sp.diff(U1, u0) + sp.diff(U1, t1) * d1[1]]])
+Jf = sp.lambdify((t0, u0, t1, A), J, "numpy")
+
+
+def phase(a):
+    return np.arccos(g * Tp * (1 - r) / (2 * (1 + r) * a * w))
+
+
+def jac(a):
+    ph = phase(a) / w
+    return np.array(Jf(ph, g * Tp / 2, ph + Tp, a), dtype=float)
+
+
+A_exist = np.pi * g * (1 - r) / ((1 + r) * w * w)
+A_pd = brentq(lambda a: np.linalg.det(jac(a) + np.eye(2)), 1.01 * A_exist, 3 * A_exist)
+print(f"period 1 exists from A = {A_exist:.6f}, doubles at A = {A_pd:.6f}")
+T.check(np.abs(np.linalg.eigvals(jac(0.98 * A_pd))).max() < 1,
+        "period 1 is stable just below A_pd (independent check of the root)")
+
+T.setup()
+cfg = os.path.join(T.CONFIGS, "bouncing-ball-scan.yaml")
+for factor, period in ((0.98, 1), (1.02, 2)):
+    a = factor * A_pd
+    ph = phase(a)
+    start = f"[{a * np.sin(ph) + 1e-3}, {g * Tp / 2}, {ph / w}]"  # just above the orbit's impact
+    T.run(cfg, "ball.h5", f"scan.x.min={a}", f"scan.x.max={a + 1e-9}", "scan.x.points=2",
+          f"initial.state={start}")
+    with h5py.File("ball.h5") as f:
+        s = f["members/poincare"][0].reshape(-1, 4)
+        found = int(f["members/poincare_period"][0])
+        counts = f["members/impacts"][0]
+        recorded = int(f["members/poincare_recorded"][0])
+    T.check(found == period and counts[1] == 0,
+            f"A = {factor} A_pd: period {found} (expected {period}), chattering {counts[1]}")
+    if period == 1:
+        T.check(np.abs(s[:, 2] - g * Tp / 2).max() < 1e-7,
+                f"period 1: speed after impact {s[-1, 2]:.10f} = g T / 2 = {g * Tp / 2:.10f}")
+        pe = np.mod(w * s[:, 3], 2 * np.pi)
+        T.check(np.abs(pe - ph).max() < 1e-7, f"period 1: impact phase {pe[-1]:.10f} = {ph:.10f}")
+        lag = np.abs(s[:recorded, 3] - s[:recorded, 0] - ph / w).max()  # tau(0) = ph / w
+        T.check(lag < 1e-6, f"the state's clock tau follows t (within {lag:.1e})")
+    else:
+        T.check(abs(s[-1, 2] - s[-2, 2]) > 1e-3 and abs(s[-1, 2] - s[-3, 2]) < 1e-7,
+                f"period 2: speeds {s[-2, 2]:.6f}, {s[-1, 2]:.6f} alternate")
+T.finish()
