@@ -154,6 +154,14 @@ static int setup(tf_run *run, tf_error *err) {
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "the lyapunov job", err)) return -1;
+  if (k && tf_kernel_has_impacts(k)) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: key 'model.name': model '%s' has impacts; the lyapunov job does not run "
+                   "impact kernels yet (src/impact.h carries tangent vectors across impacts by "
+                   "saltation matrices, but this job's block statistics are not wired to it)",
+                   tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
+  }
   if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
     return -1;
   k = job->model.kernel;

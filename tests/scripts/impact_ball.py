@@ -71,4 +71,26 @@ for factor, period in ((0.98, 1), (1.02, 2)):
     else:
         T.check(abs(s[-1, 2] - s[-2, 2]) > 1e-3 and abs(s[-1, 2] - s[-3, 2]) < 1e-7,
                 f"period 2: speeds {s[-2, 2]:.6f}, {s[-1, 2]:.6f} alternate")
+# An ensemble on a fixed table from perturbed starts (y0, v0): members starting below the table
+# fail (a recorded status, the others go on); the others chatter to rest, sticking from
+# t_inf = t1 + 2 r V / (g (1 - r)), V = sqrt(v0^2 + 2 g y0), t1 = (v0 + V) / g.
+ens = T.write("ens.yaml", f"""job: ensemble
+model: {{name: bouncing_ball, params: {{g: {g}, r: {r}, A: 0}}}}
+initial: {{state: [0.0, 1.0, 0.0], spread: 0.01}}
+integrator: {{t_end: 2.0, rtol: 1e-12, atol: 1e-12}}
+ensemble: {{members: 16, seed: 7}}
+output: {{file: ens.h5}}
+""")
+js = T.run(ens, "ens.h5", ranks=2)
+with h5py.File("ens.h5") as f:
+    m = f["members"]
+    x0, st, counts, stick = (m[k][...] for k in ("initial_state", "status", "impacts", "stick_time"))
+below = x0[:, 0] < 0
+T.check((st[below] == 6).all() and (st[~below] == 1).all() and below.any() and (~below).any(),
+        f"{below.sum()} members starting below the table failed, {(~below).sum()} ran ok")
+V = np.sqrt(x0[:, 1] ** 2 + 2 * g * x0[:, 0])
+t_inf = (x0[:, 1] + V) / g + 2 * r * V / (g * (1 - r))
+err = np.abs(stick[~below] - (2.0 - t_inf[~below])).max()
+T.check(err < 1e-9 and (counts[~below, 1] == 1).all(),
+        f"stick time 2 - t_inf for every ok member (error {err:.1e}), one chattering episode each")
 T.finish()
