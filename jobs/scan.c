@@ -25,7 +25,13 @@
  * /members/{y, x (P), direction (P: +1 up, -1 down), state (P x dim), drift, stationary,
  * mode, events, window_events, steps, point_status, valid (P each), outputs (P x noutputs)}.
  * JSON: points, lines, stationary, not_stationary, failed_points, final_modes, and for
- * `both` the bistable points (up and down sweeps end in different states) and their x range. */
+ * `both` the bistable points (up and down sweeps end in different states) and their x range.
+ *
+ * scan.quantity: poincare.  Each grid point is one member run from initial.state and recorded
+ * at events (poincare.h: impacts, extrema, level crossings): a bifurcation diagram such as the
+ * pressure-relief valve's.  Output: /members/{grid, poincare, poincare_recorded,
+ * poincare_period, impacts, stick_time, valid}.  Impact kernels are refused by the other
+ * quantities. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -43,6 +43,8 @@ def jac(a):
 A_exist = np.pi * g * (1 - r) / ((1 + r) * w * w)
 A_pd = brentq(lambda a: np.linalg.det(jac(a) + np.eye(2)), 1.01 * A_exist, 3 * A_exist)
 print(f"period 1 exists from A = {A_exist:.6f}, doubles at A = {A_pd:.6f}")
+closed = g / w**2 * np.hypot(np.pi * (1 - r) / (1 + r), 2 * (1 + r**2) / (1 + r) ** 2)
+T.check(abs(A_pd - closed) < 1e-9, f"A_pd {A_pd:.10f} equals the closed form {closed:.10f}")
 T.check(np.abs(np.linalg.eigvals(jac(0.98 * A_pd))).max() < 1,
         "period 1 is stable just below A_pd (independent check of the root)")
 

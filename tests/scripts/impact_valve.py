@@ -74,6 +74,13 @@ with h5py.File("valve.h5") as f:
 T.check(period == 2 and abs(np.diff(times).mean() - ref_period) < 1e-6,
         f"q = 3: period {np.diff(times).mean():.10f} (scipy {ref_period:.10f}), 2 events each")
 
+# the same points on 2 ranks: bitwise the same samples
+T.run(cfg, "valve2.h5", "scan.x.min=3", "scan.x.max=10", "scan.x.points=2", ranks=2)
+with h5py.File("valve.h5") as a, h5py.File("valve2.h5") as b:
+    same = all(np.array_equal(a["members/" + k][...], b["members/" + k][...], equal_nan=True)
+               for k in ("poincare", "impacts", "stick_time", "poincare_period"))
+T.check(same, "1 and 2 ranks give bitwise identical samples")
+
 # bad input: restitution outside [0, 1], flow rate not positive
 for key, value in (("model.params.r", "1.5"), ("model.params.q", "0")):
     p = subprocess.run([T.TWOFOLD, "run", cfg, "-o", "bad.h5", "--set", f"{key}={value}",
