@@ -53,6 +53,12 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
   if (tf_config_get_string(cfg, "lyapunov.estimator", "benettin", estimators, &est, err)) return -1;
   job->estimator = strcmp(est, "wolf") == 0 ? 1 : strcmp(est, "rosenstein") == 0 ? 2 : 0;
   if (job->estimator == 0) return 0;
+  if (tf_kernel_has_impacts(k))
+    return tf_fail(err,
+                   "%s: key 'lyapunov.estimator': model '%s' has impacts; its exponents come "
+                   "from the tangent dynamics with saltation (benettin), not from a sampled "
+                   "series",
+                   tf_config_where(cfg, "lyapunov.estimator", (char[256]){0}, 256), k->name);
   const char *names[TF_LYAPUNOV_MAX_DIM + 1] = {0};
   for (size_t i = 0; i < k->dim; i++) names[i] = k->state_names[i];
   /* Defaults that work for the reference systems: flows sampled at dt = 0.01 (Lorenz: the
@@ -154,14 +160,6 @@ static int setup(tf_run *run, tf_error *err) {
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "the lyapunov job", err)) return -1;
-  if (k && tf_kernel_has_impacts(k)) {
-    char where[256];
-    return tf_fail(err,
-                   "%s: key 'model.name': model '%s' has impacts; the lyapunov job does not run "
-                   "impact kernels yet (src/impact.h carries tangent vectors across impacts by "
-                   "saltation matrices, but this job's block statistics are not wired to it)",
-                   tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
-  }
   if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
     return -1;
   k = job->model.kernel;

@@ -77,14 +77,14 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err);
 static int poincare_execute(tf_run *run, scan_job *job, tf_error *err);
 static void poincare_destroy(scan_job *job);
 
-/* Impact kernels run only on the impact engine (impact.h), which the lyapunov and stationary
- * quantities do not use yet: refuse them rather than integrate through the walls. */
+/* Impact kernels run only on the impact engine (impact.h), which the stationary quantity does
+ * not use yet: refuse them rather than integrate through the walls. */
 static int refuse_impacts(tf_config *cfg, const tf_kernel *k, const char *quantity, tf_error *err) {
   char where[256];
   if (!k || !tf_kernel_has_impacts(k)) return 0;
   return tf_fail(err,
                  "%s: key 'scan.quantity': model '%s' has impacts, which scan.quantity %s does "
-                 "not handle yet; use scan.quantity poincare (or job lyapunov for its spectrum)",
+                 "not handle yet; use scan.quantity poincare or lyapunov",
                  tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name, quantity);
 }
 
@@ -109,8 +109,10 @@ static int setup(tf_run *run, tf_error *err) {
       tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
     return -1;
   if (strcmp(quantity, "poincare") == 0) return poincare_setup(run, job, err);
-  if (refuse_impacts(run->cfg, tf_kernel_find(name), quantity, err)) return -1;
-  if (strcmp(quantity, "stationary") == 0) return stationary_setup(run, job, err);
+  if (strcmp(quantity, "stationary") == 0) {
+    if (refuse_impacts(run->cfg, tf_kernel_find(name), quantity, err)) return -1;
+    return stationary_setup(run, job, err);
+  }
   if (refuse_stationary_keys(run->cfg, err)) return -1;
   const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;

@@ -8,6 +8,8 @@
  *   an oscillator x'' = -x at a wall x >= 0 with restitution r: every half period the tangent
  *     map is the flow's -I times the saltation matrix -r I, so both Lyapunov exponents equal
  *     N ln r / T after N impacts in time T (without the saltation term the volume rate differs);
+ *   the tangent vectors across impacts on the moving table against central differences of the
+ *     engine's own flow map (log |R_cc| of their QR);
  *   a reset that leaves the admissible side: status failed with a message. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
@@ -212,10 +214,52 @@ static void saltation(void) {
   tf_impact_destroy(e);
 }
 
+/* Tangent vectors across impacts on the moving table against central differences of the
+ * engine's own flow map: log |R_cc| of the QR of both must agree. */
+static void saltation_moving(void) {
+  const tf_kernel *k = tf_kernel_find("bouncing_ball");
+  if (!k) return;
+  const double p[] = {9.81, 0.5, 0.37, 2 * M_PI}, x0[3] = {0.3, 4.0, 0.1}, T1 = 3.3;
+  tf_impact_options o = options();
+  o.loop.qr_interval = 1e9;
+  tf_impact *e = tf_impact_create(k, 3, &o), *f = tf_impact_create(k, 0, &o);
+  double x[12] = {0};
+  memcpy(x, x0, sizeof x0);
+  const tf_impact_result r = tf_impact_run(e, p, 0.0, x, T1);
+  double phi[9];
+  for (int j = 0; j < 3; j++) {
+    const double d = 1e-5; /* event times carry ~1e-12: larger d than usual */
+    double a[3], b[3];
+    memcpy(a, x0, sizeof a), memcpy(b, x0, sizeof b);
+    a[j] += d, b[j] -= d;
+    const tf_impact_result ra = tf_impact_run(f, p, 0.0, a, T1);
+    const tf_impact_result rb = tf_impact_run(f, p, 0.0, b, T1);
+    CHECK(ra.impacts == r.impacts && rb.impacts == r.impacts, "same impacts");
+    for (int i = 0; i < 3; i++) phi[i * 3 + j] = (a[i] - b[i]) / (2 * d);
+  }
+  /* Gram-Schmidt of the columns: log |R_cc| */
+  double q[3][3], lr[3];
+  for (int c = 0; c < 3; c++) {
+    double v[3] = {phi[c], phi[3 + c], phi[6 + c]};
+    for (int b = 0; b < c; b++) {
+      const double pr = v[0] * q[b][0] + v[1] * q[b][1] + v[2] * q[b][2];
+      for (int i = 0; i < 3; i++) v[i] -= pr * q[b][i];
+    }
+    const double nv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    lr[c] = log(nv) / T1;
+    for (int i = 0; i < 3; i++) q[c][i] = v[i] / nv;
+  }
+  printf("moving table, %ld impacts: tangent %.9f %.9f %.9f, differences %.9f %.9f %.9f\n",
+         r.impacts, r.lyapunov[0], r.lyapunov[1], r.lyapunov[2], lr[0], lr[1], lr[2]);
+  for (int c = 0; c < 3; c++) CHECK_CLOSE(r.lyapunov[c], lr[c], 1e-6, "log |R_cc| / T");
+  tf_impact_destroy(e), tf_impact_destroy(f);
+}
+
 int main(void) {
   gsl_set_error_handler_off();
   fixed_table();
   release();
   saltation();
+  saltation_moving();
   return check_report("test_impact");
 }
