@@ -11,8 +11,8 @@
  * /members/final_mode and the logs /members/exits, /members/event_log and
  * /members/trajectory (fixed slots per member, NaN-padded); impact kernels (and flows with
  * poincare.event) add /members/impacts, /members/stick_time and, when recording,
- * /members/poincare, /members/poincare_recorded, /members/poincare_period.  /summary holds the mean,
- * standard deviation, min and max of the final state over the members that finished ok
+ * /members/poincare, /members/poincare_recorded, /members/poincare_period.  /summary holds
+ * the mean, standard deviation, min and max of the final state over the members that finished ok
  * (computed in member order on rank 0, so the numbers do not depend on the rank count). */
 #include <math.h>
 #include <stdio.h>

@@ -18,7 +18,8 @@ struct tf_impact {
   const double *p;
   int mode, stuck; /* stuck: the surface while sticking */
   int section_sign;
-  /* a surface the state has just left (a release, a graze, a reset): its event waits at
+  /* a surface the state has just left by a release, a graze or a rebound too slow to clear
+   * it: its event waits at
    * h = -contact_tol until h has exceeded +contact_tol, because at h ~ 0 rounding alone would
    * report the same contact again and again */
   bool armed[TF_EVENT_LOOP_MAX_FUNCTIONS];
@@ -35,7 +36,7 @@ struct tf_impact {
   void *sampler_ctx;
   long n_samples, next_sample;
   double sample_t0, sample_t1;
-  /* scratch: dim each */
+  /* scratch: dim each, fd dim + dim m */
   double *f, *g, *y, *z, *grad, *gradp, *xplus, *jac, *fd;
 };
 

@@ -80,7 +80,9 @@ typedef struct tf_impact_result {
 
 typedef struct tf_impact tf_impact;
 
-/* An engine for kernel k with m tangent vectors (0 or k->dim). */
+/* An engine for kernel k (an impact kernel, or a flow without impacts run only for its
+ * Poincaré section) with m <= dim tangent vectors; NULL if k has more than three impact
+ * surfaces or lacks one of the impact functions. */
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o);
 void tf_impact_destroy(tf_impact *e);
 

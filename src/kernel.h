@@ -120,9 +120,10 @@ typedef struct tf_kernel {
                      const double *p, double *dx);
   int contact_index[3];
   /* Impact kernels (hybrid systems with reset maps; src/impact.h): kind FLOW, `rhs` the free
-   * field, and nimpacts > 0 surfaces {h_i(x) = 0} bounding the admissible set {h_i >= 0}.  A
-   * trajectory reaching h_i = 0 with h_i' < 0 jumps by the reset x+ = R_i(x-) (Newton
-   * restitution v -> -r v in the common case, any map in general).  All five are required.
+   * field, and 1 <= nimpacts <= 3 surfaces {h_i(x) = 0} bounding the admissible set
+   * {h_i >= 0}.  A trajectory reaching h_i = 0 with h_i' < 0 jumps by the reset
+   * x+ = R_i(x-) (Newton restitution v -> -r v in the common case, any map in general).  All
+   * five are required.
    *   impact_surface: h_i(x), and its gradient (dim) if grad is not NULL;
    *   impact_reset: R_i(x) into xplus, and its Jacobian (dim x dim) if jac is not NULL
    *     (the saltation matrix of the reset for Lyapunov exponents is built from it);
