@@ -13,8 +13,10 @@
  * /members/t_final, /members/steps, /members/done, /members/status; Filippov models add
  * /members/rhs_evals, /members/events (counts per kind), /members/twofold_visits,
  * /members/final_mode and the logs /members/exits, /members/event_log and
- * /members/trajectory (fixed slots per member, NaN-padded).  /summary holds the mean,
- * standard deviation, min and max of the final state over the members that finished ok
+ * /members/trajectory (fixed slots per member, NaN-padded); impact kernels (and flows with
+ * poincare.event) add /members/impacts, /members/stick_time and, when recording,
+ * /members/poincare, /members/poincare_recorded, /members/poincare_period.  /summary holds
+ * the mean, standard deviation, min and max of the final state over the members that finished ok
  * (computed in member order on rank 0, so the numbers do not depend on the rank count). */
 #include <math.h>
 #include <stdio.h>
@@ -46,6 +48,11 @@ enum {
   COL_EXITS,
   COL_EVENT_LOG,
   COL_TRAJECTORY,
+  COL_IMPACTS, /* impact kernels and flows recorded at events (poincare.h) */
+  COL_STICK,
+  COL_POINCARE,
+  COL_RECORDED,
+  COL_PERIOD,
   MAX_COLUMNS
 };
 
@@ -124,6 +131,26 @@ static int contact_setup(tf_run *run, ensemble_job *job, bool state_given, tf_er
   return 0;
 }
 
+static void event_columns(ensemble_job *job) {
+  const tf_poincare_spec *s = &job->flow.poincare_spec;
+  add_column(job, COL_IMPACTS,
+             (tf_column){"impacts", TF_COLUMN_I64, 4,
+                         "impacts, chattering episodes completed, releases from sticking, "
+                         "section crossings"});
+  add_column(job, COL_STICK,
+             (tf_column){"stick_time", TF_COLUMN_F64, 1, "time spent sticking on a constraint"});
+  if (!s->record) return;
+  add_column(job, COL_POINCARE,
+             (tf_column){"poincare", TF_COLUMN_F64, (uint64_t)s->count * (1 + job->kernel->dim),
+                         "state at the recorded events: slots of (t, state), NaN-padded"});
+  add_column(job, COL_RECORDED,
+             (tf_column){"poincare_recorded", TF_COLUMN_I64, 1, "slots filled by events"});
+  add_column(job, COL_PERIOD,
+             (tf_column){"poincare_period", TF_COLUMN_I64, 1,
+                         "period of the recorded values at the early stop (0: none); the slots "
+                         "after poincare_recorded continue that period"});
+}
+
 static int setup(tf_run *run, tf_error *err) {
   ensemble_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
@@ -174,6 +201,7 @@ static int setup(tf_run *run, tf_error *err) {
     add_column(job, COL_TRAJECTORY,
                (tf_column){"trajectory", TF_COLUMN_F64, (uint64_t)samples * n,
                            "state at equally spaced times (samples x dim per member)"});
+  if (!job->filippov && job->flow.poincare) event_columns(job);
   tf_join_state_names(job->kernel, job->state_names, sizeof job->state_names);
   job->spec.members = (uint64_t)members;
   job->spec.chunk = (uint64_t)chunk;
@@ -210,6 +238,19 @@ static int run_flow_member(void *ctx, uint64_t member, void *const *row) {
   *(double *)row[COL_T_FINAL] = r.t_final;
   *(int64_t *)row[COL_STEPS] = r.steps;
   if (job->col_of[COL_JACOBIANS] >= 0) *(int64_t *)slot(job, row, COL_JACOBIANS) = r.jacobian_evals;
+  if (job->flow.poincare) {
+    const tf_poincare_record *pr = &job->flow.poincare_rec;
+    int64_t *counts = slot(job, row, COL_IMPACTS);
+    counts[0] = pr->result.impacts, counts[1] = pr->result.chatters;
+    counts[2] = pr->result.releases, counts[3] = pr->result.sections;
+    *(double *)slot(job, row, COL_STICK) = pr->result.stick_time;
+    if (job->flow.poincare_spec.record) {
+      memcpy(slot(job, row, COL_POINCARE), pr->samples,
+             (size_t)job->flow.poincare_spec.count * (1 + job->kernel->dim) * sizeof(double));
+      *(int64_t *)slot(job, row, COL_RECORDED) = pr->recorded;
+      *(int64_t *)slot(job, row, COL_PERIOD) = pr->period;
+    }
+  }
   return r.status;
 }
 
@@ -451,6 +492,8 @@ static int execute(tf_run *run, tf_error *err) {
                                                   "ensemble.seed",
                                                   "output.event_log",
                                                   "output.trajectory_samples",
+                                                  "impact",
+                                                  "poincare",
                                                   NULL};
   bool resumed;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);

@@ -53,6 +53,12 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
   if (tf_config_get_string(cfg, "lyapunov.estimator", "benettin", estimators, &est, err)) return -1;
   job->estimator = strcmp(est, "wolf") == 0 ? 1 : strcmp(est, "rosenstein") == 0 ? 2 : 0;
   if (job->estimator == 0) return 0;
+  if (tf_kernel_has_impacts(k))
+    return tf_fail(err,
+                   "%s: key 'lyapunov.estimator': model '%s' has impacts; its exponents come "
+                   "from the tangent dynamics with saltation (benettin), not from a sampled "
+                   "series",
+                   tf_config_where(cfg, "lyapunov.estimator", (char[256]){0}, 256), k->name);
   const char *names[TF_LYAPUNOV_MAX_DIM + 1] = {0};
   for (size_t i = 0; i < k->dim; i++) names[i] = k->state_names[i];
   /* Defaults that work for the reference systems: flows sampled at dt = 0.01 (Lorenz: the

@@ -25,7 +25,13 @@
  * /members/{y, x (P), direction (P: +1 up, -1 down), state (P x dim), drift, stationary,
  * mode, events, window_events, steps, point_status, valid (P each), outputs (P x noutputs)}.
  * JSON: points, lines, stationary, not_stationary, failed_points, final_modes, and for
- * `both` the bistable points (up and down sweeps end in different states) and their x range. */
+ * `both` the bistable points (up and down sweeps end in different states) and their x range.
+ *
+ * scan.quantity: poincare.  Each grid point is one member run from initial.state and recorded
+ * at events (poincare.h: impacts, extrema, level crossings): a bifurcation diagram such as the
+ * pressure-relief valve's.  Output: /members/{grid, poincare, poincare_recorded,
+ * poincare_period, impacts, stick_time, valid}.  Impact kernels are refused by the other
+ * quantities. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +48,7 @@
 #include "model.h"
 #include "param_grid.h"
 #include "physical_initial.h"
+#include "poincare.h"
 #include "progress.h"
 #include "results.h"
 #include "stationary.h"
@@ -62,7 +69,24 @@ typedef struct scan_job {
   tf_ensemble_spec spec;
   tf_column cols[NCOLS];
   struct stationary_scan *stat; /* scan.quantity: stationary; NULL for lyapunov */
+  struct poincare_scan *pscan;  /* scan.quantity: poincare */
 } scan_job;
+
+/* scan.quantity: poincare (below) */
+static int poincare_setup(tf_run *run, scan_job *job, tf_error *err);
+static int poincare_execute(tf_run *run, scan_job *job, tf_error *err);
+static void poincare_destroy(scan_job *job);
+
+/* Impact kernels run only on the impact engine (impact.h), which the stationary quantity does
+ * not use yet: refuse them rather than integrate through the walls. */
+static int refuse_impacts(tf_config *cfg, const tf_kernel *k, const char *quantity, tf_error *err) {
+  char where[256];
+  if (!k || !tf_kernel_has_impacts(k)) return 0;
+  return tf_fail(err,
+                 "%s: key 'scan.quantity': model '%s' has impacts, which scan.quantity %s does "
+                 "not handle yet; use scan.quantity poincare or lyapunov",
+                 tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name, quantity);
+}
 
 /* scan.quantity: stationary (below) */
 static int refuse_stationary_keys(tf_config *cfg, tf_error *err);
@@ -79,13 +103,17 @@ static int setup(tf_run *run, tf_error *err) {
   scan_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  static const char *const quantities[] = {"lyapunov", "stationary", NULL};
+  static const char *const quantities[] = {"lyapunov", "stationary", "poincare", NULL};
   const char *quantity;
   const tf_kernel *k;
   if (tf_config_get_string(run->cfg, "scan.quantity", "lyapunov", quantities, &quantity, err) ||
       tf_model_kernel(run->cfg, &k, err))
     return -1;
-  if (strcmp(quantity, "stationary") == 0) return stationary_setup(run, job, err);
+  if (strcmp(quantity, "poincare") == 0) return poincare_setup(run, job, err);
+  if (strcmp(quantity, "stationary") == 0) {
+    if (refuse_impacts(run->cfg, k, quantity, err)) return -1;
+    return stationary_setup(run, job, err);
+  }
   if (refuse_stationary_keys(run->cfg, err)) return -1;
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "scan.quantity lyapunov", err) ||
@@ -575,6 +603,7 @@ static int execute(tf_run *run, tf_error *err) {
   if (tf_devs_job_wanted(run)) return tf_devs_scan_execute(run, err);
   scan_job *job = run->job_data;
   if (job->stat) return stationary_execute(run, job, err);
+  if (job->pscan) return poincare_execute(run, job, err);
   static const char *const fingerprint_paths[] = {"job",      "model", "initial", "integrator",
                                                   "lyapunov", "scan",  NULL};
   bool resumed;
@@ -597,11 +626,145 @@ static int execute(tf_run *run, tf_error *err) {
   return tf_ensemble_finish(run, file, &out, rc, err);
 }
 
+/* --- scan.quantity: poincare ------------------------------------------------------------------ */
+
+/* Each grid point is one member: a run from initial.state recorded at events (poincare.h),
+ * e.g. x at impacts and extrema of the pressure-relief valve versus its flow rate. */
+enum { PC_GRID, PC_SAMPLES, PC_RECORDED, PC_PERIOD, PC_COUNTS, PC_STICK, PC_VALID, PC_NCOLS };
+
+typedef struct poincare_scan {
+  tf_poincare_spec spec;
+  tf_poincare *engine;
+  tf_poincare_record rec;
+  double *x0, *x, t0, t_end;
+  tf_column cols[PC_NCOLS];
+} poincare_scan;
+
+static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
+  tf_config *cfg = run->cfg;
+  char where[256];
+  const char *name;
+  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
+  const tf_kernel *k = tf_kernel_find(name);
+  if (k && k->kind != TF_KERNEL_FLOW)
+    return tf_fail(err,
+                   "%s: key 'scan.quantity': 'poincare' records a flow or an impact kernel at "
+                   "events, but model '%s' is not one",
+                   tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
+  if (tf_model_from_config(&job->model, cfg, TF_KERNEL_FLOW, "scan", err)) return -1;
+  k = job->model.kernel;
+  if (tf_kernel_is_codim2(k) || !k->rhs)
+    return tf_fail(err, "%s: key 'scan.quantity': model '%s' cannot be recorded at events",
+                   tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
+  poincare_scan *ps = calloc(1, sizeof *ps);
+  if (!ps) return tf_fail(err, "out of memory");
+  job->pscan = ps;
+  ps->x0 = calloc(k->dim, sizeof *ps->x0), ps->x = calloc(k->dim, sizeof *ps->x);
+  job->scratch = calloc(k->nparams, sizeof *job->scratch);
+  if (!ps->x0 || !ps->x || !job->scratch) return tf_fail(err, "out of memory");
+  double spread;
+  const long long d_chunk = 1;
+  long long chunk;
+  job->ode = tf_ode_default_options();
+  if (tf_initial_from_config(cfg, k, ps->x0, &spread, &ps->t0, err) ||
+      tf_ode_options_from_config(cfg, &job->ode, ps->t0, &ps->t_end, err) ||
+      tf_poincare_from_config(&ps->spec, cfg, k, &job->ode, err) ||
+      tf_param_grid_from_config(&job->grid, cfg, "scan", &job->model, false, err) ||
+      tf_config_get_int(cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
+      tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
+    return -1;
+  if (!ps->spec.record)
+    return tf_fail(err, "%s: key 'poincare.event' is required by scan.quantity poincare",
+                   tf_config_where(cfg, "poincare", where, sizeof where));
+  if (spread != 0.0)
+    return tf_fail(err,
+                   "%s: key 'initial.spread': a poincare scan starts every point from "
+                   "initial.state exactly (got %g; use 0)",
+                   tf_config_where(cfg, "initial.spread", where, sizeof where), spread);
+  const uint64_t w = (uint64_t)ps->spec.count * (1 + k->dim);
+  ps->rec.samples = calloc(w, sizeof *ps->rec.samples);
+  ps->engine = tf_poincare_create(k, &ps->spec);
+  if (!ps->rec.samples || !ps->engine) return tf_fail(err, "out of memory");
+  tf_column *c = ps->cols;
+  c[PC_GRID] = (tf_column){"grid", TF_COLUMN_F64, 2, "scan.x value, scan.y value (NaN)"};
+  c[PC_SAMPLES] =
+      (tf_column){"poincare", TF_COLUMN_F64, w,
+                  "state at the recorded events: count slots of (t, state), NaN-padded"};
+  c[PC_RECORDED] = (tf_column){"poincare_recorded", TF_COLUMN_I64, 1, "slots filled by events"};
+  c[PC_PERIOD] = (tf_column){"poincare_period", TF_COLUMN_I64, 1,
+                             "period found by the early stop (0: none); later slots continue it"};
+  c[PC_COUNTS] = (tf_column){"impacts", TF_COLUMN_I64, 4,
+                             "impacts, chattering episodes, releases, section crossings"};
+  c[PC_STICK] = (tf_column){"stick_time", TF_COLUMN_F64, 1, "time spent sticking"};
+  c[PC_VALID] = (tf_column){"valid", TF_COLUMN_I64, 1, "1 if the model accepts the point"};
+  job->spec.members = tf_param_grid_points(&job->grid);
+  job->spec.chunk = (uint64_t)chunk;
+  job->spec.ncols = PC_NCOLS;
+  job->spec.cols = ps->cols;
+  return 0;
+}
+
+static int poincare_point(void *ctx, uint64_t member, void *const *row) {
+  scan_job *job = ctx;
+  poincare_scan *ps = job->pscan;
+  const size_t dim = job->model.kernel->dim;
+  const size_t w = (size_t)ps->spec.count * (1 + dim);
+  const bool valid = tf_param_grid_point(&job->grid, member, job->scratch, row[PC_GRID]);
+  *(int64_t *)row[PC_VALID] = valid;
+  fill(row[PC_SAMPLES], w, NAN);
+  *(int64_t *)row[PC_RECORDED] = 0, *(int64_t *)row[PC_PERIOD] = 0;
+  memset(row[PC_COUNTS], 0, 4 * sizeof(int64_t));
+  *(double *)row[PC_STICK] = NAN;
+  if (!valid) return TF_MEMBER_FAILED;
+  memcpy(ps->x, ps->x0, dim * sizeof *ps->x);
+  tf_poincare_run(ps->engine, job->scratch, ps->t0, ps->x, ps->t_end, &ps->rec, NULL, NULL, 0);
+  if (tf_checkpoint_stopped()) return TF_MEMBER_PENDING;
+  const tf_impact_result *r = &ps->rec.result;
+  memcpy(row[PC_SAMPLES], ps->rec.samples, w * sizeof(double));
+  *(int64_t *)row[PC_RECORDED] = ps->rec.recorded, *(int64_t *)row[PC_PERIOD] = ps->rec.period;
+  int64_t *counts = row[PC_COUNTS];
+  counts[0] = r->impacts, counts[1] = r->chatters, counts[2] = r->releases, counts[3] = r->sections;
+  *(double *)row[PC_STICK] = r->stick_time;
+  return r->status;
+}
+
+static int poincare_execute(tf_run *run, scan_job *job, tf_error *err) {
+  static const char *const fingerprint_paths[] = {"job",  "model",    "initial", "integrator",
+                                                  "scan", "poincare", "impact",  NULL};
+  bool resumed;
+  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  if (file < 0) return -1;
+  int rc = describe(file, job) | tf_results_write_model(file, job->model.kernel, job->model.params);
+  char names[512];
+  tf_join_state_names(job->model.kernel, names, sizeof names);
+  rc |= tf_h5_attr_string(file, "state_names", names);
+  if (rc) rc = tf_fail(err, "cannot describe the scan in '%s'", run->output_path);
+  job->spec.run = poincare_point;
+  job->spec.ctx = job;
+  tf_ensemble_outcome out = {0};
+  if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  tf_json_string(run->summary, "model", job->model.kernel->name);
+  tf_json_string(run->summary, "quantity", "poincare");
+  tf_json_integer(run->summary, "points", (long long)job->spec.members);
+  tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
+  return tf_ensemble_finish(run, file, &out, rc, err);
+}
+
+static void poincare_destroy(scan_job *job) {
+  poincare_scan *ps = job->pscan;
+  if (!ps) return;
+  tf_poincare_destroy(ps->engine);
+  free(ps->rec.samples), free(ps->x0), free(ps->x);
+  free(ps);
+  job->pscan = NULL;
+}
+
 static void destroy(tf_run *run) {
   if (tf_devs_job_wanted(run)) return tf_devs_job_destroy(run);
   scan_job *job = run->job_data;
   if (!job) return;
   stationary_destroy(job);
+  poincare_destroy(job);
   tf_param_grid_destroy(&job->grid);
   tf_model_destroy(&job->model);
   free(job->scratch);

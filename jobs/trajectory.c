@@ -441,10 +441,15 @@ static int execute(tf_run *run, tf_error *err) {
   }
   MPI_Bcast(final, (int)dim, MPI_DOUBLE, 0, run->comm);
   MPI_Bcast(&job->n_taken, 1, MPI_LONG, 0, run->comm);
+  tf_impact_result *ir = &job->flow.poincare_rec.result;
+  if (job->flow.poincare) {
+    MPI_Bcast(ir, sizeof *ir, MPI_BYTE, 0, run->comm);
+    ir->lyapunov = NULL; /* no tangents here; a pointer is meaningless elsewhere anyway */
+  }
 
   static const char *const fingerprint_paths[] = {
       "job",           "model",          "initial", "integrator", "ensemble.member",
-      "ensemble.seed", "output.samples", NULL};
+      "ensemble.seed", "output.samples", "impact",  "poincare",   NULL};
   bool resumed;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) {
@@ -492,6 +497,14 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_number(run->summary, "t_final", res.t_final);
   tf_json_numbers(run->summary, "final_state", final, dim);
   if (job->codim2) report_codim2(run, job, final);
+  if (job->flow.poincare) { /* impact kernels: what happened at the constraints */
+    tf_json_integer(run->summary, "impacts", ir->impacts);
+    tf_json_integer(run->summary, "chattering_episodes", ir->chatters);
+    tf_json_integer(run->summary, "releases", ir->releases);
+    tf_json_integer(run->summary, "section_crossings", ir->sections);
+    tf_json_number(run->summary, "stick_time", ir->stick_time);
+    if (ir->message[0]) tf_json_string(run->summary, "failure", ir->message);
+  }
   free(final);
   return rc;
 }

@@ -261,7 +261,12 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
     const double t_start = t;
     memcpy(l->start, x, l->na * sizeof *x);
     if (ops->before_step) ops->before_step(l->ctx, t, x);
-    const tf_ode_status st = tf_dopri5_step(l->stepper, &t, x, fmin(t_end, l->next_qr));
+    double t_limit = fmin(t_end, l->next_qr);
+    if (ops->step_limit) {
+      const double lim = ops->step_limit(l->ctx, t, x);
+      if (lim > t) t_limit = fmin(t_limit, lim);
+    }
+    const tf_ode_status st = tf_dopri5_step(l->stepper, &t, x, t_limit);
     res.steps++;
     if (ops->after_step && (res.status = ops->after_step(l->ctx)) != TF_MEMBER_OK) break;
     if (st != TF_ODE_OK) {

@@ -58,6 +58,10 @@ typedef struct tf_event_loop_ops {
   /* Whether event function `which` of the current mode is smooth along the flow at its roots,
    * so that Newton steps may correct its time (NULL: all are). */
   bool (*smooth)(void *ctx, int which);
+  /* Optional: a time the next step must not pass (INFINITY: none), asked before every step.
+   * An engine whose mode starts on an event function's boundary (a flight just after an
+   * impact) bounds the first step so that the locator's grid resolves a short excursion. */
+  double (*step_limit)(void *ctx, double t, const double *x);
 } tf_event_loop_ops;
 
 typedef struct tf_event_loop_options {

@@ -335,6 +335,30 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
   return 0;
 }
 
+/* Impact kernels, and flows whose state is recorded at events, run on the impact engine:
+ * deterministic DOPRI5 only. */
+static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
+  const tf_kernel *k = flow->kernel;
+  const bool impacts = tf_kernel_has_impacts(k);
+  if (!impacts && !tf_config_has(cfg, "poincare.event")) return 0;
+  char where[256];
+  if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
+    return tf_fail(
+        err,
+        "%s: key 'integrator.method': model '%s' %s runs on the event-driven DOPRI5 "
+        "integrator only (no noise, smoothing or other method)",
+        tf_config_where(cfg, impacts ? "integrator.method" : "poincare.event", where, sizeof where),
+        k->name, impacts ? "has impacts and" : "recorded at events");
+  if (tf_poincare_from_config(&flow->poincare_spec, cfg, k, &flow->ode, err)) return -1;
+  flow->poincare = tf_poincare_create(k, &flow->poincare_spec);
+  if (flow->poincare_spec.record)
+    flow->poincare_rec.samples =
+        calloc((size_t)flow->poincare_spec.count * (1 + k->dim), sizeof(double));
+  if (!flow->poincare || (flow->poincare_spec.record && !flow->poincare_rec.samples))
+    return tf_fail(err, "out of memory");
+  return 0;
+}
+
 int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_error *err) {
   memset(flow, 0, sizeof *flow);
   flow->ode = tf_ode_default_options();
@@ -346,6 +370,7 @@ int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_error *err) {
       tf_config_get_int(cfg, "ensemble.seed", &d_seed, 0, LLONG_MAX, &seed, err))
     return -1;
   flow->seed = (uint64_t)seed;
+  if (read_events(flow, cfg, err)) return -1;
   flow->stepper = tf_dopri5_create(flow->kernel->dim);
   flow->work = calloc(4 * flow->kernel->dim, sizeof *flow->work);
   flow->noise_params = calloc(flow->kernel->nparams + 1, sizeof *flow->noise_params);
@@ -370,6 +395,8 @@ const char *tf_flow_integrator_name(const tf_flow *flow) {
 }
 
 void tf_flow_destroy(tf_flow *flow) {
+  tf_poincare_destroy(flow->poincare);
+  free(flow->poincare_rec.samples);
   tf_dopri5_destroy(flow->stepper);
   free(flow->work);
   free(flow->params);
@@ -711,6 +738,13 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
   tf_flow_initial_state(flow, member, x);
   if (!finite_state(x, flow->kernel->dim))
     return (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
+  if (flow->poincare) {
+    tf_poincare_run(flow->poincare, flow->params, flow->t0, x, flow->t_end, &flow->poincare_rec,
+                    sample, sample_ctx, sample ? n_samples : 0);
+    const tf_impact_result *r = &flow->poincare_rec.result;
+    return (tf_flow_result){
+        .status = r->status, .t_final = r->t, .steps = r->steps, .rhs_evals = r->rhs_evals};
+  }
   if (flow->method == TF_METHOD_DOPRI5) return run_dopri5(flow, x, sample, sample_ctx, n_samples);
   if (flow->method == TF_METHOD_PETSC_TS)
     return run_ts(flow, 1, x, 0, sample, sample_ctx, n_samples);

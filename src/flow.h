@@ -18,6 +18,7 @@
 #include "config.h"
 #include "kernel.h"
 #include "ode.h"
+#include "poincare.h"
 #include "sde.h"
 #include "smooth.h"
 #include "ts.h"
@@ -88,6 +89,11 @@ typedef struct tf_flow {
   long batch_n_samples, batch_n_alloc; /* samples of the cached batch, buffer capacity */
   double *batch_samples, *batch_sample_t;
   long *batch_sampled; /* samples recorded per slot */
+  /* impact kernels, and flows recorded at events (poincare.event): run by src/poincare.h on
+   * the impact engine; the last member's counts and samples stay in poincare_rec */
+  tf_poincare *poincare;
+  tf_poincare_spec poincare_spec;
+  tf_poincare_record poincare_rec;
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */
@@ -98,7 +104,8 @@ int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, doubl
 int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, double *t_end,
                                tf_error *err);
 
-/* Reads model.*, initial.*, integrator.* and ensemble.seed.  Errors name file, line, key. */
+/* Reads model.*, initial.*, integrator.* and ensemble.seed (and impact.*, poincare.* for
+ * impact kernels or a flow recorded at events).  Errors name file, line, key. */
 int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_error *err);
 void tf_flow_destroy(tf_flow *flow);
 

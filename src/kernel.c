@@ -21,6 +21,11 @@ bool tf_kernel_is_codim2(const tf_kernel *k) {
   return (k->sigma2 && k->field2) || k->field_dual;
 }
 
+bool tf_kernel_has_impacts(const tf_kernel *k) {
+  return k->nimpacts > 0 && k->impact_surface && k->impact_reset && k->impact_stick &&
+         k->impact_constrained;
+}
+
 bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p) {
   if (!k->diffusion) return false;
   double *g = calloc(k->dim, sizeof *g);

@@ -119,6 +119,26 @@ typedef struct tf_kernel {
   void (*field_dual)(double t, const double *x, const double *dplus, const double *dminus,
                      const double *p, double *dx);
   int contact_index[3];
+  /* Impact kernels (hybrid systems with reset maps; src/impact.h): kind FLOW, `rhs` the free
+   * field, and 1 <= nimpacts <= 3 surfaces {h_i(x) = 0} bounding the admissible set
+   * {h_i >= 0}.  A trajectory reaching h_i = 0 with h_i' < 0 jumps by the reset
+   * x+ = R_i(x-) (Newton restitution v -> -r v in the common case, any map in general).  All
+   * five are required.
+   *   impact_surface: h_i(x), and its gradient (dim) if grad is not NULL;
+   *   impact_reset: R_i(x) into xplus, and its Jacobian (dim x dim) if jac is not NULL
+   *     (the saltation matrix of the reset for Lyapunov exponents is built from it);
+   *   impact_stick: the state moved onto the constraint with zero normal velocity (a plastic
+   *     impact), where a chattering sequence has accumulated;
+   *   impact_constrained: the field of motion on the constraint (sticking) into dx; returns
+   *     the contact force, positive while the constraint holds the state (sticking ends where
+   *     it changes sign);
+   *   impact_restitution: index of the restitution parameter in params (-1: none), so that
+   *     errors can name it. */
+  size_t nimpacts;
+  double (*impact_surface)(int i, const double *x, const double *p, double *grad);
+  void (*impact_reset)(int i, const double *x, const double *p, double *xplus, double *jac);
+  void (*impact_stick)(int i, const double *x, const double *p, double *xs);
+  double (*impact_constrained)(int i, double t, const double *x, const double *p, double *dx);
 } tf_kernel;
 
 /* The registry (generated). */
@@ -137,6 +157,10 @@ int tf_kernel_param_index(const tf_kernel *k, const char *name);
  * `rhs` alone would run through rolling with the wrong dynamics: jobs run them through
  * contact_run.h (evolve2/dual_contact), never through flow.h's integrators. */
 bool tf_kernel_is_codim2(const tf_kernel *k);
+
+/* True for impact kernels (nimpacts > 0): their `rhs` is only the free flight, so jobs that
+ * integrate `rhs` alone must run them through src/impact.h or refuse them. */
+bool tf_kernel_has_impacts(const tf_kernel *k);
 
 /* True if the kernel's noise is nonzero anywhere on the given state (checked at x). */
 bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p);

@@ -10,6 +10,7 @@
 #include "checkpoint.h"
 #include "contact_run.h"
 #include "evolve.h"
+#include "impact.h"
 #include "smooth.h"
 #include "status.h"
 
@@ -498,6 +499,47 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
   return 0;
 }
 
+int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
+                       const tf_ode_options *ode, const tf_lyapunov_options *o,
+                       tf_lyapunov_result *r, tf_error *err) {
+  if (check_options(k, o, err)) return -1;
+  averager a;
+  if (setup_result(r, o, &a, o->interval, err)) return -1;
+  tf_impact_options io;
+  tf_impact_options_default(&io);
+  io.loop.ode = *ode;
+  io.loop.event_tol = 1e-12, io.loop.max_event_rate = 1e6, io.loop.max_events = 1000000000L;
+  io.loop.qr_interval = o->interval;
+  const size_t n = k->dim, m = (size_t)o->exponents;
+  tf_impact *plain = tf_impact_create(k, 0, &io), *tangent = tf_impact_create(k, m, &io);
+  double *x = calloc(n + n * m, sizeof *x);
+  if (!plain || !tangent || !x) {
+    tf_impact_destroy(plain), tf_impact_destroy(tangent), free(x);
+    return tf_fail(err, "cannot set up the impact integrator for '%s'", k->name);
+  }
+  memcpy(x, x0, n * sizeof *x);
+  tf_impact_result res = tf_impact_run(plain, p, 0.0, x, o->transient);
+  r->steps += res.steps;
+  const double block_time = a.span_per_block;
+  double t = o->transient;
+  for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
+    res = tf_impact_run(tangent, p, t, x, t + block_time);
+    if (tf_checkpoint_stopped()) { /* cut short inside the block: it does not count */
+      r->interrupted = true;
+      break;
+    }
+    r->steps += res.steps;
+    r->segments += res.segments;
+    t += block_time;
+    add_block(&a, b, res.lyapunov);
+    if (res.status == TF_MEMBER_OK && stop_between_blocks(&a)) break;
+  }
+  tf_impact_destroy(plain), tf_impact_destroy(tangent);
+  finish_blocks(&a, n, x, res.status);
+  free(x);
+  return 0;
+}
+
 bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p) {
   return k->kind == TF_KERNEL_FILIPPOV && !(k->smoothed && k->rhs && k->smoothed(p));
 }
@@ -506,6 +548,7 @@ int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
                     const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                     tf_lyapunov_result *r, tf_error *err) {
   if (k->kind == TF_KERNEL_MAP) return tf_lyapunov_map(k, p, x0, o, r, err);
+  if (tf_kernel_has_impacts(k)) return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
   if (tf_lyapunov_is_filippov(k, p))
     return tf_lyapunov_filippov(k, p, x0, ode, o, saltation, r, err);
   return tf_lyapunov_flow(k, p, x0, ode, o, r, err);

@@ -81,6 +81,11 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
 bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p);
 /* The spectrum of any deterministic kernel: maps by their derivative, Filippov kernels
  * event-driven (tf_lyapunov_is_filippov), other flows by the variational equations. */
+/* An impact kernel (impact.h): tangent vectors across every impact by the saltation matrix of
+ * the reset, a new segment at every chattering completion; impact.* defaults. */
+int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
+                       const tf_ode_options *ode, const tf_lyapunov_options *o,
+                       tf_lyapunov_result *r, tf_error *err);
 int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
                     const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                     tf_lyapunov_result *r, tf_error *err);

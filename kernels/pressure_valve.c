@@ -1,0 +1,80 @@
+/* pressure_valve.c — a pressure-relief valve against its seat (Hős & Champneys 2012), the
+ * impact-oscillator benchmark of the MPGOS GPU ensemble solver (Hegedűs et al.).
+ *
+ * Dimensionless valve lift x, its velocity v and the chamber pressure p:
+ *   x' = v,  v' = -kappa v - (x + delta) + p,  p' = beta (q - x sqrt(p)),
+ * with the flow rate q as the usual bifurcation parameter.  The seat is the impact surface
+ * x = 0; an impact reverses the velocity with restitution r.  A valve resting on its seat
+ * (x = v = 0) stays there while the seat pushes, i.e. while the pressure is below the spring's
+ * preload delta; the pressure meanwhile builds up at beta q.
+ *
+ * p >= 0: at p = 0 the field gives p' = beta q > 0, so the set p >= 0 is invariant and a
+ * negative p can come only from rounding or a step's error.  sqrt(p) is continued by
+ * sqrt(max(p, 0)) there (continuous, and exact on the invariant set) rather than producing NaN;
+ * q must be positive (bounds below), which is what makes p = 0 repelling. */
+#include <math.h>
+
+#include "kernel.h"
+
+enum { KAPPA, BETA, DELTA, R, Q };
+
+static const tf_param params[] = {
+    {"kappa", 1.25, 0.0, INFINITY, "damping", false},
+    {"beta", 20.0, 1e-12, INFINITY, "compressibility of the chamber", false},
+    {"delta", 10.0, 0.0, INFINITY, "spring preload", false},
+    {"r", 0.8, 0.0, 1.0, "coefficient of restitution at the seat", false},
+    {"q", 1.0, 1e-12, INFINITY, "flow rate into the chamber", false},
+};
+
+static const char *const state_names[] = {"x", "v", "p"};
+static const double initial[] = {0.2, 0.0, 0.0};
+
+static void rhs(double t, const double *x, const double *p, double *dx) {
+  (void)t;
+  dx[0] = x[1];
+  dx[1] = -p[KAPPA] * x[1] - (x[0] + p[DELTA]) + x[2];
+  dx[2] = p[BETA] * (p[Q] - x[0] * sqrt(fmax(x[2], 0.0)));
+}
+
+static double seat(int i, const double *x, const double *p, double *grad) {
+  (void)i, (void)p;
+  if (grad) grad[0] = 1.0, grad[1] = 0.0, grad[2] = 0.0;
+  return x[0];
+}
+
+static void reset(int i, const double *x, const double *p, double *xp, double *jac) {
+  (void)i;
+  xp[0] = x[0], xp[1] = -p[R] * x[1], xp[2] = x[2];
+  if (jac) {
+    for (int k = 0; k < 9; k++) jac[k] = 0.0;
+    jac[0] = 1.0, jac[4] = -p[R], jac[8] = 1.0;
+  }
+}
+
+static void stick(int i, const double *x, const double *p, double *xs) {
+  (void)i, (void)p;
+  xs[0] = 0.0, xs[1] = 0.0, xs[2] = x[2];
+}
+
+static double on_seat(int i, double t, const double *x, const double *p, double *dx) {
+  (void)i, (void)t;
+  dx[0] = 0.0, dx[1] = 0.0, dx[2] = p[BETA] * p[Q];
+  return p[DELTA] - x[2]; /* the seat's force: the preload not yet balanced by the pressure */
+}
+
+const tf_kernel tf_kernel_pressure_valve = {
+    .name = "pressure_valve",
+    .doc = "pressure-relief valve with impacts on its seat (Hos & Champneys; MPGOS benchmark)",
+    .kind = TF_KERNEL_FLOW,
+    .dim = 3,
+    .state_names = state_names,
+    .initial = initial,
+    .nparams = sizeof params / sizeof params[0],
+    .params = params,
+    .rhs = rhs,
+    .nimpacts = 1,
+    .impact_surface = seat,
+    .impact_reset = reset,
+    .impact_stick = stick,
+    .impact_constrained = on_seat,
+};

@@ -1,0 +1,441 @@
+/* impact.c — see impact.h.  One engine per worker, reused across members. */
+#include "impact.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+enum { MODE_FREE = 0, MODE_STICK = 1, HISTORY = 16 };
+
+struct tf_impact {
+  const tf_kernel *k;
+  size_t n, m;
+  tf_impact_options o;
+  tf_event_loop *loop;
+  const double *p;
+  int mode, stuck; /* stuck: the surface while sticking */
+  int section_sign;
+  /* a surface the state has just left by a release, a graze or a rebound too slow to clear
+   * it: its event waits at
+   * h = -contact_tol until h has exceeded +contact_tol, because at h ~ 0 rounding alone would
+   * report the same contact again and again */
+  bool armed[TF_EVENT_LOOP_MAX_FUNCTIONS];
+  /* chattering: the last impacts on one surface (times, impact speeds) */
+  int hist_surface, hist_count;
+  double hist_t[HISTORY], hist_u[HISTORY];
+  double step_limit;  /* one-shot bound on the step after a reset */
+  double stick_start; /* start of the current sticking interval */
+  tf_impact_result res;
+  bool stop; /* the observer asked to end the run */
+  tf_impact_observer observer;
+  void *observer_ctx;
+  tf_impact_sampler sampler;
+  void *sampler_ctx;
+  long n_samples, next_sample;
+  double sample_t0, sample_t1;
+  /* scratch: dim each, fd dim + dim m */
+  double *f, *g, *y, *z, *grad, *gradp, *xplus, *jac, *fd;
+};
+
+void tf_impact_options_default(tf_impact_options *o) {
+  o->complete_chattering = true;
+  o->chatter_velocity = 1e-3;
+  o->chatter_tol = 1e-2;
+  o->chatter_impacts = 5;
+  o->contact_tol = 1e-10;
+  o->section = TF_SECTION_NONE;
+  o->section_component = 0;
+  o->section_level = 0.0;
+  o->section_direction = 0;
+}
+
+/* --- fields ------------------------------------------------------------------------------ */
+
+static void free_field(const tf_impact *e, double t, const double *x, double *dx) {
+  e->k->rhs(t, x, e->p, dx);
+}
+
+static double dot(const double *a, const double *b, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+static void mode_field(void *ctx, double t, const double *x, double *dx) {
+  tf_impact *e = ctx;
+  if (e->mode == MODE_STICK)
+    e->k->impact_constrained(e->stuck, t, x, e->p, dx);
+  else
+    free_field(e, t, x, dx);
+}
+
+/* Jacobian of the mode's field into e->jac: the kernel's for free flight when it has one,
+ * central differences otherwise (the constrained field has no analytic Jacobian). */
+static void mode_jacobian(tf_impact *e, double t, const double *x) {
+  const size_t n = e->n;
+  if (e->mode == MODE_FREE && e->k->jacobian) {
+    e->k->jacobian(t, x, e->p, e->jac);
+    return;
+  }
+  memcpy(e->y, x, n * sizeof *x);
+  for (size_t j = 0; j < n; j++) {
+    const double d = 1e-7 * fmax(1.0, fabs(x[j]));
+    e->y[j] = x[j] + d;
+    mode_field(e, t, e->y, e->fd);
+    e->y[j] = x[j] - d;
+    mode_field(e, t, e->y, e->z);
+    e->y[j] = x[j];
+    for (size_t i = 0; i < n; i++) e->jac[i * n + j] = (e->fd[i] - e->z[i]) / (2 * d);
+  }
+}
+
+static void loop_rhs(double t, const double *x, void *ctx, double *dx) {
+  tf_impact *e = ctx;
+  const size_t n = e->n;
+  mode_field(e, t, x, dx);
+  if (!e->m) return;
+  mode_jacobian(e, t, x);
+  for (size_t c = 0; c < e->m; c++)
+    for (size_t i = 0; i < n; i++) dx[n + c * n + i] = dot(e->jac + i * n, x + n + c * n, n);
+}
+
+/* The section function s(x): the derivative of a component or its distance to a level. */
+static double section_value(tf_impact *e, double t, const double *x) {
+  const int c = e->o.section_component;
+  if (e->o.section == TF_SECTION_EXTREMUM) {
+    free_field(e, t, x, e->z);
+    return e->z[c];
+  }
+  return x[c] - e->o.section_level;
+}
+
+static int loop_events(void *ctx, double t, const double *x, double *g) {
+  tf_impact *e = ctx;
+  if (e->mode == MODE_STICK) {
+    g[0] = e->k->impact_constrained(e->stuck, t, x, e->p, e->z);
+    return 1;
+  }
+  const int ns = (int)e->k->nimpacts;
+  for (int i = 0; i < ns; i++)
+    g[i] = e->k->impact_surface(i, x, e->p, NULL) + (e->armed[i] ? 0.0 : e->o.contact_tol);
+  if (e->o.section == TF_SECTION_NONE) return ns;
+  g[ns] = e->section_sign * section_value(e, t, x);
+  return ns + 1;
+}
+
+/* The normal speed h_x f and its rate along the flow (central difference). */
+static double normal_speed(tf_impact *e, int i, double t, const double *x) {
+  e->k->impact_surface(i, x, e->p, e->grad);
+  free_field(e, t, x, e->g);
+  return dot(e->grad, e->g, e->n);
+}
+
+static double normal_acceleration(tf_impact *e, int i, double t, const double *x) {
+  const size_t n = e->n;
+  free_field(e, t, x, e->f);
+  double fnorm = 0, scale = 1;
+  for (size_t j = 0; j < n; j++)
+    fnorm = fmax(fnorm, fabs(e->f[j])), scale = fmax(scale, fabs(x[j]));
+  if (fnorm == 0.0) return 0.0;
+  const double d = 1e-6 * scale / fnorm;
+  for (size_t j = 0; j < n; j++) e->y[j] = x[j] + d * e->f[j];
+  const double up = normal_speed(e, i, t, e->y);
+  for (size_t j = 0; j < n; j++) e->y[j] = x[j] - d * e->f[j];
+  const double down = normal_speed(e, i, t, e->y);
+  return (up - down) / (2 * d);
+}
+
+/* A flight starting on surface i with normal speed w: bound the first step by half its
+ * ballistic estimate, so the locator sees the state above the surface before it returns. */
+static void bound_first_step(tf_impact *e, int i, double t, const double *x, double w) {
+  const double a = normal_acceleration(e, i, t, x);
+  e->step_limit = a < 0 && w > 0 ? t + w / -a : INFINITY;
+}
+
+static double loop_step_limit(void *ctx, double t, const double *x) {
+  (void)t, (void)x;
+  tf_impact *e = ctx;
+  const double lim = e->step_limit;
+  e->step_limit = INFINITY;
+  return lim;
+}
+
+static int notify(tf_impact *e, tf_impact_event kind, int surface, double t, const double *x) {
+  if (e->observer && e->observer(e->observer_ctx, kind, surface, t, x)) {
+    e->stop = true;
+    return TF_MEMBER_FAILED; /* ends the loop; tf_impact_run reports ok */
+  }
+  return TF_MEMBER_OK;
+}
+
+static void reset_section_sign(tf_impact *e, double t, const double *x) {
+  if (e->o.section != TF_SECTION_NONE) e->section_sign = section_value(e, t, x) >= 0 ? 1 : -1;
+}
+
+/* --- sticking -------------------------------------------------------------------------------- */
+
+static double contact_force(tf_impact *e, int i, double t, const double *x) {
+  return e->k->impact_constrained(i, t, x, e->p, e->z);
+}
+
+static int enter_stick(tf_impact *e, int i, double t, double *x, double t_from) {
+  e->k->impact_stick(i, x, e->p, e->xplus);
+  memcpy(x, e->xplus, e->n * sizeof *x);
+  e->mode = MODE_STICK, e->stuck = i;
+  e->stick_start = t_from;
+  e->hist_count = 0;
+  /* the flow is not differentiable across the accumulation: a new Lyapunov segment */
+  if (e->m) tf_event_loop_close_segment(e->loop, t, x);
+  return TF_MEMBER_OK;
+}
+
+/* After an impact on surface i at time t with impact speed u: if the last impacts decay
+ * geometrically, complete the sequence and stick.  Returns true if it did. */
+static bool complete_chattering(tf_impact *e, int i, double t, double *x, double u) {
+  if (e->hist_surface != i) e->hist_count = 0, e->hist_surface = i;
+  if (e->hist_count == HISTORY) {
+    memmove(e->hist_t, e->hist_t + 1, (HISTORY - 1) * sizeof *e->hist_t);
+    memmove(e->hist_u, e->hist_u + 1, (HISTORY - 1) * sizeof *e->hist_u);
+    e->hist_count--;
+  }
+  e->hist_t[e->hist_count] = t, e->hist_u[e->hist_count] = u, e->hist_count++;
+  const int need = e->o.chatter_impacts, c = e->hist_count;
+  if (!e->o.complete_chattering || c < need || !(u < e->o.chatter_velocity)) return false;
+  /* ratios of successive flight times and of successive impact speeds over the last `need`
+   * impacts, all equal to the last flight-time ratio within the tolerance */
+  const double *ht = e->hist_t + c - need, *hu = e->hist_u + c - need;
+  const double rho = (ht[need - 1] - ht[need - 2]) / (ht[need - 2] - ht[need - 3]);
+  if (!(rho > 0 && rho < 1)) return false;
+  for (int j = 2; j < need; j++) {
+    const double rt = (ht[j] - ht[j - 1]) / (ht[j - 1] - ht[j - 2]);
+    if (!(fabs(rt / rho - 1) <= e->o.chatter_tol)) return false;
+  }
+  for (int j = 1; j < need; j++)
+    if (!(fabs(hu[j] / hu[j - 1] / rho - 1) <= e->o.chatter_tol)) return false;
+  e->k->impact_stick(i, x, e->p, e->xplus);
+  if (!(contact_force(e, i, t, e->xplus) > 0)) return false; /* nothing holds it there */
+  const double t_acc = t + (ht[need - 1] - ht[need - 2]) * rho / (1 - rho);
+  enter_stick(e, i, t, x, t_acc);
+  e->res.chatters++;
+  return true;
+}
+
+/* --- transitions ----------------------------------------------------------------------------- */
+
+/* Tangent vectors across the reset: y <- R_x y + (f+ - R_x f-) (h_x y) / (h_x f-). */
+static void saltation(tf_impact *e, double *x, double u) {
+  const size_t n = e->n;
+  /* e->f: f-, e->g: f+, e->grad: h_x at x-, e->jac: R_x */
+  for (size_t i = 0; i < n; i++) e->y[i] = e->g[i] - dot(e->jac + i * n, e->f, n);
+  for (size_t c = 0; c < e->m; c++) {
+    double *v = x + n + c * n;
+    const double hv = dot(e->grad, v, n) / u;
+    for (size_t i = 0; i < n; i++) e->z[i] = dot(e->jac + i * n, v, n) + e->y[i] * hv;
+    memcpy(v, e->z, n * sizeof *v);
+  }
+}
+
+/* The landing leaves the state just past the root, h ~ -event_tol |h'|, and a reset that
+ * keeps the position keeps it there: the next step would start outside and, while it is
+ * shorter than the time to climb back, report the same contact again.  Move the state along
+ * the post-impact field (normal speed w > 0) until h >= 0: a shift of the order of the event
+ * tolerance. */
+static void leave_surface(tf_impact *e, int i, double t, double *x, double w) {
+  const size_t n = e->n;
+  double h = e->k->impact_surface(i, x, e->p, NULL);
+  if (h >= 0) return;
+  free_field(e, t, x, e->f);
+  double d = -h / w;
+  for (int k = 0; k < 8 && h < 0; k++, d *= 2) {
+    for (size_t j = 0; j < n; j++) e->y[j] = x[j] + d * e->f[j];
+    h = e->k->impact_surface(i, e->y, e->p, NULL);
+  }
+  if (h >= 0) memcpy(x, e->y, n * sizeof *x);
+}
+
+static int impact(tf_impact *e, int i, double t, double *x) {
+  const size_t n = e->n;
+  e->k->impact_surface(i, x, e->p, e->grad);
+  free_field(e, t, x, e->f);
+  const double u = dot(e->grad, e->f, n);
+  if (!(u < 0)) { /* a graze: the flow touched the surface without crossing */
+    e->armed[i] = false;
+    if (contact_force(e, i, t, x) > 0) return enter_stick(e, i, t, x, t);
+    return TF_MEMBER_OK;
+  }
+  e->k->impact_reset(i, x, e->p, e->xplus, e->m ? e->jac : NULL);
+  if (!tf_state_finite(e->xplus, n)) return TF_MEMBER_NONFINITE;
+  free_field(e, t, e->xplus, e->g);
+  e->k->impact_surface(i, e->xplus, e->p, e->gradp); /* the surface may be curved */
+  const double w = dot(e->gradp, e->g, n);
+  if (w < -e->o.contact_tol * fmax(1.0, -u)) {
+    snprintf(e->res.message, sizeof e->res.message,
+             "the reset map of impact surface %d leaves the admissible side at t = %.9g "
+             "(normal speed %.3g before the impact, %.3g after it)",
+             i, t, u, w);
+    return TF_MEMBER_FAILED;
+  }
+  if (e->m) saltation(e, x, u);
+  memcpy(x, e->xplus, n * sizeof *x);
+  if (w > 0) leave_surface(e, i, t, x, w);
+  e->res.impacts++;
+  int st = notify(e, TF_IMPACT_HIT, i, t, x);
+  if (st != TF_MEMBER_OK) return st;
+  if (complete_chattering(e, i, t, x, -u))
+    return notify(e, TF_IMPACT_ACCUMULATION, i, e->stick_start, x);
+  if (w <= e->o.contact_tol * fmax(1.0, -u) && contact_force(e, i, t, x) > 0)
+    return enter_stick(e, i, t, x, t); /* a plastic impact */
+  /* a clear rebound needs no disarming (the first step is bounded instead); a rebound too
+   * slow to leave the surface by contact_tol is disarmed like a graze */
+  e->armed[i] = w > e->o.contact_tol * fmax(1.0, -u) * 1e3;
+  bound_first_step(e, i, t, x, w);
+  return TF_MEMBER_OK;
+}
+
+static int loop_transition(void *ctx, int which, double t, double *x) {
+  tf_impact *e = ctx;
+
+  int st = TF_MEMBER_OK;
+  if (e->mode == MODE_STICK) {
+    e->mode = MODE_FREE;
+    e->armed[e->stuck] = false;
+    e->res.stick_time += fmax(0.0, t - e->stick_start);
+    e->res.releases++;
+    st = notify(e, TF_IMPACT_RELEASE, e->stuck, t, x);
+  } else if (which < (int)e->k->nimpacts) {
+    st = impact(e, which, t, x);
+  } else {
+    /* the section function went from section_sign * s > 0 to < 0 */
+    const int crossing = -e->section_sign;
+    if (e->o.section_direction == 0 || e->o.section_direction == crossing) {
+      e->res.sections++;
+      st = notify(e, TF_IMPACT_SECTION, -1, t, x);
+    }
+  }
+  reset_section_sign(e, t, x);
+  return st;
+}
+
+static int loop_storm(void *ctx, const double *x) {
+  (void)ctx, (void)x;
+  return TF_MEMBER_ZENO;
+}
+
+/* Re-arms the surfaces the state has left by more than contact_tol (x: the state). */
+static void rearm(tf_impact *e, const double *x) {
+  for (int i = 0; i < (int)e->k->nimpacts; i++)
+    if (!e->armed[i] && e->k->impact_surface(i, x, e->p, NULL) > e->o.contact_tol)
+      e->armed[i] = true;
+}
+
+static void loop_on_step(void *ctx, double t0, double t1) {
+  tf_impact *e = ctx;
+  const tf_dopri5 *s = tf_event_loop_stepper(e->loop);
+  if (e->mode == MODE_FREE) {
+    tf_dopri5_dense(s, t1, e->fd);
+    rearm(e, e->fd);
+  }
+  if (!e->sampler) return;
+  for (; e->next_sample < e->n_samples; e->next_sample++) {
+    const double ts = e->n_samples == 1
+                          ? e->sample_t0
+                          : e->sample_t0 + (e->sample_t1 - e->sample_t0) * (double)e->next_sample /
+                                               (double)(e->n_samples - 1);
+    if (ts > t1 || ts < t0) break;
+    tf_dopri5_dense(s, ts, e->fd);
+    e->sampler(e->sampler_ctx, ts, e->fd);
+  }
+}
+
+/* --- setup and run ---------------------------------------------------------------------------- */
+
+tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o) {
+  if (!k->rhs || (k->nimpacts > 0 && !tf_kernel_has_impacts(k)) ||
+      k->nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS)
+    return NULL;
+  tf_impact *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  const size_t n = k->dim, na = n + n * m;
+  e->k = k, e->n = n, e->m = m, e->o = *o;
+  if (e->o.chatter_impacts < 3) e->o.chatter_impacts = 3;
+  if (e->o.chatter_impacts > HISTORY) e->o.chatter_impacts = HISTORY;
+  e->f = calloc(8 * n + n * n + na, sizeof *e->f);
+  if (!e->f) {
+    free(e);
+    return NULL;
+  }
+  e->g = e->f + n, e->y = e->g + n, e->z = e->y + n, e->grad = e->z + n;
+  e->gradp = e->grad + n, e->xplus = e->gradp + n, e->jac = e->xplus + n, e->fd = e->jac + n * n;
+  const tf_event_loop_ops ops = {
+      .rhs = loop_rhs,
+      .field = mode_field,
+      .events = loop_events,
+      .transition = loop_transition,
+      .on_step = loop_on_step,
+      .storm_status = loop_storm,
+      .step_limit = loop_step_limit,
+  };
+  e->loop = tf_event_loop_create(n, m, &ops, e, &e->o.loop);
+  if (!e->loop) {
+    tf_impact_destroy(e);
+    return NULL;
+  }
+  return e;
+}
+
+void tf_impact_destroy(tf_impact *e) {
+  if (!e) return;
+  tf_event_loop_destroy(e->loop);
+  free(e->f);
+  free(e);
+}
+
+void tf_impact_set_observer(tf_impact *e, tf_impact_observer fn, void *ctx) {
+  e->observer = fn, e->observer_ctx = ctx;
+}
+
+void tf_impact_set_sampler(tf_impact *e, tf_impact_sampler fn, void *ctx, long n_samples) {
+  e->sampler = fn, e->sampler_ctx = ctx, e->n_samples = fn ? n_samples : 0;
+}
+
+tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double *x, double t_end) {
+  memset(&e->res, 0, sizeof e->res);
+  e->res.status = TF_MEMBER_OK, e->res.t = t0;
+  e->p = p, e->mode = MODE_FREE, e->stuck = 0, e->stop = false;
+  e->hist_count = 0, e->hist_surface = -1, e->step_limit = INFINITY;
+  for (int i = 0; i < TF_EVENT_LOOP_MAX_FUNCTIONS; i++) e->armed[i] = true;
+  e->next_sample = 0, e->sample_t0 = t0, e->sample_t1 = t_end;
+  /* where the start lies: inside, on a constraint (flying off or sticking), or outside */
+  for (int i = 0; i < (int)e->k->nimpacts; i++) {
+    const double h = e->k->impact_surface(i, x, p, NULL);
+    const double scale = fmax(1.0, fabs(x[0]));
+    if (h < -e->o.contact_tol * scale) {
+      snprintf(
+          e->res.message, sizeof e->res.message,
+          "the initial state lies outside the admissible set (impact surface %d: h = %.3g < 0)", i,
+          h);
+      e->res.status = TF_MEMBER_FAILED;
+      return e->res;
+    }
+    if (h > e->o.contact_tol * scale) continue;
+    e->armed[i] = false;
+    const double w = normal_speed(e, i, t0, x);
+    if (fabs(w) <= e->o.contact_tol * scale && contact_force(e, i, t0, x) > 0) {
+      e->mode = MODE_STICK, e->stuck = i, e->stick_start = t0;
+      break;
+    }
+    if (w > 0) bound_first_step(e, i, t0, x, w);
+  }
+  reset_section_sign(e, t0, x);
+  if (e->sampler && e->n_samples > 0 && t_end <= t0) e->sampler(e->sampler_ctx, t0, x);
+  const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &e->res.impacts);
+  e->res.status = e->stop ? TF_MEMBER_OK : r.status;
+  e->res.t = r.t;
+  e->res.steps = r.steps, e->res.rhs_evals = r.rhs_evals;
+  e->res.lyapunov = r.lyapunov, e->res.tangent_time = r.tangent_time, e->res.segments = r.segments;
+  if (e->mode == MODE_STICK) e->res.stick_time += fmax(0.0, r.t - e->stick_start);
+  return e->res;
+}

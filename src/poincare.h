@@ -1,0 +1,57 @@
+/* poincare.h — one member of an impact kernel or a flow run for its events: the `impact.*`
+ * and `poincare.*` config sections, and Poincaré samples.
+ *
+ * The state is recorded at chosen events (impacts; extrema of a component, where its
+ * derivative crosses zero; crossings of a level by a component) after a transient number of
+ * them, for a fixed number of them.  A member stops early once its recorded values of the
+ * compared component repeat with a period P <= 16 to poincare.tol over 4 P recorded events
+ * (an attracting period-P orbit or, with P = 1, a rest point): the rest of its samples are
+ * filled with that period's continuation, so a bifurcation diagram drawn from the samples is
+ * the same whether a member ran to the end or stopped early.  Used by the jobs ensemble,
+ * trajectory (through flow.h) and scan (quantity poincare). */
+#ifndef TF_POINCARE_H
+#define TF_POINCARE_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "impact.h"
+
+enum { TF_POINCARE_MAX_PERIOD = 16 };
+
+typedef struct tf_poincare_spec {
+  tf_impact_options impact;
+  bool record;         /* poincare.event given */
+  bool on_impacts;     /* impacts are recorded events */
+  long long transient; /* events skipped */
+  long long count;     /* events recorded */
+  double tol;          /* early stop (0: never) */
+  int component;       /* compared for the early stop */
+} tf_poincare_spec;
+
+/* Reads impact.* (for impact kernels) and poincare.* for kernel k; ode options are the
+ * integrator's.  Errors name file, line and key. */
+int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
+                            const tf_ode_options *ode, tf_error *err);
+
+/* What one member leaves: counts and (if recording) count x (1 + dim) samples (t, state),
+ * NaN where fewer events happened. */
+typedef struct tf_poincare_record {
+  tf_impact_result result;
+  double *samples;    /* count * (1 + dim), caller's */
+  long long recorded; /* samples filled by events */
+  int period;         /* period found by the early stop, 0 if none */
+} tf_poincare_record;
+
+typedef struct tf_poincare tf_poincare;
+
+tf_poincare *tf_poincare_create(const tf_kernel *k, const tf_poincare_spec *s);
+void tf_poincare_destroy(tf_poincare *pc);
+
+/* Runs from (t0, x) to t_end with parameters p (x: dim values, overwritten with the final
+ * state).  sample, if not NULL, gets n_samples equally spaced states. */
+void tf_poincare_run(tf_poincare *pc, const double *p, double t0, double *x, double t_end,
+                     tf_poincare_record *rec, tf_impact_sampler sample, void *sample_ctx,
+                     long n_samples);
+
+#endif

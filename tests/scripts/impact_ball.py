@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""impact_ball.py — period doubling of the ball on a vibrating table against the standard
+impact-oscillator analysis, derived here independently.
+
+Table s = A sin(w t), flight under gravity g, Newton restitution r relative to the table.  The
+impact map (t_k, u_k) -> (t_k+1, u_k+1) (u: ball speed after impact) is defined implicitly by
+  A sin(w t_k) + u_k D - g D^2 / 2 = A sin(w t_k+1),   D = t_k+1 - t_k,
+  u_k+1 = (1 + r) A w cos(w t_k+1) - r (u_k - g D).
+Period 1 (D = T = 2 pi / w): u = g T / 2 and cos(w t) = g T (1 - r) / (2 (1 + r) A w), which
+exists from A = pi g (1 - r) / ((1 + r) w^2).  Its Jacobian (implicit differentiation, sympy)
+has an eigenvalue -1 at A_pd (Brent).  Just below A_pd the engine's impacts (scan.quantity
+poincare) must settle on that orbit, with that speed and phase; just above, on period 2."""
+import os
+
+import h5py
+import numpy as np
+import sympy as sp
+from scipy.optimize import brentq
+
+import testlib as T
+
+g, r, w = 9.81, 0.5, 2 * np.pi
+Tp = 2 * np.pi / w
+t0, u0, t1, A = sp.symbols("t0 u0 t1 A", real=True)
+D = t1 - t0
+G = A * sp.sin(w * t0) + u0 * D - g * D**2 / 2 - A * sp.sin(w * t1)
+U1 = (1 + r) * A * w * sp.cos(w * t1) - r * (u0 - g * D)
+d1 = [-sp.diff(G, v) / sp.diff(G, t1) for v in (t0, u0)]
+J = sp.Matrix([[d1[0], d1[1]],
+               [sp.diff(U1, t0) + sp.diff(U1, t1) * d1[0], sp.diff(U1, u0) + sp.diff(U1, t1) * d1[1]]])
+Jf = sp.lambdify((t0, u0, t1, A), J, "numpy")
+
+
+def phase(a):
+    return np.arccos(g * Tp * (1 - r) / (2 * (1 + r) * a * w))
+
+
+def jac(a):
+    ph = phase(a) / w
+    return np.array(Jf(ph, g * Tp / 2, ph + Tp, a), dtype=float)
+
+
+A_exist = np.pi * g * (1 - r) / ((1 + r) * w * w)
+A_pd = brentq(lambda a: np.linalg.det(jac(a) + np.eye(2)), 1.01 * A_exist, 3 * A_exist)
+print(f"period 1 exists from A = {A_exist:.6f}, doubles at A = {A_pd:.6f}")
+closed = g / w**2 * np.hypot(np.pi * (1 - r) / (1 + r), 2 * (1 + r**2) / (1 + r) ** 2)
+T.check(abs(A_pd - closed) < 1e-9, f"A_pd {A_pd:.10f} equals the closed form {closed:.10f}")
+T.check(np.abs(np.linalg.eigvals(jac(0.98 * A_pd))).max() < 1,
+        "period 1 is stable just below A_pd (independent check of the root)")
+
+T.setup()
+cfg = os.path.join(T.CONFIGS, "bouncing-ball-scan.yaml")
+for factor, period in ((0.98, 1), (1.02, 2)):
+    a = factor * A_pd
+    ph = phase(a)
+    start = f"[{a * np.sin(ph) + 1e-3}, {g * Tp / 2}, {ph / w}]"  # just above the orbit's impact
+    T.run(cfg, "ball.h5", f"scan.x.min={a}", f"scan.x.max={a + 1e-9}", "scan.x.points=2",
+          f"initial.state={start}")
+    with h5py.File("ball.h5") as f:
+        s = f["members/poincare"][0].reshape(-1, 4)
+        found = int(f["members/poincare_period"][0])
+        counts = f["members/impacts"][0]
+        recorded = int(f["members/poincare_recorded"][0])
+    T.check(found == period and counts[1] == 0,
+            f"A = {factor} A_pd: period {found} (expected {period}), chattering {counts[1]}")
+    if period == 1:
+        T.check(np.abs(s[:, 2] - g * Tp / 2).max() < 1e-7,
+                f"period 1: speed after impact {s[-1, 2]:.10f} = g T / 2 = {g * Tp / 2:.10f}")
+        pe = np.mod(w * s[:, 3], 2 * np.pi)
+        T.check(np.abs(pe - ph).max() < 1e-7, f"period 1: impact phase {pe[-1]:.10f} = {ph:.10f}")
+        lag = np.abs(s[:recorded, 3] - s[:recorded, 0] - ph / w).max()  # tau(0) = ph / w
+        T.check(lag < 1e-6, f"the state's clock tau follows t (within {lag:.1e})")
+    else:
+        T.check(abs(s[-1, 2] - s[-2, 2]) > 1e-3 and abs(s[-1, 2] - s[-3, 2]) < 1e-7,
+                f"period 2: speeds {s[-2, 2]:.6f}, {s[-1, 2]:.6f} alternate")
+# The lyapunov job on the period-1 orbit: the exponents are ln |mu| / T of the impact map's
+# multipliers (and 0 along the flow); each block restarts its tangents from the identity, which
+# biases a block's estimate by O(1 / block time) (~0.8 / block here), so blocks of 2000.
+a = 0.98 * A_pd
+ph = phase(a)
+mu = np.sort(np.log(np.abs(np.linalg.eigvals(jac(a)))) / Tp)[::-1]
+ly = T.write("ly.yaml", f"""job: lyapunov
+model: {{name: bouncing_ball, params: {{g: {g}, r: {r}, A: {a}, omega: {w}}}}}
+initial: {{state: [{a * np.sin(ph) + 1e-3}, {g * Tp / 2}, {ph / w}]}}
+integrator: {{rtol: 1e-11, atol: 1e-11}}
+lyapunov: {{transient: 50, duration: 4000, interval: 1, blocks: 2}}
+output: {{file: ly.h5}}
+""")
+spec = np.array(T.run(ly, "ly.h5")["spectrum"])
+T.check(abs(spec[0]) < 1e-9 and np.abs(spec[1:] - mu).max() < 1e-3,
+        f"spectrum {spec} against 0 and ln|mu|/T = {mu}")
+T.check(abs(spec.sum() - 2 * np.log(r) / Tp) < 1e-9,
+        f"sum {spec.sum():.12f} = 2 ln r / T (the impact map's determinant r^2)")
+
+# An ensemble on a fixed table from perturbed starts (y0, v0): members starting below the table
+# fail (a recorded status, the others go on); the others chatter to rest, sticking from
+# t_inf = t1 + 2 r V / (g (1 - r)), V = sqrt(v0^2 + 2 g y0), t1 = (v0 + V) / g.
+ens = T.write("ens.yaml", f"""job: ensemble
+model: {{name: bouncing_ball, params: {{g: {g}, r: {r}, A: 0}}}}
+initial: {{state: [0.0, 1.0, 0.0], spread: 0.01}}
+integrator: {{t_end: 2.0, rtol: 1e-12, atol: 1e-12}}
+ensemble: {{members: 16, seed: 7}}
+output: {{file: ens.h5}}
+""")
+js = T.run(ens, "ens.h5", ranks=2)
+with h5py.File("ens.h5") as f:
+    m = f["members"]
+    x0, st, counts, stick = (m[k][...] for k in ("initial_state", "status", "impacts", "stick_time"))
+below = x0[:, 0] < 0
+T.check((st[below] == 6).all() and (st[~below] == 1).all() and below.any() and (~below).any(),
+        f"{below.sum()} members starting below the table failed, {(~below).sum()} ran ok")
+V = np.sqrt(x0[:, 1] ** 2 + 2 * g * x0[:, 0])
+t_inf = (x0[:, 1] + V) / g + 2 * r * V / (g * (1 - r))
+err = np.abs(stick[~below] - (2.0 - t_inf[~below])).max()
+T.check(err < 1e-9 and (counts[~below, 1] == 1).all(),
+        f"stick time 2 - t_inf for every ok member (error {err:.1e}), one chattering episode each")
+T.finish()

@@ -1,0 +1,265 @@
+/* test_impact.c — the impact engine against closed forms:
+ *   a ball thrown up at v0 from a fixed table (g, restitution r): first impact at 2 v0 / g,
+ *     impacts at 2 v0 (1 - r^k) / (g (1 - r)), the chattering sequence completed at its
+ *     accumulation point 2 v0 / (g (1 - r)), then sticking to the end;
+ *   a ball resting on a table s = A sin(omega t) with A omega^2 > g: released where
+ *     A omega^2 sin(omega t) = g, then a ballistic flight to the table, whose impact time is
+ *     found here independently (GSL Brent on the closed-form gap);
+ *   an oscillator x'' = -x at a wall x >= 0 with restitution r: every half period the tangent
+ *     map is the flow's -I times the saltation matrix -r I, so both Lyapunov exponents equal
+ *     N ln r / T after N impacts in time T (without the saltation term the volume rate differs);
+ *   the tangent vectors across impacts on the moving table against central differences of the
+ *     engine's own flow map (log |R_cc| of their QR);
+ *   a reset that leaves the admissible side: status failed with a message. */
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "impact.h"
+#include "status.h"
+
+static tf_impact_options options(void) {
+  tf_impact_options o;
+  tf_impact_options_default(&o);
+  o.loop = (tf_event_loop_options){.ode = tf_ode_default_options()};
+  o.loop.ode.rtol = o.loop.ode.atol = 1e-12;
+  o.loop.ode.max_steps = 1000000;
+  o.loop.event_tol = 1e-14;
+  o.loop.max_event_rate = 1e6;
+  o.loop.max_events = 100000;
+  o.loop.qr_interval = 0.5;
+  return o;
+}
+
+typedef struct log {
+  int n;
+  int kind[4096];
+  double t[4096], x[4096][3];
+} log_t;
+
+static int observe(void *ctx, tf_impact_event kind, int surface, double t, const double *x) {
+  (void)surface;
+  log_t *l = ctx;
+  if (l->n < 4096) {
+    l->kind[l->n] = kind, l->t[l->n] = t;
+    memcpy(l->x[l->n], x, 3 * sizeof *x);
+    l->n++;
+  }
+  return 0;
+}
+
+static void fixed_table(void) {
+  const tf_kernel *k = tf_kernel_find("bouncing_ball");
+  CHECK(k != NULL, "bouncing_ball kernel registered");
+  if (!k) return;
+  const double g = 9.81, r = 0.8, v0 = 2.0, p[] = {g, r, 0.0, 1.0};
+  tf_impact_options o = options();
+  tf_impact *e = tf_impact_create(k, 0, &o);
+  static log_t l;
+  l.n = 0;
+  tf_impact_set_observer(e, observe, &l);
+  double x[3] = {0.0, v0, 0.0};
+  const double t_end = 3.0, t_inf = 2 * v0 / (g * (1 - r));
+  const tf_impact_result res = tf_impact_run(e, p, 0.0, x, t_end);
+  CHECK(res.status == TF_MEMBER_OK, "status %d", res.status);
+  CHECK(l.n > 2 && l.kind[0] == TF_IMPACT_HIT, "events %d", l.n);
+  CHECK_CLOSE(l.t[0], 2 * v0 / g, 1e-12, "first flight 2 v0 / g");
+  double err = 0;
+  int hits = 0, acc = -1;
+  for (int j = 0; j < l.n; j++) {
+    if (l.kind[j] == TF_IMPACT_HIT)
+      err = fmax(err, fabs(l.t[j] - 2 * v0 * (1 - pow(r, j + 1)) / (g * (1 - r)))), hits++;
+    if (l.kind[j] == TF_IMPACT_ACCUMULATION) acc = j;
+  }
+  printf(
+      "fixed table: %d impacts, impact-time error %.2e, accumulation at %.15f (closed form "
+      "%.15f), stick time %.15f\n",
+      hits, err, acc >= 0 ? l.t[acc] : NAN, t_inf, res.stick_time);
+  CHECK(err < 1e-11, "impact times error %.3g", err);
+  CHECK(acc >= 0 && res.chatters == 1, "one chattering episode (%ld)", res.chatters);
+  if (acc >= 0) CHECK_CLOSE(l.t[acc], t_inf, 1e-10, "accumulation time 2 v0 / (g (1 - r))");
+  CHECK_CLOSE(res.stick_time, t_end - t_inf, 1e-10, "sticking from the accumulation to the end");
+  CHECK(res.impacts == hits && res.releases == 0, "impacts %ld, releases %ld", res.impacts,
+        res.releases);
+  CHECK(x[0] == 0.0 && x[1] == 0.0 && res.t == t_end, "at rest on the table at the end");
+  tf_impact_destroy(e);
+}
+
+typedef struct gap_ctx {
+  double y, v, t, g, A, w;
+} gap_ctx;
+
+static double gap(double s, void *c) {
+  const gap_ctx *q = c;
+  return q->y + q->v * s - 0.5 * q->g * s * s - q->A * sin(q->w * (q->t + s));
+}
+
+static void release(void) {
+  const tf_kernel *k = tf_kernel_find("bouncing_ball");
+  if (!k) return;
+  const double g = 9.81, r = 0.5, A = 1.0, w = 4.0, p[] = {g, r, A, w};
+  tf_impact_options o = options();
+  tf_impact *e = tf_impact_create(k, 0, &o);
+  static log_t l;
+  l.n = 0;
+  tf_impact_set_observer(e, observe, &l);
+  double x[3] = {0.0, A * w, 0.0}; /* resting on the table at t = 0 */
+  const tf_impact_result res = tf_impact_run(e, p, 0.0, x, 1.2);
+  const double t_rel = asin(g / (A * w * w)) / w;
+  CHECK(res.status == TF_MEMBER_OK, "status %d", res.status);
+  CHECK(l.n >= 2 && l.kind[0] == TF_IMPACT_RELEASE && l.kind[1] == TF_IMPACT_HIT, "events %d", l.n);
+  if (l.n < 2) return;
+  CHECK_CLOSE(l.t[0], t_rel, 1e-10, "release where A omega^2 sin(omega t) = g");
+  CHECK(res.chatters == 0 && res.releases == 1, "chatters %ld, releases %ld", res.chatters,
+        res.releases);
+  CHECK_CLOSE(res.stick_time, t_rel, 1e-10, "stick time: on the table until the release");
+  /* the flight after the release, independently: y_r + v_r s - g s^2 / 2 = A sin(w (t_r + s)) */
+  gap_ctx q = {A * sin(w * t_rel), A * w * cos(w * t_rel), t_rel, g, A, w};
+  double a = 1e-3;
+  while (gap(a, &q) > 0 && a < 10) a += 1e-3; /* first return below the table */
+  gsl_function fn = {gap, &q};
+  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  gsl_root_fsolver_set(s, &fn, a - 1e-3, a);
+  for (int it = 0; it < 100; it++) {
+    gsl_root_fsolver_iterate(s);
+    if (gsl_root_fsolver_x_upper(s) - gsl_root_fsolver_x_lower(s) < 1e-15) break;
+  }
+  const double t_hit = t_rel + gsl_root_fsolver_root(s);
+  gsl_root_fsolver_free(s);
+  const double vt = A * w * cos(w * t_hit), vb = q.v - g * (t_hit - t_rel);
+  printf(
+      "vibrating table: release at %.15f (closed form %.15f), impact at %.15f (Brent %.15f), "
+      "speed after %.12f (closed form %.12f)\n",
+      l.t[0], t_rel, l.t[1], t_hit, l.x[1][1], vt - r * (vb - vt));
+  CHECK_CLOSE(l.t[1], t_hit, 1e-10, "impact time after the release");
+  CHECK_CLOSE(l.x[1][1], vt - r * (vb - vt), 1e-9, "Newton restitution relative to the table");
+  tf_impact_destroy(e);
+}
+
+/* x'' = -x at a wall x >= 0 (and a reset that may be broken) */
+static double wall_r = 0.8;
+static int wall_broken;
+static void wall_rhs(double t, const double *x, const double *p, double *dx) {
+  (void)t, (void)p;
+  dx[0] = x[1], dx[1] = -x[0];
+}
+static void wall_jac(double t, const double *x, const double *p, double *j) {
+  (void)t, (void)x, (void)p;
+  j[0] = 0, j[1] = 1, j[2] = -1, j[3] = 0;
+}
+static double wall_h(int i, const double *x, const double *p, double *grad) {
+  (void)i, (void)p;
+  if (grad) grad[0] = 1, grad[1] = 0;
+  return x[0];
+}
+static void wall_reset(int i, const double *x, const double *p, double *xp, double *jac) {
+  (void)i, (void)p;
+  const double r = wall_broken ? -0.5 : wall_r; /* -0.5: keeps moving into the wall */
+  xp[0] = x[0], xp[1] = -r * x[1];
+  if (jac) jac[0] = 1, jac[1] = 0, jac[2] = 0, jac[3] = -r;
+}
+static void wall_stick(int i, const double *x, const double *p, double *xs) {
+  (void)i, (void)p, (void)x;
+  xs[0] = 0, xs[1] = 0;
+}
+static double wall_constrained(int i, double t, const double *x, const double *p, double *dx) {
+  (void)i, (void)t, (void)p;
+  dx[0] = dx[1] = 0;
+  return x[0]; /* at the wall the spring pulls away: no force */
+}
+static const tf_kernel wall = {
+    .name = "wall",
+    .kind = TF_KERNEL_FLOW,
+    .dim = 2,
+    .rhs = wall_rhs,
+    .jacobian = wall_jac,
+    .nimpacts = 1,
+    .impact_surface = wall_h,
+    .impact_reset = wall_reset,
+    .impact_stick = wall_stick,
+    .impact_constrained = wall_constrained,
+};
+
+static void saltation(void) {
+  tf_impact_options o = options();
+  o.loop.ode.rtol = o.loop.ode.atol = 1e-11;
+  tf_impact *e = tf_impact_create(&wall, 2, &o);
+  double x[6] = {0.0, 1.0};
+  const int N = 12;
+  const double T = (N + 0.5) * M_PI;
+  const tf_impact_result res = tf_impact_run(e, NULL, 0.0, x, T);
+  CHECK(res.status == TF_MEMBER_OK && res.lyapunov, "status %d", res.status);
+  CHECK(res.impacts == N, "impacts %ld", res.impacts);
+  if (res.lyapunov) {
+    const double want = N * log(wall_r) / T;
+    printf("wall oscillator: exponents %.12f %.12f, N ln r / T = %.12f\n", res.lyapunov[0],
+           res.lyapunov[1], want);
+    CHECK_CLOSE(res.lyapunov[0], want, 1e-8, "lambda1");
+    CHECK_CLOSE(res.lyapunov[1], want, 1e-8, "lambda2");
+  }
+  tf_impact_destroy(e);
+  wall_broken = 1;
+  e = tf_impact_create(&wall, 0, &o);
+  double y[2] = {0.5, 0.0};
+  const tf_impact_result bad = tf_impact_run(e, NULL, 0.0, y, 10.0);
+  printf("broken reset: status %s, %s\n", tf_member_status_name(bad.status), bad.message);
+  CHECK(bad.status == TF_MEMBER_FAILED && strstr(bad.message, "admissible"), "status %d",
+        bad.status);
+  double z[2] = {-0.5, 0.0};
+  wall_broken = 0;
+  const tf_impact_result out = tf_impact_run(e, NULL, 0.0, z, 10.0);
+  CHECK(out.status == TF_MEMBER_FAILED && strstr(out.message, "outside"), "status %d", out.status);
+  tf_impact_destroy(e);
+}
+
+/* Tangent vectors across impacts on the moving table against central differences of the
+ * engine's own flow map: log |R_cc| of the QR of both must agree. */
+static void saltation_moving(void) {
+  const tf_kernel *k = tf_kernel_find("bouncing_ball");
+  if (!k) return;
+  const double p[] = {9.81, 0.5, 0.37, 2 * M_PI}, x0[3] = {0.3, 4.0, 0.1}, T1 = 3.3;
+  tf_impact_options o = options();
+  o.loop.qr_interval = 1e9;
+  tf_impact *e = tf_impact_create(k, 3, &o), *f = tf_impact_create(k, 0, &o);
+  double x[12] = {0};
+  memcpy(x, x0, sizeof x0);
+  const tf_impact_result r = tf_impact_run(e, p, 0.0, x, T1);
+  double phi[9];
+  for (int j = 0; j < 3; j++) {
+    const double d = 1e-5; /* event times carry ~1e-12: larger d than usual */
+    double a[3], b[3];
+    memcpy(a, x0, sizeof a), memcpy(b, x0, sizeof b);
+    a[j] += d, b[j] -= d;
+    const tf_impact_result ra = tf_impact_run(f, p, 0.0, a, T1);
+    const tf_impact_result rb = tf_impact_run(f, p, 0.0, b, T1);
+    CHECK(ra.impacts == r.impacts && rb.impacts == r.impacts, "same impacts");
+    for (int i = 0; i < 3; i++) phi[i * 3 + j] = (a[i] - b[i]) / (2 * d);
+  }
+  /* Gram-Schmidt of the columns: log |R_cc| */
+  double q[3][3], lr[3];
+  for (int c = 0; c < 3; c++) {
+    double v[3] = {phi[c], phi[3 + c], phi[6 + c]};
+    for (int b = 0; b < c; b++) {
+      const double pr = v[0] * q[b][0] + v[1] * q[b][1] + v[2] * q[b][2];
+      for (int i = 0; i < 3; i++) v[i] -= pr * q[b][i];
+    }
+    const double nv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    lr[c] = log(nv) / T1;
+    for (int i = 0; i < 3; i++) q[c][i] = v[i] / nv;
+  }
+  printf("moving table, %ld impacts: tangent %.9f %.9f %.9f, differences %.9f %.9f %.9f\n",
+         r.impacts, r.lyapunov[0], r.lyapunov[1], r.lyapunov[2], lr[0], lr[1], lr[2]);
+  for (int c = 0; c < 3; c++) CHECK_CLOSE(r.lyapunov[c], lr[c], 1e-6, "log |R_cc| / T");
+  tf_impact_destroy(e), tf_impact_destroy(f);
+}
+
+int main(void) {
+  gsl_set_error_handler_off();
+  fixed_table();
+  release();
+  saltation();
+  saltation_moving();
+  return check_report("test_impact");
+}
