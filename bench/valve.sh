@@ -9,8 +9,8 @@
 #
 #   bench/valve.sh BUILD_DIR      (env: VALVE_NQ 256, VALVE_QMIN 0.2, VALVE_QMAX 10,
 #                                  VALVE_REF_STRIDE 32)
-# twofold's results are read from its HDF5 file as members/q (n) and members/recorded (n x 64,
-# NaN after a member's last recorded event) with members/converged (n); a file without them is
+# twofold's results are read from its HDF5 file as members/grid (q), members/poincare (slots of
+# t, x, v, p) and members/poincare_period (1: at rest, converged); a file without them is
 # reported as not comparable.  Last stdout line: the JSON record for bench/report.py.
 set -euo pipefail
 BUILD=$(cd "${1:?usage: valve.sh BUILD_DIR}" && pwd)
@@ -45,27 +45,33 @@ elif ! "$BUILD/twofold" check "$CFG" >"$WORK/check.txt" 2>&1; then
   MISSING="twofold does not accept configs/valve-bifurcation.yaml yet: $(tail -n 1 "$WORK/check.txt")"
 else
   say "twofold, 1 rank, configs/valve-bifurcation.yaml"
-  "$BUILD/twofold" run "$CFG" -o "$WORK/tw.h5" --overwrite --quiet --json | tail -n 1 >"$WORK/tw.raw.json"
+  "$BUILD/twofold" run "$CFG" -o "$WORK/tw.h5" --overwrite --quiet --json --set scan.x.points="$NQ" \
+    --set scan.x.min="$QMIN" --set scan.x.max="$QMAX" | tail -n 1 >"$WORK/tw.raw.json"
   if "$PY" - "$WORK" <<'PY'
 import json, sys
 import h5py, numpy as np
 w = sys.argv[1]
 j = json.load(open(f"{w}/tw.raw.json"))
 with h5py.File(f"{w}/tw.h5", "r") as f:
-    q, rec, conv = f["members/q"][...], f["members/recorded"][...], f["members/converged"][...]
+    # scan.quantity poincare: slots of (t, x, v, p) per point; a member that stopped early on a
+    # period P fills the remaining slots with that period; P = 1 is the rest point x*
+    q = f["members/grid"][:, 0]
+    slots = f["members/poincare"][...].reshape(len(q), -1, 4)
+    period = f["members/poincare_period"][...]
 with open(f"{w}/tw.csv", "w") as out:
     out.write("q,converged,n,x\n")
-    for qi, ri, ci in zip(q, rec, conv):
-        ri = ri[~np.isnan(ri)]
-        out.write(",".join([repr(float(qi)), str(int(ci)), str(len(ri))] + [repr(float(v)) for v in ri]) + "\n")
+    for qi, si, pi in zip(q, slots, period):
+        ri = si[:, 1][~np.isnan(si[:, 1])]
+        out.write(",".join([repr(float(qi)), str(int(pi == 1)), str(len(ri))] + [repr(float(v)) for v in ri]) + "\n")
 j["trajectories"] = len(q)
-j["trajectories_per_cpu_second"] = len(q) / j["wall_seconds"]
+# one rank: trajectories per second of the whole process (start-up and HDF5 included)
+j["trajectories_per_cpu_second"] = len(q) / j["process_seconds"]
 json.dump(j, open(f"{w}/tw.json", "w"))
 PY
   then
     TW=(--twofold "$WORK/tw.csv" --twofold-json "$WORK/tw.json")
   else
-    MISSING="twofold ran configs/valve-bifurcation.yaml, but its file has no members/q, members/recorded, members/converged"
+    MISSING="twofold ran configs/valve-bifurcation.yaml, but its file has no members/grid, members/poincare, members/poincare_period"
   fi
 fi
 [ -z "$MISSING" ] || say "twofold's side is missing: $MISSING"
