@@ -21,6 +21,7 @@
 #   netns_cluster_start       start the cluster, wait until every node is idle
 #   netns_pids NODE           pids of every process in NODE's namespace
 #   netns_kill_node NODE      SIGKILL everything in NODE's namespace (its slurmd, job steps, ranks)
+#   netns_node_start NODE     start NODE's slurmd again (after netns_kill_node)
 #   NETNS_HOSTS               the node names (tfmn1 ...)
 NETNS_NODES=${NETNS_NODES:-4}
 NETNS_NET=10.213.0
@@ -90,6 +91,17 @@ _netns_links() {
   done
 }
 
+# netns_node_start NODE: its slurmd, in its network namespace with its own hostname, /tmp and
+# /dev/shm (a node killed by netns_kill_node comes back: ReturnToService=2).
+netns_node_start() {
+  local n=$1 d=$SLURM_TEST_DIR
+  mkdir -p "$d/spool/$n" "$d/tmp/$n"
+  # nsenter, not ip netns exec: that remounts /sys, hiding the cgroup tree slurmd reads
+  nsenter --net="/run/netns/$n" unshare --uts --mount --propagation private sh -c \
+    "mount --bind $d/tmp/$n /tmp && mount -t tmpfs -o size=256m tmpfs /dev/shm &&
+     hostname $n && exec slurmd -c -N $n"
+}
+
 netns_cluster_start() {
   command -v ip >/dev/null && command -v unshare >/dev/null ||
     _netns_fail "ip or unshare missing: run ./twofold.sh deps"
@@ -119,14 +131,7 @@ CONF
   SLURM_STARTED=1
   slurmctld -c -i
   local n
-  for n in "${NETNS_HOSTS[@]}"; do
-    mkdir -p "$d/spool/$n"
-    # nsenter, not ip netns exec: that remounts /sys, hiding the cgroup tree slurmd reads
-    mkdir -p "$d/tmp/$n"
-    nsenter --net="/run/netns/$n" unshare --uts --mount --propagation private sh -c \
-      "mount --bind $d/tmp/$n /tmp && mount -t tmpfs -o size=256m tmpfs /dev/shm &&
-       hostname $n && exec slurmd -c -N $n"
-  done
+  for n in "${NETNS_HOSTS[@]}"; do netns_node_start "$n"; done
   _slurm_wait_idle 60 "${NETNS_HOSTS[@]}"
   _slurm_say "nodes ${NETNS_HOSTS[*]} idle on $NETNS_NET.0/24 (SLURM_CONF=$SLURM_CONF)"
 }
