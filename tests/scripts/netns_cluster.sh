@@ -47,13 +47,13 @@ netns_kill_node() {
 }
 
 netns_stop() {
-  slurm_stop
+  # everything on the nodes at once (slurmd, steps, ranks: test processes, nothing to save),
+  # then the controller and munged by pid file
   local n
+  for n in "${NETNS_HOSTS[@]}"; do netns_kill_node "$n"; done
+  slurm_stop
   for n in "${NETNS_HOSTS[@]}"; do
-    if ip netns list | grep -qw "$n"; then
-      netns_kill_node "$n"
-      ip netns del "$n" 2>/dev/null || true
-    fi
+    ip netns del "$n" 2>/dev/null || true
     ip link del "${n}h" 2>/dev/null || true
   done
   ip link del "${NETNS_TAG}br" 2>/dev/null || true
