@@ -37,6 +37,9 @@ for ((i = 1; i <= NETNS_NODES; i++)); do NETNS_HOSTS+=("$NETNS_TAG$i"); done
 # RMA goes through osc/ucx on UCX's TCP transport on the nodes' one interface.
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self,vader OMPI_MCA_btl_tcp_if_include=$NETNS_NET.0/24
 export OMPI_MCA_osc=ucx UCX_TLS=tcp,self,sm UCX_NET_DEVICES=eth0
+# all "nodes" share this machine's cores: ranks waiting in MPI must yield them (srun, unlike
+# mpiexec, does not set this when oversubscribed; docs/CLUSTER.md)
+export OMPI_MCA_mpi_yield_when_idle=1
 
 netns_pids() { ip netns pids "$1" 2>/dev/null || true; }
 
