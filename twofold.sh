@@ -11,7 +11,7 @@ JOBS=${TWOFOLD_JOBS:-$(nproc 2>/dev/null || echo 2)}
 PACKAGES=(build-essential cmake pkg-config petsc-dev libhdf5-openmpi-dev hdf5-tools
           libopenmpi-dev openmpi-bin libgsl-dev librandom123-dev libyaml-dev
           python3-h5py python3-numpy python3-scipy python3-matplotlib python3-sympy
-          clang-format slurm-wlm munge)  # slurm-wlm, munge: the private test cluster
+          clang-format slurm-wlm munge iproute2)  # slurm-wlm, munge, iproute2: the private test clusters
 
 say() { printf 'twofold.sh: %s\n' "$*" >&2; }
 

@@ -25,6 +25,9 @@ ap.add_argument("--startup", type=float, default=1.5, help="1-rank start-up, s (
 ap.add_argument("--round", type=float, default=0.003, help="1-rank flush round, s (measured)")
 ap.add_argument("--deflate", type=float, default=80e6, help="B/s per rank (BENCHMARKS.md)")
 ap.add_argument("--summary-rate", type=float, default=110e6, help="B/s, measured")
+ap.add_argument("--claim", type=float, default=7e-4,
+                help="one chunk claim (MPI atomic on rank 0 over TCP), s: measured on 2 "
+                     "namespace nodes (bench/multinode_overhead.sh)")
 # assumptions for a cluster
 ap.add_argument("--launch-per-rank", type=float, default=1e-4, help="PMIx launch, s/rank")
 ap.add_argument("--init-per-rank", type=float, default=2e-4, help="MPI_Init wire-up, s/rank")
@@ -88,6 +91,13 @@ for P, per_task in ((10000, 128),):
           f"{fmt(t['summary'] + t['tail'])} | {t['work'] / (task + merge):.2f} "
           f"({t['work'] / task:.2f} without merging) |")
 print()
+# Claims: each rank waits t_claim per claim; rank 0 serves all M/chunk of them one after the
+# other, which bounds the run below by M/chunk * t_claim however many ranks there are.
+claims_total = M / a.chunk * a.claim
+print(f"Chunk claims: {M / a.chunk:.3g} atomics on rank 0 at {a.claim * 1e6:.0f} us each: "
+      f"{fmt(claims_total)} if rank 0 serves them one at a time, against "
+      f"{fmt(W / 10000)} of work per rank at 10^4 ranks (chunk >= P t_claim / c = "
+      f"{10000 * a.claim / c:.0f} keeps the counter below the work).")
 p_io = a.fs * c / a.bytes
 p_work = W / 600
 print(f"I/O bound: the shared file system writes M·r as fast as P* = B_fs·c/r = {p_io:.0f} "

@@ -36,11 +36,11 @@ slurm_stop() {
     scancel --quiet --user "$(id -un)" 2>/dev/null || true
     sleep 0.5
   fi
-  _slurm_kill_pidfile "$SLURM_TEST_DIR/run/slurmd.pid" slurmd
+  local f
+  for f in "$SLURM_TEST_DIR"/run/slurmd*.pid; do [ -e "$f" ] && _slurm_kill_pidfile "$f" slurmd; done
   _slurm_kill_pidfile "$SLURM_TEST_DIR/run/slurmctld.pid" slurmctld
   _slurm_kill_pidfile "$SLURM_TEST_DIR/munge/munged.pid" munged
   # job steps of our jobs whose slurmd is gone (their pids are in our spool directory)
-  local f
   for f in "$SLURM_TEST_DIR"/run/step.*.pid; do [ -e "$f" ] && _slurm_kill_pidfile "$f" slurmstepd; done
   SLURM_STARTED=""
 }
@@ -56,21 +56,25 @@ _slurm_require() {
   exit 1
 }
 
-slurm_start() {
+# _slurm_lock: one private cluster of this kind (this $SLURM_TEST_DIR) at a time on the machine;
+# stale daemons of an earlier run that was killed are stopped, a fresh directory made.
+_slurm_lock() {
   [ "$(id -u)" = 0 ] || { echo "slurm_lib: needs root" >&2; exit 1; }
   _slurm_require
-  # one private cluster at a time on this machine
   mkdir -p "$(dirname "$SLURM_TEST_DIR")"
   exec {SLURM_LOCK_FD}>"$SLURM_TEST_DIR.lock"
   flock -w 240 "$SLURM_LOCK_FD" || { echo "slurm_lib: $SLURM_TEST_DIR.lock is held" >&2; exit 1; }
-  slurm_stop # stale daemons of an earlier run that was killed
-  trap slurm_stop EXIT
+  slurm_stop
   local d=$SLURM_TEST_DIR
   rm -rf "$d"
   mkdir -p "$d/etc" "$d/state" "$d/spool" "$d/run" "$d/log" "$d/munge"
   chmod 755 "$d"
+}
 
-  # munge: private key, socket, pid and log (owned by the munge user, as munged requires)
+# _slurm_munge_start: a private munged (key, socket, pid and log owned by the munge user, as
+# munged requires); its socket is a path, so every network namespace reaches it.
+_slurm_munge_start() {
+  local d=$SLURM_TEST_DIR
   dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 status=none
   chown -R munge: "$d/munge"
   chmod 755 "$d/munge"
@@ -78,13 +82,14 @@ slurm_start() {
   runuser -u munge -- /usr/sbin/munged --key-file="$d/munge/munge.key" \
     --socket="$d/munge/munge.socket" --pid-file="$d/munge/munged.pid" \
     --log-file="$d/munge/munged.log" --seed-file="$d/munge/munged.seed"
+}
 
-  SLURM_NODE=$(slurmd -C | sed -n 's/^NodeName=\([^ ]*\).*/\1/p')
-  local nodeline
-  nodeline=$(slurmd -C | head -1)
-  cat > "$SLURM_CONF" <<CONF
-ClusterName=twofoldtest
-SlurmctldHost=$SLURM_NODE(127.0.0.1)
+# _slurm_conf_common CTLD_NAME CTLD_ADDR: the slurm.conf lines shared by the single-node and
+# the multi-node cluster (no cgroups: proctrack/linuxproc, task/none; fast scheduling).
+_slurm_conf_common() {
+  local d=$SLURM_TEST_DIR
+  cat <<CONF
+SlurmctldHost=$1($2)
 SlurmctldPort=$SLURM_TEST_PORT
 SlurmdPort=$((SLURM_TEST_PORT + 1))
 SlurmUser=root
@@ -109,30 +114,51 @@ ReturnToService=2
 MinJobAge=600
 KillWait=5
 StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool
 SlurmctldPidFile=$d/run/slurmctld.pid
-SlurmdPidFile=$d/run/slurmd.pid
 SlurmctldLogFile=$d/log/slurmctld.log
-SlurmdLogFile=$d/log/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
+CONF
+}
+
+# _slurm_wait_idle SECONDS NODE...: until every node is idle, else the logs and exit 1.
+_slurm_wait_idle() {
+  local limit=$1 t0=$SECONDS node state; shift
+  for node in "$@"; do
+    while state=$(sinfo -h -n "$node" -o %T 2>/dev/null || true); [ "$state" != idle ]; do
+      if [ $((SECONDS - t0)) -ge "$limit" ]; then
+        _slurm_say "node $node is '$state', not idle after ${limit}s; logs:"
+        tail -n 20 "$SLURM_TEST_DIR"/log/*.log >&2 || true
+        exit 1
+      fi
+      sleep 0.2
+    done
+  done
+}
+
+slurm_start() {
+  _slurm_lock
+  trap slurm_stop EXIT
+  local d=$SLURM_TEST_DIR
+  _slurm_munge_start
+  SLURM_NODE=$(slurmd -C | sed -n 's/^NodeName=\([^ ]*\).*/\1/p')
+  local nodeline
+  nodeline=$(slurmd -C | head -1)
+  {
+    echo "ClusterName=twofoldtest"
+    _slurm_conf_common "$SLURM_NODE" 127.0.0.1
+    cat <<CONF
+SlurmdSpoolDir=$d/spool
+SlurmdPidFile=$d/run/slurmd.pid
+SlurmdLogFile=$d/log/slurmd.log
 $(echo "$nodeline" | sed 's/^NodeName=[^ ]*/NodeName='"$SLURM_NODE"' NodeAddr=127.0.0.1/') State=UNKNOWN
 PartitionName=test Nodes=$SLURM_NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 CONF
+  } > "$SLURM_CONF"
   SLURM_STARTED=1
   slurmctld -c -i
   slurmd -c
-  local state=""
-  for _ in $(seq 150); do
-    state=$(sinfo -h -n "$SLURM_NODE" -o %T 2>/dev/null || true)
-    [ "$state" = idle ] && break
-    sleep 0.2
-  done
-  if [ "$state" != idle ]; then
-    _slurm_say "node $SLURM_NODE is '$state', not idle; logs:"
-    tail -n 20 "$d/log/slurmctld.log" "$d/log/slurmd.log" >&2 || true
-    exit 1
-  fi
+  _slurm_wait_idle 30 "$SLURM_NODE"
   _slurm_say "node $SLURM_NODE idle (SLURM_CONF=$SLURM_CONF)"
 }
 
