@@ -23,7 +23,7 @@ mpi_env() {
 }
 
 # Baselines the benchmarks compare against (not needed to build or test).
-BENCH_PACKAGES=(libsundials-dev)
+BENCH_PACKAGES=(libsundials-dev libboost-dev)
 
 cmd_deps() {
   local missing=() wanted=("${PACKAGES[@]}" "$@")

@@ -18,7 +18,7 @@ import platform
 import sys
 
 ORDER = ["smoke", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs", "smooth", "stiff",
-         "codim2", "cluster", "equations"]
+         "codim2", "valve", "cluster", "equations"]
 
 
 def machine():

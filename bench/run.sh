@@ -32,7 +32,7 @@ PY=/usr/bin/python3
 export ROOT BUILD WORK T PY
 
 # Order of the sections in the suite and in docs/BENCHMARKS.md.
-SECTIONS=(smoke wheel compare precision hdf5 lyapunov devs smooth stiff codim2 cluster equations)
+SECTIONS=(smoke startup memory wheel compare precision hdf5 lyapunov devs smooth stiff codim2 valve cluster equations)
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 last_line() { tail -n 1; }
@@ -107,6 +107,11 @@ run_lyapunov() {
 run_devs() {
   say "DEVS throughput: twofold against a straightforward C loop and numpy"
   bash "$ROOT/bench/devs_throughput.sh" "$BUILD" | last_line
+}
+
+run_valve() {
+  say "pressure-relief valve (MPGOS benchmark): boost::odeint and twofold over a q grid"
+  bash "$ROOT/bench/valve.sh" "$BUILD" | last_line
 }
 
 run_cluster() {

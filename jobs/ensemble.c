@@ -3,6 +3,10 @@
  * Smooth models run through flow.h (DOPRI5, PETSc TS or an SDE scheme), Filippov models
  * through pws.h (event-driven, with exits at a nondeterministic two-fold) unless they are
  * smoothed (model.smoothing, or smoothed by their own parameters): then through flow.h.
+ * Bodies under spatial friction (codimension-2 kernels and two-contact bodies) run through
+ * contact_run.h from the member's initial state (initial.state/spread as for flows, or the
+ * kernel's physical initial.* keys), with the codim2.* keys; they add /members/rhs_evals,
+ * /members/events (their count) and /members/final_mode (roll/slip or the kinematic case).
  * Config: model, initial, integrator, ensemble.members/seed/chunk, output; for Filippov
  * models also filippov.*, exit.*, output.event_log, output.trajectory_samples.
  * Output: /members/final_state and /members/initial_state (members x dim),
@@ -18,10 +22,12 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "contact_run.h"
 #include "ensemble.h"
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
+#include "physical_initial.h"
 #include "pws.h"
 #include "results.h"
 
@@ -46,6 +52,8 @@ enum {
 typedef struct ensemble_job {
   const tf_kernel *kernel;
   bool filippov;
+  bool contact; /* codim-2 kernel or two-contact body: contact_run.h */
+  tf_contact_options contact_opts;
   tf_flow flow;
   tf_pws pws;
   tf_ensemble_spec spec;
@@ -88,6 +96,34 @@ static void filippov_columns(ensemble_job *job) {
                          "state at equally spaced times (samples x dim per member)"});
 }
 
+static void contact_columns(ensemble_job *job) {
+  add_column(job, COL_RHS,
+             (tf_column){"rhs_evals", TF_COLUMN_I64, 1, "right-hand side evaluations"});
+  add_column(job, COL_EVENTS,
+             (tf_column){"events", TF_COLUMN_I64, 1,
+                         "events (arrivals at and departures from the contact sets)"});
+  add_column(job, COL_MODE,
+             (tf_column){"final_mode", TF_COLUMN_I64, 1,
+                         "mode or kinematic case at t_final (attribute modes)"});
+}
+
+/* Bodies under spatial friction: the event-driven engines of contact_run.h, DOPRI5 only. */
+static int contact_setup(tf_run *run, ensemble_job *job, bool state_given, tf_error *err) {
+  if (tf_physical_initial_from_config(run->cfg, job->kernel, job->flow.params, state_given,
+                                      job->flow.x0, err) ||
+      tf_contact_options_from_config(run->cfg, &job->flow.ode, &job->contact_opts, err))
+    return -1;
+  if (job->flow.method != TF_METHOD_DOPRI5) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: key 'integrator.method': model '%s' runs on the event-driven "
+                   "codimension-2 engine (dopri5)",
+                   tf_config_where(run->cfg, "integrator.method", where, sizeof where),
+                   job->kernel->name);
+  }
+  return 0;
+}
+
 static int setup(tf_run *run, tf_error *err) {
   ensemble_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
@@ -100,12 +136,14 @@ static int setup(tf_run *run, tf_error *err) {
       tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
     return -1;
   const tf_kernel *k = tf_kernel_find(name);
-  if (tf_model_refuse_codim2(run->cfg, k, "ensemble", err)) return -1;
+  const bool state_given = tf_config_has(run->cfg, "initial.state");
   job->filippov = k && k->kind == TF_KERNEL_FILIPPOV && !tf_flow_runs_filippov(run->cfg, k);
   if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)
                     : tf_flow_from_config(&job->flow, run->cfg, err))
     return -1;
   job->kernel = job->filippov ? job->pws.model.kernel : job->flow.kernel;
+  job->contact = !job->filippov && tf_contact_kernel(job->kernel);
+  if (job->contact && contact_setup(run, job, state_given, err)) return -1;
   if (tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
       tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
     return -1;
@@ -123,10 +161,12 @@ static int setup(tf_run *run, tf_error *err) {
                            "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the "
                            "counts, like steps, are those of the member's batch)"});
   if (job->filippov) filippov_columns(job);
+  if (job->contact) contact_columns(job);
   const long long d_samples = 0;
   long long samples = 0;
-  if (!job->filippov && tf_config_get_int(run->cfg, "output.trajectory_samples", &d_samples, 0,
-                                          1000000, &samples, err))
+  if (!job->filippov && !job->contact &&
+      tf_config_get_int(run->cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &samples,
+                        err))
     return -1;
   if (samples == 1)
     return tf_fail(err, "key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1");
@@ -171,6 +211,21 @@ static int run_flow_member(void *ctx, uint64_t member, void *const *row) {
   *(double *)row[COL_T_FINAL] = r.t_final;
   *(int64_t *)row[COL_STEPS] = r.steps;
   if (job->col_of[COL_JACOBIANS] >= 0) *(int64_t *)slot(job, row, COL_JACOBIANS) = r.jacobian_evals;
+  return r.status;
+}
+
+static int run_contact_member(void *ctx, uint64_t member, void *const *row) {
+  ensemble_job *job = ctx;
+  double *x = row[COL_FINAL];
+  tf_flow_initial_state(&job->flow, member, row[COL_INITIAL]);
+  memcpy(x, row[COL_INITIAL], job->kernel->dim * sizeof *x);
+  const tf_contact_result r = tf_contact_run(job->kernel, job->flow.params, &job->contact_opts,
+                                             job->flow.t0, x, job->flow.t_end, NULL);
+  *(double *)row[COL_T_FINAL] = r.t;
+  *(int64_t *)row[COL_STEPS] = r.steps;
+  *(int64_t *)slot(job, row, COL_RHS) = r.rhs_evals;
+  *(int64_t *)slot(job, row, COL_EVENTS) = r.events;
+  *(int64_t *)slot(job, row, COL_MODE) = r.mode;
   return r.status;
 }
 
@@ -341,6 +396,11 @@ static int ts_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) 
 
 /* Names of the fields in the log slots, for readers of the file. */
 static void describe_logs(hid_t file, const ensemble_job *job) {
+  if (job->contact) {
+    hid_t d = H5Dopen2(file, "members/final_mode", H5P_DEFAULT);
+    if (d >= 0) tf_h5_attr_string(d, "modes", tf_contact_modes_doc(job->kernel)), H5Dclose(d);
+    return;
+  }
   if (!job->filippov) {
     hid_t d = job->flow_samples > 0 ? H5Dopen2(file, "members/trajectory", H5P_DEFAULT) : -1;
     if (d >= 0) {
@@ -387,6 +447,7 @@ static int execute(tf_run *run, tf_error *err) {
                                                   "integrator",
                                                   "filippov",
                                                   "exit",
+                                                  "codim2",
                                                   "ensemble.members",
                                                   "ensemble.seed",
                                                   "output.event_log",
@@ -399,7 +460,9 @@ static int execute(tf_run *run, tf_error *err) {
   tf_results_write_model(file, job->kernel,
                          job->filippov ? job->pws.model.params : job->flow.params);
   tf_h5_attr_string(file, "state_names", job->state_names);
-  job->spec.run = job->filippov ? run_filippov_member : run_flow_member;
+  job->spec.run = job->filippov  ? run_filippov_member
+                  : job->contact ? run_contact_member
+                                 : run_flow_member;
   /* PETSc TS batches: claims of whole batches, ~32 per rank, so no batch is split */
   const uint64_t batch =
       !job->filippov && job->flow.method == TF_METHOD_PETSC_TS ? (uint64_t)job->flow.batch : 1;
@@ -419,7 +482,10 @@ static int execute(tf_run *run, tf_error *err) {
   if (rc == 0) describe_logs(file, job);
   tf_json_string(run->summary, "model", job->kernel->name);
   tf_json_string(run->summary, "integrator",
-                 job->filippov ? "dopri5+events" : tf_flow_integrator_name(&job->flow));
+                 job->filippov ? "dopri5+events"
+                 : job->contact
+                     ? (tf_contact_is_dual(job->kernel) ? "dopri5+two-contact" : "dopri5+codim2")
+                     : tf_flow_integrator_name(&job->flow));
   tf_json_integer(run->summary, "members", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   const char *names[TF_MEMBER_STATUS_COUNT - 1];

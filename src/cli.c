@@ -9,10 +9,11 @@
 #include <gsl/gsl_errno.h>
 #include <hdf5.h>
 #include <mpi.h>
-#include <petscsys.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "config.h"
@@ -20,6 +21,8 @@
 #include "job.h"
 #include "kernel.h"
 #include "merge.h"
+#include "mpi_start.h"
+#include "petsc_start.h"
 #include "slurm.h"
 #include "status.h"
 #include "version.h"
@@ -439,6 +442,27 @@ static void report_error(const tf_run *run, const tf_error *err) {
     fprintf(stderr, "twofold: error (rank %d): %s\n", run->rank, err->msg);
 }
 
+/* Seconds since the process started (the kernel's start time, so loading the shared
+ * libraries, MPI_Init and PETSc are counted), or since `fallback` where /proc is missing. */
+static double process_seconds(double fallback) {
+  FILE *f = fopen("/proc/self/stat", "r");
+  unsigned long long start_ticks = 0;
+  int ok = 0;
+  if (f) {
+    char buf[4096];
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+    ok = p && sscanf(p + 1, "%llu", &start_ticks) == 1;
+  }
+  struct timespec now;
+  const long hz = sysconf(_SC_CLK_TCK);
+  if (!ok || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now)) return MPI_Wtime() - fallback;
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - (double)start_ticks / (double)hz;
+}
+
 static int cmd_run(const cli_args *a) {
   tf_run run = {.comm = MPI_COMM_WORLD,
                 .output_override = a->output,
@@ -499,6 +523,7 @@ static int cmd_run(const cli_args *a) {
       tf_json_string(head, "output", run.output_path);
       tf_json_integer(head, "ranks", run.size);
       tf_json_number(head, "wall_seconds", MPI_Wtime() - run.start_time);
+      tf_json_number(head, "process_seconds", process_seconds(run.start_time));
       tf_json_string(head, "version", TF_VERSION_STRING);
       const char *body = tf_json_text(run.summary);
       const char *top = tf_json_text(head);
@@ -646,17 +671,19 @@ int tf_cli_main(int argc, char **argv) {
     rc = cmd_info(&a);
   } else if (strcmp(a.command, "check") == 0 || strcmp(a.command, "run") == 0 ||
              strcmp(a.command, "slurm") == 0 || strcmp(a.command, "merge") == 0) {
+    tf_mpi_singleton_defaults();
     MPI_Init(&argc, &argv);
     a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
     a.petsc_argv[a.petsc_argc] = NULL;
-    PetscInitialize(&a.petsc_argc, &a.petsc_argv, NULL, NULL);
+    tf_petsc_remember_options(a.petsc_argc, a.petsc_argv);
     tf_checkpoint_install_handlers();
     rc = strcmp(a.command, "run") == 0     ? cmd_run(&a)
          : strcmp(a.command, "slurm") == 0 ? cmd_slurm(&a)
          : strcmp(a.command, "merge") == 0 ? cmd_merge(&a)
                                            : cmd_check(&a);
-    PetscFinalize();
+    tf_petsc_finish(strcmp(a.command, "run") == 0 || strcmp(a.command, "check") == 0);
     MPI_Finalize();
+    tf_mpi_singleton_cleanup();
   } else {
     fprintf(stderr, "twofold: unknown command '%s' (see twofold --help)\n", a.command);
   }

@@ -12,10 +12,13 @@
 
 #include "checkpoint.h"
 #include "h5io.h"
+#include "member_ranges.h"
 #include "progress.h"
 #include "results.h"
 
-enum { COUNTER_NEXT_CHUNK = 0, COUNTER_COMPLETED = 1 };
+/* Counters on rank 0: the next chunk to claim, members completed, and the last flush round
+ * some rank asked to end early because its buffer was full. */
+enum { COUNTER_NEXT_CHUNK = 0, COUNTER_COMPLETED = 1, COUNTER_FLUSH = 2, COUNTERS = 3 };
 
 /* Rows computed since the last flush, column by column, with their member ids. */
 typedef struct row_buffer {
@@ -28,13 +31,15 @@ typedef struct row_buffer {
 /* Tables after the job's columns, in this order. */
 enum { EXTRA_DONE = 0, EXTRA_STATUS = 1, EXTRA_CHECKSUM = 2, EXTRA_TABLES = 3 };
 
-typedef struct scheduler {
+typedef struct scheduler { /* one rank's view of the run */
   tf_run *run;
   const tf_ensemble_spec *spec;
   hid_t *dsets; /* ncols + done + status + checksum */
   hid_t status_type;
-  uint64_t *pending;
-  uint64_t npending, nchunks, chunk;
+  tf_member_ranges pending; /* members this run computes, as runs */
+  uint64_t nchunks, chunk;
+  uint64_t cap_rows;      /* rows buffered at most between flushes: the memory budget */
+  int64_t round;          /* flush rounds done */
   uint64_t done_at_start; /* members of this run's block done before it (resumed) */
   MPI_Win win;
   int64_t *counters;
@@ -43,6 +48,8 @@ typedef struct scheduler {
   bool paused;      /* --pause-after: has waited for its signal */
   bool file_broken; /* an HDF5 write failed: the library's state is not to be trusted */
 } scheduler;
+
+static bool anyone(const struct scheduler *s, int local);
 
 static size_t column_bytes(const tf_column *c) {
   return (size_t)c->width * 8;
@@ -86,10 +93,11 @@ static uint64_t row_checksum(const tf_ensemble_spec *spec, uint64_t member, uint
   return h;
 }
 
-static int buffer_reserve(row_buffer *b, const tf_ensemble_spec *spec, size_t need) {
+static int buffer_reserve(row_buffer *b, const tf_ensemble_spec *spec, size_t need, size_t most) {
   if (need <= b->cap) return 0;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < need) cap *= 2;
+  if (cap > most && most >= need) cap = most;
   uint64_t *ids = realloc(b->ids, cap * sizeof *ids);
   if (!ids) return -1;
   b->ids = ids;
@@ -222,9 +230,10 @@ typedef struct damaged_chunk {
 } damaged_chunk;
 
 typedef struct verification {
-  uint8_t *trusted; /* per member: 1 marked done and verified, 2 marked (or unreadable) but not */
+  tf_member_ranges *pending;  /* not done, or done but not verified: computed again */
+  tf_member_ranges untrusted; /* marked done (or unreadable) but not verified: unmarked */
   damaged_chunk *damaged;
-  uint64_t ndamaged, untrusted;
+  uint64_t ndamaged;
 } verification;
 
 static int note_damage(verification *v, uint64_t table, uint64_t first, uint64_t count) {
@@ -296,13 +305,14 @@ static int verify_rows(scheduler *s, verification *v, tf_ensemble_outcome *out) 
     for (size_t c = 0; c < spec->ncols; c++) cols[c] = bufs[c];
     for (uint64_t i = a; i < b && !rc; i++) {
       const size_t r = i - a;
-      if (!bad[r] && !done[r]) continue;
-      if (bad[r] || row_checksum(spec, i, status[r], cols, r) != check[r]) {
-        v->trusted[i] = 2;
-        v->untrusted++;
+      if (!bad[r] && !done[r]) {
+        rc = tf_member_ranges_add(v->pending, i);
         continue;
       }
-      v->trusted[i] = 1;
+      if (bad[r] || row_checksum(spec, i, status[r], cols, r) != check[r]) {
+        rc = tf_member_ranges_add(v->pending, i) || tf_member_ranges_add(&v->untrusted, i);
+        continue;
+      }
       out->status_counts[status[r] < TF_MEMBER_STATUS_COUNT ? status[r] : TF_MEMBER_FAILED]++;
     }
   }
@@ -317,7 +327,7 @@ static int verify_rows(scheduler *s, verification *v, tf_ensemble_outcome *out) 
 static int repair(scheduler *s, verification *v, tf_error *err) {
   const tf_ensemble_spec *spec = s->spec;
   const bool root = s->run->rank == 0;
-  uint64_t n[2] = {v->ndamaged, v->untrusted};
+  uint64_t n[2] = {v->ndamaged, v->untrusted.count};
   MPI_Bcast(n, 2, MPI_UINT64_T, 0, s->run->comm);
   if (n[0] == 0 && n[1] == 0) return 0;
   if (!root && n[0]) v->damaged = malloc(n[0] * sizeof *v->damaged);
@@ -344,21 +354,22 @@ static int repair(scheduler *s, verification *v, tf_error *err) {
     local |= tf_h5_write_rows(s->dsets[c->table], type, width, local ? 0 : rows, ids, zeros);
     free(ids), free(zeros);
   }
-  if (n[1]) { /* unmark what did not verify */
-    uint64_t *ids = NULL;
+  /* unmark what did not verify, in batches so that memory stays within the budget */
+  const uint64_t batch = s->cap_rows;
+  uint64_t run = 0, offset = 0; /* rank 0's place in v->untrusted */
+  uint64_t *ids = malloc((root ? batch : 1) * sizeof *ids);
+  uint8_t *zeros = calloc(root ? batch : 1, 1);
+  local |= !ids || !zeros;
+  for (uint64_t done = 0; done < n[1]; done += batch) {
     size_t rows = 0;
-    if (root) {
-      ids = malloc((spec->members ? spec->members : 1) * sizeof *ids);
-      local |= !ids;
-      for (uint64_t i = 0; ids && i < spec->members; i++)
-        if (v->trusted[i] == 2) ids[rows++] = i;
+    while (root && ids && rows < batch && run < v->untrusted.nruns) {
+      ids[rows++] = v->untrusted.runs[run].first + offset;
+      if (++offset == v->untrusted.runs[run].count) run++, offset = 0;
     }
-    uint8_t *zeros = calloc(rows ? rows : 1, 1);
-    local |= !zeros;
     local |= tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_DONE], H5T_NATIVE_UINT8, 1,
                               local ? 0 : rows, ids, zeros);
-    free(ids), free(zeros);
   }
+  free(ids), free(zeros);
   local |= tf_h5_flush(s->dsets[0]);
   MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, s->run->comm);
   if (any) s->file_broken = true;
@@ -370,49 +381,77 @@ static int repair(scheduler *s, verification *v, tf_error *err) {
   return 0;
 }
 
-/* Verifies the file on rank 0 (on --resume) and broadcasts the pending list. */
+/* Broadcasts rank 0's runs to every rank. */
+static int share_runs(scheduler *s, tf_member_ranges *r) {
+  uint64_t n = r->nruns;
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, s->run->comm);
+  int failed = 0;
+  if (s->run->rank != 0) {
+    tf_member_ranges_free(r);
+    r->runs = malloc((n ? n : 1) * sizeof *r->runs);
+    failed = !r->runs;
+    r->nruns = r->cap = failed ? 0 : n;
+  }
+  if (anyone(s, failed)) return -1;
+  for (uint64_t a = 0; a < n; a += 1u << 26) { /* MPI counts are int */
+    const uint64_t k = n - a < (1u << 26) ? n - a : 1u << 26;
+    MPI_Bcast(r->runs + a, (int)(2 * k), MPI_UINT64_T, 0, s->run->comm);
+  }
+  r->count = 0;
+  for (uint64_t i = 0; i < n; i++) r->count += r->runs[i].count;
+  return 0;
+}
+
+/* Verifies the file on rank 0 (on --resume) and shares the pending members as runs. */
 static int find_pending(scheduler *s, bool resume, tf_ensemble_outcome *out, tf_error *err) {
   const uint64_t m = s->spec->members;
-  s->pending = malloc((m ? m : 1) * sizeof *s->pending);
-  if (!s->pending) return tf_fail(err, "out of memory for %llu members", (unsigned long long)m);
-  s->npending = 0;
   int rc = 0;
   if (resume) {
-    verification v = {0};
-    if (s->run->rank == 0) {
-      v.trusted = calloc(m ? m : 1, 1);
-      rc = !v.trusted || verify_rows(s, &v, out);
-    }
+    verification v = {.pending = &s->pending};
+    if (s->run->rank == 0) rc = verify_rows(s, &v, out);
     MPI_Bcast(&rc, 1, MPI_INT, 0, s->run->comm);
     MPI_Bcast(out->status_counts, TF_MEMBER_STATUS_COUNT, MPI_LONG_LONG, 0, s->run->comm);
     if (rc) {
-      free(v.trusted), free(v.damaged);
+      tf_member_ranges_free(&v.untrusted), free(v.damaged);
       return tf_fail(err, "'%s': out of memory verifying the members", s->run->output_path);
     }
     rc = repair(s, &v, err);
-    if (s->run->rank == 0)
-      for (uint64_t i = 0; i < m; i++)
-        if (v.trusted[i] != 1) s->pending[s->npending++] = i;
-    free(v.trusted), free(v.damaged);
+    tf_member_ranges_free(&v.untrusted), free(v.damaged);
     if (rc) return -1;
-    MPI_Bcast(&s->npending, 1, MPI_UINT64_T, 0, s->run->comm);
-    MPI_Bcast(s->pending, (int)s->npending, MPI_UINT64_T, 0, s->run->comm);
-  } else {
-    for (uint64_t i = 0; i < m; i++) s->pending[s->npending++] = i;
+    if (share_runs(s, &s->pending)) return tf_fail(err, "out of memory");
+  } else if (tf_member_ranges_add_run(&s->pending, 0, m)) {
+    return tf_fail(err, "out of memory");
   }
-  out->resumed = m - s->npending;
+  out->resumed = m - s->pending.count;
   out->done_before = out->resumed;
   if (s->run->parts > 0) { /* keep block `part` of `parts` */
     const uint64_t lo = m * (uint64_t)s->run->part / (uint64_t)s->run->parts;
     const uint64_t hi = m * (uint64_t)(s->run->part + 1) / (uint64_t)s->run->parts;
-    uint64_t kept = 0;
-    for (uint64_t i = 0; i < s->npending; i++)
-      if (s->pending[i] >= lo && s->pending[i] < hi) s->pending[kept++] = s->pending[i];
-    out->resumed = (hi - lo) - kept;
-    s->npending = kept;
+    tf_member_ranges_clip(&s->pending, lo, hi);
+    out->resumed = (hi - lo) - s->pending.count;
   }
   s->done_at_start = out->resumed;
+  if (tf_member_ranges_index(&s->pending)) return tf_fail(err, "out of memory");
   return 0;
+}
+
+/* Rows a rank may buffer between flushes so that they, and the flush's sorted copies, fit the
+ * memory budget `output.buffer_mb` (at least one row). */
+static uint64_t buffer_rows(const scheduler *s) {
+  const tf_ensemble_spec *spec = s->spec;
+  size_t row = 8 + 1, widest = 1; /* the buffer: id, status, columns */
+  for (size_t c = 0; c < spec->ncols; c++) {
+    row += column_bytes(&spec->cols[c]);
+    if (column_bytes(&spec->cols[c]) > widest) widest = column_bytes(&spec->cols[c]);
+  }
+  row += sizeof(size_t) + 8 + 8 + 1 + 1 + widest; /* flush_round: order, ids, sums, ones, ... */
+  row += 16 * 2; /* HDF5's point selection of the rows written (coordinates, conservatively) */
+  /* On several ranks parallel HDF5 writes compressed chunks collectively: each rank ships its
+   * rows to the chunk's owner, which holds them with the chunk unfiltered and filtered again.
+   * Measured (smoke ensemble, 2 ranks, 8-64 MB budgets): 2.4 times the rows' own cost. */
+  if (s->run->size > 1 && spec->compression > 0) row = row * 5 / 2;
+  const uint64_t budget = s->run->buffer_bytes ? s->run->buffer_bytes : TF_DEFAULT_BUFFER_BYTES;
+  return budget / row > 0 ? budget / row : 1;
 }
 
 /* Small chunks balance better, large ones cost fewer atomics: aim at ~32 claims per rank. */
@@ -432,8 +471,29 @@ static int64_t atomic_add(scheduler *s, int which, int64_t delta) {
   return old;
 }
 
+/* Claims the next chunk and reads, in the same access, whether some rank has asked to end
+ * this round early (its buffer full). */
+static int64_t claim_chunk(scheduler *s, bool *flush_requested) {
+  const int64_t one = 1, none = 0;
+  int64_t chunk = 0, requested = 0;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, s->win);
+  MPI_Fetch_and_op(&one, &chunk, MPI_INT64_T, 0, COUNTER_NEXT_CHUNK, MPI_SUM, s->win);
+  MPI_Fetch_and_op(&none, &requested, MPI_INT64_T, 0, COUNTER_FLUSH, MPI_NO_OP, s->win);
+  MPI_Win_unlock(0, s->win);
+  *flush_requested = requested > s->round;
+  return chunk;
+}
+
+static void request_flush(scheduler *s) {
+  const int64_t next = s->round + 1;
+  int64_t old = 0;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, s->win);
+  MPI_Fetch_and_op(&next, &old, MPI_INT64_T, 0, COUNTER_FLUSH, MPI_MAX, s->win);
+  MPI_Win_unlock(0, s->win);
+}
+
 /* Collective: true on every rank if any rank's status is nonzero. */
-static bool anyone(const scheduler *s, int local) {
+static bool anyone(const struct scheduler *s, int local) {
   int any = 0;
   MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, s->run->comm);
   return any != 0;
@@ -442,15 +502,21 @@ static bool anyone(const scheduler *s, int local) {
 /* The chunks this rank's rows touch, as (table << 40 | chunk), in increasing order. */
 static uint64_t *touched_chunks(const scheduler *s, const uint64_t *ids, size_t n, int *count) {
   const size_t ntables = s->spec->ncols + EXTRA_TABLES;
-  const size_t cap = n * ntables > 0 ? n * ntables : 1;
+  size_t cap = 64;
   uint64_t *keys = malloc(cap * sizeof *keys);
   *count = 0;
-  if (!keys) return NULL;
-  for (size_t d = 0; d < ntables; d++) {
+  for (size_t d = 0; d < ntables && keys; d++) {
     const uint64_t cr = chunk_rows(s, d);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && keys; i++) {
       const uint64_t key = (uint64_t)d << 40 | ids[i] / cr;
-      if (*count == 0 || keys[*count - 1] != key) keys[(*count)++] = key;
+      if (*count > 0 && keys[*count - 1] == key) continue;
+      if ((size_t)*count == cap) {
+        uint64_t *grown = realloc(keys, 2 * cap * sizeof *keys);
+        if (!grown) free(keys);
+        keys = grown, cap *= 2;
+        if (!keys) break;
+      }
+      keys[(*count)++] = key;
     }
   }
   return keys;
@@ -615,21 +681,28 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
       *stop = true;
       break;
     }
-    const int64_t chunk = atomic_add(s, COUNTER_NEXT_CHUNK, 1);
+    if (s->rows.n + s->chunk > s->cap_rows) { /* the buffer is full: everyone flushes */
+      request_flush(s);
+      break;
+    }
+    bool flush_requested = false;
+    const int64_t chunk = claim_chunk(s, &flush_requested);
     if ((uint64_t)chunk >= s->nchunks) {
       exhausted = true;
       break;
     }
     const uint64_t begin = (uint64_t)chunk * s->chunk;
-    const uint64_t end = begin + s->chunk < s->npending ? begin + s->chunk : s->npending;
-    if (buffer_reserve(&s->rows, spec, s->rows.n + (end - begin))) {
+    const uint64_t end = begin + s->chunk < s->pending.count ? begin + s->chunk : s->pending.count;
+    uint64_t run = tf_member_ranges_find(&s->pending, begin);
+    if (buffer_reserve(&s->rows, spec, s->rows.n + (end - begin), s->cap_rows)) {
       *rc = tf_fail(err, "out of memory buffering results");
       break;
     }
     uint64_t finished = 0;
     for (uint64_t i = begin; i < end && !*stop; i++) {
       const size_t r = s->rows.n++;
-      const uint64_t member = s->pending[i];
+      while (i >= s->pending.before[run + 1]) run++;
+      const uint64_t member = s->pending.runs[run].first + (i - s->pending.before[run]);
       for (size_t c = 0; c < spec->ncols; c++)
         slots[c] = (char *)s->rows.cols[c] + r * column_bytes(&spec->cols[c]);
       s->rows.ids[r] = member;
@@ -648,7 +721,7 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
       const int64_t completed = atomic_add(s, COUNTER_COMPLETED, 0);
       tf_progress_update(&s->progress, out->resumed + (uint64_t)completed, false);
     }
-    if (*stop) break;
+    if (*stop || flush_requested) break;
   }
   free(slots);
   return exhausted;
@@ -668,7 +741,7 @@ static void scheduler_free(scheduler *s) {
     if (s->dsets && s->dsets[c] >= 0) H5Dclose(s->dsets[c]);
   free(s->dsets);
   if (s->status_type >= 0) H5Tclose(s->status_type);
-  free(s->pending);
+  tf_member_ranges_free(&s->pending);
   for (size_t c = 0; c < s->spec->ncols; c++) free(s->rows.cols ? s->rows.cols[c] : NULL);
   free(s->rows.cols), free(s->rows.ids), free(s->rows.status);
 }
@@ -681,6 +754,7 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
   s.rows.cols = calloc(spec->ncols ? spec->ncols : 1, sizeof *s.rows.cols);
   if (!s.dsets || !s.rows.cols) return tf_fail(err, "out of memory");
   for (size_t c = 0; c < spec->ncols + EXTRA_TABLES; c++) s.dsets[c] = -1;
+  s.cap_rows = buffer_rows(&s);
   int rc = open_datasets(&s, file, resume, err);
   if (!rc) rc = find_pending(&s, resume, out, err);
   if (rc) {
@@ -688,11 +762,13 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
     scheduler_free(&s);
     return -1;
   }
-  s.chunk = choose_chunk(spec, s.npending, run->size);
-  s.nchunks = (s.npending + s.chunk - 1) / s.chunk;
-  MPI_Win_allocate(run->rank == 0 ? 2 * sizeof(int64_t) : 0, sizeof(int64_t), MPI_INFO_NULL,
+  s.chunk = choose_chunk(spec, s.pending.count, run->size);
+  if (s.chunk > s.cap_rows) s.chunk = s.cap_rows;
+  s.nchunks = (s.pending.count + s.chunk - 1) / s.chunk;
+  MPI_Win_allocate(run->rank == 0 ? COUNTERS * sizeof(int64_t) : 0, sizeof(int64_t), MPI_INFO_NULL,
                    run->comm, &s.counters, &s.win);
-  if (run->rank == 0) s.counters[0] = s.counters[1] = 0;
+  if (run->rank == 0)
+    for (int c = 0; c < COUNTERS; c++) s.counters[c] = 0;
   MPI_Barrier(run->comm);
   if (run->rank == 0)
     tf_progress_start(&s.progress, "members", spec->members, out->resumed, run->quiet,
@@ -707,6 +783,7 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
     int flags[3] = {local_rc != 0, stop, !exhausted}, any[3];
     MPI_Allreduce(flags, any, 3, MPI_INT, MPI_MAX, run->comm);
     tally(&s, out);
+    s.round++;
     if (flush_round(&s, err)) {
       rc = -1;
       break;
@@ -723,6 +800,7 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
     if (!any[2]) break;
   }
   out->file_broken = s.file_broken;
+  out->rounds = s.round;
   out->seconds = MPI_Wtime() - t_start;
   uint64_t computed = out->computed;
   MPI_Allreduce(&computed, &out->computed, 1, MPI_UINT64_T, MPI_SUM, run->comm);
@@ -744,6 +822,7 @@ int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, 
   tf_json_integer(run->summary, "done", (long long)out->done);
   tf_json_integer(run->summary, "computed", (long long)out->computed);
   tf_json_integer(run->summary, "resumed_from", (long long)out->resumed);
+  tf_json_integer(run->summary, "flush_rounds", out->rounds);
   tf_json_number(run->summary, "members_per_second",
                  out->seconds > 0 ? (double)out->computed / out->seconds : 0.0);
   if (run->parts > 0) {

@@ -5,12 +5,15 @@
  * instead of serving requests, and members of very different cost balance out.
  *
  * Output: results are buffered per rank and flushed in rounds: when a rank has computed
- * for `flush_interval` seconds (or runs out of work) it joins a collective flush in which
+ * for `flush_interval` seconds, or its buffer would exceed the memory budget
+ * (`output.buffer_mb`; it then asks the others, through a third counter, to end the round
+ * too), or it runs out of work, it joins a collective flush in which
  * every rank writes its rows (parallel HDF5 needs collective writes for compressed data),
  * marks them done in /members/done and learns whether anyone was asked to stop.  A stop
  * (signal or time budget) therefore loses no finished member: the round is flushed and
  * the caller gets `interrupted`.  On resume the done mask is read back and only pending
- * members are scheduled.  With --part K/N only the members of block K of N are
+ * members are scheduled, kept as runs of ids (member_ranges.h): memory per rank does not
+ * grow with the ensemble.  With --part K/N only the members of block K of N are
  * scheduled; the file then holds rows for that block and is completed by merging (see
  * `twofold merge`, src/merge.c) or by a later run without --part.
  *
@@ -66,6 +69,7 @@ typedef struct tf_ensemble_outcome {
   bool file_broken; /* an HDF5 write failed: the file is left as the last flush made it */
   long long status_counts[TF_MEMBER_STATUS_COUNT]; /* over all done members */
   double seconds;                                  /* wall time of the scheduling loop */
+  long long rounds;                                /* flush rounds of this run */
 } tf_ensemble_outcome;
 
 /* Creates the member datasets in a new file (resume = false) or opens them and reads the

@@ -2,6 +2,7 @@
  * kernels (smooth.h) on DOPRI5, PETSc TS (ts.h) or SDE schemes (sde.h), and the noise that
  * `model.noise` adds to a model. */
 #include "flow.h"
+#include "petsc_start.h"
 
 #include <limits.h>
 #include <math.h>
@@ -211,6 +212,7 @@ static bool has_noise(const tf_flow *flow) {
 
 static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
   static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
+  if (tf_petsc_require(err)) return -1;
   const char *type, *options, *jacobian;
   const long long d_batch = TF_FLOW_DEFAULT_BATCH;
   long long batch;

@@ -37,5 +37,11 @@ int tf_job_output_from_config(tf_run *run, int *compression, double *flush_inter
                            err))
     return -1;
   if (flush_interval) *flush_interval = flush;
+  const double d_buffer = TF_DEFAULT_BUFFER_BYTES / 1048576.0;
+  double buffer_mb;
+  if (tf_config_get_double(run->cfg, "output.buffer_mb", &d_buffer, 1.0 / 1024, 1048576.0,
+                           &buffer_mb, err))
+    return -1;
+  run->buffer_bytes = (uint64_t)(buffer_mb * 1048576.0);
   return 0;
 }

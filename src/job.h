@@ -14,6 +14,10 @@
 #include "error.h"
 #include "json.h"
 
+/* Default of output.buffer_mb: the rows a rank buffers between flushes, with the flush's own
+ * copies, stay within this many bytes, so memory per rank does not grow with the ensemble. */
+#define TF_DEFAULT_BUFFER_BYTES (64ull << 20)
+
 typedef struct tf_run {
   tf_config *cfg;
   const char *config_path;
@@ -22,6 +26,7 @@ typedef struct tf_run {
   bool resume, overwrite, json, quiet;
   const char *progress_mode; /* "bar", "log" or NULL for automatic */
   double time_limit;         /* seconds of wall time, 0 = none */
+  uint64_t buffer_bytes;     /* output.buffer_mb: results a rank holds between flushes */
   long long stop_after;      /* members done in this run after which to stop, 0 = none */
   long long pause_after;     /* members done after which to wait for a signal, 0 = none */
   int part, parts;           /* --part K/N: block K of N of the members (parts 0: all of them) */

@@ -134,8 +134,8 @@ int tf_kernel_param_index(const tf_kernel *k, const char *name);
 
 /* True for kernels with a codimension-2 discontinuity set (2-D slip: sigma2/field2) or two
  * contacts (field_dual).  Off Sigma their `rhs` is the slip field, so a job that integrates
- * `rhs` alone would run through rolling with the wrong dynamics: only the jobs built on
- * evolve2/dual_contact (trajectory, codim2-point) take them. */
+ * `rhs` alone would run through rolling with the wrong dynamics: jobs run them through
+ * contact_run.h (evolve2/dual_contact), never through flow.h's integrators. */
 bool tf_kernel_is_codim2(const tf_kernel *k);
 
 /* True if the kernel's noise is nonzero anywhere on the given state (checked at x). */

@@ -64,15 +64,6 @@ int tf_model_from_config(tf_model *model, tf_config *cfg, tf_kernel_kind kind, c
   return 0;
 }
 
-int tf_model_refuse_codim2(tf_config *cfg, const tf_kernel *k, const char *job, tf_error *err) {
-  if (!k || !tf_kernel_is_codim2(k)) return 0;
-  char where[256];
-  return tf_fail(err,
-                 "%s: key 'model.name': model '%s' has a codimension-2 discontinuity (2-D "
-                 "slip); job '%s' does not run it yet (job trajectory or codim2-point does)",
-                 tf_config_where(cfg, "model.name", where, sizeof where), k->name, job);
-}
-
 void tf_model_destroy(tf_model *model) {
   free(model->params);
   memset(model, 0, sizeof *model);

@@ -18,9 +18,6 @@ typedef struct tf_model {
  * job's need.  `job` is used in that message. */
 int tf_model_from_config(tf_model *model, tf_config *cfg, tf_kernel_kind kind, const char *job,
                          tf_error *err);
-/* 0, or an error naming model.name if `job` cannot run kernel k (tf_kernel_is_codim2). */
-int tf_model_refuse_codim2(tf_config *cfg, const tf_kernel *k, const char *job, tf_error *err);
-
 void tf_model_destroy(tf_model *model);
 
 #endif

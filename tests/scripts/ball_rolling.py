@@ -24,6 +24,11 @@
    onset of rolling is computed here with |u| as the clock (s = ln|u| from ln|u0| down to
    ln 1e-15: dt/ds = |u|^2/(u.u'), no discontinuity on the way) and must equal the engine's,
    whatever codim2.slave_radius (1e-8 ... 1e-3), to 1e-9.
+9. The ensemble job runs codimension-2 bodies: 40 billiard balls (K = 0) from random
+   states (initial.spread, so the slip is not parallel to the velocity): the slip moves on
+   a straight line to 0 (u' = -7/2 mu g u/|u|), so every member rolls from
+   t* = 2|u0|/(7 mu g) on with v = v0 - 2 u0/7; 1 and 2 ranks write identical members,
+   and member 5 of the ensemble is the trajectory job's member 5.
 7. Lyapunov exponents through the saltation at the slip -> roll arrival (K > 0): over a run
    that slips, arrives along a limit direction and rolls, lambda_1 T = log |J e1| and
    (lambda_1 + lambda_2) T = log |J e1 ^ J e2| where J is the Jacobian of the flow map
@@ -272,6 +277,38 @@ phi = d["phi"][~np.isnan(d["phi"])]
 T.check(np.array_equal(~np.isnan(d["phi"]), before) and np.abs(phi - th).max() < 1e-9
         and abs(d["event_phi"][0] - th) < 1e-9,
         f"figure (c): slip direction and the limit direction at rolling = {th:.10f} (launch line)")
+# --- 9: ensembles of codimension-2 bodies -------------------------------------------------
+ens_cfg = T.write("ball-ensemble.yaml", f"""job: ensemble
+model:
+  name: ball-pool
+  params: {{m: {m}, mu: {mu}, g: {g}, K: 0.0}}
+initial:
+  state: [1.0, 0.5, 2.0, -0.3]
+  spread: 0.3
+integrator: {{t_end: 3, rtol: 1.0e-10, atol: 1.0e-12}}
+ensemble: {{members: 40, seed: 7}}
+codim2: {{sigma_tol: 1.0e-8}}
+""")
+s1 = T.run(ens_cfg, "ens1.h5")
+T.run(ens_cfg, "ens2.h5", ranks=2)
+e1, e2 = h5py.File("ens1.h5", "r"), h5py.File("ens2.h5", "r")
+x0, xe = e1["members/initial_state"][...], e1["members/final_state"][...]
+u0, v0 = x0[:, :2], x0[:, 2:]
+t_roll = 2 * np.hypot(*u0.T) / (7 * mu * g)
+T.check(s1["integrator"] == "dopri5+codim2" and s1["status_counts"]["ok"] == 40
+        and t_roll.max() < 3 and np.std(u0[:, 0] / np.hypot(*u0.T)) > 0.05,
+        f"ensemble of 40 balls from spread states, all ok, rolling before t_end (t* <= {t_roll.max():.3f})")
+T.check(np.abs(xe[:, 2:] - (v0 - 2 * u0 / 7)).max() < 1e-9 and np.abs(xe[:, :2]).max() < 1e-12
+        and (e1["members/final_mode"][...] == 0).all() and (e1["members/events"][...] == 1).all(),
+        f"every member rolls with v = v0 - 2 u0/7 (max error {np.abs(xe[:, 2:] - (v0 - 2 * u0 / 7)).max():.1e}), "
+        "one event, final mode roll")
+T.check(all(np.array_equal(e1["members"][k][...], e2["members"][k][...]) for k in e1["members"]),
+        "the ensemble on 1 and 2 ranks: identical members")
+T.run(ens_cfg, "member5.h5", "job=trajectory", "ensemble.member=5", "output.samples=3")
+tr = h5py.File("member5.h5", "r")
+T.check(np.array_equal(tr["trajectory/state"][-1], xe[5]),
+        "member 5 of the ensemble ends where the trajectory job's member 5 ends (bitwise)")
+
 png = "ball.png"
 r = subprocess.run([os.environ.get("PYTHON", "/usr/bin/python3"),
                     os.path.join(POSTPROC, "ball_trajectory.py"), "drag.h5", png],

@@ -40,10 +40,20 @@ grep -q "complete: yes" info.txt && grep -q "ok 50" info.txt && grep -q "/member
 "$T" run "$CONFIGS/wheel-smoothed.yaml" -o p.h5 --set ensemble.members=2 --set integrator.t_end=1 \
   --quiet --json > bdf.json || fail "smoothed run"
 "$T" run "$CONFIGS/wheel-smoothed.yaml" -o p.h5 --overwrite --set ensemble.members=2 \
-  --set integrator.t_end=1 --quiet --json -ts_type rosw > rosw.json || fail "smoothed run with -ts_type rosw"
+  --set integrator.t_end=1 --quiet --json -ts_type rosw > rosw.json 2> rosw.err \
+  || fail "smoothed run with -ts_type rosw"
 grep -q '"integrator": "petsc-ts/bdf"' bdf.json && grep -q '"integrator": "petsc-ts/rosw"' rosw.json \
   && pass "-ts_type rosw reaches the members' TS (bdf -> rosw)" \
   || fail "-ts_type did not reach the TS: $(cat bdf.json rosw.json)"
+
+# PETSc is started only by runs that integrate on PETSc TS: a PETSc option given to any other
+# run is reported as ignored (before, PETSc started anyway and took it silently)
+"$T" run "$CONFIGS/smoke.yaml" -o np.h5 --set ensemble.members=2 --quiet -ts_type rosw 2> np.err \
+  || fail "smoke run with a PETSc option"
+grep -q "PETSc options given (-ts_type rosw) but this run uses no PETSc TS integrator: ignored" np.err \
+  && pass "a PETSc option given to a run without PETSc TS is reported as ignored" \
+  || fail "no warning for an ignored PETSc option: $(cat np.err)"
+! grep -q "ignored" rosw.err || fail "a PETSc TS run warned that its options were ignored: $(cat rosw.err)"
 
 # a trajectory of member k ends exactly where member k of the ensemble ends
 "$T" run "$CONFIGS/smoke.yaml" -o tr.h5 --set job=trajectory --set ensemble.member=17 \

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# valve.sh — bench section "valve": the pressure-relief-valve ensemble of the MPGOS paper
+# (Hegedűs et al.; model of Hős & Champneys) on boost::odeint (bench/valve_odeint.cpp) and, when
+# configs/valve-bifurcation.yaml exists and twofold accepts it, on twofold, over the same q grid
+# in this one invocation; both are checked against the independent reference
+# tests/scripts/valve_ref.py on every VALVE_REF_STRIDE-th q (the reference takes 10-40 s per q).
+# Rates are per core: odeint is serial (trajectories per CPU second), twofold runs on 1 rank
+# (members over its wall time, start-up and output included).
+#
+#   bench/valve.sh BUILD_DIR      (env: VALVE_NQ 256, VALVE_QMIN 0.2, VALVE_QMAX 10,
+#                                  VALVE_REF_STRIDE 32)
+# twofold's results are read from its HDF5 file as members/q (n) and members/recorded (n x 64,
+# NaN after a member's last recorded event) with members/converged (n); a file without them is
+# reported as not comparable.  Last stdout line: the JSON record for bench/report.py.
+set -euo pipefail
+BUILD=$(cd "${1:?usage: valve.sh BUILD_DIR}" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/valve.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+NQ=${VALVE_NQ:-256} QMIN=${VALVE_QMIN:-0.2} QMAX=${VALVE_QMAX:-10} STRIDE=${VALVE_REF_STRIDE:-32}
+say() { echo "valve: $*" >&2; }
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+
+OI="$BUILD/bench_valve_odeint"
+[ -x "$OI" ] || { say "$OI not built (needs a C++ compiler and libboost-dev)"; exit 1; }
+say "boost::odeint, $NQ values of q on [$QMIN, $QMAX]"
+"$OI" "$QMIN" "$QMAX" "$NQ" "$WORK/odeint.csv" | tail -n 1 >"$WORK/odeint.json"
+cat "$WORK/odeint.json" >&2
+
+# the same grid points as valve_odeint.cpp computes them
+QS=$("$PY" -c "
+n, a, b, s = $NQ, $QMIN, $QMAX, $STRIDE
+print(' '.join(repr(a if n == 1 else a + (b - a) * i / (n - 1)) for i in range(0, n, s)))")
+say "reference (scipy DOP853, 1e-11) on every ${STRIDE}th q: $(echo $QS | wc -w) values"
+t0=$(date +%s.%N)
+"$PY" "$ROOT/tests/scripts/valve_ref.py" $QS --csv "$WORK/ref.csv" >&2
+REF_S=$("$PY" -c "print($(date +%s.%N) - $t0)")
+
+CFG="$ROOT/configs/valve-bifurcation.yaml"
+TW=() MISSING=""
+if [ ! -f "$CFG" ]; then
+  MISSING="configs/valve-bifurcation.yaml does not exist yet (twofold's impact systems are in progress)"
+elif ! "$BUILD/twofold" check "$CFG" >"$WORK/check.txt" 2>&1; then
+  MISSING="twofold does not accept configs/valve-bifurcation.yaml yet: $(tail -n 1 "$WORK/check.txt")"
+else
+  say "twofold, 1 rank, configs/valve-bifurcation.yaml"
+  "$BUILD/twofold" run "$CFG" -o "$WORK/tw.h5" --overwrite --quiet --json | tail -n 1 >"$WORK/tw.raw.json"
+  if "$PY" - "$WORK" <<'PY'
+import json, sys
+import h5py, numpy as np
+w = sys.argv[1]
+j = json.load(open(f"{w}/tw.raw.json"))
+with h5py.File(f"{w}/tw.h5", "r") as f:
+    q, rec, conv = f["members/q"][...], f["members/recorded"][...], f["members/converged"][...]
+with open(f"{w}/tw.csv", "w") as out:
+    out.write("q,converged,n,x\n")
+    for qi, ri, ci in zip(q, rec, conv):
+        ri = ri[~np.isnan(ri)]
+        out.write(",".join([repr(float(qi)), str(int(ci)), str(len(ri))] + [repr(float(v)) for v in ri]) + "\n")
+j["trajectories"] = len(q)
+j["trajectories_per_cpu_second"] = len(q) / j["wall_seconds"]
+json.dump(j, open(f"{w}/tw.json", "w"))
+PY
+  then
+    TW=(--twofold "$WORK/tw.csv" --twofold-json "$WORK/tw.json")
+  else
+    MISSING="twofold ran configs/valve-bifurcation.yaml, but its file has no members/q, members/recorded, members/converged"
+  fi
+fi
+[ -z "$MISSING" ] || say "twofold's side is missing: $MISSING"
+"$PY" "$ROOT/bench/valve_compare.py" --odeint "$WORK/odeint.csv" --odeint-json "$WORK/odeint.json" \
+  --ref "$WORK/ref.csv" --ref-seconds "$REF_S" "${TW[@]}" --twofold-missing "$MISSING"

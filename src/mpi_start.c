@@ -1,0 +1,47 @@
+/* mpi_start.c — Open MPI singleton defaults (see mpi_start.h). */
+#include "mpi_start.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char session_base[4096]; /* made by this process, or empty */
+
+bool tf_mpi_launched(void) {
+  static const char *const marks[] = {"OMPI_COMM_WORLD_SIZE",  "PMIX_RANK", "PMI_RANK", "PMI_FD",
+                                      "OMPI_MCA_orte_hnp_uri", NULL};
+  for (int i = 0; marks[i]; i++)
+    if (getenv(marks[i])) return true;
+  return false;
+}
+
+void tf_mpi_singleton_defaults(void) {
+  if (tf_mpi_launched() || getenv("TWOFOLD_MPI_FULL_SINGLETON")) return;
+  /* overwrite = 0: a user's own choice stays */
+  setenv("OMPI_MCA_ess_singleton_isolated", "1", 0); /* no daemon forked */
+  setenv("OMPI_MCA_pml", "ob1", 0);                  /* not UCX */
+  setenv("OMPI_MCA_btl", "self", 0);                 /* one process */
+  setenv("OMPI_MCA_mtl", "^ofi,psm,psm2", 0);
+  setenv("OMPI_MCA_osc", "^ucx", 0);
+  if (getenv("OMPI_MCA_orte_tmpdir_base")) return;
+  const char *tmp = getenv("TMPDIR");
+  snprintf(session_base, sizeof session_base, "%s/twofold-mpi.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (mkdtemp(session_base))
+    setenv("OMPI_MCA_orte_tmpdir_base", session_base, 1);
+  else
+    session_base[0] = '\0'; /* Open MPI's own base then */
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+void tf_mpi_singleton_cleanup(void) {
+  if (!session_base[0]) return;
+  nftw(session_base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  session_base[0] = '\0';
+}
