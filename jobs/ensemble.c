@@ -131,11 +131,10 @@ static int setup(tf_run *run, tf_error *err) {
   for (int i = 0; i < MAX_COLUMNS; i++) job->col_of[i] = -1;
   const long long d_members = 1000, d_chunk = 0;
   long long members, chunk;
-  const char *name;
-  if (tf_config_get_int(run->cfg, "ensemble.members", &d_members, 1, 1000000000LL, &members, err) ||
-      tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
+  if (tf_config_get_int(run->cfg, "ensemble.members", &d_members, 1, 1000000000LL, &members, err))
     return -1;
-  const tf_kernel *k = tf_kernel_find(name);
+  const tf_kernel *k;
+  if (tf_model_kernel(run->cfg, &k, err)) return -1;
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   job->filippov = k && k->kind == TF_KERNEL_FILIPPOV && !tf_flow_runs_filippov(run->cfg, k);
   if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)

@@ -149,9 +149,8 @@ static int setup(tf_run *run, tf_error *err) {
   lyapunov_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  const char *name;
-  if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err)) return -1;
-  const tf_kernel *k = tf_kernel_find(name);
+  const tf_kernel *k;
+  if (tf_model_kernel(run->cfg, &k, err)) return -1;
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "the lyapunov job", err)) return -1;
   if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))

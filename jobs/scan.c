@@ -80,13 +80,13 @@ static int setup(tf_run *run, tf_error *err) {
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   static const char *const quantities[] = {"lyapunov", "stationary", NULL};
-  const char *quantity, *name;
+  const char *quantity;
+  const tf_kernel *k;
   if (tf_config_get_string(run->cfg, "scan.quantity", "lyapunov", quantities, &quantity, err) ||
-      tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
+      tf_model_kernel(run->cfg, &k, err))
     return -1;
   if (strcmp(quantity, "stationary") == 0) return stationary_setup(run, job, err);
   if (refuse_stationary_keys(run->cfg, err)) return -1;
-  const tf_kernel *k = tf_kernel_find(name);
   const bool is_map = k && k->kind == TF_KERNEL_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "scan.quantity lyapunov", err) ||
       tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
@@ -309,9 +309,8 @@ static void stationary_columns(stationary_scan *st, const tf_kernel *k) {
 static int stationary_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
   char where[256];
-  const char *name;
-  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
-  const tf_kernel *k = tf_kernel_find(name);
+  const tf_kernel *k;
+  if (tf_model_kernel(cfg, &k, err)) return -1;
   if (k && (k->kind == TF_KERNEL_MAP || k->devs))
     return tf_fail(err,
                    "%s: key 'scan.quantity': 'stationary' continues stationary states of a "

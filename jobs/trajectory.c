@@ -129,9 +129,8 @@ static int setup(tf_run *run, tf_error *err) {
   run->job_data = job;
   const long long d_member = 0, d_samples = 1001;
   const bool state_given = tf_config_has(run->cfg, "initial.state");
-  const char *name = NULL;
-  if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err)) return -1;
-  const tf_kernel *k = tf_kernel_find(name);
+  const tf_kernel *k;
+  if (tf_model_kernel(run->cfg, &k, err)) return -1;
   job->filippov = k && k->kind == TF_KERNEL_FILIPPOV && !tf_flow_runs_filippov(run->cfg, k);
   if (job->filippov) return filippov_setup(run, job, err);
   if (tf_flow_from_config(&job->flow, run->cfg, err) ||

@@ -1,4 +1,4 @@
-/* cli.c — argument parsing and the commands run, check, models, info.
+/* cli.c — argument parsing and the commands run, check, models, model check, info, slurm, merge.
  *
  * `run` is the only command that needs MPI and PETSc: options that look like PETSc's
  * (a single dash, e.g. `-ts_type rosw`) are handed to PETSc's options database, everything
@@ -9,6 +9,7 @@
 #include <gsl/gsl_errno.h>
 #include <hdf5.h>
 #include <mpi.h>
+#include <petscsys.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,18 @@
 
 #include "checkpoint.h"
 #include "config.h"
+#include "flow.h"
 #include "h5io.h"
 #include "job.h"
 #include "kernel.h"
 #include "merge.h"
+#include "model.h"
+#include "model_check.h"
+#include "model_def.h"
 #include "mpi_start.h"
 #include "petsc_start.h"
+#include "physical_initial.h"
+#include "plugin.h"
 #include "slurm.h"
 #include "status.h"
 #include "version.h"
@@ -37,7 +44,11 @@ static const char usage[] =
     "                         validate CONFIG (and print it as it would run, with defaults);\n"
     "                         several CONFIGs are checked one by one in one process (--json:\n"
     "                         a line {config, status, error} each); exit 2 if any is bad\n"
-    "  models                 list the models with their parameters, defaults and docs\n"
+    "  models [--model-library LIB]  list the models (built-in, or those of plugin LIB) with\n"
+    "                         their parameters, defaults and docs\n"
+    "  model check CONFIG [--set K=V]...  evaluate CONFIG's model (built-in or plugin) at its\n"
+    "                         initial state: finite values, derivatives against central\n"
+    "                         differences; exit 1 if a check fails\n"
     "  jobs                   list the job types\n"
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
     "  slurm CONFIG [options]  write sbatch scripts for CONFIG and submit them (see below)\n"
@@ -97,6 +108,7 @@ typedef struct cli_args {
   char **petsc_argv;
   int petsc_argc;
   const char **files; /* merge: part files */
+  const char *model_library;
   int nfiles;
   tf_slurm_options slurm;
   int slurm_rc;
@@ -115,17 +127,17 @@ static bool looks_like_value(const char *a) {
 }
 
 /* A positive whole number of members (or steps) for option `opt`. */
-static int positive_count(const char *opt, const char *text, long long *out) {
+static int positive_count(const char *opt, const char *text, long long *out, tf_error *err) {
   char *end;
   *out = strtoll(text, &end, 10);
-  if (*end || end == text || *out <= 0) {
-    fprintf(stderr, "twofold: %s: expected a positive whole number, got '%s'\n", opt, text);
-    return -1;
-  }
+  if (*end || end == text || *out <= 0)
+    return tf_fail(err, "twofold: %s: expected a positive whole number, got '%s'", opt, text);
   return 0;
 }
 
-static int parse_args(int argc, char **argv, cli_args *a) {
+/* Errors go to err as the whole line the command prints (the library entry point returns
+ * them instead). */
+static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
   memset(a, 0, sizeof *a);
   a->sets = calloc((size_t)argc, sizeof *a->sets);
   a->petsc_argv = calloc((size_t)argc + 2, sizeof *a->petsc_argv);
@@ -138,13 +150,10 @@ static int parse_args(int argc, char **argv, cli_args *a) {
     const int slurm_arity =
         a->command && strcmp(a->command, "slurm") == 0 ? tf_slurm_option_arity(arg) : -1;
     if (slurm_arity == 1 && !has_next) {
-      fprintf(stderr, "twofold slurm: %s needs a value\n", arg);
-      return -1;
+      return tf_fail(err, "twofold slurm: %s needs a value", arg);
     } else if (slurm_arity >= 0) {
-      if (tf_slurm_set_option(&a->slurm, arg, slurm_arity ? argv[++i] : NULL, &a->slurm_err)) {
-        fprintf(stderr, "twofold slurm: %s\n", a->slurm_err.msg);
-        return -1;
-      }
+      if (tf_slurm_set_option(&a->slurm, arg, slurm_arity ? argv[++i] : NULL, &a->slurm_err))
+        return tf_fail(err, "twofold slurm: %s", a->slurm_err.msg);
     } else if (strcmp(arg, "--set") == 0 && has_next)
       a->sets[a->nsets++] = argv[++i];
     else if (strncmp(arg, "--set=", 6) == 0)
@@ -157,14 +166,15 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       a->quiet = true;
     else if (strcmp(arg, "--progress") == 0 && has_next) {
       a->progress = argv[++i];
-      if (strcmp(a->progress, "bar") && strcmp(a->progress, "log") && strcmp(a->progress, "none")) {
-        fprintf(stderr, "twofold: --progress: expected bar, log or none, got '%s'\n", a->progress);
-        return -1;
-      }
+      if (strcmp(a->progress, "bar") && strcmp(a->progress, "log") && strcmp(a->progress, "none"))
+        return tf_fail(err, "twofold: --progress: expected bar, log or none, got '%s'",
+                       a->progress);
     } else if (strcmp(arg, "--resume") == 0)
       a->resume = true;
     else if (strcmp(arg, "--overwrite") == 0)
       a->overwrite = true;
+    else if (strcmp(arg, "--model-library") == 0 && has_next)
+      a->model_library = argv[++i];
     else if (strcmp(arg, "--print") == 0)
       a->print = true;
     else if (strcmp(arg, "--config") == 0)
@@ -172,24 +182,20 @@ static int parse_args(int argc, char **argv, cli_args *a) {
     else if (strcmp(arg, "--time-limit") == 0 && has_next) {
       char *end;
       a->time_limit = strtod(argv[++i], &end);
-      if (*end || !(a->time_limit > 0)) {
-        fprintf(stderr, "twofold: --time-limit: expected a positive number of seconds, got '%s'\n",
-                argv[i]);
-        return -1;
-      }
+      if (*end || !(a->time_limit > 0))
+        return tf_fail(
+            err, "twofold: --time-limit: expected a positive number of seconds, got '%s'", argv[i]);
     } else if (strcmp(arg, "--stop-after") == 0 && has_next) {
-      if (positive_count(arg, argv[++i], &a->stop_after)) return -1;
+      if (positive_count(arg, argv[++i], &a->stop_after, err)) return -1;
     } else if (strcmp(arg, "--pause-after") == 0 && has_next) {
-      if (positive_count(arg, argv[++i], &a->pause_after)) return -1;
+      if (positive_count(arg, argv[++i], &a->pause_after, err)) return -1;
     } else if (strcmp(arg, "--part") == 0 && has_next) {
       char *end;
       const char *text = argv[++i];
       a->part = (int)strtol(text, &end, 10);
       a->parts = *end == '/' ? (int)strtol(end + 1, &end, 10) : 0;
-      if (*end || a->parts < 1 || a->part < 0 || a->part >= a->parts) {
-        fprintf(stderr, "twofold: --part: expected K/N with 0 <= K < N, got '%s'\n", text);
-        return -1;
-      }
+      if (*end || a->parts < 1 || a->part < 0 || a->part >= a->parts)
+        return tf_fail(err, "twofold: --part: expected K/N with 0 <= K < N, got '%s'", text);
     } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
       a->command = "help";
     else if (strcmp(arg, "--version") == 0)
@@ -198,37 +204,78 @@ static int parse_args(int argc, char **argv, cli_args *a) {
       a->petsc_argv[a->petsc_argc++] = argv[i];
       if (has_next && looks_like_value(argv[i + 1])) a->petsc_argv[a->petsc_argc++] = argv[++i];
     } else if (arg[0] == '-' && arg[1] == '-') {
-      fprintf(stderr, "twofold: unknown option '%s' (see twofold --help)\n", arg);
-      return -1;
+      return tf_fail(err, "twofold: unknown option '%s' (see twofold --help)", arg);
     } else if (!a->command)
       a->command = arg;
     else if (!a->config)
       a->config = arg;
-    else if (strcmp(a->command, "merge") == 0 || strcmp(a->command, "check") == 0)
+    else if (strcmp(a->command, "merge") == 0 || strcmp(a->command, "check") == 0 ||
+             strcmp(a->command, "model") == 0)
       a->files[a->nfiles++] = arg;
-    else {
-      fprintf(stderr, "twofold: unexpected argument '%s' (see twofold --help)\n", arg);
-      return -1;
-    }
+    else
+      return tf_fail(err, "twofold: unexpected argument '%s' (see twofold --help)", arg);
   }
   if (!a->command) a->command = "help";
   return 0;
 }
 
-static int cmd_models(void) {
-  for (size_t i = 0; i < tf_kernel_count(); i++) {
-    const tf_kernel *k = tf_kernel_at(i);
-    char names[512];
-    tf_join_state_names(k, names, sizeof names);
-    printf("%s — %s\n  state (%zu): %s\n", k->name, k->doc, k->dim, names);
-    for (size_t p = 0; p < k->nparams; p++) {
-      const tf_param *q = &k->params[p];
-      printf("  %-12s default %-10.6g range [%g, %g]  %s\n", q->name, q->def, q->min, q->max,
-             q->doc);
-    }
-    printf("\n");
+static void print_model(const tf_kernel *k) {
+  char names[512];
+  tf_join_state_names(k, names, sizeof names);
+  printf("%s — %s\n  state (%zu): %s\n", k->name, k->doc, k->dim, names);
+  for (size_t p = 0; p < k->nparams; p++) {
+    const tf_param *q = &k->params[p];
+    printf("  %-12s default %-10.6g range [%g, %g]  %s\n", q->name, q->def, q->min, q->max,
+           q->doc ? q->doc : "");
   }
+  printf("\n");
+}
+
+static int cmd_models(const cli_args *a) {
+  if (!a->model_library) {
+    for (size_t i = 0; i < tf_kernel_count(); i++) print_model(tf_kernel_at(i));
+    return TF_EXIT_OK;
+  }
+  const tf_kernel **ks;
+  size_t n;
+  tf_error err;
+  if (tf_plugin_library_models(a->model_library, &ks, &n, &err)) {
+    fprintf(stderr, "twofold: error: %s\n", err.msg);
+    return TF_EXIT_USAGE;
+  }
+  for (size_t i = 0; i < n; i++) print_model(ks[i]);
+  free(ks);
   return TF_EXIT_OK;
+}
+
+/* `twofold model check CONFIG`: the model section and the initial state only, so any job's
+ * config (or a config written just for the check) will do. */
+static int cmd_model(const cli_args *a) {
+  if (!a->config || strcmp(a->config, "check") != 0 || a->nfiles != 1) {
+    fprintf(stderr, "twofold: error: usage: twofold model check CONFIG [--set K=V]...\n");
+    return TF_EXIT_USAGE;
+  }
+  tf_error err;
+  tf_config *cfg = tf_config_load(a->files[0], &err);
+  tf_model model = {0};
+  const tf_kernel *k = NULL;
+  double x0[TF_MODEL_MAX_DIM], spread, t0;
+  int rc = cfg ? 0 : -1;
+  for (int i = 0; !rc && i < a->nsets; i++) rc = tf_config_set(cfg, a->sets[i], &err);
+  const bool state_given = cfg && tf_config_has(cfg, "initial.state");
+  if (rc || tf_model_kernel(cfg, &k, &err) ||
+      tf_model_from_config(&model, cfg, k->kind, "model check", &err) ||
+      tf_initial_from_config(cfg, k, x0, &spread, &t0, &err) ||
+      tf_physical_initial_from_config(cfg, k, model.params, state_given, x0, &err)) {
+    fprintf(stderr, "twofold: error: %s\n", err.msg);
+    rc = TF_EXIT_USAGE;
+  } else {
+    rc = tf_model_check(k, tf_plugin_origin(k), model.params, t0, x0, stdout) ? TF_EXIT_ERROR
+                                                                              : TF_EXIT_OK;
+  }
+  tf_model_destroy(&model);
+  tf_config_free(cfg);
+  return rc;
 }
 
 static int cmd_jobs(void) {
@@ -398,8 +445,9 @@ static int cmd_info(const cli_args *a) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);
     return TF_EXIT_USAGE;
   }
-  static const char *const attrs[] = {"twofold_version", "created",     "config_source",
-                                      "model",           "state_names", NULL};
+  static const char *const attrs[] = {
+      "twofold_version", "created",           "config_source", "model",
+      "model_plugin",    "model_plugin_code", "state_names",   NULL};
   char *version = tf_h5_attr_read_string(f, "twofold_version");
   if (!version) {
     fprintf(stderr, "twofold: error: '%s' is an HDF5 file but not a twofold results file\n",
@@ -463,8 +511,10 @@ static double process_seconds(double fallback) {
   return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - (double)start_ticks / (double)hz;
 }
 
-static int cmd_run(const cli_args *a) {
-  tf_run run = {.comm = MPI_COMM_WORLD,
+/* `twofold run` on comm.  Embedded (the library entry point): errors are left in err for the
+ * caller instead of printed. */
+static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *err_out) {
+  tf_run run = {.comm = comm,
                 .output_override = a->output,
                 .resume = a->resume,
                 .overwrite = a->overwrite,
@@ -494,7 +544,8 @@ static int cmd_run(const cli_args *a) {
   } else {
     exit_code = run.exit_code;
   }
-  if (exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) report_error(&run, &err);
+  if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded)
+    report_error(&run, &err);
   if (run.rank == 0) {
     if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet && run.restarts)
       fprintf(stderr,
@@ -539,6 +590,7 @@ static int cmd_run(const cli_args *a) {
   if (job && job->destroy) job->destroy(&run);
   tf_config_free(run.cfg);
   tf_json_destroy(run.summary);
+  *err_out = err;
   return exit_code;
 }
 
@@ -587,6 +639,14 @@ static int finish_merged(const char *path, const char *config_text, const char *
   run.start_time = MPI_Wtime();
   const tf_job *job = NULL;
   run.cfg = tf_config_parse_string(config_text, source, err);
+  /* relative plugin paths in the stored config are relative to the original config file */
+  hid_t f = run.cfg ? tf_h5_open_serial(path, err) : -1;
+  char *original = f >= 0 ? tf_h5_attr_read_string(f, "config_source") : NULL;
+  if (f >= 0) H5Fclose(f);
+  char *slash = original ? strrchr(original, '/') : NULL;
+  if (slash) *slash = '\0';
+  if (run.cfg) tf_config_set_dir(run.cfg, slash ? original : ".");
+  free(original);
   int rc = run.cfg ? setup_job(&run, &job, err) : -1;
   if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
   if (!rc) rc = job->execute(&run, err);
@@ -649,13 +709,25 @@ static int cmd_merge(const cli_args *a) {
              : TF_EXIT_ERROR;
 }
 
+static void free_args(cli_args *a) {
+  free(a->sets);
+  free(a->petsc_argv);
+  free(a->files);
+}
+
 int tf_cli_main(int argc, char **argv) {
   /* GSL's default handler aborts the process on bad input such as a non-finite function
    * value; every call site checks the status GSL returns instead */
   gsl_set_error_handler_off();
+  tf_h5_guard_writes(true);
   if (argc > 1 && strcmp(argv[1], "slurm") == 0) tf_slurm_remember_environment();
   cli_args a;
-  if (parse_args(argc, argv, &a)) return TF_EXIT_USAGE;
+  tf_error err;
+  if (parse_args(argc, argv, &a, &err)) {
+    fprintf(stderr, "%s\n", err.msg);
+    free_args(&a);
+    return TF_EXIT_USAGE;
+  }
   int rc = TF_EXIT_USAGE;
   if (strcmp(a.command, "help") == 0) {
     fputs(usage, stdout);
@@ -664,7 +736,9 @@ int tf_cli_main(int argc, char **argv) {
     printf("%s\n", TF_VERSION_STRING);
     rc = TF_EXIT_OK;
   } else if (strcmp(a.command, "models") == 0) {
-    rc = cmd_models();
+    rc = cmd_models(&a);
+  } else if (strcmp(a.command, "model") == 0) {
+    rc = cmd_model(&a);
   } else if (strcmp(a.command, "jobs") == 0) {
     rc = cmd_jobs();
   } else if (strcmp(a.command, "info") == 0) {
@@ -677,7 +751,7 @@ int tf_cli_main(int argc, char **argv) {
     a.petsc_argv[a.petsc_argc] = NULL;
     tf_petsc_remember_options(a.petsc_argc, a.petsc_argv);
     tf_checkpoint_install_handlers();
-    rc = strcmp(a.command, "run") == 0     ? cmd_run(&a)
+    rc = strcmp(a.command, "run") == 0     ? cmd_run(&a, MPI_COMM_WORLD, false, &err)
          : strcmp(a.command, "slurm") == 0 ? cmd_slurm(&a)
          : strcmp(a.command, "merge") == 0 ? cmd_merge(&a)
                                            : cmd_check(&a);
@@ -687,8 +761,68 @@ int tf_cli_main(int argc, char **argv) {
   } else {
     fprintf(stderr, "twofold: unknown command '%s' (see twofold --help)\n", a.command);
   }
-  free(a.sets);
-  free(a.petsc_argv);
-  free(a.files);
+  free_args(&a);
+  return rc;
+}
+
+/* The library's `twofold run` (include/twofold/twofold.h): the caller owns MPI, and whatever
+ * the CLI sets process-wide for itself (PETSc, the GSL error handler, HDF5's error printing)
+ * is set for this call only.  PETSc is initialised on comm when nobody has initialised it,
+ * without its signal handlers (the process's are the caller's); when the caller already has
+ * PETSc, the command line's PETSc options go to an options database pushed for this call. */
+int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
+  cli_args a;
+  if (parse_args(argc, argv, &a, err)) {
+    free_args(&a);
+    return TF_EXIT_USAGE;
+  }
+  if (strcmp(a.command, "run") != 0) {
+    tf_fail(err, "expected the arguments of 'twofold run', got the command '%s'", a.command);
+    free_args(&a);
+    return TF_EXIT_USAGE;
+  }
+  gsl_error_handler_t *gsl_handler = gsl_set_error_handler_off();
+  H5E_auto2_t h5_func = NULL;
+  void *h5_data = NULL;
+  H5Eget_auto2(H5E_DEFAULT, &h5_func, &h5_data);
+  PetscBool petsc_up = PETSC_FALSE;
+  PetscInitialized(&petsc_up);
+  const MPI_Comm petsc_world = PETSC_COMM_WORLD;
+  PetscOptions options = NULL;
+  bool petsc_ours = false, pushed = false;
+  int rc = TF_EXIT_OK;
+  if (!petsc_up) {
+    a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
+    a.petsc_argv[a.petsc_argc] = NULL;
+    PETSC_COMM_WORLD = comm; /* PetscInitialize is collective on it: only comm's ranks call */
+    petsc_ours = PetscInitialize(&a.petsc_argc, &a.petsc_argv, NULL, NULL) == 0;
+    if (!petsc_ours) {
+      PETSC_COMM_WORLD = petsc_world;
+      tf_fail(err, "PETSc could not be initialised");
+      rc = TF_EXIT_ERROR;
+    }
+  } else if (a.petsc_argc > 1) {
+    pushed = PetscOptionsCreate(&options) == 0 &&
+             PetscOptionsInsertArgs(options, a.petsc_argc - 1, a.petsc_argv + 1) == 0 &&
+             PetscOptionsPush(options) == 0;
+    if (!pushed) {
+      tf_fail(err, "PETSc options could not be set");
+      rc = TF_EXIT_USAGE;
+    }
+  }
+  if (rc == TF_EXIT_OK) {
+    tf_h5_guard_writes(true);
+    rc = cmd_run(&a, comm, true, err);
+    tf_h5_guard_writes(false);
+  }
+  if (petsc_ours) {
+    PetscFinalize();
+    PETSC_COMM_WORLD = petsc_world;
+  }
+  if (pushed) PetscOptionsPop();
+  if (options) PetscOptionsDestroy(&options);
+  H5Eset_auto2(H5E_DEFAULT, h5_func, h5_data);
+  gsl_set_error_handler(gsl_handler);
+  free_args(&a);
   return rc;
 }

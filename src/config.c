@@ -67,6 +67,7 @@ struct tf_config {
   node *root;
   char **set_texts; /* kept alive because origins point into them */
   size_t n_set_texts;
+  char *dir; /* base of relative file names, if not the file's own directory */
 };
 
 /* ---- allocation and small string helpers ------------------------------------------------ */
@@ -650,6 +651,7 @@ void tf_config_free(tf_config *cfg) {
   for (size_t i = 0; i < cfg->n_set_texts; i++) free(cfg->set_texts[i]);
   free(cfg->set_texts);
   free(cfg->name);
+  free(cfg->dir);
   free(cfg);
 }
 
@@ -1087,6 +1089,15 @@ const char *tf_config_where(const tf_config *cfg, const char *path, char *buf, s
 
 const char *tf_config_source(const tf_config *cfg) {
   return cfg->name;
+}
+
+void tf_config_set_dir(tf_config *cfg, const char *dir) {
+  free(cfg->dir);
+  cfg->dir = dir ? xstrdup(dir) : NULL;
+}
+
+const char *tf_config_dir(const tf_config *cfg) {
+  return cfg->dir;
 }
 
 /* ---- unused keys ------------------------------------------------------------------------- */

@@ -114,4 +114,10 @@ bool tf_config_differs(const tf_config *a, const tf_config *b, const char *path,
 /* Name used in messages (the file path, or the `name` given to parse_string). */
 const char *tf_config_source(const tf_config *cfg);
 
+/* The directory that relative file names in the config (model.library, model.source) are
+ * relative to, when it is not the config file's own: a config re-read from a results file
+ * (twofold merge) is given its original file's.  NULL if not set. */
+void tf_config_set_dir(tf_config *cfg, const char *dir);
+const char *tf_config_dir(const tf_config *cfg);
+
 #endif

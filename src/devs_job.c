@@ -44,11 +44,10 @@ typedef struct devs_job {
 } devs_job;
 
 bool tf_devs_job_wanted(tf_run *run) {
-  if (!tf_config_has(run->cfg, "model.name")) return false;
-  const char *name;
-  tf_error err;
-  if (tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, &err)) return false;
-  const tf_kernel *k = tf_kernel_find(name);
+  if (!tf_config_has(run->cfg, "model.name") && !tf_config_has(run->cfg, "model.library") &&
+      !tf_config_has(run->cfg, "model.source"))
+    return false;
+  const tf_kernel *k = tf_model_peek(run->cfg);
   return k && k->devs;
 }
 

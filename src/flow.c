@@ -47,9 +47,8 @@ bool tf_flow_runs_filippov(tf_config *cfg, const tf_kernel *k) {
 
 static int read_model(tf_flow *flow, tf_config *cfg, tf_error *err) {
   tf_model model;
-  const char *name;
-  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
-  const tf_kernel *k = tf_kernel_find(name);
+  const tf_kernel *k;
+  if (tf_model_kernel(cfg, &k, err)) return -1;
   const bool filippov = k && k->kind == TF_KERNEL_FILIPPOV;
   const int rc = tf_model_from_config(&model, cfg, filippov ? TF_KERNEL_FILIPPOV : TF_KERNEL_FLOW,
                                       "ensemble", err);

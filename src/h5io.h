@@ -85,4 +85,9 @@ hid_t tf_h5_status_type(void);
 /* Silences HDF5's automatic error stack printing (we report errors ourselves). */
 void tf_h5_quiet(void);
 
+/* Whether the MPI-IO write guard (a failed or short write aborts the job; the crash-test hook
+ * TWOFOLD_TEST_KILL_AT_WRITE) is on: on for the whole life of the executable, and only during
+ * a run inside a program that links the library. */
+void tf_h5_guard_writes(bool on);
+
 #endif

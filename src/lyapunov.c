@@ -1,6 +1,7 @@
 /* lyapunov.c — see lyapunov.h. */
 #include "lyapunov.h"
 
+#include <float.h>
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -314,6 +315,24 @@ static double log_abs_det(qr_workspace *w, const double *jac, size_t n) {
   return gsl_linalg_LU_lndet(w->lu);
 }
 
+/* A map's Jacobian: the model's, or central differences for a model that gives none (the
+ * public interface makes map_jacobian optional). */
+static void map_jacobian(const tf_kernel *k, const double *x, const double *p, double *jac) {
+  if (k->map_jacobian) return k->map_jacobian(x, p, jac);
+  const size_t n = k->dim;
+  double xs[TF_LYAPUNOV_MAX_DIM], fp[TF_LYAPUNOV_MAX_DIM], fm[TF_LYAPUNOV_MAX_DIM];
+  memcpy(xs, x, n * sizeof *xs);
+  for (size_t j = 0; j < n; j++) {
+    const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(x[j]));
+    xs[j] = x[j] + h;
+    k->map(xs, p, fp);
+    xs[j] = x[j] - h;
+    k->map(xs, p, fm);
+    xs[j] = x[j];
+    for (size_t i = 0; i < n; i++) jac[i * n + j] = (fp[i] - fm[i]) / (2 * h);
+  }
+}
+
 int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
                     const tf_lyapunov_options *o, tf_lyapunov_result *r, tf_error *err) {
   if (check_options(k, o, err)) return -1;
@@ -344,7 +363,7 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
       r->interrupted = true;
       break;
     }
-    k->map_jacobian(x, p, jac);
+    map_jacobian(k, x, p, jac);
     det_sum += log_abs_det(&w, jac, n);
     k->map(x, p, nx);
     memcpy(x, nx, n * sizeof *x);

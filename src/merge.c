@@ -17,6 +17,7 @@ typedef struct part_file {
   const char *path;
   hid_t file;
   char *fingerprint, *config;
+  char *plugin_code;     /* a plugin model's code (results.c), NULL for a built-in */
   long long part, parts; /* parts = 0: not a split run */
   uint64_t members;
   uint8_t *done;
@@ -78,8 +79,8 @@ static void first_difference(const char *a, const char *b, char *out, size_t n) 
 static void part_close(part_file *p) {
   if (p->file >= 0) H5Fclose(p->file);
   p->file = -1;
-  free(p->fingerprint), free(p->config), free(p->done);
-  p->fingerprint = p->config = NULL;
+  free(p->fingerprint), free(p->config), free(p->done), free(p->plugin_code);
+  p->fingerprint = p->config = p->plugin_code = NULL;
   p->done = NULL;
 }
 
@@ -105,6 +106,8 @@ static bool part_open(part_file *p, problems *pr) {
     problem(pr, "'%s' is not a twofold results file", p->path);
     return false;
   }
+  if (H5Aexists(p->file, "model_plugin_code") > 0)
+    p->plugin_code = tf_h5_attr_read_string(p->file, "model_plugin_code");
   if (tf_h5_attr_read_int(p->file, "parts", &p->parts)) p->parts = 0;
   if (p->parts > 0 && tf_h5_attr_read_int(p->file, "part", &p->part)) p->parts = 0;
   hid_t d = H5Dopen2(p->file, "members/done", H5P_DEFAULT);
@@ -138,6 +141,12 @@ static void check_against(const part_file *ref, const part_file *p, problems *pr
             "'%s' and '%s' were run with different configs (model, initial, integrator, job, "
             "members or seed): %s",
             ref->path, p->path, diff);
+  } else if ((ref->plugin_code || p->plugin_code) &&
+             (!ref->plugin_code || !p->plugin_code ||
+              strcmp(ref->plugin_code, p->plugin_code) != 0)) {
+    problem(pr, "'%s' and '%s' were run with different model code (%s vs %s)", ref->path, p->path,
+            ref->plugin_code ? ref->plugin_code : "a built-in model",
+            p->plugin_code ? p->plugin_code : "a built-in model");
   } else if (ref->members != p->members) {
     problem(pr, "'%s' holds %llu members, '%s' %llu", ref->path, (unsigned long long)ref->members,
             p->path, (unsigned long long)p->members);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin.h"
+
 static const char *kind_name(tf_kernel_kind kind) {
   switch (kind) {
     case TF_KERNEL_FLOW:
@@ -25,22 +27,88 @@ static int unknown_model(tf_config *cfg, const char *name, tf_error *err) {
   for (size_t i = 0; i < tf_kernel_count() && len < sizeof known - 64; i++)
     len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
                             tf_kernel_at(i)->name);
-  return tf_fail(err, "%s: key 'model.name': unknown model '%s' (known: %s; see 'twofold models')",
+  return tf_fail(err,
+                 "%s: key 'model.name': unknown model '%s' (known: %s; see 'twofold models'; a "
+                 "model of your own is given by model.library or model.source)",
                  tf_config_where(cfg, "model.name", where, sizeof where), name, known);
+}
+
+/* The key that says which model: model.library or model.source for a plugin. */
+static const char *model_key(const tf_config *cfg) {
+  return tf_config_has(cfg, "model.library")  ? "model.library"
+         : tf_config_has(cfg, "model.source") ? "model.source"
+                                              : "model.name";
+}
+
+/* A plugin path as the user meant it: relative to the config file's directory (or the one
+ * the config was given, tf_config_dir), except in a --set override, which is relative to
+ * where the command runs. */
+static void resolve_path(const tf_config *cfg, const char *key, const char *path, char *out,
+                         size_t n) {
+  char where[256];
+  tf_config_where(cfg, key, where, sizeof where);
+  const char *dir = tf_config_dir(cfg), *source = tf_config_source(cfg);
+  const char *slash = source ? strrchr(source, '/') : NULL;
+  if (path[0] == '/' || strncmp(where, "--set", 5) == 0)
+    snprintf(out, n, "%s", path);
+  else if (dir)
+    snprintf(out, n, "%s/%s", dir, path);
+  else if (slash)
+    snprintf(out, n, "%.*s/%s", (int)(slash - source), source, path);
+  else
+    snprintf(out, n, "%s", path);
+}
+
+int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
+  *k = NULL;
+  char where[256];
+  const bool lib = tf_config_has(cfg, "model.library"), src = tf_config_has(cfg, "model.source");
+  if (lib && src) {
+    char other[256];
+    return tf_fail(err,
+                   "%s: key 'model.source': give model.library (a built shared library) or "
+                   "model.source (a C file twofold compiles), not both (model.library is at %s)",
+                   tf_config_where(cfg, "model.source", where, sizeof where),
+                   tf_config_where(cfg, "model.library", other, sizeof other));
+  }
+  const char *name = NULL;
+  if (!lib && !src) {
+    if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
+    *k = tf_kernel_find(name);
+    return *k ? 0 : unknown_model(cfg, name, err);
+  }
+  const char *key = lib ? "model.library" : "model.source", *path;
+  if (tf_config_get_string(cfg, key, NULL, NULL, &path, err) ||
+      (tf_config_has(cfg, "model.name") &&
+       tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)))
+    return -1;
+  tf_config_where(cfg, key, where, sizeof where);
+  if (!*path) return tf_fail(err, "%s: key '%s': expected a file name, got ''", where, key);
+  char full[4096];
+  resolve_path(cfg, key, path, full, sizeof full);
+  tf_error why;
+  if (lib ? tf_plugin_open_library(full, name, k, &why)
+          : tf_plugin_open_source(full, name, k, &why))
+    return tf_fail(err, "%s: key '%s': %s", where, key, why.msg);
+  return 0;
+}
+
+const tf_kernel *tf_model_peek(tf_config *cfg) {
+  const tf_kernel *k;
+  tf_error err;
+  return tf_model_kernel(cfg, &k, &err) ? NULL : k;
 }
 
 int tf_model_from_config(tf_model *model, tf_config *cfg, tf_kernel_kind kind, const char *job,
                          tf_error *err) {
   memset(model, 0, sizeof *model);
-  const char *name;
   char where[256];
-  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
-  const tf_kernel *k = tf_kernel_find(name);
-  if (!k) return unknown_model(cfg, name, err);
+  const tf_kernel *k;
+  if (tf_model_kernel(cfg, &k, err)) return -1;
   if (k->kind != kind)
-    return tf_fail(err, "%s: key 'model.name': model '%s' is %s, but job '%s' needs %s",
-                   tf_config_where(cfg, "model.name", where, sizeof where), k->name,
-                   kind_name(k->kind), job, kind_name(kind));
+    return tf_fail(err, "%s: key '%s': model '%s' is %s, but job '%s' needs %s",
+                   tf_config_where(cfg, model_key(cfg), where, sizeof where), model_key(cfg),
+                   k->name, kind_name(k->kind), job, kind_name(kind));
   model->kernel = k;
   model->params = calloc(k->nparams ? k->nparams : 1, sizeof *model->params);
   if (!model->params) return tf_fail(err, "out of memory");

@@ -1,5 +1,6 @@
 /* model.h — the `model:` section of a config: which kernel, with which parameters.
  *
+ * The kernel is a built-in (kernels/) or a plugin's model (plugin.h).
  * Every parameter of the kernel's table is read (default, bounds and all) so that the
  * config as run lists them; then the kernel's prepare() fills in derived parameters and
  * checks cross-parameter conditions.  Jobs state which kinds of kernel they accept. */
@@ -13,6 +14,15 @@ typedef struct tf_model {
   const tf_kernel *kernel;
   double *params; /* kernel->nparams values, derived ones filled in */
 } tf_model;
+
+/* The kernel the section names: model.name among the built-ins, or a model of the plugin
+ * given by model.library (a shared library) or model.source (a C file, compiled once into a
+ * cache; collective under MPI), with model.name optional when the plugin has one model.
+ * Relative paths are relative to the config file's directory.  Errors name file, line, key. */
+int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err);
+/* The same without an error: NULL if the section names no valid model (tf_model_from_config
+ * then says why).  For jobs that choose their path by the kind of model before reading it. */
+const tf_kernel *tf_model_peek(tf_config *cfg);
 
 /* `kind` is the kernel kind the job needs; a model of another kind is an error naming the
  * job's need.  `job` is used in that message. */

@@ -13,6 +13,8 @@
 
 #include "h5io.h"
 #include "lock.h"
+#include "model.h"
+#include "plugin.h"
 #include "version.h"
 
 static char *fingerprint(const tf_config *cfg, const char *const *paths) {
@@ -157,8 +159,29 @@ static int write_provenance(tf_run *run, hid_t file, const char *fp) {
            tf_h5_attr_string(file, "created", created) | tf_h5_attr_int(file, "ranks", run->size) |
            tf_h5_attr_int(file, "complete", 0);
   if (run->parts > 0) rc |= write_part(run, file);
+  const tf_kernel *k = tf_model_peek(run->cfg);
+  if (k && tf_plugin_digest(k))
+    rc |= tf_h5_attr_string(file, "model_plugin", tf_plugin_origin(k)) |
+          tf_h5_attr_string(file, "model_plugin_code", tf_plugin_digest(k));
   free(dump);
   return rc;
+}
+
+/* The same config may name a plugin whose code has changed since the file was begun (a
+ * rebuilt library, an edited source): the members still to run would then compute another
+ * model.  True, with `why`, if the code differs from the file's. */
+static bool plugin_changed(const tf_run *run, hid_t file, char *why, size_t n) {
+  const tf_kernel *k = tf_model_peek(run->cfg);
+  const char *now = k ? tf_plugin_digest(k) : NULL;
+  char *was = H5Aexists(file, "model_plugin_code") > 0
+                  ? tf_h5_attr_read_string(file, "model_plugin_code")
+                  : NULL;
+  const bool changed = (now || was) && (!now || !was || strcmp(now, was) != 0);
+  if (changed)
+    snprintf(why, n, "the model's code differs from the file's (was: %s; now: %s)",
+             was ? was : "a built-in model", now ? now : "a built-in model");
+  free(was);
+  return changed;
 }
 
 /* A new file is created under a temporary name next to its final one and renamed into place
@@ -352,8 +375,9 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
       char *old = tf_h5_attr_read_string(file, "fingerprint");
       char why[512] = "";
       int refused = !old ? 1
-                         : strcmp(old, fp) != 0 &&
-                               !same_settings(run, file, fingerprint_paths, why, sizeof why);
+                         : (strcmp(old, fp) != 0 &&
+                            !same_settings(run, file, fingerprint_paths, why, sizeof why)) ||
+                               plugin_changed(run, file, why, sizeof why);
       MPI_Allreduce(MPI_IN_PLACE, &refused, 1, MPI_INT, MPI_MAX, run->comm);
       if (refused) {
         run->exit_code = TF_EXIT_USAGE;

@@ -1,0 +1,372 @@
+/* model_check.c — see model_check.h. */
+#include "model_check.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "model_def.h"
+
+enum { N = TF_MODEL_MAX_DIM };
+
+/* A function of the state to differentiate, and its claimed derivative (m x dim). */
+typedef enum fn { F_RHS, F_SLIP, F_SWITCHING, F_SECONDARY, F_REGULARISED, F_SIGMA2, F_MAP } fn;
+
+typedef struct ctx {
+  const tf_kernel *k;
+  const double *p;
+  double t, lambda;
+  int side;
+  FILE *out;
+  int checks, failed;
+} ctx;
+
+static size_t rows(const ctx *c, fn f) {
+  return f == F_SWITCHING || f == F_SECONDARY ? 1 : f == F_SIGMA2 ? 2 : c->k->dim;
+}
+
+static void eval(const ctx *c, fn f, const double *x, double *out) {
+  const tf_kernel *k = c->k;
+  double h[2];
+  switch (f) {
+    case F_RHS:
+      return k->rhs(c->t, x, c->p, out);
+    case F_SLIP:
+      return k->slip(c->t, x, c->side, c->p, out);
+    case F_SWITCHING:
+      out[0] = k->switching(x, c->p, NULL);
+      return;
+    case F_SECONDARY:
+      out[0] = k->secondary_switching(x, c->p, NULL);
+      return;
+    case F_REGULARISED:
+      return k->regularised(c->t, x, c->lambda, c->p, out);
+    case F_SIGMA2:
+      k->sigma2(x, c->p, h, NULL);
+      out[0] = h[0], out[1] = h[1];
+      return;
+    case F_MAP:
+      return k->map(x, c->p, out);
+  }
+}
+
+static void derivative(const ctx *c, fn f, const double *x, double *a) {
+  const tf_kernel *k = c->k;
+  double h[2], dl[N];
+  switch (f) {
+    case F_RHS:
+      return k->jacobian(c->t, x, c->p, a);
+    case F_SLIP:
+      return k->slip_jacobian(c->t, x, c->side, c->p, a);
+    case F_SWITCHING:
+      k->switching(x, c->p, a);
+      return;
+    case F_SECONDARY:
+      k->secondary_switching(x, c->p, a);
+      return;
+    case F_REGULARISED:
+      return k->regularised_jacobian(c->t, x, c->lambda, c->p, a, dl);
+    case F_SIGMA2:
+      return k->sigma2(x, c->p, h, a);
+    case F_MAP:
+      return k->map_jacobian(x, c->p, a);
+  }
+}
+
+static bool all_finite(const double *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i])) return false;
+  return true;
+}
+
+static void print_vector(FILE *out, const double *v, size_t n) {
+  fprintf(out, "(");
+  for (size_t i = 0; i < n; i++) fprintf(out, "%s%.10g", i ? ", " : "", v[i]);
+  fprintf(out, ")");
+}
+
+static void verdict(ctx *c, bool ok, const char *what) {
+  c->checks++;
+  if (!ok) c->failed++;
+  fprintf(c->out, "  %-5s %s", ok ? "ok" : "FAIL", what);
+}
+
+/* The value of f at x is finite. */
+static void finite_check(ctx *c, fn f, const double *x, const char *what) {
+  double v[N];
+  const size_t m = rows(c, f);
+  for (size_t i = 0; i < m; i++) v[i] = NAN;
+  eval(c, f, x, v);
+  verdict(c, all_finite(v, m), what);
+  fprintf(c->out, " = ");
+  print_vector(c->out, v, m);
+  fprintf(c->out, "\n");
+}
+
+/* Central differences, Richardson-extrapolated (error O(h^4)): a stiff smoothing such as
+ * tanh(v / 1e-3) has third derivatives large enough to fail plain central differences at the
+ * step that balances truncation and rounding. */
+static void central(const ctx *c, fn f, const double *x, double *d) {
+  const size_t n = c->k->dim, m = rows(c, f);
+  double xs[N], fp[N], fm[N], gp[N], gm[N];
+  memcpy(xs, x, n * sizeof *xs);
+  for (size_t j = 0; j < n; j++) {
+    const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(x[j]));
+    const double h1 = (x[j] + h) - (x[j] - h), h2 = (x[j] + h / 2) - (x[j] - h / 2);
+    xs[j] = x[j] + h;
+    eval(c, f, xs, fp);
+    xs[j] = x[j] - h;
+    eval(c, f, xs, fm);
+    xs[j] = x[j] + h / 2;
+    eval(c, f, xs, gp);
+    xs[j] = x[j] - h / 2;
+    eval(c, f, xs, gm);
+    xs[j] = x[j];
+    for (size_t i = 0; i < m; i++)
+      d[i * n + j] = (4 * (gp[i] - gm[i]) / h2 - (fp[i] - fm[i]) / h1) / 3;
+  }
+}
+
+/* Compares a claimed m x n derivative with central differences, entry by entry. */
+static void compare(ctx *c, const double *a, const double *d, size_t m, size_t n,
+                    const char *what) {
+  double scale = 0, err[N * N], worst = 0;
+  size_t wi = 0;
+  for (size_t i = 0; i < m * n; i++) scale = fmax(scale, fmax(fabs(a[i]), fabs(d[i])));
+  bool finite = all_finite(a, m * n) && all_finite(d, m * n);
+  for (size_t i = 0; i < m * n; i++) {
+    const double den = fmax(fmax(fabs(a[i]), fabs(d[i])), 1e-3 * scale + DBL_MIN);
+    err[i] = fabs(a[i] - d[i]) / den;
+    if (!(err[i] <= worst)) worst = err[i], wi = i;
+  }
+  const bool ok = finite && worst <= TF_MODEL_CHECK_TOL;
+  verdict(c, ok, what);
+  fprintf(c->out, ": max relative error %.2e (tolerance %.0e)\n", worst, TF_MODEL_CHECK_TOL);
+  if (!ok)
+    fprintf(c->out, "        entry [%zu][%zu]: given %.10g, central differences %.10g\n", wi / n,
+            wi % n, a[wi], d[wi]);
+  if (n <= 8) {
+    fprintf(c->out, "        relative error per entry:\n");
+    for (size_t i = 0; i < m; i++) {
+      fprintf(c->out, "         ");
+      for (size_t j = 0; j < n; j++) fprintf(c->out, " %8.1e", err[i * n + j]);
+      fprintf(c->out, "\n");
+    }
+  }
+}
+
+static void derivative_check(ctx *c, fn f, const double *x, const char *what) {
+  const size_t n = c->k->dim, m = rows(c, f);
+  double a[N * N], d[N * N];
+  for (size_t i = 0; i < m * n; i++) a[i] = NAN;
+  derivative(c, f, x, a);
+  central(c, f, x, d);
+  compare(c, a, d, m, n, what);
+}
+
+/* d/dlambda of the regularised field, claimed by regularised_jacobian. */
+static void dlambda_check(ctx *c, const double *x) {
+  const size_t n = c->k->dim;
+  double jac[N * N], a[N], d[N], fp[N], fm[N];
+  for (size_t i = 0; i < n; i++) a[i] = NAN;
+  c->k->regularised_jacobian(c->t, x, c->lambda, c->p, jac, a);
+  const double h = cbrt(DBL_EPSILON), l = c->lambda;
+  double gp[N], gm[N];
+  c->k->regularised(c->t, x, l + h, c->p, fp);
+  c->k->regularised(c->t, x, l - h, c->p, fm);
+  c->k->regularised(c->t, x, l + h / 2, c->p, gp);
+  c->k->regularised(c->t, x, l - h / 2, c->p, gm);
+  for (size_t i = 0; i < n; i++)
+    d[i] = (4 * (gp[i] - gm[i]) / ((l + h / 2) - (l - h / 2)) -
+            (fp[i] - fm[i]) / ((l + h) - (l - h))) /
+           3;
+  compare(c, a, d, n, 1, "regularised_jacobian d/dlambda (lambda = 0.5)");
+}
+
+/* dg_i/dx_i of diagonal noise, claimed by diffusion_dx. */
+static void diffusion_dx_check(ctx *c, const double *x) {
+  const size_t n = c->k->dim;
+  double a[N], d[N], xs[N], gp[N], gm[N];
+  for (size_t i = 0; i < n; i++) a[i] = NAN;
+  c->k->diffusion_dx(c->t, x, c->p, a);
+  memcpy(xs, x, n * sizeof *xs);
+  for (size_t i = 0; i < n; i++) {
+    const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(x[i]));
+    xs[i] = x[i] + h;
+    c->k->diffusion(c->t, xs, c->p, gp);
+    xs[i] = x[i] - h;
+    c->k->diffusion(c->t, xs, c->p, gm);
+    xs[i] = x[i];
+    d[i] = (gp[i] - gm[i]) / ((x[i] + h) - (x[i] - h));
+  }
+  compare(c, a, d, 1, n, "diffusion_dx (dg_i/dx_i)");
+}
+
+static const char *kind_text(const tf_kernel *k) {
+  if (k->devs) return "DEVS (dynamic ensemble of a 1-D map)";
+  if (k->field_dual) return "body with two contacts (smooth flow off the contact sets)";
+  if (k->sigma2) return "codimension-2 Filippov system (2-D slip)";
+  switch (k->kind) {
+    case TF_KERNEL_FLOW:
+      return k->diffusion ? "smooth flow with noise (SDE)" : "smooth flow (ODE)";
+    case TF_KERNEL_FILIPPOV:
+      return "Filippov system";
+    case TF_KERNEL_MAP:
+      return "map";
+  }
+  return "?";
+}
+
+static void header(const tf_kernel *k, const char *origin, const double *p, double t,
+                   const double *x, FILE *out) {
+  fprintf(out, "model: %s (%s)\n  %s\n", k->name, origin ? origin : "built-in", k->doc);
+  fprintf(out, "kind: %s; dimension %zu\n", kind_text(k), k->dim);
+  fprintf(out, "parameters:\n");
+  if (!k->nparams) fprintf(out, "  (none)\n");
+  for (size_t i = 0; i < k->nparams; i++) {
+    const tf_param *q = &k->params[i];
+    fprintf(out, "  %-14s %-14.10g [%g, %g]%s  %s\n", q->name, p[i], q->min, q->max,
+            q->derived ? " derived" : "", q->doc ? q->doc : "");
+  }
+  fprintf(out, "initial state (t = %g):", t);
+  for (size_t i = 0; i < k->dim; i++)
+    fprintf(out, "%s %s = %.10g", i ? "," : "", k->state_names[i], x[i]);
+  fprintf(out, "\n");
+}
+
+static bool smoothed(const ctx *c) {
+  const tf_kernel *k = c->k;
+  return k->kind == TF_KERNEL_FILIPPOV && k->smoothed && k->rhs && k->smoothed(c->p);
+}
+
+/* The smooth field is evaluated where the model uses it: a Filippov model's only when its
+ * parameters make it run smoothed, a codimension-2 model's only off its discontinuity set
+ * (on it the slip direction, and so the field, is undefined). */
+static bool rhs_in_use(const ctx *c, const double *x) {
+  const tf_kernel *k = c->k;
+  if (!k->rhs) return false;
+  if (k->kind == TF_KERNEL_FILIPPOV) return smoothed(c);
+  if (k->sigma2) {
+    double h[2];
+    k->sigma2(x, c->p, h, NULL);
+    return h[0] != 0 || h[1] != 0;
+  }
+  if (k->field_dual) {
+    const int *i = k->contact_index;
+    return x[i[2]] != 0 || (x[i[0]] != 0 && x[i[1]] != 0);
+  }
+  return true;
+}
+
+static void values(ctx *c, const double *x) {
+  const tf_kernel *k = c->k;
+  const size_t n = k->dim;
+  fprintf(c->out, "finite at the initial state:\n");
+  const bool filippov = k->kind == TF_KERNEL_FILIPPOV;
+  if (rhs_in_use(c, x))
+    finite_check(c, F_RHS, x, filippov ? "smoothed field (smooth.rhs)" : "field f(t, x)");
+  if (filippov && smoothed(c))
+    fprintf(c->out,
+            "  --    these parameters run the model as its smooth flow: its Filippov "
+            "fields are not used\n");
+  else if (filippov) {
+    finite_check(c, F_SWITCHING, x, "switching function h");
+    for (c->side = 1; c->side >= -1; c->side -= 2)
+      finite_check(c, F_SLIP, x, c->side > 0 ? "slip field, side +1" : "slip field, side -1");
+    if (k->secondary_switching) finite_check(c, F_SECONDARY, x, "secondary switching function g");
+    if (k->stick) {
+      double v[N];
+      for (int l = -1; l <= 1; l++) {
+        char what[64];
+        snprintf(what, sizeof what, "stick field, lambda = %+d", l);
+        for (size_t i = 0; i < n; i++) v[i] = NAN;
+        k->stick(c->t, x, l, c->p, v);
+        verdict(c, all_finite(v, n), what);
+        fprintf(c->out, " = ");
+        print_vector(c->out, v, n);
+        fprintf(c->out, "\n");
+      }
+    }
+    if (k->regularised) finite_check(c, F_REGULARISED, x, "regularised field, lambda = 0.5");
+  }
+  if (k->sigma2) finite_check(c, F_SIGMA2, x, "sigma2 (H1, H2)");
+  if (k->map) finite_check(c, F_MAP, x, "map F(x)");
+  double v[N];
+  if (k->diffusion) {
+    for (size_t i = 0; i < n; i++) v[i] = NAN;
+    k->diffusion(c->t, x, c->p, v);
+    verdict(c, all_finite(v, n), "noise g(t, x)");
+    fprintf(c->out, " = ");
+    print_vector(c->out, v, n);
+    fprintf(c->out, "\n");
+  }
+  if (k->field2 || k->field_dual) {
+    const double e1[2] = {1.0, 0.0};
+    for (size_t i = 0; i < n; i++) v[i] = NAN;
+    if (k->field2)
+      k->field2(c->t, x, e1, c->p, v);
+    else
+      k->field_dual(c->t, x, e1, e1, c->p, v);
+    verdict(c, all_finite(v, n),
+            k->field2 ? "field2, slip direction (1, 0)" : "field_dual, slip directions (1, 0)");
+    fprintf(c->out, " = ");
+    print_vector(c->out, v, n);
+    fprintf(c->out, "\n");
+  }
+  if (k->noutputs) {
+    double o[TF_MODEL_MAX_EXTRA];
+    for (size_t i = 0; i < k->noutputs && i < TF_MODEL_MAX_EXTRA; i++) o[i] = NAN;
+    k->outputs(x, c->p, o);
+    verdict(c, all_finite(o, k->noutputs), "outputs");
+    fprintf(c->out, " = ");
+    print_vector(c->out, o, k->noutputs);
+    fprintf(c->out, "\n");
+  }
+}
+
+static void derivatives(ctx *c, const double *x) {
+  const tf_kernel *k = c->k;
+  fprintf(c->out, "derivatives against central differences:\n");
+  const bool filippov = k->kind == TF_KERNEL_FILIPPOV;
+  if (rhs_in_use(c, x)) {
+    if (k->jacobian)
+      derivative_check(c, F_RHS, x, filippov ? "smooth.jacobian" : "jacobian");
+    else
+      fprintf(c->out, "  --    jacobian not given (the engine uses finite differences)\n");
+  }
+  if (k->diffusion_dx) diffusion_dx_check(c, x);
+  if (filippov && !smoothed(c)) {
+    derivative_check(c, F_SWITCHING, x, "switching gradient");
+    if (k->secondary_switching) derivative_check(c, F_SECONDARY, x, "secondary switching gradient");
+    if (k->slip_jacobian)
+      for (c->side = 1; c->side >= -1; c->side -= 2)
+        derivative_check(c, F_SLIP, x,
+                         c->side > 0 ? "slip_jacobian, side +1" : "slip_jacobian, side -1");
+    else
+      fprintf(c->out, "  --    slip_jacobian not given (the engine uses finite differences)\n");
+    if (k->regularised_jacobian) {
+      derivative_check(c, F_REGULARISED, x, "regularised_jacobian (lambda = 0.5)");
+      dlambda_check(c, x);
+    }
+  }
+  if (k->sigma2) derivative_check(c, F_SIGMA2, x, "sigma2 gradients");
+  if (k->map) {
+    if (k->map_jacobian)
+      derivative_check(c, F_MAP, x, "map_jacobian");
+    else
+      fprintf(c->out, "  --    map_jacobian not given (the engine uses finite differences)\n");
+  }
+}
+
+int tf_model_check(const tf_kernel *k, const char *origin, const double *p, double t,
+                   const double *x, FILE *out) {
+  ctx c = {.k = k, .p = p, .t = t, .lambda = 0.5, .side = 1, .out = out};
+  header(k, origin, p, t, x, out);
+  values(&c, x);
+  derivatives(&c, x);
+  if (c.failed)
+    fprintf(out, "result: FAIL (%d of %d checks failed)\n", c.failed, c.checks);
+  else
+    fprintf(out, "result: ok (%d check%s passed)\n", c.checks, c.checks == 1 ? "" : "s");
+  return c.failed;
+}

@@ -1,0 +1,417 @@
+/* plugin.c — see plugin.h. */
+#include "plugin.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <mpi.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "model_def.h"
+#include "plugin_build.h"
+
+extern char **environ;
+
+enum { MAX_MODELS_PER_LIBRARY = 1000 };
+
+/* What the process has loaded or failed to load: a second request gives the same answer
+ * without touching the file system (or, for sources, MPI) again. */
+typedef struct loaded {
+  char *key;
+  const tf_kernel *kernel; /* NULL: failed with `error` */
+  char *origin;
+  char *digest; /* what --resume compares: the library's bytes, or the source's cache key */
+  char *error;
+} loaded;
+static loaded *memo;
+static size_t nmemo;
+
+static char *dup_key(char tag, const char *a, const char *b) {
+  const size_t la = strlen(a), lb = b ? strlen(b) : 0;
+  char *k = malloc(la + lb + 3);
+  if (!k) return NULL;
+  k[0] = tag;
+  memcpy(k + 1, a, la);
+  k[1 + la] = '\x1f';
+  memcpy(k + 2 + la, b ? b : "", lb);
+  k[2 + la + lb] = '\0';
+  return k;
+}
+
+static const loaded *memo_find(const char *key) {
+  for (size_t i = 0; i < nmemo; i++)
+    if (strcmp(memo[i].key, key) == 0) return &memo[i];
+  return NULL;
+}
+
+/* Takes ownership of key. */
+static void memo_add(char *key, const tf_kernel *k, const char *origin, const char *digest,
+                     const tf_error *err) {
+  loaded *grown = realloc(memo, (nmemo + 1) * sizeof *memo);
+  if (!grown || !key) return free(key); /* not remembered: the next request repeats the work */
+  memo = grown;
+  memo[nmemo++] = (loaded){key, k, origin ? strdup(origin) : NULL, digest ? strdup(digest) : NULL,
+                           k ? NULL : strdup(err ? err->msg : "failed")};
+}
+
+static int memo_answer(const loaded *m, const tf_kernel **k, tf_error *err) {
+  *k = m->kernel;
+  return m->kernel ? 0 : tf_fail(err, "%s", m->error ? m->error : "failed");
+}
+
+const char *tf_plugin_origin(const tf_kernel *k) {
+  for (size_t i = 0; i < nmemo; i++)
+    if (memo[i].kernel == k) return memo[i].origin;
+  return NULL;
+}
+
+const char *tf_plugin_digest(const tf_kernel *k) {
+  for (size_t i = 0; i < nmemo; i++)
+    if (memo[i].kernel == k && memo[i].digest) return memo[i].digest;
+  return NULL;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static char *read_all(const char *path, size_t *n, const char *what, tf_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return tf_fail(err, "%s '%s': %s", what, path, strerror(errno)), NULL;
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + len, 1, cap - len, f)) > 0;) {
+    len += got;
+    if (len == cap) {
+      char *grown = realloc(buf, cap *= 2);
+      if (!grown) free(buf);
+      buf = grown;
+    }
+  }
+  const bool bad = ferror(f);
+  fclose(f);
+  if (!buf || bad) return free(buf), tf_fail(err, "%s '%s': cannot be read", what, path), NULL;
+  *n = len;
+  return buf;
+}
+
+/* A regular file, or an error saying what the path is instead. */
+static int regular_file(const char *path, const char *what, tf_error *err) {
+  struct stat st;
+  if (stat(path, &st) != 0) return tf_fail(err, "%s '%s': %s", what, path, strerror(errno));
+  if (S_ISDIR(st.st_mode)) return tf_fail(err, "%s '%s' is a directory, not a file", what, path);
+  if (!S_ISREG(st.st_mode)) return tf_fail(err, "%s '%s' is not a regular file", what, path);
+  if (access(path, R_OK) != 0) return tf_fail(err, "%s '%s': %s", what, path, strerror(errno));
+  return 0;
+}
+
+/* The definitions a library exports, after the ABI check. */
+static int library_defs(const char *path, const char *origin, const tf_model_def *const **list,
+                        size_t *n, tf_error *err) {
+  if (regular_file(path, "model library", err)) return -1;
+  char local[PATH_MAX + 3];
+  /* without a slash dlopen would search the library path instead of opening this file */
+  snprintf(local, sizeof local, "%s%s", strchr(path, '/') ? "" : "./", path);
+  dlerror();
+  void *h = dlopen(local, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *why = dlerror();
+    return tf_fail(err, "%s: cannot be loaded: %s", origin, why ? why : "dlopen failed");
+  }
+  const int *abi = dlsym(h, "twofold_model_abi");
+  if (!abi)
+    return tf_fail(err,
+                   "%s: does not export 'twofold_model_abi', so it is not a twofold model plugin "
+                   "(list its models with TWOFOLD_MODELS(...) from include/twofold/model.h)",
+                   origin);
+  if (*abi != TWOFOLD_MODEL_ABI)
+    return tf_fail(err,
+                   "%s: built for model ABI %d, but this twofold has model ABI %d; rebuild it "
+                   "against this twofold's include/twofold/model.h (%s)",
+                   origin, *abi, TWOFOLD_MODEL_ABI, TF_PLUGIN_INCLUDE "/twofold/model.h");
+  const tf_model_def *const *l = dlsym(h, "twofold_model_list");
+  if (!l)
+    return tf_fail(err,
+                   "%s: exports 'twofold_model_abi' but not 'twofold_model_list' (declare the "
+                   "models with TWOFOLD_MODELS(...))",
+                   origin);
+  size_t count = 0;
+  while (count < MAX_MODELS_PER_LIBRARY && l[count]) count++;
+  if (count == 0) return tf_fail(err, "%s: twofold_model_list is empty", origin);
+  if (count == MAX_MODELS_PER_LIBRARY)
+    return tf_fail(err, "%s: twofold_model_list has no NULL end within %d entries", origin,
+                   MAX_MODELS_PER_LIBRARY);
+  for (size_t i = 0; i < count; i++)
+    for (size_t j = 0; j < i; j++)
+      if (l[i]->name && l[j]->name && strcmp(l[i]->name, l[j]->name) == 0)
+        return tf_fail(err, "%s: two models are named '%s' (entries %zu and %zu of TWOFOLD_MODELS)",
+                       origin, l[i]->name, j, i);
+  *list = l;
+  *n = count;
+  return 0;
+}
+
+static void list_names(const tf_model_def *const *l, size_t n, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+                            l[i]->name ? l[i]->name : "(unnamed)");
+}
+
+/* Loads `name` from the library at path; error messages start with `origin`. */
+/* What identifies the code a library holds: a hash of its bytes (the path alone would let a
+ * rebuilt library continue another one's results). */
+static void library_digest(const char *path, char *out, size_t n) {
+  size_t len;
+  tf_error ignored;
+  char *bytes = read_all(path, &len, "model library", &ignored);
+  if (bytes)
+    snprintf(out, n, "library bytes fnv1a-64 %016llx",
+             (unsigned long long)fnv1a(0xcbf29ce484222325ULL, bytes, len));
+  else
+    snprintf(out, n, "library (unreadable)");
+  free(bytes);
+}
+
+/* Loads `name` from the library at path; error messages start with `origin`; `digest` (NULL:
+ * the library's bytes) is what --resume compares. */
+static int load(const char *path, const char *name, const char *origin, const char *digest,
+                const tf_kernel **k, tf_error *err) {
+  *k = NULL;
+  if (!name) name = "";
+  char *key = dup_key('L', path, name);
+  const loaded *m = key ? memo_find(key) : NULL;
+  if (m) return free(key), memo_answer(m, k, err);
+  const tf_model_def *const *l;
+  size_t n;
+  int rc = library_defs(path, origin, &l, &n, err);
+  if (!rc) {
+    char names[1024];
+    list_names(l, n, names, sizeof names);
+    const tf_model_def *def = NULL;
+    if (!*name && n > 1)
+      rc = tf_fail(err, "%s: has %zu models (%s); choose one with model.name", origin, n, names);
+    else if (!*name)
+      def = l[0];
+    for (size_t i = 0; !rc && *name && i < n && !def; i++)
+      if (l[i]->name && strcmp(l[i]->name, name) == 0) def = l[i];
+    if (!rc && !def) rc = tf_fail(err, "%s: has no model '%s' (it has: %s)", origin, name, names);
+    if (!rc) rc = tf_kernel_from_def(def, origin, k, err);
+  }
+  char own[96];
+  if (!rc && !digest) library_digest(path, own, sizeof own);
+  memo_add(key, *k, origin, rc ? NULL : digest ? digest : own, err);
+  return rc;
+}
+
+int tf_plugin_open_library(const char *path, const char *name, const tf_kernel **k, tf_error *err) {
+  char origin[PATH_MAX + 32];
+  snprintf(origin, sizeof origin, "model library '%s'", path);
+  return load(path, name, origin, NULL, k, err);
+}
+
+int tf_plugin_library_models(const char *path, const tf_kernel ***ks, size_t *n, tf_error *err) {
+  char origin[PATH_MAX + 32];
+  snprintf(origin, sizeof origin, "model library '%s'", path);
+  const tf_model_def *const *l;
+  *ks = NULL;
+  *n = 0;
+  size_t count;
+  if (library_defs(path, origin, &l, &count, err)) return -1;
+  const tf_kernel **out = calloc(count, sizeof *out);
+  if (!out) return tf_fail(err, "out of memory");
+  for (size_t i = 0; i < count; i++)
+    if (load(path, l[i]->name ? l[i]->name : "?", origin, NULL, &out[i], err)) return free(out), -1;
+  *ks = out;
+  *n = count;
+  return 0;
+}
+
+/* --- the cache of compiled sources ------------------------------------------------------ */
+
+static int make_dirs(const char *dir, tf_error *err) {
+  char buf[PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+    return tf_fail(err, "cache directory name too long: '%s'", dir);
+  for (char *p = buf + 1;; p++) {
+    const bool end = *p == '\0';
+    if (*p == '/' || end) {
+      *p = '\0';
+      if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return tf_fail(err,
+                       "cannot create the model cache directory '%s': %s (set TWOFOLD_CACHE to a "
+                       "writable directory)",
+                       buf, strerror(errno));
+      if (end) break;
+      *p = '/';
+    }
+  }
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    return tf_fail(err, "the model cache '%s' is not a directory (set TWOFOLD_CACHE)", dir);
+  return 0;
+}
+
+int tf_plugin_cache_dir(char *buf, size_t n, tf_error *err) {
+  const char *env = getenv("TWOFOLD_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
+             *home = getenv("HOME");
+  int len;
+  if (env && *env)
+    len = snprintf(buf, n, "%s", env);
+  else if (xdg && *xdg)
+    len = snprintf(buf, n, "%s/twofold", xdg);
+  else if (home && *home)
+    len = snprintf(buf, n, "%s/.cache/twofold", home);
+  else
+    return tf_fail(err,
+                   "no directory for compiled models: set TWOFOLD_CACHE (or XDG_CACHE_HOME or "
+                   "HOME)");
+  if (len < 0 || (size_t)len >= n) return tf_fail(err, "cache directory name too long");
+  return make_dirs(buf, err);
+}
+
+/* Splits the recorded flags at blanks into argv (they are CMake's, without quoting). */
+static size_t split_flags(char *flags, char **argv, size_t max) {
+  size_t n = 0;
+  for (char *save = NULL, *tok = strtok_r(flags, " \t", &save); tok && n < max;
+       tok = strtok_r(NULL, " \t", &save))
+    argv[n++] = tok;
+  return n;
+}
+
+/* Runs the compiler: its diagnostics go straight to our stderr, naming the file as given. */
+static int compile(const char *src, const char *out, const char *origin, tf_error *err) {
+  char flags[] = TF_PLUGIN_CFLAGS;
+  char *argv[96];
+  size_t n = 0;
+  argv[n++] = (char *)TF_PLUGIN_CC;
+  n += split_flags(flags, argv + n, 64);
+  static const char *const fixed[] = {"-std=c17", "-Wall", "-fPIC",
+                                      "-shared",  "-I",    TF_PLUGIN_INCLUDE};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) argv[n++] = (char *)fixed[i];
+  argv[n++] = "-o";
+  argv[n++] = (char *)out;
+  argv[n++] = (char *)src;
+  argv[n++] = "-lm";
+  argv[n] = NULL;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid;
+  const int rc = posix_spawn(&pid, TF_PLUGIN_CC, NULL, NULL, argv, environ);
+  if (rc != 0)
+    return tf_fail(err, "%s: cannot run the compiler '%s': %s", origin, TF_PLUGIN_CC, strerror(rc));
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return tf_fail(err, "%s: waiting for the compiler failed", origin);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    unlink(out);
+    return tf_fail(err, "%s: does not compile (the compiler's messages are above; compiler %s)",
+                   origin, TF_PLUGIN_CC);
+  }
+  return 0;
+}
+
+/* The cached library for a source: its name, and compiled unless already there. */
+static int cached_library(const char *src, const char *origin, char *so, size_t so_size,
+                          tf_error *err) {
+  if (regular_file(src, "model source", err)) return -1;
+  char dir[PATH_MAX];
+  if (tf_plugin_cache_dir(dir, sizeof dir, err)) return -1;
+  size_t len;
+  char *text = read_all(src, &len, "model source", err);
+  if (!text) return -1;
+  char abi[32];
+  snprintf(abi, sizeof abi, "%d", TWOFOLD_MODEL_ABI);
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h = fnv1a(h, text, len);
+  h = fnv1a(h, "", 1);
+  h = fnv1a(h, TF_PLUGIN_CC, sizeof TF_PLUGIN_CC);
+  h = fnv1a(h, TF_PLUGIN_CFLAGS, sizeof TF_PLUGIN_CFLAGS);
+  h = fnv1a(h, abi, strlen(abi) + 1);
+  free(text);
+  /* the stem keeps the cache readable; the hash alone decides */
+  char stem[64];
+  const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+  size_t s = 0;
+  for (; base[s] && base[s] != '.' && s < sizeof stem - 1; s++)
+    stem[s] = (base[s] >= 'a' && base[s] <= 'z') || (base[s] >= 'A' && base[s] <= 'Z') ||
+                      (base[s] >= '0' && base[s] <= '9') || base[s] == '_' || base[s] == '-'
+                  ? base[s]
+                  : '_';
+  stem[s] = '\0';
+  if (snprintf(so, so_size, "%s/%s-%016llx.so", dir, stem, (unsigned long long)h) >= (int)so_size)
+    return tf_fail(err, "cache path too long in '%s'", dir);
+  if (access(so, R_OK) == 0) return 0;
+  char tmp[PATH_MAX + 96], host[64] = "host";
+  gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  snprintf(tmp, sizeof tmp, "%s.tmp.%s.%ld", so, host, (long)getpid());
+  if (compile(src, tmp, origin, err)) return -1;
+  if (rename(tmp, so) != 0) {
+    const int e = errno;
+    unlink(tmp);
+    return tf_fail(err, "%s: cannot place the compiled model at '%s': %s", origin, so, strerror(e));
+  }
+  return 0;
+}
+
+static bool mpi_running(void) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **k, tf_error *err) {
+  *k = NULL;
+  char origin[PATH_MAX + 32];
+  snprintf(origin, sizeof origin, "model source '%s'", path);
+  /* remembered by path and modification: a file written again at the same path (generated
+   * code) is compiled again, and asking twice for an unchanged one costs no communication */
+  struct stat st = {0};
+  stat(path, &st);
+  const size_t vn = (name ? strlen(name) : 0) + 80;
+  char *version = malloc(vn);
+  if (!version) return tf_fail(err, "out of memory");
+  snprintf(version, vn, "%s\x1f%lld.%09ld:%lld", name ? name : "", (long long)st.st_mtim.tv_sec,
+           (long)st.st_mtim.tv_nsec, (long long)st.st_size);
+  char *key = dup_key('S', path, version);
+  free(version);
+  const loaded *m = key ? memo_find(key) : NULL;
+  if (m) return free(key), memo_answer(m, k, err);
+  /* rank 0 compiles; everyone gets its status, library path and message */
+  struct {
+    int rc;
+    char so[PATH_MAX];
+    char msg[TF_ERROR_MAX];
+  } shared = {0};
+  int rank = 0;
+  const bool mpi = mpi_running();
+  if (mpi) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    shared.rc = cached_library(path, origin, shared.so, sizeof shared.so, err);
+    if (shared.rc) snprintf(shared.msg, sizeof shared.msg, "%s", err->msg);
+  }
+  if (mpi) MPI_Bcast(&shared, (int)sizeof shared, MPI_BYTE, 0, MPI_COMM_WORLD);
+  int rc = shared.rc ? tf_fail(err, "%s", shared.msg) : 0;
+  /* a node-local cache (no shared file system) lacks rank 0's file: compile here too */
+  if (!rc && rank != 0 && access(shared.so, R_OK) != 0)
+    rc = cached_library(path, origin, shared.so, sizeof shared.so, err);
+  /* the cached file's name holds the hash of (source, compiler, flags, ABI) */
+  char digest[PATH_MAX + 32];
+  snprintf(digest, sizeof digest, "source compiled as %s",
+           strrchr(shared.so, '/') ? strrchr(shared.so, '/') + 1 : shared.so);
+  if (!rc) rc = load(shared.so, name, origin, digest, k, err);
+  memo_add(key, *k, origin, rc ? NULL : digest, err);
+  return rc;
+}
