@@ -17,8 +17,8 @@ import os
 import platform
 import sys
 
-ORDER = ["smoke", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs", "smooth", "stiff",
-         "codim2", "valve", "cluster"]
+ORDER = ["smoke", "startup", "memory", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs",
+         "smooth", "stiff", "codim2", "valve", "cluster", "multinode", "equations"]
 
 
 def machine():

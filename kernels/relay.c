@@ -31,6 +31,12 @@ static void slip(double t, const double *x, int side, const double *p, double *d
   dx[1] = 1.0 + p[B] * x[1];
 }
 
+static void slip_jacobian(double t, const double *x, int side, const double *p, double *j) {
+  (void)t, (void)x, (void)side;
+  j[0] = 0, j[1] = 1;
+  j[2] = 0, j[3] = p[B];
+}
+
 const tf_kernel tf_kernel_relay = {
     .name = "relay",
     .doc = "planar relay x' = y - a sign(x), y' = 1 (exact event times; event tests)",
@@ -42,4 +48,5 @@ const tf_kernel tf_kernel_relay = {
     .params = params,
     .switching = switching,
     .slip = slip,
+    .slip_jacobian = slip_jacobian,
 };

@@ -38,6 +38,14 @@ static void slip(double t, const double *x, int side, const double *p, double *d
   dx[2] = p[OMEGA];
 }
 
+/* Exact tangent dynamics in slip: the friction force is constant on each side. */
+static void slip_jacobian(double t, const double *x, int side, const double *p, double *j) {
+  (void)t, (void)side;
+  j[0] = 0, j[1] = 1, j[2] = 0;
+  j[3] = -1, j[4] = -2 * p[ZETA], j[5] = -p[AMP] * sin(x[2]);
+  j[6] = 0, j[7] = 0, j[8] = 0;
+}
+
 /* The smoothed flow (used when eps > 0 through the flow jobs). */
 static void rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
@@ -73,5 +81,6 @@ const tf_kernel tf_kernel_stick_slip = {
     .jacobian = jacobian,
     .switching = switching,
     .slip = slip,
+    .slip_jacobian = slip_jacobian,
     .smoothed = smoothed,
 };

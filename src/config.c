@@ -1020,6 +1020,48 @@ int tf_config_get_double_array(tf_config *cfg, const char *path, const double *d
   return 0;
 }
 
+static node *find(const tf_config *cfg, const char *path);
+
+/* ---- strings and keys ----------------------------------------------------------------------- */
+
+int tf_config_get_string_array(tf_config *cfg, const char *path, const char **out, size_t cap,
+                               size_t *n_out, tf_error *err) {
+  node *n = resolve(cfg, path, NULL, err);
+  if (!n) return -1;
+  if (n->kind != NODE_SEQUENCE) return fail_type(cfg, n, path, "a sequence of names", err);
+  if (n->count < 1 || n->count > cap)
+    return fail_key(cfg, n, path, err, "expected 1 to %zu names, got %zu", cap, n->count);
+  for (size_t i = 0; i < n->count; i++) {
+    const node *item = n->items[i];
+    char got[WHERE_MAX];
+    if (item->kind != NODE_SCALAR || is_null(item))
+      return fail_key(cfg, item, path, err, "element %zu: expected a name, got %s", i + 1,
+                      describe(item, got, sizeof got));
+    out[i] = item->text;
+  }
+  *n_out = n->count;
+  return 0;
+}
+
+int tf_config_keys(tf_config *cfg, const char *path, const char **names, size_t cap, size_t *n_out,
+                   tf_error *err) {
+  *n_out = 0;
+  if (!tf_config_has(cfg, path)) return 0;
+  node *n = resolve(cfg, path, NULL, err);
+  if (!n) return -1;
+  if (n->kind != NODE_MAPPING) return fail_type(cfg, n, path, "a mapping", err);
+  if (n->count > cap)
+    return fail_key(cfg, n, path, err, "at most %zu entries, got %zu", cap, n->count);
+  for (size_t i = 0; i < n->count; i++) names[i] = n->entries[i].key;
+  *n_out = n->count;
+  return 0;
+}
+
+bool tf_config_is_mapping(const tf_config *cfg, const char *path) {
+  const node *n = path_is_valid(path, false) ? find(cfg, path) : NULL;
+  return n && n->kind == NODE_MAPPING;
+}
+
 /* ---- queries ----------------------------------------------------------------------------- */
 
 static node *find(const tf_config *cfg, const char *path) {

@@ -60,6 +60,21 @@ int tf_config_get_double_array(tf_config *cfg, const char *path, const double *d
                                size_t n_expected, double *out, size_t cap, size_t *n_out,
                                tf_error *err);
 
+/* A sequence of strings (names, expressions), 1 to cap of them; required.  The pointers stay
+ * valid until the config is freed. */
+int tf_config_get_string_array(tf_config *cfg, const char *path, const char **out, size_t cap,
+                               size_t *n_out, tf_error *err);
+
+/* Every key of the mapping at `path`, in file order, up to cap of them (for sections whose keys
+ * are names the user chooses, e.g. a model's parameters); marks the mapping itself used, each
+ * key is marked when its value is read.  An absent key gives 0 keys; a value that is not a
+ * mapping is an error naming the key. */
+int tf_config_keys(tf_config *cfg, const char *path, const char **names, size_t cap, size_t *n_out,
+                   tf_error *err);
+
+/* True if the key exists and holds a mapping. */
+bool tf_config_is_mapping(const tf_config *cfg, const char *path);
+
 /* True if the key exists (does not mark it used). */
 bool tf_config_has(const tf_config *cfg, const char *path);
 

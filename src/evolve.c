@@ -32,6 +32,7 @@ struct tf_evolve {
   size_t m, na;
   bool saltation;
   double *aug, *f1, *f2, *probe;
+  double *jac; /* n x n: the slip Jacobian of the current state, when the kernel gives it */
 };
 
 tf_evolve_options tf_evolve_default_options(void) {
@@ -139,9 +140,31 @@ static void tangent_rhs(tf_evolve *e, double t, const double *x, const double *q
   for (size_t i = 0; i < n; i++) dq[i] = (e->f1[i] - e->f2[i]) / (2 * h);
 }
 
+/* In slip modes a kernel's exact Jacobian replaces the differences: one evaluation for all
+ * vectors, and no truncation error in the exponents.  Sliding keeps the differences (its
+ * field involves the multiplier, whose derivative the kernel does not give). */
+static bool exact_tangent(const tf_evolve *e) {
+  return e->k->slip_jacobian && !e->opt.tangent_differences &&
+         (e->mode == TF_MODE_SLIP_PLUS || e->mode == TF_MODE_SLIP_MINUS);
+}
+
 static void rhs(double t, const double *x, void *ctx, double *dx) {
   tf_evolve *e = ctx;
   mode_field(e, e->mode, t, x, dx);
+  if (e->m && exact_tangent(e)) {
+    const size_t n = e->n;
+    e->k->slip_jacobian(t, x, e->mode, e->p, e->jac);
+    for (size_t c = 0; c < e->m; c++) {
+      const double *q = x + n + c * n;
+      double *dq = dx + n + c * n;
+      for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t j = 0; j < n; j++) s += e->jac[i * n + j] * q[j];
+        dq[i] = s;
+      }
+    }
+    return;
+  }
   for (size_t c = 0; c < e->m; c++) tangent_rhs(e, t, x, x + e->n + c * e->n, dx + e->n + c * e->n);
 }
 
@@ -470,9 +493,10 @@ int tf_evolve_enable_tangent(tf_evolve *e, int vectors, double interval, bool sa
                                     .max_events = e->opt.max_events,
                                     .qr_interval = interval};
   e->loop = tf_event_loop_create(n, m, &loop_ops, e, &lo);
-  e->aug = calloc(4 * na, sizeof *e->aug); /* aug, f1, f2, probe */
+  e->aug = calloc(4 * na + n * n, sizeof *e->aug); /* aug, f1, f2, probe, jac */
   if (!e->loop || !e->aug) return -1;
   e->f1 = e->aug + na, e->f2 = e->aug + 2 * na, e->probe = e->aug + 3 * na;
+  e->jac = e->aug + 4 * na;
   return 0;
 }
 

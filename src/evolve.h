@@ -71,6 +71,8 @@ typedef struct tf_evolve_options {
                             there (kernels with a second switching function) */
   double meet_departure; /* distance from the intersection at which a departure starts */
   double meet_escape_distance, meet_escape_margin; /* detaching from escaping sliding */
+  bool tangent_differences; /* tangents by central differences even where the kernel gives
+                               slip_jacobian (to compare the two) */
 } tf_evolve_options;
 
 tf_evolve_options tf_evolve_default_options(void);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "equations.h"
 #include "plugin.h"
 
 static const char *kind_name(tf_kernel_kind kind) {
@@ -35,9 +36,10 @@ static int unknown_model(tf_config *cfg, const char *name, tf_error *err) {
 
 /* The key that says which model: model.library or model.source for a plugin. */
 static const char *model_key(const tf_config *cfg) {
-  return tf_config_has(cfg, "model.library")  ? "model.library"
-         : tf_config_has(cfg, "model.source") ? "model.source"
-                                              : "model.name";
+  return tf_config_has(cfg, "model.library")     ? "model.library"
+         : tf_config_has(cfg, "model.source")    ? "model.source"
+         : tf_config_has(cfg, "model.equations") ? "model.equations"
+                                                 : "model.name";
 }
 
 /* A plugin path as the user meant it: relative to the config file's directory (or the one
@@ -59,8 +61,33 @@ static void resolve_path(const tf_config *cfg, const char *key, const char *path
     snprintf(out, n, "%s", path);
 }
 
+/* model.equations: C generated into the plugin cache, then compiled and loaded like
+ * model.source (an unchanged model hashes to the same file and is compiled once). */
+static int equations_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
+  static const char *const others[] = {"model.name", "model.library", "model.source"};
+  char where[256], other[256];
+  tf_config_where(cfg, "model.equations", where, sizeof where);
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+    if (tf_config_has(cfg, others[i]))
+      return tf_fail(err,
+                     "%s: key 'model.equations': give the model as equations or by %s, not "
+                     "both (%s is at %s)",
+                     where, others[i], others[i],
+                     tf_config_where(cfg, others[i], other, sizeof other));
+  char dir[4096], path[4400];
+  const char *name;
+  if (tf_plugin_cache_dir(dir, sizeof dir, err) ||
+      tf_equations_write(cfg, dir, path, sizeof path, &name, err))
+    return -1;
+  tf_error why;
+  if (tf_plugin_open_source(path, name, k, &why))
+    return tf_fail(err, "%s: key 'model.equations': %s", where, why.msg);
+  return 0;
+}
+
 int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
   *k = NULL;
+  if (tf_equations_present(cfg)) return equations_kernel(cfg, k, err);
   char where[256];
   const bool lib = tf_config_has(cfg, "model.library"), src = tf_config_has(cfg, "model.source");
   if (lib && src) {

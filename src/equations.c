@@ -1,0 +1,515 @@
+/* equations.c — see equations.h.  Reading and checking model.equations, then printing C. */
+#define _POSIX_C_SOURCE 200809L
+#include "equations.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "expr.h"
+
+enum { MAX_STATES = 64, MAX_PARAMS = 256, MAX_NAMES = MAX_STATES + MAX_PARAMS + 1 };
+
+#define BASE "model.equations"
+
+typedef enum { SIDE_FIELD, SIDE_PLUS, SIDE_MINUS, SIDE_COUNT } side;
+
+typedef struct model {
+  tf_config *cfg;
+  tf_expr_pool *pool;
+  const char *name;
+  size_t dim, nparams, nnames;
+  const char *names[MAX_NAMES]; /* states, parameters, t */
+  char *c_names[MAX_NAMES];     /* x[i], p[j], t */
+  double def[MAX_PARAMS], min[MAX_PARAMS], max[MAX_PARAMS];
+  const char *doc[MAX_PARAMS];
+  bool has_initial;
+  double initial[MAX_STATES];
+  bool filippov;
+  tf_expr *field[SIDE_COUNT][MAX_STATES];
+  tf_expr *switching;
+  tf_expr *noise[MAX_STATES]; /* NULL: no noise on that component */
+  bool noisy;
+} model;
+
+bool tf_equations_present(const tf_config *cfg) {
+  return tf_config_has(cfg, BASE);
+}
+
+static int fail_at(model *m, const char *path, tf_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail_at(model *m, const char *path, tf_error *err, const char *fmt, ...) {
+  char where[512], detail[TF_ERROR_MAX - 600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  return tf_fail(err, "%s: key '%s': %s", tf_config_where(m->cfg, path, where, sizeof where), path,
+                 detail);
+}
+
+/* ---- names --------------------------------------------------------------------------------- */
+
+static bool is_identifier(const char *s) {
+  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+  for (s++; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '_'))
+      return false;
+  return true;
+}
+
+static int add_name(model *m, const char *name, const char *path, const char *what, tf_error *err) {
+  if (!is_identifier(name))
+    return fail_at(
+        m, path, err,
+        "%s name '%s' is not a name (letters, digits and '_', not starting with a digit)", what,
+        name);
+  if (tf_expr_fn_find(name, strlen(name)) >= 0)
+    return fail_at(m, path, err, "%s name '%s' is the name of a function", what, name);
+  if (!strcmp(name, "t")) return fail_at(m, path, err, "%s name 't' is reserved for time", what);
+  for (size_t i = 0; i < m->nnames; i++)
+    if (!strcmp(m->names[i], name))
+      return fail_at(m, path, err, "%s name '%s' is used twice (%s)", what, name,
+                     i < m->dim ? "already a state" : "already a parameter");
+  m->names[m->nnames++] = name;
+  return 0;
+}
+
+static const char *state_list(const model *m, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < m->dim && len + 1 < n; i++)
+    len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", m->names[i]);
+  return buf;
+}
+
+static int state_index(const model *m, const char *name) {
+  for (size_t i = 0; i < m->dim; i++)
+    if (!strcmp(m->names[i], name)) return (int)i;
+  return -1;
+}
+
+/* ---- reading ------------------------------------------------------------------------------- */
+
+static int read_expr(model *m, const char *path, tf_expr **out, tf_error *err) {
+  const char *text;
+  if (tf_config_get_string(m->cfg, path, NULL, NULL, &text, err)) return -1;
+  tf_error why;
+  *out = tf_expr_parse(m->pool, text, m->names, m->nnames, &why);
+  if (!*out) return fail_at(m, path, err, "%s", why.msg);
+  return 0;
+}
+
+static int read_parameters(model *m, tf_error *err) {
+  const char *keys[MAX_PARAMS];
+  size_t n;
+  if (tf_config_keys(m->cfg, BASE ".parameters", keys, MAX_PARAMS, &n, err)) return -1;
+  for (size_t j = 0; j < n; j++) {
+    char path[512], sub[600];
+    snprintf(path, sizeof path, BASE ".parameters.%s", keys[j]);
+    if (add_name(m, keys[j], path, "parameter", err)) return -1;
+    m->min[j] = -INFINITY, m->max[j] = INFINITY, m->doc[j] = "";
+    if (!tf_config_is_mapping(m->cfg, path)) {
+      if (tf_config_get_double(m->cfg, path, NULL, -INFINITY, INFINITY, &m->def[j], err)) return -1;
+    } else {
+      const double lo = -INFINITY, hi = INFINITY;
+      snprintf(sub, sizeof sub, "%s.min", path);
+      if (tf_config_get_double(m->cfg, sub, &lo, -INFINITY, INFINITY, &m->min[j], err)) return -1;
+      snprintf(sub, sizeof sub, "%s.max", path);
+      if (tf_config_get_double(m->cfg, sub, &hi, -INFINITY, INFINITY, &m->max[j], err)) return -1;
+      if (m->min[j] > m->max[j])
+        return fail_at(m, sub, err, "max %g is below min %g", m->max[j], m->min[j]);
+      snprintf(sub, sizeof sub, "%s.doc", path);
+      if (tf_config_get_string(m->cfg, sub, "", NULL, &m->doc[j], err)) return -1;
+      snprintf(sub, sizeof sub, "%s.default", path);
+      if (tf_config_get_double(m->cfg, sub, NULL, m->min[j], m->max[j], &m->def[j], err)) return -1;
+    }
+    if (!isfinite(m->def[j]))
+      return fail_at(m, path, err, "expected a finite default, got %g", m->def[j]);
+  }
+  m->nparams = n;
+  return 0;
+}
+
+/* Reading a missing required field mapping: the getter produces the "missing required key"
+ * message with file and line. */
+static int require(model *m, const char *path, tf_error *err) {
+  const char *s;
+  return tf_config_get_string(m->cfg, path, NULL, NULL, &s, err);
+}
+
+/* A mapping state -> expression: every state needs one (all_states) or may have one. */
+static int read_field(model *m, const char *path, tf_expr **out, bool all_states, tf_error *err) {
+  const char *keys[MAX_STATES + 1];
+  size_t n;
+  char states[1024];
+  if (!tf_config_has(m->cfg, path)) return all_states ? require(m, path, err) : 0;
+  if (tf_config_keys(m->cfg, path, keys, MAX_STATES + 1, &n, err)) return -1;
+  for (size_t i = 0; i < n; i++) {
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s.%s", path, keys[i]);
+    const int s = state_index(m, keys[i]);
+    if (s < 0)
+      return fail_at(m, sub, err, "'%s' is not a state (states: %s)", keys[i],
+                     state_list(m, states, sizeof states));
+    if (read_expr(m, sub, &out[s], err)) return -1;
+  }
+  if (all_states)
+    for (size_t i = 0; i < m->dim; i++)
+      if (!out[i])
+        return fail_at(m, path, err, "state '%s' has no equation here (states: %s)", m->names[i],
+                       state_list(m, states, sizeof states));
+  return 0;
+}
+
+static int read_model(model *m, tf_error *err) {
+  if (!tf_config_is_mapping(m->cfg, BASE)) {
+    const char *keys[1];
+    size_t n;
+    return tf_config_keys(m->cfg, BASE, keys, 1, &n, err)
+               ? -1
+               : fail_at(m, BASE, err, "expected a mapping");
+  }
+  if (tf_config_get_string(m->cfg, BASE ".name", "equations", NULL, &m->name, err)) return -1;
+  if (!*m->name) return fail_at(m, BASE ".name", err, "expected a model name, got ''");
+  const char *states[MAX_STATES];
+  if (tf_config_get_string_array(m->cfg, BASE ".state", states, MAX_STATES, &m->dim, err))
+    return -1;
+  for (size_t i = 0; i < m->dim; i++)
+    if (add_name(m, states[i], BASE ".state", "state", err)) return -1;
+  if (read_parameters(m, err)) return -1;
+  m->names[m->nnames++] = "t";
+  if (tf_config_has(m->cfg, BASE ".initial")) {
+    size_t n;
+    if (tf_config_get_double_array(m->cfg, BASE ".initial", NULL, 0, m->dim, m->initial, MAX_STATES,
+                                   &n, err))
+      return -1;
+    m->has_initial = true;
+  }
+  m->filippov = tf_config_has(m->cfg, BASE ".switching");
+  if (m->filippov) {
+    if (tf_config_has(m->cfg, BASE ".field"))
+      return fail_at(m, BASE ".field", err,
+                     "a Filippov model (with 'switching') gives its fields as slip.plus and "
+                     "slip.minus, not 'field'");
+    if (tf_config_has(m->cfg, BASE ".noise"))
+      return fail_at(m, BASE ".noise", err, "noise is for flows (models without 'switching')");
+    if (read_expr(m, BASE ".switching", &m->switching, err)) return -1;
+    if (tf_expr_depends(m->switching, (int)(m->nnames - 1)))
+      return fail_at(m, BASE ".switching", err, "the switching function cannot depend on t");
+    if (read_field(m, BASE ".slip.plus", m->field[SIDE_PLUS], true, err) ||
+        read_field(m, BASE ".slip.minus", m->field[SIDE_MINUS], true, err))
+      return -1;
+    /* slip's keys were read one by one; the mapping holding them is used too */
+    tf_config_mark_used(m->cfg, BASE ".slip");
+    const char *keys[4];
+    size_t n;
+    if (tf_config_keys(m->cfg, BASE ".slip", keys, 4, &n, err)) return -1;
+    for (size_t i = 0; i < n; i++)
+      if (strcmp(keys[i], "plus") && strcmp(keys[i], "minus")) {
+        char sub[600];
+        snprintf(sub, sizeof sub, BASE ".slip.%s", keys[i]);
+        return fail_at(m, sub, err, "expected the sides 'plus' (h > 0) and 'minus' (h < 0)");
+      }
+  } else {
+    if (tf_config_has(m->cfg, BASE ".slip"))
+      return fail_at(m, BASE ".slip", err, "slip fields need a switching function ('switching')");
+    if (read_field(m, BASE ".field", m->field[SIDE_FIELD], true, err) ||
+        read_field(m, BASE ".noise", m->noise, false, err))
+      return -1;
+    for (size_t i = 0; i < m->dim; i++) m->noisy |= m->noise[i] != NULL;
+  }
+  return 0;
+}
+
+/* ---- printing ------------------------------------------------------------------------------ */
+
+typedef struct out {
+  char *buf;
+  size_t len, cap;
+  int failed;
+} out;
+
+static void put(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(out *o, const char *fmt, ...) {
+  if (o->failed) return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    const size_t room = o->cap - o->len;
+    const int n = vsnprintf(o->buf ? o->buf + o->len : NULL, o->buf ? room : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      o->failed = 1;
+      return;
+    }
+    if (o->buf && (size_t)n < room) {
+      o->len += (size_t)n;
+      return;
+    }
+    char *grown = realloc(o->buf, (o->len + (size_t)n + 1) * 2);
+    if (!grown) {
+      o->failed = 1;
+      return;
+    }
+    o->buf = grown;
+    o->cap = (o->len + (size_t)n + 1) * 2;
+  }
+}
+
+static void put_expr(out *o, const model *m, const tf_expr *e) {
+  if (!o->failed && tf_expr_emit(e, (const char *const *)m->c_names, &o->buf, &o->len, &o->cap))
+    o->failed = 1;
+}
+
+/* A C string literal: printable ASCII as is, everything else in octal. */
+static void put_string(out *o, const char *s) {
+  put(o, "\"");
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      put(o, "\\%c", *c);
+    else if (*c >= 32 && *c < 127 && *c != '?') /* '?': no trigraphs */
+      put(o, "%c", *c);
+    else
+      put(o, "\\%03o", *c);
+  }
+  put(o, "\"");
+}
+
+static void put_double(out *o, double v) {
+  char text[64];
+  if (isinf(v))
+    put(o, "%sINFINITY", v < 0 ? "-" : "");
+  else if (tf_expr_format_double(v, text, sizeof text))
+    o->failed = 1;
+  else
+    put(o, "%s", text);
+}
+
+static void put_assignments(out *o, model *m, tf_expr *const *f, const char *target, int indent) {
+  for (size_t i = 0; i < m->dim; i++) {
+    put(o, "%*s%s[%zu] = ", indent, "", target, i);
+    put_expr(o, m, f[i]);
+    put(o, ";\n");
+  }
+}
+
+/* Row-major d f_i / d x_j; a 0 entry is written too (the engine does not clear the matrix). */
+static void put_jacobian(out *o, model *m, tf_expr *const *f, const char *target, int indent) {
+  for (size_t i = 0; i < m->dim; i++)
+    for (size_t j = 0; j < m->dim; j++) {
+      put(o, "%*s%s[%zu] = ", indent, "", target, i * m->dim + j);
+      put_expr(o, m, tf_expr_diff(m->pool, f[i], (int)j));
+      put(o, ";\n");
+    }
+}
+
+static const char unused[] = "  (void)t, (void)x, (void)p;\n";
+
+static void put_flow(out *o, model *m) {
+  tf_expr **f = m->field[SIDE_FIELD];
+  put(o, "static void rhs(double t, const double *x, const double *p, double *dxdt) {\n%s", unused);
+  put_assignments(o, m, f, "dxdt", 2);
+  put(o, "}\n\nstatic void jacobian(double t, const double *x, const double *p, double *jac) {\n%s",
+      unused);
+  put_jacobian(o, m, f, "jac", 2);
+  put(o, "}\n\n");
+  if (m->noisy) {
+    put(o, "static void diffusion(double t, const double *x, const double *p, double *g) {\n%s",
+        unused);
+    for (size_t i = 0; i < m->dim; i++) {
+      put(o, "  g[%zu] = ", i);
+      if (m->noise[i])
+        put_expr(o, m, m->noise[i]);
+      else
+        put(o, "0.0");
+      put(o, ";\n");
+    }
+    put(o,
+        "}\n\nstatic void diffusion_dx(double t, const double *x, const double *p, double *dg) "
+        "{\n%s",
+        unused);
+    for (size_t i = 0; i < m->dim; i++) {
+      put(o, "  dg[%zu] = ", i);
+      if (m->noise[i])
+        put_expr(o, m, tf_expr_diff(m->pool, m->noise[i], (int)i));
+      else
+        put(o, "0.0");
+      put(o, ";\n");
+    }
+    put(o, "}\n\n");
+  }
+  put(o, "static const tf_flow_ops ops = {rhs, jacobian, %s, %s};\n\n",
+      m->noisy ? "diffusion" : "NULL", m->noisy ? "diffusion_dx" : "NULL");
+}
+
+static void put_filippov(out *o, model *m) {
+  put(o,
+      "static double switching(const double *x, const double *p, double *grad) {\n"
+      "  (void)x, (void)p;\n  if (grad) {\n");
+  for (size_t j = 0; j < m->dim; j++) {
+    put(o, "    grad[%zu] = ", j);
+    put_expr(o, m, tf_expr_diff(m->pool, m->switching, (int)j));
+    put(o, ";\n");
+  }
+  put(o, "  }\n  return ");
+  put_expr(o, m, m->switching);
+  put(o, ";\n}\n\n");
+  put(o,
+      "static void slip(double t, const double *x, int side, const double *p, double *dx) {\n"
+      "%s  if (side > 0) {\n",
+      unused);
+  put_assignments(o, m, m->field[SIDE_PLUS], "dx", 4);
+  put(o, "  } else {\n");
+  put_assignments(o, m, m->field[SIDE_MINUS], "dx", 4);
+  put(o, "  }\n}\n\n");
+  put(o,
+      "static void slip_jacobian(double t, const double *x, int side, const double *p, "
+      "double *jac) {\n%s  if (side > 0) {\n",
+      unused);
+  put_jacobian(o, m, m->field[SIDE_PLUS], "jac", 4);
+  put(o, "  } else {\n");
+  put_jacobian(o, m, m->field[SIDE_MINUS], "jac", 4);
+  put(o, "  }\n}\n\n");
+  put(o,
+      "static const tf_filippov_ops ops = {.switching = switching, .slip = slip, "
+      ".slip_jacobian = slip_jacobian};\n\n");
+}
+
+static char *print_model(model *m) {
+  out o = {0};
+  put(&o, "/* Generated by twofold from model.equations: the model ");
+  put_string(&o, m->name);
+  put(&o,
+      ".  Do not edit; edit the config. */\n"
+      "#include <math.h>\n#include <stddef.h>\n\n#include \"twofold/model.h\"\n\n"
+      "static inline double tf_eq_sign(double u) {\n"
+      "  return u > 0 ? 1.0 : u < 0 ? -1.0 : 0.0;\n}\n\n");
+  put(&o, "static const char *const state_names[] = {");
+  for (size_t i = 0; i < m->dim; i++) {
+    put(&o, "%s", i ? ", " : "");
+    put_string(&o, m->names[i]);
+  }
+  put(&o, "};\n\n");
+  if (m->has_initial) {
+    put(&o, "static const double initial[] = {");
+    for (size_t i = 0; i < m->dim; i++) {
+      put(&o, "%s", i ? ", " : "");
+      put_double(&o, m->initial[i]);
+    }
+    put(&o, "};\n\n");
+  }
+  if (m->nparams) {
+    put(&o, "static const tf_param params[] = {\n");
+    for (size_t j = 0; j < m->nparams; j++) {
+      put(&o, "    {");
+      put_string(&o, m->names[m->dim + j]);
+      put(&o, ", ");
+      put_double(&o, m->def[j]);
+      put(&o, ", ");
+      put_double(&o, m->min[j]);
+      put(&o, ", ");
+      put_double(&o, m->max[j]);
+      put(&o, ", ");
+      put_string(&o, m->doc[j]);
+      put(&o, ", 0},\n");
+    }
+    put(&o, "};\n\n");
+  }
+  if (m->filippov)
+    put_filippov(&o, m);
+  else
+    put_flow(&o, m);
+  put(&o, "static const tf_model_def model = {\n    .abi = TWOFOLD_MODEL_ABI,\n    .name = ");
+  put_string(&o, m->name);
+  put(&o,
+      ",\n    .doc = \"a model written as equations in the config\",\n"
+      "    .kind = %s,\n    .dim = %zu,\n    .state_names = state_names,\n"
+      "    .initial = %s,\n    .nparams = %zu,\n    .params = %s,\n    .%s = &ops,\n};\n\n"
+      "TWOFOLD_MODELS(&model);\n",
+      m->filippov ? "TF_MODEL_FILIPPOV" : "TF_MODEL_FLOW", m->dim,
+      m->has_initial ? "initial" : "NULL", m->nparams, m->nparams ? "params" : "NULL",
+      m->filippov ? "filippov" : "flow");
+  if (o.failed) {
+    free(o.buf);
+    return NULL;
+  }
+  return o.buf;
+}
+
+/* ---- entry points -------------------------------------------------------------------------- */
+
+int tf_equations_source(tf_config *cfg, char **source, const char **name, tf_error *err) {
+  *source = NULL;
+  model *m = calloc(1, sizeof *m);
+  if (!m) return tf_fail(err, "out of memory");
+  m->cfg = cfg;
+  m->pool = tf_expr_pool_new();
+  int rc = m->pool ? read_model(m, err) : tf_fail(err, "out of memory");
+  if (!rc) {
+    for (size_t i = 0; i < m->nnames && !rc; i++) {
+      char c[32];
+      if (i < m->dim)
+        snprintf(c, sizeof c, "x[%zu]", i);
+      else if (i < m->dim + m->nparams)
+        snprintf(c, sizeof c, "p[%zu]", i - m->dim);
+      else
+        snprintf(c, sizeof c, "t");
+      if (!(m->c_names[i] = strdup(c))) rc = tf_fail(err, "out of memory");
+    }
+  }
+  if (!rc) {
+    *source = print_model(m);
+    if (!*source)
+      rc = fail_at(m, BASE, err,
+                   "could not print the model as C (a constant that does not "
+                   "round-trip through text, or out of memory)");
+    *name = m->name;
+  }
+  for (size_t i = 0; i < m->nnames; i++) free(m->c_names[i]);
+  tf_expr_pool_free(m->pool);
+  free(m);
+  return rc;
+}
+
+static uint64_t fnv1a(const char *s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+int tf_equations_write(tf_config *cfg, const char *dir, char *path, size_t n, const char **name,
+                       tf_error *err) {
+  char *source;
+  if (tf_equations_source(cfg, &source, name, err)) return -1;
+  char safe[64];
+  size_t k = 0;
+  for (const char *c = *name; *c && k < sizeof safe - 1; c++)
+    safe[k++] = (strchr("-_", *c) || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                 (*c >= '0' && *c <= '9'))
+                    ? *c
+                    : '_';
+  safe[k] = '\0';
+  snprintf(path, n, "%s/equations-%s-%016llx.c", dir, safe, (unsigned long long)fnv1a(source));
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  int rc = 0;
+  if (!f) {
+    rc = tf_fail(err, "cannot write the model's generated source '%s'", tmp);
+  } else {
+    const size_t len = strlen(source);
+    const bool ok = fwrite(source, 1, len, f) == len;
+    if (fclose(f) || !ok || rename(tmp, path)) {
+      remove(tmp);
+      rc = tf_fail(err, "cannot write the model's generated source '%s'", path);
+    }
+  }
+  free(source);
+  return rc;
+}

@@ -1,0 +1,36 @@
+/* equations.h — a model written as equations in the config (`model.equations`), turned into C.
+ *
+ * Users who do not write C still need their own Filippov system or flow to run as fast as a
+ * built-in kernel, with exact derivatives.  So the equations are not interpreted: they are
+ * parsed (expr.h), differentiated symbolically, and printed as a C plugin in the format of
+ * include/twofold/model.h, which the plugin loader compiles with twofold's own compiler and
+ * flags.  Generated: rhs and its exact Jacobian, diagonal noise and dg_i/dx_i (flows); the
+ * switching function with its exact gradient, the slip field of each side and its exact
+ * Jacobian (Filippov); the parameter table with defaults, bounds and docs; state names; the
+ * default initial state.
+ *
+ * The source depends only on the equations (not on the config's path or the locale), so an
+ * unchanged model hashes to the same cache entry and is compiled once. */
+#ifndef TF_EQUATIONS_H
+#define TF_EQUATIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+
+/* True if the config gives its model as equations. */
+bool tf_equations_present(const tf_config *cfg);
+
+/* Reads model.equations (every key marked used) and returns the generated C source
+ * (malloc'd) and the model's name (valid while cfg lives).  Errors name file:line, the key
+ * and, inside an expression, the column. */
+int tf_equations_source(tf_config *cfg, char **source, const char **name, tf_error *err);
+
+/* The same, written to dir/equations-<name>-<hash of the source>.c (created under a
+ * temporary name and renamed into place, so concurrent writers of the same model are safe);
+ * the file's path goes to path[0..n). */
+int tf_equations_write(tf_config *cfg, const char *dir, char *path, size_t n, const char **name,
+                       tf_error *err);
+
+#endif
