@@ -114,11 +114,17 @@ def main():
         res["twofold_vs_reference"] = compare(t, r)
         rate = tj.get("trajectories_per_cpu_second")
         res["ratio_twofold_over_odeint"] = rate / oj["trajectories_per_cpu_second"] if rate else None
-        tw_row = f"| twofold (1 rank, members over its wall time) | {len(t)} | {rate:.1f} |" if rate else tw_row
+        tw_row = (f"| twofold (1 rank, the whole process per CPU second) | {len(t)} | {rate:.1f} |"
+                  if rate else tw_row)
         c = res["twofold_vs_odeint"]
         tw_cmp = (f"\ntwofold against odeint: {c['compared_q']} of {c['common_q']} q on the same branch, "
                   f"largest difference {c['max_difference']:.1e}; against the reference: "
                   f"{res['twofold_vs_reference']['max_difference']:.1e}.")
+        ratio = res["ratio_twofold_over_odeint"]
+        if ratio:
+            tw_cmp += (f"  twofold / odeint per core: **{ratio:.2f}**"
+                       + ("" if ratio >= 1 else " — twofold loses here; where its time goes is not "
+                          "measured yet") + ".")
     else:
         res["twofold"] = None
         res["twofold_missing"] = a.twofold_missing
