@@ -97,11 +97,25 @@ _netns_links() {
 # netns_node_start NODE: its slurmd, in its network namespace with its own hostname, /tmp and
 # /dev/shm (a node killed by netns_kill_node comes back: ReturnToService=2).
 netns_node_start() {
-  local n=$1 d=$SLURM_TEST_DIR
+  local n=$1 d=$SLURM_TEST_DIR p top binds=""
   mkdir -p "$d/spool/$n" "$d/tmp/$n"
+  # A checkout, build or work directory under /tmp (a clone in /tmp, say) must stay visible
+  # on the node: it is bound into the node's private /tmp at the same path (the bind exists
+  # only inside the node's mount namespace; from outside the directory stays empty).
+  for p in "${SOURCE_DIR:-}" "${WORK:-}" "$(dirname "${TWOFOLD:-/}")"; do
+    case "$p" in /tmp/?*) ;; *) continue ;; esac
+    top=/tmp/$(echo "${p#/tmp/}" | cut -d/ -f1)
+    case " $binds " in *" $top "*) continue ;; esac
+    binds="$binds $top"
+  done
+  local cmd=""
+  for top in $binds; do
+    mkdir -p "$d/tmp/$n/${top#/tmp/}"
+    cmd="$cmd mount --bind '$top' '$d/tmp/$n/${top#/tmp/}' &&"
+  done
   # nsenter, not ip netns exec: that remounts /sys, hiding the cgroup tree slurmd reads
   nsenter --net="/run/netns/$n" unshare --uts --mount --propagation private sh -c \
-    "mount --bind $d/tmp/$n /tmp && mount -t tmpfs -o size=256m tmpfs /dev/shm &&
+    "$cmd mount --rbind $d/tmp/$n /tmp && mount -t tmpfs -o size=256m tmpfs /dev/shm &&
      hostname $n && exec slurmd -c -N $n"
 }
 
