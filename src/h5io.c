@@ -25,11 +25,7 @@ void tf_h5_quiet(void) {
 static hid_t parallel_fapl(MPI_Comm comm) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-  /* Metadata reads stay independent: rank 0 alone reads whole tables (the verification on
-   * --resume, the summary statistics), which changes its metadata cache; with collective
-   * metadata reads a later cache miss on one rank only then waits in a broadcast that the
-   * others never enter (seen: 1e8 members on 2 ranks hung in write_summary). */
-  H5Pset_all_coll_metadata_ops(fapl, false);
+  H5Pset_all_coll_metadata_ops(fapl, true);
   H5Pset_coll_metadata_write(fapl, true);
   return fapl;
 }
