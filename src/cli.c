@@ -465,8 +465,17 @@ static int cmd_info(const cli_args *a) {
   long long complete = 0, ranks = 0;
   tf_h5_attr_read_int(f, "complete", &complete);
   tf_h5_attr_read_int(f, "ranks", &ranks);
-  printf("complete: %s\nranks (first run): %lld\n", complete ? "yes" : "no (resume with --resume)",
-         ranks);
+  long long part = 0, parts = 0;
+  uint64_t block = 0, block_done = 0;
+  const int split = tf_merge_part_progress(f, &part, &parts, &block, &block_done);
+  if (split == 1) /* `complete` speaks of the whole ensemble, which a part never holds */
+    printf("complete: %s (part %lld/%lld: %llu of its %llu members done%s)\n",
+           block_done == block ? "yes" : "no", part, parts, (unsigned long long)block_done,
+           (unsigned long long)block,
+           block_done == block ? "; twofold merge joins the parts" : "; resume with --resume");
+  else
+    printf("complete: %s\n", complete ? "yes" : "no (resume with --resume)");
+  printf("ranks (first run): %lld\n", ranks);
   print_status_counts(f);
   print_summary(f);
   printf("datasets:\n");

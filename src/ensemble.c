@@ -13,6 +13,7 @@
 #include "checkpoint.h"
 #include "h5io.h"
 #include "member_ranges.h"
+#include "merge.h"
 #include "progress.h"
 #include "results.h"
 
@@ -425,8 +426,8 @@ static int find_pending(scheduler *s, bool resume, tf_ensemble_outcome *out, tf_
   out->resumed = m - s->pending.count;
   out->done_before = out->resumed;
   if (s->run->parts > 0) { /* keep block `part` of `parts` */
-    const uint64_t lo = m * (uint64_t)s->run->part / (uint64_t)s->run->parts;
-    const uint64_t hi = m * (uint64_t)(s->run->part + 1) / (uint64_t)s->run->parts;
+    const uint64_t lo = tf_part_first(m, s->run->part, s->run->parts);
+    const uint64_t hi = tf_part_first(m, s->run->part + 1, s->run->parts);
     tf_member_ranges_clip(&s->pending, lo, hi);
     out->resumed = (hi - lo) - s->pending.count;
   }

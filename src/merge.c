@@ -156,8 +156,36 @@ static void check_against(const part_file *ref, const part_file *p, problems *pr
   }
 }
 
-static uint64_t block_lo(uint64_t members, long long k, long long n) {
-  return members * (uint64_t)k / (uint64_t)n;
+int tf_merge_part_progress(long long file_id, long long *part, long long *parts, uint64_t *block,
+                           uint64_t *done) {
+  const hid_t f = (hid_t)file_id;
+  *done = *block = 0;
+  if (H5Aexists(f, "parts") <= 0 || tf_h5_attr_read_int(f, "parts", parts) || *parts <= 0 ||
+      tf_h5_attr_read_int(f, "part", part))
+    return 0;
+  hid_t d = H5Dopen2(f, "members/done", H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t space = H5Dget_space(d);
+  hsize_t members = 0;
+  H5Sget_simple_extent_dims(space, &members, NULL);
+  H5Sclose(space);
+  const uint64_t lo = tf_part_first(members, *part, *parts);
+  const uint64_t hi = tf_part_first(members, *part + 1, *parts);
+  *block = hi - lo;
+  const uint64_t step = 1 << 20;
+  uint8_t *buf = malloc(step);
+  int rc = buf ? 1 : -1;
+  for (uint64_t start = lo; buf && start < hi; start += step) {
+    const uint64_t count = hi - start < step ? hi - start : step;
+    if (tf_h5_read_rows(d, H5T_NATIVE_UINT8, 1, start, count, buf)) {
+      rc = -1;
+      break;
+    }
+    for (uint64_t i = 0; i < count; i++) *done += buf[i] != 0;
+  }
+  free(buf);
+  H5Dclose(d);
+  return rc;
 }
 
 /* Names every block (array task) with members no part has done. */
@@ -166,7 +194,7 @@ static void check_coverage(const part_file *parts, int n, const part_file *ref,
   const uint64_t m = ref->members;
   if (ref->parts > 0) {
     for (long long k = 0; k < ref->parts; k++) {
-      const uint64_t lo = block_lo(m, k, ref->parts), hi = block_lo(m, k + 1, ref->parts);
+      const uint64_t lo = tf_part_first(m, k, ref->parts), hi = tf_part_first(m, k + 1, ref->parts);
       uint64_t missing = 0;
       for (uint64_t i = lo; i < hi; i++) missing += owner[i] < 0;
       if (!missing) continue;

@@ -31,6 +31,18 @@ typedef struct tf_merge_stats {
   double seconds;
 } tf_merge_stats;
 
+/* The first member of block k of n equal blocks of `members` (--part k/n); block k ends
+ * where block k + 1 begins. */
+static inline uint64_t tf_part_first(uint64_t members, long long k, long long n) {
+  return members * (uint64_t)k / (uint64_t)n;
+}
+
+/* Of a part file (open for reading): which part of how many, its block's size and how many
+ * of the block's members are done.  Returns 1 for a part file, 0 for a file that is not one,
+ * -1 if its done mask cannot be read. */
+int tf_merge_part_progress(long long file_id, long long *part, long long *parts, uint64_t *block,
+                           uint64_t *done);
+
 /* Finishes the merged file at `path` with the job described by `config_text` (the config
  * as run, stored in the parts); `source` names where the text came from. */
 typedef int (*tf_merge_finish_fn)(const char *path, const char *config_text, const char *source,

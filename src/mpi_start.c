@@ -1,9 +1,13 @@
 /* mpi_start.c — Open MPI singleton defaults (see mpi_start.h). */
 #include "mpi_start.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +21,33 @@ bool tf_mpi_launched(void) {
   return false;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  remove(path);
+  return 0;
+}
+
+/* A run killed before MPI_Finalize (SIGKILL, a crash) leaves its session base behind; the
+ * next run removes those of ours whose process is gone.  The base's name carries the pid. */
+static void remove_stale_bases(const char *tmp) {
+  DIR *dir = opendir(tmp);
+  if (!dir) return;
+  struct dirent *e;
+  while ((e = readdir(dir))) {
+    long pid = 0;
+    char rest[8], path[4096];
+    struct stat st;
+    if (sscanf(e->d_name, "twofold-mpi.%ld.%7s", &pid, rest) != 2 || pid <= 0 ||
+        strlen(rest) != 6 || pid == (long)getpid())
+      continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+    snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+      nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  }
+  closedir(dir);
+}
+
 void tf_mpi_singleton_defaults(void) {
   if (tf_mpi_launched() || getenv("TWOFOLD_MPI_FULL_SINGLETON")) return;
   /* overwrite = 0: a user's own choice stays */
@@ -27,17 +58,13 @@ void tf_mpi_singleton_defaults(void) {
   setenv("OMPI_MCA_osc", "^ucx", 0);
   if (getenv("OMPI_MCA_orte_tmpdir_base")) return;
   const char *tmp = getenv("TMPDIR");
-  snprintf(session_base, sizeof session_base, "%s/twofold-mpi.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  tmp = tmp && *tmp ? tmp : "/tmp";
+  remove_stale_bases(tmp);
+  snprintf(session_base, sizeof session_base, "%s/twofold-mpi.%ld.XXXXXX", tmp, (long)getpid());
   if (mkdtemp(session_base))
     setenv("OMPI_MCA_orte_tmpdir_base", session_base, 1);
   else
     session_base[0] = '\0'; /* Open MPI's own base then */
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  remove(path);
-  return 0;
 }
 
 void tf_mpi_singleton_cleanup(void) {

@@ -9,8 +9,8 @@
  *
  * Isolated singletons all get job family 0, so concurrent ones would share (and remove
  * under each other) Open MPI's session directory /tmp/ompi.HOST.UID/jf.0: each run gets a
- * session base of its own, ${TMPDIR:-/tmp}/twofold-mpi.XXXXXX (mkdtemp), removed after
- * MPI_Finalize. */
+ * session base of its own, ${TMPDIR:-/tmp}/twofold-mpi.PID.XXXXXX (mkdtemp), removed after
+ * MPI_Finalize; bases of runs that were killed (their PID gone) are removed by the next run. */
 #ifndef TF_MPI_START_H
 #define TF_MPI_START_H
 

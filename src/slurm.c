@@ -286,7 +286,17 @@ static void run_engine(text *t, const plan *p, const char *out_var, const char *
       "  break\n"
       "done\n"
       "echo \"twofold-slurm: engine exit status $rc (job ${SLURM_JOB_ID:-?}, restart "
-      "${SLURM_RESTART_COUNT:-0})\" >&2\n");
+      "${SLURM_RESTART_COUNT:-0})\" >&2\n"
+      "# srun has exited 0 without launching the engine (a step whose PMIx set-up failed):\n"
+      "# success is the engine's file saying so\n");
+  add(t,
+      "if [ \"$rc\" = 0 ] && ! \"$TWOFOLD\" info \"$%s\" 2>/dev/null | grep -q '^complete: yes'; "
+      "then\n"
+      "  echo \"twofold-slurm: the launcher exited 0 but '$%s' is not complete: the engine did "
+      "not run to its end (see the launcher's messages above)\" >&2\n"
+      "  rc=1\n"
+      "fi\n",
+      out_var, out_var);
   if (o->requeue)
     add(t,
         "if [ \"$rc\" = 3 ]; then # checkpointed: run again from the file\n"

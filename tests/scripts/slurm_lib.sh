@@ -8,7 +8,10 @@
 #   slurm_job_field ID FIELD      a field of `scontrol show job` (first task of an array)
 #
 # Everything lives in $SLURM_TEST_DIR (default /tmp/twofold-slurm): config, state, spool, logs,
-# pid files and the munge key/socket.  Non-default ports keep it apart from a system SLURM.
+# pid files, the munge key/socket and the jobs' TmpFS.  Job ids restart at 1 with every cluster,
+# so a job's temporary directory (srun's PMIx plugin makes spmix_appdir_UID_JOB.STEP there, and
+# a step that dies may leave it) must go with the cluster: in the system /tmp a leftover of an
+# earlier run made the next run's job 1 fail to launch ("File exists").  Non-default ports keep it apart from a system SLURM.
 # A lock serializes concurrent test scripts (ctest -j); daemons left by an earlier run that
 # died are found through the pid files in that directory and stopped first.  Runs as root.
 SLURM_TEST_DIR=${SLURM_TEST_DIR:-/tmp/twofold-slurm}
@@ -32,6 +35,11 @@ _slurm_kill_pidfile() {
 }
 
 slurm_stop() {
+  # a failed check is explained by the daemons' own errors (CI keeps only the test's output)
+  if [ "${FAILURES:-0}" -gt 0 ] && [ -n "${SLURM_STARTED:-}" ]; then
+    _slurm_say "errors in the daemons' logs:"
+    grep -h -i "error" "$SLURM_TEST_DIR"/log/*.log 2>/dev/null | tail -n 15 >&2 || true
+  fi
   if [ -n "${SLURM_STARTED:-}" ]; then
     scancel --quiet --user "$(id -un)" 2>/dev/null || true
     sleep 0.5
@@ -67,7 +75,7 @@ _slurm_lock() {
   slurm_stop
   local d=$SLURM_TEST_DIR
   rm -rf "$d"
-  mkdir -p "$d/etc" "$d/state" "$d/spool" "$d/run" "$d/log" "$d/munge"
+  mkdir -p "$d/etc" "$d/state" "$d/spool" "$d/run" "$d/log" "$d/munge" "$d/tmp"
   chmod 755 "$d"
 }
 
@@ -150,6 +158,7 @@ slurm_start() {
     cat <<CONF
 SlurmdSpoolDir=$d/spool
 SlurmdPidFile=$d/run/slurmd.pid
+TmpFS=$d/tmp
 SlurmdLogFile=$d/log/slurmd.log
 $(echo "$nodeline" | sed 's/^NodeName=[^ ]*/NodeName='"$SLURM_NODE"' NodeAddr=127.0.0.1/') State=UNKNOWN
 PartitionName=test Nodes=$SLURM_NODE Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO

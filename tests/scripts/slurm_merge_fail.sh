@@ -58,4 +58,34 @@ slurm_wait_job "$merge2" 120
 [ "$sums" = "$(md5sum fail.parts/part-0-of-3.h5 fail.parts/part-2-of-3.h5)" ] &&
   pass "good part files untouched" || fail "part files changed"
 same_members ref.h5 fail.h5
+
+# A step that srun cannot launch: srun then exits 0 without running anything (slurm 22.05 when
+# PMIx cannot make the step's directory).  The scripts judge by the file, not the launcher:
+# the job fails, naming the file that is not complete.  The step's directory is put in the
+# way before the held job is released.
+step_in_the_way() { mkdir -p "$SLURM_TEST_DIR/tmp/spmix_appdir_$(id -u)_$1.0"; scontrol release "$1"; }
+out=$("$T" slurm "$CONFIGS/smoke.yaml" --ntasks 1 --time 5 --signal-lead 60 --dir stale \
+  --sbatch --hold -o stale.h5 "${SET[@]}") || fail "twofold slurm: $out"
+gen=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\) .*/\1/p')
+tpl=$(sbatch --parsable --hold --ntasks=1 --time=5 --output=stale-tpl-%j.log \
+  "$CL/ensemble.sbatch" "$CONFIGS/smoke.yaml" stale-tpl.h5 "${SET[@]}")
+if [ -n "$gen" ] && [ -n "$tpl" ]; then
+  step_in_the_way "$gen"
+  step_in_the_way "$tpl"
+  slurm_wait_job "$gen" 120
+  slurm_wait_job "$tpl" 120
+  for job in "$gen:stale/logs/*-$gen.log:stale.h5" "$tpl:stale-tpl-$tpl.log:stale-tpl.h5"; do
+    IFS=: read -r id log file <<<"$job"
+    text=$(cat $log 2>/dev/null || true)
+    state=$(slurm_job_field "$id" JobState)
+    if [ "$state" = FAILED ] && grep -q "launch failed" <<<"$text" &&
+       grep -q "the launcher exited 0 but '$file' is not complete" <<<"$text"; then
+      pass "job $id: srun launched nothing and exited 0; the job failed, naming $file"
+    else
+      fail "job $id ($file): state $state; log: $text"
+    fi
+  done
+else
+  fail "no job ids: '$out', '$tpl'"
+fi
 finish

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "mpi_start.h"
@@ -23,7 +25,51 @@ static void clean(void) {
   unsetenv("TWOFOLD_MPI_FULL_SINGLETON");
 }
 
+static bool exists(const char *dir, const char *name) {
+  char path[4096];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return stat(path, &st) == 0;
+}
+
+/* The base of a run that was killed is removed by the next run; a live run's stays. */
+static void stale_bases(void) {
+  char tmp[] = "/tmp/test_mpi_start.XXXXXX";
+  CHECK(mkdtemp(tmp) != NULL, "temporary directory");
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, NULL, 0); /* its pid is now free: the run that "was killed" */
+  char dead[64], alive[64], path[4096];
+  snprintf(dead, sizeof dead, "twofold-mpi.%ld.abcdef", (long)child);
+  snprintf(alive, sizeof alive, "twofold-mpi.%ld.ghijkl", (long)getppid());
+  const char *other = "twofold-mpi.unrelated";
+  const char *names[] = {dead, alive, other};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", tmp, names[i]);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/%s/jf.0", tmp, names[i]);
+    mkdir(path, 0700);
+  }
+  clean();
+  setenv("TMPDIR", tmp, 1);
+  unsetenv("OMPI_MCA_orte_tmpdir_base");
+  tf_mpi_singleton_defaults();
+  CHECK(!exists(tmp, dead), "the base of a dead run (%s) removed", dead);
+  CHECK(exists(tmp, alive), "the base of a live run (%s) kept", alive);
+  CHECK(exists(tmp, other), "a directory not named by twofold kept");
+  const char *base = getenv("OMPI_MCA_orte_tmpdir_base");
+  char mine[64];
+  snprintf(mine, sizeof mine, "/twofold-mpi.%ld.", (long)getpid());
+  CHECK(base && strstr(base, mine), "own base names this process: %s", base ? base : "(unset)");
+  tf_mpi_singleton_cleanup();
+  unsetenv("TMPDIR");
+  unsetenv("OMPI_MCA_orte_tmpdir_base");
+  snprintf(path, sizeof path, "rm -rf '%s'", tmp);
+  CHECK(system(path) == 0, "remove %s", tmp);
+}
+
 int main(void) {
+  stale_bases();
   clean();
   CHECK(!tf_mpi_launched(), "no launcher variable set");
   tf_mpi_singleton_defaults();
