@@ -338,10 +338,8 @@ static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_en
   final_stats st;
   int rc = 0;
   if (dim > 64) return tf_fail(err, "summary supports at most 64 state components");
-  if (run->rank == 0) rc = compute_stats(file, job->spec.members, dim, &st);
-  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
-  if (rc) return tf_fail(err, "cannot read back results from '%s'", run->output_path);
-  MPI_Bcast(&st, sizeof st, MPI_BYTE, 0, run->comm);
+  if ((rc = compute_stats(file, job->spec.members, dim, &st)))
+    return tf_fail(err, "cannot read back results from '%s'", run->output_path);
   hid_t g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "final_state_mean", H5T_NATIVE_DOUBLE, dim, st.mean,
                          "mean final state over ok members") |
@@ -358,11 +356,11 @@ static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_en
   return 0;
 }
 
-/* Event totals of a Filippov ensemble, summed in member order on rank 0 from the file. */
+/* Event totals of a Filippov ensemble, summed in member order from the file. */
 static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) {
   long long totals[TF_EVENT_KIND_COUNT + 2] = {0}; /* kinds, rhs evals, steps */
   int rc = 0;
-  if (run->rank == 0) {
+  {
     hid_t ev = H5Dopen2(file, "members/events", H5P_DEFAULT);
     hid_t rhs = H5Dopen2(file, "members/rhs_evals", H5P_DEFAULT);
     const uint64_t block = 65536;
@@ -380,9 +378,7 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
     if (ev >= 0) H5Dclose(ev);
     if (rhs >= 0) H5Dclose(rhs);
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return tf_fail(err, "cannot read back the event counts from '%s'", run->output_path);
-  MPI_Bcast(totals, TF_EVENT_KIND_COUNT + 2, MPI_LONG_LONG, 0, run->comm);
   hid_t g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "events", H5T_NATIVE_LLONG, TF_EVENT_KIND_COUNT, totals,
                          "events per kind over all members") |
@@ -404,11 +400,11 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
   return rc ? tf_fail(err, "cannot write /summary/events to '%s'", run->output_path) : 0;
 }
 
-/* Step and Jacobian totals of PETSc TS members, summed in member order on rank 0. */
+/* Step and Jacobian totals of PETSc TS members, summed in member order. */
 static int ts_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) {
   long long totals[2] = {0};
   int rc = 0;
-  if (run->rank == 0) {
+  {
     const char *names[2] = {"members/steps", "members/jacobian_evals"};
     const uint64_t block = 65536;
     int64_t *buf = malloc(block * sizeof *buf);
@@ -425,12 +421,25 @@ static int ts_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) 
     }
     free(buf);
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return tf_fail(err, "cannot read back the step counts from '%s'", run->output_path);
-  MPI_Bcast(totals, 2, MPI_LONG_LONG, 0, run->comm);
   tf_json_integer(run->summary, "steps", totals[0]);
   tf_json_integer(run->summary, "jacobian_evals", totals[1]);
   tf_json_integer(run->summary, "ts_batch", job->flow.batch);
+  return 0;
+}
+
+typedef struct summary_ctx {
+  ensemble_job *job;
+  const tf_ensemble_outcome *out;
+} summary_ctx;
+
+/* /summary of a complete ensemble, on rank 0 (tf_results_close_summarized). */
+static int summarize(tf_run *run, hid_t file, void *ctx, tf_error *err) {
+  const summary_ctx *c = ctx;
+  ensemble_job *job = c->job;
+  if (write_summary(run, file, job, c->out, err)) return -1;
+  if (job->filippov && filippov_totals(run, file, job, err)) return -1;
+  if (job->col_of[COL_JACOBIANS] >= 0 && ts_totals(run, file, job, err)) return -1;
   return 0;
 }
 
@@ -520,7 +529,6 @@ static int execute(tf_run *run, tf_error *err) {
     tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
   int rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
   tf_checkpoint_disarm();
-  const bool complete = rc == 0 && out.complete;
   if (rc == 0) describe_logs(file, job);
   tf_json_string(run->summary, "model", job->kernel->name);
   tf_json_string(run->summary, "integrator",
@@ -534,11 +542,8 @@ static int execute(tf_run *run, tf_error *err) {
   for (int s = 1; s < TF_MEMBER_STATUS_COUNT; s++) names[s - 1] = tf_member_status_name(s);
   tf_json_counts(run->summary, "status_counts", names, out.status_counts + 1,
                  TF_MEMBER_STATUS_COUNT - 1);
-  if (complete && write_summary(run, file, job, &out, err)) rc = -1;
-  if (complete && rc == 0 && job->filippov && filippov_totals(run, file, job, err)) rc = -1;
-  if (complete && rc == 0 && job->col_of[COL_JACOBIANS] >= 0 && ts_totals(run, file, job, err))
-    rc = -1;
-  return tf_ensemble_finish(run, file, &out, rc, err);
+  summary_ctx ctx = {job, &out};
+  return tf_ensemble_finish_summarized(run, file, &out, rc, summarize, &ctx, err);
 }
 
 static void destroy(tf_run *run) {

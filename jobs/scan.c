@@ -536,11 +536,12 @@ static void stationary_tally(hid_t file, const scan_job *job, stationary_summary
   free(x), free(state), free(flag), free(mode), free(status);
 }
 
-static int stationary_report(tf_run *run, hid_t file, const scan_job *job, tf_error *err) {
+/* A tf_results_summarize_fn (ctx: the scan_job). */
+static int stationary_report(tf_run *run, hid_t file, void *ctx, tf_error *err) {
+  const scan_job *job = ctx;
   const stationary_scan *st = job->stat;
   stationary_summary s = {.bistable_min = INFINITY, .bistable_max = -INFINITY};
-  if (run->rank == 0) stationary_tally(file, job, &s);
-  MPI_Bcast(&s, sizeof s, MPI_BYTE, 0, run->comm);
+  stationary_tally(file, job, &s);
   if (s.rc) return tf_fail(err, "cannot read back the scan from '%s'", run->output_path);
   tf_json_integer(run->summary, "stationary", s.stationary);
   tf_json_integer(run->summary, "not_stationary", s.not_stationary);
@@ -587,8 +588,7 @@ static int stationary_execute(tf_run *run, scan_job *job, tf_error *err) {
   tf_json_integer(run->summary, "lines", (long long)job->spec.members);
   tf_json_integer(run->summary, "points", (long long)job->spec.members * job->stat->points);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
-  if (rc == 0 && out.complete && stationary_report(run, file, job, err)) rc = -1;
-  return tf_ensemble_finish(run, file, &out, rc, err);
+  return tf_ensemble_finish_summarized(run, file, &out, rc, stationary_report, job, err);
 }
 
 static void stationary_destroy(scan_job *job) {
@@ -619,11 +619,9 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_string(run->summary, "quantity", "lyapunov");
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
-  if (rc == 0 && out.complete &&
-      tf_param_grid_report_max(run, file, "spectrum", (uint64_t)job->opt.exponents,
-                               job->spec.members, &job->grid, err))
-    rc = -1;
-  return tf_ensemble_finish(run, file, &out, rc, err);
+  tf_param_grid_max best = {"spectrum", (uint64_t)job->opt.exponents, job->spec.members,
+                            &job->grid};
+  return tf_ensemble_finish_summarized(run, file, &out, rc, tf_param_grid_report_max, &best, err);
 }
 
 /* --- scan.quantity: poincare ------------------------------------------------------------------ */

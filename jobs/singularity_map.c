@@ -186,14 +186,19 @@ static int count_classes(hid_t file, const map_job *job, map_counts *mc) {
   return rc;
 }
 
-static int write_summary(tf_run *run, hid_t file, const map_job *job,
-                         const tf_ensemble_outcome *out, tf_error *err) {
+typedef struct summary_ctx {
+  const map_job *job;
+  const tf_ensemble_outcome *out;
+} summary_ctx;
+
+/* A tf_results_summarize_fn: rank 0 on the closed file. */
+static int write_summary(tf_run *run, hid_t file, void *ctx, tf_error *err) {
+  const summary_ctx *c = ctx;
+  const map_job *job = c->job;
+  const tf_ensemble_outcome *out = c->out;
   map_counts mc;
-  int rc = 0;
-  if (run->rank == 0) rc = count_classes(file, job, &mc);
-  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+  int rc = count_classes(file, job, &mc);
   if (rc) return tf_fail(err, "cannot read back results from '%s'", run->output_path);
-  MPI_Bcast(&mc, sizeof mc, MPI_BYTE, 0, run->comm);
   hid_t g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "class_counts", H5T_NATIVE_LLONG, CLASS_COUNT + 1, mc.cls,
                          "points per class (root attribute class_names), then points without a "
@@ -246,12 +251,11 @@ static int execute(tf_run *run, tf_error *err) {
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
   if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
-  const bool complete = rc == 0 && out.complete;
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", out.status_counts[TF_MEMBER_FAILED]);
-  if (complete && write_summary(run, file, job, &out, err)) rc = -1;
-  return tf_ensemble_finish(run, file, &out, rc, err);
+  summary_ctx ctx = {job, &out};
+  return tf_ensemble_finish_summarized(run, file, &out, rc, write_summary, &ctx, err);
 }
 
 static void destroy(tf_run *run) {

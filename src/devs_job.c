@@ -606,10 +606,8 @@ int tf_devs_scan_execute(tf_run *run, tf_error *err) {
   tf_json_string(run->summary, "method", "devs");
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
-  if (rc == 0 && out.complete &&
-      tf_param_grid_report_max(run, file, "lambda1", 1, job->spec.members, &job->grid, err))
-    rc = -1;
-  return tf_ensemble_finish(run, file, &out, rc, err);
+  tf_param_grid_max best = {"lambda1", 1, job->spec.members, &job->grid};
+  return tf_ensemble_finish_summarized(run, file, &out, rc, tf_param_grid_report_max, &best, err);
 }
 
 void tf_devs_job_destroy(tf_run *run) {

@@ -814,6 +814,11 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
 
 int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                        tf_error *err) {
+  return tf_ensemble_finish_summarized(run, file, out, rc, NULL, NULL, err);
+}
+
+int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
+                                  tf_results_summarize_fn summarize, void *ctx, tf_error *err) {
   if (out->file_broken) {
     if (run->rank == 0) fprintf(stderr, "twofold: error: %s\n", err->msg);
     fflush(stdout), fflush(stderr);
@@ -833,7 +838,7 @@ int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, 
   }
   const bool complete = rc == 0 && out->complete;
   tf_error close_err;
-  if (tf_results_close(run, file, complete, &close_err) && rc == 0) {
+  if (tf_results_close_summarized(run, file, complete, summarize, ctx, &close_err) && rc == 0) {
     *err = close_err;
     rc = -1;
   }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "job.h"
+#include "results.h"
 #include "status.h"
 
 typedef enum tf_column_type { TF_COLUMN_F64, TF_COLUMN_I64 } tf_column_type;
@@ -86,5 +87,9 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
  * could hang or crash. */
 int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                        tf_error *err);
+/* The same, with a summary of the complete file written by rank 0 alone after the parallel
+ * close (tf_results_close_summarized). */
+int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
+                                  tf_results_summarize_fn summarize, void *ctx, tf_error *err);
 
 #endif

@@ -289,6 +289,16 @@ int tf_h5_read_rows(hid_t dset, hid_t memtype, uint64_t width, uint64_t start, u
   return rc < 0 ? -1 : 0;
 }
 
+/* True if `loc` lies in a file open with MPI-IO (collective transfers are refused otherwise:
+ * a summary is written into a file opened serially, see results.h). */
+static bool in_parallel_file(hid_t loc) {
+  hid_t f = H5Iget_file_id(loc), fapl = f >= 0 ? H5Fget_access_plist(f) : -1;
+  const bool mpio = fapl >= 0 && H5Pget_driver(fapl) == H5FD_MPIO;
+  if (fapl >= 0) H5Pclose(fapl);
+  if (f >= 0) H5Fclose(f);
+  return mpio;
+}
+
 int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const void *data,
                       const char *doc) {
   if (H5Lexists(loc, name, H5P_DEFAULT) > 0) H5Ldelete(loc, name, H5P_DEFAULT);
@@ -298,7 +308,7 @@ int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const
   herr_t rc = -1;
   if (dset >= 0) {
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    if (in_parallel_file(loc)) H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
     rc = H5Dwrite(dset, type, H5S_ALL, H5S_ALL, dxpl, data);
     H5Pclose(dxpl);
     if (doc) tf_h5_attr_string(dset, "doc", doc);

@@ -127,14 +127,15 @@ bool tf_param_grid_point(const tf_param_grid *g, uint64_t m, double *p, double *
   return !k->prepare || k->prepare(p, &err) == 0;
 }
 
-int tf_param_grid_report_max(tf_run *run, hid_t file, const char *dataset, uint64_t width,
-                             uint64_t points, const tf_param_grid *grid, tf_error *err) {
+int tf_param_grid_report_max(tf_run *run, hid_t file, void *ctx, tf_error *err) {
+  const tf_param_grid_max *m = ctx;
+  const uint64_t width = m->width;
   double best[3] = {-INFINITY, NAN, NAN};
   int rc = 0;
-  if (run->rank == 0) {
+  {
     char path[128];
-    snprintf(path, sizeof path, "members/%s", dataset);
-    const uint64_t n = points;
+    snprintf(path, sizeof path, "members/%s", m->dataset);
+    const uint64_t n = m->points;
     double *v = malloc(n * width * sizeof *v), *xy = malloc(n * 2 * sizeof *xy);
     hid_t dv = H5Dopen2(file, path, H5P_DEFAULT);
     hid_t dg = H5Dopen2(file, "members/grid", H5P_DEFAULT);
@@ -147,10 +148,8 @@ int tf_param_grid_report_max(tf_run *run, hid_t file, const char *dataset, uint6
     if (dg >= 0) H5Dclose(dg);
     free(v), free(xy);
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
-  MPI_Bcast(best, 3, MPI_DOUBLE, 0, run->comm);
   if (rc) return tf_fail(err, "cannot read back the scan from '%s'", run->output_path);
   tf_json_number(run->summary, "lambda1_max", best[0]);
-  tf_json_numbers(run->summary, "lambda1_max_at", best + 1, grid->y.index >= 0 ? 2 : 1);
+  tf_json_numbers(run->summary, "lambda1_max_at", best + 1, m->grid->y.index >= 0 ? 2 : 1);
   return 0;
 }

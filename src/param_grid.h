@@ -42,10 +42,17 @@ uint64_t tf_param_grid_points(const tf_param_grid *g);
  * false if prepare() rejects them. */
 bool tf_param_grid_point(const tf_param_grid *g, uint64_t m, double *p, double *xy);
 
-/* The scan's summary: the largest value of column 0 of /members/DATASET (rows of `width`)
- * over the `points` grid points and where it is (/members/grid), read back in member order on
- * rank 0 and written to the JSON as lambda1_max and lambda1_max_at.  Collective. */
-int tf_param_grid_report_max(tf_run *run, hid_t file, const char *dataset, uint64_t width,
-                             uint64_t points, const tf_param_grid *grid, tf_error *err);
+/* What tf_param_grid_report_max reads. */
+typedef struct tf_param_grid_max {
+  const char *dataset; /* /members/DATASET, rows of `width` */
+  uint64_t width, points;
+  const tf_param_grid *grid;
+} tf_param_grid_max;
+
+/* The scan's summary: the largest value of column 0 of /members/DATASET over the grid points
+ * and where it is (/members/grid), read back in member order and written to the JSON as
+ * lambda1_max and lambda1_max_at.  A tf_results_summarize_fn (ctx: tf_param_grid_max): rank 0
+ * on the closed file. */
+int tf_param_grid_report_max(tf_run *run, hid_t file, void *ctx, tf_error *err);
 
 #endif

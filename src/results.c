@@ -414,12 +414,39 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
   return file;
 }
 
+/* Rank 0: the closed file opened serially, summarized and marked complete. */
+static int summarize_serially(tf_run *run, tf_results_summarize_fn summarize, void *ctx,
+                              tf_error *err) {
+  hid_t f = H5Fopen(run->output_path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (f < 0) return tf_fail(err, "cannot reopen '%s' to write its summary", run->output_path);
+  int rc = summarize(run, f, ctx, err);
+  if (rc == 0 && tf_h5_attr_int(f, "complete", 1))
+    rc = tf_fail(err, "cannot mark '%s' complete", run->output_path);
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = tf_fail(err, "closing '%s' after its summary failed", run->output_path);
+  return rc;
+}
+
 int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err) {
-  int rc = tf_h5_attr_int(file, "complete", complete ? 1 : 0);
+  return tf_results_close_summarized(run, file, complete, NULL, NULL, err);
+}
+
+int tf_results_close_summarized(tf_run *run, hid_t file, bool complete,
+                                tf_results_summarize_fn summarize, void *ctx, tf_error *err) {
+  int rc = tf_h5_attr_int(file, "complete", complete && !summarize ? 1 : 0);
   if (H5Fclose(file) < 0) rc = -1;
   if (rc) {
     if (run->rank == 0) tf_lock_release();
     return tf_fail(err, "closing '%s' failed", run->output_path);
+  }
+  if (complete && summarize) {
+    if (run->rank == 0) rc = summarize_serially(run, summarize, ctx, err);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
+    if (rc) {
+      MPI_Bcast(err->msg, sizeof err->msg, MPI_CHAR, 0, run->comm);
+      if (run->rank == 0) tf_lock_release();
+      return -1;
+    }
   }
   /* Freed space is never reused while a file is written (see h5io.c), so frequent flush
    * rounds leave it several times larger than its data; a complete file is written no more

@@ -29,4 +29,16 @@ int tf_results_write_model(hid_t file, const tf_kernel *k, const double *params)
  * more than twice the size of its data is then copied compactly.  Collective. */
 int tf_results_close(tf_run *run, hid_t file, bool complete, tf_error *err);
 
+/* A summary read back from the whole file (in member order, so it is the same on any number
+ * of ranks) and written into it, by rank 0 alone on the file opened serially. */
+typedef int (*tf_results_summarize_fn)(tf_run *run, hid_t file, void *ctx, tf_error *err);
+
+/* tf_results_close, but a complete file is first closed unmarked, summarized by rank 0 and
+ * only then marked complete.  Rank 0 reading a parallel file alone would fill its metadata
+ * cache differently from the other ranks', and the next collective write could then wait
+ * for ever (seen with 1e8 members on 2 ranks); a crash while summarizing leaves a file that
+ * --resume finishes.  Collective; rank 0's error is everyone's. */
+int tf_results_close_summarized(tf_run *run, hid_t file, bool complete,
+                                tf_results_summarize_fn summarize, void *ctx, tf_error *err);
+
 #endif
