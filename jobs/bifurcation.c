@@ -175,7 +175,7 @@ static int execute(tf_run *run, tf_error *err) {
   job->spec.run = run_point;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
-  if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "panels", (long long)job->npanels);

@@ -527,7 +527,7 @@ static int execute(tf_run *run, tf_error *err) {
    * step (--stop-after still counts members, in the scheduler) */
   if (!job->filippov && job->flow.method == TF_METHOD_PETSC_TS)
     tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
-  int rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  int rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_checkpoint_disarm();
   if (rc == 0) describe_logs(file, job);
   tf_json_string(run->summary, "model", job->kernel->name);

@@ -580,7 +580,7 @@ static int stationary_execute(tf_run *run, scan_job *job, tf_error *err) {
   tf_ensemble_outcome out = {0};
   /* --stop-after counts points here (a line of many points may be all there is) */
   tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, 0);
-  if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_checkpoint_disarm();
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "stationary");
@@ -614,7 +614,7 @@ static int execute(tf_run *run, tf_error *err) {
   job->spec.run = run_point;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
-  if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "lyapunov");
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
@@ -740,7 +740,7 @@ static int poincare_execute(tf_run *run, scan_job *job, tf_error *err) {
   job->spec.run = poincare_point;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
-  if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "poincare");
   tf_json_integer(run->summary, "points", (long long)job->spec.members);

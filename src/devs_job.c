@@ -600,7 +600,7 @@ int tf_devs_scan_execute(tf_run *run, tf_error *err) {
   job->spec.run = scan_point;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
-  if (rc == 0) rc = tf_ensemble_execute(run, file, &job->spec, resumed, &out, err);
+  if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "lyapunov");
   tf_json_string(run->summary, "method", "devs");

@@ -403,18 +403,57 @@ static int share_runs(scheduler *s, tf_member_ranges *r) {
   return 0;
 }
 
-/* Verifies the file on rank 0 (on --resume) and shares the pending members as runs. */
-static int find_pending(scheduler *s, bool resume, tf_ensemble_outcome *out, tf_error *err) {
+static void close_datasets(scheduler *s) {
+  for (size_t c = 0; c < s->spec->ncols + EXTRA_TABLES; c++) {
+    if (s->dsets[c] >= 0) H5Dclose(s->dsets[c]);
+    s->dsets[c] = -1;
+  }
+}
+
+/* Rank 0 reads every table of the file alone, and rank 0 reading a parallel file alone fills
+ * its HDF5 metadata cache differently from the other ranks': the collective writes that
+ * follow can then wait for each other for ever.  So every rank closes the file, rank 0
+ * verifies it opened serially, and every rank opens it again. */
+static int verify_serially(scheduler *s, hid_t *file, verification *v, tf_ensemble_outcome *out,
+                           tf_error *err) {
+  const tf_run *run = s->run;
+  close_datasets(s);
+  int rc = H5Fclose(*file) < 0 ? -1 : 0, any = 0;
+  *file = -1;
+  if (rc == 0 && run->rank == 0) {
+    hid_t f = H5Fopen(run->output_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t group = f >= 0 ? H5Gopen2(f, "members", H5P_DEFAULT) : -1;
+    for (size_t i = 0; group >= 0 && i < s->spec->ncols + EXTRA_TABLES; i++) {
+      static const char *const names[] = {"done", "status", "checksum"};
+      s->dsets[i] = tf_h5_open_table(
+          group, i < s->spec->ncols ? s->spec->cols[i].name : names[i - s->spec->ncols]);
+      if (s->dsets[i] < 0) rc = -1;
+    }
+    if (group < 0) rc = -1;
+    if (rc == 0 && verify_rows(s, v, out)) rc = -2;
+    close_datasets(s);
+    if (group >= 0) H5Gclose(group);
+    if (f >= 0 && H5Fclose(f) < 0) rc = -1;
+  }
+  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, run->comm);
+  if (any == -2) return tf_fail(err, "'%s': out of memory verifying the members", run->output_path);
+  if (any) return tf_fail(err, "'%s': cannot reopen it to verify the members", run->output_path);
+  if ((*file = tf_h5_open_rw(run->output_path, run->comm, err)) < 0) return -1;
+  return open_datasets(s, *file, true, err);
+}
+
+/* Verifies the file (on --resume) and shares the pending members as runs. */
+static int find_pending(scheduler *s, hid_t *file, bool resume, tf_ensemble_outcome *out,
+                        tf_error *err) {
   const uint64_t m = s->spec->members;
   int rc = 0;
   if (resume) {
     verification v = {.pending = &s->pending};
-    if (s->run->rank == 0) rc = verify_rows(s, &v, out);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, s->run->comm);
+    rc = verify_serially(s, file, &v, out, err);
     MPI_Bcast(out->status_counts, TF_MEMBER_STATUS_COUNT, MPI_LONG_LONG, 0, s->run->comm);
     if (rc) {
       tf_member_ranges_free(&v.untrusted), free(v.damaged);
-      return tf_fail(err, "'%s': out of memory verifying the members", s->run->output_path);
+      return -1;
     }
     rc = repair(s, &v, err);
     tf_member_ranges_free(&v.untrusted), free(v.damaged);
@@ -747,7 +786,7 @@ static void scheduler_free(scheduler *s) {
   free(s->rows.cols), free(s->rows.ids), free(s->rows.status);
 }
 
-int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, bool resume,
+int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, bool resume,
                         tf_ensemble_outcome *out, tf_error *err) {
   memset(out, 0, sizeof *out);
   scheduler s = {.run = run, .spec = spec, .win = MPI_WIN_NULL, .status_type = tf_h5_status_type()};
@@ -756,8 +795,8 @@ int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, b
   if (!s.dsets || !s.rows.cols) return tf_fail(err, "out of memory");
   for (size_t c = 0; c < spec->ncols + EXTRA_TABLES; c++) s.dsets[c] = -1;
   s.cap_rows = buffer_rows(&s);
-  int rc = open_datasets(&s, file, resume, err);
-  if (!rc) rc = find_pending(&s, resume, out, err);
+  int rc = open_datasets(&s, *file, resume, err);
+  if (!rc) rc = find_pending(&s, file, resume, out, err);
   if (rc) {
     out->file_broken = s.file_broken;
     scheduler_free(&s);

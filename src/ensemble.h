@@ -73,9 +73,11 @@ typedef struct tf_ensemble_outcome {
   long long rounds;                                /* flush rounds of this run */
 } tf_ensemble_outcome;
 
-/* Creates the member datasets in a new file (resume = false) or opens them and reads the
- * done mask (resume = true), then runs every pending member.  Collective. */
-int tf_ensemble_execute(tf_run *run, hid_t file, const tf_ensemble_spec *spec, bool resume,
+/* Creates the member datasets in a new file (resume = false) or opens them and verifies the
+ * members marked done (resume = true), then runs every pending member.  On resume the file
+ * is closed and opened again (*file changes): rank 0 verifies it alone, opened serially.
+ * Collective. */
+int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, bool resume,
                         tf_ensemble_outcome *out, tf_error *err);
 
 /* The common end of a job built on the scheduler: the JSON fields done, computed,
