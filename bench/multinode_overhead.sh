@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # multinode_overhead.sh — the overhead terms of docs/CLUSTER.md's model measured across nodes:
-# start-up, flush rounds and chunk claims (the RMA counter on rank 0, over TCP) on 1, 2 and 3
-# nodes of the private network-namespace cluster (tests/scripts/netns_cluster.sh), 1 rank
+# start-up, flush rounds and chunk claims (the RMA counter on rank 0, over TCP) on 1 to NODES
+# (default 4) nodes of the private network-namespace cluster (tests/scripts/netns_cluster.sh), 1 rank
 # per node, every rank launched by srun --mpi=pmix.  Root; prints a markdown table.
 #
 #   bash bench/multinode_overhead.sh build/twofold
@@ -18,7 +18,8 @@ M=${M:-2000}
 fail() { echo "multinode_overhead: $*" >&2; }
 WORK=$(mktemp -d /var/tmp/twofold-mnbench.XXXXXX)
 cd "$WORK"
-NETNS_NODES=3
+NODES=${NODES:-4}
+NETNS_NODES=$NODES
 source "$ROOT/tests/scripts/netns_cluster.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TWOFOLD
 netns_cluster_start >/dev/null 2>&1
@@ -43,7 +44,7 @@ echo "RESULT $SLURM_JOB_NUM_NODES $a $b $bp $f10 $r10 $f002 $r002 $c256 $c1"
 EOF
 echo "| nodes × 1 rank | srun true s | start-up: run of 1 member/rank s (process s) | $M members, flush 10 s / 0.02 s | rounds | per round ms | chunk 256 / 1 s | per claim µs |"
 echo "|---|---|---|---|---|---|---|---|"
-for n in 1 2 3; do
+for n in $(seq 1 "$NODES"); do
   id=$(sbatch --parsable -N$n --ntasks=$n --ntasks-per-node=1 --time=10 --output=bench-$n.log \
     step.sh "$ROOT/configs/smoke.yaml" "$M")
   slurm_wait_job "$id" 600
