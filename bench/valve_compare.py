@@ -26,6 +26,23 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "scripts"))
 from valve_ref import stationary  # noqa: E402
 
+# Measured once (callgrind, q = 2 and 2.000002; scipy for the independent step count): why
+# twofold is slower on this protocol.
+WHERE_TIME_GOES = (
+    ".  Where its time goes (callgrind, two trajectories at q = 2): DOPRI5 at rtol = atol = 1e-9 "
+    "takes about 100,000 accepted steps per trajectory, and scipy's RK45 (the same "
+    "Dormand-Prince pair and RMS error norm, an independent implementation) takes 95,008 on the same "
+    "protocol, where odeint's Cash-Karp pair takes 60,457: odeint's error test (the largest "
+    "|error| / (eps_abs + eps_rel (|x| + dt |x'|)) over the components) is looser than the RMS norm over atol + rtol |x|.  Per step twofold "
+    "then evaluates the event functions on the dense output at 4 points (to catch two crossings "
+    "inside one step; the extremum event needs the field), where odeint looks at the step's "
+    "end only: per trajectory 0.63 M stage evaluations, 0.52 M event evaluations and 0.6 M "
+    "dense-output evaluations; the step with its error control is 40 % of the instructions, "
+    "event sampling and location about a third (of a run that also spends 14 % in the "
+    "dynamic linker at start-up).  Fewer samples per step or odeint's error test would "
+    "close part of the gap; a factor of 5 over odeint on one core is not in reach of either")
+
+
 PERIOD_TOL = 1e-6
 DECAY_TOL = 1e-5  # not stopped, yet this close to x*: the slow decay just above the Hopf point
 MPGOS_TRAJ, MPGOS_SECONDS = 4147200, 1000.7   # Hegedűs et al.: Titan Black, whole scan
@@ -123,8 +140,7 @@ def main():
         ratio = res["ratio_twofold_over_odeint"]
         if ratio:
             tw_cmp += (f"  twofold / odeint per core: **{ratio:.2f}**"
-                       + ("" if ratio >= 1 else " — twofold loses here; where its time goes is not "
-                          "measured yet") + ".")
+                       + ("" if ratio >= 1 else " — twofold loses here" + WHERE_TIME_GOES) + ".")
     else:
         res["twofold"] = None
         res["twofold_missing"] = a.twofold_missing
