@@ -31,7 +31,7 @@ from valve_ref import stationary  # noqa: E402
 WHERE_TIME_GOES = (
     ".  Where its time goes (callgrind, two trajectories at q = 2): DOPRI5 at rtol = atol = 1e-9 "
     "takes about 100,000 accepted steps per trajectory, and scipy's RK45 (the same "
-    "Dormand-Prince pair and RMS error norm, an independent implementation) takes 95,008 on the same "
+    "Dormand-Prince pair and RMS error norm, an independent implementation: bench/valve_dopri_steps.py) takes 95,008 on the same "
     "protocol, where odeint's Cash-Karp pair takes 60,457: odeint's error test (the largest "
     "|error| / (eps_abs + eps_rel (|x| + dt |x'|)) over the components) is looser than the RMS norm over atol + rtol |x|.  Per step twofold "
     "then evaluates the event functions on the dense output at 4 points (to catch two crossings "
