@@ -7,7 +7,8 @@
 # 1. Lorenz (configs/lorenz-spectrum.yaml), T = 500 after a transient of 50 for every run:
 #    a run counts when the sum of the exponents is within 2e-4 of the exact volume rate
 #    -(sigma + 1 + beta) = -41/3 (and lambda_1 within 0.1 of the published 0.9056).
-#    twofold: rtol = atol 1e-5 .. 1e-10; naive: dt 0.02 .. 0.0025.
+#    twofold: adaptive DOPRI5 at rtol = atol 1e-5 .. 1e-10, and fixed DOPRI5 steps
+#    (integrator.step fixed) h0 0.04 .. 0.01; naive: dt 0.02 .. 0.0025.
 # 2. Forced stick-slip oscillator (configs/stick-slip-spectrum.yaml), a Filippov system.
 #    Reference: twofold's event-driven spectrum at duration 20000.  A run counts when both
 #    exponents are within 2e-3 of it.  twofold: duration 250..5000; naive: the tanh-smoothed
@@ -84,19 +85,26 @@ for tol in (1e-5, 1e-6, 1e-7, 1e-8, 1e-10):
     say(f"lorenz twofold rtol = atol = {tol:g}, T {LT}")
     s, w, p = twofold("lorenz-spectrum.yaml", f"lyapunov.duration={LT}", "lyapunov.transient=50",
                       f"integrator.rtol={tol}", f"integrator.atol={tol}")
-    tw.append(lorenz_entry(s, w, rtol=tol, process_seconds=r6(p)))
+    tw.append(lorenz_entry(s, w, step="adaptive", rtol=tol, process_seconds=r6(p)))
+for h in (0.04, 0.03, 0.02, 0.01):
+    say(f"lorenz twofold fixed steps h0 = {h:g}, T {LT}")
+    s, w, p = twofold("lorenz-spectrum.yaml", f"lyapunov.duration={LT}", "lyapunov.transient=50",
+                      "integrator.step=fixed", f"integrator.h0={h}")
+    tw.append(lorenz_entry(s, w, step="fixed", h0=h, process_seconds=r6(p)))
 for dt in (0.02, 0.01, 0.005, 0.0025):
     say(f"lorenz naive dt {dt} T {LT}")
     s, w, n = naive("lorenz", dt, 50, LT)
     nv.append(lorenz_entry(s, w, dt=dt, T=LT, steps=n))
 bt, bn = summary(tw), summary(nv)
+ba = summary([r for r in tw if r["step"] == "adaptive"])
 res["lorenz"] = {
     "reference": {"lambda1": L1, "sum": LSUM},
     "criterion": f"|sum - ({LSUM:.4f})| < {TOLSUM:g} at T = {LT} (and |lambda1 - {L1}| < 0.1)",
     "twofold": tw, "naive": nv,
     "twofold_time_to_accuracy": bt and bt["seconds"],
     "naive_time_to_accuracy": bn and bn["seconds"],
-    "twofold_best_run": bt and {"rtol": bt["rtol"]},
+    "twofold_best_run": bt and {k: bt[k] for k in ("step", "rtol", "h0") if k in bt},
+    "twofold_adaptive_time_to_accuracy": ba and ba["seconds"],
     "naive_best_run": bn and {"dt": bn["dt"], "T": bn["T"]},
     "ratio_naive_over_twofold": r6(bn["seconds"] / bt["seconds"]) if bt and bn else None,
 }

@@ -107,6 +107,15 @@ int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, dou
     return -1;
   o->max_steps = (long)max_steps;
   char where[256];
+  static const char *const steps[] = {"adaptive", "fixed", NULL};
+  const char *step;
+  if (tf_config_get_string(cfg, "integrator.step", "adaptive", steps, &step, err)) return -1;
+  o->fixed_step = strcmp(step, "fixed") == 0;
+  if (o->fixed_step && !(o->h0 > 0))
+    return tf_fail(err,
+                   "%s: key 'integrator.step': fixed steps take integrator.h0 each; set "
+                   "integrator.h0 > 0",
+                   tf_config_where(cfg, "integrator.step", where, sizeof where));
   if (t_end && !(*t_end > t0))
     return tf_fail(err,
                    "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
@@ -297,6 +306,12 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
     flow->method = TF_METHOD_PETSC_TS;
   const bool sde = flow->method == TF_METHOD_EULER_MARUYAMA || flow->method == TF_METHOD_MILSTEIN ||
                    flow->method == TF_METHOD_DRIFT_IMPLICIT;
+  if (flow->ode.fixed_step && flow->method != TF_METHOD_DOPRI5)
+    return tf_fail(err,
+                   "%s: key 'integrator.step': fixed steps are DOPRI5's (integrator.method "
+                   "dopri5); %s controls its own steps (the SDE methods: integrator.dt)",
+                   tf_config_where(cfg, "integrator.step", where, sizeof where),
+                   tf_method_name(flow->method));
   if (!sde && noisy)
     return tf_fail(err,
                    "%s: key 'integrator.method': model '%s' has noise with these parameters, "

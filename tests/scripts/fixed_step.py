@@ -1,0 +1,82 @@
+"""fixed_step.py — `integrator.step: fixed`: DOPRI5 takes exactly integrator.h0 per step.
+
+On a linear flow x' = A x one DOPRI5 step of length h multiplies the state by R(hA), with the
+stability polynomial of the Dormand–Prince 5th-order solution,
+R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24 + z^5/120 + z^6/600 (Hairer & Wanner, Solving ODEs II,
+IV.2).  For the harmonic oscillator, N fixed steps must give R(hA)^N x0 to rounding, while the
+exact solution differs from it by the method's error at that h (much more than rounding); the
+adaptive run lands near the exact solution instead.  The Lorenz spectrum on fixed steps has
+the exact volume rate -(sigma + 1 + beta) as its sum.  Bad combinations are refused, naming
+the key.
+"""
+import subprocess
+
+import h5py
+import numpy as np
+import testlib as T
+
+T.setup()
+omega, x0, h, n = 1.3, np.array([1.0, 0.5]), 0.1, 20
+C = T.write("harmonic.yaml", f"""job: ensemble
+model:
+  name: harmonic
+  params: {{omega: {omega}}}
+initial:
+  state: [{x0[0]}, {x0[1]}]
+integrator:
+  t_end: {h * n}
+  rtol: 1e-12
+  atol: 1e-14
+ensemble:
+  members: 1
+""")
+A = np.array([[0.0, 1.0], [-omega**2, 0.0]])
+Z = h * A
+R, term = np.eye(2), np.eye(2)
+for k in range(1, 6):
+    term = term @ Z / k
+    R = R + term
+R = R + np.linalg.matrix_power(Z, 6) / 600.0
+predicted = np.linalg.matrix_power(R, n) @ x0
+t = h * n
+exact = np.array([x0[0] * np.cos(omega * t) + x0[1] / omega * np.sin(omega * t),
+                  -x0[0] * omega * np.sin(omega * t) + x0[1] * np.cos(omega * t)])
+
+
+def final(out):
+    with h5py.File(out) as f:
+        return np.array(f["members/final_state"][0])
+
+
+T.run(C, "fixed.h5", "integrator.step=fixed", f"integrator.h0={h}")
+T.run(C, "adaptive.h5")
+xf, xa = final("fixed.h5"), final("adaptive.h5")
+method_error = np.max(np.abs(predicted - exact))
+T.check(np.max(np.abs(xf - predicted)) < 1e-13,
+        f"fixed steps: {xf} = R(hA)^{n} x0 = {predicted} "
+        f"(difference {np.max(np.abs(xf - predicted)):.1e})")
+T.check(method_error > 1e-8, f"the method's own error at h = {h} is visible: {method_error:.1e}")
+T.check(np.max(np.abs(xa - exact)) < 1e-10 and np.max(np.abs(xa - predicted)) > 1e-8,
+        f"the adaptive run lands on the exact solution instead ({np.max(np.abs(xa - exact)):.1e})")
+
+lor = T.run(T.CONFIGS + "/lorenz-spectrum.yaml", "lorenz.h5", "lyapunov.duration=500",
+            "lyapunov.transient=50", "integrator.step=fixed", "integrator.h0=0.02")
+s = lor["spectrum"]
+T.check(abs(sum(s) + 41.0 / 3.0) < 2e-4,
+        f"Lorenz on fixed steps 0.02: sum {sum(s):.6f} = -41/3 within 2e-4; lambda1 {s[0]:.3f}")
+
+
+def refused(sets, regex):
+    cmd = [T.TWOFOLD, "run", C, "-o", "bad.h5", "--quiet"]
+    for x in sets:
+        cmd += ["--set", x]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    import re
+    T.check(r.returncode == 2 and re.search(regex, r.stderr) and "integrator.step" in r.stderr,
+            f"refused ({r.returncode}): {r.stderr.strip()}")
+
+
+refused(["integrator.step=fixed"], r"h0 > 0")
+refused(["integrator.step=fixed", "integrator.h0=0.1", "integrator.method=petsc-ts"], r"DOPRI5")
+refused(["integrator.step=constant"], r"adaptive|fixed")
+T.finish()
