@@ -431,6 +431,47 @@ int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapu
   return 0;
 }
 
+/* One block of an event-driven engine from (t0, x) to t1: its status, work and exponents. */
+typedef struct block_outcome {
+  int status; /* tf_member_status */
+  long steps;
+  int segments;
+  const double *lyapunov;
+} block_outcome;
+typedef block_outcome (*block_fn)(void *ctx, double t0, double *x, double t1);
+
+/* The blocks after the transient, written once for the event-driven engines: a block cut
+ * short by a signal or the time limit does not count.  Returns the last status. */
+static int run_blocks(averager *a, const tf_lyapunov_options *o, block_fn run, void *ctx, double *x,
+                      int status) {
+  double t = o->transient;
+  for (int b = 0; b < o->blocks && status == TF_MEMBER_OK; b++) {
+    const block_outcome out = run(ctx, t, x, t + a->span_per_block);
+    status = out.status;
+    if (tf_checkpoint_stopped()) {
+      a->r->interrupted = true;
+      break;
+    }
+    a->r->steps += out.steps;
+    a->r->segments += out.segments;
+    t += a->span_per_block;
+    add_block(a, b, out.lyapunov);
+    if (status == TF_MEMBER_OK && stop_between_blocks(a)) break;
+  }
+  return status;
+}
+
+typedef struct filippov_ctx {
+  tf_evolve *e;
+  tf_evolve_result res; /* holds the block's exponents */
+} filippov_ctx;
+
+static block_outcome filippov_block(void *ctx, double t0, double *x, double t1) {
+  filippov_ctx *c = ctx;
+  c->res = tf_evolve_run(c->e, t0, x, t1, 0);
+  return (block_outcome){c->res.status, c->res.steps, c->res.segments, c->res.lyapunov};
+}
+
 int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
                          const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                          tf_lyapunov_result *r, tf_error *err) {
@@ -445,26 +486,27 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
   memcpy(x, x0, k->dim * sizeof *x);
   tf_evolve_result res = tf_evolve_run(e, 0.0, x, o->transient, 0);
   r->steps += res.steps;
-  const double block_time = a.span_per_block;
-  double t = o->transient;
-  if (res.status == TF_MEMBER_OK &&
-      tf_evolve_enable_tangent(e, o->exponents, o->interval, saltation))
-    res.status = TF_MEMBER_FAILED;
-  for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
-    res = tf_evolve_run(e, t, x, t + block_time, 0);
-    if (tf_checkpoint_stopped()) { /* cut short inside the block: it does not count */
-      r->interrupted = true;
-      break;
-    }
-    r->steps += res.steps;
-    r->segments += res.segments;
-    t += block_time;
-    add_block(&a, b, res.lyapunov);
-    if (res.status == TF_MEMBER_OK && stop_between_blocks(&a)) break;
-  }
+  int status = res.status;
+  if (status == TF_MEMBER_OK && tf_evolve_enable_tangent(e, o->exponents, o->interval, saltation))
+    status = TF_MEMBER_FAILED;
+  filippov_ctx ctx = {.e = e};
+  status = run_blocks(&a, o, filippov_block, &ctx, x, status);
   tf_evolve_destroy(e);
-  finish_blocks(&a, k->dim, x, res.status);
+  finish_blocks(&a, k->dim, x, status);
   return 0;
+}
+
+typedef struct contact_ctx {
+  const tf_kernel *k;
+  const double *p;
+  const tf_contact_options *tangent;
+  tf_contact_result res; /* holds the block's exponents */
+} contact_ctx;
+
+static block_outcome contact_block(void *ctx, double t0, double *x, double t1) {
+  contact_ctx *c = ctx;
+  c->res = tf_contact_run(c->k, c->p, c->tangent, t0, x, t1, NULL);
+  return (block_outcome){c->res.status, c->res.steps, 0, c->res.c2.lyapunov};
 }
 
 int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
@@ -482,21 +524,20 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
   memcpy(x, x0, k->dim * sizeof *x);
   tf_contact_result res = tf_contact_run(k, p, &plain, 0.0, x, o->transient, NULL);
   r->steps += res.steps;
-  const double block_time = a.span_per_block;
-  double t = o->transient;
-  for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
-    res = tf_contact_run(k, p, &tangent, t, x, t + block_time, NULL);
-    if (tf_checkpoint_stopped()) { /* cut short inside the block: it does not count */
-      r->interrupted = true;
-      break;
-    }
-    r->steps += res.steps;
-    t += block_time;
-    add_block(&a, b, res.c2.lyapunov);
-    if (res.status == TF_MEMBER_OK && stop_between_blocks(&a)) break;
-  }
-  finish_blocks(&a, k->dim, x, res.status);
+  contact_ctx ctx = {.k = k, .p = p, .tangent = &tangent};
+  finish_blocks(&a, k->dim, x, run_blocks(&a, o, contact_block, &ctx, x, res.status));
   return 0;
+}
+
+typedef struct impact_ctx {
+  tf_impact *tangent;
+  const double *p;
+} impact_ctx;
+
+static block_outcome impact_block(void *ctx, double t0, double *x, double t1) {
+  const impact_ctx *c = ctx;
+  const tf_impact_result res = tf_impact_run(c->tangent, c->p, t0, x, t1);
+  return (block_outcome){res.status, res.steps, res.segments, res.lyapunov};
 }
 
 int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
@@ -520,22 +561,10 @@ int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
   memcpy(x, x0, n * sizeof *x);
   tf_impact_result res = tf_impact_run(plain, p, 0.0, x, o->transient);
   r->steps += res.steps;
-  const double block_time = a.span_per_block;
-  double t = o->transient;
-  for (int b = 0; b < o->blocks && res.status == TF_MEMBER_OK; b++) {
-    res = tf_impact_run(tangent, p, t, x, t + block_time);
-    if (tf_checkpoint_stopped()) { /* cut short inside the block: it does not count */
-      r->interrupted = true;
-      break;
-    }
-    r->steps += res.steps;
-    r->segments += res.segments;
-    t += block_time;
-    add_block(&a, b, res.lyapunov);
-    if (res.status == TF_MEMBER_OK && stop_between_blocks(&a)) break;
-  }
+  impact_ctx ctx = {tangent, p};
+  const int status = run_blocks(&a, o, impact_block, &ctx, x, res.status);
   tf_impact_destroy(plain), tf_impact_destroy(tangent);
-  finish_blocks(&a, n, x, res.status);
+  finish_blocks(&a, n, x, status);
   free(x);
   return 0;
 }
