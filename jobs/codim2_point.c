@@ -30,7 +30,7 @@
 
 typedef struct point_job {
   tf_model model;
-  double x[TF_CODIM2_MAX_DIM];
+  double x[TF_MAX_DIM];
   double t;
   long long curve_samples;
 } point_job;
@@ -47,9 +47,9 @@ static int setup(tf_run *run, tf_error *err) {
                    "%s: key 'model.name': model '%s' has no codimension-2 discontinuity "
                    "(job codim2-point needs a kernel with sigma2 and field2)",
                    tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
-  if (k->dim > TF_CODIM2_MAX_DIM)
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_CODIM2_MAX_DIM);
+                   TF_MAX_DIM);
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   bool physical = false;
   for (size_t i = 0; i < k->ninitial; i++) {

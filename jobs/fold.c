@@ -29,7 +29,7 @@ typedef struct fold_job {
   tf_model model;
   tf_fold_problem pb;
   tf_fold_options opt;
-  double x0[TF_FOLD_MAX_DIM];
+  double x0[TF_MAX_DIM];
   double p0;
   int dir;
   long long points;
@@ -68,8 +68,8 @@ static int setup(tf_run *run, tf_error *err) {
       tf_config_get_double(run->cfg, "fold.step", &d.step, 1e-12, 1e3, &o->step, err) ||
       tf_config_get_double(run->cfg, "fold.step_max", &d.step_max, 1e-12, 1e3, &o->step_max, err) ||
       tf_config_get_double(run->cfg, "fold.tol", &d.tol, 1e-15, 1e-3, &o->tol, err) ||
-      tf_config_get_double_array(run->cfg, "initial.state", NULL, 0, k->dim, job->x0,
-                                 TF_FOLD_MAX_DIM, &nx, err) ||
+      tf_config_get_double_array(run->cfg, "initial.state", NULL, 0, k->dim, job->x0, TF_MAX_DIM,
+                                 &nx, err) ||
       tf_job_output_from_config(run, NULL, NULL, err))
     return -1;
   const int ip = tf_kernel_param_index(k, pname);
@@ -82,7 +82,7 @@ static int setup(tf_run *run, tf_error *err) {
                    "%s: key 'model.name': model '%s' has no smooth field with at most %d "
                    "states (job fold continues F(x, p) = 0 of the kernel's rhs)",
                    tf_config_where(run->cfg, "model.name", where, sizeof where), k->name,
-                   TF_FOLD_MAX_DIM);
+                   TF_MAX_DIM);
   if (!(o->p_min < o->p_max))
     return tf_fail(err, "%s: key 'fold.max': must exceed fold.min",
                    tf_config_where(run->cfg, "fold.max", where, sizeof where));

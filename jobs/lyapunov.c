@@ -28,7 +28,7 @@
 
 typedef struct lyapunov_job {
   tf_model model;
-  double x0[TF_LYAPUNOV_MAX_DIM];
+  double x0[TF_MAX_DIM];
   tf_ode_options ode;
   tf_lyapunov_options opt;
   bool filippov, saltation;
@@ -59,7 +59,7 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
                    "from the tangent dynamics with saltation (benettin), not from a sampled "
                    "series",
                    tf_config_where(cfg, "lyapunov.estimator", (char[256]){0}, 256), k->name);
-  const char *names[TF_LYAPUNOV_MAX_DIM + 1] = {0};
+  const char *names[TF_MAX_DIM + 1] = {0};
   for (size_t i = 0; i < k->dim; i++) names[i] = k->state_names[i];
   /* Defaults that work for the reference systems: flows sampled at dt = 0.01 (Lorenz: the
    * linear part of <ln d(k)> spans about 1 to 3 time units), maps every iteration. */
@@ -109,7 +109,7 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
 static double *make_series(const lyapunov_job *job, tf_error *err) {
   const tf_kernel *k = job->model.kernel;
   const size_t n = (size_t)job->samples;
-  double *s = malloc(n * sizeof *s), x[TF_LYAPUNOV_MAX_DIM], y[TF_LYAPUNOV_MAX_DIM];
+  double *s = malloc(n * sizeof *s), x[TF_MAX_DIM], y[TF_MAX_DIM];
   if (!s) return tf_fail(err, "out of memory"), NULL;
   memcpy(x, job->x0, k->dim * sizeof *x);
   if (k->kind == TF_KERNEL_MAP) {
@@ -162,9 +162,9 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
     return -1;
   k = job->model.kernel;
-  if (k->dim > TF_LYAPUNOV_MAX_DIM)
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "model '%s' has %zu states; Lyapunov spectra support at most %d", k->name,
-                   k->dim, TF_LYAPUNOV_MAX_DIM);
+                   k->dim, TF_MAX_DIM);
   double spread, t0;
   job->ode = tf_ode_default_options();
   const bool state_given = tf_config_has(run->cfg, "initial.state");

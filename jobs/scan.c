@@ -59,7 +59,7 @@ enum { COL_GRID, COL_SPECTRUM, COL_ERROR, COL_KY, COL_VALID, NCOLS };
 typedef struct scan_job {
   tf_model model;
   tf_param_grid grid;
-  double x0[TF_LYAPUNOV_MAX_DIM];
+  double x0[TF_MAX_DIM];
   tf_ode_options ode;
   tf_lyapunov_options opt;
   bool saltation;
@@ -120,9 +120,9 @@ static int setup(tf_run *run, tf_error *err) {
       tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
     return -1;
   k = job->model.kernel;
-  if (k->dim > TF_LYAPUNOV_MAX_DIM)
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_LYAPUNOV_MAX_DIM);
+                   TF_MAX_DIM);
   double spread, t0;
   const long long d_chunk = 1;
   long long chunk;

@@ -20,7 +20,7 @@
 
 typedef struct singularity_job {
   tf_model model;
-  double guess[TF_FILIPPOV_MAX_DIM];
+  double guess[TF_MAX_DIM];
   double tolerance;
   long long max_iterations;
 } singularity_job;
@@ -32,16 +32,16 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_FILIPPOV, "singularity", err))
     return -1;
   const tf_kernel *k = job->model.kernel;
-  double def[TF_FILIPPOV_MAX_DIM] = {0};
-  if (k->dim > TF_FILIPPOV_MAX_DIM)
+  double def[TF_MAX_DIM] = {0};
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_FILIPPOV_MAX_DIM);
+                   TF_MAX_DIM);
   if (k->twofold_guess) k->twofold_guess(job->model.params, def);
   size_t n;
   const double d_tol = 1e-12;
   const long long d_iter = 50;
   if (tf_config_get_double_array(run->cfg, "singularity.guess", def, k->dim, k->dim, job->guess,
-                                 TF_FILIPPOV_MAX_DIM, &n, err) ||
+                                 TF_MAX_DIM, &n, err) ||
       tf_config_get_double(run->cfg, "singularity.tolerance", &d_tol, 1e-15, 1.0, &job->tolerance,
                            err) ||
       tf_config_get_int(run->cfg, "singularity.max_iterations", &d_iter, 1, 10000,
@@ -108,7 +108,7 @@ static void report(tf_run *run, const singularity_job *job, const tf_twofold *t,
 static int execute(tf_run *run, tf_error *err) {
   singularity_job *job = run->job_data;
   const tf_kernel *k = job->model.kernel;
-  double x[TF_FILIPPOV_MAX_DIM];
+  double x[TF_MAX_DIM];
   int iterations = 0;
   if (tf_twofold_locate(k, job->model.params, job->guess, job->tolerance, (int)job->max_iterations,
                         x, &iterations, err)) {

@@ -87,9 +87,9 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_FILIPPOV, "singularity-map", err))
     return -1;
   const tf_kernel *k = job->model.kernel;
-  if (k->dim > TF_FILIPPOV_MAX_DIM)
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_FILIPPOV_MAX_DIM);
+                   TF_MAX_DIM);
   if (!k->twofold_guess)
     return tf_fail(err, "model '%s' has no two-fold guess, which the map needs at every point",
                    k->name);
@@ -137,7 +137,7 @@ static int run_member(void *ctx, uint64_t member, void *const *row) {
     ((double *)row[job->col.derived])[i] =
         !valid && job->grid.rederive[d] && p[d] == 0.0 ? NAN : p[d];
   }
-  double guess[TF_FILIPPOV_MAX_DIM];
+  double guess[TF_MAX_DIM];
   int iterations;
   tf_error err;
   if (k->twofold_guess(p, guess) ||

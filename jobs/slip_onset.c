@@ -43,7 +43,7 @@ typedef struct slip_job {
   tf_flow flow;
   tf_model model; /* a view of flow's kernel and params for the scan axis */
   tf_evolve2_options opts;
-  double x0[TF_CODIM2_MAX_DIM];
+  double x0[TF_MAX_DIM];
   double ip[MAX_INITIAL]; /* physical initial conditions, if the model has them */
   bool physical, threshold, scan;
   int varied; /* index of threshold.initial among the physical initial conditions */
@@ -158,9 +158,9 @@ static int setup(tf_run *run, tf_error *err) {
                    "%s: key 'model.name': model '%s' is not a body with two contacts (job "
                    "slip-onset needs a kernel with field_dual, e.g. wheelset or flowmeter)",
                    tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
-  if (k->dim > TF_CODIM2_MAX_DIM)
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_CODIM2_MAX_DIM);
+                   TF_MAX_DIM);
   if (read_physical(run, job, state_given, err) || read_engine_options(run, job, err) ||
       read_threshold(run, job, err))
     return -1;
@@ -214,7 +214,7 @@ static void report_onset(tf_run *run, const slip_job *job, const double *params,
     tf_dual *d = tf_dual_create(k, params, &job->opts);
     if (d) {
       tf_dc_rr_point a;
-      double x[TF_CODIM2_MAX_DIM];
+      double x[TF_MAX_DIM];
       memcpy(x, o->x, k->dim * sizeof *x);
       tf_dual_rr_analysis(d, o->t, x, &a);
       if (a.directions) pp = a.phi_plus, pm = a.phi_minus;
@@ -340,7 +340,7 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
      * conditions for SR, RS and SS meet (Fig. 5.4): the departure is characterised by a run
      * a little further out, threshold.probe above the bracket. */
     if (rc == 0) {
-      double x[TF_CODIM2_MAX_DIM];
+      double x[TF_MAX_DIM];
       start_at((void *)&ctx, th.high * (1.0 + job->probe), x);
       if (tf_slip_onset_run(k, p, &job->opts, job->flow.t0, x, job->flow.t_end, &th.above) == 0)
         th.runs++;

@@ -259,7 +259,7 @@ static int cmd_model(const cli_args *a) {
   tf_config *cfg = tf_config_load(a->files[0], &err);
   tf_model model = {0};
   const tf_kernel *k = NULL;
-  double x0[TF_MODEL_MAX_DIM], spread, t0;
+  double x0[TF_MAX_DIM], spread, t0;
   int rc = cfg ? 0 : -1;
   for (int i = 0; !rc && i < a->nsets; i++) rc = tf_config_set(cfg, a->sets[i], &err);
   const bool state_given = cfg && tf_config_has(cfg, "initial.state");

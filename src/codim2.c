@@ -41,7 +41,7 @@ void tf_codim2_from_kernel(tf_codim2_sys *s, tf_codim2_kernel_ctx *store, const 
 
 void tf_codim2_frame(const tf_codim2_sys *s, const double *x, double *h, double *n1, double *n2) {
   const size_t n = s->dim;
-  double grad[2 * TF_CODIM2_MAX_DIM], hh[2];
+  double grad[2 * TF_MAX_DIM], hh[2];
   s->sigma2(x, s->ctx, hh, grad);
   const double g1 = sqrt(tf_dot(grad, grad, n)), g2 = sqrt(tf_dot(grad + n, grad + n, n));
   if (h) h[0] = g1 > 0 ? hh[0] / g1 : hh[0], h[1] = g2 > 0 ? hh[1] / g2 : hh[1];
@@ -62,7 +62,7 @@ void tf_codim2_limit(const tf_codim2_sys *s, double t, const double *x, double p
 
 static void rv_in_frame(const tf_codim2_sys *s, double t, const double *x, double phi,
                         const double *n1, const double *n2, double *R, double *V) {
-  double f[TF_CODIM2_MAX_DIM];
+  double f[TF_MAX_DIM];
   tf_codim2_limit(s, t, x, phi, f);
   const double f1 = tf_dot(f, n1, s->dim), f2 = tf_dot(f, n2, s->dim);
   const double c = cos(phi), sn = sin(phi);
@@ -72,7 +72,7 @@ static void rv_in_frame(const tf_codim2_sys *s, double t, const double *x, doubl
 
 void tf_codim2_rv(const tf_codim2_sys *s, double t, const double *x, double phi, double *R,
                   double *V) {
-  double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+  double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
   tf_codim2_frame(s, x, NULL, n1, n2);
   rv_in_frame(s, t, x, phi, n1, n2, R, V);
 }
@@ -111,7 +111,7 @@ static double polish_root(gsl_root_fsolver *solver, v_ctx *c, double a, double b
 
 int tf_codim2_roots_of_v(const tf_codim2_sys *s, double t, const double *x, const double *grid,
                          int points, bool periodic, int max, double *phi, double *R) {
-  double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+  double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
   tf_codim2_frame(s, x, NULL, n1, n2);
   gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   v_ctx c = {s, x, n1, n2, t};
@@ -138,7 +138,7 @@ int tf_codim2_roots_of_v(const tf_codim2_sys *s, double t, const double *x, cons
 
 void tf_codim2_classify(const tf_codim2_sys *s, double t, const double *x, tf_codim2_point *pt) {
   memset(pt, 0, sizeof *pt);
-  double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+  double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
   tf_codim2_frame(s, x, NULL, n1, n2);
   double R[DIRECTION_SAMPLES + 1], V[DIRECTION_SAMPLES + 1], phi[DIRECTION_SAMPLES + 1];
   double scale = 0, v_max = 0;
@@ -182,8 +182,7 @@ void tf_codim2_classify(const tf_codim2_sys *s, double t, const double *x, tf_co
 
 /* Fbar and the first harmonic; returns the largest deviation of the samples from
  * Fbar + cos F_A + sin F_B relative to their spread. */
-static double harmonic_fit(size_t n, double F[][TF_CODIM2_MAX_DIM], tf_codim2_sliding *s,
-                           double *spread) {
+static double harmonic_fit(size_t n, double F[][TF_MAX_DIM], tf_codim2_sliding *s, double *spread) {
   const int N = SLIDING_SAMPLES;
   for (size_t i = 0; i < n; i++) s->Fbar[i] = s->FA[i] = s->FB[i] = 0;
   for (int j = 0; j < N; j++) {
@@ -207,8 +206,7 @@ static double harmonic_fit(size_t n, double F[][TF_CODIM2_MAX_DIM], tf_codim2_sl
 }
 
 /* General A(phi), B(phi): the two leading right singular vectors of the centred samples. */
-static tf_codim2_decomposition svd_fit(size_t n, double F[][TF_CODIM2_MAX_DIM],
-                                       tf_codim2_sliding *s) {
+static tf_codim2_decomposition svd_fit(size_t n, double F[][TF_MAX_DIM], tf_codim2_sliding *s) {
   const int N = SLIDING_SAMPLES;
   gsl_matrix *A = gsl_matrix_alloc((size_t)N, n), *Vm = gsl_matrix_alloc(n, n);
   gsl_vector *S = gsl_vector_alloc(n), *work = gsl_vector_alloc(n);
@@ -241,7 +239,7 @@ static tf_codim2_decomposition svd_fit(size_t n, double F[][TF_CODIM2_MAX_DIM],
 int tf_codim2_sliding_vector(const tf_codim2_sys *sys, double t, const double *x,
                              tf_codim2_sliding *s) {
   const size_t n = sys->dim;
-  double F[SLIDING_SAMPLES][TF_CODIM2_MAX_DIM];
+  double F[SLIDING_SAMPLES][TF_MAX_DIM];
   memset(s, 0, sizeof *s);
   for (int j = 0; j < SLIDING_SAMPLES; j++)
     tf_codim2_limit(sys, t, x, 2 * M_PI * j / SLIDING_SAMPLES, F[j]);
@@ -253,7 +251,7 @@ int tf_codim2_sliding_vector(const tf_codim2_sys *sys, double t, const double *x
   else if (misfit > 1e-9)
     s->how = svd_fit(n, F, s);
   if (s->how == TF_CODIM2_HARMONIC || s->how == TF_CODIM2_SVD) {
-    double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+    double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
     tf_codim2_frame(sys, x, NULL, n1, n2);
     const double m00 = tf_dot(s->FA, n1, n), m01 = tf_dot(s->FB, n1, n);
     const double m10 = tf_dot(s->FA, n2, n), m11 = tf_dot(s->FB, n2, n);
@@ -276,7 +274,7 @@ int tf_codim2_sliding_vector(const tf_codim2_sys *sys, double t, const double *x
 
 void tf_codim2_project(const tf_codim2_sys *s, double *x) {
   const size_t n = s->dim;
-  double grad[2 * TF_CODIM2_MAX_DIM], h[2];
+  double grad[2 * TF_MAX_DIM], h[2];
   for (int it = 0; it < 3; it++) {
     s->sigma2(x, s->ctx, h, grad);
     if (h[0] == 0 && h[1] == 0) return;

@@ -26,8 +26,9 @@
 #include <stddef.h>
 
 #include "kernel.h"
+#include "max_dim.h"
 
-enum { TF_CODIM2_MAX_DIM = 16, TF_CODIM2_MAX_DIRECTIONS = 16 };
+enum { TF_CODIM2_MAX_DIRECTIONS = 16 };
 
 /* The system the analysis works on: H = (H1, H2) with gradients (2 x dim) and the field with
  * a given slip direction.  A codim-2 kernel is one (tf_codim2_from_kernel); a body with two
@@ -100,8 +101,8 @@ const char *tf_codim2_decomposition_name(tf_codim2_decomposition d);
 typedef struct tf_codim2_sliding {
   tf_codim2_decomposition how;
   double a, b, det; /* weights of (2.32) and the determinant of (2.31) */
-  double Fbar[TF_CODIM2_MAX_DIM], FA[TF_CODIM2_MAX_DIM], FB[TF_CODIM2_MAX_DIM];
-  double Fs[TF_CODIM2_MAX_DIM];
+  double Fbar[TF_MAX_DIM], FA[TF_MAX_DIM], FB[TF_MAX_DIM];
+  double Fs[TF_MAX_DIM];
 } tf_codim2_sliding;
 
 /* The sliding vector at x by Theorem 2.17.  Returns 0, or -1 when it is not unique or not

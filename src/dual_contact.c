@@ -151,7 +151,7 @@ static void contact_direction(tf_dual *d, int c, double t, const double *x, doub
 /* --- RR: Filippov's combination of the SR (or RS) fields and the double discontinuity ---- */
 
 static void rr_field(tf_dual *d, double t, const double *x, double *out, double *lp, double *lm) {
-  double fp[TF_CODIM2_MAX_DIM], fm[TF_CODIM2_MAX_DIM];
+  double fp[TF_MAX_DIM], fm[TF_MAX_DIM];
   const int bad = sliding_with_sign(d, &d->view_sr, 1, t, x, fp) |
                   sliding_with_sign(d, &d->view_sr, -1, t, x, fm);
   if (bad) d->sliding_failed = true;
@@ -163,7 +163,7 @@ static void rr_field(tf_dual *d, double t, const double *x, double *out, double 
 }
 
 static void rs_tangencies(tf_dual *d, double t, const double *x, double *lp, double *lm) {
-  double fp[TF_CODIM2_MAX_DIM], fm[TF_CODIM2_MAX_DIM];
+  double fp[TF_MAX_DIM], fm[TF_MAX_DIM];
   if (sliding_with_sign(d, &d->view_rs, 1, t, x, fp) |
       sliding_with_sign(d, &d->view_rs, -1, t, x, fm))
     d->sliding_failed = true;
@@ -199,7 +199,7 @@ static double on_ray(const tf_dual *d, const double *x, double rho, double pp, d
 static hat double_limit(const tf_dual *d, double t, const double *x, double rho, double pp,
                         double pm) {
   const double dp[2] = {cos(pp), sin(pp)}, dm[2] = {cos(pm), sin(pm)};
-  double f[TF_CODIM2_MAX_DIM], xs[TF_CODIM2_MAX_DIM], nh[3];
+  double f[TF_MAX_DIM], xs[TF_MAX_DIM], nh[3];
   const double norm = on_ray_dirs(d, x, rho, dp, dm, xs, nh);
   d->k->field_dual(t, xs, dp, dm, d->p, f);
   hat h;
@@ -294,11 +294,11 @@ void tf_dual_rr_analysis(tf_dual *d, double t, const double *x, tf_dc_rr_point *
  * starts only when the state's own directions agree with the slaved ones that closely. */
 
 typedef struct quasi_steady {
-  double a, b;                  /* slip angles of P+ and P- (first order in tau) */
-  double da, db;                /* their first-order lag corrections */
-  double rho;                   /* slip magnitude */
-  double tau;                   /* relaxation time of the directions */
-  double xs[TF_CODIM2_MAX_DIM]; /* the state on the slow manifold */
+  double a, b;           /* slip angles of P+ and P- (first order in tau) */
+  double da, db;         /* their first-order lag corrections */
+  double rho;            /* slip magnitude */
+  double tau;            /* relaxation time of the directions */
+  double xs[TF_MAX_DIM]; /* the state on the slow manifold */
 } quasi_steady;
 
 /* The slow manifold at the slip magnitude of x: the zeroth-order directions (V+^ = V-^ = 0),
@@ -310,7 +310,7 @@ static bool solve_quasi_steady(const tf_dual *d, double t, const double *x, doub
   const double rho = sqrt(x[d->ip] * x[d->ip] + x[d->im] * x[d->im] + x[d->ia] * x[d->ia]);
   double J[4];
   if (!newton_double(d, t, x, rho, NULL, &a, &b, J) || !(sin(a) * sin(b) > 0)) return false;
-  double nh[3], f[TF_CODIM2_MAX_DIM], xe[TF_CODIM2_MAX_DIM], dp[2], dm[2];
+  double nh[3], f[TF_MAX_DIM], xe[TF_MAX_DIM], dp[2], dm[2];
   on_ray(d, x, rho, a, b, q->xs, nh);
   set_dir(dp, a), set_dir(dm, b);
   d->k->field_dual(t, q->xs, dp, dm, d->p, f);
@@ -354,7 +354,7 @@ static bool quasi_steady_field(const tf_dual *d, double t, const double *x, doub
                                double *dx) {
   quasi_steady q;
   if (!solve_quasi_steady(d, t, x, a, b, &q)) return false;
-  double dp[2], dm[2], unit[TF_CODIM2_MAX_DIM], nh[3];
+  double dp[2], dm[2], unit[TF_MAX_DIM], nh[3];
   set_dir(dp, q.a), set_dir(dm, q.b);
   d->k->field_dual(t, q.xs, dp, dm, d->p, dx);
   on_ray(d, x, 1.0, q.a, q.b, unit, nh);
@@ -377,7 +377,7 @@ static double misalignment(const tf_dual *d, const double *x, double a, double b
  * quotient over a time step small against the slow motion, large against round-off). */
 static bool slaving_lag(const tf_dual *d, double t, const double *x, double a, double b,
                         quasi_steady *q, double *lag) {
-  double dx[TF_CODIM2_MAX_DIM], xe[TF_CODIM2_MAX_DIM];
+  double dx[TF_MAX_DIM], xe[TF_MAX_DIM];
   quasi_steady qe;
   if (!solve_quasi_steady(d, t, x, a, b, q) || !quasi_steady_field(d, t, x, q->a, q->b, dx))
     return false;
@@ -458,7 +458,7 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
 /* Event functions of the current case, positive while it lasts. */
 static int event_values(void *ctx, double t, const double *x_in, double *g) {
   tf_dual *d = ctx;
-  double xm[TF_CODIM2_MAX_DIM];
+  double xm[TF_MAX_DIM];
   const double *x = x_in;
   if (d->qs) {
     memcpy(xm, x_in, d->n * sizeof *xm);
@@ -485,7 +485,7 @@ static int event_values(void *ctx, double t, const double *x_in, double *g) {
     }
     default: {
       tf_dc_rr_point a;
-      double f[TF_CODIM2_MAX_DIM];
+      double f[TF_MAX_DIM];
       rr_field(d, t, x, f, &a.lp_sr, &a.lm_sr);
       rs_tangencies(d, t, x, &a.lp_rs, &a.lm_rs);
       rr_double(d, t, x, &a);
@@ -586,7 +586,7 @@ static void arrive_rr(tf_dual *d, tf_dual_result *res, double t, double *x) {
   x[idx] = 0.0;
   double lp, lm;
   if (from == TF_DC_SR) {
-    double f[TF_CODIM2_MAX_DIM];
+    double f[TF_MAX_DIM];
     rr_field(d, t, x, f, &lp, &lm);
   } else {
     rs_tangencies(d, t, x, &lp, &lm);
@@ -754,7 +754,7 @@ static const tf_event_loop_ops loop_ops = {.rhs = rhs,
 /* --- the driver ------------------------------------------------------------------------------ */
 
 tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolve2_options *opts) {
-  if (!k->field_dual || k->dim > TF_CODIM2_MAX_DIM) return NULL;
+  if (!k->field_dual || k->dim > TF_MAX_DIM) return NULL;
   tf_dual *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->k = k, d->p = params, d->n = k->dim;

@@ -65,7 +65,7 @@ typedef struct tf_dual tf_dual;
 typedef void (*tf_dc_event_fn)(void *ctx, const tf_dc_event *ev);
 typedef void (*tf_dc_step_fn)(void *ctx, const tf_dual *d, double t0, double t1);
 
-/* NULL unless the kernel has field_dual (and dim <= TF_CODIM2_MAX_DIM). */
+/* NULL unless the kernel has field_dual (and dim <= TF_MAX_DIM). */
 tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolve2_options *opts);
 void tf_dual_destroy(tf_dual *d);
 void tf_dual_set_callbacks(tf_dual *d, tf_dc_event_fn on_event, tf_dc_step_fn on_step, void *ctx);
@@ -80,7 +80,7 @@ typedef struct tf_dc_rr_point {
   double lp_sr, lm_sr, lp_rs, lm_rs;
   double R_max, phi_plus, phi_minus;
   int directions;
-  double F_rr[TF_CODIM2_MAX_DIM];
+  double F_rr[TF_MAX_DIM];
 } tf_dc_rr_point;
 void tf_dual_rr_analysis(tf_dual *d, double t, const double *x, tf_dc_rr_point *out);
 

@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "expr.h"
+#include "max_dim.h"
 
-enum { MAX_STATES = 64, MAX_PARAMS = 256, MAX_NAMES = MAX_STATES + MAX_PARAMS + 1 };
+enum { MAX_STATES = TF_MAX_DIM, MAX_PARAMS = 256, MAX_NAMES = MAX_STATES + MAX_PARAMS + 1 };
 
 #define BASE "model.equations"
 
@@ -177,9 +178,15 @@ static int read_model(model *m, tf_error *err) {
   }
   if (tf_config_get_string(m->cfg, BASE ".name", "equations", NULL, &m->name, err)) return -1;
   if (!*m->name) return fail_at(m, BASE ".name", err, "expected a model name, got ''");
-  const char *states[MAX_STATES];
-  if (tf_config_get_string_array(m->cfg, BASE ".state", states, MAX_STATES, &m->dim, err))
+  /* read with room to spare, so that a model over the limit is told the limit, not the size
+   * of a buffer */
+  const char *states[16 * MAX_STATES];
+  if (tf_config_get_string_array(m->cfg, BASE ".state", states, 16 * MAX_STATES, &m->dim, err))
     return -1;
+  if (m->dim > TF_MAX_DIM)
+    return fail_at(m, BASE ".state", err,
+                   "model '%s' has %zu state components; twofold's limit is %d", m->name, m->dim,
+                   TF_MAX_DIM);
   for (size_t i = 0; i < m->dim; i++)
     if (add_name(m, states[i], BASE ".state", "state", err)) return -1;
   if (read_parameters(m, err)) return -1;

@@ -19,7 +19,7 @@ struct tf_evolve {
   tf_event_loop *loop;
   tf_mode mode;
   bool has_twofold, nondeterministic;
-  double twofold[TF_FILIPPOV_MAX_DIM];
+  double twofold[TF_MAX_DIM];
   tf_event_fn on_event;
   tf_exit_fn on_exit;
   tf_choice_fn on_choice;
@@ -94,7 +94,7 @@ static void sliding_tangencies(const tf_evolve *e, const double *x, double *lp, 
     tf_filippov_tangencies(e->k, e->p, x, lp, lm);
     return;
   }
-  double grad[TF_FILIPPOV_MAX_DIM], f[TF_FILIPPOV_MAX_DIM];
+  double grad[TF_MAX_DIM], f[TF_MAX_DIM];
   e->k->switching(x, e->p, grad);
   *lp = *lm = 0;
   stick_field(e, x, 1, f);
@@ -209,7 +209,7 @@ static void current_field(void *ctx, double t, const double *x, double *dx) {
 
 /* Newton along grad h: puts a point located to event_tol exactly onto Sigma. */
 static void project_to_sigma(const tf_evolve *e, double *x) {
-  double grad[TF_FILIPPOV_MAX_DIM];
+  double grad[TF_MAX_DIM];
   for (int it = 0; it < 3; it++) {
     const double h = e->k->switching(x, e->p, grad);
     double g2 = 0;
@@ -243,7 +243,7 @@ static void emit(tf_evolve *e, tf_event_kind kind, double t, const double *x, tf
 
 /* h_x . slip(x, side): the slip field's rate of h, continued onto Sigma from that side. */
 static double slip_tangency(tf_evolve *e, const double *x, int side) {
-  double grad[TF_FILIPPOV_MAX_DIM];
+  double grad[TF_MAX_DIM];
   e->k->switching(x, e->p, grad);
   e->k->slip(0.0, x, side, e->p, e->f1);
   double s = 0;
@@ -296,7 +296,7 @@ static int meet(tf_evolve *e, double t, double *x, tf_mode *next) {
   double u = 0.5;
   if (m.verdict == TF_MEET_CHOICE && (!e->on_choice || e->on_choice(e->ctx, &u)))
     return TF_MEMBER_FAILED;
-  double on_meet[TF_FILIPPOV_MAX_DIM];
+  double on_meet[TF_MAX_DIM];
   memcpy(on_meet, x, e->n * sizeof *x);
   int side;
   departure_for(e, &m, u, x, &side);
@@ -324,7 +324,7 @@ static int leave_meet(tf_evolve *e, double t, double *x, tf_mode *next) {
   int which = 0;
   for (int i = 1; i < m.count; i++)
     if (m.dir[i].R > m.dir[which].R) which = i;
-  double on_meet[TF_FILIPPOV_MAX_DIM];
+  double on_meet[TF_MAX_DIM];
   memcpy(on_meet, x, e->n * sizeof *x);
   int side;
   tf_meet_departure(e->k, e->p, &m, which, e->opt.meet_departure, x, &side);
@@ -366,7 +366,7 @@ static tf_mode arrive(tf_evolve *e, double t, double *x, int *status) {
 static int twofold_exit(tf_evolve *e, double t, double *x, tf_mode *mode) {
   emit(e, TF_EVENT_TWOFOLD, t, x, TF_MODE_SLIDING, TF_MODE_SLIDING, NAN);
   if (!e->on_exit) return -1;
-  double out[TF_FILIPPOV_MAX_DIM];
+  double out[TF_MAX_DIM];
   int side = 1;
   if (e->on_exit(e->ctx, e->res->counts[TF_EVENT_TWOFOLD] - 1, t, x, out, &side)) return -1;
   memcpy(x, out, e->n * sizeof *x);
@@ -382,7 +382,7 @@ static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode fro
   if (!e->m || !e->saltation || from == TF_MODE_SLIDING || from > TF_MODE_SLIP_PLUS ||
       to > TF_MODE_SLIP_PLUS) /* none from sliding, none on the intersection */
     return;
-  double grad[TF_FILIPPOV_MAX_DIM], before[TF_FILIPPOV_MAX_DIM], after[TF_FILIPPOV_MAX_DIM];
+  double grad[TF_MAX_DIM], before[TF_MAX_DIM], after[TF_MAX_DIM];
   const size_t n = e->n;
   e->k->switching(x, e->p, grad);
   mode_field(e, from, t, x, before);
@@ -463,7 +463,7 @@ static const tf_event_loop_ops loop_ops = {.rhs = rhs,
 
 tf_evolve *tf_evolve_create(const tf_kernel *k, const double *params,
                             const tf_evolve_options *opts) {
-  if (k->dim > TF_FILIPPOV_MAX_DIM || !k->switching || !k->slip) return NULL;
+  if (k->dim > TF_MAX_DIM || !k->switching || !k->slip) return NULL;
   tf_evolve *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   e->k = k;

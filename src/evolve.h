@@ -111,7 +111,7 @@ typedef struct tf_evolve_result {
   /* with tangent vectors (tf_evolve_enable_tangent): the exponents over the deterministic
    * segments (time-weighted), their total time, and how many segments (two-fold passages
    * + 1) there were */
-  double lyapunov[TF_FILIPPOV_MAX_DIM];
+  double lyapunov[TF_MAX_DIM];
   double tangent_time;
   int segments;
 } tf_evolve_result;

@@ -225,7 +225,7 @@ static int arrive(tf_evolve2 *e, tf_evolve2_result *res, double t, double *x) {
   }
   const double phi_out = leaving_direction(&pt, phi_in + M_PI);
   if (e->m) {
-    double after[TF_CODIM2_MAX_DIM];
+    double after[TF_MAX_DIM];
     tf_codim2_limit(&e->sys, t, x, phi_out, after);
     apply_saltation(e, t, x, phi_in, after, false);
   }
@@ -274,11 +274,11 @@ static void apply_saltation(tf_evolve2 *e, double t, const double *x, double phi
                             const double *f_after, bool rolling) {
   if (!e->m) return;
   const size_t n = e->n;
-  double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM], before[TF_CODIM2_MAX_DIM];
+  double n1[TF_MAX_DIM], n2[TF_MAX_DIM], before[TF_MAX_DIM];
   tf_codim2_frame(&e->sys, x, NULL, n1, n2);
   tf_codim2_limit(&e->sys, t, x, phi_in, before);
   const double c = cos(phi_in), sn = sin(phi_in);
-  double grad[TF_CODIM2_MAX_DIM], perp[TF_CODIM2_MAX_DIM], denom = 0;
+  double grad[TF_MAX_DIM], perp[TF_MAX_DIM], denom = 0;
   for (size_t i = 0; i < n; i++) {
     grad[i] = c * n1[i] + sn * n2[i], perp[i] = -sn * n1[i] + c * n2[i];
     denom += grad[i] * before[i];
@@ -303,7 +303,7 @@ static void project_tangents(void *ctx, double *x) {
   tf_evolve2 *e = ctx;
   if (e->mode != TF_C2_ROLL) return;
   const size_t n = e->n;
-  double n1[TF_CODIM2_MAX_DIM], n2[TF_CODIM2_MAX_DIM];
+  double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
   tf_codim2_frame(&e->sys, x, NULL, n1, n2);
   for (size_t k = 0; k < e->m; k++) {
     double *q = x + n + k * n, a = 0, b = 0;
@@ -400,7 +400,7 @@ int tf_evolve2_enable_tangent(tf_evolve2 *e, int vectors, double interval) {
 
 tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
                               const tf_evolve2_options *opts) {
-  if (!k->sigma2 || !k->field2 || k->dim > TF_CODIM2_MAX_DIM) return NULL;
+  if (!k->sigma2 || !k->field2 || k->dim > TF_MAX_DIM) return NULL;
   tf_evolve2 *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   tf_codim2_from_kernel(&e->sys, &e->kctx, k, params);

@@ -67,7 +67,7 @@ typedef struct tf_evolve2_result {
   long counts[TF_C2_EVENT_KIND_COUNT];
   double first_roll_time; /* NaN if it never rolled (a start rolling counts as t0) */
   /* with tangent vectors (tf_evolve2_enable_tangent): the Lyapunov exponents of the run */
-  double lyapunov[TF_CODIM2_MAX_DIM];
+  double lyapunov[TF_MAX_DIM];
   double tangent_time;
   const char *failure; /* why, if status is failed */
 } tf_evolve2_result;
@@ -76,7 +76,7 @@ typedef struct tf_evolve2 tf_evolve2;
 typedef void (*tf_c2_event_fn)(void *ctx, const tf_c2_event *ev);
 typedef void (*tf_c2_step_fn)(void *ctx, const tf_evolve2 *e, double t0, double t1);
 
-/* NULL if the kernel is not a codim-2 kernel or its dimension exceeds TF_CODIM2_MAX_DIM. */
+/* NULL if the kernel is not a codim-2 kernel or its dimension exceeds TF_MAX_DIM. */
 tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
                               const tf_evolve2_options *opts);
 void tf_evolve2_destroy(tf_evolve2 *e);

@@ -128,7 +128,7 @@ static double wrap(double a) {
 }
 
 static bool escaping_at(const tf_exit_policy *pol, const tf_twofold *t, double theta) {
-  double w[TF_FILIPPOV_MAX_DIM];
+  double w[TF_MAX_DIM];
   for (size_t i = 0; i < pol->k->dim; i++) w[i] = cos(theta) * pol->e1[i] + sin(theta) * pol->e2[i];
   return tf_dot(t->grad_lp, w, pol->k->dim) > 0 && tf_dot(t->grad_lm, w, pol->k->dim) < 0;
 }
@@ -194,7 +194,7 @@ void tf_exit_policy_point(const tf_exit_policy *pol, double u, double *x, int *s
   for (size_t i = 0; i < n; i++)
     x[i] = pol->x_star[i] + pol->distance * (cos(theta) * pol->e1[i] + sin(theta) * pol->e2[i]);
   /* The tangent plane is Sigma only to first order: project back onto h = 0. */
-  double grad[TF_FILIPPOV_MAX_DIM];
+  double grad[TF_MAX_DIM];
   for (int it = 0; it < 4; it++) {
     const double h = pol->k->switching(x, pol->p, grad);
     const double g2 = tf_dot(grad, grad, n);

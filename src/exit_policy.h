@@ -39,7 +39,7 @@ typedef struct tf_exit_policy {
   /* geometry at the two-fold */
   const tf_kernel *k;
   const double *p;
-  double x_star[TF_FILIPPOV_MAX_DIM], e1[TF_FILIPPOV_MAX_DIM], e2[TF_FILIPPOV_MAX_DIM];
+  double x_star[TF_MAX_DIM], e1[TF_MAX_DIM], e2[TF_MAX_DIM];
   double theta_lo, theta_hi; /* the escaping sector */
 } tf_exit_policy;
 

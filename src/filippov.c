@@ -11,7 +11,7 @@ void tf_filippov_field(const tf_kernel *k, const double *p, const double *x, dou
     k->stick(0.0, x, lambda, p, out);
     return;
   }
-  double up[TF_FILIPPOV_MAX_DIM], down[TF_FILIPPOV_MAX_DIM];
+  double up[TF_MAX_DIM], down[TF_MAX_DIM];
   k->slip(0.0, x, +1, p, up);
   k->slip(0.0, x, -1, p, down);
   for (size_t i = 0; i < k->dim; i++)
@@ -19,7 +19,7 @@ void tf_filippov_field(const tf_kernel *k, const double *p, const double *x, dou
 }
 
 double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x, int side) {
-  double grad[TF_FILIPPOV_MAX_DIM], f[TF_FILIPPOV_MAX_DIM];
+  double grad[TF_MAX_DIM], f[TF_MAX_DIM];
   k->switching(x, p, grad);
   tf_filippov_field(k, p, x, side, f);
   return tf_dot(grad, f, k->dim);
@@ -27,7 +27,7 @@ double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x
 
 void tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x, double *lp,
                             double *lm) {
-  double grad[TF_FILIPPOV_MAX_DIM], f[TF_FILIPPOV_MAX_DIM];
+  double grad[TF_MAX_DIM], f[TF_MAX_DIM];
   k->switching(x, p, grad);
   tf_filippov_field(k, p, x, +1, f);
   *lp = tf_dot(grad, f, k->dim);
@@ -37,7 +37,7 @@ void tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x
 
 void tf_filippov_tangency_gradient(const tf_kernel *k, const double *p, const double *x, int side,
                                    double *grad) {
-  double y[TF_FILIPPOV_MAX_DIM];
+  double y[TF_MAX_DIM];
   for (size_t i = 0; i < k->dim; i++) y[i] = x[i];
   for (size_t i = 0; i < k->dim; i++) {
     /* step ~ eps^(1/5) balances the O(h^4) truncation and O(eps/h) round-off */

@@ -9,8 +9,7 @@
 #define TF_FILIPPOV_H
 
 #include "kernel.h"
-
-enum { TF_FILIPPOV_MAX_DIM = 16 };
+#include "max_dim.h"
 
 typedef enum tf_sigma_region {
   TF_SIGMA_CROSSING_UP,   /* both fields point to h > 0 */

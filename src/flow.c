@@ -168,12 +168,12 @@ static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
       tf_config_get_double(cfg, "model.noise.sigma", NULL, 0.0, INFINITY, &nz->sigma, err))
     return -1;
   nz->multiplicative = strcmp(form, "multiplicative") == 0;
-  if (k->dim > TF_SDE_MAX_DIM)
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err,
                    "%s: key 'model.noise': model '%s' has %zu components; model.noise "
                    "supports at most %d",
                    tf_config_where(cfg, "model.noise", where, sizeof where), k->name, k->dim,
-                   TF_SDE_MAX_DIM);
+                   TF_MAX_DIM);
   if (k->diffusion && tf_kernel_is_noisy(k, flow->x0 ? flow->x0 : k->initial, flow->params))
     return tf_fail(err,
                    "%s: key 'model.noise': model '%s' already has noise with these "
@@ -341,8 +341,8 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
                      tf_config_where(cfg, "integrator.milstein", where, sizeof where),
                      flow->kernel->name);
     flow->implicit_milstein = implicit_milstein;
-    if (flow->kernel->dim > TF_SDE_MAX_DIM)
-      return tf_fail(err, "drift-implicit supports at most %d state components", TF_SDE_MAX_DIM);
+    if (flow->kernel->dim > TF_MAX_DIM)
+      return tf_fail(err, "drift-implicit supports at most %d state components", TF_MAX_DIM);
   }
   if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, err);
   /* a config written for TS and run with another method (--set integrator.method=...) */
@@ -489,7 +489,7 @@ static void noise_column_adapter(double t, const double *x, void *ctx, double *g
     return;
   }
   /* d f / d p_k by central differences on a copy of the parameters */
-  double fp[TF_SDE_MAX_DIM], fm[TF_SDE_MAX_DIM];
+  double fp[TF_MAX_DIM], fm[TF_MAX_DIM];
   const int k = nz->parameter;
   const double pk = flow->params[k], step = 1e-6 * fmax(1.0, fabs(pk));
   double *p = flow->noise_params;

@@ -11,7 +11,7 @@
 
 #include "ode.h"
 
-enum { N1 = TF_FOLD_MAX_DIM + 1 };
+enum { N1 = TF_MAX_DIM + 1 };
 
 tf_fold_options tf_fold_default_options(void) {
   tf_fold_options o = {.step = 1e-3,
@@ -25,7 +25,7 @@ tf_fold_options tf_fold_default_options(void) {
 
 int tf_fold_problem_init(tf_fold_problem *pb, const tf_kernel *k, const double *params, int ip) {
   memset(pb, 0, sizeof *pb);
-  if (!k->rhs || k->dim > TF_FOLD_MAX_DIM || k->nparams > TF_FOLD_MAX_PARAMS || ip < 0 ||
+  if (!k->rhs || k->dim > TF_MAX_DIM || k->nparams > TF_FOLD_MAX_PARAMS || ip < 0 ||
       (size_t)ip >= k->nparams)
     return -1;
   pb->k = k, pb->n = k->dim, pb->ip = ip;
@@ -41,7 +41,7 @@ static void field(tf_fold_problem *pb, const double *y, double *f) {
 /* Column j of dF/d(x, p) by a central difference with step h. */
 static void column(tf_fold_problem *pb, const double *y, size_t j, double h, double *col) {
   const size_t n = pb->n;
-  double yp[N1], fp[TF_FOLD_MAX_DIM], fm[TF_FOLD_MAX_DIM];
+  double yp[N1], fp[TF_MAX_DIM], fm[TF_MAX_DIM];
   memcpy(yp, y, (n + 1) * sizeof *y);
   yp[j] = y[j] + h;
   field(pb, yp, fp);
@@ -57,7 +57,7 @@ static void column(tf_fold_problem *pb, const double *y, size_t j, double h, dou
  * where the two differ by more than the fine one's round-off. */
 static void jacobian(tf_fold_problem *pb, const double *y, double *J) {
   const size_t n = pb->n;
-  double scale = 0, fsize = 0, col[TF_FOLD_MAX_DIM], fine[TF_FOLD_MAX_DIM], f[TF_FOLD_MAX_DIM];
+  double scale = 0, fsize = 0, col[TF_MAX_DIM], fine[TF_MAX_DIM], f[TF_MAX_DIM];
   for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(y[i]));
   field(pb, y, f);
   for (size_t i = 0; i < n; i++) fsize = fmax(fsize, fabs(f[i]));
@@ -114,7 +114,7 @@ static int tangent(size_t n, const double *J, const double *ref, double *tau) {
 }
 
 static double max_real_eigenvalue(size_t n, const double *J) {
-  double a[TF_FOLD_MAX_DIM * TF_FOLD_MAX_DIM];
+  double a[TF_MAX_DIM * TF_MAX_DIM];
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < n; j++) a[i * n + j] = J[i * (n + 1) + j];
   gsl_matrix_view A = gsl_matrix_view_array(a, n, n);
@@ -139,7 +139,7 @@ static bool converged(size_t m, const double *dy, const double *y, double tol) {
 /* A converged step is not enough where the field's derivatives blow up (a slip velocity
  * going to zero): the residual itself must be small. */
 static bool on_branch(tf_fold_problem *pb, const double *y, const tf_fold_options *o) {
-  double f[TF_FOLD_MAX_DIM], r = 0, s = 1;
+  double f[TF_MAX_DIM], r = 0, s = 1;
   field(pb, y, f);
   for (size_t i = 0; i < pb->n; i++) r = fmax(r, fabs(f[i])), s = fmax(s, fabs(y[i]));
   return r <= 1e3 * o->tol * s;
@@ -147,7 +147,7 @@ static bool on_branch(tf_fold_problem *pb, const double *y, const tf_fold_option
 
 int tf_fold_stationary(tf_fold_problem *pb, double p, double *x, const tf_fold_options *o) {
   const size_t n = pb->n;
-  double y[N1], J[TF_FOLD_MAX_DIM * N1], f[N1], dy[N1], r[N1] = {0};
+  double y[N1], J[TF_MAX_DIM * N1], f[N1], dy[N1], r[N1] = {0};
   memcpy(y, x, n * sizeof *x);
   y[n] = p;
   r[n] = 1.0; /* the border fixes p */
@@ -170,7 +170,7 @@ int tf_fold_stationary(tf_fold_problem *pb, double p, double *x, const tf_fold_o
 static int correct(tf_fold_problem *pb, const double *pred, const double *tau,
                    const tf_fold_options *o, tf_fold_point *pt) {
   const size_t n = pb->n;
-  double y[N1], J[TF_FOLD_MAX_DIM * N1], f[N1], dy[N1];
+  double y[N1], J[TF_MAX_DIM * N1], f[N1], dy[N1];
   memcpy(y, pred, (n + 1) * sizeof *y);
   for (int it = 0; it < o->max_newton; it++) {
     field(pb, y, f);

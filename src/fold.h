@@ -23,8 +23,9 @@
 #include <stddef.h>
 
 #include "kernel.h"
+#include "max_dim.h"
 
-enum { TF_FOLD_MAX_DIM = 16, TF_FOLD_MAX_PARAMS = 64 };
+enum { TF_FOLD_MAX_PARAMS = 64 };
 
 typedef struct tf_fold_options {
   double step;         /* initial arclength step */
@@ -38,10 +39,10 @@ tf_fold_options tf_fold_default_options(void);
 
 typedef struct tf_fold_point {
   double p;
-  double x[TF_FOLD_MAX_DIM];
-  double tangent[TF_FOLD_MAX_DIM + 1]; /* unit tangent of the branch in (x, p) */
-  double max_real; /* largest real part of the eigenvalues of F_x (stable below 0) */
-  bool fold;       /* a fold (tangent's p-component zero), not an ordinary point */
+  double x[TF_MAX_DIM];
+  double tangent[TF_MAX_DIM + 1]; /* unit tangent of the branch in (x, p) */
+  double max_real;                /* largest real part of the eigenvalues of F_x (stable below 0) */
+  bool fold;                      /* a fold (tangent's p-component zero), not an ordinary point */
 } tf_fold_point;
 
 /* The problem: kernel k with its parameters (copied; the continuation parameter ip is set by
@@ -54,7 +55,7 @@ typedef struct tf_fold_problem {
   double t; /* time argument of the field (autonomous fields ignore it) */
 } tf_fold_problem;
 
-/* 0, or -1 if the kernel has no rhs, more than TF_FOLD_MAX_DIM states or ip is not one of its
+/* 0, or -1 if the kernel has no rhs, more than TF_MAX_DIM states or ip is not one of its
  * parameters. */
 int tf_fold_problem_init(tf_fold_problem *pb, const tf_kernel *k, const double *params, int ip);
 

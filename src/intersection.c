@@ -23,7 +23,7 @@ typedef struct meet_ctx {
   const tf_kernel *k;
   const double *p;
   double eta;
-  double n1[TF_FILIPPOV_MAX_DIM], n2[TF_FILIPPOV_MAX_DIM];
+  double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
 } meet_ctx;
 
 static void sigma_hg(const double *x, void *ctx, double *h, double *grad) {
@@ -38,7 +38,7 @@ static void sigma_hg(const double *x, void *ctx, double *h, double *grad) {
  * displaced point is not taken in a displaced frame. */
 static void limit_field(double t, const double *x, const double *dir, void *ctx, double *dx) {
   const meet_ctx *c = ctx;
-  double y[TF_FILIPPOV_MAX_DIM];
+  double y[TF_MAX_DIM];
   for (size_t i = 0; i < c->k->dim; i++)
     y[i] = x[i] + c->eta * (dir[0] * c->n1[i] + dir[1] * c->n2[i]);
   c->k->slip(t, y, dir[0] >= 0 ? +1 : -1, c->p, dx);
@@ -69,7 +69,7 @@ void tf_meet_project(const tf_kernel *k, const double *p, double *x) {
 
 /* Newton along grad h onto Sigma, keeping g. */
 static void onto_sigma(const tf_kernel *k, const double *p, double *x) {
-  double grad[TF_FILIPPOV_MAX_DIM];
+  double grad[TF_MAX_DIM];
   for (int it = 0; it < 3; it++) {
     const double h = k->switching(x, p, grad), g2 = tf_dot(grad, grad, k->dim);
     if (h == 0.0 || g2 == 0.0) return;
@@ -95,7 +95,7 @@ static int sector_grid(int side, double *grid) {
 static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, const double *x,
                       int sign, tf_meet *m) {
   const size_t n = k->dim;
-  double y[TF_FILIPPOV_MAX_DIM], f[TF_FILIPPOV_MAX_DIM], lp, lm;
+  double y[TF_MAX_DIM], f[TF_MAX_DIM], lp, lm;
   for (size_t i = 0; i < n; i++) y[i] = x[i] + sign * c->eta * c->n2[i];
   onto_sigma(k, p, y);
   tf_filippov_tangencies(k, p, y, &lp, &lm);
@@ -110,7 +110,7 @@ static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, co
 /* Whether 0 lies strictly inside the convex hull of the points (f.n1, f.n2) over samples of
  * F* in both sectors: the largest angular gap between the points, seen from 0, is below pi. */
 static bool zero_in_hull(const tf_codim2_sys *s, const meet_ctx *c, double t, const double *x) {
-  double angle[2 * HULL_SAMPLES], f[TF_FILIPPOV_MAX_DIM];
+  double angle[2 * HULL_SAMPLES], f[TF_MAX_DIM];
   int m = 0;
   for (int side = 1; side >= -1; side -= 2)
     for (int i = 0; i < HULL_SAMPLES; i++) {
@@ -186,7 +186,7 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
   sigma_ray(k, p, &c, x, -1, m);
 
   /* scale of the normal rates, for telling a neutral direction */
-  double scale = 0, f[TF_FILIPPOV_MAX_DIM];
+  double scale = 0, f[TF_MAX_DIM];
   for (int i = 0; i < 8; i++) {
     tf_codim2_limit(&s, t, x, M_PI * (i + 0.5) / 4, f);
     scale = fmax(scale, hypot(tf_dot(f, c.n1, n), tf_dot(f, c.n2, n)));

@@ -64,10 +64,10 @@ typedef struct tf_meet {
   const char *reason; /* why undefined; NULL otherwise */
   int count, repelling;
   tf_meet_direction dir[TF_MEET_MAX_DIRECTIONS];
-  bool rest_admissible; /* 0 in the hull of the normal parts of F* (tested only where no
-                           direction repels: the rest verdict needs it) */
-  double sliding[TF_FILIPPOV_MAX_DIM]; /* the sliding vector on I (NaN if none) */
-  double n1[TF_FILIPPOV_MAX_DIM], n2[TF_FILIPPOV_MAX_DIM];
+  bool rest_admissible;       /* 0 in the hull of the normal parts of F* (tested only where no
+                                 direction repels: the rest verdict needs it) */
+  double sliding[TF_MAX_DIM]; /* the sliding vector on I (NaN if none) */
+  double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
 } tf_meet;
 
 /* Distance of x from I to first order: |(h/|grad h|, g/|grad g|)|. */

@@ -20,8 +20,8 @@ typedef struct tangent_system {
   const tf_smoothing *smoothing; /* non-NULL: the kernel's smoothed field (smooth.h) */
   size_t n, m;                   /* state dimension, tangent vectors */
   bool fd;
-  double jac[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM];
-  double f1[TF_LYAPUNOV_MAX_DIM], f2[TF_LYAPUNOV_MAX_DIM], y[TF_LYAPUNOV_MAX_DIM];
+  double jac[TF_MAX_DIM * TF_MAX_DIM];
+  double f1[TF_MAX_DIM], f2[TF_MAX_DIM], y[TF_MAX_DIM];
 } tangent_system;
 
 static void field(const tangent_system *s, double t, const double *x, double *dx) {
@@ -138,9 +138,9 @@ double tf_kaplan_yorke(const double *spectrum, int n) {
 }
 
 static int check_options(const tf_kernel *k, const tf_lyapunov_options *o, tf_error *err) {
-  if (k->dim > TF_LYAPUNOV_MAX_DIM)
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "Lyapunov spectra support at most %d state components (model has %zu)",
-                   TF_LYAPUNOV_MAX_DIM, k->dim);
+                   TF_MAX_DIM, k->dim);
   if (o->exponents < 1 || (size_t)o->exponents > k->dim)
     return tf_fail(err, "lyapunov.exponents must be in [1, %zu], got %d", k->dim, o->exponents);
   if (o->blocks < 2 || !(o->duration >= o->interval * o->blocks))
@@ -155,7 +155,7 @@ static int check_options(const tf_kernel *k, const tf_lyapunov_options *o, tf_er
 typedef struct averager {
   int m, blocks, intervals_per_block, in_block, block;
   double span_per_block; /* time or iterations */
-  double block_sum[TF_LYAPUNOV_MAX_DIM], total[TF_LYAPUNOV_MAX_DIM];
+  double block_sum[TF_MAX_DIM], total[TF_MAX_DIM];
   tf_lyapunov_result *r;
 } averager;
 
@@ -255,7 +255,7 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   const size_t n = k->dim, m = (size_t)o->exponents, size = n + m * n + 1;
   tangent_system sys = {
       .k = k, .p = p, .smoothing = smoothing, .n = n, .m = m, .fd = o->finite_differences};
-  double y[TF_LYAPUNOV_MAX_DIM * (TF_LYAPUNOV_MAX_DIM + 1) + 1] = {0};
+  double y[TF_MAX_DIM * (TF_MAX_DIM + 1) + 1] = {0};
   memcpy(y, x0, n * sizeof *x0);
   double t = 0;
   /* transient: the trajectory alone */
@@ -274,7 +274,7 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
     return tf_fail(err, "out of memory");
   }
   const long intervals = (long)a.intervals_per_block * o->blocks;
-  double log_r[TF_LYAPUNOV_MAX_DIM];
+  double log_r[TF_MAX_DIM];
   tf_dopri5_reset(aug, t, y);
   long steps = 0;
   for (long i = 0; i < intervals && st == TF_ODE_OK; i++) {
@@ -321,7 +321,7 @@ static double log_abs_det(qr_workspace *w, const double *jac, size_t n) {
 static void map_jacobian(const tf_kernel *k, const double *x, const double *p, double *jac) {
   if (k->map_jacobian) return k->map_jacobian(x, p, jac);
   const size_t n = k->dim;
-  double xs[TF_LYAPUNOV_MAX_DIM], fp[TF_LYAPUNOV_MAX_DIM], fm[TF_LYAPUNOV_MAX_DIM];
+  double xs[TF_MAX_DIM], fp[TF_MAX_DIM], fm[TF_MAX_DIM];
   memcpy(xs, x, n * sizeof *xs);
   for (size_t j = 0; j < n; j++) {
     const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(x[j]));
@@ -342,11 +342,9 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
   averager a;
   if (setup_result(r, o, &a, (double)every, err)) return -1;
   const size_t n = k->dim, m = (size_t)o->exponents;
-  double x[TF_LYAPUNOV_MAX_DIM], nx[TF_LYAPUNOV_MAX_DIM],
-      jac[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM];
-  double q[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM] = {0},
-                                 nq[TF_LYAPUNOV_MAX_DIM * TF_LYAPUNOV_MAX_DIM];
-  double log_r[TF_LYAPUNOV_MAX_DIM], det_sum = 0;
+  double x[TF_MAX_DIM], nx[TF_MAX_DIM], jac[TF_MAX_DIM * TF_MAX_DIM];
+  double q[TF_MAX_DIM * TF_MAX_DIM] = {0}, nq[TF_MAX_DIM * TF_MAX_DIM];
+  double log_r[TF_MAX_DIM], det_sum = 0;
   memcpy(x, x0, n * sizeof *x);
   for (long i = 0; i < (long)o->transient; i++) {
     k->map(x, p, nx);
@@ -482,7 +480,7 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
   eo.ode = *ode;
   tf_evolve *e = tf_evolve_create(k, p, &eo);
   if (!e) return tf_fail(err, "cannot set up the event-driven integrator for '%s'", k->name);
-  double x[TF_LYAPUNOV_MAX_DIM];
+  double x[TF_MAX_DIM];
   memcpy(x, x0, k->dim * sizeof *x);
   tf_evolve_result res = tf_evolve_run(e, 0.0, x, o->transient, 0);
   r->steps += res.steps;
@@ -520,7 +518,7 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
   tf_contact_options plain = *co, tangent = *co;
   plain.exponents = 0;
   tangent.exponents = o->exponents, tangent.lyapunov_interval = o->interval;
-  double x[TF_LYAPUNOV_MAX_DIM];
+  double x[TF_MAX_DIM];
   memcpy(x, x0, k->dim * sizeof *x);
   tf_contact_result res = tf_contact_run(k, p, &plain, 0.0, x, o->transient, NULL);
   r->steps += res.steps;

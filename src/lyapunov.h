@@ -15,9 +15,8 @@
 
 #include "config.h"
 #include "kernel.h"
+#include "max_dim.h"
 #include "ode.h"
-
-enum { TF_LYAPUNOV_MAX_DIM = 16 };
 
 typedef struct tf_lyapunov_options {
   int exponents;           /* how many (1..dim) */
@@ -29,13 +28,13 @@ typedef struct tf_lyapunov_options {
 } tf_lyapunov_options;
 
 typedef struct tf_lyapunov_result {
-  double spectrum[TF_LYAPUNOV_MAX_DIM]; /* descending */
-  double error[TF_LYAPUNOV_MAX_DIM];    /* standard error from the block spread */
+  double spectrum[TF_MAX_DIM]; /* descending */
+  double error[TF_MAX_DIM];    /* standard error from the block spread */
   double kaplan_yorke;
   double volume_rate; /* time average of tr J (flows) or log |det J| (maps) */
   double *blocks;     /* blocks x exponents block averages (caller frees) */
   double *running;    /* blocks x exponents running averages after each block (caller frees) */
-  double final_state[TF_LYAPUNOV_MAX_DIM];
+  double final_state[TF_MAX_DIM];
   long steps;
   int segments;     /* Filippov: deterministic segments (two-fold passages + blocks) */
   int status;       /* tf_member_status */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "equations.h"
+#include "max_dim.h"
 #include "plugin.h"
 
 static const char *kind_name(tf_kernel_kind kind) {
@@ -85,7 +86,7 @@ static int equations_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) 
   return 0;
 }
 
-int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
+static int find_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
   *k = NULL;
   if (tf_equations_present(cfg)) return equations_kernel(cfg, k, err);
   char where[256];
@@ -117,6 +118,22 @@ int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
   if (lib ? tf_plugin_open_library(full, name, k, &why)
           : tf_plugin_open_source(full, name, k, &why))
     return tf_fail(err, "%s: key '%s': %s", where, key, why.msg);
+  return 0;
+}
+
+/* Every route ends here, so the engines' one dimension limit is checked once, at setup, for
+ * built-ins too (a plugin's definition is also refused by model_def.c with its own origin). */
+int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
+  if (find_kernel(cfg, k, err)) return -1;
+  if ((*k)->dim > TF_MAX_DIM) {
+    char where[256];
+    const char *key = model_key(cfg);
+    const tf_kernel *big = *k;
+    *k = NULL;
+    return tf_fail(err, "%s: key '%s': model '%s' has %zu state components; twofold's limit is %d",
+                   tf_config_where(cfg, key, where, sizeof where), key, big->name, big->dim,
+                   TF_MAX_DIM);
+  }
   return 0;
 }
 

@@ -7,7 +7,7 @@
 
 #include "model_def.h"
 
-enum { N = TF_MODEL_MAX_DIM };
+enum { N = TF_MAX_DIM };
 
 /* A function of the state to differentiate, and its claimed derivative (m x dim). */
 typedef enum fn { F_RHS, F_SLIP, F_SWITCHING, F_SECONDARY, F_REGULARISED, F_SIGMA2, F_MAP } fn;

@@ -216,8 +216,8 @@ static int validate(const checker *c, const tf_model_def *d) {
                 "it",
                 d->name);
   if (check_kind(c, d)) return -1;
-  if (d->dim == 0 || d->dim > TF_MODEL_MAX_DIM) {
-    return fail(c, "dim = %zu: expected 1 to %d (the engine's limit)", d->dim, TF_MODEL_MAX_DIM);
+  if (d->dim == 0 || d->dim > TF_MAX_DIM) {
+    return fail(c, "dim = %zu: expected 1 to %d (the engine's limit)", d->dim, TF_MAX_DIM);
   }
   if (d->nparams > TF_MODEL_MAX_PARAMS || d->ninitial > TF_MODEL_MAX_EXTRA ||
       d->noutputs > TF_MODEL_MAX_EXTRA) {

@@ -10,10 +10,11 @@
 #define TF_MODEL_DEF_H
 
 #include "kernel.h"
+#include "max_dim.h"
 #include "twofold/model.h"
 
-/* The engine's limits on what a model may declare (fixed-size work arrays in the engines). */
-enum { TF_MODEL_MAX_DIM = 16, TF_MODEL_MAX_PARAMS = 64, TF_MODEL_MAX_EXTRA = 16 };
+/* The engine's limits on what a model may declare besides its dimension (TF_MAX_DIM). */
+enum { TF_MODEL_MAX_PARAMS = 64, TF_MODEL_MAX_EXTRA = 16 };
 
 /* Validates `def` and builds the kernel (malloc'd, lives for the process).  `origin` (e.g.
  * "library 'm.so'") starts every error message. */

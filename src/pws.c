@@ -65,7 +65,7 @@ static int read_logging(tf_pws *pws, tf_config *cfg, tf_error *err) {
 /* Finds the model's two-fold (if the kernel proposes one) and prepares the exit policy. */
 static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = pws->model.kernel;
-  double guess[TF_FILIPPOV_MAX_DIM], x[TF_FILIPPOV_MAX_DIM];
+  double guess[TF_MAX_DIM], x[TF_MAX_DIM];
   if (!k->twofold_guess || k->twofold_guess(pws->model.params, guess)) {
     if (pws->at_twofold) {
       char where[256];
@@ -222,14 +222,14 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
   fill_nan(rec->trajectory, (size_t)pws->trajectory_samples * n);
   rec->visits = 0;
   member_run mr = {.pws = pws, .member = member, .rec = rec};
-  double x[TF_FILIPPOV_MAX_DIM];
+  double x[TF_MAX_DIM];
   int side = 0;
   if (pws->at_twofold) {
     if (choose_exit(&mr, pws->t0, x, &side)) return TF_MEMBER_FAILED;
   } else {
     memcpy(x, pws->x0, n * sizeof *x);
     if (pws->spread > 0) {
-      double z[TF_FILIPPOV_MAX_DIM];
+      double z[TF_MAX_DIM];
       tf_rng_normals((tf_rng_key){pws->seed, member}, 0, TF_RNG_INITIAL, n, z);
       for (size_t i = 0; i < n; i++) x[i] += pws->spread * z[i];
     }

@@ -19,7 +19,7 @@
 
 typedef struct tf_pws {
   tf_model model;
-  double x0[TF_FILIPPOV_MAX_DIM];
+  double x0[TF_MAX_DIM];
   double spread, t0, t_end;
   bool at_twofold;
   uint64_t seed;

@@ -40,14 +40,14 @@ static void noise_increment(const tf_sde_system *sys, bool milstein, double t, c
     }
     return;
   }
-  double G[TF_SDE_MAX_DIM * TF_SDE_MAX_DIM];
+  double G[TF_MAX_DIM * TF_MAX_DIM];
   const size_t m = sys->m;
   sys->noise(t, x, sys->ctx, G);
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < m; j++) dx[i] += G[i * m + j] * sqrt(h) * dw[j];
   if (!milstein) return;
   /* m = 1: (G'G)(x) = d/ds G(x + s G(x)) at s = 0, by central differences */
-  double xp[TF_SDE_MAX_DIM], xm[TF_SDE_MAX_DIM], gp[TF_SDE_MAX_DIM], gm[TF_SDE_MAX_DIM];
+  double xp[TF_MAX_DIM], xm[TF_MAX_DIM], gp[TF_MAX_DIM], gm[TF_MAX_DIM];
   double norm = 0, xnorm = 0;
   for (size_t i = 0; i < n; i++) norm = fmax(norm, fabs(G[i])), xnorm = fmax(xnorm, fabs(x[i]));
   if (norm == 0) return;
@@ -66,7 +66,7 @@ static void drift_jacobian(const tf_sde_system *sys, double t, const double *y, 
     sys->drift_jacobian(t, y, sys->ctx, jac);
     return;
   }
-  double yy[TF_SDE_MAX_DIM], f1[TF_SDE_MAX_DIM];
+  double yy[TF_MAX_DIM], f1[TF_MAX_DIM];
   memcpy(yy, y, n * sizeof *y);
   sys->drift(t, y, sys->ctx, f0);
   for (size_t j = 0; j < n; j++) {
@@ -96,9 +96,9 @@ static tf_sde_status newton(const tf_sde_system *sys, double t1, double h, const
                             double *y) {
   const size_t n = sys->n;
   const double th_h = (sys->theta > 0 ? sys->theta : 1.0) * h;
-  double jac[TF_SDE_MAX_DIM * TF_SDE_MAX_DIM], f[TF_SDE_MAX_DIM], r[TF_SDE_MAX_DIM],
-      d[TF_SDE_MAX_DIM], trial[TF_SDE_MAX_DIM], r_trial[TF_SDE_MAX_DIM];
-  size_t perm_data[TF_SDE_MAX_DIM];
+  double jac[TF_MAX_DIM * TF_MAX_DIM], f[TF_MAX_DIM], r[TF_MAX_DIM], d[TF_MAX_DIM],
+      trial[TF_MAX_DIM], r_trial[TF_MAX_DIM];
+  size_t perm_data[TF_MAX_DIM];
   gsl_permutation perm = {n, perm_data};
   double norm = residual(sys, t1, th_h, c, y, f, r);
   for (int it = 0; it < 100; it++) {
@@ -136,7 +136,7 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
                                      double *work, long *steps) {
   const size_t n = sys->n, m = sys->noise ? sys->m : n;
   double *f = work, *g = work + n, *dg = work + 2 * n, *dw = work + 3 * n;
-  double dw_general[TF_SDE_MAX_DIM], c[TF_SDE_MAX_DIM];
+  double dw_general[TF_MAX_DIM], c[TF_MAX_DIM];
   if (sys->noise) dw = dw_general;
   const bool milstein = milstein_scheme(scheme), implicit = implicit_scheme(scheme);
   const double th = sys->theta > 0 ? sys->theta : 1.0;

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "max_dim.h"
 #include "rng.h"
 
 typedef enum tf_sde_scheme {
@@ -38,8 +39,6 @@ typedef struct tf_sde_system {
   void (*drift_jacobian)(double t, const double *x, void *ctx, double *jac);
   double theta; /* drift-implicit weight in (0, 1]; 0 means 1 */
 } tf_sde_system;
-
-enum { TF_SDE_MAX_DIM = 16 }; /* general noise and drift-implicit schemes */
 
 typedef enum tf_sde_status {
   TF_SDE_OK = 0,

@@ -13,15 +13,14 @@ static void residual(const tf_kernel *k, const double *p, const double *x, doubl
 
 /* Rows: grad h, grad L+, grad L-. */
 static void jacobian(const tf_kernel *k, const double *p, const double *x,
-                     double jac[3][TF_FILIPPOV_MAX_DIM]) {
+                     double jac[3][TF_MAX_DIM]) {
   k->switching(x, p, jac[0]);
   tf_filippov_tangency_gradient(k, p, x, +1, jac[1]);
   tf_filippov_tangency_gradient(k, p, x, -1, jac[2]);
 }
 
 /* Minimum-norm solution of J dx = -res: dx = J^T (J J^T)^{-1} (-res). */
-static int newton_step(const double jac[3][TF_FILIPPOV_MAX_DIM], size_t n, const double *res,
-                       double *dx) {
+static int newton_step(const double jac[3][TF_MAX_DIM], size_t n, const double *res, double *dx) {
   double a[9], b[3], y[3];
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) a[3 * i + j] = tf_dot(jac[i], jac[j], n);
@@ -45,10 +44,10 @@ static int newton_step(const double jac[3][TF_FILIPPOV_MAX_DIM], size_t n, const
 int tf_twofold_locate(const tf_kernel *k, const double *p, const double *guess, double tol,
                       int max_iter, double *x, int *iterations, tf_error *err) {
   const size_t n = k->dim;
-  if (n < 3 || n > TF_FILIPPOV_MAX_DIM)
-    return tf_fail(err, "two-folds need 3 <= dim <= %d (model has %zu)", TF_FILIPPOV_MAX_DIM, n);
+  if (n < 3 || n > TF_MAX_DIM)
+    return tf_fail(err, "two-folds need 3 <= dim <= %d (model has %zu)", TF_MAX_DIM, n);
   memcpy(x, guess, n * sizeof *x);
-  double res[3], jac[3][TF_FILIPPOV_MAX_DIM], dx[TF_FILIPPOV_MAX_DIM];
+  double res[3], jac[3][TF_MAX_DIM], dx[TF_MAX_DIM];
   for (int it = 0; it <= max_iter; it++) {
     residual(k, p, x, res);
     const double norm = sqrt(tf_dot(res, res, 3));

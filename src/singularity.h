@@ -25,12 +25,12 @@ typedef enum tf_twofold_class {
 } tf_twofold_class;
 
 typedef struct tf_twofold {
-  double x[TF_FILIPPOV_MAX_DIM];
+  double x[TF_MAX_DIM];
   double K_pp, K_pm, K_mp, K_mm;
   double J1, J2;         /* NaN unless Teixeira */
   double eigenvalues[2]; /* of [[J1, 1], [1, J2]] (eq 30), NaN unless Teixeira */
-  double f_plus[TF_FILIPPOV_MAX_DIM], f_minus[TF_FILIPPOV_MAX_DIM];  /* f(x*, ±1) */
-  double grad_lp[TF_FILIPPOV_MAX_DIM], grad_lm[TF_FILIPPOV_MAX_DIM]; /* grad L± at x* */
+  double f_plus[TF_MAX_DIM], f_minus[TF_MAX_DIM];  /* f(x*, ±1) */
+  double grad_lp[TF_MAX_DIM], grad_lm[TF_MAX_DIM]; /* grad L± at x* */
   bool teixeira, nondeterministic;
   tf_twofold_class cls;
 } tf_twofold;

@@ -27,7 +27,7 @@ int tf_slip_onset_run(const tf_kernel *k, const double *params, const tf_evolve2
   memset(out, 0, sizeof *out);
   out->t = NAN;
   out->status = TF_MEMBER_FAILED;
-  if (!k->field_dual || k->dim > TF_CODIM2_MAX_DIM) {
+  if (!k->field_dual || k->dim > TF_MAX_DIM) {
     out->failure = "the model is not a body with two contacts";
     return -1;
   }
@@ -46,7 +46,7 @@ int tf_slip_onset_run(const tf_kernel *k, const double *params, const tf_evolve2
   }
   onset_ctx ctx = {out, n};
   tf_dual_set_callbacks(d, on_event, NULL, &ctx);
-  double x[TF_CODIM2_MAX_DIM];
+  double x[TF_MAX_DIM];
   memcpy(x, x0, n * sizeof *x);
   const tf_dual_result r = tf_dual_run(d, t0, x, t_end);
   tf_dual_destroy(d);
@@ -62,7 +62,7 @@ int tf_slip_onset_run(const tf_kernel *k, const double *params, const tf_evolve2
 static int slips(const tf_kernel *k, const double *p, const tf_evolve2_options *opts, double t0,
                  double t_end, tf_slip_start_fn start, void *ctx, double s, tf_slip_onset *run,
                  tf_slip_threshold *out) {
-  double x[TF_CODIM2_MAX_DIM];
+  double x[TF_MAX_DIM];
   start(ctx, s, x);
   out->runs++;
   const int rc = tf_slip_onset_run(k, p, opts, t0, x, t_end, run);

@@ -17,11 +17,11 @@
 #include "dual_contact.h"
 
 typedef struct tf_slip_onset {
-  int status;    /* tf_member_status of the run (ok also when it stopped at the departure) */
-  bool slipped;  /* left dual rolling before t_end */
-  double t;      /* time of the departure (NaN if none) */
-  tf_dc_case to; /* the case it left for: SS (both contacts), SR (P+), RS (P-) */
-  double x[TF_CODIM2_MAX_DIM]; /* state at the departure (at t_end if none) */
+  int status;           /* tf_member_status of the run (ok also when it stopped at the departure) */
+  bool slipped;         /* left dual rolling before t_end */
+  double t;             /* time of the departure (NaN if none) */
+  tf_dc_case to;        /* the case it left for: SS (both contacts), SR (P+), RS (P-) */
+  double x[TF_MAX_DIM]; /* state at the departure (at t_end if none) */
   long steps, rhs_evals;
   const char *failure;
 } tf_slip_onset;

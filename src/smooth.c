@@ -69,9 +69,9 @@ int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s
                    "use convex%s",
                    tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name,
                    k->stick ? " or stick" : "");
-  if (k->dim > TF_FILIPPOV_MAX_DIM)
+  if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "model '%s': smoothing supports at most %d state components", k->name,
-                   TF_FILIPPOV_MAX_DIM);
+                   TF_MAX_DIM);
   return 0;
 }
 
@@ -105,7 +105,7 @@ static void field_at(const tf_kernel *k, const double *p, tf_smooth_field field,
   } else if (field == TF_SMOOTH_STICK) {
     k->stick(t, x, lambda, p, dx);
   } else {
-    double up[TF_FILIPPOV_MAX_DIM], down[TF_FILIPPOV_MAX_DIM];
+    double up[TF_MAX_DIM], down[TF_MAX_DIM];
     k->slip(t, x, +1, p, up);
     k->slip(t, x, -1, p, down);
     for (size_t i = 0; i < k->dim; i++)
@@ -123,11 +123,11 @@ void tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_sm
                                 double t, const double *x, double *dir) {
   const double lambda = tf_smooth_sign(s, k->switching(x, p, NULL), NULL);
   if (s->field == TF_SMOOTH_REGULARISED && k->regularised_jacobian) {
-    double jac[TF_FILIPPOV_MAX_DIM * TF_FILIPPOV_MAX_DIM];
+    double jac[TF_MAX_DIM * TF_MAX_DIM];
     k->regularised_jacobian(t, x, lambda, p, jac, dir);
     return;
   }
-  double a[TF_FILIPPOV_MAX_DIM], b[TF_FILIPPOV_MAX_DIM];
+  double a[TF_MAX_DIM], b[TF_MAX_DIM];
   if (s->field != TF_SMOOTH_REGULARISED) { /* affine in lambda: exact difference */
     field_at(k, p, s->field, t, x, 1.0, a);
     field_at(k, p, s->field, t, x, -1.0, b);
@@ -147,7 +147,7 @@ bool tf_smooth_has_jacobian(const tf_kernel *k, const tf_smoothing *s) {
 void tf_smooth_jacobian(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
                         const double *x, double *jac) {
   const size_t n = k->dim;
-  double grad[TF_FILIPPOV_MAX_DIM], dlambda[TF_FILIPPOV_MAX_DIM], dl_dh;
+  double grad[TF_MAX_DIM], dlambda[TF_MAX_DIM], dl_dh;
   const double lambda = tf_smooth_sign(s, k->switching(x, p, grad), &dl_dh);
   k->regularised_jacobian(t, x, lambda, p, jac, dlambda);
   /* chain rule through lambda = Lambda_eps(h(x)) */
