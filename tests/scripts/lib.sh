@@ -24,13 +24,19 @@ expect_fail() {
   fi
 }
 
-# same_members A.h5 B.h5: every per-member dataset and the summary are bitwise equal.
+# same_members A.h5 B.h5: the same datasets under /members, every one bitwise equal, and the
+# same summary.
 same_members() {
-  local a=$1 b=$2 ds
-  for ds in /members/final_state /members/initial_state /members/t_final /members/steps \
-            /members/status /members/done; do
-    if ! h5diff -q "$a" "$b" "$ds" "$ds" >/dev/null 2>&1; then
-      fail "$ds differs between $a and $b"
+  local a=$1 b=$2 ds list_a list_b
+  list_a=$(h5ls "$a/members" 2>/dev/null | awk '{print $1}' | sort)
+  list_b=$(h5ls "$b/members" 2>/dev/null | awk '{print $1}' | sort)
+  if [ -z "$list_a" ] || [ "$list_a" != "$list_b" ]; then
+    fail "/members of $a and $b hold different datasets: '$(echo $list_a)' / '$(echo $list_b)'"
+    return 0
+  fi
+  for ds in $list_a; do
+    if ! h5diff -q "$a" "$b" "/members/$ds" "/members/$ds" >/dev/null 2>&1; then
+      fail "/members/$ds differs between $a and $b"
       return 0
     fi
   done
@@ -38,7 +44,7 @@ same_members() {
     fail "/summary differs between $a and $b"
     return 0
   fi
-  pass "$a and $b hold identical members"
+  pass "$a and $b hold identical members ($(echo $list_a | wc -w) datasets)"
 }
 
 finish() {
