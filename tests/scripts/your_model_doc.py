@@ -1,0 +1,136 @@
+"""your_model_doc.py — docs/YOUR_MODEL.md runs as written and its numbers are right.
+
+Every fenced block after a `<!-- file: NAME -->` marker is written to NAME and every block
+after `<!-- run -->` is run line by line in order, with `twofold` the build's executable and
+`python3` the system Python (h5py).  The results are then compared with an independent
+computation of the same friction oscillator: scipy's solve_ivp on each smooth slip field with
+the return to belt speed as an event, sticking decided by |k x + c vb| <= mus and the stick
+phase moving with the belt in closed form.
+* model check passes (exit 0, "result: ok") for the equations and the C source;
+* departures from the belt at x_s = (mus - c vb)/k, the stick-slip period (from period.py's
+  printout and from /trajectory/events of both routes) equal to scipy's;
+* the C route's trajectory equals the equations' to the integrator's tolerance;
+* every ensemble member's final state (read_ensemble.py's ensemble.txt) equals scipy's
+  piecewise solution from that member's initial state.
+"""
+import os
+import re
+import shlex
+import subprocess
+
+import h5py
+import numpy as np
+from scipy.integrate import solve_ivp
+
+import testlib as T
+
+T.setup()
+DOC = os.path.join(os.environ["SOURCE_DIR"], "docs", "YOUR_MODEL.md")
+os.environ["TWOFOLD_CACHE"] = os.path.join(T.WORK, "cache")
+os.makedirs("bin")
+for name, target in (("twofold", T.TWOFOLD), ("python3", "/usr/bin/python3")):
+    T.write(f"bin/{name}", f'#!/bin/sh\nexec "{target}" "$@"\n')
+    os.chmod(f"bin/{name}", 0o755)
+env = dict(os.environ, PATH=os.path.abspath("bin") + ":" + os.environ["PATH"])
+
+# --- the tutorial, as written -----------------------------------------------------------------
+blocks = re.findall(r"<!-- (file: (\S+)|run) -->\n```\w*\n(.*?)```", open(DOC).read(), re.S)
+T.check(sum(b[0] == "run" for b in blocks) >= 5 and sum(b[0] != "run" for b in blocks) >= 6,
+        f"the tutorial has its files and commands marked ({len(blocks)} blocks)")
+out = {}
+for kind, name, body in blocks:
+    if kind != "run":
+        T.write(name, body)
+        continue
+    for line in body.strip().splitlines():
+        res = subprocess.run(shlex.split(line), capture_output=True, text=True, env=env)
+        out[line] = res.stdout
+        T.check(res.returncode == 0, f"`{line}` exits 0 ({res.returncode}) {res.stderr.strip()[-300:]}")
+for cfg in ("friction.yaml", "friction_c.yaml"):
+    o = out.get(f"twofold model check {cfg}", "")
+    T.check("result: ok" in o and "FAIL" not in o, f"model check {cfg}: {o.strip().splitlines()[-1:]}")
+
+# --- the independent solution --------------------------------------------------------------------
+K, C, MUS, MUK, VS, VB = 1.0, 0.05, 1.0, 0.5, 0.2, 0.3
+XS = (MUS - C * VB) / K  # departure from the belt
+TOL = dict(rtol=1e-12, atol=1e-13)
+
+
+def slip(side):
+    return lambda t, y: [y[1], -K * y[0] - C * y[1]
+                         - side * (MUK + (MUS - MUK) * np.exp(-side * (y[1] - VB) / VS))]
+
+
+def arrival(side):
+    """Return to belt speed from the given side (a departure from the belt is not one)."""
+    def event(t, y):
+        return y[1] - VB
+    event.terminal, event.direction = True, -side
+    return event
+
+
+def solve(y0, t_end):
+    """The Filippov solution from y0 at t_end (every phase: slip, stick, crossing)."""
+    t, y = 0.0, np.array(y0, float)
+    on_belt = False
+    for _ in range(1000):  # far more phases than 30 time units hold
+        if t >= t_end:
+            break
+        if on_belt:  # moves with the belt until the spring and damper exceed static friction
+            t_leave = t + (XS - y[0]) / VB
+            if t_leave >= t_end:
+                return np.array([y[0] + VB * (t_end - t), VB])
+            t, y, on_belt = t_leave, np.array([XS, VB]), False
+            side = -1  # tangential departure below belt speed
+        else:
+            side = 1 if y[1] > VB else -1
+        sol = solve_ivp(slip(side), (t, t_end), y, events=arrival(side), method="DOP853", **TOL)
+        if sol.status == 0:
+            return sol.y[:, -1]
+        t, y = sol.t_events[0][0], sol.y_events[0][0].copy()
+        y[1] = VB
+        force = -K * y[0] - C * VB
+        on_belt = abs(force) <= MUS
+        if not on_belt:  # crossing Sigma: nudge to the side the field points to
+            y[1] = VB + np.sign(force) * 1e-14
+    return y
+
+
+def period():
+    """One slip phase from the departure point, then the stick phase back to it."""
+    sol = solve_ivp(slip(-1), (0, 100), [XS, VB], events=arrival(-1), method="DOP853", **TOL)
+    t_slip, x_arr = sol.t_events[0][0], sol.y_events[0][0][0]
+    assert abs(K * x_arr + C * VB) <= MUS, "the cycle sticks on its return"
+    return t_slip + (XS - x_arr) / VB
+
+
+P = period()
+m = re.search(r"period (\S+)", out.get("python3 period.py", ""))
+T.check(m is not None and abs(float(m.group(1)) - P) < 1e-6,
+        f"period.py prints the period {m and m.group(1)}; scipy {P:.8f}")
+m = re.search(r"departures at x = (\S+)", out.get("python3 period.py", ""))
+T.check(m is not None and abs(float(m.group(1)) - XS) < 1e-6,
+        f"departures at x = {m and m.group(1)}; (mus - c vb)/k = {XS}")
+for h5 in ("friction.h5", "friction_c.h5"):
+    with h5py.File(h5) as f:
+        ev = f["/trajectory/events"][...]
+        kinds = f["/trajectory/events"].attrs["kinds"].split(",")
+    dep = ev[ev[:, 1] == kinds.index("slide_end")]
+    per = np.diff(dep[:, 0])
+    T.check(len(per) >= 5 and np.max(np.abs(per - P)) < 1e-6,
+            f"{h5}: {len(per)} periods within {np.max(np.abs(per - P)):.1e} of scipy's {P:.8f}")
+with h5py.File("friction.h5") as a, h5py.File("friction_c.h5") as b:
+    d = np.max(np.abs(a["/trajectory/state"][...] - b["/trajectory/state"][...]))
+T.check(d < 1e-6, f"C source and equations give the same trajectory (max difference {d:.1e})")
+want_final = solve([0.0, 0.3], 60.0)
+with h5py.File("friction.h5") as f:
+    got = f["/trajectory/state"][-1]
+T.check(np.max(np.abs(got - want_final)) < 1e-6, f"trajectory at t = 60: {got} vs scipy {want_final}")
+
+o = out.get("python3 read_ensemble.py", "")
+T.check("16 members, 16 ok" in o, f"read_ensemble.py: {o.strip()!r}")
+tab = np.loadtxt("ensemble.txt")
+worst = max(np.max(np.abs(solve(r[:2], 30.0) - r[2:])) for r in tab)
+T.check(len(tab) == 16 and worst < 1e-6,
+        f"{len(tab)} ensemble members' final states equal scipy's (worst {worst:.1e})")
+T.finish()
