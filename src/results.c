@@ -98,24 +98,36 @@ static int members_tables_fit(tf_run *run, const char *path, tf_error *err) {
   return rc;
 }
 
-/* --resume on an HDF5 file that HDF5 cannot open at all (a run killed while its metadata was
- * being written; no other twofold run holds it: the lock is ours) has nothing to recover:
- * it is kept as PATH.damaged (or .damaged.N) for inspection and the run starts again.
- * Returns 1 if it moved the file. */
+/* Whether /members, if the file links it, opens: a run killed during its first metadata
+ * flush can leave the link on disk without the group's header. */
+static bool members_openable(hid_t f) {
+  const htri_t linked = H5Lexists(f, "members", H5P_DEFAULT);
+  if (linked == 0) return true;
+  const hid_t g = linked > 0 ? H5Gopen2(f, "members", H5P_DEFAULT) : -1;
+  if (g >= 0) H5Gclose(g);
+  return g >= 0;
+}
+
+/* --resume on an HDF5 file that HDF5 cannot open at all, or whose /members cannot be opened
+ * (a run killed while its metadata was being written; no other twofold run holds it: the lock
+ * is ours), has nothing to recover: it is kept as PATH.damaged (or .damaged.N) for inspection
+ * and the run starts again.  Returns 1 if it moved the file. */
 static int move_aside_if_unopenable(const char *path) {
   struct stat st;
   if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || H5Fis_hdf5(path) <= 0) return 0;
   const hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f >= 0) return H5Fclose(f), 0;
+  const bool members = f >= 0 && members_openable(f);
+  if (f >= 0) H5Fclose(f);
+  if (members) return 0;
   char aside[4200];
   snprintf(aside, sizeof aside, "%s.damaged", path);
   for (int i = 1; file_exists(aside) && i < 1000; i++)
     snprintf(aside, sizeof aside, "%s.damaged.%d", path, i);
   if (rename(path, aside) != 0) return 0; /* the open below reports it */
   fprintf(stderr,
-          "twofold: '%s' cannot be opened (a run killed while writing its metadata); kept as "
-          "'%s', starting again\n",
-          path, aside);
+          "twofold: '%s' %s (a run killed while writing its metadata); kept as '%s', starting "
+          "again\n",
+          path, f >= 0 ? "is damaged: /members cannot be opened" : "cannot be opened", aside);
   return 1;
 }
 
