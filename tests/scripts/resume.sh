@@ -40,7 +40,9 @@ same_members ref.h5 usr1.h5
 # 3. SIGTERM to the ranks (not to mpiexec), 2 ranks -> resume on 1 rank
 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o term.h5 "${SET[@]}" --pause-after 300 2>term.err & pid=$!
 wait_paused term.err
-ranks=$(pgrep -f "twofold run .*term.h5" | grep -v "^$pid\$" || true)
+# this mpiexec's own ranks (its children): a pattern over all processes would also signal the
+# ranks of another suite running the same test on this machine
+ranks=$(pgrep -P "$pid" -f "twofold run" || true)
 [ -n "$ranks" ] || fail "no rank processes found"
 kill -TERM $ranks
 rc=0; wait "$pid" || rc=$?
