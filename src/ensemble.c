@@ -148,6 +148,12 @@ static hid_t table(hid_t group, const char *name, hid_t type, uint64_t members, 
   return tf_h5_create_table(group, name, type, members, width, compression, doc);
 }
 
+/* Table d of /members: a column of the spec, then done, status and checksum. */
+static const char *table_name(const tf_ensemble_spec *spec, size_t d) {
+  static const char *const extra[] = {"done", "status", "checksum"};
+  return d < spec->ncols ? spec->cols[d].name : extra[d - spec->ncols];
+}
+
 static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   const tf_ensemble_spec *spec = s->spec;
   hid_t group = tf_h5_group(file, "members");
@@ -158,15 +164,13 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     uint64_t width;
     size_t rb;
     const hid_t type = table_type(s, i, &width, &rb);
-    static const char *const names[] = {"done", "status", "checksum"};
     static const char *const docs[] = {
         "1 if the member is finished", "why the member stopped",
         "FNV-1a 64 over the member id (uint64), status (uint8) and the row of each table "
         "in `columns`, native bytes; checked on --resume"};
     const size_t x = i - spec->ncols;
-    s->dsets[i] =
-        table(group, i < spec->ncols ? spec->cols[i].name : names[x], type, spec->members, width,
-              spec->compression, i < spec->ncols ? spec->cols[i].doc : docs[x], resume, &misfit);
+    s->dsets[i] = table(group, table_name(spec, i), type, spec->members, width, spec->compression,
+                        i < spec->ncols ? spec->cols[i].doc : docs[x], resume, &misfit);
     if (s->dsets[i] < 0) break;
   }
   H5Gclose(group);
@@ -188,20 +192,11 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     return tf_fail(err,
                    "cannot resume '%s': its table /members/%s does not have the shape or type of "
                    "this run's (%llu members); not this run's file (--overwrite starts again)",
-                   s->run->output_path,
-                   i < spec->ncols        ? spec->cols[i].name
-                   : i == spec->ncols     ? "done"
-                   : i == spec->ncols + 1 ? "status"
-                                          : "checksum",
-                   (unsigned long long)spec->members);
+                   s->run->output_path, table_name(spec, i), (unsigned long long)spec->members);
   }
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
-                   resume ? "open" : "create",
-                   i < spec->ncols        ? spec->cols[i].name
-                   : i == spec->ncols     ? "done"
-                   : i == spec->ncols + 1 ? "status"
-                                          : "checksum");
+                   resume ? "open" : "create", table_name(spec, i));
   if (resume) {
     hid_t space = H5Dget_space(s->dsets[0]);
     hsize_t dims[2] = {0, 0};
@@ -424,9 +419,7 @@ static int verify_serially(scheduler *s, hid_t *file, verification *v, tf_ensemb
     hid_t f = H5Fopen(run->output_path, H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t group = f >= 0 ? H5Gopen2(f, "members", H5P_DEFAULT) : -1;
     for (size_t i = 0; group >= 0 && i < s->spec->ncols + EXTRA_TABLES; i++) {
-      static const char *const names[] = {"done", "status", "checksum"};
-      s->dsets[i] = tf_h5_open_table(
-          group, i < s->spec->ncols ? s->spec->cols[i].name : names[i - s->spec->ncols]);
+      s->dsets[i] = tf_h5_open_table(group, table_name(s->spec, i));
       if (s->dsets[i] < 0) rc = -1;
     }
     if (group < 0) rc = -1;
