@@ -194,9 +194,9 @@ def engine_ss(p, pts, twofold, vmax):
     if not ss:
         return None
     i0 = ss[0]
-    work = tempfile.mkdtemp()
-    up = run_fold(twofold, p, pts["state"][i0], pts["vf"][i0], "up", vmax, True, work)
-    down = run_fold(twofold, p, pts["state"][i0], pts["vf"][i0], "down", vmax, False, work)
+    with tempfile.TemporaryDirectory() as work:
+        up = run_fold(twofold, p, pts["state"][i0], pts["vf"][i0], "up", vmax, True, work)
+        down = run_fold(twofold, p, pts["state"][i0], pts["vf"][i0], "down", vmax, False, work)
     if up is None or down is None:
         return None
     rows = np.vstack([down[1][::-1], up[1][1:]])  # one arc: the down run reversed, then up
@@ -230,7 +230,8 @@ def main():
     if a.input.endswith(".h5"):
         path = a.input
     else:
-        path = run_scan(a, tempfile.mkdtemp())
+        work = tempfile.TemporaryDirectory()  # removed when the process exits
+        path = run_scan(a, work.name)
     p, pts, vmax, eng = drawn(path, a.twofold)
     br = branches(p)
     if eng is not None and len(eng["fold_vf"]):
