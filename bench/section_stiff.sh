@@ -1,86 +1,172 @@
 #!/usr/bin/env bash
 # section_stiff.sh — bench section "stiff": the smoothed wheel (configs/wheel-smoothed.yaml,
-# Jeffrey's Lambda_eps, small eps) on PETSc TS, one TS per member and one TS per batch of
-# members, against SUNDIALS CVODE BDF (bench/stiff_cvode.c) on the same members, in one run.
+# Jeffrey's Lambda_eps at small eps) on PETSc TS against SUNDIALS CVODE BDF
+# (bench/stiff_cvode.c) on the same members, as a work-precision comparison in one run.
 #
-#   bench/section_stiff.sh BUILD_DIR        (env: STIFF_MEMBERS 32, STIFF_T_END 20,
-#                                            STIFF_EPS 1e-4, STIFF_RTOL 1e-6)
-# Matched accuracy: every code's final states are compared with a reference (CVODE BDF at
-# rtol 1e-12) and the error is reported next to the cost.  Last stdout line: the JSON record
-# (numbers and markdown) that bench/report.py files under bench/results/stiff.json.
+#   bench/section_stiff.sh BUILD_DIR
+#   env: STIFF_MEMBERS 128, STIFF_T_END 20, STIFF_EPS "1e-4 1e-5 1e-6",
+#        STIFF_RTOLS_TWOFOLD "1e-4 3e-5 1e-5 3e-6 1e-6 3e-7 1e-7", STIFF_RTOLS_CVODE "1e-5 1e-6 1e-7 1e-8"
+#
+# Every code runs at several tolerances (atol = 1e-3 rtol); every run's final states are
+# compared with a reference (CVODE BDF, difference-quotient Jacobian, rtol 1e-12).  Matched
+# accuracy: for each CVODE run, the fastest twofold run whose error is no larger.  Rates are
+# members per second of whole-process wall time for both codes (fork to exit, measured here the
+# same way for both: loading, MPI_Init, PETSc or SUNDIALS set-up, reading the initial states,
+# output); twofold's job clock and CVODE's integration loop are reported beside them.
+# Last stdout line: the JSON record that bench/report.py files under bench/results/stiff.json.
 set -euo pipefail
 BUILD=$(cd "${1:?usage: section_stiff.sh BUILD_DIR}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PY=/usr/bin/python3
+[ -x "$BUILD/bench_stiff_cvode" ] || {
+  echo "section_stiff: $BUILD/bench_stiff_cvode not built (libsundials-dev missing)" >&2
+  exit 1
+}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/stiff.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-M=${STIFF_MEMBERS:-32} TE=${STIFF_T_END:-20} EPS=${STIFF_EPS:-1e-4} RTOL=${STIFF_RTOL:-1e-6}
-ATOL=$("$PY" -c "print($RTOL * 1e-3)")
-CV="$BUILD/bench_stiff_cvode"
-[ -x "$CV" ] || { echo "section_stiff: $CV not built (libsundials-dev missing)" >&2; exit 1; }
-say() { echo "section_stiff: $*" >&2; }
-tw() { # batch type
-  "$BUILD/twofold" run "$ROOT/configs/wheel-smoothed.yaml" -o "$WORK/tw-$1-$2.h5" --quiet --json \
-    --set ensemble.members=$M --set integrator.t_end=$TE --set model.smoothing.epsilon=$EPS \
-    --set integrator.rtol=$RTOL --set integrator.atol=$ATOL --set integrator.ts.batch=$1 \
-    --set integrator.ts.type=$2 | tail -n 1 >"$WORK/tw-$1-$2.json"
-}
-for spec in "1 bdf" "8 bdf" "1 rosw" "8 rosw"; do
-  set -- $spec
-  say "twofold PETSc TS $2, batch $1, $M members, eps $EPS, t_end $TE"
-  tw "$1" "$2"
-done
-say "CVODE BDF, same members"
-"$CV" "$WORK/tw-1-bdf.h5" "$TE" "$RTOL" "$ATOL" sqrt "$EPS" convex "$M" | tail -n 1 >"$WORK/cv.json"
-say "reference: CVODE BDF at rtol 1e-12"
-"$CV" "$WORK/tw-1-bdf.h5" "$TE" 1e-12 1e-15 sqrt "$EPS" convex "$M" | tail -n 1 >"$WORK/ref.json"
-
-"$PY" - "$WORK" "$M" "$TE" "$EPS" "$RTOL" <<'PY'
-import json, sys
+exec /usr/bin/python3 - "$BUILD" "$ROOT" "$WORK" <<'PY'
+import json, os, subprocess, sys, time
 import h5py, numpy as np
-work, M, te, eps, rtol = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-ref = np.array(json.load(open(f"{work}/ref.json"))["final_state"]).reshape(M, 3)
-rows, res = [], {"members": M, "t_end": float(te), "epsilon": float(eps), "rtol": float(rtol)}
-for batch, ty in ((1, "bdf"), (8, "bdf"), (1, "rosw"), (8, "rosw")):
-    j = json.loads(open(f"{work}/tw-{batch}-{ty}.json").read())
-    x = h5py.File(f"{work}/tw-{batch}-{ty}.h5", "r")["members/final_state"][...]
-    err = float(np.max(np.abs(x - ref)))
-    mps = M / j["process_seconds"]  # the whole process: start-up, PETSc, HDF5 included
-    job = M / j["wall_seconds"]  # the job alone: after MPI_Init, config, PETSc TS, HDF5
-    res[f"twofold_{ty}_batch{batch}"] = {"members_per_s": mps, "members_per_s_job": job,
-                                          "steps": j["steps"],
-                                          "jacobian_evals": j["jacobian_evals"], "max_error": err}
-    rows.append((f"twofold PETSc TS {ty}, " + ("one TS per member" if batch == 1 else f"batches of {batch}"),
-                 mps, job, j["steps"], err))
-cv = json.load(open(f"{work}/cv.json"))
-cerr = float(np.max(np.abs(np.array(cv["final_state"]).reshape(M, 3) - ref)))
-res["cvode_bdf"] = {"members_per_s": cv["members_per_s"], "steps": cv["steps"],
-                    "jacobian_evals": cv["jacobian_evals"], "max_error": cerr}
-rows.append(("SUNDIALS CVODE BDF (dense Newton, DQ Jacobian)", cv["members_per_s"], cv["members_per_s"], cv["steps"], cerr))
-best = max(v["members_per_s"] for k, v in res.items() if k.startswith("twofold"))
-res["ratio_best_twofold_over_cvode"] = best / cv["members_per_s"]
-table = "\n".join(f"| {n} | {m:.2f} | {jb:.2f} | {s} | {e:.1e} | {m / cv['members_per_s']:.2f} |"
-                  for n, m, jb, s, e in rows)
-res["title"] = "Smoothed stiff wheel"
-res["markdown"] = f"""## Smoothed stiff wheel: PETSc TS per member and batched against CVODE BDF (bench/section_stiff.sh)
 
-configs/wheel-smoothed.yaml (Fig. 5 parameters, Jeffrey's Λ_ε with ε = {eps}, convex field),
-{M} members from the two-fold plus a 1e-5 perturbation, t = 0..{te}, rtol {rtol} for every
-code, one core.  Error: max |x(t_end) − reference| over members, the reference being CVODE
-BDF at rtol 1e-12.  twofold's first rate is members over the whole process time (from the
-kernel's process start time: loading, MPI_Init, PETSc set-up and HDF5 output included,
-`process_seconds`), the second over the job alone (`wall_seconds`, from after MPI_Init);
-CVODE's is its integration loop alone.  The ratio uses twofold's whole-process rate.
+build, root, work = sys.argv[1:4]
+M = int(os.environ.get("STIFF_MEMBERS", "128"))
+TE = os.environ.get("STIFF_T_END", "20")
+EPS = os.environ.get("STIFF_EPS", "1e-4 1e-5 1e-6").split()
+RT_TW = os.environ.get("STIFF_RTOLS_TWOFOLD", "1e-4 3e-5 1e-5 3e-6 1e-6 3e-7 1e-7").split()
+RT_CV = os.environ.get("STIFF_RTOLS_CVODE", "1e-5 1e-6 1e-7 1e-8").split()
+cvode = os.path.join(build, "bench_stiff_cvode")
+# twofold's configurations: the defaults (ROSW ra34pw2, batches of 16, analytic Jacobian), an
+# order-4 Rosenbrock method (needs the exact Jacobian, which the wheel gives), and BDF at its
+# best fixed order (PETSc's BDF does not vary its order)
+TWOFOLD = (("rosw", "twofold PETSc TS rosw ra34pw2 (default), batches of 16", ()),
+           ("rosw4", "twofold PETSc TS rosw veldd4 (order 4), batches of 16",
+            ("-ts_rosw_type", "veldd4")),
+           ("bdf5", "twofold PETSc TS bdf order 5, batches of 16", ("-ts_bdf_order", "5")))
+CVODE = (("dq", "CVODE BDF, difference-quotient Jacobian"),
+         ("analytic", "CVODE BDF, the engine's analytic Jacobian"))
 
-| code | members/s (whole process) | members/s (job) | steps | max error | rate / CVODE |
-|---|---|---|---|---|---|
+
+def say(*a):
+    print("section_stiff:", *a, file=sys.stderr, flush=True)
+
+
+def timed(cmd):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
+    return time.perf_counter() - t0, json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def twofold(eps, rtol, ty, extra):
+    out = f"{work}/tw-{eps}-{rtol}-{ty}.h5"
+    cmd = [f"{build}/twofold", "run", f"{root}/configs/wheel-smoothed.yaml", "-o", out,
+           "--quiet", "--json", "--overwrite", "--set", f"ensemble.members={M}",
+           "--set", f"integrator.t_end={TE}", "--set", f"model.smoothing.epsilon={eps}",
+           "--set", f"integrator.rtol={rtol}", "--set", f"integrator.atol={float(rtol) * 1e-3!r}",
+           "--set", f"integrator.ts.type={ty[:4].rstrip('5')}", *extra]
+    wall, j = timed(cmd)
+    with h5py.File(out, "r") as f:
+        x = f["members/final_state"][...]
+    return out, wall, j, x
+
+
+def cv(h5, eps, rtol, jac):
+    return timed([cvode, h5, TE, rtol, repr(float(rtol) * 1e-3), "sqrt", eps, "convex", str(M), jac])
+
+
+res = {"members": M, "t_end": float(TE), "epsilons": [float(e) for e in EPS], "runs": [],
+       "matched": []}
+sections = []
+for eps in EPS:
+    runs = []
+    first = None
+    for ty, name, extra in TWOFOLD:
+        for rtol in RT_TW:
+            say(f"eps {eps}: {name}, rtol {rtol}")
+            out, wall, j, x = twofold(eps, rtol, ty, extra)
+            first = first or out
+            runs.append(dict(code=name, key=f"twofold_{ty}", rtol=float(rtol), process_s=wall,
+                             job_s=j["wall_seconds"], steps=j["steps"] / M,
+                             jacobians=j["jacobian_evals"] / M, x=x))
+    say(f"eps {eps}: reference, CVODE BDF at rtol 1e-12")
+    _, ref = cv(first, eps, "1e-12", "dq")
+    ref = np.array(ref["final_state"]).reshape(M, 3)
+    for jac, name in CVODE:
+        for rtol in RT_CV:
+            say(f"eps {eps}: {name}, rtol {rtol}")
+            wall, j = cv(first, eps, rtol, jac)
+            runs.append(dict(code=name, key=f"cvode_{jac}", rtol=float(rtol), process_s=wall,
+                             job_s=j["seconds"], steps=j["steps"] / M,
+                             jacobians=j["jacobian_evals"] / M,
+                             x=np.array(j["final_state"]).reshape(M, 3)))
+    for r in runs:
+        r["error"] = float(np.max(np.abs(r.pop("x") - ref)))
+        r["rate"], r["rate_job"], r["epsilon"] = M / r["process_s"], M / r["job_s"], float(eps)
+    res["runs"] += runs
+    tw = [r for r in runs if r["key"].startswith("twofold")]
+    rows = []
+    for c in (r for r in runs if r["key"].startswith("cvode")):
+        ok = [r for r in tw if r["error"] <= c["error"]]
+        best = max(ok, key=lambda r: r["rate"]) if ok else None
+        m = dict(epsilon=float(eps), cvode=c["code"], cvode_rtol=c["rtol"], cvode_error=c["error"],
+                 cvode_rate=c["rate"], cvode_rate_loop=c["rate_job"],
+                 twofold=best and f"{best['code']}, rtol {best['rtol']:g}",
+                 twofold_error=best and best["error"], twofold_rate=best and best["rate"],
+                 twofold_rate_job=best and best["rate_job"],
+                 ratio=best["rate"] / c["rate_job"] if best else None,
+                 ratio_process=best["rate"] / c["rate"] if best else None)
+        res["matched"].append(m)
+        rows.append(m)
+    table = "\n".join(
+        f"| {r['code']} | {r['rtol']:g} | {r['rate']:.0f} | {r['rate_job']:.0f} | "
+        f"{r['steps']:.0f} | {r['jacobians']:.0f} | {r['error']:.1e} |" for r in runs)
+    matched = "\n".join(
+        f"| {m['cvode']}, rtol {m['cvode_rtol']:g} | {m['cvode_error']:.1e} | "
+        f"{m['cvode_rate_loop']:.0f} | {m['cvode_rate']:.0f} | " +
+        (f"{m['twofold']} | {m['twofold_error']:.1e} | {m['twofold_rate']:.0f} | "
+         f"**{m['ratio']:.2f}** | {m['ratio_process']:.2f} |" if m["twofold"]
+         else "none as accurate | | | **0** | 0 |")
+        for m in rows)
+    sections.append(f"""### ε = {eps}
+
+| code | rtol | members/s (process) | members/s (job or loop) | steps/member | Jacobians/member | max error |
+|---|---|---|---|---|---|---|
 {table}
 
-Best twofold configuration / CVODE BDF: **{res["ratio_best_twofold_over_cvode"]:.2f}**{"" if res["ratio_best_twofold_over_cvode"] >= 1 else " — twofold loses"}.
-PETSc's BDF takes about three times CVODE's steps here (CVODE's variable order and step
-control) and evaluates a Jacobian at every Newton iteration, where CVODE keeps one over many
-steps; PETSc's `-snes_lag_jacobian` closes part of that gap on the wheel (1.7× with BDF) but
-makes ROSW and the smoothed Jeffrey oscillator fail to converge, so it is not the default.
-Batches of members (one block-diagonal solve) recover part of PETSc's per-step overhead."""
+Matched accuracy (the fastest twofold run at least as accurate as each CVODE run):
+
+| CVODE run | its error | its members/s (loop) | (process) | twofold run | its error | its members/s (process) | twofold process / CVODE loop | / CVODE process |
+|---|---|---|---|---|---|---|---|---|
+{matched}
+""")
+
+ratios = [m["ratio"] or 0.0 for m in res["matched"]]
+res["ratio_process_min"] = min(m["ratio_process"] or 0.0 for m in res["matched"])
+res["ratio_min"] = min(ratios)
+res["ratio_median"] = float(np.median(ratios))
+by_eps = {e: min(m["ratio"] or 0.0 for m in res["matched"] if m["epsilon"] == float(e))
+          for e in EPS}
+res["ratio_min_by_epsilon"] = {e: v for e, v in by_eps.items()}
+res["title"] = "Smoothed stiff wheel"
+summary = ", ".join(f"ε = {e}: {v:.2f}" for e, v in by_eps.items())
+res["markdown"] = f"""## Smoothed stiff wheel: PETSc TS against CVODE BDF, work-precision (bench/section_stiff.sh)
+
+configs/wheel-smoothed.yaml (Fig. 5 parameters, Jeffrey's Λ_ε, convex field), {M} members
+from the two-fold plus a 1e-5 perturbation, t = 0..{TE}, one core, atol = 1e-3 rtol.  Error:
+max |x(t_end) − reference| over the members, the reference being CVODE BDF at rtol 1e-12.
+Rates: members per second of **whole-process** wall time for both codes, fork to exit,
+measured the same way for both (loading, MPI_Init, PETSc or SUNDIALS set-up, reading or
+writing HDF5 included); next to it twofold's job clock (`wall_seconds`, after MPI_Init) and
+CVODE's integration loop alone.  twofold runs its defaults: ROSW ra34pw2 in batches of 16
+with the analytic Jacobian (the chain rule through the wheel's slip_jacobian) and point-block
+Jacobi, which is an exact solve of the block-diagonal system.  The error is dominated by the
+most sensitive member (members leave the two-fold's neighbourhood at different times, and
+smaller ε makes that exit more sensitive), which is why it does not fall in step with rtol.
+
+Headline ratio: twofold's whole process against CVODE's integration loop alone (CVODE's
+process also loads the HDF5 and PETSc libraries its driver links; that ratio is beside it).
+Smallest twofold / CVODE-loop ratio at matched accuracy: {summary}; over all CVODE runs
+{res["ratio_min"]:.2f} (median {res["ratio_median"]:.2f}); against CVODE's whole process the
+smallest is {res["ratio_process_min"]:.2f}.
+
+{chr(10).join(sections)}"""
 print(json.dumps(res))
 PY

@@ -1,25 +1,28 @@
 /* stiff_cvode.c — the smoothed (stiff) wheel on SUNDIALS CVODE BDF: the baseline that
  * bench/section_stiff.sh sets against twofold's PETSc TS members.
  *
- *   bench_stiff_cvode ENGINE.h5 T_END RTOL ATOL LAW EPSILON FIELD [MEMBERS]
+ *   bench_stiff_cvode ENGINE.h5 T_END RTOL ATOL LAW EPSILON FIELD [MEMBERS [JACOBIAN]]
  *
  * Same model and smoothing as the engine (the kernel's own slip/stick functions through
  * tf_smooth_rhs, parameters from the file's /model attributes), same initial states (the
  * file's /members/initial_state), integrated from t = 0 to T_END by CVODE's variable-order
- * BDF with a dense Newton solver and CVODE's difference-quotient Jacobian.  Prints one JSON
+ * BDF with a dense Newton solver and CVODE's difference-quotient Jacobian (JACOBIAN dq, the
+ * default) or the same analytic Jacobian the engine uses (JACOBIAN analytic: the chain rule
+ * through the kernel's slip_jacobian, tf_smooth_jacobian).  Prints one JSON
  * line: members/s, steps, right-hand sides, Jacobians, and the final states (for the error
  * against a reference computed by the caller). */
 #include <cvode/cvode.h>
 #include <hdf5.h>
 #include <math.h>
-#include <mpi.h>
 #include <nvector/nvector_serial.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <time.h>
 
 #include "kernel.h"
 #include "smooth.h"
@@ -35,6 +38,24 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud) {
   (void)ud;
   nrhs++;
   tf_smooth_rhs(K, P, &S, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+  return 0;
+}
+
+/* No MPI_Init: a serial CVODE program does not start Open MPI (its singleton start-up alone
+ * costs 0.3 s), so its whole-process time is a fair baseline. */
+static double seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, void *ud, N_Vector t1,
+                    N_Vector t2, N_Vector t3) {
+  (void)fy, (void)ud, (void)t1, (void)t2, (void)t3;
+  double jac[N * N];
+  tf_smooth_jacobian(K, P, &S, t, N_VGetArrayPointer(y), jac);
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) SM_ELEMENT_D(A, i, j) = jac[i * N + j];
   return 0;
 }
 
@@ -89,9 +110,10 @@ static int parse_smoothing(const char *law, double eps, const char *field) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
   if (argc < 8) {
-    fprintf(stderr, "usage: %s ENGINE.h5 T_END RTOL ATOL LAW EPSILON FIELD [MEMBERS]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s ENGINE.h5 T_END RTOL ATOL LAW EPSILON FIELD [MEMBERS [dq|analytic]]\n",
+            argv[0]);
     return 2;
   }
   const double t_end = atof(argv[2]), rtol = atof(argv[3]), atol = atof(argv[4]);
@@ -119,10 +141,16 @@ int main(int argc, char **argv) {
   SUNMatrix A = SUNDenseMatrix(N, N, sctx);
   SUNLinearSolver LS = SUNLinSol_Dense(y, A, sctx);
   CVodeSetLinearSolver(mem, LS, A);
+  const bool analytic = argc > 9 && strcmp(argv[9], "analytic") == 0;
+  if (analytic && !tf_smooth_has_jacobian(K, &S)) {
+    fprintf(stderr, "stiff_cvode: no analytic Jacobian for this field\n");
+    return 2;
+  }
+  if (analytic) CVodeSetJacFn(mem, jacobian);
 
   double *final = malloc(members * N * sizeof *final);
   long steps = 0, jacs = 0, failed = 0;
-  const double begin = MPI_Wtime();
+  const double begin = seconds();
   for (hsize_t m = 0; m < members; m++) {
     memcpy(N_VGetArrayPointer(y), x0 + m * N, sizeof(double) * N);
     CVodeReInit(mem, 0.0, y);
@@ -134,12 +162,14 @@ int main(int argc, char **argv) {
     steps += ns, jacs += nj;
     memcpy(final + m * N, N_VGetArrayPointer(y), sizeof(double) * N);
   }
-  const double wall = MPI_Wtime() - begin;
+  const double wall = seconds() - begin;
   printf(
-      "{\"code\": \"cvode-bdf\", \"members\": %llu, \"seconds\": %.6g, \"members_per_s\": %.6g, "
+      "{\"code\": \"cvode-bdf\", \"jacobian\": \"%s\", \"members\": %llu, \"seconds\": %.6g, "
+      "\"members_per_s\": %.6g, "
       "\"steps\": %ld, \"rhs_evals\": %ld, \"jacobian_evals\": %ld, \"failed\": %ld, "
       "\"final_state\": [",
-      (unsigned long long)members, wall, (double)members / wall, steps, nrhs, jacs, failed);
+      analytic ? "analytic" : "dq", (unsigned long long)members, wall, (double)members / wall,
+      steps, nrhs, jacs, failed);
   for (hsize_t i = 0; i < members * N; i++) printf("%s%.17g", i ? ", " : "", final[i]);
   printf("]}\n");
   free(final), free(x0);
@@ -148,6 +178,5 @@ int main(int argc, char **argv) {
   N_VDestroy(y);
   CVodeFree(&mem);
   SUNContext_Free(&sctx);
-  MPI_Finalize();
   return 0;
 }

@@ -159,18 +159,76 @@ static void field(const double *x, const double *p, contact k, double force, dou
   dx[2] = p[D] * p1 - coupling * w + force * r * k.c + moment;
 }
 
+/* The tyre angle psi of eqs (6)-(7) (sin psi and cot psi) at a state: the same for both
+ * slip sides, and a smoothed or Filippov field asks for both sides (and their Jacobians) at
+ * one state in a row, so the last state's values are remembered (per thread; same bits as
+ * computing them afresh). */
+typedef struct tyre_angle {
+  double h, g, psi, sin_psi, cot_psi;
+} tyre_angle;
+static tyre_angle tyre_angle_at(const double *x, const double *p, contact k) {
+  /* the key: the state and every parameter h, g and psi depend on */
+  static _Thread_local double key[7] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+  static _Thread_local tyre_angle a;
+  const double now[7] = {x[0], x[1], x[2], p[D], p[OMEGA0], p[GAMMA], p[KAPPA]};
+  bool same = true;
+  for (int i = 0; i < 7; i++) same = same && now[i] == key[i];
+  if (same) return a;
+  a.h = sideways_slip(x, p, k), a.g = rolling_speed_at(x, p, k);
+  const double a6k = arccot_6kappa(p);
+  a.psi = a6k + fabs(1 - 2 / M_PI * a6k) * atan2(fabs(a.h), fabs(a.g));
+  a.sin_psi = sin(a.psi);
+  a.cot_psi = cos(a.psi) / a.sin_psi;
+  for (int i = 0; i < 7; i++) key[i] = now[i];
+  return a;
+}
+
 /* eqs (6)-(7) with sign(h) = side, continued onto h = 0 */
 static void slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t;
   const contact k = contact_of(p);
-  const double h = sideways_slip(x, p, k), g = rolling_speed_at(x, p, k);
-  const double a6k = arccot_6kappa(p);
-  const double psi = a6k + fabs(1 - 2 / M_PI * a6k) * atan2(fabs(h), fabs(g));
-  const double cot_psi = cos(psi) / sin(psi);
+  const tyre_angle a = tyre_angle_at(x, p, k);
+  const double g = a.g, cot_psi = a.cot_psi;
   const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
   const double sign_g = (g > 0) - (g < 0);
   const double moment = sign_g * side * p[MU] / 6 * cot_psi;
   field(x, p, k, force, moment, dx);
+}
+
+/* d(slip)/dx: the chain rule through h and g, then through psi, F and M.  At full stick
+ * (h = g = 0) psi has no derivative; the terms through psi are left out there. */
+static void slip_jacobian(double t, const double *x, int side, const double *p, double *jac) {
+  (void)t;
+  const contact k = contact_of(p);
+  const double r = x[0], v = x[1], w = x[2], dw = w - p[OMEGA0], b2 = p[BETA] * p[BETA];
+  const tyre_angle ta = tyre_angle_at(x, p, k);
+  const double h = ta.h, g = ta.g, sin_psi = ta.sin_psi, cot_psi = ta.cot_psi;
+  const double spread = fabs(1 - 2 / M_PI * arccot_6kappa(p));
+  const double sign_h = (h > 0) - (h < 0), sign_g = (g > 0) - (g < 0);
+  const double grad_h[3] = {-dw * k.c, -k.s, p[D] * k.s - r * k.c};
+  const double grad_g[3] = {dw * k.s, -k.c, p[D] * k.c + r * k.s};
+  const double rho2 = h * h + g * g;
+  double dcot[3] = {0, 0, 0};
+  for (int j = 0; j < 3 && rho2 > 0; j++)
+    dcot[j] = -spread * (fabs(g) * sign_h * grad_h[j] - fabs(h) * sign_g * grad_g[j]) / rho2 /
+              (sin_psi * sin_psi);
+  const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
+  const double p1 = p[K2] * (p[R0] - r) - p[C2] * v + p[M] * r * w * w;
+  const double coupling = p[C1] + 2 * p[M] * r * v;
+  const double dp1[3] = {-p[K2] + p[M] * w * w, -p[C2], 2 * p[M] * r * w};
+  const double dcoupling[3] = {2 * p[M] * v, 2 * p[M] * r, 0};
+  const double a = b2 + p[D] * p[D] + r * r, p2 = p2_with(r, p, k.s, k.c);
+  const double dp2_dr = p[D] * k.c + 2 * r * k.s;
+  for (int j = 0; j < 3; j++) {
+    const double dforce = -side * p[MU] / (18 * p[KAPPA]) * dcot[j];
+    const double dmoment = sign_g * side * p[MU] / 6 * dcot[j];
+    const double dr = j == 0, dwj = j == 2;
+    jac[0 * 3 + j] = p[M] * (j == 0 ? 2 * r * v : j == 1 ? b2 + r * r : 0.0);
+    jac[1 * 3 + j] = 2 * r * dr * p1 + a * dp1[j] - p[D] * (dcoupling[j] * w + coupling * dwj) +
+                     dforce * p2 + force * dp2_dr * dr + p[D] * dmoment;
+    jac[2 * 3 + j] = p[D] * dp1[j] - (dcoupling[j] * w + coupling * dwj) + dforce * r * k.c +
+                     force * k.c * dr + dmoment;
+  }
 }
 
 /* On Sigma the paper ties M = kappa F (section IV).  The slip limits are
@@ -211,6 +269,7 @@ const tf_kernel tf_kernel_wheel = {
     .prepare = prepare,
     .switching = switching,
     .slip = slip,
+    .slip_jacobian = slip_jacobian,
     .stick = stick,
     .secondary_switching = rolling_speed,
     .stick_side = stick_side,

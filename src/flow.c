@@ -222,13 +222,14 @@ static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
   static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
   if (tf_petsc_require(err)) return -1;
   const char *type, *options, *jacobian;
-  const long long d_batch = TF_FLOW_DEFAULT_BATCH;
-  long long batch;
+  const long long d_batch = TF_FLOW_DEFAULT_BATCH, d_lag = 0;
+  long long batch, lag;
   char where[256];
-  if (tf_config_get_string(cfg, "integrator.ts.type", "bdf", NULL, &type, err) ||
+  if (tf_config_get_string(cfg, "integrator.ts.type", TF_FLOW_DEFAULT_TS_TYPE, NULL, &type, err) ||
       tf_config_get_string(cfg, "integrator.ts.options", "", NULL, &options, err) ||
       tf_config_get_string(cfg, "integrator.ts.jacobian", "auto", jacobians, &jacobian, err) ||
-      tf_config_get_int(cfg, "integrator.ts.batch", &d_batch, 1, 4096, &batch, err))
+      tf_config_get_int(cfg, "integrator.ts.batch", &d_batch, 1, 4096, &batch, err) ||
+      tf_config_get_int(cfg, "integrator.ts.jacobian_lag", &d_lag, 0, 1000000, &lag, err))
     return -1;
   if (strlen(type) >= sizeof flow->ts.type || strlen(options) >= sizeof flow->ts.options)
     return tf_fail(err, "%s: key 'integrator.ts': type or options too long",
@@ -252,6 +253,7 @@ static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
                    tf_config_where(cfg, "integrator.ts.jacobian", where, sizeof where),
                    flow->kernel->name, flow->smoothing_on ? " for this smoothing field" : "");
   flow->ts.fd_jacobian = strcmp(jacobian, "fd") == 0 || !analytic;
+  flow->ts.jacobian_lag = (int)lag;
   flow->ts.ode = flow->ode;
   if (tf_ts_check(&flow->ts, flow->ts_type, sizeof flow->ts_type, err)) {
     char msg[TF_ERROR_MAX];
@@ -271,7 +273,7 @@ static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
   if (strcmp(flow->ts_type, flow->ts.type) != 0) {
     snprintf(assignment, sizeof assignment, "integrator.ts.type=%s", flow->ts_type);
     if (tf_config_set(cfg, assignment, err) ||
-        tf_config_get_string(cfg, "integrator.ts.type", "bdf", NULL, &type, err))
+        tf_config_get_string(cfg, "integrator.ts.type", TF_FLOW_DEFAULT_TS_TYPE, NULL, &type, err))
       return -1;
   }
   return 0;

@@ -141,7 +141,8 @@ void tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_sm
 }
 
 bool tf_smooth_has_jacobian(const tf_kernel *k, const tf_smoothing *s) {
-  return s->field == TF_SMOOTH_REGULARISED && k->regularised_jacobian;
+  return s->field == TF_SMOOTH_REGULARISED ? k->regularised_jacobian != NULL
+                                           : s->field == TF_SMOOTH_CONVEX && k->slip_jacobian;
 }
 
 void tf_smooth_jacobian(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
@@ -149,7 +150,18 @@ void tf_smooth_jacobian(const tf_kernel *k, const double *p, const tf_smoothing 
   const size_t n = k->dim;
   double grad[TF_MAX_DIM], dlambda[TF_MAX_DIM], dl_dh;
   const double lambda = tf_smooth_sign(s, k->switching(x, p, grad), &dl_dh);
-  k->regularised_jacobian(t, x, lambda, p, jac, dlambda);
+  if (s->field == TF_SMOOTH_CONVEX) { /* (1 + l)/2 J+ + (1 - l)/2 J- + (f+ - f-)/2 dl/dx */
+    double jm[TF_MAX_DIM * TF_MAX_DIM], up[TF_MAX_DIM], down[TF_MAX_DIM];
+    k->slip_jacobian(t, x, +1, p, jac);
+    k->slip_jacobian(t, x, -1, p, jm);
+    for (size_t i = 0; i < n * n; i++)
+      jac[i] = 0.5 * (1 + lambda) * jac[i] + 0.5 * (1 - lambda) * jm[i];
+    k->slip(t, x, +1, p, up);
+    k->slip(t, x, -1, p, down);
+    for (size_t i = 0; i < n; i++) dlambda[i] = 0.5 * (up[i] - down[i]);
+  } else {
+    k->regularised_jacobian(t, x, lambda, p, jac, dlambda);
+  }
   /* chain rule through lambda = Lambda_eps(h(x)) */
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < n; j++) jac[i * n + j] += dlambda[i] * dl_dh * grad[j];

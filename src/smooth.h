@@ -58,7 +58,8 @@ void tf_smooth_rhs(const tf_kernel *k, const double *p, const tf_smoothing *s, d
 void tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_smoothing *s,
                                 double t, const double *x, double *dir);
 
-/* True if an analytic Jacobian exists (field regularised with regularised_jacobian). */
+/* True if an analytic Jacobian exists: the regularised field with regularised_jacobian, or
+ * the convex field of a kernel with slip_jacobian (the chain rule through lambda). */
 bool tf_smooth_has_jacobian(const tf_kernel *k, const tf_smoothing *s);
 /* df/dx of the smoothed field, row-major dim x dim (only if tf_smooth_has_jacobian). */
 void tf_smooth_jacobian(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,

@@ -6,9 +6,11 @@
 #include <math.h>
 #include <petscts.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checkpoint.h"
+#include "max_dim.h"
 #include "status.h"
 
 #define KNOWN_TYPES                                                                          \
@@ -22,6 +24,11 @@ typedef struct solve_ctx {
   MatFDColoring fd;
   double t_fd; /* time at which the colouring differences are taken */
   bool nonfinite;
+  /* the analytic field Jacobians (batch x n x n) kept for jacobian_lag accepted steps */
+  double *jac;
+  int lag;
+  PetscInt jac_step, jac_rejections, jac_failures;
+  bool jac_valid;
 } solve_ctx;
 
 static void eval_rhs(solve_ctx *c, double t, const double *x, double *f) {
@@ -51,27 +58,50 @@ static PetscErrorCode fd_function(void *unused, Vec X, Vec F, void *vctx) {
   return rhs_function(NULL, c->t_fd, X, F, vctx);
 }
 
-/* df/dx of every member into B: the analytic blocks or the coloured differences. */
-static PetscErrorCode field_jacobian(solve_ctx *c, PetscReal t, Vec X, Mat B) {
-  c->stats->jacobian_evals++;
-  if (c->fd) {
-    c->t_fd = t;
-    PetscCall(MatFDColoringApply(B, c->fd, X, c));
-    return 0;
-  }
+/* Whether the kept field Jacobians are stale: never taken, older than the lag, or a step
+ * was rejected or a nonlinear solve failed since (the step size is being cut: take the
+ * Jacobian at the current state rather than shrink the step further on an old one). */
+static bool jacobian_stale(solve_ctx *c, TS ts, PetscInt *step, PetscInt *rej, PetscInt *fail) {
+  *step = *rej = *fail = 0;
+  if (ts) TSGetStepNumber(ts, step), TSGetStepRejections(ts, rej), TSGetSNESFailures(ts, fail);
+  return !ts || !c->jac_valid || *step - c->jac_step >= c->lag || *rej != c->jac_rejections ||
+         *fail != c->jac_failures;
+}
+
+/* scale * df/dx + shift * I of every member into B from the analytic blocks (taken afresh or
+ * kept, see jacobian_stale), one blocked insertion per member (the matrix has block size n). */
+static PetscErrorCode field_jacobian_shifted(solve_ctx *c, TS ts, PetscReal t, Vec X, double scale,
+                                             double shift, Mat B) {
   const size_t n = c->pb->n;
-  PetscScalar jac[256];
-  PetscInt idx[16];
-  const PetscScalar *x;
-  PetscCall(VecGetArrayRead(X, &x));
-  for (size_t b = 0; b < c->batch; b++) {
-    for (size_t i = 0; i < n; i++) idx[i] = (PetscInt)(b * n + i);
-    c->pb->jacobian(t, x + b * n, c->pb->ctx, jac);
-    PetscCall(MatSetValues(B, (PetscInt)n, idx, (PetscInt)n, idx, jac, INSERT_VALUES));
+  PetscInt step, rej, fail;
+  const bool fresh = jacobian_stale(c, ts, &step, &rej, &fail);
+  const PetscScalar *x = NULL;
+  if (fresh) {
+    c->stats->jacobian_evals++;
+    PetscCall(VecGetArrayRead(X, &x));
+    for (size_t b = 0; b < c->batch; b++)
+      c->pb->jacobian(t, x + b * n, c->pb->ctx, c->jac + b * n * n);
+    PetscCall(VecRestoreArrayRead(X, &x));
+    c->jac_valid = true, c->jac_step = step, c->jac_rejections = rej, c->jac_failures = fail;
   }
-  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscScalar block[TF_MAX_DIM * TF_MAX_DIM];
+  for (size_t b = 0; b < c->batch; b++) {
+    const PetscInt row = (PetscInt)b;
+    for (size_t i = 0; i < n * n; i++) block[i] = scale * c->jac[b * n * n + i];
+    for (size_t i = 0; i < n; i++) block[i * n + i] += shift;
+    PetscCall(MatSetValuesBlocked(B, 1, &row, 1, &row, block, INSERT_VALUES));
+  }
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  return 0;
+}
+
+/* df/dx of every member into B: the analytic blocks or the coloured differences. */
+static PetscErrorCode field_jacobian(solve_ctx *c, PetscReal t, Vec X, Mat B) {
+  if (!c->fd) return field_jacobian_shifted(c, NULL, t, X, 1.0, 0.0, B);
+  c->stats->jacobian_evals++;
+  c->t_fd = t;
+  PetscCall(MatFDColoringApply(B, c->fd, X, c));
   return 0;
 }
 
@@ -101,9 +131,14 @@ static PetscErrorCode ifunction(TS ts, PetscReal t, Vec X, Vec Xdot, Vec F, void
 static PetscErrorCode ijacobian(TS ts, PetscReal t, Vec X, Vec Xdot, PetscReal shift, Mat A, Mat B,
                                 void *vctx) {
   (void)ts, (void)Xdot;
-  PetscCall(field_jacobian(vctx, t, X, B));
-  PetscCall(MatScale(B, -1.0));
-  PetscCall(MatShift(B, shift));
+  solve_ctx *c = vctx;
+  if (c->fd) {
+    PetscCall(field_jacobian(c, t, X, B));
+    PetscCall(MatScale(B, -1.0));
+    PetscCall(MatShift(B, shift));
+  } else {
+    PetscCall(field_jacobian_shifted(c, ts, t, X, -1.0, shift, B));
+  }
   return finish_matrices(A, B);
 }
 
@@ -137,14 +172,17 @@ static PetscErrorCode insert_config_options(const char *options) {
   return 0;
 }
 
+/* The members' Jacobian: n x n blocks on the diagonal of an AIJ matrix with block size n,
+ * so that point-block Jacobi (the default preconditioner, with no Krylov iterations) inverts
+ * it exactly, block by block, with PETSc's unrolled small-block kernels. */
 static PetscErrorCode block_pattern(size_t n, size_t batch, Mat *J) {
   const PetscInt N = (PetscInt)(n * batch);
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, N, N, (PetscInt)n, NULL, J));
-  PetscScalar zeros[256] = {0};
-  PetscInt idx[16];
+  PetscCall(MatSetBlockSize(*J, (PetscInt)n));
+  PetscScalar zeros[TF_MAX_DIM * TF_MAX_DIM] = {0};
   for (size_t b = 0; b < batch; b++) {
-    for (size_t i = 0; i < n; i++) idx[i] = (PetscInt)(b * n + i);
-    PetscCall(MatSetValues(*J, (PetscInt)n, idx, (PetscInt)n, idx, zeros, INSERT_VALUES));
+    const PetscInt row = (PetscInt)b;
+    PetscCall(MatSetValuesBlocked(*J, 1, &row, 1, &row, zeros, INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
@@ -191,9 +229,9 @@ static PetscErrorCode configure(TS ts, const tf_ts_settings *set, double t0, dou
   if (set->ode.hmax > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, set->ode.hmax));
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(SNESGetKSP(snes, &ksp));
-  PetscCall(KSPSetType(ksp, KSPPREONLY)); /* the blocks are small and dense: direct LU */
+  PetscCall(KSPSetType(ksp, KSPPREONLY)); /* block diagonal: its block inverse is exact */
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCLU));
+  PetscCall(PCSetType(pc, PCPBJACOBI));
   PetscCall(TSSetFromOptions(ts));
   return 0;
 }
@@ -300,6 +338,15 @@ void tf_ts_effective_options(char *buf, size_t n) {
   PetscFree(all);
 }
 
+/* Whether an option asks PETSc to view an object or report why a solve ended. */
+static bool viewing_requested(void) {
+  char *all = NULL;
+  if (PetscOptionsGetAll(NULL, &all) || !all) return true;
+  const bool requested = strstr(all, "_view") || strstr(all, "_converged_reason");
+  PetscFree(all);
+  return requested;
+}
+
 static int status_of(TSConvergedReason reason, bool nonfinite) {
   if (nonfinite) return TF_MEMBER_NONFINITE;
   switch (reason) {
@@ -323,8 +370,14 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
   tf_ts_stats local = {0};
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
-  if (pb->n > 16) return tf_fail(err, "PETSc TS members support at most 16 components");
-  solve_ctx c = {.pb = pb, .batch = batch, .stats = stats};
+  if (pb->n > TF_MAX_DIM)
+    return tf_fail(err, "PETSc TS members support at most %d components", TF_MAX_DIM);
+  solve_ctx c = {.pb = pb,
+                 .batch = batch,
+                 .stats = stats,
+                 .lag = set->jacobian_lag > 0 ? set->jacobian_lag : 1,
+                 .jac = pb->jacobian ? malloc(batch * pb->n * pb->n * sizeof(double)) : NULL};
+  if (pb->jacobian && !c.jac) return tf_fail(err, "out of memory for a batch's Jacobians");
   const size_t N = pb->n * batch;
   TS ts = NULL;
   Vec X = NULL;
@@ -364,7 +417,13 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
   if (!code && sample && n_samples > 1) code = TSMonitorSet(ts, sample_monitor, &smp, NULL);
   if (!code) code = TSSetPostStep(ts, stop_post_step);
   TSConvergedReason reason = TS_CONVERGED_TIME;
+  /* PETSc asks its options database, at every nonlinear and linear solve (four per ROSW
+   * step), whether any object is to be viewed: a quarter of a small member's time.  Unless
+   * the user asked for a view or a convergence reason, that lookup is switched off. */
+  const bool quiet = !viewing_requested();
+  if (!code && quiet) code = PetscOptionsPushGetViewerOff(PETSC_TRUE);
   if (!code) stage = "integrating", code = TSSolve(ts, X);
+  if (quiet) PetscOptionsPopGetViewerOff();
   if (!code) code = TSGetConvergedReason(ts, &reason);
   PetscInt its = 0;
   if (!code) code = TSGetSNESIterations(ts, &its);
@@ -382,7 +441,13 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
   for (size_t k = 0; k < N && !code; k++)
     if (!isfinite(x[k])) nonfinite = true;
   if (!code) status = status_of(reason, nonfinite);
-  if (!code && smp.error) code = smp.error, stage = "interpolating to the sample times";
+  if (!code && smp.error)
+    code = smp.error,
+    stage = code == PETSC_ERR_SUP
+                ? "interpolating to the sample times (this TS type has no dense output, e.g. "
+                  "the order-4 Rosenbrock methods: sample with one that has, such as the "
+                  "default -ts_rosw_type ra34pw2, or drop output.trajectory_samples)"
+                : "interpolating to the sample times";
   if (!code) {
     PetscInt steps = 0;
     PetscReal t_reached = t0;
@@ -392,6 +457,7 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
     stats->t_reached = t_reached;
   }
   int rc = code ? petsc_fail(code, stage, err) : status;
+  free(c.jac);
   MatFDColoringDestroy(&c.fd);
   VecDestroy(&smp.work);
   MatDestroy(&J);

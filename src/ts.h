@@ -34,6 +34,7 @@ typedef struct tf_ts_settings {
   char type[64];      /* TSType, e.g. "bdf"; the command line's -ts_type wins */
   char options[512];  /* extra PETSc options from the config ("-ts_bdf_order 3 ...") */
   bool fd_jacobian;   /* use FD colouring even if an analytic Jacobian exists */
+  int jacobian_lag;   /* accepted steps an analytic field Jacobian is kept (1 = every call) */
   tf_ode_options ode; /* rtol, atol, h0 (0 = (t_end - t0) 1e-6), hmax, max_steps */
 } tf_ts_settings;
 

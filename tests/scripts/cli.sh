@@ -36,14 +36,14 @@ grep -q "complete: yes" info.txt && grep -q "ok 50" info.txt && grep -q "/member
 "$T" info j.h5 --config | grep -q "name: lorenz" && pass "info --config" || fail "info --config"
 
 # PETSc-style options go to PETSc and reach the TS that integrates the members: the smoothed
-# wheel runs on PETSc TS (BDF by its config), and -ts_type rosw must change the integrator
+# wheel runs on PETSc TS (ROSW by its config), and -ts_type bdf must change the integrator
 "$T" run "$CONFIGS/wheel-smoothed.yaml" -o p.h5 --set ensemble.members=2 --set integrator.t_end=1 \
-  --quiet --json > bdf.json || fail "smoothed run"
+  --quiet --json > rosw.json || fail "smoothed run"
 "$T" run "$CONFIGS/wheel-smoothed.yaml" -o p.h5 --overwrite --set ensemble.members=2 \
-  --set integrator.t_end=1 --quiet --json -ts_type rosw > rosw.json 2> rosw.err \
-  || fail "smoothed run with -ts_type rosw"
-grep -q '"integrator": "petsc-ts/bdf"' bdf.json && grep -q '"integrator": "petsc-ts/rosw"' rosw.json \
-  && pass "-ts_type rosw reaches the members' TS (bdf -> rosw)" \
+  --set integrator.t_end=1 --quiet --json -ts_type bdf > bdf.json 2> bdf.err \
+  || fail "smoothed run with -ts_type bdf"
+grep -q '"integrator": "petsc-ts/rosw"' rosw.json && grep -q '"integrator": "petsc-ts/bdf"' bdf.json \
+  && pass "-ts_type bdf reaches the members' TS (rosw -> bdf)" \
   || fail "-ts_type did not reach the TS: $(cat bdf.json rosw.json)"
 
 # PETSc is started only by runs that integrate on PETSc TS: a PETSc option given to any other

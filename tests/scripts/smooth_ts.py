@@ -119,8 +119,11 @@ fails("epsilon < 0", "model.smoothing.epsilon=-1e-3", expect=("model.smoothing.e
 fails("missing epsilon", "model.smoothing={law: tanh}", expect=("model.smoothing.epsilon", "required"))
 fails("unknown ts type in the config", "integrator.ts.type=bdff", expect=("integrator.ts.type", "bdff"))
 fails("unknown -ts_type", extra=("-ts_type", "nosuch"), expect=("nosuch", "-ts_type"))
-fails("analytic Jacobian that does not exist", "integrator.ts.jacobian=analytic",
-      expect=("integrator.ts.jacobian", "fd"))
+fails("negative Jacobian lag", "integrator.ts.jacobian_lag=-1", expect=("integrator.ts.jacobian_lag",))
+# (the relay's convex field has one through its slip_jacobian; the Jeffrey oscillator's has not)
+fails("analytic Jacobian that does not exist", "model.name=jeffrey-oscillator",
+      "initial.state=[0.3, 0.0, 0.0, 0.0]", "model.smoothing.field=convex",
+      "integrator.ts.jacobian=analytic", expect=("integrator.ts.jacobian", "fd"))
 fails("smoothing a smooth model", "model.name=lorenz", expect=("model.smoothing", "not a Filippov"))
 fails("noise with a deterministic integrator", "model.noise={on: state, sigma: 0.1}",
       "integrator.method=petsc-ts", expect=("integrator.method", "drift-implicit"))

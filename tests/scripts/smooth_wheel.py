@@ -9,9 +9,12 @@ arccot(6 kappa)/pi| atan(|h| / |g|), and eqs (1)-(3) for f(x; F, M).  Since eqs 
 affine in (F, M), f = f(x; Lambda F+, Lambda M+).  kappa and k2 come from the sympy oracle
 (wheel_oracle.py: the two-fold conditions, eqs 9-11).  This file writes that field again
 and integrates it with scipy's Radau from the engine's recorded initial states; the engine's
-members on PETSc TS (bdf, one TS per member and in batches; rosw) must agree.
+members on PETSc TS (bdf, one TS per member and in batches; rosw with the analytic Jacobian of
+the convex field, with coloured differences, with the Jacobian kept over steps, and the
+order-4 veldd4) must agree.  `twofold model check` passes the wheel's slip_jacobian.
 """
 import math
+import subprocess
 
 import h5py
 import numpy as np
@@ -52,10 +55,14 @@ def field(t, x):
 C = T.CONFIGS + "/wheel-smoothed.yaml"
 sets = ("ensemble.members=4", "integrator.t_end=20", "integrator.rtol=1e-9", "integrator.atol=1e-12",
         "initial.spread=1e-3")
-ref = None
-for label, extra_sets, extra in (("bdf, batch 1", ("integrator.ts.batch=1",), ()),
-                                 ("bdf, batch 4", ("integrator.ts.batch=4",), ()),
-                                 ("rosw", (), ("-ts_type", "rosw"))):
+ref, jacobians = None, {}
+for label, extra_sets, extra in (("bdf, batch 1", ("integrator.ts.batch=1",), ("-ts_type", "bdf")),
+                                 ("bdf order 5, batch 4", ("integrator.ts.batch=4",),
+                                  ("-ts_type", "bdf", "-ts_bdf_order", "5")),
+                                 ("rosw (the config's), analytic Jacobian", (), ()),
+                                 ("rosw, coloured differences", ("integrator.ts.jacobian=fd",), ()),
+                                 ("rosw, Jacobian kept 8 steps", ("integrator.ts.jacobian_lag=8",), ()),
+                                 ("rosw veldd4 (order 4)", (), ("-ts_rosw_type", "veldd4"))):
     j = T.run(C, "w.h5", *sets, *extra_sets, extra=extra)
     with h5py.File("w.h5") as f:
         x0s, xs = f["members/initial_state"][:], f["members/final_state"][:]
@@ -65,4 +72,19 @@ for label, extra_sets, extra in (("bdf, batch 1", ("integrator.ts.batch=1",), ()
     d = np.abs(xs - ref).max()
     print(f"{label}: {j['integrator']}, {j['steps']} steps, max |engine - Radau| = {d:.2e}")
     T.check(j["failed"] == 0 and d < 1e-5, f"smoothed wheel ({label}) agrees with the independent Radau solve: {d:.1e}")
+    want = "petsc-ts/bdf" if label.startswith("bdf") else "petsc-ts/rosw"
+    T.check(j["integrator"] == want, f"{label}: runs {j['integrator']}")
+    jacobians[label] = j["jacobian_evals"] / j["steps"]
+kept, fresh = jacobians["rosw, Jacobian kept 8 steps"], jacobians["rosw (the config's), analytic Jacobian"]
+T.check(kept < 0.5 * fresh, f"jacobian_lag 8 reaches the solver: {kept:.2f} Jacobians per step, "
+        f"{fresh:.2f} without it")
+
+# The wheel's slip_jacobian (the analytic Jacobian above) at the config's initial state, which
+# lies on Sigma where the slip fields (continued with |h|) have a kink: model check moves the
+# state into each side's own region and compares with differences there.
+r = subprocess.run([T.TWOFOLD, "model", "check", C], capture_output=True, text=True)
+lines = [l for l in r.stdout.splitlines() if "slip_jacobian, side" in l]
+T.check(r.returncode == 0 and len(lines) == 2 and all(l.split()[0] == "ok" and "moved off Sigma" in l
+                                                       for l in lines),
+        f"model check of the wheel on Sigma: exit {r.returncode}, {lines}")
 T.finish()

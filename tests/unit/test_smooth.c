@@ -124,9 +124,53 @@ static void relay(void) {
   CHECK_CLOSE(f[1], 1.0, 0.0, "relay y'");
 }
 
+/* The convex field's chain rule, (1+L)/2 J+ + (1-L)/2 J- + (f+ - f-)/2 L'(h) grad h, from
+ * the kernels' slip_jacobian, against differences of the smoothed field itself: the relay and
+ * the wheel (Fig. 5 parameters, kappa and k2 derived), at states inside and outside the layer
+ * (the wheel's slip fields have a kink on Sigma, so no state sits on it). */
+static void convex_chain_rule(const char *name, const double (*xs)[3], int npoints) {
+  const tf_kernel *k = tf_kernel_find(name);
+  CHECK(k && k->slip_jacobian, name);
+  if (!k || !k->slip_jacobian) return;
+  double p[32];
+  tf_error err = {0};
+  for (size_t i = 0; i < k->nparams; i++) p[i] = k->params[i].def;
+  CHECK(!k->prepare || k->prepare(p, &err) == 0, err.msg);
+  const size_t n = k->dim;
+  const tf_smoothing s = {.law = TF_SMOOTH_SQRT, .field = TF_SMOOTH_CONVEX, .epsilon = 1e-3};
+  CHECK(tf_smooth_has_jacobian(k, &s), "analytic Jacobian for the convex field");
+  for (int m = 0; m < npoints; m++) {
+    double x[3], jac[9], fp[3], fm[3];
+    for (size_t i = 0; i < n; i++) x[i] = xs[m][i];
+    tf_smooth_jacobian(k, p, &s, 0.0, x, jac);
+    for (size_t j = 0; j < n; j++) {
+      const double step = 1e-9, keep = x[j];
+      x[j] = keep + step;
+      tf_smooth_rhs(k, p, &s, 0.0, x, fp);
+      x[j] = keep - step;
+      tf_smooth_rhs(k, p, &s, 0.0, x, fm);
+      x[j] = keep;
+      for (size_t i = 0; i < n; i++) {
+        const double fd = (fp[i] - fm[i]) / (2 * step);
+        CHECK_CLOSE(jac[i * n + j], fd, 1e-5 * (1 + fabs(fd)), name);
+      }
+    }
+  }
+}
+
+static void convex_jacobians(void) {
+  const double relay_x[3][3] = {{2e-4, 0.4}, {-5e-4, -0.1}, {0.2, 1.0}};
+  convex_chain_rule("relay", relay_x, 3);
+  /* h = -(v - d (w - w0)) sin(gamma) - r (w - w0) cos(gamma): v moves h across the layer */
+  const double wheel_x[4][3] = {
+      {0.1859, -0.0298, -1.037}, {0.1859, -0.0305, -1.037}, {0.2, -0.02, -1.1}, {0.3, 0.2, -0.5}};
+  convex_chain_rule("wheel", wheel_x, 4);
+}
+
 int main(void) {
   laws();
   chain_rule();
   relay();
+  convex_jacobians();
   return check_report("test_smooth");
 }
