@@ -424,6 +424,13 @@ static int execute(tf_run *run, tf_error *err) {
                  : job->smoothing_on ? "smoothed-variational"
                                      : "variational");
   if (job->filippov) tf_json_integer(run->summary, "segments", r.segments);
+  /* JSON has no -inf (the spectrum shows null there): say how many and why */
+  if (r.collapsed) {
+    tf_json_integer(run->summary, "collapsed_directions", r.collapsed);
+    tf_json_string(run->summary, "collapsed_why",
+                   "arrivals in sliding map every tangent vector into T Sigma: the smallest "
+                   "exponent is -inf");
+  }
   if (r.status != TF_MEMBER_OK) {
     free(r.blocks), free(r.running);
     return failed_run(run, r.status, err);
@@ -433,6 +440,11 @@ static int execute(tf_run *run, tf_error *err) {
     for (int i = 0; i < m; i++) printf(" %.6f ± %.1e", r.spectrum[i], r.error[i]);
     printf("\nKaplan-Yorke dimension %.4f; sum %.6f, volume rate %.6f\n", r.kaplan_yorke, sum,
            r.volume_rate);
+    if (r.collapsed)
+      printf(
+          "the smallest exponent is -inf: arrivals in sliding map every tangent vector into "
+          "T Sigma (the flow collapses %d direction)\n",
+          r.collapsed);
   }
   rc = write_file(run, job, &r, err);
   free(r.blocks), free(r.running);

@@ -1,4 +1,5 @@
-/* cli.c — argument parsing and the commands run, check, models, model check, info, slurm, merge.
+/* cli.c — argument parsing and the commands run, check, models, model check/build, info, slurm,
+ * merge.
  *
  * `run` is the only command that needs MPI and PETSc: options that look like PETSc's
  * (a single dash, e.g. `-ts_type rosw`) are handed to PETSc's options database, everything
@@ -49,6 +50,9 @@ static const char usage[] =
     "  model check CONFIG [--set K=V]...  evaluate CONFIG's model (built-in or plugin) at its\n"
     "                         initial state: finite values, derivatives against central\n"
     "                         differences; exit 1 if a check fails\n"
+    "  model build SOURCE.c -o LIBRARY.so  compile a model source as model.source would\n"
+    "                         (same compiler, flags and headers) into a library for\n"
+    "                         model.library; checked to load before it replaces LIBRARY.so\n"
     "  jobs                   list the job types\n"
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
     "  slurm CONFIG [options]  write sbatch scripts for CONFIG and submit them (see below)\n"
@@ -251,8 +255,20 @@ static int cmd_models(const cli_args *a) {
 /* `twofold model check CONFIG`: the model section and the initial state only, so any job's
  * config (or a config written just for the check) will do. */
 static int cmd_model(const cli_args *a) {
+  if (a->config && strcmp(a->config, "build") == 0 && a->nfiles == 1 && a->output) {
+    char names[512];
+    tf_error err;
+    if (tf_plugin_build(a->files[0], a->output, names, sizeof names, &err)) {
+      fprintf(stderr, "twofold: error: %s\n", err.msg);
+      return TF_EXIT_USAGE;
+    }
+    printf("built %s from %s: %s\n", a->output, a->files[0], names);
+    return TF_EXIT_OK;
+  }
   if (!a->config || strcmp(a->config, "check") != 0 || a->nfiles != 1) {
-    fprintf(stderr, "twofold: error: usage: twofold model check CONFIG [--set K=V]...\n");
+    fprintf(stderr,
+            "twofold: error: usage: twofold model check CONFIG [--set K=V]... | twofold model "
+            "build SOURCE.c -o LIBRARY.so\n");
     return TF_EXIT_USAGE;
   }
   tf_error err;

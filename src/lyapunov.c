@@ -462,12 +462,29 @@ static int run_blocks(averager *a, const tf_lyapunov_options *o, block_fn run, v
 typedef struct filippov_ctx {
   tf_evolve *e;
   tf_evolve_result res; /* holds the block's exponents */
+  int block;
+  int first_collapse; /* the first block with an arrival in sliding (-1: none) */
 } filippov_ctx;
 
 static block_outcome filippov_block(void *ctx, double t0, double *x, double t1) {
   filippov_ctx *c = ctx;
   c->res = tf_evolve_run(c->e, t0, x, t1, 0);
+  if (c->first_collapse < 0 && c->res.counts[TF_EVENT_SLIDE_START] > 0)
+    c->first_collapse = c->block;
+  c->block++;
   return (block_outcome){c->res.status, c->res.steps, c->res.segments, c->res.lyapunov};
+}
+
+/* With as many tangent vectors as dimensions, an arrival in sliding (saltation into T Sigma)
+ * leaves them dependent: the smallest exponent is -inf from that block on, not the rounding
+ * noise the QR would average (say -25 +- 5). */
+static void mark_collapse(tf_lyapunov_result *r, int m, int blocks, int first) {
+  r->collapsed = 1;
+  r->spectrum[m - 1] = -INFINITY;
+  r->error[m - 1] = 0.0;
+  for (int b = first; b < blocks; b++) r->running[b * m + m - 1] = -INFINITY;
+  r->blocks[first * m + m - 1] = -INFINITY; /* QR order: the last vector is the collapsed one */
+  r->kaplan_yorke = tf_kaplan_yorke(r->spectrum, m);
 }
 
 int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
@@ -487,10 +504,13 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
   int status = res.status;
   if (status == TF_MEMBER_OK && tf_evolve_enable_tangent(e, o->exponents, o->interval, saltation))
     status = TF_MEMBER_FAILED;
-  filippov_ctx ctx = {.e = e};
+  filippov_ctx ctx = {.e = e, .first_collapse = -1};
   status = run_blocks(&a, o, filippov_block, &ctx, x, status);
   tf_evolve_destroy(e);
   finish_blocks(&a, k->dim, x, status);
+  if (status == TF_MEMBER_OK && !r->interrupted && saltation && (size_t)o->exponents == k->dim &&
+      ctx.first_collapse >= 0)
+    mark_collapse(r, o->exponents, o->blocks, ctx.first_collapse);
   return 0;
 }
 

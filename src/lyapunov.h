@@ -36,7 +36,11 @@ typedef struct tf_lyapunov_result {
   double *running;    /* blocks x exponents running averages after each block (caller frees) */
   double final_state[TF_MAX_DIM];
   long steps;
-  int segments;     /* Filippov: deterministic segments (two-fold passages + blocks) */
+  int segments; /* Filippov: deterministic segments (two-fold passages + blocks) */
+  /* Filippov with the whole spectrum: directions the flow collapsed (an arrival in sliding
+   * maps every tangent vector into T Sigma, so the time-T map is singular); their exponents
+   * are -inf, in the blocks from the first arrival on */
+  int collapsed;
   int status;       /* tf_member_status */
   int blocks_done;  /* blocks finished (all of them unless interrupted) */
   bool interrupted; /* stopped at a block boundary (checkpoint.h's stop point) */

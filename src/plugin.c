@@ -395,6 +395,27 @@ static int cached_library(const char *src, const char *origin, char *so, size_t 
   return 0;
 }
 
+int tf_plugin_build(const char *src, const char *out, char *names, size_t names_size,
+                    tf_error *err) {
+  char origin[PATH_MAX + 32];
+  snprintf(origin, sizeof origin, "model source '%s'", src);
+  if (regular_file(src, "model source", err)) return -1;
+  char tmp[PATH_MAX + 64];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid()) >= (int)sizeof tmp)
+    return tf_fail(err, "output path too long: '%s'", out);
+  if (compile(src, tmp, origin, err)) return -1;
+  const tf_model_def *const *l;
+  size_t count;
+  if (library_defs(tmp, origin, &l, &count, err)) return unlink(tmp), -1;
+  list_names(l, count, names, names_size);
+  if (rename(tmp, out) != 0) {
+    const int e = errno;
+    unlink(tmp);
+    return tf_fail(err, "%s: cannot place the library at '%s': %s", origin, out, strerror(e));
+  }
+  return 0;
+}
+
 static bool mpi_running(void) {
   int init = 0, fin = 0;
   MPI_Initialized(&init);

@@ -34,6 +34,13 @@ int tf_plugin_open_library(const char *path, const char *name, const tf_kernel *
  * to stderr with the path as given. */
 int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **k, tf_error *err);
 
+/* `twofold model build`: compiles a C file as tf_plugin_open_source would (same compiler,
+ * flags and headers) into the shared library `out`, for `model.library`.  The library is
+ * loaded and its ABI and model list checked before it replaces `out` (a failed build leaves
+ * an existing `out` as it was); `names` gets its models' names. */
+int tf_plugin_build(const char *src, const char *out, char *names, size_t names_size,
+                    tf_error *err);
+
 /* Every model of a shared library, in its order (for `twofold models --model-library`).
  * *ks is malloc'd (the kernels themselves live for the process). */
 int tf_plugin_library_models(const char *path, const tf_kernel ***ks, size_t *n, tf_error *err);

@@ -2,13 +2,16 @@
 # stdout line, PETSc options reaching PETSc's options database.
 source "$(dirname "$0")/lib.sh"
 T="$TWOFOLD"
-"$T" --help | grep -q "usage: twofold" && pass "--help" || fail "--help"
+# (the output is captured first: grep -q stops reading at its match, and under pipefail the
+# writer's SIGPIPE on a longer text would fail the line)
+help=$("$T" --help) && grep -q "usage: twofold" <<<"$help" && grep -q "model build SOURCE.c" <<<"$help" \
+  && pass "--help" || fail "--help"
 "$T" --version | grep -Eq "^twofold [0-9]+\.[0-9]+\.[0-9]+" && pass "--version" || fail "--version"
 "$T" models > models.txt
 for want in "lorenz" "sigma +default 10 " "rho +default 28 " "noise" "ornstein-uhlenbeck" "harmonic"; do
   grep -Eq -- "$want" models.txt && pass "models lists '$want'" || fail "models lacks '$want'"
 done
-"$T" jobs | grep -q "^ensemble" && pass "jobs" || fail "jobs"
+jobs=$("$T" jobs) && grep -q "^ensemble" <<<"$jobs" && pass "jobs" || fail "jobs"
 "$T" check "$CONFIGS/smoke.yaml" --print > check.txt
 grep -q "ok (job ensemble)" check.txt && pass "check ok" || fail "check: $(cat check.txt)"
 # defaults appear in the config as run
@@ -33,7 +36,8 @@ PY
 "$T" info j.h5 > info.txt
 grep -q "complete: yes" info.txt && grep -q "ok 50" info.txt && grep -q "/members/final_state *50 x 3" info.txt \
   && pass "info" || fail "info: $(cat info.txt)"
-"$T" info j.h5 --config | grep -q "name: lorenz" && pass "info --config" || fail "info --config"
+stored=$("$T" info j.h5 --config) && grep -q "name: lorenz" <<<"$stored" && pass "info --config" \
+  || fail "info --config"
 
 # PETSc-style options go to PETSc and reach the TS that integrates the members: the smoothed
 # wheel runs on PETSc TS (ROSW by its config), and -ts_type bdf must change the integrator

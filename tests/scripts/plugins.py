@@ -21,7 +21,9 @@
 * a codimension-2 plugin (Antali's eq 2.19): codim2-point's sliding vector (0, 0, -2 x3),
   limit directions and R as in the thesis; it and a two-contact plugin (the flowmeter's
   equations) follow the same trajectories as the built-ins with those equations;
-* model check: the good models pass (exit 0), a wrong Jacobian entry is a FAIL (exit 1).
+* model check: the good models pass (exit 0), a wrong Jacobian entry is a FAIL (exit 1);
+* model build: the library it writes runs bit for bit as its source; a syntax error or a file
+  without TWOFOLD_MODELS exits 2 and leaves an existing library as it was.
 """
 import glob
 import hashlib
@@ -403,6 +405,33 @@ r = twofold("run", "cfg/syntax.yaml", "-o", "syntax.h5", "--quiet")
 T.check(r.returncode == 2 and "models/syntax_error.c:9:" in r.stderr and "error" in r.stderr
         and "cfg/syntax.yaml:3: key 'model.source'" in r.stderr and not os.path.exists("syntax.h5"),
         f"syntax error: exit {r.returncode}, the compiler's file:line and the config's key shown")
+
+# twofold model build: the source compiled as model.source would be, checked before it is
+# written; a failed build leaves an existing library as it was
+r = twofold("model", "build", "models/belt.c", "-o", "lib/built.so")
+T.check(r.returncode == 0 and "belt" in r.stdout and os.path.exists("lib/built.so"),
+        f"model build: exit {r.returncode}, {r.stdout.strip()!r} {r.stderr.strip()[-200:]}")
+T.write("cfg/built.yaml", "job: trajectory\nmodel:\n  library: ../lib/built.so\n"
+        "integrator: {t_end: 2}\noutput: {samples: 5}\n")
+T.write("cfg/built_src.yaml", "job: trajectory\nmodel:\n  source: ../models/belt.c\n"
+        "integrator: {t_end: 2}\noutput: {samples: 5}\n")
+ra, rb = twofold("run", "cfg/built.yaml", "-o", "built.h5", "--quiet", "--overwrite"), \
+    twofold("run", "cfg/built_src.yaml", "-o", "built_src.h5", "--quiet", "--overwrite")
+with h5py.File("built.h5") as a, h5py.File("built_src.h5") as b:
+    T.check(ra.returncode == 0 and rb.returncode == 0 and
+            np.array_equal(a["trajectory/state"][...], b["trajectory/state"][...]),
+            "a built library runs bit for bit as its source does")
+before = hashlib.sha256(open("lib/built.so", "rb").read()).hexdigest()
+r = twofold("model", "build", "models/syntax_error.c", "-o", "lib/built.so")
+T.check(r.returncode == 2 and "models/syntax_error.c:9:" in r.stderr and "does not compile" in r.stderr,
+        f"model build of a syntax error: exit {r.returncode}, the compiler's file:line shown")
+T.write("models/not_a_model.c", "int answer = 42;\n")
+r2 = twofold("model", "build", "models/not_a_model.c", "-o", "lib/built.so")
+T.check(r2.returncode == 2 and "twofold_model_abi" in r2.stderr,
+        f"model build of a file without TWOFOLD_MODELS: exit {r2.returncode}, {r2.stderr.strip()[:160]}")
+T.check(hashlib.sha256(open("lib/built.so", "rb").read()).hexdigest() == before
+        and not glob.glob("lib/built.so.tmp*"),
+        "failed builds leave the existing library as it was, and no temporary file")
 
 T.write("cfg/nan.yaml", """job: ensemble
 model:

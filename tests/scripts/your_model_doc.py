@@ -11,7 +11,14 @@ phase moving with the belt in closed form.
   printout and from /trajectory/events of both routes) equal to scipy's;
 * the C route's trajectory equals the equations' to the integrator's tolerance;
 * every ensemble member's final state (read_ensemble.py's ensemble.txt) equals scipy's
-  piecewise solution from that member's initial state.
+  piecewise solution from that member's initial state;
+* `twofold model build` names the library's model, and the library's trajectory equals the C
+  source's bit for bit (same compiler and flags);
+* the Lyapunov exponents of the stick-slip cycle: the largest is 0 (scipy finds a periodic
+  orbit of an autonomous system) within its error, the second -inf (scipy's cycle sticks on
+  every return, and the saltation into sticking has rank one), printed and stored as such;
+* the figure's drawn arrays (phase_plane.npz) are the trajectory's samples, and its marked
+  departures lie at scipy's (x_s, vb).
 """
 import os
 import re
@@ -35,7 +42,7 @@ env = dict(os.environ, PATH=os.path.abspath("bin") + ":" + os.environ["PATH"])
 
 # --- the tutorial, as written -----------------------------------------------------------------
 blocks = re.findall(r"<!-- (file: (\S+)|run) -->\n```\w*\n(.*?)```", open(DOC).read(), re.S)
-T.check(sum(b[0] == "run" for b in blocks) >= 5 and sum(b[0] != "run" for b in blocks) >= 6,
+T.check(sum(b[0] == "run" for b in blocks) >= 9 and sum(b[0] != "run" for b in blocks) >= 9,
         f"the tutorial has its files and commands marked ({len(blocks)} blocks)")
 out = {}
 for kind, name, body in blocks:
@@ -133,4 +140,27 @@ tab = np.loadtxt("ensemble.txt")
 worst = max(np.max(np.abs(solve(r[:2], 30.0) - r[2:])) for r in tab)
 T.check(len(tab) == 16 and worst < 1e-6,
         f"{len(tab)} ensemble members' final states equal scipy's (worst {worst:.1e})")
+
+# --- the library built once, the Lyapunov exponents, the figure ------------------------------
+o = out.get("twofold model build friction.c -o libfriction.so", "")
+T.check("stribeck-oscillator-c" in o, f"model build names the library's model: {o.strip()!r}")
+with h5py.File("friction_c.h5") as a, h5py.File("friction_lib.h5") as b:
+    same = np.array_equal(a["/trajectory/state"][...], b["/trajectory/state"][...])
+T.check(same, "the library's trajectory equals the C source's, bit for bit")
+o = out.get("twofold run lyapunov.yaml -o lyapunov.h5 --overwrite", "")
+T.check(re.search(r"± \S+ -inf ± ", o) is not None and "collapses 1 direction" in o,
+        f"the printed spectrum ends in -inf, with the reason: {o.strip()!r}")
+with h5py.File("lyapunov.h5") as f:
+    lam, err = f["/lyapunov/spectrum"][...], f["/lyapunov/error"][...]
+T.check(abs(lam[0]) <= max(3 * err[0], 1e-2) and lam[1] == -np.inf,
+        f"spectrum {lam} ± {err}: 0 (a periodic orbit, period {P:.4f}) and -inf (it sticks)")
+d = np.load("phase_plane.npz")
+with h5py.File("friction.h5") as f:
+    drawn = np.array_equal(d["x"], f["/trajectory/state"][:, 0]) and \
+        np.array_equal(d["v"], f["/trajectory/state"][:, 1])
+T.check(drawn, "the figure draws the trajectory's samples")
+dep = d["departures"]
+T.check(len(dep) >= 6 and np.max(np.abs(dep[:, 0] - XS)) < 1e-6 and np.max(np.abs(dep[:, 1] - VB)) < 1e-9,
+        f"the figure marks {len(dep)} departures at (x_s, vb) = ({XS}, {VB})")
+T.check(open("phase_plane.png", "rb").read(8) == b"\x89PNG\r\n\x1a\n", "phase_plane.png written")
 T.finish()
