@@ -279,7 +279,14 @@ static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov
 
 /* The one trajectory of the spectrum failed: its course is fixed by the config, so the
  * message names the keys to change and the exit status is that of bad input. */
-static int failed_run(tf_run *run, int status, tf_error *err) {
+static int failed_run(tf_run *run, int status, const char *why, tf_error *err) {
+  char where[256];
+  if (why[0]) { /* a limit of the method at these parameters */
+    tf_fail(err, "%s: key 'model.params': %s",
+            tf_config_where(run->cfg, "model.params", where, sizeof where), why);
+    run->exit_code = TF_EXIT_USAGE;
+    return -1;
+  }
   const char *key = status == TF_MEMBER_MAX_STEPS        ? "integrator.max_steps"
                     : status == TF_MEMBER_STEP_UNDERFLOW ? "integrator.atol"
                     : status == TF_MEMBER_NONFINITE      ? "model.params"
@@ -290,7 +297,6 @@ static int failed_run(tf_run *run, int status, tf_error *err) {
           ? "integrator.rtol and atol ask for more than double precision gives"
           : "the state left the region where the model is defined, or the step control "
             "failed (model.params, initial.state, integrator.rtol and atol)";
-  char where[256];
   tf_fail(err,
           "%s: key '%s': the trajectory of the spectrum ended with status %s before the "
           "spectrum converged; %s",
@@ -433,7 +439,7 @@ static int execute(tf_run *run, tf_error *err) {
   }
   if (r.status != TF_MEMBER_OK) {
     free(r.blocks), free(r.running);
-    return failed_run(run, r.status, err);
+    return failed_run(run, r.status, r.why, err);
   }
   if (run->rank == 0 && !run->json && !run->quiet) {
     printf("Lyapunov spectrum of '%s':", k->name);

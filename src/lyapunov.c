@@ -453,6 +453,7 @@ static int run_blocks(averager *a, const tf_lyapunov_options *o, block_fn run, v
     a->r->steps += out.steps;
     a->r->segments += out.segments;
     t += a->span_per_block;
+    if (status != TF_MEMBER_OK || !out.lyapunov) break; /* a failed block has no exponents */
     add_block(a, b, out.lyapunov);
     if (status == TF_MEMBER_OK && stop_between_blocks(a)) break;
   }
@@ -550,11 +551,13 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
 typedef struct impact_ctx {
   tf_impact *tangent;
   const double *p;
+  bool stuck; /* a block chattered into sticking, or stuck */
 } impact_ctx;
 
 static block_outcome impact_block(void *ctx, double t0, double *x, double t1) {
-  const impact_ctx *c = ctx;
+  impact_ctx *c = ctx;
   const tf_impact_result res = tf_impact_run(c->tangent, c->p, t0, x, t1);
+  c->stuck = c->stuck || res.chatters > 0 || res.stick_time > 0;
   return (block_outcome){res.status, res.steps, res.segments, res.lyapunov};
 }
 
@@ -579,9 +582,21 @@ int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
   memcpy(x, x0, n * sizeof *x);
   tf_impact_result res = tf_impact_run(plain, p, 0.0, x, o->transient);
   r->steps += res.steps;
-  impact_ctx ctx = {tangent, p};
-  const int status = run_blocks(&a, o, impact_block, &ctx, x, res.status);
+  impact_ctx ctx = {tangent, p, false};
+  int status = run_blocks(&a, o, impact_block, &ctx, x, res.status);
   tf_impact_destroy(plain), tf_impact_destroy(tangent);
+  /* Sticking ends a chattering sequence: every perturbation across the constraint dies in
+   * finite time (those exponents are -inf), but the tangent map through the accumulation of
+   * impacts, which carries what is left, is not computed here; the tangent vectors would
+   * ride the constraint unchanged and the QR average report made-up numbers (e.g. +6.7 for a
+   * periodic chattering orbit).  So the exponents are refused, with the reason. */
+  if (status == TF_MEMBER_OK && ctx.stuck && !r->interrupted) {
+    status = TF_MEMBER_FAILED;
+    snprintf(r->why, sizeof r->why,
+             "the orbit chatters into sticking on an impact surface, and the tangent map "
+             "through an accumulation of impacts is not implemented, so its exponents are "
+             "not computed (those across the constraint are -inf)");
+  }
   finish_blocks(&a, n, x, status);
   free(x);
   return 0;

@@ -41,6 +41,9 @@ typedef struct tf_lyapunov_result {
    * maps every tangent vector into T Sigma, so the time-T map is singular); their exponents
    * are -inf, in the blocks from the first arrival on */
   int collapsed;
+  /* a failed status the engine can explain (a limit of the method, not of the trajectory);
+   * empty otherwise.  An array, not a pointer: the result is broadcast as bytes */
+  char why[256];
   int status;       /* tf_member_status */
   int blocks_done;  /* blocks finished (all of them unless interrupted) */
   bool interrupted; /* stopped at a block boundary (checkpoint.h's stop point) */
