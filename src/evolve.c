@@ -31,6 +31,7 @@ struct tf_evolve {
    * x (n) followed by m tangent vectors (n each) */
   size_t m, na;
   bool saltation;
+  bool tangent_collapsed; /* this run put the tangent vectors into T Sigma (sliding) */
   double *aug, *f1, *f2, *probe;
   double *jac; /* n x n: the slip Jacobian of the current state, when the kernel gives it */
 };
@@ -395,6 +396,7 @@ static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode fro
     for (size_t i = 0; i < n; i++) dot += grad[i] * q[i];
     for (size_t i = 0; i < n; i++) q[i] += (after[i] - before[i]) * dot / denom;
   }
+  if (to == TF_MODE_SLIDING) e->tangent_collapsed = true; /* every q now lies in T Sigma */
 }
 
 /* The transition at event `which` of the current mode (event_values' order). */
@@ -452,12 +454,33 @@ static void step_done(void *ctx, double t0, double t1) {
   if (e->on_step) e->on_step(e->ctx, e, t0, t1);
 }
 
+/* While sliding, the tangent vectors live in T Sigma: an arrival's saltation put them there,
+ * and a run that starts sliding (a Lyapunov block, whose tangents restart from the identity)
+ * has them projected there before each QR (orthogonally: the transverse part of a
+ * perturbation dies on reaching Sigma, whichever side it came from). */
+static void project_sliding_tangents(void *ctx, double *x) {
+  tf_evolve *e = ctx;
+  if (e->mode != TF_MODE_SLIDING || !e->m) return;
+  double grad[TF_MAX_DIM], g2 = 0;
+  const size_t n = e->n;
+  e->k->switching(x, e->p, grad);
+  for (size_t i = 0; i < n; i++) g2 += grad[i] * grad[i];
+  if (!(g2 > 0)) return;
+  for (size_t c = 0; c < e->m; c++) {
+    double *q = x + n + c * n, dot = 0;
+    for (size_t i = 0; i < n; i++) dot += grad[i] * q[i];
+    for (size_t i = 0; i < n; i++) q[i] -= grad[i] * dot / g2;
+  }
+  e->tangent_collapsed = true;
+}
+
 static const tf_event_loop_ops loop_ops = {.rhs = rhs,
                                            .field = current_field,
                                            .events = event_values,
                                            .transition = transition,
                                            .on_step = step_done,
-                                           .storm_status = storm_status};
+                                           .storm_status = storm_status,
+                                           .before_qr = project_sliding_tangents};
 
 /* --- the driver ------------------------------------------------------------------------------ */
 
@@ -539,7 +562,9 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
                        : tf_evolve_initial_mode(e, x);
   if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x), start_sliding(e, x);
   e->res = &res;
+  e->tangent_collapsed = false;
   const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
+  res.tangent_collapsed = e->tangent_collapsed;
   e->res = NULL;
   res.status = r.status;
   res.steps = r.steps;

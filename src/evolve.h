@@ -114,6 +114,9 @@ typedef struct tf_evolve_result {
   double lyapunov[TF_MAX_DIM];
   double tangent_time;
   int segments;
+  /* with tangent vectors: the run slid (arrived in sliding, or started or went on sliding),
+   * so they were put into T Sigma and one direction's exponent is -inf */
+  bool tangent_collapsed;
 } tf_evolve_result;
 
 /* Propagates `vectors` tangent vectors with the trajectory (0: none), re-orthonormalised

@@ -464,14 +464,13 @@ typedef struct filippov_ctx {
   tf_evolve *e;
   tf_evolve_result res; /* holds the block's exponents */
   int block;
-  int first_collapse; /* the first block with an arrival in sliding (-1: none) */
+  int first_collapse; /* the first block that slid (-1: none) */
 } filippov_ctx;
 
 static block_outcome filippov_block(void *ctx, double t0, double *x, double t1) {
   filippov_ctx *c = ctx;
   c->res = tf_evolve_run(c->e, t0, x, t1, 0);
-  if (c->first_collapse < 0 && c->res.counts[TF_EVENT_SLIDE_START] > 0)
-    c->first_collapse = c->block;
+  if (c->first_collapse < 0 && c->res.tangent_collapsed) c->first_collapse = c->block;
   c->block++;
   return (block_outcome){c->res.status, c->res.steps, c->res.segments, c->res.lyapunov};
 }

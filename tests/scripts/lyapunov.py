@@ -10,6 +10,8 @@
 * Time series (one component): Wolf et al. 1985 and Rosenstein et al. 1993 estimate lambda_1.
 * Bad input: too many exponents, a duration shorter than the blocks, a noisy model, bad
   estimator settings.
+* Filippov spectra through sliding: the smallest of a whole spectrum is -inf (sticking
+  stick-slip oscillator; a mass stuck to its belt throughout: exactly 0 and -inf).
 """
 import math
 import subprocess
@@ -104,6 +106,37 @@ T.check(all(abs(a - b) < t for a, b, t in zip(own["spectrum"], gen["spectrum"], 
         f"model.smoothing spectrum {gen['spectrum']} = the kernel's own smoothing {own['spectrum']}")
 T.check(abs(gen["spectrum_sum"] - gen["volume_rate"]) < 1e-6,
         f"smoothed: sum of exponents {gen['spectrum_sum']} = volume rate {gen['volume_rate']}")
+# Sliding collapses a direction: an arrival in sliding (saltation into T Sigma), or sliding
+# throughout, leaves the tangent vectors in T Sigma, so with the whole spectrum asked for the
+# smallest exponent is -inf (reported as such, not as averaged rounding noise), and the others
+# are those of the run that carries one vector fewer.
+# (a) the forced stick-slip oscillator with long sticking phases (mu = 50);
+sticky = ("model.params.mu=50", "lyapunov.duration=500")
+three = T.run(ss, "ss3.h5", *sticky, "lyapunov.exponents=3")
+T.check(three["spectrum"][2] is None and three.get("collapsed_directions") == 1
+        and all(math.isfinite(v) for v in three["spectrum"][:2]),
+        f"stick-slip with sticking: spectrum {three['spectrum']}, "
+        f"collapsed {three.get('collapsed_directions')}")
+# (b) a mass stuck to a belt for the whole run (x' = vb, v = vb): x-perturbations stay (0),
+# v-perturbations are gone (-inf); before, the v direction came out as 0 too.
+belt = T.write("belt.yaml", """job: lyapunov
+model:
+  equations:
+    state: [x, v]
+    parameters: {k: 1, c: 0.05, mus: 1000, muk: 0.5, vs: 0.2, vb: 0.3}
+    switching: v - vb
+    slip:
+      plus: {x: v, v: "-k*x - c*v - (muk + (mus - muk)*exp(-(v - vb)/vs))"}
+      minus: {x: v, v: "-k*x - c*v + (muk + (mus - muk)*exp((v - vb)/vs))"}
+initial: {state: [0, 0.3]}
+integrator: {rtol: 1.0e-10, atol: 1.0e-12}
+lyapunov: {exponents: 2, transient: 1, duration: 100, interval: 1.0, blocks: 10}
+""")
+stuck = T.run(belt, "belt.h5")
+T.check(abs(stuck["spectrum"][0]) < 1e-8 and stuck["spectrum"][1] is None
+        and stuck.get("collapsed_directions") == 1,
+        f"stuck to the belt throughout: spectrum {stuck['spectrum']} (0 and -inf)")
+
 r = subprocess.run([T.TWOFOLD, "check", C + "/lorenz-spectrum.yaml", "--set",
                     "model.smoothing.epsilon=0.01"], capture_output=True, text=True)
 T.check(r.returncode == 2 and "model.smoothing" in r.stderr, f"smoothing a smooth flow: {r.stderr.strip()}")
