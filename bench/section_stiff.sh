@@ -23,7 +23,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/stiff.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-exec /usr/bin/python3 - "$BUILD" "$ROOT" "$WORK" <<'PY'
+/usr/bin/python3 - "$BUILD" "$ROOT" "$WORK" <<'PY'
 import json, os, subprocess, sys, time
 import h5py, numpy as np
 
