@@ -46,7 +46,7 @@ typedef struct scheduler { /* one rank's view of the run */
   int64_t *counters;
   row_buffer rows;
   tf_progress progress;
-  bool paused;      /* --pause-after: has waited for its signal */
+  bool paused;      /* --pause-after: standing still until its signal (joining flush rounds) */
   bool file_broken; /* an HDF5 write failed: the library's state is not to be trusted */
 } scheduler;
 
@@ -517,6 +517,16 @@ static int64_t claim_chunk(scheduler *s, bool *flush_requested) {
   return chunk;
 }
 
+/* Whether another rank has asked for a flush round this rank has not joined yet. */
+static bool flush_wanted(scheduler *s) {
+  const int64_t none = 0;
+  int64_t requested = 0;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, s->win);
+  MPI_Fetch_and_op(&none, &requested, MPI_INT64_T, 0, COUNTER_FLUSH, MPI_NO_OP, s->win);
+  MPI_Win_unlock(0, s->win);
+  return requested > s->round;
+}
+
 static void request_flush(scheduler *s) {
   const int64_t next = s->round + 1;
   int64_t old = 0;
@@ -700,14 +710,22 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
   void **slots = calloc(spec->ncols ? spec->ncols : 1, sizeof *slots);
   bool exhausted = false;
   while (MPI_Wtime() - round_start < spec->flush_interval) {
-    if (s->run->pause_after > (long long)s->done_at_start && !s->paused &&
-        (int64_t)s->done_at_start + atomic_add(s, COUNTER_COMPLETED, 0) >= s->run->pause_after) {
+    if (s->run->pause_after > (long long)s->done_at_start &&
+        (s->paused ||
+         (int64_t)s->done_at_start + atomic_add(s, COUNTER_COMPLETED, 0) >= s->run->pause_after)) {
       /* the test hook: stand still until a signal arrives (or --time-limit expires), then stop
-       * as it says; a run resumed with that many members done goes on */
+       * as it says; a run resumed with that many members done goes on.  A rank standing still
+       * still joins the flush rounds other ranks ask for (their buffers fill while it waits),
+       * and stands still again after each: else they would wait for it in the round and rank
+       * 0, if among them, would never say it paused. */
+      if (!s->paused && s->run->rank == 0)
+        fprintf(stderr, "twofold: paused; waiting for a signal\n");
       s->paused = true;
-      if (s->run->rank == 0) fprintf(stderr, "twofold: paused; waiting for a signal\n");
-      while (!tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit))
+      bool join = false;
+      while (!tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit) &&
+             !(join = flush_wanted(s)))
         nanosleep(&(struct timespec){0, 10000000}, NULL);
+      if (join) break;
     }
     if (tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit) ||
         (s->run->stop_after > 0 && atomic_add(s, COUNTER_COMPLETED, 0) >= s->run->stop_after)) {
