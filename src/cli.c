@@ -771,11 +771,13 @@ int tf_cli_main(int argc, char **argv) {
   } else if (strcmp(a.command, "check") == 0 || strcmp(a.command, "run") == 0 ||
              strcmp(a.command, "slurm") == 0 || strcmp(a.command, "merge") == 0) {
     tf_mpi_singleton_defaults();
+    /* Before MPI_Init, which takes seconds under a loaded srun: a checkpoint request arriving
+     * then must be a request, not SIGUSR1's default action (the process dies). */
+    tf_checkpoint_install_handlers();
     MPI_Init(&argc, &argv);
     a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
     a.petsc_argv[a.petsc_argc] = NULL;
     tf_petsc_remember_options(a.petsc_argc, a.petsc_argv);
-    tf_checkpoint_install_handlers();
     rc = strcmp(a.command, "run") == 0     ? cmd_run(&a, MPI_COMM_WORLD, false, &err)
          : strcmp(a.command, "slurm") == 0 ? cmd_slurm(&a)
          : strcmp(a.command, "merge") == 0 ? cmd_merge(&a)

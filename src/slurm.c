@@ -260,33 +260,60 @@ static void run_engine(text *t, const plan *p, const char *out_var, const char *
   add(t,
       "# The warning signal (--signal=B:USR1) reaches this shell only: pass it on to the\n"
       "# engine, which finishes its current members, flushes them and exits with status 3.\n"
-      "engine=\n"
+      "# One that arrives before the launch is passed on once the engine is up.\n"
+      "engine= asked=\n"
       "checkpoint() {\n"
       "  echo \"twofold-slurm: $1 at $(date -u +%%FT%%TZ): asking the engine to checkpoint\" "
       ">&2\n"
+      "  asked=1\n"
       "  [ -n \"$engine\" ] && kill -USR1 \"$engine\" 2>/dev/null\n"
       "}\n"
       "trap 'checkpoint USR1' USR1\n"
-      "trap 'checkpoint TERM' TERM\n");
+      "trap 'checkpoint TERM' TERM\n"
+      "# A launch whose ranks died by a signal without being asked to stop (a rank killed at\n"
+      "# start-up, e.g. inside MPI_Init) runs again from its file, at most TWOFOLD_RELAUNCHES\n"
+      "# times (default 2).  Nothing is lost: the file holds whole flushed members only.\n"
+      "# srun ends the other ranks TWOFOLD_SRUN_WAIT seconds (default 60) after one has ended:\n"
+      "# ranks end together (MPI_Finalize is a barrier), and those waiting for a dead peer\n"
+      "# never would.\n"
+      "relaunches=${TWOFOLD_RELAUNCHES:-2}\n"
+      "while :; do\n"
+      "  ");
   if (strcmp(o->launcher, "srun") == 0)
-    add(t, "srun --mpi=pmix");
+    add(t, "srun --mpi=pmix --wait=\"${TWOFOLD_SRUN_WAIT:-60}\"");
   else
     add(t, "mpiexec -n \"$SLURM_NTASKS\"");
   add(t, " \"$TWOFOLD\" run \"$CONFIG\" -o \"$%s\"%s --resume --progress log", out_var, part);
   engine_options(t, p);
   add(t,
       " &\n"
-      "engine=$!\n"
-      "while :; do\n"
-      "  wait \"$engine\"; rc=$?\n"
-      "  if [ \"$rc\" -gt 128 ]; then # interrupted by a trapped signal, or the engine's own\n"
-      "    kill -0 \"$engine\" 2>/dev/null && continue\n"
-      "    wait \"$engine\" 2>/dev/null; r=$?; [ \"$r\" -ne 127 ] && rc=$r\n"
-      "  fi\n"
-      "  break\n"
+      "  engine=$!\n"
+      "  # a signal that came before the launch\n"
+      "  [ -n \"$asked\" ] && kill -USR1 \"$engine\" 2>/dev/null\n"
+      "  while :; do\n"
+      "    wait \"$engine\"; rc=$?\n"
+      "    if [ \"$rc\" -gt 128 ]; then # interrupted by a trapped signal, or the engine's own\n"
+      "      kill -0 \"$engine\" 2>/dev/null && continue\n"
+      "      wait \"$engine\" 2>/dev/null; r=$?; [ \"$r\" -ne 127 ] && rc=$r\n"
+      "    fi\n"
+      "    break\n"
+      "  done\n"
+      "  [ \"$rc\" -gt 128 ] && [ -z \"$asked\" ] && [ \"$relaunches\" -gt 0 ] || break\n"
+      "  relaunches=$((relaunches - 1))\n"
+      "  echo \"twofold-slurm: the launcher ended with status $rc (a rank died by signal "
+      "$((rc - 128))); launching again from '$%s' ($relaunches more allowed)\" >&2\n"
       "done\n"
+      "# A rank killed by the checkpoint signal itself got it before its handler existed\n"
+      "# (while its libraries were loading) and has written nothing: a checkpoint like any other.\n"
+      "if [ -n \"$asked\" ] && { [ \"$rc\" = 138 ] || [ \"$rc\" = 143 ]; }; then\n"
+      "  echo \"twofold-slurm: a rank was killed by the checkpoint signal before the engine had "
+      "started; nothing was lost: status 3\" >&2\n"
+      "  rc=3\n"
+      "fi\n"
       "echo \"twofold-slurm: engine exit status $rc (job ${SLURM_JOB_ID:-?}, restart "
-      "${SLURM_RESTART_COUNT:-0})\" >&2\n"
+      "${SLURM_RESTART_COUNT:-0})\" >&2\n",
+      out_var);
+  add(t,
       "# srun has exited 0 without launching the engine (a step whose PMIx set-up failed):\n"
       "# success is the engine's file saying so\n");
   add(t,

@@ -38,9 +38,44 @@ submit "$CONFIGS/wheel-fig5.yaml" --array 3 --ntasks 1 --launcher mpiexec --time
   --signal-lead 60 --dir slurm-wheel -o wheel.h5 "${WHEEL[@]}"
 submit_wheel=($ARRAY_ID $MERGE_ID)
 
-# the single-job template, srun with 2 ranks
-single=$(sbatch --parsable --ntasks=2 --time=5 --output=single-%j.log \
+# the single-job template, srun with 2 ranks (its own signal lead: the template's 300 s is the
+# whole of a 5-minute job, and SLURM would send the warning at the start)
+single=$(sbatch --parsable --ntasks=2 --time=5 --signal=B:USR1@10 --output=single-%j.log \
   "$SOURCE_DIR/cluster/ensemble.sbatch" "$CONFIGS/smoke.yaml" single.h5 "${SMOKE[@]}")
+
+# A rank killed by a signal at start-up: the launcher ends >128 and the template launches again
+# from the file.  The stand-in for such a crash is a wrapper that kills itself with SIGSEGV the
+# first time it runs (a marker directory makes it once only) and runs the engine after that.
+# With 2 ranks the other one starts and waits in MPI_Init for the dead one until srun ends it
+# (--wait, TWOFOLD_SRUN_WAIT seconds after the first rank ended).
+cat > crash-once.sh <<CRASH
+#!/bin/bash
+mkdir "\$CRASH_MARKER" 2>/dev/null && kill -SEGV \$\$
+exec "$T" "\$@"
+CRASH
+chmod +x crash-once.sh
+relaunch=$(CRASH_MARKER=$PWD/crashed-1 TWOFOLD=$PWD/crash-once.sh TWOFOLD_SRUN_WAIT=5 \
+  sbatch --parsable --ntasks=2 \
+  --time=5 --signal=B:USR1@10 --output=relaunch-%j.log "$SOURCE_DIR/cluster/ensemble.sbatch" \
+  "$CONFIGS/smoke.yaml" relaunch.h5 "${SMOKE[@]}")
+# The checkpoint signal reaching a rank before its handler exists (while its libraries load):
+# a wrapper that asks SLURM to signal the batch shell and waits for the USR1 passed on to it.
+cat > signal-at-start.sh <<SIGNAL
+#!/bin/bash
+if mkdir "\$CRASH_MARKER" 2>/dev/null; then
+  scancel --batch --signal=USR1 "\$SLURM_JOB_ID"
+  sleep 60
+  exit 99
+fi
+exec "$T" "\$@"
+SIGNAL
+chmod +x signal-at-start.sh
+early=$(CRASH_MARKER=$PWD/crashed-3 TWOFOLD=$PWD/signal-at-start.sh sbatch --parsable --ntasks=1 \
+  --time=5 --signal=B:USR1@10 --output=early-%j.log "$SOURCE_DIR/cluster/ensemble.sbatch" \
+  "$CONFIGS/smoke.yaml" early.h5 "${SMOKE[@]}")
+norelaunch=$(CRASH_MARKER=$PWD/crashed-2 TWOFOLD=$PWD/crash-once.sh TWOFOLD_RELAUNCHES=0 \
+  sbatch --parsable --ntasks=1 --time=5 --signal=B:USR1@10 --output=norelaunch-%j.log \
+  "$SOURCE_DIR/cluster/ensemble.sbatch" "$CONFIGS/smoke.yaml" norelaunch.h5 "${SMOKE[@]}")
 
 # The references: one uninterrupted run each, computed here while the jobs run.
 "$T" run "$CONFIGS/smoke.yaml" -o smoke-ref.h5 "${SMOKE[@]}" --quiet
@@ -59,6 +94,27 @@ slurm_wait_job "$single" 120
 [ "$(slurm_job_field "$single" JobState)" = COMPLETED ] && pass "cluster/ensemble.sbatch job completed" ||
   fail "cluster/ensemble.sbatch: $(cat single-*.log)"
 same_members smoke-ref.h5 single.h5
+slurm_wait_job "$relaunch" 120
+log=$(cat relaunch-*.log)
+[ "$(slurm_job_field "$relaunch" JobState)" = COMPLETED ] &&
+  grep -q "launcher ended with status 139 (a rank died by signal 11); launching again from 'relaunch.h5' (1 more allowed)" <<<"$log" &&
+  [ "$(grep -c 'launching again' <<<"$log")" = 1 ] &&
+  pass "a rank killed at start-up (SIGSEGV): the template launched once more and finished" ||
+  fail "relaunch job $relaunch: $(slurm_job_field "$relaunch" JobState); log: $log"
+same_members smoke-ref.h5 relaunch.h5
+slurm_wait_job "$early" 120
+log=$(cat early-*.log)
+grep -q 'USR1 at .*asking the engine to checkpoint' <<<"$log" &&
+  grep -q 'killed by the checkpoint signal before the engine had started; nothing was lost: status 3' <<<"$log" &&
+  ! grep -q 'launching again' <<<"$log" && [ "$(slurm_job_field "$early" ExitCode)" = 3:0 ] &&
+  pass "a checkpoint signal that kills a rank before its handler exists ends the job as checkpointed (status 3)" ||
+  fail "early-signal job $early: exit $(slurm_job_field "$early" ExitCode); log: $log"
+slurm_wait_job "$norelaunch" 120
+log=$(cat norelaunch-*.log)
+[ "$(slurm_job_field "$norelaunch" JobState)" = FAILED ] && ! grep -q 'launching again' <<<"$log" &&
+  grep -q 'engine exit status 139' <<<"$log" && [ ! -e norelaunch.h5 ] &&
+  pass "TWOFOLD_RELAUNCHES=0: the crash ends the job (FAILED, status 139, no file)" ||
+  fail "norelaunch job $norelaunch: $(slurm_job_field "$norelaunch" JobState); log: $log"
 # every array task ran, and as an array task of its own block
 for k in 0 1 2; do
   [ -s "smoke.parts/part-$k-of-3.h5" ] || fail "missing smoke.parts/part-$k-of-3.h5"
