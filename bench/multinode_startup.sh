@@ -16,7 +16,6 @@ set -euo pipefail
 TWOFOLD=$(realpath "${1:?usage: multinode_startup.sh TWOFOLD}")
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-100}
-fail() { echo "multinode_startup: $*" >&2; }
 WORK=$(mktemp -d /var/tmp/twofold-mnstart.XXXXXX)
 cd "$WORK"
 source "$ROOT/tests/scripts/netns_cluster.sh"
