@@ -519,12 +519,7 @@ static int64_t claim_chunk(scheduler *s, bool *flush_requested) {
 
 /* Whether another rank has asked for a flush round this rank has not joined yet. */
 static bool flush_wanted(scheduler *s) {
-  const int64_t none = 0;
-  int64_t requested = 0;
-  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, s->win);
-  MPI_Fetch_and_op(&none, &requested, MPI_INT64_T, 0, COUNTER_FLUSH, MPI_NO_OP, s->win);
-  MPI_Win_unlock(0, s->win);
-  return requested > s->round;
+  return atomic_add(s, COUNTER_FLUSH, 0) > s->round;
 }
 
 static void request_flush(scheduler *s) {

@@ -276,6 +276,11 @@ static void run_engine(text *t, const plan *p, const char *out_var, const char *
       "# srun ends the other ranks TWOFOLD_SRUN_WAIT seconds (default 60) after one has ended:\n"
       "# ranks end together (MPI_Finalize is a barrier), and those waiting for a dead peer\n"
       "# never would.\n"
+      "for v in TWOFOLD_RELAUNCHES TWOFOLD_SRUN_WAIT; do # whole numbers, or srun and test fail "
+      "late\n"
+      "  case \"${!v:-0}\" in *[!0-9]*) echo \"twofold-slurm: $v must be a whole number, got "
+      "'${!v}'\" >&2; exit 2 ;; esac\n"
+      "done\n"
       "relaunches=${TWOFOLD_RELAUNCHES:-2}\n"
       "while :; do\n"
       "  ");

@@ -68,6 +68,14 @@ grep -q "^#SBATCH --ntasks=4$" dry.txt && grep -q '^#SBATCH --requeue$' dry.txt 
   grep -q '^#SBATCH --signal=B:USR1@300$' dry.txt && grep -q "ensemble.members=100000" dry.txt &&
   grep -q 'srun --mpi=pmix' dry.txt && [ -x jobs/smoke.sbatch ] && bash -n jobs/smoke.sbatch &&
   pass "dry run writes and prints a valid script" || fail "dry run: $(cat dry.txt)"
+# the script's own settings from the environment: not whole numbers are refused before any launch
+expect_fail 2 "TWOFOLD_SRUN_WAIT must be a whole number, got '1m'" -- \
+  env TWOFOLD_SRUN_WAIT=1m TWOFOLD=true bash jobs/smoke.sbatch
+for tpl in ensemble requeue; do
+  expect_fail 2 "TWOFOLD_RELAUNCHES must be a whole number, got '-1'" -- \
+    env TWOFOLD_RELAUNCHES=-1 TWOFOLD=true bash "$SOURCE_DIR/cluster/$tpl.sbatch" "$C" tpl.h5
+done
+[ ! -e big.h5 ] && [ ! -e tpl.h5 ] && pass "nothing launched or written for them" || fail "a file was written"
 # hostile names: a value that would break out of an #SBATCH line or a shell word is refused,
 # a module name is one quoted word
 cp "$C" "$(printf 'evil\ntouch INJECTED.yaml')"
