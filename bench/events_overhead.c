@@ -60,7 +60,7 @@ static int middle_choice(void *ctx, double *u) {
 
 static void slip_field(double t, const double *x, void *ctx, double *dx) {
   (void)ctx;
-  kernel->slip(t, x, side_now, params, dx);
+  kernel->filippov->slip(t, x, side_now, params, dx);
 }
 
 int main(int argc, char **argv) {
@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
   int it;
   tf_twofold tw;
   tf_exit_policy pol = {.kind = TF_EXIT_FIXED, .fixed = 0.7, .distance = 1e-4, .margin = 0.05};
-  if (kernel->prepare(params, &err) || kernel->twofold_guess(params, guess) ||
+  if (kernel->prepare(params, &err) || kernel->filippov->twofold_guess(params, guess) ||
       tf_twofold_locate(kernel, params, guess, 1e-12, 50, xs, &it, &err)) {
     fprintf(stderr, "%s\n", err.msg);
     return 1;

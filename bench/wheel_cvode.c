@@ -52,7 +52,7 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud) {
   double *dx = N_VGetArrayPointer(ydot);
   nrhs++;
   if (c->mode != 0) {
-    K->slip(t, x, c->mode, P, dx);
+    K->filippov->slip(t, x, c->mode, P, dx);
     return 0;
   }
   double lp, lm;
@@ -68,7 +68,7 @@ static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   const mode_ctx *c = ud;
   const double *x = N_VGetArrayPointer(y);
   if (c->mode != 0) {
-    const double v = c->mode * (K->switching(x, P, NULL) - c->h0);
+    const double v = c->mode * (K->filippov->switching(x, P, NULL) - c->h0);
     g[0] = t - c->t0 < 1e-10 ? fmax(v, 1e-300) : v;
     return 0;
   }
@@ -85,7 +85,7 @@ static int roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
 static void project(double *x) {
   double grad[N];
   for (int it = 0; it < 3; it++) {
-    const double h = K->switching(x, P, grad);
+    const double h = K->filippov->switching(x, P, grad);
     const double g2 = grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2];
     if (g2 == 0.0 || h == 0.0) return;
     for (int i = 0; i < N; i++) x[i] -= h * grad[i] / g2;
@@ -145,7 +145,8 @@ int main(int argc, char **argv) {
   double guess[N];
   int it;
   tf_error err;
-  if (K->twofold_guess(P, guess) || tf_twofold_locate(K, P, guess, 1e-12, 50, XS, &it, &err)) {
+  if (K->filippov->twofold_guess(P, guess) ||
+      tf_twofold_locate(K, P, guess, 1e-12, 50, XS, &it, &err)) {
     fprintf(stderr, "two-fold: %s\n", err.msg);
     return 1;
   }
@@ -187,7 +188,7 @@ int main(int argc, char **argv) {
     double win_t = t;
     int status = 0; /* 0 ok, 1 zeno, 2 failed/replay exhausted */
     while (t < t_end) {
-      mc.mode = mode, mc.t0 = t, mc.h0 = mode != 0 ? K->switching(x, P, NULL) : 0.0;
+      mc.mode = mode, mc.t0 = t, mc.h0 = mode != 0 ? K->filippov->switching(x, P, NULL) : 0.0;
       CVodeReInit(mem, t, y);
       const int nr = mode != 0 ? 1 : 3;
       int dirs[3] = {-1, -1, -1};

@@ -77,9 +77,9 @@ static int setup(tf_run *run, tf_error *err) {
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   char where[256];
-  if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_MAP, "bifurcation", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg, TF_KINDS_DISCRETE, "bifurcation", err)) return -1;
   const tf_kernel *k = job->model.kernel;
-  if (!k->devs)
+  if (k->kind != TF_MODEL_DEVS)
     return tf_fail(err, "%s: key 'model.name': job 'bifurcation' needs a DEVS model (%s)",
                    tf_config_where(run->cfg, "model.name", where, sizeof where),
                    "devs-logistic, devs-load");

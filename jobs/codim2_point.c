@@ -39,17 +39,12 @@ static int setup(tf_run *run, tf_error *err) {
   point_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_FLOW, "codim2-point", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg,
+                           TF_KIND_BIT(TF_MODEL_CODIM2) | TF_KIND_BIT(TF_MODEL_TWO_CONTACT),
+                           "codim2-point", err))
+    return -1;
   const tf_kernel *k = job->model.kernel;
   char where[256];
-  if ((!k->sigma2 || !k->field2) && !k->field_dual)
-    return tf_fail(err,
-                   "%s: key 'model.name': model '%s' has no codimension-2 discontinuity "
-                   "(job codim2-point needs a kernel with sigma2 and field2)",
-                   tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
-  if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_MAX_DIM);
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   bool physical = false;
   for (size_t i = 0; i < k->ninitial; i++) {
@@ -81,8 +76,8 @@ static int setup(tf_run *run, tf_error *err) {
     }
     k->initial_state(ip, job->model.params, job->x);
   }
-  if (k->field_dual) {
-    for (int i = 0; i < 3; i++) job->x[k->contact_index[i]] = 0.0; /* onto Sigma_RR */
+  if (k->kind == TF_MODEL_TWO_CONTACT) {
+    for (int i = 0; i < 3; i++) job->x[k->two_contact->contact_index[i]] = 0.0; /* Sigma_RR */
     return 0;
   }
   tf_codim2_sys sys;
@@ -144,7 +139,7 @@ static int execute_dual(tf_run *run, point_job *job, tf_error *err) {
 
 static int execute(tf_run *run, tf_error *err) {
   point_job *job = run->job_data;
-  if (job->model.kernel->field_dual) return execute_dual(run, job, err);
+  if (job->model.kernel->kind == TF_MODEL_TWO_CONTACT) return execute_dual(run, job, err);
   const tf_kernel *k = job->model.kernel;
   const double *p = job->model.params;
   const size_t n = k->dim, m = (size_t)job->curve_samples;

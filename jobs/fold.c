@@ -49,7 +49,9 @@ static int setup(tf_run *run, tf_error *err) {
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   job->iq = job->end_state = -1;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_FLOW, "fold", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg,
+                           TF_KINDS_CONTINUOUS & ~TF_KIND_BIT(TF_MODEL_FILIPPOV), "fold", err))
+    return -1;
   const tf_kernel *k = job->model.kernel;
   char where[256];
   const char *pname, *dir;

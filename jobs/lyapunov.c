@@ -53,7 +53,7 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
   if (tf_config_get_string(cfg, "lyapunov.estimator", "benettin", estimators, &est, err)) return -1;
   job->estimator = strcmp(est, "wolf") == 0 ? 1 : strcmp(est, "rosenstein") == 0 ? 2 : 0;
   if (job->estimator == 0) return 0;
-  if (tf_kernel_has_impacts(k))
+  if (tf_model_route(k, NULL) == TF_ROUTE_IMPACT)
     return tf_fail(err,
                    "%s: key 'lyapunov.estimator': model '%s' has impacts; its exponents come "
                    "from the tangent dynamics with saltation (benettin), not from a sampled "
@@ -63,7 +63,7 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
   for (size_t i = 0; i < k->dim; i++) names[i] = k->state_names[i];
   /* Defaults that work for the reference systems: flows sampled at dt = 0.01 (Lorenz: the
    * linear part of <ln d(k)> spans about 1 to 3 time units), maps every iteration. */
-  const bool map = k->kind == TF_KERNEL_MAP;
+  const bool map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
   const long long d_samples = 10000, d_dim = map ? 2 : 3, d_delay = map ? 1 : 10,
                   d_horizon = map ? 20 : 400, d_lo = map ? 1 : 100, d_hi = map ? 8 : 300,
                   d_evolve = map ? 1 : 20, d_theiler = map ? 5 : 100;
@@ -89,7 +89,7 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
     return -1;
   job->component = tf_kernel_state_index(k, component);
   job->embedding = (tf_embedding){(int)dim, (int)delay, job->series_dt};
-  if (k->kind == TF_KERNEL_MAP && job->series_dt != 1.0) {
+  if (map && job->series_dt != 1.0) {
     char where[256];
     return tf_fail(err, "%s: key 'lyapunov.series.dt': maps are sampled every iteration (1)",
                    tf_config_where(cfg, "lyapunov.series.dt", where, sizeof where));
@@ -112,12 +112,13 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
   double *s = malloc(n * sizeof *s), x[TF_MAX_DIM], y[TF_MAX_DIM];
   if (!s) return tf_fail(err, "out of memory"), NULL;
   memcpy(x, job->x0, k->dim * sizeof *x);
-  if (k->kind == TF_KERNEL_MAP) {
+  if (tf_model_route(k, NULL) == TF_ROUTE_MAP) {
+    tf_map_fn *map = tf_model_map(k);
     for (long i = 0; i < (long)job->opt.transient; i++)
-      k->map(x, job->model.params, y), memcpy(x, y, sizeof x);
+      map(x, job->model.params, y), memcpy(x, y, sizeof x);
     for (size_t i = 0; i < n && !tf_checkpoint_stop_point(); i++) {
       s[i] = x[job->component];
-      k->map(x, job->model.params, y);
+      map(x, job->model.params, y);
       memcpy(x, y, sizeof x);
     }
     return s;
@@ -157,14 +158,10 @@ static int setup(tf_run *run, tf_error *err) {
   run->job_data = job;
   const tf_kernel *k;
   if (tf_model_kernel(run->cfg, &k, err)) return -1;
-  const bool is_map = k && k->kind == TF_KERNEL_MAP;
+  const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "the lyapunov job", err)) return -1;
-  if (tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "lyapunov", err))
-    return -1;
+  if (tf_model_from_config(&job->model, run->cfg, TF_KINDS_ALL, "lyapunov", err)) return -1;
   k = job->model.kernel;
-  if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "model '%s' has %zu states; Lyapunov spectra support at most %d", k->name,
-                   k->dim, TF_MAX_DIM);
   double spread, t0;
   job->ode = tf_ode_default_options();
   const bool state_given = tf_config_has(run->cfg, "initial.state");
@@ -424,8 +421,8 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_number(run->summary, "compute_seconds", compute_seconds);
   tf_json_integer(run->summary, "steps", r.steps);
   tf_json_string(run->summary, "method",
-                 k->kind == TF_KERNEL_MAP ? "map"
-                 : job->contact           ? "codim2-events+saltation"
+                 tf_model_route(k, NULL) == TF_ROUTE_MAP ? "map"
+                 : job->contact                          ? "codim2-events+saltation"
                  : job->filippov     ? (job->saltation ? "events+saltation" : "events-no-saltation")
                  : job->smoothing_on ? "smoothed-variational"
                                      : "variational");

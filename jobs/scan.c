@@ -81,7 +81,7 @@ static void poincare_destroy(scan_job *job);
  * not use yet: refuse them rather than integrate through the walls. */
 static int refuse_impacts(tf_config *cfg, const tf_kernel *k, const char *quantity, tf_error *err) {
   char where[256];
-  if (!k || !tf_kernel_has_impacts(k)) return 0;
+  if (!k || tf_model_route(k, NULL) != TF_ROUTE_IMPACT) return 0;
   return tf_fail(err,
                  "%s: key 'scan.quantity': model '%s' has impacts, which scan.quantity %s does "
                  "not handle yet; use scan.quantity poincare or lyapunov",
@@ -115,14 +115,11 @@ static int setup(tf_run *run, tf_error *err) {
     return stationary_setup(run, job, err);
   }
   if (refuse_stationary_keys(run->cfg, err)) return -1;
-  const bool is_map = k && k->kind == TF_KERNEL_MAP;
+  const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "scan.quantity lyapunov", err) ||
-      tf_model_from_config(&job->model, run->cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err))
+      tf_model_from_config(&job->model, run->cfg, TF_KINDS_ALL, "scan", err))
     return -1;
   k = job->model.kernel;
-  if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_MAX_DIM);
   double spread, t0;
   const long long d_chunk = 1;
   long long chunk;
@@ -339,12 +336,12 @@ static int stationary_setup(tf_run *run, scan_job *job, tf_error *err) {
   char where[256];
   const tf_kernel *k;
   if (tf_model_kernel(cfg, &k, err)) return -1;
-  if (k && (k->kind == TF_KERNEL_MAP || k->devs))
+  if (k && (k->kind == TF_MODEL_MAP || k->kind == TF_MODEL_DEVS))
     return tf_fail(err,
                    "%s: key 'scan.quantity': 'stationary' continues stationary states of a "
                    "flow, but model '%s' is a map (scan its lyapunov exponents instead)",
                    tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
-  if (tf_model_from_config(&job->model, cfg, k ? k->kind : TF_KERNEL_FLOW, "scan", err)) return -1;
+  if (tf_model_from_config(&job->model, cfg, TF_KINDS_ALL, "scan", err)) return -1;
   k = job->model.kernel;
   stationary_scan *st = calloc(1, sizeof *st);
   if (!st) return tf_fail(err, "out of memory");
@@ -641,19 +638,12 @@ typedef struct poincare_scan {
 static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
   char where[256];
-  const char *name;
-  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
-  const tf_kernel *k = tf_kernel_find(name);
-  if (k && k->kind != TF_KERNEL_FLOW)
-    return tf_fail(err,
-                   "%s: key 'scan.quantity': 'poincare' records a flow or an impact kernel at "
-                   "events, but model '%s' is not one",
-                   tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
-  if (tf_model_from_config(&job->model, cfg, TF_KERNEL_FLOW, "scan", err)) return -1;
-  k = job->model.kernel;
-  if (tf_kernel_is_codim2(k) || !k->rhs)
-    return tf_fail(err, "%s: key 'scan.quantity': model '%s' cannot be recorded at events",
-                   tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
+  /* the event-driven DOPRI5 of impact.h: smooth flows and impact systems */
+  if (tf_model_from_config(&job->model, cfg,
+                           TF_KIND_BIT(TF_MODEL_FLOW) | TF_KIND_BIT(TF_MODEL_IMPACT),
+                           "scan with scan.quantity poincare", err))
+    return -1;
+  const tf_kernel *k = job->model.kernel;
   poincare_scan *ps = calloc(1, sizeof *ps);
   if (!ps) return tf_fail(err, "out of memory");
   job->pscan = ps;

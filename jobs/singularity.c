@@ -29,14 +29,12 @@ static int setup(tf_run *run, tf_error *err) {
   singularity_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_FILIPPOV, "singularity", err))
+  if (tf_model_from_config(&job->model, run->cfg, TF_KIND_BIT(TF_MODEL_FILIPPOV), "singularity",
+                           err))
     return -1;
   const tf_kernel *k = job->model.kernel;
   double def[TF_MAX_DIM] = {0};
-  if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_MAX_DIM);
-  if (k->twofold_guess) k->twofold_guess(job->model.params, def);
+  if (k->filippov->twofold_guess) k->filippov->twofold_guess(job->model.params, def);
   size_t n;
   const double d_tol = 1e-12;
   const long long d_iter = 50;

@@ -84,13 +84,11 @@ static int setup(tf_run *run, tf_error *err) {
   map_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_FILIPPOV, "singularity-map", err))
+  if (tf_model_from_config(&job->model, run->cfg, TF_KIND_BIT(TF_MODEL_FILIPPOV), "singularity-map",
+                           err))
     return -1;
   const tf_kernel *k = job->model.kernel;
-  if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_MAX_DIM);
-  if (!k->twofold_guess)
+  if (!k->filippov->twofold_guess)
     return tf_fail(err, "model '%s' has no two-fold guess, which the map needs at every point",
                    k->name);
   char where[256];
@@ -140,7 +138,7 @@ static int run_member(void *ctx, uint64_t member, void *const *row) {
   double guess[TF_MAX_DIM];
   int iterations;
   tf_error err;
-  if (k->twofold_guess(p, guess) ||
+  if (k->filippov->twofold_guess(p, guess) ||
       tf_twofold_locate(k, p, guess, job->tolerance, (int)job->max_iterations, x, &iterations,
                         &err)) {
     fill(x, k->dim, NAN), fill(K, 4, NAN), fill(J, 2, NAN);

@@ -153,14 +153,11 @@ static int setup(tf_run *run, tf_error *err) {
       tf_flow_from_config(&job->flow, run->cfg, err))
     return -1;
   const tf_kernel *k = job->flow.kernel;
-  if (!k->field_dual)
+  if (k->kind != TF_MODEL_TWO_CONTACT)
     return tf_fail(err,
                    "%s: key 'model.name': model '%s' is not a body with two contacts (job "
-                   "slip-onset needs a kernel with field_dual, e.g. wheelset or flowmeter)",
+                   "slip-onset needs TF_MODEL_TWO_CONTACT, e.g. wheelset or flowmeter)",
                    tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
-  if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "model '%s' has %zu states; at most %d supported", k->name, k->dim,
-                   TF_MAX_DIM);
   if (read_physical(run, job, state_given, err) || read_engine_options(run, job, err) ||
       read_threshold(run, job, err))
     return -1;
@@ -169,12 +166,13 @@ static int setup(tf_run *run, tf_error *err) {
   else
     memcpy(job->x0, job->flow.x0, k->dim * sizeof *job->x0);
   for (int i = 0; i < 3 && !job->threshold; i++)
-    if (!(fabs(job->x0[k->contact_index[i]]) <= job->opts.sigma_tol))
+    if (!(fabs(job->x0[k->two_contact->contact_index[i]]) <= job->opts.sigma_tol))
       return tf_fail(err,
                      "%s: key 'initial.state': the start must roll at both contacts (state '%s' "
                      "is %g, not 0)",
                      tf_config_where(run->cfg, "initial.state", where, sizeof where),
-                     k->state_names[k->contact_index[i]], job->x0[k->contact_index[i]]);
+                     k->state_names[k->two_contact->contact_index[i]],
+                     job->x0[k->two_contact->contact_index[i]]);
   return 0;
 }
 

@@ -34,16 +34,21 @@ static void rhs(double t, const double *x, const double *p, double *dx) {
   field2(t, x, dir, p, dx);
 }
 
-const tf_kernel tf_kernel_antali_example = {
+static const tf_codim2_ops ops = {
+    .rhs = rhs,
+    .sigma2 = sigma2,
+    .field2 = field2,
+};
+
+const tf_model_def tf_kernel_antali_example = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "antali-example",
     .doc = "the extended Filippov system of Antali 2017, Examples 2.9/2.16/2.18 (eq 2.19)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_CODIM2,
     .dim = 3,
     .state_names = state_names,
     .initial = initial,
     .nparams = 0,
     .params = NULL,
-    .rhs = rhs,
-    .sigma2 = sigma2,
-    .field2 = field2,
+    .codim2 = &ops,
 };

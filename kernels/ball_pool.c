@@ -75,23 +75,28 @@ static void outputs(const double *x, const double *p, double *out) {
   out[3] = -(x[0] - x[2]) / p[RADIUS];
 }
 
-const tf_kernel tf_kernel_ball_pool = {
+static const tf_codim2_ops ops = {
+    .rhs = rhs,
+    .sigma2 = sigma2,
+    .field2 = field2,
+};
+
+const tf_model_def tf_kernel_ball_pool = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "ball-pool",
     .doc =
         "ball slipping/rolling on the bottom of a pool, 2-D Coulomb friction (Antali 2017 2.4.1)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_CODIM2,
     .dim = 4,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .sigma2 = sigma2,
-    .field2 = field2,
     .ninitial = sizeof initial_params / sizeof initial_params[0],
     .initial_params = initial_params,
     .initial_state = initial_state,
     .noutputs = sizeof output_names / sizeof output_names[0],
     .output_names = output_names,
     .outputs = outputs,
+    .codim2 = &ops,
 };

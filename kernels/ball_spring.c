@@ -62,19 +62,24 @@ static void outputs(const double *x, const double *p, double *out) {
   out[2] = hypot(x[4], x[5]);
 }
 
-const tf_kernel tf_kernel_ball_spring = {
+static const tf_codim2_ops ops = {
+    .rhs = rhs,
+    .sigma2 = sigma2,
+    .field2 = field2,
+};
+
+const tf_model_def tf_kernel_ball_spring = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "ball-spring",
     .doc = "ball on a rough floor tied by a spring: 2-D Example 2.7, rolling starts and ends",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_CODIM2,
     .dim = 6,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .sigma2 = sigma2,
-    .field2 = field2,
     .noutputs = sizeof output_names / sizeof output_names[0],
     .output_names = output_names,
     .outputs = outputs,
+    .codim2 = &ops,
 };

@@ -74,20 +74,25 @@ static double constrained(int i, double t, const double *x, const double *p, dou
   return p[G] - p[A] * w2 * sin(ph);
 }
 
-const tf_kernel tf_kernel_bouncing_ball = {
+static const tf_impact_ops ops = {
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .nimpacts = 1,
+    .surface = surface,
+    .reset = reset,
+    .stick = stick,
+    .constrained = constrained,
+};
+
+const tf_model_def tf_kernel_bouncing_ball = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "bouncing_ball",
     .doc = "ball on a harmonically vibrating table (impact oscillator; chattering, sticking)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_IMPACT,
     .dim = 3,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .nimpacts = 1,
-    .impact_surface = surface,
-    .impact_reset = reset,
-    .impact_stick = stick,
-    .impact_constrained = constrained,
+    .impact = &ops,
 };

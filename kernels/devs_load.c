@@ -63,30 +63,29 @@ static void map_jacobian(const double *x, const double *p, double *j) {
                       : p[XI] * (1.0 - 2.0 * v);
 }
 
-static const tf_devs_layout layout = {
+static const tf_devs_ops ops = {
+    .map = map,
+    .map_jacobian = map_jacobian,
     .n = N,
     .q = P,
     .steps = STEPS,
     .transient = TRANSIENT,
-    .element = NULL, /* the map above */
     .initial_min = 0.0,
     .initial_max = 1.0,
-    .fast = TF_DEVS_GENERIC,
 };
 
-const tf_kernel tf_kernel_devs_load = {
+const tf_model_def tf_kernel_devs_load = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "devs-load",
     .doc =
         "DEVS friction model: N spots, contact probability P, element xi x(1-x) with "
         "exponential tails",
-    .kind = TF_KERNEL_MAP,
+    .kind = TF_MODEL_DEVS,
     .dim = 1,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
     .prepare = prepare,
-    .map = map,
-    .map_jacobian = map_jacobian,
-    .devs = &layout,
+    .devs = &ops,
 };

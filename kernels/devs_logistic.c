@@ -46,30 +46,27 @@ static void map_jacobian(const double *x, const double *p, double *j) {
   j[0] = p[MU] * (1.0 - 2.0 * x[0]);
 }
 
-static const tf_devs_layout layout = {
+static const tf_devs_ops ops = {
+    .map = map,
+    .map_jacobian = map_jacobian,
     .n = N,
     .q = Q,
     .steps = STEPS,
     .transient = TRANSIENT,
-    .element = &tf_kernel_logistic,
-    .element_params = MU,
     .initial_min = 0.0,
     .initial_max = 1.0,
-    .fast = TF_DEVS_LOGISTIC,
-    .fast_param = MU,
 };
 
-const tf_kernel tf_kernel_devs_logistic = {
+const tf_model_def tf_kernel_devs_logistic = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "devs-logistic",
     .doc = "DEVS: N logistic maps, each updated with probability q per step",
-    .kind = TF_KERNEL_MAP,
+    .kind = TF_MODEL_DEVS,
     .dim = 1,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
     .prepare = prepare,
-    .map = map,
-    .map_jacobian = map_jacobian,
-    .devs = &layout,
+    .devs = &ops,
 };

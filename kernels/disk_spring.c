@@ -35,15 +35,20 @@ static void slip(double t, const double *x, int side, const double *p, double *d
   dx[2] = spring - 3 * friction;
 }
 
-const tf_kernel tf_kernel_disk_spring = {
+static const tf_filippov_ops ops = {
+    .switching = switching,
+    .slip = slip,
+};
+
+const tf_model_def tf_kernel_disk_spring = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "disk-spring",
     .doc = "disk rolling/slipping on a floor, tied by a spring (Antali 2017, Example 2.7)",
-    .kind = TF_KERNEL_FILIPPOV,
+    .kind = TF_MODEL_FILIPPOV,
     .dim = 3,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .switching = switching,
-    .slip = slip,
+    .filippov = &ops,
 };

@@ -66,19 +66,24 @@ static void outputs(const double *x, const double *p, double *out) {
   out[3] = hypot(x[1], x[2]);
 }
 
-const tf_kernel tf_kernel_flowmeter = {
+static const tf_two_contact_ops ops = {
+    .rhs = rhs,
+    .field_dual = field_dual,
+    .contact_index = {0, 1, 2},
+};
+
+const tf_model_def tf_kernel_flowmeter = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "flowmeter",
     .doc = "rotating ball flowmeter: dual-point contact, cases SS/SR/RS/RR (Antali 2017 ch. 4)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_TWO_CONTACT,
     .dim = 4,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
     .noutputs = sizeof output_names / sizeof output_names[0],
     .output_names = output_names,
     .outputs = outputs,
-    .field_dual = field_dual,
-    .contact_index = {0, 1, 2},
+    .two_contact = &ops,
 };

@@ -36,17 +36,22 @@ static void diffusion_dx(double t, const double *x, const double *p, double *dg)
   dg[0] = p[B];
 }
 
-const tf_kernel tf_kernel_geometric_brownian = {
+static const tf_flow_ops ops = {
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+};
+
+const tf_model_def tf_kernel_geometric_brownian = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "geometric-brownian",
     .doc = "geometric Brownian motion (exact pathwise solution; SDE order tests)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_FLOW,
     .dim = 1,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
-    .diffusion_dx = diffusion_dx,
+    .flow = &ops,
 };

@@ -27,15 +27,20 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
   j[2] = -p[OMEGA] * p[OMEGA], j[3] = 0.0;
 }
 
-const tf_kernel tf_kernel_harmonic = {
+static const tf_flow_ops ops = {
+    .rhs = rhs,
+    .jacobian = jacobian,
+};
+
+const tf_model_def tf_kernel_harmonic = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "harmonic",
     .doc = "harmonic oscillator (exact solution; integrator accuracy tests)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_FLOW,
     .dim = 2,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .jacobian = jacobian,
+    .flow = &ops,
 };

@@ -26,15 +26,20 @@ static void map_jacobian(const double *x, const double *p, double *j) {
   j[2] = p[B], j[3] = 0.0;
 }
 
-const tf_kernel tf_kernel_henon = {
+static const tf_map_ops ops = {
+    .map = map,
+    .map_jacobian = map_jacobian,
+};
+
+const tf_model_def tf_kernel_henon = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "henon",
     .doc = "Hénon map (x, y) -> (1 - a x^2 + y, b x)",
-    .kind = TF_KERNEL_MAP,
+    .kind = TF_MODEL_MAP,
     .dim = 2,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .map = map,
-    .map_jacobian = map_jacobian,
+    .map = &ops,
 };

@@ -178,26 +178,35 @@ static bool smoothed(const double *p) {
   return p[EPS] > 0;
 }
 
-const tf_kernel tf_kernel_jeffrey_oscillator = {
+static const tf_flow_ops smooth = {
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+};
+
+static const tf_filippov_ops ops = {
+    .switching = switching,
+    .slip = slip,
+    .stick = stick,
+    .regularised = regularised,
+    .regularised_jacobian = regularised_jacobian,
+    .smoothed = smoothed,
+    .smooth = &smooth,
+};
+
+const tf_model_def tf_kernel_jeffrey_oscillator = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "jeffrey-oscillator",
     .doc =
         "Jeffrey (2015) dry-friction oscillator: nonlinear sticking rho, hysteresis beta, "
         "smoothing eps, force noise",
-    .kind = TF_KERNEL_FILIPPOV,
+    .kind = TF_MODEL_FILIPPOV,
     .dim = 4,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
     .prepare = prepare,
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
-    .diffusion_dx = diffusion_dx,
-    .switching = switching,
-    .slip = slip,
-    .stick = stick,
-    .smoothed = smoothed,
-    .regularised = regularised,
-    .regularised_jacobian = regularised_jacobian,
+    .filippov = &ops,
 };

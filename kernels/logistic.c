@@ -24,15 +24,20 @@ static void map_jacobian(const double *x, const double *p, double *j) {
   j[0] = p[MU] * (1.0 - 2.0 * x[0]);
 }
 
-const tf_kernel tf_kernel_logistic = {
+static const tf_map_ops ops = {
+    .map = map,
+    .map_jacobian = map_jacobian,
+};
+
+const tf_model_def tf_kernel_logistic = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "logistic",
     .doc = "logistic map x -> mu x (1 - x)",
-    .kind = TF_KERNEL_MAP,
+    .kind = TF_MODEL_MAP,
     .dim = 1,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .map = map,
-    .map_jacobian = map_jacobian,
+    .map = &ops,
 };

@@ -44,17 +44,22 @@ static void diffusion_dx(double t, const double *x, const double *p, double *dg)
   dg[0] = dg[1] = dg[2] = 0.0;
 }
 
-const tf_kernel tf_kernel_lorenz = {
+static const tf_flow_ops ops = {
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+};
+
+const tf_model_def tf_kernel_lorenz = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "lorenz",
     .doc = "Lorenz 1963 convection model, optional additive noise",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_FLOW,
     .dim = 3,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
-    .diffusion_dx = diffusion_dx,
+    .flow = &ops,
 };

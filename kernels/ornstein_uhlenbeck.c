@@ -37,17 +37,22 @@ static void diffusion_dx(double t, const double *x, const double *p, double *dg)
   dg[0] = 0.0;
 }
 
-const tf_kernel tf_kernel_ornstein_uhlenbeck = {
+static const tf_flow_ops ops = {
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+};
+
+const tf_model_def tf_kernel_ornstein_uhlenbeck = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "ornstein-uhlenbeck",
     .doc = "Ornstein-Uhlenbeck process (exact Gaussian law; a reference SDE)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_FLOW,
     .dim = 1,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
-    .diffusion_dx = diffusion_dx,
+    .flow = &ops,
 };

@@ -62,19 +62,24 @@ static double on_seat(int i, double t, const double *x, const double *p, double 
   return p[DELTA] - x[2]; /* the seat's force: the preload not yet balanced by the pressure */
 }
 
-const tf_kernel tf_kernel_pressure_valve = {
+static const tf_impact_ops ops = {
+    .rhs = rhs,
+    .nimpacts = 1,
+    .surface = seat,
+    .reset = reset,
+    .stick = stick,
+    .constrained = on_seat,
+};
+
+const tf_model_def tf_kernel_pressure_valve = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "pressure_valve",
     .doc = "pressure-relief valve with impacts on its seat (Hos & Champneys; MPGOS benchmark)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_IMPACT,
     .dim = 3,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .nimpacts = 1,
-    .impact_surface = seat,
-    .impact_reset = reset,
-    .impact_stick = stick,
-    .impact_constrained = on_seat,
+    .impact = &ops,
 };

@@ -37,16 +37,21 @@ static void slip_jacobian(double t, const double *x, int side, const double *p, 
   j[2] = 0, j[3] = p[B];
 }
 
-const tf_kernel tf_kernel_relay = {
+static const tf_filippov_ops ops = {
+    .switching = switching,
+    .slip = slip,
+    .slip_jacobian = slip_jacobian,
+};
+
+const tf_model_def tf_kernel_relay = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "relay",
     .doc = "planar relay x' = y - a sign(x), y' = 1 (exact event times; event tests)",
-    .kind = TF_KERNEL_FILIPPOV,
+    .kind = TF_MODEL_FILIPPOV,
     .dim = 2,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .switching = switching,
-    .slip = slip,
-    .slip_jacobian = slip_jacobian,
+    .filippov = &ops,
 };

@@ -68,19 +68,28 @@ static bool smoothed(const double *p) {
   return p[EPS] > 0;
 }
 
-const tf_kernel tf_kernel_stick_slip = {
+static const tf_flow_ops smooth = {
+    .rhs = rhs,
+    .jacobian = jacobian,
+};
+
+static const tf_filippov_ops ops = {
+    .switching = switching,
+    .slip = slip,
+    .slip_jacobian = slip_jacobian,
+    .smoothed = smoothed,
+    .smooth = &smooth,
+};
+
+const tf_model_def tf_kernel_stick_slip = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "stick-slip",
     .doc = "forced oscillator on a moving belt with Coulomb friction (eps > 0: tanh-smoothed)",
-    .kind = TF_KERNEL_FILIPPOV,
+    .kind = TF_MODEL_FILIPPOV,
     .dim = 3,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .switching = switching,
-    .slip = slip,
-    .slip_jacobian = slip_jacobian,
-    .smoothed = smoothed,
+    .filippov = &ops,
 };

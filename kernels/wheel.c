@@ -257,21 +257,26 @@ static int twofold_guess(const double *p, double *x) {
   return 0;
 }
 
-const tf_kernel tf_kernel_wheel = {
+static const tf_filippov_ops ops = {
+    .switching = switching,
+    .slip = slip,
+    .stick = stick,
+    .slip_jacobian = slip_jacobian,
+    .secondary_switching = rolling_speed,
+    .stick_side = stick_side,
+    .twofold_guess = twofold_guess,
+};
+
+const tf_model_def tf_kernel_wheel = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "wheel",
     .doc = "wheel on a turntable with Coulomb tyre friction (Szalai & Jeffrey 2014)",
-    .kind = TF_KERNEL_FILIPPOV,
+    .kind = TF_MODEL_FILIPPOV,
     .dim = 3,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
     .prepare = prepare,
-    .switching = switching,
-    .slip = slip,
-    .slip_jacobian = slip_jacobian,
-    .stick = stick,
-    .secondary_switching = rolling_speed,
-    .stick_side = stick_side,
-    .twofold_guess = twofold_guess,
+    .filippov = &ops,
 };

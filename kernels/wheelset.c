@@ -152,23 +152,28 @@ static void outputs(const double *x, const double *p, double *out) {
   out[3] = hypot(x[3], x[4]);
 }
 
-const tf_kernel tf_kernel_wheelset = {
+static const tf_two_contact_ops ops = {
+    .rhs = rhs,
+    .field_dual = field_dual,
+    .contact_index = {2, 3, 4},
+};
+
+const tf_model_def tf_kernel_wheelset = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "wheelset",
     .doc = "railway wheelset, Coulomb friction at both rails: rolling/slipping (Antali 2017 ch. 5)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_TWO_CONTACT,
     .dim = 5,
     .state_names = state_names,
     .initial = initial,
     .nparams = sizeof params / sizeof params[0],
     .params = params,
     .prepare = prepare,
-    .rhs = rhs,
     .ninitial = sizeof initial_params / sizeof initial_params[0],
     .initial_params = initial_params,
     .initial_state = initial_state,
     .noutputs = sizeof output_names / sizeof output_names[0],
     .output_names = output_names,
     .outputs = outputs,
-    .field_dual = field_dual,
-    .contact_index = {2, 3, 4},
+    .two_contact = &ops,
 };

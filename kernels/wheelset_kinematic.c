@@ -262,18 +262,23 @@ static void outputs(const double *x, const double *p, double *out) {
   out[0] = p[YBAR] * x[0], out[1] = p[YBAR] * x[1];
 }
 
-const tf_kernel tf_kernel_wheelset_kinematic = {
+static const tf_flow_ops ops = {
+    .rhs = rhs,
+};
+
+const tf_model_def tf_kernel_wheelset_kinematic = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "wheelset-kinematic",
     .doc = "railway wheelset rolling at both contacts, exact profile geometry (Antali 2017 ch. 1)",
-    .kind = TF_KERNEL_FLOW,
+    .kind = TF_MODEL_FLOW,
     .dim = 3,
     .state_names = state_names,
     .initial = initial,
     .nparams = NPARAMS,
     .params = params,
     .prepare = prepare,
-    .rhs = rhs,
     .noutputs = 2,
     .output_names = output_names,
     .outputs = outputs,
+    .flow = &ops,
 };

@@ -226,7 +226,7 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
 static void print_model(const tf_kernel *k) {
   char names[512];
   tf_join_state_names(k, names, sizeof names);
-  printf("%s — %s\n  state (%zu): %s\n", k->name, k->doc, k->dim, names);
+  printf("%s — %s\n  state (%zu): %s\n", k->name, k->doc ? k->doc : "", k->dim, names);
   for (size_t p = 0; p < k->nparams; p++) {
     const tf_param *q = &k->params[p];
     printf("  %-12s default %-10.6g range [%g, %g]  %s\n", q->name, q->def, q->min, q->max,
@@ -280,7 +280,7 @@ static int cmd_model(const cli_args *a) {
   for (int i = 0; !rc && i < a->nsets; i++) rc = tf_config_set(cfg, a->sets[i], &err);
   const bool state_given = cfg && tf_config_has(cfg, "initial.state");
   if (rc || tf_model_kernel(cfg, &k, &err) ||
-      tf_model_from_config(&model, cfg, k->kind, "model check", &err) ||
+      tf_model_from_config(&model, cfg, TF_KINDS_ALL, "model check", &err) ||
       tf_initial_from_config(cfg, k, x0, &spread, &t0, &err) ||
       tf_physical_initial_from_config(cfg, k, model.params, state_given, x0, &err)) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);

@@ -25,12 +25,12 @@ const char *tf_codim2_decomposition_name(tf_codim2_decomposition d) {
 
 static void kernel_sigma2(const double *x, void *ctx, double *h, double *grad) {
   const tf_codim2_kernel_ctx *c = ctx;
-  c->k->sigma2(x, c->p, h, grad);
+  c->k->codim2->sigma2(x, c->p, h, grad);
 }
 
 static void kernel_field2(double t, const double *x, const double *dir, void *ctx, double *dx) {
   const tf_codim2_kernel_ctx *c = ctx;
-  c->k->field2(t, x, dir, c->p, dx);
+  c->k->codim2->field2(t, x, dir, c->p, dx);
 }
 
 void tf_codim2_from_kernel(tf_codim2_sys *s, tf_codim2_kernel_ctx *store, const tf_kernel *k,

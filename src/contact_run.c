@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "status.h"
 
 struct tf_contact {
@@ -14,11 +15,11 @@ struct tf_contact {
 };
 
 bool tf_contact_kernel(const tf_kernel *k) {
-  return tf_kernel_is_codim2(k);
+  return tf_model_route(k, NULL) == TF_ROUTE_CONTACT;
 }
 
 bool tf_contact_is_dual(const tf_kernel *k) {
-  return k->field_dual != NULL;
+  return k->kind == TF_MODEL_TWO_CONTACT;
 }
 
 int tf_contact_options_from_config(tf_config *cfg, const tf_ode_options *ode, tf_contact_options *o,

@@ -19,7 +19,7 @@
 #include "dual_contact.h"
 #include "evolve2.h"
 
-/* True if k is run by this file (tf_kernel_is_codim2). */
+/* True if k is run by this file (its route, kinds.h). */
 bool tf_contact_kernel(const tf_kernel *k);
 /* True if k is a body with two contacts (its modes are the kinematic cases). */
 bool tf_contact_is_dual(const tf_kernel *k);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "rng.h"
 
 enum {
@@ -60,6 +61,23 @@ static uint64_t round_param(double v) {
   return v <= 0 ? 0 : (uint64_t)llround(v);
 }
 
+/* The built-in DEVS whose element is a built-in map with a vectorised tile, the element's
+ * parameters starting at `param` of the DEVS's.  Engine-private, so that the public model
+ * interface carries nothing only built-ins could fill in. */
+static const struct fast_path {
+  const char *model, *element, *param;
+} fast_paths[] = {{"devs-logistic", "logistic", "mu"}};
+
+static const struct fast_path *fast_path_of(const tf_kernel *k) {
+  for (size_t i = 0; i < sizeof fast_paths / sizeof fast_paths[0]; i++)
+    if (k == tf_kernel_find(fast_paths[i].model)) return &fast_paths[i];
+  return NULL;
+}
+
+bool tf_devs_model_vectorised(const tf_kernel *k) {
+  return fast_path_of(k) != NULL;
+}
+
 uint64_t tf_devs_param_n(const tf_kernel *k, const double *p) {
   return round_param(p[k->devs->n]);
 }
@@ -83,7 +101,7 @@ static double open_unit(uint64_t bits) {
 /* x^k(0) uniform on the layout's interval: stream (seed, member), counter 0, purpose
  * TF_RNG_INITIAL, index k (four per Philox block, as tf_rng_uniforms numbers them). */
 static void initial_states(tf_devs *d) {
-  const tf_devs_layout *L = d->kernel->devs;
+  const tf_devs_ops *L = d->kernel->devs;
   const double lo = L->initial_min, width = L->initial_max - L->initial_min;
   for (uint64_t i = 0; i < d->count;) {
     const uint64_t k = d->first + i;
@@ -100,8 +118,10 @@ void tf_devs_reset_tangent(tf_devs *d) {
 
 tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint64_t member,
                         bool generic, MPI_Comm comm, tf_error *err) {
-  if (!k->devs) return tf_fail(err, "model '%s' is not a DEVS", k->name), NULL;
-  const tf_devs_layout *L = k->devs;
+  if (k->kind != TF_MODEL_DEVS) return tf_fail(err, "model '%s' is not a DEVS", k->name), NULL;
+  const tf_devs_ops *L = k->devs;
+  const struct fast_path *fast = fast_path_of(k);
+  const int shift = fast ? tf_kernel_param_index(k, fast->param) : 0;
   tf_devs *d = calloc(1, sizeof *d);
   if (!d) return tf_fail(err, "out of memory"), NULL;
   d->kernel = k;
@@ -111,14 +131,14 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   d->params = malloc(k->nparams * sizeof *d->params);
   if (!d->params) return tf_devs_destroy(d), tf_fail(err, "out of memory"), NULL;
   memcpy(d->params, p, k->nparams * sizeof *p);
-  const tf_kernel *elem = L->element ? L->element : k;
-  d->map = elem->map, d->jac = elem->map_jacobian;
-  d->element_params = L->element ? d->params + L->element_params : d->params;
+  const tf_kernel *elem = fast ? tf_kernel_find(fast->element) : k;
+  d->map = tf_model_map(elem), d->jac = tf_model_map_jacobian(elem);
+  d->element_params = d->params + shift;
   d->n = tf_devs_param_n(k, p);
   d->q = p[L->q];
   d->q_byte = (unsigned)floor(256.0 * d->q);
   d->tie_fraction = 256.0 * d->q - (double)d->q_byte;
-  d->fast = !generic && L->fast == TF_DEVS_LOGISTIC;
+  d->fast = !generic && fast;
 #ifdef DEVS_AVX512
   /* TWOFOLD_DEVS_ISA=avx2 or =portable restricts the choice (tests, benchmarks) */
   const char *isa = getenv("TWOFOLD_DEVS_ISA");
@@ -128,7 +148,7 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   d->avx2 =
       d->fast && !d->avx512 && (any || strcmp(isa, "avx2") == 0) && __builtin_cpu_supports("avx2");
 #endif
-  d->mu = L->fast == TF_DEVS_LOGISTIC ? p[L->fast_param] : 0.0;
+  d->mu = fast ? p[shift] : 0.0;
   d->key = (philox4x64_key_t){{seed, member}};
   d->nblocks_all = (d->n + TF_DEVS_BLOCK - 1) / TF_DEVS_BLOCK;
   block_range(d->nblocks_all, d->size, d->rank, &d->block0, &d->nblocks);

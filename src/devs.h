@@ -37,22 +37,9 @@ enum {
   TF_DEVS_RNG_TIE = 0x44455632
 };
 
-typedef enum tf_devs_fast {
-  TF_DEVS_GENERIC = 0, /* element map through the kernel's function pointers */
-  TF_DEVS_LOGISTIC = 1 /* logistic element mu x (1 - x), mu = p[fast_param]: vectorised */
-} tf_devs_fast;
-
-/* What makes a map kernel a DEVS (tf_kernel.devs). */
-typedef struct tf_devs_layout {
-  int n, q, steps, transient; /* indices of N, q, steps and transient in the parameter table */
-  /* The element map: a 1-D map kernel whose parameters are p[element_params ...], or NULL
-   * for the DEVS kernel's own map and map_jacobian with all of p. */
-  const struct tf_kernel *element;
-  int element_params;
-  double initial_min, initial_max; /* elements start uniformly distributed on this interval */
-  tf_devs_fast fast;
-  int fast_param;
-} tf_devs_layout;
+/* True if the model's element has a vectorised path (a built-in's, chosen in devs.c: a
+ * plugin's element is opaque and takes the generic path through its function pointers). */
+bool tf_devs_model_vectorised(const tf_kernel *k);
 
 typedef struct tf_devs tf_devs;
 

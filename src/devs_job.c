@@ -48,7 +48,7 @@ bool tf_devs_job_wanted(tf_run *run) {
       !tf_config_has(run->cfg, "model.source"))
     return false;
   const tf_kernel *k = tf_model_peek(run->cfg);
-  return k && k->devs;
+  return k && tf_model_route(k, NULL) == TF_ROUTE_DEVS;
 }
 
 /* devs.seed, devs.path and the time-series keys (the lyapunov job's names and defaults for
@@ -105,7 +105,7 @@ int tf_devs_lyapunov_setup(tf_run *run, tf_error *err) {
   devs_job *job = new_job(run, false, err);
   if (!job) return -1;
   const long long d_blocks = 10;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KERNEL_MAP, "lyapunov", err) ||
+  if (tf_model_from_config(&job->model, run->cfg, TF_KIND_BIT(TF_MODEL_DEVS), "lyapunov", err) ||
       read_common(run, job, 10000, err) ||
       tf_config_get_int(run->cfg, "lyapunov.blocks", &d_blocks, 1, 10000, &job->blocks, err) ||
       tf_job_output_from_config(run, NULL, NULL, err))
@@ -476,7 +476,7 @@ int tf_devs_lyapunov_execute(tf_run *run, tf_error *err) {
   tf_json_number(run->summary, "q", p[k->devs->q]);
   tf_json_integer(run->summary, "steps", (long long)steps);
   tf_json_integer(run->summary, "transient", (long long)transient);
-  tf_json_bool(run->summary, "vectorised", k->devs->fast != TF_DEVS_GENERIC && !job->generic);
+  tf_json_bool(run->summary, "vectorised", tf_devs_model_vectorised(k) && !job->generic);
   tf_json_integer(run->summary, "bytes_per_element",
                   (long long)(2 * sizeof(double) + sizeof(int64_t)));
   tf_json_number(run->summary, "devs_seconds", o.seconds);
@@ -505,7 +505,7 @@ int tf_devs_scan_setup(tf_run *run, tf_error *err) {
   const long long d_chunk = 1, d_blocks = 10;
   const bool d_series = true;
   if (tf_config_get_string(run->cfg, "scan.quantity", "lyapunov", quantities, &quantity, err) ||
-      tf_model_from_config(&job->model, run->cfg, TF_KERNEL_MAP, "scan", err) ||
+      tf_model_from_config(&job->model, run->cfg, TF_KIND_BIT(TF_MODEL_DEVS), "scan", err) ||
       read_common(run, job, 4000, err) ||
       tf_config_get_int(run->cfg, "lyapunov.blocks", &d_blocks, 1, 10000, &job->blocks, err) ||
       tf_config_get_bool(run->cfg, "scan.series", &d_series, &job->series, err) ||
@@ -524,7 +524,7 @@ int tf_devs_scan_setup(tf_run *run, tf_error *err) {
                    tf_config_where(run->cfg, "lyapunov.blocks", where, sizeof where), job->blocks,
                    (unsigned long long)steps);
   }
-  const tf_devs_layout *L = job->model.kernel->devs;
+  const tf_devs_ops *L = job->model.kernel->devs;
   const int fixed[] = {L->steps, L->transient};
   for (int i = 0; i < 2; i++)
     if (job->grid.x.index == fixed[i] || job->grid.y.index == fixed[i]) {

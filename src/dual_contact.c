@@ -69,13 +69,13 @@ static void sigma_rs(const double *x, void *ctx, double *h, double *grad) {
 static void field_sr(double t, const double *x, const double *dir, void *ctx, double *dx) {
   const tf_dual *d = ctx;
   const double dp[2] = {(double)d->sgn, 0.0};
-  d->k->field_dual(t, x, dp, dir, d->p, dx);
+  d->k->two_contact->field_dual(t, x, dp, dir, d->p, dx);
 }
 
 static void field_rs(double t, const double *x, const double *dir, void *ctx, double *dx) {
   const tf_dual *d = ctx;
   const double dm[2] = {(double)d->sgn, 0.0};
-  d->k->field_dual(t, x, dir, dm, d->p, dx);
+  d->k->two_contact->field_dual(t, x, dir, dm, d->p, dx);
 }
 
 /* The sliding vector on Sigma_SR (or RS) with the slipping contact's sign s. */
@@ -201,7 +201,7 @@ static hat double_limit(const tf_dual *d, double t, const double *x, double rho,
   const double dp[2] = {cos(pp), sin(pp)}, dm[2] = {cos(pm), sin(pm)};
   double f[TF_MAX_DIM], xs[TF_MAX_DIM], nh[3];
   const double norm = on_ray_dirs(d, x, rho, dp, dm, xs, nh);
-  d->k->field_dual(t, xs, dp, dm, d->p, f);
+  d->k->two_contact->field_dual(t, xs, dp, dm, d->p, f);
   hat h;
   h.R = (f[d->ip] * nh[0] + f[d->im] * nh[1] + f[d->ia] * nh[2]) / norm;
   h.Vp = -dp[1] * f[d->ip] + dp[0] * f[d->ia];
@@ -313,7 +313,7 @@ static bool solve_quasi_steady(const tf_dual *d, double t, const double *x, doub
   double nh[3], f[TF_MAX_DIM], xe[TF_MAX_DIM], dp[2], dm[2];
   on_ray(d, x, rho, a, b, q->xs, nh);
   set_dir(dp, a), set_dir(dm, b);
-  d->k->field_dual(t, q->xs, dp, dm, d->p, f);
+  d->k->two_contact->field_dual(t, q->xs, dp, dm, d->p, f);
   const double R = (f[d->ip] * nh[0] + f[d->im] * nh[1] + f[d->ia] * nh[2]) /
                    sqrt(nh[0] * nh[0] + nh[1] * nh[1] + nh[2] * nh[2]);
   double fmax_ = fabs(R), scale = fmax(rho, 1e-300);
@@ -356,7 +356,7 @@ static bool quasi_steady_field(const tf_dual *d, double t, const double *x, doub
   if (!solve_quasi_steady(d, t, x, a, b, &q)) return false;
   double dp[2], dm[2], unit[TF_MAX_DIM], nh[3];
   set_dir(dp, q.a), set_dir(dm, q.b);
-  d->k->field_dual(t, q.xs, dp, dm, d->p, dx);
+  d->k->two_contact->field_dual(t, q.xs, dp, dm, d->p, dx);
   on_ray(d, x, 1.0, q.a, q.b, unit, nh);
   const double R = dx[d->ip] * unit[d->ip] + dx[d->im] * unit[d->im] + dx[d->ia] * unit[d->ia];
   const double *along = q.rho > 0 ? x : unit, scale = q.rho > 0 ? R / q.rho : R;
@@ -437,7 +437,7 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
       if (d->qs && quasi_steady_field(d, t, x, d->qs_a, d->qs_b, dx)) return;
       contact_direction(d, 1, t, x, dp);
       contact_direction(d, -1, t, x, dm);
-      d->k->field_dual(t, x, dp, dm, d->p, dx);
+      d->k->two_contact->field_dual(t, x, dp, dm, d->p, dx);
       return;
     }
     case TF_DC_SR:
@@ -754,11 +754,12 @@ static const tf_event_loop_ops loop_ops = {.rhs = rhs,
 /* --- the driver ------------------------------------------------------------------------------ */
 
 tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolve2_options *opts) {
-  if (!k->field_dual || k->dim > TF_MAX_DIM) return NULL;
+  if (k->kind != TF_MODEL_TWO_CONTACT) return NULL;
   tf_dual *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->k = k, d->p = params, d->n = k->dim;
-  d->ip = k->contact_index[0], d->im = k->contact_index[1], d->ia = k->contact_index[2];
+  const int *ci = k->two_contact->contact_index;
+  d->ip = ci[0], d->im = ci[1], d->ia = ci[2];
   d->opt = opts ? *opts : tf_evolve2_default_options();
   d->view_sr = (tf_codim2_sys){d->n, sigma_sr, field_sr, d};
   d->view_rs = (tf_codim2_sys){d->n, sigma_rs, field_rs, d};

@@ -65,7 +65,8 @@ typedef struct tf_dual tf_dual;
 typedef void (*tf_dc_event_fn)(void *ctx, const tf_dc_event *ev);
 typedef void (*tf_dc_step_fn)(void *ctx, const tf_dual *d, double t0, double t1);
 
-/* NULL unless the kernel has field_dual (and dim <= TF_MAX_DIM). */
+/* NULL unless the model is a body with two contacts (its dimension is within TF_MAX_DIM:
+ * model.c checks every model at setup). */
 tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolve2_options *opts);
 void tf_dual_destroy(tf_dual *d);
 void tf_dual_set_callbacks(tf_dual *d, tf_dc_event_fn on_event, tf_dc_step_fn on_step, void *ctx);

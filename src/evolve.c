@@ -84,19 +84,19 @@ static double sliding_multiplier(double lp, double lm) {
  * continues smoothly across g = 0 and the step that finds the arrival at the intersection sees
  * no jump. */
 static void stick_field(const tf_evolve *e, const double *x, double lambda, double *dx) {
-  if (e->k->stick_side)
-    e->k->stick_side(0.0, x, lambda, e->g_sign < 0 ? -1 : 1, e->p, dx);
+  if (e->k->filippov->stick_side)
+    e->k->filippov->stick_side(0.0, x, lambda, e->g_sign < 0 ? -1 : 1, e->p, dx);
   else
     tf_filippov_field(e->k, e->p, x, lambda, dx);
 }
 
 static void sliding_tangencies(const tf_evolve *e, const double *x, double *lp, double *lm) {
-  if (!e->k->stick_side) {
+  if (!e->k->filippov->stick_side) {
     tf_filippov_tangencies(e->k, e->p, x, lp, lm);
     return;
   }
   double grad[TF_MAX_DIM], f[TF_MAX_DIM];
-  e->k->switching(x, e->p, grad);
+  e->k->filippov->switching(x, e->p, grad);
   *lp = *lm = 0;
   stick_field(e, x, 1, f);
   for (size_t i = 0; i < e->n; i++) *lp += grad[i] * f[i];
@@ -114,7 +114,7 @@ static void mode_field(const tf_evolve *e, tf_mode mode, double t, const double 
     return;
   }
   if (mode != TF_MODE_SLIDING) {
-    e->k->slip(t, x, mode, e->p, dx);
+    e->k->filippov->slip(t, x, mode, e->p, dx);
     return;
   }
   double lp, lm;
@@ -145,7 +145,7 @@ static void tangent_rhs(tf_evolve *e, double t, const double *x, const double *q
  * vectors, and no truncation error in the exponents.  Sliding keeps the differences (its
  * field involves the multiplier, whose derivative the kernel does not give). */
 static bool exact_tangent(const tf_evolve *e) {
-  return e->k->slip_jacobian && !e->opt.tangent_differences &&
+  return e->k->filippov->slip_jacobian && !e->opt.tangent_differences &&
          (e->mode == TF_MODE_SLIP_PLUS || e->mode == TF_MODE_SLIP_MINUS);
 }
 
@@ -154,7 +154,7 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
   mode_field(e, e->mode, t, x, dx);
   if (e->m && exact_tangent(e)) {
     const size_t n = e->n;
-    e->k->slip_jacobian(t, x, e->mode, e->p, e->jac);
+    e->k->filippov->slip_jacobian(t, x, e->mode, e->p, e->jac);
     for (size_t c = 0; c < e->m; c++) {
       const double *q = x + n + c * n;
       double *dq = dx + n + c * n;
@@ -182,7 +182,7 @@ static int event_values(void *ctx, double t, const double *x, double *g) {
     return 1;
   }
   if (e->mode != TF_MODE_SLIDING) {
-    g[0] = e->mode * e->k->switching(x, e->p, NULL);
+    g[0] = e->mode * e->k->filippov->switching(x, e->p, NULL);
     return 1;
   }
   double lp, lm;
@@ -196,8 +196,8 @@ static int event_values(void *ctx, double t, const double *x, double *g) {
     for (size_t i = 0; i < e->n; i++) d2 += (x[i] - e->twofold[i]) * (x[i] - e->twofold[i]);
     g[2] = d2 - e->opt.capture_radius * e->opt.capture_radius;
   }
-  if (!e->k->secondary_switching) return 3;
-  g[3] = e->g_sign * e->k->secondary_switching(x, e->p, NULL);
+  if (!e->k->filippov->secondary_switching) return 3;
+  g[3] = e->g_sign * e->k->filippov->secondary_switching(x, e->p, NULL);
   return 4;
 }
 
@@ -212,7 +212,7 @@ static void current_field(void *ctx, double t, const double *x, double *dx) {
 static void project_to_sigma(const tf_evolve *e, double *x) {
   double grad[TF_MAX_DIM];
   for (int it = 0; it < 3; it++) {
-    const double h = e->k->switching(x, e->p, grad);
+    const double h = e->k->filippov->switching(x, e->p, grad);
     double g2 = 0;
     for (size_t i = 0; i < e->n; i++) g2 += grad[i] * grad[i];
     if (g2 == 0.0 || h == 0.0) return;
@@ -221,7 +221,7 @@ static void project_to_sigma(const tf_evolve *e, double *x) {
 }
 
 tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x) {
-  const double h = e->k->switching(x, e->p, NULL);
+  const double h = e->k->filippov->switching(x, e->p, NULL);
   if (h > 0) return TF_MODE_SLIP_PLUS;
   if (h < 0) return TF_MODE_SLIP_MINUS;
   double lp, lm;
@@ -245,15 +245,17 @@ static void emit(tf_evolve *e, tf_event_kind kind, double t, const double *x, tf
 /* h_x . slip(x, side): the slip field's rate of h, continued onto Sigma from that side. */
 static double slip_tangency(tf_evolve *e, const double *x, int side) {
   double grad[TF_MAX_DIM];
-  e->k->switching(x, e->p, grad);
-  e->k->slip(0.0, x, side, e->p, e->f1);
+  e->k->filippov->switching(x, e->p, grad);
+  e->k->filippov->slip(0.0, x, side, e->p, e->f1);
   double s = 0;
   for (size_t i = 0; i < e->n; i++) s += grad[i] * e->f1[i];
   return s;
 }
 
 static void start_sliding(tf_evolve *e, const double *x) {
-  const double g = e->k->secondary_switching ? e->k->secondary_switching(x, e->p, NULL) : 1.0;
+  const double g = e->k->filippov->secondary_switching
+                       ? e->k->filippov->secondary_switching(x, e->p, NULL)
+                       : 1.0;
   e->g_sign = g < 0 ? -1.0 : 1.0;
 }
 
@@ -337,7 +339,7 @@ static int leave_meet(tf_evolve *e, double t, double *x, tf_mode *next) {
 }
 
 static bool near_meet(const tf_evolve *e, const double *x) {
-  return e->k->secondary_switching && tf_meet_distance(e->k, e->p, x) <= e->opt.meet_tol;
+  return e->k->filippov->secondary_switching && tf_meet_distance(e->k, e->p, x) <= e->opt.meet_tol;
 }
 
 /* Arrival on Sigma from slip side s: cross if the other side's field carries on through,
@@ -349,7 +351,7 @@ static tf_mode arrive(tf_evolve *e, double t, double *x, int *status) {
   tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
   const double own = from == TF_MODE_SLIP_PLUS ? lp : lm,
                other = from == TF_MODE_SLIP_PLUS ? lm : lp;
-  if (e->k->stick && from * own > 0 && from * slip_tangency(e, x, from) < 0) {
+  if (e->k->filippov->stick && from * own > 0 && from * slip_tangency(e, x, from) < 0) {
     /* The slip field brought the state here, yet the sticking law at the same friction limit
      * points away: the model's two laws disagree, and no Filippov solution continues. */
     *status = TF_MEMBER_ILL_POSED;
@@ -385,7 +387,7 @@ static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode fro
     return;
   double grad[TF_MAX_DIM], before[TF_MAX_DIM], after[TF_MAX_DIM];
   const size_t n = e->n;
-  e->k->switching(x, e->p, grad);
+  e->k->filippov->switching(x, e->p, grad);
   mode_field(e, from, t, x, before);
   mode_field(e, to, t, x, after);
   double denom = 0;
@@ -439,12 +441,12 @@ static int transition(void *ctx, int which, double t, double *x) {
  * full stick): say so in the member's status. */
 static int storm_status(void *ctx, const double *x) {
   const tf_evolve *e = ctx;
-  if (!e->k->secondary_switching) return TF_MEMBER_ZENO;
+  if (!e->k->filippov->secondary_switching) return TF_MEMBER_ZENO;
   double scale = 1;
   for (size_t i = 0; i < e->n; i++) scale += fabs(x[i]);
   const double tol = 1e-8 * scale;
-  return fabs(e->k->switching(x, e->p, NULL)) <= tol &&
-                 fabs(e->k->secondary_switching(x, e->p, NULL)) <= tol
+  return fabs(e->k->filippov->switching(x, e->p, NULL)) <= tol &&
+                 fabs(e->k->filippov->secondary_switching(x, e->p, NULL)) <= tol
              ? TF_MEMBER_CODIM2
              : TF_MEMBER_ZENO;
 }
@@ -463,7 +465,7 @@ static void project_sliding_tangents(void *ctx, double *x) {
   if (e->mode != TF_MODE_SLIDING || !e->m) return;
   double grad[TF_MAX_DIM], g2 = 0;
   const size_t n = e->n;
-  e->k->switching(x, e->p, grad);
+  e->k->filippov->switching(x, e->p, grad);
   for (size_t i = 0; i < n; i++) g2 += grad[i] * grad[i];
   if (!(g2 > 0)) return;
   for (size_t c = 0; c < e->m; c++) {
@@ -486,7 +488,7 @@ static const tf_event_loop_ops loop_ops = {.rhs = rhs,
 
 tf_evolve *tf_evolve_create(const tf_kernel *k, const double *params,
                             const tf_evolve_options *opts) {
-  if (k->dim > TF_MAX_DIM || !k->switching || !k->slip) return NULL;
+  if (k->dim > TF_MAX_DIM || k->kind != TF_MODEL_FILIPPOV) return NULL;
   tf_evolve *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   e->k = k;

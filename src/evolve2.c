@@ -400,7 +400,7 @@ int tf_evolve2_enable_tangent(tf_evolve2 *e, int vectors, double interval) {
 
 tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
                               const tf_evolve2_options *opts) {
-  if (!k->sigma2 || !k->field2 || k->dim > TF_MAX_DIM) return NULL;
+  if (k->kind != TF_MODEL_CODIM2) return NULL;
   tf_evolve2 *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   tf_codim2_from_kernel(&e->sys, &e->kctx, k, params);

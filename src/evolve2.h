@@ -76,7 +76,8 @@ typedef struct tf_evolve2 tf_evolve2;
 typedef void (*tf_c2_event_fn)(void *ctx, const tf_c2_event *ev);
 typedef void (*tf_c2_step_fn)(void *ctx, const tf_evolve2 *e, double t0, double t1);
 
-/* NULL if the kernel is not a codim-2 kernel or its dimension exceeds TF_MAX_DIM. */
+/* NULL if the model is not a codim-2 model (its dimension is within TF_MAX_DIM: model.c
+ * checks every model at setup). */
 tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
                               const tf_evolve2_options *opts);
 void tf_evolve2_destroy(tf_evolve2 *e);

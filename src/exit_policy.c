@@ -196,7 +196,7 @@ void tf_exit_policy_point(const tf_exit_policy *pol, double u, double *x, int *s
   /* The tangent plane is Sigma only to first order: project back onto h = 0. */
   double grad[TF_MAX_DIM];
   for (int it = 0; it < 4; it++) {
-    const double h = pol->k->switching(x, pol->p, grad);
+    const double h = pol->k->filippov->switching(x, pol->p, grad);
     const double g2 = tf_dot(grad, grad, n);
     if (g2 == 0 || h == 0) break;
     for (size_t i = 0; i < n; i++) x[i] -= h * grad[i] / g2;

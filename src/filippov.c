@@ -7,20 +7,20 @@
 
 void tf_filippov_field(const tf_kernel *k, const double *p, const double *x, double lambda,
                        double *out) {
-  if (k->stick) {
-    k->stick(0.0, x, lambda, p, out);
+  if (k->filippov->stick) {
+    k->filippov->stick(0.0, x, lambda, p, out);
     return;
   }
   double up[TF_MAX_DIM], down[TF_MAX_DIM];
-  k->slip(0.0, x, +1, p, up);
-  k->slip(0.0, x, -1, p, down);
+  k->filippov->slip(0.0, x, +1, p, up);
+  k->filippov->slip(0.0, x, -1, p, down);
   for (size_t i = 0; i < k->dim; i++)
     out[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
 }
 
 double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x, int side) {
   double grad[TF_MAX_DIM], f[TF_MAX_DIM];
-  k->switching(x, p, grad);
+  k->filippov->switching(x, p, grad);
   tf_filippov_field(k, p, x, side, f);
   return tf_dot(grad, f, k->dim);
 }
@@ -28,7 +28,7 @@ double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x
 void tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x, double *lp,
                             double *lm) {
   double grad[TF_MAX_DIM], f[TF_MAX_DIM];
-  k->switching(x, p, grad);
+  k->filippov->switching(x, p, grad);
   tf_filippov_field(k, p, x, +1, f);
   *lp = tf_dot(grad, f, k->dim);
   tf_filippov_field(k, p, x, -1, f);

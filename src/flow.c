@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "kinds.h"
 #include "model.h"
 #include "rng.h"
 #include "status.h"
@@ -33,14 +34,14 @@ const char *tf_method_name(tf_method m) {
 
 /* Parameters and smoothing of a Filippov kernel only, without failing: to decide the path. */
 bool tf_flow_runs_filippov(tf_config *cfg, const tf_kernel *k) {
-  if (!k || k->kind != TF_KERNEL_FILIPPOV) return false;
+  if (!k || k->kind != TF_MODEL_FILIPPOV) return false;
   if (tf_smoothing_requested(cfg)) return true;
-  if (!k->smoothed || !k->rhs) return false;
+  if (!k->filippov->smoothed || !k->filippov->smooth) return false;
   tf_model model;
   tf_error err;
   const bool smooth =
-      tf_model_from_config(&model, cfg, TF_KERNEL_FILIPPOV, "ensemble", &err) == 0 &&
-      k->smoothed(model.params);
+      tf_model_from_config(&model, cfg, TF_KIND_BIT(TF_MODEL_FILIPPOV), "ensemble", &err) == 0 &&
+      tf_model_route(k, model.params) == TF_ROUTE_FLOW;
   tf_model_destroy(&model);
   return smooth;
 }
@@ -49,16 +50,15 @@ static int read_model(tf_flow *flow, tf_config *cfg, tf_error *err) {
   tf_model model;
   const tf_kernel *k;
   if (tf_model_kernel(cfg, &k, err)) return -1;
-  const bool filippov = k && k->kind == TF_KERNEL_FILIPPOV;
-  const int rc = tf_model_from_config(&model, cfg, filippov ? TF_KERNEL_FILIPPOV : TF_KERNEL_FLOW,
-                                      "ensemble", err);
+  const bool filippov = k && k->kind == TF_MODEL_FILIPPOV;
+  const int rc = tf_model_from_config(&model, cfg, TF_KINDS_CONTINUOUS, "ensemble", err);
   flow->kernel = model.kernel;
   flow->params = model.params;
   if (!rc && !filippov && tf_smoothing_requested(cfg))
     return tf_smoothing_from_config(cfg, k, &flow->smoothing, err); /* says why not */
   if (rc || !filippov) return rc;
   char where[256];
-  const bool self_smoothed = k->smoothed && k->rhs && k->smoothed(flow->params);
+  const bool self_smoothed = tf_model_self_smoothed(k, flow->params);
   if (tf_smoothing_requested(cfg)) {
     if (self_smoothed)
       return tf_fail(err,
@@ -174,7 +174,8 @@ static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
                    "supports at most %d",
                    tf_config_where(cfg, "model.noise", where, sizeof where), k->name, k->dim,
                    TF_MAX_DIM);
-  if (k->diffusion && tf_kernel_is_noisy(k, flow->x0 ? flow->x0 : k->initial, flow->params))
+  if (tf_model_diffusion(k) &&
+      tf_kernel_is_noisy(k, flow->x0 ? flow->x0 : k->initial, flow->params))
     return tf_fail(err,
                    "%s: key 'model.noise': model '%s' already has noise with these "
                    "parameters; set its own noise parameter to 0 to use model.noise",
@@ -245,7 +246,7 @@ static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
     return -1;
   flow->members = (uint64_t)members;
   const bool analytic = flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
-                                           : flow->kernel->jacobian != NULL;
+                                           : tf_model_jacobian(flow->kernel) != NULL;
   if (strcmp(jacobian, "analytic") == 0 && !analytic)
     return tf_fail(err,
                    "%s: key 'integrator.ts.jacobian': model '%s' gives no analytic "
@@ -292,7 +293,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
     return -1;
   char where[256];
   const bool noisy = has_noise(flow);
-  const bool smoothed = flow->kernel->kind == TF_KERNEL_FILIPPOV;
+  const bool smoothed = flow->kernel->kind == TF_MODEL_FILIPPOV;
   if (strcmp(method, "auto") == 0)
     flow->method = noisy ? (smoothed ? TF_METHOD_DRIFT_IMPLICIT : TF_METHOD_EULER_MARUYAMA)
                          : (smoothed ? TF_METHOD_PETSC_TS : TF_METHOD_DOPRI5);
@@ -322,13 +323,13 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
                    tf_config_where(cfg, "integrator.method", where, sizeof where),
                    flow->kernel->name, tf_method_name(flow->method));
   const bool model_noise = flow->noise.target != TF_NOISE_NONE;
-  if (sde && !flow->kernel->diffusion && !model_noise)
+  if (sde && !tf_model_diffusion(flow->kernel) && !model_noise)
     return tf_fail(err,
                    "%s: key 'integrator.method': model '%s' has no noise term; use dopri5 or "
                    "petsc-ts (or add model.noise)",
                    tf_config_where(cfg, "integrator.method", where, sizeof where),
                    flow->kernel->name);
-  if (flow->method == TF_METHOD_MILSTEIN && !model_noise && !flow->kernel->diffusion_dx)
+  if (flow->method == TF_METHOD_MILSTEIN && !model_noise && !tf_model_diffusion_dx(flow->kernel))
     return tf_fail(err,
                    "%s: key 'integrator.method': model '%s' gives no noise derivative "
                    "needed by milstein; use euler-maruyama",
@@ -338,7 +339,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
     if (tf_config_get_double(cfg, "integrator.theta", &d_theta, 0.5, 1.0, &flow->theta, err) ||
         tf_config_get_bool(cfg, "integrator.milstein", &d_milstein, &implicit_milstein, err))
       return -1;
-    if (implicit_milstein && !model_noise && !flow->kernel->diffusion_dx)
+    if (implicit_milstein && !model_noise && !tf_model_diffusion_dx(flow->kernel))
       return tf_fail(err, "%s: key 'integrator.milstein': model '%s' gives no noise derivative",
                      tf_config_where(cfg, "integrator.milstein", where, sizeof where),
                      flow->kernel->name);
@@ -356,7 +357,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
  * deterministic DOPRI5 only. */
 static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = flow->kernel;
-  const bool impacts = tf_kernel_has_impacts(k);
+  const bool impacts = tf_model_route(k, NULL) == TF_ROUTE_IMPACT;
   if (!impacts && !tf_config_has(cfg, "poincare.event")) return 0;
   char where[256];
   if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
@@ -444,23 +445,23 @@ static void drift_adapter(double t, const double *x, void *ctx, double *dx) {
   if (flow->smoothing_on)
     tf_smooth_rhs(flow->kernel, flow->params, &flow->smoothing, t, x, dx);
   else
-    flow->kernel->rhs(t, x, flow->params, dx);
+    tf_model_rhs(flow->kernel)(t, x, flow->params, dx);
 }
 static void jacobian_adapter(double t, const double *x, void *ctx, double *jac) {
   const tf_flow *flow = ctx;
   if (flow->smoothing_on)
     tf_smooth_jacobian(flow->kernel, flow->params, &flow->smoothing, t, x, jac);
   else
-    flow->kernel->jacobian(t, x, flow->params, jac);
+    tf_model_jacobian(flow->kernel)(t, x, flow->params, jac);
 }
 static bool has_analytic_jacobian(const tf_flow *flow) {
   return flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
-                            : flow->kernel->jacobian != NULL;
+                            : tf_model_jacobian(flow->kernel) != NULL;
 }
 static void diffusion_adapter(double t, const double *x, void *ctx, double *g) {
   const tf_flow *flow = ctx;
   if (flow->noise.target != TF_NOISE_STATE) {
-    flow->kernel->diffusion(t, x, flow->params, g);
+    tf_model_diffusion(flow->kernel)(t, x, flow->params, g);
     return;
   }
   for (size_t i = 0; i < flow->kernel->dim; i++)
@@ -471,7 +472,7 @@ static void diffusion_adapter(double t, const double *x, void *ctx, double *g) {
 static void diffusion_dx_adapter(double t, const double *x, void *ctx, double *dg) {
   const tf_flow *flow = ctx;
   if (flow->noise.target != TF_NOISE_STATE) {
-    flow->kernel->diffusion_dx(t, x, flow->params, dg);
+    tf_model_diffusion_dx(flow->kernel)(t, x, flow->params, dg);
     return;
   }
   for (size_t i = 0; i < flow->kernel->dim; i++)
@@ -484,8 +485,8 @@ static void noise_column_adapter(double t, const double *x, void *ctx, double *g
   const size_t n = flow->kernel->dim;
   if (nz->target == TF_NOISE_FRICTION) {
     tf_smooth_lambda_direction(flow->kernel, flow->params, &flow->smoothing, t, x, g);
-    const double lambda =
-        tf_smooth_sign(&flow->smoothing, flow->kernel->switching(x, flow->params, NULL), NULL);
+    const double lambda = tf_smooth_sign(
+        &flow->smoothing, flow->kernel->filippov->switching(x, flow->params, NULL), NULL);
     const double scale = nz->multiplicative ? nz->sigma * lambda : nz->sigma;
     for (size_t i = 0; i < n; i++) g[i] *= scale;
     return;
@@ -499,12 +500,12 @@ static void noise_column_adapter(double t, const double *x, void *ctx, double *g
   if (flow->smoothing_on)
     tf_smooth_rhs(flow->kernel, p, &flow->smoothing, t, x, fp);
   else
-    flow->kernel->rhs(t, x, p, fp);
+    tf_model_rhs(flow->kernel)(t, x, p, fp);
   p[k] = pk - step;
   if (flow->smoothing_on)
     tf_smooth_rhs(flow->kernel, p, &flow->smoothing, t, x, fm);
   else
-    flow->kernel->rhs(t, x, p, fm);
+    tf_model_rhs(flow->kernel)(t, x, p, fm);
   p[k] = pk;
   const double scale = nz->multiplicative ? nz->sigma * pk : nz->sigma;
   for (size_t i = 0; i < n; i++) g[i] = scale * (fp[i] - fm[i]) / (2 * step);
@@ -566,7 +567,7 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
                               void *sctx, long n_samples) {
   const bool column =
       flow->noise.target == TF_NOISE_FRICTION || flow->noise.target == TF_NOISE_PARAMETER;
-  const bool state_dx = flow->noise.target == TF_NOISE_STATE || flow->kernel->diffusion_dx;
+  const bool state_dx = flow->noise.target == TF_NOISE_STATE || tf_model_diffusion_dx(flow->kernel);
   const tf_sde_system sys = {
       .n = flow->kernel->dim,
       .drift = drift_adapter,

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "ode.h"
 
 enum { N1 = TF_MAX_DIM + 1 };
@@ -25,7 +26,7 @@ tf_fold_options tf_fold_default_options(void) {
 
 int tf_fold_problem_init(tf_fold_problem *pb, const tf_kernel *k, const double *params, int ip) {
   memset(pb, 0, sizeof *pb);
-  if (!k->rhs || k->dim > TF_MAX_DIM || k->nparams > TF_FOLD_MAX_PARAMS || ip < 0 ||
+  if (!tf_model_rhs(k) || k->dim > TF_MAX_DIM || k->nparams > TF_FOLD_MAX_PARAMS || ip < 0 ||
       (size_t)ip >= k->nparams)
     return -1;
   pb->k = k, pb->n = k->dim, pb->ip = ip;
@@ -35,7 +36,7 @@ int tf_fold_problem_init(tf_fold_problem *pb, const tf_kernel *k, const double *
 
 static void field(tf_fold_problem *pb, const double *y, double *f) {
   pb->params[pb->ip] = y[pb->n];
-  pb->k->rhs(pb->t, y, pb->params, f);
+  tf_model_rhs(pb->k)(pb->t, y, pb->params, f);
 }
 
 /* Column j of dF/d(x, p) by a central difference with step h. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "status.h"
 
 enum { MODE_FREE = 0, MODE_STICK = 1, HISTORY = 16 };
@@ -13,6 +14,7 @@ enum { MODE_FREE = 0, MODE_STICK = 1, HISTORY = 16 };
 struct tf_impact {
   const tf_kernel *k;
   size_t n, m;
+  int nimpacts; /* 0 for a flow recorded at events */
   tf_impact_options o;
   tf_event_loop *loop;
   const double *p;
@@ -55,7 +57,7 @@ void tf_impact_options_default(tf_impact_options *o) {
 /* --- fields ------------------------------------------------------------------------------ */
 
 static void free_field(const tf_impact *e, double t, const double *x, double *dx) {
-  e->k->rhs(t, x, e->p, dx);
+  tf_model_rhs(e->k)(t, x, e->p, dx);
 }
 
 static double dot(const double *a, const double *b, size_t n) {
@@ -67,7 +69,7 @@ static double dot(const double *a, const double *b, size_t n) {
 static void mode_field(void *ctx, double t, const double *x, double *dx) {
   tf_impact *e = ctx;
   if (e->mode == MODE_STICK)
-    e->k->impact_constrained(e->stuck, t, x, e->p, dx);
+    e->k->impact->constrained(e->stuck, t, x, e->p, dx);
   else
     free_field(e, t, x, dx);
 }
@@ -76,8 +78,8 @@ static void mode_field(void *ctx, double t, const double *x, double *dx) {
  * central differences otherwise (the constrained field has no analytic Jacobian). */
 static void mode_jacobian(tf_impact *e, double t, const double *x) {
   const size_t n = e->n;
-  if (e->mode == MODE_FREE && e->k->jacobian) {
-    e->k->jacobian(t, x, e->p, e->jac);
+  if (e->mode == MODE_FREE && tf_model_jacobian(e->k)) {
+    tf_model_jacobian(e->k)(t, x, e->p, e->jac);
     return;
   }
   memcpy(e->y, x, n * sizeof *x);
@@ -115,12 +117,12 @@ static double section_value(tf_impact *e, double t, const double *x) {
 static int loop_events(void *ctx, double t, const double *x, double *g) {
   tf_impact *e = ctx;
   if (e->mode == MODE_STICK) {
-    g[0] = e->k->impact_constrained(e->stuck, t, x, e->p, e->z);
+    g[0] = e->k->impact->constrained(e->stuck, t, x, e->p, e->z);
     return 1;
   }
-  const int ns = (int)e->k->nimpacts;
+  const int ns = e->nimpacts;
   for (int i = 0; i < ns; i++)
-    g[i] = e->k->impact_surface(i, x, e->p, NULL) + (e->armed[i] ? 0.0 : e->o.contact_tol);
+    g[i] = e->k->impact->surface(i, x, e->p, NULL) + (e->armed[i] ? 0.0 : e->o.contact_tol);
   if (e->o.section == TF_SECTION_NONE) return ns;
   g[ns] = e->section_sign * section_value(e, t, x);
   return ns + 1;
@@ -128,7 +130,7 @@ static int loop_events(void *ctx, double t, const double *x, double *g) {
 
 /* The normal speed h_x f and its rate along the flow (central difference). */
 static double normal_speed(tf_impact *e, int i, double t, const double *x) {
-  e->k->impact_surface(i, x, e->p, e->grad);
+  e->k->impact->surface(i, x, e->p, e->grad);
   free_field(e, t, x, e->g);
   return dot(e->grad, e->g, e->n);
 }
@@ -178,11 +180,11 @@ static void reset_section_sign(tf_impact *e, double t, const double *x) {
 /* --- sticking -------------------------------------------------------------------------------- */
 
 static double contact_force(tf_impact *e, int i, double t, const double *x) {
-  return e->k->impact_constrained(i, t, x, e->p, e->z);
+  return e->k->impact->constrained(i, t, x, e->p, e->z);
 }
 
 static int enter_stick(tf_impact *e, int i, double t, double *x, double t_from) {
-  e->k->impact_stick(i, x, e->p, e->xplus);
+  e->k->impact->stick(i, x, e->p, e->xplus);
   memcpy(x, e->xplus, e->n * sizeof *x);
   e->mode = MODE_STICK, e->stuck = i;
   e->stick_start = t_from;
@@ -215,7 +217,7 @@ static bool complete_chattering(tf_impact *e, int i, double t, double *x, double
   }
   for (int j = 1; j < need; j++)
     if (!(fabs(hu[j] / hu[j - 1] / rho - 1) <= e->o.chatter_tol)) return false;
-  e->k->impact_stick(i, x, e->p, e->xplus);
+  e->k->impact->stick(i, x, e->p, e->xplus);
   if (!(contact_force(e, i, t, e->xplus) > 0)) return false; /* nothing holds it there */
   const double t_acc = t + (ht[need - 1] - ht[need - 2]) * rho / (1 - rho);
   enter_stick(e, i, t, x, t_acc);
@@ -245,20 +247,20 @@ static void saltation(tf_impact *e, double *x, double u) {
  * tolerance. */
 static void leave_surface(tf_impact *e, int i, double t, double *x, double w) {
   const size_t n = e->n;
-  double h = e->k->impact_surface(i, x, e->p, NULL);
+  double h = e->k->impact->surface(i, x, e->p, NULL);
   if (h >= 0) return;
   free_field(e, t, x, e->f);
   double d = -h / w;
   for (int k = 0; k < 8 && h < 0; k++, d *= 2) {
     for (size_t j = 0; j < n; j++) e->y[j] = x[j] + d * e->f[j];
-    h = e->k->impact_surface(i, e->y, e->p, NULL);
+    h = e->k->impact->surface(i, e->y, e->p, NULL);
   }
   if (h >= 0) memcpy(x, e->y, n * sizeof *x);
 }
 
 static int impact(tf_impact *e, int i, double t, double *x) {
   const size_t n = e->n;
-  e->k->impact_surface(i, x, e->p, e->grad);
+  e->k->impact->surface(i, x, e->p, e->grad);
   free_field(e, t, x, e->f);
   const double u = dot(e->grad, e->f, n);
   if (!(u < 0)) { /* a graze: the flow touched the surface without crossing */
@@ -266,10 +268,10 @@ static int impact(tf_impact *e, int i, double t, double *x) {
     if (contact_force(e, i, t, x) > 0) return enter_stick(e, i, t, x, t);
     return TF_MEMBER_OK;
   }
-  e->k->impact_reset(i, x, e->p, e->xplus, e->m ? e->jac : NULL);
+  e->k->impact->reset(i, x, e->p, e->xplus, e->m ? e->jac : NULL);
   if (!tf_state_finite(e->xplus, n)) return TF_MEMBER_NONFINITE;
   free_field(e, t, e->xplus, e->g);
-  e->k->impact_surface(i, e->xplus, e->p, e->gradp); /* the surface may be curved */
+  e->k->impact->surface(i, e->xplus, e->p, e->gradp); /* the surface may be curved */
   const double w = dot(e->gradp, e->g, n);
   if (w < -e->o.contact_tol * fmax(1.0, -u)) {
     snprintf(e->res.message, sizeof e->res.message,
@@ -305,7 +307,7 @@ static int loop_transition(void *ctx, int which, double t, double *x) {
     e->res.stick_time += fmax(0.0, t - e->stick_start);
     e->res.releases++;
     st = notify(e, TF_IMPACT_RELEASE, e->stuck, t, x);
-  } else if (which < (int)e->k->nimpacts) {
+  } else if (which < e->nimpacts) {
     st = impact(e, which, t, x);
   } else {
     /* the section function went from section_sign * s > 0 to < 0 */
@@ -326,8 +328,8 @@ static int loop_storm(void *ctx, const double *x) {
 
 /* Re-arms the surfaces the state has left by more than contact_tol (x: the state). */
 static void rearm(tf_impact *e, const double *x) {
-  for (int i = 0; i < (int)e->k->nimpacts; i++)
-    if (!e->armed[i] && e->k->impact_surface(i, x, e->p, NULL) > e->o.contact_tol)
+  for (int i = 0; i < e->nimpacts; i++)
+    if (!e->armed[i] && e->k->impact->surface(i, x, e->p, NULL) > e->o.contact_tol)
       e->armed[i] = true;
 }
 
@@ -353,13 +355,13 @@ static void loop_on_step(void *ctx, double t0, double t1) {
 /* --- setup and run ---------------------------------------------------------------------------- */
 
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o) {
-  if (!k->rhs || (k->nimpacts > 0 && !tf_kernel_has_impacts(k)) ||
-      k->nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS)
-    return NULL;
+  /* a flow recorded at events runs here too, with no impact surfaces */
+  const int nimpacts = k->kind == TF_MODEL_IMPACT ? (int)k->impact->nimpacts : 0;
+  if (!tf_model_rhs(k) || nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS) return NULL;
   tf_impact *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   const size_t n = k->dim, na = n + n * m;
-  e->k = k, e->n = n, e->m = m, e->o = *o;
+  e->k = k, e->n = n, e->m = m, e->o = *o, e->nimpacts = nimpacts;
   if (e->o.chatter_impacts < 3) e->o.chatter_impacts = 3;
   if (e->o.chatter_impacts > HISTORY) e->o.chatter_impacts = HISTORY;
   e->f = calloc(8 * n + n * n + na, sizeof *e->f);
@@ -409,8 +411,8 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
   for (int i = 0; i < TF_EVENT_LOOP_MAX_FUNCTIONS; i++) e->armed[i] = true;
   e->next_sample = 0, e->sample_t0 = t0, e->sample_t1 = t_end;
   /* where the start lies: inside, on a constraint (flying off or sticking), or outside */
-  for (int i = 0; i < (int)e->k->nimpacts; i++) {
-    const double h = e->k->impact_surface(i, x, p, NULL);
+  for (int i = 0; i < e->nimpacts; i++) {
+    const double h = e->k->impact->surface(i, x, p, NULL);
     const double scale = fmax(1.0, fabs(x[0]));
     /* a state that ended a previous run on a constraint (a Lyapunov block, a checkpoint) may
      * lie below it by the integration's drift: on it, not outside */

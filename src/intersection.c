@@ -29,8 +29,8 @@ typedef struct meet_ctx {
 static void sigma_hg(const double *x, void *ctx, double *h, double *grad) {
   const meet_ctx *c = ctx;
   const size_t n = c->k->dim;
-  h[0] = c->k->switching(x, c->p, grad);
-  h[1] = c->k->secondary_switching(x, c->p, grad ? grad + n : NULL);
+  h[0] = c->k->filippov->switching(x, c->p, grad);
+  h[1] = c->k->filippov->secondary_switching(x, c->p, grad ? grad + n : NULL);
 }
 
 /* F*(phi): the slip field on the side of h the direction points to, a distance eta out.  The
@@ -41,7 +41,7 @@ static void limit_field(double t, const double *x, const double *dir, void *ctx,
   double y[TF_MAX_DIM];
   for (size_t i = 0; i < c->k->dim; i++)
     y[i] = x[i] + c->eta * (dir[0] * c->n1[i] + dir[1] * c->n2[i]);
-  c->k->slip(t, y, dir[0] >= 0 ? +1 : -1, c->p, dx);
+  c->k->filippov->slip(t, y, dir[0] >= 0 ? +1 : -1, c->p, dx);
 }
 
 static void make_sys(tf_codim2_sys *s, meet_ctx *c, const tf_kernel *k, const double *p,
@@ -71,7 +71,7 @@ void tf_meet_project(const tf_kernel *k, const double *p, double *x) {
 static void onto_sigma(const tf_kernel *k, const double *p, double *x) {
   double grad[TF_MAX_DIM];
   for (int it = 0; it < 3; it++) {
-    const double h = k->switching(x, p, grad), g2 = tf_dot(grad, grad, k->dim);
+    const double h = k->filippov->switching(x, p, grad), g2 = tf_dot(grad, grad, k->dim);
     if (h == 0.0 || g2 == 0.0) return;
     for (size_t i = 0; i < k->dim; i++) x[i] -= h * grad[i] / g2;
   }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
+
 int tf_kernel_param_index(const tf_kernel *k, const char *name) {
   for (size_t i = 0; i < k->nparams; i++)
     if (strcmp(k->params[i].name, name) == 0) return (int)i;
@@ -17,20 +19,12 @@ const tf_kernel *tf_kernel_find(const char *name) {
   return NULL;
 }
 
-bool tf_kernel_is_codim2(const tf_kernel *k) {
-  return (k->sigma2 && k->field2) || k->field_dual;
-}
-
-bool tf_kernel_has_impacts(const tf_kernel *k) {
-  return k->nimpacts > 0 && k->impact_surface && k->impact_reset && k->impact_stick &&
-         k->impact_constrained;
-}
-
 bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p) {
-  if (!k->diffusion) return false;
+  tf_field_fn *diffusion = tf_model_diffusion(k);
+  if (!diffusion) return false;
   double *g = calloc(k->dim, sizeof *g);
   if (!g) return true;
-  k->diffusion(0.0, x, p, g);
+  diffusion(0.0, x, p, g);
   bool noisy = false;
   for (size_t i = 0; i < k->dim; i++) noisy = noisy || g[i] != 0.0;
   free(g);

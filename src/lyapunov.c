@@ -11,6 +11,7 @@
 #include "contact_run.h"
 #include "evolve.h"
 #include "impact.h"
+#include "kinds.h"
 #include "smooth.h"
 #include "status.h"
 
@@ -28,7 +29,7 @@ static void field(const tangent_system *s, double t, const double *x, double *dx
   if (s->smoothing)
     tf_smooth_rhs(s->k, s->p, s->smoothing, t, x, dx);
   else
-    s->k->rhs(t, x, s->p, dx);
+    tf_model_rhs(s->k)(t, x, s->p, dx);
 }
 
 /* Central differences, column by column: J[:, j] = (f(x + h e_j) - f(x - h e_j)) / 2h. */
@@ -38,8 +39,8 @@ static void jacobian(tangent_system *s, double t, const double *x) {
     tf_smooth_jacobian(s->k, s->p, s->smoothing, t, x, s->jac);
     return;
   }
-  if (!s->fd && !s->smoothing && s->k->jacobian) {
-    s->k->jacobian(t, x, s->p, s->jac);
+  if (!s->fd && !s->smoothing && tf_model_jacobian(s->k)) {
+    tf_model_jacobian(s->k)(t, x, s->p, s->jac);
     return;
   }
   memcpy(s->y, x, n * sizeof *x);
@@ -319,16 +320,16 @@ static double log_abs_det(qr_workspace *w, const double *jac, size_t n) {
 /* A map's Jacobian: the model's, or central differences for a model that gives none (the
  * public interface makes map_jacobian optional). */
 static void map_jacobian(const tf_kernel *k, const double *x, const double *p, double *jac) {
-  if (k->map_jacobian) return k->map_jacobian(x, p, jac);
+  if (tf_model_map_jacobian(k)) return tf_model_map_jacobian(k)(x, p, jac);
   const size_t n = k->dim;
   double xs[TF_MAX_DIM], fp[TF_MAX_DIM], fm[TF_MAX_DIM];
   memcpy(xs, x, n * sizeof *xs);
   for (size_t j = 0; j < n; j++) {
     const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(x[j]));
     xs[j] = x[j] + h;
-    k->map(xs, p, fp);
+    tf_model_map(k)(xs, p, fp);
     xs[j] = x[j] - h;
-    k->map(xs, p, fm);
+    tf_model_map(k)(xs, p, fm);
     xs[j] = x[j];
     for (size_t i = 0; i < n; i++) jac[i * n + j] = (fp[i] - fm[i]) / (2 * h);
   }
@@ -347,7 +348,7 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
   double log_r[TF_MAX_DIM], det_sum = 0;
   memcpy(x, x0, n * sizeof *x);
   for (long i = 0; i < (long)o->transient; i++) {
-    k->map(x, p, nx);
+    tf_model_map(k)(x, p, nx);
     memcpy(x, nx, n * sizeof *x);
   }
   for (size_t c = 0; c < m; c++) q[c * n + c] = 1.0;
@@ -364,7 +365,7 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
     }
     map_jacobian(k, x, p, jac);
     det_sum += log_abs_det(&w, jac, n);
-    k->map(x, p, nx);
+    tf_model_map(k)(x, p, nx);
     memcpy(x, nx, n * sizeof *x);
     for (size_t c = 0; c < m; c++)
       for (size_t row = 0; row < n; row++) {
@@ -399,7 +400,7 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
 
 int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapunov_options *o,
                                     tf_error *err) {
-  const bool is_map = k->kind == TF_KERNEL_MAP;
+  const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
   const long long d_exp = (long long)k->dim, d_blocks = 20;
   const double d_transient = is_map ? 1000 : 100, d_duration = is_map ? 100000 : 1000,
                d_interval = 1.0;
@@ -602,15 +603,24 @@ int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
 }
 
 bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p) {
-  return k->kind == TF_KERNEL_FILIPPOV && !(k->smoothed && k->rhs && k->smoothed(p));
+  return tf_model_route(k, p) == TF_ROUTE_FILIPPOV;
 }
 
 int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
                     const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                     tf_lyapunov_result *r, tf_error *err) {
-  if (k->kind == TF_KERNEL_MAP) return tf_lyapunov_map(k, p, x0, o, r, err);
-  if (tf_kernel_has_impacts(k)) return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
-  if (tf_lyapunov_is_filippov(k, p))
-    return tf_lyapunov_filippov(k, p, x0, ode, o, saltation, r, err);
+  switch (tf_model_route(k, p)) {
+    case TF_ROUTE_MAP:
+      return tf_lyapunov_map(k, p, x0, o, r, err);
+    case TF_ROUTE_IMPACT:
+      return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
+    case TF_ROUTE_FILIPPOV:
+      return tf_lyapunov_filippov(k, p, x0, ode, o, saltation, r, err);
+    case TF_ROUTE_CONTACT: /* jobs run these through contact_run.h (tf_lyapunov_contact) */
+    case TF_ROUTE_DEVS:    /* and these through devs_job.c */
+      return tf_fail(err, "model '%s': no Lyapunov spectrum on this route", k->name);
+    case TF_ROUTE_FLOW:
+      break;
+  }
   return tf_lyapunov_flow(k, p, x0, ode, o, r, err);
 }

@@ -11,18 +11,6 @@
 #include "max_dim.h"
 #include "plugin.h"
 
-static const char *kind_name(tf_kernel_kind kind) {
-  switch (kind) {
-    case TF_KERNEL_FLOW:
-      return "a smooth flow";
-    case TF_KERNEL_FILIPPOV:
-      return "a Filippov system";
-    case TF_KERNEL_MAP:
-      return "a map";
-  }
-  return "?";
-}
-
 static int unknown_model(tf_config *cfg, const char *name, tf_error *err) {
   char where[256], known[1024] = "";
   size_t len = 0;
@@ -143,16 +131,19 @@ const tf_kernel *tf_model_peek(tf_config *cfg) {
   return tf_model_kernel(cfg, &k, &err) ? NULL : k;
 }
 
-int tf_model_from_config(tf_model *model, tf_config *cfg, tf_kernel_kind kind, const char *job,
+int tf_model_from_config(tf_model *model, tf_config *cfg, unsigned kinds, const char *job,
                          tf_error *err) {
   memset(model, 0, sizeof *model);
   char where[256];
   const tf_kernel *k;
   if (tf_model_kernel(cfg, &k, err)) return -1;
-  if (k->kind != kind)
-    return tf_fail(err, "%s: key '%s': model '%s' is %s, but job '%s' needs %s",
+  if (!(kinds & TF_KIND_BIT(k->kind))) {
+    char takes[512];
+    tf_kinds_list(kinds, takes, sizeof takes);
+    return tf_fail(err, "%s: key '%s': model '%s' is %s, but job '%s' takes %s",
                    tf_config_where(cfg, model_key(cfg), where, sizeof where), model_key(cfg),
-                   k->name, kind_name(k->kind), job, kind_name(kind));
+                   k->name, tf_kind_of(k)->noun, job, takes);
+  }
   model->kernel = k;
   model->params = calloc(k->nparams ? k->nparams : 1, sizeof *model->params);
   if (!model->params) return tf_fail(err, "out of memory");

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "kernel.h"
+#include "kinds.h"
 
 typedef struct tf_model {
   const tf_kernel *kernel;
@@ -24,9 +25,9 @@ int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err);
  * then says why).  For jobs that choose their path by the kind of model before reading it. */
 const tf_kernel *tf_model_peek(tf_config *cfg);
 
-/* `kind` is the kernel kind the job needs; a model of another kind is an error naming the
- * job's need.  `job` is used in that message. */
-int tf_model_from_config(tf_model *model, tf_config *cfg, tf_kernel_kind kind, const char *job,
+/* `kinds` is the set of kinds the job takes (kinds.h: TF_KIND_BIT, TF_KINDS_*); a model of
+ * another kind is an error naming what the job takes.  `job` is used in that message. */
+int tf_model_from_config(tf_model *model, tf_config *cfg, unsigned kinds, const char *job,
                          tf_error *err);
 void tf_model_destroy(tf_model *model);
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "model_def.h"
 
 enum { N = TF_MAX_DIM };
@@ -30,23 +31,23 @@ static void eval(const ctx *c, fn f, const double *x, double *out) {
   double h[2];
   switch (f) {
     case F_RHS:
-      return k->rhs(c->t, x, c->p, out);
+      return tf_model_rhs(k)(c->t, x, c->p, out);
     case F_SLIP:
-      return k->slip(c->t, x, c->side, c->p, out);
+      return k->filippov->slip(c->t, x, c->side, c->p, out);
     case F_SWITCHING:
-      out[0] = k->switching(x, c->p, NULL);
+      out[0] = k->filippov->switching(x, c->p, NULL);
       return;
     case F_SECONDARY:
-      out[0] = k->secondary_switching(x, c->p, NULL);
+      out[0] = k->filippov->secondary_switching(x, c->p, NULL);
       return;
     case F_REGULARISED:
-      return k->regularised(c->t, x, c->lambda, c->p, out);
+      return k->filippov->regularised(c->t, x, c->lambda, c->p, out);
     case F_SIGMA2:
-      k->sigma2(x, c->p, h, NULL);
+      k->codim2->sigma2(x, c->p, h, NULL);
       out[0] = h[0], out[1] = h[1];
       return;
     case F_MAP:
-      return k->map(x, c->p, out);
+      return tf_model_map(k)(x, c->p, out);
   }
 }
 
@@ -55,21 +56,21 @@ static void derivative(const ctx *c, fn f, const double *x, double *a) {
   double h[2], dl[N];
   switch (f) {
     case F_RHS:
-      return k->jacobian(c->t, x, c->p, a);
+      return tf_model_jacobian(k)(c->t, x, c->p, a);
     case F_SLIP:
-      return k->slip_jacobian(c->t, x, c->side, c->p, a);
+      return k->filippov->slip_jacobian(c->t, x, c->side, c->p, a);
     case F_SWITCHING:
-      k->switching(x, c->p, a);
+      k->filippov->switching(x, c->p, a);
       return;
     case F_SECONDARY:
-      k->secondary_switching(x, c->p, a);
+      k->filippov->secondary_switching(x, c->p, a);
       return;
     case F_REGULARISED:
-      return k->regularised_jacobian(c->t, x, c->lambda, c->p, a, dl);
+      return k->filippov->regularised_jacobian(c->t, x, c->lambda, c->p, a, dl);
     case F_SIGMA2:
-      return k->sigma2(x, c->p, h, a);
+      return k->codim2->sigma2(x, c->p, h, a);
     case F_MAP:
-      return k->map_jacobian(x, c->p, a);
+      return tf_model_map_jacobian(k)(x, c->p, a);
   }
 }
 
@@ -169,13 +170,13 @@ static void dlambda_check(ctx *c, const double *x) {
   const size_t n = c->k->dim;
   double jac[N * N], a[N], d[N], fp[N], fm[N];
   for (size_t i = 0; i < n; i++) a[i] = NAN;
-  c->k->regularised_jacobian(c->t, x, c->lambda, c->p, jac, a);
+  c->k->filippov->regularised_jacobian(c->t, x, c->lambda, c->p, jac, a);
   const double h = cbrt(DBL_EPSILON), l = c->lambda;
   double gp[N], gm[N];
-  c->k->regularised(c->t, x, l + h, c->p, fp);
-  c->k->regularised(c->t, x, l - h, c->p, fm);
-  c->k->regularised(c->t, x, l + h / 2, c->p, gp);
-  c->k->regularised(c->t, x, l - h / 2, c->p, gm);
+  c->k->filippov->regularised(c->t, x, l + h, c->p, fp);
+  c->k->filippov->regularised(c->t, x, l - h, c->p, fm);
+  c->k->filippov->regularised(c->t, x, l + h / 2, c->p, gp);
+  c->k->filippov->regularised(c->t, x, l - h / 2, c->p, gm);
   for (size_t i = 0; i < n; i++)
     d[i] = (4 * (gp[i] - gm[i]) / ((l + h / 2) - (l - h / 2)) -
             (fp[i] - fm[i]) / ((l + h) - (l - h))) /
@@ -188,39 +189,25 @@ static void diffusion_dx_check(ctx *c, const double *x) {
   const size_t n = c->k->dim;
   double a[N], d[N], xs[N], gp[N], gm[N];
   for (size_t i = 0; i < n; i++) a[i] = NAN;
-  c->k->diffusion_dx(c->t, x, c->p, a);
+  tf_model_diffusion_dx(c->k)(c->t, x, c->p, a);
   memcpy(xs, x, n * sizeof *xs);
   for (size_t i = 0; i < n; i++) {
     const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(x[i]));
     xs[i] = x[i] + h;
-    c->k->diffusion(c->t, xs, c->p, gp);
+    tf_model_diffusion(c->k)(c->t, xs, c->p, gp);
     xs[i] = x[i] - h;
-    c->k->diffusion(c->t, xs, c->p, gm);
+    tf_model_diffusion(c->k)(c->t, xs, c->p, gm);
     xs[i] = x[i];
     d[i] = (gp[i] - gm[i]) / ((x[i] + h) - (x[i] - h));
   }
   compare(c, a, d, 1, n, "diffusion_dx (dg_i/dx_i)");
 }
 
-static const char *kind_text(const tf_kernel *k) {
-  if (k->devs) return "DEVS (dynamic ensemble of a 1-D map)";
-  if (k->field_dual) return "body with two contacts (smooth flow off the contact sets)";
-  if (k->sigma2) return "codimension-2 Filippov system (2-D slip)";
-  switch (k->kind) {
-    case TF_KERNEL_FLOW:
-      return k->diffusion ? "smooth flow with noise (SDE)" : "smooth flow (ODE)";
-    case TF_KERNEL_FILIPPOV:
-      return "Filippov system";
-    case TF_KERNEL_MAP:
-      return "map";
-  }
-  return "?";
-}
-
 static void header(const tf_kernel *k, const char *origin, const double *p, double t,
                    const double *x, FILE *out) {
-  fprintf(out, "model: %s (%s)\n  %s\n", k->name, origin ? origin : "built-in", k->doc);
-  fprintf(out, "kind: %s; dimension %zu\n", kind_text(k), k->dim);
+  fprintf(out, "model: %s (%s)\n  %s\n", k->name, origin ? origin : "built-in",
+          k->doc ? k->doc : "");
+  fprintf(out, "kind: %s; dimension %zu\n", tf_kind_of(k)->describe(k), k->dim);
   fprintf(out, "parameters:\n");
   if (!k->nparams) fprintf(out, "  (none)\n");
   for (size_t i = 0; i < k->nparams; i++) {
@@ -235,8 +222,7 @@ static void header(const tf_kernel *k, const char *origin, const double *p, doub
 }
 
 static bool smoothed(const ctx *c) {
-  const tf_kernel *k = c->k;
-  return k->kind == TF_KERNEL_FILIPPOV && k->smoothed && k->rhs && k->smoothed(c->p);
+  return tf_model_self_smoothed(c->k, c->p);
 }
 
 /* The smooth field is evaluated where the model uses it: a Filippov model's only when its
@@ -244,25 +230,29 @@ static bool smoothed(const ctx *c) {
  * (on it the slip direction, and so the field, is undefined). */
 static bool rhs_in_use(const ctx *c, const double *x) {
   const tf_kernel *k = c->k;
-  if (!k->rhs) return false;
-  if (k->kind == TF_KERNEL_FILIPPOV) return smoothed(c);
-  if (k->sigma2) {
-    double h[2];
-    k->sigma2(x, c->p, h, NULL);
-    return h[0] != 0 || h[1] != 0;
+  if (!tf_model_rhs(k)) return false;
+  switch (k->kind) {
+    case TF_MODEL_FILIPPOV:
+      return smoothed(c);
+    case TF_MODEL_CODIM2: {
+      double h[2];
+      k->codim2->sigma2(x, c->p, h, NULL);
+      return h[0] != 0 || h[1] != 0;
+    }
+    case TF_MODEL_TWO_CONTACT: {
+      const int *i = k->two_contact->contact_index;
+      return x[i[2]] != 0 || (x[i[0]] != 0 && x[i[1]] != 0);
+    }
+    default:
+      return true;
   }
-  if (k->field_dual) {
-    const int *i = k->contact_index;
-    return x[i[2]] != 0 || (x[i[0]] != 0 && x[i[1]] != 0);
-  }
-  return true;
 }
 
 static void values(ctx *c, const double *x) {
   const tf_kernel *k = c->k;
   const size_t n = k->dim;
   fprintf(c->out, "finite at the initial state:\n");
-  const bool filippov = k->kind == TF_KERNEL_FILIPPOV;
+  const bool filippov = k->kind == TF_MODEL_FILIPPOV;
   if (rhs_in_use(c, x))
     finite_check(c, F_RHS, x, filippov ? "smoothed field (smooth.rhs)" : "field f(t, x)");
   if (filippov && smoothed(c))
@@ -273,42 +263,45 @@ static void values(ctx *c, const double *x) {
     finite_check(c, F_SWITCHING, x, "switching function h");
     for (c->side = 1; c->side >= -1; c->side -= 2)
       finite_check(c, F_SLIP, x, c->side > 0 ? "slip field, side +1" : "slip field, side -1");
-    if (k->secondary_switching) finite_check(c, F_SECONDARY, x, "secondary switching function g");
-    if (k->stick) {
+    if (k->filippov->secondary_switching)
+      finite_check(c, F_SECONDARY, x, "secondary switching function g");
+    if (k->filippov->stick) {
       double v[N];
       for (int l = -1; l <= 1; l++) {
         char what[64];
         snprintf(what, sizeof what, "stick field, lambda = %+d", l);
         for (size_t i = 0; i < n; i++) v[i] = NAN;
-        k->stick(c->t, x, l, c->p, v);
+        k->filippov->stick(c->t, x, l, c->p, v);
         verdict(c, all_finite(v, n), what);
         fprintf(c->out, " = ");
         print_vector(c->out, v, n);
         fprintf(c->out, "\n");
       }
     }
-    if (k->regularised) finite_check(c, F_REGULARISED, x, "regularised field, lambda = 0.5");
+    if (k->filippov->regularised)
+      finite_check(c, F_REGULARISED, x, "regularised field, lambda = 0.5");
   }
-  if (k->sigma2) finite_check(c, F_SIGMA2, x, "sigma2 (H1, H2)");
-  if (k->map) finite_check(c, F_MAP, x, "map F(x)");
+  if (k->kind == TF_MODEL_CODIM2) finite_check(c, F_SIGMA2, x, "sigma2 (H1, H2)");
+  if (tf_model_map(k)) finite_check(c, F_MAP, x, "map F(x)");
   double v[N];
-  if (k->diffusion) {
+  if (tf_model_diffusion(k)) {
     for (size_t i = 0; i < n; i++) v[i] = NAN;
-    k->diffusion(c->t, x, c->p, v);
+    tf_model_diffusion(k)(c->t, x, c->p, v);
     verdict(c, all_finite(v, n), "noise g(t, x)");
     fprintf(c->out, " = ");
     print_vector(c->out, v, n);
     fprintf(c->out, "\n");
   }
-  if (k->field2 || k->field_dual) {
+  const bool codim2 = k->kind == TF_MODEL_CODIM2;
+  if (codim2 || k->kind == TF_MODEL_TWO_CONTACT) {
     const double e1[2] = {1.0, 0.0};
     for (size_t i = 0; i < n; i++) v[i] = NAN;
-    if (k->field2)
-      k->field2(c->t, x, e1, c->p, v);
+    if (codim2)
+      k->codim2->field2(c->t, x, e1, c->p, v);
     else
-      k->field_dual(c->t, x, e1, e1, c->p, v);
+      k->two_contact->field_dual(c->t, x, e1, e1, c->p, v);
     verdict(c, all_finite(v, n),
-            k->field2 ? "field2, slip direction (1, 0)" : "field_dual, slip directions (1, 0)");
+            codim2 ? "field2, slip direction (1, 0)" : "field_dual, slip directions (1, 0)");
     fprintf(c->out, " = ");
     print_vector(c->out, v, n);
     fprintf(c->out, "\n");
@@ -331,7 +324,7 @@ static void values(ctx *c, const double *x) {
 static double own_side(const ctx *c, const double *x, double *xs) {
   const size_t n = c->k->dim;
   double grad[N], norm2 = 0, reach = 0;
-  const double h = c->k->switching(x, c->p, grad);
+  const double h = c->k->filippov->switching(x, c->p, grad);
   memcpy(xs, x, n * sizeof *xs);
   for (size_t j = 0; j < n; j++) {
     norm2 += grad[j] * grad[j];
@@ -340,24 +333,25 @@ static double own_side(const ctx *c, const double *x, double *xs) {
   if (!(norm2 > 0) || c->side * h >= reach) return h;
   const double target = c->side * reach;
   for (size_t j = 0; j < n; j++) xs[j] = x[j] + (target - h) * grad[j] / norm2;
-  return c->k->switching(xs, c->p, NULL);
+  return c->k->filippov->switching(xs, c->p, NULL);
 }
 
 static void derivatives(ctx *c, const double *x) {
   const tf_kernel *k = c->k;
   fprintf(c->out, "derivatives against central differences:\n");
-  const bool filippov = k->kind == TF_KERNEL_FILIPPOV;
+  const bool filippov = k->kind == TF_MODEL_FILIPPOV;
   if (rhs_in_use(c, x)) {
-    if (k->jacobian)
+    if (tf_model_jacobian(k))
       derivative_check(c, F_RHS, x, filippov ? "smooth.jacobian" : "jacobian");
     else
       fprintf(c->out, "  --    jacobian not given (the engine uses finite differences)\n");
   }
-  if (k->diffusion_dx) diffusion_dx_check(c, x);
+  if (tf_model_diffusion_dx(k)) diffusion_dx_check(c, x);
   if (filippov && !smoothed(c)) {
     derivative_check(c, F_SWITCHING, x, "switching gradient");
-    if (k->secondary_switching) derivative_check(c, F_SECONDARY, x, "secondary switching gradient");
-    if (k->slip_jacobian)
+    if (k->filippov->secondary_switching)
+      derivative_check(c, F_SECONDARY, x, "secondary switching gradient");
+    if (k->filippov->slip_jacobian)
       for (c->side = 1; c->side >= -1; c->side -= 2) {
         double xs[N];
         const double h = own_side(c, x, xs);
@@ -371,14 +365,14 @@ static void derivatives(ctx *c, const double *x) {
       }
     else
       fprintf(c->out, "  --    slip_jacobian not given (the engine uses finite differences)\n");
-    if (k->regularised_jacobian) {
+    if (k->filippov->regularised_jacobian) {
       derivative_check(c, F_REGULARISED, x, "regularised_jacobian (lambda = 0.5)");
       dlambda_check(c, x);
     }
   }
-  if (k->sigma2) derivative_check(c, F_SIGMA2, x, "sigma2 gradients");
-  if (k->map) {
-    if (k->map_jacobian)
+  if (k->kind == TF_MODEL_CODIM2) derivative_check(c, F_SIGMA2, x, "sigma2 gradients");
+  if (tf_model_map(k)) {
+    if (tf_model_map_jacobian(k))
       derivative_check(c, F_MAP, x, "map_jacobian");
     else
       fprintf(c->out, "  --    map_jacobian not given (the engine uses finite differences)\n");

@@ -7,36 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devs.h"
-
-/* The ops member of each kind, in the order of tf_model_kind (1-based). */
-static const char *const ops_names[] = {"",    "flow", "filippov", "codim2", "two_contact",
-                                        "map", "devs"};
-static const char *const kind_names[] = {"",
-                                         "TF_MODEL_FLOW",
-                                         "TF_MODEL_FILIPPOV",
-                                         "TF_MODEL_CODIM2",
-                                         "TF_MODEL_TWO_CONTACT",
-                                         "TF_MODEL_MAP",
-                                         "TF_MODEL_DEVS"};
-
-static const void *ops_of(const tf_model_def *d, int kind) {
-  switch (kind) {
-    case TF_MODEL_FLOW:
-      return d->flow;
-    case TF_MODEL_FILIPPOV:
-      return d->filippov;
-    case TF_MODEL_CODIM2:
-      return d->codim2;
-    case TF_MODEL_TWO_CONTACT:
-      return d->two_contact;
-    case TF_MODEL_MAP:
-      return d->map;
-    case TF_MODEL_DEVS:
-      return d->devs;
-  }
-  return NULL;
-}
+#include "event_loop.h"
+#include "kinds.h"
 
 /* Names end up as config keys (model.params.NAME, initial.NAME, --set NAME=...) and output
  * attributes, so they must survive both. */
@@ -108,23 +80,24 @@ static int need(const checker *c, const void *fn, const char *what) {
 }
 
 static int check_kind(const checker *c, const tf_model_def *d) {
-  if (d->kind < TF_MODEL_FLOW || d->kind > TF_MODEL_DEVS)
-    return fail(c, "kind = %d is not one of TF_MODEL_FLOW ... TF_MODEL_DEVS", (int)d->kind);
-  const int kind = (int)d->kind;
-  if (!ops_of(d, kind)) {
-    for (int other = TF_MODEL_FLOW; other <= TF_MODEL_DEVS; other++)
-      if (ops_of(d, other))
+  const tf_kind *kind = tf_kind_of(d);
+  if (!kind)
+    return fail(c, "kind = %d is not one of TF_MODEL_FLOW ... %s", (int)d->kind,
+                tf_kind_at(tf_kind_count())->enum_name);
+  if (!kind->ops(d)) {
+    for (int o = 1; o <= tf_kind_count(); o++)
+      if (tf_kind_at(o)->ops(d))
         return fail(c,
                     "kind is %s but the table given is .%s: set .%s, or kind = %s to match the "
                     "table",
-                    kind_names[kind], ops_names[other], ops_names[kind], kind_names[other]);
-    return fail(c, "kind is %s but .%s (its table of operations) is NULL", kind_names[kind],
-                ops_names[kind]);
+                    kind->enum_name, tf_kind_at(o)->table, kind->table, tf_kind_at(o)->enum_name);
+    return fail(c, "kind is %s but .%s (its table of operations) is NULL", kind->enum_name,
+                kind->table);
   }
-  for (int other = TF_MODEL_FLOW; other <= TF_MODEL_DEVS; other++)
-    if (other != kind && ops_of(d, other)) {
+  for (int o = 1; o <= tf_kind_count(); o++)
+    if (tf_kind_at(o) != kind && tf_kind_at(o)->ops(d)) {
       return fail(c, "kind is %s but .%s is also set: give exactly one table, the one of the kind",
-                  kind_names[kind], ops_names[other]);
+                  kind->enum_name, tf_kind_at(o)->table);
     }
   return 0;
 }
@@ -198,6 +171,18 @@ static int check_ops(const checker *c, const tf_model_def *d) {
         return fail(c, "devs.initial_min < devs.initial_max must be a finite interval");
       return 0;
     }
+    case TF_MODEL_IMPACT: {
+      const tf_impact_ops *m = d->impact;
+      /* one event function per surface, and one for the contact force while sticking */
+      const int most = TF_EVENT_LOOP_MAX_FUNCTIONS - 1;
+      if (m->nimpacts < 1 || m->nimpacts > (size_t)most)
+        return fail(c, "impact.nimpacts = %zu: expected 1 to %d surfaces", m->nimpacts, most);
+      return need(c, m->rhs, "impact.rhs") || need(c, m->surface, "impact.surface") ||
+                     need(c, m->reset, "impact.reset") || need(c, m->stick, "impact.stick") ||
+                     need(c, m->constrained, "impact.constrained")
+                 ? -1
+                 : 0;
+    }
   }
   return 0;
 }
@@ -210,7 +195,8 @@ static int validate(const checker *c, const tf_model_def *d) {
         "twofold's include/twofold/model.h)",
         d->abi, TWOFOLD_MODEL_ABI);
   if (!valid_key(d->name)) return fail(c, "name is missing or not a valid name");
-  if (tf_kernel_find(d->name))
+  const tf_kernel *builtin = tf_kernel_find(d->name);
+  if (builtin && builtin != d)
     return fail(c,
                 "the name clashes with the built-in model '%s' (see 'twofold models'); rename "
                 "it",
@@ -243,92 +229,8 @@ static int validate(const checker *c, const tf_model_def *d) {
   return check_ops(c, d);
 }
 
-static void set_flow(tf_kernel *k, const tf_flow_ops *f) {
-  k->rhs = f->rhs;
-  k->jacobian = f->jacobian;
-  k->diffusion = f->diffusion;
-  k->diffusion_dx = f->diffusion_dx;
-}
-
-int tf_kernel_from_def(const tf_model_def *def, const char *origin, const tf_kernel **out,
-                       tf_error *err) {
-  *out = NULL;
+int tf_model_def_check(const tf_model_def *def, const char *origin, tf_error *err) {
   if (!def) return tf_fail(err, "%s: a model definition is NULL", origin);
   const checker c = {origin, def->abi == TWOFOLD_MODEL_ABI && def->name ? def->name : "?", err};
-  if (validate(&c, def)) return -1;
-  tf_kernel *k = calloc(1, sizeof *k);
-  if (!k) return tf_fail(err, "out of memory");
-  k->name = def->name;
-  k->doc = def->doc ? def->doc : "";
-  k->dim = def->dim;
-  k->state_names = def->state_names;
-  k->initial = def->initial;
-  k->nparams = def->nparams;
-  k->params = def->params;
-  k->prepare = def->prepare;
-  k->ninitial = def->ninitial;
-  k->initial_params = def->initial_params;
-  k->initial_state = def->initial_state;
-  k->noutputs = def->noutputs;
-  k->output_names = def->output_names;
-  k->outputs = def->outputs;
-  switch (def->kind) {
-    case TF_MODEL_FLOW:
-      k->kind = TF_KERNEL_FLOW;
-      set_flow(k, def->flow);
-      break;
-    case TF_MODEL_FILIPPOV: {
-      const tf_filippov_ops *f = def->filippov;
-      k->kind = TF_KERNEL_FILIPPOV;
-      if (f->smooth) set_flow(k, f->smooth);
-      k->switching = f->switching;
-      k->slip = f->slip;
-      k->stick = f->stick;
-      k->slip_jacobian = f->slip_jacobian;
-      k->secondary_switching = f->secondary_switching;
-      k->stick_side = f->stick_side;
-      k->regularised = f->regularised;
-      k->regularised_jacobian = f->regularised_jacobian;
-      k->smoothed = f->smoothed;
-      k->twofold_guess = f->twofold_guess;
-      break;
-    }
-    case TF_MODEL_CODIM2:
-      k->kind = TF_KERNEL_FLOW;
-      k->rhs = def->codim2->rhs;
-      k->sigma2 = def->codim2->sigma2;
-      k->field2 = def->codim2->field2;
-      break;
-    case TF_MODEL_TWO_CONTACT:
-      k->kind = TF_KERNEL_FLOW;
-      k->rhs = def->two_contact->rhs;
-      k->field_dual = def->two_contact->field_dual;
-      memcpy(k->contact_index, def->two_contact->contact_index, sizeof k->contact_index);
-      break;
-    case TF_MODEL_MAP:
-      k->kind = TF_KERNEL_MAP;
-      k->map = def->map->map;
-      k->map_jacobian = def->map->map_jacobian;
-      break;
-    case TF_MODEL_DEVS: {
-      tf_devs_layout *L = calloc(1, sizeof *L);
-      if (!L) return free(k), tf_fail(err, "out of memory");
-      const tf_devs_ops *v = def->devs;
-      *L = (tf_devs_layout){.n = v->n,
-                            .q = v->q,
-                            .steps = v->steps,
-                            .transient = v->transient,
-                            .element = NULL, /* the model's own map with all of p */
-                            .initial_min = v->initial_min,
-                            .initial_max = v->initial_max,
-                            .fast = TF_DEVS_GENERIC};
-      k->kind = TF_KERNEL_MAP;
-      k->map = v->map;
-      k->map_jacobian = v->map_jacobian;
-      k->devs = L;
-      break;
-    }
-  }
-  *out = k;
-  return 0;
+  return validate(&c, def);
 }

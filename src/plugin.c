@@ -209,7 +209,8 @@ static int load(const char *path, const char *name, const char *origin, const ch
     for (size_t i = 0; !rc && *name && i < n && !def; i++)
       if (l[i]->name && strcmp(l[i]->name, name) == 0) def = l[i];
     if (!rc && !def) rc = tf_fail(err, "%s: has no model '%s' (it has: %s)", origin, name, names);
-    if (!rc) rc = tf_kernel_from_def(def, origin, k, err);
+    if (!rc) rc = tf_model_def_check(def, origin, err);
+    if (!rc) *k = def;
   }
   char own[96];
   if (!rc && !digest) library_digest(path, own, sizeof own);

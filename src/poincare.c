@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "status.h"
 
 struct tf_poincare {
@@ -37,7 +38,7 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
   tf_impact_options_default(o);
   o->loop.ode = *ode;
   o->loop.qr_interval = 1.0;
-  const bool impacts = tf_kernel_has_impacts(k);
+  const bool impacts = tf_model_route(k, NULL) == TF_ROUTE_IMPACT;
   static const char *const chattering[] = {"complete", "stop", NULL};
   const char *chat = "complete";
   const double d_event_tol = 1e-12, d_rate = 1e6, d_cv = o->chatter_velocity,

@@ -66,7 +66,7 @@ static int read_logging(tf_pws *pws, tf_config *cfg, tf_error *err) {
 static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = pws->model.kernel;
   double guess[TF_MAX_DIM], x[TF_MAX_DIM];
-  if (!k->twofold_guess || k->twofold_guess(pws->model.params, guess)) {
+  if (!k->filippov->twofold_guess || k->filippov->twofold_guess(pws->model.params, guess)) {
     if (pws->at_twofold) {
       char where[256];
       return tf_fail(err, "%s: key 'initial.at_twofold': model '%s' has no two-fold to start at",
@@ -105,7 +105,7 @@ int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *
   const bool d_false = false;
   const long long d_seed = 1;
   long long seed;
-  if (tf_model_from_config(&pws->model, cfg, TF_KERNEL_FILIPPOV, "ensemble", err) ||
+  if (tf_model_from_config(&pws->model, cfg, TF_KIND_BIT(TF_MODEL_FILIPPOV), "ensemble", err) ||
       tf_initial_from_config(cfg, pws->model.kernel, pws->x0, &pws->spread, &pws->t0, err) ||
       tf_config_get_bool(cfg, "initial.at_twofold", &d_false, &pws->at_twofold, err) ||
       read_filippov_options(pws, cfg, err) || read_logging(pws, cfg, err) ||

@@ -7,14 +7,14 @@
 #include <string.h>
 
 static void residual(const tf_kernel *k, const double *p, const double *x, double *res) {
-  res[0] = k->switching(x, p, NULL);
+  res[0] = k->filippov->switching(x, p, NULL);
   tf_filippov_tangencies(k, p, x, &res[1], &res[2]);
 }
 
 /* Rows: grad h, grad L+, grad L-. */
 static void jacobian(const tf_kernel *k, const double *p, const double *x,
                      double jac[3][TF_MAX_DIM]) {
-  k->switching(x, p, jac[0]);
+  k->filippov->switching(x, p, jac[0]);
   tf_filippov_tangency_gradient(k, p, x, +1, jac[1]);
   tf_filippov_tangency_gradient(k, p, x, -1, jac[2]);
 }

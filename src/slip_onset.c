@@ -27,14 +27,14 @@ int tf_slip_onset_run(const tf_kernel *k, const double *params, const tf_evolve2
   memset(out, 0, sizeof *out);
   out->t = NAN;
   out->status = TF_MEMBER_FAILED;
-  if (!k->field_dual || k->dim > TF_MAX_DIM) {
+  if (k->kind != TF_MODEL_TWO_CONTACT) {
     out->failure = "the model is not a body with two contacts";
     return -1;
   }
   const size_t n = k->dim;
   tf_evolve2_options o = opts ? *opts : tf_evolve2_default_options();
   for (int i = 0; i < 3; i++)
-    if (!(fabs(x0[k->contact_index[i]]) <= o.sigma_tol)) {
+    if (!(fabs(x0[k->two_contact->contact_index[i]]) <= o.sigma_tol)) {
       out->failure = "the start does not roll at both contacts (a slip velocity is not 0)";
       return -1;
     }

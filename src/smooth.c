@@ -45,30 +45,30 @@ int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s
                    s->epsilon);
   for (int i = 0; law_names[i]; i++)
     if (strcmp(law, law_names[i]) == 0) s->law = (tf_smooth_law)i;
-  if (k->kind != TF_KERNEL_FILIPPOV)
+  if (k->kind != TF_MODEL_FILIPPOV)
     return tf_fail(err,
                    "%s: key 'model.smoothing': model '%s' is not a Filippov system; only "
                    "Filippov models can be smoothed",
                    tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
   if (strcmp(field, "auto") == 0)
-    s->field = k->regularised ? TF_SMOOTH_REGULARISED : TF_SMOOTH_CONVEX;
+    s->field = k->filippov->regularised ? TF_SMOOTH_REGULARISED : TF_SMOOTH_CONVEX;
   else if (strcmp(field, "convex") == 0)
     s->field = TF_SMOOTH_CONVEX;
   else if (strcmp(field, "stick") == 0)
     s->field = TF_SMOOTH_STICK;
   else
     s->field = TF_SMOOTH_REGULARISED;
-  if (s->field == TF_SMOOTH_STICK && !k->stick)
+  if (s->field == TF_SMOOTH_STICK && !k->filippov->stick)
     return tf_fail(err,
                    "%s: key 'model.smoothing.field': model '%s' defines no sticking field; use "
                    "convex",
                    tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name);
-  if (s->field == TF_SMOOTH_REGULARISED && !k->regularised)
+  if (s->field == TF_SMOOTH_REGULARISED && !k->filippov->regularised)
     return tf_fail(err,
                    "%s: key 'model.smoothing.field': model '%s' defines no regularised field; "
                    "use convex%s",
                    tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name,
-                   k->stick ? " or stick" : "");
+                   k->filippov->stick ? " or stick" : "");
   if (k->dim > TF_MAX_DIM)
     return tf_fail(err, "model '%s': smoothing supports at most %d state components", k->name,
                    TF_MAX_DIM);
@@ -101,13 +101,13 @@ double tf_smooth_sign(const tf_smoothing *s, double h, double *dlambda) {
 static void field_at(const tf_kernel *k, const double *p, tf_smooth_field field, double t,
                      const double *x, double lambda, double *dx) {
   if (field == TF_SMOOTH_REGULARISED) {
-    k->regularised(t, x, lambda, p, dx);
+    k->filippov->regularised(t, x, lambda, p, dx);
   } else if (field == TF_SMOOTH_STICK) {
-    k->stick(t, x, lambda, p, dx);
+    k->filippov->stick(t, x, lambda, p, dx);
   } else {
     double up[TF_MAX_DIM], down[TF_MAX_DIM];
-    k->slip(t, x, +1, p, up);
-    k->slip(t, x, -1, p, down);
+    k->filippov->slip(t, x, +1, p, up);
+    k->filippov->slip(t, x, -1, p, down);
     for (size_t i = 0; i < k->dim; i++)
       dx[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
   }
@@ -115,16 +115,16 @@ static void field_at(const tf_kernel *k, const double *p, tf_smooth_field field,
 
 void tf_smooth_rhs(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
                    const double *x, double *dx) {
-  const double lambda = tf_smooth_sign(s, k->switching(x, p, NULL), NULL);
+  const double lambda = tf_smooth_sign(s, k->filippov->switching(x, p, NULL), NULL);
   field_at(k, p, s->field, t, x, lambda, dx);
 }
 
 void tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_smoothing *s,
                                 double t, const double *x, double *dir) {
-  const double lambda = tf_smooth_sign(s, k->switching(x, p, NULL), NULL);
-  if (s->field == TF_SMOOTH_REGULARISED && k->regularised_jacobian) {
+  const double lambda = tf_smooth_sign(s, k->filippov->switching(x, p, NULL), NULL);
+  if (s->field == TF_SMOOTH_REGULARISED && k->filippov->regularised_jacobian) {
     double jac[TF_MAX_DIM * TF_MAX_DIM];
-    k->regularised_jacobian(t, x, lambda, p, jac, dir);
+    k->filippov->regularised_jacobian(t, x, lambda, p, jac, dir);
     return;
   }
   double a[TF_MAX_DIM], b[TF_MAX_DIM];
@@ -141,26 +141,27 @@ void tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_sm
 }
 
 bool tf_smooth_has_jacobian(const tf_kernel *k, const tf_smoothing *s) {
-  return s->field == TF_SMOOTH_REGULARISED ? k->regularised_jacobian != NULL
-                                           : s->field == TF_SMOOTH_CONVEX && k->slip_jacobian;
+  return s->field == TF_SMOOTH_REGULARISED
+             ? k->filippov->regularised_jacobian != NULL
+             : s->field == TF_SMOOTH_CONVEX && k->filippov->slip_jacobian;
 }
 
 void tf_smooth_jacobian(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
                         const double *x, double *jac) {
   const size_t n = k->dim;
   double grad[TF_MAX_DIM], dlambda[TF_MAX_DIM], dl_dh;
-  const double lambda = tf_smooth_sign(s, k->switching(x, p, grad), &dl_dh);
+  const double lambda = tf_smooth_sign(s, k->filippov->switching(x, p, grad), &dl_dh);
   if (s->field == TF_SMOOTH_CONVEX) { /* (1 + l)/2 J+ + (1 - l)/2 J- + (f+ - f-)/2 dl/dx */
     double jm[TF_MAX_DIM * TF_MAX_DIM], up[TF_MAX_DIM], down[TF_MAX_DIM];
-    k->slip_jacobian(t, x, +1, p, jac);
-    k->slip_jacobian(t, x, -1, p, jm);
+    k->filippov->slip_jacobian(t, x, +1, p, jac);
+    k->filippov->slip_jacobian(t, x, -1, p, jm);
     for (size_t i = 0; i < n * n; i++)
       jac[i] = 0.5 * (1 + lambda) * jac[i] + 0.5 * (1 - lambda) * jm[i];
-    k->slip(t, x, +1, p, up);
-    k->slip(t, x, -1, p, down);
+    k->filippov->slip(t, x, +1, p, up);
+    k->filippov->slip(t, x, -1, p, down);
     for (size_t i = 0; i < n; i++) dlambda[i] = 0.5 * (up[i] - down[i]);
   } else {
-    k->regularised_jacobian(t, x, lambda, p, jac, dlambda);
+    k->filippov->regularised_jacobian(t, x, lambda, p, jac, dlambda);
   }
   /* chain rule through lambda = Lambda_eps(h(x)) */
   for (size_t i = 0; i < n; i++)

@@ -5,15 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "status.h"
 
 tf_stationary_engine tf_stationary_engine_for(const tf_kernel *k, const double *params) {
-  if (k->kind == TF_KERNEL_MAP || k->devs) return TF_STATIONARY_NONE;
-  if (tf_contact_kernel(k))
-    return tf_contact_is_dual(k) ? TF_STATIONARY_DUAL : TF_STATIONARY_CODIM2;
-  if (k->kind == TF_KERNEL_FILIPPOV && !(k->smoothed && k->rhs && k->smoothed(params)))
-    return TF_STATIONARY_FILIPPOV;
-  return k->rhs ? TF_STATIONARY_SMOOTH : TF_STATIONARY_NONE;
+  switch (tf_model_route(k, params)) {
+    case TF_ROUTE_FLOW:
+      return TF_STATIONARY_SMOOTH;
+    case TF_ROUTE_FILIPPOV:
+      return TF_STATIONARY_FILIPPOV;
+    case TF_ROUTE_CONTACT:
+      return tf_contact_is_dual(k) ? TF_STATIONARY_DUAL : TF_STATIONARY_CODIM2;
+    case TF_ROUTE_IMPACT: /* the free flight alone would run through the walls */
+    case TF_ROUTE_MAP:
+    case TF_ROUTE_DEVS:
+      break;
+  }
+  return TF_STATIONARY_NONE;
 }
 
 const char *tf_stationary_modes_doc(tf_stationary_engine e) {
@@ -125,7 +133,7 @@ typedef struct smooth_ctx {
 
 static void smooth_rhs(double t, const double *x, void *ctx, double *dx) {
   const smooth_ctx *s = ctx;
-  s->k->rhs(t, x, s->p, dx);
+  tf_model_rhs(s->k)(t, x, s->p, dx);
 }
 
 static void smooth_dense(const void *s, double t, double *x) {

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* Bumped on every incompatible change to the structs or function types below. */
-#define TWOFOLD_MODEL_ABI 1
+#define TWOFOLD_MODEL_ABI 2
 
 #define TF_ERROR_MAX 2048
 
@@ -61,7 +61,8 @@ typedef enum tf_model_kind {
   TF_MODEL_CODIM2 = 3,      /* extended Filippov: Sigma = {H1 = H2 = 0}, e.g. 2-D dry friction */
   TF_MODEL_TWO_CONTACT = 4, /* a body with two frictional contacts */
   TF_MODEL_MAP = 5,         /* discrete map x -> F(x) */
-  TF_MODEL_DEVS = 6         /* dynamic ensemble of N elements following a 1-D map */
+  TF_MODEL_DEVS = 6,        /* dynamic ensemble of N elements following a 1-D map */
+  TF_MODEL_IMPACT = 7       /* free flight between impacts with reset maps (hybrid system) */
 } tf_model_kind;
 
 typedef void tf_field_fn(double t, const double *x, const double *p, double *dxdt);
@@ -140,6 +141,26 @@ typedef struct tf_devs_ops {
   double initial_min, initial_max; /* elements start uniformly distributed on this interval */
 } tf_devs_ops;
 
+/* TF_MODEL_IMPACT: free flight by rhs inside the admissible set {h_i(x) >= 0} bounded by
+ * 1 to 3 impact surfaces; a trajectory reaching h_i = 0 with h_i' < 0 jumps by the reset
+ * x+ = R_i(x-) (Newton restitution v -> -r v in the common case, any map in general). */
+typedef struct tf_impact_ops {
+  tf_field_fn *rhs;       /* required: the free-flight field */
+  tf_matrix_fn *jacobian; /* optional: its Jacobian; finite differences if NULL */
+  size_t nimpacts;        /* 1 to 3 */
+  /* h_i(x), and its gradient (dim) if grad is not NULL. */
+  double (*surface)(int i, const double *x, const double *p, double *grad);
+  /* R_i(x) into xplus, and its Jacobian (dim x dim) if jac is not NULL (the saltation matrix
+   * of the reset, for Lyapunov exponents, is built from it). */
+  void (*reset)(int i, const double *x, const double *p, double *xplus, double *jac);
+  /* The state moved onto surface i with zero normal velocity (a plastic impact), where a
+   * chattering sequence has accumulated. */
+  void (*stick)(int i, const double *x, const double *p, double *xs);
+  /* The field of motion on surface i (sticking) into dx; returns the contact force, positive
+   * while the constraint holds the state (sticking ends where it changes sign). */
+  double (*constrained)(int i, double t, const double *x, const double *p, double *dx);
+} tf_impact_ops;
+
 typedef struct tf_model_def {
   int abi;          /* TWOFOLD_MODEL_ABI */
   const char *name; /* as used in configs (model.name) */
@@ -167,6 +188,7 @@ typedef struct tf_model_def {
   const tf_two_contact_ops *two_contact;
   const tf_map_ops *map;
   const tf_devs_ops *devs;
+  const tf_impact_ops *impact;
 } tf_model_def;
 
 /* What a plugin exports: its ABI number and a NULL-terminated list of its models. */

@@ -35,18 +35,23 @@ static void count_jacobian(const double *x, const double *p, double *j) {
   j[0] = 2.0;
 }
 
-static const tf_devs_layout counting_layout = {
-    .n = N, .q = Q, .steps = STEPS, .transient = TRANSIENT, .initial_min = 0, .initial_max = 0};
+static const tf_devs_ops counting_ops = {.map = count_map,
+                                         .map_jacobian = count_jacobian,
+                                         .n = N,
+                                         .q = Q,
+                                         .steps = STEPS,
+                                         .transient = TRANSIENT,
+                                         .initial_min = 0,
+                                         .initial_max = 0};
 
-static const tf_kernel counting = {
+static const tf_model_def counting = {
+    .abi = TWOFOLD_MODEL_ABI,
     .name = "devs-counting",
-    .kind = TF_KERNEL_MAP,
+    .kind = TF_MODEL_DEVS,
     .dim = 1,
     .nparams = 4,
     .params = counting_params,
-    .map = count_map,
-    .map_jacobian = count_jacobian,
-    .devs = &counting_layout,
+    .devs = &counting_ops,
 };
 
 /* The decision of element k at `step`, drawn here from the rng.h primitive. */

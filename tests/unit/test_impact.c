@@ -169,17 +169,22 @@ static double wall_constrained(int i, double t, const double *x, const double *p
   dx[0] = dx[1] = 0;
   return x[0]; /* at the wall the spring pulls away: no force */
 }
-static const tf_kernel wall = {
-    .name = "wall",
-    .kind = TF_KERNEL_FLOW,
-    .dim = 2,
+static const tf_impact_ops wall_ops = {
     .rhs = wall_rhs,
     .jacobian = wall_jac,
     .nimpacts = 1,
-    .impact_surface = wall_h,
-    .impact_reset = wall_reset,
-    .impact_stick = wall_stick,
-    .impact_constrained = wall_constrained,
+    .surface = wall_h,
+    .reset = wall_reset,
+    .stick = wall_stick,
+    .constrained = wall_constrained,
+};
+
+static const tf_model_def wall = {
+    .abi = TWOFOLD_MODEL_ABI,
+    .name = "wall",
+    .kind = TF_MODEL_IMPACT,
+    .dim = 2,
+    .impact = &wall_ops,
 };
 
 static void saltation(void) {

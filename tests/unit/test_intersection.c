@@ -42,12 +42,13 @@ static void slip(double t, const double *x, int side, const double *p, double *d
   dx[2] = third == FROZEN ? 0.0 : third == GROWING ? x[2] : -x[0] / rho - x[2];
 }
 
-static const tf_kernel example = {.name = "example-2.9",
-                                  .kind = TF_KERNEL_FILIPPOV,
-                                  .dim = 3,
-                                  .switching = h_fn,
-                                  .slip = slip,
-                                  .secondary_switching = g_fn};
+static const tf_filippov_ops example_ops = {
+    .switching = h_fn, .slip = slip, .secondary_switching = g_fn};
+static const tf_model_def example = {.abi = TWOFOLD_MODEL_ABI,
+                                     .name = "example-2.9",
+                                     .kind = TF_MODEL_FILIPPOV,
+                                     .dim = 3,
+                                     .filippov = &example_ops};
 
 static void classify_cases(void) {
   tf_meet m;

@@ -1,16 +1,17 @@
-/* test_model_def.c — the public model definition's validation and adaptation (model_def.c),
- * and the derivative checks of `twofold model check` (model_check.c).
+/* test_model_def.c — the one checker of model definitions (model_def.c), the kinds' adapters
+ * (kinds.c) and the derivative checks of `twofold model check` (model_check.c).
  *
  * A plugin's mistakes must be refused at load time with a message naming the field, so every
- * rule is broken once here on an otherwise valid definition and the message is checked; the
- * adapter must put each kind's table where the engine looks for it. */
+ * rule is broken once here on an otherwise valid definition and the message is checked.
+ * Built-ins are definitions like any plugin's, so every one of them must pass the same
+ * checker, and each kind's adapter must send it to its engine. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "devs.h"
+#include "kinds.h"
 #include "model_check.h"
 #include "model_def.h"
 
@@ -75,14 +76,13 @@ static tf_model_def valid(void) {
 
 /* Loads d and expects failure with `needle` in the message (NULL: expects success). */
 static const tf_kernel *expect(const tf_model_def *d, const char *needle, int line) {
-  const tf_kernel *k = NULL;
   tf_error err = {{0}};
-  const int rc = tf_kernel_from_def(d, "library 'unit.so'", &k, &err);
+  const int rc = tf_model_def_check(d, "library 'unit.so'", &err);
   if (!needle) {
-    CHECK(rc == 0 && k, "line %d: valid definition refused: %s", line, err.msg);
-    return k;
+    CHECK(rc == 0, "line %d: valid definition refused: %s", line, err.msg);
+    return rc ? NULL : d;
   }
-  CHECK(rc != 0 && !k && strstr(err.msg, needle) && strstr(err.msg, "library 'unit.so'"),
+  CHECK(rc != 0 && strstr(err.msg, needle) && strstr(err.msg, "library 'unit.so'"),
         "line %d: expected an error with \"%s\", got rc %d \"%s\"", line, needle, rc, err.msg);
   return NULL;
 }
@@ -92,7 +92,9 @@ static void validation(void) {
   tf_model_def d = valid();
   EXPECT(d, NULL);
   d = valid(), d.abi = 7;
-  EXPECT(d, "field abi is 7, expected 1");
+  char abi[64];
+  snprintf(abi, sizeof abi, "field abi is 7, expected %d", TWOFOLD_MODEL_ABI);
+  EXPECT(d, abi);
   d = valid(), d.name = "lorenz";
   EXPECT(d, "clashes with the built-in model 'lorenz'");
   d = valid(), d.name = "a.b";
@@ -104,7 +106,7 @@ static void validation(void) {
   d = valid(), d.flow = NULL;
   EXPECT(d, "kind is TF_MODEL_FLOW but .flow (its table of operations) is NULL");
   d = valid(), d.kind = (tf_model_kind)9;
-  EXPECT(d, "kind = 9 is not one of");
+  EXPECT(d, "kind = 9 is not one of TF_MODEL_FLOW ... TF_MODEL_IMPACT");
   d = valid(), d.dim = 0;
   EXPECT(d, "dim = 0: expected 1 to 16");
   d = valid(), d.dim = 17;
@@ -139,6 +141,8 @@ static void validation(void) {
   d = valid(), d.initial = nan_initial;
   EXPECT(d, "initial[1] = nan is not finite");
 
+  d = valid(), d.kind = TF_MODEL_FILIPPOV, d.flow = NULL, d.filippov = &filippov;
+  EXPECT(d, NULL);
   static const tf_filippov_ops no_slip = {.switching = sw};
   d = valid(), d.kind = TF_MODEL_FILIPPOV, d.flow = NULL, d.filippov = &no_slip;
   EXPECT(d, "filippov.slip is NULL (required)");
@@ -153,39 +157,51 @@ static void validation(void) {
   static const tf_devs_ops devs_nojac = {.map = map1};
   d.devs = &devs_nojac;
   EXPECT(d, "devs.map_jacobian");
+  static const tf_impact_ops no_reset = {.rhs = rhs, .nimpacts = 1};
+  d = valid(), d.kind = TF_MODEL_IMPACT, d.flow = NULL, d.impact = &no_reset;
+  EXPECT(d, "impact.surface is NULL (required)");
+  static const tf_impact_ops four = {.rhs = rhs, .nimpacts = 4};
+  d.impact = &four;
+  EXPECT(d, "impact.nimpacts = 4: expected 1 to 3 surfaces");
+  d = valid(), d.impact = &four;
+  EXPECT(d, "kind is TF_MODEL_FLOW but .impact is also set");
 }
 
-static void adaptation(void) {
-  tf_model_def d = valid();
-  const tf_kernel *k = EXPECT(d, NULL);
-  CHECK(k && k->kind == TF_KERNEL_FLOW && k->rhs == rhs && k->jacobian == jac && !k->switching,
-        "flow table into the flow kernel");
-  d = valid(), d.kind = TF_MODEL_FILIPPOV, d.flow = NULL, d.filippov = &filippov;
-  k = EXPECT(d, NULL);
-  CHECK(k && k->kind == TF_KERNEL_FILIPPOV && k->switching == sw && k->slip == slip &&
-            k->rhs == rhs && k->jacobian == jac,
-        "Filippov table, its smooth flow as rhs/jacobian");
-  static const tf_param dp[] = {{"N", 10, 1, 1e9, "", false},
-                                {"q", 0.5, 0, 1, "", false},
-                                {"r", 3.9, 0, 4, "", false},
-                                {"steps", 100, 1, 1e9, "", false},
-                                {"transient", 0, 0, 1e9, "", false}};
-  static const tf_devs_ops devs = {.map = map1,
-                                   .map_jacobian = map1_jac,
-                                   .n = 0,
-                                   .q = 1,
-                                   .steps = 3,
-                                   .transient = 4,
-                                   .initial_min = 0.1,
-                                   .initial_max = 0.9};
-  static const char *const one[] = {"x"};
-  d = valid(), d.kind = TF_MODEL_DEVS, d.flow = NULL, d.devs = &devs, d.dim = 1,
-  d.state_names = one, d.nparams = 5, d.params = dp;
-  k = EXPECT(d, NULL);
-  CHECK(k && k->kind == TF_KERNEL_MAP && k->map == map1 && k->devs && !k->devs->element &&
-            k->devs->q == 1 && k->devs->transient == 4 && k->devs->fast == TF_DEVS_GENERIC &&
-            k->devs->initial_max == 0.9,
-        "DEVS table into a map kernel with a generic layout on its own map");
+/* Built-ins pass the plugins' checker, and each goes to its kind's engine. */
+static void builtins(void) {
+  for (size_t i = 0; i < tf_kernel_count(); i++) {
+    const tf_kernel *k = tf_kernel_at(i);
+    tf_error err = {{0}};
+    CHECK(tf_model_def_check(k, "built-in", &err) == 0, "built-in '%s' refused: %s", k->name,
+          err.msg);
+  }
+  static const struct {
+    const char *name;
+    tf_route route;
+  } routes[] = {{"lorenz", TF_ROUTE_FLOW},
+                {"relay", TF_ROUTE_FILIPPOV},
+                {"ball-pool", TF_ROUTE_CONTACT},
+                {"flowmeter", TF_ROUTE_CONTACT},
+                {"henon", TF_ROUTE_MAP},
+                {"devs-logistic", TF_ROUTE_DEVS},
+                {"bouncing_ball", TF_ROUTE_IMPACT},
+                {"pressure_valve", TF_ROUTE_IMPACT}};
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+    const tf_kernel *k = tf_kernel_find(routes[i].name);
+    CHECK(k && tf_model_route(k, NULL) == routes[i].route, "route of '%s'", routes[i].name);
+  }
+  /* a Filippov model whose parameters make it its own smooth flow runs on the flow engines */
+  const tf_kernel *k = tf_kernel_find("stick-slip");
+  const int eps = k ? tf_kernel_param_index(k, "eps") : -1;
+  CHECK(eps >= 0, "stick-slip has eps");
+  if (eps < 0) return;
+  double p[TF_MODEL_MAX_PARAMS];
+  for (size_t i = 0; i < k->nparams; i++) p[i] = k->params[i].def;
+  p[eps] = 0;
+  CHECK(tf_model_route(k, p) == TF_ROUTE_FILIPPOV, "stick-slip, eps = 0: event-driven");
+  p[eps] = 1e-3;
+  CHECK(tf_model_route(k, p) == TF_ROUTE_FLOW && tf_model_rhs(k) == k->filippov->smooth->rhs,
+        "stick-slip, eps > 0: its smooth flow");
 }
 
 /* Runs the checks of kernel k at x into a buffer; returns the failures. */
@@ -199,33 +215,27 @@ static int run_check(const tf_kernel *k, const double *p, const double *x, char 
 static void derivative_checks(void) {
   static char buf[1 << 16];
   const double p[2] = {1.5, 0.7}, x[2] = {0.3, -1.1};
-  tf_kernel k = {.name = "t",
-                 .doc = "",
-                 .kind = TF_KERNEL_FLOW,
-                 .dim = 2,
-                 .state_names = names2,
-                 .nparams = 2,
-                 .params = params,
-                 .rhs = rhs,
-                 .jacobian = jac};
+  tf_flow_ops ops = {.rhs = rhs, .jacobian = jac};
+  tf_model_def k = valid();
+  k.doc = "", k.flow = &ops;
   CHECK(run_check(&k, p, x, buf, sizeof buf) == 0, "a correct Jacobian passes:\n%s", buf);
-  k.jacobian = jac_wrong;
+  ops.jacobian = jac_wrong;
   CHECK(run_check(&k, p, x, buf, sizeof buf) == 1 && strstr(buf, "FAIL  jacobian") &&
             strstr(buf, "entry [1][0]"),
         "an entry 0.1 %% off fails and is named:\n%s", buf);
-  k.rhs = stiff, k.jacobian = stiff_jac;
+  ops.rhs = stiff, ops.jacobian = stiff_jac;
   const double x0[2] = {0.0, 0.0};
   CHECK(run_check(&k, p, x0, buf, sizeof buf) == 0,
         "a stiff (tanh(v/1e-3)) Jacobian at v = 0 passes:\n%s", buf);
   const double xnan[2] = {NAN, 0.0};
-  k.rhs = rhs, k.jacobian = jac;
+  ops.rhs = rhs, ops.jacobian = jac;
   CHECK(run_check(&k, p, xnan, buf, sizeof buf) >= 1 && strstr(buf, "FAIL  field"),
         "a non-finite field is a FAIL:\n%s", buf);
 }
 
 int main(void) {
   validation();
-  adaptation();
+  builtins();
   derivative_checks();
   return check_report("test_model_def");
 }

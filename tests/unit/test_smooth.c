@@ -39,13 +39,15 @@ static void regularised_jacobian(double t, const double *x, double l, const doub
   dl[1] = -NLOAD * (1 + RHO * (1 - 3 * l * l));
 }
 
-static const tf_kernel block = {.name = "block",
-                                .kind = TF_KERNEL_FILIPPOV,
-                                .dim = 2,
-                                .switching = switching,
-                                .slip = slip,
-                                .regularised = regularised,
-                                .regularised_jacobian = regularised_jacobian};
+static const tf_filippov_ops block_ops = {.switching = switching,
+                                          .slip = slip,
+                                          .regularised = regularised,
+                                          .regularised_jacobian = regularised_jacobian};
+static const tf_model_def block = {.abi = TWOFOLD_MODEL_ABI,
+                                   .name = "block",
+                                   .kind = TF_MODEL_FILIPPOV,
+                                   .dim = 2,
+                                   .filippov = &block_ops};
 
 static void laws(void) {
   const double eps = 1e-3;
@@ -130,8 +132,8 @@ static void relay(void) {
  * (the wheel's slip fields have a kink on Sigma, so no state sits on it). */
 static void convex_chain_rule(const char *name, const double (*xs)[3], int npoints) {
   const tf_kernel *k = tf_kernel_find(name);
-  CHECK(k && k->slip_jacobian, name);
-  if (!k || !k->slip_jacobian) return;
+  CHECK(k && k->filippov->slip_jacobian, name);
+  if (!k || !k->filippov->slip_jacobian) return;
   double p[32];
   tf_error err = {0};
   for (size_t i = 0; i < k->nparams; i++) p[i] = k->params[i].def;

@@ -33,7 +33,8 @@ static tf_evolve_result run(const char *name, const double *p, const double *x0,
 }
 
 int main(void) {
-  CHECK(tf_kernel_find("stick-slip")->slip_jacobian != NULL, "stick-slip has slip_jacobian");
+  CHECK(tf_kernel_find("stick-slip")->filippov->slip_jacobian != NULL,
+        "stick-slip has slip_jacobian");
   /* belt far faster than the mass: slip- throughout, a damped forced linear oscillator */
   const double p[] = {0.05, 0.8, 50.0, 1.2, 1.1, 0.0}, x0[] = {0.2, 0.0, 0.0};
   double xe[3], xd[3];

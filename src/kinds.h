@@ -1,0 +1,108 @@
+/* kinds.h — one adapter per kind of model: what the engine does with each.
+ *
+ * A model is a tf_model_def with exactly one table of operations, the one of its kind
+ * (twofold/model.h).  Every question the engine used to answer by looking at which members
+ * a model fills in is answered here instead, once per kind: which engine runs a member (a
+ * Filippov model whose parameters make it its own smooth flow runs on the flow engines), the
+ * smooth field the flow integrators may run, a one-line description, the kinds a job takes.
+ * Jobs and engines switch on the route, never on a model's members, so adding a kind is one
+ * ops table in the public header, its check in model_def.c and one adapter in kinds.c. */
+#ifndef TF_KINDS_H
+#define TF_KINDS_H
+
+#include <stdbool.h>
+
+#include "kernel.h"
+
+/* The engine that runs one member of a model (with its parameters). */
+typedef enum tf_route {
+  TF_ROUTE_FLOW,     /* DOPRI5, the SDE schemes or PETSc TS on the smooth field (flow.h) */
+  TF_ROUTE_FILIPPOV, /* event-driven Filippov integration (evolve.h, through pws.h) */
+  TF_ROUTE_CONTACT,  /* codim-2 bodies and bodies with two contacts (contact_run.h) */
+  TF_ROUTE_IMPACT,   /* free flight and resets (impact.h) */
+  TF_ROUTE_MAP,      /* iteration of a map */
+  TF_ROUTE_DEVS      /* the DEVS engine (devs.h) */
+} tf_route;
+
+typedef struct tf_kind {
+  tf_model_kind kind;
+  const char *enum_name; /* "TF_MODEL_FLOW", for messages about a definition */
+  const char *table;     /* "flow": the member of tf_model_def holding its operations */
+  const char *noun;      /* "a smooth flow": for messages about the kinds a job takes */
+  /* The kind's table of operations in d (NULL if d does not give it). */
+  const void *(*ops)(const tf_model_def *d);
+  /* The engine for a member with parameters p (NULL p: the kind's usual engine). */
+  tf_route (*route)(const tf_model_def *d, const double *p);
+  /* One line for `twofold model check`. */
+  const char *(*describe)(const tf_model_def *d);
+} tf_kind;
+
+/* The adapter of a kind, of a model's kind; NULL outside TF_MODEL_FLOW ... the last kind. */
+const tf_kind *tf_kind_at(int kind);
+const tf_kind *tf_kind_of(const tf_model_def *d);
+int tf_kind_count(void); /* kinds are numbered 1 ... tf_kind_count() */
+
+static inline tf_route tf_model_route(const tf_model_def *d, const double *p) {
+  return tf_kind_of(d)->route(d, p);
+}
+
+/* A set of kinds, for the kinds a job takes. */
+#define TF_KIND_BIT(kind) (1u << (kind))
+enum {
+  TF_KINDS_CONTINUOUS = TF_KIND_BIT(TF_MODEL_FLOW) | TF_KIND_BIT(TF_MODEL_FILIPPOV) |
+                        TF_KIND_BIT(TF_MODEL_CODIM2) | TF_KIND_BIT(TF_MODEL_TWO_CONTACT) |
+                        TF_KIND_BIT(TF_MODEL_IMPACT),
+  TF_KINDS_DISCRETE = TF_KIND_BIT(TF_MODEL_MAP) | TF_KIND_BIT(TF_MODEL_DEVS),
+  TF_KINDS_ALL = TF_KINDS_CONTINUOUS | TF_KINDS_DISCRETE
+};
+
+/* "a smooth flow, a Filippov system or ...": the nouns of the kinds in `kinds`. */
+void tf_kinds_list(unsigned kinds, char *buf, size_t n);
+
+/* The smooth field of a model, where its kind has one: a flow's; a Filippov model's own
+ * smooth flow (`smooth`, run when `smoothed` says so); the field off the discontinuity set of
+ * codim-2 and two-contact bodies; an impact model's free flight.  NULL otherwise.  Inline:
+ * the integrators call them at every evaluation. */
+static inline const tf_flow_ops *tf_model_smooth(const tf_model_def *d) {
+  return d->kind == TF_MODEL_FLOW       ? d->flow
+         : d->kind == TF_MODEL_FILIPPOV ? d->filippov->smooth
+                                        : NULL;
+}
+static inline tf_field_fn *tf_model_rhs(const tf_model_def *d) {
+  switch (d->kind) {
+    case TF_MODEL_CODIM2:
+      return d->codim2->rhs;
+    case TF_MODEL_TWO_CONTACT:
+      return d->two_contact->rhs;
+    case TF_MODEL_IMPACT:
+      return d->impact->rhs;
+    default:
+      return tf_model_smooth(d) ? tf_model_smooth(d)->rhs : NULL;
+  }
+}
+static inline tf_matrix_fn *tf_model_jacobian(const tf_model_def *d) {
+  if (d->kind == TF_MODEL_IMPACT) return d->impact->jacobian;
+  return tf_model_smooth(d) ? tf_model_smooth(d)->jacobian : NULL;
+}
+static inline tf_field_fn *tf_model_diffusion(const tf_model_def *d) {
+  return tf_model_smooth(d) ? tf_model_smooth(d)->diffusion : NULL;
+}
+static inline tf_field_fn *tf_model_diffusion_dx(const tf_model_def *d) {
+  return tf_model_smooth(d) ? tf_model_smooth(d)->diffusion_dx : NULL;
+}
+
+/* A map's or a DEVS element's map and Jacobian (NULL for other kinds). */
+typedef void tf_map_fn(const double *x, const double *p, double *out);
+static inline tf_map_fn *tf_model_map(const tf_model_def *d) {
+  return d->kind == TF_MODEL_MAP ? d->map->map : d->kind == TF_MODEL_DEVS ? d->devs->map : NULL;
+}
+static inline tf_map_fn *tf_model_map_jacobian(const tf_model_def *d) {
+  return d->kind == TF_MODEL_MAP    ? d->map->map_jacobian
+         : d->kind == TF_MODEL_DEVS ? d->devs->map_jacobian
+                                    : NULL;
+}
+
+/* True for a Filippov model whose parameters p make it run as its own smooth flow. */
+bool tf_model_self_smoothed(const tf_model_def *d, const double *p);
+
+#endif
