@@ -8,13 +8,13 @@
  * all_directions, limit_directions, R_limit, decomposition, a, b, Fbar, F_A, F_B,
  * sliding_vector (null where Theorem 2.17 does not give one).
  *
- * For a body with two contacts (kernel.h field_dual, e.g. the flowmeter) the point is put on
- * Sigma_RR (both contacts rolling) and the job reports Proposition 3.3's ingredients there:
- * JSON lp_sr, lm_sr (e1+ . F_SR from either side: rolling persists against SR while
- * lp_sr < 0 < lm_sr), lp_rs, lm_rs (the same for RS), R_hat_max with phi_plus, phi_minus
- * and double_directions (the limit directions of the double discontinuity, 3.42-3.43;
- * rolling persists against SS while R_hat_max < 0), F_RR and rolls (all three hold); file:
- * /dual with the same as attributes and F_RR. */
+ * For a body with two contacts (twofold/model.h tf_two_contact_ops, e.g. the flowmeter) the point
+ * is put on Sigma_RR (both contacts rolling) and the job reports Proposition 3.3's ingredients
+ * there: JSON lp_sr, lm_sr (e1+ . F_SR from either side: rolling persists against SR while lp_sr <
+ * 0 < lm_sr), lp_rs, lm_rs (the same for RS), R_hat_max with phi_plus, phi_minus and
+ * double_directions (the limit directions of the double discontinuity, 3.42-3.43; rolling persists
+ * against SS while R_hat_max < 0), F_RR and rolls (all three hold); file: /dual with the same as
+ * attributes and F_RR. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

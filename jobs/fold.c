@@ -2,12 +2,12 @@
  * parameter, with its folds located; optionally the first fold followed in a second
  * parameter to the end of the fold curve (src/fold.h).
  *
- * Config: model (its rhs is the field: a smooth flow, or a two-contact body slipping at
- * both contacts), initial.state (near a stationary state at the model's value of the
- * parameter), fold.{parameter, direction (up/down), min, max, points, step, step_max, tol},
- * fold.track.{parameter, to, steps, end_state}.  Output: /fold/branch (points x (1 + n + 1):
- * p, x, largest real part of the eigenvalues), /fold/folds (the same rows for the folds),
- * /fold/curve (points x (2 + n): q, p, x); JSON: branch_points, folds (parameter values),
+ * Config: model (its rhs is the field: a smooth flow, a Filippov model run as its own smooth
+ * flow, or a two-contact body slipping at both contacts), initial.state (near a stationary state at
+ * the model's value of the parameter), fold.{parameter, direction (up/down), min, max, points,
+ * step, step_max, tol}, fold.track.{parameter, to, steps, end_state}.  Output: /fold/branch (points
+ * x (1 + n + 1): p, x, largest real part of the eigenvalues), /fold/folds (the same rows for the
+ * folds), /fold/curve (points x (2 + n): q, p, x); JSON: branch_points, folds (parameter values),
  * branch_end (range, points, or stalled where the field stops being smooth, e.g. a
  * slip velocity vanishes), fold_state, fold_curve_points, curve_end (the last q reached),
  * curve_end_bracket (the first q where the fold was not found), end_state_value (the end state
@@ -49,11 +49,16 @@ static int setup(tf_run *run, tf_error *err) {
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   job->iq = job->end_state = -1;
-  if (tf_model_from_config(&job->model, run->cfg,
-                           TF_KINDS_CONTINUOUS & ~TF_KIND_BIT(TF_MODEL_FILIPPOV), "fold", err))
-    return -1;
+  if (tf_model_from_config(&job->model, run->cfg, TF_KINDS_CONTINUOUS, "fold", err)) return -1;
   const tf_kernel *k = job->model.kernel;
   char where[256];
+  /* a Filippov model has a smooth field only where its parameters make it its own flow */
+  if (tf_model_route(k, job->model.params) == TF_ROUTE_FILIPPOV)
+    return tf_fail(err,
+                   "%s: key 'model.params': model '%s' runs as a Filippov system with these "
+                   "parameters, and job fold continues a smooth field (set the parameter that "
+                   "makes it its own smooth flow)",
+                   tf_config_where(run->cfg, "model.params", where, sizeof where), k->name);
   const char *pname, *dir;
   static const char *const dirs[] = {"up", "down", NULL};
   tf_fold_options *o = &job->opt;

@@ -1,5 +1,5 @@
-/* slip_onset.c — job `slip-onset`: a body with two contacts (kernel.h field_dual, e.g. the
- * wheelset) started rolling at both contacts: does it start to slip before
+/* slip_onset.c — job `slip-onset`: a body with two contacts (twofold/model.h tf_two_contact_ops,
+ * e.g. the wheelset) started rolling at both contacts: does it start to slip before
  * integrator.t_end, when, and at which contact (Antali 2017, Proposition 3.3; §5.4 for the
  * wheelset).  With a `threshold` section: the largest value of one of the model's physical
  * initial conditions (threshold.initial, e.g. the wheelset's amplitude) for which it keeps

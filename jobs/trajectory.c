@@ -6,7 +6,7 @@
  * output.samples equally spaced times (dense output for DOPRI5, the nearest step for SDE
  * schemes).  Runs on rank 0; other ranks only join the collective file operations.
  *
- * Codimension-2 kernels (2-D Coulomb friction; kernel.h sigma2/field2) run on the
+ * Codimension-2 kernels (2-D Coulomb friction; twofold/model.h tf_codim2_ops) run on the
  * event-driven engine of evolve2.h with the keys codim2.{sigma_tol, slave_radius,
  * event_tol, max_event_rate, max_events} and output.event_log (events kept); the file adds
  * /trajectory/mode (0 roll, 1 slip per sample) and /trajectory/events (rows of t, kind,
@@ -14,13 +14,13 @@
  * the sliding region, null if none), final_mode, events per kind and final_<output> for the
  * kernel's named outputs; lyapunov.exponents (0) > 0 propagates that many tangent vectors
  * through the saltation matrices of evolve2.c (QR every lyapunov.interval) and adds the
- * exponents of the run as "lyapunov".  Bodies with two contacts (kernel.h field_dual, e.g. the
- * flowmeter) run on dual_contact.h with the same keys (both through contact_run.h):
- * /trajectory/mode holds the kinematic case per sample (0 SS, 1 SR, 2 RS, 3 RR), an event row is
- * (t, kind, case after, state) with kinds 0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4 crossing, and the
- * JSON has final_case, events per kind and time_in (time spent in SS, SR, RS, RR).  Kernels with
- * physical initial conditions (kernel.h initial_params) accept initial.<name> instead of
- * initial.state.
+ * exponents of the run as "lyapunov".  Bodies with two contacts (twofold/model.h
+ * tf_two_contact_ops, e.g. the flowmeter) run on dual_contact.h with the same keys (both through
+ * contact_run.h): /trajectory/mode holds the kinematic case per sample (0 SS, 1 SR, 2 RS, 3 RR), an
+ * event row is (t, kind, case after, state) with kinds 0 to_SS, 1 to_SR, 2 to_RS, 3 to_RR, 4
+ * crossing, and the JSON has final_case, events per kind and time_in (time spent in SS, SR, RS,
+ * RR).  Kernels with physical initial conditions (tf_model_def.initial_params) accept
+ * initial.<name> instead of initial.state.
  *
  * Filippov kernels without model.smoothing run on the event-driven engine of pws.h, exactly as
  * member ensemble.member of an ensemble (same initial state, two-fold exits and choices at

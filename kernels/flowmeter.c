@@ -4,9 +4,9 @@
  *
  * State x = (u1+, u1-, u2, v) (4.23): slip velocities along the motion at the bottom and at
  * the wall, the common sideways slip u2 (u_a = u2 sqrt(2)/2, 4.11), and the speed v of the
- * centre.  The kernel gives F_SS with the slip directions d± of the two contacts (kernel.h
- * field_dual): T± = -mu N± d± (4.24-4.25), the normal forces solved from (4.22),
- *   N+ = m (g - mu d-_2 v^2/d)/(1 + mu^2 d+_2 d-_2),  N- = m (v^2/d + g mu d+_2)/(...)  (4.26)
+ * centre.  The kernel gives F_SS with the slip directions d± of the two contacts
+ * (tf_two_contact_ops.field_dual): T± = -mu N± d± (4.24-4.25), the normal forces solved from
+ * (4.22), N+ = m (g - mu d-_2 v^2/d)/(1 + mu^2 d+_2 d-_2),  N- = m (v^2/d + g mu d+_2)/(...) (4.26)
  *   u1+' = -c(v - v_f) + v u2/d + (1 + j)/j T1+/m + T1-/m,  u1-' = -c(v - v_f)
  *          + (1 + j)/j T1-/m + T1+/m,  u2' = v(v - u1+)/d + (T2+ + T2-)/(j m),
  *   v' = -c(v - v_f) + (T1+ + T1-)/m                                                  (4.27)

@@ -4,9 +4,9 @@
  *
  * State x = (y, Psi, u1+, u1-, u_a) (5.31): lateral displacement, normalised yaw Psi = b psi,
  * the longitudinal slip velocities of the two contacts and their common lateral slip.  The
- * kernel gives F_SS with the slip directions d± = (d1, da) of the contacts given (kernel.h
- * field_dual); the Coulomb forces are T1± = -C m d1±, T2± = -C m da± (5.35-5.36) and
- *   y'    = omega_L eta Psi + u_a,   Psi' = -(omega_L/eta) y - (u1+ - u1-)/2          (5.32)
+ * kernel gives F_SS with the slip directions d± = (d1, da) of the contacts given
+ * (tf_two_contact_ops.field_dual); the Coulomb forces are T1± = -C m d1±, T2± = -C m da±
+ * (5.35-5.36) and y'    = omega_L eta Psi + u_a,   Psi' = -(omega_L/eta) y - (u1+ - u1-)/2 (5.32)
  *   u1+'  = (alpha_psi^2 - omega_L^2) Psi - (omega_L/eta) u_a
  *           - (M_phi + M_psi) C d1+ - (M_phi - M_psi) C d1-
  *   u1-'  = -(alpha_psi^2 - omega_L^2) Psi + (omega_L/eta) u_a

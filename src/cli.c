@@ -23,6 +23,7 @@
 #include "h5io.h"
 #include "job.h"
 #include "kernel.h"
+#include "kinds.h"
 #include "merge.h"
 #include "model.h"
 #include "model_check.h"
@@ -226,7 +227,8 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
 static void print_model(const tf_kernel *k) {
   char names[512];
   tf_join_state_names(k, names, sizeof names);
-  printf("%s — %s\n  state (%zu): %s\n", k->name, k->doc ? k->doc : "", k->dim, names);
+  printf("%s — %s\n  kind: %s\n  state (%zu): %s\n", k->name, k->doc ? k->doc : "",
+         tf_model_description(k), k->dim, names);
   for (size_t p = 0; p < k->nparams; p++) {
     const tf_param *q = &k->params[p];
     printf("  %-12s default %-10.6g range [%g, %g]  %s\n", q->name, q->def, q->min, q->max,

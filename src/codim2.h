@@ -45,7 +45,7 @@ typedef struct tf_codim2_kernel_ctx {
   const double *p;
 } tf_codim2_kernel_ctx;
 
-/* The system of a codim-2 kernel (kernel.h sigma2/field2) with parameters p; `store` must
+/* The system of a codim-2 kernel (twofold/model.h tf_codim2_ops) with parameters p; `store` must
  * outlive the system. */
 void tf_codim2_from_kernel(tf_codim2_sys *s, tf_codim2_kernel_ctx *store, const tf_kernel *k,
                            const double *p);

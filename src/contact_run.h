@@ -1,7 +1,7 @@
 /* contact_run.h — one run of a body under spatial Coulomb friction: a codimension-2 kernel
- * (kernel.h sigma2/field2) on the slip/roll engine of evolve2.h, or a body with two contacts
- * (kernel.h field_dual, e.g. the flowmeter) on dual_contact.h, from a given state for a given
- * time.
+ * (twofold/model.h tf_codim2_ops) on the slip/roll engine of evolve2.h, or a body with two contacts
+ * (twofold/model.h tf_two_contact_ops, e.g. the flowmeter) on dual_contact.h, from a given state
+ * for a given time.
  *
  * Why a file of its own: every job that runs these kernels (trajectory samples one run, scan
  * continues stationary states point after point) needs the same choice of engine, the same

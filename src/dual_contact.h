@@ -7,7 +7,8 @@
  *   RS  the mirror case on Sigma_RS;
  *   RR  rolling at both: on Sigma_RR, Filippov's sliding vector of F_SR (2.9-2.10).
  * Everything is derived from the kernel's F_SS(x, d+, d-) with the slip directions d± given
- * (kernel.h field_dual); no contact force is computed in case RR, as the thesis insists.
+ * (twofold/model.h tf_two_contact_ops); no contact force is computed in case RR, as the thesis
+ * insists.
  *
  * Transitions, each an event located on DOPRI5's dense output (GSL Brent):
  *   SS -> SR/RS   arrival at Sigma_SR / Sigma_RS along a limit direction in its sliding

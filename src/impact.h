@@ -1,6 +1,6 @@
 /* impact.h — hybrid systems with impacts: free flight, reset maps, chattering, sticking.
  *
- * An impact kernel (kernel.h: nimpacts > 0) is a flow `rhs` confined to {h_i(x) >= 0}.  This
+ * An impact model (twofold/model.h: tf_impact_ops) is a flow `rhs` confined to {h_i(x) >= 0}.  This
  * engine runs it on the shared event loop (event_loop.h), so impacts are located on the
  * integrated solution like every other event:
  *   - free flight: the event functions are the h_i (and, optionally, a Poincaré section);

@@ -1,13 +1,13 @@
 /* intersection.h — what a Filippov trajectory does where two switching surfaces meet.
  *
- * A Filippov kernel with a second switching function g (kernel.h, secondary_switching) has,
- * inside Sigma = {h = 0}, the intersection I = {h = 0, g = 0}: a codimension-2 set where the
- * field depends on the direction from which (h, g) approaches zero (the wheel's full stick:
- * its tyre law depends on the slip direction through psi(arctan|h/g|)).  This is the
- * extended Filippov setting of Antali (2017, ch. 2), with one difference: the limit field
- * F*(phi) also jumps where the approach runs along Sigma, since the law jumps across h = 0.
- * At a point x0 of I, in the orthonormal frame n1 = grad h/|grad h|, n2 = grad g made
- * orthogonal to n1, with n(phi) = cos(phi) n1 + sin(phi) n2:
+ * A Filippov kernel with a second switching function g (twofold/model.h,
+ * tf_filippov_ops.secondary_switching) has, inside Sigma = {h = 0}, the intersection I = {h = 0, g
+ * = 0}: a codimension-2 set where the field depends on the direction from which (h, g) approaches
+ * zero (the wheel's full stick: its tyre law depends on the slip direction through
+ * psi(arctan|h/g|)).  This is the extended Filippov setting of Antali (2017, ch. 2), with one
+ * difference: the limit field F*(phi) also jumps where the approach runs along Sigma, since the law
+ * jumps across h = 0. At a point x0 of I, in the orthonormal frame n1 = grad h/|grad h|, n2 = grad
+ * g made orthogonal to n1, with n(phi) = cos(phi) n1 + sin(phi) n2:
  *   - in the sectors h > 0 (|phi| < pi/2) and h < 0, F*(phi) is the slip field's limit, taken
  *     at x0 + eta n(phi) with eta ~ 1e-8 relative; R(phi) = <F*, n(phi)>, V(phi) =
  *     <F*, n(phi + pi/2)> (eq 2.24); limit directions are the roots of V, attracting where

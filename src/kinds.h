@@ -28,13 +28,13 @@ typedef struct tf_kind {
   tf_model_kind kind;
   const char *enum_name; /* "TF_MODEL_FLOW", for messages about a definition */
   const char *table;     /* "flow": the member of tf_model_def holding its operations */
+  size_t offset;         /* and where that member is */
   const char *noun;      /* "a smooth flow": for messages about the kinds a job takes */
-  /* The kind's table of operations in d (NULL if d does not give it). */
-  const void *(*ops)(const tf_model_def *d);
-  /* The engine for a member with parameters p (NULL p: the kind's usual engine). */
-  tf_route (*route)(const tf_model_def *d, const double *p);
-  /* One line for `twofold model check`. */
-  const char *(*describe)(const tf_model_def *d);
+  tf_route route;        /* the engine that runs a member */
+  /* Optional: true if parameters p make the model run as its own smooth flow instead. */
+  bool (*runs_as_flow)(const tf_model_def *d, const double *p);
+  /* One line for `twofold model check`; `noisy` instead when the model has noise. */
+  const char *description, *noisy;
 } tf_kind;
 
 /* The adapter of a kind, of a model's kind; NULL outside TF_MODEL_FLOW ... the last kind. */
@@ -42,9 +42,14 @@ const tf_kind *tf_kind_at(int kind);
 const tf_kind *tf_kind_of(const tf_model_def *d);
 int tf_kind_count(void); /* kinds are numbered 1 ... tf_kind_count() */
 
-static inline tf_route tf_model_route(const tf_model_def *d, const double *p) {
-  return tf_kind_of(d)->route(d, p);
-}
+/* The kind's table of operations in d (NULL if d does not give it). */
+const void *tf_kind_ops(const tf_kind *kind, const tf_model_def *d);
+
+/* The engine for a member of d with parameters p (NULL: the kind's usual engine). */
+tf_route tf_model_route(const tf_model_def *d, const double *p);
+
+/* One line for `twofold model check`. */
+const char *tf_model_description(const tf_model_def *d);
 
 /* A set of kinds, for the kinds a job takes. */
 #define TF_KIND_BIT(kind) (1u << (kind))

@@ -11,19 +11,29 @@
 enum { N = TF_MAX_DIM };
 
 /* A function of the state to differentiate, and its claimed derivative (m x dim). */
-typedef enum fn { F_RHS, F_SLIP, F_SWITCHING, F_SECONDARY, F_REGULARISED, F_SIGMA2, F_MAP } fn;
+typedef enum fn {
+  F_RHS,
+  F_SLIP,
+  F_SWITCHING,
+  F_SECONDARY,
+  F_REGULARISED,
+  F_SIGMA2,
+  F_MAP,
+  F_SURFACE, /* impact surface c->surface */
+  F_RESET    /* and its reset */
+} fn;
 
 typedef struct ctx {
   const tf_kernel *k;
   const double *p;
   double t, lambda;
-  int side;
+  int side, surface;
   FILE *out;
   int checks, failed;
 } ctx;
 
 static size_t rows(const ctx *c, fn f) {
-  return f == F_SWITCHING || f == F_SECONDARY ? 1 : f == F_SIGMA2 ? 2 : c->k->dim;
+  return f == F_SWITCHING || f == F_SECONDARY || f == F_SURFACE ? 1 : f == F_SIGMA2 ? 2 : c->k->dim;
 }
 
 static void eval(const ctx *c, fn f, const double *x, double *out) {
@@ -48,6 +58,11 @@ static void eval(const ctx *c, fn f, const double *x, double *out) {
       return;
     case F_MAP:
       return tf_model_map(k)(x, c->p, out);
+    case F_SURFACE:
+      out[0] = k->impact->surface(c->surface, x, c->p, NULL);
+      return;
+    case F_RESET:
+      return k->impact->reset(c->surface, x, c->p, out, NULL);
   }
 }
 
@@ -71,6 +86,13 @@ static void derivative(const ctx *c, fn f, const double *x, double *a) {
       return k->codim2->sigma2(x, c->p, h, a);
     case F_MAP:
       return tf_model_map_jacobian(k)(x, c->p, a);
+    case F_SURFACE:
+      k->impact->surface(c->surface, x, c->p, a);
+      return;
+    case F_RESET: {
+      double xplus[N];
+      return k->impact->reset(c->surface, x, c->p, xplus, a);
+    }
   }
 }
 
@@ -207,7 +229,7 @@ static void header(const tf_kernel *k, const char *origin, const double *p, doub
                    const double *x, FILE *out) {
   fprintf(out, "model: %s (%s)\n  %s\n", k->name, origin ? origin : "built-in",
           k->doc ? k->doc : "");
-  fprintf(out, "kind: %s; dimension %zu\n", tf_kind_of(k)->describe(k), k->dim);
+  fprintf(out, "kind: %s; dimension %zu\n", tf_model_description(k), k->dim);
   fprintf(out, "parameters:\n");
   if (!k->nparams) fprintf(out, "  (none)\n");
   for (size_t i = 0; i < k->nparams; i++) {
@@ -283,6 +305,14 @@ static void values(ctx *c, const double *x) {
   }
   if (k->kind == TF_MODEL_CODIM2) finite_check(c, F_SIGMA2, x, "sigma2 (H1, H2)");
   if (tf_model_map(k)) finite_check(c, F_MAP, x, "map F(x)");
+  for (c->surface = 0; k->kind == TF_MODEL_IMPACT && c->surface < (int)k->impact->nimpacts;
+       c->surface++) {
+    char what[64];
+    snprintf(what, sizeof what, "impact surface %d", c->surface);
+    finite_check(c, F_SURFACE, x, what);
+    snprintf(what, sizeof what, "reset of impact surface %d", c->surface);
+    finite_check(c, F_RESET, x, what);
+  }
   double v[N];
   if (tf_model_diffusion(k)) {
     for (size_t i = 0; i < n; i++) v[i] = NAN;
@@ -376,6 +406,14 @@ static void derivatives(ctx *c, const double *x) {
       derivative_check(c, F_MAP, x, "map_jacobian");
     else
       fprintf(c->out, "  --    map_jacobian not given (the engine uses finite differences)\n");
+  }
+  for (c->surface = 0; k->kind == TF_MODEL_IMPACT && c->surface < (int)k->impact->nimpacts;
+       c->surface++) {
+    char what[64];
+    snprintf(what, sizeof what, "impact surface %d gradient", c->surface);
+    derivative_check(c, F_SURFACE, x, what);
+    snprintf(what, sizeof what, "reset Jacobian of impact surface %d", c->surface);
+    derivative_check(c, F_RESET, x, what);
   }
 }
 

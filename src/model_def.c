@@ -84,9 +84,9 @@ static int check_kind(const checker *c, const tf_model_def *d) {
   if (!kind)
     return fail(c, "kind = %d is not one of TF_MODEL_FLOW ... %s", (int)d->kind,
                 tf_kind_at(tf_kind_count())->enum_name);
-  if (!kind->ops(d)) {
+  if (!tf_kind_ops(kind, d)) {
     for (int o = 1; o <= tf_kind_count(); o++)
-      if (tf_kind_at(o)->ops(d))
+      if (tf_kind_ops(tf_kind_at(o), d))
         return fail(c,
                     "kind is %s but the table given is .%s: set .%s, or kind = %s to match the "
                     "table",
@@ -95,7 +95,7 @@ static int check_kind(const checker *c, const tf_model_def *d) {
                 kind->table);
   }
   for (int o = 1; o <= tf_kind_count(); o++)
-    if (tf_kind_at(o) != kind && tf_kind_at(o)->ops(d)) {
+    if (tf_kind_at(o) != kind && tf_kind_ops(tf_kind_at(o), d)) {
       return fail(c, "kind is %s but .%s is also set: give exactly one table, the one of the kind",
                   kind->enum_name, tf_kind_at(o)->table);
     }

@@ -1,4 +1,4 @@
-/* physical_initial.h — physical initial conditions (kernel.h initial_params, e.g. a ball's
+/* physical_initial.h — physical initial conditions (tf_model_def.initial_params, e.g. a ball's
  * speed and direction) read as initial.<name> keys instead of initial.state.
  *
  * Why here: every job that starts a member from initial.* (trajectory, scan) must accept the

@@ -8,7 +8,7 @@
  * appears).  "Maximum amplitude without slipping" is then a question about whole runs: the
  * largest value of a scalar that places the start on Sigma_RR such that no departure
  * happens before t_end.  That is found here by bisection on simulations, so it needs no
- * closed form and serves any two-contact kernel (kernel.h field_dual). */
+ * closed form and serves any two-contact kernel (twofold/model.h tf_two_contact_ops). */
 #ifndef TF_SLIP_ONSET_H
 #define TF_SLIP_ONSET_H
 

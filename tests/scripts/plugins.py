@@ -58,6 +58,7 @@ def cc(src, out, *defs):
 cc("models/belt.c", "lib/belt.so")
 cc("models/linear.c", "lib/linear.so")
 cc("models/contact.c", "lib/contact.so")
+cc("models/impact.c", "lib/impact.so")
 for case in ("BAD_ABI", "NO_ABI", "KIND_MISMATCH", "BAD_DEFAULT", "NAME_CLASH", "DUPLICATE",
              "WRONG_JACOBIAN", "NAN_FIELD"):
     cc("models/broken.c", f"lib/{case.lower()}.so", "-D" + case)
@@ -294,6 +295,27 @@ for a, b, what in (("c2_traj", "c2_traj_builtin", "codim2 antali-plugin"),
                     and "model_plugin" not in fb.attrs)
     T.check(same and sa["events"] == sb["events"] and recorded,
             f"{what}: trajectory and events identical to the built-in with the same equations")
+
+# --- an impact plugin: a ball on a fixed floor, against the built-in with a table at rest ------
+# From y = 0 at v0 = g/2 with r = 1/2 the flights (2 v0 / g) r^k accumulate at t = 2, and the
+# ball rests on the floor for the last time unit.
+T.write("cfg/floor.yaml", "job: trajectory\nmodel:\n  library: ../lib/impact.so\n"
+        "  params: {r: 0.5}\ninitial:\n  state: [0, 4.905]\nintegrator:\n  t_end: 3\n"
+        "output:\n  samples: 31\n")
+T.write("cfg/floor_builtin.yaml", "job: trajectory\nmodel:\n  name: bouncing_ball\n"
+        "  params: {r: 0.5}\ninitial:\n  state: [0, 4.905, 0]\nintegrator:\n  t_end: 3\n"
+        "output:\n  samples: 31\n")
+sa, sb = T.run("cfg/floor.yaml", "floor.h5"), T.run("cfg/floor_builtin.yaml", "floor_builtin.h5")
+with h5py.File("floor.h5", "r") as fa, h5py.File("floor_builtin.h5", "r") as fb:
+    close = np.allclose(fa["trajectory/state"][...], fb["trajectory/state"][:, :2], atol=1e-9)
+T.check(close and sa["impacts"] == sb["impacts"] and sa["chattering_episodes"] == 1
+        and abs(sa["stick_time"] - 1) < 1e-8 and sa["final_state"] == [0, 0],
+        f"impact plugin floor-ball: {sa['impacts']} impacts, chattering into rest at t = 2 "
+        f"(stick time {sa['stick_time']}), trajectory as the built-in bouncing_ball with A = 0")
+r = twofold("model", "check", "cfg/floor.yaml")
+T.check(r.returncode == 0 and "kind: impact system" in r.stdout
+        and "ok    reset Jacobian of impact surface 0" in r.stdout,
+        f"model check of the impact plugin: surfaces, resets and their derivatives ({r.returncode})")
 
 # --- --resume continues only with the same model code ----------------------------------------
 r = twofold("run", "cfg/belt_ensemble_library.yaml", "-o", "resume.h5", "--quiet", "--stop-after",
