@@ -201,4 +201,5 @@ const tf_job tf_job_bifurcation = {
     .execute = execute,
     .destroy = destroy,
     .splittable = true,
+    .kinds = TF_KIND_BIT(TF_MODEL_DEVS),
 };

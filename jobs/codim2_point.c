@@ -28,6 +28,9 @@
 #include "model.h"
 #include "results.h"
 
+/* the kinds with a discontinuity set of codimension 2 */
+enum { KINDS = TF_KIND_BIT(TF_MODEL_CODIM2) | TF_KIND_BIT(TF_MODEL_TWO_CONTACT) };
+
 typedef struct point_job {
   tf_model model;
   double x[TF_MAX_DIM];
@@ -39,10 +42,7 @@ static int setup(tf_run *run, tf_error *err) {
   point_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  if (tf_model_from_config(&job->model, run->cfg,
-                           TF_KIND_BIT(TF_MODEL_CODIM2) | TF_KIND_BIT(TF_MODEL_TWO_CONTACT),
-                           "codim2-point", err))
-    return -1;
+  if (tf_model_from_config(&job->model, run->cfg, KINDS, "codim2-point", err)) return -1;
   const tf_kernel *k = job->model.kernel;
   char where[256];
   const bool state_given = tf_config_has(run->cfg, "initial.state");
@@ -241,4 +241,5 @@ const tf_job tf_job_codim2_point = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
+    .kinds = KINDS,
 };

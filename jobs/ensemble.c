@@ -564,4 +564,5 @@ const tf_job tf_job_ensemble = {
     .execute = execute,
     .destroy = destroy,
     .splittable = true,
+    .kinds = TF_KINDS_CONTINUOUS,
 };

@@ -304,4 +304,5 @@ const tf_job tf_job_fold = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
+    .kinds = TF_KINDS_CONTINUOUS,
 };

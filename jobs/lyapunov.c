@@ -471,4 +471,5 @@ const tf_job tf_job_lyapunov = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
+    .kinds = TF_KINDS_ALL & ~TF_KIND_BIT(TF_MODEL_TWO_CONTACT),
 };

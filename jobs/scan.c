@@ -769,4 +769,5 @@ const tf_job tf_job_scan = {
     .execute = execute,
     .destroy = destroy,
     .splittable = true,
+    .kinds = TF_KINDS_ALL,
 };

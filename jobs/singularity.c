@@ -152,4 +152,5 @@ const tf_job tf_job_singularity = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
+    .kinds = TF_KIND_BIT(TF_MODEL_FILIPPOV),
 };

@@ -273,4 +273,5 @@ const tf_job tf_job_singularity_map = {
     .execute = execute,
     .destroy = destroy,
     .splittable = true,
+    .kinds = TF_KIND_BIT(TF_MODEL_FILIPPOV),
 };

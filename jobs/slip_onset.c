@@ -474,4 +474,5 @@ const tf_job tf_job_slip_onset = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
+    .kinds = TF_KIND_BIT(TF_MODEL_TWO_CONTACT),
 };

@@ -529,4 +529,5 @@ const tf_job tf_job_trajectory = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
+    .kinds = TF_KINDS_CONTINUOUS,
 };

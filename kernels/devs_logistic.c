@@ -37,7 +37,7 @@ static int prepare(double *p, tf_error *err) {
 }
 
 /* The element, for single-map use of this kernel (the DEVS engine uses the logistic
- * kernel's map through the layout, or its vectorised copy). */
+ * model's map or its vectorised copy, chosen in src/devs.c). */
 static void map(const double *x, const double *p, double *out) {
   out[0] = p[MU] * x[0] * (1.0 - x[0]);
 }

@@ -227,8 +227,14 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
 static void print_model(const tf_kernel *k) {
   char names[512];
   tf_join_state_names(k, names, sizeof names);
-  printf("%s — %s\n  kind: %s\n  state (%zu): %s\n", k->name, k->doc ? k->doc : "",
-         tf_model_description(k), k->dim, names);
+  char jobs[512] = "";
+  size_t len = 0;
+  for (size_t i = 0; i < tf_job_count() && len < sizeof jobs; i++)
+    if (tf_job_at(i)->kinds & TF_KIND_BIT(k->kind))
+      len += (size_t)snprintf(jobs + len, sizeof jobs - len, "%s%s", len ? ", " : "",
+                              tf_job_at(i)->name);
+  printf("%s — %s\n  kind: %s; jobs: %s\n  state (%zu): %s\n", k->name, k->doc ? k->doc : "",
+         tf_model_description(k), jobs, k->dim, names);
   for (size_t p = 0; p < k->nparams; p++) {
     const tf_param *q = &k->params[p];
     printf("  %-12s default %-10.6g range [%g, %g]  %s\n", q->name, q->def, q->min, q->max,

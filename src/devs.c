@@ -98,8 +98,9 @@ static double open_unit(uint64_t bits) {
   return ((double)(bits >> 11) + 0.5) * 0x1.0p-53;
 }
 
-/* x^k(0) uniform on the layout's interval: stream (seed, member), counter 0, purpose
- * TF_RNG_INITIAL, index k (four per Philox block, as tf_rng_uniforms numbers them). */
+/* x^k(0) uniform on the model's interval (devs.initial_min, initial_max): stream (seed, member),
+ * counter 0, purpose TF_RNG_INITIAL, index k (four per Philox block, as tf_rng_uniforms numbers
+ * them). */
 static void initial_states(tf_devs *d) {
   const tf_devs_ops *L = d->kernel->devs;
   const double lo = L->initial_min, width = L->initial_max - L->initial_min;

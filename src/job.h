@@ -13,6 +13,7 @@
 #include "config.h"
 #include "error.h"
 #include "json.h"
+#include "kinds.h"
 
 /* Default of output.buffer_mb: the rows a rank buffers between flushes, with the flush's own
  * copies, stay within this many bytes, so memory per rank does not grow with the ensemble. */
@@ -46,6 +47,7 @@ typedef struct tf_job {
   int (*execute)(tf_run *run, tf_error *err);
   void (*destroy)(tf_run *run);
   bool splittable; /* runs members through the scheduler, so --part K/N applies */
+  unsigned kinds;  /* the kinds of model it takes (kinds.h), listed by `twofold models` */
 } tf_job;
 
 size_t tf_job_count(void);
