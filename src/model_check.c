@@ -270,6 +270,24 @@ static bool rhs_in_use(const ctx *c, const double *x) {
   }
 }
 
+/* Every impact surface and its reset: their values, or their derivatives. */
+static void impact_checks(ctx *c, const double *x, bool derivatives) {
+  const tf_kernel *k = c->k;
+  if (k->kind != TF_MODEL_IMPACT) return;
+  void (*check)(ctx *, fn, const double *, const char *) =
+      derivatives ? derivative_check : finite_check;
+  for (c->surface = 0; c->surface < (int)k->impact->nimpacts; c->surface++) {
+    char what[64];
+    snprintf(what, sizeof what, derivatives ? "impact surface %d gradient" : "impact surface %d",
+             c->surface);
+    check(c, F_SURFACE, x, what);
+    snprintf(what, sizeof what,
+             derivatives ? "reset Jacobian of impact surface %d" : "reset of impact surface %d",
+             c->surface);
+    check(c, F_RESET, x, what);
+  }
+}
+
 static void values(ctx *c, const double *x) {
   const tf_kernel *k = c->k;
   const size_t n = k->dim;
@@ -305,14 +323,7 @@ static void values(ctx *c, const double *x) {
   }
   if (k->kind == TF_MODEL_CODIM2) finite_check(c, F_SIGMA2, x, "sigma2 (H1, H2)");
   if (tf_model_map(k)) finite_check(c, F_MAP, x, "map F(x)");
-  for (c->surface = 0; k->kind == TF_MODEL_IMPACT && c->surface < (int)k->impact->nimpacts;
-       c->surface++) {
-    char what[64];
-    snprintf(what, sizeof what, "impact surface %d", c->surface);
-    finite_check(c, F_SURFACE, x, what);
-    snprintf(what, sizeof what, "reset of impact surface %d", c->surface);
-    finite_check(c, F_RESET, x, what);
-  }
+  impact_checks(c, x, false);
   double v[N];
   if (tf_model_diffusion(k)) {
     for (size_t i = 0; i < n; i++) v[i] = NAN;
@@ -407,14 +418,7 @@ static void derivatives(ctx *c, const double *x) {
     else
       fprintf(c->out, "  --    map_jacobian not given (the engine uses finite differences)\n");
   }
-  for (c->surface = 0; k->kind == TF_MODEL_IMPACT && c->surface < (int)k->impact->nimpacts;
-       c->surface++) {
-    char what[64];
-    snprintf(what, sizeof what, "impact surface %d gradient", c->surface);
-    derivative_check(c, F_SURFACE, x, what);
-    snprintf(what, sizeof what, "reset Jacobian of impact surface %d", c->surface);
-    derivative_check(c, F_RESET, x, what);
-  }
+  impact_checks(c, x, true);
 }
 
 int tf_model_check(const tf_kernel *k, const char *origin, const double *p, double t,
