@@ -163,7 +163,7 @@ static int setup(tf_run *run, tf_error *err) {
   const tf_kernel *k;
   if (tf_model_kernel(run->cfg, &k, err)) return -1;
   const bool state_given = tf_config_has(run->cfg, "initial.state");
-  job->filippov = k && k->kind == TF_MODEL_FILIPPOV && !tf_flow_runs_filippov(run->cfg, k);
+  job->filippov = k && tf_flow_route(run->cfg, k) == TF_ROUTE_FILIPPOV;
   if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)
                     : tf_flow_from_config(&job->flow, run->cfg, err))
     return -1;

@@ -131,7 +131,7 @@ static int setup(tf_run *run, tf_error *err) {
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   const tf_kernel *k;
   if (tf_model_kernel(run->cfg, &k, err)) return -1;
-  job->filippov = k && k->kind == TF_MODEL_FILIPPOV && !tf_flow_runs_filippov(run->cfg, k);
+  job->filippov = k && tf_flow_route(run->cfg, k) == TF_ROUTE_FILIPPOV;
   if (job->filippov) return filippov_setup(run, job, err);
   if (tf_flow_from_config(&job->flow, run->cfg, err) ||
       tf_physical_initial_from_config(run->cfg, job->flow.kernel, job->flow.params, state_given,

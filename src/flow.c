@@ -32,18 +32,17 @@ const char *tf_method_name(tf_method m) {
   return "unknown";
 }
 
-/* Parameters and smoothing of a Filippov kernel only, without failing: to decide the path. */
-bool tf_flow_runs_filippov(tf_config *cfg, const tf_kernel *k) {
-  if (!k || k->kind != TF_MODEL_FILIPPOV) return false;
-  if (tf_smoothing_requested(cfg)) return true;
-  if (!k->filippov->smoothed || !k->filippov->smooth) return false;
+tf_route tf_flow_route(tf_config *cfg, const tf_kernel *k) {
+  const tf_route usual = tf_model_route(k, NULL);
+  if (usual != TF_ROUTE_FILIPPOV) return usual; /* no parameters change these routes */
+  if (tf_smoothing_requested(cfg)) return TF_ROUTE_FLOW;
   tf_model model;
   tf_error err;
-  const bool smooth =
-      tf_model_from_config(&model, cfg, TF_KIND_BIT(TF_MODEL_FILIPPOV), "ensemble", &err) == 0 &&
-      tf_model_route(k, model.params) == TF_ROUTE_FLOW;
+  const tf_route route = tf_model_from_config(&model, cfg, TF_KINDS_ALL, "ensemble", &err) == 0
+                             ? tf_model_route(k, model.params)
+                             : usual;
   tf_model_destroy(&model);
-  return smooth;
+  return route;
 }
 
 static int read_model(tf_flow *flow, tf_config *cfg, tf_error *err) {

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "kernel.h"
+#include "kinds.h"
 #include "ode.h"
 #include "poincare.h"
 #include "sde.h"
@@ -135,8 +136,9 @@ const char *tf_method_name(tf_method m);
 /* "petsc-ts/bdf" for TS members, else tf_method_name. */
 const char *tf_flow_integrator_name(const tf_flow *flow);
 
-/* True if this config runs Filippov kernel k as a smooth member (model.smoothing, or the
- * kernel smoothed by its own parameters) rather than event-driven. */
-bool tf_flow_runs_filippov(tf_config *cfg, const tf_kernel *k);
+/* The engine that runs a member of model k under this config: its kind's route with the
+ * config's parameters, a Filippov model taking the flow route under model.smoothing too.
+ * Decided without failing (a bad config is reported by the setup that reads it). */
+tf_route tf_flow_route(tf_config *cfg, const tf_kernel *k);
 
 #endif
