@@ -18,7 +18,8 @@
 typedef enum tf_kernel_kind {
   TF_KERNEL_FLOW,     /* smooth ODE / SDE: dx = f dt + g dW */
   TF_KERNEL_FILIPPOV, /* piecewise smooth: slip fields either side of a switching surface */
-  TF_KERNEL_MAP       /* discrete map x -> F(x) (later issues) */
+  TF_KERNEL_MAP,      /* discrete map x -> F(x) */
+  TF_KERNEL_SWITCHES  /* Filippov with several switching functions: switches.h */
 } tf_kernel_kind;
 
 typedef struct tf_kernel {
@@ -139,6 +140,9 @@ typedef struct tf_kernel {
   void (*impact_reset)(int i, const double *x, const double *p, double *xplus, double *jac);
   void (*impact_stick)(int i, const double *x, const double *p, double *xs);
   double (*impact_constrained)(int i, double t, const double *x, const double *p, double *dx);
+  /* Kind TF_KERNEL_SWITCHES: several switching functions, the field affine in their signs
+   * (twofold/model.h tf_switches_ops; run by src/switches.h). */
+  const tf_switches_ops *switches;
 } tf_kernel;
 
 /* The registry (generated). */

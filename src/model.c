@@ -19,6 +19,8 @@ static const char *kind_name(tf_kernel_kind kind) {
       return "a Filippov system";
     case TF_KERNEL_MAP:
       return "a map";
+    case TF_KERNEL_SWITCHES:
+      return "a Filippov system with several switching functions";
   }
   return "?";
 }

@@ -213,6 +213,8 @@ static const char *kind_text(const tf_kernel *k) {
       return "Filippov system";
     case TF_KERNEL_MAP:
       return "map";
+    case TF_KERNEL_SWITCHES:
+      return "Filippov system with several switching functions";
   }
   return "?";
 }

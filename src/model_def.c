@@ -10,15 +10,17 @@
 #include "devs.h"
 
 /* The ops member of each kind, in the order of tf_model_kind (1-based). */
-static const char *const ops_names[] = {"",    "flow", "filippov", "codim2", "two_contact",
-                                        "map", "devs"};
+static const char *const ops_names[] = {"",    "flow", "filippov", "codim2",  "two_contact",
+                                        "map", "devs", "",         "switches"};
 static const char *const kind_names[] = {"",
                                          "TF_MODEL_FLOW",
                                          "TF_MODEL_FILIPPOV",
                                          "TF_MODEL_CODIM2",
                                          "TF_MODEL_TWO_CONTACT",
                                          "TF_MODEL_MAP",
-                                         "TF_MODEL_DEVS"};
+                                         "TF_MODEL_DEVS",
+                                         "",
+                                         "TF_MODEL_SWITCHES"};
 
 static const void *ops_of(const tf_model_def *d, int kind) {
   switch (kind) {
@@ -34,6 +36,8 @@ static const void *ops_of(const tf_model_def *d, int kind) {
       return d->map;
     case TF_MODEL_DEVS:
       return d->devs;
+    case TF_MODEL_SWITCHES:
+      return d->switches;
   }
   return NULL;
 }
@@ -108,12 +112,12 @@ static int need(const checker *c, const void *fn, const char *what) {
 }
 
 static int check_kind(const checker *c, const tf_model_def *d) {
-  if (d->kind < TF_MODEL_FLOW || d->kind > TF_MODEL_DEVS)
-    return fail(c, "kind = %d is not one of TF_MODEL_FLOW ... TF_MODEL_DEVS", (int)d->kind);
+  if (d->kind < TF_MODEL_FLOW || d->kind > TF_MODEL_SWITCHES || !*ops_names[d->kind])
+    return fail(c, "kind = %d is not one of TF_MODEL_FLOW ... TF_MODEL_SWITCHES", (int)d->kind);
   const int kind = (int)d->kind;
   if (!ops_of(d, kind)) {
-    for (int other = TF_MODEL_FLOW; other <= TF_MODEL_DEVS; other++)
-      if (ops_of(d, other))
+    for (int other = TF_MODEL_FLOW; other <= TF_MODEL_SWITCHES; other++)
+      if (*ops_names[other] && ops_of(d, other))
         return fail(c,
                     "kind is %s but the table given is .%s: set .%s, or kind = %s to match the "
                     "table",
@@ -121,8 +125,8 @@ static int check_kind(const checker *c, const tf_model_def *d) {
     return fail(c, "kind is %s but .%s (its table of operations) is NULL", kind_names[kind],
                 ops_names[kind]);
   }
-  for (int other = TF_MODEL_FLOW; other <= TF_MODEL_DEVS; other++)
-    if (other != kind && ops_of(d, other)) {
+  for (int other = TF_MODEL_FLOW; other <= TF_MODEL_SWITCHES; other++)
+    if (other != kind && *ops_names[other] && ops_of(d, other)) {
       return fail(c, "kind is %s but .%s is also set: give exactly one table, the one of the kind",
                   kind_names[kind], ops_names[other]);
     }
@@ -197,6 +201,13 @@ static int check_ops(const checker *c, const tf_model_def *d) {
             v->initial_min < v->initial_max))
         return fail(c, "devs.initial_min < devs.initial_max must be a finite interval");
       return 0;
+    }
+    case TF_MODEL_SWITCHES: {
+      const tf_switches_ops *w = d->switches;
+      if (w->nswitches < 1 || w->nswitches > TF_SWITCHES_MAX)
+        return fail(c, "switches.nswitches = %d: expected 1 to %d", w->nswitches, TF_SWITCHES_MAX);
+      return need(c, w->switching, "switches.switching") || need(c, w->field, "switches.field") ? -1
+                                                                                                : 0;
     }
   }
   return 0;
@@ -328,6 +339,10 @@ int tf_kernel_from_def(const tf_model_def *def, const char *origin, const tf_ker
       k->devs = L;
       break;
     }
+    case TF_MODEL_SWITCHES:
+      k->kind = TF_KERNEL_SWITCHES;
+      k->switches = def->switches;
+      break;
   }
   *out = k;
   return 0;
