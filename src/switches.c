@@ -41,8 +41,8 @@ tf_switches_options tf_switches_default_options(void) {
 }
 
 const char *tf_sw_event_kind_name(tf_sw_event_kind k) {
-  static const char *const names[TF_SW_EVENT_KIND_COUNT] = {"stick", "cross", "release",
-                                                            "choice", "undefined"};
+  static const char *const names[TF_SW_EVENT_KIND_COUNT] = {"stick", "cross", "release", "choice",
+                                                            "undefined"};
   return k < TF_SW_EVENT_KIND_COUNT ? names[k] : "?";
 }
 
@@ -225,12 +225,12 @@ static void project(const tf_switches *sw, const signed char *mode, double *x) {
  * slipping contacts on their surface moving towards the other side.  Negative: the multiplier
  * system is singular there. */
 static double violation(tf_switches *sw, double t, const double *x, const signed char *cand,
-                        const bool *on) {
+                        const bool *on, int released) {
   double s[MAXM], f[TF_MAX_DIM], grad[TF_MAX_DIM], v = 0;
   if (!mode_signs(sw, t, x, cand, s)) return -1;
   sw->ops->field(t, x, s, sw->p, f);
   for (int i = 0; i < sw->m; i++) {
-    if (!on[i]) continue;
+    if (!on[i] || i == released) continue; /* a release is a tangency: its rate is 0 there */
     if (cand[i] == 0) {
       v = fmax(v, fabs(s[i]) - 1);
     } else {
@@ -246,26 +246,24 @@ static void emit(tf_switches *sw, tf_sw_event_kind kind, double t, const double 
   sw->res->counts[kind]++;
   sw->res->events++;
   if (!sw->on_event) return;
-  const tf_sw_event ev = {kind,
-                          t,
-                          x,
-                          contact,
-                          tf_sw_mode_code(sw->m, from),
-                          tf_sw_mode_code(sw->m, to),
-                          choices,
-                          u};
+  const tf_sw_event ev = {
+      kind, t, x, contact, tf_sw_mode_code(sw->m, from), tf_sw_mode_code(sw->m, to), choices, u};
   sw->on_event(sw->ctx, &ev);
 }
 
 /* The next mode at x: contacts in `on` take any of their three modes, the others keep
- * sw->mode.  Candidates with no violation are consistent; failing those, the ones within a
- * rounding-size margin (an event is located just past its root, where the deciding rate is
- * itself of that size).  Returns a tf_member_status; the mode goes to next. */
+ * sw->mode, and the contact whose event fired leaves its mode: a slipping one sticks or crosses,
+ * a sticking one whose multiplier saturated slips to that side (released >= 0; the slip field
+ * is tangent to the surface there, so its rate cannot decide).  Candidates with no violation
+ * are consistent: one continues, several are a choice.  Failing those, one within a
+ * rounding-size margin continues (an event is located just past its root, where a deciding
+ * rate is itself of that size); none is ill-posed, several undefined.  Returns a
+ * tf_member_status; the mode goes to next. */
 static int select_mode(tf_switches *sw, double t, double *x, const bool *on, int fired,
-                       signed char *next) {
+                       int released, signed char *next) {
   int free_idx[MAXM], nf = 0;
   for (int i = 0; i < sw->m; i++)
-    if (on[i]) free_idx[nf++] = i;
+    if (on[i] && i != released) free_idx[nf++] = i;
   int total = 1;
   for (int i = 0; i < nf; i++) total *= 3;
   signed char cands[81][MAXM];
@@ -275,25 +273,37 @@ static int select_mode(tf_switches *sw, double t, double *x, const bool *on, int
     memcpy(cands[c], sw->mode, sizeof cands[c]);
     for (int i = 0, code = c; i < nf; i++, code /= 3)
       cands[c][free_idx[i]] = (signed char)(code % 3 - 1);
+    if (released >= 0) {
+      double s[MAXM];
+      mode_signs(sw, t, x, sw->mode, s);
+      cands[c][released] = s[released] < 0 ? -1 : 1;
+    }
+    if (fired >= 0 && sw->mode[fired] != 0 && cands[c][fired] == sw->mode[fired]) {
+      viol[c] = INFINITY; /* it has just left that side */
+      continue;
+    }
     double xc[TF_MAX_DIM];
     memcpy(xc, x, sw->n * sizeof *x);
     project(sw, cands[c], xc);
-    viol[c] = violation(sw, t, xc, cands[c], on);
+    viol[c] = violation(sw, t, xc, cands[c], on, released);
     singular = singular || viol[c] < 0;
   }
   field_of(sw, sw->mode, t, x, f);
   for (size_t i = 0; i < sw->n; i++) scale = fmax(scale, fabs(f[i]));
   const double margin = 1e-9 * (1 + scale);
   int found[81], nfound = 0;
-  for (int pass = 0; pass < 2 && nfound == 0; pass++)
+  bool strict = true;
+  for (int pass = 0; pass < 2 && nfound == 0; pass++) {
+    strict = pass == 0;
     for (int c = 0; c < total; c++)
-      if (viol[c] >= 0 && viol[c] <= (pass ? margin : 0)) found[nfound++] = c;
+      if (viol[c] >= 0 && viol[c] <= (strict ? 0 : margin)) found[nfound++] = c;
+  }
   if (nfound == 1) {
     memcpy(next, cands[found[0]], MAXM);
     return TF_MEMBER_OK;
   }
   double u = NAN;
-  if (nfound > 1 && sw->on_choice && sw->on_choice(sw->ctx, &u) == 0 && u > 0 && u < 1) {
+  if (nfound > 1 && strict && sw->on_choice && sw->on_choice(sw->ctx, &u) == 0 && u > 0 && u < 1) {
     const int pick = found[(int)(u * nfound) < nfound ? (int)(u * nfound) : nfound - 1];
     memcpy(next, cands[pick], MAXM);
     emit(sw, TF_SW_CHOICE, t, x, fired, sw->mode, next, nfound, u);
@@ -301,6 +311,7 @@ static int select_mode(tf_switches *sw, double t, double *x, const bool *on, int
   }
   memcpy(next, sw->mode, MAXM);
   emit(sw, TF_SW_UNDEFINED, t, x, fired, sw->mode, sw->mode, nfound, NAN);
+  if (nfound > 1 && !strict) return TF_MEMBER_CODIM2; /* degenerate: only rounding separates */
   /* none consistent: the sticking law contradicts the slip limits; several and no chooser,
    * or a singular system: a point where the model leaves the motion open */
   return nfound == 0 && !singular ? TF_MEMBER_ILL_POSED : TF_MEMBER_CODIM2;
@@ -345,7 +356,7 @@ static int transition(void *ctx, int which, double t, double *x) {
     on[i] = i == which || sw->mode[i] == 0 ||
             fabs(sw->ops->switching(i, x, sw->p, NULL)) <= sw->opt.sigma_tol;
   signed char next[MAXM];
-  const int status = select_mode(sw, t, x, on, which, next);
+  const int status = select_mode(sw, t, x, on, which, sw->mode[which] == 0 ? which : -1, next);
   if (status != TF_MEMBER_OK) return status;
   if (sw->mode[which] != 0)
     emit(sw, next[which] == 0 ? TF_SW_ARRIVE : TF_SW_CROSS, t, x, which, sw->mode, next, 1, NAN);
@@ -476,9 +487,7 @@ tf_switches_result tf_switches_run(tf_switches *sw, double t0, double *x_io, dou
   int status = TF_MEMBER_OK;
   if (any) {
     signed char next[MAXM];
-    int fired = 0;
-    while (!on[fired]) fired++;
-    status = select_mode(sw, t0, x, on, fired, next);
+    status = select_mode(sw, t0, x, on, -1, -1, next);
     if (status == TF_MEMBER_OK) memcpy(sw->mode, next, MAXM), project(sw, sw->mode, x);
   }
   if (status == TF_MEMBER_OK && tf_state_finite(x, sw->n)) {

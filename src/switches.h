@@ -45,10 +45,10 @@ typedef struct tf_sw_event {
   tf_sw_event_kind kind;
   double t;
   const double *x;
-  int contact;          /* the contact whose event fired */
-  int from, to;         /* modes before and after, coded tf_sw_mode_code */
-  int choices;          /* consistent modes found (TF_SW_CHOICE, TF_SW_UNDEFINED) */
-  double u;             /* the draw behind a choice (NaN otherwise) */
+  int contact;  /* the contact whose event fired */
+  int from, to; /* modes before and after, coded tf_sw_mode_code */
+  int choices;  /* consistent modes found (TF_SW_CHOICE, TF_SW_UNDEFINED) */
+  double u;     /* the draw behind a choice (NaN otherwise) */
 } tf_sw_event;
 
 /* A mode as one integer: sum over contacts of (s_i + 1) 3^i, s_i in {-1, 0 (stick), +1}. */
@@ -76,7 +76,7 @@ typedef struct tf_switches_result {
   double t;
   long steps, rhs_evals, events;
   long counts[TF_SW_EVENT_KIND_COUNT];
-  signed char mode[TF_SWITCHES_MAX]; /* at the end */
+  signed char mode[TF_SWITCHES_MAX];  /* at the end */
   double stick_time[TF_SWITCHES_MAX]; /* time each contact spent sticking */
   /* with tangent vectors: exponents (time-weighted over segments), their time, segments, and
    * the most contacts that stuck at once: that many directions died (exponents -inf) */
