@@ -370,25 +370,59 @@ static int transition(void *ctx, int which, double t, double *x) {
   return TF_MEMBER_OK;
 }
 
+/* q minus its components along the gradients of the sticking contacts' surfaces at x
+ * (least squares, so the result lies in the tangent space of their intersection). */
+static void project_vector(const tf_switches *sw, const double *x, double *q) {
+  int stuck[MAXM], k = 0;
+  for (int i = 0; i < sw->m; i++)
+    if (sw->mode[i] == 0) stuck[k++] = i;
+  if (!k) return;
+  const size_t n = sw->n;
+  double grad[MAXM][TF_MAX_DIM], a[MAXM * MAXM], d[MAXM];
+  for (int r = 0; r < k; r++) sw->ops->switching(stuck[r], x, sw->p, grad[r]);
+  for (int r = 0; r < k; r++) {
+    d[r] = dot(n, grad[r], q);
+    for (int c = 0; c < k; c++) a[r * k + c] = dot(n, grad[r], grad[c]);
+  }
+  if (!solve_small(k, a, d)) return;
+  for (int r = 0; r < k; r++)
+    for (size_t i = 0; i < n; i++) q[i] -= d[r] * grad[r][i];
+}
+
 /* While contacts stick, the tangent vectors live in the tangent space of their surfaces: the
- * saltation put them there, and a run that starts sticking has them projected there before
- * each QR. */
+ * saltation put them there; the projection before each QR removes what drift adds. */
 static void project_tangents(void *ctx, double *x) {
   tf_switches *sw = ctx;
-  if (!sw->nv) return;
+  for (size_t c = 0; c < sw->nv; c++) project_vector(sw, x, x + sw->n + c * sw->n);
+}
+
+/* A run (a Lyapunov block) that starts with contacts sticking keeps its tangent vectors in the
+ * tangent space of their surfaces from the start: coordinate vectors projected there and
+ * orthonormalised (Gram-Schmidt), as many as are independent, the others left as they are (the
+ * sticking kills them: counted in `collapsed`).  Restarting from the identity would put live
+ * vectors into the directions the sticking kills, and the QR would order a dead vector before
+ * a live one. */
+static void start_tangents(void *ctx, double *x) {
+  tf_switches *sw = ctx;
+  if (!any_stuck(sw)) return;
   const size_t n = sw->n;
-  for (int i = 0; i < sw->m; i++) {
-    if (sw->mode[i] != 0) continue;
-    double grad[TF_MAX_DIM];
-    sw->ops->switching(i, x, sw->p, grad);
-    const double g2 = dot(n, grad, grad);
-    if (!(g2 > 0)) continue;
-    for (size_t c = 0; c < sw->nv; c++) {
-      double *q = x + n + c * n;
-      const double d = dot(n, grad, q) / g2;
-      for (size_t j = 0; j < n; j++) q[j] -= grad[j] * d;
+  double basis[TF_MAX_DIM][TF_MAX_DIM];
+  size_t live = 0;
+  for (size_t j = 0; j < n && live < sw->nv; j++) {
+    double *q = basis[live];
+    memset(q, 0, n * sizeof *q);
+    q[j] = 1;
+    project_vector(sw, x, q);
+    for (size_t b = 0; b < live; b++) {
+      const double d = dot(n, basis[b], q);
+      for (size_t i = 0; i < n; i++) q[i] -= d * basis[b][i];
     }
+    const double norm = sqrt(dot(n, q, q));
+    if (norm < 1e-8) continue;
+    for (size_t i = 0; i < n; i++) q[i] /= norm;
+    live++;
   }
+  for (size_t c = 0; c < live; c++) memcpy(x + n + c * n, basis[c], n * sizeof *x);
 }
 
 /* A singular multiplier system met inside a mode (two sticking contacts whose constraints
@@ -409,7 +443,8 @@ static const tf_event_loop_ops loop_ops = {.rhs = rhs,
                                            .transition = transition,
                                            .after_step = after_step,
                                            .on_step = step_done,
-                                           .before_qr = project_tangents};
+                                           .before_qr = project_tangents,
+                                           .start_tangents = start_tangents};
 
 /* --- the driver ---------------------------------------------------------------------------- */
 
