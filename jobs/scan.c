@@ -641,9 +641,8 @@ typedef struct poincare_scan {
 static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
   char where[256];
-  const char *name;
-  if (tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)) return -1;
-  const tf_kernel *k = tf_kernel_find(name);
+  /* model.name, .library, .source or .equations: an unusable one is named below */
+  const tf_kernel *k = tf_model_peek(cfg);
   if (k && k->kind != TF_KERNEL_FLOW)
     return tf_fail(err,
                    "%s: key 'scan.quantity': 'poincare' records a flow or an impact kernel at "

@@ -396,22 +396,25 @@ static void project_tangents(void *ctx, double *x) {
   for (size_t c = 0; c < sw->nv; c++) project_vector(sw, x, x + sw->n + c * sw->n);
 }
 
-/* A run (a Lyapunov block) that starts with contacts sticking keeps its tangent vectors in the
- * tangent space of their surfaces from the start: coordinate vectors projected there and
- * orthonormalised (Gram-Schmidt), as many as are independent, the others left as they are (the
- * sticking kills them: counted in `collapsed`).  Restarting from the identity would put live
- * vectors into the directions the sticking kills, and the QR would order a dead vector before
- * a live one. */
+/* Where a run (a Lyapunov block) starts its tangent vectors.  The identity is the wrong frame
+ * here twice over: with contacts sticking, some coordinate vectors lie in directions the
+ * sticking kills, and the QR would order a dead vector before a live one; with fewer vectors
+ * than dimensions, the span of the first coordinate vectors contains the direction that a
+ * contact's arrival on its surface kills (e_v1 in span(e_x1, e_v1)), so a live exponent would
+ * collapse.  So the vectors start as a fixed generic frame (the same in every run: results stay
+ * reproducible), projected into the tangent space of the sticking surfaces and orthonormalised
+ * (Gram-Schmidt), as many as are independent; the others keep the identity's columns and die
+ * with the sticking (counted in `collapsed`). */
 static void start_tangents(void *ctx, double *x) {
   tf_switches *sw = ctx;
-  if (!any_stuck(sw)) return;
+  if (!any_stuck(sw) && sw->nv == sw->n) return;
   const size_t n = sw->n;
   double basis[TF_MAX_DIM][TF_MAX_DIM];
   size_t live = 0;
   for (size_t j = 0; j < n && live < sw->nv; j++) {
     double *q = basis[live];
-    memset(q, 0, n * sizeof *q);
-    q[j] = 1;
+    for (size_t i = 0; i < n; i++)
+      q[i] = sin(1.0 + 0.7548776662466927 * (double)((j + 1) * (i + 1)));
     project_vector(sw, x, q);
     for (size_t b = 0; b < live; b++) {
       const double d = dot(n, basis[b], q);
