@@ -153,6 +153,16 @@ static void validation(void) {
   static const tf_devs_ops devs_nojac = {.map = map1};
   d.devs = &devs_nojac;
   EXPECT(d, "devs.map_jacobian");
+  static const tf_switches_ops none = {.nswitches = 0}, five = {.nswitches = 5},
+                               no_field = {.nswitches = 2};
+  d = valid(), d.kind = TF_MODEL_SWITCHES, d.flow = NULL, d.switches = &none;
+  EXPECT(d, "switches.nswitches = 0: expected 1 to 4");
+  d.switches = &five;
+  EXPECT(d, "switches.nswitches = 5: expected 1 to 4");
+  d.switches = &no_field;
+  EXPECT(d, "switches.switching is NULL (required)");
+  d = valid(), d.kind = TF_MODEL_SWITCHES;
+  EXPECT(d, "kind is TF_MODEL_SWITCHES but the table given is .flow");
 }
 
 static void adaptation(void) {
