@@ -6,10 +6,12 @@
  *     t1 = mu1 / (k1 vb); then mass 1 slips while mass 2 sticks, x1 = (vb t + mu1) / 2 +
  *     (vb / (2 sqrt 2)) sin(sqrt 2 (t - t1)) in closed form, until contact 2's multiplier
  *     -k2 (x2 - x1) / mu2 reaches -1 (root found here independently with GSL's Brent);
- *   one contact, x' = s - 1/2... : a crossing at the closed-form time and no sticking;
+ *   one contact, x' = -1 + s/2 from x = 1: a crossing at t = 2 and no sticking;
  *   one contact, x' = -s: arrival and sticking to the end (sticking time t_end - 1);
  *   one contact, x' = s from x = 0: every mode is consistent (a point of nondeterminism): with
- *     no chooser the member stops there (status codim2); with one, the drawn mode is taken. */
+ *     no chooser the member stops there (status codim2); with one, the drawn mode is taken;
+ *   two contacts coupled at their intersection (y_i' = s_i + 2 s_j): three consistent modes,
+ *     found by hand, and the drawn one is followed. */
 #include "switches.h"
 
 #include <gsl/gsl_errno.h>
@@ -53,6 +55,22 @@ static void one_f(double t, const double *x, const double *s, const double *p, d
 }
 
 static const tf_switches_ops one_ops = {.nswitches = 1, .switching = one_h, .field = one_f};
+
+/* y_i' = s_i + 2 s_j, h_i = y_i: at the origin the modes (slip+, slip+), (slip-, slip-) and
+ * (stick, stick) are consistent and no other is (stick at one contact needs lambda = -2 s_j) */
+static double pair_h(int i, const double *x, const double *p, double *grad) {
+  (void)p;
+  if (grad) grad[0] = i == 0, grad[1] = i == 1;
+  return x[i];
+}
+
+static void pair_f(double t, const double *x, const double *s, const double *p, double *dx) {
+  (void)t, (void)x, (void)p;
+  dx[0] = s[0] + 2 * s[1];
+  dx[1] = 2 * s[0] + s[1];
+}
+
+static const tf_switches_ops pair_ops = {.nswitches = 2, .switching = pair_h, .field = pair_f};
 
 typedef struct log {
   int n;
@@ -156,7 +174,7 @@ static tf_switches_result run_one(double a, double b, double x0, double t_end, b
 static void test_one_contact(void) {
   log_t lg = {0};
   double x;
-  /* x' = -1/2 - s/2... written as a + b s with a = -1, b = 0.5: down at 0.5 above, 1.5 below */
+  /* x' = -1 + s/2: down at speed 0.5 above Sigma, 1.5 below */
   tf_switches_result r = run_one(-1, 0.5, 1, 3, false, &lg, &x);
   CHECK(r.status == TF_MEMBER_OK && lg.n == 1 && lg.kind[0] == TF_SW_CROSS, "crossing");
   CHECK_CLOSE(lg.t[0], 2, 1e-12, "crossing time 1 / 0.5");
@@ -186,7 +204,30 @@ static void test_one_contact(void) {
   CHECK(r.status == TF_MEMBER_OK && x == 0, "stick drawn: x stays 0, got %g", x);
 }
 
+static void test_pair(void) {
+  tf_kernel k = {.name = "pair", .kind = TF_KERNEL_SWITCHES, .dim = 2, .switches = &pair_ops};
+  const tf_switches_options o = options();
+  tf_switches *sw = tf_switches_create(&k, NULL, &o);
+  log_t lg = {0};
+  tf_switches_set_callbacks(sw, on_event, choose, NULL, &lg);
+  /* the consistent modes in candidate order (codes 0, 4, 8): slip- slip-, stick stick, slip+
+   * slip+; u = 0.9 draws the last, u = 0.1 the first */
+  const double us[2] = {0.9, 0.1}, want[2] = {3, -3};
+  for (int c = 0; c < 2; c++) {
+    double x[4] = {0, 0};
+    lg.n = 0, drawn_u = us[c];
+    const tf_switches_result r = tf_switches_run(sw, 0, x, 1);
+    CHECK(r.status == TF_MEMBER_OK && lg.n == 1 && lg.kind[0] == TF_SW_CHOICE && lg.choices[0] == 3,
+          "a choice among 3 modes at the intersection (%d events, %d choices)", lg.n,
+          lg.n ? lg.choices[0] : -1);
+    CHECK_CLOSE(x[0], want[c], 1e-12, "y1(1) of the drawn mode");
+    CHECK_CLOSE(x[1], want[c], 1e-12, "y2(1) of the drawn mode");
+  }
+  tf_switches_destroy(sw);
+}
+
 int main(void) {
+  test_pair();
   test_chain();
   test_one_contact();
   return check_report("test_switches");
