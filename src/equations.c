@@ -88,9 +88,7 @@ static int add_name(model *m, const char *name, const char *path, const char *wh
   for (size_t i = 0; i < m->nnames; i++)
     if (!strcmp(m->names[i], name))
       return fail_at(m, path, err, "%s name '%s' is used twice (%s)", what, name,
-                     i < m->dim                     ? "already a state"
-                     : m->t_index && i > m->t_index ? "already a sign"
-                                                    : "already a parameter");
+                     i < m->dim ? "already a state" : "already a parameter");
   m->names[m->nnames++] = name;
   return 0;
 }
