@@ -117,7 +117,7 @@ int kind(void) { return model.kind == TF_MODEL_SWITCHES; }
 """
 
 
-def load_generated(m, cfg):
+def load_generated(m):
     """The source twofold wrote into its cache for this model, compiled with a harness."""
     found = glob.glob(os.path.join(os.environ["TWOFOLD_CACHE"], f"equations-{m['name']}-*.c"))
     T.check(len(found) == 1, f"{m['name']}: one generated source in the cache ({found})")
@@ -151,8 +151,9 @@ def against_sympy(m, points, sample_state):
             and len(re.findall(r"^  ok    switching gradient h\[\d\]", r.stdout, re.M)) == nsw
             and len(re.findall(r"^  ok    field, s = ", r.stdout, re.M)) == 2 ** nsw + 1,
             f"{m['name']}: model check reports every pair, axis, gradient and Jacobian")
-    lib = load_generated(m, cfg)
-    T.check(lib.kind() == 1 and lib.m() == nsw, f"{m['name']}: kind TF_MODEL_SWITCHES, {nsw} switches")
+    lib = load_generated(m)
+    T.check(lib.kind() == 1 and lib.m() == nsw,
+            f"{m['name']}: kind TF_MODEL_SWITCHES, {nsw} switches")
     st, pn, sg = m["state"], list(m["params"]), list(m["switching"])
     names = st + pn + ["t"] + sg
     X = [sp.Symbol(s, real=True) for s in st]
@@ -285,10 +286,11 @@ for name, expr, what, message in (
 missing = variant(field={k: v for k, v in CHAIN["field"].items() if k != "x2"})
 expect_error("missing.yaml", yaml_model(missing), f"{BASE}.field", "    field:",
              message="state 'x2' has no equation here")
-expect_error("slip.yaml", yaml_model(CHAIN, "") .replace(
+expect_error("slip.yaml", yaml_model(CHAIN).replace(
     "    field:", "    slip:\n      plus: {x1: v1, v1: 0, x2: v2, v2: 0}\n    field:"),
     f"{BASE}.slip", "    slip:", message="not slip fields")
-expect_error("noise.yaml", yaml_model(CHAIN).replace("    field:", "    noise: {v1: 0.1}\n    field:"),
+expect_error("noise.yaml",
+             yaml_model(CHAIN).replace("    field:", "    noise: {v1: 0.1}\n    field:"),
              f"{BASE}.noise", "    noise:", message="noise is for flows")
 expect_error("h_t.yaml", yaml_model(variant(switching={"s1": "v1 - vb*t", "s2": "v2 - vb"})),
              f"{BASE}.switching.s1", "      s1: ", "t",
@@ -343,7 +345,8 @@ PLUGIN = r"""
 #include "twofold/model.h"
 static const char *const names[] = {"x", "v"};
 static const double x0[] = {0.3, -0.2};
-static const tf_param params[] = {{"k", 2.0, 0, 10, "stiffness", 0}, {"m", 0.5, 0.1, 10, "mass", 0}};
+static const tf_param params[] = {{"k", 2.0, 0, 10, "stiffness", 0},
+                                  {"m", 0.5, 0.1, 10, "mass", 0}};
 static double switching(int i, const double *x, const double *p, double *grad) {
   (void)p;
   if (grad) grad[0] = i ? 1.0 : 0.0, grad[1] = i ? 0.0 : 1.0;
