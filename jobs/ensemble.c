@@ -87,9 +87,11 @@ static void filippov_columns(ensemble_job *job) {
   add_column(
       job, COL_VISITS,
       (tf_column){"twofold_visits", TF_COLUMN_I64, 1, "arrivals at the nondeterministic two-fold"});
-  add_column(
-      job, COL_MODE,
-      (tf_column){"final_mode", TF_COLUMN_I64, 1, "mode at t_final: -1 slip-, 0 sliding, 1 slip+"});
+  add_column(job, COL_MODE,
+             (tf_column){"final_mode", TF_COLUMN_I64, 1,
+                         pws->switches ? "mode at t_final: sum over switching functions i of "
+                                         "(s_i + 1) 3^i, s_i -1 slip-, 0 stick, 1 slip+"
+                                       : "mode at t_final: -1 slip-, 0 sliding, 1 slip+"});
   add_column(
       job, COL_EXITS,
       (tf_column){"exits", TF_COLUMN_F64, (uint64_t)pws->max_logged_exits * tf_pws_exit_width(pws),
@@ -163,7 +165,8 @@ static int setup(tf_run *run, tf_error *err) {
   const tf_kernel *k;
   if (tf_model_kernel(run->cfg, &k, err)) return -1;
   const bool state_given = tf_config_has(run->cfg, "initial.state");
-  job->filippov = k && tf_flow_route(run->cfg, k) == TF_ROUTE_FILIPPOV;
+  const tf_route route = k ? tf_flow_route(run->cfg, k) : TF_ROUTE_FLOW;
+  job->filippov = route == TF_ROUTE_FILIPPOV || route == TF_ROUTE_SWITCHES; /* on pws.h */
   if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)
                     : tf_flow_from_config(&job->flow, run->cfg, err))
     return -1;

@@ -25,6 +25,10 @@
 
 enum { MAX_POINTS = 100000 };
 
+/* the kinds with a smooth field: a Filippov model's only where its parameters make it its
+ * own flow (checked in setup) */
+enum { KINDS = TF_KINDS_CONTINUOUS & ~TF_KIND_BIT(TF_MODEL_SWITCHES) };
+
 typedef struct fold_job {
   tf_model model;
   tf_fold_problem pb;
@@ -49,7 +53,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   job->iq = job->end_state = -1;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KINDS_CONTINUOUS, "fold", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg, KINDS, "fold", err)) return -1;
   const tf_kernel *k = job->model.kernel;
   char where[256];
   /* a Filippov model has a smooth field only where its parameters make it its own flow */
@@ -304,5 +308,5 @@ const tf_job tf_job_fold = {
     .setup = setup,
     .execute = execute,
     .destroy = destroy,
-    .kinds = TF_KINDS_CONTINUOUS,
+    .kinds = KINDS,
 };

@@ -431,8 +431,12 @@ static int execute(tf_run *run, tf_error *err) {
   if (r.collapsed) {
     tf_json_integer(run->summary, "collapsed_directions", r.collapsed);
     tf_json_string(run->summary, "collapsed_why",
-                   "arrivals in sliding map every tangent vector into T Sigma: the smallest "
-                   "exponent is -inf");
+                   r.collapsed == 1
+                       ? "arrivals in sliding map every tangent vector into T Sigma: the smallest "
+                         "exponent is -inf"
+                       : "arrivals in sliding on several switching surfaces at once map every "
+                         "tangent vector into the tangent space of their intersection: the "
+                         "smallest exponents are -inf");
   }
   if (r.status != TF_MEMBER_OK) {
     free(r.blocks), free(r.running);
@@ -445,9 +449,10 @@ static int execute(tf_run *run, tf_error *err) {
            r.volume_rate);
     if (r.collapsed)
       printf(
-          "the smallest exponent is -inf: arrivals in sliding map every tangent vector into "
-          "T Sigma (the flow collapses %d direction)\n",
-          r.collapsed);
+          "the smallest %s -inf: arrivals in sliding map every tangent vector into "
+          "T Sigma (the flow collapses %d direction%s)\n",
+          r.collapsed == 1 ? "exponent is" : "exponents are", r.collapsed,
+          r.collapsed == 1 ? "" : "s");
   }
   rc = write_file(run, job, &r, err);
   free(r.blocks), free(r.running);

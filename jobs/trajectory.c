@@ -131,7 +131,8 @@ static int setup(tf_run *run, tf_error *err) {
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   const tf_kernel *k;
   if (tf_model_kernel(run->cfg, &k, err)) return -1;
-  job->filippov = k && tf_flow_route(run->cfg, k) == TF_ROUTE_FILIPPOV;
+  const tf_route route = k ? tf_flow_route(run->cfg, k) : TF_ROUTE_FLOW;
+  job->filippov = route == TF_ROUTE_FILIPPOV || route == TF_ROUTE_SWITCHES; /* on pws.h */
   if (job->filippov) return filippov_setup(run, job, err);
   if (tf_flow_from_config(&job->flow, run->cfg, err) ||
       tf_physical_initial_from_config(run->cfg, job->flow.kernel, job->flow.params, state_given,
@@ -406,7 +407,9 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
   tf_json_integer(j, "samples", (long long)samples);
   tf_json_number(j, "t_final", job->rec.t_final);
   tf_json_numbers(j, "final_state", job->rec.final_state, dim);
-  tf_json_string(j, "final_mode", tf_mode_name((tf_mode)job->rec.final_mode));
+  char mode[64];
+  tf_json_string(j, "final_mode",
+                 tf_pws_mode_name(&job->pws, job->rec.final_mode, mode, sizeof mode));
   tf_json_integer(j, "twofold_visits", job->rec.counts[TF_EVENT_TWOFOLD]);
   const char *names[TF_EVENT_KIND_COUNT];
   long long counts[TF_EVENT_KIND_COUNT];

@@ -12,8 +12,14 @@
 
 #include "expr.h"
 #include "max_dim.h"
+#include "twofold/model.h"
 
-enum { MAX_STATES = TF_MAX_DIM, MAX_PARAMS = 256, MAX_NAMES = MAX_STATES + MAX_PARAMS + 1 };
+enum {
+  MAX_STATES = TF_MAX_DIM,
+  MAX_PARAMS = 256,
+  MAX_SIGNS = TF_SWITCHES_MAX,
+  MAX_NAMES = MAX_STATES + MAX_PARAMS + 1 + MAX_SIGNS
+};
 
 #define BASE "model.equations"
 
@@ -24,8 +30,9 @@ typedef struct model {
   tf_expr_pool *pool;
   const char *name;
   size_t dim, nparams, nnames;
-  const char *names[MAX_NAMES]; /* states, parameters, t */
-  char *c_names[MAX_NAMES];     /* x[i], p[j], t */
+  const char *names[MAX_NAMES]; /* states, parameters, t, signs */
+  char *c_names[MAX_NAMES];     /* x[i], p[j], t, s[k] */
+  size_t t_index;
   double def[MAX_PARAMS], min[MAX_PARAMS], max[MAX_PARAMS];
   const char *doc[MAX_PARAMS];
   bool has_initial;
@@ -33,6 +40,11 @@ typedef struct model {
   bool filippov;
   tf_expr *field[SIDE_COUNT][MAX_STATES];
   tf_expr *switching;
+  /* `switching` given as a mapping sign name -> h_k: a TF_MODEL_SWITCHES whose one field
+   * (field[SIDE_FIELD]) uses the signs, names[t_index + 1 + k] */
+  bool switches;
+  size_t nsigns;
+  tf_expr *switchings[MAX_SIGNS];
   tf_expr *noise[MAX_STATES]; /* NULL: no noise on that component */
   bool noisy;
 } model;
@@ -168,6 +180,147 @@ static int read_field(model *m, const char *path, tf_expr **out, bool all_states
   return 0;
 }
 
+/* ---- several switching functions ---------------------------------------------------------- */
+
+static int sign_var(const model *m, size_t k) {
+  return (int)(m->t_index + 1 + k);
+}
+
+/* The leftmost source column of variable var in e (0 if absent). */
+static int var_column(const tf_expr *e, int var) {
+  if (e->op == TF_EX_VAR) return e->var == var ? e->column : 0;
+  int c = 0;
+  for (int i = 0; i < e->nargs; i++) {
+    const int a = var_column(e->arg[i], var);
+    if (a && (!c || a < c)) c = a;
+  }
+  return c;
+}
+
+/* The leftmost source column in e: where the subexpression starts in the text (operators made
+ * while parsing carry none, their operands do). */
+static int first_column(const tf_expr *e) {
+  int c = e->column;
+  for (int i = 0; i < e->nargs; i++) {
+    const int a = first_column(e->arg[i]);
+    if (a && (!c || a < c)) c = a;
+  }
+  return c;
+}
+
+/* Affinity in the signs, decided symbolically: e is affine iff no d e / d s_k depends on any
+ * sign (s_k itself included).  Returns the first such k, with the sign left in *other, or -1. */
+static int nonaffine_in(model *m, const tf_expr *e, size_t *other) {
+  for (size_t k = 0; k < m->nsigns; k++) {
+    const tf_expr *d = tf_expr_diff(m->pool, e, sign_var(m, k));
+    for (size_t j = 0; j < m->nsigns; j++)
+      if (tf_expr_depends(d, sign_var(m, j))) {
+        *other = j;
+        return (int)k;
+      }
+  }
+  return -1;
+}
+
+/* The innermost subexpression that is itself not affine: where the user has to look. */
+static const tf_expr *nonaffine_part(model *m, const tf_expr *e) {
+  size_t other;
+  for (int i = 0; i < e->nargs; i++)
+    if (nonaffine_in(m, e->arg[i], &other) >= 0) return nonaffine_part(m, e->arg[i]);
+  return e;
+}
+
+/* sign() of an expression of the signs: a step in them whose derivative is 0 almost
+ * everywhere, so the symbolic test cannot see it.  Returns the call, the sign in *k. */
+static const tf_expr *step_of_sign(const model *m, const tf_expr *e, size_t *k) {
+  if (e->op == TF_EX_CALL && e->fn == TF_FN_SIGN)
+    for (*k = 0; *k < m->nsigns; ++*k)
+      if (tf_expr_depends(e->arg[0], sign_var(m, *k))) return e;
+  for (int i = 0; i < e->nargs; i++) {
+    const tf_expr *s = step_of_sign(m, e->arg[i], k);
+    if (s) return s;
+  }
+  return NULL;
+}
+
+static const char affine_form[] =
+    "the field must be f0 + s1*b1 + s2*b2 + ... with f0 and the b's free of signs: no products "
+    "of signs, no powers or functions of a sign";
+
+static int check_affine(model *m, tf_error *err) {
+  for (size_t r = 0; r < m->dim; r++) {
+    const tf_expr *f = m->field[SIDE_FIELD][r];
+    char path[600];
+    snprintf(path, sizeof path, BASE ".field.%s", m->names[r]);
+    size_t j;
+    const int k = nonaffine_in(m, f, &j);
+    if (k >= 0) {
+      const char *sk = m->names[sign_var(m, (size_t)k)], *sj = m->names[sign_var(m, j)];
+      return fail_at(m, path, err,
+                     "column %d: the field of '%s' is not affine in the signs: its derivative "
+                     "with respect to '%s' depends on '%s'%s (%s)",
+                     first_column(nonaffine_part(m, f)), m->names[r], sk, sj,
+                     (size_t)k == j ? " itself" : "", affine_form);
+    }
+    const tf_expr *step = step_of_sign(m, f, &j);
+    if (step)
+      return fail_at(m, path, err,
+                     "column %d: the field of '%s' is not affine in the signs: sign() of an "
+                     "expression of '%s' is a step in it (%s)",
+                     step->column, m->names[r], m->names[sign_var(m, j)], affine_form);
+  }
+  return 0;
+}
+
+/* `switching` as a mapping {sign name: h_k}: one field, affine in the signs. */
+static int read_switches(model *m, tf_error *err) {
+  if (tf_config_has(m->cfg, BASE ".slip"))
+    return fail_at(m, BASE ".slip", err,
+                   "with 'switching' a mapping of sign names, the model gives one 'field' that "
+                   "uses the signs, not slip fields");
+  if (tf_config_has(m->cfg, BASE ".noise"))
+    return fail_at(m, BASE ".noise", err, "noise is for flows (models without 'switching')");
+  const char *keys[64];
+  size_t n;
+  if (tf_config_keys(m->cfg, BASE ".switching", keys, 64, &n, err)) return -1;
+  if (n < 1 || n > MAX_SIGNS)
+    return fail_at(m, BASE ".switching", err,
+                   "%zu switching functions: expected 1 to %d, each 'sign name: h(x)' "
+                   "(e.g. {s1: v1 - vb})",
+                   n, MAX_SIGNS);
+  char path[MAX_SIGNS][600];
+  for (size_t k = 0; k < n; k++) {
+    snprintf(path[k], sizeof path[k], BASE ".switching.%s", keys[k]);
+    if (add_name(m, keys[k], path[k], "sign", err)) return -1;
+  }
+  m->nsigns = n;
+  for (size_t k = 0; k < n; k++) {
+    tf_expr **h = &m->switchings[k];
+    if (read_expr(m, path[k], h, err)) return -1;
+    int c = var_column(*h, (int)m->t_index);
+    if (c) return fail_at(m, path[k], err, "column %d: a switching function cannot depend on t", c);
+    for (size_t j = 0; j < n; j++)
+      if ((c = var_column(*h, sign_var(m, j))))
+        return fail_at(m, path[k], err,
+                       "column %d: a switching function cannot depend on the sign '%s' (it is a "
+                       "function of the state; the signs are values of the field)",
+                       c, keys[j]);
+  }
+  if (read_field(m, BASE ".field", m->field[SIDE_FIELD], true, err) || check_affine(m, err))
+    return -1;
+  for (size_t k = 0; k < n; k++) {
+    bool used = false;
+    for (size_t r = 0; r < m->dim; r++)
+      used |= tf_expr_depends(m->field[SIDE_FIELD][r], sign_var(m, k)) != 0;
+    if (!used)
+      return fail_at(m, path[k], err,
+                     "the sign '%s' appears in no equation of 'field': the field does not switch "
+                     "across %s = 0",
+                     keys[k], keys[k]);
+  }
+  return 0;
+}
+
 static int read_model(model *m, tf_error *err) {
   if (!tf_config_is_mapping(m->cfg, BASE)) {
     const char *keys[1];
@@ -190,6 +343,7 @@ static int read_model(model *m, tf_error *err) {
   for (size_t i = 0; i < m->dim; i++)
     if (add_name(m, states[i], BASE ".state", "state", err)) return -1;
   if (read_parameters(m, err)) return -1;
+  m->t_index = m->nnames;
   m->names[m->nnames++] = "t";
   if (tf_config_has(m->cfg, BASE ".initial")) {
     size_t n;
@@ -198,16 +352,21 @@ static int read_model(model *m, tf_error *err) {
       return -1;
     m->has_initial = true;
   }
+  if (tf_config_is_mapping(m->cfg, BASE ".switching")) {
+    m->switches = true;
+    return read_switches(m, err);
+  }
   m->filippov = tf_config_has(m->cfg, BASE ".switching");
   if (m->filippov) {
     if (tf_config_has(m->cfg, BASE ".field"))
       return fail_at(m, BASE ".field", err,
                      "a Filippov model (with 'switching') gives its fields as slip.plus and "
-                     "slip.minus, not 'field'");
+                     "slip.minus, not 'field' (or 'switching' is a mapping of sign names, "
+                     "e.g. {s1: v - vb}, and 'field' uses them)");
     if (tf_config_has(m->cfg, BASE ".noise"))
       return fail_at(m, BASE ".noise", err, "noise is for flows (models without 'switching')");
     if (read_expr(m, BASE ".switching", &m->switching, err)) return -1;
-    if (tf_expr_depends(m->switching, (int)(m->nnames - 1)))
+    if (tf_expr_depends(m->switching, (int)m->t_index))
       return fail_at(m, BASE ".switching", err, "the switching function cannot depend on t");
     if (read_field(m, BASE ".slip.plus", m->field[SIDE_PLUS], true, err) ||
         read_field(m, BASE ".slip.minus", m->field[SIDE_MINUS], true, err))
@@ -388,6 +547,44 @@ static void put_filippov(out *o, model *m) {
       ".slip_jacobian = slip_jacobian};\n\n");
 }
 
+static void put_switches(out *o, model *m) {
+  put(o, "/* The signs: ");
+  for (size_t k = 0; k < m->nsigns; k++)
+    put(o, "%ss[%zu] is %s", k ? ", " : "", k, m->names[sign_var(m, k)]);
+  put(o,
+      " */\n\n"
+      "static double switching(int i, const double *x, const double *p, double *grad) {\n"
+      "  (void)x, (void)p;\n  switch (i) {\n");
+  for (size_t k = 0; k < m->nsigns; k++) {
+    put(o, "    case %zu:\n      if (grad) {\n", k);
+    for (size_t j = 0; j < m->dim; j++) {
+      put(o, "        grad[%zu] = ", j);
+      put_expr(o, m, tf_expr_diff(m->pool, m->switchings[k], (int)j));
+      put(o, ";\n");
+    }
+    put(o, "      }\n      return ");
+    put_expr(o, m, m->switchings[k]);
+    put(o, ";\n");
+  }
+  put(o, "    default:\n      return NAN;\n  }\n}\n\n");
+  static const char unused_s[] = "  (void)t, (void)x, (void)s, (void)p;\n";
+  put(o,
+      "static void field(double t, const double *x, const double *s, const double *p, "
+      "double *dx) {\n%s",
+      unused_s);
+  put_assignments(o, m, m->field[SIDE_FIELD], "dx", 2);
+  put(o,
+      "}\n\nstatic void field_jacobian(double t, const double *x, const double *s, "
+      "const double *p, double *jac) {\n%s",
+      unused_s);
+  put_jacobian(o, m, m->field[SIDE_FIELD], "jac", 2);
+  put(o, "}\n\n");
+  put(o,
+      "static const tf_switches_ops ops = {.nswitches = %zu, .switching = switching, "
+      ".field = field, .field_jacobian = field_jacobian};\n\n",
+      m->nsigns);
+}
+
 static char *print_model(model *m) {
   out o = {0};
   put(&o, "/* Generated by twofold from model.equations: the model ");
@@ -428,7 +625,9 @@ static char *print_model(model *m) {
     }
     put(&o, "};\n\n");
   }
-  if (m->filippov)
+  if (m->switches)
+    put_switches(&o, m);
+  else if (m->filippov)
     put_filippov(&o, m);
   else
     put_flow(&o, m);
@@ -439,9 +638,13 @@ static char *print_model(model *m) {
       "    .kind = %s,\n    .dim = %zu,\n    .state_names = state_names,\n"
       "    .initial = %s,\n    .nparams = %zu,\n    .params = %s,\n    .%s = &ops,\n};\n\n"
       "TWOFOLD_MODELS(&model);\n",
-      m->filippov ? "TF_MODEL_FILIPPOV" : "TF_MODEL_FLOW", m->dim,
-      m->has_initial ? "initial" : "NULL", m->nparams, m->nparams ? "params" : "NULL",
-      m->filippov ? "filippov" : "flow");
+      m->switches   ? "TF_MODEL_SWITCHES"
+      : m->filippov ? "TF_MODEL_FILIPPOV"
+                    : "TF_MODEL_FLOW",
+      m->dim, m->has_initial ? "initial" : "NULL", m->nparams, m->nparams ? "params" : "NULL",
+      m->switches   ? "switches"
+      : m->filippov ? "filippov"
+                    : "flow");
   if (o.failed) {
     free(o.buf);
     return NULL;
@@ -463,10 +666,12 @@ int tf_equations_source(tf_config *cfg, char **source, const char **name, tf_err
       char c[32];
       if (i < m->dim)
         snprintf(c, sizeof c, "x[%zu]", i);
-      else if (i < m->dim + m->nparams)
+      else if (i < m->t_index)
         snprintf(c, sizeof c, "p[%zu]", i - m->dim);
-      else
+      else if (i == m->t_index)
         snprintf(c, sizeof c, "t");
+      else
+        snprintf(c, sizeof c, "s[%zu]", i - m->t_index - 1);
       if (!(m->c_names[i] = strdup(c))) rc = tf_fail(err, "out of memory");
     }
   }

@@ -6,8 +6,11 @@
  * include/twofold/model.h, which the plugin loader compiles with twofold's own compiler and
  * flags.  Generated: rhs and its exact Jacobian, diagonal noise and dg_i/dx_i (flows); the
  * switching function with its exact gradient, the slip field of each side and its exact
- * Jacobian (Filippov); the parameter table with defaults, bounds and docs; state names; the
- * default initial state.
+ * Jacobian (Filippov); with `switching` a mapping of sign names, the switching functions with
+ * their exact gradients and one field affine in the signs with its exact Jacobian at fixed
+ * signs (several switching functions; the affinity is checked symbolically, since the engine
+ * solves for the multipliers of sticking contacts as a linear system); the parameter table
+ * with defaults, bounds and docs; state names; the default initial state.
  *
  * The source depends only on the equations (not on the config's path or the locale), so an
  * unchanged model hashes to the same cache entry and is compiled once. */

@@ -183,6 +183,7 @@ static int land_on_event(tf_event_loop *l, int which, double t_start, double t_s
 static void reset_tangents(tf_event_loop *l, double *x) {
   memset(x + l->n, 0, l->n * l->m * sizeof *x);
   for (size_t c = 0; c < l->m; c++) x[l->n + c * l->n + c] = 1.0;
+  if (l->ops.start_tangents) l->ops.start_tangents(l->ctx, x);
 }
 
 /* Householder QR of the tangent vectors; adds log |R_cc| to the segment's sums. */

@@ -58,6 +58,10 @@ typedef struct tf_event_loop_ops {
   /* Whether event function `which` of the current mode is smooth along the flow at its roots,
    * so that Newton steps may correct its time (NULL: all are). */
   bool (*smooth)(void *ctx, int which);
+  /* Optional: replaces the identity the tangent vectors restart from (x holds n + n m values),
+   * e.g. by a basis of the manifold the current mode keeps the state on, so that no vector
+   * starts in a direction the mode kills. */
+  void (*start_tangents)(void *ctx, double *x);
   /* Optional: a time the next step must not pass (INFINITY: none), asked before every step.
    * An engine whose mode starts on an event function's boundary (a flight just after an
    * impact) bounds the first step so that the locator's grid resolves a short excursion. */

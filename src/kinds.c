@@ -20,6 +20,9 @@ static const tf_kind kinds[] = {
      "DEVS (dynamic ensemble of a 1-D map)", NULL},
     {TF_MODEL_IMPACT, "TF_MODEL_IMPACT", TABLE(impact), "an impact system", TF_ROUTE_IMPACT, NULL,
      "impact system (free flight between resets on impact surfaces)", NULL},
+    {TF_MODEL_SWITCHES, "TF_MODEL_SWITCHES", TABLE(switches),
+     "a Filippov system with several switching functions", TF_ROUTE_SWITCHES, NULL,
+     "Filippov system with several switching functions", NULL},
 };
 
 int tf_kind_count(void) {

@@ -21,7 +21,8 @@ typedef enum tf_route {
   TF_ROUTE_CONTACT,  /* codim-2 bodies and bodies with two contacts (contact_run.h) */
   TF_ROUTE_IMPACT,   /* free flight and resets (impact.h) */
   TF_ROUTE_MAP,      /* iteration of a map */
-  TF_ROUTE_DEVS      /* the DEVS engine (devs.h) */
+  TF_ROUTE_DEVS,     /* the DEVS engine (devs.h) */
+  TF_ROUTE_SWITCHES  /* several switching functions (switches.h, through pws.h) */
 } tf_route;
 
 typedef struct tf_kind {
@@ -56,7 +57,7 @@ const char *tf_model_description(const tf_model_def *d);
 enum {
   TF_KINDS_CONTINUOUS = TF_KIND_BIT(TF_MODEL_FLOW) | TF_KIND_BIT(TF_MODEL_FILIPPOV) |
                         TF_KIND_BIT(TF_MODEL_CODIM2) | TF_KIND_BIT(TF_MODEL_TWO_CONTACT) |
-                        TF_KIND_BIT(TF_MODEL_IMPACT),
+                        TF_KIND_BIT(TF_MODEL_IMPACT) | TF_KIND_BIT(TF_MODEL_SWITCHES),
   TF_KINDS_DISCRETE = TF_KIND_BIT(TF_MODEL_MAP) | TF_KIND_BIT(TF_MODEL_DEVS),
   TF_KINDS_ALL = TF_KINDS_CONTINUOUS | TF_KINDS_DISCRETE
 };

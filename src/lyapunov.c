@@ -14,6 +14,7 @@
 #include "kinds.h"
 #include "smooth.h"
 #include "status.h"
+#include "switches.h"
 
 typedef struct tangent_system {
   const tf_kernel *k;
@@ -477,14 +478,16 @@ static block_outcome filippov_block(void *ctx, double t0, double *x, double t1) 
 }
 
 /* With as many tangent vectors as dimensions, an arrival in sliding (saltation into T Sigma)
- * leaves them dependent: the smallest exponent is -inf from that block on, not the rounding
- * noise the QR would average (say -25 +- 5). */
-static void mark_collapse(tf_lyapunov_result *r, int m, int blocks, int first) {
-  r->collapsed = 1;
-  r->spectrum[m - 1] = -INFINITY;
-  r->error[m - 1] = 0.0;
-  for (int b = first; b < blocks; b++) r->running[b * m + m - 1] = -INFINITY;
-  r->blocks[first * m + m - 1] = -INFINITY; /* QR order: the last vector is the collapsed one */
+ * leaves them dependent: the smallest `count` exponents are -inf from that block on, not the
+ * rounding noise the QR would average (say -25 +- 5). */
+static void mark_collapse(tf_lyapunov_result *r, int m, int blocks, int first, int count) {
+  r->collapsed = count;
+  for (int i = m - count; i < m; i++) {
+    r->spectrum[i] = -INFINITY;
+    r->error[i] = 0.0;
+    for (int b = first; b < blocks; b++) r->running[b * m + i] = -INFINITY;
+    r->blocks[first * m + i] = -INFINITY; /* QR order: the last vectors are the collapsed ones */
+  }
   r->kaplan_yorke = tf_kaplan_yorke(r->spectrum, m);
 }
 
@@ -511,7 +514,52 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
   finish_blocks(&a, k->dim, x, status);
   if (status == TF_MEMBER_OK && !r->interrupted && saltation && (size_t)o->exponents == k->dim &&
       ctx.first_collapse >= 0)
-    mark_collapse(r, o->exponents, o->blocks, ctx.first_collapse);
+    mark_collapse(r, o->exponents, o->blocks, ctx.first_collapse, 1);
+  return 0;
+}
+
+typedef struct switches_ctx {
+  tf_switches *s;
+  tf_switches_result res; /* holds the block's exponents */
+  int block, first_collapse, collapsed;
+} switches_ctx;
+
+static block_outcome switches_block(void *ctx, double t0, double *x, double t1) {
+  switches_ctx *c = ctx;
+  c->res = tf_switches_run(c->s, t0, x, t1);
+  if (c->res.collapsed > 0 && c->first_collapse < 0) c->first_collapse = c->block;
+  if (c->res.collapsed > c->collapsed) c->collapsed = c->res.collapsed;
+  c->block++;
+  return (block_outcome){c->res.status, c->res.steps, c->res.segments,
+                         c->res.status == TF_MEMBER_OK ? c->res.lyapunov : NULL};
+}
+
+/* Several switching functions (switches.h): a contact that sticks puts the tangent vectors into
+ * the tangent space of its surface, so with k contacts sticking at once k directions die. */
+int tf_lyapunov_switches(const tf_kernel *k, const double *p, const double *x0,
+                         const tf_ode_options *ode, const tf_lyapunov_options *o,
+                         tf_lyapunov_result *r, tf_error *err) {
+  if (check_options(k, o, err)) return -1;
+  averager a;
+  if (setup_result(r, o, &a, o->interval, err)) return -1;
+  tf_switches_options so = tf_switches_default_options();
+  so.ode = *ode;
+  tf_switches *s = tf_switches_create(k, p, &so);
+  if (!s) return tf_fail(err, "cannot set up the event-driven integrator for '%s'", k->name);
+  double x[TF_MAX_DIM];
+  memcpy(x, x0, k->dim * sizeof *x);
+  const tf_switches_result res = tf_switches_run(s, 0.0, x, o->transient);
+  r->steps += res.steps;
+  int status = res.status;
+  if (status == TF_MEMBER_OK && tf_switches_enable_tangent(s, o->exponents, o->interval))
+    status = TF_MEMBER_FAILED;
+  switches_ctx ctx = {.s = s, .first_collapse = -1};
+  status = run_blocks(&a, o, switches_block, &ctx, x, status);
+  tf_switches_destroy(s);
+  finish_blocks(&a, k->dim, x, status);
+  const int dead = ctx.collapsed - ((int)k->dim - o->exponents);
+  if (status == TF_MEMBER_OK && !r->interrupted && dead > 0)
+    mark_collapse(r, o->exponents, o->blocks, ctx.first_collapse, dead);
   return 0;
 }
 
@@ -616,6 +664,8 @@ int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
       return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
     case TF_ROUTE_FILIPPOV:
       return tf_lyapunov_filippov(k, p, x0, ode, o, saltation, r, err);
+    case TF_ROUTE_SWITCHES:
+      return tf_lyapunov_switches(k, p, x0, ode, o, r, err);
     case TF_ROUTE_CONTACT: /* jobs run these through contact_run.h (tf_lyapunov_contact) */
     case TF_ROUTE_DEVS:    /* and these through devs_job.c */
       return tf_fail(err, "model '%s': no Lyapunov spectrum on this route", k->name);

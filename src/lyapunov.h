@@ -84,6 +84,12 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
 /* True if a Filippov kernel runs event-driven with these parameters (false: the kernel's
  * smoothed flow, e.g. the stick-slip oscillator with eps > 0).  A scan over the smoothing
  * parameter crosses from one to the other. */
+/* Several switching functions (switches.h), through the saltation at every change of mode; the
+ * k smallest exponents are -inf once k contacts have stuck at once. */
+int tf_lyapunov_switches(const tf_kernel *k, const double *p, const double *x0,
+                         const tf_ode_options *ode, const tf_lyapunov_options *o,
+                         tf_lyapunov_result *r, tf_error *err);
+
 bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p);
 /* The spectrum of any deterministic kernel: maps by their derivative, Filippov kernels
  * event-driven (tf_lyapunov_is_filippov), other flows by the variational equations. */

@@ -19,21 +19,26 @@ typedef enum fn {
   F_REGULARISED,
   F_SIGMA2,
   F_MAP,
-  F_SURFACE, /* impact surface c->surface */
-  F_RESET    /* and its reset */
+  F_SURFACE,  /* impact surface c->index */
+  F_RESET,    /* and its reset */
+  F_SWITCH_I, /* h_i of a kernel with several switching functions (i = index) */
+  F_FIELD     /* its field at the fixed signs s */
 } fn;
 
 typedef struct ctx {
   const tf_kernel *k;
   const double *p;
   double t, lambda;
-  int side, surface;
+  int side, index;
+  double s[TF_SWITCHES_MAX];
   FILE *out;
   int checks, failed;
 } ctx;
 
 static size_t rows(const ctx *c, fn f) {
-  return f == F_SWITCHING || f == F_SECONDARY || f == F_SURFACE ? 1 : f == F_SIGMA2 ? 2 : c->k->dim;
+  return f == F_SWITCHING || f == F_SECONDARY || f == F_SURFACE || f == F_SWITCH_I ? 1
+         : f == F_SIGMA2                                                           ? 2
+                                                                                   : c->k->dim;
 }
 
 static void eval(const ctx *c, fn f, const double *x, double *out) {
@@ -59,10 +64,15 @@ static void eval(const ctx *c, fn f, const double *x, double *out) {
     case F_MAP:
       return tf_model_map(k)(x, c->p, out);
     case F_SURFACE:
-      out[0] = k->impact->surface(c->surface, x, c->p, NULL);
+      out[0] = k->impact->surface(c->index, x, c->p, NULL);
       return;
     case F_RESET:
-      return k->impact->reset(c->surface, x, c->p, out, NULL);
+      return k->impact->reset(c->index, x, c->p, out, NULL);
+    case F_SWITCH_I:
+      out[0] = k->switches->switching(c->index, x, c->p, NULL);
+      return;
+    case F_FIELD:
+      return k->switches->field(c->t, x, c->s, c->p, out);
   }
 }
 
@@ -87,12 +97,17 @@ static void derivative(const ctx *c, fn f, const double *x, double *a) {
     case F_MAP:
       return tf_model_map_jacobian(k)(x, c->p, a);
     case F_SURFACE:
-      k->impact->surface(c->surface, x, c->p, a);
+      k->impact->surface(c->index, x, c->p, a);
       return;
     case F_RESET: {
       double xplus[N];
-      return k->impact->reset(c->surface, x, c->p, xplus, a);
+      return k->impact->reset(c->index, x, c->p, xplus, a);
     }
+    case F_SWITCH_I:
+      k->switches->switching(c->index, x, c->p, a);
+      return;
+    case F_FIELD:
+      return k->switches->field_jacobian(c->t, x, c->s, c->p, a);
   }
 }
 
@@ -276,16 +291,170 @@ static void impact_checks(ctx *c, const double *x, bool derivatives) {
   if (k->kind != TF_MODEL_IMPACT) return;
   void (*check)(ctx *, fn, const double *, const char *) =
       derivatives ? derivative_check : finite_check;
-  for (c->surface = 0; c->surface < (int)k->impact->nimpacts; c->surface++) {
+  for (c->index = 0; c->index < (int)k->impact->nimpacts; c->index++) {
     char what[64];
     snprintf(what, sizeof what, derivatives ? "impact surface %d gradient" : "impact surface %d",
-             c->surface);
+             c->index);
     check(c, F_SURFACE, x, what);
     snprintf(what, sizeof what,
              derivatives ? "reset Jacobian of impact surface %d" : "reset of impact surface %d",
-             c->surface);
+             c->index);
     check(c, F_RESET, x, what);
   }
+}
+
+/* ---- several switching functions ---------------------------------------------------------- */
+
+static const char *s_text(const ctx *c, char *buf, size_t n) {
+  size_t len = (size_t)snprintf(buf, n, "s = (");
+  for (int i = 0; i < c->k->switches->nswitches && len < n; i++)
+    len += (size_t)snprintf(buf + len, n - len, c->s[i] ? "%s%+g" : "%s0", i ? ", " : "", c->s[i]);
+  if (len < n) snprintf(buf + len, n - len, ")");
+  return buf;
+}
+
+static void set_s(ctx *c, double v) {
+  for (int i = 0; i < TF_SWITCHES_MAX; i++) c->s[i] = v;
+}
+
+static void switches_values(ctx *c, const double *x) {
+  const int m = c->k->switches->nswitches;
+  char what[160], s[96];
+  for (c->index = 0; c->index < m; c->index++) {
+    snprintf(what, sizeof what, "switching function h[%d]", c->index);
+    finite_check(c, F_SWITCH_I, x, what);
+  }
+  /* s = 0 (every contact sticking, multipliers at the middle), then the 2^m slip fields */
+  set_s(c, 0);
+  snprintf(what, sizeof what, "field, %s", s_text(c, s, sizeof s));
+  finite_check(c, F_FIELD, x, what);
+  for (int corner = 0; corner < 1 << m; corner++) {
+    for (int i = 0; i < m; i++) c->s[i] = corner >> (m - 1 - i) & 1 ? -1 : 1;
+    snprintf(what, sizeof what, "field, %s", s_text(c, s, sizeof s));
+    finite_check(c, F_FIELD, x, what);
+  }
+}
+
+/* The field may have a kink on Sigma_i (Stribeck's |v - vb|), where differences straddling it
+ * mean nothing, and a state at rest on a belt starts on it.  A state closer to some Sigma_i
+ * than the differences reach is moved along grad h_i to h_i = +-reach, on its own side (+ on
+ * Sigma_i).  Returns whether it moved. */
+static bool off_surfaces(const ctx *c, const double *x, double *xs) {
+  const tf_switches_ops *w = c->k->switches;
+  const size_t n = c->k->dim;
+  bool moved = false;
+  memcpy(xs, x, n * sizeof *xs);
+  for (int i = 0; i < w->nswitches; i++) {
+    double grad[N], norm2 = 0, reach = 0;
+    const double h = w->switching(i, xs, c->p, grad);
+    for (size_t j = 0; j < n; j++) {
+      norm2 += grad[j] * grad[j];
+      reach += 100 * cbrt(DBL_EPSILON) * fmax(1.0, fabs(xs[j])) * fabs(grad[j]);
+    }
+    const double side = h < 0 ? -1 : 1;
+    if (!(norm2 > 0) || side * h >= reach) continue;
+    for (size_t j = 0; j < n; j++) xs[j] += (side * reach - h) * grad[j] / norm2;
+    moved = true;
+  }
+  return moved;
+}
+
+static void switches_derivatives(ctx *c, const double *x) {
+  const tf_switches_ops *w = c->k->switches;
+  const int m = w->nswitches;
+  char what[200], s[96];
+  for (c->index = 0; c->index < m; c->index++) {
+    snprintf(what, sizeof what, "switching gradient h[%d]", c->index);
+    derivative_check(c, F_SWITCH_I, x, what);
+  }
+  if (!w->field_jacobian) {
+    fprintf(c->out, "  --    field_jacobian not given (the engine uses finite differences)\n");
+    return;
+  }
+  /* at the signs the state has, then inside [-1, 1]^m where sticking contacts put them */
+  static const double inside[2][TF_SWITCHES_MAX] = {{0.5, -0.5, 0.5, -0.5}, {-0.9, 0.3, 0.7, -0.2}};
+  double xs[N];
+  const bool moved = off_surfaces(c, x, xs);
+  for (int point = 0; point < 3; point++) {
+    for (int i = 0; i < m; i++) {
+      const double h = w->switching(i, x, c->p, NULL);
+      c->s[i] = point ? inside[point - 1][i] : h > 0 ? 1 : h < 0 ? -1 : 0;
+    }
+    snprintf(what, sizeof what, "field_jacobian, %s%s%s", s_text(c, s, sizeof s),
+             point ? "" : " (sign h)",
+             moved ? " (at a state moved off the switching surfaces it is on)" : "");
+    derivative_check(c, F_FIELD, xs, what);
+  }
+}
+
+/* An affine field evaluated in floating point leaves residuals of a few ulps of the values
+ * combined; a term nonlinear in s leaves one of its own size. */
+#define AFFINE_TOL 1e-9
+
+static void affine_verdict(ctx *c, const double *r, double scale, const char *what) {
+  const size_t n = c->k->dim;
+  double worst = 0;
+  size_t wi = 0;
+  for (size_t i = 0; i < n; i++) {
+    const double e = fabs(r[i]) / (scale + DBL_MIN);
+    if (!(e <= worst)) worst = e, wi = i;
+  }
+  const bool ok = all_finite(r, n) && worst <= AFFINE_TOL;
+  verdict(c, ok, what);
+  fprintf(c->out, ": max relative residual %.2e (tolerance %.0e)\n", worst, AFFINE_TOL);
+  if (!ok)
+    fprintf(c->out, "        component %zu (%s): residual %.10g\n", wi, c->k->state_names[wi],
+            r[wi]);
+}
+
+static double scale_of(const double *const *v, int nv, size_t n) {
+  double scale = 0;
+  for (int k = 0; k < nv; k++)
+    for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(v[k][i]));
+  return scale;
+}
+
+/* f(x, s) affine in s, the engine's premise for the multipliers of sticking contacts: for
+ * every pair f(e_i + e_j) - f(e_i) - f(e_j) + f(0) = 0 (no s_i s_j), along every axis
+ * f(a e_i) = f(0) + a (f(e_i) - f(0)) for a = -1 and 1/2 (no s_i^2 or other function of s_i). */
+static void affinity_checks(ctx *c, const double *x) {
+  const size_t n = c->k->dim;
+  const int m = c->k->switches->nswitches;
+  double f0[N], fe[TF_SWITCHES_MAX][N], fij[N], r[N];
+  char what[200];
+  fprintf(c->out, "field affine in the signs s (at the initial state):\n");
+  set_s(c, 0);
+  eval(c, F_FIELD, x, f0);
+  for (int i = 0; i < m; i++) {
+    c->s[i] = 1;
+    eval(c, F_FIELD, x, fe[i]);
+    c->s[i] = 0;
+  }
+  for (int i = 0; i < m; i++)
+    for (int j = i + 1; j < m; j++) {
+      c->s[i] = c->s[j] = 1;
+      eval(c, F_FIELD, x, fij);
+      c->s[i] = c->s[j] = 0;
+      for (size_t q = 0; q < n; q++) r[q] = fij[q] - fe[i][q] - fe[j][q] + f0[q];
+      const double *v[] = {f0, fe[i], fe[j], fij};
+      snprintf(what, sizeof what, "pair (s[%d], s[%d]): f(e%d + e%d) - f(e%d) - f(e%d) + f(0) = 0",
+               i, j, i, j, i, j);
+      affine_verdict(c, r, scale_of(v, 4, n), what);
+    }
+  static const double along[2] = {-1.0, 0.5};
+  for (int i = 0; i < m; i++)
+    for (int k = 0; k < 2; k++) {
+      const double a = along[k];
+      double fa[N];
+      c->s[i] = a;
+      eval(c, F_FIELD, x, fa);
+      c->s[i] = 0;
+      for (size_t q = 0; q < n; q++) r[q] = fa[q] - f0[q] - a * (fe[i][q] - f0[q]);
+      const double *v[] = {f0, fe[i], fa};
+      snprintf(what, sizeof what, "axis s[%d], a = %g: f(a e%d) = f(0) + a (f(e%d) - f(0))", i, a,
+               i, i);
+      affine_verdict(c, r, scale_of(v, 3, n), what);
+    }
 }
 
 static void values(ctx *c, const double *x) {
@@ -321,6 +490,7 @@ static void values(ctx *c, const double *x) {
     if (k->filippov->regularised)
       finite_check(c, F_REGULARISED, x, "regularised field, lambda = 0.5");
   }
+  if (k->kind == TF_MODEL_SWITCHES) switches_values(c, x);
   if (k->kind == TF_MODEL_CODIM2) finite_check(c, F_SIGMA2, x, "sigma2 (H1, H2)");
   if (tf_model_map(k)) finite_check(c, F_MAP, x, "map F(x)");
   impact_checks(c, x, false);
@@ -411,6 +581,7 @@ static void derivatives(ctx *c, const double *x) {
       dlambda_check(c, x);
     }
   }
+  if (k->kind == TF_MODEL_SWITCHES) switches_derivatives(c, x);
   if (k->kind == TF_MODEL_CODIM2) derivative_check(c, F_SIGMA2, x, "sigma2 gradients");
   if (tf_model_map(k)) {
     if (tf_model_map_jacobian(k))
@@ -427,6 +598,7 @@ int tf_model_check(const tf_kernel *k, const char *origin, const double *p, doub
   header(k, origin, p, t, x, out);
   values(&c, x);
   derivatives(&c, x);
+  if (k->kind == TF_MODEL_SWITCHES) affinity_checks(&c, x);
   if (c.failed)
     fprintf(out, "result: FAIL (%d of %d checks failed)\n", c.failed, c.checks);
   else

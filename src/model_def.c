@@ -183,6 +183,13 @@ static int check_ops(const checker *c, const tf_model_def *d) {
                  ? -1
                  : 0;
     }
+    case TF_MODEL_SWITCHES: {
+      const tf_switches_ops *w = d->switches;
+      if (w->nswitches < 1 || w->nswitches > TF_SWITCHES_MAX)
+        return fail(c, "switches.nswitches = %d: expected 1 to %d", w->nswitches, TF_SWITCHES_MAX);
+      return need(c, w->switching, "switches.switching") || need(c, w->field, "switches.field") ? -1
+                                                                                                : 0;
+    }
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "flow.h"
 #include "rng.h"
 #include "status.h"
+#include "switches.h"
 
 size_t tf_pws_exit_width(const tf_pws *pws) {
   return 4 + pws->model.kernel->dim;
@@ -66,7 +67,9 @@ static int read_logging(tf_pws *pws, tf_config *cfg, tf_error *err) {
 static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = pws->model.kernel;
   double guess[TF_MAX_DIM], x[TF_MAX_DIM];
-  if (!k->filippov->twofold_guess || k->filippov->twofold_guess(pws->model.params, guess)) {
+  /* several switching functions: no two-fold of one surface to start at */
+  const tf_filippov_ops *f = k->kind == TF_MODEL_FILIPPOV ? k->filippov : NULL;
+  if (!f || !f->twofold_guess || f->twofold_guess(pws->model.params, guess)) {
     if (pws->at_twofold) {
       char where[256];
       return tf_fail(err, "%s: key 'initial.at_twofold': model '%s' has no two-fold to start at",
@@ -105,7 +108,9 @@ int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *
   const bool d_false = false;
   const long long d_seed = 1;
   long long seed;
-  if (tf_model_from_config(&pws->model, cfg, TF_KIND_BIT(TF_MODEL_FILIPPOV), "ensemble", err) ||
+  if (tf_model_from_config(&pws->model, cfg,
+                           TF_KIND_BIT(TF_MODEL_FILIPPOV) | TF_KIND_BIT(TF_MODEL_SWITCHES),
+                           "ensemble", err) ||
       tf_initial_from_config(cfg, pws->model.kernel, pws->x0, &pws->spread, &pws->t0, err) ||
       tf_config_get_bool(cfg, "initial.at_twofold", &d_false, &pws->at_twofold, err) ||
       read_filippov_options(pws, cfg, err) || read_logging(pws, cfg, err) ||
@@ -116,6 +121,15 @@ int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *
   pws->seed = (uint64_t)seed;
   pws->opts.meet_escape_distance = pws->policy.distance;
   pws->opts.meet_escape_margin = pws->policy.margin;
+  if (pws->model.kernel->kind == TF_MODEL_SWITCHES) {
+    tf_switches_options so = tf_switches_default_options();
+    so.ode = pws->opts.ode, so.event_tol = pws->opts.event_tol;
+    so.max_event_rate = pws->opts.max_event_rate, so.max_events = pws->opts.max_events;
+    so.sigma_tol = pws->opts.meet_tol;
+    pws->switches_count = pws->model.kernel->switches->nswitches;
+    pws->switches = tf_switches_create(pws->model.kernel, pws->model.params, &so);
+    return pws->switches ? 0 : tf_fail(err, "cannot set up the event-driven integrator");
+  }
   pws->evolve = tf_evolve_create(pws->model.kernel, pws->model.params, &pws->opts);
   if (!pws->evolve) return tf_fail(err, "cannot set up the event-driven integrator");
   if (pws->has_twofold)
@@ -125,6 +139,7 @@ int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *
 
 void tf_pws_destroy(tf_pws *pws) {
   tf_evolve_destroy(pws->evolve);
+  tf_switches_destroy(pws->switches);
   tf_exit_policy_destroy(&pws->policy);
   tf_model_destroy(&pws->model);
   memset(pws, 0, sizeof *pws);
@@ -191,19 +206,41 @@ static void on_event(void *ctx, const tf_event *ev) {
   memcpy(slot + 4, ev->x, n * sizeof *ev->x);
 }
 
+/* Several switching functions: the same log, in the codim-1 engine's words (a contact sticking
+ * is sliding on its surface); modes are tf_sw_mode_code. */
+static const tf_event_kind switches_kinds[TF_SW_EVENT_KIND_COUNT] = {
+    [TF_SW_ARRIVE] = TF_EVENT_SLIDE_START,
+    [TF_SW_CROSS] = TF_EVENT_CROSSING,
+    [TF_SW_RELEASE] = TF_EVENT_SLIDE_END,
+    [TF_SW_CHOICE] = TF_EVENT_MEET_CHOICE,
+    [TF_SW_UNDEFINED] = TF_EVENT_MEET_UNDEFINED};
+
+static void on_switches_event(void *ctx, const tf_sw_event *ev) {
+  const tf_event e = {switches_kinds[ev->kind], ev->t,           ev->x,
+                      (tf_mode)ev->from,        (tf_mode)ev->to, ev->u};
+  on_event(ctx, &e);
+}
+
 static double sample_time(const tf_pws *pws, long i) {
   const long last = pws->trajectory_samples - 1;
   return i == last ? pws->t_end : pws->t0 + (pws->t_end - pws->t0) * (double)i / (double)last;
 }
 
-static void on_step(void *ctx, const tf_evolve *e, double ta, double tb) {
-  member_run *mr = ctx;
+/* The dense output of the member's engine at ts. */
+static void dense(const tf_pws *pws, double ts, double *x) {
+  if (pws->switches)
+    tf_switches_dense(pws->switches, ts, x);
+  else
+    tf_evolve_dense(pws->evolve, ts, x);
+}
+
+static void sample_step(member_run *mr, double ta, double tb) {
   const tf_pws *pws = mr->pws;
   const size_t n = pws->model.kernel->dim;
   for (; mr->next_sample < pws->trajectory_samples; mr->next_sample++) {
     const double ts = sample_time(pws, mr->next_sample);
     if (ts > tb || ts < ta) break;
-    tf_evolve_dense(e, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
+    dense(pws, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
     if (tf_checkpoint_stop_point()) { /* the loop ends the run at its next step */
       mr->next_sample++;
       break;
@@ -211,8 +248,41 @@ static void on_step(void *ctx, const tf_evolve *e, double ta, double tb) {
   }
 }
 
+static void on_step(void *ctx, const tf_evolve *e, double ta, double tb) {
+  (void)e;
+  sample_step(ctx, ta, tb);
+}
+
+static void on_switches_step(void *ctx, const tf_switches *s, double ta, double tb) {
+  (void)s;
+  sample_step(ctx, ta, tb);
+}
+
+static int run_switches(tf_pws *pws, member_run *mr, double *x, tf_pws_record *rec) {
+  tf_switches_set_callbacks(pws->switches, on_switches_event, on_choice,
+                            pws->trajectory_samples > 0 ? on_switches_step : NULL, mr);
+  const tf_switches_result r = tf_switches_run(pws->switches, pws->t0, x, pws->t_end);
+  rec->t_final = r.t;
+  rec->steps = r.steps;
+  rec->rhs_evals = r.rhs_evals;
+  rec->final_mode = tf_sw_mode_code(pws->switches_count, r.mode);
+  memset(rec->counts, 0, sizeof rec->counts);
+  for (int i = 0; i < TF_SW_EVENT_KIND_COUNT; i++) rec->counts[switches_kinds[i]] += r.counts[i];
+  return r.status;
+}
+
 static void fill_nan(double *v, size_t n) {
   for (size_t i = 0; i < n; i++) v[i] = NAN;
+}
+
+const char *tf_pws_mode_name(const tf_pws *pws, int mode, char *buf, size_t n) {
+  if (!pws->switches) return tf_mode_name((tf_mode)mode);
+  static const char *const names[3] = {"slip-", "stick", "slip+"};
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = 0; i < pws->switches_count && len < n; i++, mode /= 3)
+    len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "", names[mode % 3]);
+  return buf;
 }
 
 int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
@@ -238,6 +308,11 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
   if (pws->trajectory_samples > 0) {
     memcpy(rec->trajectory, x, n * sizeof *x);
     mr.next_sample = 1;
+  }
+  if (pws->switches) {
+    const int status = run_switches(pws, &mr, x, rec);
+    memcpy(rec->final_state, x, n * sizeof *x);
+    return status;
   }
   tf_evolve_set_callbacks(pws->evolve, on_event, on_exit, &mr);
   tf_evolve_set_choice(pws->evolve, on_choice);

@@ -4,7 +4,12 @@
  * exit.* (the policy at a nondeterministic two-fold) and output.* (what to record per
  * member), locates the model's two-fold if it has one, and runs members with the
  * event-driven integrator.  With initial.at_twofold every member starts by leaving the
- * two-fold through the exit policy (visit 0), as in the paper's simulations. */
+ * two-fold through the exit policy (visit 0), as in the paper's simulations.  Models with several
+ * switching functions (switches.h) run here too, on that engine: the same keys, logs and draws
+ * (a nondeterministic choice of mode is a draw of the exit policy, kind intersection choice);
+ * their events are logged in evolve.h's kinds (a contact sticking: slide_start, releasing:
+ * slide_end, crossing: crossing, choice and undefined as at an intersection), their modes as
+ * tf_sw_mode_code. */
 #ifndef TF_PWS_H
 #define TF_PWS_H
 
@@ -29,6 +34,9 @@ typedef struct tf_pws {
   tf_exit_policy policy;
   long max_logged_exits, max_logged_events, trajectory_samples;
   tf_evolve *evolve;
+  /* models with several switching functions (switches.h) run here instead of evolve */
+  struct tf_switches *switches;
+  int switches_count;
 } tf_pws;
 
 int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err);
@@ -53,6 +61,10 @@ typedef struct tf_pws_record {
   long counts[TF_EVENT_KIND_COUNT];
   int final_mode;
 } tf_pws_record;
+
+/* A member's final mode as text: evolve.h's mode name, or per switching function "slip-",
+ * "stick", "slip+" joined by commas. */
+const char *tf_pws_mode_name(const tf_pws *pws, int mode, char *buf, size_t n);
 
 int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec);
 

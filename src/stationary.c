@@ -19,6 +19,7 @@ tf_stationary_engine tf_stationary_engine_for(const tf_kernel *k, const double *
     case TF_ROUTE_IMPACT: /* the free flight alone would run through the walls */
     case TF_ROUTE_MAP:
     case TF_ROUTE_DEVS:
+    case TF_ROUTE_SWITCHES: /* not continued yet */
       break;
   }
   return TF_STATIONARY_NONE;

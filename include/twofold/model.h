@@ -62,7 +62,8 @@ typedef enum tf_model_kind {
   TF_MODEL_TWO_CONTACT = 4, /* a body with two frictional contacts */
   TF_MODEL_MAP = 5,         /* discrete map x -> F(x) */
   TF_MODEL_DEVS = 6,        /* dynamic ensemble of N elements following a 1-D map */
-  TF_MODEL_IMPACT = 7       /* free flight between impacts with reset maps (hybrid system) */
+  TF_MODEL_IMPACT = 7,      /* free flight between impacts with reset maps (hybrid system) */
+  TF_MODEL_SWITCHES = 8     /* Filippov with several switching functions (several contacts) */
 } tf_model_kind;
 
 typedef void tf_field_fn(double t, const double *x, const double *p, double *dxdt);
@@ -160,6 +161,25 @@ typedef struct tf_impact_ops {
    * while the constraint holds the state (sticking ends where it changes sign). */
   double (*constrained)(int i, double t, const double *x, const double *p, double *dx);
 } tf_impact_ops;
+/* TF_MODEL_SWITCHES: m independent switching functions h_1 .. h_m (1 <= m <= 4), e.g. m
+ * frictional contacts, each Sigma_i = {h_i = 0} a surface the field jumps across.  The field
+ * takes one value s_i per switching function: s_i = sign h_i off Sigma_i and, on Sigma_i (the
+ * contact sticking), any s_i in [-1, 1] -- Filippov's multiplier.  f must be affine in s
+ * (f = f_0(x) + sum_i s_i b_i(x), no products s_i s_j): then the multipliers that keep the
+ * state on the intersection of the surfaces it sticks to solve a small linear system, and the
+ * motion there is unique wherever that system is (Jeffrey's canopy, which is unique for such
+ * fields).  `twofold model check` tests the affinity. */
+#define TF_SWITCHES_MAX 4
+
+typedef struct tf_switches_ops {
+  int nswitches; /* m, 1 to TF_SWITCHES_MAX */
+  /* h_i(x) for i in 0 .. m-1, and its gradient (dim) if grad is not NULL */
+  double (*switching)(int i, const double *x, const double *p, double *grad);
+  /* f(t, x, s) with s[0 .. m-1] */
+  void (*field)(double t, const double *x, const double *s, const double *p, double *dx);
+  /* Optional: d f / dx at fixed s (dim x dim), for exact tangent dynamics */
+  void (*field_jacobian)(double t, const double *x, const double *s, const double *p, double *jac);
+} tf_switches_ops;
 
 typedef struct tf_model_def {
   int abi;          /* TWOFOLD_MODEL_ABI */
@@ -189,6 +209,7 @@ typedef struct tf_model_def {
   const tf_map_ops *map;
   const tf_devs_ops *devs;
   const tf_impact_ops *impact;
+  const tf_switches_ops *switches;
 } tf_model_def;
 
 /* What a plugin exports: its ABI number and a NULL-terminated list of its models. */

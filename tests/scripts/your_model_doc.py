@@ -19,6 +19,17 @@ phase moving with the belt in closed form.
   every return, and the saltation into sticking has rank one), printed and stored as such;
 * the figure's drawn arrays (phase_plane.npz) are the trajectory's samples, and its marked
   departures lie at scipy's (x_s, vb).
+Section 9, the chain of two blocks with a contact each (two switching functions), against an
+independent scipy solution: each mode integrated on its own, a contact on the belt sticking
+while the static friction holds it (|force| <= mus, per mass: the contacts' multipliers are
+decoupled here), else slipping the way the force pushes:
+* model check passes for the equations and the C source; their trajectories agree to the
+  integrator's tolerance (the library runs the ensemble and the spectrum below);
+* every event of the trajectory (time, kind, contact) and its final state equal scipy's;
+* every ensemble member's final state equals scipy's from that member's initial state;
+* the spectrum: 0, ln|mu|/T of the cycle (mu from central differences of scipy's return map
+  over one period, T its period), -inf, -inf, with "collapses 2 directions" printed;
+* the figure's arrays are the trajectory's samples and its double-sticking intervals scipy's.
 """
 import os
 import re
@@ -163,4 +174,157 @@ dep = d["departures"]
 T.check(len(dep) >= 6 and np.max(np.abs(dep[:, 0] - XS)) < 1e-6 and np.max(np.abs(dep[:, 1] - VB)) < 1e-9,
         f"the figure marks {len(dep)} departures at (x_s, vb) = ({XS}, {VB})")
 T.check(open("phase_plane.png", "rb").read(8) == b"\x89PNG\r\n\x1a\n", "phase_plane.png written")
+# --- section 9: two contacts ---------------------------------------------------------------------
+for cfg in ("chain.yaml", "chain_c.yaml"):
+    o = out.get(f"twofold model check {cfg}", "")
+    T.check("result: ok" in o and "FAIL" not in o, f"model check {cfg}: {o.strip().splitlines()[-1:]}")
+K1, K2 = 1.0, 1.0
+
+
+def forces(y):
+    """The forces on each mass other than its friction."""
+    x1, v1, x2, v2 = y
+    return (-K1 * x1 + K2 * (x2 - x1) - C * v1, -K2 * (x2 - x1) - C * v2)
+
+
+def chain_field(mode):
+    def f(t, y):
+        F, dy = forces(y), [y[1], 0.0, y[3], 0.0]
+        for i in (0, 1):
+            if mode[i]:
+                vr = y[2 * i + 1] - VB
+                dy[2 * i + 1] = F[i] - mode[i] * (MUK + (MUS - MUK) * np.exp(-abs(vr) / VS))
+        return dy
+    return f
+
+
+def chain_events(mode):
+    evs = []
+    for i in (0, 1):
+        if mode[i]:
+            def e(t, y, i=i, s=mode[i]):
+                return s * (y[2 * i + 1] - VB)
+        else:
+            def e(t, y, i=i):
+                return MUS - abs(forces(y)[i])
+        e.terminal, e.direction = True, -1
+        evs.append(e)
+    return evs
+
+
+def on_belt(y, i):
+    F = forces(y)[i]
+    return 0 if abs(F) <= MUS else (1 if F > 0 else -1)
+
+
+def chain_solve(y0, t_end, log=None):
+    """(final state, modes); log gets (t, 'stick' | 'cross' | 'release', contact, state)."""
+    t, y = 0.0, np.array(y0, float)
+    mode = [on_belt(y, i) if abs(y[2 * i + 1] - VB) < 1e-12 else int(np.sign(y[2 * i + 1] - VB))
+            for i in (0, 1)]
+    while t < t_end:
+        r = solve_ivp(chain_field(mode), (t, t_end), y, method="DOP853", events=chain_events(mode), **TOL)
+        t, y = r.t[-1], r.y[:, -1].copy()
+        if r.status != 1:
+            break
+        i = next(j for j in (0, 1) if len(r.t_events[j]))
+        if mode[i]:
+            y[2 * i + 1] = VB
+            new = on_belt(y, i)
+            kind = "stick" if new == 0 else "cross"
+        else:
+            new = 1 if forces(y)[i] > 0 else -1
+            kind = "release"
+        if log is not None:
+            log.append((t, kind, i))
+        mode[i] = new
+    return y, mode
+
+
+log = []
+want, _ = chain_solve([0, 0.3, 0.5, 0.3], 100.0, log)
+with h5py.File("chain.h5") as a, h5py.File("chain_c.h5") as b:
+    d = np.max(np.abs(a["/trajectory/state"][...] - b["/trajectory/state"][...]))
+    got, ev = a["/trajectory/state"][-1], a["/trajectory/events"][...]
+    kinds = a["/trajectory/events"].attrs["kinds"].split(",")
+T.check(d < 1e-7, f"chain: C source and equations give the same trajectory (max difference {d:.1e})")
+ev = ev[~np.isnan(ev[:, 0])]
+names = {"stick": "slide_start", "cross": "crossing", "release": "slide_end"}
+
+
+def contact(row):
+    """The contact whose mode changed (modes coded (s1 + 1) + 3 (s2 + 1))."""
+    a, b = int(row[2]), int(row[3])
+    return 0 if a % 3 != b % 3 else 1
+
+
+same = len(ev) == len(log) and all(
+    kinds[int(r[1])] == names[k] and contact(r) == i for r, (t, k, i) in zip(ev, log))
+dt = max((abs(r[0] - t) for r, (t, k, i) in zip(ev, log)), default=np.inf)
+T.check(same and len(log) >= 20 and dt < 1e-7,
+        f"chain: {len(ev)} events (scipy {len(log)}), kinds and contacts alike, times within {dt:.1e}")
+T.check(np.max(np.abs(got - want)) < 1e-7, f"chain at t = 100: {got} vs scipy {want}")
+with h5py.File("chain_ensemble.h5") as f:
+    x0, x1 = f["/members/initial_state"][...], f["/members/final_state"][...]
+    ok = np.all(f["/members/status"][...] == 1)
+worst = max(np.max(np.abs(chain_solve(a, 50.0)[0] - b)) for a, b in zip(x0, x1))
+T.check(ok and len(x1) == 24 and worst < 1e-6,
+        f"chain: {len(x1)} ensemble members' final states equal scipy's (worst {worst:.1e})")
+
+
+def return_map(x1):
+    """From contact 1 leaving double sticking (force on mass 1 at -mus) to the next time."""
+    x2 = ((K1 + K2) * x1 + C * VB - MUS) / K2
+    t, y, mode = 0.0, np.array([x1, VB, x2, VB]), [-1, 0]
+    while True:
+        r = solve_ivp(chain_field(mode), (t, t + 100), y, method="DOP853", events=chain_events(mode), **TOL)
+        t, y = r.t[-1], r.y[:, -1].copy()
+        i = next(j for j in (0, 1) if len(r.t_events[j]))
+        if mode[i]:
+            y[2 * i + 1] = VB
+            mode[i] = on_belt(y, i)
+        elif i == 0 and mode == [0, 0]:
+            return y[0], t
+        else:
+            mode[i] = 1 if forces(y)[i] > 0 else -1
+
+
+def period_map(x1):
+    """Mass 1 leaves double sticking twice per period."""
+    xa, ta = return_map(x1)
+    xb, tb = return_map(xa)
+    return xb, ta + tb
+
+
+# start from scipy's own last departure of mass 1 out of double sticking
+xs = chain_solve([0, 0.3, 0.5, 0.3], [t for t, k, i in log if k == "release" and i == 0][-1])[0][0]
+for _ in range(30):
+    xs, period = period_map(xs)
+mu = (period_map(xs + 1e-5)[0] - period_map(xs - 1e-5)[0]) / 2e-5
+lam2 = np.log(abs(mu)) / period
+o = out.get("twofold run chain_lyapunov.yaml -o chain_lyapunov.h5 --overwrite", "")
+T.check("collapses 2 directions" in o, f"the chain's printed spectrum says why two are -inf: {o.strip()!r}")
+with h5py.File("chain_lyapunov.h5") as f:
+    lam, err = f["/lyapunov/spectrum"][...], f["/lyapunov/error"][...]
+T.check(abs(lam[0]) <= max(3 * err[0], 2e-3) and abs(lam[1] - lam2) <= max(3 * err[1], 2e-3)
+        and lam[2] == -np.inf and lam[3] == -np.inf,
+        f"chain spectrum {lam} ± {err}: 0, ln|mu|/T = {lam2:.5f} (mu {mu:.5f}, T {period:.5f}), -inf, -inf")
+d = np.load("chain.npz")
+with h5py.File("chain.h5") as f:
+    st = f["/trajectory/state"][...]
+    drawn = np.array_equal(d["t"], f["/trajectory/t"][...]) and np.array_equal(d["v1"], st[:, 1]) \
+        and np.array_equal(d["v2"], st[:, 3])
+T.check(drawn, "the chain figure draws the trajectory's samples")
+# scipy's double-sticking intervals: both masses start on the belt; an interval ends at the
+# next event and starts at an arrival that makes both stick
+m, both, start = [0, 0], [], 0.0
+for t, k, i in log:
+    if m == [0, 0]:
+        both.append((start, t))
+    m[i] = 0 if k == "stick" else 1
+    start = t
+got_both = d["both"]
+T.check(len(got_both) == len(both) and len(both) >= 6 and np.max(np.abs(got_both - np.array(both))) < 1e-7,
+        f"the figure shades {len(got_both)} double-sticking intervals, scipy {len(both)}")
+T.check(open("chain.png", "rb").read(8) == b"\x89PNG\r\n\x1a\n", "chain.png written")
 T.finish()

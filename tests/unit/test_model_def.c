@@ -106,7 +106,7 @@ static void validation(void) {
   d = valid(), d.flow = NULL;
   EXPECT(d, "kind is TF_MODEL_FLOW but .flow (its table of operations) is NULL");
   d = valid(), d.kind = (tf_model_kind)9;
-  EXPECT(d, "kind = 9 is not one of TF_MODEL_FLOW ... TF_MODEL_IMPACT");
+  EXPECT(d, "kind = 9 is not one of TF_MODEL_FLOW ... TF_MODEL_SWITCHES");
   d = valid(), d.dim = 0;
   EXPECT(d, "dim = 0: expected 1 to 16");
   d = valid(), d.dim = 17;
@@ -165,6 +165,16 @@ static void validation(void) {
   EXPECT(d, "impact.nimpacts = 4: expected 1 to 3 surfaces");
   d = valid(), d.impact = &four;
   EXPECT(d, "kind is TF_MODEL_FLOW but .impact is also set");
+  static const tf_switches_ops none = {.nswitches = 0}, five = {.nswitches = 5},
+                               no_field = {.nswitches = 2};
+  d = valid(), d.kind = TF_MODEL_SWITCHES, d.flow = NULL, d.switches = &none;
+  EXPECT(d, "switches.nswitches = 0: expected 1 to 4");
+  d.switches = &five;
+  EXPECT(d, "switches.nswitches = 5: expected 1 to 4");
+  d.switches = &no_field;
+  EXPECT(d, "switches.switching is NULL (required)");
+  d = valid(), d.kind = TF_MODEL_SWITCHES;
+  EXPECT(d, "kind is TF_MODEL_SWITCHES but the table given is .flow");
 }
 
 /* Built-ins pass the plugins' checker, and each goes to its kind's engine. */
