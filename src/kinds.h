@@ -6,7 +6,8 @@
  * Filippov model whose parameters make it its own smooth flow runs on the flow engines), the
  * smooth field the flow integrators may run, a one-line description, the kinds a job takes.
  * Jobs and engines switch on the route, never on a model's members, so adding a kind is one
- * ops table in the public header, its check in model_def.c and one adapter in kinds.c. */
+ * ops table in the public header, its check in model_def.c and one adapter in kinds.c (a new
+ * route is then named by -Wswitch at every switch that must learn it). */
 #ifndef TF_KINDS_H
 #define TF_KINDS_H
 
