@@ -2,6 +2,7 @@
  * event_loop.c's step loop; one member at a time, the structure reused across members. */
 #include "switches.h"
 
+#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,37 +57,22 @@ int tf_sw_mode_code(int m, const signed char *mode) {
 
 /* --- the field of a mode ------------------------------------------------------------------- */
 
-/* Gaussian elimination with partial pivoting on a k x k system (k <= 4), in place; false if
- * the matrix is singular to working precision (relative to its largest entry). */
+/* Solves a k x k system (k <= 4) in place by GSL's LU with partial pivoting; false if the
+ * matrix is singular to working precision (a pivot below 1e-13 of its largest entry). */
 static bool solve_small(int k, double *a, double *b) {
+  if (k == 0) return true;
   double big = 0;
   for (int i = 0; i < k * k; i++) big = fmax(big, fabs(a[i]));
-  if (!(big > 0)) return k == 0;
-  for (int c = 0; c < k; c++) {
-    int piv = c;
-    for (int r = c + 1; r < k; r++)
-      if (fabs(a[r * k + c]) > fabs(a[piv * k + c])) piv = r;
-    if (!(fabs(a[piv * k + c]) > 1e-13 * big)) return false;
-    if (piv != c) {
-      for (int j = 0; j < k; j++) {
-        const double t = a[c * k + j];
-        a[c * k + j] = a[piv * k + j], a[piv * k + j] = t;
-      }
-      const double t = b[c];
-      b[c] = b[piv], b[piv] = t;
-    }
-    for (int r = c + 1; r < k; r++) {
-      const double f = a[r * k + c] / a[c * k + c];
-      for (int j = c; j < k; j++) a[r * k + j] -= f * a[c * k + j];
-      b[r] -= f * b[c];
-    }
-  }
-  for (int c = k - 1; c >= 0; c--) {
-    double s = b[c];
-    for (int j = c + 1; j < k; j++) s -= a[c * k + j] * b[j];
-    b[c] = s / a[c * k + c];
-  }
-  return true;
+  if (!(big > 0)) return false;
+  gsl_matrix_view m = gsl_matrix_view_array(a, (size_t)k, (size_t)k);
+  gsl_vector_view v = gsl_vector_view_array(b, (size_t)k);
+  size_t order[MAXM];
+  gsl_permutation perm = {(size_t)k, order};
+  int sign;
+  if (gsl_linalg_LU_decomp(&m.matrix, &perm, &sign)) return false;
+  for (int i = 0; i < k; i++)
+    if (!(fabs(a[i * k + i]) > 1e-13 * big)) return false;
+  return gsl_linalg_LU_svx(&m.matrix, &perm, &v.vector) == 0;
 }
 
 static double dot(size_t n, const double *a, const double *b) {
