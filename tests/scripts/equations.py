@@ -70,17 +70,6 @@ def compile_model(name, yaml_text, harness):
     return ctypes.CDLL(so)
 
 
-SYMS = {f: getattr(sp, f) for f in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-                                     "tanh", "exp", "log", "sqrt", "atan2")}
-SYMS.update({"abs": sp.Abs, "sign": sp.sign, "min": sp.Min, "max": sp.Max, "pow": sp.Pow})
-
-
-def sym(text, names):
-    loc = dict(SYMS)
-    loc.update({n: sp.Symbol(n, real=True) for n in names})
-    return sp.sympify(text.replace("^", "**"), locals=loc)
-
-
 def close(got, want, what, worst):
     err = abs(got - want) / max(1.0, abs(want))
     worst[what] = max(worst.get(what, 0.0), err)
@@ -105,8 +94,8 @@ void gx(double t, const double *x, const double *p, double *o) {
 st, pn = FLOW["state"], list(FLOW["params"])
 names = st + pn + ["t"]
 X = [sp.Symbol(s, real=True) for s in st]
-F = [sym(FLOW["field"][s], names) for s in st]
-G = [sym(FLOW["noise"][s], names) if s in FLOW["noise"] else sp.Integer(0) for s in st]
+F = [T.sym(FLOW["field"][s], names) for s in st]
+G = [T.sym(FLOW["noise"][s], names) if s in FLOW["noise"] else sp.Integer(0) for s in st]
 fn = sp.lambdify(names, F), sp.lambdify(names, sp.Matrix(F).jacobian(X))
 gn = sp.lambdify(names, G), sp.lambdify(names, [sp.diff(G[i], X[i]) for i in range(3)])
 worst = {}
@@ -142,11 +131,11 @@ lib.h.restype = ctypes.c_double
 st, pn = FIL["state"], list(FIL["params"])
 names = st + pn + ["t"]
 X = [sp.Symbol(s, real=True) for s in st]
-H = sym(FIL["switching"], names)
+H = T.sym(FIL["switching"], names)
 hn = sp.lambdify(names, [H] + [sp.diff(H, v) for v in X])
 side_fn = {}
 for side, key in ((1, "plus"), (-1, "minus")):
-    Fs = [sym(FIL[key][s], names) for s in st]
+    Fs = [T.sym(FIL[key][s], names) for s in st]
     side_fn[side] = sp.lambdify(names, Fs), sp.lambdify(names, sp.Matrix(Fs).jacobian(X))
 worst = {}
 p = [FIL["params"][k] for k in pn]

@@ -84,17 +84,6 @@ def yaml_model(m, extra=""):
     return "\n".join(lines) + "\n" + extra
 
 
-SYMS = {f: getattr(sp, f) for f in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-                                     "tanh", "exp", "log", "sqrt", "atan2")}
-SYMS.update({"abs": sp.Abs, "sign": sp.sign, "min": sp.Min, "max": sp.Max, "pow": sp.Pow})
-
-
-def sym(text, names):
-    loc = dict(SYMS)
-    loc.update({n: sp.Symbol(n, real=True) for n in names})
-    return sp.sympify(text.replace("^", "**"), locals=loc)
-
-
 D = ctypes.POINTER(ctypes.c_double)
 
 
@@ -157,8 +146,8 @@ def against_sympy(m, points, sample_state):
     st, pn, sg = m["state"], list(m["params"]), list(m["switching"])
     names = st + pn + ["t"] + sg
     X = [sp.Symbol(s, real=True) for s in st]
-    H = [sym(m["switching"][k], names) for k in sg]
-    F = [sym(m["field"][s], names) for s in st]
+    H = [T.sym(m["switching"][k], names) for k in sg]
+    F = [T.sym(m["field"][s], names) for s in st]
     hn = sp.lambdify(names, [[Hk] + [sp.diff(Hk, v) for v in X] for Hk in H])
     fn = sp.lambdify(names, F)
     jn = sp.lambdify(names, sp.Matrix(F).jacobian(X))

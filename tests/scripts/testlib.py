@@ -53,3 +53,13 @@ def finish():
         print(f"{len(failures)} failure(s)")
         sys.exit(1)
     print("all passed")
+
+
+def sym(text, names):
+    """An expression of model.equations as sympy reads it (an independent parse for tests)."""
+    import sympy as sp
+    funcs = {f: getattr(sp, f) for f in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+                                         "cosh", "tanh", "exp", "log", "sqrt", "atan2")}
+    funcs.update({"abs": sp.Abs, "sign": sp.sign, "min": sp.Min, "max": sp.Max, "pow": sp.Pow})
+    funcs.update({n: sp.Symbol(n, real=True) for n in names})
+    return sp.sympify(text.replace("^", "**"), locals=funcs)
