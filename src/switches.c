@@ -105,6 +105,12 @@ static bool mode_signs(const tf_switches *sw, double t, const double *x, const s
     for (size_t i = 0; i < n; i++) fj[i] -= f0[i];
     for (int r = 0; r < k; r++) a[r * k + c] = dot(n, grad[r], fj);
   }
+  /* a model that returns NaN or Inf here is not singular: its NaN multipliers make the field
+   * NaN, and the member stops as nonfinite */
+  if (!tf_state_finite(a, (size_t)(k * k)) || !tf_state_finite(b, (size_t)k)) {
+    for (int c = 0; c < k; c++) s[stuck[c]] = NAN;
+    return true;
+  }
   const bool ok = solve_small(k, a, b);
   for (int c = 0; c < k; c++) s[stuck[c]] = ok ? b[c] : NAN;
   return ok;
@@ -217,6 +223,7 @@ static double violation(tf_switches *sw, double t, const double *x, const signed
   double s[MAXM], f[TF_MAX_DIM], grad[TF_MAX_DIM], v = 0;
   if (!mode_signs(sw, t, x, cand, s)) return -1;
   sw->ops->field(t, x, s, sw->p, f);
+  if (!tf_state_finite(f, sw->n)) return NAN; /* the model's field is not finite here */
   for (int i = 0; i < sw->m; i++) {
     if (!on[i] || i == released) continue; /* a release is a tangency: its rate is 0 there */
     if (cand[i] == 0) {
@@ -256,7 +263,7 @@ static int select_mode(tf_switches *sw, double t, double *x, const bool *on, int
   for (int i = 0; i < nf; i++) total *= 3;
   signed char cands[81][MAXM];
   double viol[81], scale = 0, f[TF_MAX_DIM];
-  bool singular = false;
+  bool singular = false, nonfinite = false;
   for (int c = 0; c < total; c++) {
     memcpy(cands[c], sw->mode, sizeof cands[c]);
     for (int i = 0, code = c; i < nf; i++, code /= 3)
@@ -275,6 +282,7 @@ static int select_mode(tf_switches *sw, double t, double *x, const bool *on, int
     project(sw, cands[c], xc);
     viol[c] = violation(sw, t, xc, cands[c], on, released);
     singular = singular || viol[c] < 0;
+    nonfinite = nonfinite || isnan(viol[c]);
   }
   field_of(sw, sw->mode, t, x, f);
   for (size_t i = 0; i < sw->n; i++) scale = fmax(scale, fabs(f[i]));
@@ -297,6 +305,7 @@ static int select_mode(tf_switches *sw, double t, double *x, const bool *on, int
     emit(sw, TF_SW_CHOICE, t, x, fired, sw->mode, next, nfound, u);
     return TF_MEMBER_OK;
   }
+  if (nfound == 0 && nonfinite) return TF_MEMBER_NONFINITE;
   memcpy(next, sw->mode, MAXM);
   emit(sw, TF_SW_UNDEFINED, t, x, fired, sw->mode, sw->mode, nfound, NAN);
   if (nfound > 1 && !strict) return TF_MEMBER_CODIM2; /* degenerate: only rounding separates */
