@@ -39,7 +39,7 @@ tf_switches_options tf_switches_default_options(void) {
   o.event_tol = 1e-12;
   o.max_event_rate = 1e6;
   o.max_events = 1000000;
-  o.sigma_tol = 1e-9;
+  o.sigma_tol = 1e-8; /* filippov.intersection_tol's default */
   return o;
 }
 
