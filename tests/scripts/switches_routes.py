@@ -9,7 +9,8 @@ as `model.equations`, as a C source (`model.source`) and as a library built from
 * the three routes agree: the source and the library bit for bit (same code, compiler and
   flags), the equations to the integrator's tolerance (the generated C orders operations its
   own way);
-* the ensemble is the same bits on 1 and 2 ranks;
+* the ensemble is the same bits on 1 and 2 ranks, and after an interruption (--stop-after) and
+  --resume on 2 ranks;
 * the spectra end in -inf where both blocks stick at once, on every route;
 * a broken copy of the model (its field NaN below x1 = -0.5) costs only the members that go
   there: they are recorded with status nonfinite where they stopped, the others finish as with
@@ -124,6 +125,20 @@ for route, model in ROUTES.items():
         T.check(same, f"{route} / ensemble: the same bits on 2 ranks as on 1")
     except RuntimeError as e:
         T.check(False, f"{route} / ensemble on 2 ranks: {e}")
+
+# interrupted after 5 members (one per claim), resumed on 2 ranks: the uninterrupted bits
+cmd = [T.TWOFOLD, "run", "source_ensemble.yaml", "-o", "resumed.h5", "--quiet", "--overwrite",
+       "--set", "ensemble.chunk=1"]
+r1 = subprocess.run(cmd + ["--stop-after", "5"], capture_output=True, text=True)
+with h5py.File("resumed.h5") as f:
+    partial = int(np.count_nonzero(f["members/done"][...]))
+r2 = subprocess.run([T.MPIEXEC, "-n", "2"] + cmd[:-3] + ["--resume", "--set", "ensemble.chunk=1"],
+                    capture_output=True, text=True)
+with h5py.File("resumed.h5") as f:
+    same = np.array_equal(f["members/final_state"][...], got.get(("source", "ensemble")))
+T.check(r1.returncode == 3 and partial == 5 and r2.returncode == 0 and same,
+        f"ensemble stopped after {partial} members (exit {r1.returncode}), resumed on 2 ranks "
+        f"(exit {r2.returncode} {r2.stderr.strip()[-200:]}): the uninterrupted bits")
 
 for job in JOBS:
     if all((r, job) in got for r in ROUTES):
