@@ -126,7 +126,6 @@ int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *
     so.ode = pws->opts.ode, so.event_tol = pws->opts.event_tol;
     so.max_event_rate = pws->opts.max_event_rate, so.max_events = pws->opts.max_events;
     so.sigma_tol = pws->opts.meet_tol;
-    pws->switches_count = pws->model.kernel->switches->nswitches;
     pws->switches = tf_switches_create(pws->model.kernel, pws->model.params, &so);
     return pws->switches ? 0 : tf_fail(err, "cannot set up the event-driven integrator");
   }
@@ -265,7 +264,7 @@ static int run_switches(tf_pws *pws, member_run *mr, double *x, tf_pws_record *r
   rec->t_final = r.t;
   rec->steps = r.steps;
   rec->rhs_evals = r.rhs_evals;
-  rec->final_mode = tf_sw_mode_code(pws->switches_count, r.mode);
+  rec->final_mode = tf_sw_mode_code(pws->model.kernel->switches->nswitches, r.mode);
   memset(rec->counts, 0, sizeof rec->counts);
   for (int i = 0; i < TF_SW_EVENT_KIND_COUNT; i++) rec->counts[switches_kinds[i]] += r.counts[i];
   return r.status;
@@ -280,7 +279,7 @@ const char *tf_pws_mode_name(const tf_pws *pws, int mode, char *buf, size_t n) {
   static const char *const names[3] = {"slip-", "stick", "slip+"};
   size_t len = 0;
   buf[0] = 0;
-  for (int i = 0; i < pws->switches_count && len < n; i++, mode /= 3)
+  for (int i = 0; i < pws->model.kernel->switches->nswitches && len < n; i++, mode /= 3)
     len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "", names[mode % 3]);
   return buf;
 }

@@ -36,7 +36,6 @@ typedef struct tf_pws {
   tf_evolve *evolve;
   /* models with several switching functions (switches.h) run here instead of evolve */
   struct tf_switches *switches;
-  int switches_count;
 } tf_pws;
 
 int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err);

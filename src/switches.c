@@ -123,10 +123,6 @@ static void field_of(tf_switches *sw, const signed char *mode, double t, const d
   sw->ops->field(t, x, s, sw->p, dx);
 }
 
-void tf_switches_field(tf_switches *sw, double t, const double *x, double *dx) {
-  field_of(sw, sw->mode, t, x, dx);
-}
-
 static bool any_stuck(const tf_switches *sw) {
   for (int i = 0; i < sw->m; i++)
     if (sw->mode[i] == 0) return true;
@@ -191,27 +187,43 @@ static int event_values(void *ctx, double t, const double *x, double *g) {
 
 /* --- transitions --------------------------------------------------------------------------- */
 
-/* Moves x onto the surfaces of the sticking contacts (least squares along their gradients,
- * Newton): an event located to event_tol leaves h_i of that size, which would otherwise stay. */
-static void project(const tf_switches *sw, const signed char *mode, double *x) {
-  int stuck[MAXM], k = 0;
+/* The gradients of the sticking contacts' switching functions at x (rows of grad) and, if h is
+ * not NULL, their values; returns how many contacts stick in `mode`. */
+static int stuck_normals(const tf_switches *sw, const signed char *mode, const double *x,
+                         double grad[][TF_MAX_DIM], double *h) {
+  int k = 0;
   for (int i = 0; i < sw->m; i++)
-    if (mode[i] == 0) stuck[k++] = i;
-  if (!k) return;
-  const size_t n = sw->n;
-  for (int it = 0; it < 3; it++) {
-    double grad[MAXM][TF_MAX_DIM], a[MAXM * MAXM], h[MAXM];
-    bool zero = true;
-    for (int r = 0; r < k; r++) {
-      h[r] = sw->ops->switching(stuck[r], x, sw->p, grad[r]);
-      zero = zero && h[r] == 0;
+    if (mode[i] == 0) {
+      const double hi = sw->ops->switching(i, x, sw->p, grad[k]);
+      if (h) h[k] = hi;
+      k++;
     }
+  return k;
+}
+
+/* v -= G^T (G G^T)^-1 r for the k gradients G: with r = h(x) a Newton step onto the surfaces,
+ * with r = G q the part of q across them (least squares, so for several sticking contacts the
+ * result lies on, or in the tangent space of, their intersection).  r is overwritten. */
+static void remove_normal(const tf_switches *sw, int k, double grad[][TF_MAX_DIM], double *r,
+                          double *v) {
+  double a[MAXM * MAXM];
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < k; j++) a[i * k + j] = dot(sw->n, grad[i], grad[j]);
+  if (!solve_small(k, a, r)) return;
+  for (int i = 0; i < k; i++)
+    for (size_t j = 0; j < sw->n; j++) v[j] -= r[i] * grad[i][j];
+}
+
+/* Moves x onto the surfaces of the sticking contacts (Newton along their gradients): an event
+ * located to event_tol leaves h_i of that size, which would otherwise stay. */
+static void project(const tf_switches *sw, const signed char *mode, double *x) {
+  for (int it = 0; it < 3; it++) {
+    double grad[MAXM][TF_MAX_DIM], h[MAXM];
+    const int k = stuck_normals(sw, mode, x, grad, h);
+    bool zero = true;
+    for (int r = 0; r < k; r++) zero = zero && h[r] == 0;
     if (zero) return;
-    for (int r = 0; r < k; r++)
-      for (int c = 0; c < k; c++) a[r * k + c] = dot(n, grad[r], grad[c]);
-    if (!solve_small(k, a, h)) return;
-    for (int r = 0; r < k; r++)
-      for (size_t i = 0; i < n; i++) x[i] -= h[r] * grad[r][i];
+    remove_normal(sw, k, grad, h, x);
   }
 }
 
@@ -264,15 +276,17 @@ static int select_mode(tf_switches *sw, double t, double *x, const bool *on, int
   signed char cands[81][MAXM];
   double viol[81], scale = 0, f[TF_MAX_DIM];
   bool singular = false, nonfinite = false;
+  signed char release_side = 0; /* the side the released contact's multiplier saturated at */
+  if (released >= 0) {
+    double s[MAXM];
+    mode_signs(sw, t, x, sw->mode, s);
+    release_side = s[released] < 0 ? -1 : 1;
+  }
   for (int c = 0; c < total; c++) {
     memcpy(cands[c], sw->mode, sizeof cands[c]);
     for (int i = 0, code = c; i < nf; i++, code /= 3)
       cands[c][free_idx[i]] = (signed char)(code % 3 - 1);
-    if (released >= 0) {
-      double s[MAXM];
-      mode_signs(sw, t, x, sw->mode, s);
-      cands[c][released] = s[released] < 0 ? -1 : 1;
-    }
+    if (released >= 0) cands[c][released] = release_side;
     if (fired >= 0 && sw->mode[fired] != 0 && cands[c][fired] == sw->mode[fired]) {
       viol[c] = INFINITY; /* it has just left that side */
       continue;
@@ -367,30 +381,21 @@ static int transition(void *ctx, int which, double t, double *x) {
   return TF_MEMBER_OK;
 }
 
-/* q minus its components along the gradients of the sticking contacts' surfaces at x
- * (least squares, so the result lies in the tangent space of their intersection). */
-static void project_vector(const tf_switches *sw, const double *x, double *q) {
-  int stuck[MAXM], k = 0;
-  for (int i = 0; i < sw->m; i++)
-    if (sw->mode[i] == 0) stuck[k++] = i;
-  if (!k) return;
-  const size_t n = sw->n;
-  double grad[MAXM][TF_MAX_DIM], a[MAXM * MAXM], d[MAXM];
-  for (int r = 0; r < k; r++) sw->ops->switching(stuck[r], x, sw->p, grad[r]);
-  for (int r = 0; r < k; r++) {
-    d[r] = dot(n, grad[r], q);
-    for (int c = 0; c < k; c++) a[r * k + c] = dot(n, grad[r], grad[c]);
-  }
-  if (!solve_small(k, a, d)) return;
-  for (int r = 0; r < k; r++)
-    for (size_t i = 0; i < n; i++) q[i] -= d[r] * grad[r][i];
+/* q minus its part across the sticking contacts' surfaces (normals from stuck_normals). */
+static void project_vector(const tf_switches *sw, int k, double grad[][TF_MAX_DIM], double *q) {
+  double r[MAXM];
+  for (int i = 0; i < k; i++) r[i] = dot(sw->n, grad[i], q);
+  remove_normal(sw, k, grad, r, q);
 }
 
 /* While contacts stick, the tangent vectors live in the tangent space of their surfaces: the
  * saltation put them there; the projection before each QR removes what drift adds. */
 static void project_tangents(void *ctx, double *x) {
   tf_switches *sw = ctx;
-  for (size_t c = 0; c < sw->nv; c++) project_vector(sw, x, x + sw->n + c * sw->n);
+  double grad[MAXM][TF_MAX_DIM];
+  const int k = stuck_normals(sw, sw->mode, x, grad, NULL);
+  if (!k) return;
+  for (size_t c = 0; c < sw->nv; c++) project_vector(sw, k, grad, x + sw->n + c * sw->n);
 }
 
 /* Where a run (a Lyapunov block) starts its tangent vectors.  After a run that ended ok, where
@@ -409,7 +414,8 @@ static void start_tangents(void *ctx, double *x) {
   tf_switches *sw = ctx;
   if (!sw->have_frame && !any_stuck(sw) && sw->nv == sw->n) return;
   const size_t n = sw->n, kept = sw->have_frame ? sw->nv : 0;
-  double basis[TF_MAX_DIM][TF_MAX_DIM];
+  double basis[TF_MAX_DIM][TF_MAX_DIM], grad[MAXM][TF_MAX_DIM];
+  const int k = stuck_normals(sw, sw->mode, x, grad, NULL);
   size_t live = 0;
   for (size_t j = 0; j < kept + n && live < sw->nv; j++) {
     double *q = basis[live];
@@ -418,7 +424,7 @@ static void start_tangents(void *ctx, double *x) {
     else
       for (size_t i = 0; i < n; i++)
         q[i] = sin(1.0 + 0.7548776662466927 * (double)((j - kept + 1) * (i + 1)));
-    project_vector(sw, x, q);
+    project_vector(sw, k, grad, q);
     for (size_t b = 0; b < live; b++) {
       const double d = dot(n, basis[b], q);
       for (size_t i = 0; i < n; i++) q[i] -= d * basis[b][i];

@@ -102,7 +102,4 @@ tf_switches_result tf_switches_run(tf_switches *s, double t0, double *x, double 
 /* Dense output of the step just taken (for sampling trajectories). */
 void tf_switches_dense(const tf_switches *s, double t, double *x);
 
-/* The field of the current mode at x, multipliers included (for tests and sampling). */
-void tf_switches_field(tf_switches *s, double t, const double *x, double *dx);
-
 #endif
