@@ -105,7 +105,7 @@ run_lyapunov() {
 }
 
 run_devs() {
-  say "DEVS throughput: twofold against a straightforward C loop and numpy"
+  say "DEVS throughput: twofold against a competent and a straightforward C loop and numpy, and the core's limits"
   bash "$ROOT/bench/devs_throughput.sh" "$BUILD" | last_line
 }
 

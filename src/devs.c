@@ -46,6 +46,7 @@ struct tf_devs {
   uint64_t block0, nblocks, nblocks_all; /* this rank's blocks [block0, block0 + nblocks) */
   double q, tie_fraction, mu;
   unsigned q_byte; /* floor(256 q), 0..256 */
+  bool ties_drawn; /* a tie with q_byte can update (tie_fraction > 0: 256 q not an integer) */
   bool fast, avx512, avx2;
   philox4x64_key_t key;
   double *x, *m;
@@ -139,6 +140,8 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   d->q = p[L->q];
   d->q_byte = (unsigned)floor(256.0 * d->q);
   d->tie_fraction = 256.0 * d->q - (double)d->q_byte;
+  /* the tie's draw is in (0, 1): it cannot be below a zero fraction, so it need not be made */
+  d->ties_drawn = d->tie_fraction > 0;
   d->fast = !generic && fast;
 #ifdef DEVS_AVX512
   /* TWOFOLD_DEVS_ISA=avx2 or =portable restricts the choice (tests, benchmarks) */
@@ -236,7 +239,7 @@ static inline void update_flags(const tf_devs *d, uint64_t step, uint64_t k0, si
     flags[j] = bytes[j] < t;
     ties += bytes[j] == t;
   }
-  if (!ties) return;
+  if (!ties || !d->ties_drawn) return;
   for (size_t j = 0; j < len; j++)
     if (bytes[j] == t) {
       const philox4x64_ctr_t ctr = {{step, TF_DEVS_RNG_TIE, k0 + j, 0}};
@@ -311,20 +314,19 @@ DEVS_TARGET_AVX512 static void renormalise_avx512(double *restrict m, int64_t *r
   }
 }
 
-/* 64 x 64 -> 128-bit products of eight lanes by a constant, from 32-bit partial products
- * (AVX-512 has no 64-bit high multiply). */
-DEVS_TARGET_AVX512 static inline __m512i mulhilo_avx512(__m512i a, __m512i m_lo, __m512i m_hi,
-                                                        __m512i *hi) {
+/* 64 x 64 -> 128-bit products of eight lanes by a constant m: the high half from 32-bit
+ * partial products (AVX-512 has no 64-bit high multiply; the carries as in Hacker's
+ * Delight's mulhu, no sum can overflow), the low half in one multiply. */
+DEVS_TARGET_AVX512 static inline __m512i mulhilo_avx512(__m512i a, __m512i m, __m512i m_lo,
+                                                        __m512i m_hi, __m512i *hi) {
   const __m512i low32 = _mm512_set1_epi64(0xffffffff);
   const __m512i a_hi = _mm512_srli_epi64(a, 32);
   const __m512i p00 = _mm512_mul_epu32(a, m_lo), p01 = _mm512_mul_epu32(a, m_hi);
   const __m512i p10 = _mm512_mul_epu32(a_hi, m_lo), p11 = _mm512_mul_epu32(a_hi, m_hi);
-  const __m512i mid =
-      _mm512_add_epi64(_mm512_add_epi64(_mm512_srli_epi64(p00, 32), _mm512_and_si512(p01, low32)),
-                       _mm512_and_si512(p10, low32));
-  *hi = _mm512_add_epi64(_mm512_add_epi64(p11, _mm512_srli_epi64(p01, 32)),
-                         _mm512_add_epi64(_mm512_srli_epi64(p10, 32), _mm512_srli_epi64(mid, 32)));
-  return _mm512_add_epi64(p00, _mm512_slli_epi64(_mm512_add_epi64(p01, p10), 32));
+  const __m512i t = _mm512_add_epi64(p01, _mm512_srli_epi64(p00, 32));
+  const __m512i u = _mm512_add_epi64(p10, _mm512_and_si512(t, low32));
+  *hi = _mm512_add_epi64(_mm512_add_epi64(p11, _mm512_srli_epi64(t, 32)), _mm512_srli_epi64(u, 32));
+  return _mm512_mullo_epi64(a, m);
 }
 
 /* Eight Philox4x64-10 blocks at once, counters (c0, c1, c2 + lane, 0): Random123's rounds
@@ -332,6 +334,8 @@ DEVS_TARGET_AVX512 static inline __m512i mulhilo_avx512(__m512i a, __m512i m_lo,
  * written as block lane = 32 bytes at out + 32 lane. */
 DEVS_TARGET_AVX512 static void philox8_avx512(philox4x64_key_t key, uint64_t c0, uint64_t c1,
                                               uint64_t c2, uint8_t *out) {
+  const __m512i m0 = _mm512_set1_epi64((long long)PHILOX_M4x64_0),
+                m1 = _mm512_set1_epi64((long long)PHILOX_M4x64_1);
   const __m512i m0_lo = _mm512_set1_epi64(PHILOX_M4x64_0 & 0xffffffff),
                 m0_hi = _mm512_set1_epi64(PHILOX_M4x64_0 >> 32),
                 m1_lo = _mm512_set1_epi64(PHILOX_M4x64_1 & 0xffffffff),
@@ -344,8 +348,8 @@ DEVS_TARGET_AVX512 static void philox8_avx512(philox4x64_key_t key, uint64_t c0,
   for (int r = 0; r < 10; r++) {
     if (r) k0 += PHILOX_W64_0, k1 += PHILOX_W64_1;
     __m512i hi0, hi1;
-    const __m512i lo0 = mulhilo_avx512(x0, m0_lo, m0_hi, &hi0);
-    const __m512i lo1 = mulhilo_avx512(x2, m1_lo, m1_hi, &hi1);
+    const __m512i lo0 = mulhilo_avx512(x0, m0, m0_lo, m0_hi, &hi0);
+    const __m512i lo1 = mulhilo_avx512(x2, m1, m1_lo, m1_hi, &hi1);
     /* 0x96: a ^ b ^ c */
     x0 = _mm512_ternarylogic_epi64(hi1, x1, _mm512_set1_epi64((long long)k0), 0x96);
     x1 = lo1;
@@ -394,7 +398,7 @@ DEVS_TARGET_AVX512 static void tile_logistic_avx512(tf_devs *d, size_t off, size
       const __mmask64 valid64 = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
       const __m512i b = _mm512_maskz_loadu_epi8(valid64, bytes + j0);
       __mmask64 upd = t > 255 ? valid64 : _mm512_mask_cmplt_epu8_mask(valid64, b, tv);
-      __mmask64 tie = t > 255 ? 0 : _mm512_mask_cmpeq_epu8_mask(valid64, b, tv);
+      __mmask64 tie = t > 255 || !d->ties_drawn ? 0 : _mm512_mask_cmpeq_epu8_mask(valid64, b, tv);
       while (tie) {
         const int l = __builtin_ctzll(tie);
         tie &= tie - 1;
@@ -434,11 +438,9 @@ DEVS_TARGET_AVX2 static inline __m256i mulhilo_avx2(__m256i a, __m256i m_lo, __m
   const __m256i a_hi = _mm256_srli_epi64(a, 32);
   const __m256i p00 = _mm256_mul_epu32(a, m_lo), p01 = _mm256_mul_epu32(a, m_hi);
   const __m256i p10 = _mm256_mul_epu32(a_hi, m_lo), p11 = _mm256_mul_epu32(a_hi, m_hi);
-  const __m256i mid =
-      _mm256_add_epi64(_mm256_add_epi64(_mm256_srli_epi64(p00, 32), _mm256_and_si256(p01, low32)),
-                       _mm256_and_si256(p10, low32));
-  *hi = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(p01, 32)),
-                         _mm256_add_epi64(_mm256_srli_epi64(p10, 32), _mm256_srli_epi64(mid, 32)));
+  const __m256i t = _mm256_add_epi64(p01, _mm256_srli_epi64(p00, 32)); /* as mulhilo_avx512 */
+  const __m256i u = _mm256_add_epi64(p10, _mm256_and_si256(t, low32));
+  *hi = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(t, 32)), _mm256_srli_epi64(u, 32));
   return _mm256_add_epi64(p00, _mm256_slli_epi64(_mm256_add_epi64(p01, p10), 32));
 }
 
@@ -494,7 +496,8 @@ DEVS_TARGET_AVX2 static void tile_logistic_avx2(tf_devs *d, size_t off, size_t l
           _mm256_xor_si256(_mm256_cmpeq_epi8(_mm256_max_epu8(b, tv), b), _mm256_set1_epi8(-1));
       if (t > 255) lt = _mm256_set1_epi8(-1);
       _mm256_store_si256((__m256i *)(flags + j0), lt);
-      uint32_t tie = t > 255 ? 0 : (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, tv));
+      uint32_t tie =
+          t > 255 || !d->ties_drawn ? 0 : (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, tv));
       if (len - j0 < 32) tie &= (1u << (len - j0)) - 1;
       while (tie) {
         const int l = __builtin_ctz(tie);

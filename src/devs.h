@@ -13,7 +13,8 @@
  *  - element k's decision at step i comes from Philox4x64-10 keyed by (seed, member) with
  *    counter (i, TF_DEVS_RNG_UPDATE, k / 32): one byte per element, compared with q's first
  *    byte; a tie (probability 1/256) is settled by a 53-bit draw from counter
- *    (i, TF_DEVS_RNG_TIE, k), so the decision is exactly "u < q" for a uniform u;
+ *    (i, TF_DEVS_RNG_TIE, k), so the decision is exactly "u < q" for a uniform u (when
+ *    256 q is an integer the remainder is 0 and a tie never updates: no draw is made);
  *  - elements are grouped in fixed blocks of TF_DEVS_BLOCK; a rank owns whole blocks; sums
  *    over a block have one fixed order, and the block sums are added in block order on
  *    rank 0.  Any rank count gives the same bits.
