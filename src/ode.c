@@ -38,6 +38,7 @@ struct tf_dopri5 {
   double *k[STAGES], *stage, *x_new, *cont[5];
   double h, t_prev, h_prev, err_prev;
   bool fsal_valid;
+  bool dense_off; /* the caller never interpolates: no continuous extension is built */
   tf_ode_stats stats;
 };
 
@@ -131,7 +132,11 @@ void tf_dopri5_restart(tf_dopri5 *s, double t0, const double *x0) {
   s->h_prev = 0.0;
 }
 
-static void axpy_stages(tf_dopri5 *s, const double *x, double h, int nk, const double *a) {
+/* Inlined at each call, where nk and the coefficients are constants: the loop over the stages
+ * unrolls and the coefficients become immediates (a Runge-Kutta step of a small system is
+ * mostly these sums). */
+static inline __attribute__((always_inline)) void axpy_stages(tf_dopri5 *s, const double *x,
+                                                              double h, int nk, const double *a) {
   for (size_t i = 0; i < s->n; i++) {
     double acc = 0.0;
     for (int j = 0; j < nk; j++) acc += a[j] * s->k[j][i];
@@ -199,9 +204,10 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
       s->stats.rejected++;
       continue;
     }
-    const double fac11 = pow(fmax(err, 1e-16), 0.2 - pi_beta * 0.75);
+    /* fixed steps have no controller: no powers to compute */
+    const double fac11 = s->opt.fixed_step ? 1.0 : pow(fmax(err, 1e-16), 0.2 - pi_beta * 0.75);
     if (err <= 1.0) {
-      build_dense(s, x, h);
+      if (!s->dense_off) build_dense(s, x, h);
       s->t_prev = *t;
       s->h_prev = h;
       *t = last ? t_limit : *t + h;
@@ -223,6 +229,10 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
     s->h = h / fmin(1.0 / fac_min, fac11 / safety);
     if (!(s->h >= hmin_floor)) return isnan(s->h) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
   }
+}
+
+void tf_dopri5_without_dense(tf_dopri5 *s) {
+  s->dense_off = true;
 }
 
 void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out) {
