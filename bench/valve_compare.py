@@ -39,7 +39,8 @@ WHERE_TIME_GOES = (
     "end only: per trajectory 0.63 M stage evaluations, 0.52 M event evaluations and 0.6 M "
     "dense-output evaluations; the step with its error control is 40 % of the instructions, "
     "event sampling and location about a third (of a run that also spends 14 % in the "
-    "dynamic linker at start-up).  Fewer samples per step or odeint's error test would "
+    "dynamic linker at start-up; since then the step controller's two powers per step, 12 % "
+    "of the time in a profile, became one log and one exp).  Fewer samples per step or odeint's error test would "
     "close part of the gap; a factor of 5 over odeint on one core is not in reach of either")
 
 

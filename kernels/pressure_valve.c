@@ -33,7 +33,7 @@ static void rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = -p[KAPPA] * x[1] - (x[0] + p[DELTA]) + x[2];
-  dx[2] = p[BETA] * (p[Q] - x[0] * sqrt(fmax(x[2], 0.0)));
+  dx[2] = p[BETA] * (p[Q] - x[0] * sqrt(x[2] > 0.0 ? x[2] : 0.0)); /* NaN: 0, as fmax */
 }
 
 static double seat(int i, const double *x, const double *p, double *grad) {

@@ -68,8 +68,16 @@ for mu in (3.7, 3.83):
 
 # Time-series estimators on one measured component (x), with their default embeddings:
 # estimates of lambda_1, so a few percent off is expected (Wolf et al. 1985 quote ~10 %).
+# The estimate is a property of one trajectory, and a change of rounding moves the
+# trajectory: the settings are those whose estimate stays put between trajectories.
+# Measured over starts x0 = 1.0 .. 1.7: Rosenstein (defaults) 0.84 .. 0.94; Wolf with the
+# defaults (10000 samples, max_scale 0.03, evolve 20) 0.80 .. 1.17 (one short record), with
+# 100000 samples, max_scale 0.02 and evolve 10 0.86 .. 0.89.
+WOLF_LORENZ = ("lyapunov.series.samples=100000", "lyapunov.wolf.max_scale=0.02",
+               "lyapunov.wolf.evolve=10")
 for est, tol_lorenz, tol_henon in (("rosenstein", 0.10, 0.02), ("wolf", 0.12, 0.03)):
-    s = T.run(C + "/lorenz-spectrum.yaml", f"lorenz_{est}.h5", f"lyapunov.estimator={est}")
+    s = T.run(C + "/lorenz-spectrum.yaml", f"lorenz_{est}.h5", f"lyapunov.estimator={est}",
+              *(WOLF_LORENZ if est == "wolf" else ()))
     T.check(abs(s["lambda1"] / 0.9056 - 1) < tol_lorenz,
             f"Lorenz x(t), {est}: lambda_1 = {s['lambda1']:.4f} (0.9056 within {tol_lorenz:.0%})")
     s = T.run(C + "/henon-spectrum.yaml", f"henon_{est}.h5", f"lyapunov.estimator={est}")
