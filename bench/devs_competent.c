@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "devs_baseline.h"
+
 enum { BLOCK = 1024, TILE = 64, RENORM = 16 };
 
 static inline uint64_t hash(uint64_t step, uint64_t k) { /* splitmix64's finaliser */
@@ -27,11 +29,6 @@ static inline uint64_t hash(uint64_t step, uint64_t k) { /* splitmix64's finalis
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
-}
-static double now(clockid_t c) {
-  struct timespec ts;
-  clock_gettime(c, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 /* Steps [s0, s0 + T) of elements [k0, k1): sums[s] += x after step s. */
 __attribute__((noinline)) static void advance(double *restrict x, double *restrict m,
@@ -82,19 +79,9 @@ int main(int argc, char **argv) {
     m[k] = frexp(m[k], &ex), e[k] += ex;
   }
   const double wall = now(CLOCK_MONOTONIC) - w0, cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
-  double Lmax = -INFINITY, S = 0; /* lambda_1 = (1/T) ln sqrt(mean_k (m_k 2^e_k)^2) */
-  for (long k = 0; k < n; k++) {
-    const double L = log(m[k]) + (double)e[k] * 0.69314718055994531;
-    x[k] = L, Lmax = L > Lmax ? L : Lmax;
-  }
-  for (long k = 0; k < n; k++) S += exp(2 * (x[k] - Lmax));
-  const double lambda1 = (Lmax + 0.5 * log(S) - 0.5 * log((double)n)) / (double)steps;
-  const double updates = (double)n * (double)steps;
-  printf(
-      "{\"layout\": \"%s\", \"N\": %ld, \"steps\": %ld, \"seconds\": %.6g, \"cpu_seconds\": "
-      "%.6g, \"element_updates_per_second\": %.6g, \"element_updates_per_cpu_second\": %.6g, "
-      "\"lambda1\": %.6g, \"X_last\": %.10g}\n",
-      argv[1], n, steps, wall, cpu, updates / wall, updates / cpu, lambda1, sums[steps - 1]);
+  for (long k = 0; k < n; k++) x[k] = log(m[k]) + (double)e[k] * 0.69314718055994531; /* L_k */
+  print_rates("layout", argv[1], n, steps, wall, cpu, full_state_lambda1(x, n, steps),
+              sums[steps - 1]);
   free(x), free(m), free(e), free(sums);
   return 0;
 }

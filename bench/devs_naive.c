@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "devs_baseline.h"
+
 static uint64_t s[4] = {0x9E3779B97F4A7C15ULL, 0xBF58476D1CE4E5B9ULL, 0x94D049BB133111EBULL, 1};
 static inline uint64_t rotl(uint64_t x, int k) {
   return (x << k) | (x >> (64 - k));
@@ -24,11 +26,6 @@ static inline uint64_t xoshiro(void) {
   const uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
   s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
   return r;
-}
-static double now(clockid_t c) {
-  struct timespec ts;
-  clock_gettime(c, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int main(int argc, char **argv) {
@@ -63,16 +60,7 @@ int main(int argc, char **argv) {
     }
   }
   const double wall = now(CLOCK_MONOTONIC) - w0, cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
-  double Lmax = -INFINITY, S = 0;
-  for (long k = 0; k < n; k++) Lmax = L[k] > Lmax ? L[k] : Lmax;
-  for (long k = 0; k < n; k++) S += exp(2 * (L[k] - Lmax));
-  const double lambda1 = (Lmax + 0.5 * log(S) - 0.5 * log((double)n)) / (double)steps;
-  const double updates = (double)n * (double)steps;
-  printf(
-      "{\"rng\": \"%s\", \"N\": %ld, \"steps\": %ld, \"seconds\": %.6g, \"cpu_seconds\": %.6g, "
-      "\"element_updates_per_second\": %.6g, \"element_updates_per_cpu_second\": %.6g, "
-      "\"lambda1\": %.6g, \"X_last\": %.10g}\n",
-      argv[1], n, steps, wall, cpu, updates / wall, updates / cpu, lambda1, X);
+  print_rates("rng", argv[1], n, steps, wall, cpu, full_state_lambda1(L, n, steps), X);
   free(x), free(L);
   return 0;
 }

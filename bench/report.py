@@ -13,6 +13,7 @@ section re-measured alone does not pretend the others were measured with it.
 """
 import datetime
 import json
+import math
 import os
 import platform
 import sys
@@ -78,6 +79,29 @@ with events, ratio **{ev["ratio"]:.2f}** (goal ≤ 1.5); steps {ev["bare_steps"]
 {ev["event_steps"]}, right-hand sides {ev["bare_rhs"]} vs {ev["event_rhs"]}."""
 
 
+def full_stick_window(r):
+    """The comparison windows end before the wheel's full stick (h = g = 0)."""
+    first = r.get("first_full_stick")
+    if first is None:
+        return ""
+    where = (f"the earliest in the reference at t = {first:.3f}" if math.isfinite(first) else
+             "no member of the reference reaches it inside the window; the Fig. 5 members first "
+             "arrive 2.16–2.92 after leaving the two-fold")
+    return (f"The window also ends before the members' first arrival at full stick (h = g = 0; "
+            f"{where}): there the engine follows the extended "
+            f"Filippov verdict (docs/WHEEL.md), which the scipy and CVODE drivers do not implement, "
+            f"so a longer window would compare different dynamics.  The script stops if a "
+            f"reference member reaches full stick inside the window.")
+
+
+def zeno_text(wc):
+    """Which CVODE runs stopped members in event storms, if any."""
+    runs = [(r["rtol"], r.get("status_counts", {}).get("zeno", 0)) for r in wc.get("cvode", [])]
+    runs = [f"{n} at rtol {rt:.0e}" for rt, n in runs if n]
+    return ("  CVODE stops members in event storms (status zeno) at such contacts: "
+            + ", ".join(runs) + ".") if runs else ""
+
+
 def md_compare(wc):
     tf = {r["rtol"]: r for r in wc["twofold"]}
     cv = {r["rtol"]: r for r in wc.get("cvode", [])}
@@ -112,6 +136,7 @@ the members.  The reference agrees with CVODE at rtol 1e-13 to {fmt(ref.get('p90
 median {fmt(ref.get('median_member_max_dt'), '.1e')}).  The window is one every code completes for every member:
 over longer horizons the codes' trajectories part at grazing contacts, one reaches the two-fold
 more often than the replayed exits cover, and members/s would compare different amounts of work.
+{full_stick_window(wc)}
 
 | rtol | twofold members/s | twofold error | CVODE members/s | CVODE error |
 |---|---|---|---|---|
@@ -129,8 +154,7 @@ rtol 1e-10 the ratios are {fmt(wc.get('same_rtol_cvode_ratio'), '.1f')}× CVODE 
 accurate at a given rtol: its events are landed on the integrated solution by Newton steps
 (src/event_loop.c, `land_on_event`), whereas CVODE and scipy locate them on their interpolants,
 whose error near a fold, where the switching function changes by ~1e-7 per time unit, moves
-event times far more than the step's local error.  CVODE at rtol 1e-8/1e-9 stops members in
-event storms (status zeno) at such contacts.{verdict}"""
+event times far more than the step's local error.{zeno_text(wc)}{verdict}"""
 
 
 def md_precision(wp):
@@ -139,15 +163,18 @@ def md_precision(wp):
 ![work-precision](wheel-work-precision.png)
 
 Event-time error against the engine at rtol 1e-13 versus right-hand-side evaluations and
-wall time, rtol 1e-4 … 1e-12, for twofold, scipy DOP853 and CVODE (error: per member the
-largest difference over its first events, 90th percentile over the members).  The reference
+wall time, rtol 1e-4 … 1e-12, for twofold, scipy DOP853 and CVODE ({members} members of the
+Fig. 5 ensemble, t = 0..{t_end}; error: per member the largest difference over its first
+events, 90th percentile over the members).  {window}  The reference
 agrees with CVODE at rtol 1e-13 to {cv} and with scipy DOP853 at 1e-13 to {sp}; scipy's
 event location on its interpolant limits the latter.  twofold's plateau at rtol 1e-6 … 1e-9
 is the start: every member leaves the two-fold 1e-4 away on Sigma, where h first dips by
 only ~1e-11 before the first crossing; until the tolerance resolves that dip, a member may
 cross at once instead, which shifts all its later events (an ill-posed start, not the event
 machinery: from rtol 1e-10 on, events are landed on the integrated solution to ~1e-9).""".format(
-        cv=fmt(wp.get("reference_vs_cvode_p90_dt"), ".1e"), sp=fmt(wp.get("reference_vs_scipy_p90_dt"), ".1e"))
+        cv=fmt(wp.get("reference_vs_cvode_p90_dt"), ".1e"), sp=fmt(wp.get("reference_vs_scipy_p90_dt"), ".1e"),
+        members=wp.get("members", "?"), t_end=format(wp["t_end"], "g") if "t_end" in wp else "?",
+        window=full_stick_window(wp))
 
 
 def md_hdf5(r):

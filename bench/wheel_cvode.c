@@ -109,18 +109,25 @@ static int read_params(hid_t f) {
   return 0;
 }
 
-static double *read_exits(hid_t f, hsize_t *members, hsize_t *slots) {
+/* /members/exits: per member, slots of the attribute slot_width values (t, u, side, ...,
+ * then the state r, v, omega last: the engine's fields attribute names them). */
+static double *read_exits(hid_t f, hsize_t *members, hsize_t *slots, hsize_t *width) {
   hid_t d = H5Dopen2(f, "members/exits", H5P_DEFAULT);
   if (d < 0) return NULL;
+  long long w = 0;
+  hid_t a = H5Aopen(d, "slot_width", H5P_DEFAULT);
+  if (a >= 0) H5Aread(a, H5T_NATIVE_LLONG, &w), H5Aclose(a);
   hid_t s = H5Dget_space(d);
   hsize_t dims[2];
   H5Sget_simple_extent_dims(s, dims, NULL);
-  double *buf = malloc(dims[0] * dims[1] * sizeof *buf);
-  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  double *buf = w >= 6 ? malloc(dims[0] * dims[1] * sizeof *buf) : NULL;
+  if (buf) H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
   H5Sclose(s);
   H5Dclose(d);
+  if (!buf) fprintf(stderr, "wheel_cvode: /members/exits has no slot_width >= 6\n");
   *members = dims[0];
-  *slots = dims[1] / 6;
+  *width = (hsize_t)w;
+  *slots = w ? dims[1] / (hsize_t)w : 0;
   return buf;
 }
 
@@ -137,7 +144,8 @@ int main(int argc, char **argv) {
   hid_t f = H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0 || read_params(f)) return 1;
   hsize_t members, slots;
-  double *exits = read_exits(f, &members, &slots);
+  hsize_t width;
+  double *exits = read_exits(f, &members, &slots, &width);
   H5Fclose(f);
   if (!exits) return 1;
   if (argc > 6 && strtol(argv[6], NULL, 10) > 0 && (hsize_t)strtol(argv[6], NULL, 10) < members)
@@ -179,9 +187,9 @@ int main(int argc, char **argv) {
   long total_events = 0, nsteps_total = 0, status_ok = 0, status_zeno = 0, status_other = 0;
   const double begin = MPI_Wtime();
   for (hsize_t m = 0; m < members; m++) {
-    const double *slot0 = exits + m * slots * 6;
+    const double *slot0 = exits + m * slots * width;
     double t = slot0[0], *x = N_VGetArrayPointer(y);
-    memcpy(x, slot0 + 3, sizeof(double) * N);
+    memcpy(x, slot0 + width - N, sizeof(double) * N);
     int mode = (int)slot0[2];
     hsize_t visits = 1;
     long events = 0, win_n = 0;
@@ -222,13 +230,13 @@ int main(int argc, char **argv) {
       } else if (which == 2) {
         fprintf(out, "%llu %.17g 3 0 0\n", (unsigned long long)m, t);
         events++;
-        if (visits >= slots || isnan(slot0[visits * 6])) {
+        if (visits >= slots || isnan(slot0[visits * width])) {
           status = 2;
           break;
         }
-        const double *s = slot0 + visits * 6;
+        const double *s = slot0 + visits * width;
         visits++;
-        memcpy(x, s + 3, sizeof(double) * N);
+        memcpy(x, s + width - N, sizeof(double) * N);
         mode = (int)s[2];
         kind = 4, from = 0, to = mode;
       } else {

@@ -34,15 +34,49 @@ def load_engine(path, members=None):
         ev = f["members/event_log"][()]
         ew = int(f["members/exits"].attrs["slot_width"])
         lw = int(f["members/event_log"].attrs["slot_width"])
+        names = f["members/exits"].attrs["fields"]
+    names = (names.decode() if isinstance(names, bytes) else str(names)).split(",")
+    pick = [names.index(k) for k in ("t", "u", "side", "r", "v", "omega")]  # the file's layout
     n = ex.shape[0] if members is None else min(members, ex.shape[0])
     exits, events = [], []
     for m in range(n):
         slots = ex[m].reshape(-1, ew)
-        exits.append([tuple(float(c) for c in s) for s in slots if not math.isnan(s[0])])
+        exits.append([tuple(float(s[i]) for i in pick) for s in slots if not math.isnan(s[0])])
         log = ev[m].reshape(-1, lw)
         events.append([(float(s[0]), int(s[1]), int(s[2]), int(s[3])) for s in log
                        if not math.isnan(s[0])])
     return params, exits, events
+
+
+
+def first_full_stick(path):
+    """Earliest logged arrival at the wheel's full stick (an intersection event of the engine's
+    event log: rest, pass, choice, undefined or slide) over the members, or inf.  The scipy
+    and CVODE drivers replay the engine's two-fold exits but have no treatment of full stick
+    (they would cross it by rounding, where the engine follows the extended Filippov verdict),
+    so a comparison window must end before it."""
+    with h5py.File(path, "r") as f:
+        d = f["members/event_log"]
+        kinds = d.attrs["kinds"]
+        kinds = (kinds.decode() if isinstance(kinds, bytes) else str(kinds)).split(",")
+        fields = d.attrs["fields"]
+        fields = (fields.decode() if isinstance(fields, bytes) else str(fields)).split(",")
+        lw, log = int(d.attrs["slot_width"]), d[()]
+    codes = [i for i, k in enumerate(kinds) if k.startswith("intersection")]
+    slots = log.reshape(-1, lw)
+    t, kind = slots[:, fields.index("t")], slots[:, fields.index("kind")]
+    hit = ~np.isnan(t) & np.isin(kind, codes)
+    return float(t[hit].min()) if hit.any() else math.inf
+
+
+def require_window_before_full_stick(path, t_end, who):
+    """Exits with a clear message when the window [0, t_end] reaches full stick."""
+    first = first_full_stick(path)
+    if first <= t_end:
+        raise SystemExit(f"{who}: the window t = 0..{t_end:g} reaches the wheel's full stick (first "
+                         f"arrival at t = {first:.4f}), which the scipy and CVODE drivers do not treat; "
+                         f"choose --t-end below it")
+    return first
 
 
 BURST = 1e-4

@@ -2,7 +2,7 @@
 """work_precision.py — work-precision diagram of the Filippov integrator on the wheel (Fig. 5
 config): event-time error versus cost over rtol = 1e-4 .. 1e-12.
 
-  /usr/bin/python3 bench/work_precision.py BUILD_DIR OUT.png [--members 10] [--t-end 20]
+  /usr/bin/python3 bench/work_precision.py BUILD_DIR OUT.png [--members 10] [--t-end 2]
         [--first-n 20] [--json OUT.json]
 
 Reference: the engine at rtol 1e-13 (atol 1e-15); its exits (u of every visit) are replayed
@@ -97,7 +97,7 @@ def main():
     ap.add_argument("build")
     ap.add_argument("png")
     ap.add_argument("--members", type=int, default=10)
-    ap.add_argument("--t-end", type=float, default=20.0)
+    ap.add_argument("--t-end", type=float, default=2.0)
     ap.add_argument("--first-n", type=int, default=20)
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
@@ -108,6 +108,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         ref_h5 = os.path.join(tmp, "ref.h5")
         ref, _, _ = engine(a.build, ref_h5, a.members, a.t_end, 1e-13, 1e-15)
+        res["first_full_stick"] = wheel_events.require_window_before_full_stick(ref_h5, a.t_end,
+                                                                              "work_precision")
         sref, _, _ = scipy_run(ref_h5, a.t_end, 1e-13, 1e-15)
         check = error(ref, sref, a.first_n)
         res["reference_vs_scipy_1e-13"] = check
@@ -166,7 +168,8 @@ def main():
     fig.savefig(a.png, dpi=110)
     if a.json:
         json.dump(res, open(a.json, "w"), indent=1)
-    print(json.dumps({"png": a.png,
+    print(json.dumps({"png": a.png, "members": a.members, "t_end": a.t_end,
+                      "first_full_stick": res["first_full_stick"],
                       "reference_vs_scipy_p90_dt": res["reference_vs_scipy_1e-13"]["p90_member_max_dt"],
                       "reference_vs_cvode_p90_dt": res.get("reference_vs_cvode_1e-13", {}).get("p90_member_max_dt"),
                       "engine": [(p["rtol"], p["rhs"], p["p90_member_max_dt"]) for p in res["engine"]],
