@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kinds.h"
+#include "max_dim.h"
 #include "status.h"
 
 enum { MODE_FREE = 0, MODE_STICK = 1, HISTORY = 16 };
@@ -38,8 +39,13 @@ struct tf_impact {
   void *sampler_ctx;
   long n_samples, next_sample;
   double sample_t0, sample_t1;
-  /* scratch: dim each, fd dim + dim m */
-  double *f, *g, *y, *z, *grad, *gradp, *xplus, *jac, *fd;
+  /* scratch: dim each, fd dim + dim m; proj dim x dim */
+  double *f, *g, *y, *z, *grad, *gradp, *xplus, *jac, *fd, *proj;
+  /* the tangent vectors where the last run ended ok: the next run (a Lyapunov block, from
+   * the state that run ended in) continues them instead of restarting from the identity,
+   * whose alignment would bias every block by about ln(c) / (block time) */
+  double *frame;
+  bool have_frame;
 };
 
 void tf_impact_options_default(tf_impact_options *o) {
@@ -183,14 +189,68 @@ static double contact_force(tf_impact *e, int i, double t, const double *x) {
   return e->k->impact->constrained(i, t, x, e->p, e->z);
 }
 
+/* --- tangent vectors on a constraint ------------------------------------------------------ */
+
+/* P = d stick_i / dx at x on constraint i, by central differences, into e->proj.  stick maps a
+ * state onto the constraint (stick o stick = stick), so on it P is a projection onto the
+ * constraint's tangent space T M, and its trace is its rank, dim T M. */
+static int stick_projection(tf_impact *e, int i, const double *x) {
+  const size_t n = e->n;
+  double trace = 0;
+  memcpy(e->y, x, n * sizeof *x);
+  for (size_t j = 0; j < n; j++) {
+    const double d = 1e-7 * fmax(1.0, fabs(x[j]));
+    e->y[j] = x[j] + d;
+    e->k->impact->stick(i, e->y, e->p, e->fd);
+    e->y[j] = x[j] - d;
+    e->k->impact->stick(i, e->y, e->p, e->z);
+    e->y[j] = x[j];
+    for (size_t r = 0; r < n; r++) e->proj[r * n + j] = (e->fd[r] - e->z[r]) / (2 * d);
+    trace += e->proj[j * n + j];
+  }
+  const long rank = lround(trace);
+  return rank < 0 ? 0 : rank > (long)n ? (int)n : (int)rank;
+}
+
+/* The tangent vectors where the state sticks to constraint i: v <- P v.  A perturbation across
+ * the constraint dies in finite time (the chattering sequence it would start ends at the same
+ * accumulation), one along it is carried, and a shift along the flow stays one (P f- = f on
+ * the constraint, where the free and the constrained field agree in the directions along it),
+ * so P is the tangent map of the completed accumulation to first order.  The vectors are then
+ * reordered, those that stay independent first (Gram-Schmidt), so that the QR orders the
+ * exponents that die last; n - dim T M directions die (res.collapsed). */
+static void tangents_onto_constraint(tf_impact *e, int i, double *x) {
+  const size_t n = e->n, m = e->m;
+  const int rank = stick_projection(e, i, x);
+  if ((int)n - rank > e->res.collapsed) e->res.collapsed = (int)n - rank;
+  double *basis = e->jac; /* free between right-hand sides: m vectors of n */
+  bool taken[TF_MAX_DIM] = {false};
+  size_t live = 0;
+  for (size_t c = 0; c < m; c++) { /* v <- P v; the independent ones orthogonalised, in order */
+    double *v = x + n + c * n, *q = basis + live * n;
+    for (size_t r = 0; r < n; r++) q[r] = dot(e->proj + r * n, v, n);
+    memcpy(v, q, n * sizeof *v);
+    for (size_t b = 0; b < live; b++) {
+      const double d = dot(basis + b * n, q, n) / dot(basis + b * n, basis + b * n, n);
+      for (size_t r = 0; r < n; r++) q[r] -= d * basis[b * n + r];
+    }
+    /* (components along the vectors before it change no diagonal of the next QR) */
+    const double norm = sqrt(dot(q, q, n)), length = sqrt(dot(v, v, n));
+    if (live < (size_t)rank && length > 0 && norm > 1e-8 * length) taken[c] = true, live++;
+  }
+  for (size_t c = 0; c < m; c++) /* the dependent ones after them, as projected: they die */
+    if (!taken[c]) memcpy(basis + live++ * n, x + n + c * n, n * sizeof *x);
+  memcpy(x + n, basis, m * n * sizeof *x);
+}
+
 static int enter_stick(tf_impact *e, int i, double t, double *x, double t_from) {
+  (void)t;
   e->k->impact->stick(i, x, e->p, e->xplus);
   memcpy(x, e->xplus, e->n * sizeof *x);
   e->mode = MODE_STICK, e->stuck = i;
   e->stick_start = t_from;
   e->hist_count = 0;
-  /* the flow is not differentiable across the accumulation: a new Lyapunov segment */
-  if (e->m) tf_event_loop_close_segment(e->loop, t, x);
+  if (e->m) tangents_onto_constraint(e, i, x);
   return TF_MEMBER_OK;
 }
 
@@ -354,6 +414,21 @@ static void loop_on_step(void *ctx, double t0, double t1) {
 
 /* --- setup and run ---------------------------------------------------------------------------- */
 
+/* While sticking, the constrained field's differences (off the constraint) turn the vectors
+ * off its tangent space: back onto it before each QR. */
+static void loop_before_qr(void *ctx, double *x) {
+  tf_impact *e = ctx;
+  if (e->mode == MODE_STICK) tangents_onto_constraint(e, e->stuck, x);
+}
+
+/* A run continues the last run's vectors if it ended ok; one that starts on a constraint
+ * starts them on it. */
+static void loop_start_tangents(void *ctx, double *x) {
+  tf_impact *e = ctx;
+  if (e->have_frame) memcpy(x + e->n, e->frame, e->n * e->m * sizeof *x);
+  if (e->mode == MODE_STICK) tangents_onto_constraint(e, e->stuck, x);
+}
+
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o) {
   /* a flow recorded at events runs here too, with no impact surfaces */
   const int nimpacts = k->kind == TF_MODEL_IMPACT ? (int)k->impact->nimpacts : 0;
@@ -364,13 +439,14 @@ tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_option
   e->k = k, e->n = n, e->m = m, e->o = *o, e->nimpacts = nimpacts;
   if (e->o.chatter_impacts < 3) e->o.chatter_impacts = 3;
   if (e->o.chatter_impacts > HISTORY) e->o.chatter_impacts = HISTORY;
-  e->f = calloc(8 * n + n * n + na, sizeof *e->f);
+  e->f = calloc(8 * n + 3 * n * n + na, sizeof *e->f);
   if (!e->f) {
     free(e);
     return NULL;
   }
   e->g = e->f + n, e->y = e->g + n, e->z = e->y + n, e->grad = e->z + n;
   e->gradp = e->grad + n, e->xplus = e->gradp + n, e->jac = e->xplus + n, e->fd = e->jac + n * n;
+  e->proj = e->fd + n + na, e->frame = e->proj + n * n;
   const tf_event_loop_ops ops = {
       .rhs = loop_rhs,
       .field = mode_field,
@@ -379,6 +455,8 @@ tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_option
       .on_step = loop_on_step,
       .storm_status = loop_storm,
       .step_limit = loop_step_limit,
+      .before_qr = loop_before_qr,
+      .start_tangents = loop_start_tangents,
   };
   e->loop = tf_event_loop_create(n, m, &ops, e, &e->o.loop);
   if (!e->loop) {
@@ -442,5 +520,7 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
   e->res.steps = r.steps, e->res.rhs_evals = r.rhs_evals;
   e->res.lyapunov = r.lyapunov, e->res.tangent_time = r.tangent_time, e->res.segments = r.segments;
   if (e->mode == MODE_STICK) e->res.stick_time += fmax(0.0, r.t - e->stick_start);
+  e->have_frame = e->m > 0 && e->res.status == TF_MEMBER_OK && !e->stop;
+  if (e->have_frame) memcpy(e->frame, x + e->n, e->n * e->m * sizeof *x);
   return e->res;
 }

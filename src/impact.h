@@ -75,6 +75,7 @@ typedef struct tf_impact_result {
   const double *lyapunov;
   double tangent_time;
   int segments;
+  int collapsed;     /* with tangent vectors: directions killed by sticking (n - dim T M) */
   char message[256]; /* why the member failed, if the model is at fault */
 } tf_impact_result;
 

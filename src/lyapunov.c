@@ -620,13 +620,15 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
 typedef struct impact_ctx {
   tf_impact *tangent;
   const double *p;
-  bool stuck; /* a block chattered into sticking, or stuck */
+  int block, first_collapse, collapsed; /* sticking killed `collapsed` directions */
 } impact_ctx;
 
 static block_outcome impact_block(void *ctx, double t0, double *x, double t1) {
   impact_ctx *c = ctx;
   const tf_impact_result res = tf_impact_run(c->tangent, c->p, t0, x, t1);
-  c->stuck = c->stuck || res.chatters > 0 || res.stick_time > 0;
+  if (res.collapsed > 0 && c->first_collapse < 0) c->first_collapse = c->block;
+  if (res.collapsed > c->collapsed) c->collapsed = res.collapsed;
+  c->block++;
   return (block_outcome){res.status, res.steps, res.segments, res.lyapunov};
 }
 
@@ -651,23 +653,17 @@ int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
   memcpy(x, x0, n * sizeof *x);
   tf_impact_result res = tf_impact_run(plain, p, 0.0, x, o->transient);
   r->steps += res.steps;
-  impact_ctx ctx = {tangent, p, false};
+  impact_ctx ctx = {.tangent = tangent, .p = p, .first_collapse = -1};
   int status = run_blocks(&a, o, impact_block, &ctx, x, res.status);
   tf_impact_destroy(plain), tf_impact_destroy(tangent);
-  /* Sticking ends a chattering sequence: every perturbation across the constraint dies in
-   * finite time (those exponents are -inf), but the tangent map through the accumulation of
-   * impacts, which carries what is left, is not computed here; the tangent vectors would
-   * ride the constraint unchanged and the QR average report made-up numbers (e.g. +6.7 for a
-   * periodic chattering orbit).  So the exponents are refused, with the reason. */
-  if (status == TF_MEMBER_OK && ctx.stuck && !r->interrupted) {
-    status = TF_MEMBER_FAILED;
-    snprintf(r->why, sizeof r->why,
-             "the orbit chatters into sticking on an impact surface, and the tangent map "
-             "through an accumulation of impacts is not implemented, so its exponents are "
-             "not computed (those across the constraint are -inf)");
-  }
   finish_blocks(&a, n, x, status);
   free(x);
+  /* Sticking (after a completed chattering sequence, or a plastic impact) kills every
+   * perturbation across the constraint in finite time: those exponents are -inf (impact.c
+   * carries the tangent vectors onto the constraint). */
+  const int dead = ctx.collapsed - ((int)n - o->exponents);
+  if (status == TF_MEMBER_OK && !r->interrupted && dead > 0)
+    mark_collapse(r, o->exponents, o->blocks, ctx.first_collapse, dead);
   return 0;
 }
 
