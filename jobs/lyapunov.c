@@ -428,15 +428,19 @@ static int execute(tf_run *run, tf_error *err) {
                                      : "variational");
   if (job->filippov) tf_json_integer(run->summary, "segments", r.segments);
   /* JSON has no -inf (the spectrum shows null there): say how many and why */
+  const bool impact = tf_model_route(k, NULL) == TF_ROUTE_IMPACT;
+  const char *why = impact ? "sticking on an impact constraint (after chattering or a plastic "
+                             "impact) maps every tangent vector into its tangent space"
+                    : r.collapsed == 1 ? "arrivals in sliding map every tangent vector into T Sigma"
+                                       : "arrivals in sliding on several switching surfaces at "
+                                         "once map every tangent vector into the tangent space "
+                                         "of their intersection";
   if (r.collapsed) {
     tf_json_integer(run->summary, "collapsed_directions", r.collapsed);
-    tf_json_string(run->summary, "collapsed_why",
-                   r.collapsed == 1
-                       ? "arrivals in sliding map every tangent vector into T Sigma: the smallest "
-                         "exponent is -inf"
-                       : "arrivals in sliding on several switching surfaces at once map every "
-                         "tangent vector into the tangent space of their intersection: the "
-                         "smallest exponents are -inf");
+    char text[320];
+    snprintf(text, sizeof text, "%s: the smallest %s -inf", why,
+             r.collapsed == 1 ? "exponent is" : "exponents are");
+    tf_json_string(run->summary, "collapsed_why", text);
   }
   if (r.status != TF_MEMBER_OK) {
     free(r.blocks), free(r.running);
@@ -448,11 +452,9 @@ static int execute(tf_run *run, tf_error *err) {
     printf("\nKaplan-Yorke dimension %.4f; sum %.6f, volume rate %.6f\n", r.kaplan_yorke, sum,
            r.volume_rate);
     if (r.collapsed)
-      printf(
-          "the smallest %s -inf: arrivals in sliding map every tangent vector into "
-          "T Sigma (the flow collapses %d direction%s)\n",
-          r.collapsed == 1 ? "exponent is" : "exponents are", r.collapsed,
-          r.collapsed == 1 ? "" : "s");
+      printf("the smallest %s -inf: %s (the flow collapses %d direction%s)\n",
+             r.collapsed == 1 ? "exponent is" : "exponents are", why, r.collapsed,
+             r.collapsed == 1 ? "" : "s");
   }
   rc = write_file(run, job, &r, err);
   free(r.blocks), free(r.running);

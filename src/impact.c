@@ -228,6 +228,7 @@ static void tangents_onto_constraint(tf_impact *e, int i, double *x) {
   size_t live = 0;
   for (size_t c = 0; c < m; c++) { /* v <- P v; the independent ones orthogonalised, in order */
     double *v = x + n + c * n, *q = basis + live * n;
+    const double length = sqrt(dot(v, v, n)); /* before the projection: what it keeps of v */
     for (size_t r = 0; r < n; r++) q[r] = dot(e->proj + r * n, v, n);
     memcpy(v, q, n * sizeof *v);
     for (size_t b = 0; b < live; b++) {
@@ -235,7 +236,7 @@ static void tangents_onto_constraint(tf_impact *e, int i, double *x) {
       for (size_t r = 0; r < n; r++) q[r] -= d * basis[b * n + r];
     }
     /* (components along the vectors before it change no diagonal of the next QR) */
-    const double norm = sqrt(dot(q, q, n)), length = sqrt(dot(v, v, n));
+    const double norm = sqrt(dot(q, q, n));
     if (live < (size_t)rank && length > 0 && norm > 1e-8 * length) taken[c] = true, live++;
   }
   for (size_t c = 0; c < m; c++) /* the dependent ones after them, as projected: they die */
@@ -421,18 +422,39 @@ static void loop_before_qr(void *ctx, double *x) {
   if (e->mode == MODE_STICK) tangents_onto_constraint(e, e->stuck, x);
 }
 
-/* A run continues the last run's vectors if it ended ok; one that starts on a constraint
- * starts them on it. */
+void tf_impact_start_frame(size_t n, size_t m, double *v) {
+  for (size_t c = 0; c < m; c++) {
+    double *q = v + c * n;
+    for (size_t i = 0; i < n; i++)
+      q[i] = sin(1.0 + 0.7548776662466927 * (double)((c + 1) * (i + 1)));
+    for (size_t b = 0; b < c; b++) {
+      const double d = dot(v + b * n, q, n);
+      for (size_t i = 0; i < n; i++) q[i] -= d * v[b * n + i];
+    }
+    const double norm = sqrt(dot(q, q, n));
+    for (size_t i = 0; i < n; i++) q[i] /= norm;
+  }
+}
+
+/* A run starts its vectors from the generic frame, or continues the last run's if it ended
+ * ok; one that starts on a constraint starts them on it.  (Called at the start of a run
+ * only: nothing closes a segment mid-run here.) */
 static void loop_start_tangents(void *ctx, double *x) {
   tf_impact *e = ctx;
-  if (e->have_frame) memcpy(x + e->n, e->frame, e->n * e->m * sizeof *x);
+  if (e->have_frame)
+    memcpy(x + e->n, e->frame, e->n * e->m * sizeof *x);
+  else
+    tf_impact_start_frame(e->n, e->m, x + e->n);
+  e->have_frame = false; /* taken: set again by a run that ends ok */
   if (e->mode == MODE_STICK) tangents_onto_constraint(e, e->stuck, x);
 }
 
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o) {
   /* a flow recorded at events runs here too, with no impact surfaces */
   const int nimpacts = k->kind == TF_MODEL_IMPACT ? (int)k->impact->nimpacts : 0;
-  if (!tf_model_rhs(k) || nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS) return NULL;
+  if (!tf_model_rhs(k) || nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS || k->dim > TF_MAX_DIM ||
+      m > k->dim)
+    return NULL;
   tf_impact *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   const size_t n = k->dim, na = n + n * m;

@@ -155,7 +155,10 @@ typedef struct tf_impact_ops {
    * of the reset, for Lyapunov exponents, is built from it). */
   void (*reset)(int i, const double *x, const double *p, double *xplus, double *jac);
   /* The state moved onto surface i with zero normal velocity (a plastic impact), where a
-   * chattering sequence has accumulated. */
+   * chattering sequence has accumulated.  It must map onto the whole sticking set (h_i = 0
+   * and zero normal velocity), fix exactly the coordinates across it, keep those along it, and
+   * leave a state already there where it is (stick o stick = stick): its derivative is then the
+   * projection that carries tangent vectors into sticking (Lyapunov exponents). */
   void (*stick)(int i, const double *x, const double *p, double *xs);
   /* The field of motion on surface i (sticking) into dx; returns the contact force, positive
    * while the constraint holds the state (sticking ends where it changes sign). */

@@ -221,32 +221,28 @@ static void saltation(void) {
 
 /* Tangent vectors across impacts on the moving table against central differences of the
  * engine's own flow map: log |R_cc| of the QR of both must agree. */
-static void saltation_moving(void) {
-  const tf_kernel *k = tf_kernel_find("bouncing_ball");
-  if (!k) return;
-  const double p[] = {9.81, 0.5, 0.37, 2 * M_PI}, x0[3] = {0.3, 4.0, 0.1}, T1 = 3.3;
-  tf_impact_options o = options();
-  o.loop.qr_interval = 1e9;
-  tf_impact *e = tf_impact_create(k, 3, &o), *f = tf_impact_create(k, 0, &o);
-  double x[12] = {0};
-  memcpy(x, x0, sizeof x0);
-  const tf_impact_result r = tf_impact_run(e, p, 0.0, x, T1);
-  double phi[9];
+/* Central differences of the plain engine's flow map over [0, T1] from x0 applied to the
+ * start frame V0 (the tangent vectors' start), Gram-Schmidt'd: log |R_cc| / T1 in lr[c]. */
+static void flow_map_rates(tf_impact *plain, const double *p, const double *x0, double T1, size_t m,
+                           double *lr) {
+  double phi[9], v0[9];
   for (int j = 0; j < 3; j++) {
     const double d = 1e-5; /* event times carry ~1e-12: larger d than usual */
     double a[3], b[3];
     memcpy(a, x0, sizeof a), memcpy(b, x0, sizeof b);
     a[j] += d, b[j] -= d;
-    const tf_impact_result ra = tf_impact_run(f, p, 0.0, a, T1);
-    const tf_impact_result rb = tf_impact_run(f, p, 0.0, b, T1);
-    CHECK(ra.impacts == r.impacts && rb.impacts == r.impacts, "same impacts");
+    tf_impact_run(plain, p, 0.0, a, T1);
+    tf_impact_run(plain, p, 0.0, b, T1);
     for (int i = 0; i < 3; i++) phi[i * 3 + j] = (a[i] - b[i]) / (2 * d);
   }
-  /* Gram-Schmidt of the columns: log |R_cc| */
-  double q[3][3], lr[3];
-  for (int c = 0; c < 3; c++) {
-    double v[3] = {phi[c], phi[3 + c], phi[6 + c]};
-    for (int b = 0; b < c; b++) {
+  tf_impact_start_frame(3, m, v0);
+  double q[3][3];
+  for (size_t c = 0; c < m; c++) {
+    double v[3];
+    for (int i = 0; i < 3; i++)
+      v[i] =
+          phi[i * 3] * v0[c * 3] + phi[i * 3 + 1] * v0[c * 3 + 1] + phi[i * 3 + 2] * v0[c * 3 + 2];
+    for (size_t b = 0; b < c; b++) {
       const double pr = v[0] * q[b][0] + v[1] * q[b][1] + v[2] * q[b][2];
       for (int i = 0; i < 3; i++) v[i] -= pr * q[b][i];
     }
@@ -254,10 +250,57 @@ static void saltation_moving(void) {
     lr[c] = log(nv) / T1;
     for (int i = 0; i < 3; i++) q[c][i] = v[i] / nv;
   }
+}
+
+static void saltation_moving(void) {
+  const tf_kernel *k = tf_kernel_find("bouncing_ball");
+  if (!k) return;
+  const double p[] = {9.81, 0.5, 0.37, 2 * M_PI}, x0[3] = {0.3, 4.0, 0.1}, T1 = 3.3;
+  tf_impact_options o = options();
+  o.loop.qr_interval = 1e9;
+  tf_impact *e = tf_impact_create(k, 3, &o), *f = tf_impact_create(k, 0, &o);
+  double x[12] = {0}, lr[3];
+  memcpy(x, x0, sizeof x0);
+  const tf_impact_result r = tf_impact_run(e, p, 0.0, x, T1);
+  CHECK(r.chatters == 0 && r.impacts > 2, "impacts, no chattering");
+  flow_map_rates(f, p, x0, T1, 3, lr);
   printf("moving table, %ld impacts: tangent %.9f %.9f %.9f, differences %.9f %.9f %.9f\n",
          r.impacts, r.lyapunov[0], r.lyapunov[1], r.lyapunov[2], lr[0], lr[1], lr[2]);
   for (int c = 0; c < 3; c++) CHECK_CLOSE(r.lyapunov[c], lr[c], 1e-6, "log |R_cc| / T");
   tf_impact_destroy(e), tf_impact_destroy(f);
+}
+
+/* Through chattering, sticking and release: the tangent vectors carried onto the table (the
+ * projection by d stick / dx) against the flow map's differences, which know nothing of
+ * tangent vectors.  The map is singular there (perturbations of y and v die): the first
+ * rate is compared, with one tangent vector and with three, and the engine reports the two
+ * directions it killed. */
+static void through_sticking(void) {
+  const tf_kernel *k = tf_kernel_find("bouncing_ball");
+  if (!k) return;
+  const double p[] = {9.81, 0.5, 0.12, 10.0}, x0[3] = {0.1, 0.0, 0.0};
+  tf_impact_options o = options();
+  o.loop.qr_interval = 1e9;
+  tf_impact *f = tf_impact_create(k, 0, &o);
+  for (size_t m = 1; m <= 3; m += 2)
+    for (int span = 0; span < 2; span++) {
+      const double T1 = span ? 20.0 : 3.0;
+      tf_impact *e = tf_impact_create(k, m, &o);
+      double x[12] = {0}, lr[3];
+      memcpy(x, x0, sizeof x0);
+      const tf_impact_result r = tf_impact_run(e, p, 0.0, x, T1);
+      flow_map_rates(f, p, x0, T1, m, lr);
+      printf(
+          "through sticking, m = %zu, T = %g: %ld impacts, %ld chattering, %ld releases; "
+          "tangent %.9f, differences %.9f, collapsed %d\n",
+          m, T1, r.impacts, r.chatters, r.releases, r.lyapunov[0], lr[0], r.collapsed);
+      CHECK(r.status == TF_MEMBER_OK && r.chatters > 0 && r.releases > 0,
+            "chatters, sticks, leaves");
+      CHECK_CLOSE(r.lyapunov[0] * T1, lr[0] * T1, 1e-4, "log |R_00| through sticking");
+      CHECK(r.collapsed == 2, "sticking kills y and v");
+      tf_impact_destroy(e);
+    }
+  tf_impact_destroy(f);
 }
 
 int main(void) {
@@ -266,5 +309,6 @@ int main(void) {
   release();
   saltation();
   saltation_moving();
+  through_sticking();
   return check_report("test_impact");
 }
