@@ -137,6 +137,36 @@ lam, err = s["spectrum"], s["spectrum_error"]
 T.check(abs(lam[0]) < 3 * err[0] + 1e-3 and lam[1] is None and lam[2] is None,
         f"chattering into sticking: spectrum {lam} +- {err} (0 and -inf twice)")
 
+# A ball that sticks between long irregular excursions (A = 0.4533, omega = 2 pi, r = 0.5).
+# Every release leaves the table in the same state at the same table phase, so an orbit that
+# sticks twice is periodic, and for infinitesimal perturbations superstable (the exact
+# linearisation: 0, -inf, -inf).  But between arrivals perturbations grow (low-speed impacts
+# of a chattering sequence by 1/u each, then the free excursion) so far that starts 1e-12
+# apart stick at different episodes: the orbit the engine computes is sensitive, and the QR
+# average, which measures that growth, reports it (lambda_1 > 0, and -inf twice for the
+# directions every arrival kills).
+EXC = "model: {name: bouncing_ball, params: {g: 9.81, r: 0.5, A: 0.4533, omega: 6.283185307179586}}"
+exc_tr = T.write("exc_tr.yaml", f"""job: trajectory
+{EXC}
+initial: {{state: [0.61, 4.905, 0.1266]}}
+integrator: {{rtol: 1e-10, atol: 1e-10, t_end: 300}}
+""")
+e0 = T.run(exc_tr, "exc0.h5")
+e1 = T.run(exc_tr, "exc1.h5", "initial.state=[0.610000000001, 4.905, 0.1266]")
+gap = np.abs(np.array(e1["final_state"]) - np.array(e0["final_state"])).max()
+T.check(gap > 1e-3 and e0["releases"] > 3,
+        f"A = 0.4533: starts 1e-12 apart end {gap:.2g} apart ({e0['releases']} and "
+        f"{e1['releases']} releases): sensitive despite sticking")
+exc_ly = T.write("exc_ly.yaml", f"""job: lyapunov
+{EXC}
+initial: {{state: [0.61, 4.905, 0.1266]}}
+integrator: {{rtol: 1e-10, atol: 1e-10}}
+lyapunov: {{exponents: 3, transient: 100, duration: 400, interval: 1.0, blocks: 10}}
+""")
+s = T.run(exc_ly, "exc_ly.h5")
+T.check(s["spectrum"][0] > 0.1 and s["spectrum"][1:] == [None, None],
+        f"A = 0.4533: spectrum {s['spectrum']} (positive, then -inf twice)")
+
 # An ensemble on a fixed table from perturbed starts (y0, v0): members starting below the table
 # fail (a recorded status, the others go on); the others chatter to rest, sticking from
 # t_inf = t1 + 2 r V / (g (1 - r)), V = sqrt(v0^2 + 2 g y0), t1 = (v0 + V) / g.
