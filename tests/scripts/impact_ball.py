@@ -104,14 +104,19 @@ T.check(abs(spec.sum() - 2 * np.log(r) / Tp) < 1e-9,
 # 1e-6 f away (f the field there); (2) the lyapunov job gives 0 within its error and -inf twice
 # (a block ending on the table hands its state, below it by the integration's drift, to the
 # next); tests/unit/test_impact.c compares the tangent vectors through sticking with
-# differences of the flow map.  Before the tangent vectors were carried onto the table at every arrival this run
-# printed +6.7, and until now it was refused.
-BALL = "model: {name: bouncing_ball, params: {g: 9.81, r: 0.5, A: 0.12, omega: 10}}"
-traj = T.write("stick_tr.yaml", f"""job: trajectory
-{BALL}
-initial: {{state: [0.1, 0, 0]}}
-integrator: {{rtol: 1e-10, atol: 1e-12, t_end: 10}}
-""")
+# differences of the flow map.  Before the tangent vectors were carried onto the table at every
+# arrival this run printed +6.7, and until now it was refused.
+def ball(name, job, params, state, atol, job_keys):
+    """A config of the ball for a trajectory or a lyapunov job, written to name."""
+    return T.write(name, f"""job: {job}
+model: {{name: bouncing_ball, params: {params}}}
+initial: {{state: {state}}}
+integrator: {{rtol: 1e-10, atol: {atol}{', t_end: ' + str(job_keys) if job == 'trajectory' else ''}}}
+""" + (f"lyapunov: {job_keys}\n" if job == "lyapunov" else ""))
+
+
+BALL = "{g: 9.81, r: 0.5, A: 0.12, omega: 10}"
+traj = ball("stick_tr.yaml", "trajectory", BALL, "[0.1, 0, 0]", 1e-12, 10)
 ends = [np.array(T.run(traj, f"tr{i}.h5", f"initial.state={s}")["final_state"])
         for i, s in enumerate(("[0.1, 0, 0]", "[0.100001, 0, 0]", "[0.1, 0.000001, 0]",
                                 "[0.1, 0, 0.000001]"))]
@@ -126,12 +131,8 @@ shift = (ends[3] - ends[0]) / 1e-6
 T.check(np.abs(shift - f).max() < 1e-3 * np.abs(f).max(),
         f"a start 1e-6 apart in tau ends 1e-6 x {shift} apart, the field there {f} "
         f"({'on the table' if on_table else 'in flight'}): a shift in time")
-stick = T.write("stick.yaml", f"""job: lyapunov
-{BALL}
-initial: {{state: [0.1, 0, 0]}}
-integrator: {{rtol: 1e-10, atol: 1e-12}}
-lyapunov: {{exponents: 3, transient: 20, duration: 1000, interval: 1.0, blocks: 10}}
-""")
+stick = ball("stick.yaml", "lyapunov", BALL, "[0.1, 0, 0]", 1e-12,
+             "{exponents: 3, transient: 20, duration: 1000, interval: 1.0, blocks: 10}")
 s = T.run(stick, "stick.h5")
 lam, err = s["spectrum"], s["spectrum_error"]
 T.check(abs(lam[0]) < 3 * err[0] + 1e-3 and lam[1] is None and lam[2] is None,
@@ -145,24 +146,16 @@ T.check(abs(lam[0]) < 3 * err[0] + 1e-3 and lam[1] is None and lam[2] is None,
 # apart stick at different episodes: the orbit the engine computes is sensitive, and the QR
 # average, which measures that growth, reports it (lambda_1 > 0, and -inf twice for the
 # directions every arrival kills).
-EXC = "model: {name: bouncing_ball, params: {g: 9.81, r: 0.5, A: 0.4533, omega: 6.283185307179586}}"
-exc_tr = T.write("exc_tr.yaml", f"""job: trajectory
-{EXC}
-initial: {{state: [0.61, 4.905, 0.1266]}}
-integrator: {{rtol: 1e-10, atol: 1e-10, t_end: 300}}
-""")
+EXC = "{g: 9.81, r: 0.5, A: 0.4533, omega: 6.283185307179586}"
+exc_tr = ball("exc_tr.yaml", "trajectory", EXC, "[0.61, 4.905, 0.1266]", 1e-10, 300)
 e0 = T.run(exc_tr, "exc0.h5")
 e1 = T.run(exc_tr, "exc1.h5", "initial.state=[0.610000000001, 4.905, 0.1266]")
 gap = np.abs(np.array(e1["final_state"]) - np.array(e0["final_state"])).max()
 T.check(gap > 1e-3 and e0["releases"] > 3,
         f"A = 0.4533: starts 1e-12 apart end {gap:.2g} apart ({e0['releases']} and "
         f"{e1['releases']} releases): sensitive despite sticking")
-exc_ly = T.write("exc_ly.yaml", f"""job: lyapunov
-{EXC}
-initial: {{state: [0.61, 4.905, 0.1266]}}
-integrator: {{rtol: 1e-10, atol: 1e-10}}
-lyapunov: {{exponents: 3, transient: 100, duration: 400, interval: 1.0, blocks: 10}}
-""")
+exc_ly = ball("exc_ly.yaml", "lyapunov", EXC, "[0.61, 4.905, 0.1266]", 1e-10,
+              "{exponents: 3, transient: 100, duration: 400, interval: 1.0, blocks: 10}")
 s = T.run(exc_ly, "exc_ly.h5")
 T.check(s["spectrum"][0] > 0.1 and s["spectrum"][1:] == [None, None],
         f"A = 0.4533: spectrum {s['spectrum']} (positive, then -inf twice)")
