@@ -46,7 +46,6 @@ struct tf_devs {
   uint64_t block0, nblocks, nblocks_all; /* this rank's blocks [block0, block0 + nblocks) */
   double q, tie_fraction, mu;
   unsigned q_byte; /* floor(256 q), 0..256 */
-  bool ties_drawn; /* a tie with q_byte can update (tie_fraction > 0: 256 q not an integer) */
   bool fast, avx512, avx2;
   philox4x64_key_t key;
   double *x, *m;
@@ -57,6 +56,12 @@ struct tf_devs {
   MPI_Comm comm;
   int rank, size;
 };
+
+/* A tie with q's first byte can update only if 256 q is not an integer: the tie's draw is in
+ * (0, 1), never below a zero remainder, so then it need not be made. */
+static inline bool ties_drawn(const tf_devs *d) {
+  return d->tie_fraction > 0;
+}
 
 static uint64_t round_param(double v) {
   return v <= 0 ? 0 : (uint64_t)llround(v);
@@ -140,8 +145,6 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   d->q = p[L->q];
   d->q_byte = (unsigned)floor(256.0 * d->q);
   d->tie_fraction = 256.0 * d->q - (double)d->q_byte;
-  /* the tie's draw is in (0, 1): it cannot be below a zero fraction, so it need not be made */
-  d->ties_drawn = d->tie_fraction > 0;
   d->fast = !generic && fast;
 #ifdef DEVS_AVX512
   /* TWOFOLD_DEVS_ISA=avx2 or =portable restricts the choice (tests, benchmarks) */
@@ -239,7 +242,7 @@ static inline void update_flags(const tf_devs *d, uint64_t step, uint64_t k0, si
     flags[j] = bytes[j] < t;
     ties += bytes[j] == t;
   }
-  if (!ties || !d->ties_drawn) return;
+  if (!ties || !ties_drawn(d)) return;
   for (size_t j = 0; j < len; j++)
     if (bytes[j] == t) {
       const philox4x64_ctr_t ctr = {{step, TF_DEVS_RNG_TIE, k0 + j, 0}};
@@ -398,7 +401,7 @@ DEVS_TARGET_AVX512 static void tile_logistic_avx512(tf_devs *d, size_t off, size
       const __mmask64 valid64 = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
       const __m512i b = _mm512_maskz_loadu_epi8(valid64, bytes + j0);
       __mmask64 upd = t > 255 ? valid64 : _mm512_mask_cmplt_epu8_mask(valid64, b, tv);
-      __mmask64 tie = t > 255 || !d->ties_drawn ? 0 : _mm512_mask_cmpeq_epu8_mask(valid64, b, tv);
+      __mmask64 tie = t > 255 || !ties_drawn(d) ? 0 : _mm512_mask_cmpeq_epu8_mask(valid64, b, tv);
       while (tie) {
         const int l = __builtin_ctzll(tie);
         tie &= tie - 1;
@@ -497,7 +500,7 @@ DEVS_TARGET_AVX2 static void tile_logistic_avx2(tf_devs *d, size_t off, size_t l
       if (t > 255) lt = _mm256_set1_epi8(-1);
       _mm256_store_si256((__m256i *)(flags + j0), lt);
       uint32_t tie =
-          t > 255 || !d->ties_drawn ? 0 : (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, tv));
+          t > 255 || !ties_drawn(d) ? 0 : (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, tv));
       if (len - j0 < 32) tie &= (1u << (len - j0)) - 1;
       while (tie) {
         const int l = __builtin_ctz(tie);

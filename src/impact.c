@@ -244,8 +244,7 @@ static void tangents_onto_constraint(tf_impact *e, int i, double *x) {
   memcpy(x + n, basis, m * n * sizeof *x);
 }
 
-static int enter_stick(tf_impact *e, int i, double t, double *x, double t_from) {
-  (void)t;
+static int enter_stick(tf_impact *e, int i, double *x, double t_from) {
   e->k->impact->stick(i, x, e->p, e->xplus);
   memcpy(x, e->xplus, e->n * sizeof *x);
   e->mode = MODE_STICK, e->stuck = i;
@@ -281,7 +280,7 @@ static bool complete_chattering(tf_impact *e, int i, double t, double *x, double
   e->k->impact->stick(i, x, e->p, e->xplus);
   if (!(contact_force(e, i, t, e->xplus) > 0)) return false; /* nothing holds it there */
   const double t_acc = t + (ht[need - 1] - ht[need - 2]) * rho / (1 - rho);
-  enter_stick(e, i, t, x, t_acc);
+  enter_stick(e, i, x, t_acc);
   e->res.chatters++;
   return true;
 }
@@ -326,7 +325,7 @@ static int impact(tf_impact *e, int i, double t, double *x) {
   const double u = dot(e->grad, e->f, n);
   if (!(u < 0)) { /* a graze: the flow touched the surface without crossing */
     e->armed[i] = false;
-    if (contact_force(e, i, t, x) > 0) return enter_stick(e, i, t, x, t);
+    if (contact_force(e, i, t, x) > 0) return enter_stick(e, i, x, t);
     return TF_MEMBER_OK;
   }
   e->k->impact->reset(i, x, e->p, e->xplus, e->m ? e->jac : NULL);
@@ -350,7 +349,7 @@ static int impact(tf_impact *e, int i, double t, double *x) {
   if (complete_chattering(e, i, t, x, -u))
     return notify(e, TF_IMPACT_ACCUMULATION, i, e->stick_start, x);
   if (w <= e->o.contact_tol * fmax(1.0, -u) && contact_force(e, i, t, x) > 0)
-    return enter_stick(e, i, t, x, t); /* a plastic impact */
+    return enter_stick(e, i, x, t); /* a plastic impact */
   /* a clear rebound needs no disarming (the first step is bounded instead); a rebound too
    * slow to leave the surface by contact_tol is disarmed like a graze */
   e->armed[i] = w > e->o.contact_tol * fmax(1.0, -u) * 1e3;

@@ -29,6 +29,7 @@ static const double d1 = -12715105075.0 / 11282082432, d3 = 87487479700.0 / 3270
 /* Controller constants of Hairer's DOPRI5 code. */
 static const double safety = 0.9, fac_min = 0.2, fac_max = 10.0, pi_beta = 0.04;
 static const double log_1e4 = -9.210340371976182; /* log(1e-4) */
+static const double expo1 = 0.2 - 0.75 * 0.04;    /* 0.2 - 0.75 pi_beta */
 
 struct tf_dopri5 {
   size_t n;
@@ -117,7 +118,7 @@ void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0) {
   s->fsal_valid = true;
   s->t_prev = t0;
   s->h_prev = 0.0;
-  s->log_err_prev = log(1e-4);
+  s->log_err_prev = log_1e4;
   s->h = s->opt.h0 > 0 ? s->opt.h0 : initial_step(s, t0, x0, 1.0);
 }
 
@@ -211,7 +212,6 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
      * logarithms: one log and one exp per step instead of two powers (a tenth of a small
      * system's step).  Fixed steps have no controller. */
     const double log_err = s->opt.fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
-    const double expo1 = 0.2 - pi_beta * 0.75;
     if (err <= 1.0) {
       if (!s->dense_off) build_dense(s, x, h);
       s->t_prev = *t;
