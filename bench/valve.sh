@@ -65,12 +65,15 @@ with h5py.File(f"{w}/tw.h5", "r") as f:
     q = f["members/grid"][:, 0]
     slots = f["members/poincare"][...].reshape(len(q), -1, 4)
     period = f["members/poincare_period"][...]
+    work = f["members/work"][...].reshape(len(q), 2)  # accepted steps, stepper evaluations
 with open(f"{w}/tw.csv", "w") as out:
     out.write("q,converged,n,x\n")
     for qi, si, pi in zip(q, slots, period):
         ri = si[:, 1][~np.isnan(si[:, 1])]
         out.write(",".join([repr(float(qi)), str(int(pi == 1)), str(len(ri))] + [repr(float(v)) for v in ri]) + "\n")
 j["trajectories"] = len(q)
+j["steps_per_trajectory"] = float(work[:, 0].mean())
+j["rhs_per_trajectory"] = float(work[:, 1].mean())
 # one rank: trajectories per CPU second of the whole process (start-up and HDF5 included)
 j["trajectories_per_cpu_second"] = len(q) / j["cpu_seconds"]
 json.dump(j, open(f"{w}/tw.json", "w"))

@@ -26,22 +26,29 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "scripts"))
 from valve_ref import stationary  # noqa: E402
 
-# Measured once (callgrind, q = 2 and 2.000002; scipy for the independent step count): why
-# twofold is slower on this protocol.
+# Measured once (perf record -e cpu-clock, 32 q of the grid, twofold on DOP853): why twofold is
+# still slower on this protocol, and why 5x is out of reach for one member at a time.
 WHERE_TIME_GOES = (
-    ".  Where its time goes (callgrind, two trajectories at q = 2): DOPRI5 at rtol = atol = 1e-9 "
-    "takes about 100,000 accepted steps per trajectory, and scipy's RK45 (the same "
-    "Dormand-Prince pair and RMS error norm, an independent implementation: bench/valve_dopri_steps.py) takes 95,008 on the same "
-    "protocol, where odeint's Cash-Karp pair takes 60,457: odeint's error test (the largest "
-    "|error| / (eps_abs + eps_rel (|x| + dt |x'|)) over the components) is looser than the RMS norm over atol + rtol |x|.  Per step twofold "
-    "then evaluates the event functions on the dense output at 4 points (to catch two crossings "
-    "inside one step; the extremum event needs the field), where odeint looks at the step's "
-    "end only: per trajectory 0.63 M stage evaluations, 0.52 M event evaluations and 0.6 M "
-    "dense-output evaluations; the step with its error control is 40 % of the instructions, "
-    "event sampling and location about a third (of a run that also spends 14 % in the "
-    "dynamic linker at start-up; since then the step controller's two powers per step, 12 % "
-    "of the time in a profile, became one log and one exp).  Fewer samples per step or odeint's error test would "
-    "close part of the gap; a factor of 5 over odeint on one core is not in reach of either")
+    ".  Where its time goes (perf, 32 q): the valve's right-hand side 34 % (each stage waits for "
+    "the square root of the stage before: about 27 cycles a call), the DOP853 stages and error "
+    "measure 23 %, event sampling and location 12 %, the step loop and controller 12 %.  DOP853 "
+    "(`integrator.method: dop853`) takes {steps:,.0f} steps and {rhs:,.0f} evaluations per "
+    "trajectory here (averages over the grid), odeint's Cash-Karp pair {odeint_steps:,.0f} "
+    "accepted steps.  DOPRI5 took 2.3 times DOP853's time (measured on 32 q: 188,440 steps per "
+    "trajectory on average, 103,792 at q = 2.1; scipy's RK45, an independent implementation of "
+    "the same pair with the same RMS norm, takes 95,008 at q = 2: bench/valve_dopri_steps.py).  "
+    "The higher order saves less than on a smooth orbit because the pressure equation's "
+    "Jacobian, -beta x / (2 sqrt p), is large when p is small: steps are limited by stability "
+    "as much as by accuracy.  odeint has a looser error test (the largest |error| / (eps_abs + "
+    "eps_rel (|x| + dt |x'|)) over the components) and an inlined right-hand side: the whole "
+    "run's CPU time per evaluation is at most {ns_odeint:.0f} ns for odeint (counting 6 per "
+    "accepted try_step, not its bisection re-steps) against twofold's {ns_twofold:.0f} ns "
+    "(through its function tables, event sampling and landing included).  5x odeint is "
+    "{goal:.0f} trajectories per second: with twofold's evaluations per trajectory that is "
+    "{ns_goal:.1f} ns an evaluation, less than the latency of the chain of stages on one core.  "
+    "Only integrating several members side by side (SIMD lanes, as MPGOS runs one member per GPU "
+    "thread) could hide that latency, and even then the evaluations per trajectory would have "
+    "to fall; the engine integrates one member at a time")
 
 
 PERIOD_TOL = 1e-6
@@ -140,12 +147,26 @@ def main():
                   f"{res['twofold_vs_reference']['max_difference']:.1e}.")
         ratio = res["ratio_twofold_over_odeint"]
         if ratio:
-            tw_cmp += (f"  twofold / odeint per core: **{ratio:.2f}**"
-                       + ("" if ratio >= 1 else " — twofold loses here" + WHERE_TIME_GOES) + ".")
+            rhs = tj.get("rhs_per_trajectory", float("nan"))
+            goal = 5 * oj["trajectories_per_cpu_second"]
+            where = WHERE_TIME_GOES.format(
+                steps=tj.get("steps_per_trajectory", float("nan")), rhs=rhs,
+                ns_odeint=1e9 * oj["cpu_seconds"] / (6 * oj["steps"]), ns_twofold=1e9 / (rate * rhs),
+                goal=goal, ns_goal=1e9 / (goal * rhs))
+            tw_cmp += (f"  twofold ({tj.get('integrator', 'dopri5')}) / odeint per core: **{ratio:.2f}**"
+                       + ("" if ratio >= 1 else " — twofold loses here" + where) + ".")
     else:
         res["twofold"] = None
         res["twofold_missing"] = a.twofold_missing
         tw_cmp = f"\ntwofold's side is missing: {a.twofold_missing}."
+    gpu = MPGOS_TRAJ / MPGOS_SECONDS
+    tw_rate = (res.get("twofold") or {}).get("trajectories_per_cpu_second")
+    res["cores_to_match_gpu"] = {"odeint": gpu / oj["trajectories_per_cpu_second"],
+                                 "twofold": gpu / tw_rate if tw_rate else None}
+    cores = (f"At these rates the GPU's {gpu:,.0f} trajectories per second take "
+             f"{gpu / oj['trajectories_per_cpu_second']:.0f} of these cores with odeint"
+             + (f" and {gpu / tw_rate:.0f} with twofold (its ranks scale over cores and nodes:"
+                " bench/cluster_overhead.sh)" if tw_rate else "") + ".")
     c = res["odeint_vs_reference"]
     br = ", ".join(f"{k} {v}" for k, v in res["odeint_branches"].items())
     res["title"] = "Pressure-relief valve"
@@ -168,6 +189,7 @@ steps to 1e-10 in time); one core, rate per CPU second.
 
 The published figures (Hegedűs et al., MPGOS) are for scale only: their protocol stops at
 1024 + 32 maxima of x at tolerance 1e-10, so the work per trajectory differs from this one.
+{cores}
 
 odeint's branches over the grid: {br}.  Against the independent reference
 (tests/scripts/valve_ref.py, scipy DOP853 at 1e-11, {len(r)} of the q values, {a.ref_seconds:.0f} s):

@@ -534,11 +534,15 @@ static int execute(tf_run *run, tf_error *err) {
   tf_checkpoint_disarm();
   if (rc == 0) describe_logs(file, job);
   tf_json_string(run->summary, "model", job->kernel->name);
-  tf_json_string(run->summary, "integrator",
-                 job->filippov ? "dopri5+events"
-                 : job->contact
-                     ? (tf_contact_is_dual(job->kernel) ? "dopri5+two-contact" : "dopri5+codim2")
-                     : tf_flow_integrator_name(&job->flow));
+  char integrator[96];
+  if (job->filippov)
+    snprintf(integrator, sizeof integrator, "%s+events", tf_rk_name(job->pws.opts.ode.method));
+  else if (job->contact)
+    snprintf(integrator, sizeof integrator, "%s+%s", tf_rk_name(job->flow.ode.method),
+             tf_contact_is_dual(job->kernel) ? "two-contact" : "codim2");
+  else
+    snprintf(integrator, sizeof integrator, "%s", tf_flow_integrator_name(&job->flow));
+  tf_json_string(run->summary, "integrator", integrator);
   tf_json_integer(run->summary, "members", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   const char *names[TF_MEMBER_STATUS_COUNT - 1];

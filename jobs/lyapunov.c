@@ -167,7 +167,8 @@ static int setup(tf_run *run, tf_error *err) {
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
       tf_physical_initial_from_config(run->cfg, k, job->model.params, state_given, job->x0, err) ||
-      (!is_map && tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err)) ||
+      (!is_map && (tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err) ||
+                   tf_rk_method_from_config(run->cfg, &job->ode, err))) ||
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
       tf_config_get_bool(run->cfg, "lyapunov.saltation", &(const bool){true}, &job->saltation,
                          err) ||

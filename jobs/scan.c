@@ -128,7 +128,8 @@ static int setup(tf_run *run, tf_error *err) {
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
       tf_physical_initial_from_config(run->cfg, k, job->model.params, state_given, job->x0, err) ||
-      (!is_map && tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err)) ||
+      (!is_map && (tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err) ||
+                   tf_rk_method_from_config(run->cfg, &job->ode, err))) ||
       (job->contact &&
        tf_contact_options_from_config(run->cfg, &job->ode, &job->contact_opts, err)) ||
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
@@ -269,6 +270,7 @@ static int stationary_options(tf_config *cfg, const tf_kernel *k, stationary_sca
   tf_stationary_options *o = &st->opt;
   o->ode = tf_ode_default_options();
   if (tf_ode_options_from_config(cfg, &o->ode, st->t0, NULL, err) ||
+      tf_rk_method_from_config(cfg, &o->ode, err) ||
       (tf_contact_kernel(k) && tf_contact_options_from_config(cfg, &o->ode, &o->contact, err)) ||
       tf_config_get_double(cfg, "scan.time", &d_time, 1e-12, 1e15, &o->time, err) ||
       tf_config_get_double(cfg, "scan.window", &d_window, 1e-3, 1.0, &o->window, err) ||
@@ -625,7 +627,17 @@ static int execute(tf_run *run, tf_error *err) {
 
 /* Each grid point is one member: a run from initial.state recorded at events (poincare.h),
  * e.g. x at impacts and extrema of the pressure-relief valve versus its flow rate. */
-enum { PC_GRID, PC_SAMPLES, PC_RECORDED, PC_PERIOD, PC_COUNTS, PC_STICK, PC_VALID, PC_NCOLS };
+enum {
+  PC_GRID,
+  PC_SAMPLES,
+  PC_RECORDED,
+  PC_PERIOD,
+  PC_COUNTS,
+  PC_STICK,
+  PC_WORK,
+  PC_VALID,
+  PC_NCOLS
+};
 
 typedef struct poincare_scan {
   tf_poincare_spec spec;
@@ -656,6 +668,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   job->ode = tf_ode_default_options();
   if (tf_initial_from_config(cfg, k, ps->x0, &spread, &ps->t0, err) ||
       tf_ode_options_from_config(cfg, &job->ode, ps->t0, &ps->t_end, err) ||
+      tf_rk_method_from_config(cfg, &job->ode, err) ||
       tf_poincare_from_config(&ps->spec, cfg, k, &job->ode, err) ||
       tf_param_grid_from_config(&job->grid, cfg, "scan", &job->model, false, err) ||
       tf_config_get_int(cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
@@ -684,6 +697,8 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   c[PC_COUNTS] = (tf_column){"impacts", TF_COLUMN_I64, 4,
                              "impacts, chattering episodes, releases, section crossings"};
   c[PC_STICK] = (tf_column){"stick_time", TF_COLUMN_F64, 1, "time spent sticking"};
+  c[PC_WORK] = (tf_column){"work", TF_COLUMN_I64, 2,
+                           "accepted integrator steps, right-hand-side evaluations of the stepper"};
   c[PC_VALID] = (tf_column){"valid", TF_COLUMN_I64, 1, "1 if the model accepts the point"};
   job->spec.members = tf_param_grid_points(&job->grid);
   job->spec.chunk = (uint64_t)chunk;
@@ -703,6 +718,7 @@ static int poincare_point(void *ctx, uint64_t member, void *const *row) {
   *(int64_t *)row[PC_RECORDED] = 0, *(int64_t *)row[PC_PERIOD] = 0;
   memset(row[PC_COUNTS], 0, 4 * sizeof(int64_t));
   *(double *)row[PC_STICK] = NAN;
+  memset(row[PC_WORK], 0, 2 * sizeof(int64_t));
   if (!valid) return TF_MEMBER_FAILED;
   memcpy(ps->x, ps->x0, dim * sizeof *ps->x);
   tf_poincare_run(ps->engine, job->scratch, ps->t0, ps->x, ps->t_end, &ps->rec, NULL, NULL, 0);
@@ -713,6 +729,8 @@ static int poincare_point(void *ctx, uint64_t member, void *const *row) {
   int64_t *counts = row[PC_COUNTS];
   counts[0] = r->impacts, counts[1] = r->chatters, counts[2] = r->releases, counts[3] = r->sections;
   *(double *)row[PC_STICK] = r->stick_time;
+  int64_t *work = row[PC_WORK];
+  work[0] = r->steps, work[1] = r->rhs_evals;
   return r->status;
 }
 
@@ -733,6 +751,7 @@ static int poincare_execute(tf_run *run, scan_job *job, tf_error *err) {
   if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "poincare");
+  tf_json_string(run->summary, "integrator", tf_rk_name(job->ode.method));
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   return tf_ensemble_finish(run, file, &out, rc, err);

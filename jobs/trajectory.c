@@ -400,7 +400,9 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
   if (stopped) interrupted(run);
   tf_json *j = run->summary;
   tf_json_string(j, "model", k->name);
-  tf_json_string(j, "integrator", "dopri5+events");
+  char integrator[32];
+  snprintf(integrator, sizeof integrator, "%s+events", tf_rk_name(job->pws.opts.ode.method));
+  tf_json_string(j, "integrator", integrator);
   tf_json_integer(j, "member", job->member);
   tf_json_string(j, "member_status", tf_member_status_name(job->status));
   tf_json_integer(j, "steps", job->rec.steps);
@@ -492,7 +494,7 @@ static int execute(tf_run *run, tf_error *err) {
     tf_fail(err, "writing the trajectory to '%s' failed", run->output_path);
   if (stopped) interrupted(run);
   tf_json_string(run->summary, "model", job->flow.kernel->name);
-  tf_json_string(run->summary, "integrator", tf_method_name(job->flow.method));
+  tf_json_string(run->summary, "integrator", tf_flow_integrator_name(&job->flow));
   tf_json_integer(run->summary, "member", job->member);
   tf_json_string(run->summary, "member_status", tf_member_status_name(res.status));
   tf_json_integer(run->summary, "steps", res.steps);

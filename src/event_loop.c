@@ -89,9 +89,29 @@ static double event_at(double t, void *params) {
   return g[l->which];
 }
 
+/* Whether an event function changes sign between the samples of find_event on the stepper's
+ * cheap estimate (tf_dopri5_sample): where the dense output costs evaluations (DOP853), steps
+ * without a sign change there are done without it. */
+static bool maybe_event(tf_event_loop *l, double t0, double t1) {
+  double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS], g[TF_EVENT_LOOP_MAX_FUNCTIONS];
+  tf_dopri5_sample(l->stepper, t0, l->sample);
+  const int count = l->ops.events(l->ctx, t0, l->sample, g_prev);
+  for (int j = 0; j < count; j++) g_prev[j] = fmax(g_prev[j], 0.0);
+  for (int s = 1; s <= SAMPLES_PER_STEP; s++) {
+    const double tb = s == SAMPLES_PER_STEP ? t1 : t0 + (t1 - t0) * s / SAMPLES_PER_STEP;
+    tf_dopri5_sample(l->stepper, tb, l->sample);
+    l->ops.events(l->ctx, tb, l->sample, g);
+    for (int j = 0; j < count; j++)
+      if (g[j] < 0.0 && g_prev[j] >= 0.0) return true;
+    memcpy(g_prev, g, sizeof g);
+  }
+  return false;
+}
+
 /* The earliest event in the step [t0, t1]: sign changes of any event function between samples
  * of the dense output, each located to event_tol.  Returns the event's index or -1. */
 static int find_event(tf_event_loop *l, double t0, double t1, double *te) {
+  if (!tf_dopri5_sample_is_exact(l->stepper) && !maybe_event(l, t0, t1)) return -1;
   double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS], g[TF_EVENT_LOOP_MAX_FUNCTIONS];
   tf_dopri5_dense(l->stepper, t0, l->sample);
   const int count = l->ops.events(l->ctx, t0, l->sample, g_prev);

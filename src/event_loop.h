@@ -1,7 +1,8 @@
 /* event_loop.h — the step loop of an event-driven integrator, written once for the codim-1
  * Filippov (evolve.c), codim-2 (evolve2.c) and two-contact (dual_contact.c) engines.
  *
- * Each engine is a mode machine: inside a mode the flow is a smooth ODE integrated by DOPRI5,
+ * Each engine is a mode machine: inside a mode the flow is a smooth ODE integrated by DOPRI5
+ * (or DOP853),
  * and the mode lasts while all of its event functions are positive.  Everything between two
  * transitions is the same for all engines and lives here, in the manner of PETSc's and
  * SUNDIALS' solver objects: the engine hands over a table of callbacks (its event functions,
@@ -9,7 +10,8 @@
  *   - the step budget, one accepted DOPRI5 step, the mapping of the stepper's failures to a
  *     member status;
  *   - the earliest sign change of any event function in the step, sampled on the dense output
- *     and located by Brent (tf_event_locate);
+ *     (for DOP853 first on the cheap tf_dopri5_sample, so steps without one never build the
+ *     costly extension) and located by Brent (tf_event_locate);
  *   - the landing on the event: the step is re-taken under error control to the located time,
  *     which is then corrected by Newton steps on the integrated state (the dense output's
  *     error is not bounded by the step control; at a fold it moves event times by ~1e-6 at

@@ -122,6 +122,14 @@ int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, dou
   return 0;
 }
 
+int tf_rk_method_from_config(tf_config *cfg, tf_ode_options *o, tf_error *err) {
+  static const char *const methods[] = {"auto", "dopri5", "dop853", NULL};
+  const char *method;
+  if (tf_config_get_string(cfg, "integrator.method", "auto", methods, &method, err)) return -1;
+  o->method = strcmp(method, "dop853") == 0 ? TF_RK_DOP853 : TF_RK_DOPRI5;
+  return 0;
+}
+
 static int read_initial(tf_flow *flow, tf_config *cfg, tf_error *err) {
   flow->x0 = calloc(flow->kernel->dim, sizeof *flow->x0);
   if (!flow->x0) return tf_fail(err, "out of memory");
@@ -280,8 +288,8 @@ static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
 }
 
 static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
-  static const char *const methods[] = {
-      "auto", "dopri5", "euler-maruyama", "milstein", "drift-implicit", "petsc-ts", NULL};
+  static const char *const methods[] = {"auto",     "dopri5",         "dop853",   "euler-maruyama",
+                                        "milstein", "drift-implicit", "petsc-ts", NULL};
   const char *method;
   const double d_dt = 1e-3, d_theta = 1.0;
   const bool d_milstein = false;
@@ -296,7 +304,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
   if (strcmp(method, "auto") == 0)
     flow->method = noisy ? (smoothed ? TF_METHOD_DRIFT_IMPLICIT : TF_METHOD_EULER_MARUYAMA)
                          : (smoothed ? TF_METHOD_PETSC_TS : TF_METHOD_DOPRI5);
-  else if (strcmp(method, "dopri5") == 0)
+  else if (strcmp(method, "dopri5") == 0 || strcmp(method, "dop853") == 0)
     flow->method = TF_METHOD_DOPRI5;
   else if (strcmp(method, "euler-maruyama") == 0)
     flow->method = TF_METHOD_EULER_MARUYAMA;
@@ -306,21 +314,24 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
     flow->method = TF_METHOD_DRIFT_IMPLICIT;
   else
     flow->method = TF_METHOD_PETSC_TS;
+  flow->ode.method = strcmp(method, "dop853") == 0 ? TF_RK_DOP853 : TF_RK_DOPRI5;
   const bool sde = flow->method == TF_METHOD_EULER_MARUYAMA || flow->method == TF_METHOD_MILSTEIN ||
                    flow->method == TF_METHOD_DRIFT_IMPLICIT;
   if (flow->ode.fixed_step && flow->method != TF_METHOD_DOPRI5)
-    return tf_fail(err,
-                   "%s: key 'integrator.step': fixed steps are DOPRI5's (integrator.method "
-                   "dopri5); %s controls its own steps (the SDE methods: integrator.dt)",
-                   tf_config_where(cfg, "integrator.step", where, sizeof where),
-                   tf_method_name(flow->method));
+    return tf_fail(
+        err,
+        "%s: key 'integrator.step': fixed steps are the explicit pairs' (integrator.method "
+        "dopri5 or dop853); %s controls its own steps (the SDE methods: integrator.dt)",
+        tf_config_where(cfg, "integrator.step", where, sizeof where), tf_method_name(flow->method));
   if (!sde && noisy)
     return tf_fail(err,
                    "%s: key 'integrator.method': model '%s' has noise with these parameters, "
                    "but %s is deterministic; use euler-maruyama, milstein or drift-implicit "
                    "(or auto)",
                    tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name, tf_method_name(flow->method));
+                   flow->kernel->name,
+                   flow->method == TF_METHOD_DOPRI5 ? tf_rk_name(flow->ode.method)
+                                                    : tf_method_name(flow->method));
   const bool model_noise = flow->noise.target != TF_NOISE_NONE;
   if (sde && !tf_model_diffusion(flow->kernel) && !model_noise)
     return tf_fail(err,
@@ -406,6 +417,7 @@ int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_error *err) {
 
 const char *tf_flow_integrator_name(const tf_flow *flow) {
   static _Thread_local char name[96];
+  if (flow->method == TF_METHOD_DOPRI5) return tf_rk_name(flow->ode.method);
   if (flow->method != TF_METHOD_PETSC_TS) return tf_method_name(flow->method);
   snprintf(name, sizeof name, "petsc-ts/%s", flow->ts_type);
   return name;

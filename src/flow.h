@@ -108,6 +108,9 @@ int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, doubl
  * max_steps. */
 int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, double *t_end,
                                tf_error *err);
+/* integrator.method for jobs and engines that run only the explicit pairs: auto (DOPRI5),
+ * dopri5 or dop853 into o->method. */
+int tf_rk_method_from_config(tf_config *cfg, tf_ode_options *o, tf_error *err);
 
 /* Reads model.*, initial.*, integrator.* and ensemble.seed (and impact.*, poincare.* for
  * impact kernels or a flow recorded at events).  Errors name file, line, key. */

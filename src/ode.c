@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { STAGES = 7 };
+#include "ode_stepper.h"
+
+enum { STAGES = 7 }; /* DOPRI5's */
 
 static const double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
 static const double a21 = 1.0 / 5;
@@ -27,22 +29,16 @@ static const double d1 = -12715105075.0 / 11282082432, d3 = 87487479700.0 / 3270
                     d6 = -1453857185.0 / 822651844, d7 = 69997945.0 / 29380423;
 
 /* Controller constants of Hairer's DOPRI5 code. */
-static const double safety = 0.9, fac_min = 0.2, fac_max = 10.0, pi_beta = 0.04;
-static const double log_1e4 = -9.210340371976182; /* log(1e-4) */
-static const double expo1 = 0.2 - 0.75 * 0.04;    /* 0.2 - 0.75 pi_beta */
+static const double safety = 0.9, log_1e4 = -9.210340371976182; /* log(1e-4) */
 
-struct tf_dopri5 {
-  size_t n;
-  tf_rhs_fn f;
-  void *ctx;
-  tf_ode_options opt;
-  double *block; /* one allocation behind all vectors (k[] pointers get swapped) */
-  double *k[STAGES], *stage, *x_new, *cont[5];
-  double h, t_prev, h_prev;
-  double log_err_prev; /* the PI controller's memory, log max(err, 1e-4) of the last step */
-  bool fsal_valid;
-  bool dense_off; /* the caller never interpolates: no continuous extension is built */
-  tf_ode_stats stats;
+/* Each pair's controller as in Hairer's codes: fac = err^expo1 / err_prev^beta / safety,
+ * clamped to [fac_lo, fac_hi], h_new = h / fac; a rejected step shrinks by at most fac_hi.
+ * order: of the starting-step estimate. */
+static const struct {
+  double expo1, beta, fac_lo, fac_hi, order;
+} control[] = {
+    [TF_RK_DOPRI5] = {0.2 - 0.75 * 0.04, 0.04, 1.0 / 10.0, 1.0 / 0.2, 5.0},
+    [TF_RK_DOP853] = {1.0 / 8.0, 0.0, 1.0 / 6.0, 1.0 / 0.333, 8.0},
 };
 
 tf_ode_options tf_ode_default_options(void) {
@@ -53,16 +49,16 @@ tf_dopri5 *tf_dopri5_create(size_t n) {
   tf_dopri5 *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->n = n;
-  double *block = calloc((STAGES + 2 + 5) * n, sizeof *block);
+  double *block = calloc((TF_RK_MAX_STAGES + 2 + TF_RK_MAX_CONT) * n, sizeof *block);
   if (!block) {
     free(s);
     return NULL;
   }
   s->block = block;
-  for (int i = 0; i < STAGES; i++) s->k[i] = block + i * n;
-  s->stage = block + STAGES * n;
-  s->x_new = block + (STAGES + 1) * n;
-  for (int i = 0; i < 5; i++) s->cont[i] = block + (STAGES + 2 + i) * n;
+  for (int i = 0; i < TF_RK_MAX_STAGES; i++) s->k[i] = block + i * n;
+  s->stage = block + TF_RK_MAX_STAGES * n;
+  s->x_new = block + (TF_RK_MAX_STAGES + 1) * n;
+  for (int i = 0; i < TF_RK_MAX_CONT; i++) s->cont[i] = block + (TF_RK_MAX_STAGES + 2 + i) * n;
   s->opt = tf_ode_default_options();
   return s;
 }
@@ -80,8 +76,7 @@ void tf_dopri5_setup(tf_dopri5 *s, tf_rhs_fn f, void *ctx, const tf_ode_options 
 }
 
 static void eval(tf_dopri5 *s, double t, const double *x, double *dx) {
-  s->f(t, x, s->ctx, dx);
-  s->stats.rhs_evals++;
+  tf_rk_eval(s, t, x, dx);
 }
 
 static double weighted_rms(const tf_dopri5 *s, const double *v, const double *x0,
@@ -106,7 +101,8 @@ static double initial_step(tf_dopri5 *s, double t, const double *x, double direc
   for (size_t i = 0; i < s->n; i++) s->x_new[i] = (s->k[1][i] - f0[i]) / h;
   const double d2 = weighted_rms(s, s->x_new, x, x);
   const double dmax = fmax(d1n, d2);
-  const double h1 = dmax <= 1e-15 ? fmax(1e-6, h * 1e-3) : pow(0.01 / dmax, 1.0 / 5.0);
+  const double h1 =
+      dmax <= 1e-15 ? fmax(1e-6, h * 1e-3) : pow(0.01 / dmax, 1.0 / control[s->opt.method].order);
   h = fmin(100.0 * h, h1);
   if (s->opt.hmax > 0) h = fmin(h, s->opt.hmax);
   return h;
@@ -116,8 +112,9 @@ void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0) {
   s->stats = (tf_ode_stats){0};
   eval(s, t0, x0, s->k[0]);
   s->fsal_valid = true;
-  s->t_prev = t0;
+  s->t_prev = s->t_last = t0;
   s->h_prev = 0.0;
+  s->dense_state = TF_DENSE_NONE;
   s->log_err_prev = log_1e4;
   s->h = s->opt.h0 > 0 ? s->opt.h0 : initial_step(s, t0, x0, 1.0);
 }
@@ -132,8 +129,11 @@ void tf_dopri5_restart(tf_dopri5 *s, double t0, const double *x0) {
   }
   eval(s, t0, x0, s->k[0]);
   s->fsal_valid = true;
-  s->t_prev = t0;
+  s->t_prev = s->t_last = t0;
   s->h_prev = 0.0;
+  /* a pending extension needed the stages this evaluation overwrote, and the field may have
+   * changed (a new mode): it is gone; a built one stays, for DOPRI5's callers as before */
+  if (s->dense_state == TF_DENSE_PENDING) s->dense_state = TF_DENSE_NONE;
 }
 
 /* Inlined at each call, where nk and the coefficients are constants: the loop over the stages
@@ -193,14 +193,23 @@ static bool all_finite(const double *v, size_t n) {
 
 tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit) {
   if (!s->fsal_valid) tf_dopri5_reset(s, *t, x);
+  const bool d853 = s->opt.method == TF_RK_DOP853;
+  const int fsal = d853 ? 12 : 6; /* the stage that is f at the new solution */
+  const double expo1 = control[s->opt.method].expo1, beta = control[s->opt.method].beta;
+  const double fac_lo = control[s->opt.method].fac_lo, fac_hi = control[s->opt.method].fac_hi;
   const double hmin_floor = s->opt.hmin > 0 ? s->opt.hmin : 1e-14 * fmax(1.0, fabs(*t));
   for (;;) {
     double h = s->h;
     if (s->opt.hmax > 0) h = fmin(h, s->opt.hmax);
     const bool last = *t + h >= t_limit;
     if (last) h = t_limit - *t;
-    attempt(s, *t, x, h);
-    const double err = s->opt.fixed_step ? 0.0 : error_norm(s, x, h);
+    if (d853)
+      tf_dop853_attempt(s, *t, x, h);
+    else
+      attempt(s, *t, x, h);
+    const double err = s->opt.fixed_step ? 0.0
+                       : d853            ? tf_dop853_error(s, x, h)
+                                         : error_norm(s, x, h);
     if (!isfinite(err) || !all_finite(s->x_new, s->n)) {
       /* !(h > floor) also catches a NaN step, which would otherwise shrink for ever */
       if (s->opt.fixed_step || !(h > hmin_floor)) return TF_ODE_NONFINITE;
@@ -208,23 +217,31 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
       s->stats.rejected++;
       continue;
     }
-    /* Hairer's PI controller, fac = err^(0.2 - 0.75 beta) / err_prev^beta / safety, in
-     * logarithms: one log and one exp per step instead of two powers (a tenth of a small
-     * system's step).  Fixed steps have no controller. */
+    /* Hairer's controller in logarithms: one log and one exp per step instead of two powers
+     * (a tenth of a small system's step).  Fixed steps have no controller. */
     const double log_err = s->opt.fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
     if (err <= 1.0) {
-      if (!s->dense_off) build_dense(s, x, h);
+      if (s->dense_off) {
+        s->dense_state = TF_DENSE_NONE;
+      } else if (d853) {
+        memcpy(s->cont[0], x, s->n * sizeof *x);
+        s->dense_state = TF_DENSE_PENDING;
+      } else {
+        build_dense(s, x, h);
+        s->dense_state = TF_DENSE_READY;
+      }
       s->t_prev = *t;
       s->h_prev = h;
       *t = last ? t_limit : *t + h;
+      s->t_last = *t;
       memcpy(x, s->x_new, s->n * sizeof *x);
       double *swap = s->k[0];
-      s->k[0] = s->k[6];
-      s->k[6] = swap;
+      s->k[0] = s->k[fsal];
+      s->k[fsal] = swap;
       s->stats.steps++;
       if (!s->opt.fixed_step) {
-        double fac = exp(expo1 * log_err - pi_beta * s->log_err_prev) / safety;
-        fac = fmax(1.0 / fac_max, fmin(1.0 / fac_min, fac));
+        double fac = exp(expo1 * log_err - beta * s->log_err_prev) / safety;
+        fac = fmax(fac_lo, fmin(fac_hi, fac));
         s->log_err_prev = fmax(log_err, log_1e4);
         /* Keep the proposed step of the last, truncated step if it was cut short. */
         if (!last || h / fac > s->h) s->h = h / fac;
@@ -232,7 +249,7 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
       return TF_ODE_OK;
     }
     s->stats.rejected++;
-    s->h = h / fmin(1.0 / fac_min, exp(expo1 * log_err) / safety);
+    s->h = h / fmin(fac_hi, exp(expo1 * log_err) / safety);
     if (!(s->h >= hmin_floor)) return isnan(s->h) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
   }
 }
@@ -243,10 +260,43 @@ void tf_dopri5_without_dense(tf_dopri5 *s) {
 
 void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out) {
   const double theta = s->h_prev > 0 ? (t - s->t_prev) / s->h_prev : 0.0, theta1 = 1.0 - theta;
+  if (s->opt.method == TF_RK_DOP853) {
+    if (s->dense_state != TF_DENSE_NONE && t == s->t_last) { /* the step's end: the solution */
+      memcpy(out, s->x_new, s->n * sizeof *out);
+      return;
+    }
+    /* built on first use; the stepper is logically const (the extension is a function of the
+     * step taken) */
+    if (s->dense_state == TF_DENSE_PENDING) tf_dop853_build_dense_late((tf_dopri5 *)s);
+    if (s->dense_state != TF_DENSE_READY) {
+      for (size_t i = 0; i < s->n; i++) out[i] = NAN; /* no step to interpolate: loud, not wrong */
+      return;
+    }
+    tf_dop853_dense(s, theta, out);
+    return;
+  }
   for (size_t i = 0; i < s->n; i++)
     out[i] = s->cont[0][i] +
              theta * (s->cont[1][i] +
                       theta1 * (s->cont[2][i] + theta * (s->cont[3][i] + theta1 * s->cont[4][i])));
+}
+
+void tf_dopri5_sample(const tf_dopri5 *s, double t, double *out) {
+  if (s->opt.method != TF_RK_DOP853 || s->dense_state == TF_DENSE_READY) {
+    tf_dopri5_dense(s, t, out);
+    return;
+  }
+  /* cubic Hermite through the step's ends and slopes: after the swap k[0] is f at the end and
+   * k[12] f at the start */
+  const double h = s->h_prev, th = h > 0 ? (t - s->t_prev) / h : 0.0, th1 = 1.0 - th;
+  const double *x0 = s->cont[0], *x1 = s->x_new, *f0 = s->k[12], *f1 = s->k[0];
+  for (size_t i = 0; i < s->n; i++)
+    out[i] = th1 * x0[i] + th * x1[i] +
+             th * th1 * ((th - th1) * (x1[i] - x0[i]) + h * (th1 * f0[i] - th * f1[i]));
+}
+
+bool tf_dopri5_sample_is_exact(const tf_dopri5 *s) {
+  return s->opt.method != TF_RK_DOP853 || s->dense_state == TF_DENSE_READY;
 }
 
 double tf_dopri5_last_step_start(const tf_dopri5 *s) {
@@ -266,6 +316,10 @@ tf_ode_status tf_dopri5_integrate(tf_dopri5 *s, double *t, double *x, double t_e
 
 tf_ode_stats tf_dopri5_stats(const tf_dopri5 *s) {
   return s->stats;
+}
+
+const char *tf_rk_name(tf_rk_method m) {
+  return m == TF_RK_DOP853 ? "dop853" : "dopri5";
 }
 
 const char *tf_ode_status_name(tf_ode_status st) {

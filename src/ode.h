@@ -1,4 +1,4 @@
-/* ode.h — Dormand–Prince 5(4) with step-size control and dense output.
+/* ode.h — Dormand–Prince 5(4) or 8(5,3) with step-size control and dense output.
  *
  * Layered like GSL's odeiv2 and SUNDIALS: the caller owns the state, the stepper takes one
  * accepted step at a time, and after each step the continuous extension (Hairer's 4th-order
@@ -18,7 +18,13 @@
 
 typedef void (*tf_rhs_fn)(double t, const double *x, void *ctx, double *dxdt);
 
+/* The explicit pair: Dormand–Prince 5(4) (6 evaluations a step, 4th-order dense output) or
+ * Dormand–Prince 8(5,3) as in Hairer's DOP853 (12 a step, +3 for its 7th-order dense
+ * output; far fewer steps at tight tolerances). */
+typedef enum tf_rk_method { TF_RK_DOPRI5 = 0, TF_RK_DOP853 } tf_rk_method;
+
 typedef struct tf_ode_options {
+  tf_rk_method method; /* 0 = DOPRI5 */
   double rtol, atol;
   double h0;       /* initial step; 0 = automatic (Hairer's estimate) */
   double hmax;     /* 0 = unbounded */
@@ -63,6 +69,12 @@ void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out);
  * skip building the continuous extension, about a third of a step's arithmetic outside the
  * right-hand side; tf_dopri5_dense must not be called afterwards. */
 void tf_dopri5_without_dense(tf_dopri5 *s);
+/* A cheap estimate inside the last step, for finding where events might be: the dense output
+ * where it is already built (DOPRI5's always is), else the cubic Hermite interpolant through
+ * the step's ends and slopes, which costs no evaluations (DOP853's extension costs 3).  Where
+ * the estimate shows an event, the caller checks it on tf_dopri5_dense. */
+void tf_dopri5_sample(const tf_dopri5 *s, double t, double *out);
+bool tf_dopri5_sample_is_exact(const tf_dopri5 *s);
 double tf_dopri5_last_step_start(const tf_dopri5 *s);
 /* Steps until *t == t_end (resets first). */
 tf_ode_status tf_dopri5_integrate(tf_dopri5 *s, double *t, double *x, double t_end);
@@ -74,5 +86,7 @@ typedef struct tf_ode_stats {
 tf_ode_stats tf_dopri5_stats(const tf_dopri5 *s);
 
 const char *tf_ode_status_name(tf_ode_status st);
+/* "dopri5" or "dop853", as integrator.method spells them */
+const char *tf_rk_name(tf_rk_method m);
 
 #endif

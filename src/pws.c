@@ -40,9 +40,7 @@ static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
                            &pws->opts.meet_departure, err))
     return -1;
   pws->opts.max_events = (long)max_events;
-  static const char *const methods[] = {"auto", "dopri5", NULL};
-  const char *method;
-  return tf_config_get_string(cfg, "integrator.method", "auto", methods, &method, err);
+  return tf_rk_method_from_config(cfg, &pws->opts.ode, err);
 }
 
 static int read_logging(tf_pws *pws, tf_config *cfg, tf_error *err) {

@@ -8,6 +8,12 @@ exact solution differs from it by the method's error at that h (much more than r
 adaptive run lands near the exact solution instead.  The Lorenz spectrum on fixed steps has
 the exact volume rate -(sigma + 1 + beta) as its sum.  Bad combinations are refused, naming
 the key.
+
+The same for `integrator.method: dop853`: one step multiplies by the pair's own stability
+polynomial, R(z) = 1 + sum_k b^T A^(k-1) 1 z^k over its 12 stages, computed here from the
+published tableau as scipy ships it (scipy.integrate._ivp.dop853_coefficients), not from
+twofold's copy; its adaptive Lorenz spectrum has the exact sum too, and the run names its
+integrator.
 """
 import subprocess
 
@@ -59,11 +65,38 @@ T.check(method_error > 1e-8, f"the method's own error at h = {h} is visible: {me
 T.check(np.max(np.abs(xa - exact)) < 1e-10 and np.max(np.abs(xa - predicted)) > 1e-8,
         f"the adaptive run lands on the exact solution instead ({np.max(np.abs(xa - exact)):.1e})")
 
+
+# DOP853: R(z) from the tableau's 12 stages and 8th-order weights
+from scipy.integrate._ivp import dop853_coefficients as d853  # noqa: E402
+
+A8, b8 = d853.A[:12, :12], d853.B
+R8, Ak = np.eye(2), np.eye(2)
+gamma = [1.0]
+for k in range(1, 13):
+    # b^T A^(k-1) 1: the coefficient of z^k
+    gamma.append(float(b8 @ np.linalg.matrix_power(A8, k - 1) @ np.ones(12)))
+T.check(all(abs(gamma[k] - 1 / np.math.factorial(k)) < 1e-14 for k in range(9)),
+        f"the tableau's R(z) matches exp(z) to z^8: {gamma[:9]}")
+h8, n8 = 0.5, 4  # the same span in steps long enough for the 8th-order error to show
+R8 = sum(g * np.linalg.matrix_power(h8 * A, k) for k, g in enumerate(gamma))
+predicted8 = np.linalg.matrix_power(R8, n8) @ x0
+j8 = T.run(C, "fixed853.h5", "integrator.step=fixed", f"integrator.h0={h8}", "integrator.method=dop853")
+x8 = final("fixed853.h5")
+T.check(np.max(np.abs(x8 - predicted8)) < 1e-13 and np.max(np.abs(predicted8 - exact)) > 1e-9,
+        f"DOP853 fixed steps: R8(h8 A)^{n8} x0 at h8 = {h8} to {np.max(np.abs(x8 - predicted8)):.1e} "
+        f"(its method error {np.max(np.abs(predicted8 - exact)):.1e})")
+T.check(j8.get("integrator") == "dop853", f"the run names its integrator: {j8.get('integrator')}")
+
 lor = T.run(T.CONFIGS + "/lorenz-spectrum.yaml", "lorenz.h5", "lyapunov.duration=500",
             "lyapunov.transient=50", "integrator.step=fixed", "integrator.h0=0.02")
 s = lor["spectrum"]
 T.check(abs(sum(s) + 41.0 / 3.0) < 2e-4,
         f"Lorenz on fixed steps 0.02: sum {sum(s):.6f} = -41/3 within 2e-4; lambda1 {s[0]:.3f}")
+lor8 = T.run(T.CONFIGS + "/lorenz-spectrum.yaml", "lorenz853.h5", "lyapunov.duration=500",
+             "lyapunov.transient=50", "integrator.method=dop853")
+s8 = lor8["spectrum"]
+T.check(abs(sum(s8) + 41.0 / 3.0) < 2e-4 and abs(s8[0] - s[0]) < 0.05,
+        f"Lorenz on adaptive DOP853: sum {sum(s8):.6f} = -41/3 within 2e-4; lambda1 {s8[0]:.3f}")
 
 
 def refused(sets, regex):
@@ -77,6 +110,6 @@ def refused(sets, regex):
 
 
 refused(["integrator.step=fixed"], r"h0 > 0")
-refused(["integrator.step=fixed", "integrator.h0=0.1", "integrator.method=petsc-ts"], r"DOPRI5")
+refused(["integrator.step=fixed", "integrator.h0=0.1", "integrator.method=petsc-ts"], r"dopri5 or dop853")
 refused(["integrator.step=constant"], r"adaptive|fixed")
 T.finish()

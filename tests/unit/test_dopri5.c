@@ -1,7 +1,13 @@
-/* test_dopri5.c — DOPRI5 against the exact solution of the harmonic oscillator:
- * fixed-step convergence order 5, dense-output accuracy between steps, tolerance
- * proportionality of the adaptive mode, and 6 right-hand sides per accepted step (FSAL). */
+/* test_dopri5.c — the explicit pairs against exact solutions.  DOPRI5 on the harmonic
+ * oscillator: fixed-step convergence order 5, dense-output accuracy between steps, tolerance
+ * proportionality of the adaptive mode, and 6 right-hand sides per accepted step (FSAL).
+ * Both DOPRI5 and DOP853 on a nonlinear, non-autonomous system with a closed form (a rotation
+ * whose rate is the squared radius, and z = exp(sin t)), where a wrong coefficient shows as a
+ * lower order (a linear problem sees only a few of the order conditions): fixed-step orders 5
+ * and 8, dense-output local orders 5 and 8, tolerance proportionality, and DOP853's 12 (+3
+ * dense) evaluations per step and fewer evaluations than DOPRI5 at tight tolerances. */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "ode.h"
@@ -96,9 +102,179 @@ static void adaptive_tolerance(void) {
   CHECK(errs[2] < errs[1] && errs[1] < errs[0], "error not decreasing with tolerance");
 }
 
+/* x' = -y r, y' = x r with r = x^2 + y^2 (conserved), z' = z cos t: from (1.2, 0, 1) a rotation
+ * at rate 1.44 and z = exp(sin t) */
+static void rotation(double t, const double *x, void *ctx, double *dx) {
+  (void)ctx;
+  const double r = x[0] * x[0] + x[1] * x[1];
+  dx[0] = -x[1] * r;
+  dx[1] = x[0] * r;
+  dx[2] = x[2] * cos(t);
+}
+
+/* the exact solution at t through (t0, x0) */
+static void rotation_exact(double t0, const double *x0, double t, double *x) {
+  const double w = (x0[0] * x0[0] + x0[1] * x0[1]) * (t - t0), c = cos(w), s = sin(w);
+  x[0] = x0[0] * c - x0[1] * s, x[1] = x0[0] * s + x0[1] * c;
+  x[2] = x0[2] * exp(sin(t) - sin(t0));
+}
+
+static double distance3(const double *a, const double *b) {
+  return fmax(fabs(a[2] - b[2]), hypot(a[0] - b[0], a[1] - b[1]));
+}
+
+static tf_dopri5 *rotation_stepper(tf_rk_method m, bool fixed, double h_or_tol) {
+  tf_dopri5 *s = tf_dopri5_create(3);
+  tf_ode_options o = tf_ode_default_options();
+  o.method = m, o.fixed_step = fixed;
+  if (fixed)
+    o.h0 = h_or_tol;
+  else
+    o.rtol = o.atol = h_or_tol;
+  tf_dopri5_setup(s, rotation, NULL, &o);
+  return s;
+}
+
+static const double rot_start[3] = {1.2, 0.0, 1.0}, rot_end = 4.0;
+
+static bool evals_unchanged(const tf_dopri5 *s, long evals) {
+  return tf_dopri5_stats(s).rhs_evals == evals;
+}
+
+static double rotation_error(tf_rk_method m, double h) {
+  tf_dopri5 *s = rotation_stepper(m, true, h);
+  double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, ex[3];
+  tf_dopri5_integrate(s, &t, x, rot_end);
+  tf_dopri5_destroy(s);
+  rotation_exact(0.0, rot_start, rot_end, ex);
+  return distance3(x, ex);
+}
+
+/* Largest local interpolation error inside the steps of one fixed-step run, against the exact
+ * solution through each step's start value. */
+static double rotation_dense_error(tf_rk_method m, double h) {
+  tf_dopri5 *s = rotation_stepper(m, true, h);
+  double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, worst = 0, y[3], x0[3], ex[3];
+  tf_dopri5_reset(s, t, x);
+  while (t < rot_end - 1e-12) {
+    tf_dopri5_step(s, &t, x, rot_end);
+    const double t0 = tf_dopri5_last_step_start(s);
+    tf_dopri5_dense(s, t0, x0);
+    for (int k = 1; k < 8; k++) {
+      const double tk = t0 + (t - t0) * k / 8.0;
+      tf_dopri5_dense(s, tk, y);
+      rotation_exact(t0, x0, tk, ex);
+      worst = fmax(worst, distance3(y, ex));
+    }
+  }
+  tf_dopri5_destroy(s);
+  return worst;
+}
+
+static void nonlinear_orders(tf_rk_method m, const char *name, double order, double h) {
+  const double e1 = rotation_error(m, h), e2 = rotation_error(m, h / 2),
+               e3 = rotation_error(m, h / 4);
+  const double p1 = log2(e1 / e2), p2 = log2(e2 / e3);
+  printf("%s, nonlinear rotation: fixed-step errors %.3e %.3e %.3e, orders %.3f %.3f\n", name, e1,
+         e2, e3, p1, p2);
+  CHECK(fabs(p2 - order) < 0.5 && fabs(p1 - order) < 1.0, "%s: orders %g %g, expected %g", name, p1,
+        p2, order);
+  const double d1 = rotation_dense_error(m, h), d2 = rotation_dense_error(m, h / 2);
+  const double pd = log2(d1 / d2);
+  /* a continuous extension of order q has local error O(h^(q+1)): DOPRI5's q is 4, DOP853's 7 */
+  const double q = order == 8 ? 7 : 4;
+  printf("%s dense output: local errors %.3e %.3e, local order %.3f\n", name, d1, d2, pd);
+  CHECK(pd > q + 0.5 && pd < q + 2.0, "%s: dense-output local order %g, expected %g", name, pd,
+        q + 1);
+}
+
+/* DOP853 builds its extension only when asked (3 evaluations), and its cheap sample is the cubic
+ * Hermite interpolant: exact at the ends, local error O(h^4) inside. */
+static double hermite_error(double h, bool *ends_exact, long *evals_before, long *evals_after) {
+  tf_dopri5 *s = rotation_stepper(TF_RK_DOP853, true, h);
+  double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, y[3], ex[3];
+  const double x0[3] = {x[0], x[1], x[2]};
+  tf_dopri5_reset(s, t, x);
+  tf_dopri5_step(s, &t, x, rot_end);
+  *evals_before = tf_dopri5_stats(s).rhs_evals;
+  double worst = 0;
+  for (int k = 1; k < 8; k++) {
+    const double tk = h * k / 8.0;
+    tf_dopri5_sample(s, tk, y);
+    rotation_exact(0.0, x0, tk, ex);
+    worst = fmax(worst, distance3(y, ex));
+  }
+  double a[3], b[3];
+  tf_dopri5_sample(s, 0.0, a);
+  tf_dopri5_sample(s, t, b);
+  *ends_exact = !memcmp(a, x0, sizeof a) && !memcmp(b, x, sizeof b);
+  CHECK(!tf_dopri5_sample_is_exact(s) && evals_unchanged(s, *evals_before),
+        "sampling evaluated the field");
+  tf_dopri5_dense(s, 0.5 * t, y); /* builds the extension */
+  *evals_after = tf_dopri5_stats(s).rhs_evals;
+  CHECK(tf_dopri5_sample_is_exact(s), "the extension is built but samples do not use it");
+  tf_dopri5_restart(s, t, x); /* a restart drops a pending extension, keeps a built one */
+  tf_dopri5_step(s, &t, x, rot_end);
+  tf_dopri5_restart(s, t, x);
+  tf_dopri5_dense(s, t - 0.5 * h, y);
+  CHECK(isnan(y[0]), "interpolated a step whose stages a restart overwrote: %g", y[0]);
+  tf_dopri5_destroy(s);
+  return worst;
+}
+
+static void dop853_lazy_extension(void) {
+  bool ends1, ends2;
+  long b1, a1, b2, a2;
+  const double e1 = hermite_error(0.2, &ends1, &b1, &a1), e2 = hermite_error(0.1, &ends2, &b2, &a2);
+  const double p = log2(e1 / e2);
+  printf(
+      "DOP853 cheap samples (cubic Hermite): local errors %.3e %.3e, order %.3f; evaluations "
+      "%ld, %ld with the extension\n",
+      e1, e2, p, b1, a1);
+  CHECK(ends1 && ends2, "the cheap sample is not the step's start and end");
+  CHECK(fabs(p - 4) < 0.6, "Hermite local order %g, expected 4", p);
+  CHECK(b1 == 1 + 12 && a1 == b1 + 3, "evaluations %ld then %ld: expected 13 then 16", b1, a1);
+}
+
+static void dop853_adaptive(void) {
+  double errs[3];
+  long evals5 = 0, evals8 = 0;
+  const double tols[3] = {1e-7, 1e-9, 1e-11};
+  for (int i = 0; i < 3; i++) {
+    for (int m = 0; m < 2; m++) {
+      tf_dopri5 *s = rotation_stepper(m ? TF_RK_DOP853 : TF_RK_DOPRI5, false, tols[i]);
+      double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, ex[3];
+      CHECK(tf_dopri5_integrate(s, &t, x, rot_end) == TF_ODE_OK, "integrate failed");
+      rotation_exact(0.0, rot_start, rot_end, ex);
+      const tf_ode_stats st = tf_dopri5_stats(s);
+      if (m) {
+        errs[i] = distance3(x, ex);
+        /* 12 per attempted step (FSAL), 3 more per accepted one, 2 for the start */
+        CHECK(st.rhs_evals <= 12 * (st.steps + st.rejected) + 3 * st.steps + 2,
+              "rhs evals %ld for %ld+%ld steps", st.rhs_evals, st.steps, st.rejected);
+        evals8 += st.rhs_evals;
+        printf("DOP853 tol %.0e: error %.3e in %ld steps (%ld rejected), %ld evaluations\n",
+               tols[i], errs[i], st.steps, st.rejected, st.rhs_evals);
+      } else {
+        evals5 += st.rhs_evals;
+      }
+      tf_dopri5_destroy(s);
+    }
+  }
+  for (int i = 0; i < 3; i++)
+    CHECK(errs[i] < 100 * tols[i], "error %g at tol %g", errs[i], tols[i]);
+  CHECK(errs[2] < errs[1] && errs[1] < errs[0], "error not decreasing with tolerance");
+  printf("evaluations over the three tolerances: DOPRI5 %ld, DOP853 %ld\n", evals5, evals8);
+  CHECK(2 * evals8 < evals5, "DOP853 took %ld evaluations against DOPRI5's %ld", evals8, evals5);
+}
+
 int main(void) {
   fixed_step_order();
   dense_output();
   adaptive_tolerance();
+  nonlinear_orders(TF_RK_DOPRI5, "DOPRI5", 5, 0.05);
+  nonlinear_orders(TF_RK_DOP853, "DOP853", 8, 0.4);
+  dop853_adaptive();
+  dop853_lazy_extension();
   return check_report("test_dopri5");
 }
