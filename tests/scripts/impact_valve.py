@@ -78,7 +78,7 @@ T.check(period == 2 and abs(np.diff(times).mean() - ref_period) < 1e-6,
 T.run(cfg, "valve2.h5", "scan.x.min=3", "scan.x.max=10", "scan.x.points=2", ranks=2)
 with h5py.File("valve.h5") as a, h5py.File("valve2.h5") as b:
     same = all(np.array_equal(a["members/" + k][...], b["members/" + k][...], equal_nan=True)
-               for k in ("poincare", "impacts", "stick_time", "poincare_period"))
+               for k in ("poincare", "impacts", "stick_time", "poincare_period", "work"))
 T.check(same, "1 and 2 ranks give bitwise identical samples")
 
 # bad input: restitution outside [0, 1], flow rate not positive
