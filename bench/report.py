@@ -204,14 +204,17 @@ def md_lyapunov(r):
 
     def lorenz_steps(lo):
         b, a = lo.get("twofold_best_run") or {}, lo.get("twofold_adaptive_time_to_accuracy")
+        pair = "DOP853" if b.get("method") == "dop853" else "DOPRI5"
+        order = "an 8th" if pair == "DOP853" else "a 5th"
         if b.get("step") != "fixed":
-            return ("twofold's best run: adaptive DOPRI5 (its error estimate and dense output "
+            return (f"twofold's best run: adaptive {pair} (its error estimate and dense output "
                     "cost more per step than the naive RK4's).")
-        return (f"twofold's best run takes fixed DOPRI5 steps (`integrator.step: fixed`, h0 = "
-                f"{b['h0']:g}): on a smooth, non-stiff flow whose time scale is known, a "
-                f"5th-order step without error control reaches the criterion with steps several "
-                f"times longer than RK4's; adaptive DOPRI5's best is {best(a)}.  Adaptive stays "
-                f"the default: a fixed step is only as safe as the user's knowledge of the flow.")
+        return (f"twofold's best run takes fixed {pair} steps (`integrator.step: fixed`, "
+                f"`integrator.method: {pair.lower()}`, h0 = {b['h0']:g}): on a smooth, non-stiff "
+                f"flow whose time scale is known, {order}-order step without error control "
+                f"reaches the criterion with steps several times longer than RK4's; the best "
+                f"adaptive run takes {best(a)}.  Adaptive stays the default: a fixed step is only "
+                f"as safe as the user's knowledge of the flow.")
 
     def competent_text(lo):
         b = lo.get("competent_best_run")
@@ -226,7 +229,7 @@ def md_lyapunov(r):
 
     return f"""## Lyapunov spectra: time to a given accuracy (bench/lyapunov_bench.sh)
 
-twofold (Benettin on the variational system with DOPRI5, adaptive or fixed steps, and GSL
+twofold (Benettin on the variational system with DOPRI5 or DOP853, adaptive or fixed steps, and GSL
 Householder QR every `lyapunov.interval`; events and saltation matrices for Filippov models) against the
 straightforward implementation bench/lyapunov_naive.c (fixed-step RK4, modified
 Gram–Schmidt after every step; for the Filippov model the tanh-smoothed flow, ε = 1e-3) and
