@@ -86,7 +86,7 @@ def full_stick_window(r):
         return ""
     where = (f"the earliest in the reference at t = {first:.3f}" if math.isfinite(first) else
              "no member of the reference reaches it inside the window; the Fig. 5 members first "
-             "arrive 2.16–2.92 after leaving the two-fold")
+             "arrive 2.16–2.98 after leaving the two-fold")
     return (f"The window also ends before the members' first arrival at full stick (h = g = 0; "
             f"{where}): there the engine follows the extended "
             f"Filippov verdict (docs/WHEEL.md), which the scipy and CVODE drivers do not implement, "

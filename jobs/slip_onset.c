@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "contact_run.h"
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -93,7 +94,8 @@ static int read_engine_options(tf_run *run, slip_job *job, tf_error *err) {
       tf_config_get_double(run->cfg, "codim2.event_tol", &d_event, 1e-16, 1e-3, &o->event_tol,
                            err) ||
       tf_config_get_double(run->cfg, "codim2.max_event_rate", &d_rate, 1.0, INFINITY,
-                           &o->max_event_rate, err))
+                           &o->max_event_rate, err) ||
+      tf_contact_pair_check(run->cfg, &job->flow.ode, err))
     return -1;
   if (job->flow.method != TF_METHOD_DOPRI5)
     return tf_fail(err,

@@ -34,6 +34,8 @@ typedef struct tf_contact_options {
   double lyapunov_interval;
 } tf_contact_options;
 
+/* integrator.method: dop853 is refused for these engines (the error names the key). */
+int tf_contact_pair_check(tf_config *cfg, const tf_ode_options *ode, tf_error *err);
 /* codim2.{sigma_tol, slave_radius, event_tol, max_event_rate, max_events} (documented in
  * docs/CONFIG.md) on top of the integrator options `ode`; exponents 0. */
 int tf_contact_options_from_config(tf_config *cfg, const tf_ode_options *ode, tf_contact_options *o,

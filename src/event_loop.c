@@ -13,10 +13,14 @@
 #include "event_locate.h"
 #include "status.h"
 
-enum { SAMPLES_PER_STEP = 4, NEWTON_STEPS = 3, NUDGES = 12 };
+/* Event functions are sampled at SAMPLES_PER_STEP points of a DOPRI5 step, to catch two
+ * crossings inside one step; DOP853's steps are several times longer, so it takes more (on its
+ * cheap Hermite estimate first: event_loop.c, maybe_event). */
+enum { SAMPLES_PER_STEP = 4, SAMPLES_PER_DOP853_STEP = 8, NEWTON_STEPS = 3, NUDGES = 12 };
 
 struct tf_event_loop {
   size_t n, m, na;
+  int samples; /* event samples per step */
   tf_event_loop_ops ops;
   void *ctx;
   tf_event_loop_options opt;
@@ -40,6 +44,7 @@ tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops 
   if (!l) return NULL;
   l->n = n, l->m = m, l->na = n + n * m;
   l->ops = *ops, l->ctx = ctx, l->opt = *opts;
+  l->samples = opts->ode.method == TF_RK_DOP853 ? SAMPLES_PER_DOP853_STEP : SAMPLES_PER_STEP;
   l->stepper = tf_dopri5_create(l->na);
   l->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   l->start = calloc(3 * l->na + 2 * n + 3 * (m + 1), sizeof *l->start);
@@ -97,8 +102,8 @@ static bool maybe_event(tf_event_loop *l, double t0, double t1) {
   tf_dopri5_sample(l->stepper, t0, l->sample);
   const int count = l->ops.events(l->ctx, t0, l->sample, g_prev);
   for (int j = 0; j < count; j++) g_prev[j] = fmax(g_prev[j], 0.0);
-  for (int s = 1; s <= SAMPLES_PER_STEP; s++) {
-    const double tb = s == SAMPLES_PER_STEP ? t1 : t0 + (t1 - t0) * s / SAMPLES_PER_STEP;
+  for (int s = 1; s <= l->samples; s++) {
+    const double tb = s == l->samples ? t1 : t0 + (t1 - t0) * s / l->samples;
     tf_dopri5_sample(l->stepper, tb, l->sample);
     l->ops.events(l->ctx, tb, l->sample, g);
     for (int j = 0; j < count; j++)
@@ -119,8 +124,8 @@ static int find_event(tf_event_loop *l, double t0, double t1, double *te) {
    * as inside, so only a departure to the wrong side is an event. */
   for (int j = 0; j < count; j++) g_prev[j] = fmax(g_prev[j], 0.0);
   double ta = t0;
-  for (int s = 1; s <= SAMPLES_PER_STEP; s++) {
-    const double tb = s == SAMPLES_PER_STEP ? t1 : t0 + (t1 - t0) * s / SAMPLES_PER_STEP;
+  for (int s = 1; s <= l->samples; s++) {
+    const double tb = s == l->samples ? t1 : t0 + (t1 - t0) * s / l->samples;
     tf_dopri5_dense(l->stepper, tb, l->sample);
     l->ops.events(l->ctx, tb, l->sample, g);
     int first = -1;

@@ -289,6 +289,11 @@ static void through_sticking(void) {
       double x[12] = {0}, lr[3];
       memcpy(x, x0, sizeof x0);
       const tf_impact_result r = tf_impact_run(e, p, 0.0, x, T1);
+      CHECK(r.status == TF_MEMBER_OK && r.lyapunov, "m = %zu, T = %g: status %d", m, T1, r.status);
+      if (!r.lyapunov) { /* a failed run has no exponents to compare */
+        tf_impact_destroy(e);
+        continue;
+      }
       flow_map_rates(f, p, x0, T1, m, lr);
       printf(
           "through sticking, m = %zu, T = %g: %ld impacts, %ld chattering, %ld releases; "
