@@ -5,8 +5,9 @@
  * the event tolerance.  The rules are the same for all three, so they live here once:
  * a start on the boundary, or within round-off of it (just after a transition), means the
  * event is the end of the excursion that starts there, found by halving towards the start
- * before Brent, so that neither round-off next to the start nor a long step hides it; a bracket that does not straddle zero is answered without calling GSL (whose default
- * error handler would abort the whole ensemble); the answer is the side where the event has
+ * before Brent, so that neither round-off next to the start nor a long step hides it; a
+ * bracket that does not straddle zero is answered without calling GSL (whose default error
+ * handler would abort the whole ensemble); the answer is the side where the event has
  * happened. */
 #ifndef TF_EVENT_LOCATE_H
 #define TF_EVENT_LOCATE_H
