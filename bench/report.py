@@ -167,11 +167,13 @@ wall time, rtol 1e-4 … 1e-12, for twofold, scipy DOP853 and CVODE ({members} m
 Fig. 5 ensemble, t = 0..{t_end}; error: per member the largest difference over its first
 events, 90th percentile over the members).  {window}  The reference
 agrees with CVODE at rtol 1e-13 to {cv} and with scipy DOP853 at 1e-13 to {sp}; scipy's
-event location on its interpolant limits the latter.  twofold's plateau at rtol 1e-6 … 1e-9
-is the start: every member leaves the two-fold 1e-4 away on Sigma, where h first dips by
-only ~1e-11 before the first crossing; until the tolerance resolves that dip, a member may
-cross at once instead, which shifts all its later events (an ill-posed start, not the event
-machinery: from rtol 1e-10 on, events are landed on the integrated solution to ~1e-9).""".format(
+event location on its interpolant limits the latter.  twofold's error falls with the
+tolerance over the whole range.  Every member leaves the two-fold 1e-4 away on Sigma, where
+its slip field crosses Sigma at ~1e-6 of its speed, so for the first ~1e-10 time units h is
+below its own round-off; the engine searches that first crossing by halving from the far end
+of the bracket (src/event_locate.c).  Until 2026-11-25 Brent's method took round-off roots
+next to the start instead, a member then crossed at once, and the error stayed near 1e-2 from
+rtol 1e-6 to 1e-9 — a plateau this page used to put down to an ill-posed start.""".format(
         cv=fmt(wp.get("reference_vs_cvode_p90_dt"), ".1e"), sp=fmt(wp.get("reference_vs_scipy_p90_dt"), ".1e"),
         members=wp.get("members", "?"), t_end=format(wp["t_end"], "g") if "t_end" in wp else "?",
         window=full_stick_window(wp))

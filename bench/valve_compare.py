@@ -29,12 +29,13 @@ from valve_ref import stationary  # noqa: E402
 # Measured once (perf record -e cpu-clock, 32 q of the grid, twofold on DOP853): why twofold is
 # still slower on this protocol, and why 5x is out of reach for one member at a time.
 WHERE_TIME_GOES = (
-    ".  Where its time goes (perf, 32 q): the valve's right-hand side 34 % (each stage waits for "
-    "the square root of the stage before: about 27 cycles a call), the DOP853 stages and error "
-    "measure 23 %, event sampling and location 12 %, the step loop and controller 12 %.  DOP853 "
+    ".  Where its time goes (perf, 32 q): the valve's right-hand side 34 % (in the stages and in "
+    "the extremum event's field; each stage waits for the square root of the stage before: about "
+    "27 cycles a call), the DOP853 stages and error measure 20 %, event sampling (8 points a "
+    "step, on the Hermite interpolant) and location 20 %, the step loop and controller 12 %.  DOP853 "
     "(`integrator.method: dop853`) takes {steps:,.0f} steps and {rhs:,.0f} evaluations per "
     "trajectory here (averages over the grid), odeint's Cash-Karp pair {odeint_steps:,.0f} "
-    "accepted steps.  DOPRI5 took 2.3 times DOP853's time (measured on 32 q: 188,440 steps per "
+    "accepted steps.  DOPRI5 took 2.1 times DOP853's time (measured on 32 q: 188,440 steps per "
     "trajectory on average, 103,792 at q = 2.1; scipy's RK45, an independent implementation of "
     "the same pair with the same RMS norm, takes 95,008 at q = 2: bench/valve_dopri_steps.py).  "
     "The higher order saves less than on a smooth orbit because the pressure equation's "
@@ -151,6 +152,7 @@ def main():
             goal = 5 * oj["trajectories_per_cpu_second"]
             where = WHERE_TIME_GOES.format(
                 steps=tj.get("steps_per_trajectory", float("nan")), rhs=rhs,
+                odeint_steps=oj["steps"] / oj["trajectories"],
                 ns_odeint=1e9 * oj["cpu_seconds"] / (6 * oj["steps"]), ns_twofold=1e9 / (rate * rhs),
                 goal=goal, ns_goal=1e9 / (goal * rhs))
             tw_cmp += (f"  twofold ({tj.get('integrator', 'dopri5')}) / odeint per core: **{ratio:.2f}**"
