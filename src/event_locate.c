@@ -28,17 +28,21 @@ double tf_event_locate(gsl_root_fsolver *root, double (*g)(double t, void *ctx),
      * 1e-10.  So look for a point inside at ta + (tb - ta) 2^-k, k = 1..MAX_HALVINGS: the
      * first one found and the point before it bracket the end of the excursion. */
     enum { MAX_HALVINGS = 24 };
-    double outside = tb;
+    double outside = tb, g_outside = gb;
     for (int k = 1; k <= MAX_HALVINGS; k++) {
-      const double t = ta + ldexp(tb - ta, -k);
-      if (g(t, ctx) > 0.0) {
-        if (!(g(outside, ctx) <= 0.0)) return outside;
+      const double t = ta + ldexp(tb - ta, -k), gt = g(t, ctx);
+      if (gt > 0.0) {
+        if (!(g_outside <= 0.0)) return outside;
         gsl_root_fsolver_set(root, &fn, t, outside);
         return brent(root, t, outside, tol);
       }
-      outside = t;
+      outside = t, g_outside = gt;
     }
-    return ta; /* it left to the wrong side at once (or within 2^-24 of the step) */
+    if (!(ga > 0.0)) return ta; /* it left to the wrong side at once */
+    /* inside at ta and nowhere else sampled: an excursion shorter than 2^-24 of the bracket (a
+     * chattering ball's last low bounce at the start of a long step), ta clearly inside */
+    gsl_root_fsolver_set(root, &fn, ta, outside);
+    return brent(root, ta, outside, tol);
   }
   if (!(gb < 0.0)) return tb;
   gsl_root_fsolver_set(root, &fn, ta, tb);

@@ -203,6 +203,11 @@ static double short_flight(double t, void *ctx) {
   return t * (1e-4 - t);
 }
 
+static double tiny_bounce(double t, void *ctx) {
+  const double t0 = *(const double *)ctx;
+  return -(t - t0) * (1.0 + 1e6 * t);
+}
+
 static void locate_after_surface_start(void) {
   gsl_root_fsolver *root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   const double slope = -1.2e-6, a2 = 1.09, along[3] = {0.8, 0.6, 0.0}; /* a . along = 0 */
@@ -228,6 +233,13 @@ static void locate_after_surface_start(void) {
   const double t_short = tf_event_locate(root, short_flight, NULL, 0.0, 1e-2, 1e-14);
   printf("short excursion: crossing at %.6e (exact 1e-4)\n", t_short);
   CHECK(fabs(t_short - 1e-4) < 1e-12, "short excursion located at %.6e, not 1e-4", t_short);
+  /* a genuine excursion shorter than 2^-24 of a long bracket, from a start clearly inside but
+   * small against the far end: a low bounce at the start of a step that ran to t_end */
+  for (int k = 0; k < 3; k++) {
+    const double t0 = (const double[]){3e-8, 1e-9, 1e-7}[k];
+    const double tk = tf_event_locate(root, tiny_bounce, (void *)&t0, 0.0, 1.0, 1e-16);
+    CHECK(fabs(tk - t0) < 1e-14, "bounce ending at %g located at %.6e", t0, tk);
+  }
   gsl_root_fsolver_free(root);
 }
 
