@@ -15,7 +15,7 @@
 
 /* Event functions are sampled at SAMPLES_PER_STEP points of a DOPRI5 step, to catch two
  * crossings inside one step; DOP853's steps are several times longer, so it takes more (on its
- * cheap Hermite estimate first: event_loop.c, maybe_event). */
+ * cheap Hermite estimate first: find_event). */
 enum { SAMPLES_PER_STEP = 4, SAMPLES_PER_DOP853_STEP = 8, NEWTON_STEPS = 3, NUDGES = 12 };
 
 struct tf_event_loop {
@@ -94,31 +94,24 @@ static double event_at(double t, void *params) {
   return g[l->which];
 }
 
-/* Whether an event function changes sign between the samples of find_event on the stepper's
- * cheap estimate (tf_dopri5_sample): where the dense output costs evaluations (DOP853), steps
- * without a sign change there are done without it. */
-static bool maybe_event(tf_event_loop *l, double t0, double t1) {
-  double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS], g[TF_EVENT_LOOP_MAX_FUNCTIONS];
-  tf_dopri5_sample(l->stepper, t0, l->sample);
-  const int count = l->ops.events(l->ctx, t0, l->sample, g_prev);
-  for (int j = 0; j < count; j++) g_prev[j] = fmax(g_prev[j], 0.0);
-  for (int s = 1; s <= l->samples; s++) {
-    const double tb = s == l->samples ? t1 : t0 + (t1 - t0) * s / l->samples;
-    tf_dopri5_sample(l->stepper, tb, l->sample);
-    l->ops.events(l->ctx, tb, l->sample, g);
-    for (int j = 0; j < count; j++)
-      if (g[j] < 0.0 && g_prev[j] >= 0.0) return true;
-    memcpy(g_prev, g, sizeof g);
-  }
-  return false;
+/* The state at sample time t: on the dense output, or with `cheap` on the stepper's estimate
+ * (tf_dopri5_sample), which costs no evaluations where the dense output does (DOP853). */
+static void sample_state(tf_event_loop *l, bool cheap, double t) {
+  if (cheap)
+    tf_dopri5_sample(l->stepper, t, l->sample);
+  else
+    tf_dopri5_dense(l->stepper, t, l->sample);
 }
 
 /* The earliest event in the step [t0, t1]: sign changes of any event function between samples
- * of the dense output, each located to event_tol.  Returns the event's index or -1. */
+ * of the dense output, each located to event_tol.  Returns the event's index or -1.  Where the
+ * dense output costs evaluations, the samples are first taken on the cheap estimate, and only
+ * a sign change there makes the step look again on the dense output. */
 static int find_event(tf_event_loop *l, double t0, double t1, double *te) {
-  if (!tf_dopri5_sample_is_exact(l->stepper) && !maybe_event(l, t0, t1)) return -1;
+  bool cheap = !tf_dopri5_sample_is_exact(l->stepper);
+again:;
   double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS], g[TF_EVENT_LOOP_MAX_FUNCTIONS];
-  tf_dopri5_dense(l->stepper, t0, l->sample);
+  sample_state(l, cheap, t0);
   const int count = l->ops.events(l->ctx, t0, l->sample, g_prev);
   /* At the start of a step the state is on the domain's boundary after a transition: count it
    * as inside, so only a departure to the wrong side is an event. */
@@ -126,12 +119,16 @@ static int find_event(tf_event_loop *l, double t0, double t1, double *te) {
   double ta = t0;
   for (int s = 1; s <= l->samples; s++) {
     const double tb = s == l->samples ? t1 : t0 + (t1 - t0) * s / l->samples;
-    tf_dopri5_dense(l->stepper, tb, l->sample);
+    sample_state(l, cheap, tb);
     l->ops.events(l->ctx, tb, l->sample, g);
     int first = -1;
     double t_first = tb;
     for (int j = 0; j < count; j++) {
       if (!(g[j] < 0.0 && g_prev[j] >= 0.0)) continue;
+      if (cheap) {
+        cheap = false;
+        goto again;
+      }
       l->which = j;
       const double tj = tf_event_locate(l->root, event_at, l, ta, tb, l->opt.event_tol);
       if (first < 0 || tj < t_first) first = j, t_first = tj;

@@ -122,11 +122,16 @@ int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, dou
   return 0;
 }
 
+/* The explicit pair an integrator.method names: DOP853 for dop853, else DOPRI5. */
+static tf_rk_method rk_method_named(const char *method) {
+  return strcmp(method, "dop853") == 0 ? TF_RK_DOP853 : TF_RK_DOPRI5;
+}
+
 int tf_rk_method_from_config(tf_config *cfg, tf_ode_options *o, tf_error *err) {
   static const char *const methods[] = {"auto", "dopri5", "dop853", NULL};
   const char *method;
   if (tf_config_get_string(cfg, "integrator.method", "auto", methods, &method, err)) return -1;
-  o->method = strcmp(method, "dop853") == 0 ? TF_RK_DOP853 : TF_RK_DOPRI5;
+  o->method = rk_method_named(method);
   return 0;
 }
 
@@ -314,7 +319,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
     flow->method = TF_METHOD_DRIFT_IMPLICIT;
   else
     flow->method = TF_METHOD_PETSC_TS;
-  flow->ode.method = strcmp(method, "dop853") == 0 ? TF_RK_DOP853 : TF_RK_DOPRI5;
+  flow->ode.method = rk_method_named(method);
   const bool sde = flow->method == TF_METHOD_EULER_MARUYAMA || flow->method == TF_METHOD_MILSTEIN ||
                    flow->method == TF_METHOD_DRIFT_IMPLICIT;
   if (flow->ode.fixed_step && flow->method != TF_METHOD_DOPRI5)
