@@ -9,7 +9,7 @@ BUILD=${TWOFOLD_BUILD_DIR:-$ROOT/build}
 JOBS=${TWOFOLD_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 PACKAGES=(build-essential cmake pkg-config petsc-dev libhdf5-openmpi-dev hdf5-tools
-          libopenmpi-dev openmpi-bin libgsl-dev librandom123-dev libyaml-dev
+          libopenmpi-dev openmpi-bin libgsl-dev librandom123-dev libyaml-dev libssl-dev
           python3-h5py python3-numpy python3-scipy python3-matplotlib python3-sympy
           clang-format slurm-wlm munge iproute2)  # slurm-wlm, munge, iproute2: the private test clusters
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code_cache.h"
 #include "equations.h"
 #include "max_dim.h"
 #include "plugin.h"
@@ -65,7 +66,7 @@ static int equations_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) 
                      tf_config_where(cfg, others[i], other, sizeof other));
   char dir[4096], path[4400];
   const char *name;
-  if (tf_plugin_cache_dir(dir, sizeof dir, err) ||
+  if (tf_cache_dir(dir, sizeof dir, err) ||
       tf_equations_write(cfg, dir, path, sizeof path, &name, err))
     return -1;
   tf_error why;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "code_cache.h"
 #include "model_def.h"
 #include "plugin_build.h"
 
@@ -118,12 +119,16 @@ static int regular_file(const char *path, const char *what, tf_error *err) {
 }
 
 /* The definitions a library exports, after the ABI check. */
-static int library_defs(const char *path, const char *origin, const tf_model_def *const **list,
-                        size_t *n, tf_error *err) {
-  if (regular_file(path, "model library", err)) return -1;
+static int library_defs(const char *path, int fd, const char *origin,
+                        const tf_model_def *const **list, size_t *n, tf_error *err) {
+  if (fd < 0 && regular_file(path, "model library", err)) return -1;
   char local[PATH_MAX + 3];
-  /* without a slash dlopen would search the library path instead of opening this file */
-  snprintf(local, sizeof local, "%s%s", strchr(path, '/') ? "" : "./", path);
+  /* without a slash dlopen would search the library path instead of opening this file; a
+   * verified cache object is loaded through the descriptor that was verified, not its name */
+  if (fd >= 0)
+    snprintf(local, sizeof local, "/proc/self/fd/%d", fd);
+  else
+    snprintf(local, sizeof local, "%s%s", strchr(path, '/') ? "" : "./", path);
   dlerror();
   void *h = dlopen(local, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -171,7 +176,6 @@ static void list_names(const tf_model_def *const *l, size_t n, char *buf, size_t
                             l[i]->name ? l[i]->name : "(unnamed)");
 }
 
-/* Loads `name` from the library at path; error messages start with `origin`. */
 /* What identifies the code a library holds: a hash of its bytes (the path alone would let a
  * rebuilt library continue another one's results). */
 static void library_digest(const char *path, char *out, size_t n) {
@@ -186,9 +190,10 @@ static void library_digest(const char *path, char *out, size_t n) {
   free(bytes);
 }
 
-/* Loads `name` from the library at path; error messages start with `origin`; `digest` (NULL:
- * the library's bytes) is what --resume compares. */
-static int load(const char *path, const char *name, const char *origin, const char *digest,
+/* Loads `name` from the library at path (through fd when it is a verified cache object, else
+ * -1); error messages start with `origin`; `digest` (NULL: the library's bytes) is what
+ * --resume compares. */
+static int load(const char *path, int fd, const char *name, const char *origin, const char *digest,
                 const tf_kernel **k, tf_error *err) {
   *k = NULL;
   if (!name) name = "";
@@ -197,7 +202,7 @@ static int load(const char *path, const char *name, const char *origin, const ch
   if (m) return free(key), memo_answer(m, k, err);
   const tf_model_def *const *l;
   size_t n;
-  int rc = library_defs(path, origin, &l, &n, err);
+  int rc = library_defs(path, fd, origin, &l, &n, err);
   if (!rc) {
     char names[1024];
     list_names(l, n, names, sizeof names);
@@ -221,7 +226,7 @@ static int load(const char *path, const char *name, const char *origin, const ch
 int tf_plugin_open_library(const char *path, const char *name, const tf_kernel **k, tf_error *err) {
   char origin[PATH_MAX + 32];
   snprintf(origin, sizeof origin, "model library '%s'", path);
-  return load(path, name, origin, NULL, k, err);
+  return load(path, -1, name, origin, NULL, k, err);
 }
 
 int tf_plugin_library_models(const char *path, const tf_kernel ***ks, size_t *n, tf_error *err) {
@@ -231,58 +236,18 @@ int tf_plugin_library_models(const char *path, const tf_kernel ***ks, size_t *n,
   *ks = NULL;
   *n = 0;
   size_t count;
-  if (library_defs(path, origin, &l, &count, err)) return -1;
+  if (library_defs(path, -1, origin, &l, &count, err)) return -1;
   const tf_kernel **out = calloc(count, sizeof *out);
   if (!out) return tf_fail(err, "out of memory");
   for (size_t i = 0; i < count; i++)
-    if (load(path, l[i]->name ? l[i]->name : "?", origin, NULL, &out[i], err)) return free(out), -1;
+    if (load(path, -1, l[i]->name ? l[i]->name : "?", origin, NULL, &out[i], err))
+      return free(out), -1;
   *ks = out;
   *n = count;
   return 0;
 }
 
 /* --- the cache of compiled sources ------------------------------------------------------ */
-
-static int make_dirs(const char *dir, tf_error *err) {
-  char buf[PATH_MAX];
-  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-    return tf_fail(err, "cache directory name too long: '%s'", dir);
-  for (char *p = buf + 1;; p++) {
-    const bool end = *p == '\0';
-    if (*p == '/' || end) {
-      *p = '\0';
-      if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        return tf_fail(err,
-                       "cannot create the model cache directory '%s': %s (set TWOFOLD_CACHE to a "
-                       "writable directory)",
-                       buf, strerror(errno));
-      if (end) break;
-      *p = '/';
-    }
-  }
-  struct stat st;
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-    return tf_fail(err, "the model cache '%s' is not a directory (set TWOFOLD_CACHE)", dir);
-  return 0;
-}
-
-int tf_plugin_cache_dir(char *buf, size_t n, tf_error *err) {
-  const char *env = getenv("TWOFOLD_CACHE"), *xdg = getenv("XDG_CACHE_HOME"),
-             *home = getenv("HOME");
-  int len;
-  if (env && *env)
-    len = snprintf(buf, n, "%s", env);
-  else if (xdg && *xdg)
-    len = snprintf(buf, n, "%s/twofold", xdg);
-  else if (home && *home)
-    len = snprintf(buf, n, "%s/.cache/twofold", home);
-  else
-    return tf_fail(err,
-                   "no directory for compiled models: set TWOFOLD_CACHE (or XDG_CACHE_HOME or "
-                   "HOME)");
-  if (len < 0 || (size_t)len >= n) return tf_fail(err, "cache directory name too long");
-  return make_dirs(buf, err);
-}
 
 /* The public headers a model source is compiled against: those installed next to the code
  * that is running (PREFIX/include beside PREFIX/bin/twofold or PREFIX/lib/libtwofold.so),
@@ -352,12 +317,15 @@ static int compile(const char *src, const char *out, const char *origin, tf_erro
   return 0;
 }
 
-/* The cached library for a source: its name, and compiled unless already there. */
+/* The cached library for a source: its name (so), its digest (what --resume compares: the
+ * name it has in a private cache) and an open descriptor of the verified object, compiled
+ * first unless a trusted one is already there. */
 static int cached_library(const char *src, const char *origin, char *so, size_t so_size,
-                          tf_error *err) {
+                          char *digest, size_t digest_size, int *fd, tf_error *err) {
+  *fd = -1;
   if (regular_file(src, "model source", err)) return -1;
   char dir[PATH_MAX];
-  if (tf_plugin_cache_dir(dir, sizeof dir, err)) return -1;
+  if (tf_cache_dir(dir, sizeof dir, err)) return -1;
   size_t len;
   char *text = read_all(src, &len, "model source", err);
   if (!text) return -1;
@@ -370,7 +338,7 @@ static int cached_library(const char *src, const char *origin, char *so, size_t 
   h = fnv1a(h, TF_PLUGIN_CFLAGS, sizeof TF_PLUGIN_CFLAGS);
   h = fnv1a(h, abi, strlen(abi) + 1);
   free(text);
-  /* the stem keeps the cache readable; the hash alone decides */
+  /* the stem keeps the cache readable; the hash finds the entry, the manifest trusts it */
   char stem[64];
   const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
   size_t s = 0;
@@ -380,19 +348,21 @@ static int cached_library(const char *src, const char *origin, char *so, size_t 
                   ? base[s]
                   : '_';
   stem[s] = '\0';
-  if (snprintf(so, so_size, "%s/%s-%016llx.so", dir, stem, (unsigned long long)h) >= (int)so_size)
+  snprintf(digest, digest_size, "source compiled as %s-%016llx.so", stem, (unsigned long long)h);
+  /* in a shared directory each user has objects of their own: another's is never loaded */
+  char owner[32] = "";
+  if (tf_cache_shared()) snprintf(owner, sizeof owner, ".u%ld", (long)geteuid());
+  if (snprintf(so, so_size, "%s/%s-%016llx%s.so", dir, stem, (unsigned long long)h, owner) >=
+      (int)so_size)
     return tf_fail(err, "cache path too long in '%s'", dir);
-  if (access(so, R_OK) == 0) return 0;
-  char tmp[PATH_MAX + 96], host[64] = "host";
-  gethostname(host, sizeof host - 1);
-  host[sizeof host - 1] = '\0';
-  snprintf(tmp, sizeof tmp, "%s.tmp.%s.%ld", so, host, (long)getpid());
-  if (compile(src, tmp, origin, err)) return -1;
-  if (rename(tmp, so) != 0) {
-    const int e = errno;
-    unlink(tmp);
-    return tf_fail(err, "%s: cannot place the compiled model at '%s': %s", origin, so, strerror(e));
-  }
+  char why[256];
+  if (tf_cache_open(so, fd, why, sizeof why) == 0) return 0;
+  char tmp[PATH_MAX + 96];
+  if (tf_cache_temp(so, tmp, sizeof tmp, err)) return -1;
+  if (compile(src, tmp, origin, err) || tf_cache_seal(tmp, so, err)) return unlink(tmp), -1;
+  if (tf_cache_open(so, fd, why, sizeof why) != 0)
+    return tf_fail(err, "%s: the object just compiled at '%s' cannot be trusted (%s)", origin, so,
+                   why);
   return 0;
 }
 
@@ -402,12 +372,11 @@ int tf_plugin_build(const char *src, const char *out, char *names, size_t names_
   snprintf(origin, sizeof origin, "model source '%s'", src);
   if (regular_file(src, "model source", err)) return -1;
   char tmp[PATH_MAX + 64];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid()) >= (int)sizeof tmp)
-    return tf_fail(err, "output path too long: '%s'", out);
-  if (compile(src, tmp, origin, err)) return -1;
+  if (tf_cache_temp(out, tmp, sizeof tmp, err)) return -1;
+  if (compile(src, tmp, origin, err)) return unlink(tmp), -1;
   const tf_model_def *const *l;
   size_t count;
-  if (library_defs(tmp, origin, &l, &count, err)) return unlink(tmp), -1;
+  if (library_defs(tmp, -1, origin, &l, &count, err)) return unlink(tmp), -1;
   list_names(l, count, names, names_size);
   if (rename(tmp, out) != 0) {
     const int e = errno;
@@ -441,29 +410,27 @@ int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **
   free(version);
   const loaded *m = key ? memo_find(key) : NULL;
   if (m) return free(key), memo_answer(m, k, err);
-  /* rank 0 compiles; everyone gets its status, library path and message */
+  /* rank 0 compiles; everyone gets its status and message, then verifies the object itself
+   * (a node-local cache lacks rank 0's file, and nothing is loaded unverified) */
   struct {
     int rc;
-    char so[PATH_MAX];
     char msg[TF_ERROR_MAX];
   } shared = {0};
-  int rank = 0;
+  char so[PATH_MAX], digest[PATH_MAX + 32];
+  int rank = 0, fd = -1;
   const bool mpi = mpi_running();
   if (mpi) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
-    shared.rc = cached_library(path, origin, shared.so, sizeof shared.so, err);
+    shared.rc = cached_library(path, origin, so, sizeof so, digest, sizeof digest, &fd, err);
     if (shared.rc) snprintf(shared.msg, sizeof shared.msg, "%s", err->msg);
   }
   if (mpi) MPI_Bcast(&shared, (int)sizeof shared, MPI_BYTE, 0, MPI_COMM_WORLD);
   int rc = shared.rc ? tf_fail(err, "%s", shared.msg) : 0;
-  /* a node-local cache (no shared file system) lacks rank 0's file: compile here too */
-  if (!rc && rank != 0 && access(shared.so, R_OK) != 0)
-    rc = cached_library(path, origin, shared.so, sizeof shared.so, err);
-  /* the cached file's name holds the hash of (source, compiler, flags, ABI) */
-  char digest[PATH_MAX + 32];
-  snprintf(digest, sizeof digest, "source compiled as %s",
-           strrchr(shared.so, '/') ? strrchr(shared.so, '/') + 1 : shared.so);
-  if (!rc) rc = load(shared.so, name, origin, digest, k, err);
+  if (!rc && rank != 0)
+    rc = cached_library(path, origin, so, sizeof so, digest, sizeof digest, &fd, err);
+  if (!rc) rc = load(so, fd, name, origin, digest, k, err);
+  /* fd stays open for the process: the loader knows the object by the name
+   * /proc/self/fd/N, and a reused number would make dlopen answer with the old object */
   memo_add(key, *k, origin, rc ? NULL : digest, err);
   return rc;
 }

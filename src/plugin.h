@@ -6,12 +6,13 @@
  * header is refused instead of misread.  Each definition is validated and adapted to the
  * engine's tf_kernel by model_def.h.
  *
- * C sources are compiled with the compiler and flags twofold was built with into a cache
- * ($TWOFOLD_CACHE, else $XDG_CACHE_HOME/twofold, else ~/.cache/twofold) under a name keyed
- * by a hash of (source bytes, compiler, flags, TWOFOLD_MODEL_ABI): an unchanged model is
- * compiled once, ever.  The compiler writes to a temporary name that is renamed into place,
- * so concurrent runs never load a half-written library.  Only the file's own bytes are
- * hashed: headers it includes are not tracked.
+ * C sources are compiled with the compiler and flags twofold was built with into the cache of
+ * code_cache.h (a directory of the user's own) under a name keyed by a hash of (source bytes,
+ * compiler, flags, TWOFOLD_MODEL_ABI): an unchanged model is compiled once, ever.  The
+ * compiler writes to a fresh temporary name that is renamed into place, so concurrent runs
+ * never load a half-written library, and an object is loaded only after it was verified
+ * against the SHA-256 manifest its compile wrote.  Only the file's own bytes are hashed:
+ * headers it includes are not tracked.
  *
  * Loads are remembered for the process (by path and name, and for a source its modification
  * time and size), so a job's setup may ask for the same model several times and pays, and
@@ -44,9 +45,6 @@ int tf_plugin_build(const char *src, const char *out, char *names, size_t names_
 /* Every model of a shared library, in its order (for `twofold models --model-library`).
  * *ks is malloc'd (the kernels themselves live for the process). */
 int tf_plugin_library_models(const char *path, const tf_kernel ***ks, size_t *n, tf_error *err);
-
-/* The cache directory for compiled sources (created if missing). */
-int tf_plugin_cache_dir(char *buf, size_t n, tf_error *err);
 
 /* Where kernel k came from ("model library 'x.so'", "model source 'm.c'"), or NULL for a
  * built-in. */

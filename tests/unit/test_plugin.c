@@ -30,10 +30,14 @@ static void write_model(const char *path, double def) {
   fclose(f);
 }
 
+/* The compiled objects in dir (each has its manifest beside it). */
 static int files_in(const char *dir) {
   DIR *d = opendir(dir);
   int n = 0;
-  for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+  for (struct dirent *e; d && (e = readdir(d));) {
+    const size_t len = strlen(e->d_name);
+    n += e->d_name[0] != '.' && len > 3 && strcmp(e->d_name + len - 3, ".so") == 0;
+  }
   if (d) closedir(d);
   return n;
 }
