@@ -19,6 +19,7 @@
 
 #include "checkpoint.h"
 #include "config.h"
+#include "equations.h"
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -51,6 +52,11 @@ static const char usage[] =
     "  model check CONFIG [--set K=V]...  evaluate CONFIG's model (built-in or plugin) at its\n"
     "                         initial state: finite values, derivatives against central\n"
     "                         differences; exit 1 if a check fails\n"
+    "  model show CONFIG [--set K=V]...  say what CONFIG's model is without compiling or\n"
+    "                         loading anything: a built-in's description, or for\n"
+    "                         model.equations the C that check and run would compile\n"
+    "                         (check, run and model check compile model.equations and\n"
+    "                         model.source, and load model.library: that code runs as you)\n"
     "  model build SOURCE.c -o LIBRARY.so  compile a model source as model.source would\n"
     "                         (same compiler, flags and headers) into a library for\n"
     "                         model.library; checked to load before it replaces LIBRARY.so\n"
@@ -260,6 +266,43 @@ static int cmd_models(const cli_args *a) {
   return TF_EXIT_OK;
 }
 
+/* `twofold model show CONFIG`: what a config someone sent would run, read without running
+ * any of it — equations are generated but not compiled, sources and libraries only named. */
+static int model_show(const cli_args *a) {
+  tf_error err;
+  tf_config *cfg = tf_config_load(a->files[0], &err);
+  int rc = cfg ? 0 : -1;
+  for (int i = 0; !rc && i < a->nsets; i++) rc = tf_config_set(cfg, a->sets[i], &err);
+  const char *path = NULL, *name = NULL;
+  char *source = NULL;
+  if (!rc && tf_equations_present(cfg)) {
+    rc = tf_equations_source(cfg, &source, &name, &err);
+    if (!rc) {
+      fprintf(stderr,
+              "model.equations '%s': the C below is what check and run would compile and load "
+              "(nothing was compiled)\n",
+              name);
+      fputs(source, stdout);
+    }
+  } else if (!rc && (tf_config_has(cfg, "model.source") || tf_config_has(cfg, "model.library"))) {
+    const char *key = tf_config_has(cfg, "model.source") ? "model.source" : "model.library";
+    rc = tf_config_get_string(cfg, key, NULL, NULL, &path, &err);
+    if (!rc)
+      printf(
+          "%s: '%s' (relative to the config's directory): code that check, run and model "
+          "check %s, and which then runs as you; read it before you run the config\n",
+          key, path, strcmp(key, "model.source") == 0 ? "compile and load" : "load");
+  } else if (!rc) {
+    const tf_kernel *k = NULL;
+    rc = tf_model_kernel(cfg, &k, &err);
+    if (!rc) print_model(k);
+  }
+  if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
+  free(source);
+  tf_config_free(cfg);
+  return rc ? TF_EXIT_USAGE : TF_EXIT_OK;
+}
+
 /* `twofold model check CONFIG`: the model section and the initial state only, so any job's
  * config (or a config written just for the check) will do. */
 static int cmd_model(const cli_args *a) {
@@ -273,10 +316,11 @@ static int cmd_model(const cli_args *a) {
     printf("built %s from %s: %s\n", a->output, a->files[0], names);
     return TF_EXIT_OK;
   }
+  if (a->config && strcmp(a->config, "show") == 0 && a->nfiles == 1) return model_show(a);
   if (!a->config || strcmp(a->config, "check") != 0 || a->nfiles != 1) {
     fprintf(stderr,
             "twofold: error: usage: twofold model check CONFIG [--set K=V]... | twofold model "
-            "build SOURCE.c -o LIBRARY.so\n");
+            "show CONFIG [--set K=V]... | twofold model build SOURCE.c -o LIBRARY.so\n");
     return TF_EXIT_USAGE;
   }
   tf_error err;

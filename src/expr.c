@@ -319,6 +319,22 @@ static int read_number(const char *s, size_t len, double *out) {
 static tf_expr *parse_expr(parser *ps);
 static tf_expr *parse_unary(parser *ps);
 
+/* The character at p as it can be printed in a message: a whole UTF-8 sequence (never a
+ * lone byte of one), a control character as \xNN. */
+typedef struct shown_char {
+  char text[8];
+} shown_char;
+static shown_char show_char(const char *p) {
+  shown_char c = {{0}};
+  const unsigned char *u = (const unsigned char *)p;
+  const int len = *u < 0x80 ? 1 : (*u & 0xe0) == 0xc0 ? 2 : (*u & 0xf0) == 0xe0 ? 3 : 4;
+  int i = 0;
+  for (; i < len && u[i] && (i == 0 || (u[i] & 0xc0) == 0x80); i++) c.text[i] = (char)u[i];
+  if (*u < 0x20 || *u == 0x7f || i < len || (*u & 0xc0) == 0x80)
+    snprintf(c.text, sizeof c.text, "\\x%02x", *u);
+  return c;
+}
+
 static tf_expr *parse_number(parser *ps) {
   const char *start = ps->at, *p = ps->at;
   while (is_digit(*p)) p++;
@@ -337,7 +353,7 @@ static tf_expr *parse_number(parser *ps) {
   double v;
   if (read_number(start, (size_t)(p - start), &v) || !isfinite(v))
     return fail_at(ps, start, "number '%.*s' is not a finite double", (int)(p - start), start);
-  if (is_alpha(*p)) return fail_at(ps, p, "unexpected '%c' after a number", *p);
+  if (is_alpha(*p)) return fail_at(ps, p, "unexpected '%s' after a number", show_char(p).text);
   ps->at = p;
   tf_expr *e = num(ps->pool, v);
   e->column = column(ps, start);
@@ -421,7 +437,7 @@ static tf_expr *parse_primary(parser *ps) {
     return e;
   }
   if (!c) return fail_at(ps, ps->at, "expression ends where a value was expected");
-  return fail_at(ps, ps->at, "unexpected '%c' where a value was expected", c);
+  return fail_at(ps, ps->at, "unexpected '%s' where a value was expected", show_char(ps->at).text);
 }
 
 static tf_expr *parse_power(parser *ps) {
@@ -496,7 +512,8 @@ tf_expr *tf_expr_parse(tf_expr_pool *pool, const char *text, const char *const *
   skip_space(&ps);
   if (*ps.at) {
     if (*ps.at == ')') return fail_at(&ps, ps.at, "unmatched ')'");
-    return fail_at(&ps, ps.at, "unexpected '%c' after a complete expression", *ps.at);
+    return fail_at(&ps, ps.at, "unexpected '%s' after a complete expression",
+                   show_char(ps.at).text);
   }
   return e;
 }

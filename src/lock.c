@@ -30,8 +30,23 @@ int tf_lock_take(const char *path, tf_error *err) {
   /* The holder removes the file when it releases, so a lock taken on a file that has since
    * been unlinked (or replaced) protects nothing: retry on the file now at that path. */
   for (int attempt = 0; attempt < 100; attempt++) {
-    const int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* never through a link: a link planted in a shared directory would have us truncate
+     * whatever it points to */
+    const int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ELOOP)
+      return tf_fail(err,
+                     "the lock file '%s' is a symbolic link, which twofold refuses to open; "
+                     "remove it (nobody else's run makes one)",
+                     lock);
     if (fd < 0) return tf_fail(err, "cannot create the lock file '%s': %s", lock, strerror(errno));
+    struct stat own;
+    if (fstat(fd, &own) != 0 || !S_ISREG(own.st_mode) || own.st_nlink != 1) {
+      close(fd);
+      return tf_fail(err,
+                     "the lock file '%s' is not a plain file of its own (a hard link or a "
+                     "special file); remove it",
+                     lock);
+    }
     if (set_lock(fd, F_WRLCK) != 0) {
       const long pid = holder(fd);
       close(fd);

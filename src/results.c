@@ -237,7 +237,13 @@ static int check_place(const tf_run *run, const char *path, tf_error *err) {
     const char *dir = dirname(copy);
     struct stat st;
     const char *kind = tf_file_kind(path);
-    if (stat(dir, &st) != 0)
+    struct stat link;
+    if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
+      bad = tf_fail(err,
+                    "output '%s' is a symbolic link; twofold writes results only to a real path "
+                    "(give the link's target as -o or output.file)",
+                    path);
+    else if (stat(dir, &st) != 0)
       bad = tf_fail(err, "cannot write '%s': directory '%s' does not exist", path, dir);
     else if (!S_ISDIR(st.st_mode))
       bad = tf_fail(err, "cannot write '%s': '%s' is not a directory", path, dir);
