@@ -172,20 +172,19 @@ int tf_sha256_fd(int fd, char hex[65]) {
   return rc;
 }
 
-int tf_cache_seal(const char *tmp, const char *final, tf_error *err) {
-  const int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+int tf_cache_seal(const char *tmp, const char *final, int *fd, tf_error *err) {
+  *fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   char hex[65], manifest[PATH_MAX + 16], line[80];
-  if (fd < 0) return tf_fail(err, "cannot read the compiled model '%s': %s", tmp, strerror(errno));
-  const int hashed = tf_sha256_fd(fd, hex);
-  close(fd);
-  if (hashed) return tf_fail(err, "cannot hash the compiled model '%s'", tmp);
-  if (snprintf(manifest, sizeof manifest, "%s.sha256", final) >= (int)sizeof manifest)
-    return tf_fail(err, "path too long: '%s'", final);
+  if (*fd < 0) return tf_fail(err, "cannot read the compiled model '%s': %s", tmp, strerror(errno));
+  int rc = tf_sha256_fd(*fd, hex) ? tf_fail(err, "cannot hash the compiled model '%s'", tmp) : 0;
+  if (!rc && snprintf(manifest, sizeof manifest, "%s.sha256", final) >= (int)sizeof manifest)
+    rc = tf_fail(err, "path too long: '%s'", final);
   const int len = snprintf(line, sizeof line, "%s\n", hex);
-  if (tf_cache_write(manifest, line, (size_t)len, err)) return -1;
-  if (rename(tmp, final) != 0)
-    return tf_fail(err, "cannot place the compiled model at '%s': %s", final, strerror(errno));
-  return 0;
+  if (!rc) rc = tf_cache_write(manifest, line, (size_t)len, err);
+  if (!rc && rename(tmp, final) != 0)
+    rc = tf_fail(err, "cannot place the compiled model at '%s': %s", final, strerror(errno));
+  if (rc) close(*fd), *fd = -1;
+  return rc;
 }
 
 /* Opens path without following a link and checks it is a regular file of ours that nobody

@@ -40,9 +40,10 @@ int tf_cache_temp(const char *final, char *tmp, size_t n, tf_error *err);
 /* Writes data[0..len) to `final` through a fresh temporary file and a rename. */
 int tf_cache_write(const char *final, const void *data, size_t len, tf_error *err);
 
-/* Seals a freshly compiled object: writes the SHA-256 of tmp's bytes as final's manifest,
- * then renames tmp to final. */
-int tf_cache_seal(const char *tmp, const char *final, tf_error *err);
+/* Seals a freshly compiled object: opens it (*fd, for loading: what this process compiled,
+ * whatever a concurrent compile of the same source renames over it), writes the SHA-256 of
+ * its bytes as final's manifest, then renames tmp to final. */
+int tf_cache_seal(const char *tmp, const char *final, int *fd, tf_error *err);
 
 /* Opens `final` for loading if it is trusted (see above): 0 and *fd open (the caller loads
  * "/proc/self/fd/N" and closes it), or 1 with why[] saying why it is not (missing, not ours,

@@ -353,14 +353,16 @@ T.check(r.returncode == 0 and same, "merge of parts run with the same library: o
 
 # --- compiled once, shared by the ranks -------------------------------------------------------
 libs = sorted(os.path.basename(p) for p in glob.glob("cache/*"))
-T.check(len(libs) == 2 and all(p.endswith(".so") for p in libs),
-        f"cache holds one library per source, no temporaries: {libs}")
+T.check(len(libs) == 4 and all(p.endswith(".so") or p == libs[i - 1] + ".sha256"
+                               for i, p in enumerate(libs)),
+        f"cache holds one library and its manifest per source, no temporaries: {libs}")
 shutil.rmtree("cache")
 T.run("cfg/belt_ensemble_source.yaml", "belt_ens_2ranks.h5", ranks=2)
 with h5py.File("belt_ens_2ranks.h5", "r") as a, h5py.File("belt_ens_source.h5", "r") as b:
     T.check(np.array_equal(a["members/final_state"][...], b["members/final_state"][...]),
             "belt source on 2 ranks (rank 0 compiles into an empty cache): same bits as 1 rank")
-T.check(len(glob.glob("cache/*")) == 1, "2 ranks compiled once: one file in the cache")
+T.check(len(glob.glob("cache/*.so")) == 1 and len(glob.glob("cache/*")) == 2,
+        "2 ranks compiled once: one library (and its manifest) in the cache")
 
 # Concurrent runs on an empty cache: each compiles to its own temporary name and renames it
 # into place, so whichever order they run in, each loads a whole library.
@@ -376,8 +378,9 @@ for i in range(3):
 with h5py.File("lin_traj_source.h5", "r") as f:
     ref = f["trajectory/state"][...]
 T.check(codes == [0, 0, 0] and all(np.array_equal(o, ref) for o in outs)
-        and [os.path.basename(p) for p in glob.glob("cache/*")] == ["linear-" + os.path.basename(
-            glob.glob("cache/*")[0]).split("-", 1)[1]],
+        and len(glob.glob("cache/linear-*.so")) == 1
+        and sorted(glob.glob("cache/*")) == sorted(glob.glob("cache/linear-*.so") +
+                                                   [glob.glob("cache/linear-*.so")[0] + ".sha256"]),
         f"3 concurrent runs on an empty cache: exits {codes}, same results, one library left")
 
 # --- bad plugins --------------------------------------------------------------------------------
