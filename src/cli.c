@@ -11,6 +11,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 #include <petscsys.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "job.h"
 #include "kernel.h"
 #include "kinds.h"
+#include "launcher.h"
 #include "merge.h"
 #include "model.h"
 #include "model_check.h"
@@ -60,6 +62,9 @@ static const char usage[] =
     "  model build SOURCE.c -o LIBRARY.so  compile a model source as model.source would\n"
     "                         (same compiler, flags and headers) into a library for\n"
     "                         model.library; checked to load before it replaces LIBRARY.so\n"
+    "  mpirun [MPIEXEC OPTIONS] -- COMMAND [ARGS]  run 'mpiexec ... twofold COMMAND ARGS' so\n"
+    "                         that Ctrl-C and SIGTERM checkpoint the ranks and exit 3, as on\n"
+    "                         one process (plain mpiexec kills the job and exits 1)\n"
     "  jobs                   list the job types\n"
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
     "  slurm CONFIG [options]  write sbatch scripts for CONFIG and submit them (see below)\n"
@@ -796,6 +801,10 @@ int tf_cli_main(int argc, char **argv) {
   /* GSL's default handler aborts the process on bad input such as a non-finite function
    * value; every call site checks the status GSL returns instead */
   gsl_set_error_handler_off();
+  /* past a file-size limit (ulimit -f) a write must fail like a full disk, with a message and
+   * the flushed rows kept, not kill the process by SIGXFSZ's default action */
+  signal(SIGXFSZ, SIG_IGN);
+  if (argc > 1 && strcmp(argv[1], "mpirun") == 0) return tf_launcher_main(argc, argv);
   tf_h5_guard_writes(true);
   if (argc > 1 && strcmp(argv[1], "slurm") == 0) tf_slurm_remember_environment();
   cli_args a;

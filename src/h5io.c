@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -442,10 +443,16 @@ static int after_write(int rc, int count, MPI_Datatype type, MPI_Status *status)
   char why[MPI_MAX_ERROR_STRING] = "short write";
   int len = 0;
   if (rc != MPI_SUCCESS) MPI_Error_string(rc, why, &len);
+  /* a file-size limit fails writes the same way (SIGXFSZ is ignored, see cli.c) */
+  struct rlimit fsize;
+  char limit[96] = "";
+  if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY)
+    snprintf(limit, sizeof limit, ", or has it reached the file size limit (ulimit -f: %llu bytes)",
+             (unsigned long long)fsize.rlim_cur);
   fprintf(stderr,
-          "twofold: error: writing '%s' failed (%s; is its file system full?); the members "
+          "twofold: error: writing '%s' failed (%s; is its file system full%s?); the members "
           "flushed before are kept: make room and run again with --resume\n",
-          open_path[0] ? open_path : "the results file", why);
+          open_path[0] ? open_path : "the results file", why, limit);
   fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   return rc;

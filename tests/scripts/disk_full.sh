@@ -5,6 +5,7 @@
 # check before each flush round (the usual one: the run's own growth), and a write that fails
 # anyway (TWOFOLD_TEST_NO_SPACE_CHECK turns the check off), which aborts the job.  Last, a run
 # that cannot even write its header on the full disk leaves the old file it was to --overwrite.
+# A file-size limit (ulimit -f) is met the same way.
 source "$(dirname "$0")/lib.sh"
 T="$TWOFOLD"
 CMP="$(dirname "$0")/h5compare.py"
@@ -69,6 +70,35 @@ for ranks in 1 2; do
       fail "$what: --resume exit $rc, kept $kept: $(cat resume.err) ${out:-}"
     fi
   done
+done
+
+# a file-size limit (ulimit -f) met while writing is a full disk too: a message, not SIGXFSZ
+# (which would kill the ranks and lose the file under mpiexec), the flushed rows kept, and
+# --resume without the limit completes.  8 MiB: below a few MiB Open MPI's own shared-memory
+# files exceed the limit and MPI_Init fails before twofold runs.
+for ranks in 1 2; do
+  what="file size limit ($ranks rank(s))"
+  rm -f fsize.h5 fsize.h5.lock
+  rc=0
+  (ulimit -f 8192; exec timeout 120 "$MPIEXEC" -n "$ranks" "$T" run "$CONFIGS/smoke.yaml" -o fsize.h5 \
+    "${SET[@]}" --set output.flush_interval=0.01) >out.txt 2>err.txt || rc=$?
+  if [ "$rc" != 1 ]; then fail "$what: exit $rc, expected 1: $(grep -v PMIX err.txt | head -c 400)"
+  elif ! grep -q "file size limit (ulimit -f: 8388608 bytes)" err.txt; then fail "$what: no clear error: $(head -c 400 err.txt)"
+  else pass "$what: exit 1, $(grep -o "writing .* failed ([^)]*)" err.txt | head -1)"; fi
+  [ -f fsize.h5 ] && pass "$what: the results file exists" || fail "$what: the results file is gone"
+  rows=$(done_rows_correct fsize.h5)
+  case "$rows" in
+    wrong*) fail "$what: rows marked done differ from the reference: $rows" ;;
+    *) pass "$what: $rows rows marked done, none wrong" ;;
+  esac
+  rc=0
+  timeout 120 "$MPIEXEC" -n "$ranks" "$T" run "$CONFIGS/smoke.yaml" -o fsize.h5 "${SET[@]}" --resume \
+    >/dev/null 2>resume.err || rc=$?
+  if [ "$rc" = 0 ] && out=$("$PYTHON" "$CMP" ref.h5 fsize.h5); then
+    pass "$what: --resume without the limit completed equal to the reference"
+  else
+    fail "$what: --resume exit $rc: $(cat resume.err) ${out:-}"
+  fi
 done
 
 # the disk full before the header: the old file stays, byte for byte

@@ -1,7 +1,7 @@
 # resume.sh — interrupted runs resume to the same data as an uninterrupted run, whatever
-# the ranks before and after, by each of the three ways a run gets stopped:
+# the ranks before and after, by each of the ways a run gets stopped:
 #   --time-limit; SIGUSR1 sent to mpiexec (Open MPI forwards it to the ranks); SIGTERM sent
-#   to the ranks themselves (what SLURM does).
+#   to the ranks themselves (what SLURM does); Ctrl-C or SIGTERM to `twofold mpirun`.
 # No step races the clock: each run stands still after 300 members (--pause-after) until its
 # signal or time limit arrives, so it is interrupted on any machine, fast or slow.
 source "$(dirname "$0")/lib.sh"
@@ -50,6 +50,22 @@ rc=0; wait "$pid" || rc=$?
 check_partial term.h5
 "$T" run "$CONFIGS/smoke.yaml" -o term.h5 "${SET[@]}" --resume
 same_members ref.h5 term.h5
+
+# 4. Ctrl-C (SIGINT) and SIGTERM to `twofold mpirun`, 2 ranks -> exit 3 with the message,
+#    resume on 2 ranks (plain mpiexec kills the job on either and exits 1: src/launcher.h)
+for sig in INT TERM; do
+  "$T" mpirun -n 2 -- run "$CONFIGS/smoke.yaml" -o launcher_$sig.h5 "${SET[@]}" --pause-after 300 2>launcher_$sig.err & pid=$!
+  wait_paused launcher_$sig.err
+  kill -$sig "$pid"
+  rc=0; wait "$pid" || rc=$?
+  [ "$rc" = 3 ] && pass "SIG$sig to twofold mpirun exits 3" || fail "SIG$sig to twofold mpirun: exit status $rc"
+  grep -q "interrupted: the ranks checkpoint" launcher_$sig.err && pass "the launcher says what it does" ||
+    fail "no launcher message: $(cat launcher_$sig.err)"
+  check_partial launcher_$sig.h5
+  "$T" mpirun -n 2 -- run "$CONFIGS/smoke.yaml" -o launcher_$sig.h5 "${SET[@]}" --resume
+  same_members ref.h5 launcher_$sig.h5
+done
+expect_fail 2 "usage: twofold mpirun" -- "$T" mpirun -n 2 run x.yaml
 
 # resuming a complete file changes nothing
 "$T" run "$CONFIGS/smoke.yaml" -o ref.h5 "${SET[@]}" --resume --json > again.json
