@@ -22,6 +22,7 @@
 #include "config.h"
 #include "equations.h"
 #include "flow.h"
+#include "guard.h"
 #include "h5io.h"
 #include "job.h"
 #include "kernel.h"
@@ -593,6 +594,20 @@ static double process_seconds(double fallback) {
   return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - (double)start_ticks / (double)hz;
 }
 
+/* The model as messages name it: the built-in's name, the equations' name, or the file. */
+static const char *model_label(tf_config *cfg) {
+  static const char *const keys[] = {"model.name", "model.equations.name", "model.source",
+                                     "model.library"};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+    const char *v = NULL;
+    tf_error ignored;
+    if (tf_config_has(cfg, keys[i]) &&
+        !tf_config_get_string(cfg, keys[i], NULL, NULL, &v, &ignored) && v)
+      return v;
+  }
+  return tf_config_has(cfg, "model.equations") ? "equations" : "?";
+}
+
 /* `twofold run` on comm.  Embedded (the library entry point): errors are left in err for the
  * caller instead of printed. */
 static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *err_out) {
@@ -616,7 +631,11 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *er
   const tf_job *job = NULL;
   tf_error err = {{0}};
   int exit_code = TF_EXIT_OK;
-  if (prepare(a, &run, &job, &err)) {
+  const int unprepared = prepare(a, &run, &job, &err);
+  if (!unprepared && !embedded) /* the host program of the library owns its signals */
+    tf_guard_install(model_label(run.cfg), run.rank, run.time_limit,
+                     run.time_limit - (MPI_Wtime() - run.start_time));
+  if (unprepared) {
     exit_code = TF_EXIT_USAGE;
   } else if (run.parts > 0 && !job->splittable) {
     tf_fail(&err, "--part: job '%s' is one computation and cannot be split", job->name);

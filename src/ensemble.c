@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "guard.h"
 #include "h5io.h"
 #include "member_ranges.h"
 #include "merge.h"
@@ -752,7 +753,9 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
       for (size_t c = 0; c < spec->ncols; c++)
         slots[c] = (char *)s->rows.cols[c] + r * column_bytes(&spec->cols[c]);
       s->rows.ids[r] = member;
+      tf_guard_member(member);
       const int status = spec->run(spec->ctx, member, slots);
+      tf_guard_idle();
       if (status == TF_MEMBER_PENDING) { /* stopped inside: not done, computed again on resume */
         s->rows.n--;
         *stop = true;
