@@ -30,6 +30,13 @@ static int read_weights(tf_exit_policy *pol, tf_config *cfg, tf_error *err) {
                      tf_config_where(cfg, "exit.weights", where, sizeof where), i + 1, w[i]);
     pol->cdf[i + 1] = pol->cdf[i] + w[i];
   }
+  if (!isfinite(pol->cdf[n])) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: key 'exit.weights': the weights sum to %g, beyond the largest double; "
+                   "scale them down (only their ratios matter)",
+                   tf_config_where(cfg, "exit.weights", where, sizeof where), pol->cdf[n]);
+  }
   if (!(pol->cdf[n] > 0)) {
     char where[256];
     return tf_fail(err, "%s: key 'exit.weights': the weights sum to 0",

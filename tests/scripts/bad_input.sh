@@ -128,4 +128,7 @@ s = json.loads(open("overflow.json").read().strip().splitlines()[-1])
 assert s["status_counts"]["nonfinite"] == s["members"] > 0, s["status_counts"]
 print("N = 1e308: all", s["members"], "members nonfinite")
 PY
+# exit weights whose sum overflows a double would make every draw land in one bin (or none)
+expect_fail 2 "key 'exit.weights': the weights sum to inf, beyond the largest double; scale them down" -- \
+  "$T" check "$CONFIGS/open-question-weighted.yaml" --set 'exit.weights=[1e308, 1e308, 1]'
 finish
