@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "code_cache.h"
+#include "decay_source.h"
 #include "plugin.h"
 #include "plugin_build.h"
 
@@ -28,20 +29,7 @@ static void write_text(const char *path, const char *text) {
 }
 
 static void write_model(const char *path, double rate) {
-  char text[1024];
-  snprintf(text, sizeof text,
-           "#include \"twofold/model.h\"\n"
-           "static const tf_param params[] = {{\"r\", %.17g, 0, 100, \"rate\", false}};\n"
-           "static const char *const names[] = {\"x\"};\n"
-           "static void rhs(double t, const double *x, const double *p, double *dx) {\n"
-           "  (void)t; dx[0] = -p[0] * x[0];\n}\n"
-           "static const tf_flow_ops ops = {.rhs = rhs};\n"
-           "static const tf_model_def def = {.abi = TWOFOLD_MODEL_ABI, .name = \"own\",\n"
-           "  .kind = TF_MODEL_FLOW, .dim = 1, .state_names = names, .nparams = 1,\n"
-           "  .params = params, .flow = &ops};\n"
-           "TWOFOLD_MODELS(&def);\n",
-           rate);
-  write_text(path, text);
+  write_decay_source(path, "own", rate);
 }
 
 /* A library that does what a planted object would: run code as soon as it is loaded. */

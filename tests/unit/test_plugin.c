@@ -11,23 +11,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "decay_source.h"
 #include "plugin.h"
 
-static void write_model(const char *path, double def) {
-  FILE *f = fopen(path, "w");
-  fprintf(f,
-          "#include \"twofold/model.h\"\n"
-          "static const tf_param params[] = {{\"r\", %.17g, 0, 100, \"rate\", false}};\n"
-          "static const char *const names[] = {\"x\"};\n"
-          "static void rhs(double t, const double *x, const double *p, double *dx) {\n"
-          "  (void)t; dx[0] = -p[0] * x[0];\n}\n"
-          "static const tf_flow_ops ops = {.rhs = rhs};\n"
-          "static const tf_model_def def = {.abi = TWOFOLD_MODEL_ABI, .name = \"generated\",\n"
-          "  .kind = TF_MODEL_FLOW, .dim = 1, .state_names = names, .nparams = 1,\n"
-          "  .params = params, .flow = &ops};\n"
-          "TWOFOLD_MODELS(&def);\n",
-          def);
-  fclose(f);
+static void write_model(const char *path, double rate) {
+  write_decay_source(path, "generated", rate);
 }
 
 /* The compiled objects in dir (each has its manifest beside it). */
