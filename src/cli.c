@@ -566,11 +566,12 @@ static double process_seconds(double fallback) {
 }
 
 /* Failed members are said even under --quiet when they fail the run (the reason for its exit
- * status); otherwise --quiet keeps the count to the JSON summary and the file. */
-static void report_failures(const tf_run *run, int exit_code, const tf_error *err) {
+ * status); otherwise --quiet (not --progress none) keeps the count to the JSON summary and the
+ * file. */
+static void report_failures(const tf_run *run, bool quiet, int exit_code, const tf_error *err) {
   if (exit_code == TF_EXIT_MEMBERS_FAILED)
     fprintf(stderr, "twofold: error: %s\n", err->msg);
-  else if (run->failures[0] && !run->quiet)
+  else if (run->failures[0] && !quiet)
     fprintf(stderr, "twofold: warning: %s (results in '%s'; twofold info shows them)\n",
             run->failures, run->output_path);
 }
@@ -613,7 +614,7 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *er
   if (exit_code == TF_EXIT_MEMBERS_FAILED)
     tf_fail(&err, "%s; the results are complete in '%s' (exit status 4)", run.failures,
             run.output_path);
-  if (run.rank == 0 && !embedded) report_failures(&run, exit_code, &err);
+  if (run.rank == 0 && !embedded) report_failures(&run, a->quiet, exit_code, &err);
   if (run.rank == 0) {
     if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet && run.restarts)
       fprintf(stderr,

@@ -884,9 +884,9 @@ static void judge_failures(tf_run *run, const tf_ensemble_outcome *out) {
   tf_failures_describe(&f, list, sizeof list);
   char why[128] = "";
   if (fail_run && failed == done)
-    snprintf(why, sizeof why, "every member failed");
+    snprintf(why, sizeof why, "no member succeeded");
   else if (fail_run)
-    snprintf(why, sizeof why, "more than run.max_failed_fraction = %g failed",
+    snprintf(why, sizeof why, "that is more than run.max_failed_fraction = %g of them",
              run->max_failed_fraction);
   snprintf(run->failures, sizeof run->failures, "%lld of %lld members failed: %s%s%s", failed, done,
            list, *why ? "; " : "", why);
