@@ -858,9 +858,10 @@ int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, 
   return rc;
 }
 
-/* Says which members failed (rank 0 reads their first ids back from the closed file) and,
- * unless the run was interrupted, fails it if too many did.  The counts are the same on
- * every rank, so every rank reaches the same exit code. */
+/* Says which members failed (rank 0 reads their first ids back from the closed file; the
+ * other ranks, which print nothing, keep the counts) and, unless the run was interrupted,
+ * fails it if too many did.  The counts are the same on every rank, so every rank reaches the
+ * same exit code, without a collective call here. */
 static void judge_failures(tf_run *run, const tf_ensemble_outcome *out) {
   run->failures[0] = '\0';
   const long long failed = tf_member_failures(out->status_counts);
@@ -871,10 +872,9 @@ static void judge_failures(tf_run *run, const tf_ensemble_outcome *out) {
   const bool fail_run =
       !out->interrupted && tf_failures_fail_run(failed, done, run->max_failed_fraction);
   if (fail_run) run->exit_code = TF_EXIT_MEMBERS_FAILED;
-  if (run->rank != 0) return;
   tf_failures f = {0};
   tf_error err;
-  const hid_t file = tf_h5_open_serial(run->output_path, &err);
+  const hid_t file = run->rank == 0 ? tf_h5_open_serial(run->output_path, &err) : -1;
   if (file < 0 || tf_failures_read(file, &f) || tf_failures_failed(&f) != failed) {
     memcpy(f.counts, out->status_counts, sizeof f.counts); /* counts without ids */
     f.have_ids = false;

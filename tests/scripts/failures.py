@@ -18,6 +18,7 @@ every expectation below is computed here from them, not from the statuses the en
 * sign() of the state: refused in a Filippov model's slip field (exit 2, file:line and key),
   in `twofold model check` too; a flow gets a warning naming line, key and 'switching:'.
 """
+import json
 import re
 import subprocess
 
@@ -66,8 +67,6 @@ r = run("nan.h5")
 with h5py.File("nan.h5", "r") as f:
     x0 = f["members/initial_state"][:, 0]
     status = f["members/status"][...]
-    done = f["members/done"][...]
-    complete = f.attrs["complete"]
 bad = np.flatnonzero(x0 > 1.0)
 n_bad = len(bad)
 T.check(MEMBERS / 2 < n_bad < MEMBERS and bad[4] > 5, f"the draw gives failing and succeeding members: {n_bad} of {MEMBERS} "
@@ -91,7 +90,7 @@ below = run("below.h5", "--set", f"run.max_failed_fraction={(n_bad - 1) / MEMBER
 T.check(at.returncode == 0, f"{n_bad} failed at max_failed_fraction {share}: not more, exit {at.returncode}")
 with h5py.File("below.h5", "r") as f:
     same = np.array_equal(f["members/status"][...], status) and f.attrs["complete"] == 1
-js = T.json.loads(below.stdout.strip().splitlines()[-1])
+js = json.loads(below.stdout.strip().splitlines()[-1])
 T.check(below.returncode == 4 and "that is more than run.max_failed_fraction" in below.stderr
         and same and js["status"] == "members_failed" and js["failed"] == n_bad
         and js["failures"].startswith(text),
