@@ -21,6 +21,7 @@
 #include "checkpoint.h"
 #include "config.h"
 #include "equations.h"
+#include "failures.h"
 #include "flow.h"
 #include "guard.h"
 #include "h5io.h"
@@ -80,7 +81,8 @@ static const char usage[] =
     "  -o FILE.h5             output file (default: output.file, else CONFIG's name with .h5)\n"
     "  --set PATH=VALUE       override a config key, e.g. --set ensemble.members=100 (repeatable)\n"
     "  --json                 print a one-line JSON summary as the last line of stdout\n"
-    "  --quiet                no progress output (same as --progress none)\n"
+    "  --quiet                no progress output (as --progress none), nor the warning that\n"
+    "                         names failed members when they do not fail the run\n"
     "  --progress MODE        bar (redrawn in place), log (a line every 5 s) or none; default:\n"
     "                         bar if stderr is a terminal, else log (under mpiexec: log)\n"
     "  --resume               complete an interrupted run in FILE (starts afresh if it is "
@@ -110,7 +112,8 @@ static const char usage[] =
     "  -o, --set and PETSc options are passed on to the runs, and --pause-after N (the run\n"
     "                         holds at N members until the warning signal: for tests).\n"
     "\n"
-    "exit status: 0 done, 1 runtime error, 2 bad usage/config/input, 3 interrupted (resume it);\n"
+    "exit status: 0 done, 1 runtime error, 2 bad usage/config/input, 3 interrupted (resume it),\n"
+    "4 complete but every member failed, or more than run.max_failed_fraction of them;\n"
     "SIGTERM, SIGUSR1 and SIGINT checkpoint like --time-limit.\n";
 
 typedef struct cli_args {
@@ -309,6 +312,14 @@ static int model_show(const cli_args *a) {
   return rc ? TF_EXIT_USAGE : TF_EXIT_OK;
 }
 
+/* What reads correctly but is probably not meant (equations.h), one line each. */
+static void warn_equations(tf_config *cfg) {
+  char text[4096];
+  if (!tf_equations_present(cfg) || !tf_equations_warnings(cfg, text, sizeof text)) return;
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+    fprintf(stderr, "twofold: warning: %s\n", line);
+}
+
 /* `twofold model check CONFIG`: the model section and the initial state only, so any job's
  * config (or a config written just for the check) will do. */
 static int cmd_model(const cli_args *a) {
@@ -344,6 +355,7 @@ static int cmd_model(const cli_args *a) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);
     rc = TF_EXIT_USAGE;
   } else {
+    warn_equations(cfg);
     rc = tf_model_check(k, tf_plugin_origin(k), model.params, t0, x0, stdout) ? TF_EXIT_ERROR
                                                                               : TF_EXIT_OK;
   }
@@ -368,7 +380,9 @@ static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error 
   if (!run->cfg) return -1;
   for (int i = 0; i < a->nsets; i++)
     if (tf_config_set(run->cfg, a->sets[i], err)) return -1;
-  return setup_job(run, job, err);
+  if (setup_job(run, job, err)) return -1;
+  if (run->rank == 0) warn_equations(run->cfg);
+  return 0;
 }
 
 /* Runs the setup of the job named in run->cfg and rejects unread keys. */
@@ -389,6 +403,11 @@ static int setup_job(tf_run *run, const tf_job **job, tf_error *err) {
     }
     return -1;
   }
+  /* jobs whose members run through the scheduler: how many may fail (src/failures.h) */
+  const double all = 1.0;
+  if ((*job)->splittable && tf_config_get_double(run->cfg, "run.max_failed_fraction", &all, 0.0,
+                                                 1.0, &run->max_failed_fraction, err))
+    return -1;
   return tf_config_check_unused(run->cfg, err);
 }
 
@@ -459,30 +478,29 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *d
   return 0;
 }
 
-static void print_status_counts(hid_t file) {
-  hid_t d = H5Dopen2(file, "members/status", H5P_DEFAULT);
-  if (d < 0) return;
-  hid_t s = H5Dget_space(d);
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(s, &n, NULL);
-  long long counts[TF_MEMBER_STATUS_COUNT] = {0};
-  hid_t type = tf_h5_status_type();
-  const hsize_t block = 1 << 20;
-  uint8_t *buf = malloc(block);
-  for (hsize_t start = 0; buf && start < n; start += block) {
-    const hsize_t count = n - start < block ? n - start : block;
-    if (tf_h5_read_rows(d, type, 1, start, count, buf)) break;
-    for (hsize_t i = 0; i < count; i++)
-      counts[buf[i] < TF_MEMBER_STATUS_COUNT ? buf[i] : TF_MEMBER_FAILED]++;
-  }
-  free(buf);
-  H5Tclose(type);
-  printf("members: %llu; by status:", (unsigned long long)n);
+static void print_status_counts(const tf_failures *f) {
+  long long n = 0;
+  for (int k = 0; k < TF_MEMBER_STATUS_COUNT; k++) n += f->counts[k];
+  printf("members: %lld; by status:", n);
   for (int k = 0; k < TF_MEMBER_STATUS_COUNT; k++)
-    if (counts[k]) printf(" %s %lld", tf_member_status_name(k), counts[k]);
+    if (f->counts[k]) printf(" %s %lld", tf_member_status_name(k), f->counts[k]);
   printf("\n");
-  H5Sclose(s);
-  H5Dclose(d);
+}
+
+/* "(200 of 200 members finished; 199 failed: nonfinite 199 (first: 0, 1, ...))": complete
+ * means finished, which is not succeeded. */
+static void print_finished(const tf_failures *f) {
+  long long n = 0;
+  for (int k = 0; k < TF_MEMBER_STATUS_COUNT; k++) n += f->counts[k];
+  const long long done = tf_failures_done(f), failed = tf_failures_failed(f);
+  printf(" (%lld of %lld members finished; ", done, n);
+  if (failed) {
+    char list[768];
+    tf_failures_describe(f, list, sizeof list);
+    printf("%lld failed: %s)", failed, list);
+  } else {
+    printf("none failed)");
+  }
 }
 
 static void print_summary(hid_t file) {
@@ -542,15 +560,18 @@ static int cmd_info(const cli_args *a) {
   long long part = 0, parts = 0;
   uint64_t block = 0, block_done = 0;
   const int split = tf_merge_part_progress(f, &part, &parts, &block, &block_done);
+  tf_failures failures;
+  const bool members = tf_failures_read(f, &failures) == 0;
   if (split == 1) /* `complete` speaks of the whole ensemble, which a part never holds */
-    printf("complete: %s (part %lld/%lld: %llu of its %llu members done%s)\n",
+    printf("complete: %s (part %lld/%lld: %llu of its %llu members done%s)",
            block_done == block ? "yes" : "no", part, parts, (unsigned long long)block_done,
            (unsigned long long)block,
            block_done == block ? "; twofold merge joins the parts" : "; resume with --resume");
   else
-    printf("complete: %s\n", complete ? "yes" : "no (resume with --resume)");
-  printf("ranks (first run): %lld\n", ranks);
-  print_status_counts(f);
+    printf("complete: %s", complete ? "yes" : "no (resume with --resume)");
+  if (members) print_finished(&failures);
+  printf("\nranks (first run): %lld\n", ranks);
+  if (members) print_status_counts(&failures);
   print_summary(f);
   printf("datasets:\n");
   H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_INC, visit, NULL, H5O_INFO_BASIC);
@@ -608,6 +629,17 @@ static const char *model_label(tf_config *cfg) {
   return tf_config_has(cfg, "model.equations") ? "equations" : "?";
 }
 
+/* Failed members are said even under --quiet when they fail the run (the reason for its exit
+ * status); otherwise --quiet (not --progress none) keeps the count to the JSON summary and the
+ * file. */
+static void report_failures(const tf_run *run, bool quiet, int exit_code, const tf_error *err) {
+  if (exit_code == TF_EXIT_MEMBERS_FAILED)
+    fprintf(stderr, "twofold: error: %s\n", err->msg);
+  else if (run->failures[0] && !quiet)
+    fprintf(stderr, "twofold: warning: %s (results in '%s'; twofold info shows them)\n",
+            run->failures, run->output_path);
+}
+
 /* `twofold run` on comm.  Embedded (the library entry point): errors are left in err for the
  * caller instead of printed. */
 static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *err_out) {
@@ -647,6 +679,10 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *er
   }
   if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded)
     report_error(&run, &err);
+  if (exit_code == TF_EXIT_MEMBERS_FAILED)
+    tf_fail(&err, "%s; the results are complete in '%s' (exit status 4)", run.failures,
+            run.output_path);
+  if (run.rank == 0 && !embedded) report_failures(&run, a->quiet, exit_code, &err);
   if (run.rank == 0) {
     if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet && run.restarts)
       fprintf(stderr,
@@ -667,11 +703,13 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *er
       tf_json *head = tf_json_create();
       tf_json_string(head, "job", job ? job->name : "");
       tf_json_string(head, "status",
-                     exit_code == TF_EXIT_OK            ? "complete"
-                     : exit_code == TF_EXIT_INTERRUPTED ? "interrupted"
-                                                        : "error");
+                     exit_code == TF_EXIT_OK               ? "complete"
+                     : exit_code == TF_EXIT_INTERRUPTED    ? "interrupted"
+                     : exit_code == TF_EXIT_MEMBERS_FAILED ? "members_failed"
+                                                           : "error");
       if (exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR)
         tf_json_string(head, "error", err.msg);
+      if (run.failures[0]) tf_json_string(head, "failures", run.failures);
       tf_json_string(head, "output", run.output_path);
       tf_json_integer(head, "ranks", run.size);
       tf_json_number(head, "wall_seconds", MPI_Wtime() - run.start_time);
@@ -751,7 +789,8 @@ static int finish_merged(const char *path, const char *config_text, const char *
   int rc = run.cfg ? setup_job(&run, &job, err) : -1;
   if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
   if (!rc) rc = job->execute(&run, err);
-  if (!rc && run.exit_code != TF_EXIT_OK)
+  /* failed members are the parts' verdict (each part's run said so); the merged file is whole */
+  if (!rc && run.exit_code != TF_EXIT_OK && run.exit_code != TF_EXIT_MEMBERS_FAILED)
     rc = tf_fail(err, "merge: finishing '%s' was interrupted", path);
   if (job && job->destroy) job->destroy(&run);
   tf_config_free(run.cfg);

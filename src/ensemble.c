@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "failures.h"
 #include "guard.h"
 #include "h5io.h"
 #include "member_ranges.h"
@@ -860,6 +861,40 @@ int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, 
   return rc;
 }
 
+/* Says which members failed (rank 0 reads their first ids back from the closed file; the
+ * other ranks, which print nothing, keep the counts) and, unless the run was interrupted,
+ * fails it if too many did.  The counts are the same on every rank, so every rank reaches the
+ * same exit code, without a collective call here. */
+static void judge_failures(tf_run *run, const tf_ensemble_outcome *out) {
+  run->failures[0] = '\0';
+  const long long failed = tf_member_failures(out->status_counts);
+  long long done = 0;
+  for (int k = 0; k < TF_MEMBER_STATUS_COUNT; k++)
+    if (k != TF_MEMBER_PENDING) done += out->status_counts[k];
+  if (!failed) return;
+  const bool fail_run =
+      !out->interrupted && tf_failures_fail_run(failed, done, run->max_failed_fraction);
+  if (fail_run) run->exit_code = TF_EXIT_MEMBERS_FAILED;
+  tf_failures f = {0};
+  tf_error err;
+  const hid_t file = run->rank == 0 ? tf_h5_open_serial(run->output_path, &err) : -1;
+  if (file < 0 || tf_failures_read(file, &f) || tf_failures_failed(&f) != failed) {
+    memcpy(f.counts, out->status_counts, sizeof f.counts); /* counts without ids */
+    f.have_ids = false;
+  }
+  if (file >= 0) H5Fclose(file);
+  char list[768];
+  tf_failures_describe(&f, list, sizeof list);
+  char why[128] = "";
+  if (fail_run && failed == done)
+    snprintf(why, sizeof why, "no member succeeded");
+  else if (fail_run)
+    snprintf(why, sizeof why, "that is more than run.max_failed_fraction = %g of them",
+             run->max_failed_fraction);
+  snprintf(run->failures, sizeof run->failures, "%lld of %lld members failed: %s%s%s", failed, done,
+           list, *why ? "; " : "", why);
+}
+
 int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                        tf_error *err) {
   return tf_ensemble_finish_summarized(run, file, out, rc, NULL, NULL, err);
@@ -891,5 +926,6 @@ int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_out
     rc = -1;
   }
   if (rc == 0 && out->interrupted) run->exit_code = TF_EXIT_INTERRUPTED;
+  if (rc == 0) judge_failures(run, out);
   return rc;
 }

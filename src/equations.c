@@ -286,6 +286,141 @@ static int check_affine(model *m, tf_error *err) {
   return 0;
 }
 
+/* ---- jumps of the state the switching functions must carry ---------------------------------- */
+
+/* sign() jumps where its argument changes sign: a switching surface.  Inside a Filippov
+ * model's fields or switching functions that surface is hidden from the event detection,
+ * which steps across it (and d sign = 0 hides it from the Jacobian), so the dynamics come out
+ * wrong without a word: refused wherever the argument depends on the state.  abs, min and
+ * max stay allowed: they are continuous, so the field is continuous across their kinks (only
+ * its Jacobian jumps, which error control copes with; the Stribeck law exp(-|v - vb|/vs) is
+ * such a kink on the sticking surface itself).  sign() of parameters and t alone is not a
+ * surface in the state space. */
+static const tf_expr *sign_of_state(const model *m, const tf_expr *e) {
+  if (e->op == TF_EX_CALL && e->fn == TF_FN_SIGN)
+    for (size_t i = 0; i < m->dim; i++)
+      if (tf_expr_depends(e->arg[0], (int)i)) return e;
+  for (int i = 0; i < e->nargs; i++) {
+    const tf_expr *s = sign_of_state(m, e->arg[i]);
+    if (s) return s;
+  }
+  return NULL;
+}
+
+/* e in a canonical spelling ("(x - 0.5)"), to compare two expressions. */
+static void spell(const model *m, const tf_expr *e, char *text, size_t n) {
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  snprintf(text, n, "%s",
+           tf_expr_emit(e, (const char *const *)m->names, &buf, &len, &cap) ? "?" : buf);
+  free(buf);
+}
+
+/* The argument of the call at `call` as the user wrote it in the text of key `path`. */
+static void source_argument(const model *m, const char *path, const tf_expr *call, char *arg,
+                            size_t n) {
+  const char *text = NULL, *open;
+  tf_error ignored;
+  snprintf(arg, n, "...");
+  if (tf_config_get_string(m->cfg, path, NULL, NULL, &text, &ignored) || call->column < 1 ||
+      (size_t)call->column > strlen(text) || !(open = strchr(text + call->column - 1, '(')))
+    return;
+  const char *close = open + 1;
+  for (int depth = 1; *close && (depth += *close == '(' ? 1 : *close == ')' ? -1 : 0); close++) {
+  }
+  const char *from = open + 1;
+  while (from < close && *from == ' ') from++;
+  while (close > from && close[-1] == ' ') close--;
+  snprintf(arg, n, "%.*s", (int)(close - from), from);
+}
+
+/* The switching function (or sign name's h) that is the same expression as e, -1 if none. */
+static int switching_like(const model *m, const tf_expr *e) {
+  char want[512], h[512];
+  spell(m, e, want, sizeof want);
+  for (size_t k = 0; k < (m->switches ? m->nsigns : 1); k++) {
+    spell(m, m->switches ? m->switchings[k] : m->switching, h, sizeof h);
+    if (!strcmp(h, want)) return (int)k;
+  }
+  return -1;
+}
+
+static int refuse_sign(model *m, const char *path, const tf_expr *call, bool in_switching,
+                       tf_error *err) {
+  char arg[256], h[256], instead[1400];
+  source_argument(m, path, call, arg, sizeof arg);
+  const int k = in_switching ? -1 : switching_like(m, call->arg[0]);
+  if (in_switching)
+    snprintf(instead, sizeof instead,
+             "a switching function continuous in the state (the surface is where it is 0), and "
+             "%s = 0 as a switching function of its own: 'switching' as a mapping of sign "
+             "names, e.g. {s1: ..., s2: %s}, with one 'field' that uses s1 and s2",
+             arg, arg);
+  else if (k >= 0 && m->switches)
+    snprintf(instead, sizeof instead, "the sign '%s' (its switching function is %s)",
+             m->names[sign_var(m, (size_t)k)], arg);
+  else if (k >= 0)
+    snprintf(instead, sizeof instead,
+             "its value on each side, since %s is the switching function: +1 in slip.plus "
+             "(h > 0), -1 in slip.minus (h < 0)",
+             arg);
+  else if (m->switches)
+    snprintf(instead, sizeof instead,
+             "a switching function of its own, 's%zu: %s' under 'switching', and the sign s%zu in "
+             "place of sign(%s)",
+             m->nsigns + 1, arg, m->nsigns + 1, arg);
+  else {
+    const char *h_text = NULL;
+    tf_error ignored;
+    if (tf_config_get_string(m->cfg, BASE ".switching", NULL, NULL, &h_text, &ignored))
+      h_text = "h";
+    snprintf(h, sizeof h, "%s", h_text);
+    snprintf(instead, sizeof instead,
+             "a second switching function: 'switching' as a mapping of sign names, "
+             "{s1: %s, s2: %s}, and one 'field' with s1 and s2 in place of the sides and of "
+             "sign(%s)",
+             h, arg, arg);
+  }
+  return fail_at(m, path, err,
+                 "column %d: sign(%s) jumps where %s changes sign, a switching surface the event "
+                 "detection does not see (runs would step across it, with wrong dynamics); "
+                 "write instead %s",
+                 call->column, arg, arg, instead);
+}
+
+static int check_no_sign_of_state(model *m, const char *path, const tf_expr *e, bool in_switching,
+                                  tf_error *err) {
+  const tf_expr *call = sign_of_state(m, e);
+  return call ? refuse_sign(m, path, call, in_switching, err) : 0;
+}
+
+/* every state's equation of one field mapping (base.<state>) */
+static int check_field_signs(model *m, const char *base, tf_expr *const *f, tf_error *err) {
+  for (size_t r = 0; r < m->dim; r++) {
+    char path[600];
+    snprintf(path, sizeof path, "%s.%s", base, m->names[r]);
+    if (check_no_sign_of_state(m, path, f[r], false, err)) return -1;
+  }
+  return 0;
+}
+
+static int check_switches_signs(model *m, tf_error *err) {
+  for (size_t k = 0; k < m->nsigns; k++) {
+    char path[600];
+    snprintf(path, sizeof path, BASE ".switching.%s", m->names[sign_var(m, k)]);
+    if (check_no_sign_of_state(m, path, m->switchings[k], true, err)) return -1;
+  }
+  return check_field_signs(m, BASE ".field", m->field[SIDE_FIELD], err);
+}
+
+static int check_filippov_signs(model *m, tf_error *err) {
+  return check_no_sign_of_state(m, BASE ".switching", m->switching, true, err) ||
+                 check_field_signs(m, BASE ".slip.plus", m->field[SIDE_PLUS], err) ||
+                 check_field_signs(m, BASE ".slip.minus", m->field[SIDE_MINUS], err)
+             ? -1
+             : 0;
+}
+
 /* `switching` as a mapping {sign name: h_k}: one field, affine in the signs. */
 static int read_switches(model *m, tf_error *err) {
   if (tf_config_has(m->cfg, BASE ".slip"))
@@ -332,7 +467,7 @@ static int read_switches(model *m, tf_error *err) {
                      "across %s = 0",
                      keys[k], keys[k]);
   }
-  return 0;
+  return check_switches_signs(m, err);
 }
 
 static int read_model(model *m, tf_error *err) {
@@ -400,6 +535,7 @@ static int read_model(model *m, tf_error *err) {
         snprintf(sub, sizeof sub, BASE ".slip.%s", keys[i]);
         return fail_at(m, sub, err, "expected the sides 'plus' (h > 0) and 'minus' (h < 0)");
       }
+    if (check_filippov_signs(m, err)) return -1;
   } else {
     if (tf_config_has(m->cfg, BASE ".slip"))
       return fail_at(m, BASE ".slip", err, "slip fields need a switching function ('switching')");
@@ -702,6 +838,38 @@ int tf_equations_source(tf_config *cfg, char **source, const char **name, tf_err
   tf_expr_pool_free(m->pool);
   free(m);
   return rc;
+}
+
+/* A flow's sign() of the state is a jump the integrator steps across as best it can (steps
+ * shrink there, runs can end in max_steps): allowed, since a flow may mean it, but said. */
+int tf_equations_warnings(tf_config *cfg, char *text, size_t n) {
+  text[0] = '\0';
+  model *m = calloc(1, sizeof *m);
+  if (!m) return 0;
+  m->cfg = cfg;
+  m->pool = tf_expr_pool_new();
+  int count = 0;
+  size_t len = 0;
+  if (m->pool && !read_model(m, &(tf_error){{0}}) && !m->filippov && !m->switches)
+    for (size_t r = 0; r < m->dim; r++) {
+      const tf_expr *call = sign_of_state(m, m->field[SIDE_FIELD][r]);
+      if (!call) continue;
+      char path[600], arg[512];
+      tf_error w;
+      snprintf(path, sizeof path, BASE ".field.%s", m->names[r]);
+      source_argument(m, path, call, arg, sizeof arg);
+      fail_at(m, path, &w,
+              "column %d: sign(%s) makes the field jump where %s changes sign, a surface this "
+              "flow's integrator does not locate (steps shrink there; runs can end in "
+              "max_steps, or step across it): for a discontinuous field write the model with "
+              "'switching: %s' and its two sides in slip.plus and slip.minus",
+              call->column, arg, arg, arg);
+      if (len < n) len += (size_t)snprintf(text + len, n - len, "%s%s", count ? "\n" : "", w.msg);
+      count++;
+    }
+  tf_expr_pool_free(m->pool);
+  free(m);
+  return count;
 }
 
 static uint64_t fnv1a(const char *s) {

@@ -12,6 +12,9 @@
  * solves for the multipliers of sticking contacts as a linear system); the parameter table
  * with defaults, bounds and docs; state names; the default initial state.
  *
+ * sign() of the state is refused in a Filippov model's fields and switching functions (a
+ * switching surface hidden from the event detection) and warned about in a flow.
+ *
  * The source depends only on the equations (not on the config's path or the locale), so an
  * unchanged model hashes to the same cache entry and is compiled once. */
 #ifndef TF_EQUATIONS_H
@@ -29,6 +32,12 @@ bool tf_equations_present(const tf_config *cfg);
  * (malloc'd) and the model's name (valid while cfg lives).  Errors name file:line, the key
  * and, inside an expression, the column. */
 int tf_equations_source(tf_config *cfg, char **source, const char **name, tf_error *err);
+
+/* Warnings about a model that reads correctly: a flow whose field has sign() of the state (a
+ * jump it will not locate; the message points to 'switching').  One line per equation, each
+ * naming file:line, key and column, into text[0..n).  Returns how many (0 if none or if the
+ * model does not read). */
+int tf_equations_warnings(tf_config *cfg, char *text, size_t n);
 
 /* The same, written to dir/equations-<name>-<hash of the source>.c (created under a
  * temporary name and renamed into place, so concurrent writers of the same model are safe);

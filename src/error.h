@@ -16,11 +16,14 @@ int tf_fail(tf_error *err, const char *fmt, ...) __attribute__((format(printf, 2
 /* Process exit codes: distinct so scripts and SLURM can tell what happened. */
 enum tf_exit_code {
   TF_EXIT_OK = 0,
-  TF_EXIT_ERROR = 1,      /* runtime failure (I/O, MPI, ...) */
-  TF_EXIT_USAGE = 2,      /* bad command line, bad config, bad input file */
-  TF_EXIT_INTERRUPTED = 3 /* checkpointed on a signal or the time limit; resume with --resume */
+  TF_EXIT_ERROR = 1,         /* runtime failure (I/O, MPI, ...) */
+  TF_EXIT_USAGE = 2,         /* bad command line, bad config, bad input file */
+  TF_EXIT_INTERRUPTED = 3,   /* checkpointed on a signal or the time limit; resume with --resume */
+  TF_EXIT_MEMBERS_FAILED = 4 /* complete, but every member failed or more than
+                                run.max_failed_fraction of them (src/failures.h) */
 };
-/* A job whose members partly failed still exits TF_EXIT_OK: failures are results, recorded
- * per member in /members/status and counted in the JSON summary. */
+/* A job whose members partly failed (no more than run.max_failed_fraction) exits TF_EXIT_OK:
+ * failures are results, recorded per member in /members/status, counted in the JSON summary
+ * and on stderr. */
 
 #endif

@@ -35,8 +35,10 @@ typedef struct tf_run {
   MPI_Comm comm;
   int rank, size;
   tf_json *summary; /* fields for the --json line, filled by the job */
-  int exit_code;    /* set by the job (TF_EXIT_OK or TF_EXIT_INTERRUPTED) */
-  bool restarts;    /* interrupted, and --resume starts the one computation again */
+  int exit_code;    /* set by the job (TF_EXIT_OK, TF_EXIT_INTERRUPTED, TF_EXIT_MEMBERS_FAILED) */
+  double max_failed_fraction; /* run.max_failed_fraction (jobs on the scheduler) */
+  char failures[1024];        /* the failed members, said at the end of the run ("" if none) */
+  bool restarts;              /* interrupted, and --resume starts the one computation again */
   void *job_data;
 } tf_run;
 

@@ -274,8 +274,8 @@ static bool listed(const char *const *given, const char *section) {
 /* The sections a job read but did not list are added to its fingerprint, so a section that
  * changes the results can never be forgotten by a job (the Lyapunov scan once left out
  * codim2).  `output` is left to the lists: most of it (file, flush interval, compression)
- * changes no result; of `ensemble` every key read counts but `chunk` (scheduling only).
- * Added paths are kept in `pool`. */
+ * changes no result; `run` (the verdict on failed members) changes none; of `ensemble` every key
+ * read counts but `chunk` (scheduling only). Added paths are kept in `pool`. */
 enum { POOL_PATHS = 32, POOL_LEN = 96 };
 static size_t fingerprint_list(const tf_config *cfg, const char *const *given, const char **out,
                                size_t max, char pool[POOL_PATHS][POOL_LEN]) {
@@ -284,7 +284,8 @@ static size_t fingerprint_list(const tf_config *cfg, const char *const *given, c
   const char *used[64];
   const size_t nused = tf_config_used_keys(cfg, NULL, used, 64);
   for (size_t i = 0; i < nused && n + 1 < max; i++) {
-    if (strcmp(used[i], "output") == 0 || listed(given, used[i])) continue;
+    if (strcmp(used[i], "output") == 0 || strcmp(used[i], "run") == 0 || listed(given, used[i]))
+      continue;
     if (strcmp(used[i], "ensemble") != 0) {
       out[n++] = used[i];
       continue;

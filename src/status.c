@@ -8,9 +8,14 @@ const char *tf_member_status_name(int status) {
   return status >= 0 && status < TF_MEMBER_STATUS_COUNT ? names[status] : "unknown";
 }
 
+bool tf_member_status_failed(int status) {
+  return status != TF_MEMBER_PENDING && status != TF_MEMBER_OK && status != TF_MEMBER_CODIM2 &&
+         status != TF_MEMBER_ILL_POSED;
+}
+
 long long tf_member_failures(const long long counts[TF_MEMBER_STATUS_COUNT]) {
   long long failed = 0;
   for (int k = 0; k < TF_MEMBER_STATUS_COUNT; k++)
-    if (k != TF_MEMBER_PENDING && k != TF_MEMBER_OK && k != TF_MEMBER_CODIM2) failed += counts[k];
+    if (tf_member_status_failed(k)) failed += counts[k];
   return failed;
 }

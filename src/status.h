@@ -3,6 +3,7 @@
 #ifndef TF_STATUS_H
 #define TF_STATUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef enum tf_member_status {
@@ -24,9 +25,14 @@ typedef enum tf_member_status {
 
 const char *tf_member_status_name(int status);
 
-/* Members counted as "failed" in summaries: stopped by a numerical or model failure.  A member
- * that reached the end time, or the codim2 state (the end of what its model describes), did
- * not fail. */
+/* True for a member the engine could not carry to the end its model defines: nonfinite,
+ * max_steps, step_underflow, zeno (a budget of events ran out, like max_steps) and failed.
+ * A member that reached the end time did not fail, nor one stopped at codim2 or ill_posed:
+ * there the model itself defines no continuation (the end of what it describes), and the
+ * engine located that state; such a stop is an answer about the model, not a breakdown. */
+bool tf_member_status_failed(int status);
+
+/* Members counted as "failed" in summaries (tf_member_status_failed). */
 long long tf_member_failures(const long long counts[TF_MEMBER_STATUS_COUNT]);
 
 #endif

@@ -9,6 +9,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "error.h"
+
+/* the public statuses are the executable's exit codes */
+_Static_assert((int)TWOFOLD_MEMBERS_FAILED == (int)TF_EXIT_MEMBERS_FAILED &&
+                   (int)TWOFOLD_INTERRUPTED == (int)TF_EXIT_INTERRUPTED,
+               "twofold.h and error.h disagree on exit statuses");
 
 const char *twofold_version(void) {
   return TWOFOLD_VERSION_STRING;

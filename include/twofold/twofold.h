@@ -33,10 +33,12 @@ extern "C" {
 
 /* The exit statuses of `twofold run`, returned by the calls below. */
 enum {
-  TWOFOLD_OK = 0,         /* done: the results file is complete */
-  TWOFOLD_ERROR = 1,      /* runtime error (a write failed, a solver gave up, ...) */
-  TWOFOLD_USAGE = 2,      /* bad arguments, config or input; the output file is untouched */
-  TWOFOLD_INTERRUPTED = 3 /* stopped (--time-limit, --stop-after): resume to finish */
+  TWOFOLD_OK = 0,            /* done: the results file is complete */
+  TWOFOLD_ERROR = 1,         /* runtime error (a write failed, a solver gave up, ...) */
+  TWOFOLD_USAGE = 2,         /* bad arguments, config or input; the output file is untouched */
+  TWOFOLD_INTERRUPTED = 3,   /* stopped (--time-limit, --stop-after): resume to finish */
+  TWOFOLD_MEMBERS_FAILED = 4 /* complete, but every member failed or more than
+                                run.max_failed_fraction of them; errbuf names them */
 };
 
 /* The library's version, "MAJOR.MINOR.PATCH"; compare with TWOFOLD_VERSION_STRING to detect

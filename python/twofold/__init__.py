@@ -21,7 +21,9 @@ __all__ = ["run", "read", "executable", "TwofoldError", "Results"]
 
 class TwofoldError(RuntimeError):
     """A failed run: `status` is twofold's exit status (1 runtime error, 2 bad usage or config,
-    3 interrupted), `message` the CLI's error message."""
+    3 interrupted, 4 complete but every member failed or more than run.max_failed_fraction of
+    them: the file is whole, read it with read(summary["output"])), `message` the CLI's error
+    message."""
 
     def __init__(self, status, message, summary=None):
         super().__init__(f"twofold exited with status {status}: {message}")
@@ -122,7 +124,7 @@ def run(config, output=None, set=None, ranks=1, overwrite=True, options=(), mpie
                 continue
             break
     if proc.returncode != 0:
-        message = (summary or {}).get("error")
+        message = (summary or {}).get("error") or (summary or {}).get("failures")
         if not message:
             errors = [l for l in proc.stderr.splitlines() if l.startswith("twofold")]
             message = "\n".join(errors) if errors else proc.stderr.strip()

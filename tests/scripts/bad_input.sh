@@ -79,17 +79,20 @@ expect_fail 2 "text.h5.*not an HDF5 file" -- "$T" info text.h5
 expect_fail 2 "text.h5" -- "$T" run good.yaml -o text.h5 --resume "${small[@]}"
 expect_fail 2 "missing.h5" -- "$T" info missing.h5
 
-# a member that blows up is recorded with its reason; the ensemble completes
+# a member that blows up is recorded with its reason; the ensemble completes (every member
+# blows up at this step, so the run exits 4)
+rc=0
 "$T" run good.yaml -o blowup.h5 "${small[@]}" --set integrator.dt=0.25 --set integrator.t_end=20 \
-  --set initial.spread=5 --json > blowup.json || fail "blow-up ensemble exited $?"
+  --set initial.spread=5 --json > blowup.json 2> blowup.err || rc=$?
+[ "$rc" = 4 ] || fail "blow-up ensemble exited $rc: $(cat blowup.err)"
 "$PYTHON" - <<'PY' || fail "blow-up members not recorded"
 import json, h5py
 s = json.loads(open("blowup.json").read().strip().splitlines()[-1])
 f = h5py.File("blowup.h5", "r")
 st = f["members/status"][...]
 names = {v: k for k, v in h5py.check_enum_dtype(f["members/status"].dtype).items()}
-assert s["status"] == "complete", s
-assert s["failed"] > 0 and s["status_counts"]["nonfinite"] == s["failed"], s
+assert s["status"] == "members_failed" and s["done"] == s["members"], s
+assert s["failed"] == s["members"] and s["status_counts"]["nonfinite"] == s["failed"], s
 assert sum(names[v] == "nonfinite" for v in st) == s["failed"]
 assert f["members/done"][...].all()
 print("nonfinite members:", s["failed"], "of", s["members"])
@@ -119,13 +122,18 @@ fi
   && pass "--overwrite replaces a results file" || fail "--overwrite of a results file"
 
 # a parameter that overflows every member ends each one with status nonfinite, in bounded
-# time (a NaN step size once shrank for ever in src/ode.c)
+# time (a NaN step size once shrank for ever in src/ode.c); no member succeeded, so the run
+# exits 4 with its file complete
+rc=0
 "$T" run "$CONFIGS/jeffrey-sticking.yaml" -o overflow.h5 --set model.params.N=1e308 --json --quiet \
-  > overflow.json || fail "overflowing run exited $?"
+  > overflow.json 2> overflow.err || rc=$?
+[ "$rc" = 4 ] && grep -q "members failed: nonfinite .*no member succeeded" overflow.err \
+  && pass "every member nonfinite: exit 4, said on stderr" || fail "overflowing run exited $rc: $(cat overflow.err)"
 "$PYTHON" - <<'PY' || fail "overflowing members"
 import json
 s = json.loads(open("overflow.json").read().strip().splitlines()[-1])
 assert s["status_counts"]["nonfinite"] == s["members"] > 0, s["status_counts"]
+assert s["status"] == "members_failed" and s["done"] == s["members"], s
 print("N = 1e308: all", s["members"], "members nonfinite")
 PY
 # exit weights whose sum overflows a double would make every draw land in one bin (or none)

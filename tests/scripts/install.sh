@@ -67,6 +67,14 @@ int main(int argc, char **argv) {
     const int rc2 = twofold_run_args(MPI_COMM_WORLD, 5, resume, err, sizeof err);
     if (rank == 0) printf("stop %d resume %d [%s]\n", rc, rc2, err);
   }
+  { /* steps of at most 0.1 and 5 of them cannot reach t_end 1: every member fails (4), and
+       every rank gets the message (rank 0 with the first ids, read back from the file) */
+    const char *few[] = {"ensemble.members=8", "integrator.t_end=1", "integrator.hmax=0.1",
+                         "integrator.max_steps=5", NULL};
+    rc = twofold_run_config(MPI_COMM_WORLD, argv[1], "few.h5", few, err, sizeof err);
+    printf("few %d rank %d [%s]\n", rc, rank, err);
+    fflush(stdout);
+  }
   if (rank == 0) printf("version %s %d.%d.%d\n", twofold_version(), TWOFOLD_VERSION_MAJOR,
                         TWOFOLD_VERSION_MINOR, TWOFOLD_VERSION_PATCH);
   MPI_Finalize();
@@ -90,6 +98,9 @@ if "$MPICC" -Wall -Werror embed.c $(pkg-config --cflags --libs twofold) "$rpath"
     && pass "twofold_run_args: -ts_type reaches the PETSc it initialised" || fail "nosuch: $(cat embed.txt)"
   grep -qx 'stop 3 resume 0 \[\]' embed.txt && pass "--stop-after: status 3; --resume: 0" \
     || fail "stop/resume: $(grep stop embed.txt)"
+  grep -q "^few 4 rank 0 \[8 of 8 members failed: max_steps 8 (first: 0, 1, 2, 3, 4, ...); no member succeeded; the results are complete in 'few.h5'" embed.txt \
+    && grep -q "^few 4 rank 1 \[8 of 8 members failed: max_steps 8; no member succeeded" embed.txt \
+    && pass "every member failed: status 4 and the message on both ranks" || fail "few: $(grep few embed.txt)"
   grep -qx "version $want ${want//./.}" embed.txt && pass "twofold_version() and TWOFOLD_VERSION_* = $want" \
     || fail "version line: $(grep version embed.txt)"
   grep -qx finalized embed.txt && pass "the program went on to MPI_Finalize" || fail "no MPI_Finalize"

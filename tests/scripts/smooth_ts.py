@@ -42,9 +42,9 @@ T.check(j["integrator"] == "petsc-ts/rosw" and j["steps"] > 0 and j["jacobian_ev
         f"config type reported with counts: {j['integrator']}, {j['steps']} steps, {j['jacobian_evals']} Jacobians")
 j = T.run(ENS, "cl.h5", extra=("-ts_type", "bdf"))
 T.check(j["integrator"] == "petsc-ts/bdf", f"-ts_type on the command line wins: {j['integrator']}")
-j = T.run(ENS, "steps.h5", 'integrator.ts.options="-ts_max_steps 5"')
+j = T.run(ENS, "steps.h5", 'integrator.ts.options="-ts_max_steps 5"', code=4)  # none succeeds
 T.check(j["status_counts"]["max_steps"] == 10, f"config option -ts_max_steps 5 honoured: {j['status_counts']}")
-T.run(ENS, "steps300.h5", 'integrator.ts.options="-ts_max_steps 300"', "integrator.ts.batch=4")
+T.run(ENS, "steps300.h5", 'integrator.ts.options="-ts_max_steps 300"', "integrator.ts.batch=4", code=4)
 with h5py.File("steps300.h5") as f:
     tf = f["members/t_final"][:]
 T.check(len(set(tf.tolist())) == 10 and (tf < 2).all(),

@@ -29,15 +29,15 @@ def write(name, text):
     return name
 
 
-def run(config, out, *sets, ranks=1, extra=()):
-    """Runs twofold and returns its --json summary."""
+def run(config, out, *sets, ranks=1, extra=(), code=0):
+    """Runs twofold, expecting exit status `code`, and returns its --json summary."""
     cmd = [TWOFOLD, "run", config, "-o", out, "--quiet", "--json", "--overwrite", *extra]
     for s in sets:
         cmd += ["--set", s]
     if ranks > 1:
         cmd = [MPIEXEC, "-n", str(ranks)] + cmd
     res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
+    if res.returncode != code:
         raise RuntimeError(f"{' '.join(cmd)} exited {res.returncode}: {res.stderr}")
     return json.loads(res.stdout.strip().splitlines()[-1])
 

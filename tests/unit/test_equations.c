@@ -194,6 +194,78 @@ static void test_config(void) {
                "m.yaml:3: key 'model.equations.state': state name 'x' is used twice");
 }
 
+/* sign() of the state inside a Filippov model hides a switching surface: refused, naming
+ * line, key, column and what to write; abs, min, max (continuous) and sign() of parameters
+ * stay allowed; a flow's sign() of the state reads, with a warning pointing to 'switching'. */
+static void check_warning(const char *yaml, const char *want) {
+  tf_error err = {""};
+  tf_config *cfg = tf_config_parse_string(yaml, "m.yaml", &err);
+  char text[2048] = "";
+  const int n = cfg ? tf_equations_warnings(cfg, text, sizeof text) : -1;
+  if (want)
+    CHECK(n == 1 && strstr(text, want), "warning '%s' lacks '%s'", text, want);
+  else
+    CHECK(n == 0 && !text[0], "no warning expected, got '%s'", text);
+  tf_config_free(cfg);
+}
+
+static void test_sign_of_state(void) {
+  const char *head = "model:\n  equations:\n    state: [x, v]\n    parameters: {k: 1}\n";
+  char yaml[1024];
+#define CASE(body, want)                           \
+  snprintf(yaml, sizeof yaml, "%s%s", head, body); \
+  check_config(yaml, want)
+  /* Filippov: slip fields */
+  CASE(
+      "    switching: v - 0.2\n    slip:\n      plus: {x: v, v: -x - 1}\n"
+      "      minus:\n        x: v\n        v: -x + k*sign(x - 0.5)\n",
+      "m.yaml:10: key 'model.equations.slip.minus.v': column 8: sign(x - 0.5) jumps");
+  CASE(
+      "    switching: v - 0.2\n    slip:\n      plus: {x: v, v: -x - 1}\n"
+      "      minus:\n        x: v\n        v: -x + k*sign(x - 0.5)\n",
+      "{s1: v - 0.2, s2: x - 0.5}");
+  CASE(
+      "    switching: v - 0.2\n    slip:\n      plus:\n        x: v\n"
+      "        v: -x - sign(  v - 0.2 )\n      minus: {x: v, v: -x + 1}\n",
+      "m.yaml:9: key 'model.equations.slip.plus.v': column 6: sign(v - 0.2) jumps where v - 0.2 "
+      "changes sign");
+  CASE(
+      "    switching: v - 0.2\n    slip:\n      plus:\n        x: v\n"
+      "        v: -x - sign(v - 0.2)\n      minus: {x: v, v: -x + 1}\n",
+      "+1 in slip.plus (h > 0), -1 in slip.minus (h < 0)");
+  CASE("    switching: sign(x)*v\n    slip: {plus: {x: v, v: -1}, minus: {x: v, v: 1}}\n",
+       "m.yaml:5: key 'model.equations.switching': column 1: sign(x) jumps");
+  /* continuous kinks and constant signs are fine */
+  CASE(
+      "    switching: v - 0.2\n    slip:\n      plus: {x: v, v: -x - exp(-abs(v - 0.2))}\n"
+      "      minus: {x: v, v: '-x + min(x, 1) + max(v, 0) + sign(k - 2)'}\n",
+      NULL);
+  /* several switching functions: the field and the functions */
+  CASE(
+      "    switching: {s1: v - 0.2}\n    field:\n      x: v\n"
+      "      v: -x - s1*exp(-abs(v - 0.2)) + 0.1*sign(v - 0.2)\n",
+      "m.yaml:8: key 'model.equations.field.v': column 34: sign(v - 0.2) jumps");
+  CASE(
+      "    switching: {s1: v - 0.2}\n    field:\n      x: v\n"
+      "      v: -x - s1*exp(-abs(v - 0.2)) + 0.1*sign(v - 0.2)\n",
+      "write instead the sign 's1'");
+  CASE("    switching: {s1: v - 0.2}\n    field: {x: v, v: -x - s1 + sign(x)}\n",
+       "a switching function of its own, 's2: x' under 'switching'");
+  CASE("    switching: {s1: v - 0.2, s2: sign(x) + v}\n    field: {x: v, v: -x - s1 - s2}\n",
+       "key 'model.equations.switching.s2': column 1: sign(x) jumps");
+  CASE("    switching: {s1: v - 0.2}\n    field: {x: v, v: -x - s1*exp(-abs(v - 0.2))}\n", NULL);
+#undef CASE
+  const char *flow = "model:\n  equations:\n    state: [x, v]\n    field:\n      x: v\n";
+  snprintf(yaml, sizeof yaml, "%s      v: -x - 0.3*sign(v)\n", flow);
+  check_config(yaml, NULL); /* a flow may mean it */
+  check_warning(yaml,
+                "m.yaml:6: key 'model.equations.field.v': column 10: sign(v) makes the "
+                "field jump");
+  check_warning(yaml, "'switching: v'");
+  snprintf(yaml, sizeof yaml, "%s      v: -x - 0.3*abs(v) + sign(-1)\n", flow);
+  check_warning(yaml, NULL);
+}
+
 static int generate(const char *path) {
   tf_error err;
   tf_config *cfg = tf_config_load(path, &err);
@@ -217,5 +289,6 @@ int main(int argc, char **argv) {
   test_errors();
   test_format();
   test_config();
+  test_sign_of_state();
   return check_report("test_equations");
 }

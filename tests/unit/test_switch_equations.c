@@ -40,7 +40,7 @@ int main(void) {
   /* affine, though not written as f0 + s1 b1 + s2 b2 */
   const char *affine[] = {
       "-k*x - s1 + 0.5*s2",          "(s1 + s2)*x/2",
-      "-(s1 - 2*s2)/k + x^2",        "s1*exp(-abs(v))*sign(x) + s2*sin(x)",
+      "-(s1 - 2*s2)/k + x^2",        "s1*exp(-abs(v))*sign(k) + s2*sin(x)",
       "(1 + x)*(s1*k - v*s2)",       "s1/(2 + x^2) - s2*min(x, v)",
       "pow(s1, 1) + s2^1 + s1*0*s2", "s1 - s1 + s2",
   };
@@ -86,5 +86,11 @@ int main(void) {
     snprintf(want, sizeof want, "%s%s", at, nonaffine[i].want);
     check_field(nonaffine[i].field, want);
   }
+  /* sign(x) is s2 off x = 0, so s1*sign(x) is the product s1*s2 in disguise, and on x = 0 it
+   * is 0 where s2 is the sticking multiplier: refused like every sign() of the state */
+  char want[512];
+  snprintf(want, sizeof want, "%scolumn 17: sign(x) jumps where x changes sign", at);
+  check_field("s1*exp(-abs(v))*sign(x) + s2*sin(x)", want);
+  check_field("s1*exp(-abs(v))*sign(x) + s2*sin(x)", "write instead the sign 's2'");
   return check_report("test_switch_equations");
 }
