@@ -4,8 +4,10 @@
     /usr/bin/python3 postproc/scan_figure.py RESULTS.h5 FIGURE.png
 
 One parameter: every Lyapunov exponent against it, with the standard-error band and the
-zero line (lambda_1 > 0: chaos).  Two parameters: lambda_1 as a colour map (diverging around
-0).  Reads /members/{grid, spectrum, error} and the attributes scan_x_param, scan_y_param.
+zero line.  The title counts lambda_1 > 0 (chaos) only where it exceeds SIGNIFICANCE standard
+errors of its block spread: a periodic orbit's lambda_1 is 0 and its estimate scatters around
+0 by about that error.  Two parameters: lambda_1 as a colour map (diverging around 0).
+Reads /members/{grid, spectrum, error} and the attributes scan_x_param, scan_y_param.
 """
 import sys
 
@@ -31,6 +33,23 @@ def load(path):
     return dict(grid=grid, spec=spec, err=err, xname=xname, yname=yname, model=model)
 
 
+SIGNIFICANCE = 2  # standard errors
+
+
+def positive(d):
+    """Per point: lambda_1 > 0 beyond SIGNIFICANCE standard errors (False where undefined)."""
+    l1, e1 = d["spec"][:, 0], d["err"][:, 0]
+    with np.errstate(invalid="ignore"):
+        return l1 > SIGNIFICANCE * e1
+
+
+def title(d):
+    """The one-parameter figure's title: the share of points with lambda_1 > 0 (positive)."""
+    share = np.mean(positive(d))
+    return (f"{d['model']}: Lyapunov spectrum versus {d['xname']} ({len(d['grid'])} points, "
+            f"lambda_1 > 0 beyond {SIGNIFICANCE} s.e. on {100 * share:.0f} %)")
+
+
 def main(path, out):
     d = load(path)
     grid, spec, err, xname, yname, model = (d[k] for k in ("grid", "spec", "err", "xname", "yname",
@@ -45,9 +64,7 @@ def main(path, out):
         ax.set_xlabel(xname)
         ax.set_ylabel("Lyapunov exponent")
         ax.legend()
-        chaotic = np.mean(spec[:, 0] > 0)
-        ax.set_title(f"{model}: Lyapunov spectrum versus {xname} "
-                     f"({len(x)} points, lambda_1 > 0 on {100 * chaotic:.0f} %)")
+        ax.set_title(title(d))
     else:
         xs, ys = np.unique(grid[:, 0]), np.unique(grid[:, 1])
         l1 = spec[:, 0].reshape(len(ys), len(xs))

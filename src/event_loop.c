@@ -36,6 +36,8 @@ struct tf_event_loop {
   double *segment_sums, *total_sums, *exponents;
   double segment_start, total_time, next_qr;
   int segments;
+  double *frame;   /* n m: the tangent vectors where the last run ended */
+  bool have_frame; /* ... if it ended ok: the next run continues them */
 };
 
 tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops *ops, void *ctx,
@@ -47,7 +49,7 @@ tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops 
   l->samples = opts->ode.method == TF_RK_DOP853 ? SAMPLES_PER_DOP853_STEP : SAMPLES_PER_STEP;
   l->stepper = tf_dopri5_create(l->na);
   l->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  l->start = calloc(3 * l->na + 2 * n + 3 * (m + 1), sizeof *l->start);
+  l->start = calloc(3 * l->na + 2 * n + 3 * (m + 1) + n * m, sizeof *l->start);
   if (!l->stepper || !l->root || !l->start) {
     tf_event_loop_destroy(l);
     return NULL;
@@ -55,7 +57,7 @@ tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops 
   l->sample = l->start + l->na, l->work = l->sample + l->na;
   l->field = l->work + l->na, l->probe = l->field + n;
   l->segment_sums = l->probe + n, l->total_sums = l->segment_sums + m + 1;
-  l->exponents = l->total_sums + m + 1;
+  l->exponents = l->total_sums + m + 1, l->frame = l->exponents + m + 1;
   if (m > 0) {
     l->qr_a = gsl_matrix_alloc(n, m), l->qr_q = gsl_matrix_alloc(n, n);
     l->qr_r = gsl_matrix_alloc(n, m), l->qr_tau = gsl_vector_alloc(m < n ? m : n);
@@ -202,10 +204,17 @@ static int land_on_event(tf_event_loop *l, int which, double t_start, double t_s
 
 /* --- tangent vectors -------------------------------------------------------------------------- */
 
-static void reset_tangents(tf_event_loop *l, double *x) {
-  memset(x + l->n, 0, l->n * l->m * sizeof *x);
-  for (size_t c = 0; c < l->m; c++) x[l->n + c * l->n + c] = 1.0;
-  if (l->ops.start_tangents) l->ops.start_tangents(l->ctx, x);
+/* The tangent vectors a run or segment starts from: the last run's frame if `continued` and
+ * that run ended ok, else the identity; then the engine's adjustment. */
+static void start_tangents(tf_event_loop *l, double *x, bool continued) {
+  continued = continued && l->have_frame;
+  if (continued) {
+    memcpy(x + l->n, l->frame, l->n * l->m * sizeof *x);
+  } else {
+    memset(x + l->n, 0, l->n * l->m * sizeof *x);
+    for (size_t c = 0; c < l->m; c++) x[l->n + c * l->n + c] = 1.0;
+  }
+  if (l->ops.start_tangents) l->ops.start_tangents(l->ctx, x, continued);
 }
 
 /* Householder QR of the tangent vectors; adds log |R_cc| to the segment's sums. */
@@ -237,7 +246,7 @@ static void add_segment(tf_event_loop *l, double t) {
 void tf_event_loop_close_segment(tf_event_loop *l, double t, double *x) {
   if (!l->m || orthonormalize(l, x)) return;
   add_segment(l, t);
-  reset_tangents(l, x);
+  start_tangents(l, x, false);
   l->next_qr = t + l->opt.qr_interval;
 }
 
@@ -265,7 +274,8 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   const tf_event_loop_ops *ops = &l->ops;
   double t = t0, window_start = t0;
   long window_events = 0;
-  reset_tangents(l, x);
+  start_tangents(l, x, true);
+  l->have_frame = false; /* taken: set again by a run that ends ok */
   for (size_t c = 0; c < l->m; c++) l->segment_sums[c] = l->total_sums[c] = 0;
   l->segment_start = t0, l->total_time = 0, l->segments = 0;
   l->next_qr = l->m ? t0 + l->opt.qr_interval : INFINITY;
@@ -337,6 +347,8 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
       l->exponents[c] = l->total_time > 0 ? l->total_sums[c] / l->total_time : NAN;
     res.lyapunov = l->exponents;
     res.tangent_time = l->total_time;
+    memcpy(l->frame, x + l->n, l->n * l->m * sizeof *x);
+    l->have_frame = true;
   }
   res.segments = l->segments;
   res.t = t;

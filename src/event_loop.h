@@ -20,7 +20,8 @@
  *   - the finiteness check, the bound on events per unit time (Zeno) and the restart;
  *   - the Lyapunov bookkeeping: m tangent vectors stored after the n state values, QR
  *     re-orthonormalisation (GSL) every qr_interval, segments closed where the flow is not
- *     differentiable (a passage through a nondeterministic two-fold), the exponents at the end.
+ *     differentiable (a passage through a nondeterministic two-fold), the exponents at the end,
+ *     and the frame each run hands on to the next (tf_event_loop_run).
  * The engine keeps its public API, its result structure and its event log; the loop only reads
  * the engine's count of logged events (for the Zeno bound). */
 #ifndef TF_EVENT_LOOP_H
@@ -60,10 +61,11 @@ typedef struct tf_event_loop_ops {
   /* Whether event function `which` of the current mode is smooth along the flow at its roots,
    * so that Newton steps may correct its time (NULL: all are). */
   bool (*smooth)(void *ctx, int which);
-  /* Optional: replaces the identity the tangent vectors restart from (x holds n + n m values),
-   * e.g. by a basis of the manifold the current mode keeps the state on, so that no vector
-   * starts in a direction the mode kills. */
-  void (*start_tangents)(void *ctx, double *x);
+  /* Optional: adjusts the tangent vectors a run or a segment starts from (x holds n + n m
+   * values): the frame the last run ended with (`continued`), or else the identity, which the
+   * engine may replace by a generic frame; e.g. projected onto the manifold the current mode
+   * keeps the state on, so that no vector starts in a direction the mode kills. */
+  void (*start_tangents)(void *ctx, double *x, bool continued);
   /* Optional: a time the next step must not pass (INFINITY: none), asked before every step.
    * An engine whose mode starts on an event function's boundary (a flight just after an
    * impact) bounds the first step so that the locator's grid resolves a short excursion. */
@@ -97,8 +99,13 @@ tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops 
                                     const tf_event_loop_options *opts);
 void tf_event_loop_destroy(tf_event_loop *l);
 
-/* Integrates from (t0, x) to t_end in the engine's current mode; x holds n + n m values (the
- * tangent vectors are reset to the identity) and is overwritten with the final state.
+/* Integrates from (t0, x) to t_end in the engine's current mode; x holds n + n m values and is
+ * overwritten with the final state.  The tangent vectors in x are not read: a run continues
+ * the orthonormal frame the loop's last run ended with if that run ended ok, and the first
+ * run (or one after a failure) starts from the identity.  Consecutive runs from the states
+ * their predecessors ended in (Lyapunov blocks) are so one Benettin computation: a fresh frame
+ * per run would average its alignment, about ln(c) / (run time), into every run's exponents.
+ * A new computation (another member) needs a new loop (the engines' enable_tangent).
  * `events` is the engine's count of logged events, read for the Zeno bound. */
 tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, double t_end,
                                        const long *events);

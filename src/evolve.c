@@ -457,8 +457,8 @@ static void step_done(void *ctx, double t0, double t1) {
 }
 
 /* While sliding, the tangent vectors live in T Sigma: an arrival's saltation put them there,
- * and a run that starts sliding (a Lyapunov block, whose tangents restart from the identity)
- * has them projected there before each QR (orthogonally: the transverse part of a
+ * and a run that starts sliding from the identity (the first Lyapunov block, or a segment
+ * after a two-fold) has them projected there before each QR (orthogonally: the transverse part of a
  * perturbation dies on reaching Sigma, whichever side it came from). */
 static void project_sliding_tangents(void *ctx, double *x) {
   tf_evolve *e = ctx;

@@ -41,11 +41,6 @@ struct tf_impact {
   double sample_t0, sample_t1;
   /* scratch: dim each, fd dim + dim m; proj dim x dim */
   double *f, *g, *y, *z, *grad, *gradp, *xplus, *jac, *fd, *proj;
-  /* the tangent vectors where the last run ended ok: the next run (a Lyapunov block, from
-   * the state that run ended in) continues them instead of restarting from the identity,
-   * whose alignment would bias every block by about ln(c) / (block time) */
-  double *frame;
-  bool have_frame;
 };
 
 void tf_impact_options_default(tf_impact_options *o) {
@@ -435,16 +430,12 @@ void tf_impact_start_frame(size_t n, size_t m, double *v) {
   }
 }
 
-/* A run starts its vectors from the generic frame, or continues the last run's if it ended
- * ok; one that starts on a constraint starts them on it.  (Called at the start of a run
+/* A run starts its vectors from the generic frame unless it continues the last run's (the
+ * loop's); one that starts on a constraint starts them on it.  (Called at the start of a run
  * only: nothing closes a segment mid-run here.) */
-static void loop_start_tangents(void *ctx, double *x) {
+static void loop_start_tangents(void *ctx, double *x, bool continued) {
   tf_impact *e = ctx;
-  if (e->have_frame)
-    memcpy(x + e->n, e->frame, e->n * e->m * sizeof *x);
-  else
-    tf_impact_start_frame(e->n, e->m, x + e->n);
-  e->have_frame = false; /* taken: set again by a run that ends ok */
+  if (!continued) tf_impact_start_frame(e->n, e->m, x + e->n);
   if (e->mode == MODE_STICK) tangents_onto_constraint(e, e->stuck, x);
 }
 
@@ -460,14 +451,14 @@ tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_option
   e->k = k, e->n = n, e->m = m, e->o = *o, e->nimpacts = nimpacts;
   if (e->o.chatter_impacts < 3) e->o.chatter_impacts = 3;
   if (e->o.chatter_impacts > HISTORY) e->o.chatter_impacts = HISTORY;
-  e->f = calloc(8 * n + 3 * n * n + na, sizeof *e->f);
+  e->f = calloc(8 * n + 2 * n * n + na, sizeof *e->f);
   if (!e->f) {
     free(e);
     return NULL;
   }
   e->g = e->f + n, e->y = e->g + n, e->z = e->y + n, e->grad = e->z + n;
   e->gradp = e->grad + n, e->xplus = e->gradp + n, e->jac = e->xplus + n, e->fd = e->jac + n * n;
-  e->proj = e->fd + n + na, e->frame = e->proj + n * n;
+  e->proj = e->fd + n + na;
   const tf_event_loop_ops ops = {
       .rhs = loop_rhs,
       .field = mode_field,
@@ -541,7 +532,5 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
   e->res.steps = r.steps, e->res.rhs_evals = r.rhs_evals;
   e->res.lyapunov = r.lyapunov, e->res.tangent_time = r.tangent_time, e->res.segments = r.segments;
   if (e->mode == MODE_STICK) e->res.stick_time += fmax(0.0, r.t - e->stick_start);
-  e->have_frame = e->m > 0 && e->res.status == TF_MEMBER_OK && !e->stop;
-  if (e->have_frame) memcpy(e->frame, x + e->n, e->n * e->m * sizeof *x);
   return e->res;
 }

@@ -96,7 +96,8 @@ void tf_impact_set_sampler(tf_impact *e, tf_impact_sampler fn, void *ctx, long n
  * contact force sticks; a start outside the admissible set fails with a message.
  * With tangent vectors, the first run of an engine starts them from tf_impact_start_frame and
  * every later run continues them where the run before it ended ok (consecutive Lyapunov
- * blocks, each from the state the one before ended in); the values in x are not read. */
+ * blocks, each from the state the one before ended in: event_loop.h); the values in x are
+ * not read. */
 tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double *x, double t_end);
 
 /* The m orthonormal vectors of dimension n (column c at v + c n) that tangent vectors start

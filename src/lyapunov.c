@@ -585,18 +585,18 @@ int tf_lyapunov_switches(const tf_kernel *k, const double *p, const double *x0,
 }
 
 typedef struct contact_ctx {
-  const tf_kernel *k;
-  const double *p;
-  const tf_contact_options *tangent;
-  tf_contact_result res; /* holds the block's exponents */
+  tf_evolve2 *e;
+  tf_evolve2_result res; /* holds the block's exponents */
 } contact_ctx;
 
 static block_outcome contact_block(void *ctx, double t0, double *x, double t1) {
   contact_ctx *c = ctx;
-  c->res = tf_contact_run(c->k, c->p, c->tangent, t0, x, t1, NULL);
-  return (block_outcome){c->res.status, c->res.steps, 0, c->res.c2.lyapunov};
+  c->res = tf_evolve2_run(c->e, t0, x, t1);
+  return (block_outcome){c->res.status, c->res.steps, 0, c->res.lyapunov};
 }
 
+/* One codimension-2 engine for the transient and every block, so that each block continues
+ * the tangent vectors of the one before (event_loop.h). */
 int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
                         const tf_contact_options *co, const tf_lyapunov_options *o,
                         tf_lyapunov_result *r, tf_error *err) {
@@ -605,15 +605,19 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
   if (check_options(k, o, err)) return -1;
   averager a;
   if (setup_result(r, o, &a, o->interval, err)) return -1;
-  tf_contact_options plain = *co, tangent = *co;
-  plain.exponents = 0;
-  tangent.exponents = o->exponents, tangent.lyapunov_interval = o->interval;
+  tf_evolve2 *e = tf_evolve2_create(k, p, &co->engine);
+  if (!e) return tf_fail(err, "cannot set up the codimension-2 engine for '%s'", k->name);
   double x[TF_MAX_DIM];
   memcpy(x, x0, k->dim * sizeof *x);
-  tf_contact_result res = tf_contact_run(k, p, &plain, 0.0, x, o->transient, NULL);
+  const tf_evolve2_result res = tf_evolve2_run(e, 0.0, x, o->transient);
   r->steps += res.steps;
-  contact_ctx ctx = {.k = k, .p = p, .tangent = &tangent};
-  finish_blocks(&a, k->dim, x, run_blocks(&a, o, contact_block, &ctx, x, res.status));
+  int status = res.status;
+  if (status == TF_MEMBER_OK && tf_evolve2_enable_tangent(e, o->exponents, o->interval))
+    status = TF_MEMBER_FAILED;
+  contact_ctx ctx = {.e = e};
+  status = run_blocks(&a, o, contact_block, &ctx, x, status);
+  tf_evolve2_destroy(e);
+  finish_blocks(&a, k->dim, x, status);
   return 0;
 }
 

@@ -5,7 +5,10 @@
  * Q is re-orthonormalised by a Householder QR (GSL) every `interval` time units; the
  * exponents are the time averages of log |R_ii|.  Maps: Q <- J(x_k) Q every step, QR every
  * `interval` steps.  J comes from the kernel, or from central differences.  The time is cut
- * into blocks; the spread of the block averages gives the error estimate.  Alongside, the
+ * into blocks of one computation: the tangent vectors run on across block boundaries (on
+ * every route; the event-driven engines hand their frame from block to block, event_loop.h),
+ * so the blocks' sum is the estimate of the whole run, whatever their number, and the spread
+ * of the block averages gives its error (their standard error).  Alongside, the
  * time average of tr J (flows) or log |det J| (maps) is accumulated: with all exponents it
  * must equal their sum, an independent check of the computation. */
 #ifndef TF_LYAPUNOV_H
@@ -62,9 +65,9 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const struct tf_sm
                          tf_lyapunov_result *r, tf_error *err);
 /* Filippov flows, event-driven: tangent vectors cross events through saltation matrices
  * (saltation false: plain continuation, which is wrong, for demonstration).  The duration
- * is cut into blocks run one after the other; each block's exponents come from
- * tf_evolve_run, and segments broken by nondeterministic two-folds are counted in
- * `segments` (the exponent through the singularity is not defined). */
+ * is cut into blocks run one after the other, each continuing the tangent vectors of the one
+ * before; each block's exponents come from tf_evolve_run, and segments broken by nondeterministic
+ * two-folds are counted in `segments` (the exponent through the singularity is not defined). */
 int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
                          const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                          tf_lyapunov_result *r, tf_error *err);

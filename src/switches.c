@@ -30,8 +30,6 @@ struct tf_switches {
   double stick_since; /* start of the current mode, for the sticking times */
   size_t nv, na;      /* tangent vectors, and n + n nv */
   double *aug, *f1, *f2, *probe, *jac;
-  double *frame;   /* the tangent vectors where the last run left them (n nv) */
-  bool have_frame; /* ... after a run that ended ok */
 };
 
 tf_switches_options tf_switches_default_options(void) {
@@ -399,8 +397,7 @@ static void project_tangents(void *ctx, double *x) {
 }
 
 /* Where a run (a Lyapunov block) starts its tangent vectors.  After a run that ended ok, where
- * the last one left them: consecutive blocks then continue one Benettin computation, and no
- * block pays the alignment of a fresh frame (about ln(c) / block length on every exponent).
+ * the last one left them (`continued`, the loop's frame: event_loop.h).
  * The first run starts from a fixed generic frame (the same in every run: results stay
  * reproducible), not the identity, which is wrong here twice over: with contacts sticking,
  * some coordinate vectors lie in directions the sticking kills, and the QR would order a dead
@@ -410,17 +407,17 @@ static void project_tangents(void *ctx, double *x) {
  * into the tangent space of the sticking surfaces and orthonormalised (Gram-Schmidt), as many
  * vectors as are independent; the others keep the identity's columns and die with the
  * sticking (counted in `collapsed`). */
-static void start_tangents(void *ctx, double *x) {
+static void start_tangents(void *ctx, double *x, bool continued) {
   tf_switches *sw = ctx;
-  if (!sw->have_frame && !any_stuck(sw) && sw->nv == sw->n) return;
-  const size_t n = sw->n, kept = sw->have_frame ? sw->nv : 0;
+  if (!continued && !any_stuck(sw) && sw->nv == sw->n) return;
+  const size_t n = sw->n, kept = continued ? sw->nv : 0;
   double basis[TF_MAX_DIM][TF_MAX_DIM], grad[MAXM][TF_MAX_DIM];
   const int k = stuck_normals(sw, sw->mode, x, grad, NULL);
   size_t live = 0;
   for (size_t j = 0; j < kept + n && live < sw->nv; j++) {
     double *q = basis[live];
     if (j < kept)
-      memcpy(q, sw->frame + j * n, n * sizeof *q);
+      memcpy(q, x + n + j * n, n * sizeof *q);
     else
       for (size_t i = 0; i < n; i++)
         q[i] = sin(1.0 + 0.7548776662466927 * (double)((j - kept + 1) * (i + 1)));
@@ -434,6 +431,8 @@ static void start_tangents(void *ctx, double *x) {
     for (size_t i = 0; i < n; i++) q[i] /= norm;
     live++;
   }
+  memset(x + n, 0, n * sw->nv * sizeof *x); /* the dead ones: the identity's columns */
+  for (size_t c = live; c < sw->nv; c++) x[n + c * n + c] = 1.0;
   for (size_t c = 0; c < live; c++) memcpy(x + n + c * n, basis[c], n * sizeof *x);
 }
 
@@ -494,12 +493,10 @@ int tf_switches_enable_tangent(tf_switches *sw, int vectors, double interval) {
                                     .max_events = sw->opt.max_events,
                                     .qr_interval = interval};
   sw->loop = tf_event_loop_create(n, nv, &loop_ops, sw, &lo);
-  /* aug, f1, f2, probe, jac, frame */
-  sw->aug = calloc(na + 3 * n + n * n + n * nv, sizeof *sw->aug);
+  /* aug, f1, f2, probe, jac */
+  sw->aug = calloc(na + 3 * n + n * n, sizeof *sw->aug);
   if (!sw->loop || !sw->aug) return -1;
   sw->f1 = sw->aug + na, sw->f2 = sw->f1 + n, sw->probe = sw->f2 + n, sw->jac = sw->probe + n;
-  sw->frame = sw->jac + n * n;
-  sw->have_frame = false;
   return 0;
 }
 
@@ -549,8 +546,6 @@ tf_switches_result tf_switches_run(tf_switches *sw, double t0, double *x_io, dou
       memcpy(res.lyapunov, r.lyapunov, sw->nv * sizeof *res.lyapunov);
       res.tangent_time = r.tangent_time;
     }
-    sw->have_frame = sw->nv > 0 && r.status == TF_MEMBER_OK;
-    if (sw->have_frame) memcpy(sw->frame, x + sw->n, sw->n * sw->nv * sizeof *x);
     close_stick_time(sw, res.t);
   } else {
     res.status = status != TF_MEMBER_OK ? status : TF_MEMBER_NONFINITE;

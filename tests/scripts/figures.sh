@@ -78,6 +78,14 @@ diff = np.abs(s["spec"][:, 0] - lam)
 assert diff.max() < 1e-9, diff.max()  # the same iteration: equal up to round-off
 print("scan figure: lambda_1 drawn at", len(mu), "points, median |difference| to numpy",
       np.median(diff), ", largest", diff.max())
+# its title counts lambda_1 > 0 only beyond two standard errors (both read from the file
+# here): a periodic orbit's lambda_1 = 0 comes out scattered around 0 by about its error
+with h5py.File("scan.h5", "r") as f:
+    l1 = f["members/spectrum"][...].reshape(len(mu), -1)[:, 0]
+    e1 = f["members/error"][...].reshape(len(mu), -1)[:, 0]
+share = round(100 * np.mean(l1 > 2 * e1))
+assert f"lambda_1 > 0 beyond 2 s.e. on {share} %" in scan_figure.title(s), scan_figure.title(s)
+print("scan figure title:", scan_figure.title(s))
 g = wheel_fig4.load("f4.h5")
 with h5py.File("f4.h5", "r") as f:
     assert np.array_equal(np.ravel(g["cls"]), f["members/class"][...]), "class grid"
