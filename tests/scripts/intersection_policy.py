@@ -15,7 +15,9 @@ along Sigma.  This test checks
 3. regularised: at >= 20 logged arrivals the branch the engine picks is the branch the smoothed
    wheel (sign(h) -> tanh(h / eps) in eqs 6-7, integrated here with scipy's Radau) takes from
    the member's own path (its previous crossing of Sigma) through the arrival, at
-   eps = 1e-5, 1e-6 and 1e-7 — and the smoothed branch is the same at all three eps;
+   eps = 1e-5, 1e-6 and 1e-7 — and the smoothed branch is the same at all three eps; and the
+   threshold along I between the two branches, bisected on the eps-free blow-up written here,
+   separates the engine's regularised choices;
 4. bad input: an unknown kind, a negative weight, weights without `weighted`, replay without a
    file: exit 2 with file, line and key.
 """
@@ -229,6 +231,53 @@ for mlog in log:
         break
 T.check(tested >= 20 and agree == tested,
         f"regularised = the smoothed wheel's branch at eps = 1e-5, 1e-6, 1e-7: {agree} of {tested}")
+
+# the threshold along I from the blow-up written here: z = (h, g) / eps obeys the eps-free
+# z' = a + G (F, M)(direction z, tanh(z_h)) at (r, 0, omega0); the orbit entering from z = 100
+# along the arriving fan direction ends in the layer going to g < 0 (sticking flow) or in slip-
+
+
+def blowup_branch(r):
+    x = np.array([r, 0.0, W0])
+    f0, b = f0_b(x)
+    J = jac_hg(x)
+    a, G = J @ f0, J @ b
+
+    def field(t, z):
+        return a + G @ friction(z[0], z[1], math.tanh(z[0]))
+
+    def v_of(th):
+        w = a + G @ friction(math.cos(th), math.sin(th), 1.0)
+        return w @ [-math.sin(th), math.cos(th)]
+
+    grid = np.linspace(1.0, math.pi / 2 - 1e-7, 800)
+    vals = [v_of(t) for t in grid]
+    roots = [brentq(v_of, grid[i], grid[i + 1]) for i in range(len(grid) - 1) if vals[i] * vals[i + 1] < 0]
+    th = roots[-1]  # the arrivals' direction next to the g > 0 edge of h > 0
+
+    def out(t, z):
+        return abs(z[0]) - 20 if t > 1 else -1
+    out.terminal = True
+
+    def far(t, z):
+        return abs(z[1]) - 200 if t > 1 else -1
+    far.terminal = True
+    s = solve_ivp(field, (0, 1e6), 100 * np.array([math.cos(th), math.sin(th)]), method="LSODA",
+                  rtol=1e-10, atol=1e-12, events=(out, far))
+    z = s.y[:, -1]
+    return 1 if z[0] >= 20 else -1 if z[0] <= -20 else (0 if z[1] < 0 else -1)
+
+
+lo, hi = 0.1815, 0.1830
+T.check(blowup_branch(lo) == 0 and blowup_branch(hi) == -1, "blow-up: sticking flow below, slip- above")
+while hi - lo > 5e-6:
+    mid = 0.5 * (lo + hi)
+    lo, hi = (mid, hi) if blowup_branch(mid) == 0 else (lo, mid)
+print(f"blow-up threshold along I: r = {lo:.6f} .. {hi:.6f}")
+rs = np.array([r[5][0] for r in reg])
+sd = np.array([r[3] for r in reg])
+T.check(((sd == 0) == (rs < hi)).all() and not ((rs > lo) & (rs < hi)).any(),
+        f"every regularised choice ({len(reg)}) on the side of the blow-up threshold it belongs to")
 
 # --- 4: bad input --------------------------------------------------------------------------
 def refused(pattern, *sets):
