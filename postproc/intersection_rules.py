@@ -40,7 +40,7 @@ def main(uniform_path, regularised_path):
     below = r_reg[(side_reg == 0) & (code_reg == 3)].max()
     above = r_reg[(side_reg == -1) & (code_reg == 3)].min()
     separated = below < above and not ((side_reg == 1) & (code_reg == 3)).any()
-    print(f"  threshold: sticking flow for r <= {below:.6f}, slip- for r >= {above:.6f}"
+    print(f"  threshold: sticking flow for r <= {below:.8f}, slip- for r >= {above:.8f}"
           f" ({'one threshold separates them' if separated else 'NOT separated by one threshold'})")
 
     r_uni, side_uni, code_uni, visits_uni, _ = choices(uniform_path)
@@ -55,7 +55,8 @@ def main(uniform_path, regularised_path):
           f" above (slip-): {(r_uni >= above).sum()}")
     for name, v in (("uniform", visits_uni), ("regularised", visits_reg)):
         print(f"returned to the two-fold under {name}: {(v >= 1).sum()} of {len(v)} members"
-              f" ({(v >= 1).mean():.3f}), {v.sum()} returns")
+              f" ({(v >= 1).mean():.3f}), {v.sum()} returns; members by returns"
+              f" {dict(enumerate(np.bincount(v)))}")
 
 
 if __name__ == "__main__":

@@ -269,7 +269,8 @@ def blowup_branch(r):
 
 
 lo, hi = 0.1815, 0.1830
-T.check(blowup_branch(lo) == 0 and blowup_branch(hi) == -1, "blow-up: sticking flow below, slip- above")
+T.check(blowup_branch(0.1755) == 0 and blowup_branch(lo) == 0 and blowup_branch(hi) == -1,
+        "blow-up: sticking flow at r = 0.1755 and 0.1815, slip- at 0.1830")
 while hi - lo > 5e-6:
     mid = 0.5 * (lo + hi)
     lo, hi = (mid, hi) if blowup_branch(mid) == 0 else (lo, mid)
