@@ -11,7 +11,8 @@ along Sigma.  This test checks
    flow along Sigma where it moves away from I (sliding) or escapes.  Poisson-binomial bounds
    (4.5 sigma) at a fixed seed (weights 1 : 9, so equal shares would miss by 10 sigma);
 2. replay: a weighted run and a regularised run replayed from their logs are identical, and the
-   log's kind column keeps the rule (2 weighted, 3 regularised);
+   log's kind column keeps the rule (2 weighted, 3 regularised); both are identical on 1 and 2
+   ranks;
 3. regularised: at >= 20 logged arrivals the branch the engine picks is the branch the smoothed
    wheel (sign(h) -> tanh(h / eps) in eqs 6-7, integrated here with scipy's Radau) takes from
    the member's own path (its previous crossing of Sigma) through the arrival, at
@@ -139,7 +140,8 @@ T.run(CFG, "weighted.h5", "ensemble.members=120", "integrator.t_end=60", *COMMON
 rows = choices("weighted.h5")
 with h5py.File("weighted.h5", "r") as f:
     T.check(f.attrs["intersection_policy"] == "weighted" and "sliding: 9" in f.attrs["intersection_weights"],
-            f"the results file names the rule: {dict(f.attrs)}")
+            f"the results file names the rule: {f.attrs['intersection_policy']},"
+            f" {f.attrs['intersection_weights']}")
 sides = np.array([r[3] for r in rows])
 codes = np.array([r[4] for r in rows])
 print(f"weighted: {len(rows)} choices, sides {np.unique(sides, return_counts=True)}")
@@ -175,7 +177,10 @@ ok = [r for r in rows_s if "sliding" in admissible(r[5][0])]
 T.check(len(ok) >= 20 and all(r[3] == 0 for r in ok),
         f"weights only on sliding: all {len(ok)} arrivals where it is admissible take it")
 
-# --- 2: replay -----------------------------------------------------------------------------
+# --- 2: replay, ranks ----------------------------------------------------------------------
+T.run(CFG, "weighted-2.h5", "ensemble.members=120", "integrator.t_end=60", *COMMON,
+      "intersection.policy=weighted", wset, "ensemble.chunk=7", ranks=2)
+T.check(members_equal("weighted.h5", "weighted-2.h5"), "weighted on 2 ranks: /members identical to 1 rank")
 T.run(CFG, "replayed.h5", "ensemble.members=120", "integrator.t_end=60", *COMMON,
       "intersection.policy=replay", "intersection.replay=weighted.h5")
 T.check(members_equal("weighted.h5", "replayed.h5"), "weighted run replayed: /members identical")
@@ -185,6 +190,9 @@ T.run(CFG, "regularised.h5", "ensemble.members=12", "integrator.t_end=40", *COMM
       "intersection.policy=regularised")
 T.run(CFG, "regularised-replay.h5", "ensemble.members=12", "integrator.t_end=40", *COMMON,
       "exit.policy=replay", "exit.replay=regularised.h5")
+T.run(CFG, "regularised-2.h5", "ensemble.members=12", "integrator.t_end=40", *COMMON,
+      "intersection.policy=regularised", "ensemble.chunk=1", ranks=2)
+T.check(members_equal("regularised.h5", "regularised-2.h5"), "regularised on 2 ranks: /members identical")
 T.check(members_equal("regularised.h5", "regularised-replay.h5"),
         "regularised run replayed by exit.policy replay alone: /members identical")
 reg = choices("regularised.h5")
