@@ -16,7 +16,10 @@ along Sigma.  This test checks
 3. regularised: at >= 20 logged arrivals the branch the engine picks is the branch the smoothed
    wheel (sign(h) -> tanh(h / eps) in eqs 6-7, integrated here with scipy's Radau) takes from
    the member's own path (its previous crossing of Sigma) through the arrival, at
-   eps = 1e-5, 1e-6 and 1e-7 — and the smoothed branch is the same at all three eps; and the
+   eps = 1e-5, 1e-6 and 1e-7 — and the smoothed branch is the same at all three eps; the same
+   arrivals run through twofold's own smoothed route (model.smoothing tanh, PETSc TS) at
+   eps = 1e-5 and 1e-6 take that branch (at 1e-4 the arrivals just below the threshold still
+   leave on slip-: the limit is reached between 1e-4 and 1e-5); and the
    threshold along I between the two branches, bisected on the eps-free blow-up written here,
    separates the engine's regularised choices;
 4. bad input: an unknown kind, a negative weight, weights without `weighted`, replay without a
@@ -250,6 +253,46 @@ for mlog in log:
         break
 T.check(tested >= 20 and agree == tested,
         f"regularised = the smoothed wheel's branch at eps = 1e-5, 1e-6, 1e-7: {agree} of {tested}")
+
+
+# the same arrivals through the engine's own smoothed route (model.smoothing: tanh, convex, on
+# PETSc TS's Rosenbrock-W), decreasing eps: full smoothed runs take the branch regularised picks
+def petsc_branch(start, t0, t_arrive, eps, tag):
+    import yaml
+    params = yaml.safe_load(open(CFG))["model"]["params"]
+    cfg = {"job": "trajectory",
+           "model": {"name": "wheel", "params": params,
+                     "smoothing": {"law": "tanh", "epsilon": eps, "field": "convex"}},
+           "initial": {"state": [float(v) for v in start]},
+           "integrator": {"method": "petsc-ts", "t_end": float(t_arrive + 0.1 - t0),
+                          "rtol": 1e-9, "atol": 1e-13},
+           "output": {"samples": 2}}
+    T.write(f"petsc-{tag}.yaml", yaml.safe_dump(cfg))
+    T.run(f"petsc-{tag}.yaml", f"petsc-{tag}.h5")
+    with h5py.File(f"petsc-{tag}.h5", "r") as f:
+        h, g = hg(f["trajectory/state"][-1])
+    return 1 if h > 20 * eps else 0 if g < 0 else -1
+
+
+ts_tested, ts_agree = 0, 0
+for mlog in log:
+    mlog = mlog[~np.isnan(mlog[:, 0])]
+    for i in range(1, len(mlog)):
+        ev, prev = mlog[i], mlog[i - 1]
+        if ev[1] != choice_kind or prev[1] != kinds.index("crossing") or prev[3] != 1:
+            continue
+        branches = [petsc_branch(prev[4:], prev[0], ev[0], eps, f"{ts_tested}-{k}")
+                    for k, eps in enumerate((1e-5, 1e-6))]
+        ts_tested += 1
+        ts_agree += branches[0] == branches[1] == int(ev[3])
+        print(f"  PETSc TS: r = {ev[4]:.6f}: engine {int(ev[3]):+d}, eps 1e-5/1e-6 {branches}")
+        if ts_tested >= 20:
+            break
+    if ts_tested >= 20:
+        break
+T.check(ts_tested >= 20 and ts_agree == ts_tested,
+        f"regularised = the branch of full smoothed runs on PETSc TS at eps = 1e-5 and 1e-6: "
+        f"{ts_agree} of {ts_tested}")
 
 # the threshold along I from the blow-up written here: z = (h, g) / eps obeys the eps-free
 # z' = a + G (F, M)(direction z, tanh(z_h)) at (r, 0, omega0); the orbit entering from z = 100
