@@ -189,6 +189,8 @@ hid_t tf_h5_attr_open_single(hid_t obj, const char *name) {
  * to H5Aread.  (Writing fixed-length strings instead would not help: files written so far,
  * and hostile ones, hold variable-length strings, and h5py reads fixed-length ones as
  * bytes, not str.) */
+static const char stored_tag[] = "twofold: a variable-length string as stored";
+
 typedef struct heap_ref {
   uint64_t length, addr;
   uint32_t index;
@@ -199,10 +201,11 @@ static herr_t keep_stored_bytes(hid_t src, hid_t dst, H5T_cdata_t *cdata, size_t
   (void)n, (void)stride, (void)bkg_stride, (void)buf, (void)bkg, (void)dxpl;
   if (cdata->command != H5T_CONV_INIT) return 0;
   cdata->need_bkg = H5T_BKG_NO;
-  return H5Tis_variable_str(src) > 0 && H5Tget_size(src) == H5Tget_size(dst) ? 0 : -1;
+  char *tag = H5Tget_tag(dst); /* only our own opaque type: no one else's conversion changes */
+  const bool ours = tag && strcmp(tag, stored_tag) == 0;
+  if (tag) H5free_memory(tag);
+  return ours && H5Tis_variable_str(src) > 0 && H5Tget_size(src) == H5Tget_size(dst) ? 0 : -1;
 }
-
-static const char stored_tag[] = "twofold: a variable-length string as stored";
 
 static uint64_t little_endian(const uint8_t *p, size_t n) {
   uint64_t v = 0;
@@ -273,7 +276,8 @@ static bool reference_fits(hid_t file, const heap_ref *ref, size_t sizeof_size, 
   bool fits = false;
   uint8_t header[16];
   const uint64_t at = base + ref->addr, header_size = 8 + sizeof_size;
-  if (fd >= 0 && fstat(fd, &st) == 0 && at < (uint64_t)st.st_size &&
+  if (fd >= 0 && fstat(fd, &st) == 0 && ref->addr < (uint64_t)st.st_size &&
+      at < (uint64_t)st.st_size &&
       pread(fd, header, header_size, (off_t)at) == (ssize_t)header_size &&
       memcmp(header, "GCOL", 4) == 0 && header[4] == 1) {
     const uint64_t size = little_endian(header + 8, sizeof_size);
@@ -301,7 +305,7 @@ static char *read_variable_string(hid_t attr, hid_t file, char *why, size_t n) {
   if (!reference_fits(file, &ref, sizeof_size, base)) {
     snprintf(why, n,
              "its reference (%llu bytes, object %u of the global heap at address %llu) does "
-             "not match that heap",
+             "not match that heap (one of the two is damaged)",
              (unsigned long long)ref.length, ref.index, (unsigned long long)ref.addr);
     return NULL;
   }

@@ -540,9 +540,9 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
       if (g >= 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_table, &c);
       if (c.rc && c.unreadable >= 0) /* "cannot merge": bad input, exit 2 */
         rc = tf_fail(err,
-                     "cannot merge into '%s': '%s' is corrupt: its /members/%s cannot be read; "
-                     "nothing was written",
-                     output, parts[c.unreadable].path, c.failed);
+                     "cannot merge into '%s': /members/%s of '%s' cannot be read into the copy "
+                     "of '%s' (one of them is corrupt); nothing was written",
+                     output, c.failed, parts[c.unreadable].path, ref->path);
       else if (g < 0 || c.rc)
         rc = tf_fail(err, "merge: copying /members/%s into '%s' (a copy of '%s') failed",
                      g < 0 ? "" : c.failed, tmp, ref->path);
