@@ -231,7 +231,7 @@ static int stored_reference(hid_t attr, size_t sizeof_addr, heap_ref *ref) {
   if (!registered)
     registered =
         H5Tregister(H5T_PERS_SOFT, "twofold_stored_bytes", vstring, raw, keep_stored_bytes) >= 0;
-  uint8_t bytes[16];
+  uint8_t bytes[16] = {0};
   const int rc = H5Aread(attr, raw, bytes) < 0 ? -1 : 0;
   H5Tclose(raw);
   H5Tclose(vstring);
