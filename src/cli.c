@@ -533,6 +533,10 @@ static int cmd_info(const cli_args *a) {
   }
   tf_h5_quiet();
   hid_t f = tf_h5_open_serial(a->config, &err);
+  if (f >= 0 && tf_h5_check_strings(f, a->config, &err)) {
+    H5Fclose(f);
+    f = -1;
+  }
   if (f < 0) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);
     return TF_EXIT_USAGE;
@@ -771,6 +775,7 @@ static int finish_merged(const char *path, const char *config_text, const char *
                 .size = 1,
                 .output_override = path,
                 .resume = true,
+                .discard_if_broken = true,
                 .quiet = true,
                 .progress_mode = "none",
                 .config_path = source,

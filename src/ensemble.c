@@ -14,6 +14,7 @@
 #include "failures.h"
 #include "guard.h"
 #include "h5io.h"
+#include "lock.h"
 #include "member_ranges.h"
 #include "merge.h"
 #include "progress.h"
@@ -903,7 +904,11 @@ int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, 
 int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                                   tf_results_summarize_fn summarize, void *ctx, tf_error *err) {
   if (out->file_broken) {
-    if (run->rank == 0) fprintf(stderr, "twofold: error: %s\n", err->msg);
+    if (run->rank == 0)
+      fprintf(stderr, "twofold: error: %s%s%s\n", err->msg,
+              run->discard_if_broken ? "; it is removed: it was made from " : "",
+              run->discard_if_broken ? run->config_path : "");
+    if (run->rank == 0 && run->discard_if_broken) unlink(run->output_path), tf_lock_release();
     fflush(stdout), fflush(stderr);
     MPI_Barrier(run->comm);
     _exit(TF_EXIT_ERROR);

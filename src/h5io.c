@@ -2,6 +2,7 @@
 #include "h5io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,9 +177,139 @@ hid_t tf_h5_attr_open_single(hid_t obj, const char *name) {
   return attr;
 }
 
-char *tf_h5_attr_read_string(hid_t obj, const char *name) {
-  hid_t attr = tf_h5_attr_open_single(obj, name);
-  if (attr < 0) return NULL;
+/* Variable-length strings, read with bounds.
+ *
+ * A variable-length string attribute stores a reference (length, address of a global heap
+ * collection, index of the object in it); the characters live in the collection.  HDF5 1.10
+ * follows the reference trusting every number in it and in the collection: one flipped bit
+ * makes H5Aread copy past its buffers (a crash) or parse the collection for ever (a hang).
+ * So the reference is read as stored first, through a conversion to an opaque type of the
+ * same size that leaves the bytes as they are (HDF5 hands a conversion function an
+ * attribute's stored bytes), and the collection is parsed here as HDF5 parses it, every
+ * length checked against the collection and the file.  Only a reference that passes goes
+ * to H5Aread.  (Writing fixed-length strings instead would not help: files written so far,
+ * and hostile ones, hold variable-length strings, and h5py reads fixed-length ones as
+ * bytes, not str.) */
+static const char stored_tag[] = "twofold: a variable-length string as stored";
+
+typedef struct heap_ref {
+  uint64_t length, addr;
+  uint32_t index;
+} heap_ref;
+
+static herr_t keep_stored_bytes(hid_t src, hid_t dst, H5T_cdata_t *cdata, size_t n, size_t stride,
+                                size_t bkg_stride, void *buf, void *bkg, hid_t dxpl) {
+  (void)n, (void)stride, (void)bkg_stride, (void)buf, (void)bkg, (void)dxpl;
+  if (cdata->command != H5T_CONV_INIT) return 0;
+  cdata->need_bkg = H5T_BKG_NO;
+  char *tag = H5Tget_tag(dst); /* only our own opaque type: no one else's conversion changes */
+  const bool ours = tag && strcmp(tag, stored_tag) == 0;
+  if (tag) H5free_memory(tag);
+  return ours && H5Tis_variable_str(src) > 0 && H5Tget_size(src) == H5Tget_size(dst) ? 0 : -1;
+}
+
+static uint64_t little_endian(const uint8_t *p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = n; i-- > 0;) v = v << 8 | p[i];
+  return v;
+}
+
+/* The sizes of addresses and lengths in the file, and where its address 0 is. */
+static int file_sizes(hid_t file, size_t *sizeof_addr, size_t *sizeof_size, hsize_t *base) {
+  hid_t fcpl = H5Fget_create_plist(file);
+  const int rc = fcpl < 0 || H5Pget_sizes(fcpl, sizeof_addr, sizeof_size) < 0 ||
+                 H5Pget_userblock(fcpl, base) < 0;
+  if (fcpl >= 0) H5Pclose(fcpl);
+  return rc || *sizeof_addr < 2 || *sizeof_addr > 8 || *sizeof_size < 2 || *sizeof_size > 8 ? -1
+                                                                                            : 0;
+}
+
+static int stored_reference(hid_t attr, size_t sizeof_addr, heap_ref *ref) {
+  static bool registered;
+  hid_t vstring = H5Tcopy(H5T_C_S1), raw = H5Tcreate(H5T_OPAQUE, 8 + sizeof_addr);
+  H5Tset_size(vstring, H5T_VARIABLE);
+  H5Tset_tag(raw, stored_tag);
+  if (!registered)
+    registered =
+        H5Tregister(H5T_PERS_SOFT, "twofold_stored_bytes", vstring, raw, keep_stored_bytes) >= 0;
+  uint8_t bytes[16] = {0};
+  const int rc = H5Aread(attr, raw, bytes) < 0 ? -1 : 0;
+  H5Tclose(raw);
+  H5Tclose(vstring);
+  ref->length = little_endian(bytes, 4);
+  ref->addr = little_endian(bytes + 4, sizeof_addr);
+  ref->index = (uint32_t)little_endian(bytes + 4 + sizeof_addr, 4);
+  return rc;
+}
+
+/* The global heap collection at ref->addr, parsed as H5HG__cache_heap_deserialize does (the
+ * file format specification, "Global Heap"): true if the parse ends, every object lies inside
+ * the collection and the collection inside the file, and the object of ref->index exists
+ * with exactly ref->length bytes. */
+static bool collection_holds(const uint8_t *c, uint64_t size, size_t sizeof_size,
+                             const heap_ref *ref) {
+  const uint64_t header = 8 + sizeof_size, object_header = 8 + sizeof_size;
+  uint64_t at = header, max_index = 0, found_size = 0;
+  bool found = false;
+  while (at < size) {
+    if (at + object_header > size) break; /* too small for an object: free space */
+    const unsigned index = (unsigned)little_endian(c + at, 2);
+    const uint64_t object_size = little_endian(c + at + 8, sizeof_size);
+    if (object_size > size) return false;
+    const uint64_t need = index > 0 ? object_header + (object_size + 7) / 8 * 8 : object_size;
+    if (need < object_header || need > size - at) return false;
+    if (index == ref->index) found = true, found_size = object_size;
+    if (index > max_index) max_index = index;
+    at += need;
+  }
+  return found && ref->index > 0 && ref->index <= max_index && found_size == ref->length;
+}
+
+/* Collections are at least 4 KiB (H5HG_MINSIZE); one larger than 1 GiB is not ours. */
+enum { collection_min = 4096, collection_max = 1 << 30 };
+
+static bool reference_fits(hid_t file, const heap_ref *ref, size_t sizeof_size, hsize_t base) {
+  if (ref->addr == 0) return true; /* a null string: HDF5 reads nothing */
+  char path[4096];
+  if (H5Fget_name(file, path, sizeof path) <= 0) return false;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  bool fits = false;
+  uint8_t header[16];
+  const uint64_t at = base + ref->addr, header_size = 8 + sizeof_size;
+  if (fd >= 0 && fstat(fd, &st) == 0 && ref->addr < (uint64_t)st.st_size &&
+      at < (uint64_t)st.st_size &&
+      pread(fd, header, header_size, (off_t)at) == (ssize_t)header_size &&
+      memcmp(header, "GCOL", 4) == 0 && header[4] == 1) {
+    const uint64_t size = little_endian(header + 8, sizeof_size);
+    uint8_t *c =
+        size >= collection_min && size <= collection_max && size <= (uint64_t)st.st_size - at
+            ? malloc(size)
+            : NULL;
+    fits = c && pread(fd, c, size, (off_t)at) == (ssize_t)size &&
+           collection_holds(c, size, sizeof_size, ref);
+    free(c);
+  }
+  if (fd >= 0) close(fd);
+  return fits;
+}
+
+static char *read_variable_string(hid_t attr, hid_t file, char *why, size_t n) {
+  size_t sizeof_addr = 0, sizeof_size = 0;
+  hsize_t base = 0;
+  heap_ref ref;
+  if (file_sizes(file, &sizeof_addr, &sizeof_size, &base) ||
+      stored_reference(attr, sizeof_addr, &ref)) {
+    snprintf(why, n, "its stored string reference cannot be read");
+    return NULL;
+  }
+  if (!reference_fits(file, &ref, sizeof_size, base)) {
+    snprintf(why, n,
+             "its reference (%llu bytes, object %u of the global heap at address %llu) does "
+             "not match that heap (one of the two is damaged)",
+             (unsigned long long)ref.length, ref.index, (unsigned long long)ref.addr);
+    return NULL;
+  }
   hid_t t = utf8_string_type();
   char *value = NULL, *copy = NULL;
   if (H5Aread(attr, t, &value) >= 0 && value) {
@@ -186,8 +317,46 @@ char *tf_h5_attr_read_string(hid_t obj, const char *name) {
     H5free_memory(value);
   }
   H5Tclose(t);
-  H5Aclose(attr);
+  if (!copy) snprintf(why, n, "its string cannot be read");
   return copy;
+}
+
+/* A fixed-length string is held in the attribute itself: read with its own size. */
+static char *read_fixed_string(hid_t attr, hid_t type, char *why, size_t n) {
+  const size_t size = H5Tget_size(type);
+  char *value = size > 0 && size < collection_max ? calloc(size + 1, 1) : NULL;
+  hid_t t = H5Tcopy(type);
+  if (!value || t < 0 || H5Aread(attr, t, value) < 0) {
+    free(value);
+    value = NULL;
+    snprintf(why, n, "its string cannot be read");
+  }
+  if (t >= 0) H5Tclose(t);
+  return value;
+}
+
+int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, size_t n) {
+  *value = NULL;
+  if (H5Aexists(obj, name) <= 0) return 0;
+  hid_t attr = tf_h5_attr_open_single(obj, name);
+  hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
+  hid_t file = attr >= 0 ? H5Iget_file_id(attr) : -1;
+  if (type < 0 || H5Tget_class(type) != H5T_STRING)
+    snprintf(why, n, "it is not one string");
+  else if (H5Tis_variable_str(type) > 0)
+    *value = file >= 0 ? read_variable_string(attr, file, why, n) : NULL;
+  else
+    *value = read_fixed_string(attr, type, why, n);
+  if (file >= 0) H5Fclose(file);
+  if (type >= 0) H5Tclose(type);
+  if (attr >= 0) H5Aclose(attr);
+  return *value ? 0 : -1;
+}
+
+char *tf_h5_attr_read_string(hid_t obj, const char *name) {
+  char *value = NULL, why[256];
+  tf_h5_attr_get_string(obj, name, &value, why, sizeof why);
+  return value;
 }
 
 int tf_h5_attr_read_int(hid_t obj, const char *name, long long *value) {
@@ -347,6 +516,76 @@ static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
   return rc < 0 ? -1 : 0;
 }
 
+/* Whether `type` holds variable-length data anywhere (H5Tdetect_class does not see a
+ * variable-length string inside a compound), or references. */
+static bool holds_variable(hid_t type) {
+  const H5T_class_t c = H5Tget_class(type);
+  bool held = c == H5T_VLEN || c == H5T_REFERENCE || H5Tis_variable_str(type) > 0;
+  if (c == H5T_COMPOUND)
+    for (int i = 0; !held && i < H5Tget_nmembers(type); i++) {
+      hid_t m = H5Tget_member_type(type, (unsigned)i);
+      held = m < 0 || holds_variable(m);
+      if (m >= 0) H5Tclose(m);
+    }
+  if (c == H5T_ARRAY) {
+    hid_t base = H5Tget_super(type);
+    held = base < 0 || holds_variable(base);
+    if (base >= 0) H5Tclose(base);
+  }
+  return held;
+}
+
+/* An attribute whose data the copy may read: no variable-length data but strings that pass
+ * the bounded read. */
+static herr_t attribute_copyable(hid_t loc, const char *name, const H5A_info_t *info, void *op) {
+  (void)info, (void)op;
+  hid_t attr = H5Aopen(loc, name, H5P_DEFAULT), type = attr >= 0 ? H5Aget_type(attr) : -1;
+  const bool is_string = type >= 0 && H5Tget_class(type) == H5T_STRING;
+  const bool other_variable = type >= 0 && !is_string && holds_variable(type);
+  if (type >= 0) H5Tclose(type);
+  if (attr >= 0) H5Aclose(attr);
+  char why[200], *value = NULL;
+  const bool ok = attr >= 0 && type >= 0 && !other_variable &&
+                  (!is_string || tf_h5_attr_get_string(loc, name, &value, why, sizeof why) == 0);
+  free(value);
+  return ok ? 0 : -1;
+}
+
+/* The string attributes twofold reads from the root group of a results file.  They are
+ * checked by name: listing a damaged attribute table (H5Aiterate2) can itself crash HDF5. */
+static const char *const root_strings[] = {
+    "twofold_version", "created",           "config",      "config_source", "fingerprint", "model",
+    "model_plugin",    "model_plugin_code", "state_names", "merged_from",   NULL};
+
+int tf_h5_check_strings(hid_t file, const char *path, tf_error *err) {
+  for (const char *const *name = root_strings; *name; name++) {
+    char why[200], *value = NULL;
+    if (tf_h5_attr_get_string(file, *name, &value, why, sizeof why))
+      return tf_fail(err, "'%s': corrupt or not a twofold results file: attribute '%s': %s", path,
+                     *name, why);
+    free(value);
+  }
+  return 0;
+}
+
+/* Copying reads every attribute and dataset, and HDF5 follows their heap references
+ * unchecked: every string attribute must pass the bounded read, and no other variable-length
+ * data is copied at all (twofold writes none). */
+static herr_t check_copyable(hid_t loc, const char *name, const H5O_info_t *info, void *op) {
+  (void)op;
+  hid_t obj = H5Oopen(loc, name, H5P_DEFAULT);
+  int rc = obj < 0 || H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, attribute_copyable, NULL)
+               ? -1
+               : 0;
+  if (!rc && info->type == H5O_TYPE_DATASET) {
+    hid_t type = H5Dget_type(obj);
+    rc = type < 0 || holds_variable(type) ? -1 : 0;
+    if (type >= 0) H5Tclose(type);
+  }
+  if (obj >= 0) H5Oclose(obj);
+  return rc;
+}
+
 static herr_t copy_link(hid_t loc, const char *name, const H5L_info_t *info, void *op) {
   (void)info;
   return H5Ocopy(loc, name, *(hid_t *)op, name, H5P_DEFAULT, H5P_DEFAULT) < 0 ? -1 : 0;
@@ -361,6 +600,10 @@ int tf_h5_compact(const char *path, double factor, bool *compacted) {
   uint64_t live = 0;
   H5Ovisit(src, H5_INDEX_NAME, H5_ITER_NATIVE, add_storage, &live);
   if ((double)st.st_size <= factor * (double)live + (1 << 20)) return H5Fclose(src) < 0 ? -1 : 0;
+  if (H5Ovisit(src, H5_INDEX_NAME, H5_ITER_NATIVE, check_copyable, NULL) != 0) {
+    H5Fclose(src);
+    return -1;
+  }
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.compacting", path);
   unlink(tmp); /* left by a compaction that died */

@@ -10,6 +10,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -33,7 +34,6 @@ hid_t tf_h5_open_serial(const char *path, tf_error *err);
 int tf_h5_attr_string(hid_t obj, const char *name, const char *value);
 int tf_h5_attr_double(hid_t obj, const char *name, double value);
 int tf_h5_attr_int(hid_t obj, const char *name, long long value);
-/* Reads a string attribute into a malloc'd buffer, NULL if absent. */
 /* What path is ("regular file", "directory", "character device", "FIFO", ...), following
  * links; NULL (errno set) if it does not exist. */
 const char *tf_file_kind(const char *path);
@@ -43,7 +43,16 @@ bool tf_h5_is_results_file(const char *path);
 
 /* The attribute `name` of obj if it exists and holds exactly one value (-1 otherwise). */
 hid_t tf_h5_attr_open_single(hid_t obj, const char *name);
+/* A string attribute (variable or fixed length), read with bounds (see h5io.c): 0 with
+ * *value (malloc'd), or with *value NULL if obj has no attribute `name`; -1 with `why` if it
+ * exists but is not one readable string (a damaged or hostile file). */
+int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, size_t n);
+/* The same, NULL if absent or unreadable. */
 char *tf_h5_attr_read_string(hid_t obj, const char *name);
+/* Every string attribute twofold reads from the root of a results file passes the bounded
+ * read: 0, or -1 with err "'PATH': corrupt or not a twofold results file: attribute 'NAME':
+ * ...". */
+int tf_h5_check_strings(hid_t file, const char *path, tf_error *err);
 int tf_h5_attr_read_int(hid_t obj, const char *name, long long *value);
 
 /* Creates a group, or opens it if it exists. */

@@ -25,6 +25,7 @@ typedef struct tf_run {
   char output_path[4096];      /* resolved by the job's setup: -o, else output.file */
   const char *output_override; /* -o */
   bool resume, overwrite, json, quiet;
+  bool discard_if_broken;    /* a write failure removes the file (a merge's temporary copy) */
   const char *progress_mode; /* "bar", "log" or NULL for automatic */
   double time_limit;         /* seconds of wall time, 0 = none */
   uint64_t buffer_bytes;     /* output.buffer_mb: results a rank holds between flushes */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,11 @@ static bool part_open(part_file *p, problems *pr) {
     problem(pr, "'%s' is not a readable HDF5 file (corrupt, or still being written?)", p->path);
     return false;
   }
+  tf_error corrupt;
+  if (tf_h5_check_strings(p->file, p->path, &corrupt)) {
+    problem(pr, "%s", corrupt.msg);
+    return false;
+  }
   char *version = tf_h5_attr_read_string(p->file, "twofold_version");
   p->fingerprint = tf_h5_attr_read_string(p->file, "fingerprint");
   p->config = tf_h5_attr_read_string(p->file, "config");
@@ -129,6 +135,13 @@ static bool part_open(part_file *p, problems *pr) {
     return false;
   }
   for (uint64_t m = 0; m < p->members; m++) p->ndone += p->done[m] != 0;
+  /* what --part accepts; anything else would have the coverage check count for ever */
+  if (p->parts < 0 || p->parts > INT_MAX ||
+      (p->parts > 0 && (p->part < 0 || p->part >= p->parts))) {
+    problem(pr, "'%s': corrupt or not a twofold results file: it says it is part %lld of %lld",
+            p->path, p->part, p->parts);
+    return false;
+  }
   return true;
 }
 
@@ -260,6 +273,7 @@ typedef struct copy_ctx {
   uint64_t members;
   int rc;
   char failed[256];
+  int unreadable; /* the part whose rows could not be read (-1: none) */
 } copy_ctx;
 
 /* One /members table being filled from the other parts. */
@@ -281,6 +295,7 @@ typedef struct table_copy {
 static hid_t source(table_copy *t, int p) {
   if (t->src[p] >= 0) return t->src[p];
   t->src[p] = H5Dopen2(t->c->parts[p].file, t->path, H5P_DEFAULT);
+  if (t->src[p] < 0) t->c->unreadable = p;
   if (t->src[p] >= 0 && t->chunk[0] > 0) {
     hid_t dcpl = H5Dget_create_plist(t->src[p]);
     hsize_t chunk[2] = {0, 0};
@@ -298,7 +313,10 @@ static int copy_rows(table_copy *t, int p, uint64_t lo, uint64_t hi) {
   if (src < 0) return -1;
   for (uint64_t i = lo; i < hi;) {
     const uint64_t n = hi - i < t->batch ? hi - i : t->batch;
-    if (tf_h5_read_rows(src, t->mtype, t->width, i, n, t->buf)) return -1;
+    if (tf_h5_read_rows(src, t->mtype, t->width, i, n, t->buf)) {
+      t->c->unreadable = p;
+      return -1;
+    }
     hid_t fs = H5Dget_space(t->dst);
     const hsize_t start[2] = {i, 0}, count[2] = {n, t->width};
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
@@ -513,12 +531,21 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
     if (!rc) {
       hid_t f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
       hid_t g = f >= 0 ? H5Gopen2(f, "members", H5P_DEFAULT) : -1;
-      copy_ctx c = {
-          .parts = parts, .nparts = nfiles, .base = base, .owner = owner, .members = ref->members};
+      copy_ctx c = {.parts = parts,
+                    .nparts = nfiles,
+                    .base = base,
+                    .owner = owner,
+                    .members = ref->members,
+                    .unreadable = -1};
       if (g >= 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_table, &c);
-      if (g < 0 || c.rc)
-        rc =
-            tf_fail(err, "merge: copying /members/%s into '%s' failed", g < 0 ? "" : c.failed, tmp);
+      if (c.rc && c.unreadable >= 0) /* "cannot merge": bad input, exit 2 */
+        rc = tf_fail(err,
+                     "cannot merge into '%s': /members/%s of '%s' cannot be read into the copy "
+                     "of '%s' (one of them is corrupt); nothing was written",
+                     output, c.failed, parts[c.unreadable].path, ref->path);
+      else if (g < 0 || c.rc)
+        rc = tf_fail(err, "merge: copying /members/%s into '%s' (a copy of '%s') failed",
+                     g < 0 ? "" : c.failed, tmp, ref->path);
       if (g >= 0) H5Gclose(g);
       if (f >= 0 && H5Fclose(f) < 0) rc = tf_fail(err, "merge: closing '%s' failed", tmp);
       for (uint64_t m = 0; m < ref->members; m++) stats->rows_copied += owner[m] != base;
@@ -528,6 +555,11 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
       char source[4200];
       snprintf(source, sizeof source, "%s (config as run)", ref->path);
       rc = drop_part(tmp, err) || finish(tmp, ref->config, source, ctx, err);
+      if (rc) { /* the copy of ref failed: say which part it was */
+        char why[TF_ERROR_MAX - 200];
+        snprintf(why, sizeof why, "%.1700s", err->msg);
+        tf_fail(err, "merge: finishing the copy of '%s' failed: %s", ref->path, why);
+      }
     }
     if (!rc) rc = mark_merged(tmp, parts, nfiles, err);
     if (!rc && rename(tmp, output) != 0)

@@ -49,15 +49,16 @@ static bool file_exists(const char *path) {
 /* Parallel HDF5 allocates a dataset's whole storage when it is opened for writing, so a file
  * whose /members tables declare more rows than the run has (crafted, or another run's) would
  * make --resume write gigabytes before any check: rank 0 reads the shapes read-only first.
- * Every table must have the same number of rows, and an ensemble exactly ensemble.members. */
+ * Every table must have the same number of rows, and an ensemble exactly ensemble.members.
+ * Every string attribute must pass the bounded read (h5io.c), which names the damaged one. */
 static int members_tables_fit(tf_run *run, const char *path, tf_error *err) {
   struct stat st; /* anything but a regular HDF5 file is for the parallel open to report (a
                      FIFO would block here) */
   if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || H5Fis_hdf5(path) <= 0) return 0;
   const hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return 0; /* the parallel open reports it */
-  int rc = 0;
-  if (H5Lexists(f, "members", H5P_DEFAULT) > 0) {
+  int rc = tf_h5_check_strings(f, path, err);
+  if (rc == 0 && H5Lexists(f, "members", H5P_DEFAULT) > 0) {
     const hid_t g = H5Gopen2(f, "members", H5P_DEFAULT);
     H5G_info_t info;
     long long expected = -1;
