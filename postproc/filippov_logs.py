@@ -2,7 +2,7 @@
 log left out.
 
 /members/exits holds each member's first `exit.max_logged` draws (exits from the two-fold,
-kind 0, and choices at an intersection of switching surfaces, kind 1) and /members/event_log
+kind 0, and choices at an intersection of switching surfaces, any other kind) and /members/event_log
 its first `output.event_log` events, in NaN-padded slots; draws and events beyond are taken
 but not logged.  /members/events (counts per kind) and /members/twofold_visits count every
 event, logged or not.  So a member's log is complete exactly when it holds as many rows as the
@@ -21,7 +21,7 @@ import h5py
 import numpy as np
 import yaml
 
-EXIT_KIND_TWOFOLD, EXIT_KIND_CHOICE = 0, 1
+EXIT_KIND_TWOFOLD = 0  # every other kind is a choice at an intersection (its code names the rule)
 
 
 def text_attr(obj, name, default=""):
@@ -110,16 +110,18 @@ class EnsembleLogs:
         """Sides (-1 slip-, 0 sliding/sticking, +1 slip+) of every choice at an intersection
         in the members with a complete exit log, and the number of members left out."""
         k, s = self.exit_fields.index("kind"), self.exit_fields.index("side")
-        sides = [r[r[:, k] == EXIT_KIND_CHOICE, s] for i in range(self.members)
+        sides = [r[r[:, k] != EXIT_KIND_TWOFOLD, s] for i in range(self.members)
                  if self.exits_complete[i] for r in [self.exit_rows(i)]]
         return (np.concatenate(sides) if sides else np.zeros(0)), int((~self.exits_complete).sum())
 
     def lost_report(self):
         """One line: how many members' logs were cut short."""
+        most = (f" (at most {int(self.draws.max())} draws and {int(self.events_total.max())} "
+                f"events per member)" if self.members else "")
         return (f"exit log (exit.max_logged = {self.exits.shape[1]}) cut short for "
                 f"{int((~self.exits_complete).sum())} of {self.members} members; event log "
                 f"(output.event_log = {self.events.shape[1]}) for "
-                f"{int((~self.events_complete).sum())}")
+                f"{int((~self.events_complete).sum())}{most}")
 
 
 def per_member(values):

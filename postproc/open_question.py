@@ -207,6 +207,7 @@ def load(path, times=(10.0, 50.0, 150.0)):
         obs["stick_arrivals"] = [[float(a)] for a in arrivals]
         obs["landing_r"], obs["section_r"], lost = first_crossings(logs)
         lost["return_time"] = int(lost_first.sum())
+        lost["logs"] = logs.lost_report()
         stuck = arrivals > 0
     else:
         stuck = np.zeros(n, bool)
@@ -468,7 +469,7 @@ def print_report(report):
                    if int(k) != OK}
         if stopped:
             line += "  stopped: " + ", ".join(f"{k} {c}" for k, c in stopped.items())
-        lost = {q: k for q, k in s.get("lost", {}).items() if k}
+        lost = {q: k for q, k in s.get("lost", {}).items() if k and q != "logs"}
         if lost:
             line += "  LOST (beyond the logs, not counted): " + ", ".join(
                 f"{q} {k} members" for q, k in lost.items())
@@ -478,6 +479,8 @@ def print_report(report):
         if rts:
             line += f"  return time {rts['mean']:.2f} [{rts['ci'][0]:.2f}, {rts['ci'][1]:.2f}] (n {rts['n']})"
         print(line)
+        if s.get("lost", {}).get("logs"):
+            print(f"{'':22s} {s['lost']['logs']}")
     for name, qs in report["distances"].items():
         for q, d in qs.items():
             base = "dense-uniform" if name.startswith("dense-") else "uniform"
