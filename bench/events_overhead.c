@@ -52,8 +52,8 @@ static void record(void *ctx, const tf_event *ev) {
 }
 
 /* Departures at full stick with several admissible directions: always the middle draw. */
-static int middle_choice(void *ctx, double *u) {
-  (void)ctx;
+static int middle_choice(void *ctx, const tf_meet_arrival *a, double *u) {
+  (void)ctx, (void)a;
   *u = 0.5;
   return 0;
 }

@@ -474,6 +474,7 @@ static void describe_logs(hid_t file, const ensemble_job *job) {
     snprintf(fields, sizeof fields, "t,u,side,kind,%s", state);
     tf_h5_attr_string(d, "fields", fields);
     tf_h5_attr_int(d, "slot_width", (long long)tf_pws_exit_width(&job->pws));
+    tf_pws_describe_rules(&job->pws, d, file);
     H5Dclose(d);
   }
   if ((d = H5Dopen2(file, "members/event_log", H5P_DEFAULT)) >= 0) {
@@ -499,6 +500,7 @@ static int execute(tf_run *run, tf_error *err) {
                                                   "integrator",
                                                   "filippov",
                                                   "exit",
+                                                  "intersection",
                                                   "codim2",
                                                   "ensemble.members",
                                                   "ensemble.seed",

@@ -352,8 +352,8 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
     t[i] = i + 1 == samples ? pws->t_end
                             : pws->t0 + (pws->t_end - pws->t0) * (double)i / (double)(samples - 1);
   static const char *const fingerprint_paths[] = {
-      "job",  "model",           "initial",       "integrator",     "filippov",
-      "exit", "ensemble.member", "ensemble.seed", "output.samples", NULL};
+      "job",          "model",           "initial",       "integrator",     "filippov", "exit",
+      "intersection", "ensemble.member", "ensemble.seed", "output.samples", NULL};
   bool resumed;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) {

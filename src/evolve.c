@@ -283,6 +283,8 @@ static int departure_for(const tf_evolve *e, const tf_meet *m, double u, double 
  * the intersection; the flow is not differentiable there, so the Lyapunov segment closes. */
 static int meet(tf_evolve *e, double t, double *x, tf_mode *next) {
   const tf_mode from = e->mode;
+  double before[TF_MAX_DIM];
+  memcpy(before, x, e->n * sizeof *x);
   tf_meet_project(e->k, e->p, x);
   tf_meet m;
   tf_meet_classify(e->k, e->p, t, x, &m);
@@ -297,8 +299,11 @@ static int meet(tf_evolve *e, double t, double *x, tf_mode *next) {
     return TF_MEMBER_CODIM2;
   }
   double u = 0.5;
-  if (m.verdict == TF_MEET_CHOICE && (!e->on_choice || e->on_choice(e->ctx, &u)))
-    return TF_MEMBER_FAILED;
+  if (m.verdict == TF_MEET_CHOICE) {
+    const tf_meet_arrival a = {
+        e->k, e->p, t, x, &m, tf_meet_arrival_direction(&m, (int)from, e->g_sign, x, before, e->n)};
+    if (!e->on_choice || e->on_choice(e->ctx, &a, &u)) return TF_MEMBER_FAILED;
+  }
   double on_meet[TF_MAX_DIM];
   memcpy(on_meet, x, e->n * sizeof *x);
   int side;

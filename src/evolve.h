@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 #include "filippov.h"
+#include "intersection.h"
 #include "ode.h"
 
 typedef enum tf_mode {
@@ -83,12 +84,13 @@ tf_evolve_options tf_evolve_default_options(void);
 typedef int (*tf_exit_fn)(void *ctx, long visit, double t, const double *x, double *x_out,
                           int *side);
 typedef void (*tf_event_fn)(void *ctx, const tf_event *ev);
-/* A nondeterministic departure from an intersection: a number u in (0, 1) into *u (return 0),
- * or -1 to stop the member.  The engine maps u onto the departures like the exit policy maps
- * it onto the escaping sector of a two-fold: k repelling directions take equal shares of
- * (0, 1); within the share of a direction along escaping sliding the rest of u says the side
- * (first half h < 0) and where to detach (meet_escape_distance, trimmed by the margin). */
-typedef int (*tf_choice_fn)(void *ctx, double *u);
+/* A nondeterministic departure from an intersection (the arrival `a`, verdict choice): a number
+ * u in (0, 1) into *u (return 0), or -1 to stop the member.  The engine maps u onto the
+ * departures like the exit policy maps it onto the escaping sector of a two-fold: k repelling
+ * directions take equal shares of (0, 1) in the order of a->m->dir; within the share of a
+ * direction along escaping sliding the rest of u says the side (first half h < 0) and where to
+ * detach (meet_escape_distance, trimmed by the margin). */
+typedef int (*tf_choice_fn)(void *ctx, const tf_meet_arrival *a, double *u);
 
 typedef struct tf_evolve tf_evolve;
 

@@ -39,19 +39,18 @@ static int read_weights(tf_exit_policy *pol, tf_config *cfg, tf_error *err) {
   return 0;
 }
 
-/* Reads /members/exits of an earlier run: u is column 1 of each logged visit. */
-static int read_replay(tf_exit_policy *pol, const char *path, uint64_t members, long max_logged,
-                       const char *where, tf_error *err) {
+/* Reads /members/exits of an earlier run: u and kind are columns 1 and 3 of each logged draw. */
+int tf_draw_log_read(tf_draw_log *log, const char *path, uint64_t members, long max_logged,
+                     const char *where, const char *key, tf_error *err) {
+  memset(log, 0, sizeof *log);
   tf_error open_err;
   hid_t f = tf_h5_open_serial(path, &open_err);
-  if (f < 0) return tf_fail(err, "%s: key 'exit.replay': %s", where, open_err.msg);
+  if (f < 0) return tf_fail(err, "%s: key '%s': %s", where, key, open_err.msg);
   hid_t d = H5Dopen2(f, "members/exits", H5P_DEFAULT);
   if (d < 0) {
     H5Fclose(f);
-    return tf_fail(err,
-                   "%s: key 'exit.replay': '%s' has no /members/exits (not a Filippov ensemble "
-                   "file)",
-                   where, path);
+    return tf_fail(err, "%s: key '%s': '%s' has no /members/exits (not a Filippov ensemble file)",
+                   where, key, path);
   }
   hid_t s = H5Dget_space(d);
   hsize_t dims[2] = {0, 0};
@@ -60,25 +59,44 @@ static int read_replay(tf_exit_policy *pol, const char *path, uint64_t members, 
   long long width = 0;
   tf_h5_attr_read_int(d, "slot_width", &width);
   int rc = 0;
-  if (dims[0] != members || width <= 0 || dims[1] % (hsize_t)width)
-    rc = tf_fail(err, "%s: key 'exit.replay': '%s' holds %llu members, this run has %llu", where,
-                 path, (unsigned long long)dims[0], (unsigned long long)members);
+  if (dims[0] != members || width < 4 || dims[1] % (hsize_t)width)
+    rc = tf_fail(err, "%s: key '%s': '%s' holds %llu members, this run has %llu", where, key, path,
+                 (unsigned long long)dims[0], (unsigned long long)members);
   double *all = rc ? NULL : malloc(dims[0] * dims[1] * sizeof *all);
   if (!rc && (!all || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0))
-    rc = tf_fail(err, "%s: key 'exit.replay': cannot read /members/exits of '%s'", where, path);
+    rc = tf_fail(err, "%s: key '%s': cannot read /members/exits of '%s'", where, key, path);
   H5Dclose(d);
   H5Fclose(f);
   if (rc) return free(all), -1;
-  pol->replay_visits = (long)(dims[1] / (hsize_t)width);
-  if (pol->replay_visits > max_logged) pol->replay_visits = max_logged;
-  pol->replay_members = members;
-  pol->replay = malloc((members ? members : 1) * (size_t)pol->replay_visits * sizeof *pol->replay);
+  log->draws = (long)(dims[1] / (hsize_t)width);
+  if (log->draws > max_logged) log->draws = max_logged;
+  log->members = members;
+  log->path = path;
+  const size_t cells = (members ? members : 1) * (size_t)log->draws;
+  log->u = malloc(cells * sizeof *log->u);
+  log->kind = malloc(cells * sizeof *log->kind);
+  if (!log->u || !log->kind) return free(all), tf_draw_log_free(log), tf_fail(err, "out of memory");
   for (uint64_t m = 0; m < members; m++)
-    for (long v = 0; v < pol->replay_visits; v++)
-      pol->replay[m * (uint64_t)pol->replay_visits + (uint64_t)v] =
-          all[m * dims[1] + (uint64_t)v * (uint64_t)width + 1];
+    for (long v = 0; v < log->draws; v++) {
+      const double *slot = all + m * dims[1] + (uint64_t)v * (uint64_t)width;
+      log->u[m * (uint64_t)log->draws + (uint64_t)v] = slot[1];
+      log->kind[m * (uint64_t)log->draws + (uint64_t)v] = slot[3];
+    }
   free(all);
   return 0;
+}
+
+void tf_draw_log_free(tf_draw_log *log) {
+  free(log->u);
+  free(log->kind);
+  memset(log, 0, sizeof *log);
+}
+
+double tf_draw_log_u(const tf_draw_log *log, uint64_t member, long draw, double *kind) {
+  if (member >= log->members || draw < 0 || draw >= log->draws) return NAN;
+  const uint64_t at = member * (uint64_t)log->draws + (uint64_t)draw;
+  if (kind) *kind = log->kind[at];
+  return log->u[at];
 }
 
 int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, uint64_t members,
@@ -109,8 +127,9 @@ int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, uint64_t mem
     case TF_EXIT_REPLAY: {
       const char *path;
       if (tf_config_get_string(cfg, "exit.replay", NULL, NULL, &path, err)) return -1;
-      return read_replay(pol, path, members, max_logged,
-                         tf_config_where(cfg, "exit.replay", where, sizeof where), err);
+      return tf_draw_log_read(&pol->replay, path, members, max_logged,
+                              tf_config_where(cfg, "exit.replay", where, sizeof where),
+                              "exit.replay", err);
     }
   }
   return 0;
@@ -118,7 +137,7 @@ int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, uint64_t mem
 
 void tf_exit_policy_destroy(tf_exit_policy *pol) {
   free(pol->cdf);
-  free(pol->replay);
+  tf_draw_log_free(&pol->replay);
   memset(pol, 0, sizeof *pol);
 }
 
@@ -170,10 +189,7 @@ int tf_exit_policy_setup(tf_exit_policy *pol, const tf_kernel *k, const double *
 
 double tf_exit_policy_draw(const tf_exit_policy *pol, uint64_t seed, uint64_t member, long visit) {
   if (pol->kind == TF_EXIT_FIXED) return pol->fixed;
-  if (pol->kind == TF_EXIT_REPLAY) {
-    if (member >= pol->replay_members || visit >= pol->replay_visits) return NAN;
-    return pol->replay[member * (uint64_t)pol->replay_visits + (uint64_t)visit];
-  }
+  if (pol->kind == TF_EXIT_REPLAY) return tf_draw_log_u(&pol->replay, member, visit, NULL);
   const double u = tf_rng_uniform((tf_rng_key){seed, member}, (uint64_t)visit, TF_RNG_EXIT);
   if (pol->kind == TF_EXIT_UNIFORM) return u;
   /* inverse CDF of the piecewise-constant density */

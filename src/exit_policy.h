@@ -27,15 +27,29 @@ typedef enum tf_exit_kind {
   TF_EXIT_REPLAY
 } tf_exit_kind;
 
+/* The draws logged in /members/exits of an earlier run (u and kind of every member and draw),
+ * for replay of two-fold exits and of choices at intersections. */
+typedef struct tf_draw_log {
+  double *u, *kind;
+  uint64_t members;
+  long draws;
+  const char *path;
+} tf_draw_log;
+
+/* Reads `path` for a run of `members` members, at most max_logged draws each; errors name
+ * `where` and `key`. */
+int tf_draw_log_read(tf_draw_log *log, const char *path, uint64_t members, long max_logged,
+                     const char *where, const char *key, tf_error *err);
+void tf_draw_log_free(tf_draw_log *log);
+/* The logged u of (member, draw), its kind into *kind if not NULL; NAN if none was logged. */
+double tf_draw_log_u(const tf_draw_log *log, uint64_t member, long draw, double *kind);
+
 typedef struct tf_exit_policy {
   tf_exit_kind kind;
   double distance, margin, fixed;
   double *cdf; /* weighted: cumulative weights over nbins equal bins of u */
   int nbins;
-  /* replay: the logged u of every member and visit */
-  double *replay;
-  uint64_t replay_members;
-  long replay_visits;
+  tf_draw_log replay; /* replay: the logged draws of every member */
   /* geometry at the two-fold */
   const tf_kernel *k;
   const double *p;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codim2.h"
+#include "ode.h"
 #include "vec.h"
 
 /* Samples per sector: uniform, plus points closing in on the sector's ends (Sigma), where a
@@ -90,6 +91,18 @@ static int sector_grid(int side, double *grid) {
   return m;
 }
 
+/* V'(phi) / R(phi) at a limit direction of the sector `side`, by central differences kept
+ * inside the sector (F* jumps at its ends). */
+static double angular_ratio(const tf_codim2_sys *s, double t, const double *x, double phi, double R,
+                            int side) {
+  const double lo = side > 0 ? -M_PI / 2 : M_PI / 2;
+  const double step = fmin(1e-6, 0.5 * fmin(phi - lo, lo + M_PI - phi));
+  double va, vb;
+  tf_codim2_rv(s, t, x, phi - step, NULL, &va);
+  tf_codim2_rv(s, t, x, phi + step, NULL, &vb);
+  return (vb - va) / (2 * step) / R;
+}
+
 /* Filippov on Sigma next to I on the side g = sign: a limit direction if Sigma slides (or
  * escapes) there, with the sliding field's rate along n2 as its radial rate. */
 static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, const double *x,
@@ -104,7 +117,8 @@ static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, co
   tf_filippov_field(k, p, y, (lp + lm) / (lm - lp), f);
   const double R = sign * tf_dot(f, c->n2, n);
   if (m->count < TF_MEET_MAX_DIRECTIONS)
-    m->dir[m->count++] = (tf_meet_direction){sign * M_PI / 2, R, 0, r == TF_SIGMA_ESCAPING};
+    m->dir[m->count++] =
+        (tf_meet_direction){sign * M_PI / 2, R, 0, r == TF_SIGMA_ESCAPING, 0.0, false};
 }
 
 /* Whether 0 lies strictly inside the convex hull of the points (f.n1, f.n2) over samples of
@@ -179,8 +193,11 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
     const int points = sector_grid(side, grid);
     const int found = tf_codim2_roots_of_v(&s, t, x, grid, points, false,
                                            TF_MEET_MAX_DIRECTIONS - m->count, phi, R);
-    for (int i = 0; i < found; i++)
-      m->dir[m->count++] = (tf_meet_direction){phi[i], R[i], side, false};
+    for (int i = 0; i < found; i++) {
+      const double angular = angular_ratio(&s, t, x, phi[i], R[i], side);
+      m->dir[m->count++] =
+          (tf_meet_direction){phi[i], R[i], side, false, angular, R[i] > 0 && angular > 0};
+    }
   }
   sigma_ray(k, p, &c, x, +1, m);
   sigma_ray(k, p, &c, x, -1, m);
@@ -191,11 +208,11 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
     tf_codim2_limit(&s, t, x, M_PI * (i + 0.5) / 4, f);
     scale = fmax(scale, hypot(tf_dot(f, c.n1, n), tf_dot(f, c.n2, n)));
   }
-  bool neutral = false, escaping = false;
+  bool neutral = false, continuum = false;
   for (int i = 0; i < m->count; i++) {
     neutral |= fabs(m->dir[i].R) <= 1e-9 * scale;
     m->repelling += m->dir[i].R > 0;
-    escaping |= m->dir[i].R > 0 && m->dir[i].escaping;
+    continuum |= m->dir[i].R > 0 && (m->dir[i].escaping || m->dir[i].fan);
   }
   if (m->count == 0) {
     undefined(m, "no limit direction (spiralling approach)");
@@ -205,11 +222,11 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
     undefined(m, "a neutral limit direction (R = 0): a tangency of I");
     return;
   }
-  if (m->repelling == 1 && !escaping) {
+  if (m->repelling == 1 && !continuum) {
     m->verdict = TF_MEET_PASS;
     return;
   }
-  if (m->repelling > 1) {
+  if (m->repelling >= 1) {
     m->verdict = TF_MEET_CHOICE;
     return;
   }
@@ -239,4 +256,118 @@ void tf_meet_departure(const tf_kernel *k, const double *p, const tf_meet *m, in
   for (size_t i = 0; i < k->dim; i++) x[i] += eta * (cos(d.phi) * m->n1[i] + sin(d.phi) * m->n2[i]);
   if (d.side == 0) onto_sigma(k, p, x);
   *side = d.side;
+}
+
+double tf_meet_arrival_direction(const tf_meet *m, int from, double g_sign, const double *x,
+                                 const double *before, size_t n) {
+  if (from == 0) return g_sign < 0 ? -M_PI / 2 : M_PI / 2;
+  double d[TF_MAX_DIM];
+  for (size_t i = 0; i < n; i++) d[i] = before[i] - x[i];
+  const double seen = atan2(tf_dot(d, m->n2, n), tf_dot(d, m->n1, n));
+  int best = -1;
+  double best_gap = INFINITY;
+  for (int i = 0; i < m->count; i++) {
+    const tf_meet_direction *c = &m->dir[i];
+    if (c->side != from || !(c->R < 0)) continue;
+    /* a fan of arrivals outranks any single one; within a rank, the nearest in angle */
+    const double gap = fabs(remainder(c->phi - seen, 2 * M_PI)) + (c->angular > 0 ? 0 : 10);
+    if (gap < best_gap) best_gap = gap, best = i;
+  }
+  return best < 0 ? NAN : m->dir[best].phi;
+}
+
+/* --- the regularised departure: the blow-up z = (h, g) / eps about a point of I --------------- */
+
+typedef struct inner_ctx {
+  const tf_kernel *k;
+  const double *p;
+  const tf_smoothing *law;
+  double t, eta, grad_h; /* |grad h|: h / eps = grad_h z1 */
+  const double *x, *n1, *n2;
+} inner_ctx;
+
+/* The smoothed field of the blow-up: the slip fields at x displaced (by eta) in the direction of
+ * z, mixed by Lambda(h / eps), projected onto the frame. */
+static void inner_field(double tau, const double *z, void *ctx, double *dz) {
+  (void)tau;
+  const inner_ctx *c = ctx;
+  const size_t n = c->k->dim;
+  const double rho = hypot(z[0], z[1]);
+  double y[TF_MAX_DIM], up[TF_MAX_DIM], down[TF_MAX_DIM];
+  for (size_t i = 0; i < n; i++)
+    y[i] = c->x[i] + (rho > 0 ? c->eta / rho : 0) * (z[0] * c->n1[i] + z[1] * c->n2[i]);
+  c->k->filippov->slip(c->t, y, +1, c->p, up);
+  c->k->filippov->slip(c->t, y, -1, c->p, down);
+  const double lambda = tf_smooth_sign(c->law, c->grad_h * z[0], NULL);
+  for (size_t i = 0; i < n; i++) up[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
+  dz[0] = tf_dot(up, c->n1, n);
+  dz[1] = tf_dot(up, c->n2, n);
+}
+
+/* Reading off the departure.  Slip: |h| / eps beyond INNER_H_FAR, where Lambda is +-1 to 5e-7
+ * for every law.  Sticking along Sigma: the orbit sits in the layer (h / eps no longer moves,
+ * relative to g / eps, by more than INNER_LAYER) and moves out along Sigma beyond INNER_G_OUT,
+ * past the structure of the blow-up near its origin (the wheel's lies within |g| / eps < 10).
+ * In the layer the blow-up is stiff (relaxation at rate O(1), motion along it at the sticking
+ * flow's rate), so following it to infinity would cost millions of steps; once in the
+ * attracting layer and moving out the orbit stays in it. */
+static const double INNER_H_FAR = 1e3, INNER_G_OUT = 200, INNER_LAYER = 1e-6;
+
+/* The repelling direction of m closest in angle to phi among those of side `side` (any side if
+ * none there), or -1. */
+static int nearest_repelling(const tf_meet *m, int side, double phi) {
+  int best = -1;
+  double best_gap = INFINITY;
+  for (int pass = 0; pass < 2 && best < 0; pass++)
+    for (int i = 0; i < m->count; i++) {
+      if (!(m->dir[i].R > 0) || (pass == 0 && m->dir[i].side != side)) continue;
+      const double gap = fabs(remainder(m->dir[i].phi - phi, 2 * M_PI));
+      if (gap < best_gap) best_gap = gap, best = i;
+    }
+  return best;
+}
+
+/* Where the blow-up orbit entering at radius rho0 along phi_in leaves to: an index into m->dir,
+ * or -1 (it stays bounded, or the integration fails). */
+static int inner_fate(tf_dopri5 *ode, const inner_ctx *c, const tf_meet *m, double phi_in,
+                      double rho0) {
+  double z[2] = {rho0 * cos(phi_in), rho0 * sin(phi_in)}, dz[2], tau = 0;
+  if (fabs(z[0]) < 1e-12 * rho0) z[0] = 0; /* an entry along Sigma starts on it */
+  const double entry_g = z[1];
+  tf_dopri5_reset(ode, 0, z);
+  for (long steps = 0; steps < 200000; steps++) {
+    if (tf_dopri5_step(ode, &tau, z, INFINITY) != TF_ODE_OK) return -1;
+    const double rho = hypot(z[0], z[1]);
+    if (c->grad_h * fabs(z[0]) >= INNER_H_FAR && rho > 2 * rho0)
+      return nearest_repelling(m, z[0] > 0 ? 1 : -1, atan2(z[1], z[0]));
+    const bool out_along_sigma =
+        fabs(z[1]) >= INNER_G_OUT && (z[1] * entry_g <= 0 || fabs(z[1]) > 2 * fabs(entry_g));
+    if (!out_along_sigma) continue;
+    inner_field(tau, z, (void *)c, dz);
+    if (dz[1] * z[1] > 0 && fabs(dz[0]) <= INNER_LAYER * fabs(dz[1])) {
+      const int along = nearest_repelling(m, 0, z[1] > 0 ? M_PI / 2 : -M_PI / 2);
+      return along >= 0 && m->dir[along].side == 0 ? along : -1;
+    }
+  }
+  return -1;
+}
+
+int tf_meet_regularised(const tf_kernel *k, const double *p, double t, const double *x,
+                        const tf_meet *m, double phi_in, const tf_smoothing *law) {
+  if (!isfinite(phi_in)) return -1;
+  const size_t n = k->dim;
+  double grad[TF_MAX_DIM], scale = 1;
+  k->filippov->switching(x, p, grad);
+  for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(x[i]));
+  const inner_ctx c = {k, p, law, t, 1e-8 * scale, sqrt(tf_dot(grad, grad, n)), x, m->n1, m->n2};
+  tf_dopri5 *ode = tf_dopri5_create(2);
+  if (!ode) return -1;
+  tf_ode_options o = tf_ode_default_options();
+  o.rtol = 1e-9, o.atol = 1e-12, o.max_steps = 0;
+  tf_dopri5_setup(ode, inner_field, (void *)&c, &o);
+  int fate = inner_fate(ode, &c, m, phi_in, 1e2);
+  const int next = inner_fate(ode, &c, m, phi_in, 1e3);
+  if (fate != next) fate = next == inner_fate(ode, &c, m, phi_in, 1e4) ? next : -1;
+  tf_dopri5_destroy(ode);
+  return fate;
 }

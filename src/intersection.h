@@ -22,11 +22,13 @@
  *   slide      the same with a nonzero sliding vector: the trajectory moves along I with it
  *              until a limit direction turns repelling (evolve.h);
  *   pass       attracting and exactly one repelling direction (the crossing region), which
- *              is not along escaping sliding: the trajectory leaves along it;
- *   choice     several repelling directions, or one along Sigma where Sigma escapes: the
- *              departure is a nondeterministic choice.  A direction along escaping sliding is
- *              a continuum in itself (slide for a while, then detach to either side), as at a
- *              two-fold; the caller draws which departure (evolve.h);
+ *              is neither along escaping sliding nor a fan: the trajectory leaves along it;
+ *   choice     several repelling directions, or one along Sigma where Sigma escapes, or one
+ *              that is a fan (V'/R > 0: trajectories leave I tangent to it and spread, a
+ *              continuum of departures): the departure is a nondeterministic choice.  A
+ *              direction along escaping sliding is a continuum in itself (slide for a while,
+ *              then detach to either side), as at a two-fold; the caller chooses which
+ *              departure (evolve.h); from a fan the engine leaves along its ray;
  *   undefined  anything the theory does not settle here: no limit direction (spiral), a
  *              neutral one (R = 0), a sliding region whose sliding vector is missing or not
  *              unique.  The member stops with status codim2 and the state is logged.
@@ -39,6 +41,7 @@
 
 #include "filippov.h"
 #include "kernel.h"
+#include "smooth.h"
 
 enum { TF_MEET_MAX_DIRECTIONS = 16 };
 
@@ -53,10 +56,14 @@ typedef enum tf_meet_verdict {
 const char *tf_meet_verdict_name(tf_meet_verdict v);
 
 typedef struct tf_meet_direction {
-  double phi;    /* in the frame (n1, n2) */
-  double R;      /* radial rate: < 0 attracting, > 0 repelling */
-  int side;      /* +1: into h > 0, -1: into h < 0, 0: along Sigma */
-  bool escaping; /* along Sigma where it escapes: a continuum of departures (below) */
+  double phi;     /* in the frame (n1, n2) */
+  double R;       /* radial rate: < 0 attracting, > 0 repelling */
+  int side;       /* +1: into h > 0, -1: into h < 0, 0: along Sigma */
+  bool escaping;  /* along Sigma where it escapes: a continuum of departures (below) */
+  double angular; /* V'(phi) / R(phi) (0 along Sigma): nearby trajectories make an angle
+                     delta ~ rho^angular with the direction, so where it is > 0 a whole fan of
+                     them meets I tangent to it (a repelling fan: many departures) */
+  bool fan;       /* repelling with angular > 0 */
 } tf_meet_direction;
 
 typedef struct tf_meet {
@@ -88,5 +95,36 @@ int tf_meet_sliding_vector(const tf_kernel *k, const double *p, double t, const 
  * along it), and the side it points to (+1: h > 0, -1: h < 0, 0: along Sigma). */
 void tf_meet_departure(const tf_kernel *k, const double *p, const tf_meet *m, int which, double eta,
                        double *x, int *side);
+
+/* An arrival whose verdict is choice, as a departure rule sees it (intersection_policy.h). */
+typedef struct tf_meet_arrival {
+  const tf_kernel *k;
+  const double *p;
+  double t;
+  const double *x;  /* the point of I */
+  const tf_meet *m; /* the analysis there */
+  double phi_in;    /* the direction it arrived along (tf_meet_arrival_direction) */
+} tf_meet_arrival;
+
+/* The departure the regularised system selects (sign(h) replaced by the sigmoid of `law`, eps ->
+ * 0) for an arrival at x along the limit direction phi_in of m (an attracting direction, or
+ * +-pi/2 for sticking along Sigma): an index into m->dir (a repelling direction), or -1 where
+ * the limit does not settle.  In the blow-up (h, g) = eps z about x the smoothed field is, to
+ * leading order, the autonomous planar field
+ *   z' = P [(1 + Lambda(|grad h| z1)) / 2 slip(+1) + (1 - Lambda) / 2 slip(-1)](direction z),
+ * independent of eps; the arriving trajectory enters it from infinity along phi_in, and where
+ * it leaves to (|h| / eps -> infinity on one side: slip there; g / eps -> infinity at bounded
+ * h / eps: the sticking flow along Sigma) is the eps -> 0 departure.  The entry radius stands
+ * in for 1 / eps: the verdict is taken where entries at 1e2 and 1e3 (else 1e3 and 1e4) agree. */
+int tf_meet_regularised(const tf_kernel *k, const double *p, double t, const double *x,
+                        const tf_meet *m, double phi_in, const tf_smoothing *law);
+
+/* The limit direction of m along which a trajectory in mode `from` (-1, 0 sliding, +1)
+ * arrives: sliding on the side g_sign of I, +-pi/2; from slip, the attracting direction of
+ * that sector, a fan (angular > 0: the directions that generic trajectories arrive along)
+ * first, the one closest in angle to `before` (the arrival state before projection onto I)
+ * among equals.  NAN if m has none. */
+double tf_meet_arrival_direction(const tf_meet *m, int from, double g_sign, const double *x,
+                                 const double *before, size_t n);
 
 #endif

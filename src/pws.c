@@ -8,6 +8,7 @@
 
 #include "checkpoint.h"
 #include "flow.h"
+#include "h5io.h"
 #include "rng.h"
 #include "status.h"
 #include "switches.h"
@@ -114,10 +115,12 @@ int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *
       read_filippov_options(pws, cfg, err) || read_logging(pws, cfg, err) ||
       tf_config_get_int(cfg, "ensemble.seed", &d_seed, 0, LLONG_MAX, &seed, err) ||
       tf_exit_policy_from_config(&pws->policy, cfg, members, pws->max_logged_exits, err) ||
+      tf_intersection_policy_from_config(&pws->choice, cfg, &pws->policy, members,
+                                         pws->max_logged_exits, err) ||
       find_twofold(pws, cfg, err))
     return -1;
   pws->seed = (uint64_t)seed;
-  pws->opts.meet_escape_distance = pws->policy.distance;
+  pws->opts.meet_escape_distance = pws->choice.escape_distance;
   pws->opts.meet_escape_margin = pws->policy.margin;
   if (pws->model.kernel->kind == TF_MODEL_SWITCHES) {
     tf_switches_options so = tf_switches_default_options();
@@ -138,6 +141,7 @@ void tf_pws_destroy(tf_pws *pws) {
   tf_evolve_destroy(pws->evolve);
   tf_switches_destroy(pws->switches);
   tf_exit_policy_destroy(&pws->policy);
+  tf_intersection_policy_destroy(&pws->choice);
   tf_model_destroy(&pws->model);
   memset(pws, 0, sizeof *pws);
 }
@@ -150,6 +154,7 @@ typedef struct member_run {
   tf_pws_record *rec;
   long logged_events, next_sample;
   bool replay_exhausted;
+  int choice_code; /* TF_DRAW_* of the rule behind the choice being made */
 } member_run;
 
 /* One draw in the log: (t, u, side, kind, state), kind TF_DRAW_*. */
@@ -179,11 +184,24 @@ static int on_exit(void *ctx, long visit, double t, const double *x, double *x_o
   return choose_exit(ctx, t, x_out, side);
 }
 
-/* A nondeterministic departure from an intersection of switching surfaces: a draw of the exit
- * policy like a two-fold exit (same stream, same log, so replay covers both), logged with the
- * event that uses it. */
-static int on_choice(void *ctx, double *u) {
+/* A nondeterministic departure from an intersection of switching surfaces: chosen by the
+ * intersection policy, numbered and logged like a two-fold exit (same stream, same log, so
+ * replay covers both), with the event that uses it. */
+static int on_choice(void *ctx, const tf_meet_arrival *a, double *u) {
   member_run *mr = ctx;
+  if (tf_intersection_policy_choose(&mr->pws->choice, mr->pws->seed, mr->member, mr->rec->visits, a,
+                                    u, &mr->choice_code)) {
+    mr->replay_exhausted = true;
+    return -1;
+  }
+  return 0;
+}
+
+/* A nondeterministic mode of a model with several switching functions: a draw of the exit
+ * policy (the departures are modes, not limit directions). */
+static int on_switch_choice(void *ctx, double *u) {
+  member_run *mr = ctx;
+  mr->choice_code = TF_DRAW_CHOICE_UNIFORM;
   *u = tf_exit_policy_draw(&mr->pws->policy, mr->pws->seed, mr->member, mr->rec->visits);
   if (isnan(*u)) {
     mr->replay_exhausted = true;
@@ -194,8 +212,7 @@ static int on_choice(void *ctx, double *u) {
 
 static void on_event(void *ctx, const tf_event *ev) {
   member_run *mr = ctx;
-  if (ev->kind == TF_EVENT_MEET_CHOICE)
-    log_exit(mr, ev->t, ev->u, ev->to, TF_DRAW_INTERSECTION_CHOICE, ev->x);
+  if (ev->kind == TF_EVENT_MEET_CHOICE) log_exit(mr, ev->t, ev->u, ev->to, mr->choice_code, ev->x);
   if (mr->logged_events >= mr->pws->max_logged_events) return;
   const size_t w = tf_pws_event_width(mr->pws), n = mr->pws->model.kernel->dim;
   double *slot = mr->rec->events + (size_t)mr->logged_events++ * w;
@@ -256,7 +273,7 @@ static void on_switches_step(void *ctx, const tf_switches *s, double ta, double 
 }
 
 static int run_switches(tf_pws *pws, member_run *mr, double *x, tf_pws_record *rec) {
-  tf_switches_set_callbacks(pws->switches, on_switches_event, on_choice,
+  tf_switches_set_callbacks(pws->switches, on_switches_event, on_switch_choice,
                             pws->trajectory_samples > 0 ? on_switches_step : NULL, mr);
   const tf_switches_result r = tf_switches_run(pws->switches, pws->t0, x, pws->t_end);
   rec->t_final = r.t;
@@ -323,4 +340,23 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
   memcpy(rec->counts, r.counts, sizeof rec->counts);
   if (pws->at_twofold) rec->counts[TF_EVENT_EXIT]++;
   return r.status;
+}
+
+void tf_pws_describe_rules(const tf_pws *pws, long long exits, long long file) {
+  const tf_intersection_policy *c = &pws->choice;
+  tf_h5_attr_string((hid_t)exits, "kinds",
+                    "0 two-fold exit, 1 intersection choice (uniform), 2 intersection choice "
+                    "(weighted), 3 intersection choice (regularised)");
+  const hid_t d = (hid_t)file;
+  tf_h5_attr_string(d, "exit_policy", tf_exit_kind_name(pws->policy.kind));
+  tf_h5_attr_string(d, "intersection_policy", tf_choice_rule_name(c->rule));
+  if (c->rule == TF_CHOICE_WEIGHTED) {
+    char w[256] = "";
+    for (int i = 0; i < TF_DEPART_KIND_COUNT; i++)
+      snprintf(w + strlen(w), sizeof w - strlen(w), "%s%s: %.17g", i ? ", " : "",
+               tf_departure_kind_name((tf_departure_kind)i), c->weight[i]);
+    tf_h5_attr_string(d, "intersection_weights", w);
+  }
+  if (c->rule == TF_CHOICE_REGULARISED)
+    tf_h5_attr_string(d, "intersection_smoothing_law", tf_smooth_law_name(c->law.law));
 }

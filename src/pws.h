@@ -19,6 +19,7 @@
 #include "config.h"
 #include "evolve.h"
 #include "exit_policy.h"
+#include "intersection_policy.h"
 #include "model.h"
 #include "singularity.h"
 
@@ -32,6 +33,7 @@ typedef struct tf_pws {
   bool has_twofold;
   tf_twofold twofold;
   tf_exit_policy policy;
+  tf_intersection_policy choice; /* at intersections of switching surfaces */
   long max_logged_exits, max_logged_events, trajectory_samples;
   tf_evolve *evolve;
   /* models with several switching functions (switches.h) run here instead of evolve */
@@ -43,9 +45,9 @@ void tf_pws_destroy(tf_pws *pws);
 
 /* Widths of the per-member logs: one draw is (t, u, side, kind, x), one event (t, kind, from, to,
  * x).  A draw is an exit from the two-fold (kind 0; x the continuation point, side ±1) or a
- * choice at an intersection of switching surfaces (kind 1; x the point on the intersection,
- * side the mode it leaves in: -1 slip-, 0 sliding, 1 slip+). */
-enum { TF_DRAW_TWOFOLD_EXIT = 0, TF_DRAW_INTERSECTION_CHOICE = 1 };
+ * choice at an intersection of switching surfaces (kind 1, 2, 3 by the rule that made it:
+ * uniform, weighted, regularised, TF_DRAW_* of intersection_policy.h; x the point on the
+ * intersection, side the mode it leaves in: -1 slip-, 0 sliding, 1 slip+). */
 size_t tf_pws_exit_width(const tf_pws *pws);
 size_t tf_pws_event_width(const tf_pws *pws);
 
@@ -66,5 +68,11 @@ typedef struct tf_pws_record {
 const char *tf_pws_mode_name(const tf_pws *pws, int mode, char *buf, size_t n);
 
 int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec);
+
+/* Attributes naming the rules of the run: on the draw log `exits` (an HDF5 dataset) `kinds`
+ * (what each code of its kind column means); on the results `file` `exit_policy`,
+ * `intersection_policy`, and with weighted `intersection_weights`, with regularised
+ * `intersection_smoothing_law` (a replay of a run differs from it only there). */
+void tf_pws_describe_rules(const tf_pws *pws, long long exits, long long file);
 
 #endif

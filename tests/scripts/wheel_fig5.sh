@@ -2,7 +2,8 @@
 #   * identical files on 1, 2 and 3 ranks (every exit draw is keyed by member and visit);
 #   * replaying a run's exit log reproduces every member bit for bit;
 #   * an interrupted run resumed on another rank count equals an uninterrupted one;
-#   * policy `fixed` makes all members the same trajectory, `weighted` confines the draws;
+#   * policy `fixed` (with intersection.policy regularised) makes all members the same
+#     trajectory, `weighted` confines the two-fold exits;
 #   * every member reaches full stick (h = g = 0) within a few time units of leaving the
 #     two-fold, where the engine logs an intersection event with its verdict, never a crossing;
 #     some members return to the singularity (the recurrence of the paper's Fig. 5 survives in
@@ -65,7 +66,8 @@ assert len(np.unique(u)) == len(u), "exit draws repeat"
 print("members", s["members"], "two-fold visits", s["twofold_visits"], "by member", np.bincount(visits))
 PY
 
-"$T" run "$C" -o fixed.h5 "${SET[@]}" --set exit.policy=fixed --set exit.value=0.3
+# fixed exits and the regularised rule at full stick (no random number): one trajectory
+"$T" run "$C" -o fixed.h5 "${SET[@]}" --set exit.policy=fixed --set exit.value=0.3 --set intersection.policy=regularised
 "$T" run "$C" -o weighted.h5 "${SET[@]}" --set exit.policy=weighted --set 'exit.weights=[0, 0, 1, 0]'
 "$PYTHON" - <<'PY' || fail "fixed / weighted policies"
 import h5py, numpy as np
@@ -75,7 +77,9 @@ ex = h5py.File("weighted.h5", "r")["members/exits"][...].reshape(24, -1, 7)
 u, side, kind = ex[:, :, 1], ex[:, :, 2], ex[:, :, 3]
 ok = ~np.isnan(u)
 twofold = ok & (kind == 0)  # the rest are choices at full stick
-assert ((u[ok] >= 0.5) & (u[ok] < 0.75)).all() and (side[twofold] == 1).all()
+# exit.weights shape the two-fold exits only; choices at full stick keep the uniform rule
+assert ((u[twofold] >= 0.5) & (u[twofold] < 0.75)).all() and (side[twofold] == 1).all()
+assert (kind[ok & ~twofold] == 1).all() and (u[ok & ~twofold] < 0.5).any()
 print("fixed: all members equal; weighted: u in [0.5, 0.75), side +1")
 PY
 

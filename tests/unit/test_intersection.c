@@ -9,7 +9,10 @@
  *     closed form, the member comes to rest (x3 frozen at 0) and stays there;
  *   with x3' = x3 instead (F_s = (0, 0, x3)), the member slides along the intersection while
  *     x3 grows as e^t, and leaves along phi = 0 where x3 = 1 makes that direction repelling
- *     (R = x3 - 1), at the closed-form time. */
+ *     (R = x3 - 1), at the closed-form time;
+ *   a conewise field with one repelling direction phi = 0 whose angular rate V'/R is chosen:
+ *     V'/R < 0 is a pass, V'/R > 0 a fan of departures (trajectories leave tangent to it and
+ *     spread as rho^(V'/R)), which is nondeterministic: choice, never pass. */
 #include <math.h>
 #include <string.h>
 
@@ -86,6 +89,51 @@ static void classify_cases(void) {
   CHECK(y[0] == 0 && y[1] == 0 && y[2] == 0.5, "projection (%g, %g, %g)", y[0], y[1], y[2]);
 }
 
+/* In h > 0: F = R n + V n_perp with R = 2 cos(phi) - 3/2 and V = sin(phi) (c cos(phi) - 1), so
+ * phi = 0 is a limit direction with R = 1/2 and V'(0) / R(0) = 2 (c - 1); for c > 1 also
+ * cos(phi) = 1/c are (attracting: R = 2/c - 3/2 < 0 for c > 4/3).  In h < 0: F = (1, 0), which
+ * arrives along phi = pi (R = -1).  Sigma is crossed upwards on both of its rays (V(+-pi/2) =
+ * -+1), so no direction runs along it. */
+static double fan_c;
+
+static void fan_slip(double t, const double *x, int side, const double *p, double *dx) {
+  (void)t, (void)p;
+  const double rho = hypot(x[0], x[1]), c = x[0] / rho, s = x[1] / rho;
+  if (side < 0 || rho == 0) {
+    dx[0] = 1, dx[1] = 0, dx[2] = 0;
+    return;
+  }
+  const double R = 2 * c - 1.5, V = s * (fan_c * c - 1);
+  dx[0] = R * c - V * s;
+  dx[1] = R * s + V * c;
+  dx[2] = 0;
+}
+
+static const tf_filippov_ops fan_ops = {
+    .switching = h_fn, .slip = fan_slip, .secondary_switching = g_fn};
+static const tf_model_def fan_field = {.abi = TWOFOLD_MODEL_ABI,
+                                       .name = "conewise-fan",
+                                       .kind = TF_MODEL_FILIPPOV,
+                                       .dim = 3,
+                                       .filippov = &fan_ops};
+
+static void fan_case(double c, tf_meet_verdict expected) {
+  fan_c = c;
+  tf_meet m;
+  const double x[3] = {0, 0, 0.25};
+  tf_meet_classify(&fan_field, NULL, 0, x, &m);
+  int ahead = -1;
+  for (int i = 0; i < m.count; i++)
+    if (fabs(m.dir[i].phi) < 1e-6) ahead = i;
+  CHECK(ahead >= 0 && m.repelling == 1, "c = %g: phi = 0 found, %d repelling", c, m.repelling);
+  if (ahead < 0) return;
+  CHECK_CLOSE(m.dir[ahead].R, 0.5, 1e-7, "R(0)");
+  CHECK_CLOSE(m.dir[ahead].angular, 2 * (c - 1), 1e-5, "V'(0)/R(0) = 2 (c - 1)");
+  CHECK(m.dir[ahead].fan == (c > 1), "c = %g: fan flag %d", c, m.dir[ahead].fan);
+  CHECK(m.verdict == expected, "c = %g: verdict %s, expected %s", c,
+        tf_meet_verdict_name(m.verdict), tf_meet_verdict_name(expected));
+}
+
 typedef struct log_t {
   int n, kind[16];
   double t[16];
@@ -159,6 +207,10 @@ static void slide_and_leave(void) {
 
 int main(void) {
   classify_cases();
+  fan_case(0.5, TF_MEET_PASS);   /* V'/R = -1: one departure */
+  fan_case(0.9, TF_MEET_PASS);   /* V'/R = -0.2 */
+  fan_case(1.5, TF_MEET_CHOICE); /* V'/R = +1: a fan */
+  fan_case(3.0, TF_MEET_CHOICE); /* V'/R = +4 */
   slide_and_leave();
   arrival_case(0.0, TF_EVENT_MEET_REST, "x3 = 0: rest");
   /* x3 = -1: attracting from phi = 0 at rate -2, repelling at pi at rate 0 -> neutral:
