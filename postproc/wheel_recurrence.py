@@ -46,8 +46,8 @@ def first_arrivals(logs):
 
 
 def return_origins(logs):
-    """What started each logged return: the last arrival at full stick or crossing of Sigma
-    before it; and the number of returns not in the event logs."""
+    """What started each logged return: the last arrival at full stick (by its verdict) or
+    crossing of Sigma before it; and the number of returns not in the event logs."""
     meet = [logs.kinds.index(k) for k in logs.intersection_kinds()]
     cross, twofold = logs.kinds.index("crossing"), logs.kinds.index("twofold")
     kind_col = logs.event_fields.index("kind")
@@ -57,7 +57,8 @@ def return_origins(logs):
         for j in np.flatnonzero(kind == twofold):
             seen += 1
             before = [k for k in kind[:j] if k in meet or k == cross]
-            origin["full stick" if before and before[-1] in meet else "crossing"] += 1
+            last = logs.kinds[before[-1]] if before else "crossing"
+            origin[last.replace("intersection_", "full stick, ")] += 1
     return origin, int(logs.visits.sum()) - seen
 
 

@@ -107,7 +107,7 @@ T.check(s["choices_to"]["members_left_out"] == 2 and s["choices_to"]["counts"] =
         "(1 choice), 2 members reported left out")
 T.check(s["full_stick"]["arrivals"] == 8 and s["full_stick"]["verdicts"]["intersection_choice"] == 8,
         "wheel_recurrence: 8 arrivals at full stick, from the counts (6 of them logged)")
-T.check(s["return_origin"] == {"counts": {"full stick": 2}, "lost": 0},
+T.check(s["return_origin"] == {"counts": {"full stick, choice": 2}, "lost": 0},
         "wheel_recurrence: both returns are in the event logs, each after full stick")
 res = subprocess.run([sys.executable, os.path.join(P, "wheel_recurrence.py"), "synthetic.h5"],
                      capture_output=True, text=True)
