@@ -129,3 +129,16 @@ def per_member(values):
     (a list of arrays of length 1 or 0)."""
     values = np.asarray(values, dtype=float)
     return [values[i:i + 1] if not np.isnan(values[i]) else values[:0] for i in range(len(values))]
+
+
+def return_spread(x, gap=10.0):
+    """Median, 5-95 % range and the bunches of a sample of first return times: runs of the
+    sorted values without a gap wider than `gap` time units (the cycle through full stick
+    brings members back in rounds about 53 apart)."""
+    if not len(x):
+        return None
+    x = np.sort(x)
+    cut = np.flatnonzero(np.diff(x) > gap) + 1
+    lo, med, hi = np.percentile(x, [5, 50, 95])
+    return {"median": float(med), "p5": float(lo), "p95": float(hi),
+            "bunches": [[float(b[0]), float(b[-1]), int(len(b))] for b in np.split(x, cut)]}

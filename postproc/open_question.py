@@ -11,8 +11,14 @@ reached):
   return_time  time from leaving the singularity to the first return to it
   section_r    r at every crossing of Sigma before t = 300 (occupation of the section Sigma)
   r_T, omega_T the state at fixed times T (trajectory samples or final states)
-  full_stick   1 if the member reached full stick (an intersection event in its log; in files
-               before those events: status codim2/zeno), else 0
+  full_stick   1 if the member reached full stick (an intersection event in /members/events;
+               in files before those events: status codim2/zeno), else 0
+  returned, returns, stick_arrivals
+               returned to the two-fold at all, how often, arrivals at full stick (from the
+               counts /members/twofold_visits and /members/events: every member, complete)
+Observables read from a log (/members/exits holds a member's first exit.max_logged draws,
+/members/event_log its first output.event_log events) use only what the log settles; the
+report prints per run how many members each lost (postproc/filippov_logs.py).
 Distances to the reference ensemble (uniform): Kolmogorov–Smirnov statistic and the
 Wasserstein-1 distance (scipy.stats), with 95 % bootstrap intervals (members resampled with
 replacement in both ensembles).  Writes open_question.json and the figures
@@ -23,7 +29,6 @@ import glob
 import json
 import os
 import re
-
 import sys
 
 import h5py
@@ -31,12 +36,11 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from filippov_logs import EnsembleLogs, per_member  # noqa: E402
+from filippov_logs import EnsembleLogs, per_member, return_spread  # noqa: E402
 
 OK, ZENO, CODIM2 = 1, 5, 7
 STATUS_NAMES = dict(enumerate(["pending", "ok", "nonfinite", "max_steps", "step_underflow",
                                "zeno", "failed", "codim2", "ill_posed"]))
-KIND_CROSSING = 0
 SIGMA_TOL = 1e-9
 
 
@@ -324,19 +328,6 @@ def mean_ci(per_member, reps, rng):
             "n": int(len(x))}
 
 
-def spread(x, gap=10.0):
-    """Median, 5-95 % range and the bunches of a sample of first return times: runs of the
-    sorted values without a gap wider than `gap` time units (the cycle through full stick
-    brings members back in rounds about 53 apart)."""
-    if not len(x):
-        return None
-    x = np.sort(x)
-    cut = np.flatnonzero(np.diff(x) > gap) + 1
-    lo, med, hi = np.percentile(x, [5, 50, 95])
-    return {"median": float(med), "p5": float(lo), "p95": float(hi),
-            "bunches": [[float(b[0]), float(b[-1]), int(len(b))] for b in np.split(x, cut)]}
-
-
 def analyse(runs_dir, bootstrap=200, seed=12345):
     """Observables per member of every results file in runs_dir and the report of their
     distances to the uniform ensemble: (data, report), data[name] = (obs, meta)."""
@@ -377,7 +368,7 @@ def analyse(runs_dir, bootstrap=200, seed=12345):
                   "landing_r", "full_stick_s", "return_time_s"]:
             summary[q] = mean_ci(obs[q], bootstrap, rng) if q in obs else None
         if "return_time" in obs:
-            summary["return_time_spread"] = spread(pooled(obs["return_time"]))
+            summary["return_time_spread"] = return_spread(pooled(obs["return_time"]))
         report["runs"][name] = summary
         if name == "uniform":
             continue

@@ -39,7 +39,7 @@ from scipy.stats import binomtest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wheel_recurrence  # noqa: E402
-from filippov_logs import EnsembleLogs, text_attr  # noqa: E402
+from filippov_logs import EnsembleLogs, return_spread, text_attr  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = os.path.join(HERE, "configs", "wheel-fig5.yaml")
@@ -117,6 +117,7 @@ def summarise(path):
     r = s["returns"]
     s["returns"]["fraction_ci"] = wilson(r["members"], s["members"])
     s["first_return_times"] = sorted(first[~np.isnan(first)].tolist())
+    s["first_return_spread"] = return_spread(np.array(s["first_return_times"]))
     s["first_return_lost"] = int(lost.sum())
     return s
 
@@ -159,7 +160,8 @@ def figure(results, path, members):
     per = np.array([r["stats"]["returns"]["per_member"] for r in weighted])
     styles = {"uniform": ("k", "--"), "regularised": ("C3", ":")}
     if len(weighted):
-        axes[0].errorbar(q, frac, yerr=[frac - ci[:, 0], ci[:, 1] - frac], marker="o", capsize=3,
+        err = np.clip([frac - ci[:, 0], ci[:, 1] - frac], 0, None)  # rounding at 0 and 1
+        axes[0].errorbar(q, frac, yerr=err, marker="o", capsize=3,
                          label="weighted: sliding q, the others (1 - q)/3")
         axes[1].plot(q, per, marker="o", label="weighted")
     for r in named:
@@ -220,10 +222,14 @@ def main():
         results.append({"name": name, "label": label, "q": q, "path": path, "wall_seconds": wall,
                         "sets": sets, "stats": summarise(path)})
         s = results[-1]["stats"]
+        sp = s["first_return_spread"]
         print(f"{label:14s} returning {s['returns']['fraction']:.3f} "
               f"({s['returns']['members']} of {s['members']}), "
               f"{s['returns']['per_member']:.2f} returns per member"
-              + (f", run {wall:.1f} s" if wall is not None else ", reused"), file=sys.stderr)
+              + (f", run {wall:.1f} s" if wall is not None else ", reused")
+              + ("; first returns in bunches " + ", ".join(f"{a:.1f}-{b:.1f} ({k})"
+                                                         for a, b, k in sp["bunches"])
+                 if sp else ""), file=sys.stderr)
     if not results:
         raise SystemExit("no rule ran")
     print(table(results))
