@@ -380,12 +380,16 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
                   "events: t, kind, mode before, mode after (-1 slip-, 0 sliding, 1 slip+, "
                   "2 rest, 3 along the intersection), state",
                   writer) ||
-      write_table(g, "exits", job->rec.exits, xrows, xw, job->compression,
-                  "draws: t, u, side, kind (0 two-fold exit, 1 choice at an intersection), state",
-                  writer);
+      write_table(
+          g, "exits", job->rec.exits, xrows, xw, job->compression,
+          "draws: t, u, side, kind (0 two-fold exit; a choice at an intersection by the rule 1 "
+          "uniform, 2 weighted, 3 regularised), state",
+          writer);
   if (!rc) {
     hid_t d = H5Dopen2(g, "events", H5P_DEFAULT);
     if (d >= 0) tf_h5_attr_string(d, "kinds", kinds), H5Dclose(d);
+    if ((d = H5Dopen2(g, "exits", H5P_DEFAULT)) >= 0)
+      tf_pws_describe_rules(&job->pws, d, g), H5Dclose(d);
   }
   tf_h5_attr_string(g, "status", stopped ? "interrupted" : tf_member_status_name(job->status));
   tf_h5_attr_int(g, "member", job->member);

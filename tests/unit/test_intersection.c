@@ -12,7 +12,12 @@
  *     (R = x3 - 1), at the closed-form time;
  *   a conewise field with one repelling direction phi = 0 whose angular rate V'/R is chosen:
  *     V'/R < 0 is a pass, V'/R > 0 a fan of departures (trajectories leave tangent to it and
- *     spread as rho^(V'/R)), which is nondeterministic: choice, never pass. */
+ *     spread as rho^(V'/R)), which is nondeterministic: choice, never pass;
+ *   a departure along escaping sliding (a conewise field whose Sigma escapes on both rays
+ *     next to I): the engine puts the state at the detach point at once, so its trajectory is
+ *     the Filippov one (slide at speed 1/2 to the detach point, then slip) shifted in time by
+ *     detach distance / 1/2 — checked to 1e-9 — and differs from it by at most
+ *     max |F| times that shift (intersection.escape_distance bounds the effect). */
 #include <math.h>
 #include <string.h>
 
@@ -205,12 +210,76 @@ static void slide_and_leave(void) {
   third = ANTALI;
 }
 
+/* h > 0: F = R n + V n_perp with R = -1 + 2 sin^2(phi), V = -sin(phi) (cos(phi) + 1): one
+ * limit direction, phi = 0, attracting with V'/R = 2 (every trajectory nearby arrives along it);
+ * on Sigma F = (1, +-1).  h < 0: F = (-1, 0), repelling along phi = pi.  Sigma escapes on both
+ * rays (h' = 1 above, -1 below), its sliding field (0, +-1/2) moving away from I on each. */
+static void escape_slip(double t, const double *x, int side, const double *p, double *dx) {
+  (void)t, (void)p;
+  const double rho = hypot(x[0], x[1]), c = rho > 0 ? x[0] / rho : 1, s = rho > 0 ? x[1] / rho : 0;
+  dx[2] = 0;
+  if (side < 0) {
+    dx[0] = -1, dx[1] = 0;
+    return;
+  }
+  const double R = -1 + 2 * s * s, V = -s * (c + 1);
+  dx[0] = R * c - V * s;
+  dx[1] = R * s + V * c;
+}
+
+static const tf_filippov_ops escape_ops = {
+    .switching = h_fn, .slip = escape_slip, .secondary_switching = g_fn};
+static const tf_model_def escape_field = {.abi = TWOFOLD_MODEL_ABI,
+                                          .name = "conewise-escaping",
+                                          .kind = TF_MODEL_FILIPPOV,
+                                          .dim = 3,
+                                          .filippov = &escape_ops};
+
+/* u = 5/12: the second of three departures (slip-, Sigma g > 0, Sigma g < 0), at 1/4 of its
+ * share: into h < 0, detaching at margin + (1 - 2 margin) / 2 = 1/2 of the escape distance. */
+static int escape_choice(void *ctx, const tf_meet_arrival *a, double *u) {
+  (void)ctx, (void)a;
+  *u = 5.0 / 12;
+  return 0;
+}
+
+/* The Filippov solution slides from I at speed 1/2 to (0, detach), reached `shift` = 2 detach
+ * after the arrival at t = a, and moves with (-1, 0) from there: at T it is at
+ * (-(T - a - shift), detach).  The engine starts the slip at the arrival time instead. */
+static void escape_departure(double distance) {
+  tf_evolve_options o = tf_evolve_default_options();
+  o.ode.rtol = 1e-12, o.ode.atol = 1e-14;
+  o.meet_escape_distance = distance, o.meet_escape_margin = 0.05;
+  tf_evolve *e = tf_evolve_create(&escape_field, NULL, &o);
+  log_t l = {0};
+  tf_evolve_set_callbacks(e, record, NULL, &l);
+  tf_evolve_set_choice(e, escape_choice);
+  const double a = 0.25, T = 1.0, detach = 0.5 * distance, shift = detach / 0.5;
+  double x[3] = {a, 0, 0};
+  const tf_evolve_result r = tf_evolve_run(e, 0, x, T, 0);
+  CHECK(r.status == TF_MEMBER_OK && l.n == 1 && l.kind[0] == TF_EVENT_MEET_CHOICE &&
+            l.to[0] == TF_MODE_SLIP_MINUS,
+        "escaping: one choice, into slip- (%d events, status %d)", l.n, r.status);
+  CHECK_CLOSE(l.t[0], a, 1e-10, "escaping: arrival along phi = 0 at t = a");
+  CHECK_CLOSE(x[1], detach, 1e-12, "escaping: detached at half the escape distance");
+  const double ahead = hypot(x[0] + (T + shift - a - shift), x[1] - detach);
+  CHECK(ahead < 1e-9, "escaping, distance %g: the state = the Filippov one %g later (%.1e)",
+        distance, shift, ahead);
+  const double off = hypot(x[0] + (T - a - shift), x[1] - detach);
+  CHECK(off > 0.99 * shift && off <= shift * (1 + 1e-6),
+        "escaping, distance %g: %.3e from the Filippov state, max|F| x shift = %.3e", distance, off,
+        shift);
+  tf_evolve_destroy(e);
+}
+
 int main(void) {
   classify_cases();
   fan_case(0.5, TF_MEET_PASS);   /* V'/R = -1: one departure */
   fan_case(0.9, TF_MEET_PASS);   /* V'/R = -0.2 */
   fan_case(1.5, TF_MEET_CHOICE); /* V'/R = +1: a fan */
   fan_case(3.0, TF_MEET_CHOICE); /* V'/R = +4 */
+  escape_departure(1e-4);
+  escape_departure(1e-6);
   slide_and_leave();
   arrival_case(0.0, TF_EVENT_MEET_REST, "x3 = 0: rest");
   /* x3 = -1: attracting from phi = 0 at rate -2, repelling at pi at rate 0 -> neutral:
