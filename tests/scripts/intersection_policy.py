@@ -12,7 +12,7 @@ along Sigma.  This test checks
    (4.5 sigma) at a fixed seed (weights 1 : 9, so equal shares would miss by 10 sigma);
 2. replay: a weighted run and a regularised run replayed from their logs are identical, and the
    log's kind column keeps the rule (2 weighted, 3 regularised); both are identical on 1 and 2
-   ranks;
+   ranks, and a weighted run stopped and resumed equals an uninterrupted one;
 3. regularised: at >= 20 logged arrivals the branch the engine picks is the branch the smoothed
    wheel (sign(h) -> tanh(h / eps) in eqs 6-7, integrated here with scipy's Radau) takes from
    the member's own path (its previous crossing of Sigma) through the arrival, at
@@ -22,6 +22,7 @@ along Sigma.  This test checks
 4. bad input: an unknown kind, a negative weight, weights without `weighted`, replay without a
    file: exit 2 with file, line and key.
 """
+import json
 import math
 import re
 import subprocess
@@ -181,6 +182,16 @@ T.check(len(ok) >= 20 and all(r[3] == 0 for r in ok),
 T.run(CFG, "weighted-2.h5", "ensemble.members=120", "integrator.t_end=60", *COMMON,
       "intersection.policy=weighted", wset, "ensemble.chunk=7", ranks=2)
 T.check(members_equal("weighted.h5", "weighted-2.h5"), "weighted on 2 ranks: /members identical to 1 rank")
+# stopped after 40 members on 1 rank, resumed on 2: the same as uninterrupted
+wrun = [T.TWOFOLD, "run", CFG, "-o", "weighted-resumed.h5", "--quiet"] + [
+    a for s in ("ensemble.members=120", "integrator.t_end=60", *COMMON, "intersection.policy=weighted", wset,
+                "output.flush_interval=0.1") for a in ("--set", s)]
+stopped = subprocess.run(wrun + ["--stop-after", "40"], capture_output=True, text=True).returncode
+resumed = subprocess.run([T.MPIEXEC, "-n", "2"] + wrun + ["--resume", "--json"], capture_output=True, text=True)
+done_before = json.loads(resumed.stdout.strip().splitlines()[-1])["resumed_from"] if resumed.returncode == 0 else -1
+T.check(stopped == 3 and done_before >= 40 and members_equal("weighted.h5", "weighted-resumed.h5"),
+        f"weighted, stopped (exit {stopped}) after {done_before} members and resumed on 2 ranks:"
+        " /members identical")
 T.run(CFG, "replayed.h5", "ensemble.members=120", "integrator.t_end=60", *COMMON,
       "intersection.policy=replay", "intersection.replay=weighted.h5")
 T.check(members_equal("weighted.h5", "replayed.h5"), "weighted run replayed: /members identical")
