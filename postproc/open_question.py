@@ -11,8 +11,14 @@ reached):
   return_time  time from leaving the singularity to the first return to it
   section_r    r at every crossing of Sigma before t = 300 (occupation of the section Sigma)
   r_T, omega_T the state at fixed times T (trajectory samples or final states)
-  full_stick   1 if the member reached full stick (an intersection event in its log; in files
-               before those events: status codim2/zeno), else 0
+  full_stick   1 if the member reached full stick (an intersection event in /members/events;
+               in files before those events: status codim2/zeno), else 0
+  returned, returns, stick_arrivals
+               returned to the two-fold at all, how often, arrivals at full stick (from the
+               counts /members/twofold_visits and /members/events: every member, complete)
+Observables read from a log (/members/exits holds a member's first exit.max_logged draws,
+/members/event_log its first output.event_log events) use only what the log settles; the
+report prints per run how many members each lost (postproc/filippov_logs.py).
 Distances to the reference ensemble (uniform): Kolmogorov–Smirnov statistic and the
 Wasserstein-1 distance (scipy.stats), with 95 % bootstrap intervals (members resampled with
 replacement in both ensembles).  Writes open_question.json and the figures
@@ -23,13 +29,18 @@ import glob
 import json
 import os
 import re
+import sys
 
 import h5py
 import numpy as np
 from scipy import stats
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from filippov_logs import EnsembleLogs, per_member, return_spread  # noqa: E402
+
 OK, ZENO, CODIM2 = 1, 5, 7
-KIND_CROSSING = 0
+STATUS_NAMES = dict(enumerate(["pending", "ok", "nonfinite", "max_steps", "step_underflow",
+                               "zeno", "failed", "codim2", "ill_posed"]))
 SIGMA_TOL = 1e-9
 
 
@@ -135,6 +146,7 @@ def load_dense(arg):
     """Dense trajectories: a Filippov ensemble file with members/trajectory, or a directory
     of trajectory-job files (one member each)."""
     obs = {"landing_r_s": [], "section_r_s": [], "return_time_s": [], "full_stick_s": []}
+    meta_lost = {}
     if os.path.isdir(arg):
         files = sorted(glob.glob(os.path.join(arg, "*.h5")),
                        key=lambda p: int(os.path.basename(p)[:-3]))
@@ -148,51 +160,66 @@ def load_dense(arg):
             ts = np.linspace(a["t0"], a["t_end"], int(a["samples"]))
             tr = f["members/trajectory"][:]
             series = [(ts, tr[i].reshape(len(ts), -1)) for i in range(len(tr))]
-            ex, _ = twofold_exits(f, len(tr))
-            obs["return_time_exact"] = [e[1:2, 0] - e[0:1, 0] if not np.isnan(e[1, 0]) else e[:0, 0]
-                                        for e in ex]
+        first, lost = EnsembleLogs(arg).first_returns()
+        obs["return_time_exact"] = per_member(first)
+        meta_lost = {"return_time_exact": int(lost.sum())}
     for t, x in series:
         o = sample_observables(t, x)
         for k in ("landing_r_s", "section_r_s", "return_time_s", "full_stick_s"):
             obs[k].append(np.asarray(o[k], dtype=float))
-    return obs, {"members": len(series), "path": arg, "status_counts": {}}
+    return obs, {"members": len(series), "path": arg, "status_counts": {}, "lost": meta_lost}
+
+
+def first_crossings(logs):
+    """r at each member's first crossing of Sigma (from the logged prefix of its event log)
+    and at all its crossings (complete event logs only), with the members each could not
+    see: those that crossed but whose log ends before it, and those with a cut-short log."""
+    kind, r = logs.event_fields.index("kind"), logs.event_fields.index("r")
+    crossed = logs.count("crossing") > 0
+    landing, section, lost_landing = [], [], 0
+    for i in range(logs.members):
+        rows = logs.event_rows(i)
+        rs = rows[rows[:, kind] == logs.kinds.index("crossing"), r]
+        landing.append(rs[:1])
+        lost_landing += int(crossed[i] and not len(rs))
+        section.append(rs if logs.events_complete[i] else rs[:0])
+    return landing, section, {"landing_r": lost_landing,
+                              "section_r": int((~logs.events_complete).sum())}
 
 
 def load(path, times=(10.0, 50.0, 150.0)):
-    """Per-member observables of one results file, as lists (one entry per member)."""
+    """Per-member observables of one results file, as lists (one entry per member), and what
+    the logs left out (meta["lost"]: members per observable; postproc/filippov_logs.py).
+    Returns and arrivals at full stick come from the counts (/members/twofold_visits,
+    /members/events), complete for every member; a member whose first return fell beyond its
+    exit log has no return time (counted in lost["return_time"])."""
     f = h5py.File(path, "r")
     m = f["members"]
     n = m["status"].shape[0]
     status = m["status"][:]
-    obs = {"landing_r": [], "return_time": [], "section_r": [], "full_stick": [],
-           "returned": []}
+    obs = {"full_stick": []}
     for T in times:
         obs[f"r_T{T:g}"], obs[f"v_T{T:g}"], obs[f"omega_T{T:g}"] = [], [], []
-    filippov = "event_log" in m
+    lost = {}
+    if "event_log" in m:  # Filippov: events, counts and logs
+        logs = EnsembleLogs(path)
+        arrivals = logs.count(*logs.intersection_kinds())
+        first, lost_first = logs.first_returns()
+        obs["return_time"] = per_member(first)
+        obs["returned"] = [[1.0 if v > 0 else 0.0] for v in logs.visits]
+        obs["returns"] = [[float(v)] for v in logs.visits]
+        obs["stick_arrivals"] = [[float(a)] for a in arrivals]
+        obs["landing_r"], obs["section_r"], lost = first_crossings(logs)
+        lost["return_time"] = int(lost_first.sum())
+        lost["logs"] = logs.lost_report()
+        stuck = arrivals > 0
+    else:
+        stuck = np.zeros(n, bool)
     traj = m["trajectory"][:] if "trajectory" in m else None
     t_final = m["t_final"][:]
-    if filippov:
-        w = int(m["event_log"].attrs["slot_width"])
-        ev_all = m["event_log"][:].reshape(n, -1, w)
-        ex_all, _ = twofold_exits(f, n)
-        kinds = str(m["event_log"].attrs.get("kinds", "")).split(",")
-        meet = [k for k, name in enumerate(kinds) if name.startswith("intersection_")]
     for i in range(n):
-        stick = status[i] in (ZENO, CODIM2)
-        if filippov and meet:  # full stick is an event of its own now: reached or not
-            stick = stick or bool(np.isin(ev_all[i][:, 1], meet).any())
+        stick = stuck[i] or status[i] in (ZENO, CODIM2)
         obs["full_stick"].append([1.0 if stick else 0.0])
-        if filippov:
-            ev = ev_all[i]
-            ev = ev[~np.isnan(ev[:, 0])]
-            cross = ev[ev[:, 1] == KIND_CROSSING]
-            obs["landing_r"].append(cross[:1, 4])
-            obs["section_r"].append(cross[:, 4])
-            ex = ex_all[i]
-            ex = ex[~np.isnan(ex[:, 0])]
-            ret = ex[1:2, 0] - ex[0:1, 0]
-            obs["return_time"].append(ret)
-            obs["returned"].append([1.0 if len(ret) else 0.0])
         if traj is not None:
             a = m["trajectory"].attrs
             ts = np.linspace(a["t0"], a["t_end"], int(a["samples"]))
@@ -203,7 +230,7 @@ def load(path, times=(10.0, 50.0, 150.0)):
                 for j, comp in enumerate(("r", "v", "omega")):
                     obs[f"{comp}_T{T:g}"].append(xs[k:k + 1, j] if ok else xs[:0, j])
     cfg_t_end = float(f["members/t_final"][:].max()) if n else 0.0
-    meta = {"members": n, "path": path, "t_end": cfg_t_end,
+    meta = {"members": n, "path": path, "t_end": cfg_t_end, "lost": lost,
             "status_counts": {int(s): int(c) for s, c in zip(*np.unique(status, return_counts=True))}}
     f.close()
     return obs, meta
@@ -213,7 +240,7 @@ def cached(loader, path, arg):
     """loader(arg), kept next to the results file (.oq-cache) while the file is unchanged."""
     import pickle
     cache = path + ".oq-cache"
-    stamp = [KAPPA, R_IN, T_AWAY, STAY_SAMPLES, 3] + [os.path.getmtime(p) for p in (arg if isinstance(arg, list) else [arg])]
+    stamp = [KAPPA, R_IN, T_AWAY, STAY_SAMPLES, 4] + [os.path.getmtime(p) for p in (arg if isinstance(arg, list) else [arg])]
     if os.path.exists(cache):
         with open(cache, "rb") as fh:
             saved_stamp, value = pickle.load(fh)
@@ -337,9 +364,11 @@ def analyse(runs_dir, bootstrap=200, seed=12345):
                                        "n_exact": int(len(e)), "n_sampled": int(len(s_))}
     for name, (obs, meta) in data.items():
         summary = dict(meta)
-        for q in ["full_stick", "returned", "return_time", "landing_r", "full_stick_s",
-                  "return_time_s"]:
+        for q in ["full_stick", "returned", "returns", "stick_arrivals", "return_time",
+                  "landing_r", "full_stick_s", "return_time_s"]:
             summary[q] = mean_ci(obs[q], bootstrap, rng) if q in obs else None
+        if "return_time" in obs:
+            summary["return_time_spread"] = return_spread(pooled(obs["return_time"]))
         report["runs"][name] = summary
         if name == "uniform":
             continue
@@ -348,7 +377,8 @@ def analyse(runs_dir, bootstrap=200, seed=12345):
         if name == "dense-uniform":
             continue
         for q in obs:
-            if q in ("full_stick", "returned", "return_time_exact", "full_stick_s") or q not in base:
+            if q in ("full_stick", "returned", "returns", "stick_arrivals", "return_time_exact",
+                     "full_stick_s") or q not in base:
                 continue
             d = distances(base[q], obs[q], bootstrap, rng)
             if d:
@@ -414,16 +444,34 @@ def print_report(report):
         line = f"{name:22s} members {s['members']:6d}"
         if fs:
             line += f"  full stick {fs['mean']:.3f} [{fs['ci'][0]:.3f}, {fs['ci'][1]:.3f}]"
+        if s.get("stick_arrivals"):
+            line += f"  arrivals at full stick per member {s['stick_arrivals']['mean']:.2f}"
         if rr:
             line += f"  returned {rr['mean']:.3f} [{rr['ci'][0]:.3f}, {rr['ci'][1]:.3f}]"
+        if s.get("returns"):
+            line += f"  returns per member {s['returns']['mean']:.3f}"
         if rt:
-            line += f"  return time {rt['mean']:.2f} [{rt['ci'][0]:.2f}, {rt['ci'][1]:.2f}]"
+            line += f"  first return time {rt['mean']:.2f} [{rt['ci'][0]:.2f}, {rt['ci'][1]:.2f}]"
+        sp = s.get("return_time_spread")
+        if sp:
+            line += (f" median {sp['median']:.1f} (5-95 % {sp['p5']:.1f}-{sp['p95']:.1f}), "
+                     "bunches " + ", ".join(f"{a:.1f}-{b:.1f} ({k})" for a, b, k in sp["bunches"]))
+        stopped = {STATUS_NAMES.get(int(k), k): c for k, c in s.get("status_counts", {}).items()
+                   if int(k) != OK}
+        if stopped:
+            line += "  stopped: " + ", ".join(f"{k} {c}" for k, c in stopped.items())
+        lost = {q: k for q, k in s.get("lost", {}).items() if k and q != "logs"}
+        if lost:
+            line += "  LOST (beyond the logs, not counted): " + ", ".join(
+                f"{q} {k} members" for q, k in lost.items())
         fss, rts = s.get("full_stick_s"), s.get("return_time_s")
         if fss:
             line += f"  near full stick at t=150 {fss['mean']:.3f} [{fss['ci'][0]:.3f}, {fss['ci'][1]:.3f}]"
         if rts:
             line += f"  return time {rts['mean']:.2f} [{rts['ci'][0]:.2f}, {rts['ci'][1]:.2f}] (n {rts['n']})"
         print(line)
+        if s.get("lost", {}).get("logs"):
+            print(f"{'':22s} {s['lost']['logs']}")
     for name, qs in report["distances"].items():
         for q, d in qs.items():
             base = "dense-uniform" if name.startswith("dense-") else "uniform"

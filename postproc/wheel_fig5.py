@@ -30,6 +30,9 @@ kernels/wheel.c (eqs 1-7 and the stick field).  configs/wheel-fig5.yaml is the p
 """
 import argparse
 
+import os
+import sys
+
 import h5py
 import matplotlib
 import numpy as np
@@ -41,6 +44,9 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 from scipy.ndimage import distance_transform_edt, label  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from filippov_logs import EXIT_KIND_TWOFOLD, EnsembleLogs, text_attr  # noqa: E402
 
 DEFAULT_WINDOW = (0.17, 0.205, -1.08, -0.98)  # r0 r1 omega0 omega1 around the paper's two-fold
 GRID = 400                                      # cells per axis of the region picture
@@ -56,50 +62,47 @@ FULL_STICK_STYLE = dict(marker="x", s=14, c="#d4007a", linewidths=0.8, zorder=5)
 
 # ---------------------------------------------------------------- reading the results file
 
-def text_attr(obj, name):
-    value = obj.attrs[name]
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def slots(data, width):
-    """(members x slots*width), NaN-padded -> (n, width) rows of the filled slots."""
-    rows = data.reshape(data.shape[0], -1, width).reshape(-1, width)
-    return rows[~np.isnan(rows[:, 0])]
-
-
 def load(path):
+    """The file's parameters, trajectories and logs.  Counts (full stick, returns) come from
+    /members/events and /members/twofold_visits, complete for every member; the exit points
+    and full-stick points drawn are the logged ones (postproc/filippov_logs.py), and the
+    title says how many the logs left out."""
+    logs = EnsembleLogs(path)
     with h5py.File(path, "r") as f:
         if text_attr(f, "model") != "wheel":
             raise SystemExit(f"{path}: model is {text_attr(f, 'model')!r}, not the wheel")
         p = {k: float(v) for k, v in f["model"].attrs.items() if k != "name"}
-        m = f["members"]
-        traj = m["trajectory"]
+        traj = f["members/trajectory"]
         n = traj.shape[0]
-        exits = m["exits"]
-        fields = text_attr(exits, "fields").split(",")
-        draws = slots(exits[:], int(exits.attrs["slot_width"]))
-        if "kind" in fields:  # exits from the two-fold only, not choices at full stick
-            draws = draws[draws[:, fields.index("kind")] == 0]
-        kinds = text_attr(m["events"], "kinds").split(",")
-        log = m["event_log"]
-        events = slots(log[:], int(log.attrs["slot_width"]))
-        meet = [i for i, k in enumerate(kinds) if k.startswith("intersection_")]
-        meets = events[np.isin(events[:, 1], meet)]
-        status = m["status"][:]
-        status_names = {v: k for k, v in (h5py.check_enum_dtype(m["status"].dtype) or {}).items()}
-        return {
-            "p": p,
-            "traj": traj[:].reshape(n, int(traj.attrs["samples"]), 3),
-            "t_end": float(traj.attrs["t_end"]),
-            "exits": draws,
-            "exit_fields": fields,
-            "meets": meets[:, 4:7],  # states of the logged arrivals at full stick
-            "meet_members": int(np.sum(m["events"][:][:, meet].sum(axis=1) > 0)) if meet else 0,
-            "visits": int(m["twofold_visits"][:].sum()),
-            "summary_events": dict(zip(kinds, f["summary/events"][:].tolist())),
-            "status": {status_names.get(s, str(s)): int(c)
-                       for s, c in zip(*np.unique(status, return_counts=True))},
-        }
+        trajectory = traj[:].reshape(n, int(traj.attrs["samples"]), 3)
+        t_end = float(traj.attrs["t_end"])
+        status_names = {v: k for k, v in
+                        (h5py.check_enum_dtype(f["members/status"].dtype) or {}).items()}
+    fields = logs.exit_fields
+    draws = np.concatenate([logs.exit_rows(i) for i in range(n)]) if n else np.zeros((0, 7))
+    if "kind" in fields:  # exits from the two-fold only, not choices at full stick
+        draws = draws[draws[:, fields.index("kind")] == EXIT_KIND_TWOFOLD]
+    stick_kinds = logs.intersection_kinds()
+    meet = [logs.kinds.index(k) for k in stick_kinds]
+    kind = logs.event_fields.index("kind")
+    events = np.concatenate([logs.event_rows(i) for i in range(n)]) if n else np.zeros((0, 7))
+    meets = events[np.isin(events[:, kind], meet)]
+    arrivals = logs.count(*stick_kinds) if stick_kinds else np.zeros(n, int)
+    return {
+        "p": p,
+        "traj": trajectory,
+        "t_end": t_end,
+        "exits": draws,
+        "exits_drawn_of": int(logs.count("exit").sum()),
+        "exit_fields": fields,
+        "meets": meets[:, 4:7],  # states of the logged arrivals at full stick
+        "meet_members": int(np.sum(arrivals > 0)),
+        "meet_count": int(arrivals.sum()),
+        "visits": int(logs.visits.sum()),
+        "events": {k: int(logs.count(k).sum()) for k in logs.kinds},
+        "status": {status_names.get(s, str(s)): int(c)
+                   for s, c in zip(*np.unique(logs.status, return_counts=True))},
+    }
 
 
 # ---------------------------------------------------------------- the model (kernels/wheel.c)
@@ -430,18 +433,22 @@ def draw_cone(ax, d, max_members, view, curves, tag):
 # ---------------------------------------------------------------- figure
 
 def title(d):
+    """Counts from /members/events and /members/twofold_visits (every member, logged or not);
+    the markers drawn are the logged ones, and the title says so where the logs fell short."""
     n = len(d["traj"])
-    visits = d["summary_events"].get("twofold", d["visits"])
     bad = {k: v for k, v in d["status"].items() if k != "ok"}
     extra = ("; ended in " + ", ".join(f"{k} {v}" for k, v in bad.items())) if bad else ""
-    ev = d["summary_events"]
-    stick = sum(v for k, v in ev.items() if k.startswith("intersection_"))
+    ev = d["events"]
+    drawn = ""
+    if len(d["meets"]) < d["meet_count"] or len(d["exits"]) < d["exits_drawn_of"]:
+        drawn = (f"; drawn: the logged {len(d['meets'])} arrivals and {len(d['exits'])} "
+                 f"of {d['exits_drawn_of']} exits")
     return (f"Wheel on a turntable, Szalai & Jeffrey (2014) Fig. 5: {n} members, "
-            f"{visits} two-fold visits, t_end = {d['t_end']:g}{extra}\n"
-            f"full stick (x) reached by {d['meet_members']} of {n} members, {stick} times "
-            f"(pass {ev.get('intersection_pass', 0)}, choice {ev.get('intersection_choice', 0)}, "
-            f"rest {ev.get('intersection_rest', 0)}, undefined "
-            f"{ev.get('intersection_undefined', 0)})")
+            f"{d['visits']} two-fold visits, t_end = {d['t_end']:g}{extra}\n"
+            f"full stick (x) reached by {d['meet_members']} of {n} members, {d['meet_count']} "
+            f"times (pass {ev.get('intersection_pass', 0)}, choice "
+            f"{ev.get('intersection_choice', 0)}, rest {ev.get('intersection_rest', 0)}, "
+            f"undefined {ev.get('intersection_undefined', 0)}){drawn}")
 
 
 def make_figure(d, window, max_members):

@@ -46,6 +46,11 @@ assert d["meet_members"] == n, (d["meet_members"], n)
 title = fig.title(d)
 assert f"{int(f['members/twofold_visits'][:].sum())} two-fold visits" in title, title
 assert f"reached by {n} of {n} members" in title, title
+# the title's count of arrivals at full stick is every member's, from /members/events (the
+# event log may hold only the first output.event_log of them)
+counts = f["members/events"][:]
+stick = sum(int(counts[:, i].sum()) for i, k in enumerate(kinds) if k.startswith("intersection_"))
+assert f", {stick} times (pass" in title, (stick, title)
 print("Fig. 5 draws", len(d["exits"]), "exits and", len(d["meets"]), "full-stick arrivals:", title)
 PY
 # the ensemble figure draws the final states of the members that ended ok (read here), the
