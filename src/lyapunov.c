@@ -307,9 +307,12 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
       break;
     }
     if (st != TF_ODE_OK || orthonormalize(&w, y + n, n, m, log_r)) break;
-    if (i >= 0) add_interval(&a, log_r);
-    if (i == -1) trace_at_transient = y[n + m * n];
     tf_dopri5_restart(aug, t, y); /* the tangent vectors changed: new first stage */
+    if (i < 0) {
+      if (i == -1) trace_at_transient = y[n + m * n];
+      continue;
+    }
+    add_interval(&a, log_r);
     if (a.in_block == 0 && stop_between_blocks(&a)) break;
   }
   r->steps += steps;

@@ -29,9 +29,10 @@ the orbit at the two ends (it telescopes: the blocks' terms sum to the whole run
 spread only estimates it).  At duration 4000 (not a whole number of periods) that is 2.8e-4 on
 lambda_1, 1.9 standard errors of the 4 blocks' spread; the last check computes it from the field
 at the trajectory job's states and requires lambda_1 to equal it (to 1e-7; a frame not aligned
-where averaging starts adds its ln(c) / D: 0.0013 before the transient carried it).  It vanishes where the averaging spans
-whole periods, and so does lambda_2's (over a period the plane of the first two vectors is
-mapped by the monodromy, with determinant mu^2 on it), so the averaging time here is 421
+where averaging starts adds its ln(c) / D: 0.0013 before the transient carried it).  It
+vanishes where the averaging spans whole periods, and so does lambda_2's (over a period the
+plane of the first two vectors is mapped by the monodromy, with determinant mu^2 on it), so
+the averaging time here is 421
 periods T of the independent computation, the interval T / 40: the exponents must then be the
 true ones to round-off (1e-6), and within one standard error (the blocks' standard error, which
 the engine reports) for 4 and for 40 blocks.  Neither block count cuts whole half-periods
