@@ -62,7 +62,7 @@ bool tf_devs_vectorised(const tf_devs *d);
  * signal sum_k x^k after step i+1 (on every rank).  Collective. */
 int tf_devs_advance(tf_devs *d, uint64_t steps, double *X, tf_error *err);
 
-/* Restarts the tangent vector at (1, ..., 1)/sqrt(N) (after a transient). */
+/* Restarts the tangent vector at (1, ..., 1)/sqrt(N) (where a computation starts). */
 void tf_devs_reset_tangent(tf_devs *d);
 
 /* ln ||v|| of the tangent vector, and the mean over elements of ln |v_k sqrt(N)| (each

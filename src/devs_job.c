@@ -127,6 +127,9 @@ typedef struct devs_position {
   uint64_t done;        /* steps taken, transient included */
   uint64_t blocks_done; /* measured blocks whose tangent norm has been taken */
   double x_sum, prev_log, mean_log;
+  /* the tangent's log norm and mean log |v_k| where the transient ended: it runs through the
+   * transient (from all ones), so averaging starts from a vector aligned with the dynamics */
+  double start_log, start_mean;
   uint64_t nonfinite_step; /* 0: none */
 } devs_position;
 
@@ -214,6 +217,8 @@ static int write_checkpoint(hid_t file, tf_devs *d, const devs_outcome *o, uint6
        tf_h5_attr_double(g, "x_sum", pos->x_sum) ||
        tf_h5_attr_double(g, "prev_log", pos->prev_log) ||
        tf_h5_attr_double(g, "mean_log", pos->mean_log) ||
+       tf_h5_attr_double(g, "start_log", pos->start_log) ||
+       tf_h5_attr_double(g, "start_mean", pos->start_mean) ||
        tf_h5_write_small(g, "X", H5T_NATIVE_DOUBLE, kept ? kept : 1, kept ? o->X : &X0,
                          "X_i recorded so far") ||
        tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, pos->blocks_done ? pos->blocks_done : 1,
@@ -243,9 +248,10 @@ static int read_checkpoint(hid_t file, tf_devs *d, devs_outcome *o, uint64_t tra
     pos->done = (uint64_t)done, pos->blocks_done = (uint64_t)blocks_done;
     pos->nonfinite_step = (uint64_t)nonfinite;
     hid_t a;
-    const char *names[] = {"x_sum", "prev_log", "mean_log"};
-    double *dst[] = {&pos->x_sum, &pos->prev_log, &pos->mean_log};
-    for (int i = 0; i < 3 && !rc; i++) {
+    const char *names[] = {"x_sum", "prev_log", "mean_log", "start_log", "start_mean"};
+    double *dst[] = {&pos->x_sum, &pos->prev_log, &pos->mean_log, &pos->start_log,
+                     &pos->start_mean};
+    for (int i = 0; i < 5 && !rc; i++) {
       a = tf_h5_attr_open_single(g, names[i]);
       rc = a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, dst[i]) < 0;
       if (a >= 0) H5Aclose(a);
@@ -318,7 +324,10 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
     const uint64_t n = transient - pos->done < grain ? transient - pos->done : grain;
     rc = tf_devs_advance(d, n, NULL, err);
     pos->done += n;
-    if (pos->done == transient) tf_devs_reset_tangent(d); /* part of the checkpointed state */
+    if (pos->done == transient) { /* part of the checkpointed state */
+      tf_devs_tangent(d, &pos->start_log, &pos->start_mean);
+      pos->prev_log = pos->start_log;
+    }
     if (progress) tf_progress_update(progress, pos->done, false);
     stopped = stop_requested(ck, pos->done - start);
   }
@@ -342,7 +351,7 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
         double log_norm;
         tf_devs_tangent(d, &log_norm, &pos->mean_log);
         o->block_values[b] = (log_norm - pos->prev_log) / (double)(to - from);
-        o->running[b] = log_norm / (double)to;
+        o->running[b] = (log_norm - pos->start_log) / (double)to;
         pos->prev_log = log_norm;
         pos->blocks_done = b + 1;
       }
@@ -362,8 +371,8 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
   tf_devs_destroy(d);
   free(chunk);
   if (rc) return -1;
-  o->lambda1 = pos->prev_log / (double)steps;
-  o->elements = pos->mean_log / (double)steps;
+  o->lambda1 = (pos->prev_log - pos->start_log) / (double)steps;
+  o->elements = (pos->mean_log - pos->start_mean) / (double)steps;
   double mean = 0, var = 0;
   for (uint64_t b = 0; b < nb; b++) mean += o->block_values[b];
   mean /= (double)nb;

@@ -204,16 +204,31 @@ static int land_on_event(tf_event_loop *l, int which, double t_start, double t_s
 
 /* --- tangent vectors -------------------------------------------------------------------------- */
 
+void tf_event_loop_generic_frame(size_t n, size_t m, double *v) {
+  for (size_t c = 0; c < m; c++) {
+    double *q = v + c * n;
+    for (size_t i = 0; i < n; i++)
+      q[i] = sin(1.0 + 0.7548776662466927 * (double)((c + 1) * (i + 1)));
+    for (size_t b = 0; b < c; b++) {
+      double d = 0;
+      for (size_t i = 0; i < n; i++) d += v[b * n + i] * q[i];
+      for (size_t i = 0; i < n; i++) q[i] -= d * v[b * n + i];
+    }
+    double norm = 0;
+    for (size_t i = 0; i < n; i++) norm += q[i] * q[i];
+    norm = sqrt(norm);
+    for (size_t i = 0; i < n; i++) q[i] /= norm;
+  }
+}
+
 /* The tangent vectors a run or segment starts from: the last run's frame if `continued` and
- * that run ended ok, else the identity; then the engine's adjustment. */
+ * that run ended ok, else the generic frame; then the engine's adjustment. */
 static void start_tangents(tf_event_loop *l, double *x, bool continued) {
   continued = continued && l->have_frame;
-  if (continued) {
+  if (continued)
     memcpy(x + l->n, l->frame, l->n * l->m * sizeof *x);
-  } else {
-    memset(x + l->n, 0, l->n * l->m * sizeof *x);
-    for (size_t c = 0; c < l->m; c++) x[l->n + c * l->n + c] = 1.0;
-  }
+  else
+    tf_event_loop_generic_frame(l->n, l->m, x + l->n);
   if (l->ops.start_tangents) l->ops.start_tangents(l->ctx, x, continued);
 }
 

@@ -62,9 +62,9 @@ typedef struct tf_event_loop_ops {
    * so that Newton steps may correct its time (NULL: all are). */
   bool (*smooth)(void *ctx, int which);
   /* Optional: adjusts the tangent vectors a run or a segment starts from (x holds n + n m
-   * values): the frame the last run ended with (`continued`), or else the identity, which the
-   * engine may replace by a generic frame; e.g. projected onto the manifold the current mode
-   * keeps the state on, so that no vector starts in a direction the mode kills. */
+   * values): the frame the last run ended with (`continued`), or else the generic frame; e.g.
+   * projected onto the manifold the current mode keeps the state on, so that no vector starts in a
+   * direction the mode kills. */
   void (*start_tangents)(void *ctx, double *x, bool continued);
   /* Optional: a time the next step must not pass (INFINITY: none), asked before every step.
    * An engine whose mode starts on an event function's boundary (a flight just after an
@@ -99,10 +99,17 @@ tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops 
                                     const tf_event_loop_options *opts);
 void tf_event_loop_destroy(tf_event_loop *l);
 
+/* The m orthonormal vectors of dimension n (column c at v + c n) that tangent vectors start
+ * from: generic, not coordinate vectors.  A coordinate frame can miss a direction for ever:
+ * with fewer vectors than dimensions, span(e_x, e_v) of a forced oscillator keeps a zero
+ * phase component, so the phase direction's exponent 0 is never seen; the ball's e_y and e_v
+ * lie in the kernel of every sticking projection. */
+void tf_event_loop_generic_frame(size_t n, size_t m, double *v);
+
 /* Integrates from (t0, x) to t_end in the engine's current mode; x holds n + n m values and is
  * overwritten with the final state.  The tangent vectors in x are not read: a run continues
  * the orthonormal frame the loop's last run ended with if that run ended ok, and the first
- * run (or one after a failure) starts from the identity.  Consecutive runs from the states
+ * run (or one after a failure) starts from the generic frame.  Consecutive runs from the states
  * their predecessors ended in (Lyapunov blocks) are so one Benettin computation: a fresh frame
  * per run would average its alignment, about ln(c) / (run time), into every run's exponents.
  * A new computation (another member) needs a new loop (the engines' enable_tangent).
@@ -111,7 +118,8 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
                                        const long *events);
 
 /* Closes the current Lyapunov segment at t (from a transition, where the flow is not
- * differentiable): its sums join the totals and the tangent vectors restart from the identity. */
+ * differentiable): its sums join the totals and the tangent vectors restart from the generic frame.
+ */
 void tf_event_loop_close_segment(tf_event_loop *l, double t, double *x);
 
 /* The stepper: dense output of the step just taken (all n + n m values). */

@@ -416,26 +416,12 @@ static void loop_before_qr(void *ctx, double *x) {
   if (e->mode == MODE_STICK) tangents_onto_constraint(e, e->stuck, x);
 }
 
-void tf_impact_start_frame(size_t n, size_t m, double *v) {
-  for (size_t c = 0; c < m; c++) {
-    double *q = v + c * n;
-    for (size_t i = 0; i < n; i++)
-      q[i] = sin(1.0 + 0.7548776662466927 * (double)((c + 1) * (i + 1)));
-    for (size_t b = 0; b < c; b++) {
-      const double d = dot(v + b * n, q, n);
-      for (size_t i = 0; i < n; i++) q[i] -= d * v[b * n + i];
-    }
-    const double norm = sqrt(dot(q, q, n));
-    for (size_t i = 0; i < n; i++) q[i] /= norm;
-  }
-}
-
-/* A run starts its vectors from the generic frame unless it continues the last run's (the
- * loop's); one that starts on a constraint starts them on it.  (Called at the start of a run
- * only: nothing closes a segment mid-run here.) */
+/* A run that starts on a constraint starts its vectors on it (the loop's frame, or its generic
+ * one: event_loop.h).  (Called at the start of a run only: nothing closes a segment mid-run
+ * here.) */
 static void loop_start_tangents(void *ctx, double *x, bool continued) {
   tf_impact *e = ctx;
-  if (!continued) tf_impact_start_frame(e->n, e->m, x + e->n);
+  (void)continued;
   if (e->mode == MODE_STICK) tangents_onto_constraint(e, e->stuck, x);
 }
 

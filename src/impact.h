@@ -94,16 +94,10 @@ void tf_impact_set_sampler(tf_impact *e, tf_impact_sampler fn, void *ctx, long n
 /* Runs from (t0, x) to t_end with parameters p; x holds dim + dim m values and is overwritten
  * with the final state.  A start on a constraint with zero normal speed and a positive
  * contact force sticks; a start outside the admissible set fails with a message.
- * With tangent vectors, the first run of an engine starts them from tf_impact_start_frame and
+ * With tangent vectors, the first run of an engine starts them from tf_event_loop_generic_frame and
  * every later run continues them where the run before it ended ok (consecutive Lyapunov
  * blocks, each from the state the one before ended in: event_loop.h); the values in x are
  * not read. */
 tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double *x, double t_end);
-
-/* The m orthonormal vectors of dimension n (column c at v + c n) that tangent vectors start
- * from: generic, not coordinate vectors, one of which can lie in the kernel of a sticking
- * projection for ever (the ball's e_y and e_v keep a zero clock component, and sticking kills
- * them at every arrival). */
-void tf_impact_start_frame(size_t n, size_t m, double *v);
 
 #endif

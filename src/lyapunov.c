@@ -9,6 +9,7 @@
 
 #include "checkpoint.h"
 #include "contact_run.h"
+#include "event_loop.h"
 #include "evolve.h"
 #include "impact.h"
 #include "kinds.h"
@@ -93,11 +94,6 @@ static void augmented_rhs(double t, const double *y, void *ctx, double *dy) {
   double trace = 0;
   for (size_t i = 0; i < n; i++) trace += s->jac[i * n + i];
   dy[n + s->m * n] = trace;
-}
-
-static void plain_rhs(double t, const double *y, void *ctx, double *dy) {
-  tangent_system *s = ctx;
-  field(s, t, y, dy);
 }
 
 /* Workspace of the Householder QR (GSL), allocated once per run: maps orthonormalise every
@@ -261,6 +257,12 @@ static int setup_result(tf_lyapunov_result *r, const tf_lyapunov_options *o, ave
   return 0;
 }
 
+/* The re-orthonormalisation intervals of a flow's transient, the first one shorter if the
+ * transient is not a whole number of intervals. */
+static long transient_intervals(const tf_lyapunov_options *o) {
+  return (long)ceil(o->transient / o->interval - 1e-9);
+}
+
 int tf_lyapunov_flow(const tf_kernel *k, const double *p, const double *x0,
                      const tf_ode_options *ode, const tf_lyapunov_options *o, tf_lyapunov_result *r,
                      tf_error *err) {
@@ -279,14 +281,8 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   double y[TF_MAX_DIM * (TF_MAX_DIM + 1) + 1] = {0};
   memcpy(y, x0, n * sizeof *x0);
   double t = 0;
-  /* transient: the trajectory alone */
-  tf_dopri5 *plain = tf_dopri5_create(n);
-  tf_dopri5_setup(plain, plain_rhs, &sys, ode);
-  tf_dopri5_without_dense(plain);
-  tf_ode_status st = o->transient > 0 ? tf_dopri5_integrate(plain, &t, y, o->transient) : TF_ODE_OK;
-  r->steps += tf_dopri5_stats(plain).steps;
-  tf_dopri5_destroy(plain);
-  for (size_t c = 0; c < m; c++) y[n + c * n + c] = 1.0;
+  tf_ode_status st = TF_ODE_OK;
+  tf_event_loop_generic_frame(n, m, y + n);
   tf_dopri5 *aug = tf_dopri5_create(size);
   tf_dopri5_setup(aug, augmented_rhs, &sys, ode);
   tf_dopri5_without_dense(aug);
@@ -297,10 +293,11 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
     return tf_fail(err, "out of memory");
   }
   const long intervals = (long)a.intervals_per_block * o->blocks;
-  double log_r[TF_MAX_DIM];
+  double log_r[TF_MAX_DIM], trace_at_transient = 0;
   tf_dopri5_reset(aug, t, y);
   long steps = 0;
-  for (long i = 0; i < intervals && st == TF_ODE_OK; i++) {
+  for (long i = -transient_intervals(o); i < intervals && st == TF_ODE_OK; i++) {
+    /* negative i: the transient's intervals (the first one shorter), logs dropped */
     const double t_next = o->transient + (double)(i + 1) * o->interval;
     while (t < t_next && st == TF_ODE_OK && !tf_checkpoint_poll()) {
       st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_dopri5_step(aug, &t, y, t_next);
@@ -310,8 +307,12 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
       break;
     }
     if (st != TF_ODE_OK || orthonormalize(&w, y + n, n, m, log_r)) break;
-    add_interval(&a, log_r);
     tf_dopri5_restart(aug, t, y); /* the tangent vectors changed: new first stage */
+    if (i < 0) {
+      if (i == -1) trace_at_transient = y[n + m * n];
+      continue;
+    }
+    add_interval(&a, log_r);
     if (a.in_block == 0 && stop_between_blocks(&a)) break;
   }
   r->steps += steps;
@@ -325,7 +326,7 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
                                               : TF_MEMBER_NONFINITE;
     return 0;
   }
-  r->volume_rate = y[n + m * n] / (t - o->transient);
+  r->volume_rate = (y[n + m * n] - trace_at_transient) / (t - o->transient);
   finish(&a);
   return 0;
 }
@@ -369,24 +370,21 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
   double q[TF_MAX_DIM * TF_MAX_DIM] = {0}, nq[TF_MAX_DIM * TF_MAX_DIM];
   double log_r[TF_MAX_DIM], det_sum = 0;
   memcpy(x, x0, n * sizeof *x);
-  for (long i = 0; i < (long)o->transient; i++) {
-    tf_model_map(k)(x, p, nx);
-    memcpy(x, nx, n * sizeof *x);
-  }
-  for (size_t c = 0; c < m; c++) q[c * n + c] = 1.0;
+  tf_event_loop_generic_frame(n, m, q);
   qr_workspace w = {0};
   if (qr_alloc(&w, n, m)) {
     qr_free(&w);
     return tf_fail(err, "out of memory");
   }
   const long total = (long)a.intervals_per_block * o->blocks * every;
-  for (long i = 0; i < total; i++) {
+  /* negative i: the transient's iterations, QR at its end too, logs dropped (lyapunov.h) */
+  for (long i = -(long)o->transient; i < total; i++) {
     if ((i & 1023) == 0 && tf_checkpoint_poll()) { /* a signal or the time limit in a block */
       r->interrupted = true;
       break;
     }
     map_jacobian(k, x, p, jac);
-    det_sum += log_abs_det(&w, jac, n);
+    if (i >= 0) det_sum += log_abs_det(&w, jac, n);
     tf_model_map(k)(x, p, nx);
     memcpy(x, nx, n * sizeof *x);
     for (size_t c = 0; c < m; c++)
@@ -402,11 +400,12 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
       r->status = TF_MEMBER_NONFINITE;
       break;
     }
-    if ((i + 1) % every == 0) {
+    if ((i + 1) % every == 0 || i == -1) {
       if (orthonormalize(&w, q, n, m, log_r)) {
         r->status = TF_MEMBER_FAILED;
         break;
       }
+      if (i < 0) continue;
       add_interval(&a, log_r);
       if (a.in_block == 0 && stop_between_blocks(&a)) break;
     }
@@ -459,15 +458,24 @@ typedef struct block_outcome {
   int segments;
   const double *lyapunov;
 } block_outcome;
-typedef block_outcome (*block_fn)(void *ctx, double t0, double *x, double t1);
+/* block -1 is the transient */
+typedef block_outcome (*block_fn)(void *ctx, int block, double t0, double *x, double t1);
 
-/* The blocks after the transient, written once for the event-driven engines: a block cut
- * short by a signal or the time limit does not count.  Returns the last status. */
+/* The transient and the blocks after it, written once for the event-driven engines.  The
+ * transient carries the tangent vectors too (its exponents are dropped), so the first block
+ * continues a frame already aligned with the flow: started there from a fixed frame, it would
+ * add that frame's alignment, about ln(c), to the sums (lyapunov.h).  A block cut short by a
+ * signal or the time limit does not count.  Returns the last status. */
 static int run_blocks(averager *a, const tf_lyapunov_options *o, block_fn run, void *ctx, double *x,
                       int status) {
+  if (status == TF_MEMBER_OK && o->transient > 0) {
+    const block_outcome out = run(ctx, -1, 0.0, x, o->transient);
+    a->r->steps += out.steps;
+    status = out.status;
+  }
   double t = o->transient;
   for (int b = 0; b < o->blocks && status == TF_MEMBER_OK; b++) {
-    const block_outcome out = run(ctx, t, x, t + a->span_per_block);
+    const block_outcome out = run(ctx, b, t, x, t + a->span_per_block);
     status = out.status;
     if (tf_checkpoint_stopped()) {
       a->r->interrupted = true;
@@ -486,15 +494,13 @@ static int run_blocks(averager *a, const tf_lyapunov_options *o, block_fn run, v
 typedef struct filippov_ctx {
   tf_evolve *e;
   tf_evolve_result res; /* holds the block's exponents */
-  int block;
-  int first_collapse; /* the first block that slid (-1: none) */
+  int first_collapse;   /* the first block that slid (-1: none) */
 } filippov_ctx;
 
-static block_outcome filippov_block(void *ctx, double t0, double *x, double t1) {
+static block_outcome filippov_block(void *ctx, int block, double t0, double *x, double t1) {
   filippov_ctx *c = ctx;
   c->res = tf_evolve_run(c->e, t0, x, t1, 0);
-  if (c->first_collapse < 0 && c->res.tangent_collapsed) c->first_collapse = c->block;
-  c->block++;
+  if (block >= 0 && c->first_collapse < 0 && c->res.tangent_collapsed) c->first_collapse = block;
   return (block_outcome){c->res.status, c->res.steps, c->res.segments, c->res.lyapunov};
 }
 
@@ -524,11 +530,8 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
   if (!e) return tf_fail(err, "cannot set up the event-driven integrator for '%s'", k->name);
   double x[TF_MAX_DIM];
   memcpy(x, x0, k->dim * sizeof *x);
-  tf_evolve_result res = tf_evolve_run(e, 0.0, x, o->transient, 0);
-  r->steps += res.steps;
-  int status = res.status;
-  if (status == TF_MEMBER_OK && tf_evolve_enable_tangent(e, o->exponents, o->interval, saltation))
-    status = TF_MEMBER_FAILED;
+  int status = tf_evolve_enable_tangent(e, o->exponents, o->interval, saltation) ? TF_MEMBER_FAILED
+                                                                                 : TF_MEMBER_OK;
   filippov_ctx ctx = {.e = e, .first_collapse = -1};
   status = run_blocks(&a, o, filippov_block, &ctx, x, status);
   tf_evolve_destroy(e);
@@ -541,16 +544,15 @@ int tf_lyapunov_filippov(const tf_kernel *k, const double *p, const double *x0,
 
 typedef struct switches_ctx {
   tf_switches *s;
-  tf_switches_result res; /* holds the block's exponents */
-  int block, first_collapse, collapsed;
+  tf_switches_result res;        /* holds the block's exponents */
+  int first_collapse, collapsed; /* in the blocks, not the transient */
 } switches_ctx;
 
-static block_outcome switches_block(void *ctx, double t0, double *x, double t1) {
+static block_outcome switches_block(void *ctx, int block, double t0, double *x, double t1) {
   switches_ctx *c = ctx;
   c->res = tf_switches_run(c->s, t0, x, t1);
-  if (c->res.collapsed > 0 && c->first_collapse < 0) c->first_collapse = c->block;
-  if (c->res.collapsed > c->collapsed) c->collapsed = c->res.collapsed;
-  c->block++;
+  if (block >= 0 && c->res.collapsed > 0 && c->first_collapse < 0) c->first_collapse = block;
+  if (block >= 0 && c->res.collapsed > c->collapsed) c->collapsed = c->res.collapsed;
   return (block_outcome){c->res.status, c->res.steps, c->res.segments,
                          c->res.status == TF_MEMBER_OK ? c->res.lyapunov : NULL};
 }
@@ -569,11 +571,8 @@ int tf_lyapunov_switches(const tf_kernel *k, const double *p, const double *x0,
   if (!s) return tf_fail(err, "cannot set up the event-driven integrator for '%s'", k->name);
   double x[TF_MAX_DIM];
   memcpy(x, x0, k->dim * sizeof *x);
-  const tf_switches_result res = tf_switches_run(s, 0.0, x, o->transient);
-  r->steps += res.steps;
-  int status = res.status;
-  if (status == TF_MEMBER_OK && tf_switches_enable_tangent(s, o->exponents, o->interval))
-    status = TF_MEMBER_FAILED;
+  int status =
+      tf_switches_enable_tangent(s, o->exponents, o->interval) ? TF_MEMBER_FAILED : TF_MEMBER_OK;
   switches_ctx ctx = {.s = s, .first_collapse = -1};
   status = run_blocks(&a, o, switches_block, &ctx, x, status);
   tf_switches_destroy(s);
@@ -589,8 +588,9 @@ typedef struct contact_ctx {
   tf_evolve2_result res; /* holds the block's exponents */
 } contact_ctx;
 
-static block_outcome contact_block(void *ctx, double t0, double *x, double t1) {
+static block_outcome contact_block(void *ctx, int block, double t0, double *x, double t1) {
   contact_ctx *c = ctx;
+  (void)block;
   c->res = tf_evolve2_run(c->e, t0, x, t1);
   return (block_outcome){c->res.status, c->res.steps, 0, c->res.lyapunov};
 }
@@ -609,11 +609,8 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
   if (!e) return tf_fail(err, "cannot set up the codimension-2 engine for '%s'", k->name);
   double x[TF_MAX_DIM];
   memcpy(x, x0, k->dim * sizeof *x);
-  const tf_evolve2_result res = tf_evolve2_run(e, 0.0, x, o->transient);
-  r->steps += res.steps;
-  int status = res.status;
-  if (status == TF_MEMBER_OK && tf_evolve2_enable_tangent(e, o->exponents, o->interval))
-    status = TF_MEMBER_FAILED;
+  int status =
+      tf_evolve2_enable_tangent(e, o->exponents, o->interval) ? TF_MEMBER_FAILED : TF_MEMBER_OK;
   contact_ctx ctx = {.e = e};
   status = run_blocks(&a, o, contact_block, &ctx, x, status);
   tf_evolve2_destroy(e);
@@ -624,15 +621,14 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
 typedef struct impact_ctx {
   tf_impact *tangent;
   const double *p;
-  int block, first_collapse, collapsed; /* sticking killed `collapsed` directions */
+  int first_collapse, collapsed; /* sticking killed `collapsed` directions in the blocks */
 } impact_ctx;
 
-static block_outcome impact_block(void *ctx, double t0, double *x, double t1) {
+static block_outcome impact_block(void *ctx, int block, double t0, double *x, double t1) {
   impact_ctx *c = ctx;
   const tf_impact_result res = tf_impact_run(c->tangent, c->p, t0, x, t1);
-  if (res.collapsed > 0 && c->first_collapse < 0) c->first_collapse = c->block;
-  if (res.collapsed > c->collapsed) c->collapsed = res.collapsed;
-  c->block++;
+  if (block >= 0 && res.collapsed > 0 && c->first_collapse < 0) c->first_collapse = block;
+  if (block >= 0 && res.collapsed > c->collapsed) c->collapsed = res.collapsed;
   return (block_outcome){res.status, res.steps, res.segments, res.lyapunov};
 }
 
@@ -648,18 +644,16 @@ int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
   io.loop.event_tol = 1e-12, io.loop.max_event_rate = 1e6, io.loop.max_events = 1000000000L;
   io.loop.qr_interval = o->interval;
   const size_t n = k->dim, m = (size_t)o->exponents;
-  tf_impact *plain = tf_impact_create(k, 0, &io), *tangent = tf_impact_create(k, m, &io);
+  tf_impact *tangent = tf_impact_create(k, m, &io);
   double *x = calloc(n + n * m, sizeof *x);
-  if (!plain || !tangent || !x) {
-    tf_impact_destroy(plain), tf_impact_destroy(tangent), free(x);
+  if (!tangent || !x) {
+    tf_impact_destroy(tangent), free(x);
     return tf_fail(err, "cannot set up the impact integrator for '%s'", k->name);
   }
   memcpy(x, x0, n * sizeof *x);
-  tf_impact_result res = tf_impact_run(plain, p, 0.0, x, o->transient);
-  r->steps += res.steps;
   impact_ctx ctx = {.tangent = tangent, .p = p, .first_collapse = -1};
-  int status = run_blocks(&a, o, impact_block, &ctx, x, res.status);
-  tf_impact_destroy(plain), tf_impact_destroy(tangent);
+  int status = run_blocks(&a, o, impact_block, &ctx, x, TF_MEMBER_OK);
+  tf_impact_destroy(tangent);
   finish_blocks(&a, n, x, status);
   free(x);
   /* Sticking (after a completed chattering sequence, or a plastic impact) kills every

@@ -4,7 +4,11 @@
  * DOPRI5 as one augmented system (so the tangent vectors see the same adaptive steps), and
  * Q is re-orthonormalised by a Householder QR (GSL) every `interval` time units; the
  * exponents are the time averages of log |R_ii|.  Maps: Q <- J(x_k) Q every step, QR every
- * `interval` steps.  J comes from the kernel, or from central differences.  The time is cut
+ * `interval` steps.  J comes from the kernel, or from central differences.  The tangent vectors
+ * start from one fixed generic frame (tf_event_loop_generic_frame: a coordinate frame can miss
+ * a direction for ever) and run, re-orthonormalised, through the transient too, whose log
+ * growth is dropped: averaging starts from a frame already aligned with the flow, so no
+ * exponent carries the start frame's alignment, about ln(c) / duration.  The time is cut
  * into blocks of one computation: the tangent vectors run on across block boundaries (on
  * every route; the event-driven engines hand their frame from block to block, event_loop.h),
  * so the blocks' sum is the estimate of the whole run, whatever their number, and the spread
@@ -22,11 +26,12 @@
 #include "ode.h"
 
 typedef struct tf_lyapunov_options {
-  int exponents;           /* how many (1..dim) */
-  double transient;        /* time (flows) or iterations (maps) skipped before averaging */
-  double duration;         /* averaging time (flows) or iterations (maps) */
-  double interval;         /* between re-orthonormalisations: time (flows) or iterations (maps) */
-  int blocks;              /* for the error estimate, >= 2 */
+  int exponents;    /* how many (1..dim) */
+  double transient; /* time (flows) or iterations (maps) before averaging: the tangent vectors
+                       run through it, their growth dropped */
+  double duration;  /* averaging time (flows) or iterations (maps) */
+  double interval;  /* between re-orthonormalisations: time (flows) or iterations (maps) */
+  int blocks;       /* for the error estimate, >= 2 */
   bool finite_differences; /* ignore the kernel's Jacobian */
 } tf_lyapunov_options;
 

@@ -30,9 +30,11 @@
    t* = 2|u0|/(7 mu g) on with v = v0 - 2 u0/7; 1 and 2 ranks write identical members,
    and member 5 of the ensemble is the trajectory job's member 5.
 7. Lyapunov exponents through the saltation at the slip -> roll arrival (K > 0): over a run
-   that slips, arrives along a limit direction and rolls, lambda_1 T = log |J e1| and
-   (lambda_1 + lambda_2) T = log |J e1 ^ J e2| where J is the Jacobian of the flow map
-   computed here by central differences of whole runs (no tangent machinery); while rolling
+   that slips, arrives along a limit direction and rolls, lambda_1 T = log |J q1| and
+   (lambda_1 + lambda_2) T = log |J q1 ^ J q2| where J is the Jacobian of the flow map
+   computed here by central differences of whole runs (no tangent machinery) and q1, q2 the
+   first two vectors of the generic frame the tangent vectors start from (event_loop.h,
+   Gram-Schmidt of sin(1 + 0.7548776662466927 (c + 1)(i + 1))); while rolling
    every tangential vector decays at -5K/(7m) (2.45), so lambda_i(T) T grows by exactly that
    rate; the two directions off Sigma have exponents of -infinity (below -100 here).
 """
@@ -168,8 +170,8 @@ fd_cfg = T.write("fd.yaml", open(CFG).read().replace(
     "  speed: 2.0          # m/s, centre velocity, no spin\n  direction_deg: 30.0\n",
     "  state: [1, 0, 1, 0]\n"))
 h = 1e-6
-J = np.zeros((4, 2))
-for i in range(2):  # the columns J e1, J e2 that lambda_1, lambda_2 measure
+J = np.zeros((4, 4))
+for i in range(4):
     ends = []
     for sgn in (1, -1):
         x = x0.copy()
@@ -179,12 +181,16 @@ for i in range(2):  # the columns J e1, J e2 that lambda_1, lambda_2 measure
                   "integrator.rtol=1e-12", "integrator.atol=1e-14")
         ends.append(np.array(r["final_state"]))
     J[:, i] = (ends[0] - ends[1]) / (2 * h)
-c1, c2 = J[:, 0], J[:, 1]
+raw = [np.sin(1.0 + 0.7548776662466927 * (c + 1) * np.arange(1, 5)) for c in range(2)]
+q1 = raw[0] / np.linalg.norm(raw[0])
+q2 = raw[1] - np.dot(q1, raw[1]) * q1
+q2 /= np.linalg.norm(q2)
+c1, c2 = J @ q1, J @ q2  # the vectors lambda_1, lambda_2 measure
 area = math.sqrt(max(np.dot(c1, c1) * np.dot(c2, c2) - np.dot(c1, c2) ** 2, 0.0))
 T.check(abs(lam[0] * T_end - math.log(np.linalg.norm(c1))) < 1e-4,
-        f"lambda_1 T = {lam[0] * T_end:.8f} vs log|J e1| = {math.log(np.linalg.norm(c1)):.8f}")
+        f"lambda_1 T = {lam[0] * T_end:.8f} vs log|J q1| = {math.log(np.linalg.norm(c1)):.8f}")
 T.check(abs((lam[0] + lam[1]) * T_end - math.log(area)) < 1e-4,
-        f"(lambda_1 + lambda_2) T = {(lam[0] + lam[1]) * T_end:.8f} vs log|J e1 ^ J e2| = "
+        f"(lambda_1 + lambda_2) T = {(lam[0] + lam[1]) * T_end:.8f} vs log|J q1 ^ J q2| = "
         f"{math.log(area):.8f}")
 T.check(lam[2] < -100 and lam[3] < -100, f"off-Sigma exponents {lam[2]:.0f}, {lam[3]:.0f}")
 s3 = T.run(CFG, "lyap2.h5", *lyap_sets, f"integrator.t_end={2 * T_end}")

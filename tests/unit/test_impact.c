@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "event_loop.h"
 #include "impact.h"
 #include "status.h"
 
@@ -235,7 +236,7 @@ static void flow_map_rates(tf_impact *plain, const double *p, const double *x0, 
     tf_impact_run(plain, p, 0.0, b, T1);
     for (int i = 0; i < 3; i++) phi[i * 3 + j] = (a[i] - b[i]) / (2 * d);
   }
-  tf_impact_start_frame(3, m, v0);
+  tf_event_loop_generic_frame(3, m, v0);
   double q[3][3];
   for (size_t c = 0; c < m; c++) {
     double v[3];

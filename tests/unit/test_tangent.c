@@ -51,10 +51,11 @@ int main(void) {
     sum += exact.lyapunov[i];
   }
   CHECK_CLOSE(sum, -2 * 0.05, 1e-8, "sum of exponents = trace -2 zeta");
-  /* the order is the QR's: the phase direction came out last */
-  CHECK_CLOSE(exact.lyapunov[2], 0.0, 1e-9, "phase direction: 0");
-  CHECK_CLOSE(exact.lyapunov[0], -0.05, 0.01, "oscillator: -zeta");
+  /* from the generic frame (event_loop.h) the QR orders them {0, -zeta, -zeta}, each off by
+   * the frame's alignment over one run, ln(c) / 300 (about 0.002 here) */
+  CHECK_CLOSE(exact.lyapunov[0], 0.0, 0.01, "phase direction: 0");
   CHECK_CLOSE(exact.lyapunov[1], -0.05, 0.01, "oscillator: -zeta");
+  CHECK_CLOSE(exact.lyapunov[2], -0.05, 0.01, "oscillator: -zeta");
 
   /* with sticking: the larger exponent agrees (the second is the logarithm of a vector that
    * the singular saltation at the start of sliding reduced to rounding, ln(1e-16)/t, in both) */
