@@ -205,23 +205,29 @@ def smoothed_branch(start, t0, t_arrive, eps):
     return 0 if g < 0 else -1
 
 
-tested, agree = 0, 0
 choice_kind = kinds.index("intersection_choice")
-for mlog in log:
-    mlog = mlog[~np.isnan(mlog[:, 0])]
-    for i in range(1, len(mlog)):
-        ev, prev = mlog[i], mlog[i - 1]
-        if ev[1] != choice_kind or prev[1] != kinds.index("crossing") or prev[3] != 1:
-            continue
-        branches = [smoothed_branch(prev[4:], prev[0], ev[0], eps) for eps in (1e-5, 1e-6, 1e-7)]
-        tested += 1
-        same = branches[0] == branches[1] == branches[2] == int(ev[3])
-        agree += same
-        print(f"  t = {ev[0]:.4f}, r = {ev[4]:.6f}: engine {int(ev[3]):+d}, smoothed {branches}")
-        if tested >= 22:
-            break
-    if tested >= 22:
-        break
+
+
+def arrivals(count):
+    """The first `count` logged choices reached by a crossing into slip+: (choice, crossing)."""
+    found = []
+    for mlog in log:
+        mlog = mlog[~np.isnan(mlog[:, 0])]
+        for i in range(1, len(mlog)):
+            ev, prev = mlog[i], mlog[i - 1]
+            if ev[1] == choice_kind and prev[1] == kinds.index("crossing") and prev[3] == 1:
+                found.append((ev, prev))
+                if len(found) == count:
+                    return found
+    return found
+
+
+tested, agree = 0, 0
+for ev, prev in arrivals(22):
+    branches = [smoothed_branch(prev[4:], prev[0], ev[0], eps) for eps in (1e-5, 1e-6, 1e-7)]
+    tested += 1
+    agree += branches[0] == branches[1] == branches[2] == int(ev[3])
+    print(f"  t = {ev[0]:.4f}, r = {ev[4]:.6f}: engine {int(ev[3]):+d}, smoothed {branches}")
 T.check(tested >= 20 and agree == tested,
         f"regularised = the smoothed wheel's branch at eps = 1e-5, 1e-6, 1e-7: {agree} of {tested}")
 
@@ -246,21 +252,12 @@ def petsc_branch(start, t0, t_arrive, eps, tag):
 
 
 ts_tested, ts_agree = 0, 0
-for mlog in log:
-    mlog = mlog[~np.isnan(mlog[:, 0])]
-    for i in range(1, len(mlog)):
-        ev, prev = mlog[i], mlog[i - 1]
-        if ev[1] != choice_kind or prev[1] != kinds.index("crossing") or prev[3] != 1:
-            continue
-        branches = [petsc_branch(prev[4:], prev[0], ev[0], eps, f"{ts_tested}-{k}")
-                    for k, eps in enumerate((1e-5, 1e-6))]
-        ts_tested += 1
-        ts_agree += branches[0] == branches[1] == int(ev[3])
-        print(f"  PETSc TS: r = {ev[4]:.6f}: engine {int(ev[3]):+d}, eps 1e-5/1e-6 {branches}")
-        if ts_tested >= 20:
-            break
-    if ts_tested >= 20:
-        break
+for ev, prev in arrivals(20):
+    branches = [petsc_branch(prev[4:], prev[0], ev[0], eps, f"{ts_tested}-{k}")
+                for k, eps in enumerate((1e-5, 1e-6))]
+    ts_tested += 1
+    ts_agree += branches[0] == branches[1] == int(ev[3])
+    print(f"  PETSc TS: r = {ev[4]:.6f}: engine {int(ev[3]):+d}, eps 1e-5/1e-6 {branches}")
 T.check(ts_tested >= 20 and ts_agree == ts_tested,
         f"regularised = the branch of full smoothed runs on PETSc TS at eps = 1e-5 and 1e-6: "
         f"{ts_agree} of {ts_tested}")
