@@ -101,7 +101,7 @@ PY
 # wrote the second past the one it was given)
 "$T" run "$CONFIGS/smoke.yaml" -o listattr.h5 "${small[@]}"
 "$PYTHON" -c "import h5py; f = h5py.File('listattr.h5', 'a'); del f.attrs['twofold_version']; f.attrs['twofold_version'] = ['a', 'b']"
-expect_fail 2 "listattr.h5' is an HDF5 file but not a twofold results file" -- "$T" info listattr.h5
+expect_fail 2 "listattr.h5': corrupt or not a twofold results file: attribute 'twofold_version': it is not one string" -- "$T" info listattr.h5
 # --overwrite replaces only twofold results files; FIFOs are refused, never opened (an open
 # would block for ever)
 echo keep > important.txt
