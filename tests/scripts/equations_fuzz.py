@@ -27,7 +27,7 @@ import testlib as T
 T.setup()
 INCLUDE = os.path.join(os.environ["SOURCE_DIR"], "include")
 CC = os.environ.get("CC", "cc")
-COUNT = int(os.environ.get("EQ_FUZZ_COUNT", "80"))
+COUNT = int(os.environ.get("EQ_FUZZ_COUNT", "50"))
 rng = random.Random(20261127)
 CACHE = os.path.join(T.WORK, "cache")
 os.environ["TWOFOLD_CACHE"] = CACHE
