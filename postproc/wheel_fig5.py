@@ -76,6 +76,8 @@ def load(path):
         n = traj.shape[0]
         trajectory = traj[:].reshape(n, int(traj.attrs["samples"]), 3)
         t_end = float(traj.attrs["t_end"])
+        # the visits depend on the rule at full stick: the title names it (older files: uniform)
+        rule = text_attr(f, "intersection_policy") if "intersection_policy" in f.attrs else "uniform"
         status_names = {v: k for k, v in
                         (h5py.check_enum_dtype(f["members/status"].dtype) or {}).items()}
     fields = logs.exit_fields
@@ -92,6 +94,7 @@ def load(path):
         "p": p,
         "traj": trajectory,
         "t_end": t_end,
+        "rule": rule,
         "exits": draws,
         "exits_drawn_of": int(logs.count("exit").sum()),
         "exit_fields": fields,
@@ -444,7 +447,8 @@ def title(d):
         drawn = (f"; drawn: the logged {len(d['meets'])} arrivals and {len(d['exits'])} "
                  f"of {d['exits_drawn_of']} exits")
     return (f"Wheel on a turntable, Szalai & Jeffrey (2014) Fig. 5: {n} members, "
-            f"{d['visits']} two-fold visits, t_end = {d['t_end']:g}{extra}\n"
+            f"{d['visits']} two-fold visits (full-stick rule: {d['rule']}), "
+            f"t_end = {d['t_end']:g}{extra}\n"
             f"full stick (x) reached by {d['meet_members']} of {n} members, {d['meet_count']} "
             f"times (pass {ev.get('intersection_pass', 0)}, choice "
             f"{ev.get('intersection_choice', 0)}, rest {ev.get('intersection_rest', 0)}, "

@@ -45,6 +45,7 @@ assert (np.abs(d["meets"][:, 1]) < 1e-12).all() and (np.abs(d["meets"][:, 2] - p
 assert d["meet_members"] == n, (d["meet_members"], n)
 title = fig.title(d)
 assert f"{int(f['members/twofold_visits'][:].sum())} two-fold visits" in title, title
+assert f"(full-stick rule: {f.attrs['intersection_policy']})" in title, title  # what decides the visits
 assert f"reached by {n} of {n} members" in title, title
 # the title's count of arrivals at full stick is every member's, from /members/events (the
 # event log may hold only the first output.event_log of them)
