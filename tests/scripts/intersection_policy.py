@@ -36,7 +36,7 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 import testlib as T
-from wheel_fields import f0_b, friction, hg, jac_hg, M, stick, W0
+from wheel_fields import f0_b, friction, hg, jac_hg, M, sector_directions, stick, W0
 
 T.setup()
 CFG = f"{T.CONFIGS}/wheel-fig5.yaml"
@@ -64,16 +64,8 @@ def admissible(r):
         w = a + G @ friction(math.cos(th), math.sin(th), np.sign(math.cos(th)))
         return w @ [math.cos(th), math.sin(th)], w @ [-math.sin(th), math.cos(th)]
 
-    kinds = []
-    for lo, kind in ((-math.pi / 2, "slip+"), (math.pi / 2, "slip-")):
-        grid = lo + np.concatenate([[1e-7, 1e-5, 1e-3], np.linspace(0.01, math.pi - 0.01, 400),
-                                    math.pi - np.array([1e-3, 1e-5, 1e-7])])
-        vals = [rv(t)[1] for t in grid]
-        for i in range(len(grid) - 1):
-            if vals[i] * vals[i + 1] < 0:
-                th = brentq(lambda t: rv(t)[1], grid[i], grid[i + 1], xtol=1e-14)
-                if rv(th)[0] > 0:
-                    kinds.append(kind)
+    kinds = [("slip+" if lo < 0 else "slip-") for lo, _, radial in sector_directions(rv)
+             if radial > 0]
     for gs in (1, -1):  # along Sigma next to I: Filippov's sticking flow
         y = x + np.linalg.pinv(J) @ np.array([0, gs * 1e-9])
         y = y - hg(y)[0] * jac_hg(y)[0] / (jac_hg(y)[0] @ jac_hg(y)[0])

@@ -6,6 +6,7 @@ sticking field.  kappa and k2 at the two-fold come from the independent sympy or
 import math
 
 import numpy as np
+from scipy.optimize import brentq
 
 from wheel_oracle import derive_twofold, k2, kappa, twofold_point
 
@@ -48,3 +49,18 @@ def friction(h, g, lam):
 def stick(x, lam):
     f0, b = f0_b(x)
     return f0 + b @ np.array([MU * lam, np.sign(hg(x)[1]) * KAP * MU * lam])
+
+
+def sector_directions(rv):
+    """The limit directions at the intersection: the roots th of the angular rate V (rv(th)[1])
+    in the sector h > 0, then h < 0, each as (sector start, th, radial rate R = rv(th)[0])."""
+    found = []
+    for lo in (-math.pi / 2, math.pi / 2):
+        grid = lo + np.concatenate([[1e-7, 1e-5, 1e-3], np.linspace(0.01, math.pi - 0.01, 400),
+                                    math.pi - np.array([1e-3, 1e-5, 1e-7])])
+        vals = [rv(t)[1] for t in grid]
+        for i in range(len(grid) - 1):
+            if vals[i] * vals[i + 1] < 0:
+                th = brentq(lambda t: rv(t)[1], grid[i], grid[i + 1], xtol=1e-14)
+                found.append((lo, th, rv(th)[0]))
+    return found

@@ -30,10 +30,9 @@ import sys
 import h5py
 import numpy as np
 from scipy.integrate import solve_ivp
-from scipy.optimize import brentq
 
 import testlib as T
-from wheel_fields import f0_b, friction, GAM, hg, jac_hg, KAP, M, MU, stick, W0
+from wheel_fields import f0_b, friction, GAM, hg, jac_hg, KAP, M, MU, sector_directions, stick, W0
 
 T.setup()
 X0 = [0.1859, -0.0301217, -1.0]
@@ -133,15 +132,8 @@ def rv(th):
     return w @ [math.cos(th), math.sin(th)], w @ [-math.sin(th), math.cos(th)]
 
 
-directions = []
-for lo in (-math.pi / 2, math.pi / 2):  # sector h > 0, then h < 0
-    grid = lo + np.concatenate([[1e-7, 1e-5, 1e-3], np.linspace(0.01, math.pi - 0.01, 400),
-                                math.pi - np.array([1e-3, 1e-5, 1e-7])])
-    vals = [rv(t)[1] for t in grid]
-    for i in range(len(grid) - 1):
-        if vals[i] * vals[i + 1] < 0:
-            th = brentq(lambda t: rv(t)[1], grid[i], grid[i + 1], xtol=1e-14)
-            directions.append((th, rv(th)[0], "h>0" if math.cos(th) > 0 else "h<0"))
+directions = [(th, radial, "h>0" if math.cos(th) > 0 else "h<0")
+              for _, th, radial in sector_directions(rv)]  # sector h > 0, then h < 0
 for gs in (1, -1):  # along Sigma: Filippov's sticking flow next to I
     y = x + np.linalg.pinv(jac_hg(x)) @ np.array([0, gs * 1e-9])
     y = y - hg(y)[0] * jac_hg(y)[0] / (jac_hg(y)[0] @ jac_hg(y)[0])
