@@ -15,11 +15,13 @@ Exit status 0 only if every case is identical (and, with --self-test, the plante
 were all found).  Builds are cached by commit under --cache (default ~/.cache/twofold-bit-identity).
 """
 import argparse
+import dataclasses
 import fcntl
 import hashlib
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import statistics
@@ -27,7 +29,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 
 import h5py
 import numpy as np
@@ -41,6 +42,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXCLUDED_ATTRIBUTES = {
     "/twofold_version": "the build's version string (git describe of the tree it was built from)",
     "/created": "the date and time the file was written",
+    "/model_plugin_code": "the identity of a plugin's code (a hash of its source, the compiler's "
+                          "flags and the model ABI number): each build compiles its own tree's "
+                          "tests/plugins/, ported with the model ABI",
 }
 EXCLUDED_JSON_KEYS = {
     "version": "the build's version string, as /twofold_version",
@@ -76,8 +80,8 @@ def job_rule(cfg):
         if "N" in params:
             sets["model.params.N"] = min(params["N"], 100)
     lyap = cfg.get("lyapunov", {}) or {}
-    if job in ("lyapunov", "scan") and (job == "lyapunov" or
-                                        cfg.get("scan", {}).get("quantity", "lyapunov") == "lyapunov"):
+    quantity = (cfg.get("scan") or {}).get("quantity", "lyapunov")
+    if job == "lyapunov" or (job == "scan" and quantity == "lyapunov"):
         sets["lyapunov.blocks"] = min(lyap.get("blocks", 20), 4)
         if "series" in lyap and isinstance(lyap["series"], dict):
             sets["lyapunov.series.samples"] = min(lyap["series"].get("samples", 10000), 1000)
@@ -144,24 +148,143 @@ PER_CONFIG = {
     "wheelset-threshold": {"scan.x.points": 2, "threshold.rel_tol": 0.05},
 }
 
-# Configs also run on 2 ranks (the same arguments under mpiexec -n 2).
+# Cases also run on 2 ranks (the same arguments under mpiexec -n 2).
 TWO_RANKS = ["smoke", "wheel-fig5", "logistic-scan", "flowmeter-scan-mid", "devs-load-scan",
-             "wheelset-threshold"]
+             "wheelset-threshold", "equations-stick-slip", "plugin-belt"]
 
 
-@dataclass
+def set_args(sets):
+    """--set KEY=VALUE arguments, each value written as YAML."""
+    out = []
+    for key, value in sets.items():
+        text = yaml.safe_dump(value, default_flow_style=True).strip().replace("\n...", "")
+        out += ["--set", f"{key}={text}"]
+    return out
+
+
+@dataclasses.dataclass
 class Case:
+    """One run: `config` is a path (run where it is, so its relative paths hold), or with
+    `text` a file name the config is written to in the run directory, beside `companions`
+    (files of the build's own tree).  `prepare` are argument lists of runs before it with the
+    same binary; `flags` run options (--resume)."""
     name: str
-    config: str                 # path of the config (run where it is: its relative paths hold)
-    sets: dict = field(default_factory=dict)
+    config: str
+    sets: dict = dataclasses.field(default_factory=dict)
     ranks: int = 1
+    text: str = None
+    companions: list = dataclasses.field(default_factory=list)
+    prepare: list = dataclasses.field(default_factory=list)
+    flags: list = dataclasses.field(default_factory=list)
 
     def args(self):
-        out = []
-        for key, value in self.sets.items():
-            out += ["--set", f"{key}={yaml.safe_dump(value, default_flow_style=True).strip()}"
-                    .replace("\n...", "")]
-        return out
+        return set_args(self.sets) + self.flags
+
+
+# Routes that no file of configs/ takes on its own: models given as equations or as C source
+# (each build compiles its own tree's tests/plugins/, ported with the model ABI), the job
+# codim2-point, and runs of configs/ continued or replayed from a file written before.
+LORENZ_EQUATIONS = """model:
+  equations:
+    name: lorenz-eq
+    state: [x, y, z]
+    parameters: {sigma: 10, rho: 28, beta: 2.6666666666666665, noise: 0.5}
+    field: {x: "sigma*(y - x)", y: "x*(rho - z) - y", z: "x*y - beta*z"}
+    noise: {x: noise, y: noise, z: noise}
+"""
+STICK_SLIP_EQUATIONS = """model:
+  equations:
+    name: stick-slip-eq
+    state: [x, v, theta]
+    parameters: {zeta: 0.05, mu: 0.8, vb: 0.5, a: 1.2, omega: 1.1}
+    switching: v - vb
+    slip:
+      plus: {x: v, v: "-x - 2*zeta*v + a*cos(theta) - mu", theta: omega}
+      minus: {x: v, v: "-x - 2*zeta*v + a*cos(theta) + mu", theta: omega}
+"""
+
+
+def extra_cases(configs_dir):
+    fig5 = os.path.join(configs_dir, "wheel-fig5.yaml")
+    fig5_sets = {"ensemble.members": 12, "integrator.t_end": 60}
+    smoke = os.path.join(configs_dir, "smoke.yaml")
+    smoke_sets = {"ensemble.members": 100, "integrator.t_end": 1, "output.flush_interval": 0.01}
+    return [
+        Case("equations-lorenz", "equations-lorenz.yaml", text=LORENZ_EQUATIONS + """job: ensemble
+initial: {state: [1.0, 1.0, 20.0], spread: 0.01}
+integrator: {method: euler-maruyama, t_end: 2.0, dt: 0.001}
+ensemble: {members: 64, seed: 20141}
+"""),
+        Case("equations-stick-slip", "equations-stick-slip.yaml",
+             text=STICK_SLIP_EQUATIONS + """job: ensemble
+initial: {state: [0.2, 0.0, 0.0], spread: 0.5}
+integrator: {t_end: 100, rtol: 1.0e-9, atol: 1.0e-9}
+ensemble: {members: 16, seed: 7}
+"""),
+        Case("equations-stick-slip-lyapunov", "equations-stick-slip-lyapunov.yaml",
+             text=STICK_SLIP_EQUATIONS + """job: lyapunov
+integrator: {rtol: 1.0e-9, atol: 1.0e-9}
+initial: {state: [0.2, 0.0, 0.0]}
+lyapunov: {exponents: 2, transient: 50, duration: 200, interval: 1.0, blocks: 4}
+"""),
+        Case("plugin-belt", "plugin-belt.yaml", companions=["tests/plugins/belt.c"],
+             text="""job: ensemble
+model:
+  source: belt.c
+  params: {k: 1, c: 0.1, mu: 1, vb: 0.5}
+initial: {state: [0.2, 0.5], spread: 0.02}
+integrator: {t_end: 20, rtol: 1.0e-11, atol: 1.0e-12}
+ensemble: {members: 16}
+"""),
+        Case("plugin-linear-scan", "plugin-linear-scan.yaml", companions=["tests/plugins/linear.c"],
+             text="""job: scan
+model:
+  source: linear.c
+  name: linear3
+initial: {state: [1.0, -0.5, 0.25]}
+integrator: {rtol: 1.0e-11, atol: 1.0e-13}
+lyapunov: {transient: 0, duration: 400, interval: 1.0, blocks: 4}
+scan: {quantity: lyapunov, x: {param: a, min: -0.25, max: -0.05, points: 3}}
+"""),
+        Case("plugin-devs-growth", "plugin-devs-growth.yaml", companions=["tests/plugins/linear.c"],
+             text="""job: lyapunov
+model:
+  source: linear.c
+  name: devs-growth
+  params: {N: 10, q: 0.5, r: 3.9, steps: 20000, transient: 1000}
+devs: {seed: 1}
+lyapunov: {blocks: 4}
+"""),
+        Case("plugin-contact", "plugin-contact.yaml", companions=["tests/plugins/contact.c"],
+             text="""job: trajectory
+model:
+  source: contact.c
+  name: antali-plugin
+initial: {state: [0.5, 0.3, 0.2]}
+integrator: {t_end: 2}
+"""),
+        Case("plugin-impact", "plugin-impact.yaml", companions=["tests/plugins/impact.c"],
+             text="""job: trajectory
+model:
+  source: impact.c
+  params: {r: 0.5}
+initial: {state: [0, 4.905]}
+integrator: {t_end: 3}
+output: {samples: 31}
+"""),
+        Case("codim2-point", "codim2-point.yaml", text="""job: codim2-point
+model: {name: antali-example}
+initial: {state: [0, 0, 0.4]}
+"""),
+        Case("wheel-fig5-regularised", fig5, dict(fig5_sets, **{
+            "intersection.policy": "regularised", "integrator.t_end": 40})),
+        Case("wheel-fig5-replay", fig5,
+             dict(fig5_sets, **{"exit.policy": "replay", "exit.replay": "first.h5"}),
+             prepare=[["-o", "first.h5"] + set_args(
+                 dict(fig5_sets, **{"exit.policy": "weighted", "exit.weights": [1, 3]}))]),
+        Case("smoke-resume", smoke, smoke_sets, flags=["--resume"],
+             prepare=[["-o", "out.h5", "--stop-after", "40"] + set_args(smoke_sets)]),
+    ]
 
 
 def cases_from(configs_dir, only=None):
@@ -176,8 +299,10 @@ def cases_from(configs_dir, only=None):
         sets = job_rule(cfg)
         sets.update(PER_CONFIG.get(stem, {}))
         cases.append(Case(stem, path, sets))
-        if stem in TWO_RANKS:
-            cases.append(Case(stem + "@2", path, sets, ranks=2))
+    cases += extra_cases(configs_dir)
+    cases = [twin for case in cases for twin in
+             ([case, dataclasses.replace(case, name=case.name + "@2", ranks=2)]
+              if case.name in TWO_RANKS else [case])]
     if only:
         wanted = set(only.split(","))
         cases = [c for c in cases if c.name in wanted or c.name.split("@")[0] in wanted]
@@ -193,6 +318,13 @@ def git(*args, cwd=REPO):
                           text=True).stdout.strip()
 
 
+@dataclasses.dataclass
+class Build:
+    exe: str      # the twofold executable
+    label: str    # what it was built from, for the report
+    tree: str     # the source tree whose tests/plugins/ its plugin cases compile
+
+
 def build(source, build_dir, log):
     """Configures and builds the executable (Release, -j2); output to `log`."""
     with open(log, "a") as out:
@@ -204,8 +336,8 @@ def build(source, build_dir, log):
 
 
 def binary_of(rev, cache):
-    """The executable of revision `rev` (None: the working tree as it is), built once per commit
-    in a git worktree under `cache` (kept: plugins compile against its include/)."""
+    """The Build of revision `rev` (None: the working tree as it is), built once per commit in a
+    git worktree under `cache` (kept: plugins compile against its include/)."""
     os.makedirs(cache, exist_ok=True)
     if rev is None:
         dirty = git("status", "--porcelain")
@@ -213,8 +345,8 @@ def binary_of(rev, cache):
             key = "tree-" + hashlib.sha1(REPO.encode()).hexdigest()[:12]
             with open(os.path.join(cache, key + ".lock"), "w") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
-                return build(REPO, os.path.join(cache, key), os.path.join(cache, key + ".log")), \
-                    "working tree (uncommitted changes)"
+                exe = build(REPO, os.path.join(cache, key), os.path.join(cache, key + ".log"))
+                return Build(exe, "the working tree (uncommitted changes)", REPO)
         rev = "HEAD"
     commit = git("rev-parse", "--verify", rev + "^{commit}")
     home = os.path.join(cache, commit)
@@ -230,14 +362,21 @@ def binary_of(rev, cache):
             print(f"building {rev} ({commit[:10]}) in {home} ...", flush=True)
             build(src, os.path.join(home, "build"), os.path.join(home, "build.log"))
             open(os.path.join(home, "built"), "w").close()
-    return exe, f"{rev} ({commit[:10]})"
+    return Build(exe, f"{rev} ({commit[:10]})", os.path.join(home, "src"))
+
+
+def ready_binary(path):
+    """A Build from a given executable; its plugin cases compile this checkout's sources."""
+    if not os.access(path, os.X_OK):
+        sys.exit(f"bit_identity: {path} is not an executable")
+    return Build(os.path.abspath(path), path, REPO)
 
 
 # ---------------------------------------------------------------------------------------------
 # Running.
 
 
-@dataclass
+@dataclasses.dataclass
 class Outcome:
     code: int
     stdout: str
@@ -245,6 +384,7 @@ class Outcome:
     seconds: float
     results: str = None   # path of the results file kept, if any
     info: str = ""
+    prepared: tuple = ()  # exit status and messages of each preparing run
 
 
 def mpiexec():
@@ -264,38 +404,51 @@ class Runner:
         if os.geteuid() == 0:
             self.env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
-    def run(self, exe, side, case, keep=True, extra_sets=()):
-        """Runs `case` with `exe`; keeps the results file as WORK/side/NAME.h5 if `keep`."""
+    def run(self, build, side, case, keep=True, extra_sets=()):
+        """Runs `case` with `build`; keeps the results file as WORK/side/NAME.h5 if `keep`."""
         own_cache = os.path.join(self.work, "model-cache-" + side)
         os.makedirs(own_cache, mode=0o700, exist_ok=True)
         os.rename(own_cache, self.model_cache)
-        shutil.rmtree(self.rundir, ignore_errors=True)
-        os.makedirs(self.rundir)
-        cmd = [exe, "run", case.config, "-o", "out.h5", "--quiet", "--json", *case.args()]
-        for s in extra_sets:
-            cmd += ["--set", s]
-        if case.ranks > 1:
-            cmd = [mpiexec(), "-n", str(case.ranks)] + cmd
-        start = time.perf_counter()
         try:
-            res = subprocess.run(cmd, cwd=self.rundir, env=self.env, capture_output=True, text=True)
+            out = self.run_in_place(build, case, extra_sets)
         finally:
             os.rename(self.model_cache, own_cache)
-        out = Outcome(res.returncode, res.stdout, res.stderr, time.perf_counter() - start)
         if keep:  # the streams, for reading a difference
             os.makedirs(os.path.join(self.work, side), exist_ok=True)
-            for ext, text in (("out", res.stdout), ("err", res.stderr)):
+            for ext, text in (("out", out.stdout), ("err", out.stderr)):
                 with open(os.path.join(self.work, side, f"{case.name}.{ext}"), "w") as f:
-                    f.write(" ".join(cmd) + "\n" + text)
+                    f.write(text)
         produced = os.path.join(self.rundir, "out.h5")
         if keep and os.path.exists(produced):
-            info = subprocess.run([exe, "info", "out.h5"], cwd=self.rundir, env=self.env,
+            info = subprocess.run([build.exe, "info", "out.h5"], cwd=self.rundir, env=self.env,
                                   capture_output=True, text=True)
             out.info = info.stdout + info.stderr
             out.results = os.path.join(self.work, side, case.name + ".h5")
-            os.makedirs(os.path.dirname(out.results), exist_ok=True)
             os.replace(produced, out.results)
         return out
+
+    def run_in_place(self, build, case, extra_sets):
+        """A fresh run directory with the case's files, its preparing runs, then its run."""
+        shutil.rmtree(self.rundir, ignore_errors=True)
+        os.makedirs(self.rundir)
+        if case.text is not None:
+            with open(os.path.join(self.rundir, case.config), "w") as f:
+                f.write(case.text)
+        for companion in case.companions:
+            shutil.copy(os.path.join(build.tree, companion), self.rundir)
+        launcher = [mpiexec(), "-n", str(case.ranks)] if case.ranks > 1 else []
+        start, prepared = time.perf_counter(), []
+        for args in case.prepare:
+            res = subprocess.run(launcher + [build.exe, "run", case.config, "--quiet", *args],
+                                 cwd=self.rundir, env=self.env, capture_output=True, text=True)
+            prepared.append((res.returncode, messages(res.stderr)))
+        cmd = launcher + [build.exe, "run", case.config, "-o", "out.h5", "--quiet", "--json",
+                          *case.args()]
+        for extra in extra_sets:
+            cmd += ["--set", extra]
+        res = subprocess.run(cmd, cwd=self.rundir, env=self.env, capture_output=True, text=True)
+        return Outcome(res.returncode, res.stdout, res.stderr, time.perf_counter() - start,
+                       prepared=tuple(prepared))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -411,6 +564,8 @@ def messages(stderr):
 def compare_outcomes(ob, oa):
     """('identical' | 'both fail' | 'DIFFERENT', detail)."""
     eb, ea = messages(ob.stderr), messages(oa.stderr)
+    if ob.prepared != oa.prepared:
+        return "DIFFERENT", f"the preparing runs: {ob.prepared} vs {oa.prepared}"[:400]
     if ob.code != oa.code:
         return "DIFFERENT", f"exit status {ob.code} vs {oa.code}: " + (eb or ea)[-300:]
     if eb != ea:
@@ -432,7 +587,8 @@ def compare_outcomes(ob, oa):
         keys = sorted(k for k in set(jb or {}) | set(ja or {})
                       if (jb or {}).get(k) != (ja or {}).get(k))
         return "DIFFERENT", f"--json differs in {keys[:5]}: " + \
-            "; ".join(f"{k}: {(jb or {}).get(k)!r} vs {(ja or {}).get(k)!r}" for k in keys[:2])[:400]
+            "; ".join(f"{k}: {(jb or {}).get(k)!r} vs {(ja or {}).get(k)!r}"
+                      for k in keys[:2])[:400]
     return "identical", ""
 
 
@@ -451,7 +607,8 @@ def compare_all(runner, cases, before, after, before_sets=(), after_sets=()):
     """Runs every case with both binaries; prints the table; returns the rows."""
     rows = []
     width = max(len(c.name) for c in cases)
-    print(f"{'config':<{width}}  {'verdict':<10} {'before s':>8} {'after s':>8}  detail", flush=True)
+    print(f"{'config':<{width}}  {'verdict':<10} {'before s':>8} {'after s':>8}  detail",
+          flush=True)
     for case in cases:
         ob = runner.run(before, "before", case, extra_sets=before_sets)
         oa = runner.run(after, "after", case, extra_sets=after_sets)
@@ -478,23 +635,28 @@ def report(rows):
 
 
 def timing(runner, cases, before, after, pairs):
-    """Alternated pairs of whole-set runs; the median ratio after/before of their wall times."""
-    def whole_set(exe, side):
-        start = time.perf_counter()
+    """Alternated pairs of whole-set runs: the median ratio after/before of their wall times
+    (the criterion), and of their CPU times (user + system of the processes: less moved by
+    other work on the machine)."""
+    def whole_set(build, side):
+        start, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         for case in cases:
-            runner.run(exe, side, case, keep=False)
-        return time.perf_counter() - start
+            runner.run(build, side, case, keep=False)
+        end = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (time.perf_counter() - start,
+                end.ru_utime + end.ru_stime - cpu.ru_utime - cpu.ru_stime)
 
-    ratios = []
+    wall, cpu = [], []
     for k in range(pairs):
-        tb = whole_set(before, "before")
-        ta = whole_set(after, "after")
-        ratios.append(ta / tb)
-        print(f"pair {k + 1}: before {tb:.2f} s, after {ta:.2f} s, ratio {ta / tb:.4f}", flush=True)
-    med = statistics.median(ratios)
-    verdict = "within" if abs(med - 1) <= 0.03 else "OUTSIDE"
-    print(f"median ratio after/before over {pairs} alternated pairs: {med:.4f} "
-          f"({verdict} the criterion |ratio - 1| <= 3 %)")
+        (wb, cb), (wa, ca) = whole_set(before, "before"), whole_set(after, "after")
+        wall.append(wa / wb)
+        cpu.append(ca / cb)
+        print(f"pair {k + 1}: wall before {wb:.2f} s, after {wa:.2f} s, ratio {wa / wb:.4f}; "
+              f"CPU before {cb:.2f} s, after {ca:.2f} s, ratio {ca / cb:.4f}", flush=True)
+    med = statistics.median(wall)
+    verdict = "meets" if abs(med - 1) <= 0.03 else "does NOT meet"
+    print(f"median ratio after/before over {pairs} alternated pairs: wall {med:.4f} ({verdict} "
+          f"the criterion |ratio - 1| <= 3 %), CPU {statistics.median(cpu):.4f}")
 
 
 MARKER = ".bit-identity"  # a --work directory this script made, and may empty
@@ -531,6 +693,7 @@ def plant_one_ulp(path):
 
 
 def self_test(runner, exe, configs_dir):
+    """`exe` (a Build) against itself: what must be identical is, what must differ does."""
     cases = cases_from(configs_dir, ",".join(SELF_TEST))
     ok = True
 
@@ -565,8 +728,9 @@ def self_test(runner, exe, configs_dir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--before", default="renovation-base", help="revision (default renovation-base)")
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", default="renovation-base", help="revision (default: that tag)")
     ap.add_argument("--after", default=None, help="revision (default: the working tree)")
     ap.add_argument("--before-bin", help="a ready twofold executable instead of building --before")
     ap.add_argument("--after-bin", help="a ready twofold executable instead of building --after")
@@ -583,7 +747,11 @@ def main():
 
     if args.list:
         for case in cases_from(args.configs, args.only):
-            print(f"{case.name}: " + shlex.join(case.args()))
+            where = f" (written by this script{', with ' if case.companions else ''}" \
+                    f"{', '.join(case.companions)})" if case.text else ""
+            before = "".join(f"; first: run {case.config}{where} {shlex.join(p)}"
+                             for p in case.prepare)
+            print(f"{case.name}: run {case.config}{where} {shlex.join(case.args())}{before}")
         return 0
     work = args.work or os.environ.get("WORK")
     if work:
@@ -598,14 +766,15 @@ def main():
     runner = Runner(work)
     try:
         if args.self_test:
-            exe = args.after_bin or os.environ.get("TWOFOLD") or binary_of(args.after, args.cache)[0]
+            given = args.after_bin or os.environ.get("TWOFOLD")
+            exe = ready_binary(given) if given else binary_of(args.after, args.cache)
             return 0 if self_test(runner, exe, args.configs) else 1
-        before, before_name = (args.before_bin, args.before_bin) if args.before_bin else \
+        before = ready_binary(args.before_bin) if args.before_bin else \
             binary_of(args.before, args.cache)
-        after, after_name = (args.after_bin, args.after_bin) if args.after_bin else \
+        after = ready_binary(args.after_bin) if args.after_bin else \
             binary_of(args.after, args.cache)
         cases = cases_from(args.configs, args.only)
-        print(f"before: {before_name}: {before}\nafter:  {after_name}: {after}\n"
+        print(f"before: {before.label}: {before.exe}\nafter:  {after.label}: {after.exe}\n"
               f"configs: {args.configs}, {len(cases)} cases\n", flush=True)
         start = time.perf_counter()
         same = report(compare_all(runner, cases, before, after))
