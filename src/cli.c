@@ -164,8 +164,6 @@ static int positive_count(const char *opt, const char *text, long long *out, tf_
   return 0;
 }
 
-/* Errors go to err as the whole line the command prints (the library entry point returns
- * them instead). */
 /* The installed configs: share/twofold/configs relative to the executable, else (in the
  * build tree) the source tree's configs/.  False if neither exists. */
 static bool configs_dir(char *out, size_t n) {
@@ -206,7 +204,8 @@ static int cmd_configs(void) {
     fprintf(stderr, "twofold: error: no installed configs (looked in '%s')\n", dir);
     return TF_EXIT_ERROR;
   }
-  printf("configs in %s (twofold run NAME):\n", dir);
+  char shown[PATH_MAX];
+  printf("configs in %s (twofold run NAME):\n", realpath(dir, shown) ? shown : dir);
   for (int i = 0; i < n; i++) {
     const char *file = entries[i]->d_name;
     const size_t len = strlen(file);
@@ -225,6 +224,8 @@ static int cmd_configs(void) {
   return TF_EXIT_OK;
 }
 
+/* Errors go to err as the whole line the command prints (the library entry point returns
+ * them instead). */
 static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
   memset(a, 0, sizeof *a);
   a->sets = calloc((size_t)argc, sizeof *a->sets);
