@@ -305,12 +305,17 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
       return tf_fail(err, "twofold: unexpected argument '%s' (see twofold --help)", arg);
   }
   if (!a->command) a->command = "help";
+  return 0;
+}
+
+/* The executable's run, check and slurm take an installed config by name (not the library:
+ * its executable is the caller's). */
+static void find_installed_config(cli_args *a) {
   if (a->config && (strcmp(a->command, "run") == 0 || strcmp(a->command, "check") == 0 ||
                     strcmp(a->command, "slurm") == 0)) {
     a->config_found = installed_config(a->config);
     if (a->config_found) a->config = a->config_found;
   }
-  return 0;
 }
 
 static void print_model(const tf_kernel *k) {
@@ -957,6 +962,7 @@ int tf_cli_main(int argc, char **argv) {
     free_args(&a);
     return TF_EXIT_USAGE;
   }
+  find_installed_config(&a);
   int rc = TF_EXIT_USAGE;
   if (strcmp(a.command, "help") == 0) {
     fputs(usage, stdout);
