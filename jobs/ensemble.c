@@ -287,9 +287,9 @@ static int execute(tf_run *run, tf_error *err) {
   tf_ensemble_outcome out;
   /* a batch of PETSc TS members is one long solve: it polls signals and the time limit every
    * step (--stop-after still counts members, in the scheduler) */
-  if (l->stops_inside) tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
+  if (l->stops_inside) tf_stop_arm(&run->stop, run->start_time, run->time_limit, 0, 0);
   int rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
-  tf_checkpoint_disarm();
+  tf_stop_disarm(&run->stop);
   if (rc == 0) tf_member_columns_describe(&job->columns, job->engine, file, "members");
   tf_json_string(run->summary, "model", l->kernel->name);
   tf_json_string(run->summary, "integrator", l->integrator);

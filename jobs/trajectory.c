@@ -117,9 +117,7 @@ static int compute(tf_run *run, trajectory_job *job) {
             "the beginning\n");
   if (run->rank == 0) {
     tf_stop_arm(&run->stop, run->start_time, run->time_limit, run->stop_after, run->pause_after);
-    tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
     tf_member_engine_run(job->engine, (uint64_t)job->member, &job->buf, &job->res);
-    tf_checkpoint_disarm();
     tf_stop_disarm(&run->stop);
   }
   tf_member_result_bcast(&job->res, 0, run->comm);
@@ -175,7 +173,7 @@ static void report(tf_run *run, const trajectory_job *job, const double *final) 
   const tf_member_layout *l = &job->engine->layout;
   tf_json *j = run->summary;
   tf_json_string(j, "model", l->kernel->name);
-  tf_json_string(j, "integrator", l->integrator);
+  tf_json_string(j, "integrator", l->traced_integrator);
   tf_json_integer(j, "member", job->member);
   tf_json_string(j, "member_status", tf_member_status_name(job->res.status));
   tf_json_integer(j, "steps", job->res.steps);

@@ -77,6 +77,10 @@ long long tf_stop_points(const tf_stop_token *t) {
 
 static tf_stop_token process_token;
 
+tf_stop_token *tf_stop_token_or_process(tf_stop_token *t) {
+  return t ? t : &process_token;
+}
+
 void tf_checkpoint_arm(double start_time, double time_limit, long long stop_after,
                        long long pause_after) {
   tf_stop_arm(&process_token, start_time, time_limit, stop_after, pause_after);

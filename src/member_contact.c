@@ -62,6 +62,7 @@ static void fill_layout(tf_member_layout *l, const contact_engine *ce) {
            ce->dual ? "two-contact" : "codim2");
   l->samples_doc = "state at the sample times (samples x dim)";
   l->fingerprint = fingerprint;
+  l->traced_integrator = tf_flow_integrator_name(&ce->flow);
   l->batch = 1;
 }
 
@@ -73,7 +74,7 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   const bool state_given = tf_config_has(cfg, "initial.state");
   tf_flow *flow = &ce->flow;
   tf_member_settings *own = &e->settings;
-  if (tf_flow_from_config(flow, cfg, err) ||
+  if (tf_flow_from_config(flow, cfg, s->stop, err) ||
       tf_physical_initial_from_config(cfg, flow->kernel, flow->params, state_given, flow->x0,
                                       err) ||
       tf_member_member_keys(own, cfg, err) ||
@@ -122,7 +123,8 @@ static void on_step(void *ctx, const tf_contact *c, double ta, double tb) {
     if (s->b->sample_x) tf_contact_dense(c, ts, s->b->sample_x + i * l->dim);
     if (s->b->sample_t) s->b->sample_t[i] = ts;
     if (s->b->sample_mode) s->b->sample_mode[i] = tf_contact_mode(c);
-    if (tf_checkpoint_stop_point()) { /* the loop ends the run at its next step */
+    /* the loop ends the run at its next step, pending */
+    if (tf_stop_point(s->e->settings.stop)) {
       s->next_sample++;
       break;
     }
@@ -155,8 +157,6 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   r->event_rows = sink.events;
   r->tag = TF_MEMBER_EXTRA_CONTACT;
   r->extra.contact = cr;
-  /* stopped at a sample before the end: not done */
-  if (tf_checkpoint_stopped() && sink.next_sample < l->samples) r->status = TF_MEMBER_PENDING;
 }
 
 static void destroy(tf_member_engine *e) {

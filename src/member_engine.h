@@ -66,13 +66,14 @@ typedef struct tf_member_layout {
   bool counts_rhs, counts_visits, counts_jacobians, counts_impacts;
   long exit_slots, event_slots; /* logged draws and events per member */
   size_t exit_width, event_width;
-  const char *event_log_doc;   /* a traced member's event table */
-  const char *event_log_attr;  /* its kinds attribute */
-  const char *samples_doc;     /* a traced member's states at the sample times */
-  const char *sample_mode_doc; /* the mode at the sample times (NULL: not sampled) */
-  long poincare_slots;         /* states recorded at events (poincare.h) */
-  char integrator[96];         /* "dopri5+events", "petsc-ts/rosw", ... */
-  long batch;                  /* members solved together (PETSc TS), else 1 */
+  const char *event_log_doc;     /* a traced member's event table */
+  const char *event_log_attr;    /* its kinds attribute */
+  const char *samples_doc;       /* a traced member's states at the sample times */
+  const char *sample_mode_doc;   /* the mode at the sample times (NULL: not sampled) */
+  long poincare_slots;           /* states recorded at events (poincare.h) */
+  char integrator[96];           /* "dopri5+events", "petsc-ts/rosw", ... */
+  const char *traced_integrator; /* as a traced member's JSON line names it */
+  long batch;                    /* members solved together (PETSc TS), else 1 */
   bool stops_inside; /* a member is one long solve that polls the stop token at every step */
   /* The config paths a traced member's numbers depend on, in the order its results files
    * store them (their fingerprint, results.h). */

@@ -38,6 +38,7 @@ static void fill_layout(tf_member_layout *l, const tf_flow *flow) {
   l->stops_inside = flow->method == TF_METHOD_PETSC_TS;
   l->samples_doc = "state at the sample times (samples x dim)";
   l->fingerprint = fingerprint;
+  l->traced_integrator = l->integrator;
   l->batch = flow->method == TF_METHOD_PETSC_TS ? flow->batch : 1;
   l->counts_impacts = flow->poincare != NULL;
   l->poincare_slots = flow->poincare && flow->poincare_spec.record ? flow->poincare_spec.count : 0;
@@ -52,7 +53,7 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   const bool state_given = tf_config_has(cfg, "initial.state");
   tf_flow *flow = &fe->flow;
   tf_member_settings *own = &e->settings;
-  if (tf_flow_from_config(flow, cfg, err) ||
+  if (tf_flow_from_config(flow, cfg, s->stop, err) ||
       tf_physical_initial_from_config(cfg, flow->kernel, flow->params, state_given, flow->x0,
                                       err) ||
       tf_member_member_keys(own, cfg, err) || tf_member_output_keys(own, cfg, err))
@@ -103,8 +104,10 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   const tf_flow_result fr = tf_flow_run_member(flow, member, final, sampled ? record_sample : NULL,
                                                &sink, sampled ? samples : 0);
   r->status = fr.status;
-  /* cut short by a stop request before its end: not done (computed again on resume) */
-  if (tf_checkpoint_stopped() && (!sampled || sink.taken < samples)) r->status = TF_MEMBER_PENDING;
+  /* A PETSc TS batch is solved for several members at once, so the solve that stopped may be
+   * another member's: every member of a stopped run is not done (computed again on resume). */
+  if (tf_stop_requested(e->settings.stop) && (!sampled || sink.taken < samples))
+    r->status = TF_MEMBER_PENDING;
   r->t = fr.t_final;
   r->steps = fr.steps;
   r->rhs_evals = fr.rhs_evals;

@@ -45,6 +45,7 @@ static void fill_layout(tf_member_layout *l, pws_engine *pe) {
   l->samples_doc = "state at the sample times (samples x dim; NaN after a stop)";
   l->fingerprint = fingerprint;
   snprintf(l->integrator, sizeof l->integrator, "%s+events", tf_rk_name(pws->opts.ode.method));
+  l->traced_integrator = l->integrator;
   l->batch = 1;
 }
 
@@ -60,7 +61,8 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   if (tf_member_member_keys(own, cfg, err) ||
       (members == 0 &&
        tf_config_get_int(cfg, "ensemble.members", &d_members, 1, LLONG_MAX, &members, err)) ||
-      tf_pws_from_config(pws, cfg, (uint64_t)members, err) || tf_member_output_keys(own, cfg, err))
+      tf_pws_from_config(pws, cfg, (uint64_t)members, s->stop, err) ||
+      tf_member_output_keys(own, cfg, err))
     return -1;
   if (own->samples != TF_MEMBER_SAMPLES_FROM_CONFIG) pws->trajectory_samples = own->samples;
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) {
@@ -107,8 +109,6 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
     b->sample_t[i] = tf_member_sample_time(l->t0, l->t_end, i, l->samples);
   r->event_rows = logged_rows(rec.events, l->event_slots, l->event_width);
   r->exit_rows = logged_rows(rec.exits, l->exit_slots, l->exit_width);
-  /* stopped at a sample before the end: not done */
-  if (tf_checkpoint_stopped() && rec.t_final < l->t_end) r->status = TF_MEMBER_PENDING;
 }
 
 static void destroy(tf_member_engine *e) {
