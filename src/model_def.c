@@ -241,3 +241,61 @@ int tf_model_def_check(const tf_model_def *def, const char *origin, tf_error *er
   const checker c = {origin, def->abi == TWOFOLD_MODEL_ABI && def->name ? def->name : "?", err};
   return validate(&c, def);
 }
+
+/* A table copied as far as its size covers (the first member of every table is its size),
+ * the rest zero; NULL stays NULL. */
+static int adopt_table(const checker *c, const void *given, size_t full, const char *type,
+                       const void **out) {
+  *out = NULL;
+  if (!given) return 0;
+  const size_t size = *(const size_t *)given;
+  if (size < sizeof size)
+    return fail(c, "%s.size = %zu: set it with TF_OPS_SIZE(%s) as the table's first member", type,
+                size, type);
+  if (size > full)
+    return fail(c,
+                "%s.size = %zu, more than this twofold's %zu: the model was built against a newer "
+                "twofold/model.h; update twofold or rebuild the model against its header",
+                type, size, full);
+  char *copy = calloc(1, full);
+  if (!copy) return tf_fail(c->err, "out of memory");
+  memcpy(copy, given, size);
+  *(size_t *)copy = full;
+  *out = copy;
+  return 0;
+}
+
+#define ADOPT(c, member, type) \
+  adopt_table(c, d.member, sizeof(type), #type, (const void **)&d.member)
+
+int tf_model_def_adopt(const tf_model_def *def, const char *origin, const tf_model_def **out,
+                       tf_error *err) {
+  if (!def) return tf_fail(err, "%s: a model definition is NULL", origin);
+  const size_t size = def->size;
+  const checker c = {origin, size >= sizeof *def && def->name ? def->name : "?", err};
+  if (!TF_SIZE_COVERS(size, tf_model_def, abi))
+    return fail(&c, "size = %zu: begin the definition with TF_MODEL_HEAD", size);
+  if (size > sizeof *def)
+    return fail(&c,
+                "size = %zu, more than this twofold's %zu: the model was built against a newer "
+                "twofold/model.h; update twofold or rebuild the model against its header",
+                size, sizeof *def);
+  tf_model_def d = {0};
+  memcpy(&d, def, size);
+  d.size = sizeof d;
+  if (ADOPT(&c, flow, tf_flow_ops) || ADOPT(&c, filippov, tf_filippov_ops) ||
+      ADOPT(&c, codim2, tf_codim2_ops) || ADOPT(&c, two_contact, tf_two_contact_ops) ||
+      ADOPT(&c, map, tf_map_ops) || ADOPT(&c, devs, tf_devs_ops) ||
+      ADOPT(&c, impact, tf_impact_ops) || ADOPT(&c, switches, tf_switches_ops))
+    return -1;
+  if (d.filippov && d.filippov->smooth) {
+    tf_filippov_ops *f = (tf_filippov_ops *)d.filippov;
+    if (adopt_table(&c, f->smooth, sizeof(tf_flow_ops), "tf_flow_ops", (const void **)&f->smooth))
+      return -1;
+  }
+  tf_model_def *copy = malloc(sizeof *copy);
+  if (!copy) return tf_fail(err, "out of memory");
+  *copy = d;
+  *out = copy;
+  return 0;
+}

@@ -12,10 +12,11 @@
 #include "check.h"
 #include "ode.h"
 
-static void oscillator(double t, const double *x, void *ctx, double *dx) {
+static int oscillator(double t, const double *x, void *ctx, double *dx) {
   (void)t, (void)ctx;
   dx[0] = x[1];
   dx[1] = -x[0];
+  return 0;
 }
 
 static double global_error(double h, double t_end) {
@@ -104,12 +105,13 @@ static void adaptive_tolerance(void) {
 
 /* x' = -y r, y' = x r with r = x^2 + y^2 (conserved), z' = z cos t: from (1.2, 0, 1) a rotation
  * at rate 1.44 and z = exp(sin t) */
-static void rotation(double t, const double *x, void *ctx, double *dx) {
+static int rotation(double t, const double *x, void *ctx, double *dx) {
   (void)ctx;
   const double r = x[0] * x[0] + x[1] * x[1];
   dx[0] = -x[1] * r;
   dx[1] = x[0] * r;
   dx[2] = x[2] * cos(t);
+  return 0;
 }
 
 /* the exact solution at t through (t0, x0) */
