@@ -1,5 +1,6 @@
 /* broken.c — faulty plugins for the error-path tests, one per macro:
  *   BAD_ABI        exports an ABI number this twofold does not have
+ *   ABI_2          exports ABI 2, the layout before the size fields
  *   NO_ABI         exports the model list but no ABI number
  *   KIND_MISMATCH  declares a Filippov model but gives a flow table
  *   BAD_DEFAULT    a parameter default outside its bounds
@@ -71,6 +72,9 @@ static const tf_model_def def = {
 
 #if defined(BAD_ABI)
 const int twofold_model_abi = TWOFOLD_MODEL_ABI + 98;
+const tf_model_def *const twofold_model_list[] = {&def, NULL};
+#elif defined(ABI_2)
+const int twofold_model_abi = 2;
 const tf_model_def *const twofold_model_list[] = {&def, NULL};
 #elif defined(DUPLICATE)
 TWOFOLD_MODELS(&def, &def);

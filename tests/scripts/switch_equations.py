@@ -342,10 +342,11 @@ static double switching(int i, const double *x, const double *p, double *grad) {
   if (grad) grad[0] = i ? 1.0 : 0.0, grad[1] = i ? 0.0 : 1.0;
   return i ? x[0] - 1.0 : x[1] - 0.1;
 }
-static void field(double t, const double *x, const double *s, const double *p, double *dx) {
+static int field(double t, const double *x, const double *s, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = (-p[0] * x[0] - s[0] * 0.3 - s[1] * 0.2 * x[1] * x[1]) / p[1] + EXTRA;
+  return 0;
 }
 static void field_jacobian(double t, const double *x, const double *s, const double *p, double *j) {
   (void)t;
@@ -354,8 +355,9 @@ static void field_jacobian(double t, const double *x, const double *s, const dou
   j[2] = -p[0] / p[1] + JAC_ERROR;
   j[3] = -s[1] * 0.4 * x[1] / p[1];
 }
-static const tf_switches_ops ops = {2, switching, field, field_jacobian};
-static const tf_model_def model = {.abi = TWOFOLD_MODEL_ABI, .name = "two-contacts",
+static const tf_switches_ops ops = {TF_OPS_SIZE(tf_switches_ops), 2, switching, field,
+                                    field_jacobian};
+static const tf_model_def model = {TF_MODEL_HEAD, .name = "two-contacts",
     .doc = "one mass, two frictional contacts", .kind = TF_MODEL_SWITCHES, .dim = 2,
     .state_names = names, .initial = x0, .nparams = 2, .params = params, .switches = &ops};
 TWOFOLD_MODELS(&model);
