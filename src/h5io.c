@@ -1,6 +1,8 @@
 /* h5io.c — thin helpers over the HDF5 C API for the layout in h5io.h. */
 #include "h5io.h"
 
+#include "h5_headers.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -558,6 +560,7 @@ static const char *const root_strings[] = {
     "model_plugin",    "model_plugin_code", "state_names", "merged_from",   NULL};
 
 int tf_h5_check_strings(hid_t file, const char *path, tf_error *err) {
+  if (tf_h5_check_headers(file, path, err)) return -1; /* before any attribute is decoded */
   for (const char *const *name = root_strings; *name; name++) {
     char why[200], *value = NULL;
     if (tf_h5_attr_get_string(file, *name, &value, why, sizeof why))
