@@ -5,7 +5,9 @@
  *                hold garbage the engine must never read (as memory after an older plugin's
  *                struct would)
  *   sqrt-decay   x' = -sqrt(x), refusing x < 0 (outside its domain: the step is retried)
- *   ceiling      x' = r x, failing fatally (code -7) once x > 1.5, with its message */
+ *   ceiling      x' = r x, failing fatally (code -7) once x > 1.5, with its message
+ *   ceiling-filippov  the same field as the slip field of a Filippov model (its switching
+ *                surface x = 10 is never reached), for the event-driven route */
 #include <math.h>
 #include <stddef.h>
 
@@ -76,4 +78,31 @@ static const tf_model_def ceiling = {
     .flow = &growth_ops,   .failure = ceiling_failure,
 };
 
-TWOFOLD_MODELS(&old_decay, &sqrt_model, &ceiling);
+static double far_surface(const double *x, const double *p, double *grad) {
+  (void)p;
+  if (grad) grad[0] = 1.0;
+  return x[0] - 10.0;
+}
+
+static int growth_slip(double t, const double *x, int side, const double *p, double *dx) {
+  (void)side;
+  return growth(t, x, p, dx);
+}
+
+static const tf_filippov_ops growth_filippov = {TF_OPS_SIZE(tf_filippov_ops),
+                                                .switching = far_surface, .slip = growth_slip};
+
+static const tf_model_def ceiling_filippov = {
+    TF_MODEL_HEAD,
+    .name = "ceiling-filippov",
+    .kind = TF_MODEL_FILIPPOV,
+    .dim = 1,
+    .state_names = names,
+    .initial = one,
+    .nparams = 1,
+    .params = rate,
+    .filippov = &growth_filippov,
+    .failure = ceiling_failure,
+};
+
+TWOFOLD_MODELS(&old_decay, &sqrt_model, &ceiling, &ceiling_filippov);
