@@ -265,9 +265,6 @@ static int adopt_table(const checker *c, const void *given, size_t full, const c
   return 0;
 }
 
-#define ADOPT(c, member, type) \
-  adopt_table(c, d.member, sizeof(type), #type, (const void **)&d.member)
-
 int tf_model_def_adopt(const tf_model_def *def, const char *origin, const tf_model_def **out,
                        tf_error *err) {
   if (!def) return tf_fail(err, "%s: a model definition is NULL", origin);
@@ -283,19 +280,34 @@ int tf_model_def_adopt(const tf_model_def *def, const char *origin, const tf_mod
   tf_model_def d = {0};
   memcpy(&d, def, size);
   d.size = sizeof d;
-  if (ADOPT(&c, flow, tf_flow_ops) || ADOPT(&c, filippov, tf_filippov_ops) ||
-      ADOPT(&c, codim2, tf_codim2_ops) || ADOPT(&c, two_contact, tf_two_contact_ops) ||
-      ADOPT(&c, map, tf_map_ops) || ADOPT(&c, devs, tf_devs_ops) ||
-      ADOPT(&c, impact, tf_impact_ops) || ADOPT(&c, switches, tf_switches_ops))
-    return -1;
-  if (d.filippov && d.filippov->smooth) {
-    tf_filippov_ops *f = (tf_filippov_ops *)d.filippov;
-    if (adopt_table(&c, f->smooth, sizeof(tf_flow_ops), "tf_flow_ops", (const void **)&f->smooth))
-      return -1;
-  }
+  d.flow = NULL, d.filippov = NULL, d.codim2 = NULL, d.two_contact = NULL, d.map = NULL;
+  d.devs = NULL, d.impact = NULL, d.switches = NULL; /* the copies of def's, set below */
   tf_model_def *copy = malloc(sizeof *copy);
-  if (!copy) return tf_fail(err, "out of memory");
-  *copy = d;
+#define ADOPT(member, type) \
+  adopt_table(&c, def->member, sizeof(type), #type, (const void **)&d.member)
+  int rc = copy ? ADOPT(filippov, tf_filippov_ops) : tf_fail(err, "out of memory");
+  tf_filippov_ops *f = (tf_filippov_ops *)d.filippov;
+  if (f) f->smooth = NULL; /* def's until its own copy is made: never freed */
+  if (!rc)
+    rc = ADOPT(flow, tf_flow_ops) || ADOPT(codim2, tf_codim2_ops) ||
+         ADOPT(two_contact, tf_two_contact_ops) || ADOPT(map, tf_map_ops) ||
+         ADOPT(devs, tf_devs_ops) || ADOPT(impact, tf_impact_ops) ||
+         ADOPT(switches, tf_switches_ops);
+#undef ADOPT
+  if (!rc && f)
+    rc = adopt_table(&c, def->filippov->smooth, sizeof(tf_flow_ops), "tf_flow_ops",
+                     (const void **)&f->smooth);
+  if (copy) *copy = d;
+  if (rc) return tf_model_def_release(copy), -1;
   *out = copy;
   return 0;
+}
+
+void tf_model_def_release(const tf_model_def *adopted) {
+  if (!adopted) return;
+  if (adopted->filippov) free((void *)adopted->filippov->smooth);
+  const void *tables[] = {adopted->flow, adopted->filippov, adopted->codim2, adopted->two_contact,
+                          adopted->map,  adopted->devs,     adopted->impact, adopted->switches};
+  for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) free((void *)tables[i]);
+  free((void *)adopted);
 }

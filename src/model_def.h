@@ -29,5 +29,7 @@ int tf_model_def_check(const tf_model_def *def, const char *origin, tf_error *er
  * naming the table. */
 int tf_model_def_adopt(const tf_model_def *def, const char *origin, const tf_model_def **out,
                        tf_error *err);
+/* Frees an adopted definition (NULL: nothing); loaded models keep theirs for the process. */
+void tf_model_def_release(const tf_model_def *adopted);
 
 #endif

@@ -245,7 +245,39 @@ static void derivative_checks(void) {
         "a non-finite field is a FAIL:\n%s", buf);
 }
 
+/* tf_model_def_adopt: tables read as far as their sizes cover, the rest NULL; a size of 0 or
+ * beyond this header's refused, naming the table and what to write. */
+static void adoption(void) {
+  tf_flow_ops older = {.size = offsetof(tf_flow_ops, diffusion),
+                       .rhs = rhs,
+                       .diffusion = (tf_field_fn *)1 /* past the size: never read */};
+  tf_model_def d = valid();
+  d.size = offsetof(tf_model_def, failure), d.failure = (const char *(*)(int))1, d.flow = &older;
+  const tf_model_def *got = NULL;
+  tf_error err = {{0}};
+  CHECK(tf_model_def_adopt(&d, "library 'unit.so'", &got, &err) == 0 && got &&
+            got->failure == NULL && got->flow->rhs == rhs && got->flow->diffusion == NULL &&
+            got->flow != &older && tf_model_def_check(got, "library 'unit.so'", &err) == 0,
+        "an older definition is adopted with the members it lacks NULL: %s", err.msg);
+  tf_model_def_release(got);
+  struct {
+    size_t def_size, ops_size;
+    const char *needle;
+  } bad[] = {{0, sizeof older, "size = 0: begin the definition with TF_MODEL_HEAD"},
+             {sizeof d + 8, sizeof older, "more than this twofold's"},
+             {sizeof d, 0, "tf_flow_ops.size = 0: set it with TF_OPS_SIZE(tf_flow_ops)"},
+             {sizeof d, sizeof older + 8, "tf_flow_ops.size"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    d.size = bad[i].def_size, older.size = bad[i].ops_size;
+    err.msg[0] = '\0';
+    CHECK(tf_model_def_adopt(&d, "library 'unit.so'", &got, &err) != 0 &&
+              strstr(err.msg, bad[i].needle) && strstr(err.msg, "library 'unit.so'"),
+          "case %zu: expected \"%s\", got \"%s\"", i, bad[i].needle, err.msg);
+  }
+}
+
 int main(void) {
+  adoption();
   validation();
   builtins();
   derivative_checks();
