@@ -611,19 +611,7 @@ static void put_double(out *o, double v) {
     put(o, "%s", text);
 }
 
-/* A square root of a negative number or a logarithm of one not positive is outside the model's
- * domain: the field refuses the state (returns 1), and the integrator retries a smaller step.
- * A NaN argument passes, as before (the member stops as nonfinite). */
-static void put_domain_guards(out *o, model *m, const tf_expr *e, int indent) {
-  for (int i = 0; i < e->nargs; i++) put_domain_guards(o, m, e->arg[i], indent);
-  if (e->op != TF_EX_CALL || (e->fn != TF_FN_SQRT && e->fn != TF_FN_LOG)) return;
-  put(o, "%*sif (", indent, "");
-  put_expr(o, m, e->arg[0]);
-  put(o, " %s 0) return 1;\n", e->fn == TF_FN_SQRT ? "<" : "<=");
-}
-
 static void put_assignments(out *o, model *m, tf_expr *const *f, const char *target, int indent) {
-  for (size_t i = 0; i < m->dim; i++) put_domain_guards(o, m, f[i], indent);
   for (size_t i = 0; i < m->dim; i++) {
     put(o, "%*s%s[%zu] = ", indent, "", target, i);
     put_expr(o, m, f[i]);

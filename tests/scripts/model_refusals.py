@@ -5,8 +5,7 @@
   them), loads and runs: x(1) = exp(-r) for x' = -r x, r = 0.7.
 - sqrt-decay, x' = -sqrt(x) refusing x < 0, started with a step so large that its trial stages
   leave the domain, is retried with smaller steps and reaches the analytic
-  x(t) = (1 - t/2)^2 at t = 1.5 (0.0625); so does the same model given as model.equations,
-  whose generated field refuses the square root of a negative number.
+  x(t) = (1 - t/2)^2 at t = 1.5 (0.0625).
 - ceiling, x' = r x failing with code -7 once x > 1.5: in an ensemble spread around 0.8 the
   members whose x0 e^r exceeds 1.5 end as `failed` with the model's message (before t_end),
   the others reach x0 e^r, and the run's failure summary counts them; on DOPRI5, DOP853,
@@ -53,20 +52,6 @@ with h5py.File("sqrt.h5") as f:
 T.check(status == 1 and abs(x - 0.0625) < 1e-8,
         f"refusals outside the domain are retried with smaller steps: x(1.5) = {x!r} "
         f"(analytic 0.0625)")
-
-# the same model as equations: the generated field refuses sqrt of a negative number
-T.write("sqrt_eq.yaml", "job: ensemble\nmodel:\n  equations:\n    name: sqrt-eq\n"
-        "    state: [x]\n    field: {x: \"-sqrt(x)\"}\ninitial: {state: [1]}\n"
-        "integrator: {t_end: 1.5, h0: 4, rtol: 1.0e-10, atol: 1.0e-12}\nensemble: {members: 1}\n")
-T.run("sqrt_eq.yaml", "sqrt_eq.h5")
-with h5py.File("sqrt_eq.h5") as f:
-    x = first_component(f, "/members/final_state")[0]
-    status = int(f["/members/status"][0])
-generated = [n for n in os.listdir("cache") if n.startswith("equations-sqrt-eq") and n.endswith(".c")]
-guarded = generated and "if (x[0] < 0) return 1;" in open(os.path.join("cache", generated[0])).read()
-T.check(status == 1 and abs(x - 0.0625) < 1e-8 and guarded,
-        f"model.equations: sqrt of a negative number is refused and retried: x(1.5) = {x!r}, "
-        f"guard generated: {bool(guarded)}")
 
 R = 0.5
 # (model, its extra keys, integrator settings, tolerance of x0 e^r): every route that runs a
