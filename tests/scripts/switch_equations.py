@@ -299,10 +299,10 @@ expect_error("unused.yaml", yaml_model(unused), f"{BASE}.switching.s3", "      s
 
 # --- the single-switch form and flows are generated as before ----------------------------------
 # The cache is keyed by a hash of the generated source: these are the names these two models
-# have had since the generated header stopped quoting the model's name (no user text in
-# comments); a change of the printer that alters them must say so.
+# have had since model ABI 3 (size fields first, field functions returning int; before it
+# 8d9792ceec13c76b and 55aa30fc1a9692b5); a change of the printer that alters them must say so.
 OLD = {
-    "8d9792ceec13c76b": """    switching: "w - vb + 0.1*u^2"
+    "19e34c528867df3c": """    switching: "w - vb + 0.1*u^2"
     slip:
       plus:
         u: "w"
@@ -311,7 +311,7 @@ OLD = {
         u: "w"
         w: "-k^2*u + mu*cos(u)/(2 + min(u, w)) - max(0.5, w)"
 """,
-    "55aa30fc1a9692b5": """    field:
+    "a1cb95162fa7c83d": """    field:
       x: "a*(y - x) + sin(x*y)^2 - atan2(y, x)"
       y: "x*(b - z) - y/(1 + z^2) + exp(-t*x)*cosh(z)"
       z: "x*y - b*z + sqrt(1 + x^2)*log(2 + y^2) + tanh(a*z) - z^3 + pow(abs(x) + 1, b)"
