@@ -58,9 +58,10 @@ static int middle_choice(void *ctx, const tf_meet_arrival *a, double *u) {
   return 0;
 }
 
-static void slip_field(double t, const double *x, void *ctx, double *dx) {
+static int slip_field(double t, const double *x, void *ctx, double *dx) {
   (void)ctx;
   kernel->filippov->slip(t, x, side_now, params, dx);
+  return 0;
 }
 
 int main(int argc, char **argv) {

@@ -114,14 +114,19 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
   memcpy(x, job->x0, k->dim * sizeof *x);
   if (tf_model_route(k, NULL) == TF_ROUTE_MAP) {
     tf_map_fn *map = tf_model_map(k);
-    for (long i = 0; i < (long)job->opt.transient; i++)
-      map(x, job->model.params, y), memcpy(x, y, sizeof x);
-    for (size_t i = 0; i < n && !tf_stop_point(job->ode.stop); i++) {
+    int refused = 0;
+    for (long i = 0; i < (long)job->opt.transient && !refused; i++)
+      refused = map(x, job->model.params, y), memcpy(x, y, sizeof x);
+    for (size_t i = 0; i < n && !refused && !tf_stop_point(job->ode.stop); i++) {
       s[i] = x[job->component];
-      map(x, job->model.params, y);
+      refused = map(x, job->model.params, y);
       memcpy(x, y, sizeof x);
     }
-    return s;
+    if (!refused) return s;
+    char why[512];
+    tf_kernel_failure_message(k, refused, why, sizeof why);
+    free(s);
+    return tf_fail(err, "model '%s' failed while the series was made: %s", k->name, why), NULL;
   }
   tf_flow flow = {.kernel = k,
                   .params = job->model.params,

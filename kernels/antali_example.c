@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 static const char *const state_names[] = {"x1", "x2", "x3"};
 static const double initial[] = {0.5, 0.3, 0.2};
@@ -21,27 +21,29 @@ static void sigma2(const double *x, const double *p, double *h, double *grad) {
   grad[0] = 1.0, grad[3 + 1] = 1.0;
 }
 
-static void field2(double t, const double *x, const double *dir, const double *p, double *dx) {
+static int field2(double t, const double *x, const double *dir, const double *p, double *dx) {
   (void)t, (void)p;
   dx[0] = -dir[0] + x[2];
   dx[1] = -dir[1];
   dx[2] = -dir[0] - x[2];
+  return 0;
 }
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   const double rho = hypot(x[0], x[1]);
   const double dir[2] = {rho > 0 ? x[0] / rho : 0.0, rho > 0 ? x[1] / rho : 0.0};
-  field2(t, x, dir, p, dx);
+  return field2(t, x, dir, p, dx);
 }
 
 static const tf_codim2_ops ops = {
+    TF_OPS_SIZE(tf_codim2_ops),
     .rhs = rhs,
     .sigma2 = sigma2,
     .field2 = field2,
 };
 
 const tf_model_def tf_kernel_antali_example = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "antali-example",
     .doc = "the extended Filippov system of Antali 2017, Examples 2.9/2.16/2.18 (eq 2.19)",
     .kind = TF_MODEL_CODIM2,

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { M, RADIUS, MU, G, KV };
 
@@ -44,21 +44,22 @@ static void sigma2(const double *x, const double *p, double *h, double *grad) {
   grad[0] = 1.0, grad[4 + 1] = 1.0;
 }
 
-static void field2(double t, const double *x, const double *dir, const double *p, double *dx) {
+static int field2(double t, const double *x, const double *dir, const double *p, double *dx) {
   (void)t;
   const double f = p[MU] * p[G], c = p[KV] / p[M];
   dx[0] = -3.5 * f * dir[0] - c * x[2];
   dx[1] = -3.5 * f * dir[1] - c * x[3];
   dx[2] = -f * dir[0] - c * x[2];
   dx[3] = -f * dir[1] - c * x[3];
+  return 0;
 }
 
 /* The slipping field off Sigma (eq 2.39); on Sigma the direction is undefined and taken 0,
  * which is what a naive integrator sees. */
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   const double s = hypot(x[0], x[1]);
   const double dir[2] = {s > 0 ? x[0] / s : 0.0, s > 0 ? x[1] / s : 0.0};
-  field2(t, x, dir, p, dx);
+  return field2(t, x, dir, p, dx);
 }
 
 static void initial_state(const double *ip, const double *p, double *x) {
@@ -76,13 +77,14 @@ static void outputs(const double *x, const double *p, double *out) {
 }
 
 static const tf_codim2_ops ops = {
+    TF_OPS_SIZE(tf_codim2_ops),
     .rhs = rhs,
     .sigma2 = sigma2,
     .field2 = field2,
 };
 
 const tf_model_def tf_kernel_ball_pool = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "ball-pool",
     .doc =
         "ball slipping/rolling on the bottom of a pool, 2-D Coulomb friction (Antali 2017 2.4.1)",

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { M, KS, MU, G, J, KV };
 
@@ -38,7 +38,7 @@ static void sigma2(const double *x, const double *p, double *h, double *grad) {
   grad[4] = 1.0, grad[6 + 5] = 1.0;
 }
 
-static void field2(double t, const double *x, const double *dir, const double *p, double *dx) {
+static int field2(double t, const double *x, const double *dir, const double *p, double *dx) {
   (void)t;
   const double f = p[MU] * p[G], ratio = 1.0 + 1.0 / p[J];
   for (int i = 0; i < 2; i++) {
@@ -47,12 +47,13 @@ static void field2(double t, const double *x, const double *dir, const double *p
     dx[2 + i] = load - f * dir[i];
     dx[4 + i] = load - ratio * f * dir[i];
   }
+  return 0;
 }
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   const double s = hypot(x[4], x[5]);
   const double dir[2] = {s > 0 ? x[4] / s : 0.0, s > 0 ? x[5] / s : 0.0};
-  field2(t, x, dir, p, dx);
+  return field2(t, x, dir, p, dx);
 }
 
 static void outputs(const double *x, const double *p, double *out) {
@@ -63,13 +64,14 @@ static void outputs(const double *x, const double *p, double *out) {
 }
 
 static const tf_codim2_ops ops = {
+    TF_OPS_SIZE(tf_codim2_ops),
     .rhs = rhs,
     .sigma2 = sigma2,
     .field2 = field2,
 };
 
 const tf_model_def tf_kernel_ball_spring = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "ball-spring",
     .doc = "ball on a rough floor tied by a spring: 2-D Example 2.7, rolling starts and ends",
     .kind = TF_MODEL_CODIM2,

@@ -8,7 +8,7 @@
  * is fixed: flights of 2 v / g and chattering sequences accumulating at 2 v0 / (g (1 - r)). */
 #include <math.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { G, R, A, OMEGA };
 
@@ -22,11 +22,12 @@ static const tf_param params[] = {
 static const char *const state_names[] = {"y", "v", "tau"};
 static const double initial[] = {0.0, 1.0, 0.0};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t, (void)x;
   dx[0] = x[1];
   dx[1] = -p[G];
   dx[2] = 1.0;
+  return 0;
 }
 
 static void jacobian(double t, const double *x, const double *p, double *j) {
@@ -75,17 +76,12 @@ static double constrained(int i, double t, const double *x, const double *p, dou
 }
 
 static const tf_impact_ops ops = {
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .nimpacts = 1,
-    .surface = surface,
-    .reset = reset,
-    .stick = stick,
-    .constrained = constrained,
+    TF_OPS_SIZE(tf_impact_ops), .rhs = rhs,     .jacobian = jacobian, .nimpacts = 1,
+    .surface = surface,         .reset = reset, .stick = stick,       .constrained = constrained,
 };
 
 const tf_model_def tf_kernel_bouncing_ball = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "bouncing_ball",
     .doc = "ball on a harmonically vibrating table (impact oscillator; chattering, sticking)",
     .kind = TF_MODEL_IMPACT,

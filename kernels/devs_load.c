@@ -11,8 +11,7 @@
  * any N, which is why no mu reproduces the paper's description of that figure (docs/DEVS.md). */
 #include <math.h>
 
-#include "devs.h"
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { N, MU, P, A, STEPS, TRANSIENT, XI, X1, X2 };
 
@@ -36,24 +35,26 @@ static int prepare(double *p, tf_error *err) {
   const int whole[] = {N, STEPS, TRANSIENT};
   for (int i = 0; i < 3; i++)
     if (p[whole[i]] != floor(p[whole[i]]))
-      return tf_fail(err, "%s = %g must be a whole number", names[whole[i]], p[whole[i]]);
+      return tf_model_fail(err, "%s = %g must be a whole number", names[whole[i]], p[whole[i]]);
   const double xi = p[MU] / p[P], disc = xi * xi - 4.0 * p[A] * xi;
   if (!(disc >= 0))
-    return tf_fail(err,
-                   "X1,2 = (xi +- sqrt(xi^2 - 4 a xi)) / (2 xi) are not real: xi = mu / P = %g "
-                   "< 4 a = %g (raise mu, lower P or lower a)",
-                   xi, 4.0 * p[A]);
+    return tf_model_fail(
+        err,
+        "X1,2 = (xi +- sqrt(xi^2 - 4 a xi)) / (2 xi) are not real: xi = mu / P = %g "
+        "< 4 a = %g (raise mu, lower P or lower a)",
+        xi, 4.0 * p[A]);
   p[XI] = xi;
   p[X1] = (xi + sqrt(disc)) / (2.0 * xi);
   p[X2] = (xi - sqrt(disc)) / (2.0 * xi);
   return 0;
 }
 
-static void map(const double *x, const double *p, double *out) {
+static int map(const double *x, const double *p, double *out) {
   const double v = x[0];
   out[0] = v >= p[X1]   ? p[A] * exp(p[X1] - v)
            : v <= p[X2] ? p[A] * exp(v - p[X2])
                         : p[XI] * v * (1.0 - v);
+  return 0;
 }
 
 static void map_jacobian(const double *x, const double *p, double *j) {
@@ -64,6 +65,7 @@ static void map_jacobian(const double *x, const double *p, double *j) {
 }
 
 static const tf_devs_ops ops = {
+    TF_OPS_SIZE(tf_devs_ops),
     .map = map,
     .map_jacobian = map_jacobian,
     .n = N,
@@ -75,7 +77,7 @@ static const tf_devs_ops ops = {
 };
 
 const tf_model_def tf_kernel_devs_load = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "devs-load",
     .doc =
         "DEVS friction model: N spots, contact probability P, element xi x(1-x) with "

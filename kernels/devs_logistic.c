@@ -9,10 +9,7 @@
  * the 2-cycle with its own phase, so X/N takes N + 1 values. */
 #include <math.h>
 
-#include "devs.h"
-#include "kernel.h"
-
-extern const tf_kernel tf_kernel_logistic;
+#include "twofold/model.h"
 
 enum { N, Q, MU, STEPS, TRANSIENT };
 
@@ -32,14 +29,15 @@ static int prepare(double *p, tf_error *err) {
   const int whole[] = {N, STEPS, TRANSIENT};
   for (int i = 0; i < 3; i++)
     if (p[whole[i]] != floor(p[whole[i]]))
-      return tf_fail(err, "%s = %g must be a whole number", names[whole[i]], p[whole[i]]);
+      return tf_model_fail(err, "%s = %g must be a whole number", names[whole[i]], p[whole[i]]);
   return 0;
 }
 
-/* The element, for single-map use of this kernel (the DEVS engine uses the logistic
- * model's map or its vectorised copy, chosen in src/devs.c). */
-static void map(const double *x, const double *p, double *out) {
+/* The element, written exactly as the engine's logistic tile computes it (declared below), so
+ * the tile and this map through its pointer give the same bits. */
+static int map(const double *x, const double *p, double *out) {
   out[0] = p[MU] * x[0] * (1.0 - x[0]);
+  return 0;
 }
 
 static void map_jacobian(const double *x, const double *p, double *j) {
@@ -47,6 +45,7 @@ static void map_jacobian(const double *x, const double *p, double *j) {
 }
 
 static const tf_devs_ops ops = {
+    TF_OPS_SIZE(tf_devs_ops),
     .map = map,
     .map_jacobian = map_jacobian,
     .n = N,
@@ -55,10 +54,12 @@ static const tf_devs_ops ops = {
     .transient = TRANSIENT,
     .initial_min = 0.0,
     .initial_max = 1.0,
+    .tile = TF_DEVS_TILE_LOGISTIC,
+    .tile_param = MU,
 };
 
 const tf_model_def tf_kernel_devs_logistic = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "devs-logistic",
     .doc = "DEVS: N logistic maps, each updated with probability q per step",
     .kind = TF_MODEL_DEVS,

@@ -7,7 +7,7 @@
  * and the sliding field is the rolling dynamics v' = -2/3 k/m w. */
 #include <math.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { M, K, MU, G };
 
@@ -27,21 +27,23 @@ static double switching(const double *x, const double *p, double *grad) {
   return x[2];
 }
 
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t;
   const double spring = -p[K] / p[M] * x[0], friction = p[MU] * p[G] * side;
   dx[0] = x[1];
   dx[1] = spring - friction;
   dx[2] = spring - 3 * friction;
+  return 0;
 }
 
 static const tf_filippov_ops ops = {
+    TF_OPS_SIZE(tf_filippov_ops),
     .switching = switching,
     .slip = slip,
 };
 
 const tf_model_def tf_kernel_disk_spring = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "disk-spring",
     .doc = "disk rolling/slipping on a floor, tied by a spring (Antali 2017, Example 2.7)",
     .kind = TF_MODEL_FILIPPOV,

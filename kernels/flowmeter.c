@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { R, D, J, G, MU, C, VF };
 
@@ -35,8 +35,8 @@ static const char *const state_names[] = {"u1p", "u1m", "u2", "v"};
 static const double initial[] = {0.0, 0.0, 0.0, 0.0};
 static const char *const output_names[] = {"v", "omega_w", "slip_bottom", "slip_wall"};
 
-static void field_dual(double t, const double *x, const double *dp, const double *dm,
-                       const double *p, double *dx) {
+static int field_dual(double t, const double *x, const double *dp, const double *dm,
+                      const double *p, double *dx) {
   (void)t;
   const double v = x[3], mu = p[MU], jj = p[J], cent = v * v / p[D];
   const double den = 1.0 + mu * mu * dp[1] * dm[1];
@@ -48,15 +48,16 @@ static void field_dual(double t, const double *x, const double *dp, const double
   dx[1] = drag + (1 + jj) / jj * T1m + T1p;
   dx[2] = v * (v - x[0]) / p[D] + (T2p + T2m) / jj;
   dx[3] = drag + T1p + T1m;
+  return 0;
 }
 
 /* F_SS with the directions of the state's own slip velocities (0 where a slip vanishes, as
  * a naive integrator would see it). */
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   const double sp = hypot(x[0], x[2]), sm = hypot(x[1], x[2]);
   const double dp[2] = {sp > 0 ? x[0] / sp : 0, sp > 0 ? x[2] / sp : 0};
   const double dm[2] = {sm > 0 ? x[1] / sm : 0, sm > 0 ? x[2] / sm : 0};
-  field_dual(t, x, dp, dm, p, dx);
+  return field_dual(t, x, dp, dm, p, dx);
 }
 
 static void outputs(const double *x, const double *p, double *out) {
@@ -67,13 +68,14 @@ static void outputs(const double *x, const double *p, double *out) {
 }
 
 static const tf_two_contact_ops ops = {
+    TF_OPS_SIZE(tf_two_contact_ops),
     .rhs = rhs,
     .field_dual = field_dual,
     .contact_index = {0, 1, 2},
 };
 
 const tf_model_def tf_kernel_flowmeter = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "flowmeter",
     .doc = "rotating ball flowmeter: dual-point contact, cases SS/SR/RS/RR (Antali 2017 ch. 4)",
     .kind = TF_MODEL_TWO_CONTACT,

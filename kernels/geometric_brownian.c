@@ -2,7 +2,7 @@
  *
  * Multiplicative noise with an exact pathwise solution x0 exp((a - b^2/2) t + b W_t): the
  * standard test of strong and weak convergence order of SDE schemes. */
-#include "kernel.h"
+#include "twofold/model.h"
 
 #include <math.h>
 
@@ -16,9 +16,10 @@ static const tf_param params[] = {
 static const double initial[] = {1.0};
 static const char *const state_names[] = {"x"};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = p[A] * x[0];
+  return 0;
 }
 
 static void jacobian(double t, const double *x, const double *p, double *j) {
@@ -26,25 +27,25 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
   j[0] = p[A];
 }
 
-static void diffusion(double t, const double *x, const double *p, double *g) {
+static int diffusion(double t, const double *x, const double *p, double *g) {
   (void)t;
   g[0] = p[B] * x[0];
+  return 0;
 }
 
-static void diffusion_dx(double t, const double *x, const double *p, double *dg) {
+static int diffusion_dx(double t, const double *x, const double *p, double *dg) {
   (void)t, (void)x;
   dg[0] = p[B];
+  return 0;
 }
 
 static const tf_flow_ops ops = {
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
+    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs, .jacobian = jacobian, .diffusion = diffusion,
     .diffusion_dx = diffusion_dx,
 };
 
 const tf_model_def tf_kernel_geometric_brownian = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "geometric-brownian",
     .doc = "geometric Brownian motion (exact pathwise solution; SDE order tests)",
     .kind = TF_MODEL_FLOW,

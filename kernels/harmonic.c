@@ -2,7 +2,7 @@
  *
  * Exact solution x = x0 cos(omega t) + v0/omega sin(omega t): the reference for the order
  * and dense-output accuracy of the Runge–Kutta integrator. */
-#include "kernel.h"
+#include "twofold/model.h"
 
 #include <math.h>
 
@@ -15,10 +15,11 @@ static const tf_param params[] = {
 static const double initial[] = {1.0, 0.0};
 static const char *const state_names[] = {"x", "v"};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = -p[OMEGA] * p[OMEGA] * x[0];
+  return 0;
 }
 
 static void jacobian(double t, const double *x, const double *p, double *j) {
@@ -28,12 +29,13 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
 }
 
 static const tf_flow_ops ops = {
+    TF_OPS_SIZE(tf_flow_ops),
     .rhs = rhs,
     .jacobian = jacobian,
 };
 
 const tf_model_def tf_kernel_harmonic = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "harmonic",
     .doc = "harmonic oscillator (exact solution; integrator accuracy tests)",
     .kind = TF_MODEL_FLOW,

@@ -4,7 +4,7 @@
  * 0.4192 and -1.6232, and their sum is exactly ln b (the Jacobian determinant is -b). */
 #include <math.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { A, B };
 
@@ -16,9 +16,10 @@ static const tf_param params[] = {
 static const char *const state_names[] = {"x", "y"};
 static const double initial[] = {0.1, 0.1};
 
-static void map(const double *x, const double *p, double *out) {
+static int map(const double *x, const double *p, double *out) {
   out[0] = 1.0 - p[A] * x[0] * x[0] + x[1];
   out[1] = p[B] * x[0];
+  return 0;
 }
 
 static void map_jacobian(const double *x, const double *p, double *j) {
@@ -27,12 +28,13 @@ static void map_jacobian(const double *x, const double *p, double *j) {
 }
 
 static const tf_map_ops ops = {
+    TF_OPS_SIZE(tf_map_ops),
     .map = map,
     .map_jacobian = map_jacobian,
 };
 
 const tf_model_def tf_kernel_henon = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "henon",
     .doc = "Hénon map (x, y) -> (1 - a x^2 + y, b x)",
     .kind = TF_MODEL_MAP,

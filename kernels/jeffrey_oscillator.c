@@ -29,7 +29,7 @@
  * Noise (eps > 0 only): dv gains `noise` dW, a random force. */
 #include <math.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { K, C, NLOAD, AMP, OMEGA, RHO, BETA, EPS, NOISE };
 enum { Y, V, Z, THETA };
@@ -51,15 +51,15 @@ static const double initial[] = {0.0, 0.0, 1.0, 0.0};
 
 static int prepare(double *p, tf_error *err) {
   if (p[EPS] == 0.0 && p[BETA] == 0.0)
-    return tf_fail(err,
-                   "beta = 0 needs eps > 0: without hysteresis the sticking law "
-                   "mu = lambda + rho lambda (1 - lambda^2) is not affine in lambda and "
-                   "has no Filippov form (use beta > 0 or smooth with eps > 0)");
+    return tf_model_fail(err,
+                         "beta = 0 needs eps > 0: without hysteresis the sticking law "
+                         "mu = lambda + rho lambda (1 - lambda^2) is not affine in lambda and "
+                         "has no Filippov form (use beta > 0 or smooth with eps > 0)");
   if (p[EPS] == 0.0 && p[NOISE] > 0.0)
-    return tf_fail(err,
-                   "noise = %g needs eps > 0 (the event-driven Filippov integrator is "
-                   "deterministic)",
-                   p[NOISE]);
+    return tf_model_fail(err,
+                         "noise = %g needs eps > 0 (the event-driven Filippov integrator is "
+                         "deterministic)",
+                         p[NOISE]);
   return 0;
 }
 
@@ -73,17 +73,18 @@ static double switching(const double *x, const double *p, double *grad) {
   return x[V];
 }
 
-static void stick(double t, const double *x, double lambda, const double *p, double *dx) {
+static int stick(double t, const double *x, double lambda, const double *p, double *dx) {
   (void)t;
   dx[Y] = x[V];
   dx[V] = applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lambda * (1 + p[RHO] * x[Z]);
   dx[Z] = (1 - lambda * lambda - x[Z]) / p[BETA];
   dx[THETA] = p[OMEGA];
+  return 0;
 }
 
 /* Off Sigma Lambda = side and Gamma = 0: the sticking field at lambda = side. */
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
-  stick(t, x, side, p, dx);
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
+  return stick(t, x, side, p, dx);
 }
 
 /* Lambda_eps, Gamma_eps and their v-derivatives; Gamma as 1/(1+u^2), never 1 - Lambda^2
@@ -97,7 +98,7 @@ static void smoothed_sign(double v, double eps, double *lam, double *gam, double
   *dgam = -2.0 * u * q * q / eps;
 }
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   double lam, gam, dlam, dgam;
   smoothed_sign(x[V], p[EPS], &lam, &gam, &dlam, &dgam);
@@ -106,6 +107,7 @@ static void rhs(double t, const double *x, const double *p, double *dx) {
   dx[V] = applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lam * (1 + p[RHO] * z);
   dx[Z] = p[BETA] > 0 ? (gam - x[Z]) / p[BETA] : 0.0;
   dx[THETA] = p[OMEGA];
+  return 0;
 }
 
 static void jacobian(double t, const double *x, const double *p, double *j) {
@@ -131,16 +133,16 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
  * space, for model.smoothing (smooth.h evaluates it at lambda = Lambda_eps(v), so law sqrt
  * reproduces the eps > 0 model above).  Without hysteresis (beta = 0) this is where the
  * nonlinear term rho lambda (1 - lambda^2) that stick() cannot express lives. */
-static void regularised(double t, const double *x, double lambda, const double *p, double *dx) {
+static int regularised(double t, const double *x, double lambda, const double *p, double *dx) {
   if (p[BETA] > 0) {
-    stick(t, x, lambda, p, dx);
-    return;
+    return stick(t, x, lambda, p, dx);
   }
   dx[Y] = x[V];
   dx[V] =
       applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lambda * (1 + p[RHO] * (1 - lambda * lambda));
   dx[Z] = 0.0;
   dx[THETA] = p[OMEGA];
+  return 0;
 }
 
 static void regularised_jacobian(double t, const double *x, double lambda, const double *p,
@@ -164,14 +166,16 @@ static void regularised_jacobian(double t, const double *x, double lambda, const
   }
 }
 
-static void diffusion(double t, const double *x, const double *p, double *g) {
+static int diffusion(double t, const double *x, const double *p, double *g) {
   (void)t, (void)x;
   g[Y] = 0.0, g[V] = p[NOISE], g[Z] = 0.0, g[THETA] = 0.0;
+  return 0;
 }
 
-static void diffusion_dx(double t, const double *x, const double *p, double *dg) {
+static int diffusion_dx(double t, const double *x, const double *p, double *dg) {
   (void)t, (void)x, (void)p;
   dg[Y] = dg[V] = dg[Z] = dg[THETA] = 0.0;
+  return 0;
 }
 
 static bool smoothed(const double *p) {
@@ -179,13 +183,12 @@ static bool smoothed(const double *p) {
 }
 
 static const tf_flow_ops smooth = {
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
+    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs, .jacobian = jacobian, .diffusion = diffusion,
     .diffusion_dx = diffusion_dx,
 };
 
 static const tf_filippov_ops ops = {
+    TF_OPS_SIZE(tf_filippov_ops),
     .switching = switching,
     .slip = slip,
     .stick = stick,
@@ -196,7 +199,7 @@ static const tf_filippov_ops ops = {
 };
 
 const tf_model_def tf_kernel_jeffrey_oscillator = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "jeffrey-oscillator",
     .doc =
         "Jeffrey (2015) dry-friction oscillator: nonlinear sticking rho, hysteresis beta, "

@@ -5,7 +5,7 @@
  * onto 0 there within a few dozen steps. */
 #include <math.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { MU };
 
@@ -16,8 +16,9 @@ static const tf_param params[] = {
 static const char *const state_names[] = {"x"};
 static const double initial[] = {0.3};
 
-static void map(const double *x, const double *p, double *out) {
+static int map(const double *x, const double *p, double *out) {
   out[0] = p[MU] * x[0] * (1.0 - x[0]);
+  return 0;
 }
 
 static void map_jacobian(const double *x, const double *p, double *j) {
@@ -25,12 +26,13 @@ static void map_jacobian(const double *x, const double *p, double *j) {
 }
 
 static const tf_map_ops ops = {
+    TF_OPS_SIZE(tf_map_ops),
     .map = map,
     .map_jacobian = map_jacobian,
 };
 
 const tf_model_def tf_kernel_logistic = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "logistic",
     .doc = "logistic map x -> mu x (1 - x)",
     .kind = TF_MODEL_MAP,

@@ -3,7 +3,7 @@
  * The smooth reference model of the engine: chaotic, cheap, with a known Lyapunov spectrum
  * and a constant Jacobian trace -(sigma + 1 + beta).  With noise > 0 each component gets an
  * independent additive Wiener forcing of that amplitude. */
-#include "kernel.h"
+#include "twofold/model.h"
 
 #include <math.h>
 
@@ -20,11 +20,12 @@ static const tf_param params[] = {
 static const double initial[] = {1.0, 1.0, 1.0};
 static const char *const state_names[] = {"x", "y", "z"};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = p[SIGMA] * (x[1] - x[0]);
   dx[1] = x[0] * (p[RHO] - x[2]) - x[1];
   dx[2] = x[0] * x[1] - p[BETA] * x[2];
+  return 0;
 }
 
 static void jacobian(double t, const double *x, const double *p, double *j) {
@@ -34,25 +35,25 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
   j[6] = x[1], j[7] = x[0], j[8] = -p[BETA];
 }
 
-static void diffusion(double t, const double *x, const double *p, double *g) {
+static int diffusion(double t, const double *x, const double *p, double *g) {
   (void)t, (void)x;
   g[0] = g[1] = g[2] = p[NOISE];
+  return 0;
 }
 
-static void diffusion_dx(double t, const double *x, const double *p, double *dg) {
+static int diffusion_dx(double t, const double *x, const double *p, double *dg) {
   (void)t, (void)x, (void)p;
   dg[0] = dg[1] = dg[2] = 0.0;
+  return 0;
 }
 
 static const tf_flow_ops ops = {
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
+    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs, .jacobian = jacobian, .diffusion = diffusion,
     .diffusion_dx = diffusion_dx,
 };
 
 const tf_model_def tf_kernel_lorenz = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "lorenz",
     .doc = "Lorenz 1963 convection model, optional additive noise",
     .kind = TF_MODEL_FLOW,

@@ -2,7 +2,7 @@
  *
  * The simplest SDE with a closed-form law at every time (Gaussian, known mean and
  * variance), so ensemble statistics can be checked against exact values. */
-#include "kernel.h"
+#include "twofold/model.h"
 
 #include <math.h>
 
@@ -17,9 +17,10 @@ static const tf_param params[] = {
 static const double initial[] = {0.0};
 static const char *const state_names[] = {"x"};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = p[THETA] * (p[MU] - x[0]);
+  return 0;
 }
 
 static void jacobian(double t, const double *x, const double *p, double *j) {
@@ -27,25 +28,25 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
   j[0] = -p[THETA];
 }
 
-static void diffusion(double t, const double *x, const double *p, double *g) {
+static int diffusion(double t, const double *x, const double *p, double *g) {
   (void)t, (void)x;
   g[0] = p[SIGMA];
+  return 0;
 }
 
-static void diffusion_dx(double t, const double *x, const double *p, double *dg) {
+static int diffusion_dx(double t, const double *x, const double *p, double *dg) {
   (void)t, (void)x, (void)p;
   dg[0] = 0.0;
+  return 0;
 }
 
 static const tf_flow_ops ops = {
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
+    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs, .jacobian = jacobian, .diffusion = diffusion,
     .diffusion_dx = diffusion_dx,
 };
 
 const tf_model_def tf_kernel_ornstein_uhlenbeck = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "ornstein-uhlenbeck",
     .doc = "Ornstein-Uhlenbeck process (exact Gaussian law; a reference SDE)",
     .kind = TF_MODEL_FLOW,

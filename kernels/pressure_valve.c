@@ -14,7 +14,7 @@
  * q must be positive (bounds below), which is what makes p = 0 repelling. */
 #include <math.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { KAPPA, BETA, DELTA, R, Q };
 
@@ -29,11 +29,12 @@ static const tf_param params[] = {
 static const char *const state_names[] = {"x", "v", "p"};
 static const double initial[] = {0.2, 0.0, 0.0};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = -p[KAPPA] * x[1] - (x[0] + p[DELTA]) + x[2];
   dx[2] = p[BETA] * (p[Q] - x[0] * sqrt(x[2] > 0.0 ? x[2] : 0.0)); /* NaN: 0, as fmax */
+  return 0;
 }
 
 static double seat(int i, const double *x, const double *p, double *grad) {
@@ -63,6 +64,7 @@ static double on_seat(int i, double t, const double *x, const double *p, double 
 }
 
 static const tf_impact_ops ops = {
+    TF_OPS_SIZE(tf_impact_ops),
     .rhs = rhs,
     .nimpacts = 1,
     .surface = seat,
@@ -72,7 +74,7 @@ static const tf_impact_ops ops = {
 };
 
 const tf_model_def tf_kernel_pressure_valve = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "pressure_valve",
     .doc = "pressure-relief valve with impacts on its seat (Hos & Champneys; MPGOS benchmark)",
     .kind = TF_MODEL_IMPACT,

@@ -7,7 +7,7 @@
  * event machinery (and uses the convex-combination default: no stick()). */
 #include <math.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { A, B };
 
@@ -25,10 +25,11 @@ static double switching(const double *x, const double *p, double *grad) {
   return x[0];
 }
 
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1] - side * p[A];
   dx[1] = 1.0 + p[B] * x[1];
+  return 0;
 }
 
 static void slip_jacobian(double t, const double *x, int side, const double *p, double *j) {
@@ -38,13 +39,14 @@ static void slip_jacobian(double t, const double *x, int side, const double *p, 
 }
 
 static const tf_filippov_ops ops = {
+    TF_OPS_SIZE(tf_filippov_ops),
     .switching = switching,
     .slip = slip,
     .slip_jacobian = slip_jacobian,
 };
 
 const tf_model_def tf_kernel_relay = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "relay",
     .doc = "planar relay x' = y - a sign(x), y' = 1 (exact event times; event tests)",
     .kind = TF_MODEL_FILIPPOV,

@@ -6,7 +6,7 @@
  * the Filippov system's as eps -> 0 — the reference for saltation matrices. */
 #include <math.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { ZETA, MU, VB, AMP, OMEGA, EPS };
 
@@ -31,11 +31,12 @@ static double switching(const double *x, const double *p, double *grad) {
   return x[1] - p[VB];
 }
 
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = spring_and_forcing(x, p) - p[MU] * side;
   dx[2] = p[OMEGA];
+  return 0;
 }
 
 /* Exact tangent dynamics in slip: the friction force is constant on each side. */
@@ -47,12 +48,13 @@ static void slip_jacobian(double t, const double *x, int side, const double *p, 
 }
 
 /* The smoothed flow (used when eps > 0 through the flow jobs). */
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   const double s = p[EPS] > 0 ? tanh((x[1] - p[VB]) / p[EPS]) : (x[1] > p[VB]) - (x[1] < p[VB]);
   dx[0] = x[1];
   dx[1] = spring_and_forcing(x, p) - p[MU] * s;
   dx[2] = p[OMEGA];
+  return 0;
 }
 
 static void jacobian(double t, const double *x, const double *p, double *j) {
@@ -69,20 +71,18 @@ static bool smoothed(const double *p) {
 }
 
 static const tf_flow_ops smooth = {
+    TF_OPS_SIZE(tf_flow_ops),
     .rhs = rhs,
     .jacobian = jacobian,
 };
 
 static const tf_filippov_ops ops = {
-    .switching = switching,
-    .slip = slip,
-    .slip_jacobian = slip_jacobian,
-    .smoothed = smoothed,
-    .smooth = &smooth,
+    TF_OPS_SIZE(tf_filippov_ops),   .switching = switching, .slip = slip,
+    .slip_jacobian = slip_jacobian, .smoothed = smoothed,   .smooth = &smooth,
 };
 
 const tf_model_def tf_kernel_stick_slip = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "stick-slip",
     .doc = "forced oscillator on a moving belt with Coulomb friction (eps > 0: tanh-smoothed)",
     .kind = TF_MODEL_FILIPPOV,

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdbool.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum { D, M, C1, C2, BETA, R0, OMEGA0, MU, GAMMA, RSTAR, OMEGASTAR, KAPPA, K2, SIGNED_MOMENT };
 
@@ -60,22 +60,23 @@ static double vstar_of(const double *p) {
 static int prepare(double *p, tf_error *err) {
   const double g = p[GAMMA], rs = p[RSTAR], ws = p[OMEGASTAR], w0 = p[OMEGA0];
   const double b2 = p[BETA] * p[BETA], d = p[D], m = p[M], c1 = p[C1], c2 = p[C2];
-  if (sin(g) == 0.0) return tf_fail(err, "gamma = %g: eq (9) needs sin(gamma) != 0", g);
+  if (sin(g) == 0.0) return tf_model_fail(err, "gamma = %g: eq (9) needs sin(gamma) != 0", g);
   if (p[SIGNED_MOMENT] != 0.0 && p[SIGNED_MOMENT] != 1.0)
-    return tf_fail(err, "signed_moment must be 0 or 1, got %g", p[SIGNED_MOMENT]);
+    return tf_model_fail(err, "signed_moment must be 0 or 1, got %g", p[SIGNED_MOMENT]);
   const double vs = vstar_of(p);
   const bool derive_kappa = p[KAPPA] == 0.0, derive_k2 = p[K2] == 0.0;
   if (derive_kappa) {
     if (rs == 0.0 || cos(g) == 0.0)
-      return tf_fail(err,
-                     "eq (10) is singular for rstar = %g, gamma = %g (needs rstar cos(gamma) != 0)",
-                     rs, g);
+      return tf_model_fail(
+          err, "eq (10) is singular for rstar = %g, gamma = %g (needs rstar cos(gamma) != 0)", rs,
+          g);
     p[KAPPA] = -(2 * rs * rs + b2 * (1 - cos(2 * g))) / (2 * rs * cos(g)); /* eq (10) */
   }
   if (derive_k2) {
     const double denom = (rs - p[R0]) * p2_of(rs, p);
     if (denom == 0.0)
-      return tf_fail(err, "eq (11) is singular: (rstar - r0) p2(rstar) = 0 at rstar = %g", rs);
+      return tf_model_fail(err, "eq (11) is singular: (rstar - r0) p2(rstar) = 0 at rstar = %g",
+                           rs);
     const double num =
         sin(g) * (b2 + rs * rs) * (m * rs * ws * ws - c2 * vs) -
         cos(g) * (c1 * rs * ws + c2 * d * rs * vs +
@@ -83,15 +84,17 @@ static int prepare(double *p, tf_error *err) {
     p[K2] = num / denom; /* eq (11) */
   }
   if (!(p[KAPPA] > 0))
-    return tf_fail(err,
-                   "eq (10) gives kappa = %.6g <= 0 at rstar = %g: no tyre model has a two-fold "
-                   "there (condition (g) of Fig. 4, kappa > 0, fails)",
-                   p[KAPPA], rs);
+    return tf_model_fail(
+        err,
+        "eq (10) gives kappa = %.6g <= 0 at rstar = %g: no tyre model has a two-fold "
+        "there (condition (g) of Fig. 4, kappa > 0, fails)",
+        p[KAPPA], rs);
   if (!(p[K2] > 0))
-    return tf_fail(err,
-                   "eq (11) gives k2 = %.6g <= 0 at (rstar, omegastar) = (%g, %g): the spring "
-                   "would have to push (condition (g) of Fig. 4, k2 > 0, fails)",
-                   p[K2], rs, ws);
+    return tf_model_fail(
+        err,
+        "eq (11) gives k2 = %.6g <= 0 at (rstar, omegastar) = (%g, %g): the spring "
+        "would have to push (condition (g) of Fig. 4, k2 > 0, fails)",
+        p[K2], rs, ws);
   return 0;
 }
 
@@ -184,7 +187,7 @@ static tyre_angle tyre_angle_at(const double *x, const double *p, contact k) {
 }
 
 /* eqs (6)-(7) with sign(h) = side, continued onto h = 0 */
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t;
   const contact k = contact_of(p);
   const tyre_angle a = tyre_angle_at(x, p, k);
@@ -193,6 +196,7 @@ static void slip(double t, const double *x, int side, const double *p, double *d
   const double sign_g = (g > 0) - (g < 0);
   const double moment = sign_g * side * p[MU] / 6 * cot_psi;
   field(x, p, k, force, moment, dx);
+  return 0;
 }
 
 /* d(slip)/dx: the chain rule through h and g, then through psi, F and M.  At full stick
@@ -238,16 +242,17 @@ static void slip_jacobian(double t, const double *x, int side, const double *p, 
  * agree with the slip limits also where the wheel rolls backwards (g < 0), which
  * trajectories of Fig. 5 visit; without it they chatter there.  signed_moment = 0
  * reproduces the printed relation, which the paper's Fig. 4 conditions assume everywhere. */
-static void stick_side(double t, const double *x, double lambda, int side, const double *p,
-                       double *dx) {
+static int stick_side(double t, const double *x, double lambda, int side, const double *p,
+                      double *dx) {
   (void)t;
   const double sign_g = p[SIGNED_MOMENT] == 0.0 ? 1.0 : side;
   field(x, p, contact_of(p), p[MU] * lambda, sign_g * p[KAPPA] * p[MU] * lambda, dx);
+  return 0;
 }
 
-static void stick(double t, const double *x, double lambda, const double *p, double *dx) {
+static int stick(double t, const double *x, double lambda, const double *p, double *dx) {
   const double g = rolling_speed_at(x, p, contact_of(p));
-  stick_side(t, x, lambda, (g > 0) - (g < 0), p, dx);
+  return stick_side(t, x, lambda, (g > 0) - (g < 0), p, dx);
 }
 
 static int twofold_guess(const double *p, double *x) {
@@ -258,6 +263,7 @@ static int twofold_guess(const double *p, double *x) {
 }
 
 static const tf_filippov_ops ops = {
+    TF_OPS_SIZE(tf_filippov_ops),
     .switching = switching,
     .slip = slip,
     .stick = stick,
@@ -268,7 +274,7 @@ static const tf_filippov_ops ops = {
 };
 
 const tf_model_def tf_kernel_wheel = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "wheel",
     .doc = "wheel on a turntable with Coulomb tyre friction (Szalai & Jeffrey 2014)",
     .kind = TF_MODEL_FILIPPOV,

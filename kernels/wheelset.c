@@ -34,7 +34,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "kernel.h"
+#include "twofold/model.h"
 
 enum {
   V,
@@ -90,10 +90,11 @@ static int prepare(double *p, tf_error *err) {
   if (p[OMEGA_PER_V] == 0.0 || p[ETA] == 0.0) {
     const double h = p[H], b = p[B], r = p[RR], root = sqrt(1.0 + h * h);
     if (!(b > h * r))
-      return tf_fail(err, "the geometry route needs b > h r (got b = %g, h r = %g)", b, h * r);
+      return tf_model_fail(err, "the geometry route needs b > h r (got b = %g, h r = %g)", b,
+                           h * r);
     if (!(p[RW] > p[RRAIL]))
-      return tf_fail(err, "the geometry route needs R_w > R_r (got R_w = %g, R_r = %g)", p[RW],
-                     p[RRAIL]);
+      return tf_model_fail(err, "the geometry route needs R_w > R_r (got R_w = %g, R_r = %g)",
+                           p[RW], p[RRAIL]);
     const double a01 = (b - h * r) / b; /* per unit speed (1.56) */
     const double b10 =
         -h * p[RW] * (b + p[RRAIL] * h / root) / (b * r * (b - h * r) * (p[RW] - p[RRAIL]));
@@ -101,7 +102,8 @@ static int prepare(double *p, tf_error *err) {
     if (p[ETA] == 0.0) p[ETA] = sqrt(-a01 / (b * b * b10));
   }
   if (p[OMEGA_L] == 0.0) p[OMEGA_L] = p[V] * p[OMEGA_PER_V];
-  if (!(p[OMEGA_L] > 0.0)) return tf_fail(err, "omega_L must be positive (give v > 0 or omega_L)");
+  if (!(p[OMEGA_L] > 0.0))
+    return tf_model_fail(err, "omega_L must be positive (give v > 0 or omega_L)");
   return 0;
 }
 
@@ -109,8 +111,8 @@ static double friction_C(const double *p) {
   return 0.5 * p[MU] * p[LOAD]; /* C = mu F_load/(2m), Table 5.1 */
 }
 
-static void field_dual(double t, const double *x, const double *dp, const double *dm,
-                       const double *p, double *dx) {
+static int field_dual(double t, const double *x, const double *dp, const double *dm,
+                      const double *p, double *dx) {
   (void)t;
   const double w = p[OMEGA_L], eta = p[ETA], C = friction_C(p);
   const double ky = p[ALPHA_Y] * p[ALPHA_Y] - w * w, kpsi = p[ALPHA_PSI] * p[ALPHA_PSI] - w * w;
@@ -121,15 +123,16 @@ static void field_dual(double t, const double *x, const double *dp, const double
   dx[2] = kpsi * psi - w / eta * ua - sum * C * dp[0] - diff * C * dm[0];
   dx[3] = -kpsi * psi + w / eta * ua - diff * C * dp[0] - sum * C * dm[0];
   dx[4] = -ky * y + w * eta * 0.5 * (up - um) - C * (dp[1] + dm[1]);
+  return 0;
 }
 
 /* F_SS with the directions of the state's own slip velocities (0 where a slip vanishes, as
  * a naive integrator would see it). */
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   const double sp = hypot(x[2], x[4]), sm = hypot(x[3], x[4]);
   const double dp[2] = {sp > 0 ? x[2] / sp : 0, sp > 0 ? x[4] / sp : 0};
   const double dm[2] = {sm > 0 ? x[3] / sm : 0, sm > 0 ? x[4] / sm : 0};
-  field_dual(t, x, dp, dm, p, dx);
+  return field_dual(t, x, dp, dm, p, dx);
 }
 
 static void initial_state(const double *ip, const double *p, double *x) {
@@ -153,13 +156,14 @@ static void outputs(const double *x, const double *p, double *out) {
 }
 
 static const tf_two_contact_ops ops = {
+    TF_OPS_SIZE(tf_two_contact_ops),
     .rhs = rhs,
     .field_dual = field_dual,
     .contact_index = {2, 3, 4},
 };
 
 const tf_model_def tf_kernel_wheelset = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "wheelset",
     .doc = "railway wheelset, Coulomb friction at both rails: rolling/slipping (Antali 2017 ch. 5)",
     .kind = TF_MODEL_TWO_CONTACT,

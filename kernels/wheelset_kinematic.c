@@ -25,7 +25,7 @@
  * by exactly 2 pi per period on every closed orbit around the centre, so a run to
  * theta = 2 pi N ends after exactly N periods, at t = N T(ybar) -- the period measured by the
  * integration alone, with no event location and no partial period left over. */
-#include "kernel.h"
+#include "twofold/model.h"
 
 #include <math.h>
 #include <string.h>
@@ -234,7 +234,7 @@ static void velocity(const double *p, double y, double psi, double *ydot, double
 /* The independent variable is the phase theta, so the field is the time derivative divided
  * by dtheta/dt, which is close to omega_L on the small orbits this model is for; where it
  * is not positive theta no longer counts periods and the member stops as nonfinite. */
-static void rhs(double theta, const double *x, const double *p, double *dx) {
+static int rhs(double theta, const double *x, const double *p, double *dx) {
   (void)theta;
   const double ybar = p[YBAR];
   double ydot, psidot, a01, omega_l;
@@ -245,16 +245,17 @@ static void rhs(double theta, const double *x, const double *p, double *dx) {
   double rate = (Y * dQ - Q * dY) / (Y * Y + Q * Q); /* dtheta/dt */
   if (!(rate > 0.0)) rate = NAN; /* theta would stop counting periods: end the member */
   dx[0] = dY / rate, dx[1] = psidot / ybar / rate, dx[2] = 1.0 / rate;
+  return 0;
 }
 
 static int prepare(double *p, tf_error *err) {
   if (p[B] <= p[H] * p[RADIUS])
-    return tf_fail(err, "needs b > h r (got b = %g, h r = %g)", p[B], p[H] * p[RADIUS]);
+    return tf_model_fail(err, "needs b > h r (got b = %g, h r = %g)", p[B], p[H] * p[RADIUS]);
   if (p[RW] <= p[RR])
-    return tf_fail(err,
-                   "needs R_w > R_r, a wheel profile less curved than the rail's (got "
-                   "R_w = %g, R_r = %g)",
-                   p[RW], p[RR]);
+    return tf_model_fail(err,
+                         "needs R_w > R_r, a wheel profile less curved than the rail's (got "
+                         "R_w = %g, R_r = %g)",
+                         p[RW], p[RR]);
   return 0;
 }
 
@@ -263,11 +264,12 @@ static void outputs(const double *x, const double *p, double *out) {
 }
 
 static const tf_flow_ops ops = {
+    TF_OPS_SIZE(tf_flow_ops),
     .rhs = rhs,
 };
 
 const tf_model_def tf_kernel_wheelset_kinematic = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "wheelset-kinematic",
     .doc = "railway wheelset rolling at both contacts, exact profile geometry (Antali 2017 ch. 1)",
     .kind = TF_MODEL_FLOW,

@@ -28,9 +28,9 @@ static void kernel_sigma2(const double *x, void *ctx, double *h, double *grad) {
   c->k->codim2->sigma2(x, c->p, h, grad);
 }
 
-static void kernel_field2(double t, const double *x, const double *dir, void *ctx, double *dx) {
+static int kernel_field2(double t, const double *x, const double *dir, void *ctx, double *dx) {
   const tf_codim2_kernel_ctx *c = ctx;
-  c->k->codim2->field2(t, x, dir, c->p, dx);
+  return c->k->codim2->field2(t, x, dir, c->p, dx);
 }
 
 void tf_codim2_from_kernel(tf_codim2_sys *s, tf_codim2_kernel_ctx *store, const tf_kernel *k,

@@ -36,7 +36,8 @@ enum { TF_CODIM2_MAX_DIRECTIONS = 16 };
 typedef struct tf_codim2_sys {
   size_t dim;
   void (*sigma2)(const double *x, void *ctx, double *h, double *grad);
-  void (*field2)(double t, const double *x, const double *dir, void *ctx, double *dx);
+  /* 0, or the model's refusal (twofold/model.h) */
+  int (*field2)(double t, const double *x, const double *dir, void *ctx, double *dx);
   void *ctx;
 } tf_codim2_sys;
 

@@ -39,8 +39,9 @@ enum {
 struct tf_devs {
   const tf_kernel *kernel;
   double *params;
-  void (*map)(const double *x, const double *p, double *out);
+  int (*map)(const double *x, const double *p, double *out);
   void (*jac)(const double *x, const double *p, double *j);
+  int refused; /* the generic tile's first refusal by the element map (0: none) */
   const double *element_params;
   uint64_t n, first, count, steps_done;
   uint64_t block0, nblocks, nblocks_all; /* this rank's blocks [block0, block0 + nblocks) */
@@ -67,21 +68,10 @@ static uint64_t round_param(double v) {
   return v <= 0 ? 0 : (uint64_t)llround(v);
 }
 
-/* The built-in DEVS whose element is a built-in map with a vectorised tile, the element's
- * parameters starting at `param` of the DEVS's.  Engine-private, so that the public model
- * interface carries nothing only built-ins could fill in. */
-static const struct fast_path {
-  const char *model, *element, *param;
-} fast_paths[] = {{"devs-logistic", "logistic", "mu"}};
-
-static const struct fast_path *fast_path_of(const tf_kernel *k) {
-  for (size_t i = 0; i < sizeof fast_paths / sizeof fast_paths[0]; i++)
-    if (k == tf_kernel_find(fast_paths[i].model)) return &fast_paths[i];
-  return NULL;
-}
-
+/* The model declares the element it has a tile for (tf_devs_ops.tile): the engine knows
+ * elements, never models. */
 bool tf_devs_model_vectorised(const tf_kernel *k) {
-  return fast_path_of(k) != NULL;
+  return k->kind == TF_MODEL_DEVS && k->devs->tile == TF_DEVS_TILE_LOGISTIC;
 }
 
 uint64_t tf_devs_param_n(const tf_kernel *k, const double *p) {
@@ -127,8 +117,7 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
                         bool generic, MPI_Comm comm, tf_error *err) {
   if (k->kind != TF_MODEL_DEVS) return tf_fail(err, "model '%s' is not a DEVS", k->name), NULL;
   const tf_devs_ops *L = k->devs;
-  const struct fast_path *fast = fast_path_of(k);
-  const int shift = fast ? tf_kernel_param_index(k, fast->param) : 0;
+  const bool fast = tf_devs_model_vectorised(k);
   tf_devs *d = calloc(1, sizeof *d);
   if (!d) return tf_fail(err, "out of memory"), NULL;
   d->kernel = k;
@@ -138,9 +127,8 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   d->params = malloc(k->nparams * sizeof *d->params);
   if (!d->params) return tf_devs_destroy(d), tf_fail(err, "out of memory"), NULL;
   memcpy(d->params, p, k->nparams * sizeof *p);
-  const tf_kernel *elem = fast ? tf_kernel_find(fast->element) : k;
-  d->map = tf_model_map(elem), d->jac = tf_model_map_jacobian(elem);
-  d->element_params = d->params + shift;
+  d->map = tf_model_map(k), d->jac = tf_model_map_jacobian(k);
+  d->element_params = d->params;
   d->n = tf_devs_param_n(k, p);
   d->q = p[L->q];
   d->q_byte = (unsigned)floor(256.0 * d->q);
@@ -155,7 +143,7 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   d->avx2 =
       d->fast && !d->avx512 && (any || strcmp(isa, "avx2") == 0) && __builtin_cpu_supports("avx2");
 #endif
-  d->mu = fast ? p[shift] : 0.0;
+  d->mu = fast ? p[L->tile_param] : 0.0;
   d->key = (philox4x64_key_t){{seed, member}};
   d->nblocks_all = (d->n + TF_DEVS_BLOCK - 1) / TF_DEVS_BLOCK;
   block_range(d->nblocks_all, d->size, d->rank, &d->block0, &d->nblocks);
@@ -556,7 +544,8 @@ static void tile_generic(tf_devs *d, size_t off, size_t len, uint64_t step0, int
       if (flags[j]) {
         double y, df;
         int ex;
-        d->map(&x[j], d->element_params, &y);
+        const int rc = d->map(&x[j], d->element_params, &y);
+        if (rc && !d->refused) d->refused = rc; /* said after the step's collectives */
         d->jac(&x[j], d->element_params, &df);
         x[j] = y;
         m[j] = frexp(m[j] * fabs(df), &ex);
@@ -566,6 +555,18 @@ static void tile_generic(tf_devs *d, size_t off, size_t len, uint64_t step0, int
     }
     sums[s] = lane_total(acc);
   }
+}
+
+/* A refusal of the element map on any rank fails the run on every rank, with one code agreed
+ * on: a fatal one if any rank has one. */
+static int refusal(tf_devs *d, tf_error *err) {
+  int mine[2] = {d->refused < 0 ? d->refused : 0, d->refused > 0 ? -d->refused : 0}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, d->comm);
+  const int code = all[0] ? all[0] : -all[1];
+  if (!code) return 0;
+  char why[512];
+  tf_kernel_failure_message(d->kernel, code, why, sizeof why);
+  return tf_fail(err, "model '%s' failed: %s", d->kernel->name, why);
 }
 
 int tf_devs_advance(tf_devs *d, uint64_t steps, double *X, tf_error *err) {
@@ -609,7 +610,7 @@ int tf_devs_advance(tf_devs *d, uint64_t steps, double *X, tf_error *err) {
     d->steps_done += (uint64_t)T;
     done += (uint64_t)T;
   }
-  return 0;
+  return d->fast ? 0 : refusal(d, err);
 }
 
 void tf_devs_tangent(tf_devs *d, double *log_norm, double *mean_log) {

@@ -66,16 +66,16 @@ static void sigma_rs(const double *x, void *ctx, double *h, double *grad) {
 }
 
 /* On Sigma_SR the other contact slips along u1+ only: d+ = (sgn u1+, 0) (4.37). */
-static void field_sr(double t, const double *x, const double *dir, void *ctx, double *dx) {
+static int field_sr(double t, const double *x, const double *dir, void *ctx, double *dx) {
   const tf_dual *d = ctx;
   const double dp[2] = {(double)d->sgn, 0.0};
-  d->k->two_contact->field_dual(t, x, dp, dir, d->p, dx);
+  return d->k->two_contact->field_dual(t, x, dp, dir, d->p, dx);
 }
 
-static void field_rs(double t, const double *x, const double *dir, void *ctx, double *dx) {
+static int field_rs(double t, const double *x, const double *dir, void *ctx, double *dx) {
   const tf_dual *d = ctx;
   const double dm[2] = {(double)d->sgn, 0.0};
-  d->k->two_contact->field_dual(t, x, dir, dm, d->p, dx);
+  return d->k->two_contact->field_dual(t, x, dir, dm, d->p, dx);
 }
 
 /* The sliding vector on Sigma_SR (or RS) with the slipping contact's sign s. */
@@ -429,16 +429,15 @@ static bool update_quasi_steady(void *ctx, double t, double *x) {
 
 /* --- right-hand side and event functions --------------------------------------------------- */
 
-static void rhs(double t, const double *x, void *ctx, double *dx) {
+static int rhs(double t, const double *x, void *ctx, double *dx) {
   tf_dual *d = ctx;
   switch (d->mode) {
     case TF_DC_SS: {
       double dp[2], dm[2];
-      if (d->qs && quasi_steady_field(d, t, x, d->qs_a, d->qs_b, dx)) return;
+      if (d->qs && quasi_steady_field(d, t, x, d->qs_a, d->qs_b, dx)) return 0;
       contact_direction(d, 1, t, x, dp);
       contact_direction(d, -1, t, x, dm);
-      d->k->two_contact->field_dual(t, x, dp, dm, d->p, dx);
-      return;
+      return d->k->two_contact->field_dual(t, x, dp, dm, d->p, dx);
     }
     case TF_DC_SR:
     case TF_DC_RS: {
@@ -446,11 +445,12 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
       if (tf_codim2_sliding_vector(d->mode == TF_DC_SR ? &d->view_sr : &d->view_rs, t, x, &s))
         d->sliding_failed = true;
       memcpy(dx, s.Fs, d->n * sizeof *dx);
-      return;
+      return 0;
     }
     default: {
       double lp, lm;
       rr_field(d, t, x, dx, &lp, &lm);
+      return 0;
     }
   }
 }
@@ -810,7 +810,7 @@ tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
   d->res = NULL;
   manifold_state(d, r.t, x);
   d->qs = false;
-  res.status = r.status;
+  res.status = r.model_code ? tf_kernel_member_failed(d->k, r.model_code, r.t) : r.status;
   res.steps = r.steps;
   res.t = r.t;
   res.final_case = d->mode;

@@ -633,14 +633,16 @@ static const char unused[] = "  (void)t, (void)x, (void)p;\n";
 
 static void put_flow(out *o, model *m) {
   tf_expr **f = m->field[SIDE_FIELD];
-  put(o, "static void rhs(double t, const double *x, const double *p, double *dxdt) {\n%s", unused);
+  put(o, "static int rhs(double t, const double *x, const double *p, double *dxdt) {\n%s", unused);
   put_assignments(o, m, f, "dxdt", 2);
-  put(o, "}\n\nstatic void jacobian(double t, const double *x, const double *p, double *jac) {\n%s",
+  put(o,
+      "  return 0;\n}\n\nstatic void jacobian(double t, const double *x, const double *p, double "
+      "*jac) {\n%s",
       unused);
   put_jacobian(o, m, f, "jac", 2);
   put(o, "}\n\n");
   if (m->noisy) {
-    put(o, "static void diffusion(double t, const double *x, const double *p, double *g) {\n%s",
+    put(o, "static int diffusion(double t, const double *x, const double *p, double *g) {\n%s",
         unused);
     for (size_t i = 0; i < m->dim; i++) {
       put(o, "  g[%zu] = ", i);
@@ -651,7 +653,8 @@ static void put_flow(out *o, model *m) {
       put(o, ";\n");
     }
     put(o,
-        "}\n\nstatic void diffusion_dx(double t, const double *x, const double *p, double *dg) "
+        "  return 0;\n}\n\nstatic int diffusion_dx(double t, const double *x, const double *p, "
+        "double *dg) "
         "{\n%s",
         unused);
     for (size_t i = 0; i < m->dim; i++) {
@@ -662,9 +665,9 @@ static void put_flow(out *o, model *m) {
         put(o, "0.0");
       put(o, ";\n");
     }
-    put(o, "}\n\n");
+    put(o, "  return 0;\n}\n\n");
   }
-  put(o, "static const tf_flow_ops ops = {rhs, jacobian, %s, %s};\n\n",
+  put(o, "static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), rhs, jacobian, %s, %s};\n\n",
       m->noisy ? "diffusion" : "NULL", m->noisy ? "diffusion_dx" : "NULL");
 }
 
@@ -681,13 +684,13 @@ static void put_filippov(out *o, model *m) {
   put_expr(o, m, m->switching);
   put(o, ";\n}\n\n");
   put(o,
-      "static void slip(double t, const double *x, int side, const double *p, double *dx) {\n"
+      "static int slip(double t, const double *x, int side, const double *p, double *dx) {\n"
       "%s  if (side > 0) {\n",
       unused);
   put_assignments(o, m, m->field[SIDE_PLUS], "dx", 4);
   put(o, "  } else {\n");
   put_assignments(o, m, m->field[SIDE_MINUS], "dx", 4);
-  put(o, "  }\n}\n\n");
+  put(o, "  }\n  return 0;\n}\n\n");
   put(o,
       "static void slip_jacobian(double t, const double *x, int side, const double *p, "
       "double *jac) {\n%s  if (side > 0) {\n",
@@ -697,7 +700,8 @@ static void put_filippov(out *o, model *m) {
   put_jacobian(o, m, m->field[SIDE_MINUS], "jac", 4);
   put(o, "  }\n}\n\n");
   put(o,
-      "static const tf_filippov_ops ops = {.switching = switching, .slip = slip, "
+      "static const tf_filippov_ops ops = {TF_OPS_SIZE(tf_filippov_ops), .switching = switching, "
+      ".slip = slip, "
       ".slip_jacobian = slip_jacobian};\n\n");
 }
 
@@ -720,18 +724,19 @@ static void put_switches(out *o, model *m) {
   put(o, "    default:\n      return NAN;\n  }\n}\n\n");
   static const char unused_s[] = "  (void)t, (void)x, (void)s, (void)p;\n";
   put(o,
-      "static void field(double t, const double *x, const double *s, const double *p, "
+      "static int field(double t, const double *x, const double *s, const double *p, "
       "double *dx) {\n%s",
       unused_s);
   put_assignments(o, m, m->field[SIDE_FIELD], "dx", 2);
   put(o,
-      "}\n\nstatic void field_jacobian(double t, const double *x, const double *s, "
+      "  return 0;\n}\n\nstatic void field_jacobian(double t, const double *x, const double *s, "
       "const double *p, double *jac) {\n%s",
       unused_s);
   put_jacobian(o, m, m->field[SIDE_FIELD], "jac", 2);
   put(o, "}\n\n");
   put(o,
-      "static const tf_switches_ops ops = {.nswitches = %zu, .switching = switching, "
+      "static const tf_switches_ops ops = {TF_OPS_SIZE(tf_switches_ops), .nswitches = %zu, "
+      ".switching = switching, "
       ".field = field, .field_jacobian = field_jacobian};\n\n",
       m->nsigns);
 }
@@ -782,7 +787,7 @@ static char *print_model(model *m) {
     put_filippov(&o, m);
   else
     put_flow(&o, m);
-  put(&o, "static const tf_model_def model = {\n    .abi = TWOFOLD_MODEL_ABI,\n    .name = ");
+  put(&o, "static const tf_model_def model = {\n    TF_MODEL_HEAD,\n    .name = ");
   put_string(&o, m->name);
   put(&o,
       ",\n    .doc = \"a model written as equations in the config\",\n"

@@ -280,7 +280,9 @@ static bool event_storm(const tf_event_loop *l, long events, double *window_star
 }
 
 static int stepper_status(tf_ode_status st) {
-  return st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW;
+  return st == TF_ODE_NONFINITE      ? TF_MEMBER_NONFINITE
+         : st == TF_ODE_MODEL_FAILED ? TF_MEMBER_FAILED
+                                     : TF_MEMBER_STEP_UNDERFLOW;
 }
 
 tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, double t_end,
@@ -319,6 +321,7 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
     if (ops->after_step && (res.status = ops->after_step(l->ctx)) != TF_MEMBER_OK) break;
     if (st != TF_ODE_OK) {
       res.status = stepper_status(st);
+      if (st == TF_ODE_MODEL_FAILED) res.model_code = tf_dopri5_model_code(l->stepper);
       break;
     }
     double te;
@@ -340,7 +343,9 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
     if (ops->on_step) ops->on_step(l->ctx, t_start, te);
     const double te_located = te;
     if (land_on_event(l, which, t_start, t, &te, x)) {
-      res.status = TF_MEMBER_STEP_UNDERFLOW;
+      res.model_code = tf_dopri5_model_code(l->stepper); /* a fatal refusal on the way */
+      res.status = res.model_code < 0 ? TF_MEMBER_FAILED : TF_MEMBER_STEP_UNDERFLOW;
+      if (res.model_code > 0) res.model_code = 0;
       break;
     }
     if (ops->on_step && te > te_located) ops->on_step(l->ctx, te_located, te);

@@ -81,7 +81,8 @@ typedef struct tf_event_loop_options {
 } tf_event_loop_options;
 
 typedef struct tf_event_loop_result {
-  int status; /* tf_member_status */
+  int status;     /* tf_member_status */
+  int model_code; /* with status failed: the model's refusal that ended the run (else 0) */
   double t;
   long steps, rhs_evals;
   /* with tangent vectors: the exponents over the deterministic segments, time-weighted

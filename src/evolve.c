@@ -83,11 +83,10 @@ static double sliding_multiplier(double lp, double lm) {
  * M = sign(g) kappa F).  While sliding, that side is the mode's (g_sign), so the sliding field
  * continues smoothly across g = 0 and the step that finds the arrival at the intersection sees
  * no jump. */
-static void stick_field(const tf_evolve *e, const double *x, double lambda, double *dx) {
+static int stick_field(const tf_evolve *e, const double *x, double lambda, double *dx) {
   if (e->k->filippov->stick_side)
-    e->k->filippov->stick_side(0.0, x, lambda, e->g_sign < 0 ? -1 : 1, e->p, dx);
-  else
-    tf_filippov_field(e->k, e->p, x, lambda, dx);
+    return e->k->filippov->stick_side(0.0, x, lambda, e->g_sign < 0 ? -1 : 1, e->p, dx);
+  return tf_filippov_field(e->k, e->p, x, lambda, dx);
 }
 
 static void sliding_tangencies(const tf_evolve *e, const double *x, double *lp, double *lm) {
@@ -104,41 +103,39 @@ static void sliding_tangencies(const tf_evolve *e, const double *x, double *lp, 
   for (size_t i = 0; i < e->n; i++) *lm += grad[i] * f[i];
 }
 
-static void mode_field(const tf_evolve *e, tf_mode mode, double t, const double *x, double *dx) {
+static int mode_field(const tf_evolve *e, tf_mode mode, double t, const double *x, double *dx) {
   if (mode == TF_MODE_REST) {
     for (size_t i = 0; i < e->n; i++) dx[i] = 0;
-    return;
+    return 0;
   }
   if (mode == TF_MODE_ALONG_MEET) { /* NaN where it is not unique: the member stops, nonfinite */
     tf_meet_sliding_vector(e->k, e->p, t, x, dx);
-    return;
+    return 0;
   }
-  if (mode != TF_MODE_SLIDING) {
-    e->k->filippov->slip(t, x, mode, e->p, dx);
-    return;
-  }
+  if (mode != TF_MODE_SLIDING) return e->k->filippov->slip(t, x, mode, e->p, dx);
   double lp, lm;
   sliding_tangencies(e, x, &lp, &lm);
-  stick_field(e, x, sliding_multiplier(lp, lm), dx);
+  return stick_field(e, x, sliding_multiplier(lp, lm), dx);
 }
 
 /* The variational equation q' = Df(x) q of the current mode, by central differences along
  * q itself (2 evaluations per vector, no Jacobian needed). */
-static void tangent_rhs(tf_evolve *e, double t, const double *x, const double *q, double *dq) {
+static int tangent_rhs(tf_evolve *e, double t, const double *x, const double *q, double *dq) {
   const size_t n = e->n;
   double norm = 0, scale = 0;
   for (size_t i = 0; i < n; i++) norm += q[i] * q[i], scale = fmax(scale, fabs(x[i]));
   norm = sqrt(norm);
   if (norm == 0) {
     for (size_t i = 0; i < n; i++) dq[i] = 0;
-    return;
+    return 0;
   }
   const double h = 1e-7 * fmax(1.0, scale) / norm;
   for (size_t i = 0; i < n; i++) e->probe[i] = x[i] + h * q[i];
-  mode_field(e, e->mode, t, e->probe, e->f1);
+  const int rc = mode_field(e, e->mode, t, e->probe, e->f1);
   for (size_t i = 0; i < n; i++) e->probe[i] = x[i] - h * q[i];
-  mode_field(e, e->mode, t, e->probe, e->f2);
+  const int rc2 = mode_field(e, e->mode, t, e->probe, e->f2);
   for (size_t i = 0; i < n; i++) dq[i] = (e->f1[i] - e->f2[i]) / (2 * h);
+  return tf_model_code_join(rc, rc2);
 }
 
 /* In slip modes a kernel's exact Jacobian replaces the differences: one evaluation for all
@@ -149,9 +146,9 @@ static bool exact_tangent(const tf_evolve *e) {
          (e->mode == TF_MODE_SLIP_PLUS || e->mode == TF_MODE_SLIP_MINUS);
 }
 
-static void rhs(double t, const double *x, void *ctx, double *dx) {
+static int rhs(double t, const double *x, void *ctx, double *dx) {
   tf_evolve *e = ctx;
-  mode_field(e, e->mode, t, x, dx);
+  int rc = mode_field(e, e->mode, t, x, dx);
   if (e->m && exact_tangent(e)) {
     const size_t n = e->n;
     e->k->filippov->slip_jacobian(t, x, e->mode, e->p, e->jac);
@@ -164,9 +161,11 @@ static void rhs(double t, const double *x, void *ctx, double *dx) {
         dq[i] = s;
       }
     }
-    return;
+    return rc;
   }
-  for (size_t c = 0; c < e->m; c++) tangent_rhs(e, t, x, x + e->n + c * e->n, dx + e->n + c * e->n);
+  for (size_t c = 0; c < e->m; c++)
+    rc = tf_model_code_join(rc, tangent_rhs(e, t, x, x + e->n + c * e->n, dx + e->n + c * e->n));
+  return rc;
 }
 
 /* --- event functions: positive inside the current mode's domain -------------------------- */
@@ -573,7 +572,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
   const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
   res.tangent_collapsed = e->tangent_collapsed;
   e->res = NULL;
-  res.status = r.status;
+  res.status = r.model_code ? tf_kernel_member_failed(e->k, r.model_code, r.t) : r.status;
   res.steps = r.steps;
   res.segments = r.segments;
   if (r.lyapunov) {

@@ -103,43 +103,46 @@ static void slip_direction(const tf_evolve2 *e, double t, const double *x, doubl
   dir[0] = s * h[0] / r, dir[1] = s * h[1] / r;
 }
 
-static void mode_field(tf_evolve2 *e, double t, const double *x, double *dx) {
+static int mode_field(tf_evolve2 *e, double t, const double *x, double *dx) {
   if (e->mode == TF_C2_SLIP) {
     double dir[2];
     slip_direction(e, t, x, dir);
-    e->sys.field2(t, x, dir, e->sys.ctx, dx);
-    return;
+    return e->sys.field2(t, x, dir, e->sys.ctx, dx);
   }
   tf_codim2_sliding s;
   if (tf_codim2_sliding_vector(&e->sys, t, x, &s)) e->sliding_failed = true;
   memcpy(dx, s.Fs, e->n * sizeof *dx);
+  return 0;
 }
 
 /* The variational equation q' = Df(x) q of the current mode by central differences along q
  * (evolve.c's scheme: two field evaluations per vector, no Jacobian needed). */
-static void tangent_rhs(tf_evolve2 *e, double t, const double *x, const double *q, double *dq) {
+static int tangent_rhs(tf_evolve2 *e, double t, const double *x, const double *q, double *dq) {
   const size_t n = e->n;
   double norm = 0, scale = 0;
   for (size_t i = 0; i < n; i++) norm += q[i] * q[i], scale = fmax(scale, fabs(x[i]));
   norm = sqrt(norm);
   if (norm == 0) {
     memset(dq, 0, n * sizeof *dq);
-    return;
+    return 0;
   }
   const double h = 1e-7 * fmax(1.0, scale) / norm;
   e->probing = true;
   for (size_t i = 0; i < n; i++) e->probe[i] = x[i] + h * q[i];
-  mode_field(e, t, e->probe, e->f1);
+  const int rc = mode_field(e, t, e->probe, e->f1);
   for (size_t i = 0; i < n; i++) e->probe[i] = x[i] - h * q[i];
-  mode_field(e, t, e->probe, e->f2);
+  const int rc2 = mode_field(e, t, e->probe, e->f2);
   e->probing = false;
   for (size_t i = 0; i < n; i++) dq[i] = (e->f1[i] - e->f2[i]) / (2 * h);
+  return tf_model_code_join(rc, rc2);
 }
 
-static void rhs(double t, const double *x, void *ctx, double *dx) {
+static int rhs(double t, const double *x, void *ctx, double *dx) {
   tf_evolve2 *e = ctx;
-  mode_field(e, t, x, dx);
-  for (size_t c = 0; c < e->m; c++) tangent_rhs(e, t, x, x + e->n + c * e->n, dx + e->n + c * e->n);
+  int rc = mode_field(e, t, x, dx);
+  for (size_t c = 0; c < e->m; c++)
+    rc = tf_model_code_join(rc, tangent_rhs(e, t, x, x + e->n + c * e->n, dx + e->n + c * e->n));
+  return rc;
 }
 
 /* --- events: one function per mode, positive inside the mode's domain -------------------- */
@@ -451,7 +454,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double 
   e->res = &res;
   const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
   e->res = NULL;
-  res.status = r.status;
+  res.status = r.model_code ? tf_kernel_member_failed(e->kctx.k, r.model_code, r.t) : r.status;
   res.steps = r.steps;
   if (r.lyapunov) {
     memcpy(res.lyapunov, r.lyapunov, e->m * sizeof *res.lyapunov);

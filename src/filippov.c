@@ -1,21 +1,20 @@
 /* filippov.c — see filippov.h.  Because f is affine in lambda, h_x·f(x, lambda) is affine
  * too, so L+ and L- determine it: h_x·f(x, lambda) = ((1 + lambda) L+ + (1 - lambda) L-)/2. */
 #include "filippov.h"
+#include "ode.h"
 #include "vec.h"
 
 #include <math.h>
 
-void tf_filippov_field(const tf_kernel *k, const double *p, const double *x, double lambda,
-                       double *out) {
-  if (k->filippov->stick) {
-    k->filippov->stick(0.0, x, lambda, p, out);
-    return;
-  }
+int tf_filippov_field(const tf_kernel *k, const double *p, const double *x, double lambda,
+                      double *out) {
+  if (k->filippov->stick) return k->filippov->stick(0.0, x, lambda, p, out);
   double up[TF_MAX_DIM], down[TF_MAX_DIM];
-  k->filippov->slip(0.0, x, +1, p, up);
-  k->filippov->slip(0.0, x, -1, p, down);
+  const int rc = tf_model_code_join(k->filippov->slip(0.0, x, +1, p, up),
+                                    k->filippov->slip(0.0, x, -1, p, down));
   for (size_t i = 0; i < k->dim; i++)
     out[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
+  return rc;
 }
 
 double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x, int side) {

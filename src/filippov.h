@@ -20,8 +20,8 @@ typedef enum tf_sigma_region {
 } tf_sigma_region;
 
 /* f(x, lambda) on Sigma: the kernel's stick field, or the convex combination of slips. */
-void tf_filippov_field(const tf_kernel *k, const double *p, const double *x, double lambda,
-                       double *out);
+int tf_filippov_field(const tf_kernel *k, const double *p, const double *x, double lambda,
+                      double *out);
 /* L_side(x) = h_x(x)·f(x, side), side = ±1. */
 double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x, int side);
 /* Both tangencies at once (one gradient evaluation). */

@@ -457,12 +457,17 @@ void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x) {
 }
 
 /* Adapters from the kernel's (t, x, p) signature to the integrators' (t, x, ctx). */
-static void drift_adapter(double t, const double *x, void *ctx, double *dx) {
-  const tf_flow *flow = ctx;
-  if (flow->smoothing_on)
-    tf_smooth_rhs(flow->kernel, flow->params, &flow->smoothing, t, x, dx);
-  else
-    tf_model_rhs(flow->kernel)(t, x, flow->params, dx);
+/* The field callbacks' refusals are kept in flow->model_code (the first fatal one wins), for
+ * the SDE schemes, which stop at one without saying which. */
+static int noted(tf_flow *flow, int code) {
+  flow->model_code = tf_model_code_join(flow->model_code, code);
+  return code;
+}
+static int drift_adapter(double t, const double *x, void *ctx, double *dx) {
+  tf_flow *flow = ctx;
+  return noted(flow, flow->smoothing_on
+                         ? tf_smooth_rhs(flow->kernel, flow->params, &flow->smoothing, t, x, dx)
+                         : tf_model_rhs(flow->kernel)(t, x, flow->params, dx));
 }
 static void jacobian_adapter(double t, const double *x, void *ctx, double *jac) {
   const tf_flow *flow = ctx;
@@ -475,38 +480,37 @@ static bool has_analytic_jacobian(const tf_flow *flow) {
   return flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
                             : tf_model_jacobian(flow->kernel) != NULL;
 }
-static void diffusion_adapter(double t, const double *x, void *ctx, double *g) {
-  const tf_flow *flow = ctx;
-  if (flow->noise.target != TF_NOISE_STATE) {
-    tf_model_diffusion(flow->kernel)(t, x, flow->params, g);
-    return;
-  }
+static int diffusion_adapter(double t, const double *x, void *ctx, double *g) {
+  tf_flow *flow = ctx;
+  if (flow->noise.target != TF_NOISE_STATE)
+    return noted(flow, tf_model_diffusion(flow->kernel)(t, x, flow->params, g));
   for (size_t i = 0; i < flow->kernel->dim; i++)
     g[i] = !flow->noise.component[i]    ? 0.0
            : flow->noise.multiplicative ? flow->noise.sigma * x[i]
                                         : flow->noise.sigma;
+  return 0;
 }
-static void diffusion_dx_adapter(double t, const double *x, void *ctx, double *dg) {
-  const tf_flow *flow = ctx;
-  if (flow->noise.target != TF_NOISE_STATE) {
-    tf_model_diffusion_dx(flow->kernel)(t, x, flow->params, dg);
-    return;
-  }
+static int diffusion_dx_adapter(double t, const double *x, void *ctx, double *dg) {
+  tf_flow *flow = ctx;
+  if (flow->noise.target != TF_NOISE_STATE)
+    return noted(flow, tf_model_diffusion_dx(flow->kernel)(t, x, flow->params, dg));
   for (size_t i = 0; i < flow->kernel->dim; i++)
     dg[i] = flow->noise.component[i] && flow->noise.multiplicative ? flow->noise.sigma : 0.0;
+  return 0;
 }
 /* One noise source along a direction of the field: the multiplier or a parameter. */
-static void noise_column_adapter(double t, const double *x, void *ctx, double *g) {
+static int noise_column_adapter(double t, const double *x, void *ctx, double *g) {
   tf_flow *flow = ctx;
   const tf_noise *nz = &flow->noise;
   const size_t n = flow->kernel->dim;
   if (nz->target == TF_NOISE_FRICTION) {
-    tf_smooth_lambda_direction(flow->kernel, flow->params, &flow->smoothing, t, x, g);
+    const int rc =
+        tf_smooth_lambda_direction(flow->kernel, flow->params, &flow->smoothing, t, x, g);
     const double lambda = tf_smooth_sign(
         &flow->smoothing, flow->kernel->filippov->switching(x, flow->params, NULL), NULL);
     const double scale = nz->multiplicative ? nz->sigma * lambda : nz->sigma;
     for (size_t i = 0; i < n; i++) g[i] *= scale;
-    return;
+    return noted(flow, rc);
   }
   /* d f / d p_k by central differences on a copy of the parameters */
   double fp[TF_MAX_DIM], fm[TF_MAX_DIM];
@@ -514,18 +518,16 @@ static void noise_column_adapter(double t, const double *x, void *ctx, double *g
   const double pk = flow->params[k], step = 1e-6 * fmax(1.0, fabs(pk));
   double *p = flow->noise_params;
   p[k] = pk + step;
-  if (flow->smoothing_on)
-    tf_smooth_rhs(flow->kernel, p, &flow->smoothing, t, x, fp);
-  else
-    tf_model_rhs(flow->kernel)(t, x, p, fp);
+  int rc = flow->smoothing_on ? tf_smooth_rhs(flow->kernel, p, &flow->smoothing, t, x, fp)
+                              : tf_model_rhs(flow->kernel)(t, x, p, fp);
   p[k] = pk - step;
-  if (flow->smoothing_on)
-    tf_smooth_rhs(flow->kernel, p, &flow->smoothing, t, x, fm);
-  else
-    tf_model_rhs(flow->kernel)(t, x, p, fm);
+  rc = tf_model_code_join(rc, flow->smoothing_on
+                                  ? tf_smooth_rhs(flow->kernel, p, &flow->smoothing, t, x, fm)
+                                  : tf_model_rhs(flow->kernel)(t, x, p, fm));
   p[k] = pk;
   const double scale = nz->multiplicative ? nz->sigma * pk : nz->sigma;
   for (size_t i = 0; i < n; i++) g[i] = scale * (fp[i] - fm[i]) / (2 * step);
+  return noted(flow, rc);
 }
 
 static bool finite_state(const double *x, size_t n) {
@@ -569,6 +571,8 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
     res.steps++;
     if (st == TF_ODE_NONFINITE) res.status = TF_MEMBER_NONFINITE;
     if (st == TF_ODE_STEP_UNDERFLOW) res.status = TF_MEMBER_STEP_UNDERFLOW;
+    if (st == TF_ODE_MODEL_FAILED)
+      res.status = tf_kernel_member_failed(flow->kernel, tf_dopri5_model_code(flow->stepper), t);
     if (st != TF_ODE_OK) break;
     for (; sample && next < n_samples && sample_time(flow, next, n_samples) <= t; next++) {
       const double ts = sample_time(flow, next, n_samples);
@@ -586,6 +590,12 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
   }
   res.t_final = t;
   return res;
+}
+
+/* The member status of an SDE run stopped at t. */
+static int sde_status(tf_flow *flow, tf_sde_status st, double t) {
+  if (st == TF_SDE_MODEL_FAILED) return tf_kernel_member_failed(flow->kernel, flow->model_code, t);
+  return st == TF_SDE_NEWTON_FAILED ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE;
 }
 
 static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
@@ -608,6 +618,7 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT)
     scheme = flow->implicit_milstein ? TF_SDE_DRIFT_IMPLICIT_MILSTEIN : TF_SDE_DRIFT_IMPLICIT;
   const tf_rng_key key = {flow->seed, member};
+  flow->model_code = 0;
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t_end};
   const long total = tf_sde_step_count(flow->t0, flow->t_end, flow->dt);
   if (total > flow->ode.max_steps) {
@@ -619,9 +630,9 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
     const tf_sde_status st = tf_sde_integrate(&sys, scheme, key, flow->t0, flow->t_end, flow->dt, x,
                                               flow->work, &res.steps);
     if (st != TF_SDE_OK) {
-      res.status = st == TF_SDE_NEWTON_FAILED ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE;
       res.t_final =
           flow->t0 + (flow->t_end - flow->t0) * (double)res.steps / (double)(total > 0 ? total : 1);
+      res.status = sde_status(flow, st, res.t_final);
     }
     if (sample && n_samples == 1) sample(sctx, flow->t_end, x);
     return res;
@@ -639,9 +650,9 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
     const tf_sde_status st = tf_sde_integrate_range(&sys, scheme, key, flow->t0, h, done, target, x,
                                                     flow->work, &seg_steps);
     if (st != TF_SDE_OK) {
-      res.status = st == TF_SDE_NEWTON_FAILED ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE;
       res.steps = done + seg_steps;
       res.t_final = flow->t0 + (double)res.steps * h;
+      res.status = sde_status(flow, st, res.t_final);
       return res;
     }
     done = target;
@@ -682,6 +693,9 @@ static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot
                         .rhs_evals = st.rhs_evals};
   if (rc < 0) fprintf(stderr, "twofold: %s\n", err.msg);
   if (res.status != TF_MEMBER_OK) res.t_final = rc < 0 ? flow->t0 : st.t_reached;
+  /* a batch that fails is run again member by member: each says why for itself */
+  if (st.model_code && count == 1)
+    tf_kernel_member_failed(flow->kernel, st.model_code, res.t_final);
   return res;
 }
 

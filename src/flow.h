@@ -100,6 +100,7 @@ typedef struct tf_flow {
   tf_poincare *poincare;
   tf_poincare_spec poincare_spec;
   tf_poincare_record poincare_rec;
+  int model_code; /* the SDE schemes' last refusal by the model (reset per member) */
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */

@@ -57,8 +57,8 @@ void tf_impact_options_default(tf_impact_options *o) {
 
 /* --- fields ------------------------------------------------------------------------------ */
 
-static void free_field(const tf_impact *e, double t, const double *x, double *dx) {
-  tf_model_rhs(e->k)(t, x, e->p, dx);
+static int free_field(const tf_impact *e, double t, const double *x, double *dx) {
+  return tf_model_rhs(e->k)(t, x, e->p, dx);
 }
 
 static double dot(const double *a, const double *b, size_t n) {
@@ -67,12 +67,15 @@ static double dot(const double *a, const double *b, size_t n) {
   return s;
 }
 
+/* The mode's field: 0, or the model's refusal in free flight. */
+static int field_of_mode(tf_impact *e, double t, const double *x, double *dx) {
+  if (e->mode != MODE_STICK) return free_field(e, t, x, dx);
+  e->k->impact->constrained(e->stuck, t, x, e->p, dx);
+  return 0;
+}
+
 static void mode_field(void *ctx, double t, const double *x, double *dx) {
-  tf_impact *e = ctx;
-  if (e->mode == MODE_STICK)
-    e->k->impact->constrained(e->stuck, t, x, e->p, dx);
-  else
-    free_field(e, t, x, dx);
+  field_of_mode(ctx, t, x, dx);
 }
 
 /* Jacobian of the mode's field into e->jac: the kernel's for free flight when it has one,
@@ -95,14 +98,15 @@ static void mode_jacobian(tf_impact *e, double t, const double *x) {
   }
 }
 
-static void loop_rhs(double t, const double *x, void *ctx, double *dx) {
+static int loop_rhs(double t, const double *x, void *ctx, double *dx) {
   tf_impact *e = ctx;
   const size_t n = e->n;
-  mode_field(e, t, x, dx);
-  if (!e->m) return;
+  const int rc = field_of_mode(e, t, x, dx);
+  if (!e->m) return rc;
   mode_jacobian(e, t, x);
   for (size_t c = 0; c < e->m; c++)
     for (size_t i = 0; i < n; i++) dx[n + c * n + i] = dot(e->jac + i * n, x + n + c * n, n);
+  return rc;
 }
 
 /* The section function s(x): the derivative of a component or its distance to a level. */
@@ -513,7 +517,9 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
   reset_section_sign(e, t0, x);
   if (e->sampler && e->n_samples > 0 && t_end <= t0) e->sampler(e->sampler_ctx, t0, x);
   const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &e->res.impacts);
-  e->res.status = e->stop ? TF_MEMBER_OK : r.status;
+  e->res.status = e->stop        ? TF_MEMBER_OK
+                  : r.model_code ? tf_kernel_member_failed(e->k, r.model_code, r.t)
+                                 : r.status;
   e->res.t = r.t;
   e->res.steps = r.steps, e->res.rhs_evals = r.rhs_evals;
   e->res.lyapunov = r.lyapunov, e->res.tangent_time = r.tangent_time, e->res.segments = r.segments;

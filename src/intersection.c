@@ -37,12 +37,12 @@ static void sigma_hg(const double *x, void *ctx, double *h, double *grad) {
 /* F*(phi): the slip field on the side of h the direction points to, a distance eta out.  The
  * frame is the one at the point of I under analysis (fixed in ctx), so that the field of a
  * displaced point is not taken in a displaced frame. */
-static void limit_field(double t, const double *x, const double *dir, void *ctx, double *dx) {
+static int limit_field(double t, const double *x, const double *dir, void *ctx, double *dx) {
   const meet_ctx *c = ctx;
   double y[TF_MAX_DIM];
   for (size_t i = 0; i < c->k->dim; i++)
     y[i] = x[i] + c->eta * (dir[0] * c->n1[i] + dir[1] * c->n2[i]);
-  c->k->filippov->slip(t, y, dir[0] >= 0 ? +1 : -1, c->p, dx);
+  return c->k->filippov->slip(t, y, dir[0] >= 0 ? +1 : -1, c->p, dx);
 }
 
 static void make_sys(tf_codim2_sys *s, meet_ctx *c, const tf_kernel *k, const double *p,
@@ -288,7 +288,7 @@ typedef struct inner_ctx {
 
 /* The smoothed field of the blow-up: the slip fields at x displaced (by eta) in the direction of
  * z, mixed by Lambda(h / eps), projected onto the frame. */
-static void inner_field(double tau, const double *z, void *ctx, double *dz) {
+static int inner_field(double tau, const double *z, void *ctx, double *dz) {
   (void)tau;
   const inner_ctx *c = ctx;
   const size_t n = c->k->dim;
@@ -296,12 +296,13 @@ static void inner_field(double tau, const double *z, void *ctx, double *dz) {
   double y[TF_MAX_DIM], up[TF_MAX_DIM], down[TF_MAX_DIM];
   for (size_t i = 0; i < n; i++)
     y[i] = c->x[i] + (rho > 0 ? c->eta / rho : 0) * (z[0] * c->n1[i] + z[1] * c->n2[i]);
-  c->k->filippov->slip(c->t, y, +1, c->p, up);
-  c->k->filippov->slip(c->t, y, -1, c->p, down);
+  const int rc = tf_model_code_join(c->k->filippov->slip(c->t, y, +1, c->p, up),
+                                    c->k->filippov->slip(c->t, y, -1, c->p, down));
   const double lambda = tf_smooth_sign(c->law, c->grad_h * z[0], NULL);
   for (size_t i = 0; i < n; i++) up[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
   dz[0] = tf_dot(up, c->n1, n);
   dz[1] = tf_dot(up, c->n2, n);
+  return rc;
 }
 
 /* Reading off the departure.  Slip: |h| / eps beyond INNER_H_FAR, where Lambda is +-1 to 5e-7

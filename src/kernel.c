@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kinds.h"
+#include "status.h"
 
 int tf_kernel_param_index(const tf_kernel *k, const char *name) {
   for (size_t i = 0; i < k->nparams; i++)
@@ -19,13 +20,29 @@ const tf_kernel *tf_kernel_find(const char *name) {
   return NULL;
 }
 
+void tf_kernel_failure_message(const tf_kernel *k, int code, char *buf, size_t n) {
+  const char *said = code < 0 && k->failure ? k->failure(code) : NULL;
+  if (said)
+    snprintf(buf, n, "%s", said);
+  else if (code < 0)
+    snprintf(buf, n, "code %d", code);
+  else
+    snprintf(buf, n, "outside its domain at a state already reached (code %d)", code);
+}
+
+int tf_kernel_member_failed(const tf_kernel *k, int code, double t) {
+  char why[512];
+  tf_kernel_failure_message(k, code, why, sizeof why);
+  fprintf(stderr, "twofold: a member failed at t = %.17g: model '%s': %s\n", t, k->name, why);
+  return TF_MEMBER_FAILED;
+}
+
 bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p) {
   tf_field_fn *diffusion = tf_model_diffusion(k);
   if (!diffusion) return false;
   double *g = calloc(k->dim, sizeof *g);
   if (!g) return true;
-  diffusion(0.0, x, p, g);
-  bool noisy = false;
+  bool noisy = diffusion(0.0, x, p, g) != 0; /* a refusal: not known to be deterministic */
   for (size_t i = 0; i < k->dim; i++) noisy = noisy || g[i] != 0.0;
   free(g);
   return noisy;

@@ -31,6 +31,15 @@ int tf_kernel_param_index(const tf_kernel *k, const char *name);
 /* True if the model's noise is nonzero anywhere on the given state (checked at x). */
 bool tf_kernel_is_noisy(const tf_kernel *k, const double *x, const double *p);
 
+/* What a model's refusal means (twofold/model.h): the model's own message for a negative
+ * code (its `failure`, where it has one), else "code N"; for a positive code, the state was
+ * outside the model's domain where no smaller step could help. */
+void tf_kernel_failure_message(const tf_kernel *k, int code, char *buf, size_t n);
+
+/* Says on stderr that a member of k ended at t because the model refused (code != 0), and
+ * returns TF_MEMBER_FAILED, the status the member ends with. */
+int tf_kernel_member_failed(const tf_kernel *k, int code, double t);
+
 /* "x,y,z": the state names joined by commas (for output attributes). */
 void tf_join_state_names(const tf_kernel *k, char *buf, size_t n);
 

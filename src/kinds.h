@@ -99,11 +99,12 @@ static inline tf_field_fn *tf_model_diffusion_dx(const tf_model_def *d) {
 }
 
 /* A map's or a DEVS element's map and Jacobian (NULL for other kinds). */
-typedef void tf_map_fn(const double *x, const double *p, double *out);
+typedef int tf_map_fn(const double *x, const double *p, double *out); /* 0 or a refusal */
+typedef void tf_map_jacobian_fn(const double *x, const double *p, double *jac);
 static inline tf_map_fn *tf_model_map(const tf_model_def *d) {
   return d->kind == TF_MODEL_MAP ? d->map->map : d->kind == TF_MODEL_DEVS ? d->devs->map : NULL;
 }
-static inline tf_map_fn *tf_model_map_jacobian(const tf_model_def *d) {
+static inline tf_map_jacobian_fn *tf_model_map_jacobian(const tf_model_def *d) {
   return d->kind == TF_MODEL_MAP    ? d->map->map_jacobian
          : d->kind == TF_MODEL_DEVS ? d->devs->map_jacobian
                                     : NULL;

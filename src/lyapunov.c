@@ -27,11 +27,9 @@ typedef struct tangent_system {
   double f1[TF_MAX_DIM], f2[TF_MAX_DIM], y[TF_MAX_DIM];
 } tangent_system;
 
-static void field(const tangent_system *s, double t, const double *x, double *dx) {
-  if (s->smoothing)
-    tf_smooth_rhs(s->k, s->p, s->smoothing, t, x, dx);
-  else
-    tf_model_rhs(s->k)(t, x, s->p, dx);
+static int field(const tangent_system *s, double t, const double *x, double *dx) {
+  return s->smoothing ? tf_smooth_rhs(s->k, s->p, s->smoothing, t, x, dx)
+                      : tf_model_rhs(s->k)(t, x, s->p, dx);
 }
 
 /* Central differences, column by column: J[:, j] = (f(x + h e_j) - f(x - h e_j)) / 2h. */
@@ -73,10 +71,11 @@ static inline __attribute__((always_inline)) void tangent_product(size_t n, size
 }
 
 /* Augmented state: x (n), then m tangent vectors (n each), then the integral of tr J. */
-static void augmented_rhs(double t, const double *y, void *ctx, double *dy) {
+static int augmented_rhs(double t, const double *y, void *ctx, double *dy) {
   tangent_system *s = ctx;
   const size_t n = s->n;
-  field(s, t, y, dy);
+  const int rc = field(s, t, y, dy);
+  if (rc) return rc;
   jacobian(s, t, y);
   switch (n) {
     case 2:
@@ -94,6 +93,7 @@ static void augmented_rhs(double t, const double *y, void *ctx, double *dy) {
   double trace = 0;
   for (size_t i = 0; i < n; i++) trace += s->jac[i * n + i];
   dy[n + s->m * n] = trace;
+  return 0;
 }
 
 /* Workspace of the Householder QR (GSL), allocated once per run: maps orthonormalise every
@@ -387,7 +387,11 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
     }
     map_jacobian(k, x, p, jac);
     if (i >= 0) det_sum += log_abs_det(&w, jac, n);
-    tf_model_map(k)(x, p, nx);
+    const int refused = tf_model_map(k)(x, p, nx); /* a map has no smaller step: any ends it */
+    if (refused) {
+      r->status = tf_kernel_member_failed(k, refused, (double)i);
+      break;
+    }
     memcpy(x, nx, n * sizeof *x);
     for (size_t c = 0; c < m; c++)
       for (size_t row = 0; row < n; row++) {

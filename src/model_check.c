@@ -41,7 +41,8 @@ static size_t rows(const ctx *c, fn f) {
                                                                                    : c->k->dim;
 }
 
-static void eval(const ctx *c, fn f, const double *x, double *out) {
+/* 0, or the model's refusal at x */
+static int eval(const ctx *c, fn f, const double *x, double *out) {
   const tf_kernel *k = c->k;
   double h[2];
   switch (f) {
@@ -51,29 +52,31 @@ static void eval(const ctx *c, fn f, const double *x, double *out) {
       return k->filippov->slip(c->t, x, c->side, c->p, out);
     case F_SWITCHING:
       out[0] = k->filippov->switching(x, c->p, NULL);
-      return;
+      return 0;
     case F_SECONDARY:
       out[0] = k->filippov->secondary_switching(x, c->p, NULL);
-      return;
+      return 0;
     case F_REGULARISED:
       return k->filippov->regularised(c->t, x, c->lambda, c->p, out);
     case F_SIGMA2:
       k->codim2->sigma2(x, c->p, h, NULL);
       out[0] = h[0], out[1] = h[1];
-      return;
+      return 0;
     case F_MAP:
       return tf_model_map(k)(x, c->p, out);
     case F_SURFACE:
       out[0] = k->impact->surface(c->index, x, c->p, NULL);
-      return;
+      return 0;
     case F_RESET:
-      return k->impact->reset(c->index, x, c->p, out, NULL);
+      k->impact->reset(c->index, x, c->p, out, NULL);
+      return 0;
     case F_SWITCH_I:
       out[0] = k->switches->switching(c->index, x, c->p, NULL);
-      return;
+      return 0;
     case F_FIELD:
       return k->switches->field(c->t, x, c->s, c->p, out);
   }
+  return 0;
 }
 
 static void derivative(const ctx *c, fn f, const double *x, double *a) {

@@ -241,3 +241,73 @@ int tf_model_def_check(const tf_model_def *def, const char *origin, tf_error *er
   const checker c = {origin, def->abi == TWOFOLD_MODEL_ABI && def->name ? def->name : "?", err};
   return validate(&c, def);
 }
+
+/* A table copied as far as its size covers (the first member of every table is its size),
+ * the rest zero; NULL stays NULL. */
+static int adopt_table(const checker *c, const void *given, size_t full, const char *type,
+                       const void **out) {
+  *out = NULL;
+  if (!given) return 0;
+  const size_t size = *(const size_t *)given;
+  if (size < sizeof size)
+    return fail(c, "%s.size = %zu: set it with TF_OPS_SIZE(%s) as the table's first member", type,
+                size, type);
+  if (size > full)
+    return fail(c,
+                "%s.size = %zu, more than this twofold's %zu: the model was built against a newer "
+                "twofold/model.h; update twofold or rebuild the model against its header",
+                type, size, full);
+  char *copy = calloc(1, full);
+  if (!copy) return tf_fail(c->err, "out of memory");
+  memcpy(copy, given, size);
+  *(size_t *)copy = full;
+  *out = copy;
+  return 0;
+}
+
+int tf_model_def_adopt(const tf_model_def *def, const char *origin, const tf_model_def **out,
+                       tf_error *err) {
+  if (!def) return tf_fail(err, "%s: a model definition is NULL", origin);
+  const size_t size = def->size;
+  const checker c = {origin, size >= sizeof *def && def->name ? def->name : "?", err};
+  if (!TF_SIZE_COVERS(size, tf_model_def, abi))
+    return fail(&c, "size = %zu: begin the definition with TF_MODEL_HEAD", size);
+  if (size > sizeof *def)
+    return fail(&c,
+                "size = %zu, more than this twofold's %zu: the model was built against a newer "
+                "twofold/model.h; update twofold or rebuild the model against its header",
+                size, sizeof *def);
+  tf_model_def d = {0};
+  memcpy(&d, def, size);
+  d.size = sizeof d;
+  d.flow = NULL, d.filippov = NULL, d.codim2 = NULL, d.two_contact = NULL, d.map = NULL;
+  d.devs = NULL, d.impact = NULL, d.switches = NULL; /* the copies of def's, set below */
+  tf_model_def *copy = malloc(sizeof *copy);
+#define ADOPT(member, type) \
+  adopt_table(&c, def->member, sizeof(type), #type, (const void **)&d.member)
+  int rc = copy ? ADOPT(filippov, tf_filippov_ops) : tf_fail(err, "out of memory");
+  tf_filippov_ops *f = (tf_filippov_ops *)d.filippov;
+  if (f) f->smooth = NULL; /* def's until its own copy is made: never freed */
+  if (!rc)
+    rc = ADOPT(flow, tf_flow_ops) || ADOPT(codim2, tf_codim2_ops) ||
+         ADOPT(two_contact, tf_two_contact_ops) || ADOPT(map, tf_map_ops) ||
+         ADOPT(devs, tf_devs_ops) || ADOPT(impact, tf_impact_ops) ||
+         ADOPT(switches, tf_switches_ops);
+#undef ADOPT
+  if (!rc && f)
+    rc = adopt_table(&c, def->filippov->smooth, sizeof(tf_flow_ops), "tf_flow_ops",
+                     (const void **)&f->smooth);
+  if (copy) *copy = d;
+  if (rc) return tf_model_def_release(copy), -1;
+  *out = copy;
+  return 0;
+}
+
+void tf_model_def_release(const tf_model_def *adopted) {
+  if (!adopted) return;
+  if (adopted->filippov) free((void *)adopted->filippov->smooth);
+  const void *tables[] = {adopted->flow, adopted->filippov, adopted->codim2, adopted->two_contact,
+                          adopted->map,  adopted->devs,     adopted->impact, adopted->switches};
+  for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) free((void *)tables[i]);
+  free((void *)adopted);
+}

@@ -110,6 +110,7 @@ static double initial_step(tf_dopri5 *s, double t, const double *x, double direc
 
 void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0) {
   s->stats = (tf_ode_stats){0};
+  s->model_code = 0;
   eval(s, t0, x0, s->k[0]);
   s->fsal_valid = true;
   s->t_prev = s->t_last = t0;
@@ -127,6 +128,7 @@ void tf_dopri5_restart(tf_dopri5 *s, double t0, const double *x0) {
     s->stats.rhs_evals += keep.rhs_evals;
     return;
   }
+  s->model_code = 0;
   eval(s, t0, x0, s->k[0]);
   s->fsal_valid = true;
   s->t_prev = s->t_last = t0;
@@ -198,6 +200,7 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
   const double expo1 = control[s->opt.method].expo1, beta = control[s->opt.method].beta;
   const double fac_lo = control[s->opt.method].fac_lo, fac_hi = control[s->opt.method].fac_hi;
   const double hmin_floor = s->opt.hmin > 0 ? s->opt.hmin : 1e-14 * fmax(1.0, fabs(*t));
+  if (s->model_code) return TF_ODE_MODEL_FAILED; /* refused at the accepted state itself */
   for (;;) {
     double h = s->h;
     if (s->opt.hmax > 0) h = fmin(h, s->opt.hmax);
@@ -210,10 +213,14 @@ tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit)
     const double err = s->opt.fixed_step ? 0.0
                        : d853            ? tf_dop853_error(s, x, h)
                                          : error_norm(s, x, h);
-    if (!isfinite(err) || !all_finite(s->x_new, s->n)) {
+    if (s->model_code < 0) return TF_ODE_MODEL_FAILED;
+    const bool refused = s->model_code > 0;
+    s->model_code = 0;
+    if (refused || !isfinite(err) || !all_finite(s->x_new, s->n)) {
       /* !(h > floor) also catches a NaN step, which would otherwise shrink for ever */
-      if (s->opt.fixed_step || !(h > hmin_floor)) return TF_ODE_NONFINITE;
-      s->h = 0.25 * h; /* an overflow in a trial stage; shrink hard and retry */
+      if (s->opt.fixed_step || !(h > hmin_floor))
+        return refused ? TF_ODE_STEP_UNDERFLOW : TF_ODE_NONFINITE;
+      s->h = 0.25 * h; /* an overflow or a refusal in a trial stage; shrink hard and retry */
       s->stats.rejected++;
       continue;
     }
@@ -258,6 +265,14 @@ void tf_dopri5_without_dense(tf_dopri5 *s) {
   s->dense_off = true;
 }
 
+/* The extension's stages lie inside a step already accepted: a domain refusal there is not
+ * the next step's business (a fatal one is, and stays). */
+static void build_dense_late(tf_dopri5 *s) {
+  const int code = s->model_code;
+  tf_dop853_build_dense_late(s);
+  if (s->model_code > 0) s->model_code = code;
+}
+
 void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out) {
   const double theta = s->h_prev > 0 ? (t - s->t_prev) / s->h_prev : 0.0, theta1 = 1.0 - theta;
   if (s->opt.method == TF_RK_DOP853) {
@@ -267,7 +282,7 @@ void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out) {
     }
     /* built on first use; the stepper is logically const (the extension is a function of the
      * step taken) */
-    if (s->dense_state == TF_DENSE_PENDING) tf_dop853_build_dense_late((tf_dopri5 *)s);
+    if (s->dense_state == TF_DENSE_PENDING) build_dense_late((tf_dopri5 *)s);
     if (s->dense_state != TF_DENSE_READY) {
       for (size_t i = 0; i < s->n; i++) out[i] = NAN; /* no step to interpolate: loud, not wrong */
       return;
@@ -318,6 +333,10 @@ tf_ode_stats tf_dopri5_stats(const tf_dopri5 *s) {
   return s->stats;
 }
 
+int tf_dopri5_model_code(const tf_dopri5 *s) {
+  return s->model_code;
+}
+
 const char *tf_rk_name(tf_rk_method m) {
   return m == TF_RK_DOP853 ? "dop853" : "dopri5";
 }
@@ -332,6 +351,8 @@ const char *tf_ode_status_name(tf_ode_status st) {
       return "step_underflow";
     case TF_ODE_MAX_STEPS:
       return "max_steps";
+    case TF_ODE_MODEL_FAILED:
+      return "failed";
   }
   return "unknown";
 }

@@ -16,7 +16,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef void (*tf_rhs_fn)(double t, const double *x, void *ctx, double *dxdt);
+/* Returns 0, or a model's refusal (twofold/model.h): > 0 outside its domain, where a step
+ * is rejected and retried smaller; < 0 fatal, which ends the integration with
+ * TF_ODE_MODEL_FAILED and the code in tf_dopri5_model_code. */
+typedef int (*tf_rhs_fn)(double t, const double *x, void *ctx, double *dxdt);
+
+/* Two refusals as one: 0 if both are 0, else a fatal (< 0) one if any, else the first. */
+static inline int tf_model_code_join(int a, int b) {
+  return a < 0 ? a : b < 0 ? b : a ? a : b;
+}
 
 /* The explicit pair: Dormand–Prince 5(4) (6 evaluations a step, 4th-order dense output) or
  * Dormand–Prince 8(5,3) as in Hairer's DOP853 (12 a step, +3 for its 7th-order dense
@@ -43,7 +51,8 @@ typedef enum tf_ode_status {
   TF_ODE_OK = 0,
   TF_ODE_NONFINITE,      /* the state or the error estimate became NaN/Inf */
   TF_ODE_STEP_UNDERFLOW, /* the step size fell below hmin */
-  TF_ODE_MAX_STEPS       /* max_steps reached before t_end */
+  TF_ODE_MAX_STEPS,      /* max_steps reached before t_end */
+  TF_ODE_MODEL_FAILED    /* the right-hand side returned < 0, or > 0 at an accepted state */
 } tf_ode_status;
 
 typedef struct tf_dopri5 tf_dopri5;
@@ -87,6 +96,8 @@ typedef struct tf_ode_stats {
   long steps, rejected, rhs_evals;
 } tf_ode_stats;
 tf_ode_stats tf_dopri5_stats(const tf_dopri5 *s);
+/* After TF_ODE_MODEL_FAILED: the code the right-hand side returned. */
+int tf_dopri5_model_code(const tf_dopri5 *s);
 
 const char *tf_ode_status_name(tf_ode_status st);
 /* "dopri5" or "dop853", as integrator.method spells them */

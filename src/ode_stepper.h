@@ -27,11 +27,14 @@ struct tf_dopri5 {
   bool fsal_valid;
   bool dense_off; /* the caller never interpolates: no continuous extension is built */
   tf_ode_stats stats;
+  /* the first refusal of the right-hand side since the step began (a fatal one wins) */
+  int model_code;
 };
 
 static inline void tf_rk_eval(tf_dopri5 *s, double t, const double *x, double *dx) {
-  s->f(t, x, s->ctx, dx);
+  const int rc = s->f(t, x, s->ctx, dx);
   s->stats.rhs_evals++;
+  if (rc && (s->model_code == 0 || (rc < 0 && s->model_code > 0))) s->model_code = rc;
 }
 
 /* Dormand & Prince's 8(5,3) pair as in Hairer's DOP853: stages 1..12 into k[1..12] (k[12] is

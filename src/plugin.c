@@ -143,9 +143,11 @@ static int library_defs(const char *path, int fd, const char *origin,
                    origin);
   if (*abi != TWOFOLD_MODEL_ABI)
     return tf_fail(err,
-                   "%s: built for model ABI %d, but this twofold has model ABI %d; rebuild it "
-                   "against this twofold's include/twofold/model.h (%s%s)",
-                   origin, *abi, TWOFOLD_MODEL_ABI, include_dir(), "/twofold/model.h");
+                   "%s: built for model ABI %d, but this twofold loads model ABI %d (the tables "
+                   "now begin with a size, and field callbacks return int: see "
+                   "docs/YOUR_MODEL.md); rebuild it from its source with 'twofold model build "
+                   "SOURCE.c -o LIBRARY.so', or recompile it against %s/twofold/model.h",
+                   origin, *abi, TWOFOLD_MODEL_ABI, include_dir());
   const tf_model_def *const *l = dlsym(h, "twofold_model_list");
   if (!l)
     return tf_fail(err,
@@ -214,6 +216,7 @@ static int load(const char *path, int fd, const char *name, const char *origin, 
     for (size_t i = 0; !rc && *name && i < n && !def; i++)
       if (l[i]->name && strcmp(l[i]->name, name) == 0) def = l[i];
     if (!rc && !def) rc = tf_fail(err, "%s: has no model '%s' (it has: %s)", origin, name, names);
+    if (!rc) rc = tf_model_def_adopt(def, origin, &def, err);
     if (!rc) rc = tf_model_def_check(def, origin, err);
     if (!rc) *k = def;
   }

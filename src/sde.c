@@ -27,61 +27,65 @@ static bool milstein_scheme(tf_sde_scheme s) {
 }
 
 /* Noise increment of one step, with the Milstein correction if asked, added to dx. */
-static void noise_increment(const tf_sde_system *sys, bool milstein, double t, const double *x,
-                            double h, const double *dw, double *g, double *dg, double *dx) {
+static int noise_increment(const tf_sde_system *sys, bool milstein, double t, const double *x,
+                           double h, const double *dw, double *g, double *dg, double *dx) {
   const size_t n = sys->n;
   if (!sys->noise) { /* diagonal */
-    sys->diffusion(t, x, sys->ctx, g);
-    if (milstein) sys->diffusion_dx(t, x, sys->ctx, dg);
+    int rc = sys->diffusion(t, x, sys->ctx, g);
+    if (milstein && !rc) rc = sys->diffusion_dx(t, x, sys->ctx, dg);
     for (size_t i = 0; i < n; i++) {
       const double w = sqrt(h) * dw[i];
       dx[i] += g[i] * w;
       if (milstein) dx[i] += 0.5 * g[i] * dg[i] * (w * w - h);
     }
-    return;
+    return rc;
   }
   double G[TF_MAX_DIM * TF_MAX_DIM];
   const size_t m = sys->m;
-  sys->noise(t, x, sys->ctx, G);
+  const int rc = sys->noise(t, x, sys->ctx, G);
+  if (rc) return rc;
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < m; j++) dx[i] += G[i * m + j] * sqrt(h) * dw[j];
-  if (!milstein) return;
+  if (!milstein) return 0;
   /* m = 1: (G'G)(x) = d/ds G(x + s G(x)) at s = 0, by central differences */
   double xp[TF_MAX_DIM], xm[TF_MAX_DIM], gp[TF_MAX_DIM], gm[TF_MAX_DIM];
   double norm = 0, xnorm = 0;
   for (size_t i = 0; i < n; i++) norm = fmax(norm, fabs(G[i])), xnorm = fmax(xnorm, fabs(x[i]));
-  if (norm == 0) return;
+  if (norm == 0) return 0;
   const double s = 1e-5 * fmax(1.0, xnorm) / norm;
   for (size_t i = 0; i < n; i++) xp[i] = x[i] + s * G[i], xm[i] = x[i] - s * G[i];
-  sys->noise(t, xp, sys->ctx, gp);
-  sys->noise(t, xm, sys->ctx, gm);
+  const int rp = sys->noise(t, xp, sys->ctx, gp), rm = sys->noise(t, xm, sys->ctx, gm);
   const double w = sqrt(h) * dw[0];
   for (size_t i = 0; i < n; i++) dx[i] += 0.5 * (gp[i] - gm[i]) / (2 * s) * (w * w - h);
+  return rp ? rp : rm;
 }
 
-static void drift_jacobian(const tf_sde_system *sys, double t, const double *y, double *f0,
-                           double *jac) {
+static int drift_jacobian(const tf_sde_system *sys, double t, const double *y, double *f0,
+                          double *jac) {
   const size_t n = sys->n;
   if (sys->drift_jacobian) {
     sys->drift_jacobian(t, y, sys->ctx, jac);
-    return;
+    return 0;
   }
   double yy[TF_MAX_DIM], f1[TF_MAX_DIM];
   memcpy(yy, y, n * sizeof *y);
-  sys->drift(t, y, sys->ctx, f0);
-  for (size_t j = 0; j < n; j++) {
+  int rc = sys->drift(t, y, sys->ctx, f0);
+  for (size_t j = 0; j < n && !rc; j++) {
     const double step = 1e-7 * fmax(1.0, fabs(y[j]));
     yy[j] = y[j] + step;
-    sys->drift(t, yy, sys->ctx, f1);
+    rc = sys->drift(t, yy, sys->ctx, f1);
     yy[j] = y[j];
     for (size_t i = 0; i < n; i++) jac[i * n + j] = (f1[i] - f0[i]) / step;
   }
+  return rc;
 }
 
+/* |r|^2, or NAN where the drift refuses y (*code then says how) */
 static double residual(const tf_sde_system *sys, double t1, double th_h, const double *c,
-                       const double *y, double *f, double *r) {
+                       const double *y, double *f, double *r, int *code) {
   double norm = 0;
-  sys->drift(t1, y, sys->ctx, f);
+  *code = sys->drift(t1, y, sys->ctx, f);
+  if (*code) return NAN;
   for (size_t i = 0; i < sys->n; i++) {
     r[i] = -(y[i] - c[i] - th_h * f[i]);
     norm += r[i] * r[i];
@@ -100,9 +104,11 @@ static tf_sde_status newton(const tf_sde_system *sys, double t1, double h, const
       trial[TF_MAX_DIM], r_trial[TF_MAX_DIM];
   size_t perm_data[TF_MAX_DIM];
   gsl_permutation perm = {n, perm_data};
-  double norm = residual(sys, t1, th_h, c, y, f, r);
+  int code;
+  double norm = residual(sys, t1, th_h, c, y, f, r, &code);
+  if (code) return TF_SDE_MODEL_FAILED;
   for (int it = 0; it < 100; it++) {
-    drift_jacobian(sys, t1, y, f, jac);
+    if (drift_jacobian(sys, t1, y, f, jac)) return TF_SDE_MODEL_FAILED;
     for (size_t i = 0; i < n; i++)
       for (size_t j = 0; j < n; j++) jac[i * n + j] = (i == j) - th_h * jac[i * n + j];
     gsl_matrix_view A = gsl_matrix_view_array(jac, n, n);
@@ -114,9 +120,11 @@ static tf_sde_status newton(const tf_sde_system *sys, double t1, double h, const
     double step = 1.0, trial_norm = INFINITY;
     for (int halvings = 0; halvings < 40; halvings++, step *= 0.5) {
       for (size_t i = 0; i < n; i++) trial[i] = y[i] + step * d[i];
-      trial_norm = residual(sys, t1, th_h, c, trial, f, r_trial);
-      if (trial_norm <= (1 - 1e-4 * step) * norm) break;
+      trial_norm = residual(sys, t1, th_h, c, trial, f, r_trial, &code);
+      if (code < 0) return TF_SDE_MODEL_FAILED;
+      if (trial_norm <= (1 - 1e-4 * step) * norm) break; /* a refusal (NAN) halves the step */
     }
+    if (code) return TF_SDE_MODEL_FAILED;
     double change = 0;
     for (size_t i = 0; i < n; i++) {
       change = fmax(change, fabs(trial[i] - y[i]) / (1.0 + fabs(trial[i])));
@@ -144,10 +152,10 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
   for (long k = k_begin; k < k_end; k++) {
     const double t = t0 + (double)k * h;
     tf_rng_normals(key, (uint64_t)k, TF_RNG_NOISE, m, dw);
-    sys->drift(t, x, sys->ctx, f);
+    if (sys->drift(t, x, sys->ctx, f)) return TF_SDE_MODEL_FAILED;
     if (!implicit && !sys->noise) { /* diagonal explicit: the original arithmetic */
-      sys->diffusion(t, x, sys->ctx, g);
-      if (milstein) sys->diffusion_dx(t, x, sys->ctx, dg);
+      if (sys->diffusion(t, x, sys->ctx, g) || (milstein && sys->diffusion_dx(t, x, sys->ctx, dg)))
+        return TF_SDE_MODEL_FAILED;
       for (size_t i = 0; i < n; i++) {
         const double w = sqrt(h) * dw[i];
         x[i] += f[i] * h + g[i] * w;
@@ -155,11 +163,11 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
       }
     } else if (!implicit) {
       for (size_t i = 0; i < n; i++) f[i] *= h;
-      noise_increment(sys, milstein, t, x, h, dw, g, dg, f);
+      if (noise_increment(sys, milstein, t, x, h, dw, g, dg, f)) return TF_SDE_MODEL_FAILED;
       for (size_t i = 0; i < n; i++) x[i] += f[i];
     } else {
       for (size_t i = 0; i < n; i++) c[i] = (1 - th) * h * f[i];
-      noise_increment(sys, milstein, t, x, h, dw, g, dg, c);
+      if (noise_increment(sys, milstein, t, x, h, dw, g, dg, c)) return TF_SDE_MODEL_FAILED;
       for (size_t i = 0; i < n; i++) c[i] += x[i];
       /* first guess: the explicit Euler step */
       for (size_t i = 0; i < n; i++) f[i] = c[i] + th * h * f[i];

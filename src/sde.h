@@ -24,17 +24,18 @@ typedef enum tf_sde_scheme {
   TF_SDE_DRIFT_IMPLICIT_MILSTEIN /* the same with the Milstein correction (strong order 1) */
 } tf_sde_scheme;
 
+/* The functions return 0, or a model's refusal (twofold/model.h), which ends the run. */
 typedef struct tf_sde_system {
   size_t n;
-  void (*drift)(double t, const double *x, void *ctx, double *f);
-  void (*diffusion)(double t, const double *x, void *ctx, double *g);
-  void (*diffusion_dx)(double t, const double *x, void *ctx, double *dg); /* Milstein only */
+  int (*drift)(double t, const double *x, void *ctx, double *f);
+  int (*diffusion)(double t, const double *x, void *ctx, double *g);
+  int (*diffusion_dx)(double t, const double *x, void *ctx, double *dg); /* Milstein only */
   void *ctx;
   /* Optional general noise with m Wiener processes (instead of `diffusion`):
    * dx = f dt + G(t, x) dW, G n x m row-major.  Milstein schemes need m = 1 (a single noise
    * source is always commutative); the derivative (G'G) is taken by central differences. */
   size_t m;
-  void (*noise)(double t, const double *x, void *ctx, double *G);
+  int (*noise)(double t, const double *x, void *ctx, double *G);
   /* Optional df/dx (n x n, row-major) for the drift-implicit schemes; NULL: differences. */
   void (*drift_jacobian)(double t, const double *x, void *ctx, double *jac);
   double theta; /* drift-implicit weight in (0, 1]; 0 means 1 */
@@ -43,7 +44,9 @@ typedef struct tf_sde_system {
 typedef enum tf_sde_status {
   TF_SDE_OK = 0,
   TF_SDE_NONFINITE,
-  TF_SDE_NEWTON_FAILED /* drift-implicit step: Newton did not converge (or singular matrix) */
+  TF_SDE_NEWTON_FAILED, /* drift-implicit step: Newton did not converge (or singular matrix) */
+  TF_SDE_MODEL_FAILED   /* a model function refused (returned nonzero: with a fixed step there
+                           is no smaller step to retry) */
 } tf_sde_status;
 
 /* Integrates from t0 to t_end in ceil((t_end - t0) / dt) equal steps (the step is shortened

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "filippov.h"
+#include "ode.h"
 
 static const char *const law_names[] = {"tanh", "sqrt", "linear", NULL};
 static const char *const field_names[] = {"convex", "stick", "regularised", NULL};
@@ -98,46 +99,44 @@ double tf_smooth_sign(const tf_smoothing *s, double h, double *dlambda) {
 }
 
 /* f(x, lambda) of the chosen field. */
-static void field_at(const tf_kernel *k, const double *p, tf_smooth_field field, double t,
-                     const double *x, double lambda, double *dx) {
-  if (field == TF_SMOOTH_REGULARISED) {
-    k->filippov->regularised(t, x, lambda, p, dx);
-  } else if (field == TF_SMOOTH_STICK) {
-    k->filippov->stick(t, x, lambda, p, dx);
-  } else {
-    double up[TF_MAX_DIM], down[TF_MAX_DIM];
-    k->filippov->slip(t, x, +1, p, up);
-    k->filippov->slip(t, x, -1, p, down);
-    for (size_t i = 0; i < k->dim; i++)
-      dx[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
-  }
+static int field_at(const tf_kernel *k, const double *p, tf_smooth_field field, double t,
+                    const double *x, double lambda, double *dx) {
+  if (field == TF_SMOOTH_REGULARISED) return k->filippov->regularised(t, x, lambda, p, dx);
+  if (field == TF_SMOOTH_STICK) return k->filippov->stick(t, x, lambda, p, dx);
+  double up[TF_MAX_DIM], down[TF_MAX_DIM];
+  const int rc =
+      tf_model_code_join(k->filippov->slip(t, x, +1, p, up), k->filippov->slip(t, x, -1, p, down));
+  for (size_t i = 0; i < k->dim; i++)
+    dx[i] = 0.5 * (1 + lambda) * up[i] + 0.5 * (1 - lambda) * down[i];
+  return rc;
 }
 
-void tf_smooth_rhs(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
-                   const double *x, double *dx) {
+int tf_smooth_rhs(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
+                  const double *x, double *dx) {
   const double lambda = tf_smooth_sign(s, k->filippov->switching(x, p, NULL), NULL);
-  field_at(k, p, s->field, t, x, lambda, dx);
+  return field_at(k, p, s->field, t, x, lambda, dx);
 }
 
-void tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_smoothing *s,
-                                double t, const double *x, double *dir) {
+int tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
+                               const double *x, double *dir) {
   const double lambda = tf_smooth_sign(s, k->filippov->switching(x, p, NULL), NULL);
   if (s->field == TF_SMOOTH_REGULARISED && k->filippov->regularised_jacobian) {
     double jac[TF_MAX_DIM * TF_MAX_DIM];
     k->filippov->regularised_jacobian(t, x, lambda, p, jac, dir);
-    return;
+    return 0;
   }
   double a[TF_MAX_DIM], b[TF_MAX_DIM];
   if (s->field != TF_SMOOTH_REGULARISED) { /* affine in lambda: exact difference */
-    field_at(k, p, s->field, t, x, 1.0, a);
-    field_at(k, p, s->field, t, x, -1.0, b);
+    const int rc = tf_model_code_join(field_at(k, p, s->field, t, x, 1.0, a),
+                                      field_at(k, p, s->field, t, x, -1.0, b));
     for (size_t i = 0; i < k->dim; i++) dir[i] = 0.5 * (a[i] - b[i]);
-    return;
+    return rc;
   }
   const double step = 1e-6; /* central difference in lambda, O(step^2) */
-  field_at(k, p, s->field, t, x, lambda + step, a);
-  field_at(k, p, s->field, t, x, lambda - step, b);
+  const int rc = tf_model_code_join(field_at(k, p, s->field, t, x, lambda + step, a),
+                                    field_at(k, p, s->field, t, x, lambda - step, b));
   for (size_t i = 0; i < k->dim; i++) dir[i] = (a[i] - b[i]) / (2 * step);
+  return rc;
 }
 
 bool tf_smooth_has_jacobian(const tf_kernel *k, const tf_smoothing *s) {

@@ -50,13 +50,13 @@ int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s
 double tf_smooth_sign(const tf_smoothing *s, double h, double *dlambda);
 
 /* The smoothed field f(x, Lambda_eps(h(x))). */
-void tf_smooth_rhs(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
-                   const double *x, double *dx);
+int tf_smooth_rhs(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
+                  const double *x, double *dx);
 
 /* d f(x, lambda) / d lambda at lambda = Lambda_eps(h(x)) (dim values): the direction in
  * which a perturbation of the friction law moves the state (noise on the friction law). */
-void tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_smoothing *s,
-                                double t, const double *x, double *dir);
+int tf_smooth_lambda_direction(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
+                               const double *x, double *dir);
 
 /* True if an analytic Jacobian exists: the regularised field with regularised_jacobian, or
  * the convex field of a kernel with slip_jacobian (the chain rule through lambda). */

@@ -132,9 +132,9 @@ typedef struct smooth_ctx {
   const double *p;
 } smooth_ctx;
 
-static void smooth_rhs(double t, const double *x, void *ctx, double *dx) {
+static int smooth_rhs(double t, const double *x, void *ctx, double *dx) {
   const smooth_ctx *s = ctx;
-  tf_model_rhs(s->k)(t, x, s->p, dx);
+  return tf_model_rhs(s->k)(t, x, s->p, dx);
 }
 
 static void smooth_dense(const void *s, double t, double *x) {

@@ -114,11 +114,12 @@ static bool mode_signs(const tf_switches *sw, double t, const double *x, const s
   return ok;
 }
 
-static void field_of(tf_switches *sw, const signed char *mode, double t, const double *x,
-                     double *dx) {
+/* The field of `mode` at x: 0, or the model's refusal. */
+static int field_of(tf_switches *sw, const signed char *mode, double t, const double *x,
+                    double *dx) {
   double s[MAXM];
   if (!mode_signs(sw, t, x, mode, s)) sw->singular = true;
-  sw->ops->field(t, x, s, sw->p, dx);
+  return sw->ops->field(t, x, s, sw->p, dx);
 }
 
 static bool any_stuck(const tf_switches *sw) {
@@ -162,10 +163,12 @@ static void tangent_rhs(tf_switches *sw, double t, const double *x, double *dx) 
   }
 }
 
-static void rhs(double t, const double *x, void *ctx, double *dx) {
+/* The tangents' probes refuse only where the state nearly does: the state's answer is kept. */
+static int rhs(double t, const double *x, void *ctx, double *dx) {
   tf_switches *sw = ctx;
-  field_of(sw, sw->mode, t, x, dx);
+  const int rc = field_of(sw, sw->mode, t, x, dx);
   if (sw->nv) tangent_rhs(sw, t, x, dx);
+  return rc;
 }
 
 static void current_field(void *ctx, double t, const double *x, double *dx) {
@@ -540,7 +543,8 @@ tf_switches_result tf_switches_run(tf_switches *sw, double t0, double *x_io, dou
   if (status == TF_MEMBER_OK && tf_state_finite(x, sw->n)) {
     count_collapse(sw, sw->mode);
     const tf_event_loop_result r = tf_event_loop_run(sw->loop, t0, x, t_end, &res.events);
-    res.status = r.status, res.t = r.t, res.steps = r.steps, res.rhs_evals = r.rhs_evals;
+    res.status = r.model_code ? tf_kernel_member_failed(sw->k, r.model_code, r.t) : r.status;
+    res.t = r.t, res.steps = r.steps, res.rhs_evals = r.rhs_evals;
     res.segments = r.segments;
     if (r.lyapunov) {
       memcpy(res.lyapunov, r.lyapunov, sw->nv * sizeof *res.lyapunov);

@@ -29,23 +29,43 @@ typedef struct solve_ctx {
   int lag;
   PetscInt jac_step, jac_rejections, jac_failures;
   bool jac_valid;
+  bool implicit; /* the type solves a nonlinear system per stage */
 } solve_ctx;
 
-static void eval_rhs(solve_ctx *c, double t, const double *x, double *f) {
+/* The batch's field; returns the members' refusals joined (tf_model_code_join). */
+static int eval_rhs(solve_ctx *c, double t, const double *x, double *f) {
   const size_t n = c->pb->n;
-  for (size_t b = 0; b < c->batch; b++) c->pb->rhs(t, x + b * n, c->pb->ctx, f + b * n);
+  int code = 0;
+  for (size_t b = 0; b < c->batch; b++)
+    code = tf_model_code_join(code, c->pb->rhs(t, x + b * n, c->pb->ctx, f + b * n));
   c->stats->rhs_evals++;
-  for (size_t i = 0; i < n * c->batch; i++)
+  for (size_t i = 0; i < n * c->batch && !code; i++)
     if (!isfinite(f[i])) c->nonfinite = true;
+  return code;
+}
+
+/* A refusal outside the domain fails the nonlinear solve, so TS retries a smaller step (an
+ * explicit type has no solve: NaN makes its step controller reject the step); a fatal one
+ * ends the solve. */
+static PetscErrorCode refuse(solve_ctx *c, TS ts, int code, PetscScalar *f) {
+  if (code < 0) {
+    c->stats->model_code = code;
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_USER, "the model failed (code %d)", code);
+  }
+  SNES snes = NULL;
+  if (ts) PetscCall(TSGetSNES(ts, &snes));
+  if (snes && c->implicit) PetscCall(SNESSetFunctionDomainError(snes));
+  for (size_t i = 0; i < c->pb->n * c->batch; i++) f[i] = NAN;
+  return 0;
 }
 
 static PetscErrorCode rhs_function(TS ts, PetscReal t, Vec X, Vec F, void *vctx) {
-  (void)ts;
   const PetscScalar *x;
   PetscScalar *f;
   PetscCall(VecGetArrayRead(X, &x));
   PetscCall(VecGetArray(F, &f));
-  eval_rhs(vctx, t, x, f);
+  const int code = eval_rhs(vctx, t, x, f);
+  if (code) PetscCall(refuse(vctx, ts, code, f));
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(X, &x));
   return 0;
@@ -400,6 +420,7 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
     code = TSSetRHSFunction(ts, NULL, rhs_function, &c);
     if (!code) code = TSSetRHSJacobian(ts, J, J, rhs_jacobian, &c);
   } else if (!code) {
+    c.implicit = true;
     code = TSSetIFunction(ts, NULL, ifunction, &c);
     if (!code) code = TSSetIJacobian(ts, J, J, ijacobian, &c);
   }
@@ -462,6 +483,12 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
     TSGetTime(ts, &t_reached);
     stats->steps = steps;
     stats->t_reached = t_reached;
+  }
+  if (stats->model_code) { /* the model's verdict, not PETSc's error */
+    PetscReal t_reached = t0;
+    TSGetTime(ts, &t_reached);
+    stats->t_reached = t_reached;
+    code = 0, status = TF_MEMBER_FAILED;
   }
   int rc = code ? petsc_fail(code, stage, err) : status;
   free(c.jac);

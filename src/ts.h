@@ -25,7 +25,9 @@
 
 typedef struct tf_ts_problem {
   size_t n; /* dimension of one member */
-  void (*rhs)(double t, const double *x, void *ctx, double *dx);
+  /* 0, or a model's refusal: > 0 fails the nonlinear solve (a smaller step is tried; an
+   * explicit type sees NaN), < 0 ends the solve (stats.model_code) */
+  int (*rhs)(double t, const double *x, void *ctx, double *dx);
   void (*jacobian)(double t, const double *x, void *ctx, double *jac); /* NULL: FD colouring */
   void *ctx;
 } tf_ts_problem;
@@ -40,6 +42,7 @@ typedef struct tf_ts_settings {
 
 typedef struct tf_ts_stats {
   long steps, rejected, rhs_evals, jacobian_evals, nonlinear_iterations, linear_iterations;
+  int model_code; /* the fatal refusal that ended the solve (status failed), else 0 */
   double t_reached;
 } tf_ts_stats;
 

@@ -9,12 +9,30 @@
  * A plugin (a shared library given as `model.library`, or a C file given as `model.source`
  * that twofold compiles) lists its models with TWOFOLD_MODELS(...).  twofold reads the
  * exported ABI number before it touches any struct and refuses a library built against
- * another version of this header.
+ * another ABI.
+ *
+ * Growing by appending: tf_model_def and every table of operations begin with `size`, the
+ * sizeof the struct the model was compiled with (write TF_MODEL_HEAD in the definition and
+ * TF_OPS_SIZE(type) in each table).  New members are only ever appended, so a model compiled
+ * against an older header of the same ABI keeps loading: the engine reads a member only where
+ * the model's size covers it, and takes the rest as NULL or 0.  TWOFOLD_MODEL_ABI changes no
+ * more.
  *
  * Conventions: the state has `dim` components; parameters reach every function as a dense
- * array `p` in the order of `params`; matrices are row-major; functions write their result
- * and return nothing unless stated.  They must be pure (no hidden state): members run in any
- * order, on any rank, and are repeated after a restart. */
+ * array `p` in the order of `params`; matrices are row-major.  They must be pure (no hidden
+ * state): members run in any order, on any rank, and are repeated after a restart.
+ *
+ * Field callbacks (every function writing a vector field, a noise amplitude or a map's image)
+ * return an int:
+ *   0    the value is written;
+ *   > 0  the state is outside the model's domain (e.g. a square root of a negative number):
+ *        an integrator rejects its step and retries with a smaller one, as for a step that
+ *        overflows; at a state the engine has already accepted (or for a map, which has no
+ *        step to shrink) it ends the member as a failure;
+ *   < 0  a fatal failure: the member ends with status `failed`, and the message the model's
+ *        `failure(code)` gives for it (or "code N") is reported for that member.
+ * Jacobians, switching and surface functions return their value as before: the engine
+ * evaluates them only where the field was accepted. */
 #ifndef TWOFOLD_MODEL_H
 #define TWOFOLD_MODEL_H
 
@@ -27,8 +45,15 @@
 extern "C" {
 #endif
 
-/* Bumped on every incompatible change to the structs or function types below. */
-#define TWOFOLD_MODEL_ABI 2
+/* The struct layout generation.  3 is the last incompatible one: since then members are
+ * appended (with the size fields below telling the engine which a model has). */
+#define TWOFOLD_MODEL_ABI 3
+
+/* The first members of a tf_model_def and of a table of operations:
+ *   const tf_model_def m = {TF_MODEL_HEAD, .name = ..., ...};
+ *   static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs};  */
+#define TF_MODEL_HEAD .size = sizeof(tf_model_def), .abi = TWOFOLD_MODEL_ABI
+#define TF_OPS_SIZE(type) .size = sizeof(type)
 
 #define TF_ERROR_MAX 2048
 
@@ -66,11 +91,13 @@ typedef enum tf_model_kind {
   TF_MODEL_SWITCHES = 8     /* Filippov with several switching functions (several contacts) */
 } tf_model_kind;
 
-typedef void tf_field_fn(double t, const double *x, const double *p, double *dxdt);
+/* A field: 0, > 0 outside the domain (retry smaller), < 0 fatal (see the top of this file). */
+typedef int tf_field_fn(double t, const double *x, const double *p, double *dxdt);
 typedef void tf_matrix_fn(double t, const double *x, const double *p, double *jac);
 
 /* TF_MODEL_FLOW. */
 typedef struct tf_flow_ops {
+  size_t size;               /* TF_OPS_SIZE(tf_flow_ops) */
   tf_field_fn *rhs;          /* required: f(t, x) */
   tf_matrix_fn *jacobian;    /* optional: df/dx (dim x dim); finite differences if NULL */
   tf_field_fn *diffusion;    /* optional diagonal noise g_i(t, x) of dx_i = f_i dt + g_i dW_i */
@@ -82,20 +109,21 @@ typedef struct tf_flow_ops {
  * stick(x, lambda), affine in lambda in [-1, 1] (NULL: Filippov's convex combination of the
  * two slip limits). */
 typedef struct tf_filippov_ops {
+  size_t size; /* TF_OPS_SIZE(tf_filippov_ops) */
   double (*switching)(const double *x, const double *p, double *grad /* dim, or NULL */);
-  void (*slip)(double t, const double *x, int side, const double *p, double *dx);
-  void (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
+  int (*slip)(double t, const double *x, int side, const double *p, double *dx);
+  int (*stick)(double t, const double *x, double lambda, const double *p, double *dx);
   /* Optional: d slip / dx on one side (dim x dim), for exact tangent dynamics. */
   void (*slip_jacobian)(double t, const double *x, int side, const double *p, double *jac);
   /* Optional second switching function g splitting Sigma; where h = g = 0 the engine applies
    * the extended Filippov analysis (never crosses by rounding).  stick_side is stick with the
    * sign of g given, when stick depends on it. */
   double (*secondary_switching)(const double *x, const double *p, double *grad);
-  void (*stick_side)(double t, const double *x, double lambda, int secondary_side, const double *p,
-                     double *dx);
+  int (*stick_side)(double t, const double *x, double lambda, int secondary_side, const double *p,
+                    double *dx);
   /* Optional smoothing: the field with sign(h) replaced by lambda anywhere (terms nonlinear in
    * lambda allowed), its Jacobian at fixed lambda and d/dlambda. */
-  void (*regularised)(double t, const double *x, double lambda, const double *p, double *dx);
+  int (*regularised)(double t, const double *x, double lambda, const double *p, double *dx);
   void (*regularised_jacobian)(double t, const double *x, double lambda, const double *p,
                                double *jac, double *dlambda);
   /* Optional: true if with these parameters the model is run as the smooth flow `smooth`
@@ -110,9 +138,10 @@ typedef struct tf_filippov_ops {
  * if grad is not NULL, their gradients (2 x dim); field2 is the field with the slip direction
  * given as dir = (cos phi, sin phi), on Sigma the limit field F*(phi). */
 typedef struct tf_codim2_ops {
+  size_t size; /* TF_OPS_SIZE(tf_codim2_ops) */
   tf_field_fn *rhs;
   void (*sigma2)(const double *x, const double *p, double *h, double *grad);
-  void (*field2)(double t, const double *x, const double *dir, const double *p, double *dx);
+  int (*field2)(double t, const double *x, const double *dir, const double *p, double *dx);
 } tf_codim2_ops;
 
 /* TF_MODEL_TWO_CONTACT: the slipping-slipping field with the unit slip directions at the two
@@ -120,32 +149,48 @@ typedef struct tf_codim2_ops {
  * contact_index holds the state indices of u1+, u1- and u_a.  rhs is the field off both
  * contact sets. */
 typedef struct tf_two_contact_ops {
+  size_t size; /* TF_OPS_SIZE(tf_two_contact_ops) */
   tf_field_fn *rhs;
-  void (*field_dual)(double t, const double *x, const double *dplus, const double *dminus,
-                     const double *p, double *dx);
+  int (*field_dual)(double t, const double *x, const double *dplus, const double *dminus,
+                    const double *p, double *dx);
   int contact_index[3];
 } tf_two_contact_ops;
 
 /* TF_MODEL_MAP. */
 typedef struct tf_map_ops {
-  void (*map)(const double *x, const double *p, double *out);
+  size_t size;                                               /* TF_OPS_SIZE(tf_map_ops) */
+  int (*map)(const double *x, const double *p, double *out); /* a field callback: any nonzero
+                                                                 return ends the member */
   void (*map_jacobian)(const double *x, const double *p, double *jac); /* optional */
 } tf_map_ops;
+
+/* Elements the DEVS engine has vectorised tiles for (AVX-512, AVX2 and portable, chosen at
+ * run time, all giving the same bits as the map through its pointer would). */
+typedef enum tf_devs_tile {
+  TF_DEVS_TILE_NONE = 0,    /* the map through its pointer */
+  TF_DEVS_TILE_LOGISTIC = 1 /* x -> mu x (1 - x), mu = p[tile_param], written exactly so */
+} tf_devs_tile;
 
 /* TF_MODEL_DEVS (dim 1): N elements that each follow the 1-D map with probability q per step
  * and keep their value otherwise.  The indices say where N, q, steps and transient are in the
  * parameter table. */
 typedef struct tf_devs_ops {
-  void (*map)(const double *x, const double *p, double *out);
+  size_t size;                                               /* TF_OPS_SIZE(tf_devs_ops) */
+  int (*map)(const double *x, const double *p, double *out); /* nonzero ends the member */
   void (*map_jacobian)(const double *x, const double *p, double *jac);
   int n, q, steps, transient;
   double initial_min, initial_max; /* elements start uniformly distributed on this interval */
+  /* Optional: the engine's vectorised tile for this element, declared by a model whose map is
+   * exactly that element (its parameter at index tile_param); TF_DEVS_TILE_NONE otherwise. */
+  tf_devs_tile tile;
+  int tile_param;
 } tf_devs_ops;
 
 /* TF_MODEL_IMPACT: free flight by rhs inside the admissible set {h_i(x) >= 0} bounded by
  * 1 to 3 impact surfaces; a trajectory reaching h_i = 0 with h_i' < 0 jumps by the reset
  * x+ = R_i(x-) (Newton restitution v -> -r v in the common case, any map in general). */
 typedef struct tf_impact_ops {
+  size_t size;            /* TF_OPS_SIZE(tf_impact_ops) */
   tf_field_fn *rhs;       /* required: the free-flight field */
   tf_matrix_fn *jacobian; /* optional: its Jacobian; finite differences if NULL */
   size_t nimpacts;        /* 1 to 3 */
@@ -175,16 +220,18 @@ typedef struct tf_impact_ops {
 #define TF_SWITCHES_MAX 4
 
 typedef struct tf_switches_ops {
+  size_t size;   /* TF_OPS_SIZE(tf_switches_ops) */
   int nswitches; /* m, 1 to TF_SWITCHES_MAX */
   /* h_i(x) for i in 0 .. m-1, and its gradient (dim) if grad is not NULL */
   double (*switching)(int i, const double *x, const double *p, double *grad);
   /* f(t, x, s) with s[0 .. m-1] */
-  void (*field)(double t, const double *x, const double *s, const double *p, double *dx);
+  int (*field)(double t, const double *x, const double *s, const double *p, double *dx);
   /* Optional: d f / dx at fixed s (dim x dim), for exact tangent dynamics */
   void (*field_jacobian)(double t, const double *x, const double *s, const double *p, double *jac);
 } tf_switches_ops;
 
 typedef struct tf_model_def {
+  size_t size;      /* sizeof(tf_model_def): TF_MODEL_HEAD sets it and abi */
   int abi;          /* TWOFOLD_MODEL_ABI */
   const char *name; /* as used in configs (model.name) */
   const char *doc;  /* one line */
@@ -213,6 +260,11 @@ typedef struct tf_model_def {
   const tf_devs_ops *devs;
   const tf_impact_ops *impact;
   const tf_switches_ops *switches;
+  /* Optional: the message for a negative code a field callback returned (NULL, or a NULL
+   * answer: the engine reports "code N").  A pure function of the code, e.g. a switch over
+   * the model's own codes returning string literals. */
+  const char *(*failure)(int code);
+  /* New members go here, at the end (and likewise at the end of each table). */
 } tf_model_def;
 
 /* What a plugin exports: its ABI number and a NULL-terminated list of its models. */

@@ -27,10 +27,11 @@ static double switching(const double *x, const double *p, double *grad) {
   return x[1] - p[VB];
 }
 
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = -p[K] * x[0] - p[C] * x[1] - p[MU] * side;
+  return 0;
 }
 
 static void slip_jacobian(double t, const double *x, int side, const double *p, double *j) {
@@ -44,13 +45,14 @@ static void energy(const double *x, const double *p, double *out) {
 }
 
 static const tf_filippov_ops ops = {
+    TF_OPS_SIZE(tf_filippov_ops),
     .switching = switching,
     .slip = slip,
     .slip_jacobian = slip_jacobian,
 };
 
 static const tf_model_def belt = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "belt-friction",
     .doc = "spring-mass on a belt with Coulomb friction and viscous damping",
     .kind = TF_MODEL_FILIPPOV,

@@ -1,5 +1,6 @@
 /* broken.c — faulty plugins for the error-path tests, one per macro:
  *   BAD_ABI        exports an ABI number this twofold does not have
+ *   ABI_2          exports ABI 2, the layout before the size fields
  *   NO_ABI         exports the model list but no ABI number
  *   KIND_MISMATCH  declares a Filippov model but gives a flow table
  *   BAD_DEFAULT    a parameter default outside its bounds
@@ -22,16 +23,17 @@ static const tf_param params[] = {
 static const char *const names[] = {"x", "y"};
 static const double initial[] = {1.0, 0.5};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
 #ifdef NAN_FIELD
   if (x[0] > 1.0) {
     dx[0] = dx[1] = NAN;
-    return;
+    return 0;
   }
 #endif
   dx[0] = -p[0] * x[0] + x[1] * x[1];
   dx[1] = -p[0] * x[1];
+  return 0;
 }
 
 static void jacobian(double t, const double *x, const double *p, double *j) {
@@ -45,10 +47,10 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
   j[2] = 0, j[3] = -p[0];
 }
 
-static const tf_flow_ops ops = {.rhs = rhs, .jacobian = jacobian};
+static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs, .jacobian = jacobian};
 
 static const tf_model_def def = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
 #ifdef NAME_CLASH
     .name = "lorenz",
 #else
@@ -70,6 +72,9 @@ static const tf_model_def def = {
 
 #if defined(BAD_ABI)
 const int twofold_model_abi = TWOFOLD_MODEL_ABI + 98;
+const tf_model_def *const twofold_model_list[] = {&def, NULL};
+#elif defined(ABI_2)
+const int twofold_model_abi = 2;
 const tf_model_def *const twofold_model_list[] = {&def, NULL};
 #elif defined(DUPLICATE)
 TWOFOLD_MODELS(&def, &def);

@@ -20,23 +20,25 @@ static void sigma2(const double *x, const double *p, double *h, double *grad) {
   grad[0] = 1.0, grad[4] = 1.0;
 }
 
-static void field2(double t, const double *x, const double *dir, const double *p, double *dx) {
+static int field2(double t, const double *x, const double *dir, const double *p, double *dx) {
   (void)t, (void)p;
   dx[0] = -dir[0] + x[2];
   dx[1] = -dir[1];
   dx[2] = -dir[0] - x[2];
+  return 0;
 }
 
-static void antali_rhs(double t, const double *x, const double *p, double *dx) {
+static int antali_rhs(double t, const double *x, const double *p, double *dx) {
   const double rho = hypot(x[0], x[1]);
   const double dir[2] = {rho > 0 ? x[0] / rho : 0.0, rho > 0 ? x[1] / rho : 0.0};
-  field2(t, x, dir, p, dx);
+  return field2(t, x, dir, p, dx);
 }
 
-static const tf_codim2_ops antali_ops = {.rhs = antali_rhs, .sigma2 = sigma2, .field2 = field2};
+static const tf_codim2_ops antali_ops = {TF_OPS_SIZE(tf_codim2_ops), .rhs = antali_rhs,
+                                         .sigma2 = sigma2, .field2 = field2};
 
 static const tf_model_def antali = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "antali-plugin",
     .doc = "Antali 2017 eq 2.19 as a plugin",
     .kind = TF_MODEL_CODIM2,
@@ -59,8 +61,8 @@ static const tf_param flow_params[] = {
 };
 static const char *const flow_names[] = {"u1p", "u1m", "u2", "v"};
 
-static void field_dual(double t, const double *x, const double *dp, const double *dm,
-                       const double *p, double *dx) {
+static int field_dual(double t, const double *x, const double *dp, const double *dm,
+                      const double *p, double *dx) {
   (void)t;
   const double v = x[3], mu = p[MU], jj = p[J], cent = v * v / p[D];
   const double den = 1.0 + mu * mu * dp[1] * dm[1];
@@ -72,20 +74,21 @@ static void field_dual(double t, const double *x, const double *dp, const double
   dx[1] = drag + (1 + jj) / jj * T1m + T1p;
   dx[2] = v * (v - x[0]) / p[D] + (T2p + T2m) / jj;
   dx[3] = drag + T1p + T1m;
+  return 0;
 }
 
-static void flow_rhs(double t, const double *x, const double *p, double *dx) {
+static int flow_rhs(double t, const double *x, const double *p, double *dx) {
   const double sp = hypot(x[0], x[2]), sm = hypot(x[1], x[2]);
   const double dp[2] = {sp > 0 ? x[0] / sp : 0, sp > 0 ? x[2] / sp : 0};
   const double dm[2] = {sm > 0 ? x[1] / sm : 0, sm > 0 ? x[2] / sm : 0};
-  field_dual(t, x, dp, dm, p, dx);
+  return field_dual(t, x, dp, dm, p, dx);
 }
 
-static const tf_two_contact_ops flow_ops = {
-    .rhs = flow_rhs, .field_dual = field_dual, .contact_index = {0, 1, 2}};
+static const tf_two_contact_ops flow_ops = {TF_OPS_SIZE(tf_two_contact_ops), .rhs = flow_rhs,
+                                            .field_dual = field_dual, .contact_index = {0, 1, 2}};
 
 static const tf_model_def flowmeter = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "flowmeter-plugin",
     .doc = "rotating ball flowmeter as a plugin",
     .kind = TF_MODEL_TWO_CONTACT,

@@ -11,7 +11,7 @@ static const tf_param params[] = {{"r", 1.0, 0.0, 2.0, "decay rate", false}};
 static const char *const names[] = {"x"};
 static const double initial[] = {1.0};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   if (x[0] > 1.5) {
 #if defined(SEGV)
@@ -24,16 +24,11 @@ static void rhs(double t, const double *x, const double *p, double *dx) {
 #endif
   }
   dx[0] = -p[0] * x[0];
+  return 0;
 }
 
-static const tf_flow_ops ops = {.rhs = rhs};
-static const tf_model_def def = {.abi = TWOFOLD_MODEL_ABI,
-                                 .name = "crashing",
-                                 .kind = TF_MODEL_FLOW,
-                                 .dim = 1,
-                                 .state_names = names,
-                                 .initial = initial,
-                                 .nparams = 1,
-                                 .params = params,
-                                 .flow = &ops};
+static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs};
+static const tf_model_def def = {TF_MODEL_HEAD, .name = "crashing",   .kind = TF_MODEL_FLOW,
+                                 .dim = 1,      .state_names = names, .initial = initial,
+                                 .nparams = 1,  .params = params,     .flow = &ops};
 TWOFOLD_MODELS(&def);

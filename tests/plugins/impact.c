@@ -15,9 +15,10 @@ static const tf_param params[] = {
 static const char *const names[] = {"y", "v"};
 static const double initial[] = {0.0, 1.0};
 
-static void fall(double t, const double *x, const double *p, double *dx) {
+static int fall(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1], dx[1] = -p[G];
+  return 0;
 }
 
 static void fall_jacobian(double t, const double *x, const double *p, double *j) {
@@ -48,7 +49,8 @@ static double rest(int i, double t, const double *x, const double *p, double *dx
   return p[G]; /* the floor carries the weight */
 }
 
-static const tf_impact_ops ops = {.rhs = fall,
+static const tf_impact_ops ops = {TF_OPS_SIZE(tf_impact_ops),
+                                  .rhs = fall,
                                   .jacobian = fall_jacobian,
                                   .nimpacts = 1,
                                   .surface = height,
@@ -57,7 +59,7 @@ static const tf_impact_ops ops = {.rhs = fall,
                                   .constrained = rest};
 
 static const tf_model_def ball = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "floor-ball",
     .doc = "ball bouncing on a fixed floor, as a plugin (impacts, chattering, rest)",
     .kind = TF_MODEL_IMPACT,

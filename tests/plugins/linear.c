@@ -24,11 +24,12 @@ static const tf_param linear_params[] = {
 static const char *const linear_names[] = {"x", "y", "z"};
 static const double linear_initial[] = {1.0, -0.5, 0.25};
 
-static void linear_rhs(double t, const double *x, const double *p, double *dx) {
+static int linear_rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = p[A] * x[0];
   dx[1] = p[S] * x[0] + p[B] * x[1];
   dx[2] = p[S] * x[1] + p[C] * x[2];
+  return 0;
 }
 
 static void linear_jacobian(double t, const double *x, const double *p, double *j) {
@@ -38,10 +39,11 @@ static void linear_jacobian(double t, const double *x, const double *p, double *
   j[6] = 0, j[7] = p[S], j[8] = p[C];
 }
 
-static const tf_flow_ops linear_ops = {.rhs = linear_rhs, .jacobian = linear_jacobian};
+static const tf_flow_ops linear_ops = {TF_OPS_SIZE(tf_flow_ops), .rhs = linear_rhs,
+                                       .jacobian = linear_jacobian};
 
 static const tf_model_def linear3 = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "linear3",
     .doc = "linear flow with a lower-triangular matrix",
     .kind = TF_MODEL_FLOW,
@@ -56,22 +58,17 @@ static const tf_model_def linear3 = {
 static const char *const map_names[] = {"x"};
 static const double map_initial[] = {0.3};
 
-static void quadratic(const double *x, const double *p, double *out) {
+static int quadratic(const double *x, const double *p, double *out) {
   (void)p;
   out[0] = 4.0 * x[0] * (1.0 - x[0]);
+  return 0;
 }
 
-static const tf_map_ops map_ops = {.map = quadratic};
+static const tf_map_ops map_ops = {TF_OPS_SIZE(tf_map_ops), .map = quadratic};
 
 static const tf_model_def quadratic_map = {
-    .abi = TWOFOLD_MODEL_ABI,
-    .name = "quadratic-map",
-    .doc = "x -> 4 x (1 - x)",
-    .kind = TF_MODEL_MAP,
-    .dim = 1,
-    .state_names = map_names,
-    .initial = map_initial,
-    .map = &map_ops,
+    TF_MODEL_HEAD, .name = "quadratic-map",  .doc = "x -> 4 x (1 - x)", .kind = TF_MODEL_MAP,
+    .dim = 1,      .state_names = map_names, .initial = map_initial,    .map = &map_ops,
 };
 
 enum { DN, DQ, DR, DSTEPS, DTRANSIENT };
@@ -84,15 +81,17 @@ static const tf_param devs_params[] = {
     {"transient", 1000, 0, 1e13, "steps discarded before measuring", false},
 };
 
-static void growth(const double *x, const double *p, double *out) {
+static int growth(const double *x, const double *p, double *out) {
   out[0] = p[DR] * x[0] * (1.0 - x[0]);
+  return 0;
 }
 
 static void growth_jacobian(const double *x, const double *p, double *j) {
   j[0] = p[DR] * (1.0 - 2.0 * x[0]);
 }
 
-static const tf_devs_ops devs_ops = {.map = growth,
+static const tf_devs_ops devs_ops = {TF_OPS_SIZE(tf_devs_ops),
+                                     .map = growth,
                                      .map_jacobian = growth_jacobian,
                                      .n = DN,
                                      .q = DQ,
@@ -102,7 +101,7 @@ static const tf_devs_ops devs_ops = {.map = growth,
                                      .initial_max = 1.0};
 
 static const tf_model_def devs_growth = {
-    .abi = TWOFOLD_MODEL_ABI,
+    TF_MODEL_HEAD,
     .name = "devs-growth",
     .doc = "DEVS: N logistic elements, each updated with probability q per step",
     .kind = TF_MODEL_DEVS,

@@ -4,12 +4,12 @@
 
 static const char *const names[] = {"x"};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t, (void)p;
-  dx[0] = -x[0]
+  dx[0] = -x[0] return 0;
 }
 
-static const tf_flow_ops ops = {.rhs = rhs};
-static const tf_model_def def = {.abi = TWOFOLD_MODEL_ABI, .name = "broken", .kind = TF_MODEL_FLOW,
-                                 .dim = 1, .state_names = names, .flow = &ops};
+static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs};
+static const tf_model_def def = {TF_MODEL_HEAD, .name = "broken",     .kind = TF_MODEL_FLOW,
+                                 .dim = 1,      .state_names = names, .flow = &ops};
 TWOFOLD_MODELS(&def);

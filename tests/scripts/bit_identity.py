@@ -45,6 +45,8 @@ EXCLUDED_ATTRIBUTES = {
     "/model_plugin_code": "the identity of a plugin's code (a hash of its source, the compiler's "
                           "flags and the model ABI number): each build compiles its own tree's "
                           "tests/plugins/, ported with the model ABI",
+    "/model_plugin": "the compiled source a plugin came from: for model.equations the generated "
+                     "file, named by a hash of its text, which the model ABI's port changed",
 }
 EXCLUDED_JSON_KEYS = {
     "version": "the build's version string, as /twofold_version",

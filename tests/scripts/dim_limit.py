@@ -32,12 +32,13 @@ def source(n):
     names = ", ".join(f'"x{i}"' for i in range(n))
     return f"""#include "twofold/model.h"
 static const char *const names[] = {{{names}}};
-static void rhs(double t, const double *x, const double *p, double *dx) {{
+static int rhs(double t, const double *x, const double *p, double *dx) {{
   (void)t, (void)p;
   for (int i = 0; i < {n}; i++) dx[i] = -(i + 1) * x[i];
+  return 0;
 }}
-static const tf_flow_ops ops = {{.rhs = rhs}};
-static const tf_model_def chain = {{.abi = TWOFOLD_MODEL_ABI, .name = "chain{n}-c",
+static const tf_flow_ops ops = {{TF_OPS_SIZE(tf_flow_ops), .rhs = rhs}};
+static const tf_model_def chain = {{TF_MODEL_HEAD, .name = "chain{n}-c",
     .kind = TF_MODEL_FLOW, .dim = {n}, .state_names = names, .flow = &ops}};
 TWOFOLD_MODELS(&chain);
 """

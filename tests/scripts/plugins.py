@@ -59,7 +59,7 @@ cc("models/belt.c", "lib/belt.so")
 cc("models/linear.c", "lib/linear.so")
 cc("models/contact.c", "lib/contact.so")
 cc("models/impact.c", "lib/impact.so")
-for case in ("BAD_ABI", "NO_ABI", "KIND_MISMATCH", "BAD_DEFAULT", "NAME_CLASH", "DUPLICATE",
+for case in ("BAD_ABI", "ABI_2", "NO_ABI", "KIND_MISMATCH", "BAD_DEFAULT", "NAME_CLASH", "DUPLICATE",
              "WRONG_JACOBIAN", "NAN_FIELD"):
     cc("models/broken.c", f"lib/{case.lower()}.so", "-D" + case)
 
@@ -402,7 +402,12 @@ def bad(what, sets, *expect):
 # broken.c's BAD_ABI exports the header's number + 98
 ABI = int(re.search(r"#define TWOFOLD_MODEL_ABI (\d+)", open(SRC + "/include/twofold/model.h").read())[1])
 bad("wrong ABI number", ["model.library=lib/bad_abi.so"], "model.library", "lib/bad_abi.so",
-    f"model ABI {ABI + 98}", f"model ABI {ABI};", "rebuild it against")
+    f"built for model ABI {ABI + 98}", f"loads model ABI {ABI} ",
+    "'twofold model build SOURCE.c -o LIBRARY.so'", "recompile it against")
+# the layout before the size fields (ABI 2): refused with how to rebuild, never read
+bad("ABI 2", ["model.library=lib/abi_2.so"], "lib/abi_2.so", "built for model ABI 2",
+    f"loads model ABI {ABI} ", "'twofold model build SOURCE.c -o LIBRARY.so'",
+    "/twofold/model.h")
 bad("no ABI symbol", ["model.library=lib/no_abi.so"], "lib/no_abi.so", "twofold_model_abi")
 bad("kind/table mismatch", ["model.library=lib/kind_mismatch.so", "model.name=decay"],
     "kind is TF_MODEL_FILIPPOV but the table given is .flow")

@@ -299,10 +299,10 @@ expect_error("unused.yaml", yaml_model(unused), f"{BASE}.switching.s3", "      s
 
 # --- the single-switch form and flows are generated as before ----------------------------------
 # The cache is keyed by a hash of the generated source: these are the names these two models
-# have had since the generated header stopped quoting the model's name (no user text in
-# comments); a change of the printer that alters them must say so.
+# have had since model ABI 3 (size fields first, field functions returning int; before it
+# 8d9792ceec13c76b and 55aa30fc1a9692b5); a change of the printer that alters them must say so.
 OLD = {
-    "8d9792ceec13c76b": """    switching: "w - vb + 0.1*u^2"
+    "19e34c528867df3c": """    switching: "w - vb + 0.1*u^2"
     slip:
       plus:
         u: "w"
@@ -311,7 +311,7 @@ OLD = {
         u: "w"
         w: "-k^2*u + mu*cos(u)/(2 + min(u, w)) - max(0.5, w)"
 """,
-    "55aa30fc1a9692b5": """    field:
+    "a1cb95162fa7c83d": """    field:
       x: "a*(y - x) + sin(x*y)^2 - atan2(y, x)"
       y: "x*(b - z) - y/(1 + z^2) + exp(-t*x)*cosh(z)"
       z: "x*y - b*z + sqrt(1 + x^2)*log(2 + y^2) + tanh(a*z) - z^3 + pow(abs(x) + 1, b)"
@@ -342,10 +342,11 @@ static double switching(int i, const double *x, const double *p, double *grad) {
   if (grad) grad[0] = i ? 1.0 : 0.0, grad[1] = i ? 0.0 : 1.0;
   return i ? x[0] - 1.0 : x[1] - 0.1;
 }
-static void field(double t, const double *x, const double *s, const double *p, double *dx) {
+static int field(double t, const double *x, const double *s, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = (-p[0] * x[0] - s[0] * 0.3 - s[1] * 0.2 * x[1] * x[1]) / p[1] + EXTRA;
+  return 0;
 }
 static void field_jacobian(double t, const double *x, const double *s, const double *p, double *j) {
   (void)t;
@@ -354,8 +355,9 @@ static void field_jacobian(double t, const double *x, const double *s, const dou
   j[2] = -p[0] / p[1] + JAC_ERROR;
   j[3] = -s[1] * 0.4 * x[1] / p[1];
 }
-static const tf_switches_ops ops = {2, switching, field, field_jacobian};
-static const tf_model_def model = {.abi = TWOFOLD_MODEL_ABI, .name = "two-contacts",
+static const tf_switches_ops ops = {TF_OPS_SIZE(tf_switches_ops), 2, switching, field,
+                                    field_jacobian};
+static const tf_model_def model = {TF_MODEL_HEAD, .name = "two-contacts",
     .doc = "one mass, two frictional contacts", .kind = TF_MODEL_SWITCHES, .dim = 2,
     .state_names = names, .initial = x0, .nparams = 2, .params = params, .switches = &ops};
 TWOFOLD_MODELS(&model);

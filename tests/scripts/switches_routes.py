@@ -67,17 +67,19 @@ static double mu(double vr, const double *p) {
   return p[MUK] + (p[MUS] - p[MUK]) * exp(-fabs(vr) / p[VS]);
 }
 
-static void f(double t, const double *x, const double *s, const double *p, double *dx) {
+static int f(double t, const double *x, const double *s, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = -p[K1] * x[0] + p[K2] * (x[2] - x[0]) - p[C] * x[1] - s[0] * mu(x[1] - p[VB], p);
   dx[2] = x[3];
   dx[3] = -p[K2] * (x[2] - x[0]) - p[C] * x[3] - s[1] * mu(x[3] - p[VB], p);
   BROKEN
+  return 0;
 }
 
-static const tf_switches_ops ops = {.nswitches = 2, .switching = h, .field = f};
-static const tf_model_def chain = {.abi = TWOFOLD_MODEL_ABI, .name = "chain",
+static const tf_switches_ops ops = {TF_OPS_SIZE(tf_switches_ops), .nswitches = 2, .switching = h,
+                                    .field = f};
+static const tf_model_def chain = {TF_MODEL_HEAD, .name = "chain",
                                    .kind = TF_MODEL_SWITCHES, .dim = 4, .state_names = names,
                                    .nparams = 7, .params = params, .switches = &ops};
 TWOFOLD_MODELS(&chain);

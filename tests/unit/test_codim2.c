@@ -61,12 +61,13 @@ static void sigma_plane(const double *x, void *ctx, double *h, double *grad) {
   grad[0] = 1, grad[4] = 1;
 }
 
-static void field_cubic(double t, const double *x, const double *dir, void *ctx, double *dx) {
+static int field_cubic(double t, const double *x, const double *dir, void *ctx, double *dx) {
   (void)t, (void)x, (void)ctx;
   const double c3 = dir[0] * dir[0] * dir[0];
   dx[0] = C0 + ALPHA * c3;
   dx[1] = BETA * dir[1];
   dx[2] = third_harmonic ? dir[0] * dir[0] - dir[1] * dir[1] : DELTA + GAMMA * c3;
+  return 0;
 }
 
 static void general_decomposition(void) {

@@ -26,16 +26,18 @@ static const tf_param counting_params[] = {
     {"transient", 0, 0, 1e9, "transient", false},
 };
 
-static void count_map(const double *x, const double *p, double *out) {
+static int count_map(const double *x, const double *p, double *out) {
   (void)p;
   out[0] = x[0] + 1.0;
+  return 0;
 }
 static void count_jacobian(const double *x, const double *p, double *j) {
   (void)x, (void)p;
   j[0] = 2.0;
 }
 
-static const tf_devs_ops counting_ops = {.map = count_map,
+static const tf_devs_ops counting_ops = {TF_OPS_SIZE(tf_devs_ops),
+                                         .map = count_map,
                                          .map_jacobian = count_jacobian,
                                          .n = N,
                                          .q = Q,
@@ -45,13 +47,8 @@ static const tf_devs_ops counting_ops = {.map = count_map,
                                          .initial_max = 0};
 
 static const tf_model_def counting = {
-    .abi = TWOFOLD_MODEL_ABI,
-    .name = "devs-counting",
-    .kind = TF_MODEL_DEVS,
-    .dim = 1,
-    .nparams = 4,
-    .params = counting_params,
-    .devs = &counting_ops,
+    TF_MODEL_HEAD, .name = "devs-counting",   .kind = TF_MODEL_DEVS, .dim = 1,
+    .nparams = 4,  .params = counting_params, .devs = &counting_ops,
 };
 
 /* The decision of element k at `step`, drawn here from the rng.h primitive. */

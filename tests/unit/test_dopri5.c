@@ -5,17 +5,22 @@
  * whose rate is the squared radius, and z = exp(sin t)), where a wrong coefficient shows as a
  * lower order (a linear problem sees only a few of the order conditions): fixed-step orders 5
  * and 8, dense-output local orders 5 and 8, tolerance proportionality, and DOP853's 12 (+3
- * dense) evaluations per step and fewer evaluations than DOPRI5 at tight tolerances. */
+ * dense) evaluations per step and fewer evaluations than DOPRI5 at tight tolerances.
+ * Refusals of the right-hand side, for both pairs: outside the domain (> 0) a trial step is
+ * retried smaller and the exact solution is still reached; a fatal code (< 0) ends the
+ * integration at the last accepted state with the code; a refusal at the state the stepper
+ * starts from ends it too. */
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
 #include "ode.h"
 
-static void oscillator(double t, const double *x, void *ctx, double *dx) {
+static int oscillator(double t, const double *x, void *ctx, double *dx) {
   (void)t, (void)ctx;
   dx[0] = x[1];
   dx[1] = -x[0];
+  return 0;
 }
 
 static double global_error(double h, double t_end) {
@@ -104,12 +109,13 @@ static void adaptive_tolerance(void) {
 
 /* x' = -y r, y' = x r with r = x^2 + y^2 (conserved), z' = z cos t: from (1.2, 0, 1) a rotation
  * at rate 1.44 and z = exp(sin t) */
-static void rotation(double t, const double *x, void *ctx, double *dx) {
+static int rotation(double t, const double *x, void *ctx, double *dx) {
   (void)ctx;
   const double r = x[0] * x[0] + x[1] * x[1];
   dx[0] = -x[1] * r;
   dx[1] = x[0] * r;
   dx[2] = x[2] * cos(t);
+  return 0;
 }
 
 /* the exact solution at t through (t0, x0) */
@@ -268,7 +274,54 @@ static void dop853_adaptive(void) {
   CHECK(2 * evals8 < evals5, "DOP853 took %ld evaluations against DOPRI5's %ld", evals8, evals5);
 }
 
+/* x' = -sqrt(x), outside its domain for x < 0, where it writes a field pointing the wrong way
+ * (used, it would give a wrong answer); x(t) = (1 - t/2)^2 from x(0) = 1. */
+static int sqrt_decay(double t, const double *x, void *ctx, double *dx) {
+  (void)t, (void)ctx;
+  if (x[0] < 0) {
+    dx[0] = 1e3;
+    return 1;
+  }
+  dx[0] = -sqrt(x[0]);
+  return 0;
+}
+
+/* x' = -x, failing (code -5) beyond t = 0.5 */
+static int decay_until(double t, const double *x, void *ctx, double *dx) {
+  (void)ctx;
+  dx[0] = -x[0];
+  return t > 0.5 ? -5 : 0;
+}
+
+static void refusals(tf_rk_method m, const char *name) {
+  tf_dopri5 *s = tf_dopri5_create(1);
+  tf_ode_options o = tf_ode_default_options();
+  o.method = m, o.rtol = 1e-10, o.atol = 1e-12, o.h0 = 4; /* the first trial leaves x >= 0 */
+  tf_dopri5_setup(s, sqrt_decay, NULL, &o);
+  double x[1] = {1}, t = 0;
+  const tf_ode_status st = tf_dopri5_integrate(s, &t, x, 1.5);
+  CHECK(st == TF_ODE_OK && fabs(x[0] - 0.0625) < 1e-9 && tf_dopri5_stats(s).rejected > 0,
+        "%s: retried past the domain: status %d, x(1.5) = %.12g (exact 0.0625), %ld rejected", name,
+        (int)st, x[0], tf_dopri5_stats(s).rejected);
+  o.h0 = 0;
+  tf_dopri5_setup(s, decay_until, NULL, &o);
+  x[0] = 1, t = 0;
+  const tf_ode_status fatal = tf_dopri5_integrate(s, &t, x, 2.0);
+  CHECK(fatal == TF_ODE_MODEL_FAILED && tf_dopri5_model_code(s) == -5 && t <= 0.5 &&
+            fabs(x[0] - exp(-t)) < 1e-9,
+        "%s: a fatal code ends at the last accepted state: status %d, code %d, x(%g) = %.12g", name,
+        (int)fatal, tf_dopri5_model_code(s), t, x[0]);
+  tf_dopri5_setup(s, sqrt_decay, NULL, &o);
+  x[0] = -1, t = 0;
+  const tf_ode_status start = tf_dopri5_integrate(s, &t, x, 1.0);
+  CHECK(start == TF_ODE_MODEL_FAILED && tf_dopri5_model_code(s) == 1 && t == 0 && x[0] == -1,
+        "%s: refused at the start: status %d, code %d", name, (int)start, tf_dopri5_model_code(s));
+  tf_dopri5_destroy(s);
+}
+
 int main(void) {
+  refusals(TF_RK_DOPRI5, "DOPRI5");
+  refusals(TF_RK_DOP853, "DOP853");
   fixed_step_order();
   dense_output();
   adaptive_tolerance();

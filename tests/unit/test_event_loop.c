@@ -41,11 +41,12 @@ static void field(void *ctx, double t, const double *x, double *dx) {
   dx[1] = b->kind == 0 ? -x[0] : -1.0;
 }
 
-static void rhs(double t, const double *x, void *ctx, double *dx) {
+static int rhs(double t, const double *x, void *ctx, double *dx) {
   const body *b = ctx;
   field(ctx, t, x, dx);
   if (b->kind == 2) /* tangent vectors after x: the same linear field */
     for (int c = 0; c < 2; c++) field(ctx, t, x + 2 + 2 * c, dx + 2 + 2 * c);
+  return 0;
 }
 
 static int events(void *ctx, double t, const double *x, double *g) {

@@ -142,9 +142,10 @@ static void release(void) {
 /* x'' = -x at a wall x >= 0 (and a reset that may be broken) */
 static double wall_r = 0.8;
 static int wall_broken;
-static void wall_rhs(double t, const double *x, const double *p, double *dx) {
+static int wall_rhs(double t, const double *x, const double *p, double *dx) {
   (void)t, (void)p;
   dx[0] = x[1], dx[1] = -x[0];
+  return 0;
 }
 static void wall_jac(double t, const double *x, const double *p, double *j) {
   (void)t, (void)x, (void)p;
@@ -171,21 +172,14 @@ static double wall_constrained(int i, double t, const double *x, const double *p
   return x[0]; /* at the wall the spring pulls away: no force */
 }
 static const tf_impact_ops wall_ops = {
-    .rhs = wall_rhs,
-    .jacobian = wall_jac,
-    .nimpacts = 1,
-    .surface = wall_h,
-    .reset = wall_reset,
-    .stick = wall_stick,
-    .constrained = wall_constrained,
+    TF_OPS_SIZE(tf_impact_ops), .rhs = wall_rhs,
+    .jacobian = wall_jac,       .nimpacts = 1,
+    .surface = wall_h,          .reset = wall_reset,
+    .stick = wall_stick,        .constrained = wall_constrained,
 };
 
 static const tf_model_def wall = {
-    .abi = TWOFOLD_MODEL_ABI,
-    .name = "wall",
-    .kind = TF_MODEL_IMPACT,
-    .dim = 2,
-    .impact = &wall_ops,
+    TF_MODEL_HEAD, .name = "wall", .kind = TF_MODEL_IMPACT, .dim = 2, .impact = &wall_ops,
 };
 
 static void saltation(void) {

@@ -42,21 +42,19 @@ static double g_fn(const double *x, const double *p, double *grad) {
   return x[1];
 }
 
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t, (void)side, (void)p;
   const double rho = hypot(x[0], x[1]);
   dx[0] = -x[0] / rho + x[2];
   dx[1] = -x[1] / rho;
   dx[2] = third == FROZEN ? 0.0 : third == GROWING ? x[2] : -x[0] / rho - x[2];
+  return 0;
 }
 
-static const tf_filippov_ops example_ops = {
-    .switching = h_fn, .slip = slip, .secondary_switching = g_fn};
-static const tf_model_def example = {.abi = TWOFOLD_MODEL_ABI,
-                                     .name = "example-2.9",
-                                     .kind = TF_MODEL_FILIPPOV,
-                                     .dim = 3,
-                                     .filippov = &example_ops};
+static const tf_filippov_ops example_ops = {TF_OPS_SIZE(tf_filippov_ops), .switching = h_fn,
+                                            .slip = slip, .secondary_switching = g_fn};
+static const tf_model_def example = {TF_MODEL_HEAD, .name = "example-2.9",
+                                     .kind = TF_MODEL_FILIPPOV, .dim = 3, .filippov = &example_ops};
 
 static void classify_cases(void) {
   tf_meet m;
@@ -101,26 +99,24 @@ static void classify_cases(void) {
  * -+1), so no direction runs along it. */
 static double fan_c;
 
-static void fan_slip(double t, const double *x, int side, const double *p, double *dx) {
+static int fan_slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t, (void)p;
   const double rho = hypot(x[0], x[1]), c = x[0] / rho, s = x[1] / rho;
   if (side < 0 || rho == 0) {
     dx[0] = 1, dx[1] = 0, dx[2] = 0;
-    return;
+    return 0;
   }
   const double R = 2 * c - 1.5, V = s * (fan_c * c - 1);
   dx[0] = R * c - V * s;
   dx[1] = R * s + V * c;
   dx[2] = 0;
+  return 0;
 }
 
-static const tf_filippov_ops fan_ops = {
-    .switching = h_fn, .slip = fan_slip, .secondary_switching = g_fn};
-static const tf_model_def fan_field = {.abi = TWOFOLD_MODEL_ABI,
-                                       .name = "conewise-fan",
-                                       .kind = TF_MODEL_FILIPPOV,
-                                       .dim = 3,
-                                       .filippov = &fan_ops};
+static const tf_filippov_ops fan_ops = {TF_OPS_SIZE(tf_filippov_ops), .switching = h_fn,
+                                        .slip = fan_slip, .secondary_switching = g_fn};
+static const tf_model_def fan_field = {TF_MODEL_HEAD, .name = "conewise-fan",
+                                       .kind = TF_MODEL_FILIPPOV, .dim = 3, .filippov = &fan_ops};
 
 static void fan_case(double c, tf_meet_verdict expected) {
   fan_c = c;
@@ -214,25 +210,24 @@ static void slide_and_leave(void) {
  * limit direction, phi = 0, attracting with V'/R = 2 (every trajectory nearby arrives along it);
  * on Sigma F = (1, +-1).  h < 0: F = (-1, 0), repelling along phi = pi.  Sigma escapes on both
  * rays (h' = 1 above, -1 below), its sliding field (0, +-1/2) moving away from I on each. */
-static void escape_slip(double t, const double *x, int side, const double *p, double *dx) {
+static int escape_slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t, (void)p;
   const double rho = hypot(x[0], x[1]), c = rho > 0 ? x[0] / rho : 1, s = rho > 0 ? x[1] / rho : 0;
   dx[2] = 0;
   if (side < 0) {
     dx[0] = -1, dx[1] = 0;
-    return;
+    return 0;
   }
   const double R = -1 + 2 * s * s, V = -s * (c + 1);
   dx[0] = R * c - V * s;
   dx[1] = R * s + V * c;
+  return 0;
 }
 
-static const tf_filippov_ops escape_ops = {
-    .switching = h_fn, .slip = escape_slip, .secondary_switching = g_fn};
-static const tf_model_def escape_field = {.abi = TWOFOLD_MODEL_ABI,
-                                          .name = "conewise-escaping",
-                                          .kind = TF_MODEL_FILIPPOV,
-                                          .dim = 3,
+static const tf_filippov_ops escape_ops = {TF_OPS_SIZE(tf_filippov_ops), .switching = h_fn,
+                                           .slip = escape_slip, .secondary_switching = g_fn};
+static const tf_model_def escape_field = {TF_MODEL_HEAD, .name = "conewise-escaping",
+                                          .kind = TF_MODEL_FILIPPOV, .dim = 3,
                                           .filippov = &escape_ops};
 
 /* u = 5/12: the second of three departures (slip-, Sigma g > 0, Sigma g < 0), at 1/4 of its

@@ -19,10 +19,11 @@ static const tf_param params[] = {{"a", 1.0, 0.0, 2.0, "a", false},
                                   {"b", 0.5, -1.0, 1.0, "b", false}};
 static const char *const names2[] = {"x", "y"};
 
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = sin(x[1]) * p[0];
   dx[1] = x[0] * x[0] * p[1];
+  return 0;
 }
 static void jac(double t, const double *x, const double *p, double *j) {
   (void)t;
@@ -33,10 +34,11 @@ static void jac_wrong(double t, const double *x, const double *p, double *j) {
   j[2] *= 1.001; /* one entry off by 0.1 % */
 }
 /* A stiff smoothing: tanh(v / 1e-3) has third derivatives of order 1e9 at v = 0. */
-static void stiff(double t, const double *x, const double *p, double *dx) {
+static int stiff(double t, const double *x, const double *p, double *dx) {
   (void)t, (void)p;
   dx[0] = x[1];
   dx[1] = -tanh(x[1] / 1e-3);
+  return 0;
 }
 static void stiff_jac(double t, const double *x, const double *p, double *j) {
   (void)t, (void)p;
@@ -48,30 +50,28 @@ static double sw(const double *x, const double *p, double *g) {
   if (g) g[0] = 2 * x[0], g[1] = 1;
   return x[0] * x[0] + x[1];
 }
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t, (void)p;
   dx[0] = x[1], dx[1] = -x[0] - side;
+  return 0;
 }
-static void map1(const double *x, const double *p, double *out) {
+static int map1(const double *x, const double *p, double *out) {
   out[0] = p[0] * x[0] * (1 - x[0]);
+  return 0;
 }
 static void map1_jac(const double *x, const double *p, double *j) {
   j[0] = p[0] * (1 - 2 * x[0]);
 }
 
-static const tf_flow_ops flow = {.rhs = rhs, .jacobian = jac};
-static const tf_filippov_ops filippov = {.switching = sw, .slip = slip, .smooth = &flow};
-static const tf_map_ops map = {.map = map1};
+static const tf_flow_ops flow = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs, .jacobian = jac};
+static const tf_filippov_ops filippov = {TF_OPS_SIZE(tf_filippov_ops), .switching = sw,
+                                         .slip = slip, .smooth = &flow};
+static const tf_map_ops map = {TF_OPS_SIZE(tf_map_ops), .map = map1};
 
 static tf_model_def valid(void) {
-  return (tf_model_def){.abi = TWOFOLD_MODEL_ABI,
-                        .name = "unit-model",
-                        .kind = TF_MODEL_FLOW,
-                        .dim = 2,
-                        .state_names = names2,
-                        .nparams = 2,
-                        .params = params,
-                        .flow = &flow};
+  return (tf_model_def){TF_MODEL_HEAD,    .name = "unit-model",  .kind = TF_MODEL_FLOW,
+                        .dim = 2,         .state_names = names2, .nparams = 2,
+                        .params = params, .flow = &flow};
 }
 
 /* Loads d and expects failure with `needle` in the message (NULL: expects success). */
@@ -134,7 +134,7 @@ static void validation(void) {
   EXPECT(d, "initial_params are declared but initial_state is NULL");
   d = valid(), d.noutputs = 1, d.output_names = names2;
   EXPECT(d, "output_names are declared but outputs is NULL");
-  static const tf_flow_ops no_rhs = {.jacobian = jac};
+  static const tf_flow_ops no_rhs = {TF_OPS_SIZE(tf_flow_ops), .jacobian = jac};
   d = valid(), d.flow = &no_rhs;
   EXPECT(d, "flow.rhs is NULL (required)");
   static const double nan_initial[] = {0.0, NAN};
@@ -143,30 +143,32 @@ static void validation(void) {
 
   d = valid(), d.kind = TF_MODEL_FILIPPOV, d.flow = NULL, d.filippov = &filippov;
   EXPECT(d, NULL);
-  static const tf_filippov_ops no_slip = {.switching = sw};
+  static const tf_filippov_ops no_slip = {TF_OPS_SIZE(tf_filippov_ops), .switching = sw};
   d = valid(), d.kind = TF_MODEL_FILIPPOV, d.flow = NULL, d.filippov = &no_slip;
   EXPECT(d, "filippov.slip is NULL (required)");
-  static const tf_two_contact_ops tc = {.rhs = rhs, .field_dual = NULL, .contact_index = {0, 1, 1}};
+  static const tf_two_contact_ops tc = {TF_OPS_SIZE(tf_two_contact_ops), .rhs = rhs,
+                                        .field_dual = NULL, .contact_index = {0, 1, 1}};
   d = valid(), d.kind = TF_MODEL_TWO_CONTACT, d.flow = NULL, d.two_contact = &tc;
   EXPECT(d, "two_contact.field_dual is NULL");
-  static const tf_devs_ops devs_bad = {.map = map1, .map_jacobian = map1_jac, .n = 0, .q = 0};
+  static const tf_devs_ops devs_bad = {TF_OPS_SIZE(tf_devs_ops), .map = map1,
+                                       .map_jacobian = map1_jac, .n = 0, .q = 0};
   static const char *const one[] = {"x"};
   d = valid(), d.kind = TF_MODEL_DEVS, d.flow = NULL, d.devs = &devs_bad, d.dim = 1,
   d.state_names = one;
   EXPECT(d, "devs.q is not the index of its own parameter");
-  static const tf_devs_ops devs_nojac = {.map = map1};
+  static const tf_devs_ops devs_nojac = {TF_OPS_SIZE(tf_devs_ops), .map = map1};
   d.devs = &devs_nojac;
   EXPECT(d, "devs.map_jacobian");
-  static const tf_impact_ops no_reset = {.rhs = rhs, .nimpacts = 1};
+  static const tf_impact_ops no_reset = {TF_OPS_SIZE(tf_impact_ops), .rhs = rhs, .nimpacts = 1};
   d = valid(), d.kind = TF_MODEL_IMPACT, d.flow = NULL, d.impact = &no_reset;
   EXPECT(d, "impact.surface is NULL (required)");
-  static const tf_impact_ops four = {.rhs = rhs, .nimpacts = 4};
+  static const tf_impact_ops four = {TF_OPS_SIZE(tf_impact_ops), .rhs = rhs, .nimpacts = 4};
   d.impact = &four;
   EXPECT(d, "impact.nimpacts = 4: expected 1 to 3 surfaces");
   d = valid(), d.impact = &four;
   EXPECT(d, "kind is TF_MODEL_FLOW but .impact is also set");
-  static const tf_switches_ops none = {.nswitches = 0}, five = {.nswitches = 5},
-                               no_field = {.nswitches = 2};
+  static const tf_switches_ops none = {TF_OPS_SIZE(tf_switches_ops), .nswitches = 0},
+                               five = {.nswitches = 5}, no_field = {.nswitches = 2};
   d = valid(), d.kind = TF_MODEL_SWITCHES, d.flow = NULL, d.switches = &none;
   EXPECT(d, "switches.nswitches = 0: expected 1 to 4");
   d.switches = &five;
@@ -225,7 +227,7 @@ static int run_check(const tf_kernel *k, const double *p, const double *x, char 
 static void derivative_checks(void) {
   static char buf[1 << 16];
   const double p[2] = {1.5, 0.7}, x[2] = {0.3, -1.1};
-  tf_flow_ops ops = {.rhs = rhs, .jacobian = jac};
+  tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs, .jacobian = jac};
   tf_model_def k = valid();
   k.doc = "", k.flow = &ops;
   CHECK(run_check(&k, p, x, buf, sizeof buf) == 0, "a correct Jacobian passes:\n%s", buf);
@@ -243,7 +245,39 @@ static void derivative_checks(void) {
         "a non-finite field is a FAIL:\n%s", buf);
 }
 
+/* tf_model_def_adopt: tables read as far as their sizes cover, the rest NULL; a size of 0 or
+ * beyond this header's refused, naming the table and what to write. */
+static void adoption(void) {
+  tf_flow_ops older = {.size = offsetof(tf_flow_ops, diffusion),
+                       .rhs = rhs,
+                       .diffusion = (tf_field_fn *)1 /* past the size: never read */};
+  tf_model_def d = valid();
+  d.size = offsetof(tf_model_def, failure), d.failure = (const char *(*)(int))1, d.flow = &older;
+  const tf_model_def *got = NULL;
+  tf_error err = {{0}};
+  CHECK(tf_model_def_adopt(&d, "library 'unit.so'", &got, &err) == 0 && got &&
+            got->failure == NULL && got->flow->rhs == rhs && got->flow->diffusion == NULL &&
+            got->flow != &older && tf_model_def_check(got, "library 'unit.so'", &err) == 0,
+        "an older definition is adopted with the members it lacks NULL: %s", err.msg);
+  tf_model_def_release(got);
+  struct {
+    size_t def_size, ops_size;
+    const char *needle;
+  } bad[] = {{0, sizeof older, "size = 0: begin the definition with TF_MODEL_HEAD"},
+             {sizeof d + 8, sizeof older, "more than this twofold's"},
+             {sizeof d, 0, "tf_flow_ops.size = 0: set it with TF_OPS_SIZE(tf_flow_ops)"},
+             {sizeof d, sizeof older + 8, "tf_flow_ops.size"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    d.size = bad[i].def_size, older.size = bad[i].ops_size;
+    err.msg[0] = '\0';
+    CHECK(tf_model_def_adopt(&d, "library 'unit.so'", &got, &err) != 0 &&
+              strstr(err.msg, bad[i].needle) && strstr(err.msg, "library 'unit.so'"),
+          "case %zu: expected \"%s\", got \"%s\"", i, bad[i].needle, err.msg);
+  }
+}
+
 int main(void) {
+  adoption();
   validation();
   builtins();
   derivative_checks();

@@ -16,30 +16,36 @@
 
 static const double A = 1.0, B = 0.5, T = 1.0;
 
-static void gbm_drift(double t, const double *x, void *c, double *f) {
+static int gbm_drift(double t, const double *x, void *c, double *f) {
   (void)t, (void)c;
   f[0] = A * x[0];
+  return 0;
 }
-static void gbm_diff(double t, const double *x, void *c, double *g) {
+static int gbm_diff(double t, const double *x, void *c, double *g) {
   (void)t, (void)c;
   g[0] = B * x[0];
+  return 0;
 }
-static void gbm_diff_dx(double t, const double *x, void *c, double *dg) {
+static int gbm_diff_dx(double t, const double *x, void *c, double *dg) {
   (void)t, (void)x, (void)c;
   dg[0] = B;
+  return 0;
 }
-static void zero(double t, const double *x, void *c, double *f) {
+static int zero(double t, const double *x, void *c, double *f) {
   (void)t, (void)x, (void)c;
   f[0] = 0.0;
+  return 0;
 }
-static void unit(double t, const double *x, void *c, double *g) {
+static int unit(double t, const double *x, void *c, double *g) {
   (void)t, (void)x, (void)c;
   g[0] = 1.0;
+  return 0;
 }
 
-static void gbm_column(double t, const double *x, void *c, double *g) {
+static int gbm_column(double t, const double *x, void *c, double *g) {
   (void)t, (void)c;
   g[0] = B * x[0];
+  return 0;
 }
 static void gbm_jacobian(double t, const double *x, void *c, double *j) {
   (void)t, (void)x, (void)c;
@@ -199,13 +205,15 @@ static void implicit_weak_order(void) {
 
 /* dX = -L X dt + S dW with L h = 10 */
 static const double L = 1000.0, S = 1.0;
-static void ou_drift(double t, const double *x, void *c, double *f) {
+static int ou_drift(double t, const double *x, void *c, double *f) {
   (void)t, (void)c;
   f[0] = -L * x[0];
+  return 0;
 }
-static void ou_diff(double t, const double *x, void *c, double *g) {
+static int ou_diff(double t, const double *x, void *c, double *g) {
   (void)t, (void)x, (void)c;
   g[0] = S;
+  return 0;
 }
 
 static void stiff_stability(void) {

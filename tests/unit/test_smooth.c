@@ -21,15 +21,17 @@ static double switching(const double *x, const double *p, double *grad) {
   if (grad) grad[0] = 0.0, grad[1] = 1.0;
   return x[1];
 }
-static void slip(double t, const double *x, int side, const double *p, double *dx) {
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t, (void)p;
   dx[0] = x[1];
   dx[1] = -K * x[0] - NLOAD * side;
+  return 0;
 }
-static void regularised(double t, const double *x, double l, const double *p, double *dx) {
+static int regularised(double t, const double *x, double l, const double *p, double *dx) {
   (void)t, (void)p;
   dx[0] = x[1];
   dx[1] = -K * x[0] - NLOAD * (l + RHO * l * (1 - l * l));
+  return 0;
 }
 static void regularised_jacobian(double t, const double *x, double l, const double *p, double *jac,
                                  double *dl) {
@@ -39,15 +41,11 @@ static void regularised_jacobian(double t, const double *x, double l, const doub
   dl[1] = -NLOAD * (1 + RHO * (1 - 3 * l * l));
 }
 
-static const tf_filippov_ops block_ops = {.switching = switching,
-                                          .slip = slip,
-                                          .regularised = regularised,
+static const tf_filippov_ops block_ops = {TF_OPS_SIZE(tf_filippov_ops), .switching = switching,
+                                          .slip = slip, .regularised = regularised,
                                           .regularised_jacobian = regularised_jacobian};
-static const tf_model_def block = {.abi = TWOFOLD_MODEL_ABI,
-                                   .name = "block",
-                                   .kind = TF_MODEL_FILIPPOV,
-                                   .dim = 2,
-                                   .filippov = &block_ops};
+static const tf_model_def block = {TF_MODEL_HEAD, .name = "block", .kind = TF_MODEL_FILIPPOV,
+                                   .dim = 2, .filippov = &block_ops};
 
 static void laws(void) {
   const double eps = 1e-3;

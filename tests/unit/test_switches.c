@@ -32,15 +32,17 @@ static double chain_h(int i, const double *x, const double *p, double *grad) {
   return x[2 * i + 1] - p[VB];
 }
 
-static void chain_f(double t, const double *x, const double *s, const double *p, double *dx) {
+static int chain_f(double t, const double *x, const double *s, const double *p, double *dx) {
   (void)t;
   dx[0] = x[1];
   dx[1] = -p[K1] * x[0] + p[K2] * (x[2] - x[0]) - s[0] * p[MU1];
   dx[2] = x[3];
   dx[3] = -p[K2] * (x[2] - x[0]) - s[1] * p[MU2];
+  return 0;
 }
 
-static const tf_switches_ops chain_ops = {.nswitches = 2, .switching = chain_h, .field = chain_f};
+static const tf_switches_ops chain_ops = {TF_OPS_SIZE(tf_switches_ops), .nswitches = 2,
+                                          .switching = chain_h, .field = chain_f};
 
 static double one_h(int i, const double *x, const double *p, double *grad) {
   (void)i, (void)p;
@@ -49,12 +51,14 @@ static double one_h(int i, const double *x, const double *p, double *grad) {
 }
 
 static double slope_a, slope_b; /* x' = a + b s */
-static void one_f(double t, const double *x, const double *s, const double *p, double *dx) {
+static int one_f(double t, const double *x, const double *s, const double *p, double *dx) {
   (void)t, (void)x, (void)p;
   dx[0] = slope_a + slope_b * s[0];
+  return 0;
 }
 
-static const tf_switches_ops one_ops = {.nswitches = 1, .switching = one_h, .field = one_f};
+static const tf_switches_ops one_ops = {TF_OPS_SIZE(tf_switches_ops), .nswitches = 1,
+                                        .switching = one_h, .field = one_f};
 
 /* y_i' = s_i + 2 s_j, h_i = y_i: at the origin the modes (slip+, slip+), (slip-, slip-) and
  * (stick, stick) are consistent and no other is (stick at one contact needs lambda = -2 s_j) */
@@ -64,13 +68,15 @@ static double pair_h(int i, const double *x, const double *p, double *grad) {
   return x[i];
 }
 
-static void pair_f(double t, const double *x, const double *s, const double *p, double *dx) {
+static int pair_f(double t, const double *x, const double *s, const double *p, double *dx) {
   (void)t, (void)x, (void)p;
   dx[0] = s[0] + 2 * s[1];
   dx[1] = 2 * s[0] + s[1];
+  return 0;
 }
 
-static const tf_switches_ops pair_ops = {.nswitches = 2, .switching = pair_h, .field = pair_f};
+static const tf_switches_ops pair_ops = {TF_OPS_SIZE(tf_switches_ops), .nswitches = 2,
+                                         .switching = pair_h, .field = pair_f};
 
 typedef struct log {
   int n;
@@ -116,10 +122,7 @@ static double lambda2_plus_one(double t, void *ctx) {
 }
 
 static void test_chain(void) {
-  const tf_model_def k = {.abi = TWOFOLD_MODEL_ABI,
-                          .name = "chain",
-                          .kind = TF_MODEL_SWITCHES,
-                          .dim = 4,
+  const tf_model_def k = {TF_MODEL_HEAD, .name = "chain", .kind = TF_MODEL_SWITCHES, .dim = 4,
                           .switches = &chain_ops};
   const tf_switches_options o = options();
   tf_switches *sw = tf_switches_create(&k, chain_p, &o);
@@ -164,10 +167,7 @@ static void test_chain(void) {
 static tf_switches_result run_one(double a, double b, double x0, double t_end, bool chooser,
                                   log_t *lg, double *x_end) {
   slope_a = a, slope_b = b;
-  const tf_model_def k = {.abi = TWOFOLD_MODEL_ABI,
-                          .name = "one",
-                          .kind = TF_MODEL_SWITCHES,
-                          .dim = 1,
+  const tf_model_def k = {TF_MODEL_HEAD, .name = "one", .kind = TF_MODEL_SWITCHES, .dim = 1,
                           .switches = &one_ops};
   const tf_switches_options o = options();
   tf_switches *sw = tf_switches_create(&k, NULL, &o);
@@ -213,10 +213,7 @@ static void test_one_contact(void) {
 }
 
 static void test_pair(void) {
-  const tf_model_def k = {.abi = TWOFOLD_MODEL_ABI,
-                          .name = "pair",
-                          .kind = TF_MODEL_SWITCHES,
-                          .dim = 2,
+  const tf_model_def k = {TF_MODEL_HEAD, .name = "pair", .kind = TF_MODEL_SWITCHES, .dim = 2,
                           .switches = &pair_ops};
   const tf_switches_options o = options();
   tf_switches *sw = tf_switches_create(&k, NULL, &o);
