@@ -163,12 +163,12 @@ static int setup(tf_run *run, tf_error *err) {
   if (tf_config_get_int(run->cfg, "ensemble.members", &d_members, 1, 1000000000LL, &members, err))
     return -1;
   const tf_kernel *k;
-  if (tf_model_kernel(run->cfg, &k, err)) return -1;
+  if (tf_model_kernel(run->cfg, run->comm, &k, err)) return -1;
   const bool state_given = tf_config_has(run->cfg, "initial.state");
-  const tf_route route = k ? tf_flow_route(run->cfg, k) : TF_ROUTE_FLOW;
+  const tf_route route = k ? tf_flow_route(run->cfg, run->comm, k) : TF_ROUTE_FLOW;
   job->filippov = route == TF_ROUTE_FILIPPOV || route == TF_ROUTE_SWITCHES; /* on pws.h */
-  if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)
-                    : tf_flow_from_config(&job->flow, run->cfg, err))
+  if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, run->comm, (uint64_t)members, err)
+                    : tf_flow_from_config(&job->flow, run->cfg, run->comm, err))
     return -1;
   job->kernel = job->filippov ? job->pws.model.kernel : job->flow.kernel;
   job->contact = !job->filippov && tf_contact_kernel(job->kernel);

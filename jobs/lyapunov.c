@@ -157,10 +157,11 @@ static int setup(tf_run *run, tf_error *err) {
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   const tf_kernel *k;
-  if (tf_model_kernel(run->cfg, &k, err)) return -1;
+  if (tf_model_kernel(run->cfg, run->comm, &k, err)) return -1;
   const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "the lyapunov job", err)) return -1;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KINDS_ALL, "lyapunov", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg, run->comm, TF_KINDS_ALL, "lyapunov", err))
+    return -1;
   k = job->model.kernel;
   double spread, t0;
   job->ode = tf_ode_default_options();

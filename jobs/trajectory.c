@@ -72,7 +72,7 @@ static int filippov_setup(tf_run *run, trajectory_job *job, tf_error *err) {
       tf_config_get_int(run->cfg, "ensemble.members", &d_members, 1, LLONG_MAX, &members, err) ||
       tf_config_get_int(run->cfg, "output.samples", &d_samples, 2, 100000000LL, &job->samples,
                         err) ||
-      tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err) ||
+      tf_pws_from_config(&job->pws, run->cfg, run->comm, (uint64_t)members, err) ||
       tf_job_output_from_config(run, &job->compression, NULL, err))
     return -1;
   tf_config_mark_used(run->cfg, "output.trajectory_samples");
@@ -130,11 +130,11 @@ static int setup(tf_run *run, tf_error *err) {
   const long long d_member = 0, d_samples = 1001;
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   const tf_kernel *k;
-  if (tf_model_kernel(run->cfg, &k, err)) return -1;
-  const tf_route route = k ? tf_flow_route(run->cfg, k) : TF_ROUTE_FLOW;
+  if (tf_model_kernel(run->cfg, run->comm, &k, err)) return -1;
+  const tf_route route = k ? tf_flow_route(run->cfg, run->comm, k) : TF_ROUTE_FLOW;
   job->filippov = route == TF_ROUTE_FILIPPOV || route == TF_ROUTE_SWITCHES; /* on pws.h */
   if (job->filippov) return filippov_setup(run, job, err);
-  if (tf_flow_from_config(&job->flow, run->cfg, err) ||
+  if (tf_flow_from_config(&job->flow, run->cfg, run->comm, err) ||
       tf_physical_initial_from_config(run->cfg, job->flow.kernel, job->flow.params, state_given,
                                       job->flow.x0, err) ||
       tf_config_get_int(run->cfg, "ensemble.member", &d_member, 0, LLONG_MAX, &job->member, err) ||

@@ -303,7 +303,7 @@ static int model_show(const cli_args *a) {
           key, path, strcmp(key, "model.source") == 0 ? "compile and load" : "load");
   } else if (!rc) {
     const tf_kernel *k = NULL;
-    rc = tf_model_kernel(cfg, &k, &err);
+    rc = tf_model_kernel(cfg, MPI_COMM_SELF, &k, &err); /* no MPI here: this process alone */
     if (!rc) print_model(k);
   }
   if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
@@ -348,8 +348,9 @@ static int cmd_model(const cli_args *a) {
   int rc = cfg ? 0 : -1;
   for (int i = 0; !rc && i < a->nsets; i++) rc = tf_config_set(cfg, a->sets[i], &err);
   const bool state_given = cfg && tf_config_has(cfg, "initial.state");
-  if (rc || tf_model_kernel(cfg, &k, &err) ||
-      tf_model_from_config(&model, cfg, TF_KINDS_ALL, "model check", &err) ||
+  /* no MPI in `model check`: the model is loaded by this process alone */
+  if (rc || tf_model_kernel(cfg, MPI_COMM_SELF, &k, &err) ||
+      tf_model_from_config(&model, cfg, MPI_COMM_SELF, TF_KINDS_ALL, "model check", &err) ||
       tf_initial_from_config(cfg, k, x0, &spread, &t0, &err) ||
       tf_physical_initial_from_config(cfg, k, model.params, state_given, x0, &err)) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);
@@ -868,7 +869,7 @@ int tf_cli_main(int argc, char **argv) {
    * the flushed rows kept, not kill the process by SIGXFSZ's default action */
   signal(SIGXFSZ, SIG_IGN);
   if (argc > 1 && strcmp(argv[1], "mpirun") == 0) return tf_launcher_main(argc, argv);
-  tf_h5_guard_writes(true);
+  tf_h5_guard_writes(MPI_COMM_WORLD);
   if (argc > 1 && strcmp(argv[1], "slurm") == 0) tf_slurm_remember_environment();
   cli_args a;
   tf_error err;
@@ -906,7 +907,8 @@ int tf_cli_main(int argc, char **argv) {
          : strcmp(a.command, "slurm") == 0 ? cmd_slurm(&a)
          : strcmp(a.command, "merge") == 0 ? cmd_merge(&a)
                                            : cmd_check(&a);
-    tf_petsc_finish(strcmp(a.command, "run") == 0 || strcmp(a.command, "check") == 0);
+    tf_petsc_finish(MPI_COMM_WORLD,
+                    strcmp(a.command, "run") == 0 || strcmp(a.command, "check") == 0);
     MPI_Finalize();
     tf_mpi_singleton_cleanup();
   } else {
@@ -962,9 +964,9 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
     }
   }
   if (rc == TF_EXIT_OK) {
-    tf_h5_guard_writes(true);
+    tf_h5_guard_writes(comm);
     rc = cmd_run(&a, comm, true, err);
-    tf_h5_guard_writes(false);
+    tf_h5_guard_writes(MPI_COMM_NULL);
   }
   if (petsc_ours) {
     PetscFinalize();

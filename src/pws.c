@@ -102,12 +102,13 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   return tf_exit_policy_setup(&pws->policy, k, pws->model.params, &pws->twofold, err);
 }
 
-int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err) {
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, uint64_t members,
+                       tf_error *err) {
   memset(pws, 0, sizeof *pws);
   const bool d_false = false;
   const long long d_seed = 1;
   long long seed;
-  if (tf_model_from_config(&pws->model, cfg,
+  if (tf_model_from_config(&pws->model, cfg, comm,
                            TF_KIND_BIT(TF_MODEL_FILIPPOV) | TF_KIND_BIT(TF_MODEL_SWITCHES),
                            "ensemble", err) ||
       tf_initial_from_config(cfg, pws->model.kernel, pws->x0, &pws->spread, &pws->t0, err) ||

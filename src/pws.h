@@ -40,7 +40,7 @@ typedef struct tf_pws {
   struct tf_switches *switches;
 } tf_pws;
 
-int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err);
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, uint64_t members, tf_error *err);
 void tf_pws_destroy(tf_pws *pws);
 
 /* Widths of the per-member logs: one draw is (t, u, side, kind, x), one event (t, kind, from, to,
