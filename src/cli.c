@@ -646,8 +646,9 @@ static void report_failures(const tf_run *run, bool quiet, int exit_code, const 
 }
 
 /* `twofold run` on comm.  Embedded (the library entry point): errors are left in err for the
- * caller instead of printed. */
-static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *err_out) {
+ * caller instead of printed.  *file_broken: the job found its results file broken (tf_run). */
+static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, bool *file_broken,
+                   tf_error *err_out) {
   tf_run run = {.comm = comm,
                 .output_override = a->output,
                 .resume = a->resume,
@@ -682,13 +683,14 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *er
   } else {
     exit_code = run.exit_code;
   }
-  if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded)
+  *file_broken = run.file_broken; /* then reported by the job, and nothing more is said */
+  if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded && !*file_broken)
     report_error(&run, &err);
   if (exit_code == TF_EXIT_MEMBERS_FAILED)
     tf_fail(&err, "%s; the results are complete in '%s' (exit status 4)", run.failures,
             run.output_path);
   if (run.rank == 0 && !embedded) report_failures(&run, a->quiet, exit_code, &err);
-  if (run.rank == 0) {
+  if (run.rank == 0 && !*file_broken) {
     if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet && run.restarts)
       fprintf(stderr,
               "twofold: %s: what was done is in '%s' (incomplete); job '%s' is one "
@@ -768,10 +770,10 @@ static int cmd_slurm(const cli_args *a) {
 }
 
 /* Finishes a merged file as a resumed run with every member done: the job writes its
- * summary from the file and marks it complete, exactly as at the end of a single run. */
+ * summary from the file and marks it complete, exactly as at the end of a single run.  ctx is
+ * a bool set when the file broke (run.file_broken: reported, removed, not to be closed). */
 static int finish_merged(const char *path, const char *config_text, const char *source, void *ctx,
                          tf_error *err) {
-  (void)ctx;
   tf_run run = {.comm = MPI_COMM_SELF,
                 .size = 1,
                 .output_override = path,
@@ -795,6 +797,7 @@ static int finish_merged(const char *path, const char *config_text, const char *
   int rc = run.cfg ? setup_job(&run, &job, err) : -1;
   if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
   if (!rc) rc = job->execute(&run, err);
+  *(bool *)ctx = run.file_broken;
   /* failed members are the parts' verdict (each part's run said so); the merged file is whole */
   if (!rc && run.exit_code != TF_EXIT_OK && run.exit_code != TF_EXIT_MEMBERS_FAILED)
     rc = tf_fail(err, "merge: finishing '%s' was interrupted", path);
@@ -805,7 +808,7 @@ static int finish_merged(const char *path, const char *config_text, const char *
 }
 
 /* `twofold merge OUT.h5 PART.h5...`, or `twofold merge -o OUT.h5 PART.h5...`. */
-static int cmd_merge(const cli_args *a) {
+static int cmd_merge(const cli_args *a, bool *file_broken) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size > 1) {
@@ -827,7 +830,8 @@ static int cmd_merge(const cli_args *a) {
   tf_h5_quiet();
   tf_merge_stats st;
   tf_error err;
-  const int rc = tf_merge(out, files, nfiles, a->overwrite, finish_merged, NULL, &st, &err);
+  const int rc = tf_merge(out, files, nfiles, a->overwrite, finish_merged, file_broken, &st, &err);
+  if (*file_broken) return TF_EXIT_ERROR; /* said by the job that found it */
   if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
   if (a->json) {
     tf_json *j = tf_json_create();
@@ -853,6 +857,15 @@ static int cmd_merge(const cli_args *a) {
                  strstr(err.msg, "no part files") || strstr(err.msg, "no usable part file")
              ? TF_EXIT_USAGE
              : TF_EXIT_ERROR;
+}
+
+/* A results file HDF5 failed to write is left open: closing it, or PETSc or MPI, could hang
+ * or crash on ranks whose HDF5 states differ.  Every rank learnt it in the same collective
+ * round, so the executable (only it: the library returns the status) ends each one here
+ * without finalising, as a crash would end it; --resume verifies and repairs the file. */
+static _Noreturn void end_with_broken_file(int rc) {
+  fflush(stdout), fflush(stderr);
+  _exit(rc);
 }
 
 static void free_args(cli_args *a) {
@@ -903,10 +916,12 @@ int tf_cli_main(int argc, char **argv) {
     a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
     a.petsc_argv[a.petsc_argc] = NULL;
     tf_petsc_remember_options(a.petsc_argc, a.petsc_argv);
-    rc = strcmp(a.command, "run") == 0     ? cmd_run(&a, MPI_COMM_WORLD, false, &err)
+    bool file_broken = false;
+    rc = strcmp(a.command, "run") == 0     ? cmd_run(&a, MPI_COMM_WORLD, false, &file_broken, &err)
          : strcmp(a.command, "slurm") == 0 ? cmd_slurm(&a)
-         : strcmp(a.command, "merge") == 0 ? cmd_merge(&a)
+         : strcmp(a.command, "merge") == 0 ? cmd_merge(&a, &file_broken)
                                            : cmd_check(&a);
+    if (file_broken) end_with_broken_file(rc);
     tf_petsc_finish(MPI_COMM_WORLD,
                     strcmp(a.command, "run") == 0 || strcmp(a.command, "check") == 0);
     MPI_Finalize();
@@ -965,7 +980,8 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
   }
   if (rc == TF_EXIT_OK) {
     tf_h5_guard_writes(comm);
-    rc = cmd_run(&a, comm, true, err);
+    bool file_broken = false; /* the status says so; the caller owns its process */
+    rc = cmd_run(&a, comm, true, &file_broken, err);
     tf_h5_guard_writes(MPI_COMM_NULL);
   }
   if (petsc_ours) {

@@ -910,8 +910,10 @@ int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_out
               run->discard_if_broken ? run->config_path : "");
     if (run->rank == 0 && run->discard_if_broken) unlink(run->output_path), tf_lock_release();
     fflush(stdout), fflush(stderr);
-    MPI_Barrier(run->comm);
-    _exit(TF_EXIT_ERROR);
+    MPI_Barrier(run->comm); /* reported and removed before any rank may end */
+    run->file_broken = true;
+    run->exit_code = TF_EXIT_ERROR;
+    return -1;
   }
   tf_json_integer(run->summary, "done", (long long)out->done);
   tf_json_integer(run->summary, "computed", (long long)out->computed);
