@@ -15,7 +15,7 @@
 
 #include "checkpoint.h"
 #include "contact_run.h"
-#include "devs_job.h" /* DEVS models run on their own engine */
+#include "devs/devs_job.h" /* DEVS models run on their own engine */
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -152,7 +152,7 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
 }
 
 static int setup(tf_run *run, tf_error *err) {
-  if (tf_devs_job_wanted(run)) return tf_devs_lyapunov_setup(run, err); /* DEVS: devs_job.c */
+  if (tf_devs_job_wanted(run)) return tf_devs_lyapunov_setup(run, err); /* DEVS: devs/devs_job.c */
   lyapunov_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;

@@ -39,7 +39,7 @@
 
 #include "checkpoint.h"
 #include "contact_run.h"
-#include "devs_job.h" /* DEVS models run on their own engine */
+#include "devs/devs_job.h" /* DEVS models run on their own engine */
 #include "ensemble.h"
 #include "flow.h"
 #include "h5io.h"
@@ -96,7 +96,7 @@ static int stationary_execute(tf_run *run, scan_job *job, tf_error *err);
 static void stationary_destroy(scan_job *job);
 
 static int setup(tf_run *run, tf_error *err) {
-  if (tf_devs_job_wanted(run)) { /* DEVS: devs_job.c */
+  if (tf_devs_job_wanted(run)) { /* DEVS: devs/devs_job.c */
     if (refuse_stationary_devs(run, err)) return -1;
     return tf_devs_scan_setup(run, err);
   }
