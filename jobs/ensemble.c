@@ -31,6 +31,7 @@
 #include "job.h"
 #include "physical_initial.h"
 #include "pws.h"
+#include "replay_log.h"
 #include "results.h"
 
 /* Column order; the Filippov columns follow the common ones. */
@@ -167,7 +168,9 @@ static int setup(tf_run *run, tf_error *err) {
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   const tf_route route = k ? tf_flow_route(run->cfg, run->comm, k) : TF_ROUTE_FLOW;
   job->filippov = route == TF_ROUTE_FILIPPOV || route == TF_ROUTE_SWITCHES; /* on pws.h */
-  if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, run->comm, (uint64_t)members, err)
+  if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, run->comm, err) ||
+                          tf_replay_logs_read(&job->pws.policy, &job->pws.choice, (uint64_t)members,
+                                              job->pws.max_logged_exits, err)
                     : tf_flow_from_config(&job->flow, run->cfg, run->comm, err))
     return -1;
   job->kernel = job->filippov ? job->pws.model.kernel : job->flow.kernel;

@@ -41,6 +41,7 @@
 #include "job.h"
 #include "physical_initial.h"
 #include "pws.h"
+#include "replay_log.h"
 #include "results.h"
 #include "status.h"
 
@@ -72,7 +73,9 @@ static int filippov_setup(tf_run *run, trajectory_job *job, tf_error *err) {
       tf_config_get_int(run->cfg, "ensemble.members", &d_members, 1, LLONG_MAX, &members, err) ||
       tf_config_get_int(run->cfg, "output.samples", &d_samples, 2, 100000000LL, &job->samples,
                         err) ||
-      tf_pws_from_config(&job->pws, run->cfg, run->comm, (uint64_t)members, err) ||
+      tf_pws_from_config(&job->pws, run->cfg, run->comm, err) ||
+      tf_replay_logs_read(&job->pws.policy, &job->pws.choice, (uint64_t)members,
+                          job->pws.max_logged_exits, err) ||
       tf_job_output_from_config(run, &job->compression, NULL, err))
     return -1;
   tf_config_mark_used(run->cfg, "output.trajectory_samples");

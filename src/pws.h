@@ -40,7 +40,9 @@ typedef struct tf_pws {
   struct tf_switches *switches;
 } tf_pws;
 
-int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, uint64_t members, tf_error *err);
+/* Reads the config; a replay file its policies name is read afterwards by the job
+ * (tf_replay_logs_read, replay_log.h). */
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, tf_error *err);
 void tf_pws_destroy(tf_pws *pws);
 
 /* Widths of the per-member logs: one draw is (t, u, side, kind, x), one event (t, kind, from, to,
