@@ -830,7 +830,8 @@ static int cmd_merge(const cli_args *a, bool *file_broken) {
   tf_h5_quiet();
   tf_merge_stats st;
   tf_error err;
-  const int rc = tf_merge(out, files, nfiles, a->overwrite, finish_merged, file_broken, &st, &err);
+  const tf_merge_end rc =
+      tf_merge(out, files, nfiles, a->overwrite, finish_merged, file_broken, &st, &err);
   if (*file_broken) return TF_EXIT_ERROR; /* said by the job that found it */
   if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
   if (a->json) {
@@ -851,12 +852,8 @@ static int cmd_merge(const cli_args *a, bool *file_broken) {
     printf("merged %d file%s (%llu members) into %s in %.2f s\n", nfiles, nfiles > 1 ? "s" : "",
            (unsigned long long)st.members, out, st.seconds);
   }
-  if (!rc) return TF_EXIT_OK;
   /* refusals (bad input) are usage errors; failures while writing are runtime errors */
-  return strncmp(err.msg, "cannot merge", 12) == 0 || strstr(err.msg, "one of the part files") ||
-                 strstr(err.msg, "no part files") || strstr(err.msg, "no usable part file")
-             ? TF_EXIT_USAGE
-             : TF_EXIT_ERROR;
+  return rc == TF_MERGE_DONE ? TF_EXIT_OK : rc == TF_MERGE_REFUSED ? TF_EXIT_USAGE : TF_EXIT_ERROR;
 }
 
 /* A results file HDF5 failed to write is left open: closing it, or PETSc or MPI, could hang
