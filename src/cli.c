@@ -683,8 +683,8 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, bool *file_b
   } else {
     exit_code = run.exit_code;
   }
-  *file_broken = run.file_broken; /* then reported by the job, and nothing more is said */
-  if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded && !*file_broken)
+  *file_broken = run.file_broken; /* then the error alone is said */
+  if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded)
     report_error(&run, &err);
   if (exit_code == TF_EXIT_MEMBERS_FAILED)
     tf_fail(&err, "%s; the results are complete in '%s' (exit status 4)", run.failures,
@@ -832,7 +832,6 @@ static int cmd_merge(const cli_args *a, bool *file_broken) {
   tf_error err;
   const tf_merge_end rc =
       tf_merge(out, files, nfiles, a->overwrite, finish_merged, file_broken, &st, &err);
-  if (*file_broken) return TF_EXIT_ERROR; /* said by the job that found it */
   if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
   if (a->json) {
     tf_json *j = tf_json_create();

@@ -917,14 +917,14 @@ int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, 
 
 int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                                   tf_results_summarize_fn summarize, void *ctx, tf_error *err) {
-  if (out->file_broken) {
-    if (run->rank == 0)
-      fprintf(stderr, "twofold: error: %s%s%s\n", err->msg,
-              run->discard_if_broken ? "; it is removed: it was made from " : "",
-              run->discard_if_broken ? run->config_path : "");
-    if (run->rank == 0 && run->discard_if_broken) unlink(run->output_path), tf_lock_release();
-    fflush(stdout), fflush(stderr);
-    MPI_Barrier(run->comm); /* reported and removed before any rank may end */
+  if (out->file_broken) { /* err says so: the executable prints it, the library returns it */
+    if (run->discard_if_broken) {
+      char why[TF_ERROR_MAX];
+      snprintf(why, sizeof why, "%s", err->msg);
+      tf_fail(err, "%s; it is removed: it was made from %s", why, run->config_path);
+      if (run->rank == 0) unlink(run->output_path), tf_lock_release();
+    }
+    MPI_Barrier(run->comm); /* removed before any rank may end */
     run->file_broken = true;
     run->exit_code = TF_EXIT_ERROR;
     return -1;
