@@ -16,6 +16,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "kernel.h"
 #include "kinds.h"
@@ -114,10 +115,12 @@ int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, dou
 int tf_rk_method_from_config(tf_config *cfg, tf_ode_options *o, tf_error *err);
 
 /* Reads model.*, initial.*, integrator.* and ensemble.seed (and impact.*, poincare.* for
- * impact kernels or a flow recorded at events).  Errors name file, line, key.  comm is the
- * run's communicator: loading the model (a model.source is compiled by its rank 0) and
- * starting PETSc for integrator.method petsc-ts are collective over it. */
-int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err);
+ * impact kernels or a flow recorded at events).  `stop`: where a member may stop early
+ * (checkpoint.h; NULL: the process-wide token).  comm is the run's communicator: loading the
+ * model (a model.source is compiled by its rank 0) and starting PETSc for integrator.method
+ * petsc-ts are collective over it.  Errors name file, line, key. */
+int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,
+                        tf_error *err);
 void tf_flow_destroy(tf_flow *flow);
 
 void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x);

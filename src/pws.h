@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "evolve.h"
 #include "exit_policy.h"
@@ -40,9 +41,11 @@ typedef struct tf_pws {
   struct tf_switches *switches;
 } tf_pws;
 
-/* Reads the config; a replay file its policies name is read afterwards by the job
- * (tf_replay_logs_read, replay_log.h). */
-int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, tf_error *err);
+/* `comm`: the run's communicator (loading the model is collective over it); `stop`: where a
+ * member may stop early (checkpoint.h; NULL: the process-wide token).  A replay file its
+ * policies name is read afterwards (tf_replay_logs_read, replay_log.h). */
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,
+                       tf_error *err);
 void tf_pws_destroy(tf_pws *pws);
 
 /* Widths of the per-member logs: one draw is (t, u, side, kind, x), one event (t, kind, from, to,
