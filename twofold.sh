@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # twofold.sh — the single entry point: deps, build, demo, test, bench.
 #   ./twofold.sh demo     install what is missing, build, run the wheel Monte-Carlo (Fig. 5), write its figures
+#   ./twofold.sh build    install what is missing, build; says where the executable is
 #   ./twofold.sh test     install what is missing, build, run the whole CTest suite
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,6 +12,7 @@ JOBS=${TWOFOLD_JOBS:-$(nproc 2>/dev/null || echo 2)}
 PACKAGES=(build-essential cmake pkg-config petsc-dev libhdf5-openmpi-dev hdf5-tools
           libopenmpi-dev openmpi-bin libgsl-dev librandom123-dev libyaml-dev libssl-dev
           python3-h5py python3-numpy python3-scipy python3-matplotlib python3-sympy
+          python3-pip python3-setuptools
           clang-format slurm-wlm munge iproute2)  # slurm-wlm, munge, iproute2: the private test clusters
 
 say() { printf 'twofold.sh: %s\n' "$*" >&2; }
@@ -55,6 +57,7 @@ cmd_build() {
   fi
   grep -v '^\[' "$log" || true
   rm -f "$log"
+  say "built $BUILD/twofold (try: $BUILD/twofold configs; install: cmake --install $BUILD --prefix DIR)"
 }
 
 # The headline job: the Monte-Carlo through the wheel's nondeterministic two-fold (Fig. 5 of

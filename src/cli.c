@@ -7,14 +7,17 @@
  * never damages existing results. */
 #include "cli.h"
 
+#include <dirent.h>
 #include <gsl/gsl_errno.h>
 #include <hdf5.h>
+#include <limits.h>
 #include <mpi.h>
 #include <petscsys.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +28,7 @@
 #include "flow.h"
 #include "guard.h"
 #include "h5io.h"
+#include "install_dirs.h"
 #include "job.h"
 #include "kernel.h"
 #include "kinds.h"
@@ -68,6 +72,8 @@ static const char usage[] =
     "                         that Ctrl-C and SIGTERM checkpoint the ranks and exit 3, as on\n"
     "                         one process (plain mpiexec kills the job and exits 1)\n"
     "  jobs                   list the job types\n"
+    "  configs                list the ready configs installed with twofold; run, check and\n"
+    "                         slurm take one by name (twofold run smoke) when no such file\n"
     "  info FILE.h5 [--config] summarize a results file (and print its stored config)\n"
     "  slurm CONFIG [options]  write sbatch scripts for CONFIG and submit them (see below)\n"
     "  merge OUT.h5 PART.h5... combine the part files of a split run (--part, SLURM array)\n"
@@ -98,17 +104,19 @@ static const char usage[] =
     "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
     "\n"
     "\n"
-    "slurm options (scripts go to --dir, default slurm-<config stem>/; docs/CLUSTER.md):\n"
+    "slurm options (scripts go to --dir, default slurm-<config stem>/, logs to OUT.logs/;\n"
+    "docs/CLUSTER.md):\n"
     "  --array N              N array tasks (--part K/N each) and a merge job after them\n"
     "  --ntasks N             MPI ranks per job or task (default 1); --nodes N, --cpus-per-task N\n"
     "  --time T               SLURM time limit (MINUTES, HH:MM:SS, D-HH:MM:SS)\n"
+    "  --merge-time T         the merge job's time limit (default 00:30:00)\n"
     "  --requeue              after a checkpoint the job requeues itself until done\n"
     "  --signal-lead S        warning signal S seconds before the time limit (default 300)\n"
     "  --launcher L           srun (srun --mpi=pmix, default) or mpiexec\n"
     "  --merge-after any|ok   merge after every task ended (default; it names failed tasks)\n"
     "                         or only if all succeeded (SLURM cancels it otherwise)\n"
     "  --partition P, --account A, --qos Q, --mem M, --module M (module load M), --sbatch OPT\n"
-    "  --dry-run              print the scripts and the sbatch commands instead of submitting\n"
+    "  --dry-run              print the scripts and the sbatch commands; write and submit nothing\n"
     "  -o, --set and PETSc options are passed on to the runs, and --pause-after N (the run\n"
     "                         holds at N members until the warning signal: for tests).\n"
     "\n"
@@ -129,6 +137,7 @@ typedef struct cli_args {
   int petsc_argc;
   const char **files; /* merge: part files */
   const char *model_library;
+  char *config_found; /* CONFIG resolved to an installed config (owned) */
   int nfiles;
   tf_slurm_options slurm;
   int slurm_rc;
@@ -153,6 +162,66 @@ static int positive_count(const char *opt, const char *text, long long *out, tf_
   if (*end || end == text || *out <= 0)
     return tf_fail(err, "twofold: %s: expected a positive whole number, got '%s'", opt, text);
   return 0;
+}
+
+/* The installed configs: share/twofold/configs relative to the executable, else (in the
+ * build tree) the source tree's configs/.  False if neither exists. */
+static bool configs_dir(char *out, size_t n) {
+  char exe[PATH_MAX];
+  struct stat st;
+  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  char *slash = len > 0 ? (exe[len] = '\0', strrchr(exe, '/')) : NULL;
+  if (slash) {
+    *slash = '\0';
+    if ((size_t)snprintf(out, n, "%s/%s/configs", exe, TF_DATA_FROM_BINDIR) < n &&
+        stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+      return true;
+  }
+  return (size_t)snprintf(out, n, "%s/configs", TF_SOURCE_DATA_DIR) < n && stat(out, &st) == 0 &&
+         S_ISDIR(st.st_mode);
+}
+
+/* CONFIG given as a bare name that is no file (`twofold run smoke`): the installed
+ * configs/NAME.yaml or configs/NAME, malloc'd; NULL to use CONFIG as given. */
+static char *installed_config(const char *name) {
+  char dir[PATH_MAX], path[PATH_MAX + 300];
+  if (strchr(name, '/') || access(name, F_OK) == 0 || !configs_dir(dir, sizeof dir)) return NULL;
+  const char *const suffixes[] = {".yaml", ""};
+  for (int i = 0; i < 2; i++) {
+    if ((size_t)snprintf(path, sizeof path, "%s/%s%s", dir, name, suffixes[i]) < sizeof path &&
+        access(path, R_OK) == 0)
+      return strdup(path);
+  }
+  return NULL;
+}
+
+/* `twofold configs`: each installed config with the first line of its leading comment. */
+static int cmd_configs(void) {
+  char dir[PATH_MAX];
+  struct dirent **entries = NULL;
+  const int n = configs_dir(dir, sizeof dir) ? scandir(dir, &entries, NULL, alphasort) : -1;
+  if (n < 0) {
+    fprintf(stderr, "twofold: error: no installed configs (looked in '%s')\n", dir);
+    return TF_EXIT_ERROR;
+  }
+  char shown[PATH_MAX];
+  printf("configs in %s (twofold run NAME):\n", realpath(dir, shown) ? shown : dir);
+  for (int i = 0; i < n; i++) {
+    const char *file = entries[i]->d_name;
+    const size_t len = strlen(file);
+    char path[PATH_MAX + 300], line[512] = "";
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = len > 5 && strcmp(file + len - 5, ".yaml") == 0 ? fopen(path, "r") : NULL;
+    if (f && fgets(line, sizeof line, f) && line[0] == '#') {
+      line[strcspn(line, "\n")] = '\0';
+      printf("  %-28.*s %s\n", (int)(len - 5), file, line + 1 + (line[1] == ' '));
+    } else if (f)
+      printf("  %.*s\n", (int)(len - 5), file);
+    if (f) fclose(f);
+    free(entries[i]);
+  }
+  free(entries);
+  return TF_EXIT_OK;
 }
 
 /* Errors go to err as the whole line the command prints (the library entry point returns
@@ -237,6 +306,16 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
   }
   if (!a->command) a->command = "help";
   return 0;
+}
+
+/* The executable's run, check and slurm take an installed config by name (not the library:
+ * its executable is the caller's). */
+static void find_installed_config(cli_args *a) {
+  if (a->config && (strcmp(a->command, "run") == 0 || strcmp(a->command, "check") == 0 ||
+                    strcmp(a->command, "slurm") == 0)) {
+    a->config_found = installed_config(a->config);
+    if (a->config_found) a->config = a->config_found;
+  }
 }
 
 static void print_model(const tf_kernel *k) {
@@ -378,6 +457,11 @@ static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error 
   if (!a->config) return tf_fail(err, "missing CONFIG (see twofold --help)");
   run->config_path = a->config;
   run->cfg = tf_config_load(a->config, err);
+  if (!run->cfg && !strchr(a->config, '/') && strstr(err->msg, "cannot open")) {
+    const size_t len = strlen(err->msg);
+    snprintf(err->msg + len, sizeof err->msg - len,
+             " (nor is it an installed config: twofold configs lists them)");
+  }
   if (!run->cfg) return -1;
   for (int i = 0; i < a->nsets; i++)
     if (tf_config_set(run->cfg, a->sets[i], err)) return -1;
@@ -868,6 +952,7 @@ static void free_args(cli_args *a) {
   free(a->sets);
   free(a->petsc_argv);
   free(a->files);
+  free(a->config_found);
 }
 
 int tf_cli_main(int argc, char **argv) {
@@ -887,6 +972,7 @@ int tf_cli_main(int argc, char **argv) {
     free_args(&a);
     return TF_EXIT_USAGE;
   }
+  find_installed_config(&a);
   int rc = TF_EXIT_USAGE;
   if (strcmp(a.command, "help") == 0) {
     fputs(usage, stdout);
@@ -900,6 +986,8 @@ int tf_cli_main(int argc, char **argv) {
     rc = cmd_model(&a);
   } else if (strcmp(a.command, "jobs") == 0) {
     rc = cmd_jobs();
+  } else if (strcmp(a.command, "configs") == 0) {
+    rc = cmd_configs();
   } else if (strcmp(a.command, "info") == 0) {
     rc = cmd_info(&a);
   } else if (strcmp(a.command, "check") == 0 || strcmp(a.command, "run") == 0 ||

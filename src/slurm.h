@@ -10,7 +10,8 @@
  * turns into a checkpoint of the engine, and always runs the engine with --resume, so a
  * requeued or resubmitted job continues where it stopped.  The scripts are generated here
  * rather than copied from cluster/ so that an installed executable needs no source tree;
- * the generated text is printed with --dry-run.  The config is validated (as by
+ * the generated text is printed with --dry-run, which writes nothing.  Logs go next to the
+ * output (OUT.logs/).  The config is validated (as by
  * `twofold check`) before anything is written. */
 #ifndef TF_SLURM_H
 #define TF_SLURM_H
@@ -24,9 +25,10 @@ typedef struct tf_slurm_options {
   int ntasks; /* MPI ranks per job (per array task) */
   int nodes;  /* 0 = let SLURM choose */
   int cpus_per_task;
-  const char *time; /* SLURM time limit, e.g. 2:00:00 */
+  const char *time;       /* SLURM time limit, e.g. 2:00:00 */
+  const char *merge_time; /* the merge job's own limit; default 00:30:00 */
   const char *partition, *account, *qos, *mem;
-  const char *dir;         /* where scripts and logs go; default slurm-<config stem> */
+  const char *dir;         /* where the scripts go; default slurm-<config stem> (logs: OUT.logs/) */
   const char *launcher;    /* "srun" (srun --mpi=pmix) or "mpiexec" */
   const char *merge_after; /* dependency of the merge job on the array: "any" or "ok" */
   int signal_lead;         /* seconds before the time limit for the warning signal */
@@ -62,8 +64,8 @@ typedef struct tf_slurm_job {
 /* Options that contradict each other or the job (bad usage). */
 int tf_slurm_check(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err);
 
-/* Writes the scripts into o->dir, then prints them (dry run) or submits them with sbatch
- * and prints the job ids. */
+/* Prints the scripts (dry run: nothing written), or writes them into o->dir, submits them
+ * with sbatch and prints the job ids. */
 int tf_slurm_run(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err);
 
 #endif

@@ -5,17 +5,24 @@
 # that must return 2 with the message and let the program go on), (2) one that initialised
 # PETSc itself, (3) a CMake project using find_package(twofold) and twofold::twofold, (4) the
 # Python module's run().  Every results file is checked against the harmonic oscillator's exact
-# solution, computed with numpy from each member's initial state.  Environment from CTest as in
-# lib.sh, plus BUILD_DIR, CMAKE_COMMAND, MPICC, SOURCE_DIR and PYTHON.
+# solution, computed with numpy from each member's initial state.  (5) The README's commands
+# run from the installed tree alone: the block for the installed executable verbatim (with
+# HOME such that $HOME/opt/twofold is the scratch prefix), the "Using it" block with
+# build/, configs/ and postproc/ standing for the prefix's bin/ and share/twofold/, and the
+# Python block.  Environment from CTest as in lib.sh, plus BUILD_DIR, CMAKE_COMMAND, MPICC,
+# SOURCE_DIR and PYTHON.
 source "$(dirname "$0")/lib.sh"
 : "${BUILD_DIR:?}" "${CMAKE_COMMAND:?}" "${MPICC:?}" "${SOURCE_DIR:?}" "${PYTHON:?}"
-PREFIX=$WORK/prefix
+PREFIX=$WORK/home/opt/twofold # the README's $HOME/opt/twofold
 CONFIG=$CONFIGS/harmonic.yaml
 
 "$CMAKE_COMMAND" --install "$BUILD_DIR" --prefix "$PREFIX" >install.log
 for f in bin/twofold lib/libtwofold.so include/twofold/twofold.h include/twofold/model.h \
          include/twofold/version.h lib/pkgconfig/twofold.pc lib/cmake/twofold/twofoldConfig.cmake \
-         lib/cmake/twofold/twofoldConfigVersion.cmake lib/python3/dist-packages/twofold/__init__.py; do
+         lib/cmake/twofold/twofoldConfigVersion.cmake lib/python3/dist-packages/twofold/__init__.py \
+         lib/python3/dist-packages/twofold/results.py share/twofold/configs/wheel-fig5.yaml \
+         share/twofold/postproc/wheel_fig5.py share/twofold/docs/CONFIG.md \
+         share/twofold/cluster/array.sbatch share/twofold/cluster/submit-array.sh; do
   [ -e "$PREFIX/$f" ] || fail "not installed: $f"
 done
 
@@ -189,7 +196,7 @@ import twofold
 config, prefix = sys.argv[1:]
 assert os.path.samefile(twofold.executable(), os.path.join(prefix, "bin", "twofold")), twofold.executable()
 res = twofold.run(config, output="python.h5", set={"ensemble.members": 24}, ranks=2)
-assert res.summary["status"] == "complete" and res.summary["ranks"] == 2, res.summary
+assert res.run["status"] == "complete" and res.run["ranks"] == 2, res.run
 assert res["members/final_state"].shape == (24, 2), res["members/final_state"].shape
 assert res.attrs["model"] == "harmonic", res.attrs.get("model")
 print("python run ok")
@@ -205,7 +212,7 @@ try:
 except twofold.TwofoldError as e:
     assert e.status == 3 and e.summary["status"] == "interrupted", (e.status, e.summary)
     res = twofold.run(config, output="python-stop.h5", options=["--resume"])
-    assert res.summary["status"] == "complete", res.summary
+    assert res.run["status"] == "complete", res.run
     print("python stop and resume ok")
 EOF
 cat py.txt
@@ -251,6 +258,52 @@ if [ -e world.h5 ] && [ -e cli.h5 ]; then
       || fail "$ds differs between the library's and the executable's runs"
   done
 fi
+
+# (5) The README's commands from the installed tree, nothing from the source tree or build.
+diff <(ls "$SOURCE_DIR/configs") <(ls "$PREFIX/share/twofold/configs") >/dev/null &&
+  [ -x "$PREFIX/share/twofold/cluster/submit-array.sh" ] &&
+  pass "share/twofold carries every config, and the cluster scripts executable" ||
+  fail "share/twofold/configs differs from configs/ or submit-array.sh is not executable"
+readme_block() { # the fenced block (```LANG) of README.md after the line matching REGEX
+  awk -v re="$1" -v lang="$2" '$0 ~ re {found = 1} found && $0 == "```" lang {inb = 1; next}
+    inb && $0 == "```" {exit} inb {print}' "$SOURCE_DIR/README.md"
+}
+run_lines() { # SCRIPT LOG: the commands in one bash (-e: the first failing one ends it); a
+  # file, not stdin, which mpiexec would read
+  env -u TWOFOLD_EXECUTABLE -u LD_LIBRARY_PATH bash -ex "$1" >"$2" 2>&1 </dev/null ||
+    fail "a README command failed: $(tail -8 "$2")"
+}
+mkdir -p readme-installed && cd readme-installed
+readme_block '^The installed executable needs no twofold library' sh >commands.sh
+[ "$(grep -c . commands.sh)" -ge 5 ] || fail "README's block for the installed tree not found: $(cat commands.sh)"
+HOME=$WORK/home PATH=/usr/bin:/bin run_lines commands.sh readme.log
+[ -s fig5.png ] && grep -q "'ok': 100" readme.log && grep -q '"members": 500' readme.log &&
+  pass "README's installed-tree commands, verbatim: run by name, mpirun, postproc, Python" ||
+  fail "installed-tree commands: $(cat readme.log)"
+cd "$WORK"
+# "Using it": build/ -> the prefix's bin/, configs/ and postproc/ -> share/twofold/; the lines
+# that need files of the reader's own (my-model.*) or part files (merge) are left out.
+mkdir -p readme-using && cd readme-using
+ln -s "$PREFIX/bin" build
+ln -s "$PREFIX/share/twofold/configs" configs
+ln -s "$PREFIX/share/twofold/postproc" postproc
+readme_block '^## Using it' sh | grep -v -e my-model -e ' merge ' >commands.sh
+[ "$(grep -c . commands.sh)" -ge 8 ] || fail "README's Using-it block not found: $(cat commands.sh)"
+SCRATCH=$PWD run_lines commands.sh readme.log
+[ -s out.png ] && grep -q 'job: ensemble' readme.log && grep -q '^#SBATCH --array=0-31$' readme.log &&
+  [ ! -e slurm-wheel-fig5 ] && pass "README's Using-it commands from the installed tree" ||
+  fail "Using-it commands: $(tail -30 readme.log)"
+# the Python block, with the package from the prefix (pandas optional: its line needs it)
+readme_block '^the source tree without network by' python >example.py
+"$PYTHON" -c 'import pandas' 2>/dev/null || sed -i '/to_pandas/d' example.py
+cp ../readme-installed/fig5.h5 .
+if env -u TWOFOLD_EXECUTABLE PYTHONPATH="$PREFIX/lib/python3/dist-packages" \
+    "$PYTHON" example.py >python.log 2>&1 && [ -s harmonic.h5 ]; then
+  pass "README's Python block runs ($(grep -c . example.py) lines)"
+else
+  fail "README's Python block: $(cat python.log)"
+fi
+cd "$WORK"
 
 [ "$FAILURES" = 0 ] || { echo "$FAILURES failure(s)" >&2; exit 1; }
 echo "all passed"

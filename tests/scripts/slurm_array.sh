@@ -30,6 +30,13 @@ grep -q '^#SBATCH --array=0-2$' dry.txt && grep -q -- '--part "$K/$N"' dry.txt &
   grep -q 'sbatch --dependency=afterany:' dry.txt && pass "dry run prints the array and merge scripts" ||
   fail "dry run output: $(cat dry.txt)"
 [ -z "$(squeue -h)" ] && pass "dry run submitted nothing" || fail "dry run submitted: $(squeue -h)"
+[ ! -e slurm-smoke ] && [ ! -e dry.logs ] && pass "dry run wrote nothing" || fail "dry run wrote $(ls -d slurm-smoke dry.logs)"
+# logs next to the output; the merge job's own limit, not the array's 5 minutes
+grep -q "^#SBATCH --output=$PWD/dry.logs/smoke-task-%A_%a.log$" dry.txt &&
+  grep -q "^#SBATCH --output=$PWD/dry.logs/smoke-merge-%j.log$" dry.txt &&
+  [ "$(grep -c '^#SBATCH --time=00:30:00$' dry.txt)" = 1 ] && [ "$(grep -c '^#SBATCH --time=5$' dry.txt)" = 1 ] &&
+  pass "dry run: logs in dry.logs/, merge --time 00:30:00, array --time 5" ||
+  fail "dry run logs/time: $(grep -e '--output' -e '--time' dry.txt)"
 
 submit "$CONFIGS/smoke.yaml" --array 3 --ntasks 1 --time 5 --signal-lead 60 -o smoke.h5 \
   "${SMOKE[@]}"
@@ -87,7 +94,7 @@ for pair in "${submit_smoke[*]}" "${submit_wheel[*]}"; do
   for id in "$1" "$2"; do
     state=$(slurm_job_field "$id" JobState)
     [ "$state" = COMPLETED ] && pass "job $id completed" ||
-      { fail "job $id: $state"; cat slurm-*/logs/* >&2 || true; }
+      { fail "job $id: $state"; cat ./*.logs/* >&2 || true; }
   done
 done
 slurm_wait_job "$single" 120
@@ -151,15 +158,15 @@ then
   fail "merged files differ from uninterrupted runs"
 fi
 # the merge job's log holds its JSON line
-grep -h '"job": "merge"' slurm-smoke/logs/smoke-merge-*.log | grep -q '"status": "complete"' &&
-  pass "merge job log has the JSON summary" || fail "merge log: $(cat slurm-smoke/logs/smoke-merge-*.log)"
+grep -h '"job": "merge"' smoke.logs/smoke-merge-*.log | grep -q '"status": "complete"' &&
+  pass "merge job log (next to the output) has the JSON summary" || fail "merge log: $(cat smoke.logs/smoke-merge-*.log)"
 # a module name that would inject shell code, submitted to the real SLURM: the job runs
 # `module load` with it as one word (no module command here: "not found"), and nothing else
 out=$("$T" slurm "$CONFIGS/smoke.yaml" --module 'true; touch INJECTED' --dir hostile --time 10 \
   -o hostile.h5 --set ensemble.members=10 --set integrator.t_end=0.1) || fail "hostile submit: $out"
 hid=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\) .*/\1/p')
 [ -n "$hid" ] && slurm_wait_job "$hid" 120
-hlog=$(cat hostile/logs/*.log 2>/dev/null || true)
+hlog=$(cat hostile.logs/*.log 2>/dev/null || true)
 [ ! -e INJECTED ] && [ ! -e hostile/INJECTED ] && grep -q "module" <<<"$hlog" &&
   pass "a hostile module name submitted to SLURM ran as one word, nothing injected" ||
   fail "hostile module: $(ls) $hlog"

@@ -66,11 +66,34 @@ expect_fail 2 "ensemble.memebrs|did you mean" -- "$T" slurm "$C" --set ensemble.
   --set ensemble.members=100000 > dry.txt
 grep -q "^#SBATCH --ntasks=4$" dry.txt && grep -q '^#SBATCH --requeue$' dry.txt &&
   grep -q '^#SBATCH --signal=B:USR1@300$' dry.txt && grep -q "ensemble.members=100000" dry.txt &&
-  grep -q 'srun --mpi=pmix' dry.txt && [ -x jobs/smoke.sbatch ] && bash -n jobs/smoke.sbatch &&
-  pass "dry run writes and prints a valid script" || fail "dry run: $(cat dry.txt)"
+  grep -q 'srun --mpi=pmix' dry.txt && [ ! -e jobs ] && [ ! -e big.logs ] &&
+  pass "dry run prints the script and writes nothing" || fail "dry run: $(ls -d jobs big.logs) $(cat dry.txt)"
+# the printed script is the one written without --dry-run
+sed -n '/^# ---- .*smoke.sbatch$/,/^# ---- dry run/p' dry.txt | sed '1d;$d' > printed.sbatch
+mkdir -p fakebin # an sbatch that records what it was given
+printf '#!/bin/sh\necho "$*" >> %s/sbatch.calls\necho 4242\n' "$PWD" > fakebin/sbatch
+chmod +x fakebin/sbatch
+PATH=$PWD/fakebin:$PATH "$T" slurm "$C" --ntasks 4 --time 2:00:00 --requeue --dir jobs -o big.h5 \
+  --set ensemble.members=100000 > submitted.txt
+cmp -s jobs/smoke.sbatch printed.sbatch && bash -n jobs/smoke.sbatch && [ -d big.logs ] &&
+  grep -qxF -e "--parsable $PWD/jobs/smoke.sbatch" sbatch.calls &&
+  grep -qx "logs: $PWD/big.logs/" submitted.txt &&
+  pass "without --dry-run the printed script is written and submitted, the log directory made" ||
+  fail "written script or submission: $(diff printed.sbatch jobs/smoke.sbatch) $(cat sbatch.calls submitted.txt)"
+grep -q "^#SBATCH --output=$PWD/big.logs/smoke-%j.log$" printed.sbatch &&
+  pass "the log goes next to the output: big.logs/" || fail "log line: $(grep -e --output printed.sbatch)"
+# module lines run before set -u, in a login shell where `module` is defined
+"$T" slurm "$C" --module openmpi --module petsc -o mod.h5 --dry-run > mod.txt
+[ "$(sed -n 2p mod.txt)" = '#!/bin/bash -l' ] &&
+  [ "$(grep -n -e '^module load' -e '^set -u$' mod.txt | cut -d: -f2- | tr '\n' '|')" = "module load 'openmpi'|module load 'petsc'|set -u|" ] &&
+  pass "modules: bash -l, module load lines before set -u" || fail "module lines: $(head -20 mod.txt)"
+expect_fail 2 "--merge-time: expected a SLURM time" -- "$T" slurm "$C" --array 2 --merge-time soon --dry-run
+"$T" slurm "$C" --array 2 --time 4:00:00 --merge-time 0:10:00 -o m.h5 --dry-run > mt.txt
+grep -q '^#SBATCH --time=0:10:00$' mt.txt && [ "$(grep -c '^#SBATCH --time=4:00:00$' mt.txt)" = 1 ] &&
+  pass "--merge-time: the merge job's own limit" || fail "merge time: $(grep -e --time mt.txt)"
 # the script's own settings from the environment: not whole numbers are refused before any launch
 expect_fail 2 "TWOFOLD_SRUN_WAIT must be a whole number, got '1m'" -- \
-  env TWOFOLD_SRUN_WAIT=1m TWOFOLD=true bash jobs/smoke.sbatch
+  env TWOFOLD_SRUN_WAIT=1m TWOFOLD=true bash printed.sbatch
 for tpl in ensemble requeue; do
   expect_fail 2 "TWOFOLD_RELAUNCHES must be a whole number, got '-1'" -- \
     env TWOFOLD_RELAUNCHES=-1 TWOFOLD=true bash "$SOURCE_DIR/cluster/$tpl.sbatch" "$C" tpl.h5
@@ -85,7 +108,8 @@ expect_fail 2 "config file's name 'two words' cannot go into a batch script" -- 
 expect_fail 2 "script directory .* cannot go into a batch script" -- "$T" slurm "$C" --dir "50%" --dry-run
 expect_fail 2 "cannot go on an #SBATCH line" -- "$T" slurm "$C" --partition "a b" --dry-run
 "$T" slurm "$C" --module 'gcc; touch INJECTED' --dir mods --dry-run > mods.txt
-grep -q "^module load 'gcc; touch INJECTED'$" mods.txt && bash -n mods/smoke.sbatch &&
+sed -n '/^# ---- .*smoke.sbatch$/,/^# ---- dry run/p' mods.txt | sed '1d;$d' > mods.sbatch
+grep -q "^module load 'gcc; touch INJECTED'$" mods.txt && bash -n mods.sbatch &&
   pass "a module name is one quoted word" || fail "module line: $(grep module mods.txt)"
 [ ! -e INJECTED ] && pass "nothing injected" || fail "INJECTED exists"
 finish

@@ -13,12 +13,15 @@ SET=(--set ensemble.members=3000 --set integrator.t_end=1)
 
 # Task 1's part file is in the way (a directory), so its run fails with status 2.
 mkdir -p fail.parts/part-1-of-3.h5
-out=$("$CL/submit-array.sh" 3 "$CONFIGS/smoke.yaml" fail.h5 --time=5 --signal=B:USR1@60 \
-  --output=task-%A_%a.log -- "${SET[@]}")
+out=$(MERGE_TIME=7 "$CL/submit-array.sh" 3 "$CONFIGS/smoke.yaml" fail.h5 --time=5 --signal=B:USR1@60 \
+  -- "${SET[@]}")
 echo "$out"
 array=$(echo "$out" | sed -n 's/^submitted array job \([0-9]*\) .*/\1/p')
 merge=$(echo "$out" | sed -n 's/.* merge job \([0-9]*\) .*/\1/p')
 [ -n "$array" ] && [ -n "$merge" ] || fail "no job ids in: $out"
+# the merge has its own time limit (MERGE_TIME), not the array's
+[ "$(slurm_job_field "$merge" TimeLimit)" = 00:07:00 ] && pass "the merge job's own --time (7 min)" ||
+  fail "merge TimeLimit $(slurm_job_field "$merge" TimeLimit), MERGE_TIME=7"
 "$T" run "$CONFIGS/smoke.yaml" -o ref.h5 "${SET[@]}" --quiet # meanwhile: the reference
 slurm_wait_job "$merge" 120
 
@@ -32,7 +35,9 @@ mstate=$(slurm_job_field "$merge" JobState)
 mexit=$(slurm_job_field "$merge" ExitCode)
 [ "$mstate" = FAILED ] && [ "$mexit" = 2:0 ] && pass "merge job failed with status 2" ||
   fail "merge job: $mstate $mexit"
-mlog=$(cat twofold-merge-"$merge".log)
+mlog=$(cat fail.logs/merge-"$merge".log) # logs next to the output
+ls fail.logs/task-"$array"_[012].log >/dev/null && pass "task logs next to the output (fail.logs/)" ||
+  fail "task logs: $(ls fail.logs)"
 echo "$mlog" | sed 's/^/  merge log: /'
 grep -q 'task 1 (part 1/3, members 1000-1999)' <<<"$mlog" && pass "the merge names task 1" ||
   fail "the merge log does not name task 1"
@@ -74,7 +79,7 @@ if [ -n "$gen" ] && [ -n "$tpl" ]; then
   step_in_the_way "$tpl"
   slurm_wait_job "$gen" 120
   slurm_wait_job "$tpl" 120
-  for job in "$gen:stale/logs/*-$gen.log:stale.h5" "$tpl:stale-tpl-$tpl.log:stale-tpl.h5"; do
+  for job in "$gen:stale.logs/*-$gen.log:stale.h5" "$tpl:stale-tpl-$tpl.log:stale-tpl.h5"; do
     IFS=: read -r id log file <<<"$job"
     text=$(cat $log 2>/dev/null || true)
     state=$(slurm_job_field "$id" JobState)

@@ -48,7 +48,7 @@ check_job() { # ID LOGFILES OUTPUT
   same_members ref.h5 "$file"
   "$T" info "$file" | grep -q "complete: yes" && pass "$file is complete" || fail "$file not complete"
 }
-check_job "$id" "slurm-smoke/logs/smoke-*.log" requeued.h5
+check_job "$id" "requeued.logs/smoke-*.log" requeued.h5
 check_job "$tid" "template-$tid.log" template.h5
 echo "slurm_requeue: ${SECONDS} s in all"
 finish

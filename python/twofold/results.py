@@ -1,0 +1,327 @@
+"""A twofold results file, read lazily with h5py.
+
+Opening reads metadata only (the root attributes and the names, shapes and attributes of the
+datasets); an array is read when it is asked for, and only the rows asked for.
+
+    with twofold.open("wheel.h5") as res:
+        res.dims                       # {"members": 20000, "samples": 600, "state": 3}
+        res.state_names                # ["r", "v", "omega"]
+        res.statuses()                 # member statuses as names: array(["ok", "ok", ...])
+        res.summary                    # /summary as a plain dict, kinds and statuses by name
+        res.events(7)                  # member 7's event log: a Table of columns, padding dropped
+        res.events()                   # every member's events in one long Table (column member)
+        res.trajectory(slice(0, 10))   # members x samples x state, with res.sample_times()
+        res["members/final_state"]     # any dataset by its path, as a numpy array
+        res.dataset("members/event_log")[:5]   # the h5py Dataset itself, to slice on disk
+"""
+import re
+
+import numpy as np
+
+# Member statuses in the order of the engine's enum (src/status.c); a file stores them as an
+# HDF5 enum with these names, which is used when present.
+STATUS_NAMES = ("pending", "ok", "nonfinite", "max_steps", "step_underflow", "zeno", "failed",
+                "codim2", "ill_posed")
+
+
+def _text(value):
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, np.ndarray) and value.dtype.kind in "SO":
+        return np.array([_text(v) for v in value.ravel()], dtype=object).reshape(value.shape)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _names(text):
+    """A names attribute: "a,b,c" -> [a, b, c]; "0 a, 1 b" -> {0: a, 1: b} as a list."""
+    items = [item.strip() for item in str(text).split(",") if item.strip()]
+    numbered = [re.match(r"^(\d+) (.+)$", item) for item in items]
+    if items and all(numbered):
+        out = {}
+        for m in numbered:
+            out[int(m.group(1))] = m.group(2)
+        return [out.get(k, str(k)) for k in range(max(out) + 1)]
+    return items
+
+
+class Table(dict):
+    """Columns of equal length by name (a dict of numpy arrays); to_pandas() if pandas is
+    installed."""
+
+    def __len__(self):
+        return len(next(iter(self.values()))) if dict.__len__(self) else 0
+
+    @property
+    def columns(self):
+        return list(self.keys())
+
+    def to_pandas(self):
+        import pandas  # optional: python3-pandas
+        return pandas.DataFrame(dict(self))
+
+    def __repr__(self):
+        return f"Table({len(self)} rows: {', '.join(self.columns)})"
+
+
+class Results:
+    """A results file opened for reading; see the module's doc.  `run` is the run's JSON
+    summary when the file came from twofold.run(), else None."""
+
+    def __init__(self, path, run=None):
+        import h5py
+        self.path = str(path)
+        self.run = run
+        self._file = h5py.File(self.path, "r")
+        self.attrs = {k: _text(v) for k, v in self._file.attrs.items()}
+        self._shapes = {}
+        # visit_links and the link's object info: names and shapes without reading data
+        self._file.visititems(self._note)
+
+    def _note(self, name, obj):
+        import h5py
+        if isinstance(obj, h5py.Dataset):
+            self._shapes[name] = obj.shape
+
+    # --- the file ------------------------------------------------------------------------
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        dims = ", ".join(f"{k} {v}" for k, v in self.dims.items())
+        return f"<twofold.Results {self.path!r}: job {self.job}, {dims}>"
+
+    @property
+    def file(self):
+        """The open h5py.File."""
+        return self._file
+
+    def keys(self):
+        """Every dataset's path ("members/final_state", ...)."""
+        return list(self._shapes)
+
+    def __contains__(self, name):
+        return name.strip("/") in self._shapes
+
+    def __iter__(self):
+        return iter(self._shapes)
+
+    def dataset(self, name):
+        """The h5py Dataset at `name`, unread: slice it to read rows."""
+        return self._file[name.strip("/")]
+
+    def __getitem__(self, name):
+        """The dataset at `name`, read whole, strings decoded."""
+        return _text(self.dataset(name)[()])
+
+    def shape(self, name):
+        return self._shapes[name.strip("/")]
+
+    # --- named dimensions ----------------------------------------------------------------
+    @property
+    def job(self):
+        return self.config_value("job")
+
+    @property
+    def state_names(self):
+        names = self.attrs.get("state_names")
+        if names is None:
+            return []
+        if isinstance(names, np.ndarray):
+            return [str(n) for n in names]
+        return _names(names)
+
+    @property
+    def members(self):
+        shape = self._shapes.get("members/status")
+        return shape[0] if shape else 0
+
+    @property
+    def samples(self):
+        if "members/trajectory" in self._shapes:
+            return int(self.dataset("members/trajectory").attrs["samples"])
+        if "trajectory/t" in self._shapes:
+            return self._shapes["trajectory/t"][0]
+        return 0
+
+    @property
+    def dims(self):
+        """The named dimensions: members, samples (if sampled) and state."""
+        out = {}
+        if self.members:
+            out["members"] = self.members
+        if self.samples:
+            out["samples"] = self.samples
+        out["state"] = len(self.state_names)
+        return out
+
+    def config_value(self, key):
+        """A top-level scalar of the config as run (the root attribute config)."""
+        for line in str(self.attrs.get("config", "")).splitlines():
+            m = re.match(rf"^{re.escape(key)}:\s*(\S.*)$", line)
+            if m:
+                return m.group(1).strip().strip("'\"")
+        return None
+
+    # --- statuses --------------------------------------------------------------------------
+    def status_names(self):
+        """Names of the status codes, in code order (from the file's enum if it has one)."""
+        import h5py
+        if "members/status" in self._shapes:
+            mapping = h5py.check_enum_dtype(self.dataset("members/status").dtype)
+            if mapping:
+                names = [None] * (max(mapping.values()) + 1)
+                for name, code in mapping.items():
+                    names[code] = name
+                return [n if n is not None else f"status {k}" for k, n in enumerate(names)]
+        return list(STATUS_NAMES)
+
+    def statuses(self, members=slice(None)):
+        """The members' statuses as names (numpy array of str)."""
+        codes = np.asarray(self.dataset("members/status")[members])
+        names = np.array(self.status_names() + ["unknown"], dtype=object)
+        codes = np.where(codes < len(names) - 1, codes, len(names) - 1)
+        return names[codes].astype(str)
+
+    # --- summaries -------------------------------------------------------------------------
+    @property
+    def summary(self):
+        """/summary as a plain dict: per-kind and per-status counts as {name: count}, vectors
+        as lists, one-element datasets as numbers."""
+        out = {}
+        if "summary" not in self._file:
+            return out
+        group = self._file["summary"]
+        for name, ds in group.items():
+            value = _text(ds[()])
+            kinds = ds.attrs.get("kinds")
+            if name == "status_counts":
+                labels = self.status_names()
+            elif kinds is not None:
+                labels = _names(_text(kinds))
+            elif name == "events" and "members/events" in self._shapes:
+                labels = _names(_text(self.dataset("members/events").attrs["kinds"]))
+            elif name.startswith("final_state") and np.ndim(value) == 1 and \
+                    len(value) == len(self.state_names):
+                labels = self.state_names
+            else:
+                labels = None
+            if labels is not None and np.ndim(value) == 1 and len(labels) == len(value):
+                out[name] = {label: v.item() for label, v in zip(labels, value)}
+            elif isinstance(value, np.ndarray):
+                out[name] = value.item() if value.size == 1 else value.tolist()
+            else:
+                out[name] = value
+        return out
+
+    def status_counts(self):
+        """Members per status name, counted from /members/status."""
+        names = self.status_names()
+        counts = np.bincount(np.asarray(self.dataset("members/status")[()]),
+                             minlength=len(names))
+        return {name: int(counts[k]) for k, name in enumerate(names)}
+
+    # --- event logs ------------------------------------------------------------------------
+    def event_kinds(self, name="members/event_log"):
+        return _names(_text(self.dataset(name).attrs["kinds"]))
+
+    def events(self, member=None, name="members/event_log"):
+        """The event log of one member (an index), of several (a slice or index array), or of
+        every member (None) as a Table: columns member (unless one member), then the slot's
+        fields (t, kind as its name, from, to, the state by name); the NaN padding after a
+        member's last event is dropped."""
+        ds = self.dataset(name)
+        width = int(ds.attrs["slot_width"])
+        fields = _names(_text(ds.attrs["fields"]))
+        kinds = np.array(self.event_kinds(name) + ["unknown"], dtype=object)
+        if member is None:
+            member = slice(None)
+        one = np.ndim(member) == 0 and not isinstance(member, slice)
+        rows = np.asarray(ds[member], dtype=float)
+        rows = rows.reshape(1 if one else rows.shape[0], -1, width)
+        ids = np.arange(self.members)[member] if not one else np.array([member])
+        used = ~np.isnan(rows[:, :, 0])
+        flat = rows[used]
+        table = Table()
+        if not one:
+            table["member"] = np.repeat(np.atleast_1d(ids), used.sum(axis=1))
+        for k, field in enumerate(fields):
+            column = flat[:, k]
+            if field == "kind":
+                codes = column.astype(int)
+                codes = np.where((codes >= 0) & (codes < len(kinds) - 1), codes, len(kinds) - 1)
+                column = kinds[codes].astype(str)
+            elif field in ("from", "to", "side"):
+                column = column.astype(int)
+            table[field] = column
+        return table
+
+    def exits(self, member=None):
+        """The logged exit choices (/members/exits) as a Table, like events()."""
+        return self.events(member, name="members/exits")
+
+    # --- sampled trajectories --------------------------------------------------------------
+    def sample_times(self):
+        """The times of the trajectory samples."""
+        if "members/trajectory" in self._shapes:
+            a = self.dataset("members/trajectory").attrs
+            return np.linspace(float(a["t0"]), float(a["t_end"]), int(a["samples"]))
+        return np.asarray(self.dataset("trajectory/t")[()])
+
+    def trajectory(self, members=slice(None)):
+        """Sampled states, members x samples x state (one member: samples x state)."""
+        if "members/trajectory" not in self._shapes:
+            return np.asarray(self.dataset("trajectory/state")[()])
+        rows = np.asarray(self.dataset("members/trajectory")[members])
+        return rows.reshape(rows.shape[:-1] + (self.samples, len(self.state_names)))
+
+    # --- optional conversions ---------------------------------------------------------------
+    def to_xarray(self):
+        """/members as an xarray.Dataset with dimensions member, sample, state (xarray is
+        optional: python3-xarray).  Reads every per-member table except the event logs."""
+        import xarray
+        coords = {"member": np.arange(self.members), "state": self.state_names}
+        data = {"status": ("member", self.statuses())}
+        for name, shape in self._shapes.items():
+            short = name.split("/", 1)[-1]
+            if not name.startswith("members/") or short in ("status", "event_log", "exits"):
+                continue
+            if short == "trajectory":
+                coords["time"] = ("sample", self.sample_times())
+                data[short] = (("member", "sample", "state"), self.trajectory())
+            elif len(shape) == 1:
+                data[short] = ("member", self[name])
+            elif len(shape) == 2 and shape[1] == len(self.state_names):
+                data[short] = (("member", "state"), self[name])
+            elif short == "events":
+                coords["kind"] = self.event_kinds()
+                data[short] = (("member", "kind"), self[name])
+        return xarray.Dataset(data, coords=coords, attrs={k: v for k, v in self.attrs.items()
+                                                          if isinstance(v, (str, int, float))})
+
+    def to_pandas(self):
+        """One row per member: status (name), t_final, steps..., final_state_<name>, events
+        per kind (pandas is optional: python3-pandas)."""
+        import pandas
+        columns = {"status": self.statuses()}
+        for name, shape in self._shapes.items():
+            short = name.split("/", 1)[-1]
+            if not name.startswith("members/") or short in ("status", "event_log", "exits",
+                                                           "trajectory"):
+                continue
+            if len(shape) == 1:
+                columns[short] = self[name]
+            elif short == "events":
+                for kind, column in zip(self.event_kinds(), self[name].T):
+                    columns[f"events_{kind}"] = column
+            elif len(shape) == 2 and shape[1] == len(self.state_names):
+                for state, column in zip(self.state_names, self[name].T):
+                    columns[f"{short}_{state}"] = column
+        return pandas.DataFrame(columns)
