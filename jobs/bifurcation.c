@@ -77,7 +77,8 @@ static int setup(tf_run *run, tf_error *err) {
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   char where[256];
-  if (tf_model_from_config(&job->model, run->cfg, TF_KINDS_DISCRETE, "bifurcation", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg, run->comm, TF_KINDS_DISCRETE, "bifurcation", err))
+    return -1;
   const tf_kernel *k = job->model.kernel;
   if (k->kind != TF_MODEL_DEVS)
     return tf_fail(err, "%s: key 'model.name': job 'bifurcation' needs a DEVS model (%s)",

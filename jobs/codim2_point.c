@@ -42,7 +42,7 @@ static int setup(tf_run *run, tf_error *err) {
   point_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  if (tf_model_from_config(&job->model, run->cfg, KINDS, "codim2-point", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg, run->comm, KINDS, "codim2-point", err)) return -1;
   const tf_kernel *k = job->model.kernel;
   char where[256];
   const bool state_given = tf_config_has(run->cfg, "initial.state");

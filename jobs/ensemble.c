@@ -73,6 +73,7 @@ static int setup(tf_run *run, tf_error *err) {
   const tf_member_settings settings = {.members = (uint64_t)members,
                                        .samples = TF_MEMBER_SAMPLES_FROM_CONFIG,
                                        .stop = &run->stop,
+                                       .comm = run->comm,
                                        .output_keys = output_keys,
                                        .ctx = run};
   if (tf_member_engine_create(run->cfg, &settings, &job->engine, err)) return -1;

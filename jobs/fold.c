@@ -53,7 +53,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   job->iq = job->end_state = -1;
-  if (tf_model_from_config(&job->model, run->cfg, KINDS, "fold", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg, run->comm, KINDS, "fold", err)) return -1;
   const tf_kernel *k = job->model.kernel;
   char where[256];
   /* a Filippov model has a smooth field only where its parameters make it its own flow */

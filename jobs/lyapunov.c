@@ -15,7 +15,7 @@
 
 #include "checkpoint.h"
 #include "contact_run.h"
-#include "devs_job.h" /* DEVS models run on their own engine */
+#include "devs/devs_job.h" /* DEVS models run on their own engine */
 #include "flow.h"
 #include "h5io.h"
 #include "job.h"
@@ -157,15 +157,16 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
 }
 
 static int setup(tf_run *run, tf_error *err) {
-  if (tf_devs_job_wanted(run)) return tf_devs_lyapunov_setup(run, err); /* DEVS: devs_job.c */
+  if (tf_devs_job_wanted(run)) return tf_devs_lyapunov_setup(run, err); /* DEVS: devs/devs_job.c */
   lyapunov_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
   const tf_kernel *k;
-  if (tf_model_kernel(run->cfg, &k, err)) return -1;
+  if (tf_model_kernel(run->cfg, run->comm, &k, err)) return -1;
   const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "the lyapunov job", err)) return -1;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KINDS_ALL, "lyapunov", err)) return -1;
+  if (tf_model_from_config(&job->model, run->cfg, run->comm, TF_KINDS_ALL, "lyapunov", err))
+    return -1;
   k = job->model.kernel;
   double spread, t0;
   job->ode = tf_ode_default_options();

@@ -39,7 +39,7 @@
 
 #include "checkpoint.h"
 #include "contact_run.h"
-#include "devs_job.h" /* DEVS models run on their own engine */
+#include "devs/devs_job.h" /* DEVS models run on their own engine */
 #include "ensemble.h"
 #include "flow.h"
 #include "h5io.h"
@@ -96,7 +96,7 @@ static int stationary_execute(tf_run *run, scan_job *job, tf_error *err);
 static void stationary_destroy(scan_job *job);
 
 static int setup(tf_run *run, tf_error *err) {
-  if (tf_devs_job_wanted(run)) { /* DEVS: devs_job.c */
+  if (tf_devs_job_wanted(run)) { /* DEVS: devs/devs_job.c */
     if (refuse_stationary_devs(run, err)) return -1;
     return tf_devs_scan_setup(run, err);
   }
@@ -107,7 +107,7 @@ static int setup(tf_run *run, tf_error *err) {
   const char *quantity;
   const tf_kernel *k;
   if (tf_config_get_string(run->cfg, "scan.quantity", "lyapunov", quantities, &quantity, err) ||
-      tf_model_kernel(run->cfg, &k, err))
+      tf_model_kernel(run->cfg, run->comm, &k, err))
     return -1;
   if (strcmp(quantity, "poincare") == 0) return poincare_setup(run, job, err);
   if (strcmp(quantity, "stationary") == 0) {
@@ -117,7 +117,7 @@ static int setup(tf_run *run, tf_error *err) {
   if (refuse_stationary_keys(run->cfg, err)) return -1;
   const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "scan.quantity lyapunov", err) ||
-      tf_model_from_config(&job->model, run->cfg, TF_KINDS_ALL, "scan", err))
+      tf_model_from_config(&job->model, run->cfg, run->comm, TF_KINDS_ALL, "scan", err))
     return -1;
   k = job->model.kernel;
   double spread, t0;
@@ -337,13 +337,13 @@ static int stationary_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
   char where[256];
   const tf_kernel *k;
-  if (tf_model_kernel(cfg, &k, err)) return -1;
+  if (tf_model_kernel(cfg, run->comm, &k, err)) return -1;
   if (k && (k->kind == TF_MODEL_MAP || k->kind == TF_MODEL_DEVS))
     return tf_fail(err,
                    "%s: key 'scan.quantity': 'stationary' continues stationary states of a "
                    "flow, but model '%s' is a map (scan its lyapunov exponents instead)",
                    tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
-  if (tf_model_from_config(&job->model, cfg, TF_KINDS_ALL, "scan", err)) return -1;
+  if (tf_model_from_config(&job->model, cfg, run->comm, TF_KINDS_ALL, "scan", err)) return -1;
   k = job->model.kernel;
   stationary_scan *st = calloc(1, sizeof *st);
   if (!st) return tf_fail(err, "out of memory");
@@ -651,7 +651,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
   char where[256];
   /* the event-driven DOPRI5 of impact.h: smooth flows and impact systems */
-  if (tf_model_from_config(&job->model, cfg,
+  if (tf_model_from_config(&job->model, cfg, run->comm,
                            TF_KIND_BIT(TF_MODEL_FLOW) | TF_KIND_BIT(TF_MODEL_IMPACT),
                            "scan with scan.quantity poincare", err))
     return -1;

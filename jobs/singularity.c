@@ -21,6 +21,7 @@
 typedef struct singularity_job {
   tf_model model;
   double guess[TF_MAX_DIM];
+  bool guess_given; /* singularity.guess is in the config; else the model's own guess */
   double tolerance;
   long long max_iterations;
 } singularity_job;
@@ -29,8 +30,8 @@ static int setup(tf_run *run, tf_error *err) {
   singularity_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KIND_BIT(TF_MODEL_FILIPPOV), "singularity",
-                           err))
+  if (tf_model_from_config(&job->model, run->cfg, run->comm, TF_KIND_BIT(TF_MODEL_FILIPPOV),
+                           "singularity", err))
     return -1;
   const tf_kernel *k = job->model.kernel;
   double def[TF_MAX_DIM] = {0};
@@ -38,6 +39,7 @@ static int setup(tf_run *run, tf_error *err) {
   size_t n;
   const double d_tol = 1e-12;
   const long long d_iter = 50;
+  job->guess_given = tf_config_has(run->cfg, "singularity.guess"); /* before its default */
   if (tf_config_get_double_array(run->cfg, "singularity.guess", def, k->dim, k->dim, job->guess,
                                  TF_MAX_DIM, &n, err) ||
       tf_config_get_double(run->cfg, "singularity.tolerance", &d_tol, 1e-15, 1.0, &job->tolerance,
@@ -112,9 +114,8 @@ static int execute(tf_run *run, tf_error *err) {
                         x, &iterations, err)) {
     /* the search is set by the config: say which keys to change, and exit as bad input */
     char where[256], why[sizeof err->msg];
-    const char *key = "singularity.guess";
-    if (strstr(tf_config_where(run->cfg, key, where, sizeof where), "(default)"))
-      key = "model.params"; /* the guess is the model's own for these parameters */
+    /* without singularity.guess the guess is the model's own for its parameters */
+    const char *key = job->guess_given ? "singularity.guess" : "model.params";
     snprintf(why, sizeof why, "%s", err->msg);
     tf_fail(err,
             "%s: key '%s': %s; the search is set by singularity.guess (default: the model's "

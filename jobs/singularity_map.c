@@ -84,8 +84,8 @@ static int setup(tf_run *run, tf_error *err) {
   map_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KIND_BIT(TF_MODEL_FILIPPOV), "singularity-map",
-                           err))
+  if (tf_model_from_config(&job->model, run->cfg, run->comm, TF_KIND_BIT(TF_MODEL_FILIPPOV),
+                           "singularity-map", err))
     return -1;
   const tf_kernel *k = job->model.kernel;
   if (!k->filippov->twofold_guess)

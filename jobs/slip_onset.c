@@ -152,7 +152,7 @@ static int setup(tf_run *run, tf_error *err) {
   tf_config_mark_used(run->cfg, "output.samples");
   tf_config_mark_used(run->cfg, "output.event_log");
   if (tf_job_output_from_config(run, &job->compression, NULL, err) ||
-      tf_flow_from_config(&job->flow, run->cfg, &run->stop, err))
+      tf_flow_from_config(&job->flow, run->cfg, run->comm, &run->stop, err))
     return -1;
   const tf_kernel *k = job->flow.kernel;
   if (k->kind != TF_MODEL_TWO_CONTACT)

@@ -69,6 +69,7 @@ static int output_keys(tf_config *cfg, void *ctx, tf_error *err) {
 static int setup(tf_run *run, trajectory_job *job, tf_error *err) {
   const tf_member_settings settings = {.traced = true,
                                        .stop = &run->stop,
+                                       .comm = run->comm,
                                        .member_keys = member_keys,
                                        .output_keys = output_keys,
                                        .ctx = run};

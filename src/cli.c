@@ -382,7 +382,7 @@ static int model_show(const cli_args *a) {
           key, path, strcmp(key, "model.source") == 0 ? "compile and load" : "load");
   } else if (!rc) {
     const tf_kernel *k = NULL;
-    rc = tf_model_kernel(cfg, &k, &err);
+    rc = tf_model_kernel(cfg, MPI_COMM_SELF, &k, &err); /* no MPI here: this process alone */
     if (!rc) print_model(k);
   }
   if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
@@ -427,8 +427,9 @@ static int cmd_model(const cli_args *a) {
   int rc = cfg ? 0 : -1;
   for (int i = 0; !rc && i < a->nsets; i++) rc = tf_config_set(cfg, a->sets[i], &err);
   const bool state_given = cfg && tf_config_has(cfg, "initial.state");
-  if (rc || tf_model_kernel(cfg, &k, &err) ||
-      tf_model_from_config(&model, cfg, TF_KINDS_ALL, "model check", &err) ||
+  /* no MPI in `model check`: the model is loaded by this process alone */
+  if (rc || tf_model_kernel(cfg, MPI_COMM_SELF, &k, &err) ||
+      tf_model_from_config(&model, cfg, MPI_COMM_SELF, TF_KINDS_ALL, "model check", &err) ||
       tf_initial_from_config(cfg, k, x0, &spread, &t0, &err) ||
       tf_physical_initial_from_config(cfg, k, model.params, state_given, x0, &err)) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);
@@ -729,8 +730,9 @@ static void report_failures(const tf_run *run, bool quiet, int exit_code, const 
 }
 
 /* `twofold run` on comm.  Embedded (the library entry point): errors are left in err for the
- * caller instead of printed. */
-static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *err_out) {
+ * caller instead of printed.  *file_broken: the job found its results file broken (tf_run). */
+static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, bool *file_broken,
+                   tf_error *err_out) {
   tf_run run = {.comm = comm,
                 .output_override = a->output,
                 .resume = a->resume,
@@ -765,13 +767,14 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, tf_error *er
   } else {
     exit_code = run.exit_code;
   }
+  *file_broken = run.file_broken; /* then the error alone is said */
   if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded)
     report_error(&run, &err);
   if (exit_code == TF_EXIT_MEMBERS_FAILED)
     tf_fail(&err, "%s; the results are complete in '%s' (exit status 4)", run.failures,
             run.output_path);
   if (run.rank == 0 && !embedded) report_failures(&run, a->quiet, exit_code, &err);
-  if (run.rank == 0) {
+  if (run.rank == 0 && !*file_broken) {
     if (exit_code == TF_EXIT_INTERRUPTED && !a->quiet && run.restarts)
       fprintf(stderr,
               "twofold: %s: what was done is in '%s' (incomplete); job '%s' is one "
@@ -851,10 +854,10 @@ static int cmd_slurm(const cli_args *a) {
 }
 
 /* Finishes a merged file as a resumed run with every member done: the job writes its
- * summary from the file and marks it complete, exactly as at the end of a single run. */
+ * summary from the file and marks it complete, exactly as at the end of a single run.  ctx is
+ * a bool set when the file broke (run.file_broken: reported, removed, not to be closed). */
 static int finish_merged(const char *path, const char *config_text, const char *source, void *ctx,
                          tf_error *err) {
-  (void)ctx;
   tf_run run = {.comm = MPI_COMM_SELF,
                 .size = 1,
                 .output_override = path,
@@ -878,6 +881,7 @@ static int finish_merged(const char *path, const char *config_text, const char *
   int rc = run.cfg ? setup_job(&run, &job, err) : -1;
   if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
   if (!rc) rc = job->execute(&run, err);
+  *(bool *)ctx = run.file_broken;
   /* failed members are the parts' verdict (each part's run said so); the merged file is whole */
   if (!rc && run.exit_code != TF_EXIT_OK && run.exit_code != TF_EXIT_MEMBERS_FAILED)
     rc = tf_fail(err, "merge: finishing '%s' was interrupted", path);
@@ -888,7 +892,7 @@ static int finish_merged(const char *path, const char *config_text, const char *
 }
 
 /* `twofold merge OUT.h5 PART.h5...`, or `twofold merge -o OUT.h5 PART.h5...`. */
-static int cmd_merge(const cli_args *a) {
+static int cmd_merge(const cli_args *a, bool *file_broken) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size > 1) {
@@ -910,7 +914,8 @@ static int cmd_merge(const cli_args *a) {
   tf_h5_quiet();
   tf_merge_stats st;
   tf_error err;
-  const int rc = tf_merge(out, files, nfiles, a->overwrite, finish_merged, NULL, &st, &err);
+  const tf_merge_end rc =
+      tf_merge(out, files, nfiles, a->overwrite, finish_merged, file_broken, &st, &err);
   if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
   if (a->json) {
     tf_json *j = tf_json_create();
@@ -930,12 +935,17 @@ static int cmd_merge(const cli_args *a) {
     printf("merged %d file%s (%llu members) into %s in %.2f s\n", nfiles, nfiles > 1 ? "s" : "",
            (unsigned long long)st.members, out, st.seconds);
   }
-  if (!rc) return TF_EXIT_OK;
   /* refusals (bad input) are usage errors; failures while writing are runtime errors */
-  return strncmp(err.msg, "cannot merge", 12) == 0 || strstr(err.msg, "one of the part files") ||
-                 strstr(err.msg, "no part files") || strstr(err.msg, "no usable part file")
-             ? TF_EXIT_USAGE
-             : TF_EXIT_ERROR;
+  return rc == TF_MERGE_DONE ? TF_EXIT_OK : rc == TF_MERGE_REFUSED ? TF_EXIT_USAGE : TF_EXIT_ERROR;
+}
+
+/* A results file HDF5 failed to write is left open: closing it, or PETSc or MPI, could hang
+ * or crash on ranks whose HDF5 states differ.  Every rank learnt it in the same collective
+ * round, so the executable (only it: the library returns the status) ends each one here
+ * without finalising, as a crash would end it; --resume verifies and repairs the file. */
+static _Noreturn void end_with_broken_file(int rc) {
+  fflush(stdout), fflush(stderr);
+  _exit(rc);
 }
 
 static void free_args(cli_args *a) {
@@ -953,7 +963,7 @@ int tf_cli_main(int argc, char **argv) {
    * the flushed rows kept, not kill the process by SIGXFSZ's default action */
   signal(SIGXFSZ, SIG_IGN);
   if (argc > 1 && strcmp(argv[1], "mpirun") == 0) return tf_launcher_main(argc, argv);
-  tf_h5_guard_writes(true);
+  tf_h5_guard_writes(MPI_COMM_WORLD);
   if (argc > 1 && strcmp(argv[1], "slurm") == 0) tf_slurm_remember_environment();
   cli_args a;
   tf_error err;
@@ -990,11 +1000,14 @@ int tf_cli_main(int argc, char **argv) {
     a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
     a.petsc_argv[a.petsc_argc] = NULL;
     tf_petsc_remember_options(a.petsc_argc, a.petsc_argv);
-    rc = strcmp(a.command, "run") == 0     ? cmd_run(&a, MPI_COMM_WORLD, false, &err)
+    bool file_broken = false;
+    rc = strcmp(a.command, "run") == 0     ? cmd_run(&a, MPI_COMM_WORLD, false, &file_broken, &err)
          : strcmp(a.command, "slurm") == 0 ? cmd_slurm(&a)
-         : strcmp(a.command, "merge") == 0 ? cmd_merge(&a)
+         : strcmp(a.command, "merge") == 0 ? cmd_merge(&a, &file_broken)
                                            : cmd_check(&a);
-    tf_petsc_finish(strcmp(a.command, "run") == 0 || strcmp(a.command, "check") == 0);
+    if (file_broken) end_with_broken_file(rc);
+    tf_petsc_finish(MPI_COMM_WORLD,
+                    strcmp(a.command, "run") == 0 || strcmp(a.command, "check") == 0);
     MPI_Finalize();
     tf_mpi_singleton_cleanup();
   } else {
@@ -1050,9 +1063,10 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
     }
   }
   if (rc == TF_EXIT_OK) {
-    tf_h5_guard_writes(true);
-    rc = cmd_run(&a, comm, true, err);
-    tf_h5_guard_writes(false);
+    tf_h5_guard_writes(comm);
+    bool file_broken = false; /* the status says so; the caller owns its process */
+    rc = cmd_run(&a, comm, true, &file_broken, err);
+    tf_h5_guard_writes(MPI_COMM_NULL);
   }
   if (petsc_ours) {
     PetscFinalize();

@@ -627,6 +627,14 @@ static int check_space(scheduler *s, const uint64_t *ids, size_t n, tf_error *er
                  s->run->output_path, (unsigned long long)both[0], (unsigned long long)both[1]);
 }
 
+/* How a flush round ended, the same on every rank (each phase is agreed on). */
+typedef enum round_end {
+  ROUND_FLUSHED,
+  ROUND_OUT_OF_MEMORY, /* on some rank, before anything was written */
+  ROUND_NO_SPACE,      /* check_space refused it, before anything was written (err says why) */
+  ROUND_WRITE_FAILED   /* a write or flush failed: the file is broken (file_broken) */
+} round_end;
+
 /* One collective round: rows, statuses and checksums, H5Fflush; only then the done mask,
  * H5Fflush.  Every phase is agreed on by all ranks before the next begins, so a member is
  * marked done only when its row is in the file on every rank, and a failure anywhere stops
@@ -660,11 +668,11 @@ static int flush_round(scheduler *s, tf_error *err) {
       sums[i] = row_checksum(spec, ids[i], status[i], (const void *const *)b->cols, order[i]);
     }
   }
-  const char *failed = NULL;
+  round_end end = ROUND_FLUSHED;
   if (anyone(s, rc)) {
-    failed = "out of memory";
+    end = ROUND_OUT_OF_MEMORY;
   } else if (check_space(s, ids, n, err)) {
-    failed = "";
+    end = ROUND_NO_SPACE;
   } else {
     bool bad = false;
     for (size_t c = 0; c < spec->ncols && !bad; c++) {
@@ -685,19 +693,25 @@ static int flush_round(scheduler *s, tf_error *err) {
       bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_DONE], H5T_NATIVE_UINT8, 1, n,
                                        ids, ones));
     if (!bad) bad = anyone(s, tf_h5_flush(s->dsets[0]));
-    if (bad) failed = "writing";
+    if (bad) end = ROUND_WRITE_FAILED;
   }
   free(order), free(ids), free(sums), free(ones), free(status), free(scratch);
-  if (failed && *failed == 'w') {
-    s->file_broken = true;
-    return tf_fail(err,
-                   "writing results to '%s' failed (file system full or failing?); the "
-                   "members flushed before are kept: run again with --resume",
-                   s->run->output_path);
+  switch (end) {
+    case ROUND_FLUSHED:
+      b->n = 0;
+      return 0;
+    case ROUND_OUT_OF_MEMORY:
+      return tf_fail(err, "out of memory");
+    case ROUND_NO_SPACE:
+      return -1;
+    case ROUND_WRITE_FAILED:
+      s->file_broken = true;
+      return tf_fail(err,
+                     "writing results to '%s' failed (file system full or failing?); the "
+                     "members flushed before are kept: run again with --resume",
+                     s->run->output_path);
   }
-  if (failed) return *failed ? tf_fail(err, "%s", failed) : -1;
-  b->n = 0;
-  return 0;
+  return -1;
 }
 
 /* Runs members until this rank's round time is up, it runs out of chunks, or a stop is
@@ -903,15 +917,17 @@ int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, 
 
 int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,
                                   tf_results_summarize_fn summarize, void *ctx, tf_error *err) {
-  if (out->file_broken) {
-    if (run->rank == 0)
-      fprintf(stderr, "twofold: error: %s%s%s\n", err->msg,
-              run->discard_if_broken ? "; it is removed: it was made from " : "",
-              run->discard_if_broken ? run->config_path : "");
-    if (run->rank == 0 && run->discard_if_broken) unlink(run->output_path), tf_lock_release();
-    fflush(stdout), fflush(stderr);
-    MPI_Barrier(run->comm);
-    _exit(TF_EXIT_ERROR);
+  if (out->file_broken) { /* err says so: the executable prints it, the library returns it */
+    if (run->discard_if_broken) {
+      char why[TF_ERROR_MAX];
+      snprintf(why, sizeof why, "%s", err->msg);
+      tf_fail(err, "%s; it is removed: it was made from %s", why, run->config_path);
+      if (run->rank == 0) unlink(run->output_path), tf_lock_release();
+    }
+    MPI_Barrier(run->comm); /* removed before any rank may end */
+    run->file_broken = true;
+    run->exit_code = TF_EXIT_ERROR;
+    return -1;
   }
   tf_json_integer(run->summary, "done", (long long)out->done);
   tf_json_integer(run->summary, "computed", (long long)out->computed);

@@ -1,13 +1,11 @@
 /* exit_policy.c — see exit_policy.h. */
 #include "exit_policy.h"
 
-#include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5io.h"
 #include "rng.h"
 #include "vec.h"
 
@@ -46,53 +44,6 @@ static int read_weights(tf_exit_policy *pol, tf_config *cfg, tf_error *err) {
   return 0;
 }
 
-/* Reads /members/exits of an earlier run: u and kind are columns 1 and 3 of each logged draw. */
-int tf_draw_log_read(tf_draw_log *log, const char *path, uint64_t members, long max_logged,
-                     const char *where, const char *key, tf_error *err) {
-  memset(log, 0, sizeof *log);
-  tf_error open_err;
-  hid_t f = tf_h5_open_serial(path, &open_err);
-  if (f < 0) return tf_fail(err, "%s: key '%s': %s", where, key, open_err.msg);
-  hid_t d = H5Dopen2(f, "members/exits", H5P_DEFAULT);
-  if (d < 0) {
-    H5Fclose(f);
-    return tf_fail(err, "%s: key '%s': '%s' has no /members/exits (not a Filippov ensemble file)",
-                   where, key, path);
-  }
-  hid_t s = H5Dget_space(d);
-  hsize_t dims[2] = {0, 0};
-  H5Sget_simple_extent_dims(s, dims, NULL);
-  H5Sclose(s);
-  long long width = 0;
-  tf_h5_attr_read_int(d, "slot_width", &width);
-  int rc = 0;
-  if (dims[0] != members || width < 4 || dims[1] % (hsize_t)width)
-    rc = tf_fail(err, "%s: key '%s': '%s' holds %llu members, this run has %llu", where, key, path,
-                 (unsigned long long)dims[0], (unsigned long long)members);
-  double *all = rc ? NULL : malloc(dims[0] * dims[1] * sizeof *all);
-  if (!rc && (!all || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0))
-    rc = tf_fail(err, "%s: key '%s': cannot read /members/exits of '%s'", where, key, path);
-  H5Dclose(d);
-  H5Fclose(f);
-  if (rc) return free(all), -1;
-  log->draws = (long)(dims[1] / (hsize_t)width);
-  if (log->draws > max_logged) log->draws = max_logged;
-  log->members = members;
-  log->path = path;
-  const size_t cells = (members ? members : 1) * (size_t)log->draws;
-  log->u = malloc(cells * sizeof *log->u);
-  log->kind = malloc(cells * sizeof *log->kind);
-  if (!log->u || !log->kind) return free(all), tf_draw_log_free(log), tf_fail(err, "out of memory");
-  for (uint64_t m = 0; m < members; m++)
-    for (long v = 0; v < log->draws; v++) {
-      const double *slot = all + m * dims[1] + (uint64_t)v * (uint64_t)width;
-      log->u[m * (uint64_t)log->draws + (uint64_t)v] = slot[1];
-      log->kind[m * (uint64_t)log->draws + (uint64_t)v] = slot[3];
-    }
-  free(all);
-  return 0;
-}
-
 void tf_draw_log_free(tf_draw_log *log) {
   free(log->u);
   free(log->kind);
@@ -106,8 +57,7 @@ double tf_draw_log_u(const tf_draw_log *log, uint64_t member, long draw, double 
   return log->u[at];
 }
 
-int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, uint64_t members,
-                               long max_logged, tf_error *err) {
+int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, tf_error *err) {
   memset(pol, 0, sizeof *pol);
   static const char *const kinds[] = {"uniform", "weighted", "fixed", "replay", NULL};
   const char *kind;
@@ -131,13 +81,10 @@ int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, uint64_t mem
                        "in (0, 1)) is missing",
                        tf_config_where(cfg, "exit.policy", where, sizeof where));
       return tf_config_get_double(cfg, "exit.value", NULL, 0.0, 1.0, &pol->fixed, err);
-    case TF_EXIT_REPLAY: {
-      const char *path;
-      if (tf_config_get_string(cfg, "exit.replay", NULL, NULL, &path, err)) return -1;
-      return tf_draw_log_read(&pol->replay, path, members, max_logged,
-                              tf_config_where(cfg, "exit.replay", where, sizeof where),
-                              "exit.replay", err);
-    }
+    case TF_EXIT_REPLAY:
+      pol->replay_from.key = "exit.replay";
+      tf_config_where(cfg, "exit.replay", pol->replay_from.where, sizeof pol->replay_from.where);
+      return tf_config_get_string(cfg, "exit.replay", NULL, NULL, &pol->replay_from.path, err);
   }
   return 0;
 }

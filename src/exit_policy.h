@@ -28,18 +28,22 @@ typedef enum tf_exit_kind {
 } tf_exit_kind;
 
 /* The draws logged in /members/exits of an earlier run (u and kind of every member and draw),
- * for replay of two-fold exits and of choices at intersections. */
+ * for replay of two-fold exits and of choices at intersections: a table in memory, filled by
+ * the io layer (replay_log.h) before the run, so no policy reads a file. */
 typedef struct tf_draw_log {
   double *u, *kind;
   uint64_t members;
   long draws;
-  const char *path;
 } tf_draw_log;
 
-/* Reads `path` for a run of `members` members, at most max_logged draws each; errors name
- * `where` and `key`. */
-int tf_draw_log_read(tf_draw_log *log, const char *path, uint64_t members, long max_logged,
-                     const char *where, const char *key, tf_error *err);
+/* The earlier results file a replaying policy asks for, as the config names it (path NULL:
+ * no replay), with the key and its location for messages. */
+typedef struct tf_replay_source {
+  const char *path;
+  const char *key;
+  char where[256];
+} tf_replay_source;
+
 void tf_draw_log_free(tf_draw_log *log);
 /* The logged u of (member, draw), its kind into *kind if not NULL; NAN if none was logged. */
 double tf_draw_log_u(const tf_draw_log *log, uint64_t member, long draw, double *kind);
@@ -49,7 +53,8 @@ typedef struct tf_exit_policy {
   double distance, margin, fixed;
   double *cdf; /* weighted: cumulative weights over nbins equal bins of u */
   int nbins;
-  tf_draw_log replay; /* replay: the logged draws of every member */
+  tf_replay_source replay_from; /* replay: the file to read into `replay` */
+  tf_draw_log replay;           /* replay: the logged draws of every member */
   /* geometry at the two-fold */
   const tf_kernel *k;
   const double *p;
@@ -57,10 +62,9 @@ typedef struct tf_exit_policy {
   double theta_lo, theta_hi; /* the escaping sector */
 } tf_exit_policy;
 
-/* Reads exit.* (policy, distance, margin, value, weights, replay).  `members` is the
- * ensemble size (a replay file must match it). */
-int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, uint64_t members,
-                               long max_logged, tf_error *err);
+/* Reads exit.* (policy, distance, margin, value, weights, replay).  A replay file is only
+ * named here (replay_from): tf_replay_logs_read (replay_log.h) fills the table. */
+int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, tf_error *err);
 /* Computes the escaping sector at the two-fold t.  Fails if it has no escaping sector. */
 int tf_exit_policy_setup(tf_exit_policy *pol, const tf_kernel *k, const double *p,
                          const tf_twofold *t, tf_error *err);

@@ -32,25 +32,26 @@ const char *tf_method_name(tf_method m) {
   return "unknown";
 }
 
-tf_route tf_flow_route(tf_config *cfg, const tf_kernel *k) {
+tf_route tf_flow_route(tf_config *cfg, MPI_Comm comm, const tf_kernel *k) {
   const tf_route usual = tf_model_route(k, NULL);
   if (usual != TF_ROUTE_FILIPPOV) return usual; /* no parameters change these routes */
   if (tf_smoothing_requested(cfg)) return TF_ROUTE_FLOW;
   tf_model model;
   tf_error err;
-  const tf_route route = tf_model_from_config(&model, cfg, TF_KINDS_ALL, "ensemble", &err) == 0
-                             ? tf_model_route(k, model.params)
-                             : usual;
+  const tf_route route =
+      tf_model_from_config(&model, cfg, comm, TF_KINDS_ALL, "ensemble", &err) == 0
+          ? tf_model_route(k, model.params)
+          : usual;
   tf_model_destroy(&model);
   return route;
 }
 
-static int read_model(tf_flow *flow, tf_config *cfg, tf_error *err) {
+static int read_model(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
   tf_model model;
   const tf_kernel *k;
-  if (tf_model_kernel(cfg, &k, err)) return -1;
+  if (tf_model_kernel(cfg, comm, &k, err)) return -1;
   const bool filippov = k && k->kind == TF_MODEL_FILIPPOV;
-  const int rc = tf_model_from_config(&model, cfg, TF_KINDS_CONTINUOUS, "ensemble", err);
+  const int rc = tf_model_from_config(&model, cfg, comm, TF_KINDS_CONTINUOUS, "ensemble", err);
   flow->kernel = model.kernel;
   flow->params = model.params;
   if (!rc && !filippov && tf_smoothing_requested(cfg))
@@ -231,9 +232,9 @@ static bool has_noise(const tf_flow *flow) {
          tf_kernel_is_noisy(flow->kernel, flow->x0, flow->params);
 }
 
-static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
+static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
   static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
-  if (tf_petsc_require(err)) return -1;
+  if (tf_petsc_require(comm, err)) return -1;
   const char *type, *options, *jacobian;
   const long long d_batch = TF_FLOW_DEFAULT_BATCH, d_lag = 0;
   long long batch, lag;
@@ -292,7 +293,7 @@ static int read_ts(tf_flow *flow, tf_config *cfg, tf_error *err) {
   return 0;
 }
 
-static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
+static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
   static const char *const methods[] = {"auto",     "dopri5",         "dop853",   "euler-maruyama",
                                         "milstein", "drift-implicit", "petsc-ts", NULL};
   const char *method;
@@ -362,7 +363,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, tf_error *err) {
     if (flow->kernel->dim > TF_MAX_DIM)
       return tf_fail(err, "drift-implicit supports at most %d state components", TF_MAX_DIM);
   }
-  if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, err);
+  if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, comm, err);
   /* a config written for TS and run with another method (--set integrator.method=...) */
   tf_config_mark_used(cfg, "integrator.ts");
   return 0;
@@ -392,15 +393,16 @@ static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   return 0;
 }
 
-int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_stop_token *stop, tf_error *err) {
+int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,
+                        tf_error *err) {
   memset(flow, 0, sizeof *flow);
   flow->ode = tf_ode_default_options();
   flow->ode.stop = stop; /* before the PETSc TS settings and the impact engine copy it */
   long long seed;
   const long long d_seed = 1;
   flow->batch_id = -1;
-  if (read_model(flow, cfg, err) || read_initial(flow, cfg, err) || read_noise(flow, cfg, err) ||
-      read_integrator(flow, cfg, err) ||
+  if (read_model(flow, cfg, comm, err) || read_initial(flow, cfg, err) ||
+      read_noise(flow, cfg, err) || read_integrator(flow, cfg, comm, err) ||
       tf_config_get_int(cfg, "ensemble.seed", &d_seed, 0, LLONG_MAX, &seed, err))
     return -1;
   flow->seed = (uint64_t)seed;

@@ -13,6 +13,7 @@
 #ifndef TF_FLOW_H
 #define TF_FLOW_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 #include "checkpoint.h"
@@ -116,8 +117,11 @@ int tf_rk_method_from_config(tf_config *cfg, tf_ode_options *o, tf_error *err);
 
 /* Reads model.*, initial.*, integrator.* and ensemble.seed (and impact.*, poincare.* for
  * impact kernels or a flow recorded at events).  `stop`: where a member may stop early
- * (checkpoint.h; NULL: the process-wide token).  Errors name file, line, key. */
-int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_stop_token *stop, tf_error *err);
+ * (checkpoint.h; NULL: the process-wide token).  comm is the run's communicator: loading the
+ * model (a model.source is compiled by its rank 0) and starting PETSc for integrator.method
+ * petsc-ts are collective over it.  Errors name file, line, key. */
+int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,
+                        tf_error *err);
 void tf_flow_destroy(tf_flow *flow);
 
 void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x);
@@ -145,6 +149,6 @@ const char *tf_flow_integrator_name(const tf_flow *flow);
 /* The engine that runs a member of model k under this config: its kind's route with the
  * config's parameters, a Filippov model taking the flow route under model.smoothing too.
  * Decided without failing (a bad config is reported by the setup that reads it). */
-tf_route tf_flow_route(tf_config *cfg, const tf_kernel *k);
+tf_route tf_flow_route(tf_config *cfg, MPI_Comm comm, const tf_kernel *k);
 
 #endif

@@ -1,5 +1,7 @@
 /* guard.c — see guard.h.  Only async-signal-safe calls in the handlers: write(2) of text
- * formatted by hand, signal(2), raise(3), _exit(2). */
+ * formatted by hand, signal(2), raise(3), _exit(2).  These handlers are the one place outside
+ * the executable's main that ends the process: they are installed by the executable only
+ * (never by the library entry point), and a hung computation cannot return a status. */
 #define _GNU_SOURCE
 #include "guard.h"
 

@@ -657,12 +657,12 @@ hid_t tf_h5_status_type(void) {
  * rank reports its number of writes at exit. */
 static long long kill_at_write = -2, writes_done;
 static int writer_rank;
-/* Off until twofold owns the process (the executable) or is running a config (the library
- * entry point): a program linking libtwofold keeps its own MPI-IO writes to itself. */
-static bool guard_writes;
+/* MPI_COMM_NULL until twofold owns the process (the executable) or is running a config (the
+ * library entry point): a program linking libtwofold keeps its own MPI-IO writes to itself. */
+static MPI_Comm guard_comm = MPI_COMM_NULL;
 
-void tf_h5_guard_writes(bool on) {
-  guard_writes = on;
+void tf_h5_guard_writes(MPI_Comm comm) {
+  guard_comm = comm;
 }
 
 static void report_writes(void) {
@@ -670,13 +670,13 @@ static void report_writes(void) {
 }
 
 static void before_write(void) {
-  if (!guard_writes) return;
+  if (guard_comm == MPI_COMM_NULL) return;
   if (kill_at_write == -2) {
     kill_at_write = -1;
     const char *spec = getenv("TWOFOLD_TEST_KILL_AT_WRITE");
     long long k = 0;
     int r = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &writer_rank);
+    MPI_Comm_rank(guard_comm, &writer_rank);
     if (spec && strcmp(spec, "count") == 0) atexit(report_writes);
     if (spec && sscanf(spec, "%lld@%d", &k, &r) >= 1 && k > 0 && writer_rank == r)
       kill_at_write = k;
@@ -685,7 +685,7 @@ static void before_write(void) {
 }
 
 static int after_write(int rc, int count, MPI_Datatype type, MPI_Status *status) {
-  if (!guard_writes) return rc;
+  if (guard_comm == MPI_COMM_NULL) return rc;
   int written = count;
   if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE) MPI_Get_count(status, type, &written);
   if (rc == MPI_SUCCESS && written == count) return rc;
@@ -703,7 +703,7 @@ static int after_write(int rc, int count, MPI_Datatype type, MPI_Status *status)
           "flushed before are kept: make room and run again with --resume\n",
           open_path[0] ? open_path : "the results file", why, limit);
   fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Abort(guard_comm, 1);
   return rc;
 }
 

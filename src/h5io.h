@@ -94,9 +94,10 @@ hid_t tf_h5_status_type(void);
 /* Silences HDF5's automatic error stack printing (we report errors ourselves). */
 void tf_h5_quiet(void);
 
-/* Whether the MPI-IO write guard (a failed or short write aborts the job; the crash-test hook
- * TWOFOLD_TEST_KILL_AT_WRITE) is on: on for the whole life of the executable, and only during
- * a run inside a program that links the library. */
-void tf_h5_guard_writes(bool on);
+/* Turns the MPI-IO write guard on for the run on comm (a failed or short write aborts comm;
+ * the crash-test hook TWOFOLD_TEST_KILL_AT_WRITE counts ranks of comm), or off with
+ * MPI_COMM_NULL: on for the whole life of the executable (MPI_COMM_WORLD), and only during a
+ * run inside a program that links the library (the run's communicator). */
+void tf_h5_guard_writes(MPI_Comm comm);
 
 #endif

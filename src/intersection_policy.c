@@ -61,28 +61,28 @@ static int refuse_key(tf_config *cfg, const char *key, const char *policy, tf_er
                  tf_config_where(cfg, key, where, sizeof where), key, policy, policy);
 }
 
+/* Names the file to replay (exit.replay's when intersection.replay is not given); the table
+ * is read by tf_replay_logs_read. */
 static int read_replay(tf_intersection_policy *pol, tf_config *cfg, const tf_exit_policy *exit,
-                       uint64_t members, long max_logged, tf_error *err) {
+                       tf_error *err) {
   char where[256];
-  const char *path;
-  if (!tf_config_has(cfg, "intersection.replay") && exit->kind == TF_EXIT_REPLAY)
-    return tf_draw_log_read(&pol->replay, exit->replay.path, members, max_logged,
-                            tf_config_where(cfg, "exit.replay", where, sizeof where), "exit.replay",
-                            err);
+  if (!tf_config_has(cfg, "intersection.replay") && exit->kind == TF_EXIT_REPLAY) {
+    pol->replay_from = exit->replay_from;
+    return 0;
+  }
   if (!tf_config_has(cfg, "intersection.replay"))
     return tf_fail(err,
                    "%s: key 'intersection.policy' is 'replay' but 'intersection.replay' (an "
                    "earlier results file of this ensemble) is missing",
                    tf_config_where(cfg, "intersection.policy", where, sizeof where));
-  if (tf_config_get_string(cfg, "intersection.replay", NULL, NULL, &path, err)) return -1;
-  return tf_draw_log_read(&pol->replay, path, members, max_logged,
-                          tf_config_where(cfg, "intersection.replay", where, sizeof where),
-                          "intersection.replay", err);
+  pol->replay_from.key = "intersection.replay";
+  tf_config_where(cfg, "intersection.replay", pol->replay_from.where,
+                  sizeof pol->replay_from.where);
+  return tf_config_get_string(cfg, "intersection.replay", NULL, NULL, &pol->replay_from.path, err);
 }
 
 int tf_intersection_policy_from_config(tf_intersection_policy *pol, tf_config *cfg,
-                                       const tf_exit_policy *exit, uint64_t members,
-                                       long max_logged, tf_error *err) {
+                                       const tf_exit_policy *exit, tf_error *err) {
   memset(pol, 0, sizeof *pol);
   /* a whole run is replayed by exit.policy replay alone, as before choices had their own key */
   const char *rule, *law;
@@ -114,7 +114,7 @@ int tf_intersection_policy_from_config(tf_intersection_policy *pol, tf_config *c
       return 0;
     }
     case TF_CHOICE_REPLAY:
-      return read_replay(pol, cfg, exit, members, max_logged, err);
+      return read_replay(pol, cfg, exit, err);
     default:
       return 0;
   }

@@ -55,16 +55,17 @@ enum {
 typedef struct tf_intersection_policy {
   tf_choice_rule rule;
   double weight[TF_DEPART_KIND_COUNT];
-  tf_smoothing law;       /* regularised: the sigmoid (epsilon 1 in the blow-up's units) */
-  double escape_distance; /* how far along escaping sliding a departure detaches, at most */
+  tf_smoothing law;             /* regularised: the sigmoid (epsilon 1 in the blow-up's units) */
+  double escape_distance;       /* how far along escaping sliding a departure detaches, at most */
+  tf_replay_source replay_from; /* replay: the file to read into `replay` */
   tf_draw_log replay;
 } tf_intersection_policy;
 
 /* Reads intersection.* (policy, weights, smoothing_law, replay, escape_distance); `exit` is the
- * exit policy already read (its replay file and distance are the defaults). */
+ * exit policy already read (its replay file and distance are the defaults).  A replay file is
+ * only named here: tf_replay_logs_read (replay_log.h) fills the table. */
 int tf_intersection_policy_from_config(tf_intersection_policy *pol, tf_config *cfg,
-                                       const tf_exit_policy *exit, uint64_t members,
-                                       long max_logged, tf_error *err);
+                                       const tf_exit_policy *exit, tf_error *err);
 void tf_intersection_policy_destroy(tf_intersection_policy *pol);
 
 const char *tf_choice_rule_name(tf_choice_rule r);

@@ -42,6 +42,10 @@ typedef struct tf_run {
   double max_failed_fraction; /* run.max_failed_fraction (jobs on the scheduler) */
   char failures[1024];        /* the failed members, said at the end of the run ("" if none) */
   bool restarts;              /* interrupted, and --resume starts the one computation again */
+  /* An HDF5 write failed (reported already): HDF5's state differs between ranks, so a
+   * collective close could hang or crash.  The job returns -1 without closing the file, and
+   * the executable ends every rank without MPI_Finalize (cli.c). */
+  bool file_broken;
   void *job_data;
 } tf_run;
 

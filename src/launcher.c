@@ -30,7 +30,9 @@ static void usage(void) {
 
 /* The child: its own process group, so that the terminal's Ctrl-C reaches the launcher only
  * (Open MPI's launcher kills the job on SIGINT); stdin from /dev/null when it is a terminal,
- * since a background process group reading the terminal would be stopped. */
+ * since a background process group reading the terminal would be stopped.  A forked child
+ * whose exec failed has no caller to return to: it ends with _exit (the parent sees its
+ * status), the launcher being the executable's own `twofold mpirun`. */
 static void exec_child(char **argv) {
   setpgid(0, 0);
   if (isatty(STDIN_FILENO)) {

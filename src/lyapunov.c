@@ -688,7 +688,7 @@ int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
     case TF_ROUTE_SWITCHES:
       return tf_lyapunov_switches(k, p, x0, ode, o, r, err);
     case TF_ROUTE_CONTACT: /* jobs run these through contact_run.h (tf_lyapunov_contact) */
-    case TF_ROUTE_DEVS:    /* and these through devs_job.c */
+    case TF_ROUTE_DEVS:    /* and these through jobs/devs/devs_job.c */
       return tf_fail(err, "model '%s': no Lyapunov spectrum on this route", k->name);
     case TF_ROUTE_FLOW:
       break;

@@ -27,8 +27,8 @@ int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_memb
   if (!e) return tf_fail(err, "out of memory");
   e->settings = *s;
   const tf_kernel *k;
-  if (tf_model_kernel(cfg, &k, err)) return -1;
-  e->ops = tf_member_ops_of(k ? tf_flow_route(cfg, k) : TF_ROUTE_FLOW);
+  if (tf_model_kernel(cfg, s->comm, &k, err)) return -1;
+  e->ops = tf_member_ops_of(k ? tf_flow_route(cfg, s->comm, k) : TF_ROUTE_FLOW);
   if (!e->ops) return tf_fail(err, "model '%s' is not integrated member by member", k->name);
   return e->ops->create(e, cfg, k, &e->settings, err);
 }

@@ -40,6 +40,9 @@ typedef struct tf_member_settings {
   /* Where the engine may stop early (checkpoint.h); a member stopped there returns
    * TF_MEMBER_PENDING.  NULL: never stopped. */
   tf_stop_token *stop;
+  /* The run's communicator: loading the model (a model.source is compiled by its rank 0) and
+   * starting PETSc are collective over it, and over it only. */
+  MPI_Comm comm;
   /* The job's own keys, read by the engine where its reading has always put them (a results
    * file stores the config in the order keys were read): `member_keys` those of the member
    * (its index, samples; may set `samples`), `output_keys` the output.* keys.  NULL: none. */

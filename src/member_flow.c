@@ -53,7 +53,7 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   const bool state_given = tf_config_has(cfg, "initial.state");
   tf_flow *flow = &fe->flow;
   tf_member_settings *own = &e->settings;
-  if (tf_flow_from_config(flow, cfg, s->stop, err) ||
+  if (tf_flow_from_config(flow, cfg, s->comm, s->stop, err) ||
       tf_physical_initial_from_config(cfg, flow->kernel, flow->params, state_given, flow->x0,
                                       err) ||
       tf_member_member_keys(own, cfg, err) || tf_member_output_keys(own, cfg, err))

@@ -8,6 +8,7 @@
 
 #include "member_engine.h"
 #include "pws.h"
+#include "replay_log.h"
 #include "status.h"
 
 typedef struct pws_engine {
@@ -61,7 +62,9 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   if (tf_member_member_keys(own, cfg, err) ||
       (members == 0 &&
        tf_config_get_int(cfg, "ensemble.members", &d_members, 1, LLONG_MAX, &members, err)) ||
-      tf_pws_from_config(pws, cfg, (uint64_t)members, s->stop, err) ||
+      tf_pws_from_config(pws, cfg, s->comm, s->stop, err) ||
+      tf_replay_logs_read(&pws->policy, &pws->choice, (uint64_t)members, pws->max_logged_exits,
+                          err) ||
       tf_member_output_keys(own, cfg, err))
     return -1;
   if (own->samples != TF_MEMBER_SAMPLES_FROM_CONFIG) pws->trajectory_samples = own->samples;

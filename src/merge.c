@@ -457,21 +457,21 @@ static int mark_merged(const char *path, const part_file *parts, int n, tf_error
   return 0;
 }
 
-int tf_merge(const char *output, const char *const *files, int nfiles, bool overwrite,
-             tf_merge_finish_fn finish, void *ctx, tf_merge_stats *stats, tf_error *err) {
+tf_merge_end tf_merge(const char *output, const char *const *files, int nfiles, bool overwrite,
+                      tf_merge_finish_fn finish, void *ctx, tf_merge_stats *stats, tf_error *err) {
   const double t0 = now_seconds();
   memset(stats, 0, sizeof *stats);
-  if (nfiles < 1) return tf_fail(err, "merge: no part files given");
+  if (nfiles < 1) return tf_fail(err, "merge: no part files given"), TF_MERGE_REFUSED;
   struct stat st;
   for (int i = 0; i < nfiles; i++)
     if (same_file(output, files[i]))
-      return tf_fail(err, "output '%s' is one of the part files", output);
+      return tf_fail(err, "output '%s' is one of the part files", output), TF_MERGE_REFUSED;
 
   part_file *parts = calloc((size_t)nfiles, sizeof *parts);
   problems *pr = calloc(1, sizeof *pr);
   if (!parts || !pr) {
     free(parts), free(pr);
-    return tf_fail(err, "out of memory");
+    return tf_fail(err, "out of memory"), TF_MERGE_FAILED;
   }
   const part_file *ref = NULL;
   bool *consistent = calloc((size_t)nfiles, sizeof *consistent);
@@ -514,6 +514,8 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
   else if (!rc && stat(output, &st) == 0 && !tf_h5_is_results_file(output))
     problem(pr, "output '%s' is a %s; --overwrite replaces only twofold results files", output,
             S_ISREG(st.st_mode) ? "file that is not a twofold results file" : tf_file_kind(output));
+  /* bad input, as opposed to a failure while writing */
+  bool refused = !rc && (pr->count || !ref);
   if (!rc && pr->count)
     rc = tf_fail(err, "cannot merge into '%s' (%d problem%s; nothing was written):%s", output,
                  pr->count, pr->count > 1 ? "s" : "", pr->text);
@@ -538,7 +540,8 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
                     .members = ref->members,
                     .unreadable = -1};
       if (g >= 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_table, &c);
-      if (c.rc && c.unreadable >= 0) /* "cannot merge": bad input, exit 2 */
+      refused = c.rc && c.unreadable >= 0; /* bad input, exit 2 */
+      if (refused)
         rc = tf_fail(err,
                      "cannot merge into '%s': /members/%s of '%s' cannot be read into the copy "
                      "of '%s' (one of them is corrupt); nothing was written",
@@ -572,5 +575,5 @@ int tf_merge(const char *output, const char *const *files, int nfiles, bool over
   free(parts);
   free(pr);
   stats->seconds = now_seconds() - t0;
-  return rc;
+  return !rc ? TF_MERGE_DONE : refused ? TF_MERGE_REFUSED : TF_MERGE_FAILED;
 }

@@ -48,8 +48,15 @@ int tf_merge_part_progress(long long file_id, long long *part, long long *parts,
 typedef int (*tf_merge_finish_fn)(const char *path, const char *config_text, const char *source,
                                   void *ctx, tf_error *err);
 
-/* Merges `nfiles` part files into `output`.  Returns 0, or -1 with every problem in err. */
-int tf_merge(const char *output, const char *const *files, int nfiles, bool overwrite,
-             tf_merge_finish_fn finish, void *ctx, tf_merge_stats *stats, tf_error *err);
+/* How a merge ended (with the message in err when not done). */
+typedef enum tf_merge_end {
+  TF_MERGE_DONE = 0,
+  TF_MERGE_REFUSED, /* bad input (parts missing, inconsistent or unreadable): nothing written */
+  TF_MERGE_FAILED   /* a runtime failure while writing (the output is left as it was) */
+} tf_merge_end;
+
+/* Merges `nfiles` part files into `output`, every problem in err. */
+tf_merge_end tf_merge(const char *output, const char *const *files, int nfiles, bool overwrite,
+                      tf_merge_finish_fn finish, void *ctx, tf_merge_stats *stats, tf_error *err);
 
 #endif

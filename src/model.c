@@ -53,7 +53,7 @@ static void resolve_path(const tf_config *cfg, const char *key, const char *path
 
 /* model.equations: C generated into the plugin cache, then compiled and loaded like
  * model.source (an unchanged model hashes to the same file and is compiled once). */
-static int equations_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
+static int equations_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_error *err) {
   static const char *const others[] = {"model.name", "model.library", "model.source"};
   char where[256], other[256];
   tf_config_where(cfg, "model.equations", where, sizeof where);
@@ -70,14 +70,14 @@ static int equations_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) 
       tf_equations_write(cfg, dir, path, sizeof path, &name, err))
     return -1;
   tf_error why;
-  if (tf_plugin_open_source(path, name, k, &why))
+  if (tf_plugin_open_source(path, name, comm, k, &why))
     return tf_fail(err, "%s: key 'model.equations': %s", where, why.msg);
   return 0;
 }
 
-static int find_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
+static int find_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_error *err) {
   *k = NULL;
-  if (tf_equations_present(cfg)) return equations_kernel(cfg, k, err);
+  if (tf_equations_present(cfg)) return equations_kernel(cfg, comm, k, err);
   char where[256];
   const bool lib = tf_config_has(cfg, "model.library"), src = tf_config_has(cfg, "model.source");
   if (lib && src) {
@@ -105,15 +105,15 @@ static int find_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
   resolve_path(cfg, key, path, full, sizeof full);
   tf_error why;
   if (lib ? tf_plugin_open_library(full, name, k, &why)
-          : tf_plugin_open_source(full, name, k, &why))
+          : tf_plugin_open_source(full, name, comm, k, &why))
     return tf_fail(err, "%s: key '%s': %s", where, key, why.msg);
   return 0;
 }
 
 /* Every route ends here, so the engines' one dimension limit is checked once, at setup, for
  * built-ins too (a plugin's definition is also refused by model_def.c with its own origin). */
-int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
-  if (find_kernel(cfg, k, err)) return -1;
+int tf_model_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_error *err) {
+  if (find_kernel(cfg, comm, k, err)) return -1;
   if ((*k)->dim > TF_MAX_DIM) {
     char where[256];
     const char *key = model_key(cfg);
@@ -126,18 +126,18 @@ int tf_model_kernel(tf_config *cfg, const tf_kernel **k, tf_error *err) {
   return 0;
 }
 
-const tf_kernel *tf_model_peek(tf_config *cfg) {
+const tf_kernel *tf_model_peek(tf_config *cfg, MPI_Comm comm) {
   const tf_kernel *k;
   tf_error err;
-  return tf_model_kernel(cfg, &k, &err) ? NULL : k;
+  return tf_model_kernel(cfg, comm, &k, &err) ? NULL : k;
 }
 
-int tf_model_from_config(tf_model *model, tf_config *cfg, unsigned kinds, const char *job,
-                         tf_error *err) {
+int tf_model_from_config(tf_model *model, tf_config *cfg, MPI_Comm comm, unsigned kinds,
+                         const char *job, tf_error *err) {
   memset(model, 0, sizeof *model);
   char where[256];
   const tf_kernel *k;
-  if (tf_model_kernel(cfg, &k, err)) return -1;
+  if (tf_model_kernel(cfg, comm, &k, err)) return -1;
   if (!(kinds & TF_KIND_BIT(k->kind))) {
     char takes[512];
     tf_kinds_list(kinds, takes, sizeof takes);

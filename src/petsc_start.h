@@ -6,6 +6,7 @@
 #ifndef TF_PETSC_START_H
 #define TF_PETSC_START_H
 
+#include <mpi.h>
 #include <stdbool.h>
 
 #include "error.h"
@@ -14,12 +15,13 @@
  * the run). */
 void tf_petsc_remember_options(int argc, char **argv);
 
-/* Starts PETSc with those options if it is not running yet.  Collective on MPI_COMM_WORLD:
- * call it from a job's setup, which every rank runs.  0 or -1. */
-int tf_petsc_require(tf_error *err);
+/* Starts PETSc with those options if it is not running yet, with PETSC_COMM_WORLD set to comm
+ * (the run's communicator): collective over comm only, so call it from a job's setup, which
+ * every rank of the run runs.  0 or -1. */
+int tf_petsc_require(MPI_Comm comm, tf_error *err);
 
-/* Ends PETSc if tf_petsc_require started it; warns (rank 0) if PETSc options were given to a
- * run that never used PETSc. */
-void tf_petsc_finish(bool warn);
+/* Ends PETSc if tf_petsc_require started it (collective over the comm it was started on);
+ * warns (rank 0 of comm) if PETSc options were given to a run that never used PETSc. */
+void tf_petsc_finish(MPI_Comm comm, bool warn);
 
 #endif

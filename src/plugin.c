@@ -393,7 +393,8 @@ static bool mpi_running(void) {
   return init && !fin;
 }
 
-int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **k, tf_error *err) {
+int tf_plugin_open_source(const char *path, const char *name, MPI_Comm comm, const tf_kernel **k,
+                          tf_error *err) {
   *k = NULL;
   char origin[PATH_MAX + 32];
   snprintf(origin, sizeof origin, "model source '%s'", path);
@@ -419,12 +420,12 @@ int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **
   char so[PATH_MAX], digest[PATH_MAX + 32];
   int rank = 0, fd = -1;
   const bool mpi = mpi_running();
-  if (mpi) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (mpi) MPI_Comm_rank(comm, &rank);
   if (rank == 0) {
     shared.rc = cached_library(path, origin, so, sizeof so, digest, sizeof digest, &fd, err);
     if (shared.rc) snprintf(shared.msg, sizeof shared.msg, "%s", err->msg);
   }
-  if (mpi) MPI_Bcast(&shared, (int)sizeof shared, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (mpi) MPI_Bcast(&shared, (int)sizeof shared, MPI_BYTE, 0, comm);
   int rc = shared.rc ? tf_fail(err, "%s", shared.msg) : 0;
   if (!rc && rank != 0)
     rc = cached_library(path, origin, so, sizeof so, digest, sizeof digest, &fd, err);

@@ -20,6 +20,7 @@
 #ifndef TF_PLUGIN_H
 #define TF_PLUGIN_H
 
+#include <mpi.h>
 #include <stddef.h>
 
 #include "kernel.h"
@@ -29,11 +30,14 @@ int tf_plugin_open_library(const char *path, const char *name, const tf_kernel *
 
 /* Compiles a C file with the compiler and flags twofold was built with (recorded at configure
  * time) into a cache keyed by a hash of (source bytes, compiler, flags, TWOFOLD_MODEL_ABI), once
- * per run: rank 0 of MPI_COMM_WORLD compiles (to a temp name, then rename), the others wait
- * (MPI_Bcast of the status), then every rank loads it as above.  Collective when MPI is
- * initialised; without MPI the calling process compiles.  The compiler's own diagnostics go
+ * per run: rank 0 of comm (the run's communicator) compiles (to a temp name, then rename), the
+ * others wait (MPI_Bcast of the status), then every rank loads it as above.  Collective over
+ * comm when MPI is initialised, and over comm only: ranks running other configs at the same
+ * time (a task farm of library calls on MPI_COMM_SELF) neither wait for it nor receive its
+ * status; without MPI the calling process compiles.  The compiler's own diagnostics go
  * to stderr with the path as given. */
-int tf_plugin_open_source(const char *path, const char *name, const tf_kernel **k, tf_error *err);
+int tf_plugin_open_source(const char *path, const char *name, MPI_Comm comm, const tf_kernel **k,
+                          tf_error *err);
 
 /* `twofold model build`: compiles a C file as tf_plugin_open_source would (same compiler,
  * flags and headers) into the shared library `out`, for `model.library`.  The library is

@@ -102,22 +102,21 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   return tf_exit_policy_setup(&pws->policy, k, pws->model.params, &pws->twofold, err);
 }
 
-int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_stop_token *stop,
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,
                        tf_error *err) {
   memset(pws, 0, sizeof *pws);
   const bool d_false = false;
   const long long d_seed = 1;
   long long seed;
-  if (tf_model_from_config(&pws->model, cfg,
+  if (tf_model_from_config(&pws->model, cfg, comm,
                            TF_KIND_BIT(TF_MODEL_FILIPPOV) | TF_KIND_BIT(TF_MODEL_SWITCHES),
                            "ensemble", err) ||
       tf_initial_from_config(cfg, pws->model.kernel, pws->x0, &pws->spread, &pws->t0, err) ||
       tf_config_get_bool(cfg, "initial.at_twofold", &d_false, &pws->at_twofold, err) ||
       read_filippov_options(pws, cfg, err) || read_logging(pws, cfg, err) ||
       tf_config_get_int(cfg, "ensemble.seed", &d_seed, 0, LLONG_MAX, &seed, err) ||
-      tf_exit_policy_from_config(&pws->policy, cfg, members, pws->max_logged_exits, err) ||
-      tf_intersection_policy_from_config(&pws->choice, cfg, &pws->policy, members,
-                                         pws->max_logged_exits, err) ||
+      tf_exit_policy_from_config(&pws->policy, cfg, err) ||
+      tf_intersection_policy_from_config(&pws->choice, cfg, &pws->policy, err) ||
       find_twofold(pws, cfg, err))
     return -1;
   pws->seed = (uint64_t)seed;

@@ -41,8 +41,10 @@ typedef struct tf_pws {
   struct tf_switches *switches;
 } tf_pws;
 
-/* `stop`: where a member may stop early (checkpoint.h; NULL: the process-wide token). */
-int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_stop_token *stop,
+/* `comm`: the run's communicator (loading the model is collective over it); `stop`: where a
+ * member may stop early (checkpoint.h; NULL: the process-wide token).  A replay file its
+ * policies name is read afterwards (tf_replay_logs_read, replay_log.h). */
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,
                        tf_error *err);
 void tf_pws_destroy(tf_pws *pws);
 

@@ -172,7 +172,7 @@ static int write_provenance(tf_run *run, hid_t file, const char *fp) {
            tf_h5_attr_string(file, "created", created) | tf_h5_attr_int(file, "ranks", run->size) |
            tf_h5_attr_int(file, "complete", 0);
   if (run->parts > 0) rc |= write_part(run, file);
-  const tf_kernel *k = tf_model_peek(run->cfg);
+  const tf_kernel *k = tf_model_peek(run->cfg, run->comm);
   if (k && tf_plugin_digest(k))
     rc |= tf_h5_attr_string(file, "model_plugin", tf_plugin_origin(k)) |
           tf_h5_attr_string(file, "model_plugin_code", tf_plugin_digest(k));
@@ -184,7 +184,7 @@ static int write_provenance(tf_run *run, hid_t file, const char *fp) {
  * rebuilt library, an edited source): the members still to run would then compute another
  * model.  True, with `why`, if the code differs from the file's. */
 static bool plugin_changed(const tf_run *run, hid_t file, char *why, size_t n) {
-  const tf_kernel *k = tf_model_peek(run->cfg);
+  const tf_kernel *k = tf_model_peek(run->cfg, run->comm);
   const char *now = k ? tf_plugin_digest(k) : NULL;
   char *was = H5Aexists(file, "model_plugin_code") > 0
                   ? tf_h5_attr_read_string(file, "model_plugin_code")

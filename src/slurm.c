@@ -429,7 +429,7 @@ static int sbatch(const char *const *argv, const char *script, char *id, size_t 
     if (saved_environment) environ = saved_environment;
     execvp("sbatch", (char *const *)argv);
     fprintf(stderr, "cannot run sbatch: %s (is SLURM installed?)\n", strerror(errno));
-    _exit(127);
+    _exit(127); /* the forked child only: the parent reads its status */
   }
   close(fds[1]);
   size_t len = 0;

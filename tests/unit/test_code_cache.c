@@ -79,7 +79,7 @@ static int load_in_new_process(const char *src, double rate, tf_error *err) {
 static int child_load(const char *src, double rate) {
   tf_error err;
   const tf_kernel *k = NULL;
-  if (tf_plugin_open_source(src, NULL, &k, &err)) return printf("%s\n", err.msg), 2;
+  if (tf_plugin_open_source(src, NULL, MPI_COMM_SELF, &k, &err)) return printf("%s\n", err.msg), 2;
   if (k->params[0].def != rate)
     return printf("loaded rate %g, not %g\n", k->params[0].def, rate), 3;
   return printf("ok\n"), 0;
@@ -88,7 +88,7 @@ static int child_load(const char *src, double rate) {
 static const tf_kernel *load_fresh(const char *src, double rate, tf_error *err) {
   write_model(src, rate);
   const tf_kernel *k = NULL;
-  return tf_plugin_open_source(src, NULL, &k, err) == 0 ? k : NULL;
+  return tf_plugin_open_source(src, NULL, MPI_COMM_SELF, &k, err) == 0 ? k : NULL;
 }
 
 int main(int argc, char **argv) {
@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
   for (int plant = 0; plant < 4; plant++, rate += 1.0) {
     write_model(src, rate); /* the name the next load will use */
     const tf_kernel *probe = NULL;
-    CHECK(tf_plugin_open_source(src, NULL, &probe, &err) == 0, "probe: %s", err.msg);
+    CHECK(tf_plugin_open_source(src, NULL, MPI_COMM_SELF, &probe, &err) == 0, "probe: %s", err.msg);
     object_of(probe, so, sizeof so);
     snprintf(manifest, sizeof manifest, "%s.sha256", so);
     unlink(so);

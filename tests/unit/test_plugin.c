@@ -41,10 +41,12 @@ int main(void) {
   tf_error err;
   const tf_kernel *a = NULL, *b = NULL, *c = NULL;
   write_model(src, 1.5);
-  CHECK(tf_plugin_open_source(src, NULL, &a, &err) == 0 && a, "first source: %s", err.msg);
+  CHECK(tf_plugin_open_source(src, NULL, MPI_COMM_SELF, &a, &err) == 0 && a, "first source: %s",
+        err.msg);
   CHECK(a && a->params[0].def == 1.5, "the first text's default");
-  CHECK(tf_plugin_open_source(src, "generated", &b, &err) == 0 && b, "by name: %s", err.msg);
-  CHECK(tf_plugin_open_source(src, NULL, &c, &err) == 0 && c == a,
+  CHECK(tf_plugin_open_source(src, "generated", MPI_COMM_SELF, &b, &err) == 0 && b, "by name: %s",
+        err.msg);
+  CHECK(tf_plugin_open_source(src, NULL, MPI_COMM_SELF, &c, &err) == 0 && c == a,
         "unchanged text asked again: the same kernel");
   CHECK(files_in(cache) == 1, "one library in the cache, got %d", files_in(cache));
   CHECK(tf_plugin_origin(a) && strstr(tf_plugin_origin(a), "generated.c"), "origin names the file");
@@ -52,16 +54,19 @@ int main(void) {
         "digest names the cache entry: %s", tf_plugin_digest(a) ? tf_plugin_digest(a) : "NULL");
 
   write_model(src, 22.25); /* other text (and size) at the same path */
-  CHECK(tf_plugin_open_source(src, NULL, &b, &err) == 0 && b && b != a, "rewritten: %s", err.msg);
+  CHECK(tf_plugin_open_source(src, NULL, MPI_COMM_SELF, &b, &err) == 0 && b && b != a,
+        "rewritten: %s", err.msg);
   CHECK(b && b->params[0].def == 22.25, "the rewritten text's default");
   CHECK(a->params[0].def == 1.5, "the first model is still loaded and unchanged");
   CHECK(files_in(cache) == 2, "two libraries in the cache, got %d", files_in(cache));
   CHECK(strcmp(tf_plugin_digest(a), tf_plugin_digest(b)) != 0, "different code, different digest");
 
-  CHECK(tf_plugin_open_source(dir, NULL, &c, &err) != 0 && strstr(err.msg, "is a directory"),
+  CHECK(tf_plugin_open_source(dir, NULL, MPI_COMM_SELF, &c, &err) != 0 &&
+            strstr(err.msg, "is a directory"),
         "a directory: %s", err.msg);
   snprintf(src, sizeof src, "%s/missing.c", dir);
-  CHECK(tf_plugin_open_source(src, NULL, &c, &err) != 0 && strstr(err.msg, "missing.c"),
+  CHECK(tf_plugin_open_source(src, NULL, MPI_COMM_SELF, &c, &err) != 0 &&
+            strstr(err.msg, "missing.c"),
         "a missing file: %s", err.msg);
 
   char cmd[512];

@@ -47,7 +47,7 @@ bool tf_devs_job_wanted(tf_run *run) {
   if (!tf_config_has(run->cfg, "model.name") && !tf_config_has(run->cfg, "model.library") &&
       !tf_config_has(run->cfg, "model.source"))
     return false;
-  const tf_kernel *k = tf_model_peek(run->cfg);
+  const tf_kernel *k = tf_model_peek(run->cfg, run->comm);
   return k && tf_model_route(k, NULL) == TF_ROUTE_DEVS;
 }
 
@@ -105,7 +105,8 @@ int tf_devs_lyapunov_setup(tf_run *run, tf_error *err) {
   devs_job *job = new_job(run, false, err);
   if (!job) return -1;
   const long long d_blocks = 10;
-  if (tf_model_from_config(&job->model, run->cfg, TF_KIND_BIT(TF_MODEL_DEVS), "lyapunov", err) ||
+  if (tf_model_from_config(&job->model, run->cfg, run->comm, TF_KIND_BIT(TF_MODEL_DEVS), "lyapunov",
+                           err) ||
       read_common(run, job, 10000, err) ||
       tf_config_get_int(run->cfg, "lyapunov.blocks", &d_blocks, 1, 10000, &job->blocks, err) ||
       tf_job_output_from_config(run, NULL, NULL, err))
@@ -514,7 +515,8 @@ int tf_devs_scan_setup(tf_run *run, tf_error *err) {
   const long long d_chunk = 1, d_blocks = 10;
   const bool d_series = true;
   if (tf_config_get_string(run->cfg, "scan.quantity", "lyapunov", quantities, &quantity, err) ||
-      tf_model_from_config(&job->model, run->cfg, TF_KIND_BIT(TF_MODEL_DEVS), "scan", err) ||
+      tf_model_from_config(&job->model, run->cfg, run->comm, TF_KIND_BIT(TF_MODEL_DEVS), "scan",
+                           err) ||
       read_common(run, job, 4000, err) ||
       tf_config_get_int(run->cfg, "lyapunov.blocks", &d_blocks, 1, 10000, &job->blocks, err) ||
       tf_config_get_bool(run->cfg, "scan.series", &d_series, &job->series, err) ||
