@@ -538,9 +538,10 @@ static int execute(tf_run *run, tf_error *err) {
   tf_json_string(run->summary, "model", job->kernel->name);
   char integrator[96];
   if (job->filippov)
-    snprintf(integrator, sizeof integrator, "%s+events", tf_rk_name(job->pws.opts.ode.method));
+    snprintf(integrator, sizeof integrator, "%s+events",
+             tf_stepper_type_name(job->pws.opts.ode.type));
   else if (job->contact)
-    snprintf(integrator, sizeof integrator, "%s+%s", tf_rk_name(job->flow.ode.method),
+    snprintf(integrator, sizeof integrator, "%s+%s", tf_stepper_type_name(job->flow.ode.type),
              tf_contact_is_dual(job->kernel) ? "two-contact" : "codim2");
   else
     snprintf(integrator, sizeof integrator, "%s", tf_flow_integrator_name(&job->flow));

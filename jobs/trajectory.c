@@ -405,7 +405,8 @@ static int execute_filippov(tf_run *run, trajectory_job *job, tf_error *err) {
   tf_json *j = run->summary;
   tf_json_string(j, "model", k->name);
   char integrator[32];
-  snprintf(integrator, sizeof integrator, "%s+events", tf_rk_name(job->pws.opts.ode.method));
+  snprintf(integrator, sizeof integrator, "%s+events",
+           tf_stepper_type_name(job->pws.opts.ode.type));
   tf_json_string(j, "integrator", integrator);
   tf_json_integer(j, "member", job->member);
   tf_json_string(j, "member_status", tf_member_status_name(job->status));
