@@ -6,18 +6,27 @@
 
 enum { STAGES = 4 };
 
+/* one row of the tableau a line */
+// clang-format off
 static const double A[STAGES * STAGES] = {
-    [1 * STAGES] = 1.0 / 2, [2 * STAGES] = 0.0, 3.0 / 4, [3 * STAGES] = 2.0 / 9, 1.0 / 3, 4.0 / 9,
+    0,        0,       0,       0,
+    1.0 / 2,  0,       0,       0,
+    0,        3.0 / 4, 0,       0,
+    2.0 / 9,  1.0 / 3, 4.0 / 9, 0,
 };
-static const double C[STAGES] = {0.0, 1.0 / 2, 3.0 / 4, 1.0};
+static const double C[STAGES] = {0, 1.0 / 2, 3.0 / 4, 1};
 /* b minus the 2nd-order weights (7/24, 1/4, 1/3, 1/8) */
-static const double E[STAGES] = {2.0 / 9 - 7.0 / 24, 1.0 / 3 - 1.0 / 4, 4.0 / 9 - 1.0 / 3,
-                                 -1.0 / 8};
-/* the Hermite cubic x0 + h theta f0 + theta^2 (3 dx - h (2 f0 + f1)) + theta^3 (h (f0 + f1) -
- * 2 dx) with dx = h sum b_j k_j and f1 = k_4, as weights of theta, theta^2, theta^3 */
+static const double E[STAGES] = {2.0 / 9 - 7.0 / 24, 1.0 / 3 - 1.0 / 4,
+                                 4.0 / 9 - 1.0 / 3, 0 - 1.0 / 8};
+/* the Hermite cubic x0 + h theta f0 + theta^2 (3 dx - h (2 f0 + f1)) + theta^3 (h (f0 + f1) - 2 dx)
+ * with dx = h sum b_j k_j and f1 = k_4: weights of theta, theta^2, theta^3 for each k_j */
 static const double DENSE[STAGES * 3] = {
-    1.0, -4.0 / 3, 5.0 / 9, 0.0, 1.0, -2.0 / 3, 0.0, 4.0 / 3, -8.0 / 9, 0.0, -1.0, 1.0,
+    1, -4.0 / 3,  5.0 / 9,
+    0,  1,       -2.0 / 3,
+    0,  4.0 / 3, -8.0 / 9,
+    0, -1,        1,
 };
+// clang-format on
 
 static const tf_rk_tableau tableau = {.stages = STAGES,
                                       .dense_degree = 3,
