@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "stepper_type.h"
+#include "rk_driver.h"
 
 static const double c[16] = {0.0,
                              0.05260015195876773,
@@ -124,7 +124,9 @@ static inline __attribute__((always_inline)) void stage(tf_stepper *st, const do
   }
 }
 
-static void attempt(tf_stepper *st, double t, const double *x, double h) {
+/* attempt and error_measure are not inlined into the driver's step: their unrolled loops are
+ * large, and inlined there they cost more than the call */
+static __attribute__((noinline)) void attempt(tf_stepper *st, double t, const double *x, double h) {
 #pragma GCC unroll 12
   for (int s = 1; s < 12; s++) {
     stage(st, x, h, s);
@@ -135,7 +137,8 @@ static void attempt(tf_stepper *st, double t, const double *x, double h) {
   tf_rk_eval(st, t + h, st->x_new, st->k[12]);
 }
 
-static double error_measure(const tf_stepper *st, const double *x, double h) {
+static __attribute__((noinline)) double error_measure(const tf_stepper *st, const double *x,
+                                                      double h) {
   double sum5 = 0.0, sum3 = 0.0;
   for (size_t i = 0; i < st->n; i++) {
     const double a0 = fabs(x[i]), a1 = fabs(st->x_new[i]);
@@ -196,6 +199,33 @@ static void dense_at(const tf_stepper *st, double theta, double *out) {
   }
 }
 
+/* The extension is lazy (build NULL): tf_rk_dense builds it on first use. */
+static tf_ode_status step(tf_stepper *s, double *t, double *x, double t_limit) {
+  return tf_rk_step_with(s, t, x, t_limit, attempt, error_measure, NULL);
+}
+
+static bool sample_is_exact(const tf_stepper *s) {
+  return s->dense_state == TF_DENSE_READY;
+}
+
+/* The cubic Hermite interpolant until the extension is built (its 3 evaluations are spent only
+ * where an event needs it). */
+static void sample(const tf_stepper *s, double t, double *out) {
+  if (s->dense_state == TF_DENSE_READY)
+    tf_rk_dense(s, t, out);
+  else
+    tf_rk_hermite(s, t, 12, out);
+}
+
+static const tf_stepper_ops ops = {
+    .reset = tf_rk_reset,
+    .restart = tf_rk_restart,
+    .step = step,
+    .dense = tf_rk_dense,
+    .sample = sample,
+    .sample_is_exact = sample_is_exact,
+};
+
 const tf_stepper_type tf_stepper_dop853 = {
     .name = "dop853",
     .order = 8,
@@ -213,9 +243,8 @@ const tf_stepper_type tf_stepper_dop853 = {
                 .fac_lo = 1.0 / 6.0,
                 .fac_hi = 1.0 / 0.333,
                 .start_order = 8.0},
-    .attempt = attempt,
-    .error = error_measure,
     .lazy_dense = true,
     .build_dense_late = build_dense_late,
     .dense_at = dense_at,
+    .ops = &ops,
 };

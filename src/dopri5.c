@@ -5,7 +5,7 @@
  * order, and DOPRI5's results are pinned bit for bit). */
 #include <string.h>
 
-#include "stepper_type.h"
+#include "rk_driver.h"
 
 enum { STAGES = 7 };
 
@@ -91,6 +91,29 @@ static void dense_at(const tf_stepper *s, double theta, double *out) {
                       theta1 * (s->cont[2][i] + theta * (s->cont[3][i] + theta1 * s->cont[4][i])));
 }
 
+static tf_ode_status step(tf_stepper *s, double *t, double *x, double t_limit) {
+  return tf_rk_step_with(s, t, x, t_limit, attempt, error_norm, build_dense);
+}
+
+/* Every step builds the extension, so a sample is the dense output, exact. */
+static void dense(const tf_stepper *s, double t, double *out) {
+  dense_at(s, s->h_prev > 0 ? (t - s->t_prev) / s->h_prev : 0.0, out);
+}
+
+static bool always_exact(const tf_stepper *s) {
+  (void)s;
+  return true;
+}
+
+static const tf_stepper_ops ops = {
+    .reset = tf_rk_reset,
+    .restart = tf_rk_restart,
+    .step = step,
+    .dense = dense,
+    .sample = dense,
+    .sample_is_exact = always_exact,
+};
+
 const tf_stepper_type tf_stepper_dopri5 = {
     .name = "dopri5",
     .order = 5,
@@ -105,8 +128,6 @@ const tf_stepper_type tf_stepper_dopri5 = {
                 .fac_hi = 1.0 / 0.2,
                 .start_order = 5.0},
     .tableau = &tableau,
-    .attempt = attempt,
-    .error = error_norm,
-    .build_dense = build_dense,
     .dense_at = dense_at,
+    .ops = &ops,
 };

@@ -9,10 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stepper_type.h"
-
-/* log(1e-4): the PI controller's memory starts at, and never falls below, an error of 1e-4 */
-static const double log_1e4 = -9.210340371976182;
+#include "rk_driver.h"
 
 tf_ode_options tf_ode_default_options(void) {
   return (tf_ode_options){.rtol = 1e-8, .atol = 1e-10, .max_steps = 1000000};
@@ -131,17 +128,6 @@ bool tf_state_finite(const double *x, size_t n) {
 
 /* --- the explicit Runge–Kutta driver ------------------------------------------------------- */
 
-double tf_rk_weighted_rms(const tf_stepper *s, const double *v, const double *x0,
-                          const double *x1) {
-  double sum = 0.0;
-  for (size_t i = 0; i < s->n; i++) {
-    const double a0 = fabs(x0[i]), a1 = fabs(x1[i]); /* a NaN is caught by the caller */
-    const double scale = s->opt.atol + s->opt.rtol * (a0 > a1 ? a0 : a1);
-    sum += (v[i] / scale) * (v[i] / scale);
-  }
-  return sqrt(sum / (double)s->n);
-}
-
 /* Hairer's starting step: balance the first and second derivative estimates. */
 static double initial_step(tf_stepper *s, double t, const double *x, double direction) {
   const double *f0 = s->k[0];
@@ -160,21 +146,21 @@ static double initial_step(tf_stepper *s, double t, const double *x, double dire
   return h;
 }
 
-static void rk_reset(tf_stepper *s, double t0, const double *x0) {
+void tf_rk_reset(tf_stepper *s, double t0, const double *x0) {
   s->stats = (tf_ode_stats){0};
   tf_rk_eval(s, t0, x0, s->k[0]);
   s->fsal_valid = true;
   s->t_prev = s->t_last = t0;
   s->h_prev = 0.0;
   s->dense_state = TF_DENSE_NONE;
-  s->log_err_prev = log_1e4;
+  s->log_err_prev = TF_RK_LOG_1E4;
   s->h = s->opt.h0 > 0 ? s->opt.h0 : initial_step(s, t0, x0, 1.0);
 }
 
-static void rk_restart(tf_stepper *s, double t0, const double *x0) {
+void tf_rk_restart(tf_stepper *s, double t0, const double *x0) {
   if (!(s->h > 0)) {
     tf_ode_stats keep = s->stats;
-    rk_reset(s, t0, x0);
+    tf_rk_reset(s, t0, x0);
     s->stats.steps += keep.steps, s->stats.rejected += keep.rejected;
     s->stats.rhs_evals += keep.rhs_evals;
     return;
@@ -188,82 +174,12 @@ static void rk_restart(tf_stepper *s, double t0, const double *x0) {
   if (s->dense_state == TF_DENSE_PENDING) s->dense_state = TF_DENSE_NONE;
 }
 
-static bool all_finite(const double *v, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(v[i])) return false;
-  return true;
-}
-
-/* The continuous extension of a step about to be accepted: built now, or (lazy types) left to
- * be built from the kept start on first use. */
-static void keep_dense(tf_stepper *s, const double *x, double h) {
-  const tf_stepper_type *ty = s->type;
-  if (s->dense_off) {
-    s->dense_state = TF_DENSE_NONE;
-  } else if (ty->lazy_dense) {
-    memcpy(s->cont[0], x, s->n * sizeof *x);
-    s->dense_state = TF_DENSE_PENDING;
-  } else {
-    (ty->build_dense ? ty->build_dense : tf_rk_tableau_build_dense)(s, x, h);
-    s->dense_state = TF_DENSE_READY;
-  }
-}
-
 static tf_ode_status rk_step(tf_stepper *s, double *t, double *x, double t_limit) {
-  if (!s->fsal_valid) rk_reset(s, *t, x);
-  const tf_stepper_type *ty = s->type;
-  void (*attempt)(tf_stepper *, double, const double *, double) =
-      ty->attempt ? ty->attempt : tf_rk_tableau_attempt;
-  double (*error)(const tf_stepper *, const double *, double) =
-      ty->error ? ty->error : tf_rk_tableau_error;
-  const int fsal = ty->fsal_stage;
-  const double safety = ty->control.safety, expo1 = ty->control.expo1, beta = ty->control.beta;
-  const double fac_lo = ty->control.fac_lo, fac_hi = ty->control.fac_hi;
-  const double hmin_floor = s->opt.hmin > 0 ? s->opt.hmin : 1e-14 * fmax(1.0, fabs(*t));
-  for (;;) {
-    double h = s->h;
-    if (s->opt.hmax > 0) h = fmin(h, s->opt.hmax);
-    const bool last = *t + h >= t_limit;
-    if (last) h = t_limit - *t;
-    attempt(s, *t, x, h);
-    const double err = s->opt.fixed_step ? 0.0 : error(s, x, h);
-    if (!isfinite(err) || !all_finite(s->x_new, s->n)) {
-      /* !(h > floor) also catches a NaN step, which would otherwise shrink for ever */
-      if (s->opt.fixed_step || !(h > hmin_floor)) return TF_ODE_NONFINITE;
-      s->h = 0.25 * h; /* an overflow in a trial stage; shrink hard and retry */
-      s->stats.rejected++;
-      continue;
-    }
-    /* Hairer's controller in logarithms: one log and one exp per step instead of two powers
-     * (a tenth of a small system's step).  Fixed steps have no controller. */
-    const double log_err = s->opt.fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
-    if (err <= 1.0) {
-      keep_dense(s, x, h);
-      s->t_prev = *t;
-      s->h_prev = h;
-      *t = last ? t_limit : *t + h;
-      s->t_last = *t;
-      memcpy(x, s->x_new, s->n * sizeof *x);
-      double *swap = s->k[0];
-      s->k[0] = s->k[fsal];
-      s->k[fsal] = swap;
-      s->stats.steps++;
-      if (!s->opt.fixed_step) {
-        double fac = exp(expo1 * log_err - beta * s->log_err_prev) / safety;
-        fac = fmax(fac_lo, fmin(fac_hi, fac));
-        s->log_err_prev = fmax(log_err, log_1e4);
-        /* Keep the proposed step of the last, truncated step if it was cut short. */
-        if (!last || h / fac > s->h) s->h = h / fac;
-      }
-      return TF_ODE_OK;
-    }
-    s->stats.rejected++;
-    s->h = h / fmin(fac_hi, exp(expo1 * log_err) / safety);
-    if (!(s->h >= hmin_floor)) return isnan(s->h) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
-  }
+  return tf_rk_step_with(s, t, x, t_limit, tf_rk_tableau_attempt, tf_rk_tableau_error,
+                         tf_rk_tableau_build_dense);
 }
 
-static void rk_dense(const tf_stepper *s, double t, double *out) {
+void tf_rk_dense(const tf_stepper *s, double t, double *out) {
   const double theta = s->h_prev > 0 ? (t - s->t_prev) / s->h_prev : 0.0;
   const tf_stepper_type *ty = s->type;
   void (*dense_at)(const tf_stepper *, double, double *) =
@@ -284,29 +200,23 @@ static void rk_dense(const tf_stepper *s, double t, double *out) {
   dense_at(s, theta, out);
 }
 
-static bool rk_sample_is_exact(const tf_stepper *s) {
+bool tf_rk_sample_is_exact(const tf_stepper *s) {
   return !s->type->lazy_dense || s->dense_state == TF_DENSE_READY;
 }
 
-/* Where the extension is not built yet, the cubic Hermite interpolant through the step's ends
- * and slopes: after the swap k[0] is f at the end and k[fsal] f at the start. */
-static void rk_sample(const tf_stepper *s, double t, double *out) {
-  if (rk_sample_is_exact(s)) {
-    rk_dense(s, t, out);
-    return;
-  }
-  const double h = s->h_prev, th = h > 0 ? (t - s->t_prev) / h : 0.0, th1 = 1.0 - th;
-  const double *x0 = s->cont[0], *x1 = s->x_new, *f0 = s->k[s->type->fsal_stage], *f1 = s->k[0];
-  for (size_t i = 0; i < s->n; i++)
-    out[i] = th1 * x0[i] + th * x1[i] +
-             th * th1 * ((th - th1) * (x1[i] - x0[i]) + h * (th1 * f0[i] - th * f1[i]));
+/* Where the extension is not built yet, the cubic Hermite interpolant (rk_driver.h). */
+void tf_rk_sample(const tf_stepper *s, double t, double *out) {
+  if (tf_rk_sample_is_exact(s))
+    tf_rk_dense(s, t, out);
+  else
+    tf_rk_hermite(s, t, s->type->fsal_stage, out);
 }
 
 const tf_stepper_ops tf_rk_driver_ops = {
-    .reset = rk_reset,
-    .restart = rk_restart,
+    .reset = tf_rk_reset,
+    .restart = tf_rk_restart,
     .step = rk_step,
-    .dense = rk_dense,
-    .sample = rk_sample,
-    .sample_is_exact = rk_sample_is_exact,
+    .dense = tf_rk_dense,
+    .sample = tf_rk_sample,
+    .sample_is_exact = tf_rk_sample_is_exact,
 };

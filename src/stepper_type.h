@@ -3,16 +3,19 @@
  * A type (like GSL odeiv2's gsl_odeiv2_step_type or a PETSc TS type) is data: its name, orders,
  * costs, controller constants and, for an explicit Runge–Kutta pair, its Butcher tableau.  Its
  * operations (tf_stepper_ops) are the seam every engine drives: the explicit pairs share one
- * driver (ode.c: step-size control, accept/reject, first-same-as-last, dense output, restart),
- * and an implicit or Rosenbrock type supplies its own operations on the same calls.
+ * driver (ode.c and rk_driver.h: step-size control, accept/reject, first-same-as-last, dense
+ * output, restart), and an implicit or Rosenbrock type supplies its own operations on the same
+ * calls.
  *
- * A new explicit pair is one file holding a tf_rk_tableau and a tf_stepper_type whose hooks are
- * NULL (the generic tableau loop, rk_tableau.c, runs it) plus one line in stepper_registry.c.
- * DOPRI5 and DOP853 keep their hand-unrolled stages as hooks: their results are pinned bit for
- * bit, and the generic loop sums in a different order. */
+ * A new explicit pair is one file holding a tf_rk_tableau and a tf_stepper_type with ops NULL
+ * (the driver runs it with the generic tableau loop, rk_tableau.c) plus one line in
+ * stepper_registry.c.  DOPRI5 and DOP853 are fast paths: ops tables whose step is the same
+ * driver instantiated with their hand-unrolled stages (rk_driver.h), because their results are
+ * pinned bit for bit and the generic loop sums in a different order. */
 #ifndef TF_STEPPER_TYPE_H
 #define TF_STEPPER_TYPE_H
 
+#include <math.h>
 #include <stdbool.h>
 
 #include "ode.h"
@@ -56,12 +59,9 @@ struct tf_stepper_type {
   bool smooth_only;       /* tf_stepper_type_smooth_only */
   tf_rk_controller control;
   const tf_rk_tableau *tableau;
-  /* The explicit driver's hooks, NULL for the generic tableau loop: the stages into k[] and
-   * x_new; the error measure; the continuous extension built at acceptance, or (lazy) built on
-   * first use by build_dense_late; its value at theta in [0, 1] of the last step. */
-  void (*attempt)(tf_stepper *s, double t, const double *x, double h);
-  double (*error)(const tf_stepper *s, const double *x, double h);
-  void (*build_dense)(tf_stepper *s, const double *x, double h);
+  /* The driver's dense output (tf_rk_dense, tf_rk_sample): lazy, the extension is built on
+   * first use by build_dense_late; dense_at, its value at theta in [0, 1] of the last step
+   * (NULL: the tableau's, rk_tableau.c). */
   bool lazy_dense;
   void (*build_dense_late)(tf_stepper *s);
   void (*dense_at)(const tf_stepper *s, double theta, double *out);
@@ -97,9 +97,19 @@ static inline void tf_rk_eval(tf_stepper *s, double t, const double *x, double *
 }
 
 /* sqrt(mean((v_i / (atol + rtol max(|x0_i|, |x1_i|)))^2)), the explicit pairs' error norm. */
-double tf_rk_weighted_rms(const tf_stepper *s, const double *v, const double *x0, const double *x1);
+static inline double tf_rk_weighted_rms(const tf_stepper *s, const double *v, const double *x0,
+                                        const double *x1) {
+  double sum = 0.0;
+  for (size_t i = 0; i < s->n; i++) {
+    const double a0 = fabs(x0[i]), a1 = fabs(x1[i]); /* a NaN is caught by the caller */
+    const double scale = s->opt.atol + s->opt.rtol * (a0 > a1 ? a0 : a1);
+    sum += (v[i] / scale) * (v[i] / scale);
+  }
+  return sqrt(sum / (double)s->n);
+}
 
-/* The generic tableau loop (rk_tableau.c), the hooks of a pair given as data only. */
+/* The generic tableau loop (rk_tableau.c): stages, error measure and extension of a pair given
+ * as data only. */
 void tf_rk_tableau_attempt(tf_stepper *s, double t, const double *x, double h);
 double tf_rk_tableau_error(const tf_stepper *s, const double *x, double h);
 void tf_rk_tableau_build_dense(tf_stepper *s, const double *x, double h);
