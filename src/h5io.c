@@ -1,6 +1,8 @@
 /* h5io.c — thin helpers over the HDF5 C API for the layout in h5io.h. */
 #include "h5io.h"
 
+#include "h5_headers.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -558,6 +560,7 @@ static const char *const root_strings[] = {
     "model_plugin",    "model_plugin_code", "state_names", "merged_from",   NULL};
 
 int tf_h5_check_strings(hid_t file, const char *path, tf_error *err) {
+  if (tf_h5_check_headers(file, path, err)) return -1; /* before any attribute is decoded */
   for (const char *const *name = root_strings; *name; name++) {
     char why[200], *value = NULL;
     if (tf_h5_attr_get_string(file, *name, &value, why, sizeof why))
@@ -568,9 +571,10 @@ int tf_h5_check_strings(hid_t file, const char *path, tf_error *err) {
   return 0;
 }
 
-/* Copying reads every attribute and dataset, and HDF5 follows their heap references
- * unchecked: every string attribute must pass the bounded read, and no other variable-length
- * data is copied at all (twofold writes none). */
+/* Copying reads every attribute and dataset, and HDF5 decodes their headers and follows
+ * their heap references unchecked: every header must pass h5_headers.c (so that listing the
+ * attributes is safe), every string attribute must pass the bounded read, and no other
+ * variable-length data is copied at all (twofold writes none). */
 static herr_t check_copyable(hid_t loc, const char *name, const H5O_info_t *info, void *op) {
   (void)op;
   hid_t obj = H5Oopen(loc, name, H5P_DEFAULT);
@@ -600,7 +604,9 @@ int tf_h5_compact(const char *path, double factor, bool *compacted) {
   uint64_t live = 0;
   H5Ovisit(src, H5_INDEX_NAME, H5_ITER_NATIVE, add_storage, &live);
   if ((double)st.st_size <= factor * (double)live + (1 << 20)) return H5Fclose(src) < 0 ? -1 : 0;
-  if (H5Ovisit(src, H5_INDEX_NAME, H5_ITER_NATIVE, check_copyable, NULL) != 0) {
+  tf_error ignored; /* a file that fails stays as written, still correct */
+  if (tf_h5_check_headers(src, path, &ignored) ||
+      H5Ovisit(src, H5_INDEX_NAME, H5_ITER_NATIVE, check_copyable, NULL) != 0) {
     H5Fclose(src);
     return -1;
   }

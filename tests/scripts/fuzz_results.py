@@ -4,7 +4,8 @@ A seeded generator mutates two real results files (a complete part of a split ru
 interrupted one): bit flips anywhere, bit flips and zeroed bytes inside HDF5's metadata (the
 superblock, object headers, B-trees, local and global heaps: where a flip is read, not just
 copied), truncations, zeroed blocks; and three mutants aimed at the stored config's string
-in the global heap, which HDF5 1.10 follows unchecked (crafted()).  Every mutant goes through
+in the global heap, which HDF5 1.10 follows unchecked, and one at an attribute message's
+stored lengths, which it decodes unchecked (crafted()).  Every mutant goes through
   - `twofold info M.h5 --config`;
   - `twofold merge OUT.h5 M.h5 P1.h5` (the mutant is part 0, P1.h5 the intact part 1);
   - `twofold run smoke.yaml --part 0/2 -o M.h5 --resume` (on a copy).
@@ -15,10 +16,10 @@ Asserted for each command:
     never a signal, never a sanitizer report (.ci/run runs this on the ASan + UBSan build),
     never a hang (each command has a generous timeout that only a hang reaches);
   - an error names the file;
-  - the three aimed mutants are refused by all three commands (exit 2);
+  - the four aimed mutants are refused by all three commands (exit 2);
   - a refused merge leaves no output file behind.
 Environment: TWOFOLD, CONFIGS, WORK as for every script test; FUZZ_H5_COUNT random mutants
-besides the three aimed ones (default 30: under a minute; .ci/run runs 400 on the sanitizer
+besides the four aimed ones (default 30: under a minute; .ci/run runs 400 on the sanitizer
 build), FUZZ_H5_SEED (default 1), FUZZ_H5_JOBS mutants at a time (default 2),
 FUZZ_H5_TIMEOUT seconds per command (default 300)."""
 import concurrent.futures
@@ -122,8 +123,14 @@ def crafted(data, config):
     far = bytearray(data)
     where = data.index(ref)
     far[where + 12:where + 16] = (4000).to_bytes(4, "little")
+    # an attribute message (version 1: version, reserved, then the 2-byte lengths of name,
+    # datatype and dataspace, the name after them) whose dataspace length is grown past the
+    # message: HDF5 1.10 decodes it unchecked when any attribute of /model is looked up
+    spread = bytearray(data)
+    name = re.search(rb"\x01\x00\x05\x00(..)(..)name\x00", data, re.S)
+    spread[name.start(2):name.start(2) + 2] = (0x0808).to_bytes(2, "little")
     return [(bytes(grown), "heap-size"), (bytes(looping), "heap-loop"),
-            (bytes(far), "heap-index")]
+            (bytes(far), "heap-index"), (bytes(spread), "attribute-size")]
 
 
 def command(args, cwd):
