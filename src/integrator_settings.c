@@ -62,9 +62,15 @@ int tf_integrator_get_bool(tf_config *cfg, const char *path, bool *out, tf_error
   return tf_config_get_bool(cfg, path, &def, out, err);
 }
 
-int tf_integrator_get_string(tf_config *cfg, const char *path, const char **out, tf_error *err) {
+/* With choices given here (the method's come from the registry), else the table's. */
+static int get_string_of(tf_config *cfg, const char *path, const char *const *choices,
+                         const char **out, tf_error *err) {
   const tf_integrator_key *k = tf_integrator_key_find(path);
-  return tf_config_get_string(cfg, path, k->text, k->choices, out, err);
+  return tf_config_get_string(cfg, path, k->text, choices ? choices : k->choices, out, err);
+}
+
+int tf_integrator_get_string(tf_config *cfg, const char *path, const char **out, tf_error *err) {
+  return get_string_of(cfg, path, NULL, out, err);
 }
 
 /* auto, every registered stepper type and, for flows, their own methods; NULL-ended. */
@@ -107,18 +113,22 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
   return 0;
 }
 
-int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,
-                                tf_integrator_settings *s, tf_error *err) {
+static int read_method(tf_config *cfg, bool flow_methods, tf_integrator_settings *s,
+                       tf_error *err) {
   const char *choices[64];
   method_choices(flow_methods, choices, sizeof choices / sizeof *choices);
-  *s = (tf_integrator_settings){.ode = tf_ode_default_options()};
-  if (read_ode(cfg, t0, with_t_end, s, err) ||
-      tf_config_get_string(cfg, "integrator.method",
-                           tf_integrator_key_find("integrator.method")->text, choices, &s->method,
-                           err))
-    return -1;
+  if (get_string_of(cfg, "integrator.method", choices, &s->method, err)) return -1;
   s->ode.type = tf_stepper_type_find(s->method); /* NULL (DOPRI5) for auto and flow methods */
   return 0;
+}
+
+int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,
+                                tf_integrator_settings *s, tf_error *err) {
+  *s = (tf_integrator_settings){.ode = tf_ode_default_options()};
+  /* the config as run lists the defaults it filled in the order they were read: flows have
+   * always read the method first, the other engines last */
+  if (flow_methods) return read_method(cfg, true, s, err) || read_ode(cfg, t0, with_t_end, s, err);
+  return read_ode(cfg, t0, with_t_end, s, err) || read_method(cfg, false, s, err);
 }
 
 int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,
