@@ -96,14 +96,21 @@ tf_ode_status tf_stepper_integrate(tf_stepper *s, double *t, double *x, double t
   return TF_ODE_OK;
 }
 
-int tf_stepper_step_to(tf_stepper *s, double t_start, const double *start, size_t n, double te,
-                       double *x) {
+/* From a restart at the step's start, steps under error control that end exactly at te: any
+ * type that can restart and step can do it, so a type gives its own step_to only to do better. */
+static int step_to_by_steps(tf_stepper *s, double t_start, const double *start, size_t n, double te,
+                            double *x) {
   memcpy(x, start, n * sizeof *x);
   tf_stepper_restart(s, t_start, x);
   double t = t_start;
   for (int i = 0; t < te && i < 1000; i++)
     if (tf_stepper_step(s, &t, x, te) != TF_ODE_OK) return -1;
   return t < te ? -1 : 0;
+}
+
+int tf_stepper_step_to(tf_stepper *s, double t_start, const double *start, size_t n, double te,
+                       double *x) {
+  return (s->ops->step_to ? s->ops->step_to : step_to_by_steps)(s, t_start, start, n, te, x);
 }
 
 const char *tf_ode_status_name(tf_ode_status st) {

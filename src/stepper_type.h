@@ -32,6 +32,9 @@ typedef struct tf_stepper_ops {
   void (*dense)(const tf_stepper *s, double t, double *out);
   void (*sample)(const tf_stepper *s, double t, double *out);
   bool (*sample_is_exact)(const tf_stepper *s);
+  /* tf_stepper_step_to; NULL: a restart at t_start and steps ending at te (ode.c) */
+  int (*step_to)(tf_stepper *s, double t_start, const double *start, size_t n, double te,
+                 double *x);
 } tf_stepper_ops;
 
 /* Hairer's controller: fac = err^expo1 / err_prev^beta / safety, clamped to [fac_lo, fac_hi],
