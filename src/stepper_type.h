@@ -44,9 +44,10 @@ typedef struct tf_rk_controller {
   double safety, expo1, beta, fac_lo, fac_hi, start_order;
 } tf_rk_controller;
 
-/* An explicit pair as data: a (stages x stages, row-major, strictly lower), b and c; e the
- * weights of the error estimate (b minus the embedded weights); dense (stages x dense_degree,
- * row-major) the continuous extension's weights b_j(theta) = sum_p dense[j][p] theta^(p+1). */
+/* An explicit pair as data (stages < TF_RK_MAX_STAGES): a (stages x stages, row-major, strictly
+ * lower), b and c; e the weights of the error estimate (b minus the embedded weights); dense
+ * (stages x dense_degree, row-major) the continuous extension's weights b_j(theta) = sum_p
+ * dense[j][p] theta^(p+1). */
 typedef struct tf_rk_tableau {
   int stages, dense_degree;
   const double *a, *b, *c, *e, *dense;
@@ -58,8 +59,10 @@ struct tf_stepper_type {
   int evals_per_step;     /* new evaluations an accepted step costs (FSAL counted once) */
   int dense_evals;        /* more for the continuous extension */
   int samples_per_step;   /* event-function samples per step (tf_stepper_type_samples) */
-  int fsal_stage;         /* the stage that is f at the new solution, the next step's k[0] */
-  bool smooth_only;       /* tf_stepper_type_smooth_only */
+  /* the stage that is f at the new solution, the next step's k[0]: the last row of a tableau
+   * that is first same as last, else `stages` (the generic loop evaluates f there) */
+  int fsal_stage;
+  bool smooth_only; /* tf_stepper_type_smooth_only */
   tf_rk_controller control;
   const tf_rk_tableau *tableau;
   /* The driver's dense output (tf_rk_dense, tf_rk_sample): lazy, the extension is built on
