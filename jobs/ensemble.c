@@ -23,271 +23,77 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
-#include "contact_run.h"
 #include "ensemble.h"
-#include "flow.h"
+#include "evolve.h" /* the event kinds of the Filippov totals */
 #include "h5io.h"
 #include "job.h"
-#include "physical_initial.h"
-#include "pws.h"
+#include "member_columns.h"
+#include "member_engine.h"
 #include "results.h"
 
-/* Column order; the Filippov columns follow the common ones. */
-enum {
-  COL_FINAL,
-  COL_INITIAL,
-  COL_T_FINAL,
-  COL_STEPS,
-  COL_JACOBIANS, /* PETSc TS members only */
-  COMMON_COLUMNS,
-  COL_RHS = COMMON_COLUMNS,
-  COL_EVENTS,
-  COL_VISITS,
-  COL_MODE,
-  COL_EXITS,
-  COL_EVENT_LOG,
-  COL_TRAJECTORY,
-  COL_IMPACTS, /* impact kernels and flows recorded at events (poincare.h) */
-  COL_STICK,
-  COL_POINCARE,
-  COL_RECORDED,
-  COL_PERIOD,
-  MAX_COLUMNS
-};
+/* Every column an ensemble may write, in file order; the engine's layout drops the others. */
+static const char *const column_names[] = {"final_state",     "initial_state",
+                                           "t_final",         "steps",
+                                           "jacobian_evals",  "rhs_evals",
+                                           "events",          "twofold_visits",
+                                           "final_mode",      "exits",
+                                           "event_log",       "trajectory",
+                                           "impacts",         "stick_time",
+                                           "poincare",        "poincare_recorded",
+                                           "poincare_period", NULL};
 
 typedef struct ensemble_job {
-  const tf_kernel *kernel;
-  bool filippov;
-  bool contact; /* codim-2 kernel or two-contact body: contact_run.h */
-  tf_contact_options contact_opts;
-  tf_flow flow;
-  tf_pws pws;
+  tf_member_engine *engine;
+  tf_member_columns columns;
   tf_ensemble_spec spec;
-  tf_column cols[MAX_COLUMNS];
-  int col_of[MAX_COLUMNS]; /* position of each column in cols[], -1 if absent */
   char state_names[512];
-  long flow_samples; /* output.trajectory_samples for smooth members */
 } ensemble_job;
 
-static void add_column(ensemble_job *job, int id, tf_column c) {
-  if (c.width == 0) return; /* a log switched off */
-  job->col_of[id] = (int)job->spec.ncols;
-  job->cols[job->spec.ncols++] = c;
-}
-
-static void filippov_columns(ensemble_job *job) {
-  const tf_pws *pws = &job->pws;
-  const size_t n = job->kernel->dim;
-  add_column(job, COL_RHS,
-             (tf_column){"rhs_evals", TF_COLUMN_I64, 1, "right-hand side evaluations"});
-  add_column(job, COL_EVENTS,
-             (tf_column){"events", TF_COLUMN_I64, TF_EVENT_KIND_COUNT,
-                         "events per kind (attribute kinds)"});
-  add_column(
-      job, COL_VISITS,
-      (tf_column){"twofold_visits", TF_COLUMN_I64, 1, "arrivals at the nondeterministic two-fold"});
-  add_column(job, COL_MODE,
-             (tf_column){"final_mode", TF_COLUMN_I64, 1,
-                         pws->switches ? "mode at t_final: sum over switching functions i of "
-                                         "(s_i + 1) 3^i, s_i -1 slip-, 0 stick, 1 slip+"
-                                       : "mode at t_final: -1 slip-, 0 sliding, 1 slip+"});
-  add_column(
-      job, COL_EXITS,
-      (tf_column){"exits", TF_COLUMN_F64, (uint64_t)pws->max_logged_exits * tf_pws_exit_width(pws),
-                  "exit choices, slots of (t, u, side, state) (attribute fields)"});
-  add_column(job, COL_EVENT_LOG,
-             (tf_column){"event_log", TF_COLUMN_F64,
-                         (uint64_t)pws->max_logged_events * tf_pws_event_width(pws),
-                         "first events, slots of (t, kind, from, to, state)"});
-  add_column(job, COL_TRAJECTORY,
-             (tf_column){"trajectory", TF_COLUMN_F64, (uint64_t)pws->trajectory_samples * n,
-                         "state at equally spaced times (samples x dim per member)"});
-}
-
-static void contact_columns(ensemble_job *job) {
-  add_column(job, COL_RHS,
-             (tf_column){"rhs_evals", TF_COLUMN_I64, 1, "right-hand side evaluations"});
-  add_column(job, COL_EVENTS,
-             (tf_column){"events", TF_COLUMN_I64, 1,
-                         "events (arrivals at and departures from the contact sets)"});
-  add_column(job, COL_MODE,
-             (tf_column){"final_mode", TF_COLUMN_I64, 1,
-                         "mode or kinematic case at t_final (attribute modes)"});
-}
-
-/* Bodies under spatial friction: the event-driven engines of contact_run.h, DOPRI5 only. */
-static int contact_setup(tf_run *run, ensemble_job *job, bool state_given, tf_error *err) {
-  if (tf_physical_initial_from_config(run->cfg, job->kernel, job->flow.params, state_given,
-                                      job->flow.x0, err) ||
-      tf_contact_options_from_config(run->cfg, &job->flow.ode, &job->contact_opts, err))
+/* ensemble.chunk and output.*: read by the engine where ensembles have always read them */
+static int output_keys(tf_config *cfg, void *ctx, tf_error *err) {
+  tf_run *run = ctx;
+  ensemble_job *job = run->job_data;
+  const long long d_chunk = 0;
+  long long chunk;
+  if (tf_config_get_int(cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
+      tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
     return -1;
-  if (job->flow.method != TF_METHOD_DOPRI5) {
-    char where[256];
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' runs on the event-driven "
-                   "codimension-2 engine (dopri5)",
-                   tf_config_where(run->cfg, "integrator.method", where, sizeof where),
-                   job->kernel->name);
-  }
+  job->spec.chunk = (uint64_t)chunk;
   return 0;
-}
-
-static void event_columns(ensemble_job *job) {
-  const tf_poincare_spec *s = &job->flow.poincare_spec;
-  add_column(job, COL_IMPACTS,
-             (tf_column){"impacts", TF_COLUMN_I64, 4,
-                         "impacts, chattering episodes completed, releases from sticking, "
-                         "section crossings"});
-  add_column(job, COL_STICK,
-             (tf_column){"stick_time", TF_COLUMN_F64, 1, "time spent sticking on a constraint"});
-  if (!s->record) return;
-  add_column(job, COL_POINCARE,
-             (tf_column){"poincare", TF_COLUMN_F64, (uint64_t)s->count * (1 + job->kernel->dim),
-                         "state at the recorded events: slots of (t, state), NaN-padded"});
-  add_column(job, COL_RECORDED,
-             (tf_column){"poincare_recorded", TF_COLUMN_I64, 1, "slots filled by events"});
-  add_column(job, COL_PERIOD,
-             (tf_column){"poincare_period", TF_COLUMN_I64, 1,
-                         "period of the recorded values at the early stop (0: none); the slots "
-                         "after poincare_recorded continue that period"});
 }
 
 static int setup(tf_run *run, tf_error *err) {
   ensemble_job *job = calloc(1, sizeof *job);
   if (!job) return tf_fail(err, "out of memory");
   run->job_data = job;
-  for (int i = 0; i < MAX_COLUMNS; i++) job->col_of[i] = -1;
-  const long long d_members = 1000, d_chunk = 0;
-  long long members, chunk;
+  const long long d_members = 1000;
+  long long members;
   if (tf_config_get_int(run->cfg, "ensemble.members", &d_members, 1, 1000000000LL, &members, err))
     return -1;
-  const tf_kernel *k;
-  if (tf_model_kernel(run->cfg, &k, err)) return -1;
-  const bool state_given = tf_config_has(run->cfg, "initial.state");
-  const tf_route route = k ? tf_flow_route(run->cfg, k) : TF_ROUTE_FLOW;
-  job->filippov = route == TF_ROUTE_FILIPPOV || route == TF_ROUTE_SWITCHES; /* on pws.h */
-  if (job->filippov ? tf_pws_from_config(&job->pws, run->cfg, (uint64_t)members, err)
-                    : tf_flow_from_config(&job->flow, run->cfg, err))
-    return -1;
-  job->kernel = job->filippov ? job->pws.model.kernel : job->flow.kernel;
-  job->contact = !job->filippov && tf_contact_kernel(job->kernel);
-  if (job->contact && contact_setup(run, job, state_given, err)) return -1;
-  if (tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
-      tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
-    return -1;
-  const size_t n = job->kernel->dim;
-  add_column(job, COL_FINAL,
-             (tf_column){"final_state", TF_COLUMN_F64, n, "state at t_final (members x dim)"});
-  add_column(job, COL_INITIAL,
-             (tf_column){"initial_state", TF_COLUMN_F64, n,
-                         "state at initial.time, perturbation or exit included (members x dim)"});
-  add_column(job, COL_T_FINAL, (tf_column){"t_final", TF_COLUMN_F64, 1, "time reached"});
-  add_column(job, COL_STEPS, (tf_column){"steps", TF_COLUMN_I64, 1, "integrator steps taken"});
-  if (!job->filippov && job->flow.method == TF_METHOD_PETSC_TS)
-    add_column(job, COL_JACOBIANS,
-               (tf_column){"jacobian_evals", TF_COLUMN_I64, 1,
-                           "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the "
-                           "counts, like steps, are those of the member's batch)"});
-  if (job->filippov) filippov_columns(job);
-  if (job->contact) contact_columns(job);
-  const long long d_samples = 0;
-  long long samples = 0;
-  if (!job->filippov && !job->contact &&
-      tf_config_get_int(run->cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &samples,
-                        err))
-    return -1;
-  if (samples == 1)
-    return tf_fail(err, "key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1");
-  job->flow_samples = (long)samples;
-  if (!job->filippov && samples > 0)
-    add_column(job, COL_TRAJECTORY,
-               (tf_column){"trajectory", TF_COLUMN_F64, (uint64_t)samples * n,
-                           "state at equally spaced times (samples x dim per member)"});
-  if (!job->filippov && job->flow.poincare) event_columns(job);
-  tf_join_state_names(job->kernel, job->state_names, sizeof job->state_names);
+  const tf_member_settings settings = {.members = (uint64_t)members,
+                                       .samples = TF_MEMBER_SAMPLES_FROM_CONFIG,
+                                       .stop = &run->stop,
+                                       .output_keys = output_keys,
+                                       .ctx = run};
+  if (tf_member_engine_create(run->cfg, &settings, &job->engine, err)) return -1;
+  if (tf_member_columns_pick(&job->columns, job->engine, column_names))
+    return tf_fail(err, "internal error: an unknown output column");
+  tf_join_state_names(job->engine->layout.kernel, job->state_names, sizeof job->state_names);
   job->spec.members = (uint64_t)members;
-  job->spec.chunk = (uint64_t)chunk;
-  job->spec.cols = job->cols;
+  job->spec.cols = job->columns.cols;
+  job->spec.ncols = job->columns.n;
   return 0;
 }
 
-static void *slot(const ensemble_job *job, void *const *row, int id) {
-  return job->col_of[id] >= 0 ? row[job->col_of[id]] : NULL;
-}
-
-typedef struct trajectory_slot {
-  double *x;
-  size_t dim;
-  long n, taken;
-} trajectory_slot;
-static void record_sample(void *ctx, double t, const double *x) {
-  (void)t;
-  trajectory_slot *s = ctx;
-  if (s->taken < s->n) memcpy(s->x + (size_t)s->taken++ * s->dim, x, s->dim * sizeof *x);
-}
-
-static int run_flow_member(void *ctx, uint64_t member, void *const *row) {
+static int run_member(void *ctx, uint64_t member, void *const *row) {
   ensemble_job *job = ctx;
-  tf_flow_initial_state(&job->flow, member, row[COL_INITIAL]);
-  trajectory_slot traj = {slot(job, row, COL_TRAJECTORY), job->kernel->dim, job->flow_samples, 0};
-  if (traj.x)
-    for (size_t i = 0; i < (size_t)traj.n * traj.dim; i++) traj.x[i] = NAN;
-  const tf_flow_result r =
-      tf_flow_run_member(&job->flow, member, row[COL_FINAL], traj.x ? record_sample : NULL, &traj,
-                         traj.x ? traj.n : 0);
-  /* a PETSc TS solve cut short by a stop request: not done (computed again on resume) */
-  if (tf_checkpoint_stopped()) return TF_MEMBER_PENDING;
-  *(double *)row[COL_T_FINAL] = r.t_final;
-  *(int64_t *)row[COL_STEPS] = r.steps;
-  if (job->col_of[COL_JACOBIANS] >= 0) *(int64_t *)slot(job, row, COL_JACOBIANS) = r.jacobian_evals;
-  if (job->flow.poincare) {
-    const tf_poincare_record *pr = &job->flow.poincare_rec;
-    int64_t *counts = slot(job, row, COL_IMPACTS);
-    counts[0] = pr->result.impacts, counts[1] = pr->result.chatters;
-    counts[2] = pr->result.releases, counts[3] = pr->result.sections;
-    *(double *)slot(job, row, COL_STICK) = pr->result.stick_time;
-    if (job->flow.poincare_spec.record) {
-      memcpy(slot(job, row, COL_POINCARE), pr->samples,
-             (size_t)job->flow.poincare_spec.count * (1 + job->kernel->dim) * sizeof(double));
-      *(int64_t *)slot(job, row, COL_RECORDED) = pr->recorded;
-      *(int64_t *)slot(job, row, COL_PERIOD) = pr->period;
-    }
-  }
+  tf_member_buffers b = {0};
+  tf_member_columns_bind(&job->columns, row, &b);
+  tf_member_result r;
+  tf_member_engine_run(job->engine, member, &b, &r);
+  if (r.status == TF_MEMBER_PENDING) return r.status; /* computed again on resume */
+  tf_member_columns_fill(&job->columns, &job->engine->layout, &r, row);
   return r.status;
-}
-
-static int run_contact_member(void *ctx, uint64_t member, void *const *row) {
-  ensemble_job *job = ctx;
-  double *x = row[COL_FINAL];
-  tf_flow_initial_state(&job->flow, member, row[COL_INITIAL]);
-  memcpy(x, row[COL_INITIAL], job->kernel->dim * sizeof *x);
-  const tf_contact_result r = tf_contact_run(job->kernel, job->flow.params, &job->contact_opts,
-                                             job->flow.t0, x, job->flow.t_end, NULL);
-  *(double *)row[COL_T_FINAL] = r.t;
-  *(int64_t *)row[COL_STEPS] = r.steps;
-  *(int64_t *)slot(job, row, COL_RHS) = r.rhs_evals;
-  *(int64_t *)slot(job, row, COL_EVENTS) = r.events;
-  *(int64_t *)slot(job, row, COL_MODE) = r.mode;
-  return r.status;
-}
-
-static int run_filippov_member(void *ctx, uint64_t member, void *const *row) {
-  ensemble_job *job = ctx;
-  tf_pws_record rec = {.final_state = row[COL_FINAL],
-                       .initial_state = row[COL_INITIAL],
-                       .exits = slot(job, row, COL_EXITS),
-                       .events = slot(job, row, COL_EVENT_LOG),
-                       .trajectory = slot(job, row, COL_TRAJECTORY)};
-  const int status = tf_pws_run_member(&job->pws, member, &rec);
-  *(double *)row[COL_T_FINAL] = rec.t_final;
-  *(int64_t *)row[COL_STEPS] = rec.steps;
-  *(int64_t *)slot(job, row, COL_RHS) = rec.rhs_evals;
-  int64_t *events = slot(job, row, COL_EVENTS);
-  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) events[i] = rec.counts[i];
-  *(int64_t *)slot(job, row, COL_VISITS) = rec.counts[TF_EVENT_TWOFOLD];
-  *(int64_t *)slot(job, row, COL_MODE) = rec.final_mode;
-  return status;
 }
 
 /* Statistics of final states over ok members, read back in member order. */
@@ -337,7 +143,7 @@ static int compute_stats(hid_t file, uint64_t members, size_t dim, final_stats *
 
 static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_ensemble_outcome *out,
                          tf_error *err) {
-  const size_t dim = job->kernel->dim;
+  const size_t dim = job->engine->layout.dim;
   final_stats st;
   int rc = 0;
   if (dim > 64) return tf_fail(err, "summary supports at most 64 state components");
@@ -427,7 +233,7 @@ static int ts_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) 
   if (rc) return tf_fail(err, "cannot read back the step counts from '%s'", run->output_path);
   tf_json_integer(run->summary, "steps", totals[0]);
   tf_json_integer(run->summary, "jacobian_evals", totals[1]);
-  tf_json_integer(run->summary, "ts_batch", job->flow.batch);
+  tf_json_integer(run->summary, "ts_batch", job->engine->layout.batch);
   return 0;
 }
 
@@ -441,55 +247,9 @@ static int summarize(tf_run *run, hid_t file, void *ctx, tf_error *err) {
   const summary_ctx *c = ctx;
   ensemble_job *job = c->job;
   if (write_summary(run, file, job, c->out, err)) return -1;
-  if (job->filippov && filippov_totals(run, file, job, err)) return -1;
-  if (job->col_of[COL_JACOBIANS] >= 0 && ts_totals(run, file, job, err)) return -1;
+  if (job->engine->layout.counts_visits && filippov_totals(run, file, job, err)) return -1;
+  if (job->engine->layout.counts_jacobians && ts_totals(run, file, job, err)) return -1;
   return 0;
-}
-
-/* Names of the fields in the log slots, for readers of the file. */
-static void describe_logs(hid_t file, const ensemble_job *job) {
-  if (job->contact) {
-    hid_t d = H5Dopen2(file, "members/final_mode", H5P_DEFAULT);
-    if (d >= 0) tf_h5_attr_string(d, "modes", tf_contact_modes_doc(job->kernel)), H5Dclose(d);
-    return;
-  }
-  if (!job->filippov) {
-    hid_t d = job->flow_samples > 0 ? H5Dopen2(file, "members/trajectory", H5P_DEFAULT) : -1;
-    if (d >= 0) {
-      tf_h5_attr_int(d, "samples", job->flow_samples);
-      tf_h5_attr_double(d, "t0", job->flow.t0);
-      tf_h5_attr_double(d, "t_end", job->flow.t_end);
-      H5Dclose(d);
-    }
-    return;
-  }
-  char state[512], fields[640], kinds[256] = "";
-  snprintf(state, sizeof state, "%s", job->state_names);
-  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++)
-    snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
-             tf_event_kind_name(i));
-  hid_t d = H5Dopen2(file, "members/events", H5P_DEFAULT);
-  if (d >= 0) tf_h5_attr_string(d, "kinds", kinds), H5Dclose(d);
-  if ((d = H5Dopen2(file, "members/exits", H5P_DEFAULT)) >= 0) {
-    snprintf(fields, sizeof fields, "t,u,side,kind,%s", state);
-    tf_h5_attr_string(d, "fields", fields);
-    tf_h5_attr_int(d, "slot_width", (long long)tf_pws_exit_width(&job->pws));
-    tf_pws_describe_rules(&job->pws, d, file);
-    H5Dclose(d);
-  }
-  if ((d = H5Dopen2(file, "members/event_log", H5P_DEFAULT)) >= 0) {
-    snprintf(fields, sizeof fields, "t,kind,from,to,%s", state);
-    tf_h5_attr_string(d, "fields", fields);
-    tf_h5_attr_string(d, "kinds", kinds);
-    tf_h5_attr_int(d, "slot_width", (long long)tf_pws_event_width(&job->pws));
-    H5Dclose(d);
-  }
-  if ((d = H5Dopen2(file, "members/trajectory", H5P_DEFAULT)) >= 0) {
-    tf_h5_attr_int(d, "samples", job->pws.trajectory_samples);
-    tf_h5_attr_double(d, "t0", job->pws.t0);
-    tf_h5_attr_double(d, "t_end", job->pws.t_end);
-    H5Dclose(d);
-  }
 }
 
 static int execute(tf_run *run, tf_error *err) {
@@ -512,16 +272,13 @@ static int execute(tf_run *run, tf_error *err) {
   bool resumed;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) return -1;
-  tf_h5_attr_string(file, "model", job->kernel->name);
-  tf_results_write_model(file, job->kernel,
-                         job->filippov ? job->pws.model.params : job->flow.params);
+  const tf_member_layout *l = &job->engine->layout;
+  tf_h5_attr_string(file, "model", l->kernel->name);
+  tf_results_write_model(file, l->kernel, l->params);
   tf_h5_attr_string(file, "state_names", job->state_names);
-  job->spec.run = job->filippov  ? run_filippov_member
-                  : job->contact ? run_contact_member
-                                 : run_flow_member;
+  job->spec.run = run_member;
   /* PETSc TS batches: claims of whole batches, ~32 per rank, so no batch is split */
-  const uint64_t batch =
-      !job->filippov && job->flow.method == TF_METHOD_PETSC_TS ? (uint64_t)job->flow.batch : 1;
+  const uint64_t batch = (uint64_t)l->batch;
   if (batch > 1 && job->spec.chunk == 0) {
     const uint64_t per = job->spec.members / ((uint64_t)run->size * 32 * batch);
     job->spec.chunk = batch * (per > 0 ? per : 1);
@@ -530,22 +287,12 @@ static int execute(tf_run *run, tf_error *err) {
   tf_ensemble_outcome out;
   /* a batch of PETSc TS members is one long solve: it polls signals and the time limit every
    * step (--stop-after still counts members, in the scheduler) */
-  if (!job->filippov && job->flow.method == TF_METHOD_PETSC_TS)
-    tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
+  if (l->stops_inside) tf_stop_arm(&run->stop, run->start_time, run->time_limit, 0, 0);
   int rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
-  tf_checkpoint_disarm();
-  if (rc == 0) describe_logs(file, job);
-  tf_json_string(run->summary, "model", job->kernel->name);
-  char integrator[96];
-  if (job->filippov)
-    snprintf(integrator, sizeof integrator, "%s+events",
-             tf_stepper_type_name(job->pws.opts.ode.type));
-  else if (job->contact)
-    snprintf(integrator, sizeof integrator, "%s+%s", tf_stepper_type_name(job->flow.ode.type),
-             tf_contact_is_dual(job->kernel) ? "two-contact" : "codim2");
-  else
-    snprintf(integrator, sizeof integrator, "%s", tf_flow_integrator_name(&job->flow));
-  tf_json_string(run->summary, "integrator", integrator);
+  tf_stop_disarm(&run->stop);
+  if (rc == 0) tf_member_columns_describe(&job->columns, job->engine, file, "members");
+  tf_json_string(run->summary, "model", l->kernel->name);
+  tf_json_string(run->summary, "integrator", l->integrator);
   tf_json_integer(run->summary, "members", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   const char *names[TF_MEMBER_STATUS_COUNT - 1];
@@ -559,10 +306,7 @@ static int execute(tf_run *run, tf_error *err) {
 static void destroy(tf_run *run) {
   ensemble_job *job = run->job_data;
   if (!job) return;
-  if (job->filippov)
-    tf_pws_destroy(&job->pws);
-  else
-    tf_flow_destroy(&job->flow);
+  tf_member_engine_destroy(job->engine);
   free(job);
   run->job_data = NULL;
 }

@@ -117,7 +117,7 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
     tf_map_fn *map = tf_model_map(k);
     for (long i = 0; i < (long)job->opt.transient; i++)
       map(x, job->model.params, y), memcpy(x, y, sizeof x);
-    for (size_t i = 0; i < n && !tf_checkpoint_stop_point(); i++) {
+    for (size_t i = 0; i < n && !tf_stop_point(job->ode.stop); i++) {
       s[i] = x[job->component];
       map(x, job->model.params, y);
       memcpy(x, y, sizeof x);
@@ -137,8 +137,8 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
   flow.work = calloc(4 * k->dim, sizeof *flow.work);
   tf_flow_result r = tf_flow_run_member(&flow, 0, x, NULL, NULL, 0);
   /* a sample is a stop point; a run cut short inside (checkpoint.h) gives no sample */
-  for (size_t i = 0;
-       i < n && r.status == TF_MEMBER_OK && !tf_checkpoint_stopped() && !tf_checkpoint_stop_point();
+  for (size_t i = 0; i < n && r.status == TF_MEMBER_OK && !tf_stop_requested(job->ode.stop) &&
+                     !tf_stop_point(job->ode.stop);
        i++) {
     s[i] = x[job->component];
     flow.t0 = 0, flow.t_end = job->series_dt;
@@ -165,6 +165,7 @@ static int setup(tf_run *run, tf_error *err) {
   k = job->model.kernel;
   double spread, t0;
   job->ode = tf_ode_default_options();
+  job->ode.stop = &run->stop; /* before the contact options copy it */
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
       tf_physical_initial_from_config(run->cfg, k, job->model.params, state_given, job->x0, err) ||
@@ -322,10 +323,10 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   double *curve = job->estimator == 2 ? calloc((size_t)job->horizon, sizeof *curve) : curve_buf;
   int stopped = 0;
   if (run->rank == 0) {
-    tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
+    tf_stop_arm(&run->stop, run->start_time, run->time_limit, run->stop_after, run->pause_after);
     double *s = make_series(job, err);
-    stopped = tf_checkpoint_stopped();
-    tf_checkpoint_disarm();
+    stopped = tf_stop_requested(&run->stop);
+    tf_stop_disarm(&run->stop);
     rc = s == NULL;
     if (!rc && !stopped)
       lambda = tf_series_exponent(s, (size_t)job->samples, job->embedding, (int)job->theiler,
@@ -380,7 +381,8 @@ static int execute(tf_run *run, tf_error *err) {
     fprintf(stderr,
             "twofold: the lyapunov job is one computation: --resume starts it again from "
             "the beginning\n");
-  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
+  tf_stop_arm(&run->stop, run->start_time, run->time_limit, run->stop_after, run->pause_after);
+  job->opt.stop = &run->stop;
   if (run->rank == 0)
     rc = job->contact ? tf_lyapunov_contact(k, job->model.params, job->x0, &job->contact_opts,
                                             &job->opt, &r, err)
@@ -388,7 +390,7 @@ static int execute(tf_run *run, tf_error *err) {
                                                     &job->ode, &job->opt, &r, err)
                              : tf_lyapunov_any(k, job->model.params, job->x0, &job->ode, &job->opt,
                                                job->saltation, &r, err);
-  tf_checkpoint_disarm();
+  tf_stop_disarm(&run->stop);
   const double compute_seconds = MPI_Wtime() - begin;
   MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
   if (rc) return run->rank == 0 ? -1 : tf_fail(err, "see rank 0");

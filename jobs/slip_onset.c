@@ -152,7 +152,7 @@ static int setup(tf_run *run, tf_error *err) {
   tf_config_mark_used(run->cfg, "output.samples");
   tf_config_mark_used(run->cfg, "output.event_log");
   if (tf_job_output_from_config(run, &job->compression, NULL, err) ||
-      tf_flow_from_config(&job->flow, run->cfg, err))
+      tf_flow_from_config(&job->flow, run->cfg, &run->stop, err))
     return -1;
   const tf_kernel *k = job->flow.kernel;
   if (k->kind != TF_MODEL_TWO_CONTACT)
@@ -258,12 +258,12 @@ static int close_results(tf_run *run, hid_t file, int rc, tf_error *err) {
 static int execute_onset(tf_run *run, slip_job *job, tf_error *err) {
   const tf_kernel *k = job->flow.kernel;
   tf_slip_onset o;
-  /* one run: a signal or the time limit ends it between two steps (checkpoint.h) */
-  tf_checkpoint_arm(run->start_time, run->time_limit, 0, 0);
+  /* one run: a signal or the time limit ends it between two steps (the run's stop token) */
+  tf_stop_arm(&run->stop, run->start_time, run->time_limit, 0, 0);
   const int failed = tf_slip_onset_run(k, job->flow.params, &job->opts, job->flow.t0, job->x0,
                                        job->flow.t_end, &o);
-  int stopped = tf_checkpoint_stopped();
-  tf_checkpoint_disarm();
+  int stopped = tf_stop_requested(&run->stop);
+  tf_stop_disarm(&run->stop);
   MPI_Allreduce(MPI_IN_PLACE, &stopped, 1, MPI_INT, MPI_MAX, run->comm);
   if (stopped) {
     hid_t file = open_results(run, job, err);
@@ -316,7 +316,7 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
             "twofold: the slip-onset job is one computation: --resume starts it again "
             "from the beginning\n");
   /* stoppable between bisection runs: points done so far are written (see `done`) */
-  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, run->pause_after);
+  tf_stop_arm(&run->stop, run->start_time, run->time_limit, run->stop_after, run->pause_after);
   tf_progress progress;
   tf_progress_start(&progress, "slip-onset", np, 0, run->quiet || run->rank != 0,
                     run->progress_mode);
@@ -357,8 +357,8 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
     tf_progress_update(&progress, m + 1, false);
   }
   tf_progress_finish(&progress, np);
-  int stopped = tf_checkpoint_stopped();
-  tf_checkpoint_disarm();
+  int stopped = tf_stop_requested(&run->stop);
+  tf_stop_disarm(&run->stop);
   MPI_Allreduce(MPI_IN_PLACE, &stopped, 1, MPI_INT, MPI_MAX, run->comm);
   MPI_Allreduce(MPI_IN_PLACE, res, (int)(np * POINT_WIDTH), MPI_DOUBLE, MPI_SUM, run->comm);
   MPI_Allreduce(MPI_IN_PLACE, states, (int)(np * dim), MPI_DOUBLE, MPI_SUM, run->comm);

@@ -34,47 +34,74 @@ bool tf_checkpoint_should_stop(double start_time, double time_limit) {
   return time_limit > 0 && MPI_Wtime() - start_time >= time_limit;
 }
 
-static struct {
-  bool armed, stopped;
-  double start, limit;
-  long long stop_after, pause_after, points;
-} point;
+void tf_stop_arm(tf_stop_token *t, double start_time, double time_limit, long long stop_after,
+                 long long pause_after) {
+  *t = (tf_stop_token){.armed = true,
+                       .start = start_time,
+                       .limit = time_limit,
+                       .stop_after = stop_after,
+                       .pause_after = pause_after};
+}
+
+void tf_stop_disarm(tf_stop_token *t) {
+  t->armed = false;
+}
+
+bool tf_stop_point(tf_stop_token *t) {
+  if (!t || !t->armed) return false;
+  t->points++;
+  if (t->pause_after > 0 && t->points == t->pause_after && !t->stopped) {
+    fprintf(stderr, "twofold: paused; waiting for a signal\n");
+    while (!tf_checkpoint_should_stop(t->start, t->limit))
+      nanosleep(&(struct timespec){0, 10000000}, NULL);
+  }
+  if (!t->stopped)
+    t->stopped = tf_checkpoint_should_stop(t->start, t->limit) ||
+                 (t->stop_after > 0 && t->points >= t->stop_after);
+  return t->stopped;
+}
+
+bool tf_stop_poll(tf_stop_token *t) {
+  if (!t || !t->armed) return false;
+  if (!t->stopped) t->stopped = tf_checkpoint_should_stop(t->start, t->limit);
+  return t->stopped;
+}
+
+bool tf_stop_requested(const tf_stop_token *t) {
+  return t && t->armed && t->stopped;
+}
+
+long long tf_stop_points(const tf_stop_token *t) {
+  return t ? t->points : 0;
+}
+
+static tf_stop_token process_token;
+
+tf_stop_token *tf_stop_token_or_process(tf_stop_token *t) {
+  return t ? t : &process_token;
+}
 
 void tf_checkpoint_arm(double start_time, double time_limit, long long stop_after,
                        long long pause_after) {
-  point.armed = true, point.stopped = false;
-  point.start = start_time, point.limit = time_limit, point.stop_after = stop_after;
-  point.pause_after = pause_after, point.points = 0;
+  tf_stop_arm(&process_token, start_time, time_limit, stop_after, pause_after);
 }
 
 void tf_checkpoint_disarm(void) {
-  point.armed = false;
+  tf_stop_disarm(&process_token);
 }
 
 bool tf_checkpoint_stop_point(void) {
-  if (!point.armed) return false;
-  point.points++;
-  if (point.pause_after > 0 && point.points == point.pause_after && !point.stopped) {
-    fprintf(stderr, "twofold: paused; waiting for a signal\n");
-    while (!tf_checkpoint_should_stop(point.start, point.limit))
-      nanosleep(&(struct timespec){0, 10000000}, NULL);
-  }
-  if (!point.stopped)
-    point.stopped = tf_checkpoint_should_stop(point.start, point.limit) ||
-                    (point.stop_after > 0 && point.points >= point.stop_after);
-  return point.stopped;
+  return tf_stop_point(&process_token);
 }
 
 bool tf_checkpoint_poll(void) {
-  if (!point.armed) return false;
-  if (!point.stopped) point.stopped = tf_checkpoint_should_stop(point.start, point.limit);
-  return point.stopped;
+  return tf_stop_poll(&process_token);
 }
 
 bool tf_checkpoint_stopped(void) {
-  return point.armed && point.stopped;
+  return tf_stop_requested(&process_token);
 }
 
 long long tf_checkpoint_points(void) {
-  return point.points;
+  return tf_stop_points(&process_token);
 }

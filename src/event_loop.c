@@ -296,10 +296,10 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   l->next_qr = l->m ? t0 + l->opt.qr_interval : INFINITY;
   tf_stepper_reset(l->stepper, t, x);
   while (t < t_end) {
-    /* an armed computation (checkpoint.h) stopped at a sample, or a signal or the time limit
-     * during a long run: end it here; the job reports the interruption, not this status */
-    if (tf_checkpoint_poll()) {
-      res.status = TF_MEMBER_FAILED;
+    /* the run's stop token (checkpoint.h) said stop at a sample, or a signal or the time limit
+     * came during a long run: the member ends here, not done */
+    if (tf_stop_poll(tf_stop_token_or_process(l->opt.ode.stop))) {
+      res.status = TF_MEMBER_PENDING;
       break;
     }
     if (l->opt.ode.max_steps > 0 && res.steps >= l->opt.ode.max_steps) {

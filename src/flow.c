@@ -344,9 +344,10 @@ static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   return 0;
 }
 
-int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_error *err) {
+int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_stop_token *stop, tf_error *err) {
   memset(flow, 0, sizeof *flow);
   flow->ode = tf_ode_default_options();
+  flow->ode.stop = stop; /* before the PETSc TS settings and the impact engine copy it */
   long long seed;
   const long long d_seed = 1;
   flow->batch_id = -1;
@@ -501,14 +502,21 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
   double *xs = flow->work;
   long next = 0;
   if (sample && n_samples > 0) sample(sctx, flow->t0, x), next = 1;
-  if (sample && n_samples > 0 && tf_checkpoint_stop_point()) return res;
+  tf_stop_token *stop = tf_stop_token_or_process(flow->ode.stop);
+  if (sample && n_samples > 0 && tf_stop_point(stop)) {
+    if (n_samples > 1) res.status = TF_MEMBER_PENDING;
+    return res;
+  }
   double t = flow->t0;
   while (t < flow->t_end) {
     if (res.steps >= flow->ode.max_steps) {
       res.status = TF_MEMBER_MAX_STEPS;
       break;
     }
-    if (tf_checkpoint_poll()) break; /* an armed computation told to stop (checkpoint.h) */
+    if (tf_stop_poll(stop)) { /* told to stop (checkpoint.h): not done */
+      res.status = TF_MEMBER_PENDING;
+      break;
+    }
     const tf_ode_status st = tf_stepper_step(flow->stepper, &t, x, flow->t_end);
     res.steps++;
     if (st == TF_ODE_NONFINITE) res.status = TF_MEMBER_NONFINITE;
@@ -521,8 +529,9 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
       else
         tf_stepper_dense(flow->stepper, ts, xs);
       sample(sctx, ts, xs);
-      if (tf_checkpoint_stop_point()) {
+      if (tf_stop_point(stop)) {
         res.t_final = ts;
+        if (next + 1 < n_samples) res.status = TF_MEMBER_PENDING;
         return res;
       }
     }
@@ -573,7 +582,8 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
    * the noise counters) are those of the unsampled run. */
   const double h = (flow->t_end - flow->t0) / (double)total;
   sample(sctx, flow->t0, x);
-  if (tf_checkpoint_stop_point()) return res.t_final = flow->t0, res;
+  tf_stop_token *stop = tf_stop_token_or_process(flow->ode.stop);
+  if (tf_stop_point(stop)) return res.t_final = flow->t0, res.status = TF_MEMBER_PENDING, res;
   long done = 0;
   for (long i = 1; i < n_samples; i++) {
     const long target = (long)llround((double)total * (double)i / (double)(n_samples - 1));
@@ -588,7 +598,10 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
     }
     done = target;
     sample(sctx, i == n_samples - 1 ? flow->t_end : flow->t0 + (double)done * h, x);
-    if (tf_checkpoint_stop_point()) break;
+    if (tf_stop_point(stop)) {
+      if (i + 1 < n_samples) res.status = TF_MEMBER_PENDING;
+      break;
+    }
   }
   res.steps = done;
   return res;

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "kernel.h"
 #include "kinds.h"
@@ -105,8 +106,9 @@ typedef struct tf_flow {
 int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, double *spread,
                            double *t0, tf_error *err);
 /* Reads model.*, initial.*, integrator.* and ensemble.seed (and impact.*, poincare.* for
- * impact kernels or a flow recorded at events).  Errors name file, line, key. */
-int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_error *err);
+ * impact kernels or a flow recorded at events).  `stop`: where a member may stop early
+ * (checkpoint.h; NULL: the process-wide token).  Errors name file, line, key. */
+int tf_flow_from_config(tf_flow *flow, tf_config *cfg, tf_stop_token *stop, tf_error *err);
 void tf_flow_destroy(tf_flow *flow);
 
 void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x);

@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "error.h"
 #include "json.h"
@@ -33,6 +34,7 @@ typedef struct tf_run {
   long long pause_after;     /* members done after which to wait for a signal, 0 = none */
   int part, parts;           /* --part K/N: block K of N of the members (parts 0: all of them) */
   double start_time;         /* MPI_Wtime at start */
+  tf_stop_token stop;        /* armed by jobs that are one computation, given to the engines */
   MPI_Comm comm;
   int rank, size;
   tf_json *summary; /* fields for the --json line, filled by the job */

@@ -174,6 +174,7 @@ typedef struct averager {
   double span_per_block; /* time or iterations */
   double block_sum[TF_MAX_DIM], total[TF_MAX_DIM];
   tf_lyapunov_result *r;
+  tf_stop_token *stop;
 } averager;
 
 static void add_interval(averager *a, const double *log_r) {
@@ -227,7 +228,7 @@ static void add_block(averager *a, int b, const double *lyapunov) {
  * so far are a result of their own (block averages and running averages). */
 static bool stop_between_blocks(averager *a) {
   a->r->blocks_done = a->block;
-  if (a->block >= a->blocks || !tf_checkpoint_stop_point()) return false;
+  if (a->block >= a->blocks || !tf_stop_point(a->stop)) return false;
   a->r->interrupted = true;
   return true;
 }
@@ -235,7 +236,7 @@ static bool stop_between_blocks(averager *a) {
 /* The end of an event-driven computation: final state and status, and the spectrum if it
  * completed (no volume rate: it is not accumulated across events). */
 static void finish_blocks(averager *a, size_t n, const double *x, int status) {
-  if (tf_checkpoint_stopped()) a->r->interrupted = true; /* also inside the transient */
+  if (tf_stop_requested(a->stop)) a->r->interrupted = true; /* also inside the transient */
   memcpy(a->r->final_state, x, n * sizeof *x);
   a->r->status = status;
   if (status != TF_MEMBER_OK || a->r->interrupted) return;
@@ -250,7 +251,8 @@ static int setup_result(tf_lyapunov_result *r, const tf_lyapunov_options *o, ave
   r->running = calloc((size_t)o->blocks * (size_t)o->exponents, sizeof *r->running);
   if (!r->blocks || !r->running) return tf_fail(err, "out of memory");
   const long intervals = (long)floor(o->duration / o->interval + 1e-9);
-  *a = (averager){.m = o->exponents, .blocks = o->blocks, .r = r};
+  *a = (averager){
+      .m = o->exponents, .blocks = o->blocks, .r = r, .stop = tf_stop_token_or_process(o->stop)};
   a->intervals_per_block = (int)(intervals / o->blocks);
   a->span_per_block = a->intervals_per_block * span_per_interval;
   r->status = TF_MEMBER_OK;
@@ -299,10 +301,10 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   for (long i = -transient_intervals(o); i < intervals && st == TF_ODE_OK; i++) {
     /* negative i: the transient's intervals (the first one shorter), logs dropped */
     const double t_next = o->transient + (double)(i + 1) * o->interval;
-    while (t < t_next && st == TF_ODE_OK && !tf_checkpoint_poll()) {
+    while (t < t_next && st == TF_ODE_OK && !tf_stop_poll(a.stop)) {
       st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_stepper_step(aug, &t, y, t_next);
     }
-    if (tf_checkpoint_stopped()) { /* a signal or the time limit inside a block */
+    if (tf_stop_requested(a.stop)) { /* a signal or the time limit inside a block */
       r->interrupted = true;
       break;
     }
@@ -379,7 +381,7 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
   const long total = (long)a.intervals_per_block * o->blocks * every;
   /* negative i: the transient's iterations, QR at its end too, logs dropped (lyapunov.h) */
   for (long i = -(long)o->transient; i < total; i++) {
-    if ((i & 1023) == 0 && tf_checkpoint_poll()) { /* a signal or the time limit in a block */
+    if ((i & 1023) == 0 && tf_stop_poll(a.stop)) { /* a signal or the time limit in a block */
       r->interrupted = true;
       break;
     }
@@ -477,7 +479,7 @@ static int run_blocks(averager *a, const tf_lyapunov_options *o, block_fn run, v
   for (int b = 0; b < o->blocks && status == TF_MEMBER_OK; b++) {
     const block_outcome out = run(ctx, b, t, x, t + a->span_per_block);
     status = out.status;
-    if (tf_checkpoint_stopped()) {
+    if (tf_stop_requested(a->stop)) {
       a->r->interrupted = true;
       break;
     }

@@ -34,6 +34,9 @@ typedef struct tf_ode_options {
   double hmin;     /* steps below this fail with TF_ODE_STEP_UNDERFLOW; 0 = 1e-14 |t| */
   bool fixed_step; /* take exactly h0 per step (no error control), for convergence studies */
   long max_steps;  /* per tf_stepper_integrate call; 0 = unbounded */
+  /* Where the run may stop early (checkpoint.h); NULL: the process-wide token of the jobs not
+   * yet given their own.  A member stopped by it ends with status pending. */
+  struct tf_stop_token *stop;
 } tf_ode_options;
 
 /* Defaults: rtol 1e-8, atol 1e-10, automatic h0, no hmax, 1e6 max steps. */

@@ -103,7 +103,8 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   return tf_exit_policy_setup(&pws->policy, k, pws->model.params, &pws->twofold, err);
 }
 
-int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err) {
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_stop_token *stop,
+                       tf_error *err) {
   memset(pws, 0, sizeof *pws);
   const bool d_false = false;
   const long long d_seed = 1;
@@ -121,6 +122,7 @@ int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *
       find_twofold(pws, cfg, err))
     return -1;
   pws->seed = (uint64_t)seed;
+  pws->opts.ode.stop = stop; /* before the engines copy the options */
   pws->opts.meet_escape_distance = pws->choice.escape_distance;
   pws->opts.meet_escape_margin = pws->policy.margin;
   if (pws->model.kernel->kind == TF_MODEL_SWITCHES) {
@@ -256,7 +258,8 @@ static void sample_step(member_run *mr, double ta, double tb) {
     const double ts = sample_time(pws, mr->next_sample);
     if (ts > tb || ts < ta) break;
     dense(pws, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
-    if (tf_checkpoint_stop_point()) { /* the loop ends the run at its next step */
+    /* the loop ends the run at its next step */
+    if (tf_stop_point(tf_stop_token_or_process(pws->opts.ode.stop))) {
       mr->next_sample++;
       break;
     }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "evolve.h"
 #include "exit_policy.h"
@@ -40,7 +41,9 @@ typedef struct tf_pws {
   struct tf_switches *switches;
 } tf_pws;
 
-int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_error *err);
+/* `stop`: where a member may stop early (checkpoint.h; NULL: the process-wide token). */
+int tf_pws_from_config(tf_pws *pws, tf_config *cfg, uint64_t members, tf_stop_token *stop,
+                       tf_error *err);
 void tf_pws_destroy(tf_pws *pws);
 
 /* Widths of the per-member logs: one draw is (t, u, side, kind, x), one event (t, kind, from, to,

@@ -281,6 +281,7 @@ typedef struct sampler {
   double *buf;
   Vec work;
   PetscErrorCode error;
+  tf_stop_token *stop;
 } sampler;
 
 static double sample_time(const sampler *s, long i) {
@@ -291,7 +292,7 @@ static double sample_time(const sampler *s, long i) {
 
 static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, void *vctx) {
   sampler *s = vctx;
-  if (step == 0 || s->error || tf_checkpoint_stopped()) return 0;
+  if (step == 0 || s->error || tf_stop_requested(s->stop)) return 0;
   for (; s->next < s->n_samples && sample_time(s, s->next) <= t; s->next++) {
     const double ti = sample_time(s, s->next);
     Vec V = U;
@@ -308,16 +309,19 @@ static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, v
     memcpy(s->buf, v, s->n * sizeof *s->buf);
     PetscCall(VecRestoreArrayRead(V, &v));
     s->fn(s->ctx, ti, s->buf);
-    if (tf_checkpoint_stop_point()) break;
+    if (tf_stop_point(s->stop)) break;
   }
   return 0;
 }
 
-/* An armed computation (checkpoint.h) that was told to stop ends the solve after this step:
- * a trajectory stopped at a sample, or a signal or the time limit during a long batch solve.
- * The reason set here survives to TSSolve's loop test (TSStep resets one set in a monitor). */
+/* A solve whose stop token (checkpoint.h, the TS's application context) said stop ends after
+ * this step: a trajectory stopped at a sample, or a signal or the time limit during a long batch
+ * solve.  The reason set here survives to TSSolve's loop test (TSStep resets one set in a
+ * monitor). */
 static PetscErrorCode stop_post_step(TS ts) {
-  if (tf_checkpoint_poll()) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
+  tf_stop_token *stop;
+  PetscCall(TSGetApplicationContext(ts, &stop));
+  if (tf_stop_poll(stop)) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
   return 0;
 }
 
@@ -404,7 +408,8 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
     memcpy(xv, x, N * sizeof *x);
     code = VecRestoreArray(X, &xv);
   }
-  if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x), tf_checkpoint_stop_point();
+  tf_stop_token *stop = tf_stop_token_or_process(set->ode.stop);
+  if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x), tf_stop_point(stop);
   sampler smp = {.fn = sample,
                  .ctx = sample_ctx,
                  .n = N,
@@ -412,9 +417,11 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
                  .t_end = t_end,
                  .n_samples = n_samples,
                  .next = 1,
-                 .buf = x};
+                 .buf = x,
+                 .stop = stop};
   if (!code && sample && n_samples > 1) code = VecDuplicate(X, &smp.work);
   if (!code && sample && n_samples > 1) code = TSMonitorSet(ts, sample_monitor, &smp, NULL);
+  if (!code) code = TSSetApplicationContext(ts, stop);
   if (!code) code = TSSetPostStep(ts, stop_post_step);
   TSConvergedReason reason = TS_CONVERGED_TIME;
   /* PETSc asks its options database, at every nonlinear and linear solve (four per ROSW

@@ -495,12 +495,14 @@ def compare_attrs(a, b, path, out):
             out.append(f"attribute {apath} only {'before' if name in a.attrs else 'after'}")
             continue
         va, vb = a.attrs[name], b.attrs[name]
-        if bytes_of(va) != bytes_of(vb):
+        if a.attrs.get_id(name).get_type() != b.attrs.get_id(name).get_type():
+            out.append(f"attribute {apath}: stored types differ ({va!r} vs {vb!r})"[:300])
+        elif bytes_of(va) != bytes_of(vb):
             out.append(f"attribute {apath}: {va!r} vs {vb!r}"[:300])
 
 
 def compare_dataset(a, b, path, out):
-    if a.dtype != b.dtype or h5py.check_enum_dtype(a.dtype) != h5py.check_enum_dtype(b.dtype):
+    if a.id.get_type() != b.id.get_type():  # H5Tequal: class, size, order, enum names...
         out.append(f"dataset {path}: type {a.dtype} vs {b.dtype}")
     elif a.shape != b.shape:
         out.append(f"dataset {path}: shape {a.shape} vs {b.shape}")
@@ -656,7 +658,9 @@ def timing(runner, cases, before, after, pairs):
     med = statistics.median(wall)
     verdict = "meets" if abs(med - 1) <= 0.03 else "does NOT meet"
     print(f"median ratio after/before over {pairs} alternated pairs: wall {med:.4f} ({verdict} "
-          f"the criterion |ratio - 1| <= 3 %), CPU {statistics.median(cpu):.4f}")
+          f"the criterion |ratio - 1| <= 3 %; pairs {min(wall):.3f} .. {max(wall):.3f}), "
+          f"CPU {statistics.median(cpu):.4f} ({min(cpu):.3f} .. {max(cpu):.3f}); load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (a loaded machine spreads the pairs)")
 
 
 MARKER = ".bit-identity"  # a --work directory this script made, and may empty

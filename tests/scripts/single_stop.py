@@ -9,6 +9,7 @@ block's is log b, the ball's rolling exponents are -5K/(7m); sample times are th
 numpy's linspace.  The work kept equals the same rows of an uninterrupted run, bit for bit."""
 import os
 import signal
+import json
 import subprocess
 import time
 
@@ -121,7 +122,8 @@ output: {samples: 101}
 cases = [("dopri5", lorenz_traj, 0, 10, 101, 7), ("euler-maruyama", sde_traj, 0, 2, 101, 7),
          ("event-driven Filippov", filippov_traj, 0, 100, 101, 7),
          ("petsc-ts", os.path.join(C, "jeffrey-smoothed.yaml"), 0, 94.24777960769379, 1001, 3),
-         ("codim-2", os.path.join(C, "ball-rolling.yaml"), 0, 5, 501, 3)]
+         ("codim-2", os.path.join(C, "ball-rolling.yaml"), 0, 5, 501, 3),
+         ("two contacts", os.path.join(C, "flowmeter-mid-friction.yaml"), 0, 400, 401, 4)]
 for label, cfg, t0, t1, n, k in cases:
     run(cfg, f"part-{k}.h5", "--stop-after", str(k))
     run(cfg, "whole.h5", expect=0)
@@ -138,6 +140,21 @@ for label, cfg, t0, t1, n, k in cases:
     T.check(ok and attrs["complete"] == 0 and g["status"] == "interrupted",
             f"trajectory ({label}): stopped after {k} samples at the right times, equal to the "
             f"whole run's, file incomplete, status {g['status']}")
+
+# The member stopped by its stop token is pending (not done), whatever engine ran it; the whole
+# run's is ok.
+for label, cfg, t0, t1, n, k in cases:
+    got = {}
+    for out, extra, code in (("part.h5", ["--stop-after", str(k)], 3), ("whole.h5", [], 0)):
+        r = subprocess.run([T.TWOFOLD, "run", cfg, "-o", out, "--overwrite", "--json"] + extra,
+                           capture_output=True, text=True)
+        lines = r.stdout.strip().splitlines()
+        got[out] = (r.returncode, json.loads(lines[-1]) if lines else {})
+    T.check(got["part.h5"][0] == 3 and got["part.h5"][1].get("member_status") == "pending" and
+            got["whole.h5"][0] == 0 and got["whole.h5"][1].get("member_status") == "ok",
+            f"trajectory ({label}): the stopped member is "
+            f"{got['part.h5'][1].get('member_status')}, the whole one "
+            f"{got['whole.h5'][1].get('member_status')}")
 
 # --- slip-onset thresholds: bisection runs; stationary scans: points -------------------------
 thr = os.path.join(C, "wheelset-threshold.yaml")

@@ -1,0 +1,278 @@
+/* member_columns.c — see member_columns.h.  The one table of per-member output columns. */
+#include "member_columns.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "h5io.h"
+
+struct tf_member_column {
+  const char *name;
+  tf_column_type type;
+  const char *doc; /* NULL: doc_of */
+  uint64_t (*width)(const tf_member_layout *l);
+  const char *(*doc_of)(const tf_member_layout *l);
+  /* in place: the buffer of b the engine writes the slot to; else from the result */
+  double **(*buffer)(tf_member_buffers *b);
+  void (*fill)(const tf_member_layout *l, const tf_member_result *r, void *slot);
+  void (*describe)(const tf_member_engine *e, hid_t d, hid_t file);
+};
+
+/* --- widths ------------------------------------------------------------------------------ */
+
+static uint64_t one(const tf_member_layout *l) {
+  (void)l;
+  return 1;
+}
+static uint64_t state(const tf_member_layout *l) {
+  return l->dim;
+}
+static uint64_t if_jacobians(const tf_member_layout *l) {
+  return l->counts_jacobians;
+}
+static uint64_t if_rhs(const tf_member_layout *l) {
+  return l->counts_rhs;
+}
+static uint64_t event_kinds(const tf_member_layout *l) {
+  return (uint64_t)l->event_kinds;
+}
+static uint64_t if_visits(const tf_member_layout *l) {
+  return l->counts_visits;
+}
+static uint64_t if_mode(const tf_member_layout *l) {
+  return l->mode_doc != NULL;
+}
+static uint64_t exit_slots(const tf_member_layout *l) {
+  return (uint64_t)l->exit_slots * l->exit_width;
+}
+static uint64_t event_slots(const tf_member_layout *l) {
+  return (uint64_t)l->event_slots * l->event_width;
+}
+static uint64_t samples(const tf_member_layout *l) {
+  return (uint64_t)l->samples * l->dim;
+}
+static uint64_t impact_counts(const tf_member_layout *l) {
+  return l->counts_impacts ? 4 : 0;
+}
+static uint64_t if_impacts(const tf_member_layout *l) {
+  return l->counts_impacts;
+}
+static uint64_t poincare_slots(const tf_member_layout *l) {
+  return (uint64_t)l->poincare_slots * (1 + l->dim);
+}
+static uint64_t if_poincare(const tf_member_layout *l) {
+  return l->poincare_slots > 0;
+}
+
+/* --- docs the layout gives --------------------------------------------------------------- */
+
+static const char *events_doc(const tf_member_layout *l) {
+  return l->events_doc;
+}
+static const char *mode_doc(const tf_member_layout *l) {
+  return l->mode_doc;
+}
+
+/* --- buffers the engine fills ------------------------------------------------------------ */
+
+static double **final_buffer(tf_member_buffers *b) {
+  return &b->final;
+}
+static double **initial_buffer(tf_member_buffers *b) {
+  return &b->initial;
+}
+static double **exits_buffer(tf_member_buffers *b) {
+  return &b->exits;
+}
+static double **event_log_buffer(tf_member_buffers *b) {
+  return &b->event_log;
+}
+static double **samples_buffer(tf_member_buffers *b) {
+  return &b->sample_x;
+}
+
+/* --- values from the result -------------------------------------------------------------- */
+
+static void fill_t(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(double *)slot = r->t;
+}
+static void fill_steps(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->steps;
+}
+static void fill_jacobians(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->jacobian_evals;
+}
+static void fill_rhs(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->rhs_evals;
+}
+static void fill_events(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  for (int i = 0; i < l->event_kinds; i++) ((int64_t *)slot)[i] = r->events[i];
+}
+static void fill_visits(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->visits;
+}
+static void fill_mode(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->mode;
+}
+static void fill_impacts(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  const tf_impact_result *c = &r->extra.impact.counts;
+  int64_t *v = slot;
+  v[0] = c->impacts, v[1] = c->chatters, v[2] = c->releases, v[3] = c->sections;
+}
+static void fill_stick(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(double *)slot = r->extra.impact.counts.stick_time;
+}
+static void fill_poincare(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  memcpy(slot, r->extra.impact.samples, poincare_slots(l) * sizeof(double));
+}
+static void fill_recorded(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->extra.impact.recorded;
+}
+static void fill_period(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->extra.impact.period;
+}
+
+/* --- attributes -------------------------------------------------------------------------- */
+
+static void describe_events(const tf_member_engine *e, hid_t d, hid_t file) {
+  (void)file;
+  const tf_member_layout *l = &e->layout;
+  if (!l->event_kind_names) return;
+  char kinds[256] = "";
+  for (int i = 0; i < l->event_kinds; i++)
+    snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
+             l->event_kind_names[i]);
+  tf_h5_attr_string(d, "kinds", kinds);
+}
+
+static void describe_mode(const tf_member_engine *e, hid_t d, hid_t file) {
+  (void)file;
+  if (e->layout.modes_attr) tf_h5_attr_string(d, "modes", e->layout.modes_attr);
+}
+
+static void log_fields(hid_t d, const tf_member_layout *l, const char *head) {
+  char state[512], fields[640];
+  tf_join_state_names(l->kernel, state, sizeof state);
+  snprintf(fields, sizeof fields, "%s,%s", head, state);
+  tf_h5_attr_string(d, "fields", fields);
+}
+
+static void describe_exits(const tf_member_engine *e, hid_t d, hid_t file) {
+  log_fields(d, &e->layout, "t,u,side,kind");
+  tf_h5_attr_int(d, "slot_width", (long long)e->layout.exit_width);
+  if (e->ops->describe_draws) e->ops->describe_draws(e, d, file);
+}
+
+static void describe_event_log(const tf_member_engine *e, hid_t d, hid_t file) {
+  log_fields(d, &e->layout, "t,kind,from,to");
+  describe_events(e, d, file);
+  tf_h5_attr_int(d, "slot_width", (long long)e->layout.event_width);
+}
+
+static void describe_samples(const tf_member_engine *e, hid_t d, hid_t file) {
+  (void)file;
+  tf_h5_attr_int(d, "samples", e->layout.samples);
+  tf_h5_attr_double(d, "t0", e->layout.t0);
+  tf_h5_attr_double(d, "t_end", e->layout.t_end);
+}
+
+/* --- the table --------------------------------------------------------------------------- */
+
+static const tf_member_column table[] = {
+    {"final_state", TF_COLUMN_F64, "state at t_final (members x dim)", state, NULL, final_buffer,
+     NULL, NULL},
+    {"initial_state", TF_COLUMN_F64,
+     "state at initial.time, perturbation or exit included (members x dim)", state, NULL,
+     initial_buffer, NULL, NULL},
+    {"t_final", TF_COLUMN_F64, "time reached", one, NULL, NULL, fill_t, NULL},
+    {"steps", TF_COLUMN_I64, "integrator steps taken", one, NULL, NULL, fill_steps, NULL},
+    {"jacobian_evals", TF_COLUMN_I64,
+     "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the counts, like steps, are "
+     "those of the member's batch)",
+     if_jacobians, NULL, NULL, fill_jacobians, NULL},
+    {"rhs_evals", TF_COLUMN_I64, "right-hand side evaluations", if_rhs, NULL, NULL, fill_rhs, NULL},
+    {"events", TF_COLUMN_I64, NULL, event_kinds, events_doc, NULL, fill_events, describe_events},
+    {"twofold_visits", TF_COLUMN_I64, "arrivals at the nondeterministic two-fold", if_visits, NULL,
+     NULL, fill_visits, NULL},
+    {"final_mode", TF_COLUMN_I64, NULL, if_mode, mode_doc, NULL, fill_mode, describe_mode},
+    {"exits", TF_COLUMN_F64, "exit choices, slots of (t, u, side, state) (attribute fields)",
+     exit_slots, NULL, exits_buffer, NULL, describe_exits},
+    {"event_log", TF_COLUMN_F64, "first events, slots of (t, kind, from, to, state)", event_slots,
+     NULL, event_log_buffer, NULL, describe_event_log},
+    {"trajectory", TF_COLUMN_F64, "state at equally spaced times (samples x dim per member)",
+     samples, NULL, samples_buffer, NULL, describe_samples},
+    {"impacts", TF_COLUMN_I64,
+     "impacts, chattering episodes completed, releases from sticking, section crossings",
+     impact_counts, NULL, NULL, fill_impacts, NULL},
+    {"stick_time", TF_COLUMN_F64, "time spent sticking on a constraint", if_impacts, NULL, NULL,
+     fill_stick, NULL},
+    {"poincare", TF_COLUMN_F64, "state at the recorded events: slots of (t, state), NaN-padded",
+     poincare_slots, NULL, NULL, fill_poincare, NULL},
+    {"poincare_recorded", TF_COLUMN_I64, "slots filled by events", if_poincare, NULL, NULL,
+     fill_recorded, NULL},
+    {"poincare_period", TF_COLUMN_I64,
+     "period of the recorded values at the early stop (0: none); the slots after "
+     "poincare_recorded continue that period",
+     if_poincare, NULL, NULL, fill_period, NULL},
+};
+
+static const tf_member_column *column_named(const char *name) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(table[i].name, name) == 0) return &table[i];
+  return NULL;
+}
+
+int tf_member_columns_pick(tf_member_columns *c, const tf_member_engine *e,
+                           const char *const *names) {
+  c->n = 0;
+  for (; *names; names++) {
+    const tf_member_column *def = column_named(*names);
+    if (!def || c->n == TF_MEMBER_COLUMNS_MAX) return -1;
+    const uint64_t width = def->width(&e->layout);
+    if (width == 0) continue;
+    const char *doc = def->doc ? def->doc : def->doc_of(&e->layout);
+    c->def[c->n] = def;
+    c->cols[c->n++] = (tf_column){def->name, def->type, width, doc};
+  }
+  return 0;
+}
+
+int tf_member_columns_find(const tf_member_columns *c, const char *name) {
+  for (size_t i = 0; i < c->n; i++)
+    if (strcmp(c->def[i]->name, name) == 0) return (int)i;
+  return -1;
+}
+
+void tf_member_columns_bind(const tf_member_columns *c, void *const *row, tf_member_buffers *b) {
+  for (size_t i = 0; i < c->n; i++)
+    if (c->def[i]->buffer) *c->def[i]->buffer(b) = row[i];
+}
+
+void tf_member_columns_fill(const tf_member_columns *c, const tf_member_layout *l,
+                            const tf_member_result *r, void *const *row) {
+  for (size_t i = 0; i < c->n; i++)
+    if (c->def[i]->fill) c->def[i]->fill(l, r, row[i]);
+}
+
+void tf_member_columns_describe(const tf_member_columns *c, const tf_member_engine *e, hid_t file,
+                                const char *group) {
+  for (size_t i = 0; i < c->n; i++) {
+    if (!c->def[i]->describe) continue;
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", group, c->def[i]->name);
+    const hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+    if (d < 0) continue;
+    c->def[i]->describe(e, d, file);
+    H5Dclose(d);
+  }
+}

@@ -1,0 +1,43 @@
+/* member_columns.h — the per-member output columns, picked by name.
+ *
+ * One table (member_columns.c) says, for every value a job may write per member, its name,
+ * type, width and doc for an engine's layout, how it is filled from the member result (or
+ * which buffer the engine fills in place) and the attributes that describe it.  A job lists
+ * the names it writes; the columns the engine does not produce (width 0) drop out.  A new
+ * output field is one field of tf_member_result, the adapter that fills it, and one row here. */
+#ifndef TF_MEMBER_COLUMNS_H
+#define TF_MEMBER_COLUMNS_H
+
+#include <hdf5.h>
+
+#include "ensemble.h"
+#include "member_engine.h"
+
+enum { TF_MEMBER_COLUMNS_MAX = 32 };
+
+typedef struct tf_member_column tf_member_column;
+
+typedef struct tf_member_columns {
+  size_t n;
+  tf_column cols[TF_MEMBER_COLUMNS_MAX]; /* for the scheduler (ensemble.h) */
+  const tf_member_column *def[TF_MEMBER_COLUMNS_MAX];
+} tf_member_columns;
+
+/* The columns of `names` (NULL-terminated, known to the table) that engine e produces, in that
+ * order.  An unknown name is a programming error: -1. */
+int tf_member_columns_pick(tf_member_columns *c, const tf_member_engine *e,
+                           const char *const *names);
+
+/* Index of column `name` among the picked ones, -1 if absent. */
+int tf_member_columns_find(const tf_member_columns *c, const char *name);
+
+/* Points b's buffers at the row's slots of the columns the engine fills in place. */
+void tf_member_columns_bind(const tf_member_columns *c, void *const *row, tf_member_buffers *b);
+/* Writes the other columns of the row from the member's result. */
+void tf_member_columns_fill(const tf_member_columns *c, const tf_member_layout *l,
+                            const tf_member_result *r, void *const *row);
+/* Attributes of the columns' datasets `<group>/<name>` in file (kinds, fields, slot widths). */
+void tf_member_columns_describe(const tf_member_columns *c, const tf_member_engine *e, hid_t file,
+                                const char *group);
+
+#endif

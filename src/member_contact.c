@@ -1,0 +1,224 @@
+/* member_contact.c — the member-engine adapter of bodies under spatial friction (contact_run.h:
+ * codimension-2 kernels on evolve2.h, bodies with two contacts on dual_contact.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact_run.h"
+#include "flow.h"
+#include "member_engine.h"
+#include "physical_initial.h"
+#include "status.h"
+
+typedef struct contact_engine {
+  tf_flow flow; /* model, initial state and integrator options */
+  tf_contact_options opts;
+  bool dual;
+} contact_engine;
+
+enum { EVENT_HEAD = 3 }; /* t, kind, detail; then the state */
+
+/* A traced member's keys: the events kept, and tangent vectors through the saltation of
+ * evolve2.c (codim-2 kernels only). */
+static int traced_keys(tf_config *cfg, contact_engine *ce, long *event_slots, tf_error *err) {
+  const long long d_log = 64, d_exp = 0;
+  const double d_int = 0.1;
+  long long logged, exponents;
+  if (tf_config_get_int(cfg, "output.event_log", &d_log, 0, 1000000, &logged, err)) return -1;
+  *event_slots = (long)logged;
+  if (ce->dual) return 0;
+  if (tf_config_get_int(cfg, "lyapunov.exponents", &d_exp, 0, (long long)ce->flow.kernel->dim,
+                        &exponents, err) ||
+      tf_config_get_double(cfg, "lyapunov.interval", &d_int, 1e-9, INFINITY,
+                           &ce->opts.lyapunov_interval, err))
+    return -1;
+  ce->opts.exponents = (int)exponents;
+  return 0;
+}
+
+static const char *const fingerprint[] = {
+    "job",           "model",          "initial", "integrator", "ensemble.member",
+    "ensemble.seed", "output.samples", "impact",  "poincare",   NULL};
+
+static void fill_layout(tf_member_layout *l, const contact_engine *ce) {
+  const tf_kernel *k = ce->flow.kernel;
+  l->kernel = k;
+  l->params = ce->flow.params;
+  l->dim = k->dim;
+  l->t0 = ce->flow.t0, l->t_end = ce->flow.t_end;
+  l->event_kinds = 1;
+  l->events_doc = "events (arrivals at and departures from the contact sets)";
+  l->mode_doc = "mode or kinematic case at t_final (attribute modes)";
+  l->modes_attr = tf_contact_modes_doc(k);
+  l->counts_rhs = true;
+  l->event_width = EVENT_HEAD + k->dim;
+  l->event_log_doc = ce->dual ? "events: t, kind, case after, state"
+                              : "events: t, kind, phi (limit direction), state";
+  l->event_log_attr = tf_contact_event_kinds_doc(k);
+  l->sample_mode_doc = ce->dual ? "kinematic case at the sample times: 0 SS, 1 SR, 2 RS, 3 RR"
+                                : "mode at the sample times: 0 roll (on Sigma), 1 slip";
+  snprintf(l->integrator, sizeof l->integrator, "%s+%s", tf_stepper_type_name(ce->flow.ode.type),
+           ce->dual ? "two-contact" : "codim2");
+  l->samples_doc = "state at the sample times (samples x dim)";
+  l->fingerprint = fingerprint;
+  l->traced_integrator = tf_flow_integrator_name(&ce->flow);
+  l->batch = 1;
+}
+
+static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
+                  const tf_member_settings *s, tf_error *err) {
+  (void)k, (void)s;
+  contact_engine *ce = calloc(1, sizeof *ce);
+  if (!(e->impl = ce)) return tf_fail(err, "out of memory");
+  const bool state_given = tf_config_has(cfg, "initial.state");
+  tf_flow *flow = &ce->flow;
+  tf_member_settings *own = &e->settings;
+  if (tf_flow_from_config(flow, cfg, s->stop, err) ||
+      tf_physical_initial_from_config(cfg, flow->kernel, flow->params, state_given, flow->x0,
+                                      err) ||
+      tf_member_member_keys(own, cfg, err) ||
+      tf_contact_options_from_config(cfg, &flow->ode, &ce->opts, err) ||
+      tf_member_output_keys(own, cfg, err))
+    return -1;
+  ce->dual = tf_contact_is_dual(flow->kernel);
+  fill_layout(&e->layout, ce);
+  /* no samples unless asked for: output.trajectory_samples is not a key of these bodies */
+  e->layout.samples = own->samples > 0 ? own->samples : 0;
+  if (own->traced && traced_keys(cfg, ce, &e->layout.event_slots, err)) return -1;
+  if (flow->method != TF_METHOD_DOPRI5) {
+    char where[256];
+    return tf_fail(err,
+                   "%s: key 'integrator.method': model '%s' runs on the event-driven "
+                   "codimension-2 engine (dopri5)",
+                   tf_config_where(cfg, "integrator.method", where, sizeof where),
+                   flow->kernel->name);
+  }
+  return 0;
+}
+
+/* One run's hooks: events into the log, samples from the dense output of each step. */
+typedef struct contact_sink {
+  const tf_member_engine *e;
+  const tf_member_buffers *b;
+  long events, next_sample;
+} contact_sink;
+
+static void on_event(void *ctx, const tf_contact_event *ev) {
+  contact_sink *s = ctx;
+  const tf_member_layout *l = &s->e->layout;
+  if (s->events >= l->event_slots || !s->b->event_log) return;
+  double *row = s->b->event_log + (size_t)s->events++ * l->event_width;
+  row[0] = ev->t, row[1] = ev->kind, row[2] = ev->detail;
+  memcpy(row + EVENT_HEAD, ev->x, l->dim * sizeof *ev->x);
+}
+
+static void on_step(void *ctx, const tf_contact *c, double ta, double tb) {
+  contact_sink *s = ctx;
+  const tf_member_layout *l = &s->e->layout;
+  for (; s->next_sample < l->samples; s->next_sample++) {
+    const double ts = tf_member_sample_time(l->t0, l->t_end, s->next_sample, l->samples);
+    if (ts > tb || ts < ta) break;
+    const size_t i = (size_t)s->next_sample;
+    if (s->b->sample_x) tf_contact_dense(c, ts, s->b->sample_x + i * l->dim);
+    if (s->b->sample_t) s->b->sample_t[i] = ts;
+    if (s->b->sample_mode) s->b->sample_mode[i] = tf_contact_mode(c);
+    /* the loop ends the run at its next step, pending */
+    if (tf_stop_point(s->e->settings.stop)) {
+      s->next_sample++;
+      break;
+    }
+  }
+}
+
+static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
+                tf_member_result *r) {
+  contact_engine *ce = e->impl;
+  const tf_member_layout *l = &e->layout;
+  double initial[TF_MAX_DIM], final[TF_MAX_DIM];
+  double *x0 = b->initial ? b->initial : initial, *x = b->final ? b->final : final;
+  tf_flow_initial_state(&ce->flow, member, x0);
+  memcpy(x, x0, l->dim * sizeof *x);
+  contact_sink sink = {e, b, 0, 0}; /* sample 0 too comes from the first step's dense output */
+  const tf_contact_hooks hooks = {on_event, on_step, &sink};
+  const bool hooked = l->samples > 0 || l->event_slots > 0;
+  const tf_contact_result cr =
+      tf_contact_run(l->kernel, l->params, &ce->opts, l->t0, x, l->t_end, hooked ? &hooks : NULL);
+  r->status = cr.status;
+  r->t = cr.t;
+  r->steps = cr.steps;
+  r->rhs_evals = cr.rhs_evals;
+  r->events[0] = cr.events;
+  r->mode = cr.mode;
+  r->failure = cr.failure;
+  r->exponents = ce->dual ? 0 : ce->opts.exponents;
+  memcpy(r->lyapunov, cr.c2.lyapunov, sizeof r->lyapunov);
+  r->sample_rows = sink.next_sample;
+  r->event_rows = sink.events;
+  r->tag = TF_MEMBER_EXTRA_CONTACT;
+  r->extra.contact = cr;
+}
+
+static void destroy(tf_member_engine *e) {
+  contact_engine *ce = e->impl;
+  if (!ce) return;
+  tf_flow_destroy(&ce->flow);
+  free(ce);
+}
+
+/* The kernel's named outputs at the final state, as final_<name>. */
+static void report_outputs(tf_json *j, const tf_member_layout *l, const double *final) {
+  const tf_kernel *k = l->kernel;
+  double out[16];
+  if (!k->outputs || k->noutputs > 16) return;
+  k->outputs(final, l->params, out);
+  for (size_t i = 0; i < k->noutputs; i++) {
+    char key[128];
+    snprintf(key, sizeof key, "final_%s", k->output_names[i]);
+    tf_json_number(j, key, out[i]);
+  }
+}
+
+static void report_dual(tf_json *j, const tf_dual_result *d) {
+  tf_json_string(j, "final_case", tf_dc_case_name(d->final_case));
+  const char *names[TF_DC_EVENT_KIND_COUNT];
+  long long counts[TF_DC_EVENT_KIND_COUNT];
+  for (int i = 0; i < TF_DC_EVENT_KIND_COUNT; i++)
+    names[i] = tf_dc_event_kind_name((tf_dc_event_kind)i), counts[i] = d->counts[i];
+  tf_json_counts(j, "events", names, counts, TF_DC_EVENT_KIND_COUNT);
+  tf_json_numbers(j, "time_in", d->time_in, TF_DC_CASE_COUNT);
+  tf_json_integer(j, "rhs_evals", d->rhs_evals);
+  if (d->failure) tf_json_string(j, "failure", d->failure);
+}
+
+static void report_codim2(tf_json *j, const tf_member_result *r) {
+  const tf_evolve2_result *c2 = &r->extra.contact.c2;
+  tf_json_number(j, "rolling_onset_time", c2->first_roll_time);
+  tf_json_string(j, "final_mode", tf_c2_mode_name(c2->mode));
+  const char *names[TF_C2_EVENT_KIND_COUNT];
+  long long counts[TF_C2_EVENT_KIND_COUNT];
+  for (int i = 0; i < TF_C2_EVENT_KIND_COUNT; i++)
+    names[i] = tf_c2_event_kind_name((tf_c2_event_kind)i), counts[i] = c2->counts[i];
+  tf_json_counts(j, "events", names, counts, TF_C2_EVENT_KIND_COUNT);
+  tf_json_integer(j, "rhs_evals", c2->rhs_evals);
+  if (c2->failure) tf_json_string(j, "failure", c2->failure);
+  if (r->exponents > 0) tf_json_numbers(j, "lyapunov", r->lyapunov, (size_t)r->exponents);
+}
+
+static void report(const tf_member_engine *e, const tf_member_result *r, const double *final,
+                   tf_json *j) {
+  const contact_engine *ce = e->impl;
+  if (ce->dual)
+    report_dual(j, &r->extra.contact.dual);
+  else
+    report_codim2(j, r);
+  report_outputs(j, &e->layout, final);
+}
+
+const tf_member_ops tf_member_contact_ops = {
+    .name = "contact",
+    .create = create,
+    .run = run,
+    .destroy = destroy,
+    .report = report,
+};

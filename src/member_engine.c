@@ -1,0 +1,75 @@
+/* member_engine.c — see member_engine.h.  The one registry of routes. */
+#include "member_engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow.h"
+#include "model.h"
+
+/* The adapter of each route that integrates members; maps and DEVS have none.  Switches run
+ * inside pws.h and impact systems inside flow.h, so they share those adapters. */
+static const tf_member_ops *const registry[] = {
+    [TF_ROUTE_FLOW] = &tf_member_flow_ops,       [TF_ROUTE_IMPACT] = &tf_member_flow_ops,
+    [TF_ROUTE_FILIPPOV] = &tf_member_pws_ops,    [TF_ROUTE_SWITCHES] = &tf_member_pws_ops,
+    [TF_ROUTE_CONTACT] = &tf_member_contact_ops,
+};
+
+const tf_member_ops *tf_member_ops_of(tf_route route) {
+  const size_t n = sizeof registry / sizeof registry[0];
+  return (size_t)route < n ? registry[route] : NULL;
+}
+
+int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_member_engine **out,
+                            tf_error *err) {
+  tf_member_engine *e = calloc(1, sizeof *e);
+  *out = e;
+  if (!e) return tf_fail(err, "out of memory");
+  e->settings = *s;
+  const tf_kernel *k;
+  if (tf_model_kernel(cfg, &k, err)) return -1;
+  e->ops = tf_member_ops_of(k ? tf_flow_route(cfg, k) : TF_ROUTE_FLOW);
+  if (!e->ops) return tf_fail(err, "model '%s' is not integrated member by member", k->name);
+  return e->ops->create(e, cfg, k, &e->settings, err);
+}
+
+void tf_member_engine_destroy(tf_member_engine *e) {
+  if (!e) return;
+  if (e->ops) e->ops->destroy(e);
+  free(e);
+}
+
+void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
+                          tf_member_result *r) {
+  memset(r, 0, sizeof *r);
+  e->ops->run(e, member, b, r);
+}
+
+void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *r,
+                             const double *final, tf_json *j) {
+  if (e->ops->report) e->ops->report(e, r, final, j);
+}
+
+int tf_member_member_keys(tf_member_settings *s, tf_config *cfg, tf_error *err) {
+  return s->member_keys ? s->member_keys(cfg, s->ctx, s, err) : 0;
+}
+
+int tf_member_output_keys(const tf_member_settings *s, tf_config *cfg, tf_error *err) {
+  return s->output_keys ? s->output_keys(cfg, s->ctx, err) : 0;
+}
+
+void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Bcast(r, (int)sizeof *r, MPI_BYTE, root, comm);
+  if (rank == root) return;
+  r->failure = NULL; /* a pointer is meaningless elsewhere */
+  if (r->tag == TF_MEMBER_EXTRA_CONTACT)
+    r->extra.contact.failure = r->extra.contact.c2.failure = r->extra.contact.dual.failure = NULL;
+  if (r->tag == TF_MEMBER_EXTRA_IMPACT)
+    r->extra.impact.samples = NULL, r->extra.impact.counts.lyapunov = NULL;
+}
+
+double tf_member_sample_time(double t0, double t_end, long i, long n) {
+  return i == n - 1 ? t_end : t0 + (t_end - t0) * (double)i / (double)(n - 1);
+}

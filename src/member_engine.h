@@ -1,0 +1,184 @@
+/* member_engine.h — one interface for the engines that integrate one member of an ODE-based
+ * model, and one result every job reads.
+ *
+ * A model runs on the engine of its route (kinds.h): smooth flows, SDEs and PETSc TS
+ * (flow.h), event-driven Filippov members with one or several switching functions (pws.h),
+ * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h).  Each
+ * route has one adapter (src/member_<route>.c) that fills an ops table; the tables are
+ * registered in one place (member_engine.c) and looked up by route, so a job asks for "the
+ * engine of this config" and never switches on the route.  What a route produces beyond the
+ * common fields (its event kinds, logs, samples, impact counts) is said by its layout, and the
+ * output columns a job writes are picked by name from member_columns.h.
+ *
+ * Adding a route: one adapter file and one line in the registry of member_engine.c. */
+#ifndef TF_MEMBER_ENGINE_H
+#define TF_MEMBER_ENGINE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "checkpoint.h"
+#include "config.h"
+#include "contact_run.h"
+#include "error.h"
+#include "impact.h"
+#include "json.h"
+#include "kinds.h"
+#include "max_dim.h"
+
+/* What a job asks of the engine it creates. */
+typedef struct tf_member_settings {
+  /* ensemble size: draws (exit.replay) depend on it; 0: ensemble.members (default 1) */
+  uint64_t members;
+  /* samples of the state per member, equally spaced from t0 to t_end inclusive;
+   * TF_MEMBER_SAMPLES_FROM_CONFIG: output.trajectory_samples (0 or >= 2, default 0) */
+  long samples;
+  /* One member traced in time: the routes that keep an event log only for a traced member
+   * (contact_run.h, output.event_log) and tangent vectors (lyapunov.*) read their keys. */
+  bool traced;
+  /* Where the engine may stop early (checkpoint.h); a member stopped there returns
+   * TF_MEMBER_PENDING.  NULL: never stopped. */
+  tf_stop_token *stop;
+  /* The job's own keys, read by the engine where its reading has always put them (a results
+   * file stores the config in the order keys were read): `member_keys` those of the member
+   * (its index, samples; may set `samples`), `output_keys` the output.* keys.  NULL: none. */
+  int (*member_keys)(tf_config *cfg, void *ctx, struct tf_member_settings *s, tf_error *err);
+  int (*output_keys)(tf_config *cfg, void *ctx, tf_error *err);
+  void *ctx;
+} tf_member_settings;
+
+enum { TF_MEMBER_SAMPLES_FROM_CONFIG = -1 };
+
+/* What a route produces, known once the engine is created; member_columns.c sizes and
+ * describes the output columns from it. */
+typedef struct tf_member_layout {
+  const tf_kernel *kernel;
+  const double *params; /* the member's parameters */
+  size_t dim;
+  double t0, t_end;
+  long samples;                        /* sample rows of a member */
+  int event_kinds;                     /* values of the per-kind event counts (0: none counted) */
+  const char *const *event_kind_names; /* their names (NULL: one total, no kinds) */
+  const char *events_doc;              /* the events column's doc */
+  const char *mode_doc;                /* the mode at t_final (NULL: no mode) */
+  const char *modes_attr;              /* names of the modes, as an attribute (NULL: none) */
+  bool counts_rhs, counts_visits, counts_jacobians, counts_impacts;
+  long exit_slots, event_slots; /* logged draws and events per member */
+  size_t exit_width, event_width;
+  const char *event_log_doc;     /* a traced member's event table */
+  const char *event_log_attr;    /* its kinds attribute */
+  const char *samples_doc;       /* a traced member's states at the sample times */
+  const char *sample_mode_doc;   /* the mode at the sample times (NULL: not sampled) */
+  long poincare_slots;           /* states recorded at events (poincare.h) */
+  char integrator[96];           /* "dopri5+events", "petsc-ts/rosw", ... */
+  const char *traced_integrator; /* as a traced member's JSON line names it */
+  long batch;                    /* members solved together (PETSc TS), else 1 */
+  bool stops_inside; /* a member is one long solve that polls the stop token at every step */
+  /* The config paths a traced member's numbers depend on, in the order its results files
+   * store them (their fingerprint, results.h). */
+  const char *const *fingerprint;
+} tf_member_layout;
+
+/* Arrays the engine fills in place (any may be NULL): the initial and final state (dim each),
+ * the samples (layout.samples rows: times, states, modes), the draws and events logs
+ * (slots x width, NaN-padded). */
+typedef struct tf_member_buffers {
+  double *initial, *final;
+  double *sample_t, *sample_x, *sample_mode;
+  double *exits, *event_log;
+} tf_member_buffers;
+
+/* Route-specific parts of a result. */
+typedef enum tf_member_extra_tag {
+  TF_MEMBER_EXTRA_NONE,
+  TF_MEMBER_EXTRA_CONTACT, /* contact_run.h: the engine's full result */
+  TF_MEMBER_EXTRA_IMPACT   /* poincare.h: counts at the constraints, recorded states */
+} tf_member_extra_tag;
+
+enum { TF_MEMBER_EVENT_KINDS_MAX = 16 };
+
+typedef struct tf_member_result {
+  int status; /* tf_member_status; TF_MEMBER_PENDING if a stop token ended the run */
+  double t;   /* time reached */
+  long steps, rhs_evals, jacobian_evals;
+  long events[TF_MEMBER_EVENT_KINDS_MAX]; /* per kind of layout (one total without kinds) */
+  long visits;                            /* arrivals at a nondeterministic two-fold */
+  int mode;                               /* at t (layout.mode_doc) */
+  int exponents;                          /* Lyapunov exponents of the run (0: none) */
+  double lyapunov[TF_MAX_DIM];
+  const char *failure;        /* why, if failed (static text; NULL elsewhere than where it ran) */
+  long sample_rows;           /* sample rows to write (stopped runs: those taken) */
+  long event_rows, exit_rows; /* log rows filled */
+  tf_member_extra_tag tag;
+  union {
+    tf_contact_result contact;
+    struct {
+      tf_impact_result counts;
+      const double *samples; /* poincare_slots x (1 + dim), the engine's */
+      long long recorded;
+      int period;
+    } impact;
+  } extra;
+} tf_member_result;
+
+typedef struct tf_member_engine tf_member_engine;
+
+/* The table of one route. */
+typedef struct tf_member_ops {
+  const char *name;
+  /* Reads the route's keys of cfg for kernel k and fills e->impl and e->layout. */
+  int (*create)(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
+                const tf_member_settings *s, tf_error *err);
+  /* Runs member `member` from layout.t0 to layout.t_end. */
+  void (*run)(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
+              tf_member_result *r);
+  /* Optional: the dense output of the last step at t in it; -1 where there is none. */
+  int (*dense)(const tf_member_engine *e, double t, double *x);
+  void (*destroy)(tf_member_engine *e);
+  /* Optional: the route's own fields of a traced member's JSON line. */
+  void (*report)(const tf_member_engine *e, const tf_member_result *r, const double *final,
+                 tf_json *j);
+  /* Optional: attributes naming the rules behind the draws log (`log`, an HDF5 dataset) on
+   * the results `where` (pws.h). */
+  void (*describe_draws)(const tf_member_engine *e, long long log, long long where);
+} tf_member_ops;
+
+struct tf_member_engine {
+  const tf_member_ops *ops;
+  tf_member_layout layout;
+  tf_member_settings settings;
+  void *impl;
+};
+
+/* The ops of a route (NULL: the route does not integrate members, e.g. maps). */
+const tf_member_ops *tf_member_ops_of(tf_route route);
+
+/* The engine for the model of cfg (model.*, initial.*, integrator.* and its route's keys).
+ * Errors name file, line and key.  *out is set even on failure: destroy it. */
+int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_member_engine **out,
+                            tf_error *err);
+void tf_member_engine_destroy(tf_member_engine *e);
+
+/* Runs one member; r is cleared first. */
+void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
+                          tf_member_result *r);
+
+/* The route's fields of a traced member's JSON line (nothing if it has none). */
+void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *r,
+                             const double *final, tf_json *j);
+
+/* For adapters: the job's member keys, or its output keys (settings.member_keys, output_keys). */
+int tf_member_member_keys(tf_member_settings *s, tf_config *cfg, tf_error *err);
+int tf_member_output_keys(const tf_member_settings *s, tf_config *cfg, tf_error *err);
+
+/* Sends rank root's result to every rank of comm; pointers are cleared elsewhere. */
+void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm);
+
+/* The time of sample i of n from t0 to t_end (the last exactly t_end). */
+double tf_member_sample_time(double t0, double t_end, long i, long n);
+
+/* Registered adapters (src/member_<route>.c). */
+extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops;
+
+#endif

@@ -1,0 +1,145 @@
+/* member_flow.c — the member-engine adapter of smooth flows, SDEs, PETSc TS and impact systems
+ * (flow.h; impact kernels and flows recorded at events run inside it on poincare.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow.h"
+#include "member_engine.h"
+#include "physical_initial.h"
+#include "status.h"
+
+typedef struct flow_engine {
+  tf_flow flow;
+} flow_engine;
+
+static int read_samples(tf_config *cfg, long *samples, tf_error *err) {
+  const long long d_samples = 0;
+  long long n = 0;
+  if (tf_config_get_int(cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &n, err))
+    return -1;
+  if (n == 1)
+    return tf_fail(err, "key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1");
+  *samples = (long)n;
+  return 0;
+}
+
+static const char *const fingerprint[] = {
+    "job",           "model",          "initial", "integrator", "ensemble.member",
+    "ensemble.seed", "output.samples", "impact",  "poincare",   NULL};
+
+static void fill_layout(tf_member_layout *l, const tf_flow *flow) {
+  l->kernel = flow->kernel;
+  l->params = flow->params;
+  l->dim = flow->kernel->dim;
+  l->t0 = flow->t0, l->t_end = flow->t_end;
+  l->counts_jacobians = flow->method == TF_METHOD_PETSC_TS;
+  l->stops_inside = flow->method == TF_METHOD_PETSC_TS;
+  l->samples_doc = "state at the sample times (samples x dim)";
+  l->fingerprint = fingerprint;
+  l->traced_integrator = l->integrator;
+  l->batch = flow->method == TF_METHOD_PETSC_TS ? flow->batch : 1;
+  l->counts_impacts = flow->poincare != NULL;
+  l->poincare_slots = flow->poincare && flow->poincare_spec.record ? flow->poincare_spec.count : 0;
+  snprintf(l->integrator, sizeof l->integrator, "%s", tf_flow_integrator_name(flow));
+}
+
+static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
+                  const tf_member_settings *s, tf_error *err) {
+  (void)k, (void)s;
+  flow_engine *fe = calloc(1, sizeof *fe);
+  if (!(e->impl = fe)) return tf_fail(err, "out of memory");
+  const bool state_given = tf_config_has(cfg, "initial.state");
+  tf_flow *flow = &fe->flow;
+  tf_member_settings *own = &e->settings;
+  if (tf_flow_from_config(flow, cfg, s->stop, err) ||
+      tf_physical_initial_from_config(cfg, flow->kernel, flow->params, state_given, flow->x0,
+                                      err) ||
+      tf_member_member_keys(own, cfg, err) || tf_member_output_keys(own, cfg, err))
+    return -1;
+  e->layout.samples = own->samples;
+  if (own->samples == TF_MEMBER_SAMPLES_FROM_CONFIG && read_samples(cfg, &e->layout.samples, err))
+    return -1;
+  fill_layout(&e->layout, flow);
+  return 0;
+}
+
+typedef struct sample_sink {
+  const tf_member_buffers *b;
+  size_t dim;
+  long n, taken;
+} sample_sink;
+
+static void record_sample(void *ctx, double t, const double *x) {
+  sample_sink *s = ctx;
+  if (s->taken >= s->n) return;
+  if (s->b->sample_t) s->b->sample_t[s->taken] = t;
+  if (s->b->sample_x) memcpy(s->b->sample_x + (size_t)s->taken * s->dim, x, s->dim * sizeof *x);
+  s->taken++;
+}
+
+static void impact_extra(const tf_flow *flow, tf_member_result *r) {
+  const tf_poincare_record *pr = &flow->poincare_rec;
+  r->tag = TF_MEMBER_EXTRA_IMPACT;
+  r->extra.impact.counts = pr->result;
+  r->extra.impact.samples = pr->samples;
+  r->extra.impact.recorded = pr->recorded;
+  r->extra.impact.period = pr->period;
+  r->failure = pr->result.message[0] ? pr->result.message : NULL;
+}
+
+static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
+                tf_member_result *r) {
+  tf_flow *flow = &((flow_engine *)e->impl)->flow;
+  const size_t n = flow->kernel->dim;
+  double scratch[TF_MAX_DIM];
+  double *final = b->final ? b->final : scratch;
+  if (b->initial) tf_flow_initial_state(flow, member, b->initial);
+  const long samples = e->layout.samples;
+  sample_sink sink = {b, n, samples, 0};
+  if (b->sample_x)
+    for (size_t i = 0; i < (size_t)samples * n; i++) b->sample_x[i] = NAN;
+  const bool sampled = samples > 0 && (b->sample_x || b->sample_t);
+  const tf_flow_result fr = tf_flow_run_member(flow, member, final, sampled ? record_sample : NULL,
+                                               &sink, sampled ? samples : 0);
+  r->status = fr.status;
+  /* A PETSc TS batch is solved for several members at once, so the solve that stopped may be
+   * another member's: every member of a stopped run is not done (computed again on resume). */
+  if (tf_stop_requested(e->settings.stop) && (!sampled || sink.taken < samples))
+    r->status = TF_MEMBER_PENDING;
+  r->t = fr.t_final;
+  r->steps = fr.steps;
+  r->rhs_evals = fr.rhs_evals;
+  r->jacobian_evals = fr.jacobian_evals;
+  r->sample_rows = sink.taken;
+  if (flow->poincare) impact_extra(flow, r);
+}
+
+static void destroy(tf_member_engine *e) {
+  flow_engine *fe = e->impl;
+  if (!fe) return;
+  tf_flow_destroy(&fe->flow);
+  free(fe);
+}
+
+static void report(const tf_member_engine *e, const tf_member_result *r, const double *final,
+                   tf_json *j) {
+  (void)e, (void) final;
+  if (r->tag != TF_MEMBER_EXTRA_IMPACT) return;
+  const tf_impact_result *ir = &r->extra.impact.counts; /* what happened at the constraints */
+  tf_json_integer(j, "impacts", ir->impacts);
+  tf_json_integer(j, "chattering_episodes", ir->chatters);
+  tf_json_integer(j, "releases", ir->releases);
+  tf_json_integer(j, "section_crossings", ir->sections);
+  tf_json_number(j, "stick_time", ir->stick_time);
+  if (ir->message[0]) tf_json_string(j, "failure", ir->message);
+}
+
+const tf_member_ops tf_member_flow_ops = {
+    .name = "flow",
+    .create = create,
+    .run = run,
+    .destroy = destroy,
+    .report = report,
+};

@@ -1,0 +1,146 @@
+/* member_pws.c — the member-engine adapter of event-driven Filippov members (pws.h: one
+ * switching function on evolve.h, several on switches.h). */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "member_engine.h"
+#include "pws.h"
+#include "status.h"
+
+typedef struct pws_engine {
+  tf_pws pws;
+  const char *kind_names[TF_EVENT_KIND_COUNT];
+  char kinds[256]; /* "slide_start,slide_end,...": the kinds attribute of event logs */
+  /* where the logs go when a job does not keep them */
+  double *scratch_exits, *scratch_events, *scratch_samples;
+} pws_engine;
+
+static const char *const fingerprint[] = {
+    "job",          "model",           "initial",       "integrator",     "filippov", "exit",
+    "intersection", "ensemble.member", "ensemble.seed", "output.samples", NULL};
+
+static void fill_layout(tf_member_layout *l, pws_engine *pe) {
+  const tf_pws *pws = &pe->pws;
+  l->kernel = pws->model.kernel;
+  l->params = pws->model.params;
+  l->dim = l->kernel->dim;
+  l->t0 = pws->t0, l->t_end = pws->t_end;
+  l->samples = pws->trajectory_samples;
+  l->event_kinds = TF_EVENT_KIND_COUNT;
+  l->event_kind_names = pe->kind_names;
+  l->events_doc = "events per kind (attribute kinds)";
+  l->mode_doc = pws->switches ? "mode at t_final: sum over switching functions i of "
+                                "(s_i + 1) 3^i, s_i -1 slip-, 0 stick, 1 slip+"
+                              : "mode at t_final: -1 slip-, 0 sliding, 1 slip+";
+  l->counts_rhs = l->counts_visits = true;
+  l->exit_slots = pws->max_logged_exits, l->exit_width = tf_pws_exit_width(pws);
+  l->event_slots = pws->max_logged_events, l->event_width = tf_pws_event_width(pws);
+  l->event_log_doc =
+      "events: t, kind, mode before, mode after (-1 slip-, 0 sliding, 1 slip+, "
+      "2 rest, 3 along the intersection), state";
+  l->event_log_attr = pe->kinds;
+  l->samples_doc = "state at the sample times (samples x dim; NaN after a stop)";
+  l->fingerprint = fingerprint;
+  snprintf(l->integrator, sizeof l->integrator, "%s+events",
+           tf_stepper_type_name(pws->opts.ode.type));
+  l->traced_integrator = l->integrator;
+  l->batch = 1;
+}
+
+static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
+                  const tf_member_settings *s, tf_error *err) {
+  (void)k;
+  pws_engine *pe = calloc(1, sizeof *pe);
+  if (!(e->impl = pe)) return tf_fail(err, "out of memory");
+  tf_pws *pws = &pe->pws;
+  tf_member_settings *own = &e->settings;
+  const long long d_members = 1;
+  long long members = (long long)s->members;
+  if (tf_member_member_keys(own, cfg, err) ||
+      (members == 0 &&
+       tf_config_get_int(cfg, "ensemble.members", &d_members, 1, LLONG_MAX, &members, err)) ||
+      tf_pws_from_config(pws, cfg, (uint64_t)members, s->stop, err) ||
+      tf_member_output_keys(own, cfg, err))
+    return -1;
+  if (own->samples != TF_MEMBER_SAMPLES_FROM_CONFIG) pws->trajectory_samples = own->samples;
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) {
+    pe->kind_names[i] = tf_event_kind_name((tf_event_kind)i);
+    snprintf(pe->kinds + strlen(pe->kinds), sizeof pe->kinds - strlen(pe->kinds), "%s%s",
+             i ? "," : "", pe->kind_names[i]);
+  }
+  fill_layout(&e->layout, pe);
+  const tf_member_layout *l = &e->layout;
+  pe->scratch_exits = malloc(((size_t)l->exit_slots * l->exit_width + 1) * sizeof(double));
+  pe->scratch_events = malloc(((size_t)l->event_slots * l->event_width + 1) * sizeof(double));
+  pe->scratch_samples = malloc(((size_t)l->samples * l->dim + 1) * sizeof(double));
+  if (!pe->scratch_exits || !pe->scratch_events || !pe->scratch_samples)
+    return tf_fail(err, "out of memory for the logs of a member");
+  return 0;
+}
+
+/* Rows of a NaN-padded log: how many are filled. */
+static long logged_rows(const double *log, long slots, size_t width) {
+  long rows = 0;
+  while (rows < slots && !isnan(log[(size_t)rows * width])) rows++;
+  return rows;
+}
+
+static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
+                tf_member_result *r) {
+  pws_engine *pe = e->impl;
+  const tf_member_layout *l = &e->layout;
+  double initial[TF_MAX_DIM], final[TF_MAX_DIM];
+  tf_pws_record rec = {.final_state = b->final ? b->final : final,
+                       .initial_state = b->initial ? b->initial : initial,
+                       .exits = b->exits ? b->exits : pe->scratch_exits,
+                       .events = b->event_log ? b->event_log : pe->scratch_events,
+                       .trajectory = b->sample_x ? b->sample_x : pe->scratch_samples};
+  r->status = tf_pws_run_member(&pe->pws, member, &rec);
+  r->t = rec.t_final;
+  r->steps = rec.steps;
+  r->rhs_evals = rec.rhs_evals;
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) r->events[i] = rec.counts[i];
+  r->visits = rec.counts[TF_EVENT_TWOFOLD];
+  r->mode = rec.final_mode;
+  r->sample_rows = l->samples; /* NaN after a stop */
+  for (long i = 0; b->sample_t && i < l->samples; i++)
+    b->sample_t[i] = tf_member_sample_time(l->t0, l->t_end, i, l->samples);
+  r->event_rows = logged_rows(rec.events, l->event_slots, l->event_width);
+  r->exit_rows = logged_rows(rec.exits, l->exit_slots, l->exit_width);
+}
+
+static void destroy(tf_member_engine *e) {
+  pws_engine *pe = e->impl;
+  if (!pe) return;
+  tf_pws_destroy(&pe->pws);
+  free(pe->scratch_exits), free(pe->scratch_events), free(pe->scratch_samples);
+  free(pe);
+}
+
+static void report(const tf_member_engine *e, const tf_member_result *r, const double *final,
+                   tf_json *j) {
+  (void) final;
+  const pws_engine *pe = e->impl;
+  char mode[64];
+  tf_json_string(j, "final_mode", tf_pws_mode_name(&pe->pws, r->mode, mode, sizeof mode));
+  tf_json_integer(j, "twofold_visits", r->visits);
+  long long counts[TF_EVENT_KIND_COUNT];
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) counts[i] = r->events[i];
+  tf_json_counts(j, "events", pe->kind_names, counts, TF_EVENT_KIND_COUNT);
+}
+
+static void describe_draws(const tf_member_engine *e, long long log, long long where) {
+  tf_pws_describe_rules(&((const pws_engine *)e->impl)->pws, log, where);
+}
+
+const tf_member_ops tf_member_pws_ops = {
+    .name = "pws",
+    .create = create,
+    .run = run,
+    .destroy = destroy,
+    .report = report,
+    .describe_draws = describe_draws,
+};
