@@ -96,8 +96,8 @@ int main(int argc, char **argv) {
   tf_evolve_options one = o;
   one.max_events = 1;
   tf_evolve *e1 = tf_evolve_create(kernel, params, &one);
-  tf_dopri5 *s = tf_dopri5_create(3);
-  tf_dopri5_setup(s, slip_field, NULL, &o.ode);
+  tf_stepper *s = tf_stepper_create(3);
+  tf_stepper_setup(s, slip_field, NULL, &o.ode);
   double t_bare = 0, t_events = 0, time_span = 0;
   long steps_bare = 0, steps_events = 0, rhs_bare = 0, rhs_events = 0;
   for (int p = 0; p < nphases; p++) {
@@ -111,9 +111,9 @@ int main(int argc, char **argv) {
         if (pass == 0) {
           double t = ph->t0;
           side_now = ph->side;
-          tf_dopri5_integrate(s, &t, y, ph->t1);
+          tf_stepper_integrate(s, &t, y, ph->t1);
           if (reps == 0)
-            steps_bare += tf_dopri5_stats(s).steps, rhs_bare += tf_dopri5_stats(s).rhs_evals;
+            steps_bare += tf_stepper_stats(s).steps, rhs_bare += tf_stepper_stats(s).rhs_evals;
         } else {
           tf_evolve_result r = tf_evolve_run(e1, ph->t0, y, ph->t1 + 1.0, ph->side);
           if (reps == 0) steps_events += r.steps, rhs_events += r.rhs_evals;
@@ -135,7 +135,7 @@ int main(int argc, char **argv) {
       rhs_events);
   tf_evolve_destroy(e);
   tf_evolve_destroy(e1);
-  tf_dopri5_destroy(s);
+  tf_stepper_destroy(s);
   MPI_Finalize();
   return 0;
 }

@@ -18,6 +18,7 @@
 #include "devs/devs_job.h" /* DEVS models run on their own engine */
 #include "flow.h"
 #include "h5io.h"
+#include "integrator_settings.h"
 #include "job.h"
 #include "lyapunov.h"
 #include "model.h"
@@ -137,7 +138,7 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
                   .ode = job->ode,
                   .smoothing_on = job->smoothing_on,
                   .smoothing = job->smoothing};
-  flow.stepper = tf_dopri5_create(k->dim);
+  flow.stepper = tf_stepper_create(k->dim);
   flow.work = calloc(4 * k->dim, sizeof *flow.work);
   tf_flow_result r = tf_flow_run_member(&flow, 0, x, NULL, NULL, 0);
   /* a sample is a stop point; a run cut short inside (checkpoint.h) gives no sample */
@@ -150,7 +151,7 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
     flow.x0 = y;
     r = tf_flow_run_member(&flow, 0, x, NULL, NULL, 0);
   }
-  tf_dopri5_destroy(flow.stepper);
+  tf_stepper_destroy(flow.stepper);
   free(flow.work);
   if (r.status != TF_MEMBER_OK) return free(s), tf_fail(err, "the trajectory failed"), NULL;
   return s;
@@ -174,8 +175,7 @@ static int setup(tf_run *run, tf_error *err) {
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
       tf_physical_initial_from_config(run->cfg, k, job->model.params, state_given, job->x0, err) ||
-      (!is_map && (tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err) ||
-                   tf_rk_method_from_config(run->cfg, &job->ode, err))) ||
+      (!is_map && tf_integrator_ode_from_config(run->cfg, t0, NULL, &job->ode, err)) ||
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
       tf_config_get_bool(run->cfg, "lyapunov.saltation", &(const bool){true}, &job->saltation,
                          err) ||

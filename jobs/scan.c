@@ -43,6 +43,7 @@
 #include "ensemble.h"
 #include "flow.h"
 #include "h5io.h"
+#include "integrator_settings.h"
 #include "job.h"
 #include "lyapunov.h"
 #include "model.h"
@@ -128,8 +129,7 @@ static int setup(tf_run *run, tf_error *err) {
   const bool state_given = tf_config_has(run->cfg, "initial.state");
   if (tf_initial_from_config(run->cfg, k, job->x0, &spread, &t0, err) ||
       tf_physical_initial_from_config(run->cfg, k, job->model.params, state_given, job->x0, err) ||
-      (!is_map && (tf_ode_options_from_config(run->cfg, &job->ode, t0, NULL, err) ||
-                   tf_rk_method_from_config(run->cfg, &job->ode, err))) ||
+      (!is_map && tf_integrator_ode_from_config(run->cfg, t0, NULL, &job->ode, err)) ||
       (job->contact &&
        tf_contact_options_from_config(run->cfg, &job->ode, &job->contact_opts, err)) ||
       tf_lyapunov_options_from_config(run->cfg, k, &job->opt, err) ||
@@ -269,8 +269,7 @@ static int stationary_options(tf_config *cfg, const tf_kernel *k, stationary_sca
   const double d_time = 100.0, d_window = 0.25, d_tol = 1e-6;
   tf_stationary_options *o = &st->opt;
   o->ode = tf_ode_default_options();
-  if (tf_ode_options_from_config(cfg, &o->ode, st->t0, NULL, err) ||
-      tf_rk_method_from_config(cfg, &o->ode, err) ||
+  if (tf_integrator_ode_from_config(cfg, st->t0, NULL, &o->ode, err) ||
       (tf_contact_kernel(k) && tf_contact_options_from_config(cfg, &o->ode, &o->contact, err)) ||
       tf_config_get_double(cfg, "scan.time", &d_time, 1e-12, 1e15, &o->time, err) ||
       tf_config_get_double(cfg, "scan.window", &d_window, 1e-3, 1.0, &o->window, err) ||
@@ -667,8 +666,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   long long chunk;
   job->ode = tf_ode_default_options();
   if (tf_initial_from_config(cfg, k, ps->x0, &spread, &ps->t0, err) ||
-      tf_ode_options_from_config(cfg, &job->ode, ps->t0, &ps->t_end, err) ||
-      tf_rk_method_from_config(cfg, &job->ode, err) ||
+      tf_integrator_ode_from_config(cfg, ps->t0, &ps->t_end, &job->ode, err) ||
       tf_poincare_from_config(&ps->spec, cfg, k, &job->ode, err) ||
       tf_param_grid_from_config(&job->grid, cfg, "scan", &job->model, false, err) ||
       tf_config_get_int(cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
@@ -751,7 +749,7 @@ static int poincare_execute(tf_run *run, scan_job *job, tf_error *err) {
   if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "poincare");
-  tf_json_string(run->summary, "integrator", tf_rk_name(job->ode.method));
+  tf_json_string(run->summary, "integrator", tf_stepper_type_name(job->ode.type));
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   return tf_ensemble_finish(run, file, &out, rc, err);

@@ -23,16 +23,17 @@ bool tf_contact_is_dual(const tf_kernel *k) {
 }
 
 int tf_contact_pair_check(tf_config *cfg, const tf_ode_options *ode, tf_error *err) {
-  if (ode->method != TF_RK_DOP853) return 0;
+  if (!tf_stepper_type_smooth_only(ode->type)) return 0;
   /* slip starts non-smoothly at the end of rolling: DOP853's error estimate, built for smooth
    * solutions, misses it (the wheelset's error stayed at 1e-8 for every rtol from 1e-10 to
    * 1e-12, where DOPRI5's follows the tolerance) */
   char where[256];
   return tf_fail(err,
-                 "%s: key 'integrator.method': dop853 is not offered for bodies under spatial "
+                 "%s: key 'integrator.method': %s is not offered for bodies under spatial "
                  "friction (their slip starts non-smoothly, which its error estimate misses); "
                  "use dopri5",
-                 tf_config_where(cfg, "integrator.method", where, sizeof where));
+                 tf_config_where(cfg, "integrator.method", where, sizeof where),
+                 tf_stepper_type_name(ode->type));
 }
 
 int tf_contact_options_from_config(tf_config *cfg, const tf_ode_options *ode, tf_contact_options *o,

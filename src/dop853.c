@@ -3,11 +3,14 @@
  * Wanner, "Solving ODEs I", 2nd ed., sec. II.10).  At tolerances of 1e-9 and below it takes a
  * fraction of DOPRI5's steps for 12 evaluations each (+3 for the dense output), which is why
  * event-driven runs at tight tolerances use it.  The step control is ode.c's; this file is
- * the tableau.  Coefficients are the published ones in double precision; the unit test checks
- * them against the order conditions. */
+ * the tableau, its stages unrolled over the sparse rows (results are pinned bit for bit).
+ * Coefficients are the published ones in double precision; the unit test checks them against the
+ * order conditions. */
 #include <math.h>
 
-#include "ode_stepper.h"
+#include <stddef.h>
+
+#include "rk_driver.h"
 
 static const double c[16] = {0.0,
                              0.05260015195876773,
@@ -112,7 +115,7 @@ static const double dcoef[4][12] = {
 };
 
 /* Inlined with s a constant: the row's loop unrolls and its coefficients become immediates. */
-static inline __attribute__((always_inline)) void stage(tf_dopri5 *st, const double *x, double h,
+static inline __attribute__((always_inline)) void stage(tf_stepper *st, const double *x, double h,
                                                         int s) {
   for (size_t i = 0; i < st->n; i++) {
     double acc = 0.0;
@@ -121,7 +124,9 @@ static inline __attribute__((always_inline)) void stage(tf_dopri5 *st, const dou
   }
 }
 
-void tf_dop853_attempt(tf_dopri5 *st, double t, const double *x, double h) {
+/* attempt and error_measure are not inlined into the driver's step: their unrolled loops are
+ * large, and inlined there they cost more than the call */
+static __attribute__((noinline)) void attempt(tf_stepper *st, double t, const double *x, double h) {
 #pragma GCC unroll 12
   for (int s = 1; s < 12; s++) {
     stage(st, x, h, s);
@@ -132,7 +137,8 @@ void tf_dop853_attempt(tf_dopri5 *st, double t, const double *x, double h) {
   tf_rk_eval(st, t + h, st->x_new, st->k[12]);
 }
 
-double tf_dop853_error(const tf_dopri5 *st, const double *x, double h) {
+static __attribute__((noinline)) double error_measure(const tf_stepper *st, const double *x,
+                                                      double h) {
   double sum5 = 0.0, sum3 = 0.0;
   for (size_t i = 0; i < st->n; i++) {
     const double a0 = fabs(x[i]), a1 = fabs(st->x_new[i]);
@@ -151,7 +157,7 @@ double tf_dop853_error(const tf_dopri5 *st, const double *x, double h) {
   return fabs(h) * sum5 / sqrt(denom * (double)st->n);
 }
 
-void tf_dop853_build_dense(tf_dopri5 *st, double t, const double *x, double h) {
+static void build_dense(tf_stepper *st, double t, const double *x, double h) {
 #pragma GCC unroll 3
   for (int s = 13; s < 16; s++) {
     stage(st, x, h, s);
@@ -171,15 +177,15 @@ void tf_dop853_build_dense(tf_dopri5 *st, double t, const double *x, double h) {
   }
 }
 
-void tf_dop853_build_dense_late(tf_dopri5 *st) {
+static void build_dense_late(tf_stepper *st) {
   double *f1 = st->k[0];
   st->k[0] = st->k[12], st->k[12] = f1;
-  tf_dop853_build_dense(st, st->t_prev, st->cont[0], st->h_prev);
+  build_dense(st, st->t_prev, st->cont[0], st->h_prev);
   st->k[12] = st->k[0], st->k[0] = f1;
   st->dense_state = TF_DENSE_READY;
 }
 
-void tf_dop853_dense(const tf_dopri5 *st, double theta, double *out) {
+static void dense_at(const tf_stepper *st, double theta, double *out) {
   const double t1 = 1.0 - theta;
   for (size_t i = 0; i < st->n; i++) {
     double y = st->cont[7][i];
@@ -192,3 +198,53 @@ void tf_dop853_dense(const tf_dopri5 *st, double theta, double *out) {
     out[i] = st->cont[0][i] + theta * y;
   }
 }
+
+/* The extension is lazy (build NULL): tf_rk_dense builds it on first use. */
+static tf_ode_status step(tf_stepper *s, double *t, double *x, double t_limit) {
+  return tf_rk_step_with(s, t, x, t_limit, attempt, error_measure, NULL);
+}
+
+static bool sample_is_exact(const tf_stepper *s) {
+  return s->dense_state == TF_DENSE_READY;
+}
+
+/* The cubic Hermite interpolant until the extension is built (its 3 evaluations are spent only
+ * where an event needs it). */
+static void sample(const tf_stepper *s, double t, double *out) {
+  if (s->dense_state == TF_DENSE_READY)
+    tf_rk_dense(s, t, out);
+  else
+    tf_rk_hermite(s, t, 12, out);
+}
+
+static const tf_stepper_ops ops = {
+    .reset = tf_rk_reset,
+    .restart = tf_rk_restart,
+    .step = step,
+    .dense = tf_rk_dense,
+    .sample = sample,
+    .sample_is_exact = sample_is_exact,
+};
+
+const tf_stepper_type tf_stepper_dop853 = {
+    .name = "dop853",
+    .order = 8,
+    .error_order = 5,
+    .evals_per_step = 12,
+    .dense_evals = 3,
+    /* its cheap samples are the cubic Hermite interpolant, which can step over a pair of sign
+     * changes the 7th-order extension would show */
+    .samples_per_step = 8,
+    .fsal_stage = 12,
+    .smooth_only = true,
+    .control = {.safety = 0.9,
+                .expo1 = 1.0 / 8.0,
+                .beta = 0.0,
+                .fac_lo = 1.0 / 6.0,
+                .fac_hi = 1.0 / 0.333,
+                .start_order = 8.0},
+    .lazy_dense = true,
+    .build_dense_late = build_dense_late,
+    .dense_at = dense_at,
+    .ops = &ops,
+};

@@ -789,7 +789,7 @@ void tf_dual_set_callbacks(tf_dual *d, tf_dc_event_fn on_event, tf_dc_step_fn on
 }
 
 void tf_dual_dense(const tf_dual *d, double t, double *x) {
-  tf_dopri5_dense(tf_event_loop_stepper(d->loop), t, x);
+  tf_stepper_dense(tf_event_loop_stepper(d->loop), t, x);
   manifold_state(d, t, x);
 }
 

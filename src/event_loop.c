@@ -13,10 +13,10 @@
 #include "event_locate.h"
 #include "status.h"
 
-/* Event functions are sampled at SAMPLES_PER_STEP points of a DOPRI5 step, to catch two
- * crossings inside one step; DOP853's steps are several times longer, so it takes more (on its
- * cheap Hermite estimate first: find_event). */
-enum { SAMPLES_PER_STEP = 4, SAMPLES_PER_DOP853_STEP = 8, NEWTON_STEPS = 3, NUDGES = 12 };
+/* Event functions are sampled at the stepper type's samples_per_step points of a step, to
+ * catch two crossings inside one step (4 for DOPRI5; DOP853's steps are several times longer,
+ * so it takes 8, on its cheap Hermite estimate first: find_event). */
+enum { NEWTON_STEPS = 3, NUDGES = 12 };
 
 struct tf_event_loop {
   size_t n, m, na;
@@ -24,7 +24,7 @@ struct tf_event_loop {
   tf_event_loop_ops ops;
   void *ctx;
   tf_event_loop_options opt;
-  tf_dopri5 *stepper;
+  tf_stepper *stepper;
   gsl_root_fsolver *root;
   int which; /* event function being located */
   /* na each: the step's start, dense-output samples, the locator's evaluations;
@@ -46,8 +46,8 @@ tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops 
   if (!l) return NULL;
   l->n = n, l->m = m, l->na = n + n * m;
   l->ops = *ops, l->ctx = ctx, l->opt = *opts;
-  l->samples = opts->ode.method == TF_RK_DOP853 ? SAMPLES_PER_DOP853_STEP : SAMPLES_PER_STEP;
-  l->stepper = tf_dopri5_create(l->na);
+  l->samples = tf_stepper_type_samples(opts->ode.type);
+  l->stepper = tf_stepper_create(l->na);
   l->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   l->start = calloc(3 * l->na + 2 * n + 3 * (m + 1) + n * m, sizeof *l->start);
   if (!l->stepper || !l->root || !l->start) {
@@ -66,13 +66,13 @@ tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops 
       return NULL;
     }
   }
-  tf_dopri5_setup(l->stepper, ops->rhs, ctx, &l->opt.ode);
+  tf_stepper_setup(l->stepper, ops->rhs, ctx, &l->opt.ode);
   return l;
 }
 
 void tf_event_loop_destroy(tf_event_loop *l) {
   if (!l) return;
-  tf_dopri5_destroy(l->stepper);
+  tf_stepper_destroy(l->stepper);
   if (l->root) gsl_root_fsolver_free(l->root);
   free(l->start);
   if (l->qr_a) gsl_matrix_free(l->qr_a);
@@ -82,7 +82,7 @@ void tf_event_loop_destroy(tf_event_loop *l) {
   free(l);
 }
 
-const tf_dopri5 *tf_event_loop_stepper(const tf_event_loop *l) {
+const tf_stepper *tf_event_loop_stepper(const tf_event_loop *l) {
   return l->stepper;
 }
 
@@ -91,18 +91,18 @@ const tf_dopri5 *tf_event_loop_stepper(const tf_event_loop *l) {
 static double event_at(double t, void *params) {
   tf_event_loop *l = params;
   double g[TF_EVENT_LOOP_MAX_FUNCTIONS];
-  tf_dopri5_dense(l->stepper, t, l->work);
+  tf_stepper_dense(l->stepper, t, l->work);
   l->ops.events(l->ctx, t, l->work, g);
   return g[l->which];
 }
 
 /* The state at sample time t: on the dense output, or with `cheap` on the stepper's estimate
- * (tf_dopri5_sample), which costs no evaluations where the dense output does (DOP853). */
+ * (tf_stepper_sample), which costs no evaluations where the dense output does (DOP853). */
 static void sample_state(tf_event_loop *l, bool cheap, double t) {
   if (cheap)
-    tf_dopri5_sample(l->stepper, t, l->sample);
+    tf_stepper_sample(l->stepper, t, l->sample);
   else
-    tf_dopri5_dense(l->stepper, t, l->sample);
+    tf_stepper_dense(l->stepper, t, l->sample);
 }
 
 /* The earliest event in the step [t0, t1]: sign changes of any event function between samples
@@ -110,7 +110,7 @@ static void sample_state(tf_event_loop *l, bool cheap, double t) {
  * dense output costs evaluations, the samples are first taken on the cheap estimate, and only
  * a sign change there makes the step look again on the dense output. */
 static int find_event(tf_event_loop *l, double t0, double t1, double *te) {
-  bool cheap = !tf_dopri5_sample_is_exact(l->stepper);
+  bool cheap = !tf_stepper_sample_is_exact(l->stepper);
 again:;
   double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS], g[TF_EVENT_LOOP_MAX_FUNCTIONS];
   sample_state(l, cheap, t0);
@@ -179,7 +179,7 @@ static double event_slope(tf_event_loop *l, int which, double t, const double *x
  * slope the central difference cannot resolve near it) keep the located time. */
 static int land_on_event(tf_event_loop *l, int which, double t_start, double t_step_end, double *te,
                          double *x) {
-  if (tf_dopri5_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
+  if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
   const double max_shift = 0.1 * (t_step_end - t_start);
   const bool newton = !l->ops.smooth || l->ops.smooth(l->ctx, which);
   for (int it = 0; newton && it < NEWTON_STEPS; it++) {
@@ -189,7 +189,7 @@ static int land_on_event(tf_event_loop *l, int which, double t_start, double t_s
     const double dt = -g / slope;
     if (!(fabs(dt) > l->opt.event_tol) || fabs(dt) > max_shift || *te + dt <= t_start) break;
     *te += dt;
-    if (tf_dopri5_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
+    if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
   }
   /* Continue from just past the root, where the event function has changed sign: from the
    * root itself round-off decides on which side the next mode starts, and at a fold (sliding
@@ -197,7 +197,7 @@ static int land_on_event(tf_event_loop *l, int which, double t_start, double t_s
   for (int k = 0; k < NUDGES; k++) {
     if (event_value(l, which, *te, x) < 0.0) break;
     *te += ldexp(l->opt.event_tol, k);
-    if (tf_dopri5_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
+    if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
   }
   return 0;
 }
@@ -296,7 +296,7 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   for (size_t c = 0; c < l->m; c++) l->segment_sums[c] = l->total_sums[c] = 0;
   l->segment_start = t0, l->total_time = 0, l->segments = 0;
   l->next_qr = l->m ? t0 + l->opt.qr_interval : INFINITY;
-  tf_dopri5_reset(l->stepper, t, x);
+  tf_stepper_reset(l->stepper, t, x);
   while (t < t_end) {
     /* the run's stop token (checkpoint.h) said stop at a sample, or a signal or the time limit
      * came during a long run: the member ends here, not done */
@@ -316,12 +316,12 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
       const double lim = ops->step_limit(l->ctx, t, x);
       if (lim > t) t_limit = fmin(t_limit, lim);
     }
-    const tf_ode_status st = tf_dopri5_step(l->stepper, &t, x, t_limit);
+    const tf_ode_status st = tf_stepper_step(l->stepper, &t, x, t_limit);
     res.steps++;
     if (ops->after_step && (res.status = ops->after_step(l->ctx)) != TF_MEMBER_OK) break;
     if (st != TF_ODE_OK) {
       res.status = stepper_status(st);
-      if (st == TF_ODE_MODEL_FAILED) res.model_code = tf_dopri5_model_code(l->stepper);
+      if (st == TF_ODE_MODEL_FAILED) res.model_code = tf_stepper_model_code(l->stepper);
       break;
     }
     double te;
@@ -337,13 +337,13 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
         l->next_qr = t + l->opt.qr_interval;
         moved = true;
       }
-      if (moved) tf_dopri5_restart(l->stepper, t, x);
+      if (moved) tf_stepper_restart(l->stepper, t, x);
       continue;
     }
     if (ops->on_step) ops->on_step(l->ctx, t_start, te);
     const double te_located = te;
     if (land_on_event(l, which, t_start, t, &te, x)) {
-      res.model_code = tf_dopri5_model_code(l->stepper); /* a fatal refusal on the way */
+      res.model_code = tf_stepper_model_code(l->stepper); /* a fatal refusal on the way */
       res.status = res.model_code < 0 ? TF_MEMBER_FAILED : TF_MEMBER_STEP_UNDERFLOW;
       if (res.model_code > 0) res.model_code = 0;
       break;
@@ -359,7 +359,7 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
       res.status = ops->storm_status ? ops->storm_status(l->ctx, x) : TF_MEMBER_ZENO;
       break;
     }
-    tf_dopri5_restart(l->stepper, t, x);
+    tf_stepper_restart(l->stepper, t, x);
   }
   if (l->m && res.status == TF_MEMBER_OK && !orthonormalize(l, x)) {
     add_segment(l, t);
@@ -372,6 +372,6 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   }
   res.segments = l->segments;
   res.t = t;
-  res.rhs_evals = tf_dopri5_stats(l->stepper).rhs_evals;
+  res.rhs_evals = tf_stepper_stats(l->stepper).rhs_evals;
   return res;
 }

@@ -10,7 +10,7 @@
  *   - the step budget, one accepted DOPRI5 step, the mapping of the stepper's failures to a
  *     member status;
  *   - the earliest sign change of any event function in the step, sampled on the dense output
- *     (for DOP853 first on the cheap tf_dopri5_sample, so steps without one never build the
+ *     (for DOP853 first on the cheap tf_stepper_sample, so steps without one never build the
  *     costly extension) and located by Brent (tf_event_locate);
  *   - the landing on the event: the step is re-taken under error control to the located time,
  *     which is then corrected by Newton steps on the integrated state (the dense output's
@@ -124,6 +124,6 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
 void tf_event_loop_close_segment(tf_event_loop *l, double t, double *x);
 
 /* The stepper: dense output of the step just taken (all n + n m values). */
-const tf_dopri5 *tf_event_loop_stepper(const tf_event_loop *l);
+const tf_stepper *tf_event_loop_stepper(const tf_event_loop *l);
 
 #endif

@@ -556,7 +556,7 @@ void tf_evolve_set_step_callback(tf_evolve *e, tf_step_fn on_step) {
 }
 
 void tf_evolve_dense(const tf_evolve *e, double t, double *x) {
-  tf_dopri5_dense(tf_event_loop_stepper(e->loop), t, x);
+  tf_stepper_dense(tf_event_loop_stepper(e->loop), t, x);
 }
 
 tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_end, int side) {

@@ -428,7 +428,7 @@ void tf_evolve2_set_callbacks(tf_evolve2 *e, tf_c2_event_fn on_event, tf_c2_step
 }
 
 void tf_evolve2_dense(const tf_evolve2 *e, double t, double *x) {
-  tf_dopri5_dense(tf_event_loop_stepper(e->loop), t, e->dense);
+  tf_stepper_dense(tf_event_loop_stepper(e->loop), t, e->dense);
   memcpy(x, e->dense, e->n * sizeof *x);
 }
 

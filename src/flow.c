@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "integrator_settings.h"
 #include "kinds.h"
 #include "model.h"
 #include "rng.h"
@@ -89,50 +90,6 @@ int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, doubl
   if (tf_config_get_double(cfg, "initial.spread", &zero, 0.0, INFINITY, spread, err) ||
       tf_config_get_double(cfg, "initial.time", &zero, -INFINITY, INFINITY, t0, err))
     return -1;
-  return 0;
-}
-
-int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, double *t_end,
-                               tf_error *err) {
-  const double d_rtol = 1e-8, d_atol = 1e-10, d_zero = 0.0;
-  const long long d_max_steps = 1000000;
-  long long max_steps;
-  if ((t_end &&
-       tf_config_get_double(cfg, "integrator.t_end", NULL, -INFINITY, INFINITY, t_end, err)) ||
-      tf_config_get_double(cfg, "integrator.rtol", &d_rtol, 1e-15, 1.0, &o->rtol, err) ||
-      tf_config_get_double(cfg, "integrator.atol", &d_atol, 0.0, INFINITY, &o->atol, err) ||
-      tf_config_get_double(cfg, "integrator.h0", &d_zero, 0.0, INFINITY, &o->h0, err) ||
-      tf_config_get_double(cfg, "integrator.hmax", &d_zero, 0.0, INFINITY, &o->hmax, err) ||
-      tf_config_get_int(cfg, "integrator.max_steps", &d_max_steps, 1, LLONG_MAX, &max_steps, err))
-    return -1;
-  o->max_steps = (long)max_steps;
-  char where[256];
-  static const char *const steps[] = {"adaptive", "fixed", NULL};
-  const char *step;
-  if (tf_config_get_string(cfg, "integrator.step", "adaptive", steps, &step, err)) return -1;
-  o->fixed_step = strcmp(step, "fixed") == 0;
-  if (o->fixed_step && !(o->h0 > 0))
-    return tf_fail(err,
-                   "%s: key 'integrator.step': fixed steps take integrator.h0 each; set "
-                   "integrator.h0 > 0",
-                   tf_config_where(cfg, "integrator.step", where, sizeof where));
-  if (t_end && !(*t_end > t0))
-    return tf_fail(err,
-                   "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
-                   tf_config_where(cfg, "integrator.t_end", where, sizeof where), t0, *t_end);
-  return 0;
-}
-
-/* The explicit pair an integrator.method names: DOP853 for dop853, else DOPRI5. */
-static tf_rk_method rk_method_named(const char *method) {
-  return strcmp(method, "dop853") == 0 ? TF_RK_DOP853 : TF_RK_DOPRI5;
-}
-
-int tf_rk_method_from_config(tf_config *cfg, tf_ode_options *o, tf_error *err) {
-  static const char *const methods[] = {"auto", "dopri5", "dop853", NULL};
-  const char *method;
-  if (tf_config_get_string(cfg, "integrator.method", "auto", methods, &method, err)) return -1;
-  o->method = rk_method_named(method);
   return 0;
 }
 
@@ -233,17 +190,15 @@ static bool has_noise(const tf_flow *flow) {
 }
 
 static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
-  static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
   if (tf_petsc_require(comm, err)) return -1;
   const char *type, *options, *jacobian;
-  const long long d_batch = TF_FLOW_DEFAULT_BATCH, d_lag = 0;
   long long batch, lag;
   char where[256];
-  if (tf_config_get_string(cfg, "integrator.ts.type", TF_FLOW_DEFAULT_TS_TYPE, NULL, &type, err) ||
-      tf_config_get_string(cfg, "integrator.ts.options", "", NULL, &options, err) ||
-      tf_config_get_string(cfg, "integrator.ts.jacobian", "auto", jacobians, &jacobian, err) ||
-      tf_config_get_int(cfg, "integrator.ts.batch", &d_batch, 1, 4096, &batch, err) ||
-      tf_config_get_int(cfg, "integrator.ts.jacobian_lag", &d_lag, 0, 1000000, &lag, err))
+  if (tf_integrator_get_string(cfg, "integrator.ts.type", &type, err) ||
+      tf_integrator_get_string(cfg, "integrator.ts.options", &options, err) ||
+      tf_integrator_get_string(cfg, "integrator.ts.jacobian", &jacobian, err) ||
+      tf_integrator_get_int(cfg, "integrator.ts.batch", &batch, err) ||
+      tf_integrator_get_int(cfg, "integrator.ts.jacobian_lag", &lag, err))
     return -1;
   if (strlen(type) >= sizeof flow->ts.type || strlen(options) >= sizeof flow->ts.options)
     return tf_fail(err, "%s: key 'integrator.ts': type or options too long",
@@ -281,36 +236,34 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
   if (strcmp(effective, flow->ts.options) != 0 && !strchr(effective, '"')) {
     snprintf(assignment, sizeof assignment, "integrator.ts.options=\"%s\"", effective);
     if (tf_config_set(cfg, assignment, err) ||
-        tf_config_get_string(cfg, "integrator.ts.options", "", NULL, &options, err))
+        tf_integrator_get_string(cfg, "integrator.ts.options", &options, err))
       return -1;
   }
   if (strcmp(flow->ts_type, flow->ts.type) != 0) {
     snprintf(assignment, sizeof assignment, "integrator.ts.type=%s", flow->ts_type);
     if (tf_config_set(cfg, assignment, err) ||
-        tf_config_get_string(cfg, "integrator.ts.type", TF_FLOW_DEFAULT_TS_TYPE, NULL, &type, err))
+        tf_integrator_get_string(cfg, "integrator.ts.type", &type, err))
       return -1;
   }
   return 0;
 }
 
 static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
-  static const char *const methods[] = {"auto",     "dopri5",         "dop853",   "euler-maruyama",
-                                        "milstein", "drift-implicit", "petsc-ts", NULL};
-  const char *method;
-  const double d_dt = 1e-3, d_theta = 1.0;
-  const bool d_milstein = false;
+  tf_integrator_settings set;
   bool implicit_milstein;
-  if (tf_config_get_string(cfg, "integrator.method", "auto", methods, &method, err) ||
-      tf_ode_options_from_config(cfg, &flow->ode, flow->t0, &flow->t_end, err) ||
-      tf_config_get_double(cfg, "integrator.dt", &d_dt, 1e-12, INFINITY, &flow->dt, err))
+  if (tf_integrator_settings_read(cfg, flow->t0, true, true, &set, err) ||
+      tf_integrator_get_double(cfg, "integrator.dt", &flow->dt, err))
     return -1;
+  const char *method = set.method;
+  flow->ode = set.ode;
+  flow->t_end = set.t_end;
   char where[256];
   const bool noisy = has_noise(flow);
   const bool smoothed = flow->kernel->kind == TF_MODEL_FILIPPOV;
   if (strcmp(method, "auto") == 0)
     flow->method = noisy ? (smoothed ? TF_METHOD_DRIFT_IMPLICIT : TF_METHOD_EULER_MARUYAMA)
                          : (smoothed ? TF_METHOD_PETSC_TS : TF_METHOD_DOPRI5);
-  else if (strcmp(method, "dopri5") == 0 || strcmp(method, "dop853") == 0)
+  else if (flow->ode.type)
     flow->method = TF_METHOD_DOPRI5;
   else if (strcmp(method, "euler-maruyama") == 0)
     flow->method = TF_METHOD_EULER_MARUYAMA;
@@ -320,7 +273,6 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
     flow->method = TF_METHOD_DRIFT_IMPLICIT;
   else
     flow->method = TF_METHOD_PETSC_TS;
-  flow->ode.method = rk_method_named(method);
   const bool sde = flow->method == TF_METHOD_EULER_MARUYAMA || flow->method == TF_METHOD_MILSTEIN ||
                    flow->method == TF_METHOD_DRIFT_IMPLICIT;
   if (flow->ode.fixed_step && flow->method != TF_METHOD_DOPRI5)
@@ -336,7 +288,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
                    "(or auto)",
                    tf_config_where(cfg, "integrator.method", where, sizeof where),
                    flow->kernel->name,
-                   flow->method == TF_METHOD_DOPRI5 ? tf_rk_name(flow->ode.method)
+                   flow->method == TF_METHOD_DOPRI5 ? tf_stepper_type_name(flow->ode.type)
                                                     : tf_method_name(flow->method));
   const bool model_noise = flow->noise.target != TF_NOISE_NONE;
   if (sde && !tf_model_diffusion(flow->kernel) && !model_noise)
@@ -352,8 +304,8 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
                    tf_config_where(cfg, "integrator.method", where, sizeof where),
                    flow->kernel->name);
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT) {
-    if (tf_config_get_double(cfg, "integrator.theta", &d_theta, 0.5, 1.0, &flow->theta, err) ||
-        tf_config_get_bool(cfg, "integrator.milstein", &d_milstein, &implicit_milstein, err))
+    if (tf_integrator_get_double(cfg, "integrator.theta", &flow->theta, err) ||
+        tf_integrator_get_bool(cfg, "integrator.milstein", &implicit_milstein, err))
       return -1;
     if (implicit_milstein && !model_noise && !tf_model_diffusion_dx(flow->kernel))
       return tf_fail(err, "%s: key 'integrator.milstein': model '%s' gives no noise derivative",
@@ -407,7 +359,7 @@ int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_stop_to
     return -1;
   flow->seed = (uint64_t)seed;
   if (read_events(flow, cfg, err)) return -1;
-  flow->stepper = tf_dopri5_create(flow->kernel->dim);
+  flow->stepper = tf_stepper_create(flow->kernel->dim);
   flow->work = calloc(4 * flow->kernel->dim, sizeof *flow->work);
   flow->noise_params = calloc(flow->kernel->nparams + 1, sizeof *flow->noise_params);
   if (!flow->stepper || !flow->work || !flow->noise_params) return tf_fail(err, "out of memory");
@@ -425,7 +377,7 @@ int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_stop_to
 
 const char *tf_flow_integrator_name(const tf_flow *flow) {
   static _Thread_local char name[96];
-  if (flow->method == TF_METHOD_DOPRI5) return tf_rk_name(flow->ode.method);
+  if (flow->method == TF_METHOD_DOPRI5) return tf_stepper_type_name(flow->ode.type);
   if (flow->method != TF_METHOD_PETSC_TS) return tf_method_name(flow->method);
   snprintf(name, sizeof name, "petsc-ts/%s", flow->ts_type);
   return name;
@@ -434,7 +386,7 @@ const char *tf_flow_integrator_name(const tf_flow *flow) {
 void tf_flow_destroy(tf_flow *flow) {
   tf_poincare_destroy(flow->poincare);
   free(flow->poincare_rec.samples);
-  tf_dopri5_destroy(flow->stepper);
+  tf_stepper_destroy(flow->stepper);
   free(flow->work);
   free(flow->params);
   free(flow->x0);
@@ -549,8 +501,8 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
                                  long n_samples) {
   const size_t n = flow->kernel->dim;
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
-  tf_dopri5_setup(flow->stepper, drift_adapter, flow, &flow->ode);
-  tf_dopri5_reset(flow->stepper, flow->t0, x);
+  tf_stepper_setup(flow->stepper, drift_adapter, flow, &flow->ode);
+  tf_stepper_reset(flow->stepper, flow->t0, x);
   double *xs = flow->work;
   long next = 0;
   if (sample && n_samples > 0) sample(sctx, flow->t0, x), next = 1;
@@ -569,19 +521,19 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
       res.status = TF_MEMBER_PENDING;
       break;
     }
-    const tf_ode_status st = tf_dopri5_step(flow->stepper, &t, x, flow->t_end);
+    const tf_ode_status st = tf_stepper_step(flow->stepper, &t, x, flow->t_end);
     res.steps++;
     if (st == TF_ODE_NONFINITE) res.status = TF_MEMBER_NONFINITE;
     if (st == TF_ODE_STEP_UNDERFLOW) res.status = TF_MEMBER_STEP_UNDERFLOW;
     if (st == TF_ODE_MODEL_FAILED)
-      res.status = tf_kernel_member_failed(flow->kernel, tf_dopri5_model_code(flow->stepper), t);
+      res.status = tf_kernel_member_failed(flow->kernel, tf_stepper_model_code(flow->stepper), t);
     if (st != TF_ODE_OK) break;
     for (; sample && next < n_samples && sample_time(flow, next, n_samples) <= t; next++) {
       const double ts = sample_time(flow, next, n_samples);
       if (ts == t)
         memcpy(xs, x, n * sizeof *xs);
       else
-        tf_dopri5_dense(flow->stepper, ts, xs);
+        tf_stepper_dense(flow->stepper, ts, xs);
       sample(sctx, ts, xs);
       if (tf_stop_point(stop)) {
         res.t_final = ts;

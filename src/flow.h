@@ -74,7 +74,7 @@ typedef struct tf_flow {
   double dt; /* SDE step */
   uint64_t seed;
   /* workspace */
-  tf_dopri5 *stepper;
+  tf_stepper *stepper;
   double *work;
   /* smoothed Filippov members (model.smoothing) */
   bool smoothing_on;
@@ -107,14 +107,6 @@ typedef struct tf_flow {
 /* initial.state (default: the kernel's), initial.spread, initial.time. */
 int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, double *spread,
                            double *t0, tf_error *err);
-/* integrator.t_end (required, after t0; not read if t_end is NULL), rtol, atol, h0, hmax,
- * max_steps. */
-int tf_ode_options_from_config(tf_config *cfg, tf_ode_options *o, double t0, double *t_end,
-                               tf_error *err);
-/* integrator.method for jobs and engines that run only the explicit pairs: auto (DOPRI5),
- * dopri5 or dop853 into o->method. */
-int tf_rk_method_from_config(tf_config *cfg, tf_ode_options *o, tf_error *err);
-
 /* Reads model.*, initial.*, integrator.* and ensemble.seed (and impact.*, poincare.* for
  * impact kernels or a flow recorded at events).  `stop`: where a member may stop early
  * (checkpoint.h; NULL: the process-wide token).  comm is the run's communicator: loading the

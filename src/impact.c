@@ -394,9 +394,9 @@ static void rearm(tf_impact *e, const double *x) {
 
 static void loop_on_step(void *ctx, double t0, double t1) {
   tf_impact *e = ctx;
-  const tf_dopri5 *s = tf_event_loop_stepper(e->loop);
+  const tf_stepper *s = tf_event_loop_stepper(e->loop);
   if (e->mode == MODE_FREE) {
-    tf_dopri5_dense(s, t1, e->fd);
+    tf_stepper_dense(s, t1, e->fd);
     rearm(e, e->fd);
   }
   if (!e->sampler) return;
@@ -406,7 +406,7 @@ static void loop_on_step(void *ctx, double t0, double t1) {
                           : e->sample_t0 + (e->sample_t1 - e->sample_t0) * (double)e->next_sample /
                                                (double)(e->n_samples - 1);
     if (ts > t1 || ts < t0) break;
-    tf_dopri5_dense(s, ts, e->fd);
+    tf_stepper_dense(s, ts, e->fd);
     e->sampler(e->sampler_ctx, ts, e->fd);
   }
 }

@@ -330,14 +330,14 @@ static int nearest_repelling(const tf_meet *m, int side, double phi) {
 
 /* Where the blow-up orbit entering at radius rho0 along phi_in leaves to: an index into m->dir,
  * or -1 (it stays bounded, or the integration fails). */
-static int inner_fate(tf_dopri5 *ode, const inner_ctx *c, const tf_meet *m, double phi_in,
+static int inner_fate(tf_stepper *ode, const inner_ctx *c, const tf_meet *m, double phi_in,
                       double rho0) {
   double z[2] = {rho0 * cos(phi_in), rho0 * sin(phi_in)}, dz[2], tau = 0;
   if (fabs(z[0]) < 1e-12 * rho0) z[0] = 0; /* an entry along Sigma starts on it */
   const double entry_g = z[1];
-  tf_dopri5_reset(ode, 0, z);
+  tf_stepper_reset(ode, 0, z);
   for (long steps = 0; steps < 200000; steps++) {
-    if (tf_dopri5_step(ode, &tau, z, INFINITY) != TF_ODE_OK) return -1;
+    if (tf_stepper_step(ode, &tau, z, INFINITY) != TF_ODE_OK) return -1;
     const double rho = hypot(z[0], z[1]);
     if (c->grad_h * fabs(z[0]) >= INNER_H_FAR && rho > 2 * rho0)
       return nearest_repelling(m, z[0] > 0 ? 1 : -1, atan2(z[1], z[0]));
@@ -361,14 +361,14 @@ int tf_meet_regularised(const tf_kernel *k, const double *p, double t, const dou
   k->filippov->switching(x, p, grad);
   for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(x[i]));
   const inner_ctx c = {k, p, law, t, 1e-8 * scale, sqrt(tf_dot(grad, grad, n)), x, m->n1, m->n2};
-  tf_dopri5 *ode = tf_dopri5_create(2);
+  tf_stepper *ode = tf_stepper_create(2);
   if (!ode) return -1;
   tf_ode_options o = tf_ode_default_options();
   o.rtol = 1e-9, o.atol = 1e-12, o.max_steps = 0;
-  tf_dopri5_setup(ode, inner_field, (void *)&c, &o);
+  tf_stepper_setup(ode, inner_field, (void *)&c, &o);
   int fate = inner_fate(ode, &c, m, phi_in, 1e2);
   const int next = inner_fate(ode, &c, m, phi_in, 1e3);
   if (fate != next) fate = next == inner_fate(ode, &c, m, phi_in, 1e4) ? next : -1;
-  tf_dopri5_destroy(ode);
+  tf_stepper_destroy(ode);
   return fate;
 }

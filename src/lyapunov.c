@@ -285,31 +285,31 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   double t = 0;
   tf_ode_status st = TF_ODE_OK;
   tf_event_loop_generic_frame(n, m, y + n);
-  tf_dopri5 *aug = tf_dopri5_create(size);
-  tf_dopri5_setup(aug, augmented_rhs, &sys, ode);
-  tf_dopri5_without_dense(aug);
+  tf_stepper *aug = tf_stepper_create(size);
+  tf_stepper_setup(aug, augmented_rhs, &sys, ode);
+  tf_stepper_without_dense(aug);
   qr_workspace w = {0};
   if (qr_alloc(&w, n, m)) {
     qr_free(&w);
-    tf_dopri5_destroy(aug);
+    tf_stepper_destroy(aug);
     return tf_fail(err, "out of memory");
   }
   const long intervals = (long)a.intervals_per_block * o->blocks;
   double log_r[TF_MAX_DIM], trace_at_transient = 0;
-  tf_dopri5_reset(aug, t, y);
+  tf_stepper_reset(aug, t, y);
   long steps = 0;
   for (long i = -transient_intervals(o); i < intervals && st == TF_ODE_OK; i++) {
     /* negative i: the transient's intervals (the first one shorter), logs dropped */
     const double t_next = o->transient + (double)(i + 1) * o->interval;
     while (t < t_next && st == TF_ODE_OK && !tf_stop_poll(a.stop)) {
-      st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_dopri5_step(aug, &t, y, t_next);
+      st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_stepper_step(aug, &t, y, t_next);
     }
     if (tf_stop_requested(a.stop)) { /* a signal or the time limit inside a block */
       r->interrupted = true;
       break;
     }
     if (st != TF_ODE_OK || orthonormalize(&w, y + n, n, m, log_r)) break;
-    tf_dopri5_restart(aug, t, y); /* the tangent vectors changed: new first stage */
+    tf_stepper_restart(aug, t, y); /* the tangent vectors changed: new first stage */
     if (i < 0) {
       if (i == -1) trace_at_transient = y[n + m * n];
       continue;
@@ -319,7 +319,7 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   }
   r->steps += steps;
   qr_free(&w);
-  tf_dopri5_destroy(aug);
+  tf_stepper_destroy(aug);
   memcpy(r->final_state, y, n * sizeof *y);
   if (r->interrupted) return 0;
   if (st != TF_ODE_OK || a.block < o->blocks) {

@@ -58,7 +58,7 @@ static void fill_layout(tf_member_layout *l, const contact_engine *ce) {
   l->event_log_attr = tf_contact_event_kinds_doc(k);
   l->sample_mode_doc = ce->dual ? "kinematic case at the sample times: 0 SS, 1 SR, 2 RS, 3 RR"
                                 : "mode at the sample times: 0 roll (on Sigma), 1 slip";
-  snprintf(l->integrator, sizeof l->integrator, "%s+%s", tf_rk_name(ce->flow.ode.method),
+  snprintf(l->integrator, sizeof l->integrator, "%s+%s", tf_stepper_type_name(ce->flow.ode.type),
            ce->dual ? "two-contact" : "codim2");
   l->samples_doc = "state at the sample times (samples x dim)";
   l->fingerprint = fingerprint;

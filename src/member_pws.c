@@ -45,7 +45,8 @@ static void fill_layout(tf_member_layout *l, pws_engine *pe) {
   l->event_log_attr = pe->kinds;
   l->samples_doc = "state at the sample times (samples x dim; NaN after a stop)";
   l->fingerprint = fingerprint;
-  snprintf(l->integrator, sizeof l->integrator, "%s+events", tf_rk_name(pws->opts.ode.method));
+  snprintf(l->integrator, sizeof l->integrator, "%s+events",
+           tf_stepper_type_name(pws->opts.ode.type));
   l->traced_integrator = l->integrator;
   l->batch = 1;
 }

@@ -1,15 +1,19 @@
-/* ode.h — Dormand–Prince 5(4) or 8(5,3) with step-size control and dense output.
+/* ode.h — the stepper seam: one accepted step at a time with step-size control and dense
+ * output, whatever the method.
  *
  * Layered like GSL's odeiv2 and SUNDIALS: the caller owns the state, the stepper takes one
- * accepted step at a time, and after each step the continuous extension (Hairer's 4th-order
- * dense output) interpolates anywhere in [t_prev, t].  Event location (Filippov issue)
- * works on that interpolant between steps, so the stepper needs no knowledge of events.
+ * accepted step at a time, and after each step the continuous extension interpolates anywhere
+ * in [t_prev, t].  Event location (Filippov issue) works on that interpolant between steps, so
+ * the stepper needs no knowledge of events.  The method is a type (stepper_type.h) looked up
+ * by its integrator.method name (tf_stepper_type_find); every call below goes through the
+ * type's operations, so the event loop, flows, Lyapunov spectra and stationary points run on
+ * any registered type, an implicit or Rosenbrock one included.
  *
- *   tf_dopri5 *s = tf_dopri5_create(n);
- *   tf_dopri5_setup(s, rhs, ctx, &opts);
- *   tf_dopri5_reset(s, t0, x0);            // new trajectory, discards FSAL state
- *   while (t < t_end) tf_dopri5_step(s, &t, x, t_end);
- *   tf_dopri5_destroy(s); */
+ *   tf_stepper *s = tf_stepper_create(n);
+ *   tf_stepper_setup(s, rhs, ctx, &opts);
+ *   tf_stepper_reset(s, t0, x0);            // new trajectory, discards FSAL state
+ *   while (t < t_end) tf_stepper_step(s, &t, x, t_end);
+ *   tf_stepper_destroy(s); */
 #ifndef TF_ODE_H
 #define TF_ODE_H
 
@@ -18,7 +22,7 @@
 
 /* Returns 0, or a model's refusal (twofold/model.h): > 0 outside its domain, where a step
  * is rejected and retried smaller; < 0 fatal, which ends the integration with
- * TF_ODE_MODEL_FAILED and the code in tf_dopri5_model_code. */
+ * TF_ODE_MODEL_FAILED and the code in tf_stepper_model_code. */
 typedef int (*tf_rhs_fn)(double t, const double *x, void *ctx, double *dxdt);
 
 /* Two refusals as one: 0 if both are 0, else a fatal (< 0) one if any, else the first. */
@@ -26,19 +30,18 @@ static inline int tf_model_code_join(int a, int b) {
   return a < 0 ? a : b < 0 ? b : a ? a : b;
 }
 
-/* The explicit pair: Dormand–Prince 5(4) (6 evaluations a step, 4th-order dense output) or
- * Dormand–Prince 8(5,3) as in Hairer's DOP853 (12 a step, +3 for its 7th-order dense
- * output; far fewer steps at tight tolerances). */
-typedef enum tf_rk_method { TF_RK_DOPRI5 = 0, TF_RK_DOP853 } tf_rk_method;
+/* A stepper type: its tableau, controller and operations (stepper_type.h).  The registered
+ * types are listed by tf_stepper_type_at; NULL in the options means DOPRI5. */
+typedef struct tf_stepper_type tf_stepper_type;
 
 typedef struct tf_ode_options {
-  tf_rk_method method; /* 0 = DOPRI5 */
+  const tf_stepper_type *type; /* NULL = DOPRI5 */
   double rtol, atol;
   double h0;       /* initial step; 0 = automatic (Hairer's estimate) */
   double hmax;     /* 0 = unbounded */
   double hmin;     /* steps below this fail with TF_ODE_STEP_UNDERFLOW; 0 = 1e-14 |t| */
   bool fixed_step; /* take exactly h0 per step (no error control), for convergence studies */
-  long max_steps;  /* per tf_dopri5_integrate call; 0 = unbounded */
+  long max_steps;  /* per tf_stepper_integrate call; 0 = unbounded */
   /* Where the run may stop early (checkpoint.h); NULL: the process-wide token of the jobs not
    * yet given their own.  A member stopped by it ends with status pending. */
   struct tf_stop_token *stop;
@@ -55,52 +58,64 @@ typedef enum tf_ode_status {
   TF_ODE_MODEL_FAILED    /* the right-hand side returned < 0, or > 0 at an accepted state */
 } tf_ode_status;
 
-typedef struct tf_dopri5 tf_dopri5;
+typedef struct tf_stepper tf_stepper;
 
-tf_dopri5 *tf_dopri5_create(size_t n);
-void tf_dopri5_setup(tf_dopri5 *s, tf_rhs_fn f, void *ctx, const tf_ode_options *opts);
-void tf_dopri5_reset(tf_dopri5 *s, double t0, const double *x0);
+tf_stepper *tf_stepper_create(size_t n);
+void tf_stepper_setup(tf_stepper *s, tf_rhs_fn f, void *ctx, const tf_ode_options *opts);
+void tf_stepper_reset(tf_stepper *s, double t0, const double *x0);
 /* Continue from a new state (after an event or a mode switch, with a new right-hand side)
  * keeping the current step-size estimate: re-evaluates the first stage only. */
-void tf_dopri5_restart(tf_dopri5 *s, double t0, const double *x0);
+void tf_stepper_restart(tf_stepper *s, double t0, const double *x0);
 /* One accepted step from (*t, x) not going beyond t_limit; updates both. */
-tf_ode_status tf_dopri5_step(tf_dopri5 *s, double *t, double *x, double t_limit);
+tf_ode_status tf_stepper_step(tf_stepper *s, double *t, double *x, double t_limit);
 
 /* The step from (t_start, start) taken again, under error control, to exactly te: an event
  * located on the dense output is a point of the interpolant, and continuing from it would
  * inject the interpolant's uncontrolled error at every event.  n values of start are copied
  * into x; returns 0, or -1 if te is not reached (step collapse). */
-int tf_dopri5_step_to(tf_dopri5 *s, double t_start, const double *start, size_t n, double te,
-                      double *x);
+int tf_stepper_step_to(tf_stepper *s, double t_start, const double *start, size_t n, double te,
+                       double *x);
 
 /* True if every one of the n values is finite. */
 bool tf_state_finite(const double *x, size_t n);
 /* Dense output at t in [t_prev, t_last] of the last accepted step. */
-void tf_dopri5_dense(const tf_dopri5 *s, double t, double *out);
+void tf_stepper_dense(const tf_stepper *s, double t, double *out);
 /* For callers that never interpolate (a spectrum integrated interval by interval): steps
  * skip building the continuous extension, about a third of a step's arithmetic outside the
- * right-hand side; tf_dopri5_dense must not be called afterwards. */
-void tf_dopri5_without_dense(tf_dopri5 *s);
+ * right-hand side; tf_stepper_dense must not be called afterwards. */
+void tf_stepper_without_dense(tf_stepper *s);
 /* A cheap estimate inside the last step, for finding where events might be: the dense output
  * where it is already built (DOPRI5's always is), else the cubic Hermite interpolant through
  * the step's ends and slopes, which costs no evaluations (DOP853's extension costs 3).  Where
- * the estimate shows an event, the caller checks it on tf_dopri5_dense. */
-void tf_dopri5_sample(const tf_dopri5 *s, double t, double *out);
-bool tf_dopri5_sample_is_exact(const tf_dopri5 *s);
-double tf_dopri5_last_step_start(const tf_dopri5 *s);
+ * the estimate shows an event, the caller checks it on tf_stepper_dense. */
+void tf_stepper_sample(const tf_stepper *s, double t, double *out);
+bool tf_stepper_sample_is_exact(const tf_stepper *s);
+double tf_stepper_last_step_start(const tf_stepper *s);
 /* Steps until *t == t_end (resets first). */
-tf_ode_status tf_dopri5_integrate(tf_dopri5 *s, double *t, double *x, double t_end);
-void tf_dopri5_destroy(tf_dopri5 *s);
+tf_ode_status tf_stepper_integrate(tf_stepper *s, double *t, double *x, double t_end);
+void tf_stepper_destroy(tf_stepper *s);
 
 typedef struct tf_ode_stats {
   long steps, rejected, rhs_evals;
 } tf_ode_stats;
-tf_ode_stats tf_dopri5_stats(const tf_dopri5 *s);
+tf_ode_stats tf_stepper_stats(const tf_stepper *s);
 /* After TF_ODE_MODEL_FAILED: the code the right-hand side returned. */
-int tf_dopri5_model_code(const tf_dopri5 *s);
+int tf_stepper_model_code(const tf_stepper *s);
 
 const char *tf_ode_status_name(tf_ode_status st);
-/* "dopri5" or "dop853", as integrator.method spells them */
-const char *tf_rk_name(tf_rk_method m);
+
+/* The registry of stepper types (stepper_registry.c): the type an integrator.method names, or
+ * NULL; the i-th registered type, or NULL past the last; the type options select (DOPRI5 for
+ * NULL) and its name as integrator.method spells it. */
+const tf_stepper_type *tf_stepper_type_find(const char *name);
+const tf_stepper_type *tf_stepper_type_at(size_t i);
+const tf_stepper_type *tf_stepper_type_of(const tf_ode_options *o);
+const char *tf_stepper_type_name(const tf_stepper_type *type);
+/* Evaluations of the field at sample points per step an event loop checks: a cheap sample
+ * that can miss a sign change between two samples needs more of them. */
+int tf_stepper_type_samples(const tf_stepper_type *type);
+/* The type's error estimate assumes a solution smooth inside a step (true for DOP853: it
+ * misses a slip that starts non-smoothly, so bodies under spatial friction refuse it). */
+bool tf_stepper_type_smooth_only(const tf_stepper_type *type);
 
 #endif

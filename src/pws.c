@@ -9,6 +9,7 @@
 #include "checkpoint.h"
 #include "flow.h"
 #include "h5io.h"
+#include "integrator_settings.h"
 #include "rng.h"
 #include "status.h"
 #include "switches.h"
@@ -26,7 +27,7 @@ static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
                d_departure = 1e-9;
   const long long d_max_events = 1000000;
   long long max_events;
-  if (tf_ode_options_from_config(cfg, &pws->opts.ode, pws->t0, &pws->t_end, err) ||
+  if (tf_integrator_ode_from_config(cfg, pws->t0, &pws->t_end, &pws->opts.ode, err) ||
       tf_config_get_double(cfg, "filippov.event_tol", &d_event_tol, 1e-16, 1e-3,
                            &pws->opts.event_tol, err) ||
       tf_config_get_double(cfg, "filippov.max_event_rate", &d_rate, 1.0, INFINITY,
@@ -41,7 +42,7 @@ static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
                            &pws->opts.meet_departure, err))
     return -1;
   pws->opts.max_events = (long)max_events;
-  return tf_rk_method_from_config(cfg, &pws->opts.ode, err);
+  return 0;
 }
 
 static int read_logging(tf_pws *pws, tf_config *cfg, tf_error *err) {

@@ -138,18 +138,18 @@ static int smooth_rhs(double t, const double *x, void *ctx, double *dx) {
 }
 
 static void smooth_dense(const void *s, double t, double *x) {
-  tf_dopri5_dense(s, t, x);
+  tf_stepper_dense(s, t, x);
 }
 
 static tf_stationary_result run_smooth(const tf_kernel *k, const double *p,
                                        const tf_stationary_options *o, double t0, double *x,
                                        window *w) {
   tf_stationary_result r = {.status = TF_MEMBER_OK};
-  tf_dopri5 *s = tf_dopri5_create(k->dim);
+  tf_stepper *s = tf_stepper_create(k->dim);
   if (!s) return (tf_stationary_result){.status = TF_MEMBER_FAILED, .failure = "out of memory"};
   smooth_ctx ctx = {k, p};
-  tf_dopri5_setup(s, smooth_rhs, &ctx, &o->ode);
-  tf_dopri5_reset(s, t0, x);
+  tf_stepper_setup(s, smooth_rhs, &ctx, &o->ode);
+  tf_stepper_reset(s, t0, x);
   double t = t0;
   const double t_end = t0 + o->time;
   while (t < t_end) {
@@ -158,14 +158,14 @@ static tf_stationary_result run_smooth(const tf_kernel *k, const double *p,
       break;
     }
     const double ta = t;
-    const tf_ode_status st = tf_dopri5_step(s, &t, x, t_end);
+    const tf_ode_status st = tf_stepper_step(s, &t, x, t_end);
     r.steps++;
     if (st == TF_ODE_NONFINITE) r.status = TF_MEMBER_NONFINITE;
     if (st == TF_ODE_STEP_UNDERFLOW) r.status = TF_MEMBER_STEP_UNDERFLOW;
     if (st != TF_ODE_OK) break;
     window_take(w, s, smooth_dense, ta, t);
   }
-  tf_dopri5_destroy(s);
+  tf_stepper_destroy(s);
   return r;
 }
 

@@ -515,7 +515,7 @@ void tf_switches_set_callbacks(tf_switches *sw, tf_sw_event_fn on_event, tf_sw_c
 }
 
 void tf_switches_dense(const tf_switches *sw, double t, double *x) {
-  tf_dopri5_dense(tf_event_loop_stepper(sw->loop), t, x);
+  tf_stepper_dense(tf_event_loop_stepper(sw->loop), t, x);
 }
 
 tf_switches_result tf_switches_run(tf_switches *sw, double t0, double *x_io, double t_end) {

@@ -24,14 +24,14 @@ static int oscillator(double t, const double *x, void *ctx, double *dx) {
 }
 
 static double global_error(double h, double t_end) {
-  tf_dopri5 *s = tf_dopri5_create(2);
+  tf_stepper *s = tf_stepper_create(2);
   tf_ode_options o = tf_ode_default_options();
   o.fixed_step = true;
   o.h0 = h;
-  tf_dopri5_setup(s, oscillator, NULL, &o);
+  tf_stepper_setup(s, oscillator, NULL, &o);
   double x[2] = {1, 0}, t = 0;
-  tf_dopri5_integrate(s, &t, x, t_end);
-  tf_dopri5_destroy(s);
+  tf_stepper_integrate(s, &t, x, t_end);
+  tf_stepper_destroy(s);
   return hypot(x[0] - cos(t_end), x[1] + sin(t_end));
 }
 
@@ -46,29 +46,29 @@ static void fixed_step_order(void) {
 
 /* Max dense-output error over the interior of every step of one fixed-step run. */
 static double dense_error(double h) {
-  tf_dopri5 *s = tf_dopri5_create(2);
+  tf_stepper *s = tf_stepper_create(2);
   tf_ode_options o = tf_ode_default_options();
   o.fixed_step = true;
   o.h0 = h;
-  tf_dopri5_setup(s, oscillator, NULL, &o);
+  tf_stepper_setup(s, oscillator, NULL, &o);
   double x[2] = {1, 0}, t = 0, worst = 0, y[2];
-  tf_dopri5_reset(s, t, x);
+  tf_stepper_reset(s, t, x);
   while (t < 2.0 - 1e-12) {
-    tf_dopri5_step(s, &t, x, 2.0);
+    tf_stepper_step(s, &t, x, 2.0);
     /* remove the step's own global error: compare against the exact flow from the step's
      * start value, i.e. the local interpolation error */
-    const double t0 = tf_dopri5_last_step_start(s);
+    const double t0 = tf_stepper_last_step_start(s);
     double x0[2];
-    tf_dopri5_dense(s, t0, x0);
+    tf_stepper_dense(s, t0, x0);
     for (int k = 1; k < 8; k++) {
       const double tk = t0 + (t - t0) * k / 8.0, dt = tk - t0;
-      tf_dopri5_dense(s, tk, y);
+      tf_stepper_dense(s, tk, y);
       const double ex0 = x0[0] * cos(dt) + x0[1] * sin(dt);
       const double ex1 = -x0[0] * sin(dt) + x0[1] * cos(dt);
       worst = fmax(worst, hypot(y[0] - ex0, y[1] - ex1));
     }
   }
-  tf_dopri5_destroy(s);
+  tf_stepper_destroy(s);
   return worst;
 }
 
@@ -85,22 +85,22 @@ static void adaptive_tolerance(void) {
   double errs[3];
   const double tols[3] = {1e-6, 1e-8, 1e-10};
   for (int i = 0; i < 3; i++) {
-    tf_dopri5 *s = tf_dopri5_create(2);
+    tf_stepper *s = tf_stepper_create(2);
     tf_ode_options o = tf_ode_default_options();
     o.rtol = tols[i];
     o.atol = tols[i];
-    tf_dopri5_setup(s, oscillator, NULL, &o);
+    tf_stepper_setup(s, oscillator, NULL, &o);
     double x[2] = {1, 0}, t = 0;
-    CHECK(tf_dopri5_integrate(s, &t, x, 20.0) == TF_ODE_OK, "integrate failed");
+    CHECK(tf_stepper_integrate(s, &t, x, 20.0) == TF_ODE_OK, "integrate failed");
     CHECK(t == 20.0, "did not land on t_end: %.17g", t);
     errs[i] = hypot(x[0] - cos(20.0), x[1] + sin(20.0));
-    const tf_ode_stats st = tf_dopri5_stats(s);
+    const tf_ode_stats st = tf_stepper_stats(s);
     /* 6 evaluations per attempted step after the first (FSAL), plus 2 for the start */
     CHECK(st.rhs_evals <= 6 * (st.steps + st.rejected) + 2, "rhs evals %ld for %ld+%ld steps",
           st.rhs_evals, st.steps, st.rejected);
     printf("tol %.0e: error %.3e in %ld steps (%ld rejected)\n", tols[i], errs[i], st.steps,
            st.rejected);
-    tf_dopri5_destroy(s);
+    tf_stepper_destroy(s);
   }
   for (int i = 0; i < 3; i++)
     CHECK(errs[i] < 100 * tols[i], "error %g at tol %g", errs[i], tols[i]);
@@ -129,55 +129,55 @@ static double distance3(const double *a, const double *b) {
   return fmax(fabs(a[2] - b[2]), hypot(a[0] - b[0], a[1] - b[1]));
 }
 
-static tf_dopri5 *rotation_stepper(tf_rk_method m, bool fixed, double h_or_tol) {
-  tf_dopri5 *s = tf_dopri5_create(3);
+static tf_stepper *rotation_stepper(const char *m, bool fixed, double h_or_tol) {
+  tf_stepper *s = tf_stepper_create(3);
   tf_ode_options o = tf_ode_default_options();
-  o.method = m, o.fixed_step = fixed;
+  o.type = tf_stepper_type_find(m), o.fixed_step = fixed;
   if (fixed)
     o.h0 = h_or_tol;
   else
     o.rtol = o.atol = h_or_tol;
-  tf_dopri5_setup(s, rotation, NULL, &o);
+  tf_stepper_setup(s, rotation, NULL, &o);
   return s;
 }
 
 static const double rot_start[3] = {1.2, 0.0, 1.0}, rot_end = 4.0;
 
-static bool evals_unchanged(const tf_dopri5 *s, long evals) {
-  return tf_dopri5_stats(s).rhs_evals == evals;
+static bool evals_unchanged(const tf_stepper *s, long evals) {
+  return tf_stepper_stats(s).rhs_evals == evals;
 }
 
-static double rotation_error(tf_rk_method m, double h) {
-  tf_dopri5 *s = rotation_stepper(m, true, h);
+static double rotation_error(const char *m, double h) {
+  tf_stepper *s = rotation_stepper(m, true, h);
   double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, ex[3];
-  tf_dopri5_integrate(s, &t, x, rot_end);
-  tf_dopri5_destroy(s);
+  tf_stepper_integrate(s, &t, x, rot_end);
+  tf_stepper_destroy(s);
   rotation_exact(0.0, rot_start, rot_end, ex);
   return distance3(x, ex);
 }
 
 /* Largest local interpolation error inside the steps of one fixed-step run, against the exact
  * solution through each step's start value. */
-static double rotation_dense_error(tf_rk_method m, double h) {
-  tf_dopri5 *s = rotation_stepper(m, true, h);
+static double rotation_dense_error(const char *m, double h) {
+  tf_stepper *s = rotation_stepper(m, true, h);
   double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, worst = 0, y[3], x0[3], ex[3];
-  tf_dopri5_reset(s, t, x);
+  tf_stepper_reset(s, t, x);
   while (t < rot_end - 1e-12) {
-    tf_dopri5_step(s, &t, x, rot_end);
-    const double t0 = tf_dopri5_last_step_start(s);
-    tf_dopri5_dense(s, t0, x0);
+    tf_stepper_step(s, &t, x, rot_end);
+    const double t0 = tf_stepper_last_step_start(s);
+    tf_stepper_dense(s, t0, x0);
     for (int k = 1; k < 8; k++) {
       const double tk = t0 + (t - t0) * k / 8.0;
-      tf_dopri5_dense(s, tk, y);
+      tf_stepper_dense(s, tk, y);
       rotation_exact(t0, x0, tk, ex);
       worst = fmax(worst, distance3(y, ex));
     }
   }
-  tf_dopri5_destroy(s);
+  tf_stepper_destroy(s);
   return worst;
 }
 
-static void nonlinear_orders(tf_rk_method m, const char *name, double order, double h) {
+static void nonlinear_orders(const char *m, const char *name, double order, double h) {
   const double e1 = rotation_error(m, h), e2 = rotation_error(m, h / 2),
                e3 = rotation_error(m, h / 4);
   const double p1 = log2(e1 / e2), p2 = log2(e2 / e3);
@@ -197,34 +197,34 @@ static void nonlinear_orders(tf_rk_method m, const char *name, double order, dou
 /* DOP853 builds its extension only when asked (3 evaluations), and its cheap sample is the cubic
  * Hermite interpolant: exact at the ends, local error O(h^4) inside. */
 static double hermite_error(double h, bool *ends_exact, long *evals_before, long *evals_after) {
-  tf_dopri5 *s = rotation_stepper(TF_RK_DOP853, true, h);
+  tf_stepper *s = rotation_stepper("dop853", true, h);
   double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, y[3], ex[3];
   const double x0[3] = {x[0], x[1], x[2]};
-  tf_dopri5_reset(s, t, x);
-  tf_dopri5_step(s, &t, x, rot_end);
-  *evals_before = tf_dopri5_stats(s).rhs_evals;
+  tf_stepper_reset(s, t, x);
+  tf_stepper_step(s, &t, x, rot_end);
+  *evals_before = tf_stepper_stats(s).rhs_evals;
   double worst = 0;
   for (int k = 1; k < 8; k++) {
     const double tk = h * k / 8.0;
-    tf_dopri5_sample(s, tk, y);
+    tf_stepper_sample(s, tk, y);
     rotation_exact(0.0, x0, tk, ex);
     worst = fmax(worst, distance3(y, ex));
   }
   double a[3], b[3];
-  tf_dopri5_sample(s, 0.0, a);
-  tf_dopri5_sample(s, t, b);
+  tf_stepper_sample(s, 0.0, a);
+  tf_stepper_sample(s, t, b);
   *ends_exact = !memcmp(a, x0, sizeof a) && !memcmp(b, x, sizeof b);
-  CHECK(!tf_dopri5_sample_is_exact(s) && evals_unchanged(s, *evals_before),
+  CHECK(!tf_stepper_sample_is_exact(s) && evals_unchanged(s, *evals_before),
         "sampling evaluated the field");
-  tf_dopri5_dense(s, 0.5 * t, y); /* builds the extension */
-  *evals_after = tf_dopri5_stats(s).rhs_evals;
-  CHECK(tf_dopri5_sample_is_exact(s), "the extension is built but samples do not use it");
-  tf_dopri5_restart(s, t, x); /* a restart drops a pending extension, keeps a built one */
-  tf_dopri5_step(s, &t, x, rot_end);
-  tf_dopri5_restart(s, t, x);
-  tf_dopri5_dense(s, t - 0.5 * h, y);
+  tf_stepper_dense(s, 0.5 * t, y); /* builds the extension */
+  *evals_after = tf_stepper_stats(s).rhs_evals;
+  CHECK(tf_stepper_sample_is_exact(s), "the extension is built but samples do not use it");
+  tf_stepper_restart(s, t, x); /* a restart drops a pending extension, keeps a built one */
+  tf_stepper_step(s, &t, x, rot_end);
+  tf_stepper_restart(s, t, x);
+  tf_stepper_dense(s, t - 0.5 * h, y);
   CHECK(isnan(y[0]), "interpolated a step whose stages a restart overwrote: %g", y[0]);
-  tf_dopri5_destroy(s);
+  tf_stepper_destroy(s);
   return worst;
 }
 
@@ -248,11 +248,11 @@ static void dop853_adaptive(void) {
   const double tols[3] = {1e-7, 1e-9, 1e-11};
   for (int i = 0; i < 3; i++) {
     for (int m = 0; m < 2; m++) {
-      tf_dopri5 *s = rotation_stepper(m ? TF_RK_DOP853 : TF_RK_DOPRI5, false, tols[i]);
+      tf_stepper *s = rotation_stepper(m ? "dop853" : "dopri5", false, tols[i]);
       double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, ex[3];
-      CHECK(tf_dopri5_integrate(s, &t, x, rot_end) == TF_ODE_OK, "integrate failed");
+      CHECK(tf_stepper_integrate(s, &t, x, rot_end) == TF_ODE_OK, "integrate failed");
       rotation_exact(0.0, rot_start, rot_end, ex);
-      const tf_ode_stats st = tf_dopri5_stats(s);
+      const tf_ode_stats st = tf_stepper_stats(s);
       if (m) {
         errs[i] = distance3(x, ex);
         /* 12 per attempted step (FSAL), 3 more per accepted one, 2 for the start */
@@ -264,7 +264,7 @@ static void dop853_adaptive(void) {
       } else {
         evals5 += st.rhs_evals;
       }
-      tf_dopri5_destroy(s);
+      tf_stepper_destroy(s);
     }
   }
   for (int i = 0; i < 3; i++)
@@ -293,40 +293,41 @@ static int decay_until(double t, const double *x, void *ctx, double *dx) {
   return t > 0.5 ? -5 : 0;
 }
 
-static void refusals(tf_rk_method m, const char *name) {
-  tf_dopri5 *s = tf_dopri5_create(1);
+static void refusals(const char *method, const char *name) {
+  tf_stepper *s = tf_stepper_create(1);
   tf_ode_options o = tf_ode_default_options();
-  o.method = m, o.rtol = 1e-10, o.atol = 1e-12, o.h0 = 4; /* the first trial leaves x >= 0 */
-  tf_dopri5_setup(s, sqrt_decay, NULL, &o);
+  o.type = tf_stepper_type_find(method), o.rtol = 1e-10, o.atol = 1e-12,
+  o.h0 = 4; /* the first trial leaves x >= 0 */
+  tf_stepper_setup(s, sqrt_decay, NULL, &o);
   double x[1] = {1}, t = 0;
-  const tf_ode_status st = tf_dopri5_integrate(s, &t, x, 1.5);
-  CHECK(st == TF_ODE_OK && fabs(x[0] - 0.0625) < 1e-9 && tf_dopri5_stats(s).rejected > 0,
+  const tf_ode_status st = tf_stepper_integrate(s, &t, x, 1.5);
+  CHECK(st == TF_ODE_OK && fabs(x[0] - 0.0625) < 1e-9 && tf_stepper_stats(s).rejected > 0,
         "%s: retried past the domain: status %d, x(1.5) = %.12g (exact 0.0625), %ld rejected", name,
-        (int)st, x[0], tf_dopri5_stats(s).rejected);
+        (int)st, x[0], tf_stepper_stats(s).rejected);
   o.h0 = 0;
-  tf_dopri5_setup(s, decay_until, NULL, &o);
+  tf_stepper_setup(s, decay_until, NULL, &o);
   x[0] = 1, t = 0;
-  const tf_ode_status fatal = tf_dopri5_integrate(s, &t, x, 2.0);
-  CHECK(fatal == TF_ODE_MODEL_FAILED && tf_dopri5_model_code(s) == -5 && t <= 0.5 &&
+  const tf_ode_status fatal = tf_stepper_integrate(s, &t, x, 2.0);
+  CHECK(fatal == TF_ODE_MODEL_FAILED && tf_stepper_model_code(s) == -5 && t <= 0.5 &&
             fabs(x[0] - exp(-t)) < 1e-9,
         "%s: a fatal code ends at the last accepted state: status %d, code %d, x(%g) = %.12g", name,
-        (int)fatal, tf_dopri5_model_code(s), t, x[0]);
-  tf_dopri5_setup(s, sqrt_decay, NULL, &o);
+        (int)fatal, tf_stepper_model_code(s), t, x[0]);
+  tf_stepper_setup(s, sqrt_decay, NULL, &o);
   x[0] = -1, t = 0;
-  const tf_ode_status start = tf_dopri5_integrate(s, &t, x, 1.0);
-  CHECK(start == TF_ODE_MODEL_FAILED && tf_dopri5_model_code(s) == 1 && t == 0 && x[0] == -1,
-        "%s: refused at the start: status %d, code %d", name, (int)start, tf_dopri5_model_code(s));
-  tf_dopri5_destroy(s);
+  const tf_ode_status start = tf_stepper_integrate(s, &t, x, 1.0);
+  CHECK(start == TF_ODE_MODEL_FAILED && tf_stepper_model_code(s) == 1 && t == 0 && x[0] == -1,
+        "%s: refused at the start: status %d, code %d", name, (int)start, tf_stepper_model_code(s));
+  tf_stepper_destroy(s);
 }
 
 int main(void) {
-  refusals(TF_RK_DOPRI5, "DOPRI5");
-  refusals(TF_RK_DOP853, "DOP853");
+  refusals("dopri5", "DOPRI5");
+  refusals("dop853", "DOP853");
   fixed_step_order();
   dense_output();
   adaptive_tolerance();
-  nonlinear_orders(TF_RK_DOPRI5, "DOPRI5", 5, 0.05);
-  nonlinear_orders(TF_RK_DOP853, "DOP853", 8, 0.4);
+  nonlinear_orders("dopri5", "DOPRI5", 5, 0.05);
+  nonlinear_orders("dop853", "DOP853", 8, 0.4);
   dop853_adaptive();
   dop853_lazy_extension();
   return check_report("test_dopri5");

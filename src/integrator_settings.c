@@ -1,0 +1,141 @@
+/* integrator_settings.c — see integrator_settings.h. */
+#include "integrator_settings.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "flow.h"
+
+static const char *const steps[] = {"adaptive", "fixed", NULL};
+static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
+
+#define DBL(p, d, l, h, meaning) \
+  { .path = p, .kind = TF_SETTING_DOUBLE, .def = d, .lo = l, .hi = h, .doc = meaning }
+#define INT(p, d, l, h, meaning) \
+  { .path = p, .kind = TF_SETTING_INT, .def = d, .ilo = l, .ihi = h, .doc = meaning }
+#define STR(p, d, c, meaning) \
+  { .path = p, .kind = TF_SETTING_STRING, .text = d, .choices = c, .doc = meaning }
+
+const tf_integrator_key tf_integrator_keys[] = {
+    STR("integrator.method", "auto", NULL, "a stepper type, an SDE method or petsc-ts"),
+    DBL("integrator.t_end", NAN, -INFINITY, INFINITY, "end time (> initial.time)"),
+    DBL("integrator.rtol", 1e-8, 1e-15, 1.0, "relative tolerance"),
+    DBL("integrator.atol", 1e-10, 0.0, INFINITY, "absolute tolerance"),
+    DBL("integrator.h0", 0.0, 0.0, INFINITY, "first step; 0 = automatic"),
+    DBL("integrator.hmax", 0.0, 0.0, INFINITY, "largest step; 0 = unbounded"),
+    STR("integrator.step", "adaptive", steps, "adaptive or fixed (every step h0)"),
+    DBL("integrator.dt", 1e-3, 1e-12, INFINITY, "SDE step"),
+    INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
+    STR("integrator.ts.type", TF_FLOW_DEFAULT_TS_TYPE, NULL, "PETSc TS type"),
+    STR("integrator.ts.options", "", NULL, "PETSc options"),
+    STR("integrator.ts.jacobian", "auto", jacobians, "analytic, fd or auto"),
+    INT("integrator.ts.jacobian_lag", 0, 0, 1000000, "steps an analytic Jacobian is kept"),
+    INT("integrator.ts.batch", TF_FLOW_DEFAULT_BATCH, 1, 4096, "members per TS"),
+    DBL("integrator.theta", 1.0, 0.5, 1.0, "drift-implicit weight of the implicit drift"),
+    {.path = "integrator.milstein",
+     .kind = TF_SETTING_BOOL,
+     .def = 0,
+     .doc = "drift-implicit: the Milstein correction"},
+    {0},
+};
+
+const tf_integrator_key *tf_integrator_key_find(const char *path) {
+  for (const tf_integrator_key *k = tf_integrator_keys; k->path; k++)
+    if (strcmp(k->path, path) == 0) return k;
+  return NULL;
+}
+
+int tf_integrator_get_double(tf_config *cfg, const char *path, double *out, tf_error *err) {
+  const tf_integrator_key *k = tf_integrator_key_find(path);
+  return tf_config_get_double(cfg, path, isnan(k->def) ? NULL : &k->def, k->lo, k->hi, out, err);
+}
+
+int tf_integrator_get_int(tf_config *cfg, const char *path, long long *out, tf_error *err) {
+  const tf_integrator_key *k = tf_integrator_key_find(path);
+  const long long def = (long long)k->def;
+  return tf_config_get_int(cfg, path, &def, k->ilo, k->ihi, out, err);
+}
+
+int tf_integrator_get_bool(tf_config *cfg, const char *path, bool *out, tf_error *err) {
+  const bool def = tf_integrator_key_find(path)->def != 0;
+  return tf_config_get_bool(cfg, path, &def, out, err);
+}
+
+/* With choices given here (the method's come from the registry), else the table's. */
+static int get_string_of(tf_config *cfg, const char *path, const char *const *choices,
+                         const char **out, tf_error *err) {
+  const tf_integrator_key *k = tf_integrator_key_find(path);
+  return tf_config_get_string(cfg, path, k->text, choices ? choices : k->choices, out, err);
+}
+
+int tf_integrator_get_string(tf_config *cfg, const char *path, const char **out, tf_error *err) {
+  return get_string_of(cfg, path, NULL, out, err);
+}
+
+/* auto, every registered stepper type and, for flows, their own methods; NULL-ended. */
+static void method_choices(bool flow_methods, const char **out, size_t cap) {
+  static const char *const flow_only[] = {TF_FLOW_ONLY_METHODS};
+  size_t n = 0;
+  out[n++] = "auto";
+  for (size_t i = 0; tf_stepper_type_at(i) && n + 1 < cap; i++)
+    out[n++] = tf_stepper_type_name(tf_stepper_type_at(i));
+  for (size_t i = 0; flow_methods && i < sizeof flow_only / sizeof *flow_only && n + 1 < cap; i++)
+    out[n++] = flow_only[i];
+  out[n] = NULL;
+}
+
+static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_settings *s,
+                    tf_error *err) {
+  tf_ode_options *o = &s->ode;
+  long long max_steps;
+  const char *step;
+  char where[256];
+  if ((with_t_end && tf_integrator_get_double(cfg, "integrator.t_end", &s->t_end, err)) ||
+      tf_integrator_get_double(cfg, "integrator.rtol", &o->rtol, err) ||
+      tf_integrator_get_double(cfg, "integrator.atol", &o->atol, err) ||
+      tf_integrator_get_double(cfg, "integrator.h0", &o->h0, err) ||
+      tf_integrator_get_double(cfg, "integrator.hmax", &o->hmax, err) ||
+      tf_integrator_get_int(cfg, "integrator.max_steps", &max_steps, err) ||
+      tf_integrator_get_string(cfg, "integrator.step", &step, err))
+    return -1;
+  o->max_steps = (long)max_steps;
+  o->fixed_step = strcmp(step, "fixed") == 0;
+  if (o->fixed_step && !(o->h0 > 0))
+    return tf_fail(err,
+                   "%s: key 'integrator.step': fixed steps take integrator.h0 each; set "
+                   "integrator.h0 > 0",
+                   tf_config_where(cfg, "integrator.step", where, sizeof where));
+  if (with_t_end && !(s->t_end > t0))
+    return tf_fail(err,
+                   "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
+                   tf_config_where(cfg, "integrator.t_end", where, sizeof where), t0, s->t_end);
+  return 0;
+}
+
+static int read_method(tf_config *cfg, bool flow_methods, tf_integrator_settings *s,
+                       tf_error *err) {
+  const char *choices[64];
+  method_choices(flow_methods, choices, sizeof choices / sizeof *choices);
+  if (get_string_of(cfg, "integrator.method", choices, &s->method, err)) return -1;
+  s->ode.type = tf_stepper_type_find(s->method); /* NULL (DOPRI5) for auto and flow methods */
+  return 0;
+}
+
+int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,
+                                tf_integrator_settings *s, tf_error *err) {
+  *s = (tf_integrator_settings){.ode = tf_ode_default_options()};
+  /* the config as run lists the defaults it filled in the order they were read: flows have
+   * always read the method first, the other engines last */
+  if (flow_methods) return read_method(cfg, true, s, err) || read_ode(cfg, t0, with_t_end, s, err);
+  return read_ode(cfg, t0, with_t_end, s, err) || read_method(cfg, false, s, err);
+}
+
+int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,
+                                  tf_error *err) {
+  tf_integrator_settings s;
+  if (tf_integrator_settings_read(cfg, t0, t_end != NULL, false, &s, err)) return -1;
+  *ode = s.ode;
+  if (t_end) *t_end = s.t_end;
+  return 0;
+}

@@ -1,0 +1,61 @@
+/* integrator_settings.h — the `integrator:` section: one table of its keys (default, bounds,
+ * meaning), which the reader below, docs/CONFIG.md (tests/unit/test_integrator_settings.c
+ * compares them) and the messages of `twofold check` (the config reader names the key and its
+ * bounds) all follow, and the settings object it is read into once per job. */
+#ifndef TF_INTEGRATOR_SETTINGS_H
+#define TF_INTEGRATOR_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "ode.h"
+
+typedef enum tf_setting_kind {
+  TF_SETTING_DOUBLE,
+  TF_SETTING_INT,
+  TF_SETTING_BOOL,
+  TF_SETTING_STRING
+} tf_setting_kind;
+
+/* One key of integrator:.  Numbers: def (NAN: required), bounds [lo, hi]; integers ilo..ihi;
+ * strings: text (the default) and choices (NULL: any; the method's come from the registry). */
+typedef struct tf_integrator_key {
+  const char *path;
+  tf_setting_kind kind;
+  double def, lo, hi;
+  long long ilo, ihi;
+  const char *text;
+  const char *const *choices;
+  const char *doc;
+} tf_integrator_key;
+
+/* The table, ended by a row whose path is NULL; the row of a path, or NULL. */
+extern const tf_integrator_key tf_integrator_keys[];
+const tf_integrator_key *tf_integrator_key_find(const char *path);
+
+/* A key read with the table's default and bounds (the row must exist and be of that kind). */
+int tf_integrator_get_double(tf_config *cfg, const char *path, double *out, tf_error *err);
+int tf_integrator_get_int(tf_config *cfg, const char *path, long long *out, tf_error *err);
+int tf_integrator_get_bool(tf_config *cfg, const char *path, bool *out, tf_error *err);
+int tf_integrator_get_string(tf_config *cfg, const char *path, const char **out, tf_error *err);
+
+/* The methods a flow may name besides the stepper types. */
+#define TF_FLOW_ONLY_METHODS "euler-maruyama", "milstein", "drift-implicit", "petsc-ts"
+
+typedef struct tf_integrator_settings {
+  const char *method; /* as written: auto, a stepper type's name or (flows) a flow method */
+  tf_ode_options ode; /* ode.type: the stepper type method names (NULL, DOPRI5, otherwise) */
+  double t_end;
+} tf_integrator_settings;
+
+/* integrator.method (auto, a registered stepper type, and for flows TF_FLOW_ONLY_METHODS),
+ * rtol, atol, h0, hmax, max_steps, step and, if with_t_end, t_end (required, after t0). */
+int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,
+                                tf_integrator_settings *s, tf_error *err);
+
+/* For jobs and engines that run only the stepper types: the settings' ode options (and t_end,
+ * if t_end is not NULL). */
+int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,
+                                  tf_error *err);
+
+#endif

@@ -1,0 +1,117 @@
+/* test_integrator_settings.c — the integrator: section's one table of keys against
+ * docs/CONFIG.md (every key of the table has a row there, with the same default), the reader
+ * against a config (defaults, values, the stepper type named by integrator.method), and its
+ * messages (key, bounds, the registered types among the choices). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "integrator_settings.h"
+#include "stepper_type.h"
+
+static char *read_docs(void) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", __FILE__); /* .../tests/unit/this.c */
+  for (int up = 0; up < 3; up++) *strrchr(path, '/') = '\0';
+  strcat(path, "/docs/CONFIG.md");
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  const long size = ftell(f);
+  rewind(f);
+  char *text = calloc((size_t)size + 1, 1);
+  if (text && fread(text, 1, (size_t)size, f) != (size_t)size) text[0] = '\0';
+  fclose(f);
+  return text;
+}
+
+/* The row's default as the table would write it. */
+static bool default_matches(const tf_integrator_key *k, const char *doc) {
+  if (k->kind == TF_SETTING_STRING)
+    return strcmp(doc, k->text) == 0 || (!k->text[0] && strcmp(doc, "\"\"") == 0);
+  if (k->kind == TF_SETTING_BOOL) return strcmp(doc, k->def != 0 ? "true" : "false") == 0;
+  if (isnan(k->def)) return false;
+  char *end;
+  const double v = strtod(doc, &end);
+  return *end == '\0' && v == k->def;
+}
+
+/* Every row "| `key` | default |" of the docs for every key of the table. */
+static void docs_agree(void) {
+  char *docs = read_docs();
+  CHECK(docs != NULL, "docs/CONFIG.md not found next to the tests");
+  if (!docs) return;
+  for (const tf_integrator_key *k = tf_integrator_keys; k->path; k++) {
+    char head[128];
+    snprintf(head, sizeof head, "| `%s` | ", k->path);
+    int rows = 0;
+    for (const char *p = strstr(docs, head); p; p = strstr(p + 1, head)) {
+      const char *d = p + strlen(head), *end = strstr(d, " |");
+      char doc[64] = "";
+      if (end && end - d < (long)sizeof doc) memcpy(doc, d, (size_t)(end - d)), doc[end - d] = 0;
+      const bool required = strcmp(doc, "required") == 0;
+      if (doc[0] == '`' && strlen(doc) > 1)
+        memmove(doc, doc + 1, strlen(doc)), doc[strlen(doc) - 1] = 0;
+      CHECK(required ? isnan(k->def) : default_matches(k, doc),
+            "docs/CONFIG.md gives %s the default '%s'", k->path, doc);
+      rows++;
+    }
+    CHECK(rows > 0, "docs/CONFIG.md has no row for %s", k->path);
+  }
+  free(docs);
+}
+
+static tf_config *parse(const char *text) {
+  tf_error err;
+  tf_config *cfg = tf_config_parse_string(text, "t.yaml", &err);
+  if (!cfg) {
+    fprintf(stderr, "parse failed: %s\n", err.msg);
+    exit(1);
+  }
+  return cfg;
+}
+
+static void reads(void) {
+  tf_config *cfg = parse("integrator:\n  method: bs23\n  t_end: 4\n  rtol: 1e-6\n");
+  tf_integrator_settings s;
+  tf_error err;
+  CHECK(tf_integrator_settings_read(cfg, 0.0, true, false, &s, &err) == 0, "%s", err.msg);
+  CHECK(s.ode.type == tf_stepper_type_find("bs23") && strcmp(s.method, "bs23") == 0, "method");
+  CHECK(s.t_end == 4.0 && s.ode.rtol == 1e-6 && s.ode.atol == 1e-10 && s.ode.h0 == 0.0 &&
+            s.ode.max_steps == 1000000 && !s.ode.fixed_step,
+        "values or defaults");
+  tf_config_free(cfg);
+  cfg = parse("integrator:\n  t_end: 1\n");
+  CHECK(tf_integrator_settings_read(cfg, 0.0, true, true, &s, &err) == 0, "%s", err.msg);
+  CHECK(strcmp(s.method, "auto") == 0 && s.ode.type == NULL, "the default method");
+  tf_config_free(cfg);
+}
+
+static void messages(void) {
+  tf_integrator_settings s;
+  tf_error err;
+  tf_config *cfg = parse("integrator:\n  rtol: 2\n");
+  CHECK(tf_integrator_settings_read(cfg, 0.0, false, false, &s, &err) != 0, "rtol 2 accepted");
+  CHECK(
+      strstr(err.msg, "t.yaml:2") && strstr(err.msg, "integrator.rtol") && strstr(err.msg, "1e-15"),
+      "message: %s", err.msg);
+  tf_config_free(cfg);
+  cfg = parse("integrator:\n  method: rk4\n");
+  CHECK(tf_integrator_settings_read(cfg, 0.0, false, false, &s, &err) != 0, "rk4 accepted");
+  CHECK(strstr(err.msg, "integrator.method") && strstr(err.msg, "dopri5, dop853, bs23") &&
+            !strstr(err.msg, "milstein"),
+        "message: %s", err.msg);
+  tf_config_free(cfg);
+  cfg = parse("integrator:\n  method: milstein\n");
+  CHECK(tf_integrator_settings_read(cfg, 0.0, false, true, &s, &err) == 0, "%s", err.msg);
+  CHECK(s.ode.type == NULL, "a flow method names no stepper type");
+  tf_config_free(cfg);
+}
+
+int main(void) {
+  docs_agree();
+  reads();
+  messages();
+  return check_report("test_integrator_settings");
+}
