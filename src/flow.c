@@ -255,6 +255,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
       tf_integrator_get_double(cfg, "integrator.dt", &flow->dt, err))
     return -1;
   const char *method = set.method;
+  set.ode.stop = flow->ode.stop; /* where the run stops is the run's, not the config's */
   flow->ode = set.ode;
   flow->t_end = set.t_end;
   char where[256];

@@ -135,6 +135,7 @@ int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_o
                                   tf_error *err) {
   tf_integrator_settings s;
   if (tf_integrator_settings_read(cfg, t0, t_end != NULL, false, &s, err)) return -1;
+  s.ode.stop = ode->stop; /* where the run stops is the run's, not the config's */
   *ode = s.ode;
   if (t_end) *t_end = s.t_end;
   return 0;

@@ -54,7 +54,7 @@ int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool
                                 tf_integrator_settings *s, tf_error *err);
 
 /* For jobs and engines that run only the stepper types: the settings' ode options (and t_end,
- * if t_end is not NULL). */
+ * if t_end is not NULL); ode->stop, the run's stop token, is kept as the caller set it. */
 int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,
                                   tf_error *err);
 

@@ -17,12 +17,13 @@ decay_source() {
 #include "twofold/model.h"
 static const tf_param params[] = {{"r", $2, 0, 100, "rate", false}};
 static const char *const names[] = {"x"};
-static void rhs(double t, const double *x, const double *p, double *dx) {
+static int rhs(double t, const double *x, const double *p, double *dx) {
   (void)t;
   dx[0] = -p[0] * x[0];
+  return 0;
 }
-static const tf_flow_ops ops = {.rhs = rhs};
-static const tf_model_def def = {.abi = TWOFOLD_MODEL_ABI, .name = "decay", .kind = TF_MODEL_FLOW,
+static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs};
+static const tf_model_def def = {TF_MODEL_HEAD, .name = "decay", .kind = TF_MODEL_FLOW,
   .dim = 1, .state_names = names, .nparams = 1, .params = params, .flow = &ops};
 TWOFOLD_MODELS(&def);
 C
