@@ -50,7 +50,8 @@ int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, 
 /* The same, NULL if absent or unreadable. */
 char *tf_h5_attr_read_string(hid_t obj, const char *name);
 /* Every object header's attribute messages hold what they claim (h5_headers.h), and every
- * string attribute twofold reads from the root of a results file passes the bounded read: 0, or -1 with err "'PATH': corrupt or not a twofold results file: attribute 'NAME':
+ * string attribute twofold reads from the root of a results file passes the bounded read: 0, or -1
+ * with err "'PATH': corrupt or not a twofold results file: attribute 'NAME':
  * ...". */
 int tf_h5_check_strings(hid_t file, const char *path, tf_error *err);
 int tf_h5_attr_read_int(hid_t obj, const char *name, long long *value);

@@ -14,10 +14,11 @@
  * program is never aborted for bad input.  The one exception is a failed write of the
  * results file (a full disk): as in the executable, the run's communicator is aborted
  * (MPI_Abort; with Open MPI that ends the whole MPI job), because parallel HDF5 cannot recover
- * from it and its ranks would otherwise hang; what was flushed before is kept for a resume.  That guard (which wraps MPI_File_write_at and MPI_File_write_at_all
- * through the MPI profiling interface) is active only during a call: the program's own
- * MPI-IO writes are its own.  Signals stay the caller's too: a run inside a program stops
- * early only by --time-limit or --stop-after (twofold_run_args), with status 3.
+ * from it and its ranks would otherwise hang; what was flushed before is kept for a resume.  That
+ * guard (which wraps MPI_File_write_at and MPI_File_write_at_all through the MPI profiling
+ * interface) is active only during a call: the program's own MPI-IO writes are its own.  Signals
+ * stay the caller's too: a run inside a program stops early only by --time-limit or --stop-after
+ * (twofold_run_args), with status 3.
  */
 #ifndef TWOFOLD_TWOFOLD_H
 #define TWOFOLD_TWOFOLD_H
