@@ -12,7 +12,6 @@ the harmonic runs must also be within 100 rtol of the exact solution.
 """
 import math
 
-import h5py
 import numpy as np
 
 import testlib as T
@@ -66,21 +65,7 @@ T.setup()
 def compare(name, model, rhs, x0, t_end, rtol, exact=None):
     atol = rtol * 1e-2
     xe, acc, rej, nf = bs23(rhs, np.array(x0, dtype=float), t_end, rtol, atol)
-    cfg = T.write(f"{name}.yaml", f"""job: ensemble
-model: {model}
-initial:
-  state: {list(map(float, x0))}
-integrator:
-  method: bs23
-  t_end: {t_end}
-  rtol: {rtol}
-  atol: {atol}
-ensemble:
-  members: 1
-""")
-    T.run(cfg, f"{name}.h5")
-    with h5py.File(f"{name}.h5") as f:
-        steps, xt = int(f["members/steps"][0]), np.array(f["members/final_state"][0])
+    steps, xt = T.run_one_member(name, model, "bs23", x0, t_end, rtol, atol)
     gap = np.max(np.abs(xt - xe)) / max(1.0, np.max(np.abs(xe)))
     T.check(steps == acc and gap < 1e-12,
             f"{name}: engine {steps} steps; independent BS23 {acc} accepted + {rej} rejected "

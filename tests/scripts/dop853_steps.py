@@ -12,7 +12,6 @@ the engine's error measure fails 6 of the 7 checks.)
 """
 import math
 
-import h5py
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as D
 
@@ -68,21 +67,7 @@ T.setup()
 def compare(name, model, rhs, x0, t_end, rtol):
     atol = rtol * 1e-2
     xe, acc, rej, nf = dop853(rhs, np.array(x0, dtype=float), t_end, rtol, atol)
-    cfg = T.write(f"{name}.yaml", f"""job: ensemble
-model: {model}
-initial:
-  state: {list(map(float, x0))}
-integrator:
-  method: dop853
-  t_end: {t_end}
-  rtol: {rtol}
-  atol: {atol}
-ensemble:
-  members: 1
-""")
-    T.run(cfg, f"{name}.h5")
-    with h5py.File(f"{name}.h5") as f:
-        steps, xt = int(f["members/steps"][0]), np.array(f["members/final_state"][0])
+    steps, xt = T.run_one_member(name, model, "dop853", x0, t_end, rtol, atol)
     # the same steps give the same state to rounding; another step sequence differs by ~rtol
     gap = np.max(np.abs(xt - xe)) / max(1.0, np.max(np.abs(xe)))
     T.check(steps == acc and gap < 1e-13,

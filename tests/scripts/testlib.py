@@ -42,6 +42,27 @@ def run(config, out, *sets, ranks=1, extra=(), code=0):
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def run_one_member(name, model, method, x0, t_end, rtol, atol):
+    """One member of `model` from x0 to t_end by integrator `method` at (rtol, atol): the
+    engine's accepted steps and final state, to hold against an independent integration."""
+    import h5py
+    cfg = write(f"{name}.yaml", f"""job: ensemble
+model: {model}
+initial:
+  state: {[float(v) for v in x0]}
+integrator:
+  method: {method}
+  t_end: {t_end}
+  rtol: {rtol}
+  atol: {atol}
+ensemble:
+  members: 1
+""")
+    run(cfg, f"{name}.h5")
+    with h5py.File(f"{name}.h5") as f:
+        return int(f["members/steps"][0]), f["members/final_state"][0][()]
+
+
 def check(cond, what):
     print(("ok: " if cond else "FAIL: ") + what)
     if not cond:
