@@ -28,6 +28,20 @@ static int rhs(double t, const double *x, const double *p, double *dx) {
   return 0;
 }
 
+/* rhs for lanes side by side (twofold/model.h): the same expressions lane by lane. */
+static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
+                      int *code) {
+  (void)t;
+  const double *x0 = x, *x1 = x + lanes, *x2 = x + 2 * lanes;
+  double *d0 = dx, *d1 = dx + lanes, *d2 = dx + 2 * lanes;
+  for (int l = 0; l < lanes; l++) {
+    d0[l] = p[SIGMA] * (x1[l] - x0[l]);
+    d1[l] = x0[l] * (p[RHO] - x2[l]) - x1[l];
+    d2[l] = x0[l] * x1[l] - p[BETA] * x2[l];
+    code[l] = 0;
+  }
+}
+
 static void jacobian(double t, const double *x, const double *p, double *j) {
   (void)t;
   j[0] = -p[SIGMA], j[1] = p[SIGMA], j[2] = 0.0;
@@ -48,8 +62,9 @@ static int diffusion_dx(double t, const double *x, const double *p, double *dg) 
 }
 
 static const tf_flow_ops ops = {
-    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs, .jacobian = jacobian, .diffusion = diffusion,
-    .diffusion_dx = diffusion_dx,
+    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs,
+    .jacobian = jacobian,         .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx, .rhs_lanes = rhs_lanes,
 };
 
 const tf_model_def tf_kernel_lorenz = {

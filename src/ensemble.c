@@ -714,6 +714,72 @@ static int flush_round(scheduler *s, tf_error *err) {
   return -1;
 }
 
+/* The member at position i of the pending ranges, `run` the range it lies in or before. */
+static uint64_t pending_member(const scheduler *s, uint64_t i, uint64_t *run) {
+  while (i >= s->pending.before[*run + 1]) (*run)++;
+  return s->pending.runs[*run].first + (i - s->pending.before[*run]);
+}
+
+/* Rows begin .. end of the pending members, one by one; the number finished. */
+static uint64_t compute_members(scheduler *s, uint64_t begin, uint64_t end, uint64_t run,
+                                void **slots, tf_ensemble_outcome *out, bool *stop) {
+  const tf_ensemble_spec *spec = s->spec;
+  uint64_t finished = 0;
+  for (uint64_t i = begin; i < end && !*stop; i++) {
+    const size_t r = s->rows.n++;
+    const uint64_t member = pending_member(s, i, &run);
+    for (size_t c = 0; c < spec->ncols; c++)
+      slots[c] = (char *)s->rows.cols[c] + r * column_bytes(&spec->cols[c]);
+    s->rows.ids[r] = member;
+    tf_guard_member(member);
+    const int status = spec->run(spec->ctx, member, slots);
+    tf_guard_idle();
+    if (status == TF_MEMBER_PENDING) { /* stopped inside: not done, computed again on resume */
+      s->rows.n--;
+      *stop = true;
+      break;
+    }
+    s->rows.status[r] = (uint8_t)status;
+    out->computed++;
+    finished++;
+  }
+  return finished;
+}
+
+/* Rows begin .. end all at once (spec->run_chunk); the members before the first one stopped
+ * inside are kept, in order, and the rest computed again on resume. */
+static uint64_t compute_chunk(scheduler *s, uint64_t begin, uint64_t end, uint64_t run,
+                              void **slots, tf_ensemble_outcome *out, bool *stop) {
+  const tf_ensemble_spec *spec = s->spec;
+  const size_t count = end - begin, first = s->rows.n, ncols = spec->ncols;
+  void **rows = malloc((count * ncols + 1) * sizeof *rows);
+  int *status = malloc(count * sizeof *status);
+  if (!rows || !status) {
+    free(rows), free(status);
+    return compute_members(s, begin, end, run, slots, out, stop);
+  }
+  for (size_t k = 0; k < count; k++) {
+    s->rows.ids[first + k] = pending_member(s, begin + k, &run);
+    for (size_t c = 0; c < ncols; c++)
+      rows[k * ncols + c] = (char *)s->rows.cols[c] + (first + k) * column_bytes(&spec->cols[c]);
+  }
+  tf_guard_member(s->rows.ids[first]); /* a crash names the chunk's first member */
+  spec->run_chunk(spec->ctx, count, s->rows.ids + first, rows, status);
+  tf_guard_idle();
+  uint64_t finished = 0;
+  for (size_t k = 0; k < count; k++) {
+    if (status[k] == TF_MEMBER_PENDING) {
+      *stop = true;
+      break;
+    }
+    s->rows.status[s->rows.n++] = (uint8_t)status[k];
+    out->computed++;
+    finished++;
+  }
+  free(rows), free(status);
+  return finished;
+}
+
 /* Runs members until this rank's round time is up, it runs out of chunks, or a stop is
  * requested.  Returns true when the chunk counter is exhausted for this rank. */
 static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome *out, bool *stop,
@@ -761,26 +827,8 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
       *rc = tf_fail(err, "out of memory buffering results");
       break;
     }
-    uint64_t finished = 0;
-    for (uint64_t i = begin; i < end && !*stop; i++) {
-      const size_t r = s->rows.n++;
-      while (i >= s->pending.before[run + 1]) run++;
-      const uint64_t member = s->pending.runs[run].first + (i - s->pending.before[run]);
-      for (size_t c = 0; c < spec->ncols; c++)
-        slots[c] = (char *)s->rows.cols[c] + r * column_bytes(&spec->cols[c]);
-      s->rows.ids[r] = member;
-      tf_guard_member(member);
-      const int status = spec->run(spec->ctx, member, slots);
-      tf_guard_idle();
-      if (status == TF_MEMBER_PENDING) { /* stopped inside: not done, computed again on resume */
-        s->rows.n--;
-        *stop = true;
-        break;
-      }
-      s->rows.status[r] = (uint8_t)status;
-      out->computed++;
-      finished++;
-    }
+    uint64_t finished = spec->run_chunk ? compute_chunk(s, begin, end, run, slots, out, stop)
+                                        : compute_members(s, begin, end, run, slots, out, stop);
     atomic_add(s, COUNTER_COMPLETED, (int64_t)finished);
     if (s->run->rank == 0) {
       const int64_t completed = atomic_add(s, COUNTER_COMPLETED, 0);

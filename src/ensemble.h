@@ -49,6 +49,12 @@ typedef struct tf_column {
  * int64_t).  Returns a tf_member_status. */
 typedef int (*tf_member_fn)(void *ctx, uint64_t member, void *const *row);
 
+/* Computes members[0 .. n) of one claimed chunk together (members side by side, the rank's
+ * queue): rows[i * ncols + c] is the slot of column c for member i; status[i] as tf_member_fn
+ * returns it.  Each member's numbers must be what tf_member_fn gives it alone. */
+typedef void (*tf_chunk_fn)(void *ctx, size_t n, const uint64_t *members, void *const *rows,
+                            int *status);
+
 typedef struct tf_ensemble_spec {
   uint64_t members;
   uint64_t chunk; /* members per claim; 0 = automatic */
@@ -57,6 +63,7 @@ typedef struct tf_ensemble_spec {
   size_t ncols;
   const tf_column *cols;
   tf_member_fn run;
+  tf_chunk_fn run_chunk; /* optional: a chunk's members at once, instead of run one by one */
   void *ctx;
 } tf_ensemble_spec;
 

@@ -258,6 +258,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
   set.ode.stop = flow->ode.stop; /* where the run stops is the run's, not the config's */
   flow->ode = set.ode;
   flow->t_end = set.t_end;
+  flow->lanes = set.lanes;
   char where[256];
   const bool noisy = has_noise(flow);
   const bool smoothed = flow->kernel->kind == TF_MODEL_FILIPPOV;
@@ -418,7 +419,7 @@ static int noted(tf_flow *flow, int code) {
   flow->model_code = tf_model_code_join(flow->model_code, code);
   return code;
 }
-static int drift_adapter(double t, const double *x, void *ctx, double *dx) {
+int tf_flow_drift(double t, const double *x, void *ctx, double *dx) {
   tf_flow *flow = ctx;
   return noted(flow, flow->smoothing_on
                          ? tf_smooth_rhs(flow->kernel, flow->params, &flow->smoothing, t, x, dx)
@@ -491,7 +492,7 @@ static bool finite_state(const double *x, size_t n) {
   return true;
 }
 
-static double sample_time(const tf_flow *flow, long i, long n_samples) {
+double tf_flow_sample_time(const tf_flow *flow, long i, long n_samples) {
   if (n_samples <= 1) return flow->t_end;
   return i == n_samples - 1
              ? flow->t_end
@@ -502,7 +503,7 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
                                  long n_samples) {
   const size_t n = flow->kernel->dim;
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
-  tf_stepper_setup(flow->stepper, drift_adapter, flow, &flow->ode);
+  tf_stepper_setup(flow->stepper, tf_flow_drift, flow, &flow->ode);
   tf_stepper_reset(flow->stepper, flow->t0, x);
   double *xs = flow->work;
   long next = 0;
@@ -529,8 +530,8 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
     if (st == TF_ODE_MODEL_FAILED)
       res.status = tf_kernel_member_failed(flow->kernel, tf_stepper_model_code(flow->stepper), t);
     if (st != TF_ODE_OK) break;
-    for (; sample && next < n_samples && sample_time(flow, next, n_samples) <= t; next++) {
-      const double ts = sample_time(flow, next, n_samples);
+    for (; sample && next < n_samples && tf_flow_sample_time(flow, next, n_samples) <= t; next++) {
+      const double ts = tf_flow_sample_time(flow, next, n_samples);
       if (ts == t)
         memcpy(xs, x, n * sizeof *xs);
       else
@@ -560,7 +561,7 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   const bool state_dx = flow->noise.target == TF_NOISE_STATE || tf_model_diffusion_dx(flow->kernel);
   const tf_sde_system sys = {
       .n = flow->kernel->dim,
-      .drift = drift_adapter,
+      .drift = tf_flow_drift,
       .diffusion = diffusion_adapter,
       .diffusion_dx = state_dx ? diffusion_dx_adapter : NULL,
       .ctx = flow,
@@ -634,7 +635,7 @@ static void ts_sample(void *ctx, double t, const double *x) {
 
 static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot,
                              tf_sample_fn sample, void *sctx, long n_samples) {
-  const tf_ts_problem pb = {flow->kernel->dim, drift_adapter,
+  const tf_ts_problem pb = {flow->kernel->dim, tf_flow_drift,
                             has_analytic_jacobian(flow) ? jacobian_adapter : NULL, flow};
   tf_ts_stats st;
   tf_error err;

@@ -102,6 +102,7 @@ typedef struct tf_flow {
   tf_poincare_spec poincare_spec;
   tf_poincare_record poincare_rec;
   int model_code; /* the SDE schemes' last refusal by the model (reset per member) */
+  int lanes;      /* integrator.lanes: 0 auto, 1 member by member, else the width */
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */
@@ -133,6 +134,29 @@ typedef struct tf_flow_result {
  * is given, it is called at n_samples equally spaced times from t0 to t_end inclusive. */
 tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                                   void *sample_ctx, long n_samples);
+
+/* The field DOPRI5 integrates (ctx: the flow), and the time of sample i of n_samples. */
+int tf_flow_drift(double t, const double *x, void *ctx, double *dx);
+double tf_flow_sample_time(const tf_flow *flow, long i, long n_samples);
+
+/* Lanes (flow_lanes.c): members integrated side by side on one core, each with its own steps,
+ * error norm, accept/reject and dense output, so that each member's numbers are those of
+ * tf_flow_run_member bit for bit, whatever shares its lanes.  A member of a lane run: its id,
+ * x (dim values) its final state, its sample sink, its result. */
+typedef struct tf_flow_lane_member {
+  uint64_t member;
+  double *x;
+  tf_sample_fn sample;
+  void *sample_ctx;
+  tf_flow_result result;
+} tf_flow_lane_member;
+
+/* The lanes members of this flow run in: 1 where they run one by one (integrator.lanes: 1,
+ * a method other than DOPRI5, events or impacts), else the width (auto: by the CPU). */
+int tf_flow_lanes(const tf_flow *flow);
+/* Runs m[0 .. count) in tf_flow_lanes(flow) lanes; a finished lane takes the next member at
+ * once.  n_samples as tf_flow_run_member's (each member's own sink). */
+void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long n_samples);
 
 const char *tf_method_name(tf_method m);
 /* "petsc-ts/bdf" for TS members, else tf_method_name. */

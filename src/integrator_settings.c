@@ -3,12 +3,14 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flow.h"
 
 static const char *const steps[] = {"adaptive", "fixed", NULL};
 static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
+static const char *const lane_widths[] = {"auto", "1", "4", "8", "16", NULL};
 
 #define DBL(p, d, l, h, meaning) \
   { .path = p, .kind = TF_SETTING_DOUBLE, .def = d, .lo = l, .hi = h, .doc = meaning }
@@ -27,6 +29,7 @@ const tf_integrator_key tf_integrator_keys[] = {
     STR("integrator.step", "adaptive", steps, "adaptive or fixed (every step h0)"),
     DBL("integrator.dt", 1e-3, 1e-12, INFINITY, "SDE step"),
     INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
+    STR("integrator.lanes", "auto", lane_widths, "members side by side per core (1: one by one)"),
     STR("integrator.ts.type", TF_FLOW_DEFAULT_TS_TYPE, NULL, "PETSc TS type"),
     STR("integrator.ts.options", "", NULL, "PETSc options"),
     STR("integrator.ts.jacobian", "auto", jacobians, "analytic, fd or auto"),
@@ -100,6 +103,11 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
       tf_integrator_get_string(cfg, "integrator.step", &step, err))
     return -1;
   o->max_steps = (long)max_steps;
+  const char *lanes = "auto";
+  if (tf_config_has(cfg, "integrator.lanes") &&
+      tf_integrator_get_string(cfg, "integrator.lanes", &lanes, err))
+    return -1;
+  s->lanes = strcmp(lanes, "auto") == 0 ? 0 : atoi(lanes);
   o->fixed_step = strcmp(step, "fixed") == 0;
   if (o->fixed_step && !(o->h0 > 0))
     return tf_fail(err,

@@ -46,10 +46,13 @@ typedef struct tf_integrator_settings {
   const char *method; /* as written: auto, a stepper type's name or (flows) a flow method */
   tf_ode_options ode; /* ode.type: the stepper type method names (NULL, DOPRI5, otherwise) */
   double t_end;
+  int lanes; /* integrator.lanes: 0 auto, 1 member by member, or 4, 8, 16 side by side */
 } tf_integrator_settings;
 
 /* integrator.method (auto, a registered stepper type, and for flows TF_FLOW_ONLY_METHODS),
- * rtol, atol, h0, hmax, max_steps, step and, if with_t_end, t_end (required, after t0). */
+ * rtol, atol, h0, hmax, max_steps, step and, if with_t_end, t_end (required, after t0); and
+ * lanes, read only where the config gives it (it never changes a result, so the config as run
+ * does not list its default). */
 int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,
                                 tf_integrator_settings *s, tf_error *err);
 

@@ -45,6 +45,16 @@ void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_
   e->ops->run(e, member, b, r);
 }
 
+void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *members,
+                               const tf_member_buffers *b, tf_member_result *r) {
+  memset(r, 0, n * sizeof *r);
+  if (e->ops->run_many) {
+    e->ops->run_many(e, n, members, b, r);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) e->ops->run(e, members[i], &b[i], &r[i]);
+}
+
 void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *r,
                              const double *final, tf_json *j) {
   if (e->ops->report) e->ops->report(e, r, final, j);

@@ -77,6 +77,7 @@ typedef struct tf_member_layout {
   char integrator[96];           /* "dopri5+events", "petsc-ts/rosw", ... */
   const char *traced_integrator; /* as a traced member's JSON line names it */
   long batch;                    /* members solved together (PETSc TS), else 1 */
+  int lanes;         /* members integrated side by side by run_many (flow.h), else 1 (or 0) */
   bool stops_inside; /* a member is one long solve that polls the stop token at every step */
   /* The config paths a traced member's numbers depend on, in the order its results files
    * store them (their fingerprint, results.h). */
@@ -136,6 +137,11 @@ typedef struct tf_member_ops {
   /* Runs member `member` from layout.t0 to layout.t_end. */
   void (*run)(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
               tf_member_result *r);
+  /* Optional: runs members[0 .. n) with results b[i], r[i] (each r[i] cleared first), as run
+   * would one by one and with the same numbers, but side by side (flow.h, integrator.lanes).
+   * NULL: run, member by member. */
+  void (*run_many)(tf_member_engine *e, size_t n, const uint64_t *members,
+                   const tf_member_buffers *b, tf_member_result *r);
   /* Optional: the dense output of the last step at t in it; -1 where there is none. */
   int (*dense)(const tf_member_engine *e, double t, double *x);
   void (*destroy)(tf_member_engine *e);
@@ -166,6 +172,11 @@ void tf_member_engine_destroy(tf_member_engine *e);
 /* Runs one member; r is cleared first. */
 void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
                           tf_member_result *r);
+
+/* Runs members[0 .. n) into b[i], r[i]: bit for bit what tf_member_engine_run gives each, by
+ * the route's run_many where it has one (a rank's queue of members, e.g. one chunk). */
+void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *members,
+                               const tf_member_buffers *b, tf_member_result *r);
 
 /* The route's fields of a traced member's JSON line (nothing if it has none). */
 void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *r,

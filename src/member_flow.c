@@ -43,6 +43,7 @@ static void fill_layout(tf_member_layout *l, const tf_flow *flow) {
   l->counts_impacts = flow->poincare != NULL;
   l->poincare_slots = flow->poincare && flow->poincare_spec.record ? flow->poincare_spec.count : 0;
   snprintf(l->integrator, sizeof l->integrator, "%s", tf_flow_integrator_name(flow));
+  l->lanes = tf_flow_lanes(flow);
 }
 
 static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
@@ -89,31 +90,71 @@ static void impact_extra(const tf_flow *flow, tf_member_result *r) {
   r->failure = pr->result.message[0] ? pr->result.message : NULL;
 }
 
+/* Before a member runs: its initial state, samples cleared, the sink taking them. */
+static bool begin_member(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
+                         sample_sink *sink) {
+  tf_flow *flow = &((flow_engine *)e->impl)->flow;
+  const size_t n = flow->kernel->dim;
+  if (b->initial) tf_flow_initial_state(flow, member, b->initial);
+  const long samples = e->layout.samples;
+  *sink = (sample_sink){b, n, samples, 0};
+  if (b->sample_x)
+    for (size_t i = 0; i < (size_t)samples * n; i++) b->sample_x[i] = NAN;
+  return samples > 0 && (b->sample_x || b->sample_t);
+}
+
+static void end_member(tf_member_engine *e, const tf_flow_result *fr, bool sampled,
+                       const sample_sink *sink, tf_member_result *r) {
+  tf_flow *flow = &((flow_engine *)e->impl)->flow;
+  r->status = fr->status;
+  /* A PETSc TS batch is solved for several members at once, so the solve that stopped may be
+   * another member's: every member of a stopped run is not done (computed again on resume). */
+  if (tf_stop_requested(e->settings.stop) && (!sampled || sink->taken < sink->n))
+    r->status = TF_MEMBER_PENDING;
+  r->t = fr->t_final;
+  r->steps = fr->steps;
+  r->rhs_evals = fr->rhs_evals;
+  r->jacobian_evals = fr->jacobian_evals;
+  r->sample_rows = sink->taken;
+  if (flow->poincare) impact_extra(flow, r);
+}
+
 static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
                 tf_member_result *r) {
   tf_flow *flow = &((flow_engine *)e->impl)->flow;
-  const size_t n = flow->kernel->dim;
   double scratch[TF_MAX_DIM];
   double *final = b->final ? b->final : scratch;
-  if (b->initial) tf_flow_initial_state(flow, member, b->initial);
-  const long samples = e->layout.samples;
-  sample_sink sink = {b, n, samples, 0};
-  if (b->sample_x)
-    for (size_t i = 0; i < (size_t)samples * n; i++) b->sample_x[i] = NAN;
-  const bool sampled = samples > 0 && (b->sample_x || b->sample_t);
+  sample_sink sink;
+  const bool sampled = begin_member(e, member, b, &sink);
   const tf_flow_result fr = tf_flow_run_member(flow, member, final, sampled ? record_sample : NULL,
-                                               &sink, sampled ? samples : 0);
-  r->status = fr.status;
-  /* A PETSc TS batch is solved for several members at once, so the solve that stopped may be
-   * another member's: every member of a stopped run is not done (computed again on resume). */
-  if (tf_stop_requested(e->settings.stop) && (!sampled || sink.taken < samples))
-    r->status = TF_MEMBER_PENDING;
-  r->t = fr.t_final;
-  r->steps = fr.steps;
-  r->rhs_evals = fr.rhs_evals;
-  r->jacobian_evals = fr.jacobian_evals;
-  r->sample_rows = sink.taken;
-  if (flow->poincare) impact_extra(flow, r);
+                                               &sink, sampled ? sink.n : 0);
+  end_member(e, &fr, sampled, &sink, r);
+}
+
+/* Members side by side in lanes where the flow has them (flow.h), else one by one. */
+static void run_many(tf_member_engine *e, size_t count, const uint64_t *members,
+                     const tf_member_buffers *b, tf_member_result *r) {
+  tf_flow *flow = &((flow_engine *)e->impl)->flow;
+  const size_t n = flow->kernel->dim;
+  tf_flow_lane_member *m = calloc(count, sizeof *m);
+  sample_sink *sinks = calloc(count, sizeof *sinks);
+  double *scratch = calloc(count * n, sizeof *scratch);
+  if (tf_flow_lanes(flow) <= 1 || !m || !sinks || !scratch) {
+    for (size_t i = 0; i < count; i++) run(e, members[i], &b[i], &r[i]);
+  } else {
+    bool sampled = false;
+    for (size_t i = 0; i < count; i++) {
+      sampled = begin_member(e, members[i], &b[i], &sinks[i]);
+      m[i] = (tf_flow_lane_member){.member = members[i],
+                                   .x = b[i].final ? b[i].final : scratch + i * n,
+                                   .sample = sampled ? record_sample : NULL,
+                                   .sample_ctx = &sinks[i]};
+    }
+    tf_flow_run_lanes(flow, m, count, sampled ? e->layout.samples : 0);
+    for (size_t i = 0; i < count; i++)
+      end_member(e, &m[i].result, m[i].sample != NULL, &sinks[i], &r[i]);
+  }
+  free(m), free(sinks), free(scratch);
 }
 
 static void destroy(tf_member_engine *e) {
@@ -140,6 +181,7 @@ const tf_member_ops tf_member_flow_ops = {
     .name = "flow",
     .create = create,
     .run = run,
+    .run_many = run_many,
     .destroy = destroy,
     .report = report,
 };

@@ -95,13 +95,23 @@ typedef enum tf_model_kind {
 typedef int tf_field_fn(double t, const double *x, const double *p, double *dxdt);
 typedef void tf_matrix_fn(double t, const double *x, const double *p, double *jac);
 
+/* A field for `lanes` members side by side (integrator.lanes), structure of arrays: component
+ * i of lane l is x[i * lanes + l] (dxdt likewise), lane l is at time t[l] and code[l] gets
+ * what rhs would return for it.  Every lane's value must be rhs's bit for bit: the same
+ * operations in the same order (the engine compiles with -ffp-contract=off; a model compiled
+ * elsewhere must not contract either), so results never depend on which members share lanes.
+ * A lane the engine does not use holds any finite or non-finite values; its result is ignored. */
+typedef void tf_lane_field_fn(int lanes, const double *t, const double *x, const double *p,
+                              double *dxdt, int *code);
+
 /* TF_MODEL_FLOW. */
 typedef struct tf_flow_ops {
-  size_t size;               /* TF_OPS_SIZE(tf_flow_ops) */
-  tf_field_fn *rhs;          /* required: f(t, x) */
-  tf_matrix_fn *jacobian;    /* optional: df/dx (dim x dim); finite differences if NULL */
-  tf_field_fn *diffusion;    /* optional diagonal noise g_i(t, x) of dx_i = f_i dt + g_i dW_i */
-  tf_field_fn *diffusion_dx; /* optional dg_i/dx_i, for Milstein */
+  size_t size;                 /* TF_OPS_SIZE(tf_flow_ops) */
+  tf_field_fn *rhs;            /* required: f(t, x) */
+  tf_matrix_fn *jacobian;      /* optional: df/dx (dim x dim); finite differences if NULL */
+  tf_field_fn *diffusion;      /* optional diagonal noise g_i(t, x) of dx_i = f_i dt + g_i dW_i */
+  tf_field_fn *diffusion_dx;   /* optional dg_i/dx_i, for Milstein */
+  tf_lane_field_fn *rhs_lanes; /* optional: rhs for several members side by side (below) */
 } tf_flow_ops;
 
 /* TF_MODEL_FILIPPOV.  Off Sigma the state follows slip(x, side) with side = sign h(x); slip is

@@ -1,0 +1,411 @@
+/* flow_lanes.c — DOPRI5 members of a smooth flow integrated side by side (flow.h, lanes).
+ *
+ * One member's step is a chain: each stage waits on the one before, and a small system's
+ * stages are a few multiplications, so a core mostly waits.  W members in W lanes, the state
+ * in structure of arrays (component i of lane l at [i * W + l]), let the stage sums run over
+ * the lanes in loops the compiler vectorises, and hide each other's latency.
+ *
+ * Lanes never share a step: each keeps its own t, h, error norm, accept/reject and PI memory,
+ * and its dense output is evaluated from its own stages.  Every lane does the operations of
+ * dopri5.c and ode.c for its member in the same order (the coefficients are dopri5_coeffs.h;
+ * the build does not contract multiply-adds), and the starting step is ode.c's own code on the
+ * scalar stepper: a member's numbers are tf_flow_run_member's bit for bit, whatever shares its
+ * lanes.  A finished lane takes the next member of the queue at once. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dopri5_coeffs.h"
+#include "flow.h"
+#include "guard.h"
+#include "rk_driver.h"
+#include "status.h"
+
+typedef struct lanes {
+  tf_flow *flow;
+  tf_lane_field_fn *lane_rhs; /* the model's lanes field, or NULL: its rhs lane by lane */
+  int w;
+  size_t n;
+  /* n * w each, structure of arrays */
+  double *x, *k[STAGES], *stage, *x_new;
+  /* w each: time, proposed step, step attempted, its eval time, PI memory, the step's floor,
+   * error norm */
+  double *t, *h, *hs, *tc, *log_prev, *hmin, *err;
+  double *gather, *out; /* n each, for the scalar field and samples */
+  int *code, *rc;       /* the model's refusal since the step began; one evaluation's */
+  long *slot, *steps, *next;
+  bool *at_start, *last;
+  tf_flow_lane_member *m;
+  size_t count, queue;
+  long n_samples;
+  tf_stop_token *stop;
+  bool stopped;
+} lanes;
+
+/* ---- the vectorised stages -------------------------------------------------------------- */
+
+/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages).  Inlined where w and row
+ * are constants: the sum unrolls and the loop over the lanes becomes vector operations. */
+static inline __attribute__((always_inline)) void stage_row(const lanes *L, const int w, int row,
+                                                            double *restrict out) {
+  const double *a = A + row * STAGES;
+  const double *restrict x = L->x, *restrict hs = L->hs;
+  const double *restrict k[STAGES];
+  for (int j = 0; j < row; j++) k[j] = L->k[j];
+  for (size_t i = 0; i < L->n; i++)
+    for (int l = 0; l < w; l++) {
+      const size_t q = i * w + l;
+      double acc = 0.0;
+      for (int j = 0; j < row; j++) acc += a[j] * k[j][q];
+      out[q] = x[q] + hs[l] * acc;
+    }
+}
+
+static void join_code(int *code, int rc) {
+  if (rc && (*code == 0 || (rc < 0 && *code > 0))) *code = rc; /* as tf_rk_eval */
+}
+
+/* f at the lanes' stage times tc and states xs into dx. */
+static void eval(lanes *L, const double *xs, double *dx) {
+  const int w = L->w;
+  if (L->lane_rhs) {
+    L->lane_rhs(w, L->tc, xs, L->flow->params, dx, L->rc); /* a crash: the last loaded */
+    for (int l = 0; l < w; l++)
+      if (L->slot[l] >= 0) join_code(&L->code[l], L->rc[l]);
+    return;
+  }
+  for (int l = 0; l < w; l++) {
+    if (L->slot[l] < 0) continue;
+    tf_guard_member(L->m[L->slot[l]].member); /* a crash in the model names this member */
+    for (size_t i = 0; i < L->n; i++) L->gather[i] = xs[i * w + l];
+    join_code(&L->code[l], tf_flow_drift(L->tc[l], L->gather, L->flow, L->out));
+    for (size_t i = 0; i < L->n; i++) dx[i * w + l] = L->out[i];
+  }
+}
+
+static inline __attribute__((always_inline)) void stage_times(lanes *L, const int w, double c) {
+  for (int l = 0; l < w; l++) L->tc[l] = L->t[l] + c * L->hs[l];
+}
+
+/* dopri5.c's attempt: six new stages, k[6] f at the 5th-order solution x_new. */
+static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w) {
+  stage_row(L, w, 1, L->stage); /* rows as constants: each sum unrolls */
+  stage_times(L, w, C[1]);
+  eval(L, L->stage, L->k[1]);
+  stage_row(L, w, 2, L->stage);
+  stage_times(L, w, C[2]);
+  eval(L, L->stage, L->k[2]);
+  stage_row(L, w, 3, L->stage);
+  stage_times(L, w, C[3]);
+  eval(L, L->stage, L->k[3]);
+  stage_row(L, w, 4, L->stage);
+  stage_times(L, w, C[4]);
+  eval(L, L->stage, L->k[4]);
+  stage_row(L, w, 5, L->stage);
+  stage_times(L, w, 1.0); /* t + h: C[5] is 1 (t + 1.0 h is t + h exactly) */
+  eval(L, L->stage, L->k[5]);
+  stage_row(L, w, 6, L->x_new);
+  eval(L, L->x_new, L->k[6]);
+}
+
+/* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order. */
+static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w) {
+  const double atol = L->flow->ode.atol, rtol = L->flow->ode.rtol;
+  const double *restrict k0 = L->k[0], *restrict k2 = L->k[2], *restrict k3 = L->k[3],
+                         *restrict k4 = L->k[4], *restrict k5 = L->k[5], *restrict k6 = L->k[6];
+  const double *restrict x = L->x, *restrict xn = L->x_new, *restrict hs = L->hs;
+  double sum[16] = {0};
+  for (size_t i = 0; i < L->n; i++)
+    for (int l = 0; l < w; l++) {
+      const size_t q = i * w + l;
+      const double v = hs[l] * (E[0] * k0[q] + E[2] * k2[q] + E[3] * k3[q] + E[4] * k4[q] +
+                                E[5] * k5[q] + E[6] * k6[q]);
+      const double a0 = fabs(x[q]), a1 = fabs(xn[q]);
+      const double scale = atol + rtol * (a0 > a1 ? a0 : a1);
+      sum[l] += (v / scale) * (v / scale);
+    }
+  for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l] / (double)L->n);
+}
+
+/* One attempt of every lane and its error norm, for each width: compiled for the vector units
+ * the CPU may have (the same operations on each: only their width differs). */
+#define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
+#define TF_LANES_WIDTH(w)                           \
+  TF_LANES_TARGETS static void step_##w(lanes *L) { \
+    attempt_w(L, w);                                \
+    error_norms_w(L, w);                            \
+  }
+TF_LANES_WIDTH(4)
+TF_LANES_WIDTH(8)
+TF_LANES_WIDTH(16)
+
+static void attempt_all(lanes *L) {
+  switch (L->w) {
+    case 4:
+      return step_4(L);
+    case 8:
+      return step_8(L);
+    default:
+      return step_16(L);
+  }
+}
+
+/* ---- one lane --------------------------------------------------------------------------- */
+
+/* dopri5.c's build_dense and dense_at for lane l at theta of the step just taken (before x
+ * and k[0] move on), into L->out. */
+static void dense_lane(const lanes *L, int l, double theta, double h) {
+  const double theta1 = 1.0 - theta;
+  for (size_t i = 0; i < L->n; i++) {
+    const size_t q = i * L->w + l;
+    double *const *k = L->k;
+    const double x = L->x[q], dx = L->x_new[q] - x, bspl = h * k[0][q] - dx;
+    const double c3 = dx - h * k[6][q] - bspl;
+    const double c4 = h * (D[0] * k[0][q] + D[2] * k[2][q] + D[3] * k[3][q] + D[4] * k[4][q] +
+                           D[5] * k[5][q] + D[6] * k[6][q]);
+    L->out[i] = x + theta * (dx + theta1 * (bspl + theta * (c3 + theta1 * c4)));
+  }
+}
+
+static void finish(lanes *L, int l, int status) {
+  tf_flow_lane_member *m = &L->m[L->slot[l]];
+  m->result.status = status;
+  m->result.t_final = L->t[l];
+  m->result.steps = L->steps[l];
+  for (size_t i = 0; i < L->n; i++) m->x[i] = L->x[i * L->w + l];
+  L->slot[l] = -1;
+}
+
+static void failed(lanes *L, int l) {
+  finish(L, l, tf_kernel_member_failed(L->flow->kernel, L->code[l], L->t[l]));
+}
+
+/* Samples due in the step just taken, from t_old to t_new (run_dopri5's loop); false if the
+ * run was told to stop at one. */
+static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) {
+  tf_flow_lane_member *m = &L->m[L->slot[l]];
+  const tf_flow *flow = L->flow;
+  for (long *next = &L->next[l];
+       m->sample && *next < L->n_samples && tf_flow_sample_time(flow, *next, L->n_samples) <= t_new;
+       ++*next) {
+    const double ts = tf_flow_sample_time(flow, *next, L->n_samples);
+    if (ts == t_new)
+      for (size_t i = 0; i < L->n; i++) L->out[i] = L->x_new[i * L->w + l];
+    else
+      dense_lane(L, l, h > 0 ? (ts - t_old) / h : 0.0, h);
+    m->sample(m->sample_ctx, ts, L->out);
+    if (tf_stop_point(L->stop)) return *next + 1 >= L->n_samples;
+  }
+  return true;
+}
+
+/* The accepted step of lane l (tf_rk_step_with): samples, the solution, the PI controller. */
+static void accept(lanes *L, int l, double h, double log_err) {
+  const tf_rk_controller *c = &tf_stepper_type_of(&L->flow->ode)->control;
+  const double t_old = L->t[l], t_new = L->last[l] ? L->flow->t_end : t_old + h;
+  const bool go_on = take_samples(L, l, t_old, h, t_new);
+  L->t[l] = t_new;
+  for (size_t i = 0; i < L->n; i++) {
+    const size_t q = i * L->w + l;
+    L->x[q] = L->x_new[q];
+    L->k[0][q] = L->k[6][q]; /* first same as last */
+  }
+  L->at_start[l] = true;
+  if (!go_on) {
+    L->stopped = true;
+    finish(L, l, TF_MEMBER_PENDING);
+    return;
+  }
+  if (L->flow->ode.fixed_step) return;
+  double fac = exp(c->expo1 * log_err - c->beta * L->log_prev[l]) / c->safety;
+  fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
+  L->log_prev[l] = fmax(log_err, TF_RK_LOG_1E4);
+  if (!L->last[l] || h / fac > L->h[l]) L->h[l] = h / fac;
+}
+
+/* After an attempt: accept, reject or end lane l as tf_rk_step_with and run_dopri5 would. */
+static void decide(lanes *L, int l) {
+  const tf_ode_options *o = &L->flow->ode;
+  const tf_rk_controller *c = &tf_stepper_type_of(o)->control;
+  const double h = L->hs[l], err = o->fixed_step ? 0.0 : L->err[l];
+  if (L->code[l] < 0) return failed(L, l);
+  const bool refused = L->code[l] > 0;
+  L->code[l] = 0;
+  bool finite = isfinite(err);
+  for (size_t i = 0; finite && i < L->n; i++) finite = isfinite(L->x_new[i * L->w + l]);
+  if (refused || !finite) {
+    if (o->fixed_step || !(h > L->hmin[l]))
+      return finish(L, l, refused ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE);
+    L->h[l] = 0.25 * h;
+    return;
+  }
+  const double log_err = o->fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
+  if (err <= 1.0) return accept(L, l, h, log_err);
+  L->h[l] = h / fmin(c->fac_hi, exp(c->expo1 * log_err) / c->safety);
+  if (!(L->h[l] >= L->hmin[l]))
+    finish(L, l, isnan(L->h[l]) ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW);
+}
+
+/* The next member of the queue into lane l, started as run_dopri5 starts one (the starting
+ * step is ode.c's, on the scalar stepper); false when the queue is empty. */
+static bool load(lanes *L, int l) {
+  tf_flow *flow = L->flow;
+  tf_stepper *s = flow->stepper;
+  while (L->queue < L->count) {
+    tf_flow_lane_member *m = &L->m[L->queue];
+    m->result = (tf_flow_result){.status = TF_MEMBER_OK, .t_final = flow->t0};
+    L->slot[l] = (long)L->queue++;
+    if (L->stopped) {
+      m->result.status = TF_MEMBER_PENDING;
+      continue;
+    }
+    tf_flow_initial_state(flow, m->member, m->x);
+    if (!tf_state_finite(m->x, L->n)) {
+      m->result.status = TF_MEMBER_NONFINITE;
+      continue;
+    }
+    tf_guard_member(m->member);
+    tf_stepper_setup(s, tf_flow_drift, flow, &flow->ode);
+    tf_stepper_reset(s, flow->t0, m->x);
+    L->next[l] = 0;
+    if (m->sample && L->n_samples > 0) {
+      m->sample(m->sample_ctx, flow->t0, m->x), L->next[l] = 1;
+      if (tf_stop_point(L->stop)) {
+        L->stopped = true;
+        if (L->n_samples > 1) m->result.status = TF_MEMBER_PENDING;
+        continue;
+      }
+    }
+    for (size_t i = 0; i < L->n; i++) {
+      L->x[i * L->w + l] = m->x[i];
+      L->k[0][i * L->w + l] = s->k[0][i];
+    }
+    L->t[l] = flow->t0, L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
+    L->code[l] = s->model_code;
+    L->steps[l] = 0;
+    L->at_start[l] = true;
+    return true;
+  }
+  L->slot[l] = -1;
+  return false;
+}
+
+/* The top of run_dopri5's loop and of tf_rk_step_with for lane l; false if it ended there. */
+static bool start_step(lanes *L, int l) {
+  const tf_flow *flow = L->flow;
+  if (!(L->t[l] < flow->t_end)) return finish(L, l, TF_MEMBER_OK), false;
+  if (L->steps[l] >= flow->ode.max_steps) return finish(L, l, TF_MEMBER_MAX_STEPS), false;
+  if (tf_stop_poll(L->stop)) {
+    L->stopped = true;
+    return finish(L, l, TF_MEMBER_PENDING), false;
+  }
+  L->steps[l]++;
+  if (L->code[l]) return failed(L, l), false;
+  L->hmin[l] = flow->ode.hmin > 0 ? flow->ode.hmin : 1e-14 * fmax(1.0, fabs(L->t[l]));
+  L->at_start[l] = false;
+  return true;
+}
+
+/* Lane l holding a member in the middle of a step, or empty once the queue is. */
+static void settle(lanes *L, int l) {
+  for (;;) {
+    if (L->slot[l] < 0 && !load(L, l)) return;
+    if (!L->at_start[l] || start_step(L, l)) return;
+  }
+}
+
+/* The step each lane attempts: its proposal, bounded by hmax and cut at t_end. */
+static bool plan(lanes *L) {
+  const double hmax = L->flow->ode.hmax, t_end = L->flow->t_end;
+  bool any = false;
+  for (int l = 0; l < L->w; l++) {
+    if (L->slot[l] < 0) {
+      L->hs[l] = 0.0;
+      continue;
+    }
+    any = true;
+    double h = L->h[l];
+    if (hmax > 0) h = fmin(h, hmax);
+    L->last[l] = L->t[l] + h >= t_end;
+    if (L->last[l]) h = t_end - L->t[l];
+    L->hs[l] = h;
+  }
+  return any;
+}
+
+/* ---- setup ------------------------------------------------------------------------------ */
+
+static int auto_width(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f")) return 8;
+#endif
+  return 4;
+}
+
+int tf_flow_lanes(const tf_flow *flow) {
+  const bool dopri5 = tf_stepper_type_of(&flow->ode) == tf_stepper_type_find("dopri5");
+  if (flow->method != TF_METHOD_DOPRI5 || !dopri5 || flow->poincare || flow->lanes == 1) return 1;
+  return flow->lanes ? flow->lanes : auto_width();
+}
+
+static bool lanes_alloc(lanes *L) {
+  const size_t n = L->n, w = (size_t)L->w;
+  double *d = calloc((STAGES + 3) * n * w + 7 * w + 2 * n, sizeof *d);
+  L->code = calloc(2 * w, sizeof *L->code);
+  L->slot = calloc(3 * w, sizeof *L->slot);
+  L->at_start = calloc(2 * w, sizeof *L->at_start);
+  if (!d || !L->code || !L->slot || !L->at_start) return false;
+  L->x = d, d += n * w;
+  for (int j = 0; j < STAGES; j++) L->k[j] = d, d += n * w;
+  L->stage = d, d += n * w;
+  L->x_new = d, d += n * w;
+  double **per_lane[] = {&L->t, &L->h, &L->hs, &L->tc, &L->log_prev, &L->hmin, &L->err};
+  for (size_t i = 0; i < sizeof per_lane / sizeof *per_lane; i++) *per_lane[i] = d, d += w;
+  L->gather = d, d += n;
+  L->out = d;
+  L->rc = L->code + w;
+  L->steps = L->slot + w, L->next = L->slot + 2 * w;
+  L->last = L->at_start + w;
+  return true;
+}
+
+static void lanes_free(lanes *L) {
+  free(L->x);
+  free(L->code);
+  free(L->slot);
+  free(L->at_start);
+}
+
+/* Without memory for lanes, members run one by one: the same numbers. */
+static void run_one_by_one(tf_flow *flow, tf_flow_lane_member *m, size_t count, long n_samples) {
+  for (size_t i = 0; i < count; i++)
+    m[i].result = tf_flow_run_member(flow, m[i].member, m[i].x, m[i].sample, m[i].sample_ctx,
+                                     m[i].sample ? n_samples : 0);
+}
+
+void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long n_samples) {
+  const tf_flow_ops *smooth = tf_model_smooth(flow->kernel);
+  lanes L = {.flow = flow,
+             .lane_rhs = smooth && !flow->smoothing_on ? smooth->rhs_lanes : NULL,
+             .w = tf_flow_lanes(flow),
+             .n = flow->kernel->dim,
+             .m = m,
+             .count = count,
+             .n_samples = n_samples,
+             .stop = tf_stop_token_or_process(flow->ode.stop)};
+  if (L.w <= 1 || !lanes_alloc(&L)) {
+    lanes_free(&L);
+    run_one_by_one(flow, m, count, n_samples);
+    return;
+  }
+  for (int l = 0; l < L.w; l++) L.slot[l] = -1, settle(&L, l);
+  while (plan(&L)) {
+    attempt_all(&L);
+    for (int l = 0; l < L.w; l++) {
+      if (L.slot[l] < 0) continue;
+      decide(&L, l);
+      settle(&L, l);
+    }
+  }
+  lanes_free(&L);
+}
