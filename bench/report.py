@@ -19,7 +19,7 @@ import platform
 import sys
 
 ORDER = ["smoke", "startup", "memory", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs",
-         "smooth", "stiff", "codim2", "valve", "cluster", "multinode", "equations"]
+         "smooth", "stiff", "codim2", "valve", "cluster", "multinode", "equations", "lanes"]
 
 
 def machine():

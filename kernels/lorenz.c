@@ -32,8 +32,8 @@ static int rhs(double t, const double *x, const double *p, double *dx) {
 static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
                       int *code) {
   (void)t;
-  const double *x0 = x, *x1 = x + lanes, *x2 = x + 2 * lanes;
-  double *d0 = dx, *d1 = dx + lanes, *d2 = dx + 2 * lanes;
+  const double *restrict x0 = x, *restrict x1 = x + lanes, *restrict x2 = x + 2 * lanes;
+  double *restrict d0 = dx, *restrict d1 = dx + lanes, *restrict d2 = dx + 2 * lanes;
   for (int l = 0; l < lanes; l++) {
     d0[l] = p[SIGMA] * (x1[l] - x0[l]);
     d1[l] = x0[l] * (p[RHO] - x2[l]) - x1[l];
