@@ -140,8 +140,8 @@ def main():
                  else "the odeint peer was not built")
     md = f"""## Lanes: members side by side per core (bench/lanes_bench.py)
 
-DOPRI5 ensembles on 1 rank, members per CPU second of the whole process (start-up and HDF5
-included), medians of {a.pairs} alternated rounds (lanes 8, lanes 1, lanes 16, peer, ...) in one
+DOPRI5 ensembles on 1 rank, members per CPU second of the whole twofold process (start-up,
+about 0.3 CPU s, and HDF5 included; the odeint peer counts its integration loop only), medians of {a.pairs} alternated rounds (lanes 8, lanes 1, lanes 16, peer, ...) in one
 invocation.  Lorenz (t = 0..10, rtol = atol = 1e-9, configs as in the script) uses the model's
 lanes field; the smoothed Jeffrey oscillator (eps = 0.05, t = 0..20) has none, so its field is
 called lane by lane.  The results files of every width are identical (tests/scripts/lanes.py).
