@@ -25,6 +25,7 @@
 
 #include "ensemble.h"
 #include "evolve.h" /* the event kinds of the Filippov totals */
+#include "guard.h"
 #include "h5io.h"
 #include "job.h"
 #include "member_columns.h"
@@ -75,6 +76,7 @@ static int setup(tf_run *run, tf_error *err) {
                                        .stop = &run->stop,
                                        .comm = run->comm,
                                        .output_keys = output_keys,
+                                       .computing = tf_guard_member,
                                        .ctx = run};
   if (tf_member_engine_create(run->cfg, &settings, &job->engine, err)) return -1;
   if (tf_member_columns_pick(&job->columns, job->engine, column_names))

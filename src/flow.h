@@ -155,8 +155,11 @@ typedef struct tf_flow_lane_member {
  * a method other than DOPRI5, events or impacts), else the width (auto: by the CPU). */
 int tf_flow_lanes(const tf_flow *flow);
 /* Runs m[0 .. count) in tf_flow_lanes(flow) lanes; a finished lane takes the next member at
- * once.  n_samples as tf_flow_run_member's (each member's own sink). */
-void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long n_samples);
+ * once.  n_samples as tf_flow_run_member's (each member's own sink); `computing` (NULL: none)
+ * is told the member before each call of its field (the field for all lanes at once: the
+ * member last started). */
+void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long n_samples,
+                       void (*computing)(uint64_t member));
 
 const char *tf_method_name(tf_method m);
 /* "petsc-ts/bdf" for TS members, else tf_method_name. */

@@ -17,7 +17,6 @@
 
 #include "dopri5_coeffs.h"
 #include "flow.h"
-#include "guard.h"
 #include "rk_driver.h"
 #include "status.h"
 
@@ -40,6 +39,7 @@ typedef struct lanes {
   long n_samples;
   tf_stop_token *stop;
   bool stopped;
+  void (*computing)(uint64_t member);
 } lanes;
 
 /* ---- the vectorised stages -------------------------------------------------------------- */
@@ -76,7 +76,7 @@ static void eval(lanes *L, const double *xs, double *dx) {
   }
   for (int l = 0; l < w; l++) {
     if (L->slot[l] < 0) continue;
-    tf_guard_member(L->m[L->slot[l]].member); /* a crash in the model names this member */
+    if (L->computing) L->computing(L->m[L->slot[l]].member);
     for (size_t i = 0; i < L->n; i++) L->gather[i] = xs[i * w + l];
     join_code(&L->code[l], tf_flow_drift(L->tc[l], L->gather, L->flow, L->out));
     for (size_t i = 0; i < L->n; i++) dx[i * w + l] = L->out[i];
@@ -264,7 +264,7 @@ static bool load(lanes *L, int l) {
       m->result.status = TF_MEMBER_NONFINITE;
       continue;
     }
-    tf_guard_member(m->member);
+    if (L->computing) L->computing(m->member);
     tf_stepper_setup(s, tf_flow_drift, flow, &flow->ode);
     tf_stepper_reset(s, flow->t0, m->x);
     L->next[l] = 0;
@@ -383,7 +383,8 @@ static void run_one_by_one(tf_flow *flow, tf_flow_lane_member *m, size_t count, 
                                      m[i].sample ? n_samples : 0);
 }
 
-void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long n_samples) {
+void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long n_samples,
+                       void (*computing)(uint64_t member)) {
   const tf_flow_ops *smooth = tf_model_smooth(flow->kernel);
   lanes L = {.flow = flow,
              .lane_rhs = smooth && !flow->smoothing_on ? smooth->rhs_lanes : NULL,
@@ -392,7 +393,8 @@ void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long
              .m = m,
              .count = count,
              .n_samples = n_samples,
-             .stop = tf_stop_token_or_process(flow->ode.stop)};
+             .stop = tf_stop_token_or_process(flow->ode.stop),
+             .computing = computing};
   if (L.w <= 1 || !lanes_alloc(&L)) {
     lanes_free(&L);
     run_one_by_one(flow, m, count, n_samples);

@@ -47,6 +47,9 @@ typedef struct tf_member_settings {
    * file stores the config in the order keys were read): `member_keys` those of the member
    * (its index, samples; may set `samples`), `output_keys` the output.* keys.  NULL: none. */
   int (*member_keys)(tf_config *cfg, void *ctx, struct tf_member_settings *s, tf_error *err);
+  /* Optional: told which member is computed now, where run_many moves between members (a
+   * crash is then named by the member it happened in: the run's guard). */
+  void (*computing)(uint64_t member);
   int (*output_keys)(tf_config *cfg, void *ctx, tf_error *err);
   void *ctx;
 } tf_member_settings;

@@ -150,7 +150,7 @@ static void run_many(tf_member_engine *e, size_t count, const uint64_t *members,
                                    .sample = sampled ? record_sample : NULL,
                                    .sample_ctx = &sinks[i]};
     }
-    tf_flow_run_lanes(flow, m, count, sampled ? e->layout.samples : 0);
+    tf_flow_run_lanes(flow, m, count, sampled ? e->layout.samples : 0, e->settings.computing);
     for (size_t i = 0; i < count; i++)
       end_member(e, &m[i].result, m[i].sample != NULL, &sinks[i], &r[i]);
   }
