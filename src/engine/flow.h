@@ -89,7 +89,7 @@ typedef struct tf_flow {
   long batch_n_samples, batch_n_alloc; /* samples of the cached batch, buffer capacity */
   double *batch_samples, *batch_sample_t;
   long *batch_sampled; /* samples recorded per slot */
-  /* impact kernels, and flows recorded at events (poincare.event): run by src/poincare.h on
+  /* impact kernels, and flows recorded at events (poincare.event): run by src/engine/poincare.h on
    * the impact engine; the last member's counts and samples stay in poincare_rec */
   tf_poincare *poincare;
   tf_poincare_spec poincare_spec;

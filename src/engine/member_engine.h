@@ -4,7 +4,7 @@
  * A model runs on the engine of its route (kinds.h): smooth flows, SDEs and PETSc TS
  * (flow.h), event-driven Filippov members with one or several switching functions (pws.h),
  * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h).  Each
- * route has one adapter (src/member_<route>.c) that fills an ops table; the tables are
+ * route has one adapter (src/engine/member_<route>.c) that fills an ops table; the tables are
  * registered in one place (member_engine.c) and looked up by route, so a job asks for "the
  * engine of this config" and never switches on the route.  What a route produces beyond the
  * common fields (its event kinds, logs, samples, impact counts) is said by its layout, and the
@@ -193,7 +193,7 @@ void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm);
 /* The time of sample i of n from t0 to t_end (the last exactly t_end). */
 double tf_member_sample_time(double t0, double t_end, long i, long n);
 
-/* Registered adapters (src/member_<route>.c). */
+/* Registered adapters (src/engine/member_<route>.c). */
 extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops;
 
 #endif
