@@ -310,6 +310,13 @@ static int execute(tf_run *run, tf_error *err) {
     const uint64_t per = job->spec.members / ((uint64_t)run->size * 32 * batch);
     job->spec.chunk = batch * (per > 0 ? per : 1);
   }
+  /* lanes: claims of at least four lanes' worth of members, so that a chunk keeps its lanes
+   * full (the scheduler's ~32 claims per rank would give a small ensemble chunks of a few) */
+  const uint64_t least = 4 * (uint64_t)l->lanes;
+  if (l->lanes > 1 && job->spec.chunk == 0) {
+    const uint64_t per = job->spec.members / ((uint64_t)run->size * 32);
+    job->spec.chunk = per > least ? (per < 256 ? per : 256) : least;
+  }
   job->spec.ctx = job;
   tf_ensemble_outcome out;
   /* a batch of PETSc TS members is one long solve: it polls signals and the time limit every
