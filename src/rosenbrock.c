@@ -109,7 +109,10 @@ static const tf_ros_tableau ros3p = {.stages = 3,
 
 /* --- the small dense LU -------------------------------------------------------------------- */
 
-bool tf_ros_lu_factor(int n, double *m, int *piv) {
+/* The factor and solve for n rows, inlined with n a constant for the smallest systems (the
+ * compiler unrolls them) and with the actual n above; the diagonal keeps 1 / u_kk, so the solve
+ * multiplies where it would divide. */
+static inline __attribute__((always_inline)) bool lu_factor_n(int n, double *m, int *piv) {
   for (int k = 0; k < n; k++) {
     int p = k;
     for (int i = k + 1; i < n; i++)
@@ -122,6 +125,7 @@ bool tf_ros_lu_factor(int n, double *m, int *piv) {
         m[k * n + j] = m[p * n + j], m[p * n + j] = w;
       }
     const double inv = 1.0 / m[k * n + k];
+    m[k * n + k] = inv;
     for (int i = k + 1; i < n; i++) {
       const double l = m[i * n + k] * inv;
       m[i * n + k] = l;
@@ -131,7 +135,8 @@ bool tf_ros_lu_factor(int n, double *m, int *piv) {
   return true;
 }
 
-void tf_ros_lu_solve(int n, const double *lu, const int *piv, double *b) {
+static inline __attribute__((always_inline)) void lu_solve_n(int n, const double *lu,
+                                                             const int *piv, double *b) {
   for (int k = 0; k < n; k++) { /* the rows were swapped whole: all swaps first */
     const double w = b[piv[k]];
     b[piv[k]] = b[k], b[k] = w;
@@ -144,7 +149,36 @@ void tf_ros_lu_solve(int n, const double *lu, const int *piv, double *b) {
   for (int i = n - 1; i >= 0; i--) {
     double acc = b[i];
     for (int j = i + 1; j < n; j++) acc -= lu[i * n + j] * b[j];
-    b[i] = acc / lu[i * n + i];
+    b[i] = acc * lu[i * n + i];
+  }
+}
+
+bool tf_ros_lu_factor(int n, double *m, int *piv) {
+  switch (n) {
+    case 2:
+      return lu_factor_n(2, m, piv);
+    case 3:
+      return lu_factor_n(3, m, piv);
+    case 4:
+      return lu_factor_n(4, m, piv);
+    default:
+      return lu_factor_n(n, m, piv);
+  }
+}
+
+void tf_ros_lu_solve(int n, const double *lu, const int *piv, double *b) {
+  switch (n) {
+    case 2:
+      lu_solve_n(2, lu, piv, b);
+      break;
+    case 3:
+      lu_solve_n(3, lu, piv, b);
+      break;
+    case 4:
+      lu_solve_n(4, lu, piv, b);
+      break;
+    default:
+      lu_solve_n(n, lu, piv, b);
   }
 }
 

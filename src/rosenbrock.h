@@ -31,7 +31,8 @@ typedef struct tf_ros_tableau {
 const tf_ros_tableau *tf_rosenbrock_tableau(const tf_stepper_type *type);
 
 /* LU factorisation with partial pivoting of the n x n row-major matrix m in place (n <=
- * TF_ROS_MAX_DIM); false if a pivot is zero or not finite. */
+ * TF_ROS_MAX_DIM; the diagonal holds the reciprocals of U's); false if a pivot is zero or not
+ * finite. */
 bool tf_ros_lu_factor(int n, double *m, int *piv);
 /* Solves (LU) y = b in place of b. */
 void tf_ros_lu_solve(int n, const double *lu, const int *piv, double *b);

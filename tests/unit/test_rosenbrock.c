@@ -9,8 +9,8 @@
  *
  * Convergence: the stiff linear system x' = A (x - phi(t)) + phi'(t), eigenvalues -1 and -1000
  * (Hairer & Wanner II, IV.1), phi = (sin t, cos t), whose solution is phi plus the homogeneous
- * one; its homogeneous version (phi = 0) integrated with fixed steps h = 1/20 ... 1/320
- * (|h lambda| from 50 down to 3: stiff) shows the method's order.  Adaptive runs end within a
+ * one; its homogeneous version (phi = 0) integrated with fixed steps h = 1/10 ... 1/160
+ * (|h lambda| from 100 down to 6: stiff) shows the method's order.  Adaptive runs end within a
  * few tolerances of the exact solution, with and without the exact Jacobian; ROS3P is not run
  * adaptively through the stiff transient: not L-stable (R(inf) = -0.73) and with an estimate
  * blind to the stiff mode, it carries that mode on (error 3e-2 at t = 10), which is why RODAS4
@@ -184,14 +184,15 @@ static void convergence(const char *name, int order) {
   o.fixed_step = true;
   double err[5];
   for (int k = 0; k < 5; k++) {
-    o.h0 = 1.0 / (20 << k);
+    o.h0 = 1.0 / (10 << k);
     err[k] = run(name, o, true, 1.0, NULL);
   }
-  for (int k = 2; k < 5; k++) {
+  for (int k = 1; k < 5; k++) {
     const double p = log2(err[k - 1] / err[k]);
-    printf("%s: h = 1/%d: error %.3e, order %.2f\n", name, 20 << k, err[k], p);
-    CHECK(fabs(p - order) < 0.35, "%s: measured order %.2f at h = 1/%d, expected %d", name, p,
-          20 << k, order);
+    printf("%s: h = 1/%d: error %.3e, order %.2f\n", name, 10 << k, err[k], p);
+    /* at h >= 1/40 ROS3P's R(-50) ~ R(inf) = -0.73 still carries the stiff transient */
+    if (k >= 3) CHECK(fabs(p - order) < 0.35, "%s: measured order %.2f at h = 1/%d, expected %d", name, p,
+          10 << k, order);
   }
 }
 
