@@ -194,9 +194,12 @@ static double *dfdt_of(tf_stepper *s) {
   return s->lin + 2 * s->n * s->n;
 }
 
-/* df/dx by forward differences (Hairer's increments), from f(t, x) in k[0]. */
+/* df/dx by forward differences (Hairer's increments), from f(t, x) in k[0].  A perturbed point
+ * may lie outside the field's domain (a sliding mode's field off its manifold): such a refusal
+ * is not the step's (a fatal one is). */
 static void jacobian_by_differences(tf_stepper *s, double t, const double *x) {
   const size_t n = s->n;
+  const int code = s->model_code;
   double *xp = s->stage, *fp = s->k[ERR], *jac = jac_of(s);
   memcpy(xp, x, n * sizeof *x);
   for (size_t j = 0; j < n; j++) {
@@ -206,6 +209,7 @@ static void jacobian_by_differences(tf_stepper *s, double t, const double *x) {
     xp[j] = x[j];
     for (size_t i = 0; i < n; i++) jac[i * n + j] = (fp[i] - s->k[0][i]) / d;
   }
+  if (s->model_code > 0) s->model_code = code;
 }
 
 /* df/dt at (t, x) by a central difference (its error, about eps^(2/3) |f|, does not swamp

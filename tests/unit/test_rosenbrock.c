@@ -191,8 +191,9 @@ static void convergence(const char *name, int order) {
     const double p = log2(err[k - 1] / err[k]);
     printf("%s: h = 1/%d: error %.3e, order %.2f\n", name, 10 << k, err[k], p);
     /* at h >= 1/40 ROS3P's R(-50) ~ R(inf) = -0.73 still carries the stiff transient */
-    if (k >= 3) CHECK(fabs(p - order) < 0.35, "%s: measured order %.2f at h = 1/%d, expected %d", name, p,
-          10 << k, order);
+    if (k >= 3)
+      CHECK(fabs(p - order) < 0.35, "%s: measured order %.2f at h = 1/%d, expected %d", name, p,
+            10 << k, order);
   }
 }
 
