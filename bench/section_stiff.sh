@@ -6,6 +6,8 @@
 #   bench/section_stiff.sh BUILD_DIR
 #   env: STIFF_MEMBERS 128, STIFF_T_END 20, STIFF_EPS "1e-4 1e-5 1e-6",
 #        STIFF_RTOLS_TWOFOLD "1e-4 3e-5 1e-5 3e-6 1e-6 3e-7 1e-7", STIFF_RTOLS_CVODE "1e-5 1e-6 1e-7 1e-8"
+#        STIFF_CODES "rosw rosw4 bdf5 rodas4 ros3p" (twofold's configurations below),
+#        STIFF_PAIRS 5 (alternated pairs per matched comparison)
 #
 # Every code runs at several tolerances (atol = 1e-3 rtol); every run's final states are
 # compared with a reference (CVODE BDF, difference-quotient Jacobian, rtol 1e-12).  Matched
@@ -13,6 +15,8 @@
 # members per second of whole-process wall time for both codes (fork to exit, measured here the
 # same way for both: loading, MPI_Init, PETSc or SUNDIALS set-up, reading the initial states,
 # output); twofold's job clock and CVODE's integration loop are reported beside them.
+# The matched comparisons are then timed again as alternated pairs (twofold, CVODE, twofold, ...,
+# STIFF_PAIRS of each, whole process) and reported as the median ratio with its spread.
 # Last stdout line: the JSON record that bench/report.py files under bench/results/stiff.json.
 set -euo pipefail
 BUILD=$(cd "${1:?usage: section_stiff.sh BUILD_DIR}" && pwd)
@@ -34,13 +38,24 @@ EPS = os.environ.get("STIFF_EPS", "1e-4 1e-5 1e-6").split()
 RT_TW = os.environ.get("STIFF_RTOLS_TWOFOLD", "1e-4 3e-5 1e-5 3e-6 1e-6 3e-7 1e-7").split()
 RT_CV = os.environ.get("STIFF_RTOLS_CVODE", "1e-5 1e-6 1e-7 1e-8").split()
 cvode = os.path.join(build, "bench_stiff_cvode")
-# twofold's configurations: the defaults (ROSW ra34pw2, batches of 16, analytic Jacobian), an
-# order-4 Rosenbrock method (needs the exact Jacobian, which the wheel gives), and BDF at its
-# best fixed order (PETSc's BDF does not vary its order)
-TWOFOLD = (("rosw", "twofold PETSc TS rosw ra34pw2 (default), batches of 16", ()),
-           ("rosw4", "twofold PETSc TS rosw veldd4 (order 4), batches of 16",
-            ("-ts_rosw_type", "veldd4")),
-           ("bdf5", "twofold PETSc TS bdf order 5, batches of 16", ("-ts_bdf_order", "5")))
+# twofold's configurations: the PETSc TS defaults (ROSW ra34pw2, batches of 16, analytic
+# Jacobian), an order-4 Rosenbrock-W method (needs the exact Jacobian, which the wheel gives),
+# BDF at its best fixed order (PETSc's BDF does not vary its order), and twofold's own
+# Rosenbrock stepper (integrator.method rosenbrock: RODAS4 or ROS3P, one member at a time)
+TS = ("--set", "integrator.method=petsc-ts")
+TWOFOLD_ALL = (("rosw", "twofold PETSc TS rosw ra34pw2 (default), batches of 16",
+                (*TS, "--set", "integrator.ts.type=rosw")),
+               ("rosw4", "twofold PETSc TS rosw veldd4 (order 4), batches of 16",
+                (*TS, "--set", "integrator.ts.type=rosw", "-ts_rosw_type", "veldd4")),
+               ("bdf5", "twofold PETSc TS bdf order 5, batches of 16",
+                (*TS, "--set", "integrator.ts.type=bdf", "-ts_bdf_order", "5")),
+               ("rodas4", "twofold rosenbrock rodas4",
+                ("--set", "integrator.method=rosenbrock")),
+               ("ros3p", "twofold rosenbrock ros3p",
+                ("--set", "integrator.method=rosenbrock", "--set", "integrator.rosenbrock=ros3p")))
+CODES = os.environ.get("STIFF_CODES", "rosw rosw4 bdf5 rodas4 ros3p").split()
+TWOFOLD = tuple(c for c in TWOFOLD_ALL if c[0] in CODES)
+PAIRS = int(os.environ.get("STIFF_PAIRS", "5"))
 CVODE = (("dq", "CVODE BDF, difference-quotient Jacobian"),
          ("analytic", "CVODE BDF, the engine's analytic Jacobian"))
 
@@ -55,21 +70,41 @@ def timed(cmd):
     return time.perf_counter() - t0, json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def twofold(eps, rtol, ty, extra):
+def twofold_cmd(eps, rtol, ty, extra):
     out = f"{work}/tw-{eps}-{rtol}-{ty}.h5"
-    cmd = [f"{build}/twofold", "run", f"{root}/configs/wheel-smoothed.yaml", "-o", out,
-           "--quiet", "--json", "--overwrite", "--set", f"ensemble.members={M}",
-           "--set", f"integrator.t_end={TE}", "--set", f"model.smoothing.epsilon={eps}",
-           "--set", f"integrator.rtol={rtol}", "--set", f"integrator.atol={float(rtol) * 1e-3!r}",
-           "--set", f"integrator.ts.type={ty[:4].rstrip('5')}", *extra]
+    return out, [f"{build}/twofold", "run", f"{root}/configs/wheel-smoothed.yaml", "-o", out,
+                 "--quiet", "--json", "--overwrite", "--set", f"ensemble.members={M}",
+                 "--set", f"integrator.t_end={TE}", "--set", f"model.smoothing.epsilon={eps}",
+                 "--set", f"integrator.rtol={rtol}",
+                 "--set", f"integrator.atol={float(rtol) * 1e-3!r}", *extra]
+
+
+def twofold(eps, rtol, ty, extra):
+    out, cmd = twofold_cmd(eps, rtol, ty, extra)
     wall, j = timed(cmd)
     with h5py.File(out, "r") as f:
         x = f["members/final_state"][...]
+        steps = float(np.sum(f["members/steps"][...]))
+    j.setdefault("steps", steps)  # the stepper types' runs report their steps per member only
     return out, wall, j, x
 
 
+def cv_cmd(h5, eps, rtol, jac):
+    return [cvode, h5, TE, rtol, repr(float(rtol) * 1e-3), "sqrt", eps, "convex", str(M), jac]
+
+
 def cv(h5, eps, rtol, jac):
-    return timed([cvode, h5, TE, rtol, repr(float(rtol) * 1e-3), "sqrt", eps, "convex", str(M), jac])
+    return timed(cv_cmd(h5, eps, rtol, jac))
+
+
+def alternated(cmd_a, cmd_b):
+    """PAIRS runs of each, a b a b ..., whole process; the ratios time_b / time_a pair by pair."""
+    ta, tb = [], []
+    for _ in range(PAIRS):
+        ta.append(timed(cmd_a)[0])
+        tb.append(timed(cmd_b)[0])
+    r = [b / a for a, b in zip(ta, tb)]
+    return float(np.median(ta)), float(np.median(tb)), float(np.median(r)), min(r), max(r)
 
 
 res = {"members": M, "t_end": float(TE), "epsilons": [float(e) for e in EPS], "runs": [],
@@ -85,7 +120,7 @@ for eps in EPS:
             first = first or out
             runs.append(dict(code=name, key=f"twofold_{ty}", rtol=float(rtol), process_s=wall,
                              job_s=j["wall_seconds"], steps=j["steps"] / M,
-                             jacobians=j["jacobian_evals"] / M, x=x))
+                             jacobians=j.get("jacobian_evals", 0) / M, x=x, cmd=(ty, extra)))
     say(f"eps {eps}: reference, CVODE BDF at rtol 1e-12")
     _, ref = cv(first, eps, "1e-12", "dq")
     ref = np.array(ref["final_state"]).reshape(M, 3)
@@ -113,6 +148,15 @@ for eps in EPS:
                  twofold_rate_job=best and best["rate_job"],
                  ratio=best["rate"] / c["rate_job"] if best else None,
                  ratio_process=best["rate"] / c["rate"] if best else None)
+        if best and PAIRS > 0:
+            say(f"eps {eps}: {PAIRS} alternated pairs, {m['twofold']} against {c['code']}, "
+                f"rtol {c['rtol']:g}")
+            ty, extra = best["cmd"]
+            jac = c["key"][len("cvode_"):]
+            tw_s, cv_s, ratio, lo, hi = alternated(twofold_cmd(eps, best["rtol"], ty, extra)[1],
+                                                   cv_cmd(first, eps, repr(c["rtol"]), jac))
+            m.update(pair_twofold_s=tw_s, pair_cvode_s=cv_s, pair_ratio=ratio, pair_ratio_min=lo,
+                     pair_ratio_max=hi)
         res["matched"].append(m)
         rows.append(m)
     table = "\n".join(
@@ -122,8 +166,10 @@ for eps in EPS:
         f"| {m['cvode']}, rtol {m['cvode_rtol']:g} | {m['cvode_error']:.1e} | "
         f"{m['cvode_rate_loop']:.0f} | {m['cvode_rate']:.0f} | " +
         (f"{m['twofold']} | {m['twofold_error']:.1e} | {m['twofold_rate']:.0f} | "
-         f"**{m['ratio']:.2f}** | {m['ratio_process']:.2f} |" if m["twofold"]
-         else "none as accurate | | | **0** | 0 |")
+         f"**{m['ratio']:.2f}** | {m['ratio_process']:.2f} | " +
+         (f"**{m['pair_ratio']:.2f}** [{m['pair_ratio_min']:.2f}, {m['pair_ratio_max']:.2f}] |"
+          if "pair_ratio" in m else " |") if m["twofold"]
+         else "none as accurate | | | **0** | 0 | |")
         for m in rows)
     sections.append(f"""### ε = {eps}
 
@@ -133,8 +179,8 @@ for eps in EPS:
 
 Matched accuracy (the fastest twofold run at least as accurate as each CVODE run):
 
-| CVODE run | its error | its members/s (loop) | (process) | twofold run | its error | its members/s (process) | twofold process / CVODE loop | / CVODE process |
-|---|---|---|---|---|---|---|---|---|
+| CVODE run | its error | its members/s (loop) | (process) | twofold run | its error | its members/s (process) | twofold process / CVODE loop | / CVODE process | CVODE process time / twofold's, {PAIRS} alternated pairs: median [min, max] |
+|---|---|---|---|---|---|---|---|---|---|
 {matched}
 """)
 
@@ -145,9 +191,14 @@ eps = EPS[-1]
 diag = []
 for batch in (1, 16):
     say(f"eps {eps}: twofold rosw, batch {batch}, rtol 1e-6 (cost per member step)")
-    _, wall, j, _ = twofold(eps, "1e-6", "rosw", ("--set", f"integrator.ts.batch={batch}"))
+    _, wall, j, _ = twofold(eps, "1e-6", "rosw", (*TS, "--set", "integrator.ts.type=rosw",
+                                                  "--set", f"integrator.ts.batch={batch}"))
     diag.append((f"twofold rosw, batches of {batch}", j["steps"] / M,
                  1e6 * j["wall_seconds"] / j["steps"]))
+say(f"eps {eps}: twofold rosenbrock rodas4, rtol 1e-6 (cost per member step)")
+_, wall, j, _ = twofold(eps, "1e-6", "rodas4", ("--set", "integrator.method=rosenbrock"))
+diag.append(("twofold rosenbrock rodas4 (per member)", j["steps"] / M,
+             1e6 * j["wall_seconds"] / j["steps"]))
 wall, j = cv(first, eps, "1e-6", "dq")
 diag.append(("CVODE BDF (DQ Jacobian)", j["steps"] / M, 1e6 * j["seconds"] / j["steps"]))
 res["cost_per_step"] = [dict(code=c, steps_per_member=n, us_per_member_step=u) for c, n, u in diag]
@@ -159,10 +210,16 @@ res["ratio_min"] = min(ratios)
 res["ratio_median"] = float(np.median(ratios))
 by_eps = {e: min(m["ratio"] or 0.0 for m in res["matched"] if m["epsilon"] == float(e))
           for e in EPS}
+pairs_by_eps = {e: [m["pair_ratio"] for m in res["matched"]
+                    if m["epsilon"] == float(e) and "pair_ratio" in m] for e in EPS}
+res["pair_ratio_by_epsilon"] = {e: (min(v), max(v)) if v else None
+                                for e, v in pairs_by_eps.items()}
+pair_summary = "; ".join(f"ε = {e}: {v[0]:.2f} to {v[1]:.2f}" if v else f"ε = {e}: none"
+                         for e, v in res["pair_ratio_by_epsilon"].items())
 res["ratio_min_by_epsilon"] = {e: v for e, v in by_eps.items()}
 res["title"] = "Smoothed stiff wheel"
 summary = ", ".join(f"ε = {e}: {v:.2f}" for e, v in by_eps.items())
-res["markdown"] = f"""## Smoothed stiff wheel: PETSc TS against CVODE BDF, work-precision (bench/section_stiff.sh)
+res["markdown"] = f"""## Smoothed stiff wheel: PETSc TS and the Rosenbrock stepper against CVODE BDF, work-precision (bench/section_stiff.sh)
 
 configs/wheel-smoothed.yaml (Fig. 5 parameters, Jeffrey's Λ_ε, convex field), {M} members
 from the two-fold plus a 1e-5 perturbation, t = 0..{TE}, one core, atol = 1e-3 rtol.  Error:
@@ -175,6 +232,13 @@ with the analytic Jacobian (the chain rule through the wheel's slip_jacobian) an
 Jacobi, which is an exact solve of the block-diagonal system.  The error is dominated by the
 most sensitive member (members leave the two-fold's neighbourhood at different times, and
 smaller ε makes that exit more sensitive), which is why it does not fall in step with rtol.
+
+twofold's own Rosenbrock stepper (`integrator.method: rosenbrock`, RODAS4 or ROS3P, one
+member at a time with its own steps, the same analytic Jacobian, a dense LU per step) runs
+beside PETSc TS.  Alternated pairs: each matched comparison timed again, twofold and CVODE in
+turn, {PAIRS} runs of each, whole process both; the ratio is CVODE's time over twofold's (above
+1: twofold faster), its median over the pairs with the smallest and largest.  Over the matched
+comparisons the median pair ratios range over {pair_summary}.
 
 Headline ratio: twofold's whole process against CVODE's integration loop alone (CVODE's
 process also loads the HDF5 and PETSc libraries its driver links; that ratio is beside it).

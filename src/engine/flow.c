@@ -15,6 +15,7 @@
 #include "kinds.h"
 #include "model.h"
 #include "rng.h"
+#include "rosenbrock.h"
 #include "status.h"
 
 const char *tf_method_name(tf_method m) {
@@ -317,6 +318,12 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
     if (flow->kernel->dim > TF_MAX_DIM)
       return tf_fail(err, "drift-implicit supports at most %d state components", TF_MAX_DIM);
   }
+  if (tf_rosenbrock_tableau(flow->ode.type) && flow->kernel->dim > TF_ROS_MAX_DIM)
+    return tf_fail(err,
+                   "%s: key 'integrator.method': rosenbrock supports at most %d state components "
+                   "(model '%s' has %zu); use petsc-ts",
+                   tf_config_where(cfg, "integrator.method", where, sizeof where), TF_ROS_MAX_DIM,
+                   flow->kernel->name, flow->kernel->dim);
   if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, comm, err);
   /* a config written for TS and run with another method (--set integrator.method=...) */
   tf_config_mark_used(cfg, "integrator.ts");
@@ -504,6 +511,7 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
   const size_t n = flow->kernel->dim;
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
   tf_stepper_setup(flow->stepper, tf_flow_drift, flow, &flow->ode);
+  if (has_analytic_jacobian(flow)) tf_stepper_set_jacobian(flow->stepper, jacobian_adapter);
   tf_stepper_reset(flow->stepper, flow->t0, x);
   double *xs = flow->work;
   long next = 0;

@@ -6,9 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stepper_type.h"
+
 static const char *const steps[] = {"adaptive", "fixed", NULL};
 static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
 static const char *const lane_widths[] = {"auto", "1", "4", "8", "16", NULL};
+/* RODAS4 by default: L-stable and of order 4, which the tight tolerances of stiff smoothed
+ * members reward (ROS3P is A-stable only, order 3) */
+static const char *const rosenbrocks[] = {"rodas4", "ros3p", NULL};
 
 #define DBL(p, d, l, h, meaning) \
   { .path = p, .kind = TF_SETTING_DOUBLE, .def = d, .lo = l, .hi = h, .doc = meaning }
@@ -25,6 +30,7 @@ const tf_integrator_key tf_integrator_keys[] = {
     DBL("integrator.h0", 0.0, 0.0, INFINITY, "first step; 0 = automatic"),
     DBL("integrator.hmax", 0.0, 0.0, INFINITY, "largest step; 0 = unbounded"),
     STR("integrator.step", "adaptive", steps, "adaptive or fixed (every step h0)"),
+    STR("integrator.rosenbrock", "rodas4", rosenbrocks, "method rosenbrock: rodas4 or ros3p"),
     DBL("integrator.dt", 1e-3, 1e-12, INFINITY, "SDE step"),
     INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
     STR("integrator.lanes", "auto", lane_widths, "members side by side per core (1: one by one)"),
@@ -83,8 +89,11 @@ static void method_choices(bool flow_methods, const char **out, size_t cap) {
   static const char *const flow_only[] = {TF_FLOW_ONLY_METHODS};
   size_t n = 0;
   out[n++] = "auto";
-  for (size_t i = 0; tf_stepper_type_at(i) && n + 1 < cap; i++)
-    out[n++] = tf_stepper_type_name(tf_stepper_type_at(i));
+  for (size_t i = 0; tf_stepper_type_at(i) && n + 1 < cap; i++) {
+    const tf_stepper_type *ty = tf_stepper_type_at(i);
+    const char *name = ty->family ? ty->family : tf_stepper_type_name(ty);
+    if (strcmp(out[n - 1], name) != 0) out[n++] = name; /* a family's types are adjacent */
+  }
   for (size_t i = 0; flow_methods && i < sizeof flow_only / sizeof *flow_only && n + 1 < cap; i++)
     out[n++] = flow_only[i];
   out[n] = NULL;
@@ -128,7 +137,13 @@ static int read_method(tf_config *cfg, bool flow_methods, tf_integrator_settings
   const char *choices[64];
   method_choices(flow_methods, choices, sizeof choices / sizeof *choices);
   if (get_string_of(cfg, "integrator.method", choices, &s->method, err)) return -1;
-  s->ode.type = tf_stepper_type_find(s->method); /* NULL (DOPRI5) for auto and flow methods */
+  const char *type = s->method;
+  /* the one family so far; integrator.<family> names its member */
+  if (strcmp(s->method, "rosenbrock") == 0 &&
+      tf_integrator_get_string(cfg, "integrator.rosenbrock", &type, err))
+    return -1;
+  tf_config_mark_used(cfg, "integrator.rosenbrock"); /* a config run with another method */
+  s->ode.type = tf_stepper_type_find(type);          /* NULL (DOPRI5) for auto and flow methods */
   return 0;
 }
 

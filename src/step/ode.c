@@ -25,6 +25,11 @@ tf_stepper *tf_stepper_create(size_t n) {
     return NULL;
   }
   s->block = block;
+  if (n <= TF_MAX_DIM && !(s->lin = calloc(2 * n * n + n, sizeof *s->lin))) {
+    free(block);
+    free(s);
+    return NULL;
+  }
   for (int i = 0; i < TF_RK_MAX_STAGES; i++) s->k[i] = block + i * n;
   s->stage = block + TF_RK_MAX_STAGES * n;
   s->x_new = block + (TF_RK_MAX_STAGES + 1) * n;
@@ -36,6 +41,7 @@ tf_stepper *tf_stepper_create(size_t n) {
 void tf_stepper_destroy(tf_stepper *s) {
   if (!s) return;
   free(s->block);
+  free(s->lin);
   free(s);
 }
 
@@ -45,6 +51,11 @@ void tf_stepper_setup(tf_stepper *s, tf_rhs_fn f, void *ctx, const tf_ode_option
   s->opt = opts ? *opts : tf_ode_default_options();
   s->type = tf_stepper_type_of(&s->opt);
   s->ops = s->type->ops ? s->type->ops : &tf_rk_driver_ops;
+  s->jac = NULL;
+}
+
+void tf_stepper_set_jacobian(tf_stepper *s, tf_jacobian_fn jac) {
+  s->jac = jac;
 }
 
 /* --- the seam ------------------------------------------------------------------------------ */
@@ -176,7 +187,7 @@ void tf_rk_restart(tf_stepper *s, double t0, const double *x0) {
     tf_ode_stats keep = s->stats;
     tf_rk_reset(s, t0, x0);
     s->stats.steps += keep.steps, s->stats.rejected += keep.rejected;
-    s->stats.rhs_evals += keep.rhs_evals;
+    s->stats.rhs_evals += keep.rhs_evals, s->stats.jacobian_evals += keep.jacobian_evals;
     return;
   }
   s->model_code = 0;

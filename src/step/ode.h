@@ -25,6 +25,9 @@
  * TF_ODE_MODEL_FAILED and the code in tf_stepper_model_code. */
 typedef int (*tf_rhs_fn)(double t, const double *x, void *ctx, double *dxdt);
 
+/* The field's Jacobian df/dx at (t, x), n x n row-major into jac. */
+typedef void (*tf_jacobian_fn)(double t, const double *x, void *ctx, double *jac);
+
 /* Two refusals as one: 0 if both are 0, else a fatal (< 0) one if any, else the first. */
 static inline int tf_model_code_join(int a, int b) {
   return a < 0 ? a : b < 0 ? b : a ? a : b;
@@ -63,6 +66,10 @@ typedef struct tf_stepper tf_stepper;
 tf_stepper *tf_stepper_create(size_t n);
 void tf_stepper_setup(tf_stepper *s, tf_rhs_fn f, void *ctx, const tf_ode_options *opts);
 void tf_stepper_reset(tf_stepper *s, double t0, const double *x0);
+/* The exact Jacobian of the field set up last, for the linearly implicit (Rosenbrock) types,
+ * which otherwise take it by forward differences (n more evaluations a step); the explicit
+ * types ignore it.  Call after tf_stepper_setup (which forgets it). */
+void tf_stepper_set_jacobian(tf_stepper *s, tf_jacobian_fn jac);
 /* Continue from a new state (after an event or a mode switch, with a new right-hand side)
  * keeping the current step-size estimate: re-evaluates the first stage only. */
 void tf_stepper_restart(tf_stepper *s, double t0, const double *x0);
@@ -97,6 +104,7 @@ void tf_stepper_destroy(tf_stepper *s);
 
 typedef struct tf_ode_stats {
   long steps, rejected, rhs_evals;
+  long jacobian_evals; /* the linearly implicit types' (by differences: n evaluations each) */
 } tf_ode_stats;
 tf_ode_stats tf_stepper_stats(const tf_stepper *s);
 /* After TF_ODE_MODEL_FAILED: the code the right-hand side returned. */

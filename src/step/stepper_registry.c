@@ -7,7 +7,9 @@
 #define TF_STEPPER_TYPES \
   X(dopri5)              \
   X(dop853)              \
-  X(bs23)
+  X(bs23)                \
+  X(rodas4)              \
+  X(ros3p)
 
 #define X(name) extern const tf_stepper_type tf_stepper_##name;
 TF_STEPPER_TYPES

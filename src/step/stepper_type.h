@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "max_dim.h"
 #include "ode.h"
 
 /* DOP853 needs 12 stages, the first-same-as-last one and 3 more for its dense output; its
@@ -72,6 +73,9 @@ struct tf_stepper_type {
   void (*build_dense_late)(tf_stepper *s);
   void (*dense_at)(const tf_stepper *s, double theta, double *out);
   const tf_stepper_ops *ops; /* NULL: the explicit driver's */
+  /* the integrator.method that names this type among its siblings, integrator.<family> then
+   * choosing which (rosenbrock: rodas4 or ros3p); NULL: the method is the type's name */
+  const char *family;
 };
 
 /* The state of a stepper; the explicit driver's vectors, which another kind of type may use
@@ -95,6 +99,14 @@ struct tf_stepper {
   tf_ode_stats stats;
   /* the first refusal of the right-hand side since the step began (a fatal one wins) */
   int model_code;
+  /* A linearly implicit type's (rosenbrock.c): the field's Jacobian given by the caller
+   * (NULL: forward differences), and lin, allocated for n <= TF_MAX_DIM: df/dx (n x n), the
+   * factors of I / (h gamma) - df/dx (n x n) and df/dt (n) at the step's start, kept over its
+   * rejected attempts while lin_current. */
+  tf_jacobian_fn jac;
+  double *lin;
+  int lin_piv[TF_MAX_DIM];
+  bool lin_current;
 };
 
 extern const tf_stepper_ops tf_rk_driver_ops;
