@@ -14,6 +14,7 @@
 #include "failures.h"
 #include "guard.h"
 #include "h5io.h"
+#include "isolate.h"
 #include "lock.h"
 #include "member_ranges.h"
 #include "merge.h"
@@ -38,8 +39,10 @@ enum { EXTRA_DONE = 0, EXTRA_STATUS = 1, EXTRA_CHECKSUM = 2, EXTRA_TABLES = 3 };
 typedef struct scheduler { /* one rank's view of the run */
   tf_run *run;
   const tf_ensemble_spec *spec;
-  hid_t *dsets; /* ncols + done + status + checksum */
-  hid_t status_type;
+  hid_t *dsets;             /* ncols + done + status + checksum */
+  hid_t status_type;        /* every status, in memory */
+  hid_t status_file_type;   /* a new file's: crashed and timeout only if isolated */
+  tf_isolate *isolate;      /* --isolate: the members' worker process */
   tf_member_ranges pending; /* members this run computes, as runs */
   uint64_t nchunks, chunk;
   uint64_t cap_rows;      /* rows buffered at most between flushes: the memory budget */
@@ -55,7 +58,7 @@ typedef struct scheduler { /* one rank's view of the run */
 
 static bool anyone(const struct scheduler *s, int local);
 
-static size_t column_bytes(const tf_column *c) {
+size_t tf_column_bytes(const tf_column *c) {
   return (size_t)c->width * 8;
 }
 
@@ -68,7 +71,7 @@ static hid_t table_type(const scheduler *s, size_t d, uint64_t *width, size_t *r
   const tf_ensemble_spec *spec = s->spec;
   if (d < spec->ncols) {
     *width = spec->cols[d].width;
-    *row_bytes = column_bytes(&spec->cols[d]);
+    *row_bytes = tf_column_bytes(&spec->cols[d]);
     return column_h5type(&spec->cols[d]);
   }
   *width = 1;
@@ -91,7 +94,7 @@ static uint64_t row_checksum(const tf_ensemble_spec *spec, uint64_t member, uint
   uint64_t h = fnv1a(0xcbf29ce484222325ull, &member, sizeof member);
   h = fnv1a(h, &status, 1);
   for (size_t c = 0; c < spec->ncols; c++) {
-    const size_t w = column_bytes(&spec->cols[c]);
+    const size_t w = tf_column_bytes(&spec->cols[c]);
     h = fnv1a(h, (const char *)cols[c] + r * w, w);
   }
   return h;
@@ -109,7 +112,7 @@ static int buffer_reserve(row_buffer *b, const tf_ensemble_spec *spec, size_t ne
   if (!status) return -1;
   b->status = status;
   for (size_t c = 0; c < spec->ncols; c++) {
-    void *col = realloc(b->cols[c], cap * column_bytes(&spec->cols[c]));
+    void *col = realloc(b->cols[c], cap * tf_column_bytes(&spec->cols[c]));
     if (!col) return -1;
     b->cols[c] = col;
   }
@@ -157,6 +160,14 @@ static const char *table_name(const tf_ensemble_spec *spec, size_t d) {
   return d < spec->ncols ? spec->cols[d].name : extra[d - spec->ncols];
 }
 
+/* True if the file's status enum names crashed and timeout (its run was isolated). */
+static bool records_crashes(hid_t status) {
+  const hid_t type = H5Dget_type(status);
+  const int n = type >= 0 ? H5Tget_nmembers(type) : -1;
+  if (type >= 0) H5Tclose(type);
+  return n >= TF_MEMBER_STATUS_COUNT;
+}
+
 static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   const tf_ensemble_spec *spec = s->spec;
   hid_t group = tf_h5_group(file, "members");
@@ -172,8 +183,10 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
         "FNV-1a 64 over the member id (uint64), status (uint8) and the row of each table "
         "in `columns`, native bytes; checked on --resume"};
     const size_t x = i - spec->ncols;
-    s->dsets[i] = table(group, table_name(spec, i), type, spec->members, width, spec->compression,
-                        i < spec->ncols ? spec->cols[i].doc : docs[x], resume, &misfit);
+    const hid_t file_type = i == spec->ncols + EXTRA_STATUS ? s->status_file_type : type;
+    s->dsets[i] =
+        table(group, table_name(spec, i), file_type, spec->members, width, spec->compression,
+              i < spec->ncols ? spec->cols[i].doc : docs[x], resume, &misfit);
     if (s->dsets[i] < 0) break;
   }
   H5Gclose(group);
@@ -200,6 +213,14 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
                    resume ? "open" : "create", table_name(spec, i));
+  if (resume && s->isolate && !records_crashes(s->dsets[spec->ncols + EXTRA_STATUS])) {
+    s->run->exit_code = TF_EXIT_USAGE;
+    return tf_fail(err,
+                   "cannot resume '%s' with --isolate: the run that started it was not isolated, "
+                   "so its /members/status cannot record crashed or timeout; resume it without "
+                   "--isolate (and run.isolate), or start again with --overwrite",
+                   s->run->output_path);
+  }
   if (resume) {
     hid_t space = H5Dget_space(s->dsets[0]);
     hsize_t dims[2] = {0, 0};
@@ -477,8 +498,8 @@ static uint64_t buffer_rows(const scheduler *s) {
   const tf_ensemble_spec *spec = s->spec;
   size_t row = 8 + 1, widest = 1; /* the buffer: id, status, columns */
   for (size_t c = 0; c < spec->ncols; c++) {
-    row += column_bytes(&spec->cols[c]);
-    if (column_bytes(&spec->cols[c]) > widest) widest = column_bytes(&spec->cols[c]);
+    row += tf_column_bytes(&spec->cols[c]);
+    if (tf_column_bytes(&spec->cols[c]) > widest) widest = tf_column_bytes(&spec->cols[c]);
   }
   row += sizeof(size_t) + 8 + 8 + 1 + 1 + widest; /* flush_round: order, ids, sums, ones, ... */
   row += 16 * 2; /* HDF5's point selection of the rows written (coordinates, conservatively) */
@@ -650,7 +671,7 @@ static int flush_round(scheduler *s, tf_error *err) {
   uint8_t *ones = malloc(alloc), *status = malloc(alloc);
   size_t maxw = 1;
   for (size_t c = 0; c < spec->ncols; c++)
-    if (column_bytes(&spec->cols[c]) > maxw) maxw = column_bytes(&spec->cols[c]);
+    if (tf_column_bytes(&spec->cols[c]) > maxw) maxw = tf_column_bytes(&spec->cols[c]);
   char *scratch = malloc(alloc * maxw);
   int rc = !order || !ids || !sums || !ones || !status || !scratch;
   if (!rc) {
@@ -676,7 +697,7 @@ static int flush_round(scheduler *s, tf_error *err) {
   } else {
     bool bad = false;
     for (size_t c = 0; c < spec->ncols && !bad; c++) {
-      const size_t w = column_bytes(&spec->cols[c]);
+      const size_t w = tf_column_bytes(&spec->cols[c]);
       for (size_t i = 0; i < n; i++) memcpy(scratch + i * w, (char *)b->cols[c] + order[i] * w, w);
       bad = anyone(s, tf_h5_write_rows(s->dsets[c], column_h5type(&spec->cols[c]),
                                        spec->cols[c].width, n, ids, scratch));
@@ -712,6 +733,23 @@ static int flush_round(scheduler *s, tf_error *err) {
                      s->run->output_path);
   }
   return -1;
+}
+
+/* Computes one member, in the worker process if isolated (then saying why one crashed). */
+static int run_member(scheduler *s, uint64_t member, void *const *slots) {
+  if (!s->isolate) {
+    tf_guard_member(member);
+    const int status = s->spec->run(s->spec->ctx, member, slots);
+    tf_guard_idle();
+    return status;
+  }
+  char why[512];
+  const int status = tf_isolate_member(s->isolate, member, slots, why, sizeof why);
+  if (why[0])
+    fprintf(stderr,
+            "twofold: warning: rank %d, member %llu: %s; recorded as %s, the others go on\n",
+            s->run->rank, (unsigned long long)member, why, tf_member_status_name(status));
+  return status;
 }
 
 /* Runs members until this rank's round time is up, it runs out of chunks, or a stop is
@@ -767,11 +805,9 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
       while (i >= s->pending.before[run + 1]) run++;
       const uint64_t member = s->pending.runs[run].first + (i - s->pending.before[run]);
       for (size_t c = 0; c < spec->ncols; c++)
-        slots[c] = (char *)s->rows.cols[c] + r * column_bytes(&spec->cols[c]);
+        slots[c] = (char *)s->rows.cols[c] + r * tf_column_bytes(&spec->cols[c]);
       s->rows.ids[r] = member;
-      tf_guard_member(member);
-      const int status = spec->run(spec->ctx, member, slots);
-      tf_guard_idle();
+      const int status = run_member(s, member, slots);
       if (status == TF_MEMBER_PENDING) { /* stopped inside: not done, computed again on resume */
         s->rows.n--;
         *stop = true;
@@ -806,6 +842,8 @@ static void scheduler_free(scheduler *s) {
     if (s->dsets && s->dsets[c] >= 0) H5Dclose(s->dsets[c]);
   free(s->dsets);
   if (s->status_type >= 0) H5Tclose(s->status_type);
+  if (s->status_file_type >= 0) H5Tclose(s->status_file_type);
+  tf_isolate_destroy(s->isolate);
   tf_member_ranges_free(&s->pending);
   for (size_t c = 0; c < s->spec->ncols; c++) free(s->rows.cols ? s->rows.cols[c] : NULL);
   free(s->rows.cols), free(s->rows.ids), free(s->rows.status);
@@ -814,7 +852,15 @@ static void scheduler_free(scheduler *s) {
 int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, bool resume,
                         tf_ensemble_outcome *out, tf_error *err) {
   memset(out, 0, sizeof *out);
-  scheduler s = {.run = run, .spec = spec, .win = MPI_WIN_NULL, .status_type = tf_h5_status_type()};
+  /* a file that cannot hold crashed or timeout keeps the enum files always had */
+  scheduler s = {.run = run,
+                 .spec = spec,
+                 .win = MPI_WIN_NULL,
+                 .status_type = tf_h5_status_type(),
+                 .status_file_type = tf_h5_status_type_upto(run->isolate ? TF_MEMBER_STATUS_COUNT
+                                                                         : TF_MEMBER_CRASHED)};
+  if (run->isolate && !(s.isolate = tf_isolate_create(spec, run->member_time_limit)))
+    return tf_fail(err, "out of memory");
   s.dsets = malloc((spec->ncols + EXTRA_TABLES) * sizeof *s.dsets);
   s.rows.cols = calloc(spec->ncols ? spec->ncols : 1, sizeof *s.rows.cols);
   if (!s.dsets || !s.rows.cols) return tf_fail(err, "out of memory");

@@ -3,8 +3,8 @@
 
 const char *tf_member_status_name(int status) {
   static const char *const names[TF_MEMBER_STATUS_COUNT] = {
-      "pending", "ok",     "nonfinite", "max_steps", "step_underflow",
-      "zeno",    "failed", "codim2",    "ill_posed"};
+      "pending", "ok",     "nonfinite", "max_steps", "step_underflow", "zeno",
+      "failed",  "codim2", "ill_posed", "crashed",   "timeout"};
   return status >= 0 && status < TF_MEMBER_STATUS_COUNT ? names[status] : "unknown";
 }
 
