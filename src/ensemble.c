@@ -39,9 +39,11 @@ enum { EXTRA_DONE = 0, EXTRA_STATUS = 1, EXTRA_CHECKSUM = 2, EXTRA_TABLES = 3 };
 typedef struct scheduler { /* one rank's view of the run */
   tf_run *run;
   const tf_ensemble_spec *spec;
-  hid_t *dsets;             /* ncols + done + status + checksum */
-  hid_t status_type;        /* every status, in memory */
-  hid_t status_file_type;   /* a new file's: crashed and timeout only if isolated */
+  hid_t *dsets;      /* ncols + done + status + checksum */
+  hid_t status_type; /* every status: reads (a file's enum names a subset of them) */
+  /* The file's enum, for writes (HDF5 converts an enum only to one naming all its values):
+   * a new file names crashed and timeout only if the run is isolated. */
+  hid_t status_file_type;
   tf_isolate *isolate;      /* --isolate: the members' worker process */
   tf_member_ranges pending; /* members this run computes, as runs */
   uint64_t nchunks, chunk;
@@ -213,6 +215,8 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
                    resume ? "open" : "create", table_name(spec, i));
+  const hid_t written = H5Dget_type(s->dsets[spec->ncols + EXTRA_STATUS]);
+  if (written >= 0) H5Tclose(s->status_file_type), s->status_file_type = written;
   if (resume && s->isolate && !records_crashes(s->dsets[spec->ncols + EXTRA_STATUS])) {
     s->run->exit_code = TF_EXIT_USAGE;
     return tf_fail(err,
@@ -703,8 +707,8 @@ static int flush_round(scheduler *s, tf_error *err) {
                                        spec->cols[c].width, n, ids, scratch));
     }
     if (!bad)
-      bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_STATUS], s->status_type, 1, n,
-                                       ids, status));
+      bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_STATUS], s->status_file_type, 1,
+                                       n, ids, status));
     if (!bad)
       bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_CHECKSUM], H5T_NATIVE_UINT64, 1,
                                        n, ids, sums));
@@ -853,12 +857,12 @@ int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, 
                         tf_ensemble_outcome *out, tf_error *err) {
   memset(out, 0, sizeof *out);
   /* a file that cannot hold crashed or timeout keeps the enum files always had */
-  scheduler s = {.run = run,
-                 .spec = spec,
-                 .win = MPI_WIN_NULL,
-                 .status_type = tf_h5_status_type(),
-                 .status_file_type = tf_h5_status_type_upto(run->isolate ? TF_MEMBER_STATUS_COUNT
-                                                                         : TF_MEMBER_CRASHED)};
+  scheduler s = {
+      .run = run,
+      .spec = spec,
+      .win = MPI_WIN_NULL,
+      .status_type = tf_h5_status_type(),
+      .status_file_type = tf_h5_status_type_upto(tf_member_status_recorded(run->isolate))};
   if (run->isolate && !(s.isolate = tf_isolate_create(spec, run->member_time_limit)))
     return tf_fail(err, "out of memory");
   s.dsets = malloc((spec->ncols + EXTRA_TABLES) * sizeof *s.dsets);

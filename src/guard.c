@@ -22,6 +22,11 @@ static volatile sig_atomic_t busy;
 static volatile uint64_t current;
 static const double *volatile state_t, *volatile state_x;
 static volatile int state_dim;
+static bool in_worker;
+
+void tf_guard_worker(void) {
+  in_worker = true;
+}
 
 void tf_guard_member(uint64_t member) {
   tf_guard_state(NULL, NULL, 0);
@@ -203,7 +208,7 @@ static const char *signal_name(int sig) {
 
 static size_t where(char *msg, size_t cap) {
   size_t len = 0;
-  put(msg, &len, cap, "twofold: error: rank ");
+  put(msg, &len, cap, in_worker ? "twofold: warning: rank " : "twofold: error: rank ");
   put_u64(msg, &len, cap, (uint64_t)guard_rank);
   if (busy) {
     put(msg, &len, cap, ", member ");
@@ -243,9 +248,11 @@ static void on_crash(int sig) {
   put(msg, &len, sizeof msg, busy ? " inside the member's computation" : "");
   put_state(msg, &len, sizeof msg);
   put(msg, &len, sizeof msg,
-      busy ? " (the model's code, or the engine on its values); "
-             "the members flushed before are in the file\n"
-           : "; the members flushed before are kept: run again with --resume\n");
+      in_worker ? " (the model's code, or the engine on its values); it ran in a worker "
+                  "process (--isolate): the member is recorded as crashed\n"
+      : busy    ? " (the model's code, or the engine on its values); "
+                  "the members flushed before are in the file\n"
+                : "; the members flushed before are kept: run again with --resume\n");
   if (write(STDERR_FILENO, msg, len) < 0) {
     /* nothing left to tell */
   }

@@ -30,6 +30,9 @@ double tf_guard_grace(double time_limit);
 void tf_guard_member(uint64_t member);
 void tf_guard_idle(void);
 
+/* This process is a worker of --isolate (isolate.h): a crash ends the member, not the run. */
+void tf_guard_worker(void);
+
 /* Where the member's integration is: the engine's own time and state variables (the last
  * accepted step, the point a crashing model call starts from), read only by the handler, so
  * publishing costs nothing per step.  Set by an integration loop when it starts and cleared

@@ -96,6 +96,7 @@ static int start_worker(tf_isolate *w) {
     if (getppid() != parent) _exit(0);
     signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN), signal(SIGUSR1, SIG_IGN);
     on_exit(on_exit_in_worker, NULL);
+    tf_guard_worker();
     worker_loop(w);
   }
   close(pair[1]);

@@ -8,6 +8,10 @@ const char *tf_member_status_name(int status) {
   return status >= 0 && status < TF_MEMBER_STATUS_COUNT ? names[status] : "unknown";
 }
 
+int tf_member_status_recorded(bool isolated) {
+  return isolated ? TF_MEMBER_STATUS_COUNT : TF_MEMBER_CRASHED;
+}
+
 bool tf_member_status_failed(int status) {
   return status != TF_MEMBER_PENDING && status != TF_MEMBER_OK && status != TF_MEMBER_CODIM2 &&
          status != TF_MEMBER_ILL_POSED;

@@ -29,6 +29,11 @@ typedef enum tf_member_status {
 
 const char *tf_member_status_name(int status);
 
+/* How many statuses (from 0) a run can record: all if its members are isolated, else those
+ * before crashed.  A run that is not isolated writes the status enum, the summary counts and
+ * the JSON counts it wrote before crashed and timeout existed, so its files do not change. */
+int tf_member_status_recorded(bool isolated);
+
 /* True for a member the engine could not carry to the end its model defines: nonfinite,
  * max_steps, step_underflow, zeno (a budget of events ran out, like max_steps), failed,
  * crashed and timeout.
