@@ -271,6 +271,14 @@ static int execute(tf_run *run, tf_error *err) {
                                                   "impact",
                                                   "poincare",
                                                   NULL};
+  if (run->isolate && job->engine->layout.calls_mpi) {
+    run->exit_code = TF_EXIT_USAGE;
+    return tf_fail(err,
+                   "--isolate (run.isolate): integrator '%s' calls MPI inside a member, which a "
+                   "worker process must not; use integrator.method: dopri5, or run without "
+                   "--isolate",
+                   job->engine->layout.integrator);
+  }
   bool resumed;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) return -1;

@@ -85,6 +85,9 @@ for m in $bad_members; do
   grep -q "rank 0, member $m: the model's process died of signal 11" err.txt ||
     fail "SEGV --isolate: member $m not said to be crashed: $(head -c 400 err.txt)"
 done
+# on two ranks (each with its own worker) the file is the same
+mpirun_n 2 "$T" run SEGV.yaml -o SEGV2.h5 --quiet --isolate 2>/dev/null || fail "2 ranks --isolate"
+same_members SEGV.h5 SEGV2.h5
 
 # a crashed member is done: stopped and resumed, the file is the one of a straight run
 rc=0
@@ -119,6 +122,8 @@ grep -q "member $first: ran longer than run.member_time_limit (1 s) and was stop
   fail "LOOP: timeout not said: $(head -c 400 err.txt)"
 expect_fail 2 "LOOP.yaml:[0-9]+: run.member_time_limit needs isolated members" -- \
   "$T" run LOOP.yaml -o LOOP2.h5 --quiet
+expect_fail 2 "integrator 'petsc-ts/rosw' calls MPI inside a member" -- \
+  "$T" run none.yaml -o ts.h5 --quiet --isolate --set integrator.method=petsc-ts
 expect_fail 2 "--isolate \(run.isolate\): job 'trajectory' is one computation" -- \
   "$T" run none.yaml -o traj.h5 --quiet --isolate --set job=trajectory
 
