@@ -739,6 +739,11 @@ static int flush_round(scheduler *s, tf_error *err) {
   return -1;
 }
 
+static bool run_should_stop(void *run) {
+  const tf_run *r = run;
+  return tf_checkpoint_should_stop(r->start_time, r->time_limit);
+}
+
 /* Computes one member, in the worker process if isolated (then saying why one crashed). */
 static int run_member(scheduler *s, uint64_t member, void *const *slots) {
   if (!s->isolate) {
@@ -863,7 +868,8 @@ int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, 
       .win = MPI_WIN_NULL,
       .status_type = tf_h5_status_type(),
       .status_file_type = tf_h5_status_type_upto(tf_member_status_recorded(run->isolate))};
-  if (run->isolate && !(s.isolate = tf_isolate_create(spec, run->member_time_limit)))
+  if (run->isolate &&
+      !(s.isolate = tf_isolate_create(spec, run->member_time_limit, run_should_stop, run)))
     return tf_fail(err, "out of memory");
   s.dsets = malloc((spec->ncols + EXTRA_TABLES) * sizeof *s.dsets);
   s.rows.cols = calloc(spec->ncols ? spec->ncols : 1, sizeof *s.rows.cols);

@@ -31,6 +31,8 @@ typedef struct reply {
 struct tf_isolate {
   const tf_ensemble_spec *spec;
   double time_limit;
+  tf_isolate_stop_fn stop;
+  void *stop_ctx;
   size_t row_bytes;
   char *row;    /* the columns of one row, one after another */
   void **slots; /* into row */
@@ -104,10 +106,12 @@ static int start_worker(tf_isolate *w) {
   return 0;
 }
 
-tf_isolate *tf_isolate_create(const tf_ensemble_spec *spec, double member_time_limit) {
+tf_isolate *tf_isolate_create(const tf_ensemble_spec *spec, double member_time_limit,
+                              tf_isolate_stop_fn stop, void *stop_ctx) {
   tf_isolate *w = calloc(1, sizeof *w);
   if (!w) return NULL;
   w->spec = spec, w->time_limit = member_time_limit, w->fd = -1;
+  w->stop = stop, w->stop_ctx = stop_ctx;
   for (size_t c = 0; c < spec->ncols; c++) w->row_bytes += tf_column_bytes(&spec->cols[c]);
   w->row = malloc(w->row_bytes ? w->row_bytes : 1);
   w->slots = calloc(spec->ncols ? spec->ncols : 1, sizeof *w->slots);
@@ -129,27 +133,30 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Reads n bytes by `deadline` (monotonic seconds; 0: none).  1 done, 0 the worker closed,
- * -1 the deadline passed. */
-static int read_by(int fd, void *data, size_t n, double deadline) {
+enum { READ_DONE = 1, READ_CLOSED = 0, READ_LATE = -1, READ_STOPPED = -2 };
+
+/* Reads n bytes from w's worker by `deadline` (monotonic seconds; 0: none), unless told to
+ * stop first. */
+static int read_by(const tf_isolate *w, void *data, size_t n, double deadline) {
   for (char *p = data; n;) {
-    int wait_ms = -1;
+    if (w->stop && w->stop(w->stop_ctx)) return READ_STOPPED;
+    int wait_ms = 100; /* the stop is asked this often */
     if (deadline > 0) {
       const double left = deadline - now();
-      if (left <= 0) return -1;
-      wait_ms = (int)ceil(left * 1e3);
+      if (left <= 0) return READ_LATE;
+      if (left * 1e3 < wait_ms) wait_ms = (int)ceil(left * 1e3);
     }
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
     const int ready = poll(&pfd, 1, wait_ms);
-    if (ready < 0 && errno == EINTR) continue; /* a signal for the rank: it stops after this */
+    if (ready < 0 && errno == EINTR) continue; /* a signal for the rank: asked above */
     if (ready == 0) continue;                  /* the deadline is checked above */
-    if (ready < 0) return 0;
-    const ssize_t k = recv(fd, p, n, 0);
+    if (ready < 0) return READ_CLOSED;
+    const ssize_t k = recv(w->fd, p, n, 0);
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return 0;
+    if (k <= 0) return READ_CLOSED;
     p += k, n -= (size_t)k;
   }
-  return 1;
+  return READ_DONE;
 }
 
 /* Ends the worker (if still running) and collects it: its wait status. */
@@ -197,9 +204,10 @@ int tf_isolate_member(tf_isolate *w, uint64_t member, void *const *row, char *wh
   }
   const double deadline = w->time_limit > 0 ? now() + w->time_limit : 0;
   reply r = {0, 0};
-  int got = send_all(w->fd, &member, sizeof member) ? read_by(w->fd, &r, sizeof r, deadline) : 0;
-  if (got == 1 && r.kind == REPLY_RESULT) got = read_by(w->fd, w->row, w->row_bytes, deadline);
-  if (got == 1 && r.kind == REPLY_RESULT) {
+  int got =
+      send_all(w->fd, &member, sizeof member) ? read_by(w, &r, sizeof r, deadline) : READ_CLOSED;
+  if (got == READ_DONE && r.kind == REPLY_RESULT) got = read_by(w, w->row, w->row_bytes, deadline);
+  if (got == READ_DONE && r.kind == REPLY_RESULT) {
     for (size_t c = 0, offset = 0; c < w->spec->ncols; c++) {
       const size_t bytes = tf_column_bytes(&w->spec->cols[c]);
       memcpy(row[c], w->row + offset, bytes);
@@ -208,12 +216,16 @@ int tf_isolate_member(tf_isolate *w, uint64_t member, void *const *row, char *wh
     return r.value;
   }
   fill_missing(w, row);
-  if (got < 0) {
+  if (got == READ_STOPPED) {
+    end_worker(w, true);
+    return TF_MEMBER_PENDING;
+  }
+  if (got == READ_LATE) {
     end_worker(w, true);
     snprintf(why, n, "ran longer than run.member_time_limit (%g s) and was stopped", w->time_limit);
     return TF_MEMBER_TIMEOUT;
   }
-  say_death(end_worker(w, false), &r, got == 1 && r.kind == REPLY_EXIT, why, n);
+  say_death(end_worker(w, false), &r, got == READ_DONE && r.kind == REPLY_EXIT, why, n);
   return TF_MEMBER_CRASHED;
 }
 

@@ -15,6 +15,7 @@
 #ifndef TF_ISOLATE_H
 #define TF_ISOLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,13 +23,20 @@
 
 typedef struct tf_isolate tf_isolate;
 
-/* The runner of spec's members; member_time_limit > 0: seconds of wall time per member.  No
- * worker is started yet.  NULL: out of memory. */
-tf_isolate *tf_isolate_create(const tf_ensemble_spec *spec, double member_time_limit);
+/* True when the run is to stop (a signal, the time limit). */
+typedef bool (*tf_isolate_stop_fn)(void *ctx);
+
+/* The runner of spec's members; member_time_limit > 0: seconds of wall time per member;
+ * `stop` is asked about ten times a second while a member runs.  No worker is started yet.
+ * NULL: out of memory. */
+tf_isolate *tf_isolate_create(const tf_ensemble_spec *spec, double member_time_limit,
+                              tf_isolate_stop_fn stop, void *stop_ctx);
 
 /* Computes member `member` in the worker into row (the slots of spec's columns) and returns
  * its status, as spec->run would.  crashed and timeout fill the row with NaN (integers 0) and
- * say why in why[n]; why is "" otherwise. */
+ * say why in why[n]; why is "" otherwise.  If `stop` says so before the member is done, the
+ * worker is killed and the member is pending (computed again on resume): a model call that
+ * never returns does not hold up a stop. */
 int tf_isolate_member(tf_isolate *w, uint64_t member, void *const *row, char *why, size_t n);
 
 /* Ends the worker (SIGKILL: it holds nothing of the results) and frees w. */
