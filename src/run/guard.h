@@ -6,7 +6,7 @@
  * SIGBUS, SIGFPE, SIGILL and SIGABRT writes the model, the rank and the member on stderr
  * (on an alternate stack, so a stack overflow is reported too) and then dies of the same
  * signal, so the exit status still says which (128 + signal; docs/CONFIG.md).  Where the
- * member's engine publishes them (tf_guard_state), the time and state at the crash follow.  The
+ * member's engine publishes them (crash_point.h), the time and state at the crash follow.  The
  * results flushed before stay in the file and --resume continues from them.
  *
  * --time-limit is soft: the run stops at the next member boundary.  A member that never
@@ -32,16 +32,5 @@ void tf_guard_idle(void);
 
 /* This process is a worker of --isolate (isolate.h): a crash ends the member, not the run. */
 void tf_guard_worker(void);
-
-/* Where the member's integration is: the engine's own time and state variables (the last
- * accepted step, the point a crashing model call starts from), read only by the handler, so
- * publishing costs nothing per step.  Set by an integration loop when it starts and cleared
- * (NULL) before those variables go out of scope; tf_guard_member clears it too. */
-void tf_guard_state(const double *t, const double *x, int dim);
-
-/* v as printf's "%.17g" writes it (exactly: the digits are those of the double's exact
- * decimal expansion, rounded half to even), with only async-signal-safe code; "inf", "-inf",
- * "nan".  Writes at most n - 1 characters and a NUL; returns the length. */
-size_t tf_guard_format_double(double v, char *buf, size_t n);
 
 #endif

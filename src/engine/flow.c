@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
-#include "guard.h"
+#include "crash_point.h"
 #include "integrator_settings.h"
 #include "kinds.h"
 #include "model.h"
@@ -500,7 +500,7 @@ static double sample_time(const tf_flow *flow, long i, long n_samples) {
              : flow->t0 + (flow->t_end - flow->t0) * (double)i / (double)(n_samples - 1);
 }
 
-/* The integration from *t = t0; *t and x are the published state (guard.h). */
+/* The integration from *t = t0; *t and x are the published state (crash_point.h). */
 static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample_fn sample,
                                   void *sctx, long n_samples) {
   const size_t n = flow->kernel->dim;
@@ -552,9 +552,9 @@ static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample
 static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, void *sctx,
                                  long n_samples) {
   double t = flow->t0;
-  tf_guard_state(&t, x, (int)flow->kernel->dim);
+  tf_crash_point_publish(&t, x, (int)flow->kernel->dim);
   const tf_flow_result res = dopri5_loop(flow, &t, x, sample, sctx, n_samples);
-  tf_guard_state(NULL, NULL, 0);
+  tf_crash_point_publish(NULL, NULL, 0);
   return res;
 }
 

@@ -1,4 +1,4 @@
-/* test_guard.c — the crash handler's own double formatter writes exactly what glibc's
+/* test_crash_point.c — the crash handler's own double formatter writes exactly what glibc's
  * printf("%.17g") writes (an independent implementation), for the edges (zeros, subnormals,
  * the largest double, ties at the 17th digit, the switch between fixed and exponent style)
  * and for random bit patterns and random decimal-looking values. */
@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "check.h"
-#include "guard.h"
+#include "crash_point.h"
 
 static int compared;
 
 static void same_as_printf(double v) {
   char mine[64], libc[64];
-  tf_guard_format_double(v, mine, sizeof mine);
+  tf_format_double_exact(v, mine, sizeof mine);
   snprintf(libc, sizeof libc, "%.17g", v);
   if (isnan(v)) snprintf(libc, sizeof libc, "nan"); /* glibc writes "-nan" for a negative one */
   compared++;
@@ -81,8 +81,8 @@ int main(void) {
     same_as_printf(mantissa * pow(10.0, (double)((int)(next(&seed) % 40) - 20)));
   }
   char small[8];
-  CHECK(tf_guard_format_double(-1.0 / 3, small, sizeof small) == 7 && strcmp(small, "-0.3333") == 0,
+  CHECK(tf_format_double_exact(-1.0 / 3, small, sizeof small) == 7 && strcmp(small, "-0.3333") == 0,
         "truncated to the buffer: '%s'", small);
   printf("%d values compared\n", compared);
-  return check_report("test_guard");
+  return check_report("test_crash_point");
 }
