@@ -182,8 +182,9 @@ static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_en
                          "sample standard deviation of the final state over ok members") |
        tf_h5_write_small(g, "final_state_min", H5T_NATIVE_DOUBLE, dim, st.min, NULL) |
        tf_h5_write_small(g, "final_state_max", H5T_NATIVE_DOUBLE, dim, st.max, NULL) |
-       tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG, TF_MEMBER_STATUS_COUNT,
-                         out->status_counts, "members per status, in the order of the enum");
+       tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG,
+                         (size_t)tf_member_status_recorded(run->isolate), out->status_counts,
+                         "members per status, in the order of the enum");
   H5Gclose(g);
   if (rc) return tf_fail(err, "cannot write /summary to '%s'", run->output_path);
   tf_json_numbers(run->summary, "final_state_mean", st.mean, dim);
@@ -295,6 +296,14 @@ static int execute(tf_run *run, tf_error *err) {
                                                   "impact",
                                                   "poincare",
                                                   NULL};
+  if (run->isolate && job->engine->layout.calls_mpi) {
+    run->exit_code = TF_EXIT_USAGE;
+    return tf_fail(err,
+                   "--isolate (run.isolate): integrator '%s' calls MPI inside a member, which a "
+                   "worker process must not; use integrator.method: dopri5, or run without "
+                   "--isolate",
+                   job->engine->layout.integrator);
+  }
   bool resumed;
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) return -1;
@@ -336,7 +345,7 @@ static int execute(tf_run *run, tf_error *err) {
   const char *names[TF_MEMBER_STATUS_COUNT - 1];
   for (int s = 1; s < TF_MEMBER_STATUS_COUNT; s++) names[s - 1] = tf_member_status_name(s);
   tf_json_counts(run->summary, "status_counts", names, out.status_counts + 1,
-                 TF_MEMBER_STATUS_COUNT - 1);
+                 (size_t)tf_member_status_recorded(run->isolate) - 1);
   summary_ctx ctx = {job, &out};
   return tf_ensemble_finish_summarized(run, file, &out, rc, summarize, &ctx, err);
 }

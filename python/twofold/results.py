@@ -21,7 +21,7 @@ import numpy as np
 # Member statuses in the order of the engine's enum (src/base/status.c); a file stores them as an
 # HDF5 enum with these names, which is used when present.
 STATUS_NAMES = ("pending", "ok", "nonfinite", "max_steps", "step_underflow", "zeno", "failed",
-                "codim2", "ill_posed")
+                "codim2", "ill_posed", "crashed", "timeout")
 
 
 def _text(value):

@@ -99,6 +99,9 @@ static const char usage[] =
     "                         Lyapunov blocks, samples...: docs/CONFIG.md) are done in this run\n"
     "  --pause-after N        then wait for a signal or the --time-limit and stop as it says\n"
     "                         (says 'paused' on stderr): interruption tests that cannot race\n"
+    "  --isolate              compute members in a worker process (as run.isolate: true): a\n"
+    "                         member whose model crashes, calls exit or passes\n"
+    "                         run.member_time_limit ends 'crashed' or 'timeout', the rest go on\n"
     "  --part K/N             run only block K (0-based) of N equal blocks of the members\n"
     "                         (SLURM array tasks; combine the part files with twofold merge)\n"
     "  -petsc_option [value]  any PETSc option (e.g. -ts_type rosw) goes to PETSc\n"
@@ -128,7 +131,7 @@ typedef struct cli_args {
   const char *command, *config, *output;
   const char **sets;
   int nsets;
-  bool json, quiet, resume, overwrite, print, show_config;
+  bool json, quiet, resume, overwrite, print, show_config, isolate;
   const char *progress;
   double time_limit;
   long long stop_after, pause_after;
@@ -260,6 +263,8 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
                        a->progress);
     } else if (strcmp(arg, "--resume") == 0)
       a->resume = true;
+    else if (strcmp(arg, "--isolate") == 0)
+      a->isolate = true;
     else if (strcmp(arg, "--overwrite") == 0)
       a->overwrite = true;
     else if (strcmp(arg, "--model-library") == 0 && has_next)
@@ -470,6 +475,35 @@ static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error 
   return 0;
 }
 
+/* run.isolate and run.member_time_limit (src/isolate.h), read only where written, so the
+ * config a results file stores is unchanged for runs that do not use them. */
+static int read_isolation(tf_run *run, bool splittable, const char *job, tf_error *err) {
+  const bool no = false;
+  const double none = 0;
+  bool isolate = false;
+  if (tf_config_has(run->cfg, "run.isolate") &&
+      tf_config_get_bool(run->cfg, "run.isolate", &no, &isolate, err))
+    return -1;
+  run->isolate = run->isolate || isolate;
+  if (tf_config_has(run->cfg, "run.member_time_limit") &&
+      tf_config_get_double(run->cfg, "run.member_time_limit", &none, 0.0, 1e9,
+                           &run->member_time_limit, err))
+    return -1;
+  if (run->isolate && !splittable)
+    return tf_fail(err,
+                   "--isolate (run.isolate): job '%s' is one computation, not members; run it "
+                   "without",
+                   job);
+  char where[512];
+  if (run->member_time_limit > 0 && !run->isolate)
+    return tf_fail(err,
+                   "%s: run.member_time_limit needs isolated members (a member that never "
+                   "returns can be stopped only in a worker process): add run.isolate: true or "
+                   "--isolate",
+                   tf_config_where(run->cfg, "run.member_time_limit", where, sizeof where));
+  return 0;
+}
+
 /* Runs the setup of the job named in run->cfg and rejects unread keys. */
 static int setup_job(tf_run *run, const tf_job **job, tf_error *err) {
   const char *names[64];
@@ -493,6 +527,7 @@ static int setup_job(tf_run *run, const tf_job **job, tf_error *err) {
   if ((*job)->splittable && tf_config_get_double(run->cfg, "run.max_failed_fraction", &all, 0.0,
                                                  1.0, &run->max_failed_fraction, err))
     return -1;
+  if (read_isolation(run, (*job)->splittable, (*job)->name, err)) return -1;
   return tf_config_check_unused(run->cfg, err);
 }
 
@@ -743,6 +778,7 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, bool *file_b
                 .time_limit = a->time_limit,
                 .stop_after = a->stop_after,
                 .pause_after = a->pause_after,
+                .isolate = a->isolate,
                 .part = a->part,
                 .parts = a->parts,
                 .summary = tf_json_create()};

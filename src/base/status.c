@@ -3,9 +3,13 @@
 
 const char *tf_member_status_name(int status) {
   static const char *const names[TF_MEMBER_STATUS_COUNT] = {
-      "pending", "ok",     "nonfinite", "max_steps", "step_underflow",
-      "zeno",    "failed", "codim2",    "ill_posed"};
+      "pending", "ok",     "nonfinite", "max_steps", "step_underflow", "zeno",
+      "failed",  "codim2", "ill_posed", "crashed",   "timeout"};
   return status >= 0 && status < TF_MEMBER_STATUS_COUNT ? names[status] : "unknown";
+}
+
+int tf_member_status_recorded(bool isolated) {
+  return isolated ? TF_MEMBER_STATUS_COUNT : TF_MEMBER_CRASHED;
 }
 
 bool tf_member_status_failed(int status) {

@@ -20,13 +20,23 @@ typedef enum tf_member_status {
   TF_MEMBER_ILL_POSED = 8,      /* no Filippov solution continues: the model's sticking law
                                    contradicts its own slip limits at the state reached (e.g. the
                                    wheel's printed M = kappa F where it rolls backwards) */
+  TF_MEMBER_CRASHED = 9,        /* --isolate: the model killed its worker process (a signal, or
+                                   it called exit); the row holds NaN (integers 0) */
+  TF_MEMBER_TIMEOUT = 10,       /* --isolate: ran longer than run.member_time_limit and was
+                                   killed; the row holds NaN (integers 0) */
   TF_MEMBER_STATUS_COUNT
 } tf_member_status;
 
 const char *tf_member_status_name(int status);
 
+/* How many statuses (from 0) a run can record: all if its members are isolated, else those
+ * before crashed.  A run that is not isolated writes the status enum, the summary counts and
+ * the JSON counts it wrote before crashed and timeout existed, so its files do not change. */
+int tf_member_status_recorded(bool isolated);
+
 /* True for a member the engine could not carry to the end its model defines: nonfinite,
- * max_steps, step_underflow, zeno (a budget of events ran out, like max_steps) and failed.
+ * max_steps, step_underflow, zeno (a budget of events ran out, like max_steps), failed,
+ * crashed and timeout.
  * A member that reached the end time did not fail, nor one stopped at codim2 or ill_posed:
  * there the model itself defines no continuation (the end of what it describes), and the
  * engine located that state; such a stop is an answer about the model, not a breakdown. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "crash_point.h"
 #include "event_locate.h"
 #include "status.h"
 
@@ -296,6 +297,7 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   const tf_event_loop_ops *ops = &l->ops;
   double t = t0, window_start = t0;
   long window_events = 0;
+  tf_crash_point_publish(&t, x, (int)l->n);
   start_tangents(l, x, true);
   l->have_frame = false; /* taken: set again by a run that ends ok */
   for (size_t c = 0; c < l->m; c++) l->segment_sums[c] = l->total_sums[c] = 0;
@@ -378,5 +380,6 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   res.segments = l->segments;
   res.t = t;
   res.rhs_evals = tf_stepper_stats(l->stepper).rhs_evals;
+  tf_crash_point_publish(NULL, NULL, 0);
   return res;
 }

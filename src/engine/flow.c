@@ -2,6 +2,7 @@
  * kernels (smooth.h) on DOPRI5, PETSc TS (ts.h) or SDE schemes (sde.h), and the noise that
  * `model.noise` adds to a model. */
 #include "flow.h"
+
 #include "petsc_start.h"
 
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "crash_point.h"
 #include "integrator_settings.h"
 #include "kinds.h"
 #include "model.h"
@@ -506,8 +508,9 @@ double tf_flow_sample_time(const tf_flow *flow, long i, long n_samples) {
              : flow->t0 + (flow->t_end - flow->t0) * (double)i / (double)(n_samples - 1);
 }
 
-static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, void *sctx,
-                                 long n_samples) {
+/* The integration from *t = t0; *t and x are the published state (crash_point.h). */
+static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample_fn sample,
+                                  void *sctx, long n_samples) {
   const size_t n = flow->kernel->dim;
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
   tf_stepper_setup(flow->stepper, tf_flow_drift, flow, &flow->ode);
@@ -521,8 +524,7 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
     if (n_samples > 1) res.status = TF_MEMBER_PENDING;
     return res;
   }
-  double t = flow->t0;
-  while (t < flow->t_end) {
+  while (*t < flow->t_end) {
     if (res.steps >= flow->ode.max_steps) {
       res.status = TF_MEMBER_MAX_STEPS;
       break;
@@ -531,16 +533,16 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
       res.status = TF_MEMBER_PENDING;
       break;
     }
-    const tf_ode_status st = tf_stepper_step(flow->stepper, &t, x, flow->t_end);
+    const tf_ode_status st = tf_stepper_step(flow->stepper, t, x, flow->t_end);
     res.steps++;
     if (st == TF_ODE_NONFINITE) res.status = TF_MEMBER_NONFINITE;
     if (st == TF_ODE_STEP_UNDERFLOW) res.status = TF_MEMBER_STEP_UNDERFLOW;
     if (st == TF_ODE_MODEL_FAILED)
-      res.status = tf_kernel_member_failed(flow->kernel, tf_stepper_model_code(flow->stepper), t);
+      res.status = tf_kernel_member_failed(flow->kernel, tf_stepper_model_code(flow->stepper), *t);
     if (st != TF_ODE_OK) break;
-    for (; sample && next < n_samples && tf_flow_sample_time(flow, next, n_samples) <= t; next++) {
+    for (; sample && next < n_samples && tf_flow_sample_time(flow, next, n_samples) <= *t; next++) {
       const double ts = tf_flow_sample_time(flow, next, n_samples);
-      if (ts == t)
+      if (ts == *t)
         memcpy(xs, x, n * sizeof *xs);
       else
         tf_stepper_dense(flow->stepper, ts, xs);
@@ -552,7 +554,16 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
       }
     }
   }
-  res.t_final = t;
+  res.t_final = *t;
+  return res;
+}
+
+static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, void *sctx,
+                                 long n_samples) {
+  double t = flow->t0;
+  tf_crash_point_publish(&t, x, (int)flow->kernel->dim);
+  const tf_flow_result res = dopri5_loop(flow, &t, x, sample, sctx, n_samples);
+  tf_crash_point_publish(NULL, NULL, 0);
   return res;
 }
 

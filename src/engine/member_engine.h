@@ -91,6 +91,7 @@ typedef struct tf_member_layout {
   long batch;                    /* members solved together (PETSc TS), else 1 */
   int lanes;         /* members integrated side by side by run_many (flow.h), else 1 (or 0) */
   bool stops_inside; /* a member is one long solve that polls the stop token at every step */
+  bool calls_mpi;    /* a member's solve calls MPI (PETSc TS): no --isolate worker may run it */
   /* The config paths a traced member's numbers depend on, in the order its results files
    * store them (their fingerprint, results.h). */
   const char *const *fingerprint;

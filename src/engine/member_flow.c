@@ -36,6 +36,7 @@ static void fill_layout(tf_member_layout *l, const tf_flow *flow) {
   l->t0 = flow->t0, l->t_end = flow->t_end;
   l->counts_jacobians = flow->method == TF_METHOD_PETSC_TS;
   l->stops_inside = flow->method == TF_METHOD_PETSC_TS;
+  l->calls_mpi = flow->method == TF_METHOD_PETSC_TS;
   l->samples_doc = "state at the sample times (samples x dim)";
   l->fingerprint = fingerprint;
   l->traced_integrator = l->integrator;

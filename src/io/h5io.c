@@ -633,8 +633,12 @@ int tf_h5_flush(hid_t obj) {
 }
 
 hid_t tf_h5_status_type(void) {
+  return tf_h5_status_type_upto(TF_MEMBER_STATUS_COUNT);
+}
+
+hid_t tf_h5_status_type_upto(int count) {
   hid_t t = H5Tenum_create(H5T_NATIVE_UINT8);
-  for (int s = 0; s < TF_MEMBER_STATUS_COUNT; s++) {
+  for (int s = 0; s < count; s++) {
     const uint8_t v = (uint8_t)s;
     H5Tenum_insert(t, tf_member_status_name(s), &v);
   }

@@ -91,6 +91,9 @@ int tf_h5_flush(hid_t obj);
 
 /* The HDF5 enum type of member statuses (caller closes). */
 hid_t tf_h5_status_type(void);
+/* The enum of the first `count` statuses only: a new file of a run that cannot record crashed
+ * or timeout (not isolated) stores the type files had before those existed. */
+hid_t tf_h5_status_type_upto(int count);
 
 /* Silences HDF5's automatic error stack printing (we report errors ourselves). */
 void tf_h5_quiet(void);

@@ -14,6 +14,7 @@
 #include "failures.h"
 #include "guard.h"
 #include "h5io.h"
+#include "isolate.h"
 #include "lock.h"
 #include "member_ranges.h"
 #include "merge.h"
@@ -38,8 +39,12 @@ enum { EXTRA_DONE = 0, EXTRA_STATUS = 1, EXTRA_CHECKSUM = 2, EXTRA_TABLES = 3 };
 typedef struct scheduler { /* one rank's view of the run */
   tf_run *run;
   const tf_ensemble_spec *spec;
-  hid_t *dsets; /* ncols + done + status + checksum */
-  hid_t status_type;
+  hid_t *dsets;      /* ncols + done + status + checksum */
+  hid_t status_type; /* every status: reads (a file's enum names a subset of them) */
+  /* The file's enum, for writes (HDF5 converts an enum only to one naming all its values):
+   * a new file names crashed and timeout only if the run is isolated. */
+  hid_t status_file_type;
+  tf_isolate *isolate;      /* --isolate: the members' worker process */
   tf_member_ranges pending; /* members this run computes, as runs */
   uint64_t nchunks, chunk;
   uint64_t cap_rows;      /* rows buffered at most between flushes: the memory budget */
@@ -55,7 +60,7 @@ typedef struct scheduler { /* one rank's view of the run */
 
 static bool anyone(const struct scheduler *s, int local);
 
-static size_t column_bytes(const tf_column *c) {
+size_t tf_column_bytes(const tf_column *c) {
   return (size_t)c->width * 8;
 }
 
@@ -68,7 +73,7 @@ static hid_t table_type(const scheduler *s, size_t d, uint64_t *width, size_t *r
   const tf_ensemble_spec *spec = s->spec;
   if (d < spec->ncols) {
     *width = spec->cols[d].width;
-    *row_bytes = column_bytes(&spec->cols[d]);
+    *row_bytes = tf_column_bytes(&spec->cols[d]);
     return column_h5type(&spec->cols[d]);
   }
   *width = 1;
@@ -91,7 +96,7 @@ static uint64_t row_checksum(const tf_ensemble_spec *spec, uint64_t member, uint
   uint64_t h = fnv1a(0xcbf29ce484222325ull, &member, sizeof member);
   h = fnv1a(h, &status, 1);
   for (size_t c = 0; c < spec->ncols; c++) {
-    const size_t w = column_bytes(&spec->cols[c]);
+    const size_t w = tf_column_bytes(&spec->cols[c]);
     h = fnv1a(h, (const char *)cols[c] + r * w, w);
   }
   return h;
@@ -109,7 +114,7 @@ static int buffer_reserve(row_buffer *b, const tf_ensemble_spec *spec, size_t ne
   if (!status) return -1;
   b->status = status;
   for (size_t c = 0; c < spec->ncols; c++) {
-    void *col = realloc(b->cols[c], cap * column_bytes(&spec->cols[c]));
+    void *col = realloc(b->cols[c], cap * tf_column_bytes(&spec->cols[c]));
     if (!col) return -1;
     b->cols[c] = col;
   }
@@ -157,6 +162,14 @@ static const char *table_name(const tf_ensemble_spec *spec, size_t d) {
   return d < spec->ncols ? spec->cols[d].name : extra[d - spec->ncols];
 }
 
+/* True if the file's status enum names crashed and timeout (its run was isolated). */
+static bool records_crashes(hid_t status) {
+  const hid_t type = H5Dget_type(status);
+  const int n = type >= 0 ? H5Tget_nmembers(type) : -1;
+  if (type >= 0) H5Tclose(type);
+  return n >= TF_MEMBER_STATUS_COUNT;
+}
+
 static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   const tf_ensemble_spec *spec = s->spec;
   hid_t group = tf_h5_group(file, "members");
@@ -172,8 +185,10 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
         "FNV-1a 64 over the member id (uint64), status (uint8) and the row of each table "
         "in `columns`, native bytes; checked on --resume"};
     const size_t x = i - spec->ncols;
-    s->dsets[i] = table(group, table_name(spec, i), type, spec->members, width, spec->compression,
-                        i < spec->ncols ? spec->cols[i].doc : docs[x], resume, &misfit);
+    const hid_t file_type = i == spec->ncols + EXTRA_STATUS ? s->status_file_type : type;
+    s->dsets[i] =
+        table(group, table_name(spec, i), file_type, spec->members, width, spec->compression,
+              i < spec->ncols ? spec->cols[i].doc : docs[x], resume, &misfit);
     if (s->dsets[i] < 0) break;
   }
   H5Gclose(group);
@@ -200,6 +215,16 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
                    resume ? "open" : "create", table_name(spec, i));
+  const hid_t written = H5Dget_type(s->dsets[spec->ncols + EXTRA_STATUS]);
+  if (written >= 0) H5Tclose(s->status_file_type), s->status_file_type = written;
+  if (resume && s->isolate && !records_crashes(s->dsets[spec->ncols + EXTRA_STATUS])) {
+    s->run->exit_code = TF_EXIT_USAGE;
+    return tf_fail(err,
+                   "cannot resume '%s' with --isolate: the run that started it was not isolated, "
+                   "so its /members/status cannot record crashed or timeout; resume it without "
+                   "--isolate (and run.isolate), or start again with --overwrite",
+                   s->run->output_path);
+  }
   if (resume) {
     hid_t space = H5Dget_space(s->dsets[0]);
     hsize_t dims[2] = {0, 0};
@@ -477,8 +502,8 @@ static uint64_t buffer_rows(const scheduler *s) {
   const tf_ensemble_spec *spec = s->spec;
   size_t row = 8 + 1, widest = 1; /* the buffer: id, status, columns */
   for (size_t c = 0; c < spec->ncols; c++) {
-    row += column_bytes(&spec->cols[c]);
-    if (column_bytes(&spec->cols[c]) > widest) widest = column_bytes(&spec->cols[c]);
+    row += tf_column_bytes(&spec->cols[c]);
+    if (tf_column_bytes(&spec->cols[c]) > widest) widest = tf_column_bytes(&spec->cols[c]);
   }
   row += sizeof(size_t) + 8 + 8 + 1 + 1 + widest; /* flush_round: order, ids, sums, ones, ... */
   row += 16 * 2; /* HDF5's point selection of the rows written (coordinates, conservatively) */
@@ -650,7 +675,7 @@ static int flush_round(scheduler *s, tf_error *err) {
   uint8_t *ones = malloc(alloc), *status = malloc(alloc);
   size_t maxw = 1;
   for (size_t c = 0; c < spec->ncols; c++)
-    if (column_bytes(&spec->cols[c]) > maxw) maxw = column_bytes(&spec->cols[c]);
+    if (tf_column_bytes(&spec->cols[c]) > maxw) maxw = tf_column_bytes(&spec->cols[c]);
   char *scratch = malloc(alloc * maxw);
   int rc = !order || !ids || !sums || !ones || !status || !scratch;
   if (!rc) {
@@ -676,14 +701,14 @@ static int flush_round(scheduler *s, tf_error *err) {
   } else {
     bool bad = false;
     for (size_t c = 0; c < spec->ncols && !bad; c++) {
-      const size_t w = column_bytes(&spec->cols[c]);
+      const size_t w = tf_column_bytes(&spec->cols[c]);
       for (size_t i = 0; i < n; i++) memcpy(scratch + i * w, (char *)b->cols[c] + order[i] * w, w);
       bad = anyone(s, tf_h5_write_rows(s->dsets[c], column_h5type(&spec->cols[c]),
                                        spec->cols[c].width, n, ids, scratch));
     }
     if (!bad)
-      bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_STATUS], s->status_type, 1, n,
-                                       ids, status));
+      bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_STATUS], s->status_file_type, 1,
+                                       n, ids, status));
     if (!bad)
       bad = anyone(s, tf_h5_write_rows(s->dsets[spec->ncols + EXTRA_CHECKSUM], H5T_NATIVE_UINT64, 1,
                                        n, ids, sums));
@@ -714,6 +739,28 @@ static int flush_round(scheduler *s, tf_error *err) {
   return -1;
 }
 
+static bool run_should_stop(void *run) {
+  const tf_run *r = run;
+  return tf_checkpoint_should_stop(r->start_time, r->time_limit);
+}
+
+/* Computes one member, in the worker process if isolated (then saying why one crashed). */
+static int run_member(scheduler *s, uint64_t member, void *const *slots) {
+  if (!s->isolate) {
+    tf_guard_member(member);
+    const int status = s->spec->run(s->spec->ctx, member, slots);
+    tf_guard_idle();
+    return status;
+  }
+  char why[512];
+  const int status = tf_isolate_member(s->isolate, member, slots, why, sizeof why);
+  if (why[0])
+    fprintf(stderr,
+            "twofold: warning: rank %d, member %llu: %s; recorded as %s, the others go on\n",
+            s->run->rank, (unsigned long long)member, why, tf_member_status_name(status));
+  return status;
+}
+
 /* The member at position i of the pending ranges, `run` the range it lies in or before. */
 static uint64_t pending_member(const scheduler *s, uint64_t i, uint64_t *run) {
   while (i >= s->pending.before[*run + 1]) (*run)++;
@@ -729,11 +776,9 @@ static uint64_t compute_members(scheduler *s, uint64_t begin, uint64_t end, uint
     const size_t r = s->rows.n++;
     const uint64_t member = pending_member(s, i, &run);
     for (size_t c = 0; c < spec->ncols; c++)
-      slots[c] = (char *)s->rows.cols[c] + r * column_bytes(&spec->cols[c]);
+      slots[c] = (char *)s->rows.cols[c] + r * tf_column_bytes(&spec->cols[c]);
     s->rows.ids[r] = member;
-    tf_guard_member(member);
-    const int status = spec->run(spec->ctx, member, slots);
-    tf_guard_idle();
+    const int status = run_member(s, member, slots);
     if (status == TF_MEMBER_PENDING) { /* stopped inside: not done, computed again on resume */
       s->rows.n--;
       *stop = true;
@@ -761,7 +806,7 @@ static uint64_t compute_chunk(scheduler *s, uint64_t begin, uint64_t end, uint64
   for (size_t k = 0; k < count; k++) {
     s->rows.ids[first + k] = pending_member(s, begin + k, &run);
     for (size_t c = 0; c < ncols; c++)
-      rows[k * ncols + c] = (char *)s->rows.cols[c] + (first + k) * column_bytes(&spec->cols[c]);
+      rows[k * ncols + c] = (char *)s->rows.cols[c] + (first + k) * tf_column_bytes(&spec->cols[c]);
   }
   tf_guard_member(s->rows.ids[first]); /* a crash names the chunk's first member */
   spec->run_chunk(spec->ctx, count, s->rows.ids + first, rows, status);
@@ -827,8 +872,9 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
       *rc = tf_fail(err, "out of memory buffering results");
       break;
     }
-    uint64_t finished = spec->run_chunk ? compute_chunk(s, begin, end, run, slots, out, stop)
-                                        : compute_members(s, begin, end, run, slots, out, stop);
+    uint64_t finished = spec->run_chunk && !s->isolate
+                            ? compute_chunk(s, begin, end, run, slots, out, stop)
+                            : compute_members(s, begin, end, run, slots, out, stop);
     atomic_add(s, COUNTER_COMPLETED, (int64_t)finished);
     if (s->run->rank == 0) {
       const int64_t completed = atomic_add(s, COUNTER_COMPLETED, 0);
@@ -854,6 +900,8 @@ static void scheduler_free(scheduler *s) {
     if (s->dsets && s->dsets[c] >= 0) H5Dclose(s->dsets[c]);
   free(s->dsets);
   if (s->status_type >= 0) H5Tclose(s->status_type);
+  if (s->status_file_type >= 0) H5Tclose(s->status_file_type);
+  tf_isolate_destroy(s->isolate);
   tf_member_ranges_free(&s->pending);
   for (size_t c = 0; c < s->spec->ncols; c++) free(s->rows.cols ? s->rows.cols[c] : NULL);
   free(s->rows.cols), free(s->rows.ids), free(s->rows.status);
@@ -862,7 +910,16 @@ static void scheduler_free(scheduler *s) {
 int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, bool resume,
                         tf_ensemble_outcome *out, tf_error *err) {
   memset(out, 0, sizeof *out);
-  scheduler s = {.run = run, .spec = spec, .win = MPI_WIN_NULL, .status_type = tf_h5_status_type()};
+  /* a file that cannot hold crashed or timeout keeps the enum files always had */
+  scheduler s = {
+      .run = run,
+      .spec = spec,
+      .win = MPI_WIN_NULL,
+      .status_type = tf_h5_status_type(),
+      .status_file_type = tf_h5_status_type_upto(tf_member_status_recorded(run->isolate))};
+  if (run->isolate &&
+      !(s.isolate = tf_isolate_create(spec, run->member_time_limit, run_should_stop, run)))
+    return tf_fail(err, "out of memory");
   s.dsets = malloc((spec->ncols + EXTRA_TABLES) * sizeof *s.dsets);
   s.rows.cols = calloc(spec->ncols ? spec->ncols : 1, sizeof *s.rows.cols);
   if (!s.dsets || !s.rows.cols) return tf_fail(err, "out of memory");

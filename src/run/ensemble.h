@@ -30,6 +30,7 @@
 
 #include <hdf5.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "job.h"
@@ -44,6 +45,9 @@ typedef struct tf_column {
   uint64_t width; /* values per member */
   const char *doc;
 } tf_column;
+
+/* Bytes of one member's row of column c. */
+size_t tf_column_bytes(const tf_column *c);
 
 /* Computes one member.  row[c] points to the slot of column c (width values of double or
  * int64_t).  Returns a tf_member_status. */

@@ -13,6 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "crash_point.h"
 #include "error.h"
 
 static char model_name[128] = "?";
@@ -20,8 +21,14 @@ static int guard_rank;
 static double hard_limit; /* seconds, for the message */
 static volatile sig_atomic_t busy;
 static volatile uint64_t current;
+static bool in_worker;
+
+void tf_guard_worker(void) {
+  in_worker = true;
+}
 
 void tf_guard_member(uint64_t member) {
+  tf_crash_point_publish(NULL, NULL, 0);
   current = member;
   busy = 1;
 }
@@ -33,19 +40,6 @@ void tf_guard_idle(void) {
 double tf_guard_grace(double time_limit) {
   const double g = 0.1 * time_limit;
   return g < 5 ? 5 : g > 120 ? 120 : g;
-}
-
-/* text appended to buf at *len, no libc formatting */
-static void put(char *buf, size_t *len, size_t cap, const char *s) {
-  for (; *s && *len + 1 < cap; s++) buf[(*len)++] = *s;
-}
-
-static void put_u64(char *buf, size_t *len, size_t cap, uint64_t v) {
-  char digits[24];
-  int n = 0;
-  do digits[n++] = (char)('0' + v % 10), v /= 10;
-  while (v);
-  while (n && *len + 1 < cap) buf[(*len)++] = digits[--n];
 }
 
 static const char *signal_name(int sig) {
@@ -67,28 +61,37 @@ static const char *signal_name(int sig) {
 
 static size_t where(char *msg, size_t cap) {
   size_t len = 0;
-  put(msg, &len, cap, "twofold: error: rank ");
-  put_u64(msg, &len, cap, (uint64_t)guard_rank);
+  tf_safe_put(msg, &len, cap, in_worker ? "twofold: warning: rank " : "twofold: error: rank ");
+  tf_safe_put_u64(msg, &len, cap, (uint64_t)guard_rank);
   if (busy) {
-    put(msg, &len, cap, ", member ");
-    put_u64(msg, &len, cap, current);
-    put(msg, &len, cap, " of model '");
+    tf_safe_put(msg, &len, cap, ", member ");
+    tf_safe_put_u64(msg, &len, cap, current);
+    tf_safe_put(msg, &len, cap, " of model '");
   } else {
-    put(msg, &len, cap, ", between members, model '");
+    tf_safe_put(msg, &len, cap, ", between members, model '");
   }
-  put(msg, &len, cap, model_name);
-  put(msg, &len, cap, "': ");
+  tf_safe_put(msg, &len, cap, model_name);
+  tf_safe_put(msg, &len, cap, "': ");
   return len;
 }
 
+/* " at t = ..., state [...]" where the member's engine published them */
+static void put_state(char *msg, size_t *len, size_t cap) {
+  if (busy) tf_crash_point_describe(msg, len, cap);
+}
+
 static void on_crash(int sig) {
-  char msg[512];
+  char msg[4096];
   size_t len = where(msg, sizeof msg);
-  put(msg, &len, sizeof msg, signal_name(sig));
-  put(msg, &len, sizeof msg,
-      busy ? " inside the member's computation (the model's code, or the engine on its values); "
-             "the members flushed before are in the file\n"
-           : "; the members flushed before are kept: run again with --resume\n");
+  tf_safe_put(msg, &len, sizeof msg, signal_name(sig));
+  tf_safe_put(msg, &len, sizeof msg, busy ? " inside the member's computation" : "");
+  put_state(msg, &len, sizeof msg);
+  tf_safe_put(msg, &len, sizeof msg,
+              in_worker ? " (the model's code, or the engine on its values); it ran in a worker "
+                          "process (--isolate): the member is recorded as crashed\n"
+              : busy    ? " (the model's code, or the engine on its values); "
+                          "the members flushed before are in the file\n"
+                        : "; the members flushed before are kept: run again with --resume\n");
   if (write(STDERR_FILENO, msg, len) < 0) {
     /* nothing left to tell */
   }
@@ -100,9 +103,10 @@ static void on_hard_limit(int sig) {
   (void)sig;
   char msg[512];
   size_t len = where(msg, sizeof msg);
-  put(msg, &len, sizeof msg, "the hard time limit (--time-limit plus ");
-  put_u64(msg, &len, sizeof msg, (uint64_t)(tf_guard_grace(hard_limit) + 0.5));
-  put(msg, &len, sizeof msg,
+  tf_safe_put(msg, &len, sizeof msg, "the hard time limit (--time-limit plus ");
+  tf_safe_put_u64(msg, &len, sizeof msg, (uint64_t)(tf_guard_grace(hard_limit) + 0.5));
+  tf_safe_put(
+      msg, &len, sizeof msg,
       " s) has passed while a computation had not returned (a model call that never ends?); "
       "stopping: the members flushed before are kept, --resume continues\n");
   if (write(STDERR_FILENO, msg, len) < 0) {

@@ -5,8 +5,9 @@
  * scheduler records which one (tf_guard_member); an async-signal-safe handler for SIGSEGV,
  * SIGBUS, SIGFPE, SIGILL and SIGABRT writes the model, the rank and the member on stderr
  * (on an alternate stack, so a stack overflow is reported too) and then dies of the same
- * signal, so the exit status still says which (128 + signal; docs/CONFIG.md).  The results
- * flushed before stay in the file and --resume continues from them.
+ * signal, so the exit status still says which (128 + signal; docs/CONFIG.md).  Where the
+ * member's engine publishes them (crash_point.h), the time and state at the crash follow.  The
+ * results flushed before stay in the file and --resume continues from them.
  *
  * --time-limit is soft: the run stops at the next member boundary.  A member that never
  * returns would hold it for ever, so the guard also arms a hard limit at the time limit plus
@@ -15,6 +16,7 @@
 #ifndef TF_GUARD_H
 #define TF_GUARD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Installs the handlers for this process; `model` (copied) names the model in messages,
@@ -27,5 +29,8 @@ double tf_guard_grace(double time_limit);
 /* The member now being computed; tf_guard_idle() between members. */
 void tf_guard_member(uint64_t member);
 void tf_guard_idle(void);
+
+/* This process is a worker of --isolate (isolate.h): a crash ends the member, not the run. */
+void tf_guard_worker(void);
 
 #endif

@@ -40,6 +40,8 @@ typedef struct tf_run {
   tf_json *summary; /* fields for the --json line, filled by the job */
   int exit_code;    /* set by the job (TF_EXIT_OK, TF_EXIT_INTERRUPTED, TF_EXIT_MEMBERS_FAILED) */
   double max_failed_fraction; /* run.max_failed_fraction (jobs on the scheduler) */
+  bool isolate;               /* --isolate or run.isolate: members in a worker (isolate.h) */
+  double member_time_limit;   /* run.member_time_limit: seconds per isolated member, 0 none */
   char failures[1024];        /* the failed members, said at the end of the run ("" if none) */
   bool restarts;              /* interrupted, and --resume starts the one computation again */
   /* An HDF5 write failed (reported already): HDF5's state differs between ranks, so a

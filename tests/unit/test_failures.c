@@ -9,7 +9,8 @@
 static void test_which_fail(void) {
   /* the engine could not reach the end the model defines: failed */
   const int failed[] = {TF_MEMBER_NONFINITE, TF_MEMBER_MAX_STEPS, TF_MEMBER_STEP_UNDERFLOW,
-                        TF_MEMBER_ZENO, TF_MEMBER_FAILED};
+                        TF_MEMBER_ZENO,      TF_MEMBER_FAILED,    TF_MEMBER_CRASHED,
+                        TF_MEMBER_TIMEOUT};
   /* the end time, or the model's own end: not failed; pending: not done */
   const int not_failed[] = {TF_MEMBER_PENDING, TF_MEMBER_OK, TF_MEMBER_CODIM2, TF_MEMBER_ILL_POSED};
   for (size_t i = 0; i < sizeof failed / sizeof *failed; i++)
