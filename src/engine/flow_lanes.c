@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash_point.h"
 #include "dopri5_coeffs.h"
 #include "flow.h"
 #include "rk_driver.h"
@@ -78,9 +79,11 @@ static void eval(lanes *L, const double *xs, double *dx) {
     if (L->slot[l] < 0) continue;
     if (L->computing) L->computing(L->m[L->slot[l]].member);
     for (size_t i = 0; i < L->n; i++) L->gather[i] = xs[i * w + l];
+    tf_crash_point_publish(&L->tc[l], L->gather, (int)L->n); /* a crash names this call's point */
     join_code(&L->code[l], tf_flow_drift(L->tc[l], L->gather, L->flow, L->out));
     for (size_t i = 0; i < L->n; i++) dx[i * w + l] = L->out[i];
   }
+  tf_crash_point_publish(NULL, NULL, 0);
 }
 
 static inline __attribute__((always_inline)) void stage_times(lanes *L, const int w, double c) {
@@ -266,7 +269,10 @@ static bool load(lanes *L, int l) {
     }
     if (L->computing) L->computing(m->member);
     tf_stepper_setup(s, tf_flow_drift, flow, &flow->ode);
+    double t0 = flow->t0;
+    tf_crash_point_publish(&t0, m->x, (int)L->n); /* the starting step calls the model */
     tf_stepper_reset(s, flow->t0, m->x);
+    tf_crash_point_publish(NULL, NULL, 0);
     L->next[l] = 0;
     if (m->sample && L->n_samples > 0) {
       m->sample(m->sample_ctx, flow->t0, m->x), L->next[l] = 1;
