@@ -173,7 +173,7 @@ def fmt(v, spec=".1e"):
 md = ["## Codimension-2 friction: event-driven engine vs regularised friction + Radau "
       "(bench/codim2_ball.py)", "",
       "Both routes measured in the same run.  *events*: twofold's extended Filippov engine "
-      "(src/evolve2.c; wall time from the job's own clock, one process, HDF5 output "
+      "(src/engine/evolve2.c; wall time from the job's own clock, one process, HDF5 output "
       "included).  *Radau*: the friction u/|u| replaced by u/sqrt(|u|^2 + eps^2) and "
       "integrated by scipy's Radau (stiff; analytic Jacobian for the pool ball; Python "
       "right-hand side, so its wall time is an upper bound for a compiled code — compare "

@@ -1,5 +1,5 @@
 /* lyapunov_naive.c — the straightforward Lyapunov-spectrum computation that
- * bench/lyapunov_bench.sh times against `twofold run` (src/lyapunov.c):
+ * bench/lyapunov_bench.sh times against `twofold run` (src/engine/lyapunov.c):
  *   fixed-step classical RK4 of the state plus k tangent vectors (variational equations with
  *   the analytic Jacobian), modified Gram–Schmidt re-orthonormalisation after EVERY step, no
  *   reuse of anything, running sums of the log norms.

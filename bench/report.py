@@ -152,7 +152,7 @@ Matched accuracy — twofold at its loosest rtol at least as accurate as the oth
 Against CVODE the smallest ratio over its tolerances is {fmt(wc.get('ratio_twofold_over_cvode'), '.1f')}× (goal ≥ 2); at the same
 rtol 1e-10 the ratios are {fmt(wc.get('same_rtol_cvode_ratio'), '.1f')}× CVODE and {fmt(wc.get('same_rtol_scipy_ratio'), '.0f')}× scipy.  Why twofold is more
 accurate at a given rtol: its events are landed on the integrated solution by Newton steps
-(src/event_loop.c, `land_on_event`), whereas CVODE and scipy locate them on their interpolants,
+(src/engine/event_loop.c, `land_on_event`), whereas CVODE and scipy locate them on their interpolants,
 whose error near a fold, where the switching function changes by ~1e-7 per time unit, moves
 event times far more than the step's local error.{zeno_text(wc)}{verdict}"""
 
@@ -171,7 +171,7 @@ event location on its interpolant limits the latter.  twofold's error falls with
 tolerance over the whole range.  Every member leaves the two-fold 1e-4 away on Sigma, where
 its slip field crosses Sigma at ~1e-6 of its speed, so for the first ~1e-10 time units h is
 below its own round-off; the engine searches that first crossing by halving from the far end
-of the bracket (src/event_locate.c).  Until 2026-11-25 Brent's method took round-off roots
+of the bracket (src/geometry/event_locate.c).  Until 2026-11-25 Brent's method took round-off roots
 next to the start instead, a member then crossed at once, and the error stayed near 1e-2 from
 rtol 1e-6 to 1e-9 — a plateau this page used to put down to an ill-posed start.""".format(
         cv=fmt(wp.get("reference_vs_cvode_p90_dt"), ".1e"), sp=fmt(wp.get("reference_vs_scipy_p90_dt"), ".1e"),

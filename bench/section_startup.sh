@@ -62,8 +62,8 @@ step, HDF5 file written.  Median and minimum of {n} runs each; CPU: user + syste
 A trivial run takes **{shipped:.3f} s** (goal ≤ 0.1 s).  Open MPI's default singleton forks a
 launcher daemon and initialises every transport it finds (UCX and OFI probe the network
 hardware); twofold asks an unlaunched one-process run for an isolated singleton with the
-self transport only (src/mpi_start.c), and starts PETSc only for PETSc TS members
-(src/petsc_start.c).  What remains above the bare isolated MPI_Init is mostly loading the
+self transport only (src/app/mpi_start.c), and starts PETSc only for PETSc TS members
+(src/step/petsc_start.c).  What remains above the bare isolated MPI_Init is mostly loading the
 ~100 shared libraries PETSc's Debian build links in (hypre, MUMPS, Trilinos, …)."""
 print(json.dumps(res))
 PY

@@ -3,7 +3,7 @@
  *
  *   bench_wheel_cvode ENGINE.h5 T_END RTOL ATOL EVENTS_OUT [MEMBERS] [adams|bdf]
  *
- * The same mode machine as src/evolve.c (slip+ / slip- / sliding; crossing or sliding
+ * The same mode machine as src/engine/evolve.c (slip+ / slip- / sliding; crossing or sliding
  * decided by L± = grad h · f(x, ±1) on arrival; sliding ends where L+ or L- reaches 0 or at
  * the two-fold within the capture radius 1e-6), with the wheel kernel's own functions
  * (kernel->slip, kernel->switching, tf_filippov_tangencies, tf_filippov_field), but each

@@ -11,7 +11,7 @@ checked against the engine's /model attributes).  On Sigma the sticking field ha
 F = mu*lambda, M = sign(g)*kappa*mu*lambda, lambda in [-1, 1] (kernels/wheel.c,
 signed_moment = 1; signed_moment = 0 gives M = kappa*F as printed).
 
-Mode machine (as src/evolve.c): slip+ / slip- / sliding.  Slip s ends where s*h reaches 0;
+Mode machine (as src/engine/evolve.c): slip+ / slip- / sliding.  Slip s ends where s*h reaches 0;
 on arrival, L+- = grad h . f(x, +-1) decide: cross if the other side's field carries on
 through Sigma, slide otherwise.  Sliding ends where L+ reaches 0 (-> slip+) or L- reaches 0
 (-> slip-), or at |x - x*| = capture radius (the two-fold), where the trajectory continues

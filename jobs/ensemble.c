@@ -29,6 +29,7 @@
 #include "job.h"
 #include "member_columns.h"
 #include "member_engine.h"
+#include "replay_log.h"
 #include "results.h"
 
 /* Every column an ensemble may write, in file order; the engine's layout drops the others. */
@@ -75,7 +76,8 @@ static int setup(tf_run *run, tf_error *err) {
                                        .stop = &run->stop,
                                        .comm = run->comm,
                                        .output_keys = output_keys,
-                                       .ctx = run};
+                                       .ctx = run,
+                                       .read_replays = tf_replay_logs_read};
   if (tf_member_engine_create(run->cfg, &settings, &job->engine, err)) return -1;
   if (tf_member_columns_pick(&job->columns, job->engine, column_names))
     return tf_fail(err, "internal error: an unknown output column");

@@ -1,6 +1,6 @@
 /* fold.c — job `fold`: the branch of stationary states through a given one, continued in a
  * parameter, with its folds located; optionally the first fold followed in a second
- * parameter to the end of the fold curve (src/fold.h).
+ * parameter to the end of the fold curve (src/geometry/fold.h).
  *
  * Config: model (its rhs is the field: a smooth flow, a Filippov model run as its own smooth
  * flow, or a two-contact body slipping at both contacts), initial.state (near a stationary state at

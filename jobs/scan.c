@@ -16,7 +16,7 @@
  * scan.quantity: stationary.  A bifurcation diagram by simulation (Antali 2017, Figs 4.5-4.7):
  * each grid LINE (all x at one y; a 1-D scan is one line) is one member; along it the points
  * run one after the other, each from the previous point's final state (numerical
- * continuation), the first from initial.*, for scan.time, and src/stationary.h judges the end
+ * continuation), the first from initial.*, for scan.time, and stationary.h judges the end
  * (drift over the last scan.window, events there, scan.tolerance).  scan.continuation up,
  * down, or both (up, then down from the upper end: hysteresis).  Smooth flows, Filippov
  * kernels (evolve.c), codimension-2 and two-contact kernels (contact_run.h, with codim2.*).

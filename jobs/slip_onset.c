@@ -3,7 +3,7 @@
  * integrator.t_end, when, and at which contact (Antali 2017, Proposition 3.3; §5.4 for the
  * wheelset).  With a `threshold` section: the largest value of one of the model's physical
  * initial conditions (threshold.initial, e.g. the wheelset's amplitude) for which it keeps
- * rolling up to t_end, by bisection on simulations (src/slip_onset.h); with a `scan` axis
+ * rolling up to t_end, by bisection on simulations (src/engine/slip_onset.h); with a `scan` axis
  * (scan.x.{param,min,max,points}) that threshold at every value of a model parameter, the
  * points shared out over the ranks.
  *

@@ -36,7 +36,9 @@
 
 #include "h5io.h"
 #include "job.h"
+#include "member_columns.h"
 #include "member_engine.h"
+#include "replay_log.h"
 #include "results.h"
 #include "status.h"
 
@@ -72,7 +74,8 @@ static int setup(tf_run *run, trajectory_job *job, tf_error *err) {
                                        .comm = run->comm,
                                        .member_keys = member_keys,
                                        .output_keys = output_keys,
-                                       .ctx = run};
+                                       .ctx = run,
+                                       .read_replays = tf_replay_logs_read};
   if (tf_member_engine_create(run->cfg, &settings, &job->engine, err)) return -1;
   /* An ensemble config turned into a trajectory (--set job=trajectory) keeps its ensemble
    * size, chunking and logs; they are meaningless here, not wrong. */
@@ -166,7 +169,7 @@ static int write_tables(tf_run *run, const trajectory_job *job, hid_t g) {
   if (l->event_log_doc) attr_string(g, "events", "kinds", l->event_log_attr);
   hid_t d =
       l->exit_width && job->engine->ops->describe_draws ? H5Dopen2(g, "exits", H5P_DEFAULT) : -1;
-  if (d >= 0) job->engine->ops->describe_draws(job->engine, d, g), H5Dclose(d);
+  if (d >= 0) tf_member_columns_describe_draws(job->engine, d, g), H5Dclose(d);
   return 0;
 }
 

@@ -10,7 +10,7 @@
  *   u1+' = -c(v - v_f) + v u2/d + (1 + j)/j T1+/m + T1-/m,  u1-' = -c(v - v_f)
  *          + (1 + j)/j T1-/m + T1+/m,  u2' = v(v - u1+)/d + (T2+ + T2-)/(j m),
  *   v' = -c(v - v_f) + (T1+ + T1-)/m                                                  (4.27)
- * and src/dual_contact.c derives the cases SR, RS, RR.  J = j m r^2 (thesis errata), the
+ * and src/engine/dual_contact.c derives the cases SR, RS, RR.  J = j m r^2 (thesis errata), the
  * drag coefficient c has units 1/s.  Defaults: Example 4.4 (polyamide ball in water:
  * g = 1.35 m/s^2 reduced, c = 0.039 1/s, d such that mu_fold = (c^2 d/(4 g))^(1/3) = 0.03),
  * mu = 0.1, so mu_fold < mu < j (Fig. 4.6). */

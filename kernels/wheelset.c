@@ -14,7 +14,7 @@
  *   u_a'  = -(alpha_y^2 - omega_L^2) y + omega_L eta (u1+ - u1-)/2 - C (da+ + da-)   (5.34)
  * The last term of u_a' enters with +: it follows from (5.32) and the lateral equation of
  * (5.23), y'' = -omega_L^2 y - omega_L eta (u1+ - u1-)/2 + u_a'; the printed (5.34), (5.37)
- * and (5.44) carry a sign typo there (thesis errata).  src/dual_contact.c derives the cases
+ * and (5.44) carry a sign typo there (thesis errata).  src/engine/dual_contact.c derives the cases
  * SR, RS and RR (5.39-5.42) from F_SS, and from them the conditions of slipping of §5.4.
  *
  * Parameters are the thesis' composed ones (Table 5.1).  Defaults: Example 5.2 (a high-speed

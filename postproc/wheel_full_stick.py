@@ -7,7 +7,7 @@ FILIPPOV.h5 is a one-member ensemble of the event-driven engine, SMOOTHED.h5 the
 with the friction law smoothed (model.smoothing, PETSc TS) at several epsilon, all from the
 same initial state, to the same end time, with trajectory samples.  The engine continues the
 Filippov member through full stick (h = g = 0: v = 0, omega = omega0) by the extended
-Filippov verdict at the arrival (src/intersection.h); the smoothed members need no such
+Filippov verdict at the arrival (src/geometry/intersection.h); the smoothed members need no such
 verdict.  Panel (a): the distance of each smoothed member's final state from the Filippov
 member's, and its closest approach to the full-stick line, against epsilon (log-log): both
 fall with epsilon if the verdict is the limit of the smoothed dynamics.  Panel (b): the

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-# Member statuses in the order of the engine's enum (src/status.c); a file stores them as an
+# Member statuses in the order of the engine's enum (src/base/status.c); a file stores them as an
 # HDF5 enum with these names, which is used when present.
 STATUS_NAMES = ("pending", "ok", "nonfinite", "max_steps", "step_underflow", "zeno", "failed",
                 "codim2", "ill_posed")

@@ -122,7 +122,7 @@ fi
   && pass "--overwrite replaces a results file" || fail "--overwrite of a results file"
 
 # a parameter that overflows every member ends each one with status nonfinite, in bounded
-# time (a NaN step size once shrank for ever in src/ode.c); no member succeeded, so the run
+# time (a NaN step size once shrank for ever in src/step/ode.c); no member succeeded, so the run
 # exits 4 with its file complete
 rc=0
 "$T" run "$CONFIGS/jeffrey-sticking.yaml" -o overflow.h5 --set model.params.N=1e308 --json --quiet \

@@ -1,4 +1,4 @@
-"""dim_limit.py — the one dimension limit (src/max_dim.h, 16) is enforced when the model is set up.
+"""dim_limit.py — the one dimension limit (src/base/max_dim.h, 16) is enforced when the model is set up.
 
 A linear chain x_i' = -(i+1) x_i of dimension 17, given as model.equations and as model.source,
 is refused by `twofold check` and by `twofold run` with exit 2 and a message naming the model

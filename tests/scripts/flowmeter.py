@@ -1,5 +1,5 @@
 """flowmeter.py — the rotating ball flowmeter (Antali 2017, chapter 4) on the dual-contact
-engine (src/dual_contact.c) against closed forms and independent integrations written here.
+engine (src/engine/dual_contact.c) against closed forms and independent integrations written here.
 Parameters of Example 4.4 (g = 1.35, c = 0.039, d = 0.096, j = 2/5), three friction regimes.
 
 1. Rolling-rolling (4.34): v' = -c/(1+2j) (v - v_f), so v = v_f + (v0 - v_f) e^{-ct/(1+2j)}

@@ -1,4 +1,4 @@
-"""flowmeter_fold.py — job `fold` (src/fold.c) on the rotating ball flowmeter against the
+"""flowmeter_fold.py — job `fold` (src/geometry/fold.c) on the rotating ball flowmeter against the
 errata's parametrisation of X_SS (Antali 2017, 4.68-4.70; flowmeter_ref.py):
   X_SS = (rho cos phi, 0, rho sin phi, v).
 1. From a state of the lower X_SS at v_f = 1.3 (mu = 0.1), the continuation upwards in v_f

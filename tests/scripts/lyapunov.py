@@ -100,7 +100,7 @@ fails("lyapunov.estimator=rosenstein", "lyapunov.rosenstein.fit_to=500", expect=
 fails("lyapunov.estimator=wolf", "lyapunov.series.component=w", expect="series.component")
 
 # Any Filippov model smoothed by model.smoothing goes through the same job: the engine's
-# smoothed field (src/smooth.c, finite-difference Jacobian) against the stick-slip kernel's own
+# smoothed field (src/geometry/smooth.c, finite-difference Jacobian) against the stick-slip kernel's own
 # hand-written tanh smoothing with its analytic Jacobian.  All three exponents: with axis-aligned
 # start vectors the forcing phase direction (exponent 0) is reached only slowly by rounding in
 # the smoothed field, so the run is long and the first block carries that transient.

@@ -15,7 +15,7 @@
   1-rank data bit for bit.
 * Opening is lazy: no dataset is open or read after twofold.open(), and the peak memory
   grows by less than a tenth of the data's size; reading a dataset reads it (the check can
-  fail).  Status names are the engine's (src/status.c), event tables decode
+  fail).  Status names are the engine's (src/base/status.c), event tables decode
   /members/event_log exactly (checked against the raw dataset decoded here), padding dropped.
 * to_pandas()/to_xarray() where pandas/xarray are installed (optional: skipped otherwise).
 """
@@ -104,7 +104,7 @@ status_c = open(os.path.join(SOURCE, "src", "status.c")).read()
 engine_names = re.findall(r'"(\w+)"', status_c[status_c.index("names[TF_MEMBER_STATUS_COUNT]"):
                                                 status_c.index("};")])
 T.check(list(twofold.STATUS_NAMES) == engine_names == res.status_names(),
-        f"status names = src/status.c's {engine_names}")
+        f"status names = src/base/status.c's {engine_names}")
 T.check(list(res.statuses()) == ["ok"] * MEMBERS, "every member's status is 'ok'")
 
 # event tables: one crossing per member at t = c - y0, state (x0 exp(-a t), c)

@@ -52,7 +52,7 @@ check_partial term.h5
 same_members ref.h5 term.h5
 
 # 4. Ctrl-C (SIGINT) and SIGTERM to `twofold mpirun`, 2 ranks -> exit 3 with the message;
-#    the first resumed on 2 ranks (plain mpiexec kills the job on either and exits 1: src/launcher.h)
+#    the first resumed on 2 ranks (plain mpiexec kills the job on either and exits 1: src/app/launcher.h)
 for sig in INT TERM; do
   "$T" mpirun -n 2 -- run "$CONFIGS/smoke.yaml" -o launcher_$sig.h5 "${SET[@]}" --pause-after 300 2>launcher_$sig.err & pid=$!
   wait_paused launcher_$sig.err

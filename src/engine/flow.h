@@ -50,13 +50,6 @@ typedef struct tf_noise {
   int parameter;      /* TF_NOISE_PARAMETER */
 } tf_noise;
 
-/* Members per PETSc TS solve unless integrator.ts.batch says otherwise (bench/smooth_batch). */
-#define TF_FLOW_DEFAULT_BATCH 16
-/* PETSc TS's default type for twofold's members: the Rosenbrock-W method ra34pw2 (order 3,
- * L-stable, one Jacobian and four linear solves per step, no Newton iteration) took a third
- * of BDF's time on the smoothed wheel at the same accuracy (docs/BENCHMARKS.md). */
-#define TF_FLOW_DEFAULT_TS_TYPE "rosw"
-
 typedef struct tf_flow_batch_result {
   int status;
   double t_final;
@@ -96,7 +89,7 @@ typedef struct tf_flow {
   long batch_n_samples, batch_n_alloc; /* samples of the cached batch, buffer capacity */
   double *batch_samples, *batch_sample_t;
   long *batch_sampled; /* samples recorded per slot */
-  /* impact kernels, and flows recorded at events (poincare.event): run by src/poincare.h on
+  /* impact kernels, and flows recorded at events (poincare.event): run by src/engine/poincare.h on
    * the impact engine; the last member's counts and samples stay in poincare_rec */
   tf_poincare *poincare;
   tf_poincare_spec poincare_spec;

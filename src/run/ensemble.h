@@ -15,7 +15,7 @@
  * members are scheduled, kept as runs of ids (member_ranges.h): memory per rank does not
  * grow with the ensemble.  With --part K/N only the members of block K of N are
  * scheduled; the file then holds rows for that block and is completed by merging (see
- * `twofold merge`, src/merge.c) or by a later run without --part.
+ * `twofold merge`, src/io/merge.c) or by a later run without --part.
  *
  * A round writes the rows, their statuses and checksums, flushes the file, and only then
  * writes and flushes the done mask, every phase agreed on by all ranks: a crash loses at

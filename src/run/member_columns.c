@@ -167,10 +167,24 @@ static void log_fields(hid_t d, const tf_member_layout *l, const char *head) {
   tf_h5_attr_string(d, "fields", fields);
 }
 
+typedef struct draws_place {
+  hid_t log, where;
+} draws_place;
+
+static void put_draws_attr(void *ctx, bool on_log, const char *name, const char *value) {
+  const draws_place *p = ctx;
+  tf_h5_attr_string(on_log ? p->log : p->where, name, value);
+}
+
+void tf_member_columns_describe_draws(const tf_member_engine *e, hid_t log, hid_t where) {
+  draws_place p = {log, where};
+  if (e->ops->describe_draws) e->ops->describe_draws(e, put_draws_attr, &p);
+}
+
 static void describe_exits(const tf_member_engine *e, hid_t d, hid_t file) {
   log_fields(d, &e->layout, "t,u,side,kind");
   tf_h5_attr_int(d, "slot_width", (long long)e->layout.exit_width);
-  if (e->ops->describe_draws) e->ops->describe_draws(e, d, file);
+  tf_member_columns_describe_draws(e, d, file);
 }
 
 static void describe_event_log(const tf_member_engine *e, hid_t d, hid_t file) {

@@ -30,9 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "max_dim.h" /* TF_EVENT_LOOP_MAX_FUNCTIONS */
 #include "ode.h"
-
-enum { TF_EVENT_LOOP_MAX_FUNCTIONS = 4 }; /* event functions per mode */
 
 typedef struct tf_event_loop_ops {
   /* The stepper's right-hand side: the mode's field for x followed by the variational

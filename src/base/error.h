@@ -20,7 +20,7 @@ enum tf_exit_code {
   TF_EXIT_USAGE = 2,         /* bad command line, bad config, bad input file */
   TF_EXIT_INTERRUPTED = 3,   /* checkpointed on a signal or the time limit; resume with --resume */
   TF_EXIT_MEMBERS_FAILED = 4 /* complete, but every member failed or more than
-                                run.max_failed_fraction of them (src/failures.h) */
+                                run.max_failed_fraction of them (src/run/failures.h) */
 };
 /* A job whose members partly failed (no more than run.max_failed_fraction) exits TF_EXIT_OK:
  * failures are results, recorded per member in /members/status, counted in the JSON summary

@@ -5,8 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "flow.h"
-
 static const char *const steps[] = {"adaptive", "fixed", NULL};
 static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
 
@@ -27,11 +25,15 @@ const tf_integrator_key tf_integrator_keys[] = {
     STR("integrator.step", "adaptive", steps, "adaptive or fixed (every step h0)"),
     DBL("integrator.dt", 1e-3, 1e-12, INFINITY, "SDE step"),
     INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
-    STR("integrator.ts.type", TF_FLOW_DEFAULT_TS_TYPE, NULL, "PETSc TS type"),
+    /* the Rosenbrock-W method ra34pw2 (order 3, L-stable, one Jacobian and four linear solves
+     * per step, no Newton iteration) took a third of BDF's time on the smoothed wheel at the
+     * same accuracy (docs/BENCHMARKS.md) */
+    STR("integrator.ts.type", "rosw", NULL, "PETSc TS type"),
     STR("integrator.ts.options", "", NULL, "PETSc options"),
     STR("integrator.ts.jacobian", "auto", jacobians, "analytic, fd or auto"),
     INT("integrator.ts.jacobian_lag", 0, 0, 1000000, "steps an analytic Jacobian is kept"),
-    INT("integrator.ts.batch", TF_FLOW_DEFAULT_BATCH, 1, 4096, "members per TS"),
+    /* members per PETSc TS solve (bench/smooth_batch) */
+    INT("integrator.ts.batch", 16, 1, 4096, "members per TS"),
     DBL("integrator.theta", 1.0, 0.5, 1.0, "drift-implicit weight of the implicit drift"),
     {.path = "integrator.milstein",
      .kind = TF_SETTING_BOOL,

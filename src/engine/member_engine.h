@@ -4,7 +4,7 @@
  * A model runs on the engine of its route (kinds.h): smooth flows, SDEs and PETSc TS
  * (flow.h), event-driven Filippov members with one or several switching functions (pws.h),
  * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h).  Each
- * route has one adapter (src/member_<route>.c) that fills an ops table; the tables are
+ * route has one adapter (src/engine/member_<route>.c) that fills an ops table; the tables are
  * registered in one place (member_engine.c) and looked up by route, so a job asks for "the
  * engine of this config" and never switches on the route.  What a route produces beyond the
  * common fields (its event kinds, logs, samples, impact counts) is said by its layout, and the
@@ -26,6 +26,10 @@
 #include "json.h"
 #include "kinds.h"
 #include "max_dim.h"
+
+/* The draw policies of pws.h (exit_policy.h, intersection_policy.h), for read_replays. */
+struct tf_exit_policy;
+struct tf_intersection_policy;
 
 /* What a job asks of the engine it creates. */
 typedef struct tf_member_settings {
@@ -49,6 +53,11 @@ typedef struct tf_member_settings {
   int (*member_keys)(tf_config *cfg, void *ctx, struct tf_member_settings *s, tf_error *err);
   int (*output_keys)(tf_config *cfg, void *ctx, tf_error *err);
   void *ctx;
+  /* Fills the replay tables of the draw policies that name an earlier results file
+   * (tf_replay_logs_read, replay_log.h): reading a file is io, a layer above the engines, so
+   * the job hands the reader down.  NULL: a policy naming a replay file is an internal error. */
+  int (*read_replays)(struct tf_exit_policy *exit, struct tf_intersection_policy *choice,
+                      uint64_t members, long max_logged, tf_error *err);
 } tf_member_settings;
 
 enum { TF_MEMBER_SAMPLES_FROM_CONFIG = -1 };
@@ -127,6 +136,10 @@ typedef struct tf_member_result {
 
 typedef struct tf_member_engine tf_member_engine;
 
+/* Takes one text attribute naming a rule of the route: on its draws log (on_log) or on the
+ * results group the log is in.  The caller writes it; the engines write no file. */
+typedef void (*tf_member_attr_fn)(void *ctx, bool on_log, const char *name, const char *value);
+
 /* The table of one route. */
 typedef struct tf_member_ops {
   const char *name;
@@ -142,9 +155,8 @@ typedef struct tf_member_ops {
   /* Optional: the route's own fields of a traced member's JSON line. */
   void (*report)(const tf_member_engine *e, const tf_member_result *r, const double *final,
                  tf_json *j);
-  /* Optional: attributes naming the rules behind the draws log (`log`, an HDF5 dataset) on
-   * the results `where` (pws.h). */
-  void (*describe_draws)(const tf_member_engine *e, long long log, long long where);
+  /* Optional: the attributes naming the rules behind the draws log, each given to put. */
+  void (*describe_draws)(const tf_member_engine *e, tf_member_attr_fn put, void *ctx);
 } tf_member_ops;
 
 struct tf_member_engine {
@@ -181,7 +193,7 @@ void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm);
 /* The time of sample i of n from t0 to t_end (the last exactly t_end). */
 double tf_member_sample_time(double t0, double t_end, long i, long n);
 
-/* Registered adapters (src/member_<route>.c). */
+/* Registered adapters (src/engine/member_<route>.c). */
 extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops;
 
 #endif

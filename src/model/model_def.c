@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_loop.h"
 #include "kinds.h"
 
 /* Names end up as config keys (model.params.NAME, initial.NAME, --set NAME=...) and output

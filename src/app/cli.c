@@ -488,7 +488,7 @@ static int setup_job(tf_run *run, const tf_job **job, tf_error *err) {
     }
     return -1;
   }
-  /* jobs whose members run through the scheduler: how many may fail (src/failures.h) */
+  /* jobs whose members run through the scheduler: how many may fail (src/run/failures.h) */
   const double all = 1.0;
   if ((*job)->splittable && tf_config_get_double(run->cfg, "run.max_failed_fraction", &all, 0.0,
                                                  1.0, &run->max_failed_fraction, err))

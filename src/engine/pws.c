@@ -8,7 +8,6 @@
 
 #include "checkpoint.h"
 #include "flow.h"
-#include "h5io.h"
 #include "integrator_settings.h"
 #include "rng.h"
 #include "status.h"
@@ -355,23 +354,4 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
   memcpy(rec->counts, r.counts, sizeof rec->counts);
   if (pws->at_twofold) rec->counts[TF_EVENT_EXIT]++;
   return r.status;
-}
-
-void tf_pws_describe_rules(const tf_pws *pws, long long exits, long long file) {
-  const tf_intersection_policy *c = &pws->choice;
-  tf_h5_attr_string((hid_t)exits, "kinds",
-                    "0 two-fold exit, 1 intersection choice (uniform), 2 intersection choice "
-                    "(weighted), 3 intersection choice (regularised)");
-  const hid_t d = (hid_t)file;
-  tf_h5_attr_string(d, "exit_policy", tf_exit_kind_name(pws->policy.kind));
-  tf_h5_attr_string(d, "intersection_policy", tf_choice_rule_name(c->rule));
-  if (c->rule == TF_CHOICE_WEIGHTED) {
-    char w[256] = "";
-    for (int i = 0; i < TF_DEPART_KIND_COUNT; i++)
-      snprintf(w + strlen(w), sizeof w - strlen(w), "%s%s: %.17g", i ? ", " : "",
-               tf_departure_kind_name((tf_departure_kind)i), c->weight[i]);
-    tf_h5_attr_string(d, "intersection_weights", w);
-  }
-  if (c->rule == TF_CHOICE_REGULARISED)
-    tf_h5_attr_string(d, "intersection_smoothing_law", tf_smooth_law_name(c->law.law));
 }

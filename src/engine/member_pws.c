@@ -8,7 +8,6 @@
 
 #include "member_engine.h"
 #include "pws.h"
-#include "replay_log.h"
 #include "status.h"
 
 typedef struct pws_engine {
@@ -51,6 +50,16 @@ static void fill_layout(tf_member_layout *l, pws_engine *pe) {
   l->batch = 1;
 }
 
+/* The replay tables of the policies that name an earlier results file: reading a file is io,
+ * above the engines, so the job hands the reader down. */
+static int read_replays(const tf_member_settings *s, tf_pws *pws, uint64_t members, tf_error *err) {
+  if (s->read_replays)
+    return s->read_replays(&pws->policy, &pws->choice, members, pws->max_logged_exits, err);
+  if (pws->policy.replay_from.path || pws->choice.replay_from.path)
+    return tf_fail(err, "internal error: a replay file is named but this job reads none");
+  return 0;
+}
+
 static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
                   const tf_member_settings *s, tf_error *err) {
   (void)k;
@@ -64,9 +73,7 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
       (members == 0 &&
        tf_config_get_int(cfg, "ensemble.members", &d_members, 1, LLONG_MAX, &members, err)) ||
       tf_pws_from_config(pws, cfg, s->comm, s->stop, err) ||
-      tf_replay_logs_read(&pws->policy, &pws->choice, (uint64_t)members, pws->max_logged_exits,
-                          err) ||
-      tf_member_output_keys(own, cfg, err))
+      read_replays(s, pws, (uint64_t)members, err) || tf_member_output_keys(own, cfg, err))
     return -1;
   if (own->samples != TF_MEMBER_SAMPLES_FROM_CONFIG) pws->trajectory_samples = own->samples;
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) {
@@ -135,8 +142,26 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   tf_json_counts(j, "events", pe->kind_names, counts, TF_EVENT_KIND_COUNT);
 }
 
-static void describe_draws(const tf_member_engine *e, long long log, long long where) {
-  tf_pws_describe_rules(&((const pws_engine *)e->impl)->pws, log, where);
+/* On the draws log, `kinds` (what each code of its kind column means); on the results,
+ * `exit_policy`, `intersection_policy`, and with weighted `intersection_weights`, with
+ * regularised `intersection_smoothing_law` (a replay of a run differs from it only there). */
+static void describe_draws(const tf_member_engine *e, tf_member_attr_fn put, void *ctx) {
+  const tf_pws *pws = &((const pws_engine *)e->impl)->pws;
+  const tf_intersection_policy *c = &pws->choice;
+  put(ctx, true, "kinds",
+      "0 two-fold exit, 1 intersection choice (uniform), 2 intersection choice "
+      "(weighted), 3 intersection choice (regularised)");
+  put(ctx, false, "exit_policy", tf_exit_kind_name(pws->policy.kind));
+  put(ctx, false, "intersection_policy", tf_choice_rule_name(c->rule));
+  if (c->rule == TF_CHOICE_WEIGHTED) {
+    char w[256] = "";
+    for (int i = 0; i < TF_DEPART_KIND_COUNT; i++)
+      snprintf(w + strlen(w), sizeof w - strlen(w), "%s%s: %.17g", i ? ", " : "",
+               tf_departure_kind_name((tf_departure_kind)i), c->weight[i]);
+    put(ctx, false, "intersection_weights", w);
+  }
+  if (c->rule == TF_CHOICE_REGULARISED)
+    put(ctx, false, "intersection_smoothing_law", tf_smooth_law_name(c->law.law));
 }
 
 const tf_member_ops tf_member_pws_ops = {

@@ -56,7 +56,7 @@ void tf_pws_dense(const tf_pws *pws, double t, double *x);
 
 /* `comm`: the run's communicator (loading the model is collective over it); `stop`: where a
  * member may stop early (checkpoint.h; NULL: the process-wide token).  A replay file its
- * policies name is read afterwards (tf_replay_logs_read, replay_log.h). */
+ * policies name is read afterwards, by the io layer (tf_member_settings.read_replays). */
 int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,
                        tf_error *err);
 void tf_pws_destroy(tf_pws *pws);
@@ -86,11 +86,5 @@ typedef struct tf_pws_record {
 const char *tf_pws_mode_name(const tf_pws *pws, int mode, char *buf, size_t n);
 
 int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec);
-
-/* Attributes naming the rules of the run: on the draw log `exits` (an HDF5 dataset) `kinds`
- * (what each code of its kind column means); on the results `file` `exit_policy`,
- * `intersection_policy`, and with weighted `intersection_weights`, with regularised
- * `intersection_smoothing_law` (a replay of a run differs from it only there). */
-void tf_pws_describe_rules(const tf_pws *pws, long long exits, long long file);
 
 #endif
