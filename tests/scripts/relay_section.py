@@ -12,6 +12,11 @@ u = -sign(x1), of configs/relay-feedback.yaml) at two values of lam:
     (scipy solve_ivp, DOP853, the slip fields off Sigma and Filippov's sliding field
     x' = A x + B u_eq, u_eq = -(A x)_1 / k, on it while |(A x)_1| < k) gives the sliding entries
     and time per period and the section crossing, which the engine must record alike.
+Several switching functions: two uncoupled copies of the relay at lam = 1 as one model with
+`switching: {s1: x1, s2: y1}` (a field affine in the signs).  Each copy runs the orbit above,
+so on each surface the engine must record two sliding entries and exits a period and the
+reference's sliding time; at k = 1 and at k = 2 (the system is linear with the sliding region
+|x2| < k: x -> k x maps its orbits, so the times do not change).
 """
 import os
 
@@ -134,7 +139,7 @@ T.check(np.all(sliding[1] == 0) and np.all(np.isnan(slides[1])),
 T.check(np.all(modes[1, :recorded[1]] == -1), "lam 5: crossings in slip- (x3 rises while u = +1)")
 
 # lam = 1: sliding, independent event-driven Filippov solution
-entries, exits, crossings, _ = filippov_solve(SLIDING, [0, 0.5, 0], 100.0)
+entries, exits, crossings, _ = filippov_solve(SLIDING, [0, 0.5, 0], 60.0)
 times = np.array([c[0] for c in crossings])
 ref_T = times[-1] - times[-2]
 late = [t for t in entries if times[-4] < t <= times[-1]]
@@ -161,4 +166,46 @@ n = len(logged)
 T.check(n == sliding[0, 0] + sliding[0, 1] and np.all(np.abs(logged[:, 3]) < 1e-9)
         and np.all(np.abs(logged[:, 4]) <= K + 1e-9),
         f"lam 1: {n} sliding entries and exits logged, each on Sigma where |x2| <= k")
+# several switching functions: two uncoupled relays, one per surface
+def copy(x, s):
+    a, b, c = x
+    return {a: f"-(2*zeta*w + lam)*{a} + {b} - k*{s}", b: f"-(2*zeta*w*lam + w^2)*{a} + {c} + "
+            f"2*sigma*k*{s}", c: f"-lam*w^2*{a} - k*{s}"}
+
+
+field = {**copy(("x1", "x2", "x3"), "s1"), **copy(("y1", "y2", "y3"), "s2")}
+pair = T.write("pair.yaml", f"""job: scan
+model:
+  equations:
+    name: relay-pair
+    state: [x1, x2, x3, y1, y2, y3]
+    parameters: {{zeta: {ZETA}, w: {W}, lam: {SLIDING}, sigma: {SIGMA}, k: {K}}}
+    switching: {{s1: x1, s2: y1}}
+    field: {{{", ".join(f"{v}: '{e}'" for v, e in field.items())}}}
+initial: {{state: [0.1, 0.5, 0, 0.1, 0.5, 0]}}
+integrator: {{t_end: 400, rtol: 1.0e-10, atol: 1.0e-12}}
+poincare: {{event: level, component: x3, level: 0, direction: up, transient: 60, count: 16,
+            tol: 1.0e-8}}
+scan:
+  quantity: poincare
+  x: {{param: k, min: {K}, max: {2 * K}, points: 2}}
+""")
+T.run(pair, "pair.h5")
+with h5py.File("pair.h5") as f:
+    m = f["members"]
+    sliding, samples = m["sliding"][()], m["poincare"][()]
+    recorded, modes = m["poincare_recorded"][()], m["poincare_mode"][()]
+for j, k in enumerate((K, 2 * K)):
+    got, rows, n = sliding[j].reshape(2, 3), samples[j].reshape(-1, 7), recorded[j]
+    periods = round((rows[n - 1, 0] - rows[0, 0]) / ref_T)
+    for i in range(2):
+        T.check(got[i, 0] == 2 * periods and got[i, 1] == 2 * periods
+                and abs(got[i, 2] / periods - ref_slide / 3) < 1e-6,
+                f"two switching functions, k {k:g}: surface {i}: {got[i, 0]:g} entries, "
+                f"{got[i, 1]:g} exits, sliding {got[i, 2] / periods:.9f} a period over {periods} "
+                f"periods (reference {ref_slide / 3:.9f})")
+    mode = modes[j, :n]
+    T.check(np.all(mode == mode[0]) and mode[0] in {0, 4, 8},
+            f"two switching functions, k {k:g}: the copies share a mode at every crossing "
+            f"({mode[0]:g})")
 T.finish()
