@@ -37,6 +37,14 @@ static int rhs(double t, const double *x, const double *p, double *dx) {
   return 0;
 }
 
+/* One component of rhs, with rhs's arithmetic (the extrema of a Poincare section). */
+static double rate(int i, double t, const double *x, const double *p) {
+  double dx[3];
+  if (i == 0) return x[1];
+  rhs(t, x, p, dx);
+  return dx[i];
+}
+
 static double seat(int i, const double *x, const double *p, double *grad) {
   (void)i, (void)p;
   if (grad) grad[0] = 1.0, grad[1] = 0.0, grad[2] = 0.0;
@@ -71,6 +79,7 @@ static const tf_impact_ops ops = {
     .reset = reset,
     .stick = stick,
     .constrained = on_seat,
+    .rate = rate,
 };
 
 const tf_model_def tf_kernel_pressure_valve = {

@@ -208,6 +208,10 @@ typedef struct tf_impact_ops {
   /* The field of motion on surface i (sticking) into dx; returns the contact force, positive
    * while the constraint holds the state (sticking ends where it changes sign). */
   double (*constrained)(int i, double t, const double *x, const double *p, double *dx);
+  /* Optional: component i of rhs alone, bit for bit what rhs writes there.  An event
+   * function that needs one rate (a Poincare section at the extrema of x_i) then costs that
+   * component instead of the whole field.  NULL: rhs is evaluated whole. */
+  double (*rate)(int i, double t, const double *x, const double *p);
 } tf_impact_ops;
 /* TF_MODEL_SWITCHES: m independent switching functions h_1 .. h_m (1 <= m <= 4), e.g. m
  * frictional contacts, each Sigma_i = {h_i = 0} a surface the field jumps across.  The field

@@ -1,4 +1,5 @@
 /* rng.c — Philox4x64-10 streams and the variates built on them.  See rng.h for the keying. */
+#define _GNU_SOURCE /* sincos */
 #include "rng.h"
 
 #include <Random123/philox.h>
@@ -32,20 +33,79 @@ double tf_rng_uniform(tf_rng_key key, uint64_t counter, uint32_t purpose) {
   return u;
 }
 
-void tf_rng_normals(tf_rng_key key, uint64_t counter, uint32_t purpose, size_t n, double *out) {
-  const uint64_t k[2] = {key.seed, key.member};
-  for (size_t block = 0; block * 4 < n; block++) {
-    const uint64_t c[4] = {counter, purpose, block, 0};
-    uint64_t r[4];
-    tf_rng_philox(k, c, r);
-    for (size_t pair = 0; pair < 2; pair++) {
-      const double radius = sqrt(-2.0 * log(open_unit(r[2 * pair])));
-      const double angle = 2.0 * M_PI * open_unit(r[2 * pair + 1]);
-      const size_t i = block * 4 + 2 * pair;
-      if (i < n) out[i] = radius * cos(angle);
-      if (i + 1 < n) out[i + 1] = radius * sin(angle);
+/* Philox blocks are drawn this many at a time, in structure-of-arrays form. */
+enum { BATCH = 32 };
+
+/* High and low words of a * b, from 32-bit halves: gcc vectorises these loops (pmuludq),
+ * which it cannot do with a 128-bit product.  Integer arithmetic, so exact. */
+static inline uint64_t mul_hi(uint64_t a, uint64_t b) {
+  const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+  const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+  return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* Philox4x64-10 (Random123's rounds and key schedule) on `count` <= BATCH counters in place:
+ * w[j][b] is word j of block b.  The clones let one binary use the widest vectors the CPU
+ * has while keeping a portable path. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void philox_batch(
+    const uint64_t key[2], size_t count, uint64_t w[4][BATCH]) {
+  uint64_t k0 = key[0], k1 = key[1];
+  for (int round = 0; round < 10; round++) {
+    for (size_t b = 0; b < count; b++) {
+      const uint64_t x0 = w[0][b], x1 = w[1][b], x2 = w[2][b], x3 = w[3][b];
+      const uint64_t m0 = PHILOX_M4x64_0, m1 = PHILOX_M4x64_1;
+      w[0][b] = mul_hi(m1, x2) ^ x1 ^ k0;
+      w[1][b] = m1 * x2;
+      w[2][b] = mul_hi(m0, x0) ^ x3 ^ k1;
+      w[3][b] = m0 * x0;
+    }
+    k0 += PHILOX_W64_0, k1 += PHILOX_W64_1;
+  }
+}
+
+/* Box–Muller on the words of one block: pair p uses words 2p (radius) and 2p + 1 (angle);
+ * only the `wanted` (1..4) leading values are computed.  sincos gives the same bits as sin
+ * and cos called apart (glibc computes both with the same kernels). */
+static void box_muller_block(const uint64_t word[4], size_t wanted, double *out) {
+  for (size_t pair = 0; 2 * pair < wanted; pair++) {
+    const double radius = sqrt(-2.0 * log(open_unit(word[2 * pair])));
+    const double angle = 2.0 * M_PI * open_unit(word[2 * pair + 1]);
+    if (2 * pair + 1 < wanted) {
+      double s, c;
+      sincos(angle, &s, &c);
+      out[2 * pair] = radius * c, out[2 * pair + 1] = radius * s;
+    } else {
+      out[2 * pair] = radius * cos(angle);
     }
   }
+}
+
+void tf_rng_normals_run(tf_rng_key key, uint64_t counter, uint32_t purpose, size_t n,
+                        size_t counters, double *out) {
+  const uint64_t k[2] = {key.seed, key.member};
+  uint64_t w[4][BATCH];
+  size_t offset[BATCH], wanted[BATCH]; /* where block b's values go in out, and how many */
+  size_t step = 0, index = 0;          /* the next block: its counter and its first value */
+  while (step < counters) {
+    size_t count = 0;
+    for (; count < BATCH && step < counters; count++) {
+      w[0][count] = counter + step, w[1][count] = purpose, w[2][count] = index / 4;
+      w[3][count] = 0, offset[count] = step * n + index;
+      wanted[count] = n - index < 4 ? n - index : 4;
+      index += 4;
+      if (index >= n) index = 0, step++;
+    }
+    philox_batch(k, count, w);
+    for (size_t b = 0; b < count; b++) {
+      const uint64_t word[4] = {w[0][b], w[1][b], w[2][b], w[3][b]};
+      box_muller_block(word, wanted[b], out + offset[b]);
+    }
+  }
+}
+
+void tf_rng_normals(tf_rng_key key, uint64_t counter, uint32_t purpose, size_t n, double *out) {
+  tf_rng_normals_run(key, counter, purpose, n, 1, out);
 }
 
 double tf_rng_exponential(tf_rng_key key, uint64_t counter, uint32_t purpose) {

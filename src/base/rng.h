@@ -35,6 +35,12 @@ double tf_rng_uniform(tf_rng_key key, uint64_t counter, uint32_t purpose);
 /* n standard normal variates (Box–Muller on the uniforms above). */
 void tf_rng_normals(tf_rng_key key, uint64_t counter, uint32_t purpose, size_t n, double *out);
 
+/* The normals of `counters` consecutive counters at once: out[s * n + i] is, bit for bit,
+ * value i of tf_rng_normals(key, counter + s, purpose, n).  Drawing many blocks together lets
+ * the Philox rounds run in vector registers. */
+void tf_rng_normals_run(tf_rng_key key, uint64_t counter, uint32_t purpose, size_t n,
+                        size_t counters, double *out);
+
 /* One exponential variate with rate 1. */
 double tf_rng_exponential(tf_rng_key key, uint64_t counter, uint32_t purpose);
 

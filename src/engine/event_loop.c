@@ -112,12 +112,14 @@ static void sample_state(tf_event_loop *l, bool cheap, double t) {
 static int find_event(tf_event_loop *l, double t0, double t1, double *te) {
   bool cheap = !tf_stepper_sample_is_exact(l->stepper);
 again:;
-  double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS], g[TF_EVENT_LOOP_MAX_FUNCTIONS];
+  /* g_prev, g: the event functions at the samples ta, tb; raw_prev: g_prev as evaluated */
+  double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS], g[TF_EVENT_LOOP_MAX_FUNCTIONS],
+      raw_prev[TF_EVENT_LOOP_MAX_FUNCTIONS];
   sample_state(l, cheap, t0);
-  const int count = l->ops.events(l->ctx, t0, l->sample, g_prev);
+  const int count = l->ops.events(l->ctx, t0, l->sample, raw_prev);
   /* At the start of a step the state is on the domain's boundary after a transition: count it
    * as inside, so only a departure to the wrong side is an event. */
-  for (int j = 0; j < count; j++) g_prev[j] = fmax(g_prev[j], 0.0);
+  for (int j = 0; j < count; j++) g_prev[j] = fmax(raw_prev[j], 0.0);
   double ta = t0;
   for (int s = 1; s <= l->samples; s++) {
     const double tb = s == l->samples ? t1 : t0 + (t1 - t0) * s / l->samples;
@@ -132,7 +134,9 @@ again:;
         goto again;
       }
       l->which = j;
-      const double tj = tf_event_locate(l->root, event_at, l, ta, tb, l->opt.event_tol);
+      /* the samples are on the dense output here (not cheap), as event_at evaluates */
+      const double tj =
+          tf_event_locate_from(l->root, event_at, l, ta, raw_prev[j], tb, g[j], l->opt.event_tol);
       if (first < 0 || tj < t_first) first = j, t_first = tj;
     }
     if (first >= 0) {
@@ -140,6 +144,7 @@ again:;
       return first;
     }
     memcpy(g_prev, g, sizeof g);
+    memcpy(raw_prev, g, sizeof g);
     ta = tb;
   }
   return -1;

@@ -109,10 +109,13 @@ static int loop_rhs(double t, const double *x, void *ctx, double *dx) {
   return rc;
 }
 
-/* The section function s(x): the derivative of a component or its distance to a level. */
+/* The section function s(x): the derivative of a component or its distance to a level.  It
+ * is evaluated at every event sample, so a model's rate of that one component is preferred to
+ * the whole field. */
 static double section_value(tf_impact *e, double t, const double *x) {
   const int c = e->o.section_component;
   if (e->o.section == TF_SECTION_EXTREMUM) {
+    if (e->k->impact && e->k->impact->rate) return e->k->impact->rate(c, t, x, e->p);
     free_field(e, t, x, e->z);
     return e->z[c];
   }

@@ -18,4 +18,9 @@
 double tf_event_locate(gsl_root_fsolver *root, double (*g)(double t, void *ctx), void *ctx,
                        double ta, double tb, double tol);
 
+/* The same where the caller already has ga = g(ta) and gb = g(tb) (the samples that showed the
+ * sign change).  No time is evaluated twice in one location. */
+double tf_event_locate_from(gsl_root_fsolver *root, double (*g)(double t, void *ctx), void *ctx,
+                            double ta, double ga, double tb, double gb, double tol);
+
 #endif

@@ -288,6 +288,21 @@ static bool rhs_in_use(const ctx *c, const double *x) {
   }
 }
 
+/* The optional single-component rates must be the field's components bit for bit: event
+ * screening uses them in place of the field. */
+static void rate_check(ctx *c, const double *x) {
+  const tf_kernel *k = c->k;
+  double f[N];
+  if (tf_model_rhs(k)(c->t, x, c->p, f)) return; /* the field's refusal is reported above */
+  for (size_t i = 0; i < k->dim; i++) {
+    const double r = k->impact->rate((int)i, c->t, x, c->p);
+    char what[64];
+    snprintf(what, sizeof what, "impact rate %zu equals field component %zu", i, i);
+    verdict(c, memcmp(&r, &f[i], sizeof r) == 0, what);
+    fprintf(c->out, ": %.17g and %.17g\n", r, f[i]);
+  }
+}
+
 /* Every impact surface and its reset: their values, or their derivatives. */
 static void impact_checks(ctx *c, const double *x, bool derivatives) {
   const tf_kernel *k = c->k;
@@ -304,6 +319,7 @@ static void impact_checks(ctx *c, const double *x, bool derivatives) {
              c->index);
     check(c, F_RESET, x, what);
   }
+  if (!derivatives && k->impact->rate) rate_check(c, x);
 }
 
 /* ---- several switching functions ---------------------------------------------------------- */

@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* Wiener increments drawn per batch: 16 steps at the largest dimension. */
+enum { NOISE_BATCH = 16 * TF_MAX_DIM };
+
 long tf_sde_step_count(double t0, double t_end, double dt) {
   const double span = t_end - t0;
   if (span <= 0) return 0;
@@ -148,10 +151,20 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
   if (sys->noise) dw = dw_general;
   const bool milstein = milstein_scheme(scheme), implicit = implicit_scheme(scheme);
   const double th = sys->theta > 0 ? sys->theta : 1.0;
+  /* The increments of several steps are drawn at once (see tf_rng_normals_run); a step's
+   * increments are the same whichever batch they fall in. */
+  double increments[NOISE_BATCH];
+  const long batch_steps = (long)(NOISE_BATCH / (m ? m : 1));
+  long batch_begin = k_begin, batch_end = k_begin;
   *steps = 0;
   for (long k = k_begin; k < k_end; k++) {
     const double t = t0 + (double)k * h;
-    tf_rng_normals(key, (uint64_t)k, TF_RNG_NOISE, m, dw);
+    if (k == batch_end) {
+      batch_begin = k;
+      batch_end = k_end - k < batch_steps ? k_end : k + batch_steps;
+      tf_rng_normals_run(key, (uint64_t)k, TF_RNG_NOISE, m, (size_t)(batch_end - k), increments);
+    }
+    memcpy(dw, increments + (size_t)(k - batch_begin) * m, m * sizeof *dw);
     if (sys->drift(t, x, sys->ctx, f)) return TF_SDE_MODEL_FAILED;
     if (!implicit && !sys->noise) { /* diagonal explicit: the original arithmetic */
       if (sys->diffusion(t, x, sys->ctx, g) || (milstein && sys->diffusion_dx(t, x, sys->ctx, dg)))

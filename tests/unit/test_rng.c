@@ -2,6 +2,8 @@
  * variates built on it against their exact moments. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -69,9 +71,64 @@ static void moments(void) {
   CHECK_CLOSE(se / n, 1.0, 5 * se1, "exponential mean");
 }
 
-int main(void) {
+/* Box–Muller written out on the raw Philox words, one pair at a time with sin and cos
+ * called apart: the definition the batched draws must keep bit for bit. */
+static void reference_normals(tf_rng_key key, uint64_t counter, uint32_t purpose, size_t n,
+                              double *out) {
+  const uint64_t k[2] = {key.seed, key.member};
+  for (size_t i = 0; i < n; i += 2) {
+    const uint64_t c[4] = {counter, purpose, i / 4, 0};
+    uint64_t r[4];
+    tf_rng_philox(k, c, r);
+    const double u1 = ((double)(r[i % 4] >> 11) + 0.5) * 0x1.0p-53;
+    const double u2 = ((double)(r[i % 4 + 1] >> 11) + 0.5) * 0x1.0p-53;
+    const double radius = sqrt(-2.0 * log(u1)), angle = 2.0 * M_PI * u2;
+    out[i] = radius * cos(angle);
+    if (i + 1 < n) out[i + 1] = radius * sin(angle);
+  }
+}
+
+/* Runs of many counters (crossing the Philox batch size, with dimensions that leave a block
+ * half used) equal the one-counter draws and the reference, bit for bit. */
+static void batched_runs(void) {
+  enum { COUNTERS = 77, MAX_N = 16 };
+  static double run[COUNTERS * MAX_N];
+  const size_t dims[] = {1, 2, 3, 4, 5, 7, 16};
+  const tf_rng_key keys[] = {{20141, 0}, {1, 12345}, {~0ULL, ~0ULL - 1}};
+  const uint64_t firsts[] = {0, 999, ~0ULL - 200};
+  long mismatches = 0;
+  for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
+    for (size_t kk = 0; kk < 3; kk++)
+      for (size_t f = 0; f < 3; f++) {
+        const size_t n = dims[d];
+        tf_rng_normals_run(keys[kk], firsts[f], TF_RNG_NOISE, n, COUNTERS, run);
+        for (size_t s = 0; s < COUNTERS; s++) {
+          double one[MAX_N], ref[MAX_N];
+          tf_rng_normals(keys[kk], firsts[f] + s, TF_RNG_NOISE, n, one);
+          reference_normals(keys[kk], firsts[f] + s, TF_RNG_NOISE, n, ref);
+          mismatches += memcmp(one, run + s * n, n * sizeof *one) != 0;
+          mismatches += memcmp(ref, run + s * n, n * sizeof *ref) != 0;
+        }
+      }
+  CHECK(mismatches == 0, "%ld batched draws differ from the one-counter draws", mismatches);
+}
+
+/* `test_rng print SEED MEMBER COUNTER N`: the draws as hex floats, for rng_normals.py. */
+static int print_normals(char **argv) {
+  const tf_rng_key key = {strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0)};
+  const size_t n = strtoull(argv[5], NULL, 0);
+  double out[64];
+  if (n > 64) return 2;
+  tf_rng_normals_run(key, strtoull(argv[4], NULL, 0), TF_RNG_NOISE, n, 1, out);
+  for (size_t i = 0; i < n; i++) printf("%a\n", out[i]);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 6 && strcmp(argv[1], "print") == 0) return print_normals(argv);
   known_answers();
   purity();
   moments();
+  batched_runs();
   return check_report("test_rng");
 }
