@@ -30,8 +30,11 @@
  * scan.quantity: poincare.  Each grid point is one member run from initial.state and recorded
  * at events (poincare.h: impacts, extrema, level crossings): a bifurcation diagram such as the
  * pressure-relief valve's.  Output: /members/{grid, poincare, poincare_recorded,
- * poincare_period, impacts, stick_time, valid}.  Impact kernels are refused by the other
- * quantities. */
+ * poincare_period, impacts, stick_time, valid}.  Filippov models (one or several switching
+ * functions) run on the event-driven engine of pws.h and are recorded at level crossings
+ * (pws_section.h): /members/{grid, poincare, poincare_recorded, poincare_period,
+ * poincare_mode, sliding, slides, events, work, valid}.  Impact kernels are refused by the
+ * other quantities. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +54,7 @@
 #include "physical_initial.h"
 #include "poincare.h"
 #include "progress.h"
+#include "pws_section.h"
 #include "results.h"
 #include "stationary.h"
 #include "status.h"
@@ -638,17 +642,44 @@ enum {
   PC_NCOLS
 };
 
+/* Columns of a Filippov model's poincare scan (pws_section.h). */
+enum {
+  FS_GRID,
+  FS_SAMPLES,
+  FS_RECORDED,
+  FS_PERIOD,
+  FS_MODE,
+  FS_SLIDING,
+  FS_SLIDES,
+  FS_EVENTS,
+  FS_WORK,
+  FS_VALID,
+  FS_NCOLS
+};
+
 typedef struct poincare_scan {
   tf_poincare_spec spec;
   tf_poincare *engine;
   tf_poincare_record rec;
   double *x0, *x, t0, t_end;
   tf_column cols[PC_NCOLS];
+  /* Filippov models: their engine, section and record instead */
+  tf_pws *pws;
+  tf_pws_section *section;
+  tf_pws_section_record frec;
+  tf_pws_record prec;
+  double *logs; /* the member's unkept logs (pws.h) */
+  tf_column fcols[FS_NCOLS];
 } poincare_scan;
+
+static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err);
 
 static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
   char where[256];
+  const tf_kernel *peek = tf_model_peek(cfg, run->comm);
+  if (peek && (peek->kind == TF_MODEL_FILIPPOV || peek->kind == TF_MODEL_SWITCHES))
+    return filippov_poincare_setup(run, job, err);
   /* the event-driven DOPRI5 of impact.h: smooth flows and impact systems */
   if (tf_model_from_config(&job->model, cfg, run->comm,
                            TF_KIND_BIT(TF_MODEL_FLOW) | TF_KIND_BIT(TF_MODEL_IMPACT),
@@ -732,18 +763,144 @@ static int poincare_point(void *ctx, uint64_t member, void *const *row) {
   return r->status;
 }
 
+/* A Filippov model: its own engine (pws.h) and the section recorded on its steps. */
+static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
+  tf_config *cfg = run->cfg;
+  char where[256];
+  poincare_scan *ps = calloc(1, sizeof *ps);
+  if (!ps) return tf_fail(err, "out of memory");
+  job->pscan = ps;
+  ps->pws = calloc(1, sizeof *ps->pws);
+  if (!ps->pws) return tf_fail(err, "out of memory");
+  const long long d_chunk = 1;
+  long long chunk;
+  if (tf_pws_from_config(ps->pws, cfg, run->comm, NULL, err) ||
+      tf_model_from_config(&job->model, cfg, run->comm,
+                           TF_KIND_BIT(TF_MODEL_FILIPPOV) | TF_KIND_BIT(TF_MODEL_SWITCHES),
+                           "scan with scan.quantity poincare", err))
+    return -1;
+  const tf_kernel *k = job->model.kernel;
+  tf_ode_options ode = ps->pws->opts.ode;
+  if (tf_poincare_from_config(&ps->spec, cfg, k, &ode, err) ||
+      tf_param_grid_from_config(&job->grid, cfg, "scan", &job->model, false, err) ||
+      tf_config_get_int(cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
+      tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
+    return -1;
+  if (!ps->spec.record)
+    return tf_fail(err, "%s: key 'poincare.event' is required by scan.quantity poincare",
+                   tf_config_where(cfg, "poincare", where, sizeof where));
+  if (ps->pws->spread != 0.0)
+    return tf_fail(err,
+                   "%s: key 'initial.spread': a poincare scan starts every point from "
+                   "initial.state exactly (got %g; use 0)",
+                   tf_config_where(cfg, "initial.spread", where, sizeof where), ps->pws->spread);
+  if (tf_pws_section_check(&ps->spec, cfg, ps->pws, err)) return -1;
+  const tf_pws *pws = ps->pws;
+  const uint64_t n = k->dim, w = (uint64_t)ps->spec.count * (1 + n);
+  const uint64_t surfaces = (uint64_t)tf_pws_surfaces(pws);
+  const uint64_t slides = (uint64_t)tf_pws_section_slide_slots(&ps->spec);
+  const size_t logs = (size_t)pws->max_logged_exits * tf_pws_exit_width(pws) +
+                      (size_t)pws->max_logged_events * tf_pws_event_width(pws) +
+                      (size_t)pws->trajectory_samples * n + 2 * n + 1;
+  ps->logs = calloc(logs, sizeof *ps->logs);
+  job->scratch = calloc(k->nparams, sizeof *job->scratch);
+  ps->section = tf_pws_section_create(ps->pws, &ps->spec);
+  if (!ps->logs || !job->scratch || !ps->section) return tf_fail(err, "out of memory");
+  tf_column *c = ps->fcols;
+  c[FS_GRID] = (tf_column){"grid", TF_COLUMN_F64, 2, "scan.x value, scan.y value (NaN)"};
+  c[FS_SAMPLES] =
+      (tf_column){"poincare", TF_COLUMN_F64, w,
+                  "state at the section crossings: count slots of (t, state), NaN-padded"};
+  c[FS_RECORDED] = (tf_column){"poincare_recorded", TF_COLUMN_I64, 1, "slots filled by events"};
+  c[FS_PERIOD] = (tf_column){"poincare_period", TF_COLUMN_I64, 1,
+                             "period found by the early stop (0: none); later slots continue it"};
+  c[FS_MODE] =
+      (tf_column){"poincare_mode", TF_COLUMN_F64, (uint64_t)ps->spec.count,
+                  "mode at each crossing (codes of /members/mode of an ensemble), NaN-padded"};
+  c[FS_SLIDING] = (tf_column){"sliding", TF_COLUMN_F64, 3 * surfaces,
+                              "per switching surface: sliding entries, exits, time sliding, from "
+                              "the first recorded crossing to the last"};
+  c[FS_SLIDES] = (tf_column){"slides", TF_COLUMN_F64, slides * (3 + n),
+                             "sliding entries and exits in that window: slots of (t, surface, 1 "
+                             "entry / 0 exit, state), NaN-padded"};
+  c[FS_EVENTS] = (tf_column){"events", TF_COLUMN_I64, TF_EVENT_KIND_COUNT,
+                             "events of the whole run per kind (evolve.h kinds)"};
+  c[FS_WORK] = (tf_column){"work", TF_COLUMN_I64, 2,
+                           "accepted integrator steps, right-hand-side evaluations of the stepper"};
+  c[FS_VALID] = (tf_column){"valid", TF_COLUMN_I64, 1, "1 if the model accepts the point"};
+  job->spec.members = tf_param_grid_points(&job->grid);
+  job->spec.chunk = (uint64_t)chunk;
+  job->spec.ncols = FS_NCOLS;
+  job->spec.cols = ps->fcols;
+  return 0;
+}
+
+static int filippov_poincare_point(void *ctx, uint64_t member, void *const *row) {
+  scan_job *job = ctx;
+  poincare_scan *ps = job->pscan;
+  tf_pws *pws = ps->pws;
+  const tf_kernel *k = job->model.kernel;
+  const size_t n = k->dim;
+  const bool valid = tf_param_grid_point(&job->grid, member, job->scratch, row[FS_GRID]);
+  *(int64_t *)row[FS_VALID] = valid;
+  *(int64_t *)row[FS_RECORDED] = 0, *(int64_t *)row[FS_PERIOD] = 0;
+  fill(row[FS_SAMPLES], (size_t)ps->spec.count * (1 + n), NAN);
+  fill(row[FS_MODE], (size_t)ps->spec.count, NAN);
+  fill(row[FS_SLIDING], 3 * (size_t)tf_pws_surfaces(pws), NAN);
+  fill(row[FS_SLIDES], (size_t)tf_pws_section_slide_slots(&ps->spec) * (3 + n), NAN);
+  memset(row[FS_EVENTS], 0, TF_EVENT_KIND_COUNT * sizeof(int64_t));
+  memset(row[FS_WORK], 0, 2 * sizeof(int64_t));
+  if (!valid) return TF_MEMBER_FAILED;
+  /* the engine holds a pointer to the model's parameters: this point's values go there */
+  memcpy(pws->model.params, job->scratch, k->nparams * sizeof *job->scratch);
+  double *logs = ps->logs;
+  ps->prec = (tf_pws_record){.final_state = logs, .initial_state = logs + n};
+  logs += 2 * n;
+  ps->prec.exits = logs, logs += (size_t)pws->max_logged_exits * tf_pws_exit_width(pws);
+  ps->prec.events = logs, logs += (size_t)pws->max_logged_events * tf_pws_event_width(pws);
+  ps->prec.trajectory = logs;
+  ps->frec = (tf_pws_section_record){.poincare.samples = row[FS_SAMPLES],
+                                     .modes = row[FS_MODE],
+                                     .sliding = row[FS_SLIDING],
+                                     .slides = row[FS_SLIDES]};
+  const int status = tf_pws_section_run(ps->section, member, &ps->prec, &ps->frec);
+  if (tf_checkpoint_stopped()) return TF_MEMBER_PENDING;
+  *(int64_t *)row[FS_RECORDED] = ps->frec.poincare.recorded;
+  *(int64_t *)row[FS_PERIOD] = ps->frec.poincare.period;
+  int64_t *events = row[FS_EVENTS], *work = row[FS_WORK];
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) events[i] = ps->prec.counts[i];
+  work[0] = ps->prec.steps, work[1] = ps->prec.rhs_evals;
+  return status;
+}
+
 static int poincare_execute(tf_run *run, scan_job *job, tf_error *err) {
   static const char *const fingerprint_paths[] = {"job",  "model",    "initial", "integrator",
                                                   "scan", "poincare", "impact",  NULL};
+  static const char *const filippov_fingerprint[] = {
+      "job",  "model",        "initial", "integrator", "filippov",
+      "exit", "intersection", "scan",    "poincare",   NULL};
   bool resumed;
-  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  const tf_pws *pws = job->pscan->pws;
+  hid_t file = tf_results_open(run, pws ? filippov_fingerprint : fingerprint_paths, &resumed, err);
   if (file < 0) return -1;
   int rc = describe(file, job) | tf_results_write_model(file, job->model.kernel, job->model.params);
   char names[512];
   tf_join_state_names(job->model.kernel, names, sizeof names);
   rc |= tf_h5_attr_string(file, "state_names", names);
+  if (pws) {
+    char kinds[256] = "";
+    for (int i = 0; i < TF_EVENT_KIND_COUNT; i++)
+      snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
+               tf_event_kind_name((tf_event_kind)i));
+    rc |= tf_h5_attr_string(file, "event_kinds", kinds) |
+          tf_h5_attr_string(file, "modes",
+                            pws->switches ? "sum over switching functions i of (s_i + 1) 3^i, "
+                                            "s_i -1 slip-, 0 stick, 1 slip+"
+                                          : "-1 slip-, 0 sliding, 1 slip+, 2 rest, 3 along "
+                                            "the intersection");
+  }
   if (rc) rc = tf_fail(err, "cannot describe the scan in '%s'", run->output_path);
-  job->spec.run = poincare_point;
+  job->spec.run = pws ? filippov_poincare_point : poincare_point;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
   if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
@@ -760,6 +917,9 @@ static void poincare_destroy(scan_job *job) {
   if (!ps) return;
   tf_poincare_destroy(ps->engine);
   free(ps->rec.samples), free(ps->x0), free(ps->x);
+  tf_pws_section_destroy(ps->section);
+  if (ps->pws) tf_pws_destroy(ps->pws);
+  free(ps->pws), free(ps->logs);
   free(ps);
   job->pscan = NULL;
 }

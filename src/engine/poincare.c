@@ -13,8 +13,7 @@ struct tf_poincare {
   const tf_kernel *k;
   tf_poincare_spec s;
   tf_impact *engine;
-  tf_poincare_record *rec;
-  long long seen; /* counted events */
+  tf_poincare_recorder recorder;
 };
 
 static int state_index(tf_config *cfg, const tf_kernel *k, const char *key, int *out,
@@ -97,16 +96,47 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
 }
 
 /* The recorded values of the compared component repeat with period P over the last 4 P. */
-static int find_period(const tf_poincare *pc) {
-  const tf_poincare_record *r = pc->rec;
-  const size_t w = 1 + pc->k->dim;
-  const int c = 1 + pc->s.component;
+static int find_period(const tf_poincare_recorder *pr) {
+  const tf_poincare_record *r = pr->rec;
+  const size_t w = 1 + pr->dim;
+  const int c = 1 + pr->s->component;
   for (int P = 1; P <= TF_POINCARE_MAX_PERIOD; P++) {
     if (r->recorded < 4LL * P) break;
     bool same = true;
     for (long long j = r->recorded - 3LL * P; same && j < r->recorded; j++)
-      same = fabs(r->samples[j * w + c] - r->samples[(j - P) * w + c]) <= pc->s.tol;
+      same = fabs(r->samples[j * w + c] - r->samples[(j - P) * w + c]) <= pr->s->tol;
     if (same) return P;
+  }
+  return 0;
+}
+
+void tf_poincare_recorder_start(tf_poincare_recorder *r, const tf_poincare_spec *s, size_t dim,
+                                tf_poincare_record *rec) {
+  const size_t w = 1 + dim;
+  rec->recorded = 0, rec->period = 0;
+  if (s->record && rec->samples)
+    for (long long i = 0; i < s->count * (long long)w; i++) rec->samples[i] = NAN;
+  *r = (tf_poincare_recorder){.s = s, .dim = dim, .rec = rec, .seen = 0};
+}
+
+int tf_poincare_recorder_add(tf_poincare_recorder *pr, double t, const double *x) {
+  if (pr->seen++ < pr->s->transient) return 0;
+  tf_poincare_record *r = pr->rec;
+  const size_t n = pr->dim, w = 1 + n;
+  double *row = r->samples + r->recorded * (long long)w;
+  row[0] = t;
+  memcpy(row + 1, x, n * sizeof *x);
+  r->recorded++;
+  if (r->recorded == pr->s->count) return 1;
+  if (pr->s->tol > 0 && (r->period = find_period(pr)) > 0) {
+    /* the periodic continuation fills the rest (times included, one period apart) */
+    const long long P = r->period;
+    const double T = row[0] - r->samples[(r->recorded - 1 - P) * w];
+    for (long long j = r->recorded; j < pr->s->count; j++) {
+      memcpy(r->samples + j * w, r->samples + (j - P) * w, w * sizeof *r->samples);
+      r->samples[j * w] += T;
+    }
+    return 1;
   }
   return 0;
 }
@@ -117,25 +147,7 @@ static int observe(void *ctx, tf_impact_event kind, int surface, double t, const
   if (!pc->s.record) return 0;
   const bool counted = kind == TF_IMPACT_SECTION || (kind == TF_IMPACT_HIT && pc->s.on_impacts);
   if (!counted) return 0;
-  if (pc->seen++ < pc->s.transient) return 0;
-  tf_poincare_record *r = pc->rec;
-  const size_t n = pc->k->dim, w = 1 + n;
-  double *row = r->samples + r->recorded * (long long)w;
-  row[0] = t;
-  memcpy(row + 1, x, n * sizeof *x);
-  r->recorded++;
-  if (r->recorded == pc->s.count) return 1;
-  if (pc->s.tol > 0 && (r->period = find_period(pc)) > 0) {
-    /* the periodic continuation fills the rest (times included, one period apart) */
-    const long long P = r->period;
-    const double T = row[0] - r->samples[(r->recorded - 1 - P) * w];
-    for (long long j = r->recorded; j < pc->s.count; j++) {
-      memcpy(r->samples + j * w, r->samples + (j - P) * w, w * sizeof *r->samples);
-      r->samples[j * w] += T;
-    }
-    return 1;
-  }
-  return 0;
+  return tf_poincare_recorder_add(&pc->recorder, t, x);
 }
 
 tf_poincare *tf_poincare_create(const tf_kernel *k, const tf_poincare_spec *s) {
@@ -160,11 +172,7 @@ void tf_poincare_destroy(tf_poincare *pc) {
 void tf_poincare_run(tf_poincare *pc, const double *p, double t0, double *x, double t_end,
                      tf_poincare_record *rec, tf_impact_sampler sample, void *sample_ctx,
                      long n_samples) {
-  const size_t w = 1 + pc->k->dim;
-  rec->recorded = 0, rec->period = 0;
-  if (pc->s.record && rec->samples)
-    for (long long i = 0; i < pc->s.count * (long long)w; i++) rec->samples[i] = NAN;
-  pc->rec = rec, pc->seen = 0;
+  tf_poincare_recorder_start(&pc->recorder, &pc->s, pc->k->dim, rec);
   tf_impact_set_sampler(pc->engine, sample, sample_ctx, n_samples);
   rec->result = tf_impact_run(pc->engine, p, t0, x, t_end);
 }

@@ -43,6 +43,21 @@ typedef struct tf_poincare_record {
   int period;         /* period found by the early stop, 0 if none */
 } tf_poincare_record;
 
+/* The recording itself, for any engine that finds the events: transient, slots, early stop. */
+typedef struct tf_poincare_recorder {
+  const tf_poincare_spec *s;
+  size_t dim;
+  tf_poincare_record *rec;
+  long long seen; /* counted events */
+} tf_poincare_recorder;
+
+/* Starts recording into rec (its samples NaN-filled, counts cleared). */
+void tf_poincare_recorder_start(tf_poincare_recorder *r, const tf_poincare_spec *s, size_t dim,
+                                tf_poincare_record *rec);
+/* One counted event at (t, x): skipped in the transient, else recorded.  Returns 1 once the
+ * slots are full (or filled by a period's continuation): later events are not recorded. */
+int tf_poincare_recorder_add(tf_poincare_recorder *r, double t, const double *x);
+
 typedef struct tf_poincare tf_poincare;
 
 tf_poincare *tf_poincare_create(const tf_kernel *k, const tf_poincare_spec *s);

@@ -213,6 +213,8 @@ static int on_switch_choice(void *ctx, double *u) {
 
 static void on_event(void *ctx, const tf_event *ev) {
   member_run *mr = ctx;
+  const tf_pws_watch *watch = mr->pws->watch;
+  if (watch && watch->event) watch->event(watch->ctx, ev->t, ev->from, ev->to, ev->x);
   if (ev->kind == TF_EVENT_MEET_CHOICE) log_exit(mr, ev->t, ev->u, ev->to, mr->choice_code, ev->x);
   if (mr->logged_events >= mr->pws->max_logged_events) return;
   const size_t w = tf_pws_event_width(mr->pws), n = mr->pws->model.kernel->dim;
@@ -241,8 +243,7 @@ static double sample_time(const tf_pws *pws, long i) {
   return i == last ? pws->t_end : pws->t0 + (pws->t_end - pws->t0) * (double)i / (double)last;
 }
 
-/* The dense output of the member's engine at ts. */
-static void dense(const tf_pws *pws, double ts, double *x) {
+void tf_pws_dense(const tf_pws *pws, double ts, double *x) {
   if (pws->switches)
     tf_switches_dense(pws->switches, ts, x);
   else
@@ -255,7 +256,7 @@ static void sample_step(member_run *mr, double ta, double tb) {
   for (; mr->next_sample < pws->trajectory_samples; mr->next_sample++) {
     const double ts = sample_time(pws, mr->next_sample);
     if (ts > tb || ts < ta) break;
-    dense(pws, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
+    tf_pws_dense(pws, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
     /* the loop ends the run at its next step */
     if (tf_stop_point(tf_stop_token_or_process(pws->opts.ode.stop))) {
       mr->next_sample++;
@@ -264,19 +265,30 @@ static void sample_step(member_run *mr, double ta, double tb) {
   }
 }
 
+static void watched_step(member_run *mr, double ta, double tb) {
+  const tf_pws_watch *watch = mr->pws->watch;
+  if (mr->pws->trajectory_samples > 0) sample_step(mr, ta, tb);
+  if (watch && watch->step) watch->step(watch->ctx, mr->pws, ta, tb);
+}
+
 static void on_step(void *ctx, const tf_evolve *e, double ta, double tb) {
   (void)e;
-  sample_step(ctx, ta, tb);
+  watched_step(ctx, ta, tb);
 }
 
 static void on_switches_step(void *ctx, const tf_switches *s, double ta, double tb) {
   (void)s;
-  sample_step(ctx, ta, tb);
+  watched_step(ctx, ta, tb);
+}
+
+/* Whether a member's steps are seen by anyone (samples or a watch). */
+static bool steps_watched(const tf_pws *pws) {
+  return pws->trajectory_samples > 0 || (pws->watch && pws->watch->step);
 }
 
 static int run_switches(tf_pws *pws, member_run *mr, double *x, tf_pws_record *rec) {
   tf_switches_set_callbacks(pws->switches, on_switches_event, on_switch_choice,
-                            pws->trajectory_samples > 0 ? on_switches_step : NULL, mr);
+                            steps_watched(pws) ? on_switches_step : NULL, mr);
   const tf_switches_result r = tf_switches_run(pws->switches, pws->t0, x, pws->t_end);
   rec->t_final = r.t;
   rec->steps = r.steps;
@@ -332,7 +344,7 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
   }
   tf_evolve_set_callbacks(pws->evolve, on_event, on_exit, &mr);
   tf_evolve_set_choice(pws->evolve, on_choice);
-  tf_evolve_set_step_callback(pws->evolve, pws->trajectory_samples > 0 ? on_step : NULL);
+  tf_evolve_set_step_callback(pws->evolve, steps_watched(pws) ? on_step : NULL);
   const tf_evolve_result r = tf_evolve_run(pws->evolve, pws->t0, x, pws->t_end, side);
   memcpy(rec->final_state, x, n * sizeof *x);
   rec->t_final = r.t;

@@ -39,7 +39,20 @@ typedef struct tf_pws {
   tf_evolve *evolve;
   /* models with several switching functions (switches.h) run here instead of evolve */
   struct tf_switches *switches;
+  struct tf_pws_watch *watch; /* optional observer of every member (NULL: none) */
 } tf_pws;
+
+/* An observer of a member's run (pws_section.h: Poincare sections and sliding): `step` sees
+ * every accepted step, whose dense output tf_pws_dense gives on [ta, tb]; `event` every event,
+ * with the modes before and after (the event log's codes).  Either may be NULL. */
+typedef struct tf_pws_watch {
+  void (*step)(void *ctx, const struct tf_pws *pws, double ta, double tb);
+  void (*event)(void *ctx, double t, int from, int to, const double *x);
+  void *ctx;
+} tf_pws_watch;
+
+/* The dense output of the step a member just took, at t in it. */
+void tf_pws_dense(const tf_pws *pws, double t, double *x);
 
 /* `comm`: the run's communicator (loading the model is collective over it); `stop`: where a
  * member may stop early (checkpoint.h; NULL: the process-wide token).  A replay file its
