@@ -32,15 +32,25 @@
 #include "results.h"
 
 /* Every column an ensemble may write, in file order; the engine's layout drops the others. */
-static const char *const column_names[] = {"final_state",     "initial_state",
-                                           "t_final",         "steps",
-                                           "jacobian_evals",  "rhs_evals",
-                                           "events",          "twofold_visits",
-                                           "final_mode",      "exits",
-                                           "event_log",       "trajectory",
-                                           "impacts",         "stick_time",
-                                           "poincare",        "poincare_recorded",
-                                           "poincare_period", NULL};
+static const char *const column_names[] = {"final_state",
+                                           "initial_state",
+                                           "parameters",
+                                           "t_final",
+                                           "steps",
+                                           "jacobian_evals",
+                                           "rhs_evals",
+                                           "events",
+                                           "twofold_visits",
+                                           "final_mode",
+                                           "exits",
+                                           "event_log",
+                                           "trajectory",
+                                           "impacts",
+                                           "stick_time",
+                                           "poincare",
+                                           "poincare_recorded",
+                                           "poincare_period",
+                                           NULL};
 
 typedef struct ensemble_job {
   tf_member_engine *engine;

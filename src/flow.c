@@ -15,6 +15,7 @@
 #include "kinds.h"
 #include "model.h"
 #include "rng.h"
+#include "sampling.h"
 #include "status.h"
 
 const char *tf_method_name(tf_method m) {
@@ -402,6 +403,7 @@ void tf_flow_destroy(tf_flow *flow) {
 }
 
 void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x) {
+  if (flow->sampling && tf_sampling_state(flow->sampling, member, x)) return;
   const size_t n = flow->kernel->dim;
   memcpy(x, flow->x0, n * sizeof *x);
   if (flow->spread > 0) {

@@ -62,6 +62,14 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   if (own->samples == TF_MEMBER_SAMPLES_FROM_CONFIG && read_samples(cfg, &e->layout.samples, err))
     return -1;
   fill_layout(&e->layout, flow);
+  const bool batched = flow->method == TF_METHOD_PETSC_TS && flow->batch > 1;
+  if (tf_member_sampling(e, cfg, flow->x0, flow->params, flow->seed, flow->spread, false,
+                         batched ? "PETSc TS solves a batch of members with one set of "
+                                   "parameters; set integrator.ts.batch: 1 to sample them"
+                                 : NULL,
+                         err))
+    return -1;
+  flow->sampling = e->sampling;
   return 0;
 }
 
@@ -95,6 +103,9 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   const size_t n = flow->kernel->dim;
   double scratch[TF_MAX_DIM];
   double *final = b->final ? b->final : scratch;
+  /* the parameter noise differentiates on a copy of the member's (sampled) parameters */
+  if (e->layout.sampled_params > 0 && flow->noise_params)
+    memcpy(flow->noise_params, flow->params, flow->kernel->nparams * sizeof *flow->params);
   if (b->initial) tf_flow_initial_state(flow, member, b->initial);
   const long samples = e->layout.samples;
   sample_sink sink = {b, n, samples, 0};
