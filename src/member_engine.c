@@ -1,6 +1,7 @@
 /* member_engine.c — see member_engine.h.  The one registry of routes. */
 #include "member_engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,11 @@ void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_
     if (tf_sampling_set_params(e->sampling, member, b->parameters, &refused)) {
       r->status = TF_MEMBER_FAILED;
       r->failure = refused.msg;
+      for (size_t i = 0; i < e->layout.dim; i++) {
+        if (b->initial) b->initial[i] = NAN;
+        if (b->final) b->final[i] = NAN;
+      }
+      for (size_t i = 0; b->parameters && i < e->layout.sampled_params; i++) b->parameters[i] = NAN;
       return;
     }
   }

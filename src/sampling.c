@@ -25,6 +25,7 @@ typedef enum design { DESIGN_RANDOM, DESIGN_LHS, DESIGN_SOBOL } design;
 static const char *const design_names[] = {"random", "latin-hypercube", "sobol", NULL};
 
 enum { SOBOL_MAX_DIM = 40, SOBOL_MAX_BITS = 30 }; /* GSL's limits */
+enum { MAX_QUANTITIES = 64 };                     /* sampled per member, all designs */
 
 struct tf_sampling {
   const tf_kernel *kernel;
@@ -523,6 +524,12 @@ int tf_sampling_from_config(tf_config *cfg, const tf_sampling_base *b, tf_sampli
       tf_config_get_string(cfg, "initial.design", "random", design_names, &design, err))
     return -1;
   for (s->design = 0; strcmp(design_names[s->design], design) != 0; s->design++) continue;
+  if (dimensions(s) > MAX_QUANTITIES) {
+    char where[256];
+    return tf_fail(err, "%s: key 'model.sample': at most %d quantities are sampled, got %zu",
+                   tf_config_where(cfg, "model.sample", where, sizeof where), MAX_QUANTITIES,
+                   dimensions(s));
+  }
   if (s->design == DESIGN_SOBOL && sobol_setup(s, cfg, dimensions(s), err)) return -1;
   return 0;
 }
@@ -534,36 +541,46 @@ void tf_sampling_destroy(tf_sampling *s) {
   free(s);
 }
 
+/* Members beyond the ensemble the sampler was set up for (a trajectory's ensemble.member) have
+ * no row, stratum or point. */
+static bool in_range(const tf_sampling *s, uint64_t member) {
+  return member < s->members;
+}
+
 bool tf_sampling_state(const tf_sampling *s, uint64_t member, double *x) {
   const size_t dim = s->kernel->dim;
+  if (!s->rows && s->nstate == 0) return false;
+  if (!in_range(s, member)) {
+    for (size_t i = 0; i < dim; i++) x[i] = NAN;
+    return true;
+  }
   if (s->rows) {
     memcpy(x, s->rows + member * dim, dim * sizeof *x);
     return true;
   }
-  if (s->nstate == 0) return false;
-  double u[SOBOL_MAX_DIM + TF_MAX_DIM];
-  double *uu = dimensions(s) <= sizeof u / sizeof u[0] ? u : malloc(dimensions(s) * sizeof *uu);
-  unit_point(s, member, uu);
+  double u[MAX_QUANTITIES];
+  unit_point(s, member, u);
   memcpy(x, s->x0, dim * sizeof *x);
-  for (size_t j = 0; j < s->nstate; j++) x[s->state_index[j]] = quantile(&s->state_dist[j], uu[j]);
-  if (uu != u) free(uu);
+  for (size_t j = 0; j < s->nstate; j++) x[s->state_index[j]] = quantile(&s->state_dist[j], u[j]);
   return true;
 }
 
 int tf_sampling_set_params(const tf_sampling *s, uint64_t member, double *drawn, tf_error *err) {
+  if (!in_range(s, member))
+    return tf_fail(err,
+                   "member %llu is beyond the %llu members of ensemble.members the draws "
+                   "are made for",
+                   (unsigned long long)member, (unsigned long long)s->members);
   if (s->nparam == 0) return 0;
   const tf_kernel *k = s->kernel;
-  const size_t n = dimensions(s);
-  double u[SOBOL_MAX_DIM + TF_MAX_DIM];
-  double *uu = n <= sizeof u / sizeof u[0] ? u : malloc(n * sizeof *uu);
-  unit_point(s, member, uu);
+  double u[MAX_QUANTITIES];
+  unit_point(s, member, u);
   memcpy(s->params, s->given, k->nparams * sizeof *s->params);
   for (size_t j = 0; j < s->nparam; j++) {
-    const double v = quantile(&s->param_dist[j], uu[s->nstate + j]);
+    const double v = quantile(&s->param_dist[j], u[s->nstate + j]);
     s->params[s->param_index[j]] = v;
     if (drawn) drawn[j] = v;
   }
-  if (uu != u) free(uu);
   return k->prepare ? k->prepare(s->params, err) : 0;
 }
 

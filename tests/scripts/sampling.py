@@ -8,12 +8,14 @@ over 10,000 members, short runs (t_end 0.05), read back with the Python reader (
 
 * the stored draws follow their distributions: a Kolmogorov-Smirnov test (scipy.stats.kstest)
   per state component and for lam, p > 1e-3;
+* as do a normal x1 (mean initial.state's 0.1) and log-uniform x3 and lam;
 * they are a pure function of (seed, member): 1 and 2 ranks store the same initial states,
   parameters and final states bit for bit, and another seed draws other values;
 * each member ran with its own lam: members that stay on one side of x1 = 0 are integrated here
   independently (scipy's solve_ivp on the linear field with that member's lam) to 1e-6;
 * a Latin hypercube (initial.design: latin-hypercube) of N members puts exactly one member in
-  each of the N strata of every component and of lam, on 1 and on 2 ranks alike;
+  each of the N strata of every component and of lam, on 1 and on 2 ranks and after a stop
+  and resume alike;
 * a Sobol design (initial.design: sobol) gives member m point m + 1 of GSL's Sobol sequence,
   generated here independently by calling GSL's gsl_qrng_sobol through ctypes (its first two
   dimensions also equal scipy.stats.qmc.Sobol's unscrambled ones; the others use other
@@ -105,6 +107,18 @@ x8, p8, _, _ = draws("seed8.h5")
 T.check(not np.any(x8 == x) and not np.any(p8["lam"] == p["lam"]),
         "another seed draws other values for every member")
 
+# normal (around initial.state) and log-uniform, random design
+T.run(study, "shapes.h5", "ensemble.members=2000",
+      "initial.sample.x1={dist: normal, sigma: 0.2}",
+      "initial.sample.x3={dist: log-uniform, lo: 0.1, hi: 10}",
+      "model.sample.lam={dist: log-uniform, lo: 0.1, hi: 0.3}")
+nx, nparams, _, _ = draws("shapes.h5")
+for name, values, law in (("x1", nx[:, 0], stats.norm(0.1, 0.2)),
+                          ("x3", nx[:, 2], stats.loguniform(0.1, 10)),
+                          ("lam", nparams["lam"], stats.loguniform(0.1, 0.3))):
+    pv = stats.kstest(values, law.cdf).pvalue
+    T.check(pv > 1e-3, f"{name} ~ {law.dist.name}{law.args}: KS p = {pv:.3f}")
+
 # --- each member runs with its own lam --------------------------------------------------------
 def field(lam, u):
     A = np.array([[-(2 * ZETA * OMEGA + lam), 1, 0], [-(2 * ZETA * OMEGA * lam + OMEGA**2), 0, 1],
@@ -143,6 +157,13 @@ for name, u in zip(list(BOX) + ["lam"], units):
             f"LHS {name}: each of the {N} strata holds exactly one member")
 T.check(np.array_equal(lx, lx2) and np.array_equal(lp["lam"], lp2["lam"]),
         "LHS: 1 and 2 ranks draw the same members bitwise")
+T.run(study, "lhs-resumed.h5", f"ensemble.members={N}", "initial.design=latin-hypercube",
+      extra=("--stop-after", "300"), code=3)
+T.run(study, "lhs-resumed.h5", f"ensemble.members={N}", "initial.design=latin-hypercube",
+      extra=("--resume",))
+lx3, lp3, _, _ = draws("lhs-resumed.h5")
+T.check(np.array_equal(lx, lx3) and np.array_equal(lp["lam"], lp3["lam"]),
+        "LHS: a run stopped after 300 members and resumed draws the same members bitwise")
 T.check(not np.array_equal(np.argsort(units[0]), np.argsort(units[1])),
         "LHS: the components' strata are permuted independently")
 
