@@ -47,6 +47,17 @@ static void exec_child(char **argv) {
   _exit(TF_EXIT_USAGE);
 }
 
+/* Open MPI refuses to start as root, and refuses more ranks than cores, unless told; a user
+ * who typed `twofold mpirun -n 4` on a 2-core machine, or as root in a container, asked for
+ * exactly that, so the launcher tells it (the environment's own settings win). */
+static void allow_what_was_asked(void) {
+  if (geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
+  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+}
+
 int tf_launcher_main(int argc, char **argv) {
   int dashes = -1;
   for (int i = 2; i < argc && dashes < 0; i++)
@@ -75,6 +86,7 @@ int tf_launcher_main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGHUP, &sa, NULL);
   fflush(NULL);
+  allow_what_was_asked();
   const pid_t pid = fork();
   if (pid < 0) return free(child), perror("twofold: fork"), TF_EXIT_ERROR;
   if (pid == 0) exec_child(child);

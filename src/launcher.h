@@ -7,7 +7,9 @@
  * launcher runs mpiexec in a process group of its own (the terminal's Ctrl-C reaches only
  * the launcher), turns the first SIGINT, SIGTERM or SIGHUP into SIGUSR1 for mpiexec, and
  * exits with mpiexec's status: 3 after a checkpoint, as documented.  A second request kills
- * the job at once. */
+ * the job at once.  It also lets Open MPI start as root and with more ranks than cores
+ * (OMPI_ALLOW_RUN_AS_ROOT, OMPI_MCA_rmaps_base_oversubscribe, unless already set), so the
+ * documented commands run verbatim in a root container and on a 2-core machine. */
 #ifndef TF_LAUNCHER_H
 #define TF_LAUNCHER_H
 

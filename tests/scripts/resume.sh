@@ -66,6 +66,13 @@ done
 "$T" mpirun -n 2 -- run "$CONFIGS/smoke.yaml" -o launcher_INT.h5 "${SET[@]}" --resume
 same_members ref.h5 launcher_INT.h5
 expect_fail 2 "usage: twofold mpirun" -- "$T" mpirun -n 2 run x.yaml
+# more ranks than cores, and as root when the suite runs as root, with none of Open MPI's
+# permissions in the environment: the launcher gives them (bare mpiexec refuses both)
+over=$(($(nproc) + 1))
+env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -u OMPI_MCA_rmaps_base_oversubscribe \
+  "$T" mpirun -n $over -- run "$CONFIGS/smoke.yaml" -o over.h5 "${SET[@]}" --quiet 2>over.err ||
+  fail "twofold mpirun -n $over (cores: $(nproc), uid $(id -u)): $(cat over.err)"
+same_members ref.h5 over.h5
 
 # resuming a complete file changes nothing
 "$T" run "$CONFIGS/smoke.yaml" -o ref.h5 "${SET[@]}" --resume --json > again.json
