@@ -9,7 +9,8 @@
  * /members/events (their count) and /members/final_mode (roll/slip or the kinematic case).
  * Config: model, initial, integrator, ensemble.members/seed/chunk, output; for Filippov
  * models also filippov.*, exit.*, output.event_log, output.trajectory_samples.
- * Output: /members/final_state and /members/initial_state (members x dim),
+ * Output: /members/final_state and /members/initial_state (members x dim), with model.sample
+ * /members/parameters (the drawn parameters, attribute names: sampling.h),
  * /members/t_final, /members/steps, /members/done, /members/status; Filippov models add
  * /members/rhs_evals, /members/events (counts per kind), /members/twofold_visits,
  * /members/final_mode and the logs /members/exits, /members/event_log and
