@@ -24,6 +24,7 @@ over 10,000 members, short runs (t_end 0.05), read back with the Python reader (
 * initial.from_file takes member m's state from row m of a CSV, a .npy and an HDF5 dataset.
 """
 import ctypes
+import ctypes.util
 import os
 import sys
 
@@ -173,7 +174,7 @@ T.run(study, "sobol.h5", f"ensemble.members={N}", "initial.design=sobol")
 sx, sp, _, _ = draws("sobol.h5")
 units = np.column_stack([(sx[:, j] - lo) / (hi - lo) for j, (lo, hi) in enumerate(BOX.values())]
                         + [(sp["lam"] - LAM[0]) / (LAM[1] - LAM[0])])
-gsl = ctypes.CDLL("libgsl.so.27", mode=ctypes.RTLD_GLOBAL)
+gsl = ctypes.CDLL(ctypes.util.find_library("gsl") or "libgsl.so", mode=ctypes.RTLD_GLOBAL)
 gsl.gsl_qrng_alloc.restype = ctypes.c_void_p
 gsl.gsl_qrng_alloc.argtypes = [ctypes.c_void_p, ctypes.c_uint]
 gsl.gsl_qrng_get.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double)]
