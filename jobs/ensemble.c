@@ -9,7 +9,8 @@
  * /members/events (their count) and /members/final_mode (roll/slip or the kinematic case).
  * Config: model, initial, integrator, ensemble.members/seed/chunk, output; for Filippov
  * models also filippov.*, exit.*, output.event_log, output.trajectory_samples.
- * Output: /members/final_state and /members/initial_state (members x dim),
+ * Output: /members/final_state and /members/initial_state (members x dim), with model.sample
+ * /members/parameters (the drawn parameters, attribute names: sampling.h),
  * /members/t_final, /members/steps, /members/done, /members/status; Filippov models add
  * /members/rhs_evals, /members/events (counts per kind), /members/twofold_visits,
  * /members/final_mode and the logs /members/exits, /members/event_log and
@@ -34,15 +35,25 @@
 #include "results.h"
 
 /* Every column an ensemble may write, in file order; the engine's layout drops the others. */
-static const char *const column_names[] = {"final_state",     "initial_state",
-                                           "t_final",         "steps",
-                                           "jacobian_evals",  "rhs_evals",
-                                           "events",          "twofold_visits",
-                                           "final_mode",      "exits",
-                                           "event_log",       "trajectory",
-                                           "impacts",         "stick_time",
-                                           "poincare",        "poincare_recorded",
-                                           "poincare_period", NULL};
+static const char *const column_names[] = {"final_state",
+                                           "initial_state",
+                                           "parameters",
+                                           "t_final",
+                                           "steps",
+                                           "jacobian_evals",
+                                           "rhs_evals",
+                                           "events",
+                                           "twofold_visits",
+                                           "final_mode",
+                                           "exits",
+                                           "event_log",
+                                           "trajectory",
+                                           "impacts",
+                                           "stick_time",
+                                           "poincare",
+                                           "poincare_recorded",
+                                           "poincare_period",
+                                           NULL};
 
 typedef struct ensemble_job {
   tf_member_engine *engine;

@@ -11,6 +11,8 @@ datasets); an array is read when it is asked for, and only the rows asked for.
         res.events(7)                  # member 7's event log: a Table of columns, padding dropped
         res.events()                   # every member's events in one long Table (column member)
         res.trajectory(slice(0, 10))   # members x samples x state, with res.sample_times()
+        res.initial_states()           # members x state: the sampled (or perturbed) starts
+        res.parameters()               # {"lam": array over members}: model.sample's draws
         res["members/final_state"]     # any dataset by its path, as a numpy array
         res.dataset("members/event_log")[:5]   # the h5py Dataset itself, to slice on disk
 """
@@ -267,6 +269,32 @@ class Results:
         """The logged exit choices (/members/exits) as a Table, like events()."""
         return self.events(member, name="members/exits")
 
+    # --- Monte-Carlo draws (initial.sample, initial.from_file, model.sample) ---------------
+    def initial_states(self, members=slice(None)):
+        """The members' initial states (members x state, columns in state_names order): the
+        draws of initial.sample, the rows of initial.from_file, or initial.state plus spread."""
+        ds = self.dataset("members/initial_state")
+        rows = np.asarray(ds[members], dtype=float)
+        return rows[..., None] if ds.ndim == 1 else rows  # one component is stored 1-D
+
+    def parameter_names(self):
+        """Names of the parameters drawn per member (model.sample), [] if none were."""
+        if "members/parameters" not in self._shapes:
+            return []
+        return [str(n) for n in _text(self.dataset("members/parameters").attrs["names"])]
+
+    def parameters(self, members=slice(None)):
+        """The members' drawn parameters by name: {name: array over members} ({} if no
+        parameter was sampled)."""
+        names = self.parameter_names()
+        if not names:
+            return {}
+        ds = self.dataset("members/parameters")
+        rows = np.asarray(ds[members], dtype=float)
+        if ds.ndim == 1:  # one parameter is stored 1-D, like every one-column table
+            rows = rows[..., None]
+        return {name: rows[..., k] for k, name in enumerate(names)}
+
     # --- sampled trajectories --------------------------------------------------------------
     def sample_times(self):
         """The times of the trajectory samples."""
@@ -293,7 +321,10 @@ class Results:
             short = name.split("/", 1)[-1]
             if not name.startswith("members/") or short in ("status", "event_log", "exits"):
                 continue
-            if short == "trajectory":
+            if short == "parameters":
+                for pname, column in self.parameters().items():
+                    data[f"parameter_{pname}"] = ("member", column)
+            elif short == "trajectory":
                 coords["time"] = ("sample", self.sample_times())
                 data[short] = (("member", "sample", "state"), self.trajectory())
             elif len(shape) == 1:
@@ -316,7 +347,10 @@ class Results:
             if not name.startswith("members/") or short in ("status", "event_log", "exits",
                                                            "trajectory"):
                 continue
-            if len(shape) == 1:
+            if short == "parameters":
+                for pname, column in self.parameters().items():
+                    columns[f"parameter_{pname}"] = column
+            elif len(shape) == 1:
                 columns[short] = self[name]
             elif short == "events":
                 for kind, column in zip(self.event_kinds(), self[name].T):

@@ -1333,3 +1333,19 @@ bool tf_config_differs(const tf_config *a, const tf_config *b, const char *path,
   const bool valid = path_is_valid(path, false);
   return nodes_differ(valid ? find(a, path) : NULL, valid ? find(b, path) : NULL, key, n);
 }
+
+void tf_config_resolve_path(const tf_config *cfg, const char *key, const char *path, char *out,
+                            size_t n) {
+  char where[256];
+  tf_config_where(cfg, key, where, sizeof where);
+  const char *dir = tf_config_dir(cfg), *source = tf_config_source(cfg);
+  const char *slash = source ? strrchr(source, '/') : NULL;
+  if (path[0] == '/' || strncmp(where, "--set", 5) == 0)
+    snprintf(out, n, "%s", path);
+  else if (dir)
+    snprintf(out, n, "%s/%s", dir, path);
+  else if (slash)
+    snprintf(out, n, "%.*s/%s", (int)(slash - source), source, path);
+  else
+    snprintf(out, n, "%s", path);
+}

@@ -120,4 +120,10 @@ const char *tf_config_source(const tf_config *cfg);
 void tf_config_set_dir(tf_config *cfg, const char *dir);
 const char *tf_config_dir(const tf_config *cfg);
 
+/* A file name the config gives at `key` as the user meant it: relative to the config file's
+ * directory (or tf_config_dir), except in a --set override, which is relative to where the
+ * command runs.  Writes to out. */
+void tf_config_resolve_path(const tf_config *cfg, const char *key, const char *path, char *out,
+                            size_t n);
+
 #endif

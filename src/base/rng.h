@@ -17,6 +17,8 @@ enum tf_rng_purpose {
   TF_RNG_INITIAL = 1, /* perturbation of the initial state */
   TF_RNG_NOISE = 2,   /* Wiener increments of SDE members */
   TF_RNG_EXIT = 3,    /* choice of exit at a nondeterministic singularity */
+  TF_RNG_SAMPLE = 4,  /* sampled initial states and parameters (sampling.h) */
+  TF_RNG_LHS = 5,     /* Latin hypercube strata: key (seed, dimension), not (seed, member) */
   TF_RNG_TEST = 99    /* reserved for tests */
 };
 

@@ -18,6 +18,7 @@
 #include "model.h"
 #include "rng.h"
 #include "rosenbrock.h"
+#include "sampling.h"
 #include "status.h"
 
 const char *tf_method_name(tf_method m) {
@@ -412,6 +413,7 @@ void tf_flow_destroy(tf_flow *flow) {
 }
 
 void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x) {
+  if (flow->sampling && tf_sampling_state(flow->sampling, member, x)) return;
   const size_t n = flow->kernel->dim;
   memcpy(x, flow->x0, n * sizeof *x);
   if (flow->spread > 0) {
@@ -772,6 +774,9 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
   if (flow->method == TF_METHOD_PETSC_TS && flow->batch > 1)
     return run_batched(flow, member, x, sample, sample_ctx, n_samples);
   tf_flow_initial_state(flow, member, x);
+  /* the parameter noise differentiates on a copy of the member's (sampled) parameters */
+  if (flow->sampling && flow->noise_params)
+    memcpy(flow->noise_params, flow->params, flow->kernel->nparams * sizeof *flow->params);
   if (!finite_state(x, flow->kernel->dim))
     return (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
   if (flow->poincare) {

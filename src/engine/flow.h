@@ -96,6 +96,7 @@ typedef struct tf_flow {
   tf_poincare_record poincare_rec;
   int model_code; /* the SDE schemes' last refusal by the model (reset per member) */
   int lanes;      /* integrator.lanes: 0 auto, 1 member by member, else the width */
+  const struct tf_sampling *sampling; /* sampled initial states (sampling.h), NULL: none */
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */
@@ -110,6 +111,7 @@ int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_stop_to
                         tf_error *err);
 void tf_flow_destroy(tf_flow *flow);
 
+/* Member m's initial state: sampled (flow->sampling), else x0 plus the spread's draw. */
 void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x);
 
 /* Called at each sample time with the state there (dense output for DOPRI5, the nearest

@@ -1,11 +1,14 @@
 /* member_engine.c — see member_engine.h.  The one registry of routes. */
 #include "member_engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flow.h"
 #include "model.h"
+#include "sampling.h"
+#include "status.h"
 
 /* The adapter of each route that integrates members; maps and DEVS have none.  Switches run
  * inside pws.h and impact systems inside flow.h, so they share those adapters. */
@@ -36,12 +39,26 @@ int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_memb
 void tf_member_engine_destroy(tf_member_engine *e) {
   if (!e) return;
   if (e->ops) e->ops->destroy(e);
+  tf_sampling_destroy(e->sampling);
   free(e);
 }
 
 void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
                           tf_member_result *r) {
   memset(r, 0, sizeof *r);
+  if (e->sampling) {
+    static _Thread_local tf_error refused; /* r->failure points at static text */
+    if (tf_sampling_set_params(e->sampling, member, b->parameters, &refused)) {
+      r->status = TF_MEMBER_FAILED;
+      r->failure = refused.msg;
+      for (size_t i = 0; i < e->layout.dim; i++) {
+        if (b->initial) b->initial[i] = NAN;
+        if (b->final) b->final[i] = NAN;
+      }
+      for (size_t i = 0; b->parameters && i < e->layout.sampled_params; i++) b->parameters[i] = NAN;
+      return;
+    }
+  }
   e->ops->run(e, member, b, r);
 }
 
@@ -53,6 +70,28 @@ void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *me
     return;
   }
   for (size_t i = 0; i < n; i++) e->ops->run(e, members[i], &b[i], &r[i]);
+}
+
+int tf_member_sampling(tf_member_engine *e, tf_config *cfg, const double *x0, double *params,
+                       uint64_t seed, double spread, bool at_twofold, const char *params_fixed,
+                       tf_error *err) {
+  const tf_member_layout *l = &e->layout;
+  const tf_sampling_base base = {.kernel = l->kernel,
+                                 .x0 = x0,
+                                 .params = params,
+                                 .members = e->settings.members,
+                                 .seed = seed,
+                                 .spread = spread,
+                                 .at_twofold = at_twofold};
+  if (tf_sampling_from_config(cfg, &base, &e->sampling, err)) return -1;
+  e->layout.sampled_params = tf_sampling_param_count(e->sampling);
+  e->layout.sampled_names = tf_sampling_param_names(e->sampling);
+  if (e->layout.sampled_params > 0 && params_fixed) {
+    char where[256];
+    return tf_fail(err, "%s: key 'model.sample': %s",
+                   tf_config_where(cfg, "model.sample", where, sizeof where), params_fixed);
+  }
+  return 0;
 }
 
 void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *r,

@@ -89,9 +89,11 @@ typedef struct tf_member_layout {
   char integrator[96];           /* "dopri5+events", "petsc-ts/rosw", ... */
   const char *traced_integrator; /* as a traced member's JSON line names it */
   long batch;                    /* members solved together (PETSc TS), else 1 */
-  int lanes;         /* members integrated side by side by run_many (flow.h), else 1 (or 0) */
-  bool stops_inside; /* a member is one long solve that polls the stop token at every step */
-  bool calls_mpi;    /* a member's solve calls MPI (PETSc TS): no --isolate worker may run it */
+  int lanes;             /* members integrated side by side by run_many (flow.h), else 1 (or 0) */
+  bool stops_inside;     /* a member is one long solve that polls the stop token at every step */
+  bool calls_mpi;        /* a member's solve calls MPI (PETSc TS): no --isolate worker may run it */
+  size_t sampled_params; /* model.sample: parameters drawn per member (sampling.h) */
+  const char *const *sampled_names; /* their names */
   /* The config paths a traced member's numbers depend on, in the order its results files
    * store them (their fingerprint, results.h). */
   const char *const *fingerprint;
@@ -102,6 +104,7 @@ typedef struct tf_member_layout {
  * (slots x width, NaN-padded). */
 typedef struct tf_member_buffers {
   double *initial, *final;
+  double *parameters; /* the sampled parameters (layout.sampled_params values) */
   double *sample_t, *sample_x, *sample_mode;
   double *exits, *event_log;
 } tf_member_buffers;
@@ -174,6 +177,9 @@ struct tf_member_engine {
   tf_member_layout layout;
   tf_member_settings settings;
   void *impl;
+  /* initial.sample, initial.from_file, model.sample (NULL: none); the adapter creates it
+   * (tf_member_sampling) and draws the state, the engine sets the parameters per member */
+  struct tf_sampling *sampling;
 };
 
 /* The ops of a route (NULL: the route does not integrate members, e.g. maps). */
@@ -201,6 +207,13 @@ void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *
 /* For adapters: the job's member keys, or its output keys (settings.member_keys, output_keys). */
 int tf_member_member_keys(tf_member_settings *s, tf_config *cfg, tf_error *err);
 int tf_member_output_keys(const tf_member_settings *s, tf_config *cfg, tf_error *err);
+
+/* For adapters: the sampler of the config's sampling keys (sampling.h) for the route's base
+ * state x0 and live parameters, kept in e->sampling; refuses them where the route cannot vary
+ * them per member (`params_fixed`: why not, NULL: it can). */
+int tf_member_sampling(tf_member_engine *e, tf_config *cfg, const double *x0, double *params,
+                       uint64_t seed, double spread, bool at_twofold, const char *params_fixed,
+                       tf_error *err);
 
 /* Sends rank root's result to every rank of comm; pointers are cleared elsewhere. */
 void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm);

@@ -64,6 +64,17 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   if (own->samples == TF_MEMBER_SAMPLES_FROM_CONFIG && read_samples(cfg, &e->layout.samples, err))
     return -1;
   fill_layout(&e->layout, flow);
+  const bool batched = flow->method == TF_METHOD_PETSC_TS && flow->batch > 1;
+  if (tf_member_sampling(e, cfg, flow->x0, flow->params, flow->seed, flow->spread, false,
+                         batched ? "PETSc TS solves a batch of members with one set of "
+                                   "parameters; set integrator.ts.batch: 1 to sample them"
+                                 : NULL,
+                         err))
+    return -1;
+  flow->sampling = e->sampling;
+  /* a member's drawn parameters are the flow's while it runs: members that draw their own
+   * cannot share the flow side by side */
+  if (e->layout.sampled_params > 0) flow->lanes = 1, e->layout.lanes = 1;
   return 0;
 }
 

@@ -82,6 +82,15 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
              i ? "," : "", pe->kind_names[i]);
   }
   fill_layout(&e->layout, pe);
+  const bool fixed = pws->has_twofold && pws->twofold.nondeterministic;
+  if (tf_member_sampling(e, cfg, pws->x0, pws->model.params, pws->seed, pws->spread,
+                         pws->at_twofold,
+                         fixed ? "the exit policy at the model's nondeterministic two-fold is set "
+                                 "up for one set of parameters; sample the initial state only"
+                               : NULL,
+                         err))
+    return -1;
+  pws->sampling = e->sampling;
   const tf_member_layout *l = &e->layout;
   pe->scratch_exits = malloc(((size_t)l->exit_slots * l->exit_width + 1) * sizeof(double));
   pe->scratch_events = malloc(((size_t)l->event_slots * l->event_width + 1) * sizeof(double));

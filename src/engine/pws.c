@@ -10,6 +10,7 @@
 #include "flow.h"
 #include "integrator_settings.h"
 #include "rng.h"
+#include "sampling.h"
 #include "status.h"
 #include "switches.h"
 
@@ -324,7 +325,7 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
   int side = 0;
   if (pws->at_twofold) {
     if (choose_exit(&mr, pws->t0, x, &side)) return TF_MEMBER_FAILED;
-  } else {
+  } else if (!pws->sampling || !tf_sampling_state(pws->sampling, member, x)) {
     memcpy(x, pws->x0, n * sizeof *x);
     if (pws->spread > 0) {
       double z[TF_MAX_DIM];

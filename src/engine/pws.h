@@ -30,6 +30,7 @@ typedef struct tf_pws {
   double spread, t0, t_end;
   bool at_twofold;
   uint64_t seed;
+  const struct tf_sampling *sampling; /* sampled initial states (sampling.h), NULL: none */
   tf_evolve_options opts;
   bool has_twofold;
   tf_twofold twofold;

@@ -155,6 +155,19 @@ int tf_h5_attr_string(hid_t obj, const char *name, const char *value) {
   return rc;
 }
 
+int tf_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n) {
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  hid_t t = utf8_string_type();
+  const hsize_t dims[1] = {n};
+  hid_t space = H5Screate_simple(1, dims, NULL);
+  hid_t attr = H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t rc = attr < 0 ? -1 : H5Awrite(attr, t, values);
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  H5Tclose(t);
+  return rc < 0 ? -1 : 0;
+}
+
 int tf_h5_attr_double(hid_t obj, const char *name, double value) {
   return write_attr(obj, name, H5T_NATIVE_DOUBLE, &value);
 }

@@ -32,6 +32,8 @@ hid_t tf_h5_open_serial(const char *path, tf_error *err);
 /* Attributes on any object (collective when the file is parallel; all ranks pass the same
  * values). */
 int tf_h5_attr_string(hid_t obj, const char *name, const char *value);
+/* An array of n strings (names, in order). */
+int tf_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n);
 int tf_h5_attr_double(hid_t obj, const char *name, double value);
 int tf_h5_attr_int(hid_t obj, const char *name, long long value);
 /* What path is ("regular file", "directory", "character device", "FIFO", ...), following

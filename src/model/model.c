@@ -32,25 +32,6 @@ static const char *model_key(const tf_config *cfg) {
                                                  : "model.name";
 }
 
-/* A plugin path as the user meant it: relative to the config file's directory (or the one
- * the config was given, tf_config_dir), except in a --set override, which is relative to
- * where the command runs. */
-static void resolve_path(const tf_config *cfg, const char *key, const char *path, char *out,
-                         size_t n) {
-  char where[256];
-  tf_config_where(cfg, key, where, sizeof where);
-  const char *dir = tf_config_dir(cfg), *source = tf_config_source(cfg);
-  const char *slash = source ? strrchr(source, '/') : NULL;
-  if (path[0] == '/' || strncmp(where, "--set", 5) == 0)
-    snprintf(out, n, "%s", path);
-  else if (dir)
-    snprintf(out, n, "%s/%s", dir, path);
-  else if (slash)
-    snprintf(out, n, "%.*s/%s", (int)(slash - source), source, path);
-  else
-    snprintf(out, n, "%s", path);
-}
-
 /* model.equations: C generated into the plugin cache, then compiled and loaded like
  * model.source (an unchanged model hashes to the same file and is compiled once). */
 static int equations_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_error *err) {
@@ -102,7 +83,7 @@ static int find_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_er
   tf_config_where(cfg, key, where, sizeof where);
   if (!*path) return tf_fail(err, "%s: key '%s': expected a file name, got ''", where, key);
   char full[4096];
-  resolve_path(cfg, key, path, full, sizeof full);
+  tf_config_resolve_path(cfg, key, path, full, sizeof full);
   tf_error why;
   if (lib ? tf_plugin_open_library(full, name, k, &why)
           : tf_plugin_open_source(full, name, comm, k, &why))

@@ -27,6 +27,9 @@ static uint64_t one(const tf_member_layout *l) {
 static uint64_t state(const tf_member_layout *l) {
   return l->dim;
 }
+static uint64_t sampled_params(const tf_member_layout *l) {
+  return l->sampled_params;
+}
 static uint64_t if_jacobians(const tf_member_layout *l) {
   return l->counts_jacobians;
 }
@@ -80,6 +83,9 @@ static double **final_buffer(tf_member_buffers *b) {
 }
 static double **initial_buffer(tf_member_buffers *b) {
   return &b->initial;
+}
+static double **parameters_buffer(tf_member_buffers *b) {
+  return &b->parameters;
 }
 static double **exits_buffer(tf_member_buffers *b) {
   return &b->exits;
@@ -200,6 +206,11 @@ static void describe_samples(const tf_member_engine *e, hid_t d, hid_t file) {
   tf_h5_attr_double(d, "t_end", e->layout.t_end);
 }
 
+static void describe_parameters(const tf_member_engine *e, hid_t d, hid_t file) {
+  (void)file;
+  tf_h5_attr_strings(d, "names", e->layout.sampled_names, e->layout.sampled_params);
+}
+
 /* --- the table --------------------------------------------------------------------------- */
 
 static const tf_member_column table[] = {
@@ -208,6 +219,9 @@ static const tf_member_column table[] = {
     {"initial_state", TF_COLUMN_F64,
      "state at initial.time, perturbation or exit included (members x dim)", state, NULL,
      initial_buffer, NULL, NULL},
+    {"parameters", TF_COLUMN_F64,
+     "the member's sampled model parameters (model.sample; members x sampled, attribute names)",
+     sampled_params, NULL, parameters_buffer, NULL, describe_parameters},
     {"t_final", TF_COLUMN_F64, "time reached", one, NULL, NULL, fill_t, NULL},
     {"steps", TF_COLUMN_I64, "integrator steps taken", one, NULL, NULL, fill_steps, NULL},
     {"jacobian_evals", TF_COLUMN_I64,
