@@ -120,21 +120,7 @@ PERIODS = 421  # whole periods of averaging: no boundary term (docstring)
 T.setup()
 relay = T.write("relay.yaml", f"""job: lyapunov
 model:
-  equations:
-    name: relay3
-    state: [x1, x2, x3]
-    parameters: {{zeta: {ZETA}, omega: {OMEGA}, lam: {LAM}, rho: {RHO}, k: {K}, sigma: {SIGMA}}}
-    switching: x1
-    slip:
-      plus:
-        x1: "-(2*zeta*omega + lam)*x1 + x2 - k"
-        x2: "-(2*zeta*omega*lam + omega^2)*x1 + x3 + 2*sigma*rho*k"
-        x3: "-lam*omega^2*x1 - k*rho^2"
-      minus:
-        x1: "-(2*zeta*omega + lam)*x1 + x2 + k"
-        x2: "-(2*zeta*omega*lam + omega^2)*x1 + x3 - 2*sigma*rho*k"
-        x3: "-lam*omega^2*x1 + k*rho^2"
-initial: {{state: [0.1, 0, 0]}}
+{T.relay3_equations(ZETA, OMEGA, LAM, RHO, K, SIGMA)}initial: {{state: [0.1, 0, 0]}}
 integrator: {{rtol: 1.0e-10, atol: 1.0e-12}}
 lyapunov: {{exponents: 3, transient: 400, duration: {PERIODS * 2 * half!r}, interval: {2 * half / 40!r},
             blocks: 4}}

@@ -49,21 +49,7 @@ T.setup()
 os.environ.setdefault("TWOFOLD_CACHE", os.path.join(T.WORK, "cache"))
 study = T.write("relay-mc.yaml", f"""job: ensemble
 model:
-  equations:
-    name: relay3
-    state: [x1, x2, x3]
-    parameters: {{zeta: {ZETA}, omega: {OMEGA}, lam: 0.15, rho: {RHO}, k: {K}, sigma: {SIGMA}}}
-    switching: x1
-    slip:
-      plus:
-        x1: "-(2*zeta*omega + lam)*x1 + x2 - k"
-        x2: "-(2*zeta*omega*lam + omega^2)*x1 + x3 + 2*sigma*rho*k"
-        x3: "-lam*omega^2*x1 - k*rho^2"
-      minus:
-        x1: "-(2*zeta*omega + lam)*x1 + x2 + k"
-        x2: "-(2*zeta*omega*lam + omega^2)*x1 + x3 - 2*sigma*rho*k"
-        x3: "-lam*omega^2*x1 + k*rho^2"
-  sample:
+{T.relay3_equations(ZETA, OMEGA, 0.15, RHO, K, SIGMA)}  sample:
     lam: {{dist: uniform, lo: {LAM[0]}, hi: {LAM[1]}}}
 initial:
   state: [0.1, 0, 0]

@@ -63,6 +63,27 @@ ensemble:
         return int(f["members/steps"][0]), f["members/final_state"][0][()]
 
 
+def relay3_equations(zeta, omega, lam, rho, k, sigma):
+    """The third-order relay feedback system as a model.equations block (indented for a
+    `model:` section): x' = A x - B sign(x1), the Filippov model the relay tests hold against
+    their independent solutions; lam may be a number or any YAML scalar."""
+    return f"""  equations:
+    name: relay3
+    state: [x1, x2, x3]
+    parameters: {{zeta: {zeta}, omega: {omega}, lam: {lam}, rho: {rho}, k: {k}, sigma: {sigma}}}
+    switching: x1
+    slip:
+      plus:
+        x1: "-(2*zeta*omega + lam)*x1 + x2 - k"
+        x2: "-(2*zeta*omega*lam + omega^2)*x1 + x3 + 2*sigma*rho*k"
+        x3: "-lam*omega^2*x1 - k*rho^2"
+      minus:
+        x1: "-(2*zeta*omega + lam)*x1 + x2 + k"
+        x2: "-(2*zeta*omega*lam + omega^2)*x1 + x3 - 2*sigma*rho*k"
+        x3: "-lam*omega^2*x1 + k*rho^2"
+"""
+
+
 def check(cond, what):
     print(("ok: " if cond else "FAIL: ") + what)
     if not cond:
