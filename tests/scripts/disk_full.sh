@@ -1,5 +1,6 @@
 # disk_full.sh — the output's file system fills up (a 2 MB tmpfs), on 1 and 2 ranks: a clear
-# error, every rank exits with status 1 (each run under `timeout`: a hang fails the test),
+# error, every rank exits with status 1 (each run under `timeout 600`: a hang fails the test,
+# a machine ten times slower than usual does not),
 # nothing marked done that is not in the file, and --resume completes, equal to an
 # uninterrupted run, once there is room.  Both ways a full disk is met are tested: the space
 # check before each flush round (the usual one: the run's own growth), and a write that fails
@@ -43,7 +44,7 @@ for ranks in 1 2; do
     env=()
     [ "$way" = abort ] && env=(TWOFOLD_TEST_NO_SPACE_CHECK=1)
     rc=0
-    env "${env[@]}" timeout 120 "$MPIEXEC" -n "$ranks" "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" \
+    env "${env[@]}" timeout 600 "$MPIEXEC" -n "$ranks" "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" \
       "${SET[@]}" >out.txt 2>err.txt || rc=$?
     what="full disk ($way, $ranks rank(s))"
     if [ "$way" = check ]; then msg="file system has [0-9]+ bytes free and the next flush may need"
@@ -61,7 +62,7 @@ for ranks in 1 2; do
     esac
     mount -o remount,size=64m "$D"
     rc=0
-    timeout 120 "$MPIEXEC" -n "$ranks" "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" "${SET[@]}" --resume \
+    timeout 600 "$MPIEXEC" -n "$ranks" "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" "${SET[@]}" --resume \
       --json >resume.json 2>resume.err || rc=$?
     kept=$(grep -o '"resumed_from": [0-9]*' resume.json | grep -o '[0-9]*$')
     if [ "$rc" = 0 ] && ! grep -q "did not verify" resume.err && out=$("$PYTHON" "$CMP" ref.h5 "$D/full.h5"); then
@@ -81,7 +82,7 @@ FSET=(--set ensemble.members=120000 --set integrator.t_end=0.3 --set output.flus
 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o fsize-ref.h5 "${FSET[@]}"
 what="file size limit (2 ranks)"
 rc=0
-(ulimit -f 4096; exec timeout 120 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o fsize.h5 "${FSET[@]}") \
+(ulimit -f 4096; exec timeout 600 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o fsize.h5 "${FSET[@]}") \
   >out.txt 2>err.txt || rc=$?
 if [ "$rc" != 1 ]; then fail "$what: exit $rc, expected 1: $(grep -v PMIX err.txt | head -c 400)"
 elif ! grep -q "file size limit (ulimit -f: 4194304 bytes)" err.txt; then fail "$what: no clear error: $(head -c 400 err.txt)"
@@ -93,7 +94,7 @@ case "$rows" in
   *) pass "$what: $rows rows marked done, none wrong" ;;
 esac
 rc=0
-timeout 120 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o fsize.h5 "${FSET[@]}" --resume \
+timeout 600 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o fsize.h5 "${FSET[@]}" --resume \
   >/dev/null 2>resume.err || rc=$?
 if [ "$rc" = 0 ] && out=$("$PYTHON" "$CMP" fsize-ref.h5 fsize.h5); then
   pass "$what: --resume without the limit completed equal to the reference"
@@ -105,7 +106,7 @@ fi
 cp "$D/full.h5" old.copy
 dd if=/dev/zero of="$D/filler" bs=4k 2>/dev/null || true
 rc=0
-timeout 120 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" "${SET[@]}" --set ensemble.seed=7 \
+timeout 600 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" "${SET[@]}" --set ensemble.seed=7 \
   --overwrite >out.txt 2>err.txt || rc=$?
 if [ "$rc" = 1 ] && cmp -s "$D/full.h5" old.copy; then
   pass "--overwrite on a full disk: exit 1, old file intact ($(grep -o "twofold: error: [^;]*" err.txt | head -1))"
