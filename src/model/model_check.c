@@ -296,7 +296,7 @@ static void rate_check(ctx *c, const double *x) {
   if (tf_model_rhs(k)(c->t, x, c->p, f)) return; /* the field's refusal is reported above */
   for (size_t i = 0; i < k->dim; i++) {
     const double r = k->impact->rate((int)i, c->t, x, c->p);
-    char what[64];
+    char what[96];
     snprintf(what, sizeof what, "impact rate %zu equals field component %zu", i, i);
     verdict(c, memcmp(&r, &f[i], sizeof r) == 0, what);
     fprintf(c->out, ": %.17g and %.17g\n", r, f[i]);
