@@ -86,7 +86,9 @@ cmd_test() {
   cmd_deps
   cmd_build
   mpi_env
-  export OMPI_MCA_rmaps_base_oversubscribe=1
+  # ctest runs two tests at once, often two 2-rank jobs on 2 cores: a rank waiting in MPI
+  # yields its core instead of spinning on it
+  export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
   cd "$BUILD"
   ctest --output-on-failure -j "$JOBS" "$@"
 }

@@ -83,9 +83,21 @@ def dotted(path):
     return ".".join(str(p) for p in path if not isinstance(p, int))
 
 
+class ConfigLoader(yaml.SafeLoader):
+    """YAML as twofold reads it: only true/false are booleans (PyYAML's YAML 1.1 would make a
+    key such as `on:` the boolean True, which twofold reads as the text "on")."""
+
+
+ConfigLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
 def mutate(rng, base_text):
     """One mutant: (text, kind, key): key is the dotted path the mutation touched (or None)."""
-    doc = yaml.safe_load(base_text)
+    doc = yaml.load(base_text, Loader=ConfigLoader)
     paths = [p for p, _ in leaves(doc) if p]
     kind = rng.choice(["unknown", "misspelt", "type", "number", "number", "remove", "hostile",
                        "truncate", "nest", "alias", "duplicate", "text"])
