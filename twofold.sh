@@ -90,8 +90,7 @@ cmd_test() {
   # yields its core instead of spinning on it
   export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
   cd "$BUILD"
-  # one test more than cores: the SLURM and multinode tests mostly wait on the scheduler
-  ctest --output-on-failure -j "${TWOFOLD_TEST_JOBS:-$((JOBS + 1))}" "$@"
+  ctest --output-on-failure -j "$JOBS" "$@"
 }
 
 cmd_bench() {
