@@ -194,7 +194,7 @@ static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_en
        tf_h5_write_small(g, "final_state_min", H5T_NATIVE_DOUBLE, dim, st.min, NULL) |
        tf_h5_write_small(g, "final_state_max", H5T_NATIVE_DOUBLE, dim, st.max, NULL) |
        tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG,
-                         (size_t)tf_member_status_recorded(run->isolate), out->status_counts,
+                         (size_t)out->statuses, out->status_counts,
                          "members per status, in the order of the enum");
   H5Gclose(g);
   if (rc) return tf_fail(err, "cannot write /summary to '%s'", run->output_path);
@@ -356,7 +356,7 @@ static int execute(tf_run *run, tf_error *err) {
   const char *names[TF_MEMBER_STATUS_COUNT - 1];
   for (int s = 1; s < TF_MEMBER_STATUS_COUNT; s++) names[s - 1] = tf_member_status_name(s);
   tf_json_counts(run->summary, "status_counts", names, out.status_counts + 1,
-                 (size_t)tf_member_status_recorded(run->isolate) - 1);
+                 (size_t)out.statuses - 1);
   summary_ctx ctx = {job, &out};
   return tf_ensemble_finish_summarized(run, file, &out, rc, summarize, &ctx, err);
 }

@@ -23,6 +23,7 @@
 
 #include "checkpoint.h"
 #include "config.h"
+#include "ensemble.h"
 #include "equations.h"
 #include "failures.h"
 #include "flow.h"
@@ -623,6 +624,21 @@ static void print_finished(const tf_failures *f) {
   }
 }
 
+/* What an isolated run recorded about its first crashed and timed-out members. */
+static void print_failure_texts(hid_t file, const tf_failures *f) {
+  const int kinds[] = {TF_MEMBER_CRASHED, TF_MEMBER_TIMEOUT};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds && f->have_ids; k++) {
+    const long long shown = f->counts[kinds[k]] < 3 ? f->counts[kinds[k]] : 3;
+    for (long long i = 0; i < shown; i++) {
+      const uint64_t member = f->first[kinds[k]][i];
+      char why[TF_COLUMN_TEXT_BYTES];
+      if (tf_failures_text(file, member, why, sizeof why) == 0 && *why)
+        printf("member %llu, %s: %s\n", (unsigned long long)member, tf_member_status_name(kinds[k]),
+               why);
+    }
+  }
+}
+
 static void print_summary(hid_t file) {
   if (H5Lexists(file, "summary", H5P_DEFAULT) <= 0) return;
   static const char *const names[] = {"final_state_mean", "final_state_std", NULL};
@@ -695,7 +711,7 @@ static int cmd_info(const cli_args *a) {
     printf("complete: %s", complete ? "yes" : "no (resume with --resume)");
   if (members) print_finished(&failures);
   printf("\nranks (first run): %lld\n", ranks);
-  if (members) print_status_counts(&failures);
+  if (members) print_status_counts(&failures), print_failure_texts(f, &failures);
   print_summary(f);
   printf("datasets:\n");
   H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_INC, visit, NULL, H5O_INFO_BASIC);

@@ -61,11 +61,25 @@ typedef struct scheduler { /* one rank's view of the run */
 static bool anyone(const struct scheduler *s, int local);
 
 size_t tf_column_bytes(const tf_column *c) {
-  return (size_t)c->width * 8;
+  return (size_t)c->width * (c->type == TF_COLUMN_TEXT ? TF_COLUMN_TEXT_BYTES : 8);
+}
+
+/* The fixed-length string of a text column, made once (HDF5 frees it when it closes). */
+static hid_t text_type(void) {
+  static hid_t type = -1;
+  if (type < 0) {
+    type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, TF_COLUMN_TEXT_BYTES);
+    H5Tset_strpad(type, H5T_STR_NULLPAD);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+  }
+  return type;
 }
 
 static hid_t column_h5type(const tf_column *c) {
-  return c->type == TF_COLUMN_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+  return c->type == TF_COLUMN_F64   ? H5T_NATIVE_DOUBLE
+         : c->type == TF_COLUMN_I64 ? H5T_NATIVE_INT64
+                                    : text_type();
 }
 
 /* Memory type, values per row and bytes per row of table d (a column or one of the extras). */
@@ -90,12 +104,15 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
 }
 
 /* The checksum of a member's row: its id, status and every column, so a row that a crash
- * left stale, zero, or holding another row's bytes does not pass as done on --resume. */
+ * left stale, zero, or holding another row's bytes does not pass as done on --resume.  Text
+ * columns (an isolated run's reasons) are left out: a file begun isolated resumes without
+ * isolation, which has no such column. */
 static uint64_t row_checksum(const tf_ensemble_spec *spec, uint64_t member, uint8_t status,
                              const void *const *cols, size_t r) {
   uint64_t h = fnv1a(0xcbf29ce484222325ull, &member, sizeof member);
   h = fnv1a(h, &status, 1);
   for (size_t c = 0; c < spec->ncols; c++) {
+    if (spec->cols[c].type == TF_COLUMN_TEXT) continue;
     const size_t w = tf_column_bytes(&spec->cols[c]);
     h = fnv1a(h, (const char *)cols[c] + r * w, w);
   }
@@ -197,7 +214,8 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     for (size_t c = 0; c < spec->ncols; c++) len += strlen(spec->cols[c].name) + 1;
     char *names = calloc(len, 1);
     for (size_t c = 0; names && c < spec->ncols; c++)
-      strcat(strcat(names, c ? "," : ""), spec->cols[c].name);
+      if (spec->cols[c].type != TF_COLUMN_TEXT)
+        strcat(strcat(names, *names ? "," : ""), spec->cols[c].name);
     const int rc =
         !names || tf_h5_attr_string(s->dsets[spec->ncols + EXTRA_CHECKSUM], "columns", names);
     free(names);
@@ -907,9 +925,35 @@ static void scheduler_free(scheduler *s) {
   free(s->rows.cols), free(s->rows.ids), free(s->rows.status);
 }
 
+static int execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, bool resume,
+                   tf_ensemble_outcome *out, tf_error *err);
+
+/* An isolated run records why a member crashed or timed out in one more column, which the
+ * rank fills (isolate.h); the job's own columns come first, unchanged. */
 int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, bool resume,
                         tf_ensemble_outcome *out, tf_error *err) {
+  if (!run->isolate) return execute(run, file, spec, resume, out, err);
+  tf_ensemble_spec isolated = *spec;
+  tf_column *cols = malloc((spec->ncols + 1) * sizeof *cols);
+  if (!cols) {
+    memset(out, 0, sizeof *out);
+    out->statuses = tf_member_status_recorded(true);
+    return tf_fail(err, "out of memory");
+  }
+  memcpy(cols, spec->cols, spec->ncols * sizeof *cols);
+  cols[spec->ncols] = (tf_column){
+      "failure", TF_COLUMN_TEXT, 1,
+      "why the member crashed or timed out (run.isolate); empty for every other member"};
+  isolated.cols = cols, isolated.ncols = spec->ncols + 1;
+  const int rc = execute(run, file, &isolated, resume, out, err);
+  free(cols);
+  return rc;
+}
+
+static int execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, bool resume,
+                   tf_ensemble_outcome *out, tf_error *err) {
   memset(out, 0, sizeof *out);
+  out->statuses = tf_member_status_recorded(run->isolate); /* until the file says */
   /* a file that cannot hold crashed or timeout keeps the enum files always had */
   scheduler s = {
       .run = run,
@@ -926,6 +970,7 @@ int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, 
   for (size_t c = 0; c < spec->ncols + EXTRA_TABLES; c++) s.dsets[c] = -1;
   s.cap_rows = buffer_rows(&s);
   int rc = open_datasets(&s, *file, resume, err);
+  if (!rc) out->statuses = H5Tget_nmembers(s.status_file_type);
   if (!rc) rc = find_pending(&s, file, resume, out, err);
   if (rc) {
     out->file_broken = s.file_broken;

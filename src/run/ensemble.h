@@ -24,7 +24,8 @@
  *
  * Datasets: /members/<column> for each column, plus /members/done (uint8),
  * /members/status (enum, see status.h) and /members/checksum (uint64, FNV-1a of the member
- * id, status and row; attribute `columns`). */
+ * id, status and row; attribute `columns`).  An isolated run (isolate.h) adds the text column
+ * /members/failure: why a member crashed or timed out, empty for the others. */
 #ifndef TF_ENSEMBLE_H
 #define TF_ENSEMBLE_H
 
@@ -37,7 +38,10 @@
 #include "results.h"
 #include "status.h"
 
-typedef enum tf_column_type { TF_COLUMN_F64, TF_COLUMN_I64 } tf_column_type;
+/* TF_COLUMN_TEXT: NUL-padded text of TF_COLUMN_TEXT_BYTES per value (a fixed-length HDF5
+ * string: parallel HDF5 cannot write variable-length ones collectively). */
+typedef enum tf_column_type { TF_COLUMN_F64, TF_COLUMN_I64, TF_COLUMN_TEXT } tf_column_type;
+enum { TF_COLUMN_TEXT_BYTES = 512 };
 
 typedef struct tf_column {
   const char *name;
@@ -50,7 +54,7 @@ typedef struct tf_column {
 size_t tf_column_bytes(const tf_column *c);
 
 /* Computes one member.  row[c] points to the slot of column c (width values of double or
- * int64_t).  Returns a tf_member_status. */
+ * int64_t; a text column is filled by the scheduler, not here).  Returns a tf_member_status. */
 typedef int (*tf_member_fn)(void *ctx, uint64_t member, void *const *row);
 
 /* Computes members[0 .. n) of one claimed chunk together (members side by side, the rank's
@@ -80,8 +84,9 @@ typedef struct tf_ensemble_outcome {
   bool complete;    /* every member of the ensemble is done (not just this part) */
   bool file_broken; /* an HDF5 write failed: the file is left as the last flush made it */
   long long status_counts[TF_MEMBER_STATUS_COUNT]; /* over all done members */
-  double seconds;                                  /* wall time of the scheduling loop */
-  long long rounds;                                /* flush rounds of this run */
+  int statuses;     /* statuses the file's enum names: all of them if it was begun isolated */
+  double seconds;   /* wall time of the scheduling loop */
+  long long rounds; /* flush rounds of this run */
 } tf_ensemble_outcome;
 
 /* Creates the member datasets in a new file (resume = false) or opens them and verifies the

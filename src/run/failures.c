@@ -39,6 +39,37 @@ int tf_failures_read(hid_t file, tf_failures *f) {
   return rc;
 }
 
+int tf_failures_text(hid_t file, uint64_t member, char *buf, size_t n) {
+  enum { MOST = 4096 };
+  if (!n) return -1;
+  buf[0] = '\0';
+  if (H5Lexists(file, "members", H5P_DEFAULT) <= 0 ||
+      H5Lexists(file, "members/failure", H5P_DEFAULT) <= 0)
+    return -1;
+  const hid_t d = H5Dopen2(file, "members/failure", H5P_DEFAULT);
+  if (d < 0) return -1;
+  const hid_t ftype = H5Dget_type(d);
+  const size_t size = ftype >= 0 ? H5Tget_size(ftype) : 0;
+  int rc = -1;
+  if (ftype >= 0 && H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) == 0 &&
+      size > 0 && size <= MOST) {
+    const hid_t mtype = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mtype, size);
+    H5Tset_strpad(mtype, H5T_STR_NULLPAD);
+    H5Tset_cset(mtype, H5Tget_cset(ftype)); /* HDF5 converts no character set into another */
+    char *text = calloc(1, size + 1);
+    if (text && tf_h5_read_rows(d, mtype, 1, member, 1, text) == 0) {
+      snprintf(buf, n, "%s", text);
+      rc = 0;
+    }
+    free(text);
+    H5Tclose(mtype);
+  }
+  if (ftype >= 0) H5Tclose(ftype);
+  H5Dclose(d);
+  return rc;
+}
+
 long long tf_failures_done(const tf_failures *f) {
   long long done = 0;
   for (int k = 0; k < TF_MEMBER_STATUS_COUNT; k++)

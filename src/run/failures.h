@@ -31,6 +31,11 @@ void tf_failures_add(tf_failures *f, uint64_t member, int status);
 /* Reads /members/status of a results file (serially opened).  -1 if it has none. */
 int tf_failures_read(hid_t file, tf_failures *f);
 
+/* Why member `member` failed, as an isolated run recorded it in /members/failure (a
+ * fixed-length string, read as such: a file that declares it otherwise is not read):
+ * 0 with the text in buf[n] ("" if none was recorded), -1 if the file has no such text. */
+int tf_failures_text(hid_t file, uint64_t member, char *buf, size_t n);
+
 /* Members done (every status but pending), and those of them that failed. */
 long long tf_failures_done(const tf_failures *f);
 long long tf_failures_failed(const tf_failures *f);

@@ -22,9 +22,11 @@ static double hard_limit; /* seconds, for the message */
 static volatile sig_atomic_t busy;
 static volatile uint64_t current;
 static bool in_worker;
+static tf_guard_report_fn report_crash;
 
-void tf_guard_worker(void) {
+void tf_guard_worker(tf_guard_report_fn report) {
   in_worker = true;
+  report_crash = report;
 }
 
 void tf_guard_member(uint64_t member) {
@@ -83,9 +85,11 @@ static void put_state(char *msg, size_t *len, size_t cap) {
 static void on_crash(int sig) {
   char msg[4096];
   size_t len = where(msg, sizeof msg);
+  const size_t what = len;
   tf_safe_put(msg, &len, sizeof msg, signal_name(sig));
   tf_safe_put(msg, &len, sizeof msg, busy ? " inside the member's computation" : "");
   put_state(msg, &len, sizeof msg);
+  if (in_worker && report_crash) report_crash(msg + what, len - what);
   tf_safe_put(msg, &len, sizeof msg,
               in_worker ? " (the model's code, or the engine on its values); it ran in a worker "
                           "process (--isolate): the member is recorded as crashed\n"

@@ -30,7 +30,13 @@ double tf_guard_grace(double time_limit);
 void tf_guard_member(uint64_t member);
 void tf_guard_idle(void);
 
-/* This process is a worker of --isolate (isolate.h): a crash ends the member, not the run. */
-void tf_guard_worker(void);
+/* What a worker does with the description of its crash ("SIGSEGV (invalid memory access)
+ * inside the member's computation at t = ..., state [...]") before it dies: only
+ * async-signal-safe calls. */
+typedef void (*tf_guard_report_fn)(const char *text, size_t len);
+
+/* This process is a worker of --isolate (isolate.h): a crash ends the member, not the run,
+ * and is described to `report` as well as on stderr. */
+void tf_guard_worker(tf_guard_report_fn report);
 
 #endif

@@ -22,10 +22,13 @@
 #include "guard.h"
 #include "status.h"
 
-/* What the worker says first: a row follows a result; an exit status follows nothing. */
-enum { REPLY_RESULT = 1, REPLY_EXIT = 2 };
+/* What the worker says first: a row follows a result; an exit status follows nothing; the
+ * description of a crash (guard.h) follows a crash, `value` bytes of it, and then the worker
+ * dies. */
+enum { REPLY_RESULT = 1, REPLY_EXIT = 2, REPLY_CRASH = 3 };
+enum { CRASH_TEXT_MAX = 4096 };
 typedef struct reply {
-  int32_t kind, value; /* value: the status, or the model's exit status */
+  int32_t kind, value; /* value: the status, the model's exit status, or the text's length */
 } reply;
 
 struct tf_isolate {
@@ -53,6 +56,7 @@ static void on_exit_in_worker(int status, void *arg) {
   _exit(0);
 }
 
+/* async-signal-safe (send(2) only): the crash handler calls it */
 static bool send_all(int fd, const void *data, size_t n) {
   for (const char *p = data; n;) {
     const ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
@@ -61,6 +65,13 @@ static bool send_all(int fd, const void *data, size_t n) {
     p += k, n -= (size_t)k;
   }
   return true;
+}
+
+/* the guard's crash handler, in the worker: the rank records the description */
+static void report_crash(const char *text, size_t len) {
+  if (len > CRASH_TEXT_MAX) len = CRASH_TEXT_MAX;
+  const reply r = {REPLY_CRASH, (int32_t)len};
+  if (send_all(worker_fd, &r, sizeof r)) send_all(worker_fd, text, len);
 }
 
 static void worker_loop(tf_isolate *w) {
@@ -98,7 +109,7 @@ static int start_worker(tf_isolate *w) {
     if (getppid() != parent) _exit(0);
     signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_IGN), signal(SIGUSR1, SIG_IGN);
     on_exit(on_exit_in_worker, NULL);
-    tf_guard_worker();
+    tf_guard_worker(report_crash);
     worker_loop(w);
   }
   close(pair[1]);
@@ -172,9 +183,15 @@ static int end_worker(tf_isolate *w, bool kill_it) {
   return wstatus;
 }
 
-static void fill_missing(const tf_isolate *w, void *const *row) {
+/* The row of a member that did not finish: NaN (integers 0), the reason in text columns. */
+static void fill_missing(const tf_isolate *w, void *const *row, const char *why) {
   for (size_t c = 0; c < w->spec->ncols; c++) {
     const tf_column *col = &w->spec->cols[c];
+    if (col->type == TF_COLUMN_TEXT) {
+      memset(row[c], 0, tf_column_bytes(col));
+      memcpy(row[c], why, strnlen(why, TF_COLUMN_TEXT_BYTES - 1));
+      continue;
+    }
     for (uint64_t i = 0; i < col->width; i++) {
       if (col->type == TF_COLUMN_F64)
         ((double *)row[c])[i] = NAN;
@@ -184,9 +201,13 @@ static void fill_missing(const tf_isolate *w, void *const *row) {
   }
 }
 
-static void say_death(int wstatus, const reply *said, bool said_exit, char *why, size_t n) {
+/* why[n]: of what the worker died; `crash` is its own description, if it sent one */
+static void say_death(int wstatus, const reply *said, bool said_exit, const char *crash, char *why,
+                      size_t n) {
   if (said_exit)
     snprintf(why, n, "the model called exit(%d)", said->value);
+  else if (WIFSIGNALED(wstatus) && *crash)
+    snprintf(why, n, "the model's process died of signal %d: %s", WTERMSIG(wstatus), crash);
   else if (WIFSIGNALED(wstatus))
     snprintf(why, n, "the model's process died of signal %d (%s)", WTERMSIG(wstatus),
              strsignal(WTERMSIG(wstatus)));
@@ -199,7 +220,7 @@ int tf_isolate_member(tf_isolate *w, uint64_t member, void *const *row, char *wh
   why[0] = '\0';
   if (!w->pid && start_worker(w)) {
     snprintf(why, n, "cannot start a worker process: %s", strerror(errno));
-    fill_missing(w, row);
+    fill_missing(w, row, why);
     return TF_MEMBER_CRASHED;
   }
   const double deadline = w->time_limit > 0 ? now() + w->time_limit : 0;
@@ -210,23 +231,33 @@ int tf_isolate_member(tf_isolate *w, uint64_t member, void *const *row, char *wh
   if (got == READ_DONE && r.kind == REPLY_RESULT) {
     for (size_t c = 0, offset = 0; c < w->spec->ncols; c++) {
       const size_t bytes = tf_column_bytes(&w->spec->cols[c]);
-      memcpy(row[c], w->row + offset, bytes);
+      if (w->spec->cols[c].type == TF_COLUMN_TEXT)
+        memset(row[c], 0, bytes); /* nothing to say */
+      else
+        memcpy(row[c], w->row + offset, bytes);
       offset += bytes;
     }
     return r.value;
   }
-  fill_missing(w, row);
+  char crash[CRASH_TEXT_MAX + 1] = "";
+  if (got == READ_DONE && r.kind == REPLY_CRASH && r.value > 0 && r.value <= CRASH_TEXT_MAX &&
+      read_by(w, crash, (size_t)r.value, deadline) == READ_DONE)
+    crash[r.value] = '\0';
+  else
+    crash[0] = '\0';
+  int status = TF_MEMBER_CRASHED;
   if (got == READ_STOPPED) {
     end_worker(w, true);
-    return TF_MEMBER_PENDING;
-  }
-  if (got == READ_LATE) {
+    status = TF_MEMBER_PENDING;
+  } else if (got == READ_LATE) {
     end_worker(w, true);
     snprintf(why, n, "ran longer than run.member_time_limit (%g s) and was stopped", w->time_limit);
-    return TF_MEMBER_TIMEOUT;
+    status = TF_MEMBER_TIMEOUT;
+  } else {
+    say_death(end_worker(w, false), &r, got == READ_DONE && r.kind == REPLY_EXIT, crash, why, n);
   }
-  say_death(end_worker(w, false), &r, got == READ_DONE && r.kind == REPLY_EXIT, why, n);
-  return TF_MEMBER_CRASHED;
+  fill_missing(w, row, why);
+  return status;
 }
 
 void tf_isolate_destroy(tf_isolate *w) {

@@ -34,9 +34,10 @@ tf_isolate *tf_isolate_create(const tf_ensemble_spec *spec, double member_time_l
 
 /* Computes member `member` in the worker into row (the slots of spec's columns) and returns
  * its status, as spec->run would.  crashed and timeout fill the row with NaN (integers 0) and
- * say why in why[n]; why is "" otherwise.  If `stop` says so before the member is done, the
- * worker is killed and the member is pending (computed again on resume): a model call that
- * never returns does not hold up a stop. */
+ * say why in why[n] and in the text columns (the crash's signal, t and state, as the worker
+ * described it before it died); why and the text columns are empty otherwise.  If `stop` says so
+ * before the member is done, the worker is killed and the member is pending (computed again on
+ * resume): a model call that never returns does not hold up a stop. */
 int tf_isolate_member(tf_isolate *w, uint64_t member, void *const *row, char *why, size_t n);
 
 /* Ends the worker (SIGKILL: it holds nothing of the results) and frees w. */

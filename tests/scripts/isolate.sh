@@ -6,11 +6,19 @@ source "$(dirname "$0")/isolate_lib.sh"
 rc=0
 "$T" run SEGV.yaml -o SEGV.h5 --quiet --isolate >out.txt 2>err.txt || rc=$?
 [ "$rc" = 0 ] && pass "SEGV --isolate: exit 0" || fail "SEGV --isolate: exit $rc: $(head -c 400 err.txt)"
-compare SEGV.h5 none.h5 crashed
+segv_why="the model's process died of signal 11: SIGSEGV (invalid memory access) inside the member's computation at t = 0, state [{x}] (the last step reached)"
+compare SEGV.h5 none.h5 crashed "$segv_why"
 for m in $bad_members; do
   grep -q "rank 0, member $m: the model's process died of signal 11" err.txt ||
     fail "SEGV --isolate: member $m not said to be crashed: $(head -c 400 err.txt)"
 done
+"$T" info SEGV.h5 | grep -qF "member $first, crashed: the model's process died of signal 11: SIGSEGV" &&
+  pass "info names why member $first crashed" || fail "info: no reason for member $first: $("$T" info SEGV.h5 | head -c 600)"
+# run in two parts and merged, the reasons travel with their rows
+"$T" run SEGV.yaml -o part0.h5 --quiet --isolate --part 0/2 2>/dev/null &&
+  "$T" run SEGV.yaml -o part1.h5 --quiet --isolate --part 1/2 2>/dev/null &&
+  "$T" merge part0.h5 part1.h5 -o merged.h5 >/dev/null || fail "--isolate --part 0/2, 1/2 and merge"
+same_members SEGV.h5 merged.h5
 # on two ranks (each with its own worker) the file is the same
 mpirun_n 2 "$T" run SEGV.yaml -o SEGV2.h5 --quiet --isolate 2>/dev/null || fail "2 ranks --isolate"
 same_members SEGV.h5 SEGV2.h5
@@ -25,6 +33,10 @@ same_members SEGV.h5 SEGVr.h5
 "$T" run SEGV.yaml -o SEGV.h5 --quiet --resume 2>err.txt && ! grep -q SIGSEGV err.txt &&
   pass "the complete isolated file resumed without --isolate: nothing runs again" ||
   fail "resume without --isolate: $(head -c 300 err.txt)"
+# ... and its summary still counts the crashed members (the file's statuses, not the run's)
+counted=$("$PYTHON" -c "import h5py; print(h5py.File('SEGV.h5','r')['summary/status_counts'][9])")
+[ "$counted" = "$(echo $bad_members | wc -w)" ] && pass "resumed without --isolate: /summary counts $counted crashed" ||
+  fail "resumed without --isolate: /summary/status_counts[crashed] = $counted, expected $(echo $bad_members | wc -w)"
 # a file begun without isolation cannot record a crash: resuming it isolated is refused
 expect_fail 2 "cannot resume 'none30.h5' with --isolate: the run that started it was not isolated" -- \
   "$T" run none.yaml -o none30.h5 --quiet --isolate --resume --set ensemble.members=30

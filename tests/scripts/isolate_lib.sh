@@ -36,8 +36,9 @@ config LOOP 3 30 "run:
 "$T" run none.yaml -o none.h5 --quiet
 "$T" run none.yaml -o none30.h5 --quiet --set ensemble.members=30
 
-# compare.py RESULT REFERENCE STATUS: members starting above 1.5 have STATUS and NaN rows, all
-# others the reference's rows bit for bit
+# compare.py RESULT REFERENCE STATUS PYTHONDIR WHY: members starting above 1.5 have STATUS, NaN
+# rows and the text WHY in /members/failure ({x}: their initial state, as %.17g prints it), all
+# others the reference's rows bit for bit and no failure text
 cat >compare.py <<'PY'
 import sys
 import h5py
@@ -54,6 +55,18 @@ if not bad.any() or bad.all():
     problems.append(f"{bad.sum()} of {n} members start above 1.5: no test")
 if list(np.nonzero(status == want)[0]) != list(np.nonzero(bad)[0]):
     problems.append(f"{sys.argv[3]}: {np.nonzero(status == want)[0]}, expected {np.nonzero(bad)[0]}")
+why = got["members/failure"][...] if "failure" in got["members"] else None
+if why is None:
+    problems.append("no /members/failure")
+else:
+    x0 = ref["members/initial_state"][...].reshape(n, -1)[:, 0]
+    for m in np.nonzero(bad)[0]:
+        want_why = sys.argv[5].replace("{x}", "%.17g" % x0[m])
+        if why[m].decode() != want_why:
+            problems.append(f"member {m}: failure {why[m].decode()!r}, expected {want_why!r}")
+            break
+    if any(why[~bad]):
+        problems.append("a member that did not fail has a failure text")
 for name in ref["members"]:
     a, b = ref["members"][name][...], got["members"][name][...]
     if name in ("status", "checksum"):
@@ -68,9 +81,9 @@ print("; ".join(problems) if problems else f"{bad.sum()} of {n} members {sys.arg
       f"the other {n - bad.sum()} bitwise equal to the plain run")
 sys.exit(1 if problems else 0)
 PY
-compare() { # RESULT REFERENCE STATUS
+compare() { # RESULT REFERENCE STATUS WHY
   local said
-  if said=$("$PYTHON" compare.py "$1" "$2" "$3" "$SOURCE_DIR/python"); then pass "$1: $said"; else fail "$1: $said"; fi
+  if said=$("$PYTHON" compare.py "$1" "$2" "$3" "$SOURCE_DIR/python" "$4"); then pass "$1: $said"; else fail "$1: $said"; fi
 }
 bad_members=$("$PYTHON" -c "import h5py; x=h5py.File('none.h5','r')['members/initial_state'][...].reshape(200, -1)[:, 0]; print(' '.join(str(i) for i in (x > 1.5).nonzero()[0]))")
 

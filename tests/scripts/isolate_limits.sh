@@ -8,7 +8,7 @@ source "$(dirname "$0")/isolate_lib.sh"
 rc=0
 "$T" run EXIT.yaml -o EXIT.h5 --quiet >out.txt 2>err.txt || rc=$?
 [ "$rc" = 0 ] && pass "EXIT --isolate: exit 0" || fail "EXIT --isolate: exit $rc: $(head -c 400 err.txt)"
-compare EXIT.h5 none.h5 crashed
+compare EXIT.h5 none.h5 crashed "the model called exit(7)"
 grep -q "rank 0, member $first: the model called exit(7); recorded as crashed" err.txt &&
   pass "EXIT: $(grep -o "member $first: the model called exit(7)[^;]*" err.txt)" ||
   fail "EXIT: not said: $(head -c 400 err.txt)"
@@ -17,9 +17,11 @@ grep -q "rank 0, member $first: the model called exit(7); recorded as crashed" e
 rc=0
 timeout 120 "$T" run LOOP.yaml -o LOOP.h5 --quiet --isolate >out.txt 2>err.txt || rc=$?
 [ "$rc" = 0 ] && pass "LOOP --isolate: exit 0" || fail "LOOP --isolate: exit $rc: $(head -c 400 err.txt)"
-compare LOOP.h5 none30.h5 timeout
+compare LOOP.h5 none30.h5 timeout "ran longer than run.member_time_limit (1 s) and was stopped"
 grep -q "member $first: ran longer than run.member_time_limit (1 s) and was stopped; recorded as timeout" err.txt ||
   fail "LOOP: timeout not said: $(head -c 400 err.txt)"
+"$T" info LOOP.h5 | grep -qF "member $first, timeout: ran longer than run.member_time_limit (1 s) and was stopped" &&
+  pass "info names why member $first timed out" || fail "info: no reason for member $first: $("$T" info LOOP.h5 | head -c 600)"
 # without a member time limit, --time-limit stops the endless member at once (not after the
 # hard limit's grace): killed, not done, exit 3
 rc=0
