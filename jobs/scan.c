@@ -273,6 +273,7 @@ static int stationary_options(tf_config *cfg, const tf_kernel *k, stationary_sca
   const double d_time = 100.0, d_window = 0.25, d_tol = 1e-6;
   tf_stationary_options *o = &st->opt;
   o->ode = tf_ode_default_options();
+  o->ode.stop = &st->run->stop; /* before the contact options copy it */
   if (tf_integrator_ode_from_config(cfg, st->t0, NULL, &o->ode, err) ||
       (tf_contact_kernel(k) && tf_contact_options_from_config(cfg, &o->ode, &o->contact, err)) ||
       tf_config_get_double(cfg, "scan.time", &d_time, 1e-12, 1e15, &o->time, err) ||
@@ -438,7 +439,7 @@ static int run_line(void *ctx, uint64_t line, void *const *row) {
       ((int64_t *)row[SC_STEPS])[q] = r.steps;
       if (r.status == TF_MEMBER_OK) memcpy(st->cont, st->work, dim * sizeof *st->cont);
     }
-    if (tf_checkpoint_stopped()) { /* a signal or the time limit inside the point */
+    if (tf_stop_requested(&st->run->stop)) { /* a signal or the time limit inside the point */
       line_status = TF_MEMBER_PENDING;
       break;
     }
@@ -448,7 +449,7 @@ static int run_line(void *ctx, uint64_t line, void *const *row) {
     /* a line can be long (one-line scans are one member): stop between its points; the line
      * is then not done and --resume computes it again from its first point */
     points_run = q + 1;
-    if (q + 1 < st->points && tf_checkpoint_stop_point()) {
+    if (q + 1 < st->points && tf_stop_point(&st->run->stop)) {
       line_status = TF_MEMBER_PENDING;
       break;
     }
@@ -581,9 +582,9 @@ static int stationary_execute(tf_run *run, scan_job *job, tf_error *err) {
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
   /* --stop-after counts points here (a line of many points may be all there is) */
-  tf_checkpoint_arm(run->start_time, run->time_limit, run->stop_after, 0);
+  tf_stop_arm(&run->stop, run->start_time, run->time_limit, run->stop_after, 0);
   if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
-  tf_checkpoint_disarm();
+  tf_stop_disarm(&run->stop);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "stationary");
   tf_json_string(run->summary, "continuation", job->stat->continuation);
@@ -670,6 +671,7 @@ typedef struct poincare_scan {
   tf_pws_record prec;
   double *logs; /* the member's unkept logs (pws.h) */
   tf_column fcols[FS_NCOLS];
+  tf_stop_token *stop; /* the run's, which the engines poll */
 } poincare_scan;
 
 static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err);
@@ -696,6 +698,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   const long long d_chunk = 1;
   long long chunk;
   job->ode = tf_ode_default_options();
+  job->ode.stop = ps->stop = &run->stop; /* before the Poincaré spec copies it */
   if (tf_initial_from_config(cfg, k, ps->x0, &spread, &ps->t0, err) ||
       tf_integrator_ode_from_config(cfg, ps->t0, &ps->t_end, &job->ode, err) ||
       tf_poincare_from_config(&ps->spec, cfg, k, &job->ode, err) ||
@@ -751,7 +754,7 @@ static int poincare_point(void *ctx, uint64_t member, void *const *row) {
   if (!valid) return TF_MEMBER_FAILED;
   memcpy(ps->x, ps->x0, dim * sizeof *ps->x);
   tf_poincare_run(ps->engine, job->scratch, ps->t0, ps->x, ps->t_end, &ps->rec, NULL, NULL, 0);
-  if (tf_checkpoint_stopped()) return TF_MEMBER_PENDING;
+  if (tf_stop_requested(ps->stop)) return TF_MEMBER_PENDING;
   const tf_impact_result *r = &ps->rec.result;
   memcpy(row[PC_SAMPLES], ps->rec.samples, w * sizeof(double));
   *(int64_t *)row[PC_RECORDED] = ps->rec.recorded, *(int64_t *)row[PC_PERIOD] = ps->rec.period;
@@ -774,7 +777,8 @@ static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   if (!ps->pws) return tf_fail(err, "out of memory");
   const long long d_chunk = 1;
   long long chunk;
-  if (tf_pws_from_config(ps->pws, cfg, run->comm, NULL, err) ||
+  ps->stop = &run->stop;
+  if (tf_pws_from_config(ps->pws, cfg, run->comm, ps->stop, err) ||
       tf_model_from_config(&job->model, cfg, run->comm,
                            TF_KIND_BIT(TF_MODEL_FILIPPOV) | TF_KIND_BIT(TF_MODEL_SWITCHES),
                            "scan with scan.quantity poincare", err))
@@ -864,7 +868,7 @@ static int filippov_poincare_point(void *ctx, uint64_t member, void *const *row)
                                      .sliding = row[FS_SLIDING],
                                      .slides = row[FS_SLIDES]};
   const int status = tf_pws_section_run(ps->section, member, &ps->prec, &ps->frec);
-  if (tf_checkpoint_stopped()) return TF_MEMBER_PENDING;
+  if (tf_stop_requested(ps->stop)) return TF_MEMBER_PENDING;
   *(int64_t *)row[FS_RECORDED] = ps->frec.poincare.recorded;
   *(int64_t *)row[FS_PERIOD] = ps->frec.poincare.period;
   int64_t *events = row[FS_EVENTS], *work = row[FS_WORK];

@@ -74,34 +74,3 @@ bool tf_stop_requested(const tf_stop_token *t) {
 long long tf_stop_points(const tf_stop_token *t) {
   return t ? t->points : 0;
 }
-
-static tf_stop_token process_token;
-
-tf_stop_token *tf_stop_token_or_process(tf_stop_token *t) {
-  return t ? t : &process_token;
-}
-
-void tf_checkpoint_arm(double start_time, double time_limit, long long stop_after,
-                       long long pause_after) {
-  tf_stop_arm(&process_token, start_time, time_limit, stop_after, pause_after);
-}
-
-void tf_checkpoint_disarm(void) {
-  tf_stop_disarm(&process_token);
-}
-
-bool tf_checkpoint_stop_point(void) {
-  return tf_stop_point(&process_token);
-}
-
-bool tf_checkpoint_poll(void) {
-  return tf_stop_poll(&process_token);
-}
-
-bool tf_checkpoint_stopped(void) {
-  return tf_stop_requested(&process_token);
-}
-
-long long tf_checkpoint_points(void) {
-  return tf_stop_points(&process_token);
-}

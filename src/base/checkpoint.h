@@ -49,16 +49,4 @@ bool tf_stop_requested(const tf_stop_token *t);
 /* Safe points counted since arming. */
 long long tf_stop_points(const tf_stop_token *t);
 
-/* t, or the process-wide token where an engine was given none. */
-tf_stop_token *tf_stop_token_or_process(tf_stop_token *t);
-
-/* The process-wide token of the jobs not yet given their own (same rules as above). */
-void tf_checkpoint_arm(double start_time, double time_limit, long long stop_after,
-                       long long pause_after);
-void tf_checkpoint_disarm(void);
-bool tf_checkpoint_stop_point(void);
-bool tf_checkpoint_poll(void);
-bool tf_checkpoint_stopped(void);
-long long tf_checkpoint_points(void);
-
 #endif

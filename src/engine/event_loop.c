@@ -307,7 +307,7 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   while (t < t_end) {
     /* the run's stop token (checkpoint.h) said stop at a sample, or a signal or the time limit
      * came during a long run: the member ends here, not done */
-    if (tf_stop_poll(tf_stop_token_or_process(l->opt.ode.stop))) {
+    if (tf_stop_poll(l->opt.ode.stop)) {
       res.status = TF_MEMBER_PENDING;
       break;
     }

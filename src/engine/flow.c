@@ -521,7 +521,7 @@ static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample
   double *xs = flow->work;
   long next = 0;
   if (sample && n_samples > 0) sample(sctx, flow->t0, x), next = 1;
-  tf_stop_token *stop = tf_stop_token_or_process(flow->ode.stop);
+  tf_stop_token *stop = flow->ode.stop;
   if (sample && n_samples > 0 && tf_stop_point(stop)) {
     if (n_samples > 1) res.status = TF_MEMBER_PENDING;
     return res;
@@ -618,7 +618,7 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
    * the noise counters) are those of the unsampled run. */
   const double h = (flow->t_end - flow->t0) / (double)total;
   sample(sctx, flow->t0, x);
-  tf_stop_token *stop = tf_stop_token_or_process(flow->ode.stop);
+  tf_stop_token *stop = flow->ode.stop;
   if (tf_stop_point(stop)) return res.t_final = flow->t0, res.status = TF_MEMBER_PENDING, res;
   long done = 0;
   for (long i = 1; i < n_samples; i++) {

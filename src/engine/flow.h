@@ -104,7 +104,7 @@ int tf_initial_from_config(tf_config *cfg, const tf_kernel *k, double *x0, doubl
                            double *t0, tf_error *err);
 /* Reads model.*, initial.*, integrator.* and ensemble.seed (and impact.*, poincare.* for
  * impact kernels or a flow recorded at events).  `stop`: where a member may stop early
- * (checkpoint.h; NULL: the process-wide token).  comm is the run's communicator: loading the
+ * (checkpoint.h; NULL: never).  comm is the run's communicator: loading the
  * model (a model.source is compiled by its rank 0) and starting PETSc for integrator.method
  * petsc-ts are collective over it.  Errors name file, line, key. */
 int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,

@@ -399,7 +399,7 @@ void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long
              .m = m,
              .count = count,
              .n_samples = n_samples,
-             .stop = tf_stop_token_or_process(flow->ode.stop),
+             .stop = flow->ode.stop,
              .computing = computing};
   if (L.w <= 1 || !lanes_alloc(&L)) {
     lanes_free(&L);

@@ -251,8 +251,7 @@ static int setup_result(tf_lyapunov_result *r, const tf_lyapunov_options *o, ave
   r->running = calloc((size_t)o->blocks * (size_t)o->exponents, sizeof *r->running);
   if (!r->blocks || !r->running) return tf_fail(err, "out of memory");
   const long intervals = (long)floor(o->duration / o->interval + 1e-9);
-  *a = (averager){
-      .m = o->exponents, .blocks = o->blocks, .r = r, .stop = tf_stop_token_or_process(o->stop)};
+  *a = (averager){.m = o->exponents, .blocks = o->blocks, .r = r, .stop = o->stop};
   a->intervals_per_block = (int)(intervals / o->blocks);
   a->span_per_block = a->intervals_per_block * span_per_interval;
   r->status = TF_MEMBER_OK;

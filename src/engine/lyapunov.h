@@ -33,7 +33,7 @@ typedef struct tf_lyapunov_options {
   double interval;  /* between re-orthonormalisations: time (flows) or iterations (maps) */
   int blocks;       /* for the error estimate, >= 2 */
   bool finite_differences; /* ignore the kernel's Jacobian */
-  /* Where a run may stop between or inside blocks (checkpoint.h; NULL: the process-wide token).
+  /* Where a run may stop between or inside blocks (checkpoint.h; NULL: never).
    * The engines of event-driven runs take theirs from the integrator options (ode.h). */
   struct tf_stop_token *stop;
 } tf_lyapunov_options;

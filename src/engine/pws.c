@@ -259,7 +259,7 @@ static void sample_step(member_run *mr, double ta, double tb) {
     if (ts > tb || ts < ta) break;
     tf_pws_dense(pws, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
     /* the loop ends the run at its next step */
-    if (tf_stop_point(tf_stop_token_or_process(pws->opts.ode.stop))) {
+    if (tf_stop_point(pws->opts.ode.stop)) {
       mr->next_sample++;
       break;
     }

@@ -56,7 +56,7 @@ typedef struct tf_pws_watch {
 void tf_pws_dense(const tf_pws *pws, double t, double *x);
 
 /* `comm`: the run's communicator (loading the model is collective over it); `stop`: where a
- * member may stop early (checkpoint.h; NULL: the process-wide token).  A replay file its
+ * member may stop early (checkpoint.h; NULL: never).  A replay file its
  * policies name is read afterwards, by the io layer (tf_member_settings.read_replays). */
 int tf_pws_from_config(tf_pws *pws, tf_config *cfg, MPI_Comm comm, tf_stop_token *stop,
                        tf_error *err);

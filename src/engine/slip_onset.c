@@ -66,7 +66,7 @@ static int slips(const tf_kernel *k, const double *p, const tf_evolve2_options *
   start(ctx, s, x);
   out->runs++;
   const int rc = tf_slip_onset_run(k, p, opts, t0, x, t_end, run);
-  if (tf_stop_requested(tf_stop_token_or_process(opts->ode.stop))) { /* inside the run */
+  if (tf_stop_requested(opts->ode.stop)) { /* inside the run */
     out->interrupted = true;
     out->failure = "interrupted";
     return -1;
@@ -99,7 +99,7 @@ int tf_slip_threshold_find(const tf_kernel *k, const double *params, const tf_ev
   }
   while (out->high - out->low > rel_tol * fabs(out->high) + abs_tol && out->iterations < 200) {
     /* a bisection run is the unit a one-computation job can stop between */
-    if (tf_stop_point(tf_stop_token_or_process(opts->ode.stop))) {
+    if (tf_stop_point(opts->ode.stop)) {
       out->interrupted = true;
       out->failure = "interrupted";
       return -1;

@@ -45,8 +45,8 @@ typedef struct tf_ode_options {
   double hmin;     /* steps below this fail with TF_ODE_STEP_UNDERFLOW; 0 = 1e-14 |t| */
   bool fixed_step; /* take exactly h0 per step (no error control), for convergence studies */
   long max_steps;  /* per tf_stepper_integrate call; 0 = unbounded */
-  /* Where the run may stop early (checkpoint.h); NULL: the process-wide token of the jobs not
-   * yet given their own.  A member stopped by it ends with status pending. */
+  /* Where the run may stop early (checkpoint.h), the run's own token; NULL: never.  A member
+   * stopped by it ends with status pending. */
   struct tf_stop_token *stop;
 } tf_ode_options;
 

@@ -429,7 +429,7 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
     memcpy(xv, x, N * sizeof *x);
     code = VecRestoreArray(X, &xv);
   }
-  tf_stop_token *stop = tf_stop_token_or_process(set->ode.stop);
+  tf_stop_token *stop = set->ode.stop;
   if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x), tf_stop_point(stop);
   sampler smp = {.fn = sample,
                  .ctx = sample_ctx,
