@@ -232,7 +232,12 @@ class Results:
 
     # --- event logs ------------------------------------------------------------------------
     def event_kinds(self, name="members/event_log"):
-        return _names(_text(self.dataset(name).attrs["kinds"]))
+        """The names of the event kinds of /members/event_log (or of another dataset with the
+        attribute kinds, such as /members/events); kinds by number where it has none."""
+        ds = self.dataset(name)
+        if "kinds" in ds.attrs:
+            return _names(_text(ds.attrs["kinds"]))
+        return [str(k) for k in range(ds.shape[1] if ds.ndim == 2 else 1)]
 
     def events(self, member=None, name="members/event_log"):
         """The event log of one member (an index), of several (a slice or index array), or of
@@ -332,7 +337,7 @@ class Results:
             elif len(shape) == 2 and shape[1] == len(self.state_names):
                 data[short] = (("member", "state"), self[name])
             elif short == "events":
-                coords["kind"] = self.event_kinds()
+                coords["kind"] = self.event_kinds(name)
                 data[short] = (("member", "kind"), self[name])
         return xarray.Dataset(data, coords=coords, attrs={k: v for k, v in self.attrs.items()
                                                           if isinstance(v, (str, int, float))})
@@ -353,7 +358,7 @@ class Results:
             elif len(shape) == 1:
                 columns[short] = self[name]
             elif short == "events":
-                for kind, column in zip(self.event_kinds(), self[name].T):
+                for kind, column in zip(self.event_kinds(name), self[name].T):
                     columns[f"events_{kind}"] = column
             elif len(shape) == 2 and shape[1] == len(self.state_names):
                 for state, column in zip(self.state_names, self[name].T):

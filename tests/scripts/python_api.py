@@ -228,4 +228,18 @@ with twofold.open("decay.h5") as res:
                 f"to_xarray(): named dimensions {ds['trajectory'].dims}")
     except ImportError:
         print("skipped: xarray is not installed (to_xarray is optional)")
+# without an event log the counts per kind still convert: their names are /members/events'
+nolog = twofold.run("decay.yaml", output="nolog.h5", set={"output.event_log": 0}, progress=None)
+with nolog:
+    try:
+        import pandas  # noqa: F401
+        import h5py
+        with h5py.File("nolog.h5", "r") as raw:
+            counts = raw["members/events"][()][:, 0]  # kind 0: crossing
+        df = nolog.to_pandas()
+        T.check("members/event_log" not in nolog and "events_crossing" in df and
+                df["events_crossing"].tolist() == counts.tolist(),
+                "to_pandas() without /members/event_log: events per kind from /members/events")
+    except ImportError:
+        print("skipped: pandas is not installed (to_pandas is optional)")
 T.finish()
