@@ -5,7 +5,7 @@ it gets alone, bit for bit: the results files' datasets are byte-equal for lanes
 the queue the lanes take members from, so chunks of 1 and 13 members put each member in
 another lane beside other members).  Checked on the Lorenz system (the model's own lanes
 field, with trajectory samples from the lanes' dense output) and on the smoothed Jeffrey
-oscillator under DOPRI5 (the scalar field called lane by lane), and on a model.equations flow
+oscillator under DOPRI5 (its lanes field, with hysteresis and without), and on a model.equations flow
 whose field uses every kind of operation and function (the lanes field the expression compiler
 emits beside the scalar one).  One Lorenz member is also
 held against scipy's DOP853 at tight tolerance, so the identity is one of right numbers."""
@@ -54,6 +54,7 @@ ensemble:
 """)
 
 
+JEFFREY0 = t.write("jeffrey0.yaml", open(JEFFREY).read().replace("beta: 0.01", "beta: 0"))
 EQUATIONS = t.write("equations.yaml", """job: ensemble
 model:
   equations:
@@ -96,6 +97,7 @@ def same_files(name, ref, other):
 
 # (model, config, widths, chunks, also the default): each run is about 0.3 s
 CASES = (("lorenz", LORENZ, (4, 16), (1, 13), True), ("jeffrey", JEFFREY, (16,), (1,), False),
+         ("jeffrey0", JEFFREY0, (4,), (), False),
          ("equations", EQUATIONS, (4, 16), (13,), False))
 for name, cfg, widths, chunks, default in CASES:
     one = t.run(cfg, f"{name}-1.h5", "integrator.lanes=1")
