@@ -1,5 +1,4 @@
-/* member_reduce.c — see member_reduce.h.  The variables, in the order the parser resolves a
- * name: the state components, the model's outputs, its parameters, then t. */
+/* member_reduce.c — see member_reduce.h.  Each reduction is an observable (observable.h). */
 #include "member_reduce.h"
 
 #include <ctype.h>
@@ -8,19 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "observable.h"
 
 enum { REDUCE_MAX = 16, REDUCE_DOC = 320 };
 
 struct tf_member_reduce {
   const tf_kernel *k;
-  size_t n, nvars;
+  size_t n;
   const char *names[REDUCE_MAX];
   char docs[REDUCE_MAX][REDUCE_DOC];
-  tf_expr *expr[REDUCE_MAX];
-  tf_expr_pool *pool;
-  const char **vars; /* nvars names */
-  double *vals;      /* nvars values */
+  tf_observable *value[REDUCE_MAX];
 };
 
 static bool is_identifier(const char *s) {
@@ -34,21 +30,6 @@ static bool is_taken(const char *name, const char *const *taken) {
   for (; taken && *taken; taken++)
     if (strcmp(*taken, name) == 0) return true;
   return false;
-}
-
-/* state, outputs, parameters, t */
-static int make_variables(tf_member_reduce *r) {
-  const tf_kernel *k = r->k;
-  r->nvars = k->dim + k->noutputs + k->nparams + 1;
-  r->vars = calloc(r->nvars, sizeof *r->vars);
-  r->vals = calloc(r->nvars, sizeof *r->vals);
-  if (!r->vars || !r->vals) return -1;
-  size_t v = 0;
-  for (size_t i = 0; i < k->dim; i++) r->vars[v++] = k->state_names[i];
-  for (size_t i = 0; i < k->noutputs; i++) r->vars[v++] = k->output_names[i];
-  for (size_t i = 0; i < k->nparams; i++) r->vars[v++] = k->params[i].name;
-  r->vars[v] = "t";
-  return 0;
 }
 
 static int fail_key(tf_config *cfg, const char *path, tf_error *err, const char *fmt, ...)
@@ -78,13 +59,13 @@ static int add_reduction(tf_member_reduce *r, tf_config *cfg, const char *name,
   const char *text;
   if (tf_config_get_string(cfg, path, NULL, NULL, &text, err)) return -1;
   tf_error why;
-  tf_expr *e = tf_expr_parse(r->pool, text, r->vars, r->nvars, &why);
-  if (!e)
+  tf_observable *value = tf_observable_parse(r->k, text, &why);
+  if (!value)
     return fail_key(cfg, path, err,
                     "%.900s (an expression of the final state, the model's outputs and "
                     "parameters, and t)",
                     why.msg);
-  r->names[r->n] = name, r->expr[r->n] = e;
+  r->names[r->n] = name, r->value[r->n] = value;
   snprintf(r->docs[r->n], REDUCE_DOC, "output.reduce: %s", text);
   r->n++;
   return 0;
@@ -103,11 +84,6 @@ int tf_member_reduce_from_config(tf_config *cfg, const tf_kernel *k, const char 
   tf_member_reduce *r = calloc(1, sizeof *r);
   if (!r) return tf_fail(err, "out of memory");
   r->k = k;
-  r->pool = tf_expr_pool_new();
-  if (!r->pool || make_variables(r)) {
-    tf_member_reduce_destroy(r);
-    return tf_fail(err, "out of memory");
-  }
   for (size_t i = 0; i < n; i++) {
     if (add_reduction(r, cfg, names[i], taken, err)) {
       tf_member_reduce_destroy(r);
@@ -132,18 +108,11 @@ const char *tf_member_reduce_doc(const tf_member_reduce *r, size_t i) {
 
 void tf_member_reduce_eval(tf_member_reduce *r, const double *x, double t, const double *p,
                            double *out) {
-  const tf_kernel *k = r->k;
-  double *v = r->vals;
-  memcpy(v, x, k->dim * sizeof *v);
-  if (k->noutputs) k->outputs(x, p, v + k->dim);
-  memcpy(v + k->dim + k->noutputs, p, k->nparams * sizeof *v);
-  v[r->nvars - 1] = t;
-  for (size_t i = 0; i < r->n; i++) out[i] = tf_expr_eval(r->expr[i], v);
+  for (size_t i = 0; i < r->n; i++) out[i] = tf_observable_eval(r->value[i], t, x, p);
 }
 
 void tf_member_reduce_destroy(tf_member_reduce *r) {
   if (!r) return;
-  tf_expr_pool_free(r->pool);
-  free(r->vars), free(r->vals);
+  for (size_t i = 0; i < r->n; i++) tf_observable_destroy(r->value[i]);
   free(r);
 }
