@@ -118,21 +118,14 @@ with h5py.File("lanes.h5", "r") as f, h5py.File("scalar.h5", "r") as g:
             "lanes 4: R = |x| and z*t equal the member-by-member run's, and |x| of its "
             "final_state")
 
-
-def refused(sets, needle):
-    cmd = [T.TWOFOLD, "check", cfg]
-    for s in sets:
-        cmd += ["--set", s]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    T.check(res.returncode == 2 and needle in res.stderr,
-            f"{' '.join(sets)}: exit {res.returncode}, {res.stderr.strip()[:200]}")
-
-
-refused(["output.columns=[initial_state, exits]"],
-        "key 'output.columns': 'exits' is not a table this ensemble writes")
-refused(["output.reduce.E=x^2 + q"], "key 'output.reduce.E': column 7: unknown name 'q'")
-refused(["output.reduce.steps=x"], "key 'output.reduce.steps': 'steps' is already a table")
-refused(["output.reduce.2x=x"], "key 'output.reduce.2x': a reduction's name is a column name")
+T.refused(cfg, ["output.columns=[initial_state, exits]"],
+          "key 'output.columns': 'exits' is not a table this ensemble writes")
+T.refused(cfg, ["output.reduce.E=x^2 + q"],
+          "key 'output.reduce.E': column 7: unknown name 'q'")
+T.refused(cfg, ["output.reduce.steps=x"],
+          "key 'output.reduce.steps': 'steps' is already a table")
+T.refused(cfg, ["output.reduce.2x=x"],
+          "key 'output.reduce.2x': a reduction's name is a column name")
 res = subprocess.run([T.TWOFOLD, "check", cfg], capture_output=True, text=True)
 T.check(res.returncode == 0, f"the config itself checks: {res.stdout.strip()}")
 T.finish()

@@ -104,20 +104,11 @@ T.check(np.all(r["poincare_recorded"] >= 3) and np.nanmax(resid) < 1e-8,
         f"(largest residual {np.nanmax(resid):.1e}, {int(r['poincare_recorded'].sum())} events)")
 
 
-def refused(cfg, sets, needle):
-    cmd = [T.TWOFOLD, "check", cfg]
-    for s in sets:
-        cmd += ["--set", s]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    T.check(res.returncode == 2 and needle in res.stderr,
-            f"{' '.join(sets) or cfg}: exit {res.returncode}, {res.stderr.strip()[:220]}")
-
-
-refused(up, ["poincare.function=x + q"],
+T.refused(up, ["poincare.function=x + q"],
         "key 'poincare.function': column 5: unknown name 'q' (known: x, v, w, a, t)")
 nofn = config("nofn", "  event: function\n", 10)
-refused(nofn, [], "nofn.yaml:")
-refused(nofn, [], "'poincare.function'")
-refused(config("level", "  event: level\n  function: \"x\"\n", 10), [],
+T.refused(nofn, [], "nofn.yaml:")
+T.refused(nofn, [], "'poincare.function'")
+T.refused(config("level", "  event: level\n  function: \"x\"\n", 10), [],
         "unknown key 'poincare.function'")
 T.finish()
