@@ -858,13 +858,15 @@ static bool compute_round(scheduler *s, double round_start, tf_ensemble_outcome 
        * as it says; a run resumed with that many members done goes on.  A rank standing still
        * still joins the flush rounds other ranks ask for (their buffers fill while it waits),
        * and stands still again after each: else they would wait for it in the round and rank
-       * 0, if among them, would never say it paused. */
+       * 0, if among them, would never say it paused.  That includes the rounds others end
+       * because their time is up (a long chunk on a loaded machine): its own round ends with
+       * theirs. */
       if (!s->paused && s->run->rank == 0)
         fprintf(stderr, "twofold: paused; waiting for a signal\n");
       s->paused = true;
       bool join = false;
       while (!tf_checkpoint_should_stop(s->run->start_time, s->run->time_limit) &&
-             !(join = flush_wanted(s)))
+             !(join = flush_wanted(s) || MPI_Wtime() - round_start >= spec->flush_interval))
         nanosleep(&(struct timespec){0, 10000000}, NULL);
       if (join) break;
     }
