@@ -210,6 +210,15 @@ static char *noisy_flow(tf_error *err) {
       err);
 }
 
+/* A flow without noise: its field is printed for lanes too. */
+static char *lanes_flow(tf_error *err) {
+  return equations_text(
+      "model:\n  equations:\n    state: [x, y, z]\n"
+      "    parameters: {sigma: 10, rho: 28, beta: 2.6666666666666665}\n"
+      "    field: {x: sigma*(y - x), y: x*(rho - z) - y, z: x*y - beta*z}\n",
+      err);
+}
+
 /* Two switching functions: the affinity check differentiates the field in the signs. */
 static char *switches(tf_error *err) {
   return equations_text(
@@ -255,6 +264,7 @@ static void fail_each_call(const char *what, operation op) {
 int main(void) {
   fail_each_call("relay-feedback.yaml", relay_feedback);
   fail_each_call("a noisy flow", noisy_flow);
+  fail_each_call("a flow in lanes", lanes_flow);
   fail_each_call("two switching functions", switches);
   return check_report("test_out_of_memory");
 }
