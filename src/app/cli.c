@@ -556,7 +556,11 @@ static int check_one(const cli_args *a, const char *config) {
     printf("%s: ok (job %s)\n", config, job->name);
     if (a->print) {
       char *dump = tf_config_dump(run.cfg);
-      printf("%s", dump ? dump : "");
+      if (dump)
+        printf("%s", dump);
+      else
+        fprintf(stderr, "twofold: error: %s: out of memory while printing the config\n", config);
+      rc = !dump;
       free(dump);
     }
   }
@@ -928,9 +932,9 @@ static int finish_merged(const char *path, const char *config_text, const char *
   if (f >= 0) H5Fclose(f);
   char *slash = original ? strrchr(original, '/') : NULL;
   if (slash) *slash = '\0';
-  if (run.cfg) tf_config_set_dir(run.cfg, slash ? original : ".");
+  int rc = run.cfg ? tf_config_set_dir(run.cfg, slash ? original : ".", err) : -1;
   free(original);
-  int rc = run.cfg ? setup_job(&run, &job, err) : -1;
+  if (!rc) rc = setup_job(&run, &job, err);
   if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
   if (!rc) rc = job->execute(&run, err);
   *(bool *)ctx = run.file_broken;

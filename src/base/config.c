@@ -9,8 +9,9 @@
  * Scalars stay untyped text until a getter reads them: YAML's implicit typing ("no" is false,
  * "1e3" is a string in YAML 1.1) would otherwise decide for the job what a value means.
  *
- * Configs are small and read once at start-up, so running out of memory here is fatal
- * (the x-allocators abort) instead of threading an error path through every tree operation. */
+ * Running out of memory is an error like any other: a tree operation that cannot allocate
+ * frees what it was given, leaves the tree as it was and returns NULL or -1, and the entry
+ * point that called it says "out of memory" through its tf_error. */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 
@@ -70,34 +71,13 @@ struct tf_config {
   char *dir; /* base of relative file names, if not the file's own directory */
 };
 
-/* ---- allocation and small string helpers ------------------------------------------------ */
+/* ---- running out of memory, and small string helpers ------------------------------------- */
 
-static _Noreturn void out_of_memory(void) {
-  fputs("twofold: out of memory while handling the config\n", stderr);
-  abort();
-}
+static const char out_of_memory[] = "out of memory while handling the config";
 
-static void *xrealloc(void *p, size_t size) {
-  void *q = realloc(p, size ? size : 1);
-  if (!q) out_of_memory();
-  return q;
-}
-
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) out_of_memory();
-  return p;
-}
-
-static char *xstrndup(const char *s, size_t len) {
-  char *copy = xrealloc(NULL, len + 1);
-  memcpy(copy, s, len);
-  copy[len] = '\0';
-  return copy;
-}
-
-static char *xstrdup(const char *s) {
-  return xstrndup(s, strlen(s));
+/* `where` names the config (its file name) or the --set argument being applied. */
+static int fail_memory(tf_error *err, const char *where) {
+  return tf_fail(err, "%s: %s", where, out_of_memory);
 }
 
 /* Appends printf-style text to a fixed buffer, silently truncating: messages only. */
@@ -114,8 +94,10 @@ static void append(char *buf, size_t size, const char *fmt, ...) {
 
 /* ---- the tree ---------------------------------------------------------------------------- */
 
+/* The constructors return NULL when memory runs out. */
 static node *node_new(node_kind kind, origin from) {
-  node *n = xcalloc(1, sizeof *n);
+  node *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
   n->kind = kind;
   n->from = from;
   return n;
@@ -123,7 +105,12 @@ static node *node_new(node_kind kind, origin from) {
 
 static node *scalar_new(const char *text, bool plain, origin from) {
   node *n = node_new(NODE_SCALAR, from);
-  n->text = xstrdup(text);
+  char *copy = n ? strdup(text) : NULL;
+  if (!copy) {
+    free(n);
+    return NULL;
+  }
+  n->text = copy;
   n->plain = plain;
   return n;
 }
@@ -144,26 +131,44 @@ static void node_free(node *n) {
   free(n);
 }
 
-static void grow(node *n) {
-  if (n->count < n->cap) return;
-  n->cap = n->cap ? 2 * n->cap : 4;
-  if (n->kind == NODE_MAPPING)
-    n->entries = xrealloc(n->entries, n->cap * sizeof *n->entries);
-  else
-    n->items = xrealloc(n->items, n->cap * sizeof *n->items);
+/* Room for one more entry or item; -1 (n unchanged) if memory runs out. */
+static int grow(node *n) {
+  if (n->count < n->cap) return 0;
+  const size_t cap = n->cap ? 2 * n->cap : 4;
+  if (n->kind == NODE_MAPPING) {
+    entry *entries = realloc(n->entries, cap * sizeof *entries);
+    if (!entries) return -1;
+    n->entries = entries;
+  } else {
+    node **items = realloc(n->items, cap * sizeof *items);
+    if (!items) return -1;
+    n->items = items;
+  }
+  n->cap = cap;
+  return 0;
 }
 
-/* Takes ownership of key and value. */
-static void mapping_append(node *map, char *key, node *value) {
-  grow(map);
+/* Takes ownership of key and value, also when it fails: -1 if memory runs out, or if key or
+ * value is NULL (a copy or a node that could not be made), so callers need not check those. */
+static int mapping_append(node *map, char *key, node *value) {
+  if (!key || !value || grow(map)) {
+    free(key);
+    node_free(value);
+    return -1;
+  }
   map->entries[map->count++] = (entry){key, value};
   value->parent = map;
+  return 0;
 }
 
-static void sequence_append(node *seq, node *item) {
-  grow(seq);
+static int sequence_append(node *seq, node *item) {
+  if (!item || grow(seq)) {
+    node_free(item);
+    return -1;
+  }
   seq->items[seq->count++] = item;
   item->parent = seq;
+  return 0;
 }
 
 static entry *mapping_find(const node *map, const char *key, size_t len) {
@@ -243,19 +248,24 @@ static node *walk(node *root, const char *path, const char **rest) {
   return at;
 }
 
-/* Creates the missing tail `rest` below mapping `at` as mappings and puts `leaf` at its end. */
-static void graft(node *at, const char *rest, node *leaf, origin from) {
-  for (;;) {
-    const size_t len = strcspn(rest, ".");
-    if (rest[len] == '\0') {
-      mapping_append(at, xstrndup(rest, len), leaf);
-      return;
-    }
+/* Creates the missing tail `rest` below mapping `at` as mappings and puts `leaf` (taken over)
+ * at its end.  The tail is built apart and attached last, so when memory runs out (-1) `at` is
+ * left as it was. */
+static int graft(node *at, const char *rest, node *leaf, origin from) {
+  const size_t len = strcspn(rest, ".");
+  if (rest[len] == '.') {
     node *map = node_new(NODE_MAPPING, from);
-    mapping_append(at, xstrndup(rest, len), map);
-    at = map;
-    rest += len + 1;
+    if (!map) {
+      node_free(leaf);
+      return -1;
+    }
+    if (graft(map, rest + len + 1, leaf, from)) {
+      node_free(map);
+      return -1;
+    }
+    leaf = map;
   }
+  return mapping_append(at, strndup(rest, len), leaf);
 }
 
 /* Dotted path of `n`; only mappings lead to nodes that messages name. */
@@ -387,10 +397,14 @@ static yaml_mark_t mark_of_offset(const char *text, size_t offset) {
   return mark;
 }
 
+static int build_out_of_memory(const builder *b) {
+  return fail_memory(b->err, b->set_text ? b->set_text : b->cfg->name);
+}
+
 static int syntax_fail(const builder *b) {
   const yaml_parser_t *p = &b->parser;
   const char *problem = p->problem ? p->problem : "unknown problem";
-  if (p->error == YAML_MEMORY_ERROR) out_of_memory();
+  if (p->error == YAML_MEMORY_ERROR) return build_out_of_memory(b);
   if (b->set_text)
     return tf_fail(b->err, "%s: YAML syntax error in the value: %s (column %zu)", b->set_text,
                    problem, p->problem_mark.column + 1);
@@ -443,11 +457,17 @@ static node *build_scalar(builder *b, const yaml_event_t *ev, int key_line) {
     return NULL;
   }
   const bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-  return scalar_new(text, plain, origin_at(b, ev->start_mark, key_line));
+  node *n = scalar_new(text, plain, origin_at(b, ev->start_mark, key_line));
+  if (!n) build_out_of_memory(b);
+  return n;
 }
 
 static node *build_sequence(builder *b, const yaml_event_t *start, int key_line) {
   node *seq = node_new(NODE_SEQUENCE, origin_at(b, start->start_mark, key_line));
+  if (!seq) {
+    build_out_of_memory(b);
+    return NULL;
+  }
   for (;;) {
     yaml_event_t ev;
     if (next_event(b, &ev)) break;
@@ -457,7 +477,10 @@ static node *build_sequence(builder *b, const yaml_event_t *start, int key_line)
     }
     node *item = build_node(b, &ev, (int)ev.start_mark.line + 1);
     if (!item) break;
-    sequence_append(seq, item);
+    if (sequence_append(seq, item)) {
+      build_out_of_memory(b);
+      break;
+    }
   }
   node_free(seq);
   return NULL;
@@ -476,9 +499,10 @@ static char *build_key(builder *b, const node *map, yaml_event_t *ev, int *line)
   } else {
     const entry *twin =
         mapping_find(map, (const char *)ev->data.scalar.value, ev->data.scalar.length);
-    if (!twin)
-      key = xstrdup((const char *)ev->data.scalar.value);
-    else if (b->set_text)
+    if (!twin) {
+      key = strdup((const char *)ev->data.scalar.value);
+      if (!key) build_out_of_memory(b);
+    } else if (b->set_text)
       build_fail(b, ev->start_mark, "duplicate key '%s'", twin->key);
     else
       build_fail(b, ev->start_mark, "duplicate key '%s' (already defined at line %d)", twin->key,
@@ -490,6 +514,10 @@ static char *build_key(builder *b, const node *map, yaml_event_t *ev, int *line)
 
 static node *build_mapping(builder *b, const yaml_event_t *start, int key_line) {
   node *map = node_new(NODE_MAPPING, origin_at(b, start->start_mark, key_line));
+  if (!map) {
+    build_out_of_memory(b);
+    return NULL;
+  }
   for (;;) {
     yaml_event_t ev;
     if (next_event(b, &ev)) break;
@@ -505,7 +533,10 @@ static node *build_mapping(builder *b, const yaml_event_t *start, int key_line) 
       free(key);
       break;
     }
-    mapping_append(map, key, value);
+    if (mapping_append(map, key, value)) {
+      build_out_of_memory(b);
+      break;
+    }
   }
   node_free(map);
   return NULL;
@@ -572,7 +603,7 @@ static int parse_stream(builder *b, node **root) {
 }
 
 static int parse_text(builder *b, const char *text, node **root) {
-  if (!yaml_parser_initialize(&b->parser)) out_of_memory();
+  if (!yaml_parser_initialize(&b->parser)) return build_out_of_memory(b);
   b->text = text;
   yaml_parser_set_input_string(&b->parser, (const unsigned char *)text, strlen(text));
   const int rc = parse_stream(b, root);
@@ -592,8 +623,13 @@ static int check_root(const tf_config *cfg, const node *root, tf_error *err) {
 }
 
 tf_config *tf_config_parse_string(const char *text, const char *name, tf_error *err) {
-  tf_config *cfg = xcalloc(1, sizeof *cfg);
-  cfg->name = xstrdup(name ? name : "<string>");
+  if (!name) name = "<string>";
+  tf_config *cfg = calloc(1, sizeof *cfg);
+  if (!cfg || !(cfg->name = strdup(name))) {
+    free(cfg);
+    fail_memory(err, name);
+    return NULL;
+  }
   builder b = {.cfg = cfg, .err = err};
   if (parse_text(&b, text, &cfg->root) || check_root(cfg, cfg->root, err)) {
     tf_config_free(cfg);
@@ -602,22 +638,25 @@ tf_config *tf_config_parse_string(const char *text, const char *name, tf_error *
   return cfg;
 }
 
-/* The whole file as a string; NULL with errno set on failure. */
+/* The whole file as a string; NULL with errno set on failure (ENOMEM: out of memory). */
 static char *read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 4096;
-  char *text = xrealloc(NULL, cap);
+  char *text = malloc(cap);
+  bool no_memory = !text;
   *len = 0;
-  for (size_t got; (got = fread(text + *len, 1, cap - *len - 1, f)) > 0;) {
+  for (size_t got; !no_memory && (got = fread(text + *len, 1, cap - *len - 1, f)) > 0;) {
     *len += got;
-    if (cap - *len - 1 == 0) text = xrealloc(text, cap *= 2);
+    char *grown = cap - *len - 1 == 0 ? realloc(text, cap *= 2) : text;
+    no_memory = !grown;
+    if (grown) text = grown;
   }
-  const int failed = ferror(f), saved = errno;
+  const int saved = no_memory ? ENOMEM : ferror(f) ? (errno ? errno : EIO) : 0;
   fclose(f);
-  if (failed) {
+  if (saved) {
     free(text);
-    errno = saved ? saved : EIO;
+    errno = saved;
     return NULL;
   }
   text[*len] = '\0';
@@ -629,7 +668,10 @@ tf_config *tf_config_load(const char *path, tf_error *err) {
   errno = 0;
   char *text = read_file(path, &len);
   if (!text) {
-    tf_fail(err, "cannot open '%s': %s", path, strerror(errno));
+    if (errno == ENOMEM)
+      fail_memory(err, path);
+    else
+      tf_fail(err, "cannot open '%s': %s", path, strerror(errno));
     return NULL;
   }
   tf_config *cfg = NULL;
@@ -657,10 +699,14 @@ void tf_config_free(tf_config *cfg) {
 
 /* ---- overrides --------------------------------------------------------------------------- */
 
+/* NULL if memory runs out. */
 static const char *keep_set_text(tf_config *cfg, const char *assignment) {
-  char *text = xrealloc(NULL, strlen(assignment) + sizeof "--set ");
+  char **grown = realloc(cfg->set_texts, (cfg->n_set_texts + 1) * sizeof *grown);
+  if (!grown) return NULL;
+  cfg->set_texts = grown;
+  char *text = malloc(strlen(assignment) + sizeof "--set ");
+  if (!text) return NULL;
   sprintf(text, "--set %s", assignment);
-  cfg->set_texts = xrealloc(cfg->set_texts, (cfg->n_set_texts + 1) * sizeof *cfg->set_texts);
   cfg->set_texts[cfg->n_set_texts++] = text;
   return text;
 }
@@ -671,7 +717,11 @@ static node *parse_set_value(tf_config *cfg, const char *value, const char *set_
   builder b = {.cfg = cfg, .set_text = set_text, .err = err};
   node *n = NULL;
   if (parse_text(&b, value, &n)) return NULL;
-  if (!n) return scalar_new("", true, (origin){FROM_SET, set_text, 0, 0});
+  if (!n) {
+    n = scalar_new("", true, (origin){FROM_SET, set_text, 0, 0});
+    if (!n) fail_memory(err, set_text);
+    return n;
+  }
   if (b.root_is_block) {
     node_free(n);
     tf_fail(err,
@@ -700,17 +750,20 @@ static int place_override(tf_config *cfg, const char *key, node *value, tf_error
     node_free(value);
     return rc;
   }
-  graft(at, rest, value, value->from);
-  return 0;
+  const char *set_text = value->from.set_text; /* value is gone if grafting fails */
+  return graft(at, rest, value, value->from) ? fail_memory(err, set_text) : 0;
 }
 
 int tf_config_set(tf_config *cfg, const char *assignment, tf_error *err) {
   const char *set_text = keep_set_text(cfg, assignment);
+  if (!set_text) return tf_fail(err, "--set %s: %s", assignment, out_of_memory);
   const char *eq = strchr(assignment, '=');
   if (!eq) return tf_fail(err, "%s: expected KEY=VALUE", set_text);
-  char *key = xstrndup(assignment, (size_t)(eq - assignment));
+  char *key = strndup(assignment, (size_t)(eq - assignment));
   int rc = -1;
-  if (!path_is_valid(key, true)) {
+  if (!key) {
+    fail_memory(err, set_text);
+  } else if (!path_is_valid(key, true)) {
     tf_fail(err,
             "%s: invalid key '%s' (expected dot-separated names of letters, digits, '_' and '-')",
             set_text, key);
@@ -742,9 +795,14 @@ static int fail_not_mapping(const tf_config *cfg, const node *at, const char *pa
   return fail_type(cfg, at, prefix, expected, err);
 }
 
-/* The node at `path`, marked used with its ancestors.  When absent, `def` (taken over; NULL if
- * the key is required) is inserted with any missing mappings above it. */
-static node *resolve(tf_config *cfg, const char *path, node *def, tf_error *err) {
+/* The node at `path`, marked used with its ancestors.  When absent, the default `def` (taken
+ * over) is inserted with any missing mappings above it.  `defaulted` false means the key is
+ * required; true with `def` NULL, that making the default ran out of memory. */
+static node *resolve(tf_config *cfg, const char *path, bool defaulted, node *def, tf_error *err) {
+  if (defaulted && !def) {
+    fail_memory(err, cfg->name);
+    return NULL;
+  }
   if (!path_is_valid(path, false)) {
     node_free(def);
     tf_fail(err, "%s: invalid key path '%s'", cfg->name, path);
@@ -766,7 +824,10 @@ static node *resolve(tf_config *cfg, const char *path, node *def, tf_error *err)
     fail_missing(cfg, at, path, err);
     return NULL;
   }
-  graft(at, rest, def, def->from);
+  if (graft(at, rest, def, def->from)) {
+    fail_memory(err, cfg->name);
+    return NULL;
+  }
   mark_upward(def);
   return def;
 }
@@ -866,7 +927,7 @@ static int check_double(const tf_config *cfg, const node *n, const char *path, d
 
 int tf_config_get_double(tf_config *cfg, const char *path, const double *def, double min,
                          double max, double *out, tf_error *err) {
-  node *n = resolve(cfg, path, def ? double_node(*def, default_origin) : NULL, err);
+  node *n = resolve(cfg, path, def != NULL, def ? double_node(*def, default_origin) : NULL, err);
   if (!n) return -1;
   double v;
   if (n->kind != NODE_SCALAR || !parse_number(n->text, &v))
@@ -910,7 +971,8 @@ int tf_config_get_int(tf_config *cfg, const char *path, const long long *def, lo
                       long long max, long long *out, tf_error *err) {
   char text[32];
   if (def) snprintf(text, sizeof text, "%lld", *def);
-  node *n = resolve(cfg, path, def ? scalar_new(text, true, default_origin) : NULL, err);
+  node *n =
+      resolve(cfg, path, def != NULL, def ? scalar_new(text, true, default_origin) : NULL, err);
   if (!n) return -1;
   long long v = 0;
   const int parsed = n->kind == NODE_SCALAR ? parse_integer(n->text, &v) : -1;
@@ -935,7 +997,7 @@ static bool parse_bool(const char *s, bool *out) {
 
 int tf_config_get_bool(tf_config *cfg, const char *path, const bool *def, bool *out,
                        tf_error *err) {
-  node *n = resolve(cfg, path,
+  node *n = resolve(cfg, path, def != NULL,
                     def ? scalar_new(*def ? "true" : "false", true, default_origin) : NULL, err);
   if (!n) return -1;
   if (n->kind != NODE_SCALAR || !parse_bool(n->text, out))
@@ -959,12 +1021,9 @@ static int fail_choice(const tf_config *cfg, const node *n, const char *path,
 int tf_config_get_string(tf_config *cfg, const char *path, const char *def,
                          const char *const *choices, const char **out, tf_error *err) {
   /* A default that reads as null ("", "~") must be quoted to stay a string. */
-  node *dflt = NULL;
-  if (def) {
-    dflt = scalar_new(def, true, default_origin);
-    dflt->plain = !is_null(dflt);
-  }
-  node *n = resolve(cfg, path, dflt, err);
+  node *dflt = def ? scalar_new(def, true, default_origin) : NULL;
+  if (dflt) dflt->plain = !is_null(dflt);
+  node *n = resolve(cfg, path, def != NULL, dflt, err);
   if (!n) return -1;
   if (n->kind != NODE_SCALAR || is_null(n)) return fail_type(cfg, n, path, "a string", err);
   bool allowed = !choices;
@@ -978,7 +1037,11 @@ int tf_config_get_string(tf_config *cfg, const char *path, const char *def,
 
 static node *double_sequence(const double *values, size_t n) {
   node *seq = node_new(NODE_SEQUENCE, default_origin);
-  for (size_t i = 0; i < n; i++) sequence_append(seq, double_node(values[i], default_origin));
+  for (size_t i = 0; seq && i < n; i++)
+    if (sequence_append(seq, double_node(values[i], default_origin))) {
+      node_free(seq);
+      seq = NULL;
+    }
   return seq;
 }
 
@@ -1003,7 +1066,7 @@ static int check_length(const tf_config *cfg, const node *n, const char *path, s
 int tf_config_get_double_array(tf_config *cfg, const char *path, const double *def, size_t def_n,
                                size_t n_expected, double *out, size_t cap, size_t *n_out,
                                tf_error *err) {
-  node *n = resolve(cfg, path, def ? double_sequence(def, def_n) : NULL, err);
+  node *n = resolve(cfg, path, def != NULL, def ? double_sequence(def, def_n) : NULL, err);
   if (!n) return -1;
   if (n->kind == NODE_SCALAR && n_expected == 1) {
     if (check_length(cfg, n, path, 1, n_expected, cap, err) ||
@@ -1026,7 +1089,7 @@ static node *find(const tf_config *cfg, const char *path);
 
 int tf_config_get_string_array(tf_config *cfg, const char *path, const char **out, size_t cap,
                                size_t *n_out, tf_error *err) {
-  node *n = resolve(cfg, path, NULL, err);
+  node *n = resolve(cfg, path, false, NULL, err);
   if (!n) return -1;
   if (n->kind != NODE_SEQUENCE) return fail_type(cfg, n, path, "a sequence of names", err);
   if (n->count < 1 || n->count > cap)
@@ -1047,7 +1110,7 @@ int tf_config_keys(tf_config *cfg, const char *path, const char **names, size_t 
                    tf_error *err) {
   *n_out = 0;
   if (!tf_config_has(cfg, path)) return 0;
-  node *n = resolve(cfg, path, NULL, err);
+  node *n = resolve(cfg, path, false, NULL, err);
   if (!n) return -1;
   if (n->kind != NODE_MAPPING) return fail_type(cfg, n, path, "a mapping", err);
   if (n->count > cap)
@@ -1091,9 +1154,12 @@ const char *tf_config_source(const tf_config *cfg) {
   return cfg->name;
 }
 
-void tf_config_set_dir(tf_config *cfg, const char *dir) {
+int tf_config_set_dir(tf_config *cfg, const char *dir, tf_error *err) {
+  char *copy = NULL;
+  if (dir && !(copy = strdup(dir))) return fail_memory(err, cfg->name);
   free(cfg->dir);
-  cfg->dir = dir ? xstrdup(dir) : NULL;
+  cfg->dir = copy;
+  return 0;
 }
 
 const char *tf_config_dir(const tf_config *cfg) {
@@ -1160,8 +1226,11 @@ typedef struct text_buffer {
 static int write_to_buffer(void *data, unsigned char *bytes, size_t size) {
   text_buffer *out = data;
   if (out->len + size + 1 > out->cap) {
-    out->cap = 2 * (out->len + size + 1);
-    out->data = xrealloc(out->data, out->cap);
+    const size_t cap = 2 * (out->len + size + 1);
+    char *grown = realloc(out->data, cap);
+    if (!grown) return 0; /* the emitter fails with a write error */
+    out->data = grown;
+    out->cap = cap;
   }
   memcpy(out->data + out->len, bytes, size);
   out->len += size;
@@ -1248,7 +1317,7 @@ static char *dump_node(const node *n) {
     free(out.data);
     return NULL;
   }
-  return out.data ? out.data : xstrdup("");
+  return out.data ? out.data : strdup("");
 }
 
 char *tf_config_dump(const tf_config *cfg) {

@@ -25,7 +25,11 @@ typedef struct tf_config tf_config;
 
 /* Parse a YAML file.  NULL on failure: missing/unreadable file, YAML syntax error (with
  * line and column), a document that is not a mapping, duplicate keys, anchors/aliases/tags
- * (not supported), empty file. */
+ * (not supported), empty file.
+ *
+ * When memory runs out, the functions below that fail with err (returning -1 or NULL) fail
+ * with "<file or --set argument>: out of memory while handling the config" and leave the
+ * config's keys and values as they were; none ends the process. */
 tf_config *tf_config_load(const char *path, tf_error *err);
 
 /* Same from a string; `name` stands in for the file name in messages. */
@@ -93,11 +97,13 @@ const char *tf_config_where(const tf_config *cfg, const char *path, char *buf, s
 int tf_config_check_unused(const tf_config *cfg, tf_error *err);
 
 /* YAML text of the whole config as run (overrides applied, defaults inserted), in file
- * order with inserted keys appended to their mapping.  malloc'd; caller frees. */
+ * order with inserted keys appended to their mapping.  malloc'd; caller frees.  NULL if
+ * memory runs out. */
 char *tf_config_dump(const tf_config *cfg);
 
-/* YAML text of the subtree at path, or NULL if absent.  malloc'd.  Used to fingerprint the
- * parts of a config that determine results (checked on --resume). */
+/* YAML text of the subtree at path, or NULL if absent or if memory runs out (tf_config_has
+ * tells which).  malloc'd.  Used to fingerprint the parts of a config that determine results
+ * (checked on --resume). */
 char *tf_config_dump_path(const tf_config *cfg, const char *path);
 
 /* The keys of the mapping at `path` (NULL: the top level) of which something was read, in
@@ -116,8 +122,9 @@ const char *tf_config_source(const tf_config *cfg);
 
 /* The directory that relative file names in the config (model.library, model.source) are
  * relative to, when it is not the config file's own: a config re-read from a results file
- * (twofold merge) is given its original file's.  NULL if not set. */
-void tf_config_set_dir(tf_config *cfg, const char *dir);
+ * (twofold merge) is given its original file's.  NULL if not set.  Setting it returns 0, or -1
+ * with err filled if memory runs out (the directory is then unchanged). */
+int tf_config_set_dir(tf_config *cfg, const char *dir, tf_error *err);
 const char *tf_config_dir(const tf_config *cfg);
 
 /* A file name the config gives at `key` as the user meant it: relative to the config file's

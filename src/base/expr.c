@@ -20,8 +20,14 @@ typedef struct block {
   tf_expr nodes[POOL_BLOCK];
 } block;
 
+/* When a block cannot be allocated the pool fails for good and hands out its spare node from
+ * then on, so the builders below never see NULL; tf_expr_parse and tf_expr_diff report the
+ * failure instead of the tree.  The spare is kept a leaf (fold resets it), so a walk over a
+ * tree holding it ends. */
 struct tf_expr_pool {
   block *head;
+  int failed;
+  tf_expr spare;
 };
 
 tf_expr_pool *tf_expr_pool_new(void) {
@@ -37,17 +43,20 @@ void tf_expr_pool_free(tf_expr_pool *pool) {
   free(pool);
 }
 
+int tf_expr_pool_failed(const tf_expr_pool *pool) {
+  return pool->failed;
+}
+
 static tf_expr *node_new(tf_expr_pool *pool, tf_expr_op op) {
-  if (!pool->head || pool->head->used == POOL_BLOCK) {
+  if (!pool->failed && (!pool->head || pool->head->used == POOL_BLOCK)) {
     block *b = calloc(1, sizeof *b);
-    if (!b) {
-      fputs("twofold: out of memory while compiling model equations\n", stderr);
-      abort();
+    if (b) {
+      b->next = pool->head;
+      pool->head = b;
     }
-    b->next = pool->head;
-    pool->head = b;
+    pool->failed = !b;
   }
-  tf_expr *e = &pool->head->nodes[pool->head->used++];
+  tf_expr *e = pool->failed ? &pool->spare : &pool->head->nodes[pool->head->used++];
   memset(e, 0, sizeof *e);
   e->op = op;
   return e;
@@ -174,8 +183,10 @@ static int all_numbers(const tf_expr *e) {
   return e->op != TF_EX_VAR;
 }
 
-/* Replaces a node whose arguments are all numbers by its value, if that is finite. */
+/* Replaces a node whose arguments are all numbers by its value, if that is finite.  Every
+ * node with arguments passes here once they are set: a failed pool's spare becomes a leaf. */
 static tf_expr *fold(tf_expr_pool *pool, tf_expr *e) {
+  if (pool->failed) return node_new(pool, TF_EX_NUM);
   if (e->op == TF_EX_NUM || !all_numbers(e)) return e;
   const double v = tf_expr_eval(e, NULL);
   if (!isfinite(v)) return e;
@@ -502,20 +513,27 @@ static tf_expr *parse_expr(parser *ps) {
   return e;
 }
 
+static tf_expr *parse_all(parser *ps) {
+  skip_space(ps);
+  if (!*ps->at) return fail_at(ps, ps->at, "empty expression");
+  tf_expr *e = parse_expr(ps);
+  if (!e) return NULL;
+  skip_space(ps);
+  if (*ps->at) {
+    if (*ps->at == ')') return fail_at(ps, ps->at, "unmatched ')'");
+    return fail_at(ps, ps->at, "unexpected '%s' after a complete expression",
+                   show_char(ps->at).text);
+  }
+  return e;
+}
+
 tf_expr *tf_expr_parse(tf_expr_pool *pool, const char *text, const char *const *names,
                        size_t nnames, tf_error *err) {
   parser ps = {pool, text, text, names, nnames, err, 0, 0};
-  skip_space(&ps);
-  if (!*ps.at) return fail_at(&ps, ps.at, "empty expression");
-  tf_expr *e = parse_expr(&ps);
-  if (!e) return NULL;
-  skip_space(&ps);
-  if (*ps.at) {
-    if (*ps.at == ')') return fail_at(&ps, ps.at, "unmatched ')'");
-    return fail_at(&ps, ps.at, "unexpected '%s' after a complete expression",
-                   show_char(ps.at).text);
-  }
-  return e;
+  tf_expr *e = parse_all(&ps);
+  if (!pool->failed) return e;
+  tf_fail(err, "out of memory while compiling model equations");
+  return NULL;
 }
 
 /* ---- derivatives --------------------------------------------------------------------------- */
@@ -569,11 +587,11 @@ static tf_expr *outer_derivative(tf_expr_pool *pool, tf_expr_fn fn, tf_expr *u) 
   }
 }
 
-tf_expr *tf_expr_diff(tf_expr_pool *pool, const tf_expr *e, int var) {
+static tf_expr *derivative(tf_expr_pool *pool, const tf_expr *e, int var) {
   if (!tf_expr_depends(e, var)) return num(pool, 0);
   tf_expr *a = e->nargs > 0 ? e->arg[0] : NULL, *b = e->nargs > 1 ? e->arg[1] : NULL;
-  tf_expr *da = a ? tf_expr_diff(pool, a, var) : NULL;
-  tf_expr *db = b ? tf_expr_diff(pool, b, var) : NULL;
+  tf_expr *da = a ? derivative(pool, a, var) : NULL;
+  tf_expr *db = b ? derivative(pool, b, var) : NULL;
   switch (e->op) {
     case TF_EX_NUM:
       return num(pool, 0);
@@ -597,8 +615,8 @@ tf_expr *tf_expr_diff(tf_expr_pool *pool, const tf_expr *e, int var) {
                  add(pool, mul(pool, db, call(pool, TF_FN_LOG, a, NULL)),
                      divide(pool, mul(pool, b, da), a)));
     case TF_EX_SELECT:
-      return select_le(pool, e->arg[0], e->arg[1], tf_expr_diff(pool, e->arg[2], var),
-                       tf_expr_diff(pool, e->arg[3], var));
+      return select_le(pool, e->arg[0], e->arg[1], derivative(pool, e->arg[2], var),
+                       derivative(pool, e->arg[3], var));
     case TF_EX_CALL:
       break;
   }
@@ -608,7 +626,7 @@ tf_expr *tf_expr_diff(tf_expr_pool *pool, const tf_expr *e, int var) {
                     add(pool, mul(pool, b, b), mul(pool, a, a)));
     case TF_FN_POW: {
       tf_expr *p = make(pool, TF_EX_POW, a, b);
-      return tf_expr_diff(pool, p, var);
+      return derivative(pool, p, var);
     }
     case TF_FN_MIN:
       return select_le(pool, a, b, da, db);
@@ -617,6 +635,11 @@ tf_expr *tf_expr_diff(tf_expr_pool *pool, const tf_expr *e, int var) {
     default:
       return mul(pool, outer_derivative(pool, e->fn, a), da);
   }
+}
+
+tf_expr *tf_expr_diff(tf_expr_pool *pool, const tf_expr *e, int var) {
+  tf_expr *d = derivative(pool, e, var);
+  return pool->failed ? NULL : d;
 }
 
 /* ---- C output ------------------------------------------------------------------------------ */

@@ -78,21 +78,25 @@ typedef struct tf_expr {
 } tf_expr;
 
 /* Every node of a set of expressions lives in one pool, freed at once: derivatives share
- * subtrees with their expressions. */
+ * subtrees with their expressions.  tf_expr_pool_new returns NULL if memory runs out.  A pool
+ * that once could not grow has failed for good: every later parse and derivative from it
+ * fails too (trees it made before stay valid). */
 typedef struct tf_expr_pool tf_expr_pool;
 tf_expr_pool *tf_expr_pool_new(void);
 void tf_expr_pool_free(tf_expr_pool *pool);
+int tf_expr_pool_failed(const tf_expr_pool *pool);
 
 /* Name of a function as written, and its index (-1 if `name` is none). */
 const char *tf_expr_fn_name(tf_expr_fn fn);
 int tf_expr_fn_find(const char *name, size_t len);
 
 /* Parses `text`; names[0..nnames) are the variables.  On error returns NULL and writes
- * "column C: what" to err (the caller prefixes file, line and key). */
+ * "column C: what" to err (the caller prefixes file, line and key), or "out of memory while
+ * compiling model equations" when the pool fails. */
 tf_expr *tf_expr_parse(tf_expr_pool *pool, const char *text, const char *const *names,
                        size_t nnames, tf_error *err);
 
-/* d e / d var, simplified. */
+/* d e / d var, simplified; NULL when the pool fails (out of memory). */
 tf_expr *tf_expr_diff(tf_expr_pool *pool, const tf_expr *e, int var);
 
 /* True if e contains variable var. */

@@ -223,11 +223,12 @@ static int first_column(const tf_expr *e) {
 }
 
 /* Affinity in the signs, decided symbolically: e is affine iff no d e / d s_k depends on any
- * sign (s_k itself included).  Returns the first such k, with the sign left in *other, or -1. */
+ * sign (s_k itself included).  Returns the first such k, with the sign left in *other, or -1
+ * (also when memory runs out: tf_equations_source reports the failed pool). */
 static int nonaffine_in(model *m, const tf_expr *e, size_t *other) {
   for (size_t k = 0; k < m->nsigns; k++) {
     const tf_expr *d = tf_expr_diff(m->pool, e, sign_var(m, k));
-    for (size_t j = 0; j < m->nsigns; j++)
+    for (size_t j = 0; d && j < m->nsigns; j++)
       if (tf_expr_depends(d, sign_var(m, j))) {
         *other = j;
         return (int)k;
@@ -582,8 +583,9 @@ static void put(out *o, const char *fmt, ...) {
   }
 }
 
+/* e NULL: a derivative that ran out of memory. */
 static void put_expr_as(out *o, const tf_expr *e, const char *const *c_names) {
-  if (!o->failed && tf_expr_emit(e, c_names, &o->buf, &o->len, &o->cap)) o->failed = 1;
+  if (!o->failed && (!e || tf_expr_emit(e, c_names, &o->buf, &o->len, &o->cap))) o->failed = 1;
 }
 
 static void put_expr(out *o, const model *m, const tf_expr *e) {
@@ -872,11 +874,17 @@ int tf_equations_source(tf_config *cfg, char **source, const char **name, tf_err
   }
   if (!rc) {
     *source = print_model(m);
-    if (!*source)
-      rc = fail_at(m, BASE, err,
-                   "could not print the model as C (a constant that does not "
-                   "round-trip through text, or out of memory)");
     *name = m->name;
+  }
+  /* a pool that ran out of memory voids the checks of affinity and the C made from it */
+  if (!rc && tf_expr_pool_failed(m->pool)) {
+    free(*source);
+    *source = NULL;
+    rc = fail_at(m, BASE, err, "out of memory while compiling model equations");
+  } else if (!rc && !*source) {
+    rc = fail_at(m, BASE, err,
+                 "could not print the model as C (a constant that does not "
+                 "round-trip through text, or out of memory)");
   }
   for (size_t i = 0; i < m->nnames; i++) free(m->c_names[i]);
   tf_expr_pool_free(m->pool);

@@ -30,13 +30,13 @@ bool tf_equations_present(const tf_config *cfg);
 
 /* Reads model.equations (every key marked used) and returns the generated C source
  * (malloc'd) and the model's name (valid while cfg lives).  Errors name file:line, the key
- * and, inside an expression, the column. */
+ * and, inside an expression, the column.  Running out of memory is such an error too. */
 int tf_equations_source(tf_config *cfg, char **source, const char **name, tf_error *err);
 
 /* Warnings about a model that reads correctly: a flow whose field has sign() of the state (a
  * jump it will not locate; the message points to 'switching').  One line per equation, each
- * naming file:line, key and column, into text[0..n).  Returns how many (0 if none or if the
- * model does not read). */
+ * naming file:line, key and column, into text[0..n).  Returns how many (0 if none, if the
+ * model does not read or if memory runs out). */
 int tf_equations_warnings(tf_config *cfg, char *text, size_t n);
 
 /* The same, written to dir/equations-<name>-<hash of the source>.c (created under a

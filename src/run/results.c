@@ -24,6 +24,10 @@ static char *fingerprint(const tf_config *cfg, const char *const *paths) {
   out[0] = '\0';
   for (const char *const *p = paths; *p; p++) {
     char *text = tf_config_dump_path(cfg, *p);
+    if (!text && tf_config_has(cfg, *p)) { /* out of memory */
+      free(out);
+      return NULL;
+    }
     const char *piece = text ? text : "(absent)\n";
     const size_t need = len + strlen(*p) + strlen(piece) + 8;
     if (need > cap) {
@@ -165,7 +169,9 @@ static int write_provenance(tf_run *run, hid_t file, const char *fp) {
   char created[64];
   const time_t now = time(NULL);
   strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  int rc = tf_h5_attr_string(file, "twofold_version", TF_VERSION_STRING) |
+  /* a config that could not be written out (out of memory) fails the header, after the
+   * collective writes every rank makes alike */
+  int rc = (dump ? 0 : -1) | tf_h5_attr_string(file, "twofold_version", TF_VERSION_STRING) |
            tf_h5_attr_string(file, "config", dump ? dump : "") |
            tf_h5_attr_string(file, "config_source", run->config_path ? run->config_path : "") |
            tf_h5_attr_string(file, "fingerprint", fp) |
