@@ -201,7 +201,7 @@ static void dense_at(const tf_stepper *st, double theta, double *out) {
 
 /* The extension is lazy (build NULL): tf_rk_dense builds it on first use. */
 static tf_ode_status step(tf_stepper *s, double *t, double *x, double t_limit) {
-  return tf_rk_step_with(s, t, x, t_limit, attempt, error_measure, NULL);
+  return tf_rk_step_with(s, t, x, t_limit, s->n, attempt, error_measure, NULL);
 }
 
 static bool sample_is_exact(const tf_stepper *s) {

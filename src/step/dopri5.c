@@ -11,13 +11,13 @@
 static const tf_rk_tableau tableau = {
     .stages = STAGES, .a = A, .b = A + 6 * STAGES, .c = C, .e = E};
 
-/* Inlined at each call, where nk and the coefficients are constants: the loop over the stages
- * unrolls and the coefficients become immediates (a Runge-Kutta step of a small system is
- * mostly these sums). */
+/* Inlined at each call, where nk, the coefficients and (for a small system) n are constants:
+ * the loops unroll and the coefficients become immediates (a Runge-Kutta step of a small system
+ * is mostly these sums). */
 static inline __attribute__((always_inline)) void axpy_stages(tf_stepper *s, const double *x,
-                                                              double h, int row) {
+                                                              double h, int row, size_t n) {
   const double *a = A + row * STAGES;
-  for (size_t i = 0; i < s->n; i++) {
+  for (size_t i = 0; i < n; i++) {
     double acc = 0.0;
     for (int j = 0; j < row; j++) acc += a[j] * s->k[j][i];
     s->stage[i] = x[i] + h * acc;
@@ -25,32 +25,36 @@ static inline __attribute__((always_inline)) void axpy_stages(tf_stepper *s, con
 }
 
 /* Six new stages; k[6] is f at the 5th-order solution (reused as k[0] of the next step). */
-static void attempt(tf_stepper *s, double t, const double *x, double h) {
-  axpy_stages(s, x, h, 1);
+static inline __attribute__((always_inline)) void attempt_n(tf_stepper *s, double t,
+                                                            const double *x, double h, size_t n) {
+  axpy_stages(s, x, h, 1, n);
   tf_rk_eval(s, t + C[1] * h, s->stage, s->k[1]);
-  axpy_stages(s, x, h, 2);
+  axpy_stages(s, x, h, 2, n);
   tf_rk_eval(s, t + C[2] * h, s->stage, s->k[2]);
-  axpy_stages(s, x, h, 3);
+  axpy_stages(s, x, h, 3, n);
   tf_rk_eval(s, t + C[3] * h, s->stage, s->k[3]);
-  axpy_stages(s, x, h, 4);
+  axpy_stages(s, x, h, 4, n);
   tf_rk_eval(s, t + C[4] * h, s->stage, s->k[4]);
-  axpy_stages(s, x, h, 5);
+  axpy_stages(s, x, h, 5, n);
   tf_rk_eval(s, t + h, s->stage, s->k[5]);
-  axpy_stages(s, x, h, 6);
-  memcpy(s->x_new, s->stage, s->n * sizeof *s->x_new);
+  axpy_stages(s, x, h, 6, n);
+  memcpy(s->x_new, s->stage, n * sizeof *s->x_new);
   tf_rk_eval(s, t + h, s->x_new, s->k[6]);
 }
 
-static double error_norm(const tf_stepper *s, const double *x, double h) {
+static inline __attribute__((always_inline)) double error_norm_n(const tf_stepper *s,
+                                                                 const double *x, double h,
+                                                                 size_t n) {
   double *v = s->stage; /* free between attempts */
-  for (size_t i = 0; i < s->n; i++)
+  for (size_t i = 0; i < n; i++)
     v[i] = h * (E[0] * s->k[0][i] + E[2] * s->k[2][i] + E[3] * s->k[3][i] + E[4] * s->k[4][i] +
                 E[5] * s->k[5][i] + E[6] * s->k[6][i]);
-  return tf_rk_weighted_rms(s, v, x, s->x_new);
+  return tf_rk_weighted_rms_n(s, v, x, s->x_new, n);
 }
 
-static void build_dense(tf_stepper *s, const double *x, double h) {
-  for (size_t i = 0; i < s->n; i++) {
+static inline __attribute__((always_inline)) void build_dense_n(tf_stepper *s, const double *x,
+                                                                double h, size_t n) {
+  for (size_t i = 0; i < n; i++) {
     const double dx = s->x_new[i] - x[i];
     const double bspl = h * s->k[0][i] - dx;
     s->cont[0][i] = x[i];
@@ -62,6 +66,30 @@ static void build_dense(tf_stepper *s, const double *x, double h) {
   }
 }
 
+/* The driver instantiated for n components: N a constant for the small systems most models
+ * are (the loops then unroll, with no loop control or alias checks between a step's sums),
+ * s->n otherwise.  The arithmetic is the same either way, component by component. */
+#define DOPRI5_STEP_FOR(name, N)                                                             \
+  static void name##_attempt(tf_stepper *s, double t, const double *x, double h) {           \
+    attempt_n(s, t, x, h, N);                                                                \
+  }                                                                                          \
+  static double name##_error(const tf_stepper *s, const double *x, double h) {               \
+    return error_norm_n(s, x, h, N);                                                         \
+  }                                                                                          \
+  static void name##_build(tf_stepper *s, const double *x, double h) {                       \
+    build_dense_n(s, x, h, N);                                                               \
+  }                                                                                          \
+  static tf_ode_status name(tf_stepper *s, double *t, double *x, double t_limit) {           \
+    return tf_rk_step_with(s, t, x, t_limit, N, name##_attempt, name##_error, name##_build); \
+  }
+DOPRI5_STEP_FOR(step_any, s->n)
+DOPRI5_STEP_FOR(step_1, 1)
+DOPRI5_STEP_FOR(step_2, 2)
+DOPRI5_STEP_FOR(step_3, 3)
+DOPRI5_STEP_FOR(step_4, 4)
+DOPRI5_STEP_FOR(step_5, 5)
+DOPRI5_STEP_FOR(step_6, 6)
+
 static void dense_at(const tf_stepper *s, double theta, double *out) {
   const double theta1 = 1.0 - theta;
   for (size_t i = 0; i < s->n; i++)
@@ -71,7 +99,22 @@ static void dense_at(const tf_stepper *s, double theta, double *out) {
 }
 
 static tf_ode_status step(tf_stepper *s, double *t, double *x, double t_limit) {
-  return tf_rk_step_with(s, t, x, t_limit, attempt, error_norm, build_dense);
+  switch (s->n) {
+    case 1:
+      return step_1(s, t, x, t_limit);
+    case 2:
+      return step_2(s, t, x, t_limit);
+    case 3:
+      return step_3(s, t, x, t_limit);
+    case 4:
+      return step_4(s, t, x, t_limit);
+    case 5:
+      return step_5(s, t, x, t_limit);
+    case 6:
+      return step_6(s, t, x, t_limit);
+    default:
+      return step_any(s, t, x, t_limit);
+  }
 }
 
 /* Every step builds the extension, so a sample is the dense output, exact. */

@@ -201,7 +201,7 @@ void tf_rk_restart(tf_stepper *s, double t0, const double *x0) {
 }
 
 static tf_ode_status rk_step(tf_stepper *s, double *t, double *x, double t_limit) {
-  return tf_rk_step_with(s, t, x, t_limit, tf_rk_tableau_attempt, tf_rk_tableau_error,
+  return tf_rk_step_with(s, t, x, t_limit, s->n, tf_rk_tableau_attempt, tf_rk_tableau_error,
                          tf_rk_tableau_build_dense);
 }
 

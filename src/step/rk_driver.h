@@ -58,17 +58,22 @@ static inline __attribute__((always_inline)) void tf_rk_hermite(const tf_stepper
              th * th1 * ((th - th1) * (x1[i] - x0[i]) + h * (th1 * f0[i] - th * f1[i]));
 }
 
+/* The smallest step before a step fails as an underflow at t (only where a step shrinks). */
+static inline double tf_rk_hmin_floor(const tf_stepper *s, double t) {
+  return s->opt.hmin > 0 ? s->opt.hmin : 1e-14 * fmax(1.0, fabs(t));
+}
+
 /* One accepted step: Hairer's PI controller, rejections, a hard shrink after an overflow, the
- * first-same-as-last swap, and the extension kept. */
+ * first-same-as-last swap, and the extension kept.  n is s->n, or that value as a constant
+ * where a fast path is instantiated for a fixed dimension. */
 static inline __attribute__((always_inline)) tf_ode_status tf_rk_step_with(
-    tf_stepper *s, double *t, double *x, double t_limit, tf_rk_attempt_fn attempt,
+    tf_stepper *s, double *t, double *x, double t_limit, size_t n, tf_rk_attempt_fn attempt,
     tf_rk_error_fn error, tf_rk_build_fn build) {
   if (!s->fsal_valid) tf_rk_reset(s, *t, x);
   const tf_stepper_type *ty = s->type;
   const int fsal = ty->fsal_stage;
   const double safety = ty->control.safety, expo1 = ty->control.expo1, beta = ty->control.beta;
   const double fac_lo = ty->control.fac_lo, fac_hi = ty->control.fac_hi;
-  const double hmin_floor = s->opt.hmin > 0 ? s->opt.hmin : 1e-14 * fmax(1.0, fabs(*t));
   if (s->model_code) return TF_ODE_MODEL_FAILED; /* refused at the accepted state itself */
   for (;;) {
     double h = s->h;
@@ -80,9 +85,9 @@ static inline __attribute__((always_inline)) tf_ode_status tf_rk_step_with(
     if (s->model_code < 0) return TF_ODE_MODEL_FAILED;
     const bool refused = s->model_code > 0;
     s->model_code = 0;
-    if (refused || !isfinite(err) || !tf_rk_all_finite(s->x_new, s->n)) {
+    if (refused || !isfinite(err) || !tf_rk_all_finite(s->x_new, n)) {
       /* !(h > floor) also catches a NaN step, which would otherwise shrink for ever */
-      if (s->opt.fixed_step || !(h > hmin_floor))
+      if (s->opt.fixed_step || !(h > tf_rk_hmin_floor(s, *t)))
         return refused ? TF_ODE_STEP_UNDERFLOW : TF_ODE_NONFINITE;
       s->h = 0.25 * h; /* an overflow or a refusal in a trial stage; shrink hard and retry */
       s->stats.rejected++;
@@ -97,7 +102,7 @@ static inline __attribute__((always_inline)) tf_ode_status tf_rk_step_with(
       s->h_prev = h;
       *t = last ? t_limit : *t + h;
       s->t_last = *t;
-      memcpy(x, s->x_new, s->n * sizeof *x);
+      memcpy(x, s->x_new, n * sizeof *x);
       double *swap = s->k[0];
       s->k[0] = s->k[fsal];
       s->k[fsal] = swap;
@@ -113,7 +118,8 @@ static inline __attribute__((always_inline)) tf_ode_status tf_rk_step_with(
     }
     s->stats.rejected++;
     s->h = h / fmin(fac_hi, exp(expo1 * log_err) / safety);
-    if (!(s->h >= hmin_floor)) return isnan(s->h) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
+    if (!(s->h >= tf_rk_hmin_floor(s, *t)))
+      return isnan(s->h) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
   }
 }
 

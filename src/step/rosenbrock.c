@@ -326,23 +326,23 @@ static void hermite_dense_at(const tf_stepper *s, double th, double *out) {
   tf_rk_hermite(s, s->t_prev + th * s->h_prev, FSAL, out);
 }
 
-#define ROSENBROCK_OPS(name)                                                              \
-  static void name##_attempt(tf_stepper *s, double t, const double *x, double h) {        \
-    attempt_with(s, t, x, h, &name);                                                      \
-  }                                                                                       \
-  static void name##_build(tf_stepper *s, const double *x, double h) {                    \
-    (void)h;                                                                              \
-    build_with(s, x, &name);                                                              \
-  }                                                                                       \
-  static tf_ode_status name##_step(tf_stepper *s, double *t, double *x, double t_limit) { \
-    s->lin_current = false; /* a new step: J and df/dt at its start */                    \
-    return tf_rk_step_with(s, t, x, t_limit, name##_attempt, error_of, name##_build);     \
-  }                                                                                       \
-  static const tf_stepper_ops name##_ops = {.reset = tf_rk_reset,                         \
-                                            .restart = tf_rk_restart,                     \
-                                            .step = name##_step,                          \
-                                            .dense = tf_rk_dense,                         \
-                                            .sample = tf_rk_sample,                       \
+#define ROSENBROCK_OPS(name)                                                                \
+  static void name##_attempt(tf_stepper *s, double t, const double *x, double h) {          \
+    attempt_with(s, t, x, h, &name);                                                        \
+  }                                                                                         \
+  static void name##_build(tf_stepper *s, const double *x, double h) {                      \
+    (void)h;                                                                                \
+    build_with(s, x, &name);                                                                \
+  }                                                                                         \
+  static tf_ode_status name##_step(tf_stepper *s, double *t, double *x, double t_limit) {   \
+    s->lin_current = false; /* a new step: J and df/dt at its start */                      \
+    return tf_rk_step_with(s, t, x, t_limit, s->n, name##_attempt, error_of, name##_build); \
+  }                                                                                         \
+  static const tf_stepper_ops name##_ops = {.reset = tf_rk_reset,                           \
+                                            .restart = tf_rk_restart,                       \
+                                            .step = name##_step,                            \
+                                            .dense = tf_rk_dense,                           \
+                                            .sample = tf_rk_sample,                         \
                                             .sample_is_exact = tf_rk_sample_is_exact};
 
 ROSENBROCK_OPS(rodas4)

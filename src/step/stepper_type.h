@@ -117,16 +117,21 @@ static inline void tf_rk_eval(tf_stepper *s, double t, const double *x, double *
   if (rc && (s->model_code == 0 || (rc < 0 && s->model_code > 0))) s->model_code = rc;
 }
 
-/* sqrt(mean((v_i / (atol + rtol max(|x0_i|, |x1_i|)))^2)), the explicit pairs' error norm. */
-static inline double tf_rk_weighted_rms(const tf_stepper *s, const double *v, const double *x0,
-                                        const double *x1) {
+/* sqrt(mean((v_i / (atol + rtol max(|x0_i|, |x1_i|)))^2)) over n = s->n components, the
+ * explicit pairs' error norm (n a constant where a fast path is instantiated for it). */
+static inline __attribute__((always_inline)) double tf_rk_weighted_rms_n(
+    const tf_stepper *s, const double *v, const double *x0, const double *x1, size_t n) {
   double sum = 0.0;
-  for (size_t i = 0; i < s->n; i++) {
+  for (size_t i = 0; i < n; i++) {
     const double a0 = fabs(x0[i]), a1 = fabs(x1[i]); /* a NaN is caught by the caller */
     const double scale = s->opt.atol + s->opt.rtol * (a0 > a1 ? a0 : a1);
     sum += (v[i] / scale) * (v[i] / scale);
   }
-  return sqrt(sum / (double)s->n);
+  return sqrt(sum / (double)n);
+}
+static inline double tf_rk_weighted_rms(const tf_stepper *s, const double *v, const double *x0,
+                                        const double *x1) {
+  return tf_rk_weighted_rms_n(s, v, x0, x1, s->n);
 }
 
 /* The generic tableau loop (rk_tableau.c): stages, error measure and extension of a pair given
