@@ -19,7 +19,8 @@ import platform
 import sys
 
 ORDER = ["smoke", "startup", "memory", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs",
-         "smooth", "stiff", "codim2", "valve", "cluster", "multinode", "equations", "lanes"]
+         "smooth", "stiff", "stiff_rosenbrock", "codim2", "valve", "cluster", "multinode",
+         "equations", "lanes", "lanes_fields", "scalar_dopri", "hotspots"]
 
 
 def machine():
