@@ -33,8 +33,7 @@ integrator:
 ensemble:
   members: {members}
 """
-# the smoothed Jeffrey oscillator under DOPRI5: a model without a lanes field (its smoothed
-# field is called lane by lane)
+# the smoothed Jeffrey oscillator under DOPRI5 (its lanes field takes glibc's sin lane by lane)
 JEFFREY = """job: ensemble
 model:
   name: jeffrey-oscillator
@@ -143,8 +142,7 @@ def main():
 DOPRI5 ensembles on 1 rank, members per CPU second of the whole twofold process (start-up,
 about 0.3 CPU s, and HDF5 included; the odeint peer counts its integration loop only), medians of {a.pairs} alternated rounds (lanes 8, lanes 1, lanes 16, peer, ...) in one
 invocation.  Lorenz (t = 0..10, rtol = atol = 1e-9, configs as in the script) uses the model's
-lanes field; the smoothed Jeffrey oscillator (eps = 0.05, t = 0..20) has none, so its field is
-called lane by lane.  The results files of every width are identical (tests/scripts/lanes.py).
+lanes field, and so does the smoothed Jeffrey oscillator (eps = 0.05, t = 0..20).  The results files of every width are identical (tests/scripts/lanes.py).
 
 {table}
 

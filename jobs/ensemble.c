@@ -16,7 +16,9 @@
  * /members/final_mode and the logs /members/exits, /members/event_log and
  * /members/trajectory (fixed slots per member, NaN-padded); impact kernels (and flows with
  * poincare.event) add /members/impacts, /members/stick_time and, when recording,
- * /members/poincare, /members/poincare_recorded, /members/poincare_period.  /summary holds
+ * /members/poincare, /members/poincare_recorded, /members/poincare_period.  output.columns
+ * keeps only the tables it names; output.reduce adds a float64 column per named expression of
+ * the member's end (member_reduce.h).  /summary holds
  * the mean, standard deviation, min and max of the final state over the members that finished ok
  * (computed in member order on rank 0, so the numbers do not depend on the rank count). */
 #include <math.h>
@@ -31,6 +33,7 @@
 #include "job.h"
 #include "member_columns.h"
 #include "member_engine.h"
+#include "member_reduce.h"
 #include "replay_log.h"
 #include "results.h"
 
@@ -55,12 +58,89 @@ static const char *const column_names[] = {"final_state",
                                            "poincare_period",
                                            NULL};
 
+enum { REDUCTIONS_MAX = 16 };
+
 typedef struct ensemble_job {
   tf_member_engine *engine;
-  tf_member_columns columns;
+  tf_member_columns columns; /* the tables written (output.columns), in column_names' order */
+  tf_member_reduce *reduce;  /* output.reduce, or NULL */
+  double *final;             /* the final state a reduction reads where final_state is not
+                              * written (dim values) */
+  tf_column cols[TF_MEMBER_COLUMNS_MAX + REDUCTIONS_MAX]; /* columns, then reductions */
   tf_ensemble_spec spec;
   char state_names[512];
 } ensemble_job;
+
+/* Names a reduction may not take: every table an ensemble may write. */
+static const char *const *taken_names(void) {
+  static const char *taken[sizeof column_names / sizeof *column_names + 4];
+  size_t n = 0;
+  for (const char *const *c = column_names; *c; c++) taken[n++] = *c;
+  taken[n++] = "status", taken[n++] = "done", taken[n++] = "checksum", taken[n++] = "failure";
+  taken[n] = NULL;
+  return taken;
+}
+
+/* output.columns: the tables of `all` the config keeps (all of them if the key is absent). */
+static int pick_columns(tf_run *run, ensemble_job *job, tf_error *err) {
+  tf_member_columns all;
+  if (tf_member_columns_pick(&all, job->engine, column_names))
+    return tf_fail(err, "internal error: an unknown output column");
+  if (!tf_config_has(run->cfg, "output.columns")) {
+    job->columns = all;
+    return 0;
+  }
+  const char *wanted[TF_MEMBER_COLUMNS_MAX];
+  size_t n = 0;
+  if (tf_config_get_string_array(run->cfg, "output.columns", wanted, TF_MEMBER_COLUMNS_MAX, &n,
+                                 err))
+    return -1;
+  const char *keep[TF_MEMBER_COLUMNS_MAX + 1];
+  size_t kept = 0;
+  for (size_t i = 0; i < all.n; i++)
+    for (size_t j = 0; j < n; j++)
+      if (strcmp(all.cols[i].name, wanted[j]) == 0) {
+        keep[kept++] = all.cols[i].name;
+        break;
+      }
+  keep[kept] = NULL;
+  for (size_t j = 0; j < n; j++) {
+    if (tf_member_columns_find(&all, wanted[j]) >= 0) continue;
+    char where[512], list[512] = "";
+    for (size_t i = 0; i < all.n; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+               all.cols[i].name);
+    run->exit_code = TF_EXIT_USAGE;
+    return tf_fail(err,
+                   "%s: key 'output.columns': '%s' is not a table this ensemble writes (it "
+                   "writes %s; status, done and checksum always)",
+                   tf_config_where(run->cfg, "output.columns", where, sizeof where), wanted[j],
+                   list);
+  }
+  return tf_member_columns_pick(&job->columns, job->engine, keep)
+             ? tf_fail(err, "internal error: an unknown output column")
+             : 0;
+}
+
+/* The scheduler's columns: the tables, then one float64 per reduction. */
+static int lay_out(tf_run *run, ensemble_job *job, tf_error *err) {
+  const tf_member_layout *l = &job->engine->layout;
+  if (pick_columns(run, job, err) ||
+      tf_member_reduce_from_config(run->cfg, l->kernel, taken_names(), &job->reduce, err))
+    return -1;
+  const size_t nr = tf_member_reduce_count(job->reduce);
+  memcpy(job->cols, job->columns.cols, job->columns.n * sizeof *job->cols);
+  for (size_t i = 0; i < nr; i++)
+    job->cols[job->columns.n + i] =
+        (tf_column){tf_member_reduce_name(job->reduce, i), TF_COLUMN_F64, 1,
+                    tf_member_reduce_doc(job->reduce, i)};
+  job->spec.cols = job->cols;
+  job->spec.ncols = job->columns.n + nr;
+  if (nr && tf_member_columns_find(&job->columns, "final_state") < 0 &&
+      !(job->final = calloc(l->dim, sizeof *job->final)))
+    return tf_fail(err, "out of memory");
+  return 0;
+}
 
 /* ensemble.chunk and output.*: read by the engine where ensembles have always read them */
 static int output_keys(tf_config *cfg, void *ctx, tf_error *err) {
@@ -91,24 +171,33 @@ static int setup(tf_run *run, tf_error *err) {
                                        .computing = tf_guard_member,
                                        .ctx = run,
                                        .read_replays = tf_replay_logs_read};
-  if (tf_member_engine_create(run->cfg, &settings, &job->engine, err)) return -1;
-  if (tf_member_columns_pick(&job->columns, job->engine, column_names))
-    return tf_fail(err, "internal error: an unknown output column");
+  if (tf_member_engine_create(run->cfg, &settings, &job->engine, err) || lay_out(run, job, err))
+    return -1;
   tf_join_state_names(job->engine->layout.kernel, job->state_names, sizeof job->state_names);
   job->spec.members = (uint64_t)members;
-  job->spec.cols = job->columns.cols;
-  job->spec.ncols = job->columns.n;
   return 0;
+}
+
+/* The member's reductions into their slots, after the tables' (row[columns.n ...]). */
+static void reduce_member(const ensemble_job *job, const double *final, const tf_member_result *r,
+                          void *const *row) {
+  const size_t nr = tf_member_reduce_count(job->reduce);
+  if (!nr) return;
+  double v[REDUCTIONS_MAX];
+  tf_member_reduce_eval(job->reduce, final, r->t, job->engine->layout.params, v);
+  for (size_t i = 0; i < nr; i++) *(double *)row[job->columns.n + i] = v[i];
 }
 
 static int run_member(void *ctx, uint64_t member, void *const *row) {
   ensemble_job *job = ctx;
   tf_member_buffers b = {0};
   tf_member_columns_bind(&job->columns, row, &b);
+  if (!b.final) b.final = job->final; /* NULL unless a reduction reads it */
   tf_member_result r;
   tf_member_engine_run(job->engine, member, &b, &r);
   if (r.status == TF_MEMBER_PENDING) return r.status; /* computed again on resume */
   tf_member_columns_fill(&job->columns, &job->engine->layout, &r, row);
+  reduce_member(job, b.final, &r, row);
   return r.status;
 }
 
@@ -116,31 +205,38 @@ static int run_member(void *ctx, uint64_t member, void *const *row) {
 static void run_chunk(void *ctx, size_t n, const uint64_t *members, void *const *rows,
                       int *status) {
   ensemble_job *job = ctx;
-  const size_t ncols = job->columns.n;
+  const size_t ncols = job->spec.ncols, dim = job->engine->layout.dim;
   tf_member_buffers *b = calloc(n, sizeof *b);
   tf_member_result *r = calloc(n, sizeof *r);
-  if (!b || !r) {
+  double *finals = job->final ? malloc(n * dim * sizeof *finals) : NULL;
+  if (!b || !r || (job->final && !finals)) {
     for (size_t i = 0; i < n; i++) status[i] = run_member(ctx, members[i], rows + i * ncols);
   } else {
-    for (size_t i = 0; i < n; i++) tf_member_columns_bind(&job->columns, rows + i * ncols, &b[i]);
+    for (size_t i = 0; i < n; i++) {
+      tf_member_columns_bind(&job->columns, rows + i * ncols, &b[i]);
+      if (!b[i].final && finals) b[i].final = finals + i * dim;
+    }
     tf_member_engine_run_many(job->engine, n, members, b, r);
     for (size_t i = 0; i < n; i++) {
       status[i] = r[i].status;
-      if (r[i].status != TF_MEMBER_PENDING) /* computed again on resume */
-        tf_member_columns_fill(&job->columns, &job->engine->layout, &r[i], rows + i * ncols);
+      if (r[i].status == TF_MEMBER_PENDING) continue; /* computed again on resume */
+      tf_member_columns_fill(&job->columns, &job->engine->layout, &r[i], rows + i * ncols);
+      reduce_member(job, b[i].final, &r[i], rows + i * ncols);
     }
   }
-  free(b), free(r);
+  free(b), free(r), free(finals);
 }
 
-/* Statistics of final states over ok members, read back in member order. */
+/* Statistics of a table of floats (final states, a reduction) over ok members, read back in
+ * member order. */
 typedef struct final_stats {
   double mean[64], std[64], min[64], max[64];
   long long n_ok;
 } final_stats;
 
-static int compute_stats(hid_t file, uint64_t members, size_t dim, final_stats *st) {
-  hid_t xs = H5Dopen2(file, "members/final_state", H5P_DEFAULT);
+static int compute_stats(hid_t file, const char *path, uint64_t members, size_t dim,
+                         final_stats *st) {
+  hid_t xs = H5Dopen2(file, path, H5P_DEFAULT);
   hid_t ss = H5Dopen2(file, "members/status", H5P_DEFAULT);
   hid_t status_type = tf_h5_status_type();
   const uint64_t block = 65536;
@@ -178,24 +274,56 @@ static int compute_stats(hid_t file, uint64_t members, size_t dim, final_stats *
   return rc;
 }
 
+/* /summary/<name>_{mean,std,min,max} of each reduction over the ok members. */
+static int summarize_reductions(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) {
+  hid_t g = tf_h5_group(file, "summary");
+  int rc = g < 0;
+  for (size_t i = 0; !rc && i < tf_member_reduce_count(job->reduce); i++) {
+    const char *name = tf_member_reduce_name(job->reduce, i);
+    char path[128], mean[96], std[96], min[96], max[96];
+    snprintf(path, sizeof path, "members/%s", name);
+    final_stats st;
+    if (compute_stats(file, path, job->spec.members, 1, &st)) {
+      rc = tf_fail(err, "cannot read back /%s from '%s'", path, run->output_path);
+      break;
+    }
+    snprintf(mean, sizeof mean, "%s_mean", name), snprintf(std, sizeof std, "%s_std", name);
+    snprintf(min, sizeof min, "%s_min", name), snprintf(max, sizeof max, "%s_max", name);
+    rc = tf_h5_write_small(g, mean, H5T_NATIVE_DOUBLE, 1, st.mean, "mean over ok members") |
+         tf_h5_write_small(g, std, H5T_NATIVE_DOUBLE, 1, st.std,
+                           "sample standard deviation over ok members") |
+         tf_h5_write_small(g, min, H5T_NATIVE_DOUBLE, 1, st.min, NULL) |
+         tf_h5_write_small(g, max, H5T_NATIVE_DOUBLE, 1, st.max, NULL);
+    if (rc) rc = tf_fail(err, "cannot write /summary/%s_* to '%s'", name, run->output_path);
+  }
+  if (g >= 0) H5Gclose(g);
+  return rc ? -1 : 0;
+}
+
+static bool writes(const ensemble_job *job, const char *column) {
+  return tf_member_columns_find(&job->columns, column) >= 0;
+}
+
 static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_ensemble_outcome *out,
                          tf_error *err) {
   const size_t dim = job->engine->layout.dim;
-  final_stats st;
-  int rc = 0;
-  if (dim > 64) return tf_fail(err, "summary supports at most 64 state components");
-  if ((rc = compute_stats(file, job->spec.members, dim, &st)))
-    return tf_fail(err, "cannot read back results from '%s'", run->output_path);
   hid_t g = tf_h5_group(file, "summary");
+  int rc = tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG, (size_t)out->statuses,
+                             out->status_counts, "members per status, in the order of the enum");
+  H5Gclose(g);
+  if (rc) return tf_fail(err, "cannot write /summary to '%s'", run->output_path);
+  if (!writes(job, "final_state")) return 0; /* output.columns left it out */
+  final_stats st;
+  if (dim > 64) return tf_fail(err, "summary supports at most 64 state components");
+  if ((rc = compute_stats(file, "members/final_state", job->spec.members, dim, &st)))
+    return tf_fail(err, "cannot read back results from '%s'", run->output_path);
+  g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "final_state_mean", H5T_NATIVE_DOUBLE, dim, st.mean,
                          "mean final state over ok members") |
        tf_h5_write_small(g, "final_state_std", H5T_NATIVE_DOUBLE, dim, st.std,
                          "sample standard deviation of the final state over ok members") |
        tf_h5_write_small(g, "final_state_min", H5T_NATIVE_DOUBLE, dim, st.min, NULL) |
-       tf_h5_write_small(g, "final_state_max", H5T_NATIVE_DOUBLE, dim, st.max, NULL) |
-       tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG,
-                         (size_t)out->statuses, out->status_counts,
-                         "members per status, in the order of the enum");
+       tf_h5_write_small(g, "final_state_max", H5T_NATIVE_DOUBLE, dim, st.max, NULL);
   H5Gclose(g);
   if (rc) return tf_fail(err, "cannot write /summary to '%s'", run->output_path);
   tf_json_numbers(run->summary, "final_state_mean", st.mean, dim);
@@ -284,9 +412,16 @@ typedef struct summary_ctx {
 static int summarize(tf_run *run, hid_t file, void *ctx, tf_error *err) {
   const summary_ctx *c = ctx;
   ensemble_job *job = c->job;
-  if (write_summary(run, file, job, c->out, err)) return -1;
-  if (job->engine->layout.counts_visits && filippov_totals(run, file, job, err)) return -1;
-  if (job->engine->layout.counts_jacobians && ts_totals(run, file, job, err)) return -1;
+  if (write_summary(run, file, job, c->out, err) || summarize_reductions(run, file, job, err))
+    return -1;
+  /* totals of tables output.columns kept */
+  const tf_member_layout *l = &job->engine->layout;
+  if (l->counts_visits && writes(job, "events") && writes(job, "rhs_evals") &&
+      filippov_totals(run, file, job, err))
+    return -1;
+  if (l->counts_jacobians && writes(job, "steps") && writes(job, "jacobian_evals") &&
+      ts_totals(run, file, job, err))
+    return -1;
   return 0;
 }
 
@@ -315,8 +450,16 @@ static int execute(tf_run *run, tf_error *err) {
                    "--isolate",
                    job->engine->layout.integrator);
   }
+  /* the tables written, where the config chooses them (files of configs without the keys keep
+   * the fingerprint they always had) */
+  const char *paths[sizeof fingerprint_paths / sizeof *fingerprint_paths + 2];
+  size_t np = 0;
+  for (const char *const *p = fingerprint_paths; *p; p++) paths[np++] = *p;
+  if (tf_config_has(run->cfg, "output.columns")) paths[np++] = "output.columns";
+  if (tf_config_has(run->cfg, "output.reduce")) paths[np++] = "output.reduce";
+  paths[np] = NULL;
   bool resumed;
-  hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
+  hid_t file = tf_results_open(run, paths, &resumed, err);
   if (file < 0) return -1;
   const tf_member_layout *l = &job->engine->layout;
   tf_h5_attr_string(file, "model", l->kernel->name);
@@ -365,6 +508,8 @@ static void destroy(tf_run *run) {
   ensemble_job *job = run->job_data;
   if (!job) return;
   tf_member_engine_destroy(job->engine);
+  tf_member_reduce_destroy(job->reduce);
+  free(job->final);
   free(job);
   run->job_data = NULL;
 }

@@ -201,9 +201,8 @@ static int write_summary(tf_run *run, hid_t file, void *ctx, tf_error *err) {
   rc = tf_h5_write_small(g, "class_counts", H5T_NATIVE_LLONG, CLASS_COUNT + 1, mc.cls,
                          "points per class (root attribute class_names), then points without a "
                          "two-fold") |
-       tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG,
-                         (size_t)out->statuses, out->status_counts,
-                         "members per status, in the order of the enum") |
+       tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG, (size_t)out->statuses,
+                         out->status_counts, "members per status, in the order of the enum") |
        tf_h5_attr_int(g, "invalid", mc.invalid) |
        tf_h5_attr_int(g, "nondeterministic", mc.nondeterministic);
   H5Gclose(g);

@@ -110,6 +110,30 @@ static int rhs(double t, const double *x, const double *p, double *dx) {
   return 0;
 }
 
+/* rhs for lanes side by side (twofold/model.h): rhs's operations, in its order, lane by lane;
+ * component c of lane l is x[c * lanes + l]. */
+static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
+                      int *code) {
+  (void)t;
+  const double *restrict y = x + Y * lanes, *restrict v = x + V * lanes;
+  const double *restrict zs = x + Z * lanes, *restrict theta = x + THETA * lanes;
+  double *restrict dy = dx + Y * lanes, *restrict dv = dx + V * lanes;
+  double *restrict dz = dx + Z * lanes, *restrict dtheta = dx + THETA * lanes;
+  const bool hysteresis = p[BETA] > 0;
+  double sine[TF_LANES_MAX]; /* libm's sin apart, so that the loop below vectorises */
+  for (int l = 0; l < lanes; l++) sine[l] = sin(theta[l]);
+  for (int l = 0; l < lanes; l++) {
+    const double u = v[l] / p[EPS], q = 1.0 / (1.0 + u * u), lam = u * sqrt(q);
+    const double z = hysteresis ? zs[l] : q;
+    const double force = -p[AMP] * sine[l] - p[K] * y[l];
+    dy[l] = v[l];
+    dv[l] = force - p[C] * v[l] - p[NLOAD] * lam * (1 + p[RHO] * z);
+    dz[l] = hysteresis ? (q - zs[l]) / p[BETA] : 0.0;
+    dtheta[l] = p[OMEGA];
+    code[l] = 0;
+  }
+}
+
 static void jacobian(double t, const double *x, const double *p, double *j) {
   (void)t;
   double lam, gam, dlam, dgam;
@@ -183,8 +207,9 @@ static bool smoothed(const double *p) {
 }
 
 static const tf_flow_ops smooth = {
-    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs, .jacobian = jacobian, .diffusion = diffusion,
-    .diffusion_dx = diffusion_dx,
+    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs,
+    .jacobian = jacobian,         .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx, .rhs_lanes = rhs_lanes,
 };
 
 static const tf_filippov_ops ops = {

@@ -103,6 +103,8 @@ typedef void tf_matrix_fn(double t, const double *x, const double *p, double *ja
  * A lane the engine does not use holds any finite or non-finite values; its result is ignored. */
 typedef void tf_lane_field_fn(int lanes, const double *t, const double *x, const double *p,
                               double *dxdt, int *code);
+/* The most lanes a lane field is called with (integrator.lanes: 4, 8 or 16). */
+#define TF_LANES_MAX 16
 
 /* TF_MODEL_FLOW. */
 typedef struct tf_flow_ops {

@@ -8,6 +8,7 @@
 
 #include "kinds.h"
 #include "max_dim.h"
+#include "observable.h"
 #include "status.h"
 
 enum { MODE_FREE = 0, MODE_STICK = 1, HISTORY = 16 };
@@ -32,7 +33,8 @@ struct tf_impact {
   double step_limit;  /* one-shot bound on the step after a reset */
   double stick_start; /* start of the current sticking interval */
   tf_impact_result res;
-  bool stop; /* the observer asked to end the run */
+  tf_observable *section_function; /* TF_SECTION_FUNCTION */
+  bool stop;                       /* the observer asked to end the run */
   tf_impact_observer observer;
   void *observer_ctx;
   tf_impact_sampler sampler;
@@ -119,6 +121,8 @@ static double section_value(tf_impact *e, double t, const double *x) {
     free_field(e, t, x, e->z);
     return e->z[c];
   }
+  if (e->o.section == TF_SECTION_FUNCTION)
+    return tf_observable_eval(e->section_function, t, x, e->p);
   return x[c] - e->o.section_level;
 }
 
@@ -442,11 +446,18 @@ tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_option
   if (!e) return NULL;
   const size_t n = k->dim, na = n + n * m;
   e->k = k, e->n = n, e->m = m, e->o = *o, e->nimpacts = nimpacts;
+  e->o.section_function = NULL; /* the caller's text, gone after this call */
+  tf_error why;
+  if (o->section == TF_SECTION_FUNCTION &&
+      !(e->section_function = tf_observable_parse(k, o->section_function, &why))) {
+    free(e);
+    return NULL;
+  }
   if (e->o.chatter_impacts < 3) e->o.chatter_impacts = 3;
   if (e->o.chatter_impacts > HISTORY) e->o.chatter_impacts = HISTORY;
   e->f = calloc(8 * n + 2 * n * n + na, sizeof *e->f);
   if (!e->f) {
-    free(e);
+    tf_impact_destroy(e);
     return NULL;
   }
   e->g = e->f + n, e->y = e->g + n, e->z = e->y + n, e->grad = e->z + n;
@@ -474,6 +485,7 @@ tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_option
 void tf_impact_destroy(tf_impact *e) {
   if (!e) return;
   tf_event_loop_destroy(e->loop);
+  tf_observable_destroy(e->section_function);
   free(e->f);
   free(e);
 }

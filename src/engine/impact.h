@@ -37,7 +37,8 @@ typedef enum tf_impact_event {
 typedef enum tf_section_kind {
   TF_SECTION_NONE = 0,
   TF_SECTION_EXTREMUM = 1, /* the derivative of a state component crosses zero */
-  TF_SECTION_LEVEL = 2     /* a state component crosses a level */
+  TF_SECTION_LEVEL = 2,    /* a state component crosses a level */
+  TF_SECTION_FUNCTION = 3  /* an expression of the state, parameters and t crosses zero */
 } tf_section_kind;
 
 typedef struct tf_impact_options {
@@ -53,6 +54,8 @@ typedef struct tf_impact_options {
   int section_component;
   double section_level;
   int section_direction;
+  const char *section_function; /* TF_SECTION_FUNCTION: its text (observable.h), parsed by
+                                 * tf_impact_create; it need not outlive that call */
 } tf_impact_options;
 
 /* Defaults of the options (loop options from the caller). */

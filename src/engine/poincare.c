@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kinds.h"
+#include "observable.h"
 #include "status.h"
 
 struct tf_poincare {
@@ -28,6 +29,23 @@ static int state_index(tf_config *cfg, const tf_kernel *k, const char *key, int 
                    tf_config_where(cfg, key, where, sizeof where), key, k->name, name);
   }
   return 0;
+}
+
+/* poincare.function: read and checked here, where a mistake can name its key; the engine
+ * parses it again (tf_impact_create). */
+static int event_function(tf_config *cfg, const tf_kernel *k, const char **text, tf_error *err) {
+  if (tf_config_get_string(cfg, "poincare.function", NULL, NULL, text, err)) return -1;
+  tf_error why;
+  tf_observable *f = tf_observable_parse(k, *text, &why);
+  if (f) {
+    tf_observable_destroy(f);
+    return 0;
+  }
+  char where[256];
+  return tf_fail(err,
+                 "%s: key 'poincare.function': %.900s (the event is where this expression of "
+                 "the state, the model's outputs and parameters, and t crosses zero)",
+                 tf_config_where(cfg, "poincare.function", where, sizeof where), why.msg);
 }
 
 int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
@@ -64,8 +82,9 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
     return -1;
   o->loop.max_events = (long)max_events;
   if (!tf_config_has(cfg, "poincare.event")) return 0;
-  static const char *const events[] = {"impact",          "extremum",     "level",
-                                       "impact+extremum", "impact+level", NULL};
+  static const char *const events[] = {
+      "impact",          "extremum",     "level",           "function",
+      "impact+extremum", "impact+level", "impact+function", NULL};
   static const char *const directions[] = {"both", "up", "down", NULL};
   const char *event, *direction;
   const long long d_transient = 0, d_count = 64;
@@ -87,9 +106,12 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
     return tf_fail(err, "%s: key 'poincare.event': model '%s' has no impact surfaces",
                    tf_config_where(cfg, "poincare.event", where, sizeof where), k->name);
   }
-  o->section = strstr(event, "extremum") ? TF_SECTION_EXTREMUM
-               : strstr(event, "level")  ? TF_SECTION_LEVEL
-                                         : TF_SECTION_NONE;
+  o->section = strstr(event, "extremum")   ? TF_SECTION_EXTREMUM
+               : strstr(event, "level")    ? TF_SECTION_LEVEL
+               : strstr(event, "function") ? TF_SECTION_FUNCTION
+                                           : TF_SECTION_NONE;
+  if (o->section == TF_SECTION_FUNCTION && event_function(cfg, k, &o->section_function, err))
+    return -1;
   o->section_component = s->component;
   o->section_direction = strcmp(direction, "up") == 0 ? 1 : strcmp(direction, "down") == 0 ? -1 : 0;
   return 0;

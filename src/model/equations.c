@@ -582,9 +582,12 @@ static void put(out *o, const char *fmt, ...) {
   }
 }
 
+static void put_expr_as(out *o, const tf_expr *e, const char *const *c_names) {
+  if (!o->failed && tf_expr_emit(e, c_names, &o->buf, &o->len, &o->cap)) o->failed = 1;
+}
+
 static void put_expr(out *o, const model *m, const tf_expr *e) {
-  if (!o->failed && tf_expr_emit(e, (const char *const *)m->c_names, &o->buf, &o->len, &o->cap))
-    o->failed = 1;
+  put_expr_as(o, e, (const char *const *)m->c_names);
 }
 
 /* A C string literal: printable ASCII as is, everything else in octal. */
@@ -631,6 +634,34 @@ static void put_jacobian(out *o, model *m, tf_expr *const *f, const char *target
 
 static const char unused[] = "  (void)t, (void)x, (void)p;\n";
 
+/* The field for `lanes` members side by side (twofold/model.h's tf_lane_field_fn): each
+ * component one loop over the lanes, with the scalar rhs's expression and so its operations
+ * in its order per lane (bit for bit rhs's, as the engine requires; the loops vectorise). */
+static void put_lane_rhs(out *o, model *m) {
+  enum { NAME = 40 };
+  char text[MAX_NAMES][NAME];
+  const char *names[MAX_NAMES];
+  for (size_t i = 0; i < m->nnames; i++) {
+    if (i < m->dim)
+      snprintf(text[i], NAME, "x[%zu * lanes + l]", i);
+    else if (i == m->t_index)
+      snprintf(text[i], NAME, "t[l]");
+    else
+      snprintf(text[i], NAME, "%s", m->c_names[i]); /* parameters: the same for every lane */
+    names[i] = text[i];
+  }
+  put(o,
+      "static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, "
+      "double *dxdt, int *code) {\n%s",
+      unused);
+  for (size_t i = 0; i < m->dim; i++) {
+    put(o, "  for (int l = 0; l < lanes; l++) dxdt[%zu * lanes + l] = ", i);
+    put_expr_as(o, m->field[SIDE_FIELD][i], names);
+    put(o, ";\n");
+  }
+  put(o, "  for (int l = 0; l < lanes; l++) code[l] = 0;\n}\n\n");
+}
+
 static void put_flow(out *o, model *m) {
   tf_expr **f = m->field[SIDE_FIELD];
   put(o, "static int rhs(double t, const double *x, const double *p, double *dxdt) {\n%s", unused);
@@ -667,8 +698,16 @@ static void put_flow(out *o, model *m) {
     }
     put(o, "  return 0;\n}\n\n");
   }
-  put(o, "static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), rhs, jacobian, %s, %s};\n\n",
-      m->noisy ? "diffusion" : "NULL", m->noisy ? "diffusion_dx" : "NULL");
+  if (m->noisy) { /* noise keeps a flow off lanes */
+    put(o,
+        "static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), rhs, jacobian, diffusion, "
+        "diffusion_dx};\n\n");
+    return;
+  }
+  put_lane_rhs(o, m);
+  put(o,
+      "static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), rhs, jacobian, NULL, NULL, "
+      "rhs_lanes};\n\n");
 }
 
 static void put_filippov(out *o, model *m) {

@@ -5,8 +5,11 @@ it gets alone, bit for bit: the results files' datasets are byte-equal for lanes
 the queue the lanes take members from, so chunks of 1 and 13 members put each member in
 another lane beside other members).  Checked on the Lorenz system (the model's own lanes
 field, with trajectory samples from the lanes' dense output) and on the smoothed Jeffrey
-oscillator under DOPRI5 (the scalar field called lane by lane).  One Lorenz member is also
+oscillator under DOPRI5 (its lanes field, with hysteresis and without), and on a model.equations flow
+whose field uses every kind of operation and function (the lanes field the expression compiler
+emits beside the scalar one).  One Lorenz member is also
 held against scipy's DOP853 at tight tolerance, so the identity is one of right numbers."""
+import os
 import subprocess
 
 import h5py
@@ -16,6 +19,7 @@ from scipy.integrate import solve_ivp
 import testlib as t
 
 t.setup()
+os.environ.setdefault("TWOFOLD_CACHE", os.path.join(t.WORK, "cache"))
 
 LORENZ = t.write("lorenz.yaml", """job: ensemble
 model:
@@ -50,6 +54,32 @@ ensemble:
 """)
 
 
+JEFFREY0 = t.write("jeffrey0.yaml", open(JEFFREY).read().replace("beta: 0.01", "beta: 0"))
+EQUATIONS = t.write("equations.yaml", """job: ensemble
+model:
+  equations:
+    name: lane-check
+    state: [x, y, z]
+    parameters: {a: {default: 1.3}, b: {default: 0.7}}
+    field:
+      x: "a*(y - x) + sin(x*y)^2 - atan2(y, x) + min(x, y) - max(0.1, z)/(2 + abs(z))"
+      y: "x*(b - z) - y/(1 + z^2) + exp(-t*x)*cosh(z/10) + sign(x)*0.01"
+      z: "x*y - b*z + sqrt(1 + x^2)*log(2 + y^2) + tanh(a*z) - z^3/100 + pow(abs(x) + 1, b)/10"
+initial:
+  state: [0.5, 0.2, 0.3]
+  spread: 0.1
+integrator:
+  t_end: 1
+  rtol: 1.0e-9
+  atol: 1.0e-9
+ensemble:
+  members: 40
+""")
+shown = subprocess.run([t.TWOFOLD, "model", "show", EQUATIONS], capture_output=True, text=True)
+t.check("rhs_lanes};" in shown.stdout,
+        "model.equations: the generated flow has a lanes field (rhs_lanes in its ops)")
+
+
 def datasets(path):
     out = {}
     with h5py.File(path) as f:
@@ -66,7 +96,9 @@ def same_files(name, ref, other):
 
 
 # (model, config, widths, chunks, also the default): each run is about 0.3 s
-CASES = (("lorenz", LORENZ, (4, 16), (1, 13), True), ("jeffrey", JEFFREY, (16,), (1,), False))
+CASES = (("lorenz", LORENZ, (4, 16), (1, 13), True), ("jeffrey", JEFFREY, (16,), (1,), False),
+         ("jeffrey0", JEFFREY0, (4,), (), False),
+         ("equations", EQUATIONS, (4, 16), (13,), False))
 for name, cfg, widths, chunks, default in CASES:
     one = t.run(cfg, f"{name}-1.h5", "integrator.lanes=1")
     t.check(one["lanes"] == 1 and one["failed"] == 0, f"{name}: lanes 1 run member by member")

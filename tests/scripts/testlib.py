@@ -84,6 +84,16 @@ def relay3_equations(zeta, omega, lam, rho, k, sigma):
 """
 
 
+def refused(config, sets, needle, command="check"):
+    """`twofold COMMAND config --set S ...` must exit 2 with `needle` in its message."""
+    cmd = [TWOFOLD, command, config]
+    for s in sets:
+        cmd += ["--set", s]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    check(res.returncode == 2 and needle in res.stderr,
+          f"{' '.join(sets) or config}: exit {res.returncode}, {res.stderr.strip()[:220]}")
+
+
 def check(cond, what):
     print(("ok: " if cond else "FAIL: ") + what)
     if not cond:
