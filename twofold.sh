@@ -90,7 +90,11 @@ cmd_test() {
   # yields its core instead of spinning on it
   export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
   cd "$BUILD"
-  ctest --output-on-failure -j "$JOBS" "$@"
+  # one computing test per core, and beside them the SLURM tests, which mostly wait on SLURM's
+  # clocks, one at a time (tests/CMakeLists.txt: RESOURCE_GROUPS cores:1, RESOURCE_LOCK)
+  printf '{"version": {"major": 1, "minor": 0}, "local": [{"cores": [{"id": "0", "slots": %d}]}]}\n' \
+    "$JOBS" > ctest-resources.json
+  ctest --output-on-failure -j "$((JOBS + 1))" --resource-spec-file ctest-resources.json "$@"
 }
 
 cmd_bench() {

@@ -130,8 +130,14 @@ def simulate(q, transient=2048, n=64, rtol=1e-11, atol=1e-11, method="DOP853"):
 
         ev_impact.terminal, ev_impact.direction = True, -1
         ev_extremum.terminal, ev_extremum.direction = False, 0
-        sol = solve_ivp(rhs, (t0, t0 + T_CHUNK), y0, method=method, rtol=rtol, atol=atol,
-                        events=(ev_impact, ev_extremum), args=(q,), dense_output=True)
+        def flight(dense):
+            return solve_ivp(rhs, (t0, t0 + T_CHUNK), y0, method=method, rtol=rtol, atol=atol,
+                             events=(ev_impact, ev_extremum), args=(q,), dense_output=dense)
+
+        # the interpolant of every step (a fifth of the run's time) is kept only for a flight
+        # whose impact a step jumped over; it is flown again to get it (the steps do not
+        # depend on dense_output, so the flight is the same)
+        sol = flight(False)
         if sol.status < 0:
             raise RuntimeError(f"valve_ref: q = {q}: solve_ivp failed at t = {sol.t[-1]}: {sol.message}")
         t, y, impact = sol.t[-1], sol.y[:, -1].copy(), sol.status == 1
@@ -141,9 +147,10 @@ def simulate(q, transient=2048, n=64, rtol=1e-11, atol=1e-11, method="DOP853"):
                 # a minimum below the seat: x dipped under 0 and back within one step, where
                 # the impact's sign test at step ends cannot see it; the impact is the root of
                 # x on the dense output between the last point off the seat and this minimum
-                t, impact = _missed_impact(sol.sol, t_above, te), True
+                dense = flight(True).sol
+                t, impact = _missed_impact(dense, t_above, te), True
                 dips += 1
-                y = sol.sol(t)
+                y = dense(t)
                 break
             # an extremum is a maximum when v goes + -> -, i.e. v' < 0 there
             kind = "max" if rhs(te, ye, q)[1] < 0 else "min"
