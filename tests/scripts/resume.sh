@@ -27,7 +27,11 @@ same_members ref.h5 tl.h5
 
 # 2. SIGUSR1 to mpiexec, 2 ranks -> resume on 3 ranks
 # the run says "paused" on stderr once it stands still (bounded wait: CTest's timeout)
-wait_paused() { for _ in $(seq 6000); do grep -q paused "$1" 2>/dev/null && return 0; sleep 0.05; done; }
+# a hang guard, not a timing: a run that never pauses fails the test (then the signal frees it)
+wait_paused() {
+  for _ in $(seq 12000); do grep -q paused "$1" 2>/dev/null && return 0; sleep 0.05; done
+  fail "$1: the run never said 'paused' in 600 s"
+}
 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o usr1.h5 "${SET[@]}" --pause-after 300 2>usr1.err & pid=$!
 wait_paused usr1.err
 kill -USR1 "$pid"
