@@ -98,23 +98,13 @@ static void dense_at(const tf_stepper *s, double theta, double *out) {
                       theta1 * (s->cont[2][i] + theta * (s->cont[3][i] + theta1 * s->cont[4][i])));
 }
 
+/* the step unrolled for the model's dimension, where there is one */
+static tf_ode_status (*const step_of_dim[])(tf_stepper *, double *, double *, double) = {
+    step_any, step_1, step_2, step_3, step_4, step_5, step_6};
+
 static tf_ode_status step(tf_stepper *s, double *t, double *x, double t_limit) {
-  switch (s->n) {
-    case 1:
-      return step_1(s, t, x, t_limit);
-    case 2:
-      return step_2(s, t, x, t_limit);
-    case 3:
-      return step_3(s, t, x, t_limit);
-    case 4:
-      return step_4(s, t, x, t_limit);
-    case 5:
-      return step_5(s, t, x, t_limit);
-    case 6:
-      return step_6(s, t, x, t_limit);
-    default:
-      return step_any(s, t, x, t_limit);
-  }
+  const size_t n = sizeof step_of_dim / sizeof *step_of_dim;
+  return (s->n < n ? step_of_dim[s->n] : step_any)(s, t, x, t_limit);
 }
 
 /* Every step builds the extension, so a sample is the dense output, exact. */
