@@ -116,7 +116,7 @@ netns_node_start() {
   # nsenter, not ip netns exec: that remounts /sys, hiding the cgroup tree slurmd reads
   nsenter --net="/run/netns/$n" unshare --uts --mount --propagation private sh -c \
     "$cmd mount --rbind $d/tmp/$n /tmp && mount -t tmpfs -o size=256m tmpfs /dev/shm &&
-     hostname $n && exec slurmd -c -N $n"
+     hostname $n && exec slurmd -c -N $n" {SLURM_LOCK_FD}>&- # daemons never hold the lock
 }
 
 netns_cluster_start() {
@@ -146,7 +146,7 @@ CONF
     echo "PartitionName=test Nodes=${NETNS_TAG}[1-$NETNS_NODES] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
   } > "$SLURM_CONF"
   SLURM_STARTED=1
-  slurmctld -c -i
+  slurmctld -c -i {SLURM_LOCK_FD}>&-
   local n
   for n in "${NETNS_HOSTS[@]}"; do netns_node_start "$n"; done
   _slurm_wait_idle 60 "${NETNS_HOSTS[@]}"

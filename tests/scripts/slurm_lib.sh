@@ -87,9 +87,10 @@ _slurm_munge_start() {
   chown -R munge: "$d/munge"
   chmod 755 "$d/munge"
   chmod 400 "$d/munge/munge.key"
+  # the daemons must not inherit the lock: one left by a killed run would hold it for ever
   runuser -u munge -- /usr/sbin/munged --key-file="$d/munge/munge.key" \
     --socket="$d/munge/munge.socket" --pid-file="$d/munge/munged.pid" \
-    --log-file="$d/munge/munged.log" --seed-file="$d/munge/munged.seed"
+    --log-file="$d/munge/munged.log" --seed-file="$d/munge/munged.seed" {SLURM_LOCK_FD}>&-
 }
 
 # _slurm_conf_common CTLD_NAME CTLD_ADDR: the slurm.conf lines shared by the single-node and
@@ -165,8 +166,8 @@ PartitionName=test Nodes=$SLURM_NODE Default=YES MaxTime=INFINITE State=UP OverS
 CONF
   } > "$SLURM_CONF"
   SLURM_STARTED=1
-  slurmctld -c -i
-  slurmd -c
+  slurmctld -c -i {SLURM_LOCK_FD}>&-
+  slurmd -c {SLURM_LOCK_FD}>&-
   _slurm_wait_idle 30 "$SLURM_NODE"
   _slurm_say "node $SLURM_NODE idle (SLURM_CONF=$SLURM_CONF)"
 }
