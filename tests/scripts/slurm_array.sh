@@ -71,8 +71,9 @@ cat > signal-at-start.sh <<SIGNAL
 #!/bin/bash
 if mkdir "\$CRASH_MARKER" 2>/dev/null; then
   scancel --batch --signal=USR1 "\$SLURM_JOB_ID"
-  sleep 60
-  exit 99
+  # the rank becomes the sleep: the USR1 passed on kills it whichever process it reaches first
+  # (a shell waiting for a child sleep could see only the child die and go on)
+  exec sleep 60
 fi
 exec "$T" "\$@"
 SIGNAL
