@@ -56,6 +56,7 @@
 #include "progress.h"
 #include "pws_section.h"
 #include "results.h"
+#include "routes.h"
 #include "stationary.h"
 #include "status.h"
 
@@ -86,7 +87,7 @@ static void poincare_destroy(scan_job *job);
  * not use yet: refuse them rather than integrate through the walls. */
 static int refuse_impacts(tf_config *cfg, const tf_kernel *k, const char *quantity, tf_error *err) {
   char where[256];
-  if (!k || tf_model_route(k, NULL) != TF_ROUTE_IMPACT) return 0;
+  if (!k || !tf_route_ops_for(k, NULL)->impacts) return 0;
   return tf_fail(err,
                  "%s: key 'scan.quantity': model '%s' has impacts, which scan.quantity %s does "
                  "not handle yet; use scan.quantity poincare or lyapunov",
@@ -120,7 +121,7 @@ static int setup(tf_run *run, tf_error *err) {
     return stationary_setup(run, job, err);
   }
   if (refuse_stationary_keys(run->cfg, err)) return -1;
-  const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
+  const bool is_map = tf_route_ops_for(k, NULL)->iterates;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "scan.quantity lyapunov", err) ||
       tf_model_from_config(&job->model, run->cfg, run->comm, TF_KINDS_ALL, "scan", err))
     return -1;

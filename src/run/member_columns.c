@@ -107,6 +107,10 @@ static void fill_steps(const tf_member_layout *l, const tf_member_result *r, voi
   (void)l;
   *(int64_t *)slot = r->steps;
 }
+static void fill_rejected(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->rejected_steps;
+}
 static void fill_jacobians(const tf_member_layout *l, const tf_member_result *r, void *slot) {
   (void)l;
   *(int64_t *)slot = r->jacobian_evals;
@@ -224,6 +228,10 @@ static const tf_member_column table[] = {
      sampled_params, NULL, parameters_buffer, NULL, describe_parameters},
     {"t_final", TF_COLUMN_F64, "time reached", one, NULL, NULL, fill_t, NULL},
     {"steps", TF_COLUMN_I64, "integrator steps taken", one, NULL, NULL, fill_steps, NULL},
+    {"rejected_steps", TF_COLUMN_I64,
+     "step attempts the error control (or a refusal by the model) rejected and retried smaller; "
+     "0 with fixed steps",
+     one, NULL, NULL, fill_rejected, NULL},
     {"jacobian_evals", TF_COLUMN_I64,
      "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the counts, like steps, are "
      "those of the member's batch)",
@@ -254,25 +262,51 @@ static const tf_member_column table[] = {
      if_poincare, NULL, NULL, fill_period, NULL},
 };
 
+/* The columns written only where a job names them (output.columns), so that the files of
+ * configs that do not ask for them stay as they were. */
+static const char *const opt_in_columns[] = {"rejected_steps", NULL};
+
+static bool opt_in(const tf_member_column *def) {
+  for (const char *const *n = opt_in_columns; *n; n++)
+    if (strcmp(*n, def->name) == 0) return true;
+  return false;
+}
+
 static const tf_member_column *column_named(const char *name) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(table[i].name, name) == 0) return &table[i];
   return NULL;
 }
 
+/* Appends column def to c if engine e produces it. */
+static int add_column(tf_member_columns *c, const tf_member_engine *e,
+                      const tf_member_column *def) {
+  if (!def || c->n == TF_MEMBER_COLUMNS_MAX) return -1;
+  const uint64_t width = def->width(&e->layout);
+  if (width == 0) return 0;
+  const char *doc = def->doc ? def->doc : def->doc_of(&e->layout);
+  c->def[c->n] = def;
+  c->cols[c->n++] = (tf_column){def->name, def->type, width, doc};
+  return 0;
+}
+
 int tf_member_columns_pick(tf_member_columns *c, const tf_member_engine *e,
                            const char *const *names) {
   c->n = 0;
-  for (; *names; names++) {
-    const tf_member_column *def = column_named(*names);
-    if (!def || c->n == TF_MEMBER_COLUMNS_MAX) return -1;
-    const uint64_t width = def->width(&e->layout);
-    if (width == 0) continue;
-    const char *doc = def->doc ? def->doc : def->doc_of(&e->layout);
-    c->def[c->n] = def;
-    c->cols[c->n++] = (tf_column){def->name, def->type, width, doc};
-  }
+  for (; *names; names++)
+    if (add_column(c, e, column_named(*names))) return -1;
   return 0;
+}
+
+int tf_member_columns_pick_all(tf_member_columns *c, const tf_member_engine *e, bool with_opt_in) {
+  c->n = 0;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if ((with_opt_in || !opt_in(&table[i])) && add_column(c, e, &table[i])) return -1;
+  return 0;
+}
+
+const char *tf_member_column_name(size_t i) {
+  return i < sizeof table / sizeof table[0] ? table[i].name : NULL;
 }
 
 int tf_member_columns_find(const tf_member_columns *c, const char *name) {
