@@ -18,6 +18,7 @@
 #include "model.h"
 #include "rng.h"
 #include "rosenbrock.h"
+#include "routes.h"
 #include "sampling.h"
 #include "status.h"
 
@@ -337,7 +338,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
  * deterministic DOPRI5 only. */
 static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = flow->kernel;
-  const bool impacts = tf_model_route(k, NULL) == TF_ROUTE_IMPACT;
+  const bool impacts = tf_route_ops_for(k, NULL)->impacts;
   if (!impacts && !tf_config_has(cfg, "poincare.event")) return 0;
   char where[256];
   if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
