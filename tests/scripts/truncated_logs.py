@@ -169,14 +169,14 @@ T.check(a["first_return"]["lost"] == sum(want_lost) and b["first_return"]["lost"
         f"wheel_recurrence: short logs report {a['first_return']['lost']} first returns, "
         f"{a['return_origin']['lost']} return origins and {a['choices_to']['members_left_out']} "
         "members' choices lost; complete logs none")
+title_short = wheel_fig5.title(wheel_fig5.load("short.h5"))
+title_full = wheel_fig5.title(wheel_fig5.load("full.h5"))
+arrivals = int(full.count(*full.intersection_kinds()).sum())
 fig5 = wheel_fig5.load("full.h5")
 T.check(fig5["meet_count"] == b["full_stick"]["arrivals"] == arrivals and
         fig5["meet_members"] == b["full_stick"]["members"] and arrivals > 0,
         f"wheel_fig5 and wheel_recurrence count full stick alike on one file: {arrivals} "
         f"arrivals by {fig5['meet_members']} members (one count, filippov_logs.EnsembleLogs)")
-title_short = wheel_fig5.title(wheel_fig5.load("short.h5"))
-title_full = wheel_fig5.title(wheel_fig5.load("full.h5"))
-arrivals = int(full.count(*full.intersection_kinds()).sum())
 T.check(f"{arrivals} times" in title_short and f"{arrivals} times" in title_full
         and "drawn: the logged" in title_short and "drawn" not in title_full,
         f"wheel_fig5: the title counts {arrivals} arrivals at full stick from the counts with "
