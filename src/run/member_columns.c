@@ -183,7 +183,7 @@ typedef struct draws_place {
 
 static void put_draws_attr(void *ctx, bool on_log, const char *name, const char *value) {
   const draws_place *p = ctx;
-  tf_h5_attr_string(on_log ? p->log : p->where, name, value);
+  if (!on_log || p->log >= 0) tf_h5_attr_string(on_log ? p->log : p->where, name, value);
 }
 
 void tf_member_columns_describe_draws(const tf_member_engine *e, hid_t log, hid_t where) {
@@ -307,4 +307,6 @@ void tf_member_columns_describe(const tf_member_columns *c, const tf_member_engi
     c->def[i]->describe(e, d, file);
     H5Dclose(d);
   }
+  /* the rules of the draws are the run's settings, kept where no draw can be logged */
+  if (!model_draws(e->layout.kernel)) tf_member_columns_describe_draws(e, -1, file);
 }
