@@ -12,6 +12,9 @@ layout") and the readers of files written before it.
   exit.max_logged x (4 + dim) columns for the model without draws): the Python reader
   (python/twofold), the postproc attribute reader and `twofold info` give the same objects
   for both files.
+* A list of strings is read with bounds (src/io/h5io.c): `twofold info` prints one written
+  here by h5py, and refuses it (exit 2, naming the attribute) once its second string's heap
+  reference points past the heap.
 """
 import os
 import shutil
@@ -160,4 +163,26 @@ for path, dim in (("decay.h5", 2), ("henon.h5", None), ("wheel.h5", None)):
     T.check(all(i.returncode == 0 for i in info) and lines[0] == lines[1] and
             (dim is None or "state_names: x,y" in info[0].stdout),
             f"{path}: twofold info reads both layouts alike (names printed joined)")
+
+# --- a list of strings is read with bounds: each heap reference checked ----------------------
+with h5py.File("crafted.h5", "w") as f:
+    f.attrs["twofold_version"] = "twofold"
+    f.attrs.create("state_names", ["alpha_state", "beta_state"], dtype=h5py.string_dtype())
+data = open("crafted.h5", "rb").read()
+gcol = data.index(b"GCOL")  # the global heap collection (no user block: address = offset)
+at = data.index(b"beta_state") - 16  # its object's header: index (2 bytes), ..., size
+index = int.from_bytes(data[at:at + 2], "little")
+ref = len(b"beta_state").to_bytes(4, "little") + gcol.to_bytes(8, "little") + \
+    index.to_bytes(4, "little")
+bad = bytearray(data)
+where = data.index(ref)  # the second stored reference of the attribute
+bad[where + 12:where + 16] = (4000).to_bytes(4, "little")
+open("crafted-bad.h5", "wb").write(bytes(bad))
+good, hurt = (subprocess.run([T.TWOFOLD, "info", p], capture_output=True, text=True)
+              for p in ("crafted.h5", "crafted-bad.h5"))
+T.check(good.returncode == 0 and "state_names: alpha_state,beta_state" in good.stdout and
+        hurt.returncode == 2 and "attribute 'state_names'" in hurt.stderr and
+        "object 4000 of the global heap" in hurt.stderr,
+        f"a list's second reference pointed past its heap: refused, exit {hurt.returncode} "
+        f"({hurt.stderr.strip()[:120]})")
 T.finish()
