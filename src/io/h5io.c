@@ -409,15 +409,17 @@ static hid_t attr_open_list(hid_t obj, const char *name, size_t *count) {
   return attr;
 }
 
-int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, size_t n) {
+/* One string, or (list) a list of strings joined with ','. */
+static int get_strings(hid_t obj, const char *name, bool list, char **value, char *why, size_t n) {
   *value = NULL;
   if (H5Aexists(obj, name) <= 0) return 0;
   size_t count = 0;
   hid_t attr = attr_open_list(obj, name, &count);
+  if (attr >= 0 && !list && count != 1) H5Aclose(attr), attr = -1;
   hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
   hid_t file = attr >= 0 ? H5Iget_file_id(attr) : -1;
   if (type < 0 || H5Tget_class(type) != H5T_STRING)
-    snprintf(why, n, "it is not a string or a list of strings");
+    snprintf(why, n, list ? "it is not a string or a list of strings" : "it is not one string");
   else if (H5Tis_variable_str(type) > 0)
     *value = file >= 0 ? read_variable_strings(attr, file, count, why, n) : NULL;
   else
@@ -428,9 +430,23 @@ int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, 
   return *value ? 0 : -1;
 }
 
+int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, size_t n) {
+  return get_strings(obj, name, false, value, why, n);
+}
+
+int tf_h5_attr_get_names(hid_t obj, const char *name, char **value, char *why, size_t n) {
+  return get_strings(obj, name, true, value, why, n);
+}
+
 char *tf_h5_attr_read_string(hid_t obj, const char *name) {
   char *value = NULL, why[256];
   tf_h5_attr_get_string(obj, name, &value, why, sizeof why);
+  return value;
+}
+
+char *tf_h5_attr_read_names(hid_t obj, const char *name) {
+  char *value = NULL, why[256];
+  tf_h5_attr_get_names(obj, name, &value, why, sizeof why);
   return value;
 }
 
@@ -626,7 +642,7 @@ static herr_t attribute_copyable(hid_t loc, const char *name, const H5A_info_t *
   if (attr >= 0) H5Aclose(attr);
   char why[200], *value = NULL;
   const bool ok = attr >= 0 && type >= 0 && !other_variable &&
-                  (!is_string || tf_h5_attr_get_string(loc, name, &value, why, sizeof why) == 0);
+                  (!is_string || tf_h5_attr_get_names(loc, name, &value, why, sizeof why) == 0);
   free(value);
   return ok ? 0 : -1;
 }
@@ -634,19 +650,29 @@ static herr_t attribute_copyable(hid_t loc, const char *name, const H5A_info_t *
 /* The string attributes twofold reads from the root group of a results file.  They are
  * checked by name: listing a damaged attribute table (H5Aiterate2) can itself crash HDF5. */
 static const char *const root_strings[] = {
-    "twofold_version", "created",           "config",      "config_source", "fingerprint", "model",
-    "model_plugin",    "model_plugin_code", "state_names", "merged_from",   NULL};
+    "twofold_version", "created", "config",       "config_source",
+    "fingerprint",     "model",   "model_plugin", "model_plugin_code",
+    "merged_from",     NULL};
+static const char *const root_name_lists[] = {"state_names", NULL};
 
-int tf_h5_check_strings(hid_t file, const char *path, tf_error *err) {
-  if (tf_h5_check_headers(file, path, err)) return -1; /* before any attribute is decoded */
-  for (const char *const *name = root_strings; *name; name++) {
+static int check_root(hid_t file, const char *path, const char *const *names, bool list,
+                      tf_error *err) {
+  for (const char *const *name = names; *name; name++) {
     char why[200], *value = NULL;
-    if (tf_h5_attr_get_string(file, *name, &value, why, sizeof why))
+    if (get_strings(file, *name, list, &value, why, sizeof why))
       return tf_fail(err, "'%s': corrupt or not a twofold results file: attribute '%s': %s", path,
                      *name, why);
     free(value);
   }
   return 0;
+}
+
+int tf_h5_check_strings(hid_t file, const char *path, tf_error *err) {
+  if (tf_h5_check_headers(file, path, err)) return -1; /* before any attribute is decoded */
+  return check_root(file, path, root_strings, false, err) ||
+                 check_root(file, path, root_name_lists, true, err)
+             ? -1
+             : 0;
 }
 
 /* Copying reads every attribute and dataset, and HDF5 decodes their headers and follows

@@ -50,11 +50,14 @@ bool tf_h5_is_results_file(const char *path);
 hid_t tf_h5_attr_open_single(hid_t obj, const char *name);
 /* A string attribute (variable or fixed length), read with bounds (see h5io.c): 0 with
  * *value (malloc'd), or with *value NULL if obj has no attribute `name`; -1 with `why` if it
- * exists but is not one readable string (a damaged or hostile file).  A list of strings (a
- * tf_h5_attr_names attribute) is read as its strings joined with ','. */
+ * exists but is not one readable string (a damaged or hostile file). */
 int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, size_t n);
 /* The same, NULL if absent or unreadable. */
 char *tf_h5_attr_read_string(hid_t obj, const char *name);
+/* A list of strings (a tf_h5_attr_names attribute, or one string as older files hold it),
+ * read with the same bounds, joined with ','. */
+int tf_h5_attr_get_names(hid_t obj, const char *name, char **value, char *why, size_t n);
+char *tf_h5_attr_read_names(hid_t obj, const char *name);
 /* Every object header's attribute messages hold what they claim (h5_headers.h), and every
  * string attribute twofold reads from the root of a results file passes the bounded read: 0, or -1
  * with err "'PATH': corrupt or not a twofold results file: attribute 'NAME':
