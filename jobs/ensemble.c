@@ -447,7 +447,7 @@ static int execute(tf_run *run, tf_error *err) {
   const tf_member_layout *l = &job->engine->layout;
   tf_h5_attr_string(file, "model", l->kernel->name);
   tf_results_write_model(file, l->kernel, l->params);
-  tf_h5_attr_string(file, "state_names", job->state_names);
+  tf_h5_attr_names(file, "state_names", job->state_names);
   job->spec.run = run_member;
   if (job->engine->layout.lanes > 1) job->spec.run_chunk = run_chunk;
   /* PETSc TS batches: claims of whole batches, ~32 per rank, so no batch is split */

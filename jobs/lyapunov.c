@@ -230,10 +230,11 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
                              "Lyapunov exponents, descending") |
            tf_h5_write_small(g, "error", H5T_NATIVE_DOUBLE, (uint64_t)m, r->error,
                              "standard error from the spread of the block averages") |
-           tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
-                             "block averages, blocks x exponents (in QR order)") |
-           tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
-                             "running averages after each block, blocks x exponents") |
+           tf_h5_write_small_matrix(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)b, (uint64_t)m,
+                                    r->blocks, "block averages, blocks x exponents (in QR order)") |
+           tf_h5_write_small_matrix(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)b, (uint64_t)m,
+                                    r->running,
+                                    "running averages after each block, blocks x exponents") |
            tf_h5_attr_double(g, "kaplan_yorke_dimension", r->kaplan_yorke) |
            tf_h5_attr_double(g, "volume_rate", r->volume_rate);
   H5Gclose(g);
@@ -266,10 +267,11 @@ static int fill_blocks(hid_t g, const lyapunov_job *job, const void *arg) {
   const int m = job->opt.exponents, b = r->blocks_done;
   int rc = tf_h5_attr_int(g, "blocks_done", b);
   if (b > 0) /* stopped inside the first block (or the transient): no block to keep */
-    rc |= tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
-                            "block averages of the blocks done, blocks_done x exponents") |
-          tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
-                            "running averages after each block done");
+    rc |= tf_h5_write_small_matrix(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)b, (uint64_t)m,
+                                   r->blocks,
+                                   "block averages of the blocks done, blocks_done x exponents") |
+          tf_h5_write_small_matrix(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)b, (uint64_t)m,
+                                   r->running, "running averages after each block done");
   return rc;
 }
 

@@ -694,7 +694,8 @@ static int cmd_info(const cli_args *a) {
   free(version);
   printf("file: %s\n", a->config);
   for (const char *const *at = attrs; *at; at++) {
-    char *v = tf_h5_attr_read_string(f, *at);
+    char *v = strcmp(*at, "state_names") ? tf_h5_attr_read_string(f, *at)
+                                         : tf_h5_attr_read_names(f, *at); /* joined with ',' */
     if (v) printf("%s: %s\n", *at, v);
     free(v);
   }

@@ -45,8 +45,16 @@ static uint64_t if_visits(const tf_member_layout *l) {
 static uint64_t if_mode(const tf_member_layout *l) {
   return l->mode_doc != NULL;
 }
+/* Draws are taken at a two-fold and at intersections of switching surfaces (full stick h = g
+ * = 0, or two of several switching functions): a model with neither never draws, and gets no
+ * exits table. */
+static bool model_draws(const tf_kernel *k) {
+  const tf_filippov_ops *f = k->filippov;
+  return (f && (f->twofold_guess || f->secondary_switching)) ||
+         (k->switches && k->switches->nswitches > 1);
+}
 static uint64_t exit_slots(const tf_member_layout *l) {
-  return (uint64_t)l->exit_slots * l->exit_width;
+  return model_draws(l->kernel) ? (uint64_t)l->exit_slots * l->exit_width : 0;
 }
 static uint64_t event_slots(const tf_member_layout *l) {
   return (uint64_t)l->event_slots * l->event_width;
@@ -157,12 +165,8 @@ static void fill_period(const tf_member_layout *l, const tf_member_result *r, vo
 static void describe_events(const tf_member_engine *e, hid_t d, hid_t file) {
   (void)file;
   const tf_member_layout *l = &e->layout;
-  if (!l->event_kind_names) return;
-  char kinds[256] = "";
-  for (int i = 0; i < l->event_kinds; i++)
-    snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
-             l->event_kind_names[i]);
-  tf_h5_attr_string(d, "kinds", kinds);
+  if (l->event_kind_names)
+    tf_h5_attr_strings(d, "kinds", l->event_kind_names, (size_t)l->event_kinds);
 }
 
 static void describe_mode(const tf_member_engine *e, hid_t d, hid_t file) {
@@ -174,7 +178,7 @@ static void log_fields(hid_t d, const tf_member_layout *l, const char *head) {
   char state[512], fields[640];
   tf_join_state_names(l->kernel, state, sizeof state);
   snprintf(fields, sizeof fields, "%s,%s", head, state);
-  tf_h5_attr_string(d, "fields", fields);
+  tf_h5_attr_names(d, "fields", fields);
 }
 
 typedef struct draws_place {
@@ -183,7 +187,7 @@ typedef struct draws_place {
 
 static void put_draws_attr(void *ctx, bool on_log, const char *name, const char *value) {
   const draws_place *p = ctx;
-  tf_h5_attr_string(on_log ? p->log : p->where, name, value);
+  if (!on_log || p->log >= 0) tf_h5_attr_string(on_log ? p->log : p->where, name, value);
 }
 
 void tf_member_columns_describe_draws(const tf_member_engine *e, hid_t log, hid_t where) {
@@ -337,4 +341,6 @@ void tf_member_columns_describe(const tf_member_columns *c, const tf_member_engi
     c->def[i]->describe(e, d, file);
     H5Dclose(d);
   }
+  /* the rules of the draws are the run's settings, kept where no draw can be logged */
+  if (!model_draws(e->layout.kernel)) tf_member_columns_describe_draws(e, -1, file);
 }

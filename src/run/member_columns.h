@@ -45,7 +45,7 @@ void tf_member_columns_bind(const tf_member_columns *c, void *const *row, tf_mem
 void tf_member_columns_fill(const tf_member_columns *c, const tf_member_layout *l,
                             const tf_member_result *r, void *const *row);
 /* The attributes naming the rules behind the draws log `log`, on it and on `where` (the
- * route's describe_draws; nothing if it has none). */
+ * route's describe_draws; nothing if it has none); log -1: those of `where` only. */
 void tf_member_columns_describe_draws(const tf_member_engine *e, hid_t log, hid_t where);
 /* Attributes of the columns' datasets `<group>/<name>` in file (kinds, fields, slot widths). */
 void tf_member_columns_describe(const tf_member_columns *c, const tf_member_engine *e, hid_t file,
