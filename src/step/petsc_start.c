@@ -136,7 +136,14 @@ static const tf_ts_ops *module(tf_error *err) {
 
 int tf_petsc_require(MPI_Comm comm, tf_error *err) {
   const tf_ts_ops *m = module(err);
+  /* every rank or none goes on to PetscInitialize, which is collective */
+  int loaded = m != NULL;
+  MPI_Allreduce(MPI_IN_PLACE, &loaded, 1, MPI_INT, MPI_MIN, comm);
   if (!m) return -1;
+  if (!loaded)
+    return tf_fail(err,
+                   "the PETSc TS module could not be loaded on every rank of the run (another "
+                   "rank says why)");
   const int rc = m->start(comm, saved_argc, saved_argv, err);
   if (rc > 0) started = true;
   return rc < 0 ? -1 : 0;
