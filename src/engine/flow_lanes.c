@@ -1,4 +1,5 @@
-/* flow_lanes.c — DOPRI5 members of a smooth flow integrated side by side (flow.h, lanes).
+/* flow_lanes.c — members of a smooth flow integrated side by side (flow.h, lanes): the driver
+ * of any explicit pair (flow_lanes.h), and DOPRI5's attempt.
  *
  * One member's step is a chain: each stage waits on the one before, and a small system's
  * stages are a few multiplications, so a core mostly waits.  W members in W lanes, the state
@@ -7,43 +8,24 @@
  *
  * Lanes never share a step: each keeps its own t, h, error norm, accept/reject and PI memory,
  * and its dense output is evaluated from its own stages.  Every lane does the operations of
- * dopri5.c and ode.c for its member in the same order (the coefficients are dopri5_coeffs.h;
- * the build does not contract multiply-adds), and the starting step is ode.c's own code on the
- * scalar stepper: a member's numbers are tf_flow_run_member's bit for bit, whatever shares its
- * lanes.  A finished lane takes the next member of the queue at once. */
+ * the scalar stepper (dopri5.c, dop853.c) and ode.c for its member in the same order (the
+ * coefficients are one copy, dopri5_coeffs.h and dop853_coeffs.h; the build does not contract
+ * multiply-adds), and the starting step is ode.c's own code on the scalar stepper: a member's
+ * numbers are tf_flow_run_member's bit for bit, whatever shares its lanes.  A finished lane
+ * takes the next member of the queue at once. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crash_point.h"
 #include "dopri5_coeffs.h"
-#include "flow.h"
+#include "flow_lanes.h"
 #include "rk_driver.h"
 #include "status.h"
 
-typedef struct lanes {
-  tf_flow *flow;
-  tf_lane_field_fn *lane_rhs; /* the model's lanes field, or NULL: its rhs lane by lane */
-  int w;
-  size_t n;
-  /* n * w each, structure of arrays */
-  double *x, *k[STAGES], *stage, *x_new;
-  /* w each: time, proposed step, step attempted, its eval time, PI memory, the step's floor,
-   * error norm */
-  double *t, *h, *hs, *tc, *log_prev, *hmin, *err;
-  double *gather, *out; /* n each, for the scalar field and samples */
-  int *code, *rc;       /* the model's refusal since the step began; one evaluation's */
-  long *slot, *steps, *next;
-  bool *at_start, *last;
-  tf_flow_lane_member *m;
-  size_t count, queue;
-  long n_samples;
-  tf_stop_token *stop;
-  bool stopped;
-  void (*computing)(uint64_t member);
-} lanes;
+typedef tf_lanes lanes;
 
-/* ---- the vectorised stages -------------------------------------------------------------- */
+/* ---- DOPRI5's vectorised stages --------------------------------------------------------- */
 
 /* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages).  Inlined where w and row
  * are constants: the sum unrolls and the loop over the lanes becomes vector operations. */
@@ -66,8 +48,7 @@ static void join_code(int *code, int rc) {
   if (rc && (*code == 0 || (rc < 0 && *code > 0))) *code = rc; /* as tf_rk_eval */
 }
 
-/* f at the lanes' stage times tc and states xs into dx. */
-static void eval(lanes *L, const double *xs, double *dx) {
+void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
   const int w = L->w;
   if (L->lane_rhs) {
     L->lane_rhs(w, L->tc, xs, L->flow->params, dx, L->rc); /* a crash: the last loaded */
@@ -86,29 +67,25 @@ static void eval(lanes *L, const double *xs, double *dx) {
   tf_crash_point_publish(NULL, NULL, 0);
 }
 
-static inline __attribute__((always_inline)) void stage_times(lanes *L, const int w, double c) {
-  for (int l = 0; l < w; l++) L->tc[l] = L->t[l] + c * L->hs[l];
-}
-
 /* dopri5.c's attempt: six new stages, k[6] f at the 5th-order solution x_new. */
 static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w) {
   stage_row(L, w, 1, L->stage); /* rows as constants: each sum unrolls */
-  stage_times(L, w, C[1]);
-  eval(L, L->stage, L->k[1]);
+  tf_lanes_stage_times(L, w, C[1]);
+  tf_lanes_eval(L, L->stage, L->k[1]);
   stage_row(L, w, 2, L->stage);
-  stage_times(L, w, C[2]);
-  eval(L, L->stage, L->k[2]);
+  tf_lanes_stage_times(L, w, C[2]);
+  tf_lanes_eval(L, L->stage, L->k[2]);
   stage_row(L, w, 3, L->stage);
-  stage_times(L, w, C[3]);
-  eval(L, L->stage, L->k[3]);
+  tf_lanes_stage_times(L, w, C[3]);
+  tf_lanes_eval(L, L->stage, L->k[3]);
   stage_row(L, w, 4, L->stage);
-  stage_times(L, w, C[4]);
-  eval(L, L->stage, L->k[4]);
+  tf_lanes_stage_times(L, w, C[4]);
+  tf_lanes_eval(L, L->stage, L->k[4]);
   stage_row(L, w, 5, L->stage);
-  stage_times(L, w, 1.0); /* t + h: C[5] is 1 (t + 1.0 h is t + h exactly) */
-  eval(L, L->stage, L->k[5]);
+  tf_lanes_stage_times(L, w, 1.0); /* t + h: C[5] is 1 (t + 1.0 h is t + h exactly) */
+  tf_lanes_eval(L, L->stage, L->k[5]);
   stage_row(L, w, 6, L->x_new);
-  eval(L, L->x_new, L->k[6]);
+  tf_lanes_eval(L, L->x_new, L->k[6]);
 }
 
 /* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order. */
@@ -130,9 +107,7 @@ static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const 
   for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l] / (double)L->n);
 }
 
-/* One attempt of every lane and its error norm, for each width: compiled for the vector units
- * the CPU may have (the same operations on each: only their width differs). */
-#define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
+/* One attempt of every lane and its error norm, for each width. */
 #define TF_LANES_WIDTH(w)                           \
   TF_LANES_TARGETS static void step_##w(lanes *L) { \
     attempt_w(L, w);                                \
@@ -142,23 +117,11 @@ TF_LANES_WIDTH(4)
 TF_LANES_WIDTH(8)
 TF_LANES_WIDTH(16)
 
-static void attempt_all(lanes *L) {
-  switch (L->w) {
-    case 4:
-      return step_4(L);
-    case 8:
-      return step_8(L);
-    default:
-      return step_16(L);
-  }
-}
-
-/* ---- one lane --------------------------------------------------------------------------- */
-
-/* dopri5.c's build_dense and dense_at for lane l at theta of the step just taken (before x
- * and k[0] move on), into L->out. */
-static void dense_lane(const lanes *L, int l, double theta, double h) {
-  const double theta1 = 1.0 - theta;
+/* dopri5.c's build_dense and dense_at for lane l at ts in the step just taken (before x and
+ * k[0] move on), into L->out. */
+static void dense_lane(lanes *L, int l, double ts, double t_old, double h, bool first) {
+  (void)first;
+  const double theta = h > 0 ? (ts - t_old) / h : 0.0, theta1 = 1.0 - theta;
   for (size_t i = 0; i < L->n; i++) {
     const size_t q = i * L->w + l;
     double *const *k = L->k;
@@ -168,6 +131,18 @@ static void dense_lane(const lanes *L, int l, double theta, double h) {
                            D[5] * k[5][q] + D[6] * k[6][q]);
     L->out[i] = x + theta * (dx + theta1 * (bspl + theta * (c3 + theta1 * c4)));
   }
+}
+
+const tf_lane_pair tf_lanes_dopri5 = {.type = "dopri5",
+                                      .stages = STAGES,
+                                      .fsal_stage = STAGES - 1,
+                                      .attempt = {step_4, step_8, step_16},
+                                      .dense = dense_lane};
+
+/* ---- the driver ------------------------------------------------------------------------- */
+
+static void attempt_all(lanes *L) {
+  L->pair->attempt[L->w == 4 ? 0 : L->w == 8 ? 1 : 2](L);
 }
 
 static void finish(lanes *L, int l, int status) {
@@ -188,6 +163,7 @@ static void failed(lanes *L, int l) {
 static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) {
   tf_flow_lane_member *m = &L->m[L->slot[l]];
   const tf_flow *flow = L->flow;
+  bool first = true;
   for (long *next = &L->next[l];
        m->sample && *next < L->n_samples && tf_flow_sample_time(flow, *next, L->n_samples) <= t_new;
        ++*next) {
@@ -195,7 +171,7 @@ static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) 
     if (ts == t_new)
       for (size_t i = 0; i < L->n; i++) L->out[i] = L->x_new[i * L->w + l];
     else
-      dense_lane(L, l, h > 0 ? (ts - t_old) / h : 0.0, h);
+      L->pair->dense(L, l, ts, t_old, h, first), first = false;
     m->sample(m->sample_ctx, ts, L->out);
     if (tf_stop_point(L->stop)) return *next + 1 >= L->n_samples;
   }
@@ -211,7 +187,7 @@ static void accept(lanes *L, int l, double h, double log_err) {
   for (size_t i = 0; i < L->n; i++) {
     const size_t q = i * L->w + l;
     L->x[q] = L->x_new[q];
-    L->k[0][q] = L->k[6][q]; /* first same as last */
+    L->k[0][q] = L->k[L->pair->fsal_stage][q]; /* first same as last */
   }
   L->at_start[l] = true;
   if (!go_on) {
@@ -348,21 +324,31 @@ static int auto_width(void) {
   return 4;
 }
 
+/* The lane pair of the flow's stepper type, NULL if it has none. */
+static const tf_lane_pair *lane_pair(const tf_flow *flow) {
+  static const tf_lane_pair *const pairs[] = {&tf_lanes_dopri5, &tf_lanes_dop853};
+  const tf_stepper_type *type = tf_stepper_type_of(&flow->ode);
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+    if (type == tf_stepper_type_find(pairs[i]->type)) return pairs[i];
+  return NULL;
+}
+
 int tf_flow_lanes(const tf_flow *flow) {
-  const bool dopri5 = tf_stepper_type_of(&flow->ode) == tf_stepper_type_find("dopri5");
-  if (flow->method != TF_METHOD_DOPRI5 || !dopri5 || flow->poincare || flow->lanes == 1) return 1;
+  if (flow->method != TF_METHOD_DOPRI5 || !lane_pair(flow) || flow->poincare || flow->lanes == 1)
+    return 1;
   return flow->lanes ? flow->lanes : auto_width();
 }
 
 static bool lanes_alloc(lanes *L) {
   const size_t n = L->n, w = (size_t)L->w;
-  double *d = calloc((STAGES + 3) * n * w + 7 * w + 2 * n, sizeof *d);
+  const int stages = L->pair->stages;
+  double *d = calloc(((size_t)stages + 3) * n * w + 7 * w + 2 * n, sizeof *d);
   L->code = calloc(2 * w, sizeof *L->code);
   L->slot = calloc(3 * w, sizeof *L->slot);
   L->at_start = calloc(2 * w, sizeof *L->at_start);
   if (!d || !L->code || !L->slot || !L->at_start) return false;
   L->x = d, d += n * w;
-  for (int j = 0; j < STAGES; j++) L->k[j] = d, d += n * w;
+  for (int j = 0; j < stages; j++) L->k[j] = d, d += n * w;
   L->stage = d, d += n * w;
   L->x_new = d, d += n * w;
   double **per_lane[] = {&L->t, &L->h, &L->hs, &L->tc, &L->log_prev, &L->hmin, &L->err};
@@ -393,6 +379,7 @@ void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long
                        void (*computing)(uint64_t member)) {
   const tf_flow_ops *smooth = tf_model_smooth(flow->kernel);
   lanes L = {.flow = flow,
+             .pair = lane_pair(flow),
              .lane_rhs = smooth && !flow->smoothing_on ? smooth->rhs_lanes : NULL,
              .w = tf_flow_lanes(flow),
              .n = flow->kernel->dim,

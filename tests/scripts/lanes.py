@@ -4,7 +4,8 @@ it gets alone, bit for bit: the results files' datasets are byte-equal for lanes
 16 (8: the chunk and rank runs, and the default on a CPU with AVX-512), on 1 and 2 ranks, and when the members sharing lanes change (ensemble.chunk: a chunk is
 the queue the lanes take members from, so chunks of 1 and 13 members put each member in
 another lane beside other members).  Checked on the Lorenz system (the model's own lanes
-field, with trajectory samples from the lanes' dense output) and on the smoothed Jeffrey
+field, with trajectory samples from the lanes' dense output) under DOPRI5 and DOP853 (whose
+samples build the 7th-order extension from the lane's step), and on the smoothed Jeffrey
 oscillator under DOPRI5 (its lanes field, with hysteresis and without), and on a model.equations flow
 whose field uses every kind of operation and function (the lanes field the expression compiler
 emits beside the scalar one).  One Lorenz member is also
@@ -54,6 +55,7 @@ ensemble:
 """)
 
 
+LORENZ853 = t.write("lorenz853.yaml", open(LORENZ).read().replace("  t_end: 4", "  method: dop853\n  t_end: 4"))
 JEFFREY0 = t.write("jeffrey0.yaml", open(JEFFREY).read().replace("beta: 0.01", "beta: 0"))
 EQUATIONS = t.write("equations.yaml", """job: ensemble
 model:
@@ -75,6 +77,8 @@ integrator:
 ensemble:
   members: 40
 """)
+EQUATIONS853 = t.write("equations853.yaml",
+                       open(EQUATIONS).read().replace("  t_end: 1", "  method: dop853\n  t_end: 1"))
 shown = subprocess.run([t.TWOFOLD, "model", "show", EQUATIONS], capture_output=True, text=True)
 t.check("rhs_lanes};" in shown.stdout,
         "model.equations: the generated flow has a lanes field (rhs_lanes in its ops)")
@@ -98,7 +102,9 @@ def same_files(name, ref, other):
 # (model, config, widths, chunks, also the default): each run is about 0.3 s
 CASES = (("lorenz", LORENZ, (4, 16), (1, 13), True), ("jeffrey", JEFFREY, (16,), (1,), False),
          ("jeffrey0", JEFFREY0, (4,), (), False),
-         ("equations", EQUATIONS, (4, 16), (13,), False))
+         ("equations", EQUATIONS, (4, 16), (13,), False),
+         ("lorenz853", LORENZ853, (4, 16), (13,), False),
+         ("equations853", EQUATIONS853, (4,), (), False))
 for name, cfg, widths, chunks, default in CASES:
     one = t.run(cfg, f"{name}-1.h5", "integrator.lanes=1")
     t.check(one["lanes"] == 1 and one["failed"] == 0, f"{name}: lanes 1 run member by member")
@@ -115,23 +121,23 @@ for name, cfg, widths, chunks, default in CASES:
         t.run(cfg, f"{name}-auto.h5")
         same_files(name, f"{name}-1.h5", f"{name}-auto.h5")
 
-# member 7 of the Lorenz ensemble against an independent integration from its initial state
-with h5py.File("lorenz-c13.h5") as f:
-    x0, x1 = f["members/initial_state"][7], f["members/final_state"][7]
-    samples = f["members/trajectory"][7] if "members/trajectory" in f else None
-
-
 def lorenz(_, x, s=10.0, r=28.0, b=8.0 / 3.0):
     return [s * (x[1] - x[0]), x[0] * (r - x[2]) - x[1], x[0] * x[1] - b * x[2]]
 
 
-ref = solve_ivp(lorenz, (0, 4), x0, method="DOP853", rtol=1e-13, atol=1e-13,
-                t_eval=np.linspace(0, 4, 5))
-err = np.max(np.abs(x1 - ref.y[:, -1]))
-t.check(err < 1e-5, f"lorenz member 7 at t = 4 within 1e-5 of scipy's DOP853 (off by {err:.1e})")
-if samples is not None:
-    serr = np.nanmax(np.abs(np.asarray(samples).reshape(5, -1)[:, -3:] - ref.y.T))
-    t.check(serr < 1e-5, f"lorenz member 7's samples (dense output) within 1e-5 (off by {serr:.1e})")
+# member 7 of each Lorenz ensemble against an independent integration from its initial state
+for name in ("lorenz", "lorenz853"):
+    with h5py.File(f"{name}-c13.h5") as f:
+        x0, x1 = f["members/initial_state"][7], f["members/final_state"][7]
+        samples = f["members/trajectory"][7] if "members/trajectory" in f else None
+    ref = solve_ivp(lorenz, (0, 4), x0, method="DOP853", rtol=1e-13, atol=1e-13,
+                    t_eval=np.linspace(0, 4, 5))
+    err = np.max(np.abs(x1 - ref.y[:, -1]))
+    t.check(err < 1e-5, f"{name} member 7 at t = 4 within 1e-5 of scipy's DOP853 (off by {err:.1e})")
+    t.check(samples is not None, f"{name}: trajectory samples written")
+    if samples is not None:
+        serr = np.nanmax(np.abs(np.asarray(samples).reshape(5, -1)[:, -3:] - ref.y.T))
+        t.check(serr < 1e-5, f"{name} member 7's samples (dense output) within 1e-5 (off by {serr:.1e})")
 
 # integrator.lanes takes auto, 1, 4, 8 or 16 and names the key otherwise
 res = subprocess.run([t.TWOFOLD, "run", LORENZ, "-o", "bad.h5", "--overwrite", "--set",
