@@ -48,8 +48,22 @@ static void join_code(int *code, int rc) {
   if (rc && (*code == 0 || (rc < 0 && *code > 0))) *code = rc; /* as tf_rk_eval */
 }
 
+/* Each lane's field through its member's own stepper, counted there as tf_rk_eval counts. */
+static void eval_own_fields(lanes *L, const double *xs, double *dx) {
+  const int w = L->w;
+  for (int l = 0; l < w; l++) {
+    if (L->slot[l] < 0) continue;
+    tf_stepper *s = L->steppers[l];
+    for (size_t i = 0; i < L->n; i++) L->gather[i] = xs[i * w + l];
+    join_code(&L->code[l], s->f(L->tc[l], L->gather, s->ctx, L->out));
+    s->stats.rhs_evals++;
+    for (size_t i = 0; i < L->n; i++) dx[i * w + l] = L->out[i];
+  }
+}
+
 void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
   const int w = L->w;
+  if (L->steppers) return eval_own_fields(L, xs, dx);
   if (L->lane_rhs) {
     L->lane_rhs(w, L->tc, xs, L->flow->params, dx, L->rc); /* a crash: the last loaded */
     for (int l = 0; l < w; l++)
@@ -90,7 +104,7 @@ static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int 
 
 /* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order. */
 static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w) {
-  const double atol = L->flow->ode.atol, rtol = L->flow->ode.rtol;
+  const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict k0 = L->k[0], *restrict k2 = L->k[2], *restrict k3 = L->k[3],
                          *restrict k4 = L->k[4], *restrict k5 = L->k[5], *restrict k6 = L->k[6];
   const double *restrict x = L->x, *restrict xn = L->x_new, *restrict hs = L->hs;
@@ -141,7 +155,7 @@ const tf_lane_pair tf_lanes_dopri5 = {.type = "dopri5",
 
 /* ---- the driver ------------------------------------------------------------------------- */
 
-static void attempt_all(lanes *L) {
+void tf_lanes_attempt(lanes *L) {
   L->pair->attempt[L->w == 4 ? 0 : L->w == 8 ? 1 : 2](L);
 }
 
@@ -178,51 +192,71 @@ static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) 
   return true;
 }
 
-/* The accepted step of lane l (tf_rk_step_with): samples, the solution, the PI controller. */
-static void accept(lanes *L, int l, double h, double log_err) {
-  const tf_rk_controller *c = &tf_stepper_type_of(&L->flow->ode)->control;
-  const double t_old = L->t[l], t_new = L->last[l] ? L->flow->t_end : t_old + h;
-  const bool go_on = take_samples(L, l, t_old, h, t_new);
-  L->t[l] = t_new;
+void tf_lanes_move_on(lanes *L, int l, double h, double log_err) {
+  const tf_rk_controller *c = &tf_stepper_type_of(L->ode)->control;
+  L->t[l] = L->last[l] ? L->t_limit[l] : L->t[l] + h;
   for (size_t i = 0; i < L->n; i++) {
     const size_t q = i * L->w + l;
     L->x[q] = L->x_new[q];
     L->k[0][q] = L->k[L->pair->fsal_stage][q]; /* first same as last */
   }
   L->at_start[l] = true;
-  if (!go_on) {
-    L->stopped = true;
-    finish(L, l, TF_MEMBER_PENDING);
-    return;
-  }
-  if (L->flow->ode.fixed_step) return;
+  if (L->ode->fixed_step) return;
   double fac = exp(c->expo1 * log_err - c->beta * L->log_prev[l]) / c->safety;
   fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
   L->log_prev[l] = fmax(log_err, TF_RK_LOG_1E4);
   if (!L->last[l] || h / fac > L->h[l]) L->h[l] = h / fac;
 }
 
-/* After an attempt: accept, reject or end lane l as tf_rk_step_with and run_dopri5 would. */
-static void decide(lanes *L, int l) {
-  const tf_ode_options *o = &L->flow->ode;
+tf_ode_status tf_lanes_judge(lanes *L, int l, bool *accept, double *log_err) {
+  const tf_ode_options *o = L->ode;
   const tf_rk_controller *c = &tf_stepper_type_of(o)->control;
   const double h = L->hs[l], err = o->fixed_step ? 0.0 : L->err[l];
-  if (L->code[l] < 0) return failed(L, l);
+  *accept = false;
+  if (L->code[l] < 0) return TF_ODE_MODEL_FAILED;
   const bool refused = L->code[l] > 0;
   L->code[l] = 0;
   bool finite = isfinite(err);
   for (size_t i = 0; finite && i < L->n; i++) finite = isfinite(L->x_new[i * L->w + l]);
+  tf_ode_stats *stats = L->steppers ? &L->steppers[l]->stats : &(tf_ode_stats){0};
   if (refused || !finite) {
     if (o->fixed_step || !(h > L->hmin[l]))
-      return finish(L, l, refused ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE);
+      return refused ? TF_ODE_STEP_UNDERFLOW : TF_ODE_NONFINITE;
     L->h[l] = 0.25 * h;
-    return;
+    stats->rejected++;
+    return TF_ODE_OK;
   }
-  const double log_err = o->fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
-  if (err <= 1.0) return accept(L, l, h, log_err);
-  L->h[l] = h / fmin(c->fac_hi, exp(c->expo1 * log_err) / c->safety);
-  if (!(L->h[l] >= L->hmin[l]))
-    finish(L, l, isnan(L->h[l]) ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW);
+  *log_err = o->fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
+  if (err <= 1.0) {
+    *accept = true;
+    return TF_ODE_OK;
+  }
+  stats->rejected++;
+  L->h[l] = h / fmin(c->fac_hi, exp(c->expo1 * *log_err) / c->safety);
+  if (!(L->h[l] >= L->hmin[l])) return isnan(L->h[l]) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
+  return TF_ODE_OK;
+}
+
+/* The accepted step of lane l: samples, then the solution and the PI controller. */
+static void accept(lanes *L, int l, double h, double log_err) {
+  const double t_old = L->t[l], t_new = L->last[l] ? L->t_limit[l] : t_old + h;
+  const bool go_on = take_samples(L, l, t_old, h, t_new);
+  tf_lanes_move_on(L, l, h, log_err);
+  if (!go_on) {
+    L->stopped = true;
+    finish(L, l, TF_MEMBER_PENDING);
+  }
+}
+
+/* After an attempt: accept, reject or end lane l as tf_rk_step_with and run_dopri5 would. */
+static void decide(lanes *L, int l) {
+  bool accepted;
+  double log_err;
+  const tf_ode_status st = tf_lanes_judge(L, l, &accepted, &log_err);
+  if (st == TF_ODE_MODEL_FAILED) return failed(L, l);
+  if (st != TF_ODE_OK)
+    return finish(L, l, st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW);
+  if (accepted) accept(L, l, L->hs[l], log_err);
 }
 
 /* The next member of the queue into lane l, started as run_dopri5 starts one (the starting
@@ -262,7 +296,8 @@ static bool load(lanes *L, int l) {
       L->x[i * L->w + l] = m->x[i];
       L->k[0][i * L->w + l] = s->k[0][i];
     }
-    L->t[l] = flow->t0, L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
+    L->t[l] = flow->t0, L->t_limit[l] = flow->t_end;
+    L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
     L->code[l] = s->model_code;
     L->steps[l] = 0;
     L->at_start[l] = true;
@@ -283,7 +318,7 @@ static bool start_step(lanes *L, int l) {
   }
   L->steps[l]++;
   if (L->code[l]) return failed(L, l), false;
-  L->hmin[l] = flow->ode.hmin > 0 ? flow->ode.hmin : 1e-14 * fmax(1.0, fabs(L->t[l]));
+  L->hmin[l] = tf_rk_hmin_floor(flow->stepper, L->t[l]);
   L->at_start[l] = false;
   return true;
 }
@@ -296,9 +331,8 @@ static void settle(lanes *L, int l) {
   }
 }
 
-/* The step each lane attempts: its proposal, bounded by hmax and cut at t_end. */
-static bool plan(lanes *L) {
-  const double hmax = L->flow->ode.hmax, t_end = L->flow->t_end;
+bool tf_lanes_plan(lanes *L) {
+  const double hmax = L->ode->hmax;
   bool any = false;
   for (int l = 0; l < L->w; l++) {
     if (L->slot[l] < 0) {
@@ -308,8 +342,8 @@ static bool plan(lanes *L) {
     any = true;
     double h = L->h[l];
     if (hmax > 0) h = fmin(h, hmax);
-    L->last[l] = L->t[l] + h >= t_end;
-    if (L->last[l]) h = t_end - L->t[l];
+    L->last[l] = L->t[l] + h >= L->t_limit[l];
+    if (L->last[l]) h = L->t_limit[l] - L->t[l];
     L->hs[l] = h;
   }
   return any;
@@ -317,7 +351,7 @@ static bool plan(lanes *L) {
 
 /* ---- setup ------------------------------------------------------------------------------ */
 
-static int auto_width(void) {
+int tf_lanes_auto_width(void) {
 #if defined(__x86_64__) || defined(__i386__)
   if (__builtin_cpu_supports("avx512f")) return 8;
 #endif
@@ -325,24 +359,28 @@ static int auto_width(void) {
 }
 
 /* The lane pair of the flow's stepper type, NULL if it has none. */
-static const tf_lane_pair *lane_pair(const tf_flow *flow) {
+const tf_lane_pair *tf_lane_pair_of(const tf_ode_options *ode) {
   static const tf_lane_pair *const pairs[] = {&tf_lanes_dopri5, &tf_lanes_dop853};
-  const tf_stepper_type *type = tf_stepper_type_of(&flow->ode);
+  const tf_stepper_type *type = tf_stepper_type_of(ode);
   for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
     if (type == tf_stepper_type_find(pairs[i]->type)) return pairs[i];
   return NULL;
 }
 
+static const tf_lane_pair *lane_pair(const tf_flow *flow) {
+  return tf_lane_pair_of(&flow->ode);
+}
+
 int tf_flow_lanes(const tf_flow *flow) {
   if (flow->method != TF_METHOD_DOPRI5 || !lane_pair(flow) || flow->poincare || flow->lanes == 1)
     return 1;
-  return flow->lanes ? flow->lanes : auto_width();
+  return flow->lanes ? flow->lanes : tf_lanes_auto_width();
 }
 
-static bool lanes_alloc(lanes *L) {
+bool tf_lanes_alloc(lanes *L) {
   const size_t n = L->n, w = (size_t)L->w;
   const int stages = L->pair->stages;
-  double *d = calloc(((size_t)stages + 3) * n * w + 7 * w + 2 * n, sizeof *d);
+  double *d = calloc(((size_t)stages + 3) * n * w + 8 * w + 2 * n, sizeof *d);
   L->code = calloc(2 * w, sizeof *L->code);
   L->slot = calloc(3 * w, sizeof *L->slot);
   L->at_start = calloc(2 * w, sizeof *L->at_start);
@@ -351,7 +389,8 @@ static bool lanes_alloc(lanes *L) {
   for (int j = 0; j < stages; j++) L->k[j] = d, d += n * w;
   L->stage = d, d += n * w;
   L->x_new = d, d += n * w;
-  double **per_lane[] = {&L->t, &L->h, &L->hs, &L->tc, &L->log_prev, &L->hmin, &L->err};
+  double **per_lane[] = {&L->t,  &L->t_limit,  &L->h,    &L->hs,
+                         &L->tc, &L->log_prev, &L->hmin, &L->err};
   for (size_t i = 0; i < sizeof per_lane / sizeof *per_lane; i++) *per_lane[i] = d, d += w;
   L->gather = d, d += n;
   L->out = d;
@@ -361,7 +400,7 @@ static bool lanes_alloc(lanes *L) {
   return true;
 }
 
-static void lanes_free(lanes *L) {
+void tf_lanes_free(lanes *L) {
   free(L->x);
   free(L->code);
   free(L->slot);
@@ -380,6 +419,7 @@ void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long
   const tf_flow_ops *smooth = tf_model_smooth(flow->kernel);
   lanes L = {.flow = flow,
              .pair = lane_pair(flow),
+             .ode = &flow->ode,
              .lane_rhs = smooth && !flow->smoothing_on ? smooth->rhs_lanes : NULL,
              .w = tf_flow_lanes(flow),
              .n = flow->kernel->dim,
@@ -388,19 +428,19 @@ void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long
              .n_samples = n_samples,
              .stop = flow->ode.stop,
              .computing = computing};
-  if (L.w <= 1 || !lanes_alloc(&L)) {
-    lanes_free(&L);
+  if (L.w <= 1 || !tf_lanes_alloc(&L)) {
+    tf_lanes_free(&L);
     run_one_by_one(flow, m, count, n_samples);
     return;
   }
   for (int l = 0; l < L.w; l++) L.slot[l] = -1, settle(&L, l);
-  while (plan(&L)) {
-    attempt_all(&L);
+  while (tf_lanes_plan(&L)) {
+    tf_lanes_attempt(&L);
     for (int l = 0; l < L.w; l++) {
       if (L.slot[l] < 0) continue;
       decide(&L, l);
       settle(&L, l);
     }
   }
-  lanes_free(&L);
+  tf_lanes_free(&L);
 }

@@ -39,7 +39,7 @@ static inline __attribute__((always_inline)) void attempt_w(tf_lanes *L, const i
 
 /* dop853.c's error_measure per lane: components summed in order. */
 static inline __attribute__((always_inline)) void error_norms_w(tf_lanes *L, const int w) {
-  const double atol = L->flow->ode.atol, rtol = L->flow->ode.rtol;
+  const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict x = L->x, *restrict xn = L->x_new;
   const double *restrict k[8];
   for (int q = 0; q < 8; q++) k[q] = L->k[DOP853_ERR_K[q]];
@@ -73,10 +73,11 @@ TF_LANES_DOP853_WIDTH(4)
 TF_LANES_DOP853_WIDTH(8)
 TF_LANES_DOP853_WIDTH(16)
 
-/* Lane l's step, just accepted, into the scalar stepper as tf_rk_step_with leaves it (after the
- * first-same-as-last swap, the extension pending): its dense output is then dop853.c's. */
-static void hand_step_to_stepper(tf_lanes *L, int l, double t_old, double h) {
-  tf_stepper *s = L->flow->stepper;
+/* Lane l's step, just accepted (before the lane moves on), into the scalar stepper s as
+ * tf_rk_step_with leaves it (after the first-same-as-last swap, the extension pending): its
+ * dense output is then dop853.c's. */
+static void to_stepper(tf_lanes *L, int l, tf_stepper *s) {
+  const double t_old = L->t[l], h = L->hs[l];
   for (size_t i = 0; i < L->n; i++) {
     const size_t p = i * L->w + l;
     for (int j = 1; j < 12; j++) s->k[j][i] = L->k[j][p];
@@ -85,14 +86,15 @@ static void hand_step_to_stepper(tf_lanes *L, int l, double t_old, double h) {
     s->x_new[i] = L->x_new[p];
   }
   s->t_prev = t_old, s->h_prev = h;
-  s->t_last = L->last[l] ? L->flow->t_end : t_old + h;
+  s->t_last = L->last[l] ? L->t_limit[l] : t_old + h;
   s->dense_state = TF_DENSE_PENDING;
   s->model_code = 0;
 }
 
 static void dense(tf_lanes *L, int l, double ts, double t_old, double h, bool first) {
+  (void)t_old, (void)h; /* the lane's own */
   tf_stepper *s = L->flow->stepper;
-  if (first) hand_step_to_stepper(L, l, t_old, h);
+  if (first) to_stepper(L, l, s);
   if (L->computing) L->computing(L->m[L->slot[l]].member);
   tf_stepper_dense(s, ts, L->out);
   /* a refusal while building the extension fails the next step, as in the scalar run */
@@ -103,4 +105,5 @@ const tf_lane_pair tf_lanes_dop853 = {.type = "dop853",
                                       .stages = 13,
                                       .fsal_stage = 12,
                                       .attempt = {step_4, step_8, step_16},
-                                      .dense = dense};
+                                      .dense = dense,
+                                      .to_stepper = to_stepper};

@@ -8,7 +8,8 @@ field, with trajectory samples from the lanes' dense output) under DOPRI5 and DO
 samples build the 7th-order extension from the lane's step), and on the smoothed Jeffrey
 oscillator under DOPRI5 (its lanes field, with hysteresis and without), and on a model.equations flow
 whose field uses every kind of operation and function (the lanes field the expression compiler
-emits beside the scalar one).  One Lorenz member is also
+emits beside the scalar one), and on a short scan of the pressure-relief valve (impacts and
+extrema under DOP853: the events leave the lanes for each member's own event loop).  One Lorenz member is also
 held against scipy's DOP853 at tight tolerance, so the identity is one of right numbers."""
 import os
 import subprocess
@@ -124,6 +125,50 @@ for name, cfg, widths, chunks, default in CASES:
 def lorenz(_, x, s=10.0, r=28.0, b=8.0 / 3.0):
     return [s * (x[1] - x[0]), x[0] * (r - x[2]) - x[1], x[0] * x[1] - b * x[2]]
 
+
+# The valve's bifurcation scan (impacts and extrema, DOP853): the lanes take the steps, each
+# member's own event loop handles its events, and every point's record (samples, counts, steps
+# and evaluations) is the one-by-one run's, for any width and on 2 ranks.
+VALVE = t.write("valve.yaml", """job: scan
+model:
+  name: pressure_valve
+  params: {kappa: 1.25, beta: 20, delta: 10, r: 0.8}
+initial:
+  state: [0.2, 0.0, 0.0]
+integrator:
+  method: dop853
+  t_end: 1500
+  rtol: 1e-9
+  atol: 1e-9
+impact:
+  event_tol: 1e-9
+poincare:
+  event: impact+extremum
+  component: x
+  transient: 64
+  count: 16
+  tol: 1e-9
+scan:
+  quantity: poincare
+  x: {param: q, min: 0.2, max: 10, points: 20}
+""")
+t.check(t.run(VALVE, "valve-1.h5", "integrator.lanes=1")["lanes"] == 1, "valve: lanes 1 is off")
+for width in (4, 8, 16):
+    s = t.run(VALVE, f"valve-{width}.h5", f"integrator.lanes={width}")
+    t.check(s["lanes"] == width, f"valve: lanes {width} ran {s['lanes']} wide")
+    same_files("valve", "valve-1.h5", f"valve-{width}.h5")
+t.run(VALVE, "valve-r2.h5", "integrator.lanes=8", "ensemble.chunk=7", ranks=2)
+same_files("valve", "valve-1.h5", "valve-r2.h5")
+with h5py.File("valve-1.h5") as f:
+    recorded, impacts = f["members/poincare_recorded"][()], f["members/impacts"][()]
+    seat = f["members/poincare"][()].reshape(len(recorded), -1, 4)
+t.check(recorded.min() > 0 and impacts[:, 0].max() > 0 and impacts[:, 3].min() > 0,
+        f"valve: every point recorded events, impacts and extrema ({recorded.min()} .. "
+        f"{recorded.max()} recorded, up to {impacts[:, 0].max()} impacts)")
+# an impact is on the seat (x = 0): the recorded x of every point is >= 0 and some are 0
+xs = seat[:, :, 1][np.isfinite(seat[:, :, 1])]
+t.check(xs.min() >= -1e-8 and np.any(np.abs(xs) < 1e-8),
+        f"valve: recorded lifts are on or above the seat (min {xs.min():.2e})")
 
 # member 7 of each Lorenz ensemble against an independent integration from its initial state
 for name in ("lorenz", "lorenz853"):
