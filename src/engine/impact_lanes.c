@@ -134,10 +134,13 @@ static bool tail(impact_lanes *I) {
   return true;
 }
 
+/* auto is off here: the lanes take only the steps, and with the field and the event screening
+ * still each member's own, they do not yet beat one member at a time (docs/BENCHMARKS.md,
+ * the valve). */
 int tf_impact_lanes_width(const tf_ode_options *ode, int lanes) {
   const tf_lane_pair *pair = tf_lane_pair_of(ode);
-  if (lanes == 1 || !pair || !pair->to_stepper) return 1;
-  return lanes ? lanes : tf_lanes_auto_width();
+  if (lanes <= 1 || !pair || !pair->to_stepper) return 1;
+  return lanes;
 }
 
 void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_options *ode, size_t dim,

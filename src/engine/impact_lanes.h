@@ -14,7 +14,7 @@ typedef struct tf_impact_lane_member {
 } tf_impact_lane_member;
 
 /* The lanes members of a run with these ode options take (integrator.lanes: 0 auto, 1 off):
- * 1 where they run one by one (a pair without lanes for events: DOP853 has them). */
+ * the width asked for, 1 for auto or a pair without lanes for events (DOP853 has them). */
 int tf_impact_lanes_width(const tf_ode_options *ode, int lanes);
 
 /* Runs m[0 .. count) from (t0, x) to t_end in w lanes (tf_impact_lanes_width), lane l on
