@@ -104,7 +104,7 @@ def same_files(name, ref, other):
 CASES = (("lorenz", LORENZ, (4, 16), (1, 13), True), ("jeffrey", JEFFREY, (16,), (1,), False),
          ("jeffrey0", JEFFREY0, (4,), (), False),
          ("equations", EQUATIONS, (4, 16), (13,), False),
-         ("lorenz853", LORENZ853, (4, 16), (13,), False),
+         ("lorenz853", LORENZ853, (4, 16), (), False),
          ("equations853", EQUATIONS853, (4,), (), False))
 for name, cfg, widths, chunks, default in CASES:
     one = t.run(cfg, f"{name}-1.h5", "integrator.lanes=1")
@@ -116,8 +116,9 @@ for name, cfg, widths, chunks, default in CASES:
     for chunk in chunks:
         t.run(cfg, f"{name}-c{chunk}.h5", "integrator.lanes=8", f"ensemble.chunk={chunk}")
         same_files(name, f"{name}-1.h5", f"{name}-c{chunk}.h5")
-    t.run(cfg, f"{name}-r2.h5", "integrator.lanes=8", ranks=2)
-    same_files(name, f"{name}-1.h5", f"{name}-r2.h5")
+    if name != "equations853":  # its 2-rank run would add nothing to equations' and lorenz853's
+        t.run(cfg, f"{name}-r2.h5", "integrator.lanes=8", ranks=2)
+        same_files(name, f"{name}-1.h5", f"{name}-r2.h5")
     if default:
         t.run(cfg, f"{name}-auto.h5")
         same_files(name, f"{name}-1.h5", f"{name}-auto.h5")
@@ -150,7 +151,7 @@ poincare:
   tol: 1e-9
 scan:
   quantity: poincare
-  x: {param: q, min: 0.2, max: 10, points: 20}
+  x: {param: q, min: 0.2, max: 10, points: 12}
 """)
 t.check(t.run(VALVE, "valve-1.h5", "integrator.lanes=1")["lanes"] == 1, "valve: lanes 1 is off")
 for width in (4, 8, 16):
@@ -171,8 +172,8 @@ t.check(xs.min() >= -1e-8 and np.any(np.abs(xs) < 1e-8),
         f"valve: recorded lifts are on or above the seat (min {xs.min():.2e})")
 
 # member 7 of each Lorenz ensemble against an independent integration from its initial state
-for name in ("lorenz", "lorenz853"):
-    with h5py.File(f"{name}-c13.h5") as f:
+for name, packed in (("lorenz", "lorenz-c13.h5"), ("lorenz853", "lorenz853-16.h5")):
+    with h5py.File(packed) as f:
         x0, x1 = f["members/initial_state"][7], f["members/final_state"][7]
         samples = f["members/trajectory"][7] if "members/trajectory" in f else None
     ref = solve_ivp(lorenz, (0, 4), x0, method="DOP853", rtol=1e-13, atol=1e-13,
