@@ -46,6 +46,7 @@
 #include "ensemble.h"
 #include "flow.h"
 #include "h5io.h"
+#include "impact_lanes.h"
 #include "integrator_settings.h"
 #include "job.h"
 #include "lyapunov.h"
@@ -673,9 +674,12 @@ typedef struct poincare_scan {
   double *logs; /* the member's unkept logs (pws.h) */
   tf_column fcols[FS_NCOLS];
   tf_stop_token *stop; /* the run's, which the engines poll */
+  int lanes;           /* integrator.lanes: members side by side (impact_lanes.h), else 1 */
+  tf_poincare *lane_engines[16];
 } poincare_scan;
 
 static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err);
+static int poincare_lanes_setup(tf_config *cfg, scan_job *job, tf_error *err);
 
 static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
@@ -692,6 +696,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   poincare_scan *ps = calloc(1, sizeof *ps);
   if (!ps) return tf_fail(err, "out of memory");
   job->pscan = ps;
+  const bool chunk_given = tf_config_has(cfg, "ensemble.chunk"); /* before its default is read */
   ps->x0 = calloc(k->dim, sizeof *ps->x0), ps->x = calloc(k->dim, sizeof *ps->x);
   job->scratch = calloc(k->nparams, sizeof *job->scratch);
   if (!ps->x0 || !ps->x || !job->scratch) return tf_fail(err, "out of memory");
@@ -719,6 +724,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   ps->rec.samples = calloc(w, sizeof *ps->rec.samples);
   ps->engine = tf_poincare_create(k, &ps->spec);
   if (!ps->rec.samples || !ps->engine) return tf_fail(err, "out of memory");
+  if (poincare_lanes_setup(cfg, job, err)) return -1;
   tf_column *c = ps->cols;
   c[PC_GRID] = (tf_column){"grid", TF_COLUMN_F64, 2, "scan.x value, scan.y value (NaN)"};
   c[PC_SAMPLES] =
@@ -737,34 +743,93 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   job->spec.chunk = (uint64_t)chunk;
   job->spec.ncols = PC_NCOLS;
   job->spec.cols = ps->cols;
+  /* lanes: claims of four lanes' worth of points unless the config says otherwise */
+  if (ps->lanes > 1 && !chunk_given) job->spec.chunk = 4 * (uint64_t)ps->lanes;
   return 0;
 }
 
-static int poincare_point(void *ctx, uint64_t member, void *const *row) {
-  scan_job *job = ctx;
+/* integrator.lanes: an engine per lane where points run side by side. */
+static int poincare_lanes_setup(tf_config *cfg, scan_job *job, tf_error *err) {
   poincare_scan *ps = job->pscan;
-  const size_t dim = job->model.kernel->dim;
-  const size_t w = (size_t)ps->spec.count * (1 + dim);
-  const bool valid = tf_param_grid_point(&job->grid, member, job->scratch, row[PC_GRID]);
+  tf_integrator_settings is;
+  if (tf_integrator_settings_read(cfg, ps->t0, true, false, &is, err)) return -1;
+  ps->lanes = tf_impact_lanes_width(&ps->spec.impact.loop.ode, is.lanes);
+  for (int l = 0; ps->lanes > 1 && l < ps->lanes; l++)
+    if (!(ps->lane_engines[l] = tf_poincare_create(job->model.kernel, &ps->spec)))
+      return tf_fail(err, "out of memory");
+  return 0;
+}
+
+/* Point `member`'s parameters into p and its row's defaults; false if the model refuses it. */
+static bool poincare_prepare(scan_job *job, uint64_t member, void *const *row, double *p) {
+  const size_t w = (size_t)job->pscan->spec.count * (1 + job->model.kernel->dim);
+  const bool valid = tf_param_grid_point(&job->grid, member, p, row[PC_GRID]);
   *(int64_t *)row[PC_VALID] = valid;
   fill(row[PC_SAMPLES], w, NAN);
   *(int64_t *)row[PC_RECORDED] = 0, *(int64_t *)row[PC_PERIOD] = 0;
   memset(row[PC_COUNTS], 0, 4 * sizeof(int64_t));
   *(double *)row[PC_STICK] = NAN;
   memset(row[PC_WORK], 0, 2 * sizeof(int64_t));
-  if (!valid) return TF_MEMBER_FAILED;
-  memcpy(ps->x, ps->x0, dim * sizeof *ps->x);
-  tf_poincare_run(ps->engine, job->scratch, ps->t0, ps->x, ps->t_end, &ps->rec, NULL, NULL, 0);
+  return valid;
+}
+
+/* A point's row from its run's record. */
+static int poincare_fill(scan_job *job, void *const *row, const tf_poincare_record *rec) {
+  poincare_scan *ps = job->pscan;
+  const size_t w = (size_t)ps->spec.count * (1 + job->model.kernel->dim);
   if (tf_stop_requested(ps->stop)) return TF_MEMBER_PENDING;
-  const tf_impact_result *r = &ps->rec.result;
-  memcpy(row[PC_SAMPLES], ps->rec.samples, w * sizeof(double));
-  *(int64_t *)row[PC_RECORDED] = ps->rec.recorded, *(int64_t *)row[PC_PERIOD] = ps->rec.period;
+  const tf_impact_result *r = &rec->result;
+  memcpy(row[PC_SAMPLES], rec->samples, w * sizeof(double));
+  *(int64_t *)row[PC_RECORDED] = rec->recorded, *(int64_t *)row[PC_PERIOD] = rec->period;
   int64_t *counts = row[PC_COUNTS];
   counts[0] = r->impacts, counts[1] = r->chatters, counts[2] = r->releases, counts[3] = r->sections;
   *(double *)row[PC_STICK] = r->stick_time;
   int64_t *work = row[PC_WORK];
   work[0] = r->steps, work[1] = r->rhs_evals;
   return r->status;
+}
+
+static int poincare_point(void *ctx, uint64_t member, void *const *row) {
+  scan_job *job = ctx;
+  poincare_scan *ps = job->pscan;
+  const size_t dim = job->model.kernel->dim;
+  if (!poincare_prepare(job, member, row, job->scratch)) return TF_MEMBER_FAILED;
+  memcpy(ps->x, ps->x0, dim * sizeof *ps->x);
+  tf_poincare_run(ps->engine, job->scratch, ps->t0, ps->x, ps->t_end, &ps->rec, NULL, NULL, 0);
+  return poincare_fill(job, row, &ps->rec);
+}
+
+/* A claimed chunk's points side by side in lanes, each as poincare_point computes it. */
+static void poincare_chunk(void *ctx, size_t n, const uint64_t *members, void *const *rows,
+                           int *status) {
+  scan_job *job = ctx;
+  poincare_scan *ps = job->pscan;
+  const size_t dim = job->model.kernel->dim, np = job->model.kernel->nparams;
+  const size_t w = (size_t)ps->spec.count * (1 + dim);
+  double *buf = calloc(n * (np + dim + w), sizeof *buf);
+  tf_poincare_record *rec = calloc(n, sizeof *rec);
+  tf_impact_lane_member *m = calloc(n, sizeof *m);
+  if (!buf || !rec || !m) {
+    for (size_t i = 0; i < n; i++) status[i] = poincare_point(ctx, members[i], rows + i * PC_NCOLS);
+    free(buf), free(rec), free(m);
+    return;
+  }
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++) {
+    double *p = buf + i * (np + dim + w), *x = p + np;
+    rec[i].samples = x + dim;
+    status[i] = TF_MEMBER_FAILED;
+    if (!poincare_prepare(job, members[i], rows + i * PC_NCOLS, p)) continue;
+    memcpy(x, ps->x0, dim * sizeof *x);
+    m[count++] = (tf_impact_lane_member){.p = p, .x = x, .rec = &rec[i]};
+  }
+  tf_impact_run_lanes(ps->lane_engines, ps->lanes, &ps->spec.impact.loop.ode, dim, ps->t0,
+                      ps->t_end, m, count);
+  for (size_t i = 0; i < count; i++) {
+    const size_t r = (size_t)(m[i].rec - rec);
+    status[r] = poincare_fill(job, rows + r * PC_NCOLS, m[i].rec);
+  }
+  free(buf), free(rec), free(m);
 }
 
 /* A Filippov model: its own engine (pws.h) and the section recorded on its steps. */
@@ -906,12 +971,15 @@ static int poincare_execute(tf_run *run, scan_job *job, tf_error *err) {
   }
   if (rc) rc = tf_fail(err, "cannot describe the scan in '%s'", run->output_path);
   job->spec.run = pws ? filippov_poincare_point : poincare_point;
+  if (!pws && job->pscan->lanes > 1) job->spec.run_chunk = poincare_chunk;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
   if (rc == 0) rc = tf_ensemble_execute(run, &file, &job->spec, resumed, &out, err);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   tf_json_string(run->summary, "quantity", "poincare");
   tf_json_string(run->summary, "integrator", tf_stepper_type_name(job->ode.type));
+  if (!pws && tf_config_has(run->cfg, "integrator.lanes")) /* as the ensemble job says it */
+    tf_json_integer(run->summary, "lanes", job->pscan->lanes);
   tf_json_integer(run->summary, "points", (long long)job->spec.members);
   tf_json_integer(run->summary, "failed", tf_member_failures(out.status_counts));
   return tf_ensemble_finish(run, file, &out, rc, err);
@@ -921,6 +989,7 @@ static void poincare_destroy(scan_job *job) {
   poincare_scan *ps = job->pscan;
   if (!ps) return;
   tf_poincare_destroy(ps->engine);
+  for (int l = 0; l < 16; l++) tf_poincare_destroy(ps->lane_engines[l]);
   free(ps->rec.samples), free(ps->x0), free(ps->x);
   tf_pws_section_destroy(ps->section);
   if (ps->pws) tf_pws_destroy(ps->pws);

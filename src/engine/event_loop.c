@@ -39,6 +39,12 @@ struct tf_event_loop {
   int segments;
   double *frame;   /* n m: the tangent vectors where the last run ended */
   bool have_frame; /* ... if it ended ok: the next run continues them */
+  /* the run in progress (tf_event_loop_begin .. end) */
+  double t, t_end, t_start, t_limit, window_start;
+  double *x;
+  const long *events;
+  long window_events;
+  tf_event_loop_result res;
 };
 
 tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops *ops, void *ctx,
@@ -291,83 +297,107 @@ static int stepper_status(tf_ode_status st) {
                                      : TF_MEMBER_STEP_UNDERFLOW;
 }
 
-tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, double t_end,
-                                       const long *events) {
-  tf_event_loop_result res = {.status = TF_MEMBER_OK, .t = t0};
-  const tf_event_loop_ops *ops = &l->ops;
-  double t = t0, window_start = t0;
-  long window_events = 0;
-  tf_crash_point_publish(&t, x, (int)l->n);
+void tf_event_loop_begin(tf_event_loop *l, double t0, double *x, double t_end, const long *events) {
+  l->res = (tf_event_loop_result){.status = TF_MEMBER_OK, .t = t0};
+  l->t = t0, l->x = x, l->t_end = t_end, l->events = events;
+  l->window_start = t0, l->window_events = 0;
+  tf_crash_point_publish(&l->t, x, (int)l->n);
   start_tangents(l, x, true);
   l->have_frame = false; /* taken: set again by a run that ends ok */
   for (size_t c = 0; c < l->m; c++) l->segment_sums[c] = l->total_sums[c] = 0;
   l->segment_start = t0, l->total_time = 0, l->segments = 0;
   l->next_qr = l->m ? t0 + l->opt.qr_interval : INFINITY;
-  tf_stepper_reset(l->stepper, t, x);
-  while (t < t_end) {
-    /* the run's stop token (checkpoint.h) said stop at a sample, or a signal or the time limit
-     * came during a long run: the member ends here, not done */
-    if (tf_stop_poll(l->opt.ode.stop)) {
-      res.status = TF_MEMBER_PENDING;
-      break;
-    }
-    if (l->opt.ode.max_steps > 0 && res.steps >= l->opt.ode.max_steps) {
-      res.status = TF_MEMBER_MAX_STEPS;
-      break;
-    }
-    const double t_start = t;
-    memcpy(l->start, x, l->na * sizeof *x);
-    if (ops->before_step) ops->before_step(l->ctx, t, x);
-    double t_limit = fmin(t_end, l->next_qr);
-    if (ops->step_limit) {
-      const double lim = ops->step_limit(l->ctx, t, x);
-      if (lim > t) t_limit = fmin(t_limit, lim);
-    }
-    const tf_ode_status st = tf_stepper_step(l->stepper, &t, x, t_limit);
-    res.steps++;
-    if (ops->after_step && (res.status = ops->after_step(l->ctx)) != TF_MEMBER_OK) break;
-    if (st != TF_ODE_OK) {
-      res.status = stepper_status(st);
-      if (st == TF_ODE_MODEL_FAILED) res.model_code = tf_stepper_model_code(l->stepper);
-      break;
-    }
-    double te;
-    const int which = find_event(l, t_start, t, &te);
-    if (which < 0) {
-      if (ops->on_step) ops->on_step(l->ctx, t_start, t);
-      bool moved = ops->project && ops->project(l->ctx, t, x);
-      if (t >= l->next_qr) {
-        if (orthonormalize(l, x)) {
-          res.status = TF_MEMBER_FAILED;
-          break;
-        }
-        l->next_qr = t + l->opt.qr_interval;
-        moved = true;
-      }
-      if (moved) tf_stepper_restart(l->stepper, t, x);
-      continue;
-    }
-    if (ops->on_step) ops->on_step(l->ctx, t_start, te);
-    const double te_located = te;
-    if (land_on_event(l, which, t_start, t, &te, x)) {
-      res.model_code = tf_stepper_model_code(l->stepper); /* a fatal refusal on the way */
-      res.status = res.model_code < 0 ? TF_MEMBER_FAILED : TF_MEMBER_STEP_UNDERFLOW;
-      if (res.model_code > 0) res.model_code = 0;
-      break;
-    }
-    if (ops->on_step && te > te_located) ops->on_step(l->ctx, te_located, te);
-    t = te;
-    if ((res.status = ops->transition(l->ctx, which, t, x)) != TF_MEMBER_OK) break;
-    if (!tf_state_finite(x, l->na)) {
-      res.status = TF_MEMBER_NONFINITE;
-      break;
-    }
-    if (event_storm(l, *events, &window_start, &window_events, t)) {
-      res.status = ops->storm_status ? ops->storm_status(l->ctx, x) : TF_MEMBER_ZENO;
-      break;
-    }
-    tf_stepper_restart(l->stepper, t, x);
+  tf_stepper_reset(l->stepper, l->t, x);
+}
+
+bool tf_event_loop_top(tf_event_loop *l) {
+  tf_event_loop_result *res = &l->res;
+  const tf_event_loop_ops *ops = &l->ops;
+  if (!(l->t < l->t_end)) return false;
+  /* the run's stop token (checkpoint.h) said stop at a sample, or a signal or the time limit
+   * came during a long run: the member ends here, not done */
+  if (tf_stop_poll(l->opt.ode.stop)) {
+    res->status = TF_MEMBER_PENDING;
+    return false;
   }
+  if (l->opt.ode.max_steps > 0 && res->steps >= l->opt.ode.max_steps) {
+    res->status = TF_MEMBER_MAX_STEPS;
+    return false;
+  }
+  l->t_start = l->t;
+  memcpy(l->start, l->x, l->na * sizeof *l->x);
+  if (ops->before_step) ops->before_step(l->ctx, l->t, l->x);
+  l->t_limit = fmin(l->t_end, l->next_qr);
+  if (ops->step_limit) {
+    const double lim = ops->step_limit(l->ctx, l->t, l->x);
+    if (lim > l->t) l->t_limit = fmin(l->t_limit, lim);
+  }
+  return true;
+}
+
+bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st) {
+  tf_event_loop_result *res = &l->res;
+  const tf_event_loop_ops *ops = &l->ops;
+  double *x = l->x;
+  const double t_start = l->t_start;
+  res->steps++;
+  if (ops->after_step && (res->status = ops->after_step(l->ctx)) != TF_MEMBER_OK) return false;
+  if (st != TF_ODE_OK) {
+    res->status = stepper_status(st);
+    if (st == TF_ODE_MODEL_FAILED) res->model_code = tf_stepper_model_code(l->stepper);
+    return false;
+  }
+  double te;
+  const int which = find_event(l, t_start, l->t, &te);
+  if (which < 0) {
+    if (ops->on_step) ops->on_step(l->ctx, t_start, l->t);
+    bool moved = ops->project && ops->project(l->ctx, l->t, x);
+    if (l->t >= l->next_qr) {
+      if (orthonormalize(l, x)) {
+        res->status = TF_MEMBER_FAILED;
+        return false;
+      }
+      l->next_qr = l->t + l->opt.qr_interval;
+      moved = true;
+    }
+    if (moved) tf_stepper_restart(l->stepper, l->t, x);
+    return true;
+  }
+  if (ops->on_step) ops->on_step(l->ctx, t_start, te);
+  const double te_located = te;
+  if (land_on_event(l, which, t_start, l->t, &te, x)) {
+    res->model_code = tf_stepper_model_code(l->stepper); /* a fatal refusal on the way */
+    res->status = res->model_code < 0 ? TF_MEMBER_FAILED : TF_MEMBER_STEP_UNDERFLOW;
+    if (res->model_code > 0) res->model_code = 0;
+    return false;
+  }
+  if (ops->on_step && te > te_located) ops->on_step(l->ctx, te_located, te);
+  l->t = te;
+  if ((res->status = ops->transition(l->ctx, which, l->t, x)) != TF_MEMBER_OK) return false;
+  if (!tf_state_finite(x, l->na)) {
+    res->status = TF_MEMBER_NONFINITE;
+    return false;
+  }
+  if (event_storm(l, *l->events, &l->window_start, &l->window_events, l->t)) {
+    res->status = ops->storm_status ? ops->storm_status(l->ctx, x) : TF_MEMBER_ZENO;
+    return false;
+  }
+  tf_stepper_restart(l->stepper, l->t, x);
+  return true;
+}
+
+bool tf_event_loop_take_step(tf_event_loop *l) {
+  return tf_event_loop_stepped(l, tf_stepper_step(l->stepper, &l->t, l->x, l->t_limit));
+}
+
+bool tf_event_loop_iterate(tf_event_loop *l) {
+  return tf_event_loop_top(l) && tf_event_loop_take_step(l);
+}
+
+tf_event_loop_result tf_event_loop_end(tf_event_loop *l) {
+  tf_event_loop_result res = l->res;
+  const double t = l->t;
+  double *x = l->x;
   if (l->m && res.status == TF_MEMBER_OK && !orthonormalize(l, x)) {
     add_segment(l, t);
     for (size_t c = 0; c < l->m; c++)
@@ -383,4 +413,20 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   res.rejected = tf_stepper_stats(l->stepper).rejected;
   tf_crash_point_publish(NULL, NULL, 0);
   return res;
+}
+
+tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, double t_end,
+                                       const long *events) {
+  tf_event_loop_begin(l, t0, x, t_end, events);
+  while (tf_event_loop_iterate(l)) continue;
+  return tf_event_loop_end(l);
+}
+
+tf_stepper *tf_event_loop_lane_stepper(tf_event_loop *l, double *t, double *t_limit) {
+  *t = l->t, *t_limit = l->t_limit;
+  return l->stepper;
+}
+
+void tf_event_loop_set_time(tf_event_loop *l, double t) {
+  l->t = t;
 }

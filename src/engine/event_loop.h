@@ -118,6 +118,25 @@ void tf_event_loop_generic_frame(size_t n, size_t m, double *v);
 tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, double t_end,
                                        const long *events);
 
+/* tf_event_loop_run in pieces, for a caller that takes some of the steps itself (the lanes,
+ * impact_lanes.c): begin; then while top says a step is due, the step (tf_event_loop_iterate
+ * takes it on the loop's stepper) and stepped with its status; then end.  x stays the caller's
+ * during the run. */
+void tf_event_loop_begin(tf_event_loop *l, double t0, double *x, double t_end, const long *events);
+/* The top of a step: false if the run is over (t_end, a stop, the step budget). */
+bool tf_event_loop_top(tf_event_loop *l);
+/* After the step from the top's state: its events, transition and restart; false if the run
+ * is over.  The stepper holds the step just taken and x, tf_event_loop_set_time its end. */
+bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st);
+/* The step on the loop's stepper, then stepped. */
+bool tf_event_loop_take_step(tf_event_loop *l);
+/* top, the step on the loop's stepper, stepped. */
+bool tf_event_loop_iterate(tf_event_loop *l);
+tf_event_loop_result tf_event_loop_end(tf_event_loop *l);
+/* For a step taken outside: the stepper, the time and the step's limit after top. */
+tf_stepper *tf_event_loop_lane_stepper(tf_event_loop *l, double *t, double *t_limit);
+void tf_event_loop_set_time(tf_event_loop *l, double t);
+
 /* Closes the current Lyapunov segment at t (from a transition, where the flow is not
  * differentiable): its sums join the totals and the tangent vectors restart from the generic frame.
  */

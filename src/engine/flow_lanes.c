@@ -1,4 +1,5 @@
-/* flow_lanes.c — DOPRI5 members of a smooth flow integrated side by side (flow.h, lanes).
+/* flow_lanes.c — members of a smooth flow integrated side by side (flow.h, lanes): the driver
+ * of any explicit pair (flow_lanes.h), and DOPRI5's attempt.
  *
  * One member's step is a chain: each stage waits on the one before, and a small system's
  * stages are a few multiplications, so a core mostly waits.  W members in W lanes, the state
@@ -7,43 +8,24 @@
  *
  * Lanes never share a step: each keeps its own t, h, error norm, accept/reject and PI memory,
  * and its dense output is evaluated from its own stages.  Every lane does the operations of
- * dopri5.c and ode.c for its member in the same order (the coefficients are dopri5_coeffs.h;
- * the build does not contract multiply-adds), and the starting step is ode.c's own code on the
- * scalar stepper: a member's numbers are tf_flow_run_member's bit for bit, whatever shares its
- * lanes.  A finished lane takes the next member of the queue at once. */
+ * the scalar stepper (dopri5.c, dop853.c) and ode.c for its member in the same order (the
+ * coefficients are one copy, dopri5_coeffs.h and dop853_coeffs.h; the build does not contract
+ * multiply-adds), and the starting step is ode.c's own code on the scalar stepper: a member's
+ * numbers are tf_flow_run_member's bit for bit, whatever shares its lanes.  A finished lane
+ * takes the next member of the queue at once. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crash_point.h"
 #include "dopri5_coeffs.h"
-#include "flow.h"
+#include "flow_lanes.h"
 #include "rk_driver.h"
 #include "status.h"
 
-typedef struct lanes {
-  tf_flow *flow;
-  tf_lane_field_fn *lane_rhs; /* the model's lanes field, or NULL: its rhs lane by lane */
-  int w;
-  size_t n;
-  /* n * w each, structure of arrays */
-  double *x, *k[STAGES], *stage, *x_new;
-  /* w each: time, proposed step, step attempted, its eval time, PI memory, the step's floor,
-   * error norm */
-  double *t, *h, *hs, *tc, *log_prev, *hmin, *err;
-  double *gather, *out; /* n each, for the scalar field and samples */
-  int *code, *rc;       /* the model's refusal since the step began; one evaluation's */
-  long *slot, *steps, *rejected, *next;
-  bool *at_start, *last;
-  tf_flow_lane_member *m;
-  size_t count, queue;
-  long n_samples;
-  tf_stop_token *stop;
-  bool stopped;
-  void (*computing)(uint64_t member);
-} lanes;
+typedef tf_lanes lanes;
 
-/* ---- the vectorised stages -------------------------------------------------------------- */
+/* ---- DOPRI5's vectorised stages --------------------------------------------------------- */
 
 /* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages).  Inlined where w and row
  * are constants: the sum unrolls and the loop over the lanes becomes vector operations. */
@@ -66,9 +48,22 @@ static void join_code(int *code, int rc) {
   if (rc && (*code == 0 || (rc < 0 && *code > 0))) *code = rc; /* as tf_rk_eval */
 }
 
-/* f at the lanes' stage times tc and states xs into dx. */
-static void eval(lanes *L, const double *xs, double *dx) {
+/* Each lane's field through its member's own stepper, counted there as tf_rk_eval counts. */
+static void eval_own_fields(lanes *L, const double *xs, double *dx) {
   const int w = L->w;
+  for (int l = 0; l < w; l++) {
+    if (L->slot[l] < 0) continue;
+    tf_stepper *s = L->steppers[l];
+    for (size_t i = 0; i < L->n; i++) L->gather[i] = xs[i * w + l];
+    join_code(&L->code[l], s->f(L->tc[l], L->gather, s->ctx, L->out));
+    s->stats.rhs_evals++;
+    for (size_t i = 0; i < L->n; i++) dx[i * w + l] = L->out[i];
+  }
+}
+
+void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
+  const int w = L->w;
+  if (L->steppers) return eval_own_fields(L, xs, dx);
   if (L->lane_rhs) {
     L->lane_rhs(w, L->tc, xs, L->flow->params, dx, L->rc); /* a crash: the last loaded */
     for (int l = 0; l < w; l++)
@@ -86,34 +81,30 @@ static void eval(lanes *L, const double *xs, double *dx) {
   tf_crash_point_publish(NULL, NULL, 0);
 }
 
-static inline __attribute__((always_inline)) void stage_times(lanes *L, const int w, double c) {
-  for (int l = 0; l < w; l++) L->tc[l] = L->t[l] + c * L->hs[l];
-}
-
 /* dopri5.c's attempt: six new stages, k[6] f at the 5th-order solution x_new. */
 static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w) {
   stage_row(L, w, 1, L->stage); /* rows as constants: each sum unrolls */
-  stage_times(L, w, C[1]);
-  eval(L, L->stage, L->k[1]);
+  tf_lanes_stage_times(L, w, C[1]);
+  tf_lanes_eval(L, L->stage, L->k[1]);
   stage_row(L, w, 2, L->stage);
-  stage_times(L, w, C[2]);
-  eval(L, L->stage, L->k[2]);
+  tf_lanes_stage_times(L, w, C[2]);
+  tf_lanes_eval(L, L->stage, L->k[2]);
   stage_row(L, w, 3, L->stage);
-  stage_times(L, w, C[3]);
-  eval(L, L->stage, L->k[3]);
+  tf_lanes_stage_times(L, w, C[3]);
+  tf_lanes_eval(L, L->stage, L->k[3]);
   stage_row(L, w, 4, L->stage);
-  stage_times(L, w, C[4]);
-  eval(L, L->stage, L->k[4]);
+  tf_lanes_stage_times(L, w, C[4]);
+  tf_lanes_eval(L, L->stage, L->k[4]);
   stage_row(L, w, 5, L->stage);
-  stage_times(L, w, 1.0); /* t + h: C[5] is 1 (t + 1.0 h is t + h exactly) */
-  eval(L, L->stage, L->k[5]);
+  tf_lanes_stage_times(L, w, 1.0); /* t + h: C[5] is 1 (t + 1.0 h is t + h exactly) */
+  tf_lanes_eval(L, L->stage, L->k[5]);
   stage_row(L, w, 6, L->x_new);
-  eval(L, L->x_new, L->k[6]);
+  tf_lanes_eval(L, L->x_new, L->k[6]);
 }
 
 /* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order. */
 static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w) {
-  const double atol = L->flow->ode.atol, rtol = L->flow->ode.rtol;
+  const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict k0 = L->k[0], *restrict k2 = L->k[2], *restrict k3 = L->k[3],
                          *restrict k4 = L->k[4], *restrict k5 = L->k[5], *restrict k6 = L->k[6];
   const double *restrict x = L->x, *restrict xn = L->x_new, *restrict hs = L->hs;
@@ -130,9 +121,7 @@ static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const 
   for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l] / (double)L->n);
 }
 
-/* One attempt of every lane and its error norm, for each width: compiled for the vector units
- * the CPU may have (the same operations on each: only their width differs). */
-#define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
+/* One attempt of every lane and its error norm, for each width. */
 #define TF_LANES_WIDTH(w)                           \
   TF_LANES_TARGETS static void step_##w(lanes *L) { \
     attempt_w(L, w);                                \
@@ -142,23 +131,11 @@ TF_LANES_WIDTH(4)
 TF_LANES_WIDTH(8)
 TF_LANES_WIDTH(16)
 
-static void attempt_all(lanes *L) {
-  switch (L->w) {
-    case 4:
-      return step_4(L);
-    case 8:
-      return step_8(L);
-    default:
-      return step_16(L);
-  }
-}
-
-/* ---- one lane --------------------------------------------------------------------------- */
-
-/* dopri5.c's build_dense and dense_at for lane l at theta of the step just taken (before x
- * and k[0] move on), into L->out. */
-static void dense_lane(const lanes *L, int l, double theta, double h) {
-  const double theta1 = 1.0 - theta;
+/* dopri5.c's build_dense and dense_at for lane l at ts in the step just taken (before x and
+ * k[0] move on), into L->out. */
+static void dense_lane(lanes *L, int l, double ts, double t_old, double h, bool first) {
+  (void)first;
+  const double theta = h > 0 ? (ts - t_old) / h : 0.0, theta1 = 1.0 - theta;
   for (size_t i = 0; i < L->n; i++) {
     const size_t q = i * L->w + l;
     double *const *k = L->k;
@@ -168,6 +145,18 @@ static void dense_lane(const lanes *L, int l, double theta, double h) {
                            D[5] * k[5][q] + D[6] * k[6][q]);
     L->out[i] = x + theta * (dx + theta1 * (bspl + theta * (c3 + theta1 * c4)));
   }
+}
+
+const tf_lane_pair tf_lanes_dopri5 = {.type = "dopri5",
+                                      .stages = STAGES,
+                                      .fsal_stage = STAGES - 1,
+                                      .attempt = {step_4, step_8, step_16},
+                                      .dense = dense_lane};
+
+/* ---- the driver ------------------------------------------------------------------------- */
+
+void tf_lanes_attempt(lanes *L) {
+  L->pair->attempt[L->w == 4 ? 0 : L->w == 8 ? 1 : 2](L);
 }
 
 static void finish(lanes *L, int l, int status) {
@@ -189,6 +178,7 @@ static void failed(lanes *L, int l) {
 static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) {
   tf_flow_lane_member *m = &L->m[L->slot[l]];
   const tf_flow *flow = L->flow;
+  bool first = true;
   for (long *next = &L->next[l];
        m->sample && *next < L->n_samples && tf_flow_sample_time(flow, *next, L->n_samples) <= t_new;
        ++*next) {
@@ -196,60 +186,78 @@ static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) 
     if (ts == t_new)
       for (size_t i = 0; i < L->n; i++) L->out[i] = L->x_new[i * L->w + l];
     else
-      dense_lane(L, l, h > 0 ? (ts - t_old) / h : 0.0, h);
+      L->pair->dense(L, l, ts, t_old, h, first), first = false;
     m->sample(m->sample_ctx, ts, L->out);
     if (tf_stop_point(L->stop)) return *next + 1 >= L->n_samples;
   }
   return true;
 }
 
-/* The accepted step of lane l (tf_rk_step_with): samples, the solution, the PI controller. */
-static void accept(lanes *L, int l, double h, double log_err) {
-  const tf_rk_controller *c = &tf_stepper_type_of(&L->flow->ode)->control;
-  const double t_old = L->t[l], t_new = L->last[l] ? L->flow->t_end : t_old + h;
-  const bool go_on = take_samples(L, l, t_old, h, t_new);
-  L->t[l] = t_new;
+void tf_lanes_move_on(lanes *L, int l, double h, double log_err) {
+  const tf_rk_controller *c = &tf_stepper_type_of(L->ode)->control;
+  L->t[l] = L->last[l] ? L->t_limit[l] : L->t[l] + h;
   for (size_t i = 0; i < L->n; i++) {
     const size_t q = i * L->w + l;
     L->x[q] = L->x_new[q];
-    L->k[0][q] = L->k[6][q]; /* first same as last */
+    L->k[0][q] = L->k[L->pair->fsal_stage][q]; /* first same as last */
   }
   L->at_start[l] = true;
-  if (!go_on) {
-    L->stopped = true;
-    finish(L, l, TF_MEMBER_PENDING);
-    return;
-  }
-  if (L->flow->ode.fixed_step) return;
+  if (L->ode->fixed_step) return;
   double fac = exp(c->expo1 * log_err - c->beta * L->log_prev[l]) / c->safety;
   fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
   L->log_prev[l] = fmax(log_err, TF_RK_LOG_1E4);
   if (!L->last[l] || h / fac > L->h[l]) L->h[l] = h / fac;
 }
 
-/* After an attempt: accept, reject or end lane l as tf_rk_step_with and run_dopri5 would. */
-static void decide(lanes *L, int l) {
-  const tf_ode_options *o = &L->flow->ode;
+tf_ode_status tf_lanes_judge(lanes *L, int l, bool *accept, double *log_err) {
+  const tf_ode_options *o = L->ode;
   const tf_rk_controller *c = &tf_stepper_type_of(o)->control;
   const double h = L->hs[l], err = o->fixed_step ? 0.0 : L->err[l];
-  if (L->code[l] < 0) return failed(L, l);
+  *accept = false;
+  if (L->code[l] < 0) return TF_ODE_MODEL_FAILED;
   const bool refused = L->code[l] > 0;
   L->code[l] = 0;
   bool finite = isfinite(err);
   for (size_t i = 0; finite && i < L->n; i++) finite = isfinite(L->x_new[i * L->w + l]);
+  tf_ode_stats *stats = L->steppers ? &L->steppers[l]->stats : &(tf_ode_stats){0};
   if (refused || !finite) {
     if (o->fixed_step || !(h > L->hmin[l]))
-      return finish(L, l, refused ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE);
+      return refused ? TF_ODE_STEP_UNDERFLOW : TF_ODE_NONFINITE;
     L->h[l] = 0.25 * h;
-    L->rejected[l]++;
-    return;
+    stats->rejected++, L->rejected[l]++;
+    return TF_ODE_OK;
   }
-  const double log_err = o->fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
-  if (err <= 1.0) return accept(L, l, h, log_err);
-  L->rejected[l]++;
-  L->h[l] = h / fmin(c->fac_hi, exp(c->expo1 * log_err) / c->safety);
-  if (!(L->h[l] >= L->hmin[l]))
-    finish(L, l, isnan(L->h[l]) ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW);
+  *log_err = o->fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
+  if (err <= 1.0) {
+    *accept = true;
+    return TF_ODE_OK;
+  }
+  stats->rejected++, L->rejected[l]++;
+  L->h[l] = h / fmin(c->fac_hi, exp(c->expo1 * *log_err) / c->safety);
+  if (!(L->h[l] >= L->hmin[l])) return isnan(L->h[l]) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
+  return TF_ODE_OK;
+}
+
+/* The accepted step of lane l: samples, then the solution and the PI controller. */
+static void accept(lanes *L, int l, double h, double log_err) {
+  const double t_old = L->t[l], t_new = L->last[l] ? L->t_limit[l] : t_old + h;
+  const bool go_on = take_samples(L, l, t_old, h, t_new);
+  tf_lanes_move_on(L, l, h, log_err);
+  if (!go_on) {
+    L->stopped = true;
+    finish(L, l, TF_MEMBER_PENDING);
+  }
+}
+
+/* After an attempt: accept, reject or end lane l as tf_rk_step_with and run_dopri5 would. */
+static void decide(lanes *L, int l) {
+  bool accepted;
+  double log_err;
+  const tf_ode_status st = tf_lanes_judge(L, l, &accepted, &log_err);
+  if (st == TF_ODE_MODEL_FAILED) return failed(L, l);
+  if (st != TF_ODE_OK)
+    return finish(L, l, st == TF_ODE_NONFINITE ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW);
+  if (accepted) accept(L, l, L->hs[l], log_err);
 }
 
 /* The next member of the queue into lane l, started as run_dopri5 starts one (the starting
@@ -289,7 +297,8 @@ static bool load(lanes *L, int l) {
       L->x[i * L->w + l] = m->x[i];
       L->k[0][i * L->w + l] = s->k[0][i];
     }
-    L->t[l] = flow->t0, L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
+    L->t[l] = flow->t0, L->t_limit[l] = flow->t_end;
+    L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
     L->code[l] = s->model_code;
     L->steps[l] = L->rejected[l] = 0;
     L->at_start[l] = true;
@@ -310,7 +319,7 @@ static bool start_step(lanes *L, int l) {
   }
   L->steps[l]++;
   if (L->code[l]) return failed(L, l), false;
-  L->hmin[l] = flow->ode.hmin > 0 ? flow->ode.hmin : 1e-14 * fmax(1.0, fabs(L->t[l]));
+  L->hmin[l] = tf_rk_hmin_floor(flow->stepper, L->t[l]);
   L->at_start[l] = false;
   return true;
 }
@@ -323,9 +332,8 @@ static void settle(lanes *L, int l) {
   }
 }
 
-/* The step each lane attempts: its proposal, bounded by hmax and cut at t_end. */
-static bool plan(lanes *L) {
-  const double hmax = L->flow->ode.hmax, t_end = L->flow->t_end;
+bool tf_lanes_plan(lanes *L) {
+  const double hmax = L->ode->hmax;
   bool any = false;
   for (int l = 0; l < L->w; l++) {
     if (L->slot[l] < 0) {
@@ -335,8 +343,8 @@ static bool plan(lanes *L) {
     any = true;
     double h = L->h[l];
     if (hmax > 0) h = fmin(h, hmax);
-    L->last[l] = L->t[l] + h >= t_end;
-    if (L->last[l]) h = t_end - L->t[l];
+    L->last[l] = L->t[l] + h >= L->t_limit[l];
+    if (L->last[l]) h = L->t_limit[l] - L->t[l];
     L->hs[l] = h;
   }
   return any;
@@ -344,31 +352,46 @@ static bool plan(lanes *L) {
 
 /* ---- setup ------------------------------------------------------------------------------ */
 
-static int auto_width(void) {
+int tf_lanes_auto_width(void) {
 #if defined(__x86_64__) || defined(__i386__)
   if (__builtin_cpu_supports("avx512f")) return 8;
 #endif
   return 4;
 }
 
-int tf_flow_lanes(const tf_flow *flow) {
-  const bool dopri5 = tf_stepper_type_of(&flow->ode) == tf_stepper_type_find("dopri5");
-  if (flow->method != TF_METHOD_DOPRI5 || !dopri5 || flow->poincare || flow->lanes == 1) return 1;
-  return flow->lanes ? flow->lanes : auto_width();
+/* The lane pair of the flow's stepper type, NULL if it has none. */
+const tf_lane_pair *tf_lane_pair_of(const tf_ode_options *ode) {
+  static const tf_lane_pair *const pairs[] = {&tf_lanes_dopri5, &tf_lanes_dop853};
+  const tf_stepper_type *type = tf_stepper_type_of(ode);
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+    if (type == tf_stepper_type_find(pairs[i]->type)) return pairs[i];
+  return NULL;
 }
 
-static bool lanes_alloc(lanes *L) {
+static const tf_lane_pair *lane_pair(const tf_flow *flow) {
+  return tf_lane_pair_of(&flow->ode);
+}
+
+int tf_flow_lanes(const tf_flow *flow) {
+  if (flow->method != TF_METHOD_DOPRI5 || !lane_pair(flow) || flow->poincare || flow->lanes == 1)
+    return 1;
+  return flow->lanes ? flow->lanes : tf_lanes_auto_width();
+}
+
+bool tf_lanes_alloc(lanes *L) {
   const size_t n = L->n, w = (size_t)L->w;
-  double *d = calloc((STAGES + 3) * n * w + 7 * w + 2 * n, sizeof *d);
+  const int stages = L->pair->stages;
+  double *d = calloc(((size_t)stages + 3) * n * w + 8 * w + 2 * n, sizeof *d);
   L->code = calloc(2 * w, sizeof *L->code);
   L->slot = calloc(4 * w, sizeof *L->slot);
   L->at_start = calloc(2 * w, sizeof *L->at_start);
   if (!d || !L->code || !L->slot || !L->at_start) return false;
   L->x = d, d += n * w;
-  for (int j = 0; j < STAGES; j++) L->k[j] = d, d += n * w;
+  for (int j = 0; j < stages; j++) L->k[j] = d, d += n * w;
   L->stage = d, d += n * w;
   L->x_new = d, d += n * w;
-  double **per_lane[] = {&L->t, &L->h, &L->hs, &L->tc, &L->log_prev, &L->hmin, &L->err};
+  double **per_lane[] = {&L->t,  &L->t_limit,  &L->h,    &L->hs,
+                         &L->tc, &L->log_prev, &L->hmin, &L->err};
   for (size_t i = 0; i < sizeof per_lane / sizeof *per_lane; i++) *per_lane[i] = d, d += w;
   L->gather = d, d += n;
   L->out = d;
@@ -378,7 +401,7 @@ static bool lanes_alloc(lanes *L) {
   return true;
 }
 
-static void lanes_free(lanes *L) {
+void tf_lanes_free(lanes *L) {
   free(L->x);
   free(L->code);
   free(L->slot);
@@ -396,6 +419,8 @@ void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long
                        void (*computing)(uint64_t member)) {
   const tf_flow_ops *smooth = tf_model_smooth(flow->kernel);
   lanes L = {.flow = flow,
+             .pair = lane_pair(flow),
+             .ode = &flow->ode,
              .lane_rhs = smooth && !flow->smoothing_on ? smooth->rhs_lanes : NULL,
              .w = tf_flow_lanes(flow),
              .n = flow->kernel->dim,
@@ -404,19 +429,19 @@ void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long
              .n_samples = n_samples,
              .stop = flow->ode.stop,
              .computing = computing};
-  if (L.w <= 1 || !lanes_alloc(&L)) {
-    lanes_free(&L);
+  if (L.w <= 1 || !tf_lanes_alloc(&L)) {
+    tf_lanes_free(&L);
     run_one_by_one(flow, m, count, n_samples);
     return;
   }
   for (int l = 0; l < L.w; l++) L.slot[l] = -1, settle(&L, l);
-  while (plan(&L)) {
-    attempt_all(&L);
+  while (tf_lanes_plan(&L)) {
+    tf_lanes_attempt(&L);
     for (int l = 0; l < L.w; l++) {
       if (L.slot[l] < 0) continue;
       decide(&L, l);
       settle(&L, l);
     }
   }
-  lanes_free(&L);
+  tf_lanes_free(&L);
 }

@@ -498,7 +498,7 @@ void tf_impact_set_sampler(tf_impact *e, tf_impact_sampler fn, void *ctx, long n
   e->sampler = fn, e->sampler_ctx = ctx, e->n_samples = fn ? n_samples : 0;
 }
 
-tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double *x, double t_end) {
+bool tf_impact_begin(tf_impact *e, const double *p, double t0, double *x, double t_end) {
   memset(&e->res, 0, sizeof e->res);
   e->res.status = TF_MEMBER_OK, e->res.t = t0;
   e->p = p, e->mode = MODE_FREE, e->stuck = 0, e->stop = false;
@@ -518,7 +518,7 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
           "the initial state lies outside the admissible set (impact surface %d: h = %.3g < 0)", i,
           h);
       e->res.status = TF_MEMBER_FAILED;
-      return e->res;
+      return false;
     }
     if (h > e->o.contact_tol * scale) continue;
     e->armed[i] = false;
@@ -531,7 +531,12 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
   }
   reset_section_sign(e, t0, x);
   if (e->sampler && e->n_samples > 0 && t_end <= t0) e->sampler(e->sampler_ctx, t0, x);
-  const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &e->res.impacts);
+  tf_event_loop_begin(e->loop, t0, x, t_end, &e->res.impacts);
+  return true;
+}
+
+tf_impact_result tf_impact_end(tf_impact *e) {
+  const tf_event_loop_result r = tf_event_loop_end(e->loop);
   e->res.status = e->stop        ? TF_MEMBER_OK
                   : r.model_code ? tf_kernel_member_failed(e->k, r.model_code, r.t)
                                  : r.status;
@@ -540,4 +545,18 @@ tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double 
   e->res.lyapunov = r.lyapunov, e->res.tangent_time = r.tangent_time, e->res.segments = r.segments;
   if (e->mode == MODE_STICK) e->res.stick_time += fmax(0.0, r.t - e->stick_start);
   return e->res;
+}
+
+tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double *x, double t_end) {
+  if (!tf_impact_begin(e, p, t0, x, t_end)) return e->res;
+  while (tf_event_loop_iterate(e->loop)) continue;
+  return tf_impact_end(e);
+}
+
+tf_impact_result tf_impact_refused(const tf_impact *e) {
+  return e->res;
+}
+
+tf_event_loop *tf_impact_loop(tf_impact *e) {
+  return e->loop;
 }

@@ -104,4 +104,11 @@ void tf_impact_set_sampler(tf_impact *e, tf_impact_sampler fn, void *ctx, long n
  * not read. */
 tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double *x, double t_end);
 
+/* tf_impact_run in pieces (for the lanes, impact_lanes.c): begin (false: the start is refused,
+ * its result is tf_impact_refused), the loop's steps (tf_impact_loop), end. */
+bool tf_impact_begin(tf_impact *e, const double *p, double t0, double *x, double t_end);
+tf_impact_result tf_impact_end(tf_impact *e);
+tf_impact_result tf_impact_refused(const tf_impact *e);
+tf_event_loop *tf_impact_loop(tf_impact *e);
+
 #endif

@@ -15,6 +15,7 @@ struct tf_poincare {
   tf_poincare_spec s;
   tf_impact *engine;
   tf_poincare_recorder recorder;
+  bool begun; /* the run in progress got past tf_impact_begin */
 };
 
 static int state_index(tf_config *cfg, const tf_kernel *k, const char *key, int *out,
@@ -194,7 +195,23 @@ void tf_poincare_destroy(tf_poincare *pc) {
 void tf_poincare_run(tf_poincare *pc, const double *p, double t0, double *x, double t_end,
                      tf_poincare_record *rec, tf_impact_sampler sample, void *sample_ctx,
                      long n_samples) {
-  tf_poincare_recorder_start(&pc->recorder, &pc->s, pc->k->dim, rec);
   tf_impact_set_sampler(pc->engine, sample, sample_ctx, n_samples);
-  rec->result = tf_impact_run(pc->engine, p, t0, x, t_end);
+  if (tf_poincare_begin(pc, p, t0, x, t_end, rec))
+    while (tf_event_loop_iterate(tf_poincare_loop(pc))) continue;
+  tf_poincare_end(pc, rec);
+}
+
+bool tf_poincare_begin(tf_poincare *pc, const double *p, double t0, double *x, double t_end,
+                       tf_poincare_record *rec) {
+  tf_poincare_recorder_start(&pc->recorder, &pc->s, pc->k->dim, rec);
+  pc->begun = tf_impact_begin(pc->engine, p, t0, x, t_end);
+  return pc->begun;
+}
+
+tf_event_loop *tf_poincare_loop(tf_poincare *pc) {
+  return tf_impact_loop(pc->engine);
+}
+
+void tf_poincare_end(tf_poincare *pc, tf_poincare_record *rec) {
+  rec->result = pc->begun ? tf_impact_end(pc->engine) : tf_impact_refused(pc->engine);
 }

@@ -4,10 +4,12 @@ it gets alone, bit for bit: the results files' datasets are byte-equal for lanes
 16 (8: the chunk and rank runs, and the default on a CPU with AVX-512), on 1 and 2 ranks, and when the members sharing lanes change (ensemble.chunk: a chunk is
 the queue the lanes take members from, so chunks of 1 and 13 members put each member in
 another lane beside other members).  Checked on the Lorenz system (the model's own lanes
-field, with trajectory samples from the lanes' dense output) and on the smoothed Jeffrey
+field, with trajectory samples from the lanes' dense output) under DOPRI5 and DOP853 (whose
+samples build the 7th-order extension from the lane's step), and on the smoothed Jeffrey
 oscillator under DOPRI5 (its lanes field, with hysteresis and without), and on a model.equations flow
 whose field uses every kind of operation and function (the lanes field the expression compiler
-emits beside the scalar one).  One Lorenz member is also
+emits beside the scalar one), and on a short scan of the pressure-relief valve (impacts and
+extrema under DOP853: the events leave the lanes for each member's own event loop).  One Lorenz member is also
 held against scipy's DOP853 at tight tolerance, so the identity is one of right numbers.
 The opt-in column rejected_steps (output.columns) is the same on lanes 1 and 4, and every
 member's steps and rejected attempts are those of DOPRI5 and its PI controller written out
@@ -59,6 +61,7 @@ ensemble:
 """)
 
 
+LORENZ853 = t.write("lorenz853.yaml", open(LORENZ).read().replace("  t_end: 4", "  method: dop853\n  t_end: 4"))
 JEFFREY0 = t.write("jeffrey0.yaml", open(JEFFREY).read().replace("beta: 0.01", "beta: 0"))
 EQUATIONS = t.write("equations.yaml", """job: ensemble
 model:
@@ -80,6 +83,8 @@ integrator:
 ensemble:
   members: 40
 """)
+EQUATIONS853 = t.write("equations853.yaml",
+                       open(EQUATIONS).read().replace("  t_end: 1", "  method: dop853\n  t_end: 1"))
 shown = subprocess.run([t.TWOFOLD, "model", "show", EQUATIONS], capture_output=True, text=True)
 t.check("rhs_lanes};" in shown.stdout,
         "model.equations: the generated flow has a lanes field (rhs_lanes in its ops)")
@@ -103,7 +108,9 @@ def same_files(name, ref, other):
 # (model, config, widths, chunks, also the default): each run is about 0.3 s
 CASES = (("lorenz", LORENZ, (4, 16), (1, 13), True), ("jeffrey", JEFFREY, (16,), (1,), False),
          ("jeffrey0", JEFFREY0, (4,), (), False),
-         ("equations", EQUATIONS, (4, 16), (13,), False))
+         ("equations", EQUATIONS, (4, 16), (13,), False),
+         ("lorenz853", LORENZ853, (4, 16), (), False),
+         ("equations853", EQUATIONS853, (4,), (), False))
 for name, cfg, widths, chunks, default in CASES:
     one = t.run(cfg, f"{name}-1.h5", "integrator.lanes=1")
     t.check(one["lanes"] == 1 and one["failed"] == 0, f"{name}: lanes 1 run member by member")
@@ -114,29 +121,74 @@ for name, cfg, widths, chunks, default in CASES:
     for chunk in chunks:
         t.run(cfg, f"{name}-c{chunk}.h5", "integrator.lanes=8", f"ensemble.chunk={chunk}")
         same_files(name, f"{name}-1.h5", f"{name}-c{chunk}.h5")
-    t.run(cfg, f"{name}-r2.h5", "integrator.lanes=8", ranks=2)
-    same_files(name, f"{name}-1.h5", f"{name}-r2.h5")
+    if name != "equations853":  # its 2-rank run would add nothing to equations' and lorenz853's
+        t.run(cfg, f"{name}-r2.h5", "integrator.lanes=8", ranks=2)
+        same_files(name, f"{name}-1.h5", f"{name}-r2.h5")
     if default:
         t.run(cfg, f"{name}-auto.h5")
         same_files(name, f"{name}-1.h5", f"{name}-auto.h5")
-
-# member 7 of the Lorenz ensemble against an independent integration from its initial state
-with h5py.File("lorenz-c13.h5") as f:
-    x0, x1 = f["members/initial_state"][7], f["members/final_state"][7]
-    samples = f["members/trajectory"][7] if "members/trajectory" in f else None
-
 
 def lorenz(_, x, s=10.0, r=28.0, b=8.0 / 3.0):
     return [s * (x[1] - x[0]), x[0] * (r - x[2]) - x[1], x[0] * x[1] - b * x[2]]
 
 
-ref = solve_ivp(lorenz, (0, 4), x0, method="DOP853", rtol=1e-13, atol=1e-13,
-                t_eval=np.linspace(0, 4, 5))
-err = np.max(np.abs(x1 - ref.y[:, -1]))
-t.check(err < 1e-5, f"lorenz member 7 at t = 4 within 1e-5 of scipy's DOP853 (off by {err:.1e})")
-if samples is not None:
-    serr = np.nanmax(np.abs(np.asarray(samples).reshape(5, -1)[:, -3:] - ref.y.T))
-    t.check(serr < 1e-5, f"lorenz member 7's samples (dense output) within 1e-5 (off by {serr:.1e})")
+# The valve's bifurcation scan (impacts and extrema, DOP853): the lanes take the steps, each
+# member's own event loop handles its events, and every point's record (samples, counts, steps
+# and evaluations) is the one-by-one run's, for any width and on 2 ranks.
+VALVE = t.write("valve.yaml", """job: scan
+model:
+  name: pressure_valve
+  params: {kappa: 1.25, beta: 20, delta: 10, r: 0.8}
+initial:
+  state: [0.2, 0.0, 0.0]
+integrator:
+  method: dop853
+  t_end: 1500
+  rtol: 1e-9
+  atol: 1e-9
+impact:
+  event_tol: 1e-9
+poincare:
+  event: impact+extremum
+  component: x
+  transient: 64
+  count: 16
+  tol: 1e-9
+scan:
+  quantity: poincare
+  x: {param: q, min: 0.2, max: 10, points: 12}
+""")
+t.check(t.run(VALVE, "valve-1.h5", "integrator.lanes=1")["lanes"] == 1, "valve: lanes 1 is off")
+for width in (4, 8, 16):
+    s = t.run(VALVE, f"valve-{width}.h5", f"integrator.lanes={width}")
+    t.check(s["lanes"] == width, f"valve: lanes {width} ran {s['lanes']} wide")
+    same_files("valve", "valve-1.h5", f"valve-{width}.h5")
+t.run(VALVE, "valve-r2.h5", "integrator.lanes=8", "ensemble.chunk=7", ranks=2)
+same_files("valve", "valve-1.h5", "valve-r2.h5")
+with h5py.File("valve-1.h5") as f:
+    recorded, impacts = f["members/poincare_recorded"][()], f["members/impacts"][()]
+    seat = f["members/poincare"][()].reshape(len(recorded), -1, 4)
+t.check(recorded.min() > 0 and impacts[:, 0].max() > 0 and impacts[:, 3].min() > 0,
+        f"valve: every point recorded events, impacts and extrema ({recorded.min()} .. "
+        f"{recorded.max()} recorded, up to {impacts[:, 0].max()} impacts)")
+# an impact is on the seat (x = 0): the recorded x of every point is >= 0 and some are 0
+xs = seat[:, :, 1][np.isfinite(seat[:, :, 1])]
+t.check(xs.min() >= -1e-8 and np.any(np.abs(xs) < 1e-8),
+        f"valve: recorded lifts are on or above the seat (min {xs.min():.2e})")
+
+# member 7 of each Lorenz ensemble against an independent integration from its initial state
+for name, packed in (("lorenz", "lorenz-c13.h5"), ("lorenz853", "lorenz853-16.h5")):
+    with h5py.File(packed) as f:
+        x0, x1 = f["members/initial_state"][7], f["members/final_state"][7]
+        samples = f["members/trajectory"][7] if "members/trajectory" in f else None
+    ref = solve_ivp(lorenz, (0, 4), x0, method="DOP853", rtol=1e-13, atol=1e-13,
+                    t_eval=np.linspace(0, 4, 5))
+    err = np.max(np.abs(x1 - ref.y[:, -1]))
+    t.check(err < 1e-5, f"{name} member 7 at t = 4 within 1e-5 of scipy's DOP853 (off by {err:.1e})")
+    t.check(samples is not None, f"{name}: trajectory samples written")
+    if samples is not None:
+        serr = np.nanmax(np.abs(np.asarray(samples).reshape(5, -1)[:, -3:] - ref.y.T))
+        t.check(serr < 1e-5, f"{name} member 7's samples (dense output) within 1e-5 (off by {serr:.1e})")
 
 # rejected_steps against DOPRI5 and its controller written out from their definition
 C = [0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0]

@@ -1,0 +1,91 @@
+/* flow_lanes.h — the lane driver's state, shared by the driver (flow_lanes.c) and the explicit
+ * pairs it runs (DOPRI5 in flow_lanes.c, DOP853 in flow_lanes_dop853.c).  Internal to the
+ * engine: the rest of the program sees tf_flow_run_lanes (flow.h).
+ *
+ * The driver is the pair's step control, queue and samples; a pair gives its attempt and error
+ * norm for each width, its first-same-as-last stage and its dense output.  Every lane does the
+ * operations of the scalar stepper for its member in the same order, so that a member's numbers
+ * do not depend on what shares its lanes. */
+#ifndef TF_FLOW_LANES_H
+#define TF_FLOW_LANES_H
+
+#include "flow.h"
+
+/* the most stages an attempt of a lane pair fills (DOP853: 13, its extension is the scalar
+ * stepper's) */
+enum { TF_LANES_MAX_STAGES = 13 };
+
+typedef struct tf_lanes tf_lanes;
+
+typedef struct tf_lane_pair {
+  const char *type;       /* the stepper type it runs (stepper_registry.c) */
+  int stages, fsal_stage; /* k arrays an attempt fills; the first-same-as-last one */
+  /* one attempt of every lane and its error norm into err, for 4, 8 and 16 lanes */
+  void (*attempt[3])(tf_lanes *L);
+  /* the state at ts of lane l's step from t_old by h just attempted and accepted (before x and
+   * k[0] move on) into L->out; first: the step's first sample */
+  void (*dense)(tf_lanes *L, int l, double ts, double t_old, double h, bool first);
+  /* optional: lane l's step just attempted and accepted (before the lane moves on) into the
+   * scalar stepper s, as tf_rk_step_with leaves its own step (for a caller that goes on with
+   * the scalar stepper: impact_lanes.c) */
+  void (*to_stepper)(tf_lanes *L, int l, tf_stepper *s);
+} tf_lane_pair;
+
+extern const tf_lane_pair tf_lanes_dopri5, tf_lanes_dop853;
+
+struct tf_lanes {
+  tf_flow *flow; /* a flow's members (flow_lanes.c), or NULL */
+  const tf_lane_pair *pair;
+  const tf_ode_options *ode;
+  /* w: each lane's member's own stepper, whose field and counts the lanes use (impact_lanes.c),
+   * or NULL: the flow's field */
+  tf_stepper **steppers;
+  tf_lane_field_fn *lane_rhs; /* the model's lanes field, or NULL: its rhs lane by lane */
+  int w;
+  size_t n;
+  /* n * w each, structure of arrays: component i of lane l at [i * w + l] */
+  double *x, *k[TF_LANES_MAX_STAGES], *stage, *x_new;
+  /* w each: time, where the step must end at the latest, proposed step, step attempted, its
+   * eval time, PI memory, the step's floor, error norm */
+  double *t, *t_limit, *h, *hs, *tc, *log_prev, *hmin, *err;
+  double *gather, *out; /* n each, for the scalar field and samples */
+  int *code, *rc;       /* the model's refusal since the step began; one evaluation's */
+  long *slot, *steps, *rejected, *next;
+  bool *at_start, *last;
+  tf_flow_lane_member *m;
+  size_t count, queue;
+  long n_samples;
+  tf_stop_token *stop;
+  bool stopped;
+  void (*computing)(uint64_t member);
+};
+
+/* f at the lanes' stage times tc and states xs into dx (refusals joined into code). */
+void tf_lanes_eval(tf_lanes *L, const double *xs, double *dx);
+
+/* The driver's pieces, for the routes that run members in lanes (flow_lanes.c,
+ * impact_lanes.c).  A route loads a lane (slot, t, t_limit, x, k[0], h, log_prev, hmin, code
+ * 0), then repeats: plan (false: every lane empty), attempt, and for each lane judge: a status
+ * other than TF_ODE_OK ends the member's step as tf_rk_step_with ends it; accepted, move_on
+ * takes the step (t, x, first-same-as-last, the PI controller), else the lane tries again. */
+bool tf_lanes_alloc(tf_lanes *L); /* pair, w and n set; tf_lanes_free also after a failure */
+void tf_lanes_free(tf_lanes *L);
+bool tf_lanes_plan(tf_lanes *L);
+void tf_lanes_attempt(tf_lanes *L);
+tf_ode_status tf_lanes_judge(tf_lanes *L, int l, bool *accept, double *log_err);
+void tf_lanes_move_on(tf_lanes *L, int l, double h, double log_err);
+/* 8 on a CPU with AVX-512, else 4; the pair of a stepper type, NULL if it has none */
+int tf_lanes_auto_width(void);
+const tf_lane_pair *tf_lane_pair_of(const tf_ode_options *ode);
+
+/* The lanes' stage times t + c h. */
+static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes *L, const int w,
+                                                                       double c) {
+  for (int l = 0; l < w; l++) L->tc[l] = L->t[l] + c * L->hs[l];
+}
+
+/* Compiled for the vector units the CPU may have (the same operations on each: only their width
+ * differs). */
+#define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
+
+#endif

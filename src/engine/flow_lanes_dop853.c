@@ -1,0 +1,109 @@
+/* flow_lanes_dop853.c — DOP853's attempt in lanes (flow_lanes.h): dop853.c's stages, error
+ * measure and sums, in its order, over the lanes in structure-of-arrays loops.  The continuous
+ * extension (3 more evaluations, built only where a sample needs it) is the scalar stepper's own,
+ * handed the lane's step: one copy of it, and the same numbers. */
+#include <math.h>
+
+#include "dop853_coeffs.h"
+#include "flow_lanes.h"
+#include "rk_driver.h"
+
+/* out = x + h (sum_q a_sq k_jq) over row s's nonzero coefficients, as dop853.c's stage. */
+static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const int w, int s,
+                                                            double *restrict out) {
+  const double *restrict x = L->x, *restrict hs = L->hs;
+  const int nk = DOP853_ROW[s].nk;
+  const double *restrict k[9];
+  for (int q = 0; q < nk; q++) k[q] = L->k[DOP853_ROW[s].j[q]];
+  for (size_t i = 0; i < L->n; i++)
+    for (int l = 0; l < w; l++) {
+      const size_t p = i * w + l;
+      double acc = 0.0;
+      for (int q = 0; q < nk; q++) acc += DOP853_ROW[s].a[q] * k[q][p];
+      out[p] = x[p] + hs[l] * acc;
+    }
+}
+
+/* dop853.c's attempt: twelve new stages, k[12] f at the 8th-order solution x_new. */
+static inline __attribute__((always_inline)) void attempt_w(tf_lanes *L, const int w) {
+#pragma GCC unroll 12
+  for (int s = 1; s < 12; s++) {
+    stage_row(L, w, s, L->stage);
+    tf_lanes_stage_times(L, w, DOP853_C[s]);
+    tf_lanes_eval(L, L->stage, L->k[s]);
+  }
+  stage_row(L, w, 12, L->x_new);
+  tf_lanes_stage_times(L, w, 1.0); /* t + h: t + 1.0 h is t + h exactly */
+  tf_lanes_eval(L, L->x_new, L->k[12]);
+}
+
+/* dop853.c's error_measure per lane: components summed in order. */
+static inline __attribute__((always_inline)) void error_norms_w(tf_lanes *L, const int w) {
+  const double atol = L->ode->atol, rtol = L->ode->rtol;
+  const double *restrict x = L->x, *restrict xn = L->x_new;
+  const double *restrict k[8];
+  for (int q = 0; q < 8; q++) k[q] = L->k[DOP853_ERR_K[q]];
+  double sum5[16] = {0}, sum3[16] = {0};
+  for (size_t i = 0; i < L->n; i++)
+    for (int l = 0; l < w; l++) {
+      const size_t p = i * w + l;
+      const double a0 = fabs(x[p]), a1 = fabs(xn[p]);
+      const double scale = atol + rtol * (a0 > a1 ? a0 : a1);
+      double err5 = 0.0, err3 = 0.0;
+      for (int q = 0; q < 8; q++) {
+        err5 += DOP853_E5[q] * k[q][p];
+        err3 += DOP853_E3[q] * k[q][p];
+      }
+      sum5[l] += (err5 / scale) * (err5 / scale);
+      sum3[l] += (err3 / scale) * (err3 / scale);
+    }
+  for (int l = 0; l < w; l++) {
+    double denom = sum5[l] + 0.01 * sum3[l];
+    if (!(denom > 0.0)) denom = 1.0;
+    L->err[l] = fabs(L->hs[l]) * sum5[l] / sqrt(denom * (double)L->n);
+  }
+}
+
+#define TF_LANES_DOP853_WIDTH(w)                       \
+  TF_LANES_TARGETS static void step_##w(tf_lanes *L) { \
+    attempt_w(L, w);                                   \
+    error_norms_w(L, w);                               \
+  }
+TF_LANES_DOP853_WIDTH(4)
+TF_LANES_DOP853_WIDTH(8)
+TF_LANES_DOP853_WIDTH(16)
+
+/* Lane l's step, just accepted (before the lane moves on), into the scalar stepper s as
+ * tf_rk_step_with leaves it (after the first-same-as-last swap, the extension pending): its
+ * dense output is then dop853.c's. */
+static void to_stepper(tf_lanes *L, int l, tf_stepper *s) {
+  const double t_old = L->t[l], h = L->hs[l];
+  for (size_t i = 0; i < L->n; i++) {
+    const size_t p = i * L->w + l;
+    for (int j = 1; j < 12; j++) s->k[j][i] = L->k[j][p];
+    s->k[0][i] = L->k[12][p], s->k[12][i] = L->k[0][p];
+    s->cont[0][i] = L->x[p];
+    s->x_new[i] = L->x_new[p];
+  }
+  s->t_prev = t_old, s->h_prev = h;
+  s->t_last = L->last[l] ? L->t_limit[l] : t_old + h;
+  s->dense_state = TF_DENSE_PENDING;
+  s->model_code = 0;
+}
+
+static void dense(tf_lanes *L, int l, double ts, double t_old, double h, bool first) {
+  (void)t_old, (void)h; /* the lane's own */
+  tf_stepper *s = L->flow->stepper;
+  if (first) to_stepper(L, l, s);
+  if (L->computing) L->computing(L->m[L->slot[l]].member);
+  tf_stepper_dense(s, ts, L->out);
+  /* a refusal while building the extension fails the next step, as in the scalar run */
+  if (s->model_code && !L->code[l]) L->code[l] = s->model_code;
+}
+
+const tf_lane_pair tf_lanes_dop853 = {.type = "dop853",
+                                      .stages = 13,
+                                      .fsal_stage = 12,
+                                      .attempt = {step_4, step_8, step_16},
+                                      .dense = dense,
+                                      .to_stepper = to_stepper};
