@@ -13,6 +13,15 @@ t = d + pi/2 + 2 k pi.  Computed here in closed form for each member's stored in
   and the member runs to t_end;
 * an event function of t and a parameter, g = x - a cos(t) with a = 0.5 drawn per member
   (model.sample), direction both: every recorded state has x = a cos(t) to 1e-8;
+* the actions (poincare.action): `log` records the same three crossings and runs on to t_end;
+  `reset` on a bouncing ball written as a plain flow, x' = v, v' = -g, event x = 0 downward,
+  reset v -> -r v with r drawn per member: from (x0, v0) the ball lands at
+  t_1 = (v0 + V) / g with speed V = sqrt(v0^2 + 2 g x0), leaves the k-th landing with speed
+  r^k V and flies 2 r^k V / g, so the landings are at t_k = t_1 + (2 V / g) r (1 - r^(k-1)) /
+  (1 - r) (a geometric series), each recorded after its reset (x = 0, v = r^k V); past the
+  accumulation t_1 + (2 V / g) r / (1 - r) the member ends as zeno just before it; `stop`
+  with count 1 ends each member at its first landing; a reset to NaN fails the member with
+  the reason;
 * bad input is refused with file, line and key.
 """
 import math
@@ -58,7 +67,7 @@ def read(path):
         return {k: f["members"][k][()] for k in f["members"]}
 
 
-def check_events(path, up, count, t_end):
+def check_events(path, up, count, t_end, stops=True):
     r = read(path)
     worst_t = worst_x = 0.0
     ok = True
@@ -74,14 +83,14 @@ def check_events(path, up, count, t_end):
             worst_t = max(worst_t, abs(t - tw))
             worst_x = max(worst_x, abs(x - (x0 * math.cos(tw) + v0 * math.sin(tw))),
                           abs(v - (v0 * math.cos(tw) - x0 * math.sin(tw))))
-        stopped = len(want) == count
+        stopped = stops and len(want) == count
         t_final = r["t_final"][m]
         ok &= r["status"][m] == 1 and (abs(t_final - want[-1]) < 1e-8 if stopped else
                                        t_final == t_end)
     T.check(ok and worst_t < 1e-8 and worst_x < 1e-8,
             f"{path}: {'up' if up else 'down'}ward crossings of x + v = 0 against the closed "
             f"form: times within {worst_t:.1e}, states within {worst_x:.1e}; "
-            f"{'ends at the last one' if count <= 2 or up else 'runs to t_end'}")
+            f"{'ends at the last one' if stops and (count <= 2 or up) else 'runs to t_end'}")
 
 
 up = config("up", "  event: function\n  function: \"x + v\"\n  direction: up\n  count: 3\n", 40)
@@ -102,6 +111,99 @@ resid = np.abs(rows[:, :, 1] - a[:, None] * np.cos(rows[:, :, 0]))
 T.check(np.all(r["poincare_recorded"] >= 3) and np.nanmax(resid) < 1e-8,
         f"g = x - a cos(w t) with a drawn per member: every recorded state has x = a cos(t) "
         f"(largest residual {np.nanmax(resid):.1e}, {int(r['poincare_recorded'].sum())} events)")
+
+
+log = config("log", "  event: function\n  function: \"x + v\"\n  direction: up\n  count: 3\n"
+             "  action: log\n", 40)
+T.run(log, "log.h5")
+check_events("log.h5", True, 3, 40.0, stops=False)
+
+# --- poincare.action: reset, a bouncing ball as a plain flow -----------------------------------
+G = 9.81
+
+
+def ball(name, t_end, action="reset", count=40, extra=""):
+    return T.write(f"{name}.yaml", f"""job: ensemble
+model:
+  equations:
+    name: ballflow
+    state: [x, v]
+    parameters: {{g: {{default: {G}}}, r: {{default: 0.8, min: 0, max: 1}}}}
+    field: {{x: "v", v: "-g"}}
+  sample:
+    r: {{dist: uniform, lo: 0.7, hi: 0.9}}
+initial: {{state: [1.0, 0.0], spread: 0.2}}
+integrator: {{t_end: {t_end}, rtol: 1.0e-11, atol: 1.0e-13}}
+ensemble: {{members: {MEMBERS}, seed: 7}}
+poincare:
+  event: function
+  function: "x"
+  direction: down
+  action: {action}
+  count: {count}
+{extra}""")
+
+
+def landings(x0, v0, r):
+    """Landing times, speeds after the reset, and the accumulation time (closed form)."""
+    V = math.sqrt(v0 * v0 + 2 * G * x0)
+    k = np.arange(1, 200)
+    t = (v0 + V) / G + 2 * V / G * r * (1 - r ** (k - 1)) / (1 - r)
+    return t, r ** k * V, (v0 + V) / G + 2 * V / G * r / (1 - r)
+
+
+RESET = "  reset: {v: \"-r*v\"}\n"
+T.run(ball("bounce", 1.5, extra=RESET), "bounce.h5")
+r = read("bounce.h5")
+worst_t = worst_v = worst_x = 0.0
+ok = True
+for m in range(MEMBERS):
+    x0, v0 = r["initial_state"][m]
+    t, v, _ = landings(x0, v0, np.atleast_1d(r["parameters"][m])[-1])
+    n = int(np.sum(t <= 1.5))
+    rows = r["poincare"][m].reshape(-1, 3)
+    got = rows[~np.isnan(rows[:, 0])]
+    ok &= len(got) == n and r["status"][m] == 1 and r["t_final"][m] == 1.5
+    if len(got) == n:
+        worst_t = max(worst_t, np.abs(got[:, 0] - t[:n]).max())
+        worst_v = max(worst_v, np.abs(got[:, 2] - v[:n]).max())
+        worst_x = max(worst_x, np.abs(got[:, 1]).max())
+T.check(ok and worst_t < 1e-8 and worst_v < 1e-8 and worst_x < 1e-10,
+        f"reset v -> -r v at x = 0 against the geometric series: every landing up to t_end "
+        f"(times within {worst_t:.1e}, speeds after the reset within {worst_v:.1e}, "
+        f"|x| <= {worst_x:.1e}), runs on to t_end")
+
+T.run(ball("zeno", 12, count=200, extra=RESET), "zeno.h5", code=4)
+r = read("zeno.h5")
+acc = np.array([landings(*r["initial_state"][m], np.atleast_1d(r["parameters"][m])[-1])[2]
+                for m in range(MEMBERS)])
+gap = acc - r["t_final"]
+T.check(np.all(r["status"] == 5) and np.all((gap > 0) & (gap < 1e-3)),
+        f"past the accumulation of landings every member ends as zeno just before it "
+        f"(t_final {gap.min():.1e} to {gap.max():.1e} before the closed form)")
+
+T.run(ball("stop", 12, action="stop", count=1), "stop.h5")
+r = read("stop.h5")
+x0, v0 = r["initial_state"].T
+V = np.sqrt(v0 * v0 + 2 * G * x0)
+T.check(np.all(r["status"] == 1) and np.abs(r["t_final"] - (v0 + V) / G).max() < 1e-8 and
+        np.abs(r["final_state"][:, 1] + V).max() < 1e-8,
+        "action stop, count 1: each member ends at its first landing, t = (v0 + V) / g, "
+        "v = -V")
+
+nan = ball("nan", 2, extra="  reset: {v: \"sqrt(-1)*v\"}\n")
+summary = T.run(nan, "nan.h5", "job=trajectory")
+T.check(summary["member_status"] == "failed" and
+        "reset map (poincare.reset) gives v = " in summary.get("failure", ""),
+        f"a reset to NaN fails the member with its reason: {summary.get('failure')}")
+
+T.refused(ball("badkey", 2, extra="  reset: {q: \"0\"}\n"), [],
+          "key 'poincare.reset.q': model 'ballflow' has no state component 'q' (known: x,v)")
+T.refused(ball("badexpr", 2, extra="  reset: {v: \"-r*\"}\n"), [], "badexpr.yaml:19: key "
+          "'poincare.reset.v': column 4")
+T.refused(ball("noaction", 2, action="log", extra=RESET), [],
+          "noaction.yaml:19: key 'poincare.reset' is a reset map, used only with "
+          "poincare.action: reset")
 
 
 T.refused(up, ["poincare.function=x + q"],
