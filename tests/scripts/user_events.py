@@ -11,10 +11,10 @@ t = d + pi/2 + 2 k pi.  Computed here in closed form for each member's stored in
   third crossing's time (the action "stop");
 * direction down over a horizon holding two crossings, count 5: the two crossings, NaN after,
   and the member runs to t_end;
-* an event function of t and a parameter, g = x - a cos(t) with a = 0.5 drawn per member
-  (model.sample), direction both: every recorded state has x = a cos(t) to 1e-8;
-* the actions (poincare.action): `log` records the same three crossings and runs on to t_end;
-  `reset` on a bouncing ball written as a plain flow, x' = v, v' = -g, event x = 0 downward,
+* an event function of t and a parameter, g = x - a cos(t) with a drawn per member
+  (model.sample), direction both, action log, count 3: every recorded state has x = a cos(t)
+  to 1e-8, three are recorded and the members run on to t_end;
+* the action `reset` on a bouncing ball written as a plain flow, x' = v, v' = -g, event x = 0 downward,
   reset v -> -r v with r drawn per member: from (x0, v0) the ball lands at
   t_1 = (v0 + V) / g with speed V = sqrt(v0^2 + 2 g x0), leaves the k-th landing with speed
   r^k V and flies 2 r^k V / g, so the landings are at t_k = t_1 + (2 V / g) r (1 - r^(k-1)) /
@@ -22,6 +22,11 @@ t = d + pi/2 + 2 k pi.  Computed here in closed form for each member's stored in
   accumulation t_1 + (2 V / g) r / (1 - r) the member ends as zeno just before it; `stop`
   with count 1 ends each member at its first landing; a reset to NaN fails the member with
   the reason;
+* a Filippov model (scan, quantity poincare): x' = -k sign(x), (y, z) rotating, x0 = 1, y0 = 1,
+  z0 = 0, so x = max(1 - k t, 0) (slip+ until t = 1/k, then sliding on x = 0), y = cos t,
+  z = -sin t; the crossings of g = y + c x (both directions) are found here by brentq on that
+  closed form, with the mode at each (1 slip+, 0 sliding); `stop` with count 1 ends each point
+  at its first crossing, so a sliding that starts after it is not logged; `reset` is refused;
 * bad input is refused with file, line and key.
 """
 import math
@@ -30,6 +35,7 @@ import subprocess
 
 import h5py
 import numpy as np
+from scipy.optimize import brentq
 
 import testlib as T
 
@@ -67,7 +73,7 @@ def read(path):
         return {k: f["members"][k][()] for k in f["members"]}
 
 
-def check_events(path, up, count, t_end, stops=True):
+def check_events(path, up, count, t_end):
     r = read(path)
     worst_t = worst_x = 0.0
     ok = True
@@ -83,14 +89,14 @@ def check_events(path, up, count, t_end, stops=True):
             worst_t = max(worst_t, abs(t - tw))
             worst_x = max(worst_x, abs(x - (x0 * math.cos(tw) + v0 * math.sin(tw))),
                           abs(v - (v0 * math.cos(tw) - x0 * math.sin(tw))))
-        stopped = stops and len(want) == count
+        stopped = len(want) == count
         t_final = r["t_final"][m]
         ok &= r["status"][m] == 1 and (abs(t_final - want[-1]) < 1e-8 if stopped else
                                        t_final == t_end)
     T.check(ok and worst_t < 1e-8 and worst_x < 1e-8,
             f"{path}: {'up' if up else 'down'}ward crossings of x + v = 0 against the closed "
             f"form: times within {worst_t:.1e}, states within {worst_x:.1e}; "
-            f"{'ends at the last one' if stops and (count <= 2 or up) else 'runs to t_end'}")
+            f"{'ends at the last one' if count <= 2 or up else 'runs to t_end'}")
 
 
 up = config("up", "  event: function\n  function: \"x + v\"\n  direction: up\n  count: 3\n", 40)
@@ -101,22 +107,20 @@ down = config("down", "  event: function\n  function: \"x + v\"\n  direction: do
 T.run(down, "down.h5")
 check_events("down.h5", False, 5, 10.0)
 
-timed = config("timed", "  event: function\n  function: \"x - a*cos(w*t)\"\n  count: 8\n", 15,
+timed = config("timed", "  event: function\n  function: \"x - a*cos(w*t)\"\n  count: 3\n"
+               "  action: log\n", 15,
                "  sample:\n    a: {dist: uniform, lo: 0.2, hi: 0.8}\n")
 T.run(timed, "timed.h5")
 r = read("timed.h5")
 rows = r["poincare"].reshape(MEMBERS, -1, 3)
 a = r["parameters"].ravel()
 resid = np.abs(rows[:, :, 1] - a[:, None] * np.cos(rows[:, :, 0]))
-T.check(np.all(r["poincare_recorded"] >= 3) and np.nanmax(resid) < 1e-8,
+T.check(np.all(r["poincare_recorded"] == 3) and np.nanmax(resid) < 1e-8 and
+        np.all(r["t_final"] == 15) and np.all(r["status"] == 1),
         f"g = x - a cos(w t) with a drawn per member: every recorded state has x = a cos(t) "
-        f"(largest residual {np.nanmax(resid):.1e}, {int(r['poincare_recorded'].sum())} events)")
+        f"(largest residual {np.nanmax(resid):.1e}); action log: three recorded, the members "
+        f"run on to t_end")
 
-
-log = config("log", "  event: function\n  function: \"x + v\"\n  direction: up\n  count: 3\n"
-             "  action: log\n", 40)
-T.run(log, "log.h5")
-check_events("log.h5", True, 3, 40.0, stops=False)
 
 # --- poincare.action: reset, a bouncing ball as a plain flow -----------------------------------
 G = 9.81
@@ -204,6 +208,69 @@ T.refused(ball("badexpr", 2, extra="  reset: {v: \"-r*\"}\n"), [], "badexpr.yaml
 T.refused(ball("noaction", 2, action="log", extra=RESET), [],
           "noaction.yaml:19: key 'poincare.reset' is a reset map, used only with "
           "poincare.action: reset")
+
+
+# --- a Filippov model: function events with the mode at each, log and stop ---------------------
+def filippov(name, extra=""):
+    return T.write(f"{name}.yaml", f"""job: scan
+model:
+  equations:
+    name: slide3
+    state: [x, y, z]
+    parameters: {{k: {{default: 1.0, min: 0.1, max: 10}}, c: {{default: 0.5}}}}
+    switching: x
+    slip:
+      plus: {{x: "-k", y: "z", z: "-y"}}
+      minus: {{x: "k", y: "z", z: "-y"}}
+initial: {{state: [1.0, 1.0, 0.0]}}
+integrator: {{t_end: 10, rtol: 1.0e-11, atol: 1.0e-13}}
+poincare: {{event: function, function: "y + c*x", {extra}}}
+scan:
+  quantity: poincare
+  x: {{param: k, min: 0.3, max: 2.1, points: 7}}
+""")
+
+
+def sliding_crossings(k, c=0.5, t_end=10.0):
+    g = lambda t: math.cos(t) + c * max(1 - k * t, 0.0)
+    ts = np.linspace(0, t_end, 20001)
+    gs = np.array([g(t) for t in ts])
+    roots = [brentq(g, a, b, xtol=1e-15) for a, b, ga, gb in
+             zip(ts[:-1], ts[1:], gs[:-1], gs[1:]) if ga * gb < 0]
+    return [(t, max(1 - k * t, 0.0), math.cos(t), -math.sin(t), 1.0 if t < 1 / k else 0.0)
+            for t in roots]
+
+
+T.run(filippov("fil", "count: 5"), "fil.h5")
+r = read("fil.h5")
+worst = 0.0
+ok = True
+for i, k in enumerate(r["grid"][:, 0]):
+    want = sliding_crossings(k)[:5]
+    rows = r["poincare"][i].reshape(-1, 4)
+    got = rows[~np.isnan(rows[:, 0])]
+    modes = r["poincare_mode"][i][:len(got)]
+    ok &= len(got) == len(want) and r["status"][i] == 1
+    if len(got) == len(want):
+        worst = max(worst, np.abs(got - np.array(want)[:, :4]).max())
+        ok &= np.array_equal(modes, np.array(want)[:, 4])
+T.check(ok and worst < 1e-8,
+        f"Filippov, g = y + c x: every crossing against the closed form (within {worst:.1e}) "
+        f"with its mode (slip+ before the sliding, sliding after), 7 values of k")
+
+T.run(filippov("filstop", "action: stop, count: 1"), "filstop.h5")
+s = read("filstop.h5")
+first = np.array([sliding_crossings(k)[0][0] for k in s["grid"][:, 0]])
+slides_before = (1 / s["grid"][:, 0] < first).astype(int)
+T.check(np.all(s["poincare_recorded"] == 1) and np.all(s["status"] == 1) and
+        np.abs(s["poincare"][:, 0] - first).max() < 1e-8 and
+        np.array_equal(s["events"][:, 1], slides_before) and
+        np.all(r["events"][:, 1] == 1) and np.all(s["work"][:, 0] < r["work"][:, 0]),
+        f"action stop, count 1: each point ends at its first crossing; the sliding that "
+        f"starts after it (k = {', '.join(f'{k:g}' for k in s['grid'][slides_before == 0, 0])}) "
+        f"is not logged")
+T.refused(filippov("filreset", "action: reset, reset: {y: \"0\"}"), [],
+          "key 'poincare.action': reset is not defined for a Filippov model ('slide3')")
 
 
 T.refused(up, ["poincare.function=x + q"],
