@@ -27,6 +27,9 @@ t = d + pi/2 + 2 k pi.  Computed here in closed form for each member's stored in
   z = -sin t; the crossings of g = y + c x (both directions) are found here by brentq on that
   closed form, with the mode at each (1 slip+, 0 sliding); `stop` with count 1 ends each point
   at its first crossing, so a sliding that starts after it is not logged; `reset` is refused;
+* the C-callback form: a plugin (model.source) of the same oscillator whose `outputs` callback
+  computes lead = x + v; poincare.function "lead" gives the closed-form crossings of the
+  first case;
 * bad input is refused with file, line and key.
 """
 import math
@@ -208,6 +211,53 @@ T.refused(ball("badexpr", 2, extra="  reset: {v: \"-r*\"}\n"), [], "badexpr.yaml
 T.refused(ball("noaction", 2, action="log", extra=RESET), [],
           "noaction.yaml:19: key 'poincare.reset' is a reset map, used only with "
           "poincare.action: reset")
+
+
+# --- the C-callback form: a plugin's output as the whole event function ------------------------
+T.write("lead.c", r"""#include <math.h>
+
+#include "twofold/model.h"
+
+static const tf_param params[] = {{"w", 1.0, 0.0, INFINITY, "angular frequency", false}};
+static const char *const names[] = {"x", "v"};
+static const char *const output_names[] = {"lead"};
+
+static int rhs(double t, const double *x, const double *p, double *dx) {
+  (void)t;
+  dx[0] = x[1], dx[1] = -p[0] * p[0] * x[0];
+  return 0;
+}
+
+/* the event function, in C: x + v */
+static void lead(const double *x, const double *p, double *out) {
+  (void)p;
+  out[0] = x[0] + x[1];
+}
+
+static const tf_flow_ops ops = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs};
+
+static const tf_model_def oscillator = {
+    TF_MODEL_HEAD,
+    .name = "lead-oscillator",
+    .doc = "harmonic oscillator with the output lead = x + v",
+    .kind = TF_MODEL_FLOW,
+    .dim = 2,
+    .state_names = names,
+    .nparams = 1,
+    .params = params,
+    .noutputs = 1,
+    .output_names = output_names,
+    .outputs = lead,
+    .flow = &ops,
+};
+
+TWOFOLD_MODELS(&oscillator);
+""")
+text = open(up).read()
+plugin = T.write("plugin.yaml", text.replace(text.split("initial:")[0].split("model:")[1],
+                                             "\n  source: lead.c\n").replace('"x + v"', "lead"))
+T.run(plugin, "plugin.h5")
+check_events("plugin.h5", True, 3, 40.0)
 
 
 # --- a Filippov model: function events with the mode at each, log and stop ---------------------
