@@ -59,6 +59,8 @@ void tf_impact_options_default(tf_impact_options *o) {
   o->section_component = 0;
   o->section_level = 0.0;
   o->section_direction = 0;
+  o->section_function = NULL;
+  o->section_reset.count = 0;
 }
 
 /* --- fields ------------------------------------------------------------------------------ */
