@@ -60,7 +60,7 @@ run_wheel() {
 }
 
 run_compare() {
-  say "wheel Fig. 5 versus scipy solve_ivp and CVODE at matched accuracy (same members, replayed exits)"
+  say "wheel Fig. 5 versus CVODE at matched accuracy in alternated pairs (same members, replayed exits; scipy for scale)"
   "$PY" "$ROOT/bench/wheel_compare.py" "$BUILD" --members "${BENCH_WHEEL_MEMBERS:-400}" \
     --t-end "${BENCH_WHEEL_T_END:-2}" | last_line
 }

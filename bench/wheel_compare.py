@@ -13,12 +13,15 @@ invocation, on the same members and exits.
    closer than 1e-4 merged, bench/wheel_events.py); the run's error is the 90th percentile of
    that over the members (the largest is kept too: a member whose trajectory grazes a fold
    can part from the reference in any code).
-3. Sweep rtol 1e-8 … 1e-12 (atol = rtol/100) for twofold (scheduler rate, best of 3, after one
-   run with the long event log for the accuracy) and CVODE (its integration loop, best of 3);
-   scipy (solve_ivp DOP853, terminal events) at rtol 1e-10 on the first --scipy-members.
-4. Matched accuracy: for every rtol at which the other code completes every member, twofold
-   at its loosest rtol that completes every member at least as accurately; the ratio of
-   members/s quoted for CVODE is the smallest over CVODE's rtols.
+3. Sweep rtol 1e-8 … 1e-12 (atol = rtol/100): after one twofold run with the long event log
+   for the accuracy, --pairs alternated timed runs (twofold, CVODE, twofold, CVODE, ...):
+   twofold's scheduler rate and CVODE's integration loop; a rate is the median over the
+   pairs, with its spread (min .. max).  scipy (solve_ivp DOP853, terminal events, the
+   right-hand side in Python) at rtol 1e-10 on the first --scipy-members, for scale only: an
+   interpreted right-hand side is no competent peer, so it stays out of the headline.
+4. Matched accuracy: for every rtol at which CVODE completes every member, twofold at its
+   loosest rtol that completes every member at least as accurately; the ratio of the median
+   rates.  The headline is the smallest of these ratios over CVODE's rtols.
 
 The window t = 0..T is one that every code completes for every member: over longer horizons
 the codes' trajectories part at grazing contacts and their amounts of work differ (one reaches
@@ -29,6 +32,7 @@ Prints one JSON line (and writes it to --json)."""
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,6 +60,13 @@ def cvode(build, ref_h5, t_end, rtol, atol, events_out):
     return json.loads(r.strip().splitlines()[-1])
 
 
+def rates(runs):
+    """Median members/s of timed runs, and their spread."""
+    r = [x["members_per_second"] for x in runs]
+    return {"members_per_s": statistics.median(r), "min_members_per_s": min(r), "max_members_per_s": max(r),
+            "runs": len(r)}
+
+
 def pick(rows, bound):
     """The loosest rtol whose run completed every member with error <= bound."""
     ok = [r for r in rows if r["complete"] and r["accuracy"]["p90_member_max_dt"] <= bound]
@@ -69,12 +80,15 @@ def main():
     ap.add_argument("--t-end", type=float, default=2.0)
     ap.add_argument("--scipy-members", type=int, default=40)
     ap.add_argument("--first-n", type=int, default=20)
+    ap.add_argument("--pairs", type=int, default=5, help="alternated timed pairs per rtol (>= 5)")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
+    if a.pairs < 5:
+        ap.error("--pairs must be at least 5: a rate is a median of alternated pairs")
     have_cvode = os.access(os.path.join(a.build, "bench_wheel_cvode"), os.X_OK)
     M, T, N = a.members, a.t_end, a.first_n
     res = {"members": M, "t_end": T, "first_n": N, "scipy_members": a.scipy_members,
-           "twofold": [], "cvode": [], "goal_scipy": 100.0, "goal_cvode": 2.0}
+           "pairs": a.pairs, "twofold": [], "cvode": [], "goal_cvode": 2.0}
     with tempfile.TemporaryDirectory() as tmp:
         ref_h5 = os.path.join(tmp, "ref.h5")
         say(f"reference: twofold at rtol 1e-13, {M} members to t = {T:g}")
@@ -91,22 +105,25 @@ def main():
             log_h5 = os.path.join(tmp, "acc.h5")
             twofold(a.build, log_h5, M, T, rtol, atol, 20000, replay=ref_h5)
             acc = accuracy(ref, wheel_events.load_engine(log_h5)[2], N)
-            runs = [twofold(a.build, os.path.join(tmp, "timed.h5"), M, T, rtol, atol, 64, replay=ref_h5)
-                    for _ in range(3)]
-            best = max(runs, key=lambda x: x["members_per_second"])
-            res["twofold"].append({"rtol": rtol, "members_per_s": best["members_per_second"],
-                                   "events": sum(best["events"].values()), "rhs_per_event": best["rhs_per_event"],
-                                   "status_counts": best["status_counts"],
-                                   "complete": best["status_counts"]["ok"] == M, "accuracy": acc})
+            txt = os.path.join(tmp, "cv.txt")
+            runs, cruns = [], []
+            for _ in range(a.pairs):  # alternated: the machine's drift falls on both sides
+                runs.append(twofold(a.build, os.path.join(tmp, "timed.h5"), M, T, rtol, atol, 64, replay=ref_h5))
+                if have_cvode:
+                    cruns.append(cvode(a.build, ref_h5, T, rtol, atol, txt))
+            last = runs[-1]
+            res["twofold"].append({"rtol": rtol, **rates(runs), "events": sum(last["events"].values()),
+                                   "rhs_per_event": last["rhs_per_event"], "status_counts": last["status_counts"],
+                                   "complete": all(x["status_counts"]["ok"] == M for x in runs), "accuracy": acc})
             if have_cvode:
-                txt = os.path.join(tmp, "cv.txt")
-                cruns = [cvode(a.build, ref_h5, T, rtol, atol, txt) for _ in range(3)]
-                cb = max(cruns, key=lambda x: x["members_per_second"])
-                res["cvode"].append({"rtol": rtol, "members_per_s": cb["members_per_second"],
-                                     "events": cb["events"], "rhs_evals": cb["rhs_evals"], "steps": cb["steps"],
-                                     "status_counts": cb["status_counts"],
-                                     "complete": cb["status_counts"]["ok"] == M,
-                                     "accuracy": accuracy(ref, wheel_events.read_event_text(txt, M), N)})
+                cl = cruns[-1]
+                res["cvode"].append({"rtol": rtol, **rates(cruns), "events": cl["events"],
+                                     "rhs_evals": cl["rhs_evals"], "steps": cl["steps"],
+                                     "status_counts": cl["status_counts"],
+                                     "complete": all(x["status_counts"]["ok"] == M for x in cruns),
+                                     "accuracy": accuracy(ref, wheel_events.read_event_text(txt, M), N),
+                                     "pair_ratios": [x["members_per_second"] / y["members_per_second"]
+                                                     for x, y in zip(runs, cruns)]})
             say(f"rtol {rtol:g}: twofold {res['twofold'][-1]['members_per_s']:.0f} members/s"
                 + (f", CVODE {res['cvode'][-1]['members_per_s']:.0f}" if have_cvode else ""))
 
@@ -138,8 +155,9 @@ def main():
         res["matched_cvode"] = rows
         ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
         res["ratio_twofold_over_cvode"] = min(ratios) if ratios else None
-        same = [(x, y) for x, y in zip(res["twofold"], res["cvode"]) if x["rtol"] == 1e-10]
-        res["same_rtol_cvode_ratio"] = same[0][0]["members_per_s"] / same[0][1]["members_per_s"] if same else None
+        same = [y for y in res["cvode"] if y["rtol"] == 1e-10]  # one rtol: the pairs' own ratios
+        res["same_rtol_cvode_ratio"] = statistics.median(same[0]["pair_ratios"]) if same else None
+        res["same_rtol_cvode_ratio_spread"] = [min(same[0]["pair_ratios"]), max(same[0]["pair_ratios"])] if same else None
     sp = res["scipy"]
     tf = pick(res["twofold"], sp["accuracy"]["p90_member_max_dt"])
     res["matched_scipy"] = {"twofold_rtol": tf and tf["rtol"], "scipy_rtol": 1e-10,
@@ -148,7 +166,6 @@ def main():
     res["ratio_twofold_over_scipy"] = tf["members_per_s"] / sp["members_per_s"] if tf else None
     same = [x for x in res["twofold"] if x["rtol"] == 1e-10]
     res["same_rtol_scipy_ratio"] = same[0]["members_per_s"] / sp["members_per_s"] if same else None
-    res["meets_goal_scipy"] = (res["ratio_twofold_over_scipy"] or 0) >= res["goal_scipy"]
     if have_cvode:
         res["meets_goal_cvode"] = (res["ratio_twofold_over_cvode"] or 0) >= res["goal_cvode"]
     line = json.dumps(res)
