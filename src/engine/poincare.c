@@ -80,9 +80,8 @@ static int reset_map(tf_config *cfg, const tf_kernel *k, tf_reset_spec *r, tf_er
     r->component[i] = c;
     if (tf_config_get_string(cfg, key, NULL, NULL, &r->expr[i], err) ||
         check_expression(cfg, k, key, r->expr[i],
-                         "the new value of a component is this "
-                         "expression of the state before the event, the model's outputs and "
-                         "parameters, and t",
+                         "the new value of a component is this expression of the state before "
+                         "the event, the model's outputs and parameters, and t",
                          err))
       return -1;
   }
@@ -114,10 +113,10 @@ static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only
   if (filippov)
     return tf_fail(err,
                    "%s: key 'poincare.action': reset is not defined for a Filippov model ('%s'): "
-                   "its switching surfaces change the field, not the state, and a jump of the "
-                   "state would leave the Filippov solution the sliding and exit rules build; "
-                   "write 'log' or 'stop', or model the jump as an impact (docs/IMPACTS.md) or "
-                   "a smooth flow with this reset",
+                   "its switching surfaces change the field, not the state, and its sliding and "
+                   "two-fold rules assume a continuous state; write 'log' or 'stop', or model "
+                   "the jump as an impact kernel (docs/IMPACTS.md) or a smooth flow with this "
+                   "reset",
                    tf_config_where(cfg, "poincare.action", where, sizeof where), k->name);
   if (on_impacts_only)
     return tf_fail(err,
