@@ -16,11 +16,12 @@
  * /members/final_mode and the logs /members/exits, /members/event_log and
  * /members/trajectory (fixed slots per member, NaN-padded); impact kernels (and flows with
  * poincare.event) add /members/impacts, /members/stick_time and, when recording,
- * /members/poincare, /members/poincare_recorded, /members/poincare_period.  output.columns
- * keeps only the tables it names; output.reduce adds a float64 column per named expression of
- * the member's end (member_reduce.h).  /summary holds
- * the mean, standard deviation, min and max of the final state over the members that finished ok
- * (computed in member order on rank 0, so the numbers do not depend on the rank count). */
+ * /members/poincare, /members/poincare_recorded, /members/poincare_period: every column of
+ * member_columns.c the engine produces, in its order.  output.columns keeps only the tables it
+ * names, and may name the opt-in ones (/members/rejected_steps); output.reduce adds a float64
+ * column per named expression of the member's end (member_reduce.h).  /summary holds the mean,
+ * standard deviation, min and max of the final state over the members that finished ok (computed in
+ * member order on rank 0, so the numbers do not depend on the rank count). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,32 +38,11 @@
 #include "replay_log.h"
 #include "results.h"
 
-/* Every column an ensemble may write, in file order; the engine's layout drops the others. */
-static const char *const column_names[] = {"final_state",
-                                           "initial_state",
-                                           "parameters",
-                                           "t_final",
-                                           "steps",
-                                           "jacobian_evals",
-                                           "rhs_evals",
-                                           "events",
-                                           "twofold_visits",
-                                           "final_mode",
-                                           "exits",
-                                           "event_log",
-                                           "trajectory",
-                                           "impacts",
-                                           "stick_time",
-                                           "poincare",
-                                           "poincare_recorded",
-                                           "poincare_period",
-                                           NULL};
-
 enum { REDUCTIONS_MAX = 16 };
 
 typedef struct ensemble_job {
   tf_member_engine *engine;
-  tf_member_columns columns; /* the tables written (output.columns), in column_names' order */
+  tf_member_columns columns; /* the tables written (output.columns), in member_columns.c's order */
   tf_member_reduce *reduce;  /* output.reduce, or NULL */
   double *final;             /* the final state a reduction reads where final_state is not
                               * written (dim values) */
@@ -73,23 +53,26 @@ typedef struct ensemble_job {
 
 /* Names a reduction may not take: every table an ensemble may write. */
 static const char *const *taken_names(void) {
-  static const char *taken[sizeof column_names / sizeof *column_names + 4];
+  static const char *taken[TF_MEMBER_COLUMNS_MAX + 5];
   size_t n = 0;
-  for (const char *const *c = column_names; *c; c++) taken[n++] = *c;
+  for (const char *c; (c = tf_member_column_name(n)) && n < TF_MEMBER_COLUMNS_MAX; n++)
+    taken[n] = c;
   taken[n++] = "status", taken[n++] = "done", taken[n++] = "checksum", taken[n++] = "failure";
   taken[n] = NULL;
   return taken;
 }
 
-/* output.columns: the tables of `all` the config keeps (all of them if the key is absent). */
+/* output.columns: the tables of `all` the config keeps (all but the opt-in ones if the key is
+ * absent). */
 static int pick_columns(tf_run *run, ensemble_job *job, tf_error *err) {
   tf_member_columns all;
-  if (tf_member_columns_pick(&all, job->engine, column_names))
-    return tf_fail(err, "internal error: an unknown output column");
   if (!tf_config_has(run->cfg, "output.columns")) {
-    job->columns = all;
+    if (tf_member_columns_pick_all(&job->columns, job->engine, false))
+      return tf_fail(err, "internal error: too many output columns");
     return 0;
   }
+  if (tf_member_columns_pick_all(&all, job->engine, true))
+    return tf_fail(err, "internal error: too many output columns");
   const char *wanted[TF_MEMBER_COLUMNS_MAX];
   size_t n = 0;
   if (tf_config_get_string_array(run->cfg, "output.columns", wanted, TF_MEMBER_COLUMNS_MAX, &n,
@@ -464,7 +447,7 @@ static int execute(tf_run *run, tf_error *err) {
   const tf_member_layout *l = &job->engine->layout;
   tf_h5_attr_string(file, "model", l->kernel->name);
   tf_results_write_model(file, l->kernel, l->params);
-  tf_h5_attr_string(file, "state_names", job->state_names);
+  tf_h5_attr_names(file, "state_names", job->state_names);
   job->spec.run = run_member;
   if (job->engine->layout.lanes > 1) job->spec.run_chunk = run_chunk;
   /* PETSc TS batches: claims of whole batches, ~32 per rank, so no batch is split */

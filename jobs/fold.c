@@ -22,6 +22,7 @@
 #include "job.h"
 #include "model.h"
 #include "results.h"
+#include "routes.h"
 
 enum { MAX_POINTS = 100000 };
 
@@ -57,7 +58,7 @@ static int setup(tf_run *run, tf_error *err) {
   const tf_kernel *k = job->model.kernel;
   char where[256];
   /* a Filippov model has a smooth field only where its parameters make it its own flow */
-  if (tf_model_route(k, job->model.params) == TF_ROUTE_FILIPPOV)
+  if (!tf_route_ops_for(k, job->model.params)->smooth_field)
     return tf_fail(err,
                    "%s: key 'model.params': model '%s' runs as a Filippov system with these "
                    "parameters, and job fold continues a smooth field (set the parameter that "

@@ -24,6 +24,7 @@
 #include "model.h"
 #include "physical_initial.h"
 #include "results.h"
+#include "routes.h"
 #include "status.h"
 #include "timeseries.h"
 
@@ -54,7 +55,7 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
   if (tf_config_get_string(cfg, "lyapunov.estimator", "benettin", estimators, &est, err)) return -1;
   job->estimator = strcmp(est, "wolf") == 0 ? 1 : strcmp(est, "rosenstein") == 0 ? 2 : 0;
   if (job->estimator == 0) return 0;
-  if (tf_model_route(k, NULL) == TF_ROUTE_IMPACT)
+  if (tf_route_ops_for(k, NULL)->impacts)
     return tf_fail(err,
                    "%s: key 'lyapunov.estimator': model '%s' has impacts; its exponents come "
                    "from the tangent dynamics with saltation (benettin), not from a sampled "
@@ -64,7 +65,7 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
   for (size_t i = 0; i < k->dim; i++) names[i] = k->state_names[i];
   /* Defaults that work for the reference systems: flows sampled at dt = 0.01 (Lorenz: the
    * linear part of <ln d(k)> spans about 1 to 3 time units), maps every iteration. */
-  const bool map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
+  const bool map = tf_route_ops_for(k, NULL)->iterates;
   const long long d_samples = 10000, d_dim = map ? 2 : 3, d_delay = map ? 1 : 10,
                   d_horizon = map ? 20 : 400, d_lo = map ? 1 : 100, d_hi = map ? 8 : 300,
                   d_evolve = map ? 1 : 20, d_theiler = map ? 5 : 100;
@@ -113,7 +114,7 @@ static double *make_series(const lyapunov_job *job, tf_error *err) {
   double *s = malloc(n * sizeof *s), x[TF_MAX_DIM], y[TF_MAX_DIM];
   if (!s) return tf_fail(err, "out of memory"), NULL;
   memcpy(x, job->x0, k->dim * sizeof *x);
-  if (tf_model_route(k, NULL) == TF_ROUTE_MAP) {
+  if (tf_route_ops_for(k, NULL)->iterates) {
     tf_map_fn *map = tf_model_map(k);
     int refused = 0;
     for (long i = 0; i < (long)job->opt.transient && !refused; i++)
@@ -164,7 +165,7 @@ static int setup(tf_run *run, tf_error *err) {
   run->job_data = job;
   const tf_kernel *k;
   if (tf_model_kernel(run->cfg, run->comm, &k, err)) return -1;
-  const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
+  const bool is_map = tf_route_ops_for(k, NULL)->iterates;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "the lyapunov job", err)) return -1;
   if (tf_model_from_config(&job->model, run->cfg, run->comm, TF_KINDS_ALL, "lyapunov", err))
     return -1;
@@ -229,10 +230,11 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
                              "Lyapunov exponents, descending") |
            tf_h5_write_small(g, "error", H5T_NATIVE_DOUBLE, (uint64_t)m, r->error,
                              "standard error from the spread of the block averages") |
-           tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
-                             "block averages, blocks x exponents (in QR order)") |
-           tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
-                             "running averages after each block, blocks x exponents") |
+           tf_h5_write_small_matrix(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)b, (uint64_t)m,
+                                    r->blocks, "block averages, blocks x exponents (in QR order)") |
+           tf_h5_write_small_matrix(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)b, (uint64_t)m,
+                                    r->running,
+                                    "running averages after each block, blocks x exponents") |
            tf_h5_attr_double(g, "kaplan_yorke_dimension", r->kaplan_yorke) |
            tf_h5_attr_double(g, "volume_rate", r->volume_rate);
   H5Gclose(g);
@@ -265,10 +267,11 @@ static int fill_blocks(hid_t g, const lyapunov_job *job, const void *arg) {
   const int m = job->opt.exponents, b = r->blocks_done;
   int rc = tf_h5_attr_int(g, "blocks_done", b);
   if (b > 0) /* stopped inside the first block (or the transient): no block to keep */
-    rc |= tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->blocks,
-                            "block averages of the blocks done, blocks_done x exponents") |
-          tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)(m * b), r->running,
-                            "running averages after each block done");
+    rc |= tf_h5_write_small_matrix(g, "blocks", H5T_NATIVE_DOUBLE, (uint64_t)b, (uint64_t)m,
+                                   r->blocks,
+                                   "block averages of the blocks done, blocks_done x exponents") |
+          tf_h5_write_small_matrix(g, "running", H5T_NATIVE_DOUBLE, (uint64_t)b, (uint64_t)m,
+                                   r->running, "running averages after each block done");
   return rc;
 }
 
@@ -374,6 +377,13 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   return rc ? tf_fail(err, "writing /lyapunov failed") : 0;
 }
 
+/* The method as the JSON summary names it: the route's, unless the job changed it. */
+static const char *method_name(const lyapunov_job *job, const tf_route_ops *route) {
+  if (job->smoothing_on) return "smoothed-variational";
+  if (job->filippov && !job->saltation) return "events-no-saltation";
+  return route->lyapunov_method;
+}
+
 static int execute(tf_run *run, tf_error *err) {
   if (tf_devs_job_wanted(run)) return tf_devs_lyapunov_execute(run, err);
   lyapunov_job *job = run->job_data;
@@ -429,17 +439,11 @@ static int execute(tf_run *run, tf_error *err) {
   /* the computation alone (no config, file or MPI start-up): what benchmarks compare */
   tf_json_number(run->summary, "compute_seconds", compute_seconds);
   tf_json_integer(run->summary, "steps", r.steps);
-  tf_json_string(run->summary, "method",
-                 tf_model_route(k, NULL) == TF_ROUTE_MAP ? "map"
-                 : job->contact                          ? "codim2-events+saltation"
-                 : job->filippov     ? (job->saltation ? "events+saltation" : "events-no-saltation")
-                 : job->smoothing_on ? "smoothed-variational"
-                                     : "variational");
+  const tf_route_ops *route = tf_route_ops_for(k, job->model.params);
+  tf_json_string(run->summary, "method", method_name(job, route));
   if (job->filippov) tf_json_integer(run->summary, "segments", r.segments);
   /* JSON has no -inf (the spectrum shows null there): say how many and why */
-  const bool impact = tf_model_route(k, NULL) == TF_ROUTE_IMPACT;
-  const char *why = impact ? "sticking on an impact constraint (after chattering or a plastic "
-                             "impact) maps every tangent vector into its tangent space"
+  const char *why = route->collapse_why ? route->collapse_why
                     : r.collapsed == 1 ? "arrivals in sliding map every tangent vector into T Sigma"
                                        : "arrivals in sliding on several switching surfaces at "
                                          "once map every tangent vector into the tangent space "

@@ -56,6 +56,7 @@
 #include "progress.h"
 #include "pws_section.h"
 #include "results.h"
+#include "routes.h"
 #include "stationary.h"
 #include "status.h"
 
@@ -86,7 +87,7 @@ static void poincare_destroy(scan_job *job);
  * not use yet: refuse them rather than integrate through the walls. */
 static int refuse_impacts(tf_config *cfg, const tf_kernel *k, const char *quantity, tf_error *err) {
   char where[256];
-  if (!k || tf_model_route(k, NULL) != TF_ROUTE_IMPACT) return 0;
+  if (!k || !tf_route_ops_for(k, NULL)->impacts) return 0;
   return tf_fail(err,
                  "%s: key 'scan.quantity': model '%s' has impacts, which scan.quantity %s does "
                  "not handle yet; use scan.quantity poincare or lyapunov",
@@ -120,7 +121,7 @@ static int setup(tf_run *run, tf_error *err) {
     return stationary_setup(run, job, err);
   }
   if (refuse_stationary_keys(run->cfg, err)) return -1;
-  const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
+  const bool is_map = tf_route_ops_for(k, NULL)->iterates;
   if (tf_contact_refuse_dual_lyapunov(run->cfg, k, "scan.quantity lyapunov", err) ||
       tf_model_from_config(&job->model, run->cfg, run->comm, TF_KINDS_ALL, "scan", err))
     return -1;
@@ -470,8 +471,8 @@ static int stationary_describe(hid_t file, const scan_job *job) {
          tf_h5_attr_string(file, "continuation", st->continuation) |
          tf_h5_attr_int(file, "sweeps", st->sweeps) |
          tf_h5_attr_int(file, "points_per_line", st->points) |
-         tf_h5_attr_string(file, "state_names", names) |
-         tf_h5_attr_string(file, "output_names", outputs) |
+         tf_h5_attr_names(file, "state_names", names) |
+         tf_h5_attr_names(file, "output_names", outputs) |
          tf_h5_attr_string(file, "modes", tf_stationary_modes_doc(st->engine)) |
          tf_h5_attr_double(file, "time", st->opt.time) |
          tf_h5_attr_double(file, "window", st->opt.window) |
@@ -890,13 +891,13 @@ static int poincare_execute(tf_run *run, scan_job *job, tf_error *err) {
   int rc = describe(file, job) | tf_results_write_model(file, job->model.kernel, job->model.params);
   char names[512];
   tf_join_state_names(job->model.kernel, names, sizeof names);
-  rc |= tf_h5_attr_string(file, "state_names", names);
+  rc |= tf_h5_attr_names(file, "state_names", names);
   if (pws) {
     char kinds[256] = "";
     for (int i = 0; i < TF_EVENT_KIND_COUNT; i++)
       snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
                tf_event_kind_name((tf_event_kind)i));
-    rc |= tf_h5_attr_string(file, "event_kinds", kinds) |
+    rc |= tf_h5_attr_names(file, "event_kinds", kinds) |
           tf_h5_attr_string(file, "modes",
                             pws->switches ? "sum over switching functions i of (s_i + 1) 3^i, "
                                             "s_i -1 slip-, 0 stick, 1 slip+"

@@ -223,8 +223,8 @@ static int write_map_description(hid_t file, const map_job *job) {
   int rc = tf_h5_attr_string(file, "model", job->model.kernel->name) |
            tf_h5_attr_string(file, "map_x_param", job->grid.x.param) |
            tf_h5_attr_string(file, "map_y_param", job->grid.y.param) |
-           tf_h5_attr_string(file, "derived_names", job->grid.derived_names) |
-           tf_h5_attr_string(file, "class_names", job->class_names);
+           tf_h5_attr_names(file, "derived_names", job->grid.derived_names) |
+           tf_h5_attr_names(file, "class_names", job->class_names);
   hid_t g = tf_h5_group(file, "map");
   if (g < 0) return -1;
   for (int a = 0; a < 2; a++)

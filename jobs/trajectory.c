@@ -140,9 +140,16 @@ static int write_table(hid_t g, const char *name, const double *data, uint64_t r
   return rc;
 }
 
-static void attr_string(hid_t g, const char *table, const char *name, const char *value) {
-  hid_t d = H5Dopen2(g, table, H5P_DEFAULT);
-  if (d >= 0) tf_h5_attr_string(d, name, value), H5Dclose(d);
+/* The kinds of the logged events: their names as a list where the route names them, else
+ * the route's description of its codes. */
+static void describe_kinds(hid_t g, const tf_member_layout *l) {
+  hid_t d = H5Dopen2(g, "events", H5P_DEFAULT);
+  if (d < 0) return;
+  if (l->event_kind_names)
+    tf_h5_attr_strings(d, "kinds", l->event_kind_names, (size_t)l->event_kinds);
+  else
+    tf_h5_attr_string(d, "kinds", l->event_log_attr);
+  H5Dclose(d);
 }
 
 /* /trajectory: the samples, and the mode at them, events and draws where the route has them. */
@@ -166,7 +173,7 @@ static int write_tables(tf_run *run, const trajectory_job *job, hid_t g) {
                      "the rule 1 uniform, 2 weighted, 3 regularised), state",
                      w);
   if (rc) return rc;
-  if (l->event_log_doc) attr_string(g, "events", "kinds", l->event_log_attr);
+  if (l->event_log_doc) describe_kinds(g, l);
   hid_t d =
       l->exit_width && job->engine->ops->describe_draws ? H5Dopen2(g, "exits", H5P_DEFAULT) : -1;
   if (d >= 0) tf_member_columns_describe_draws(job->engine, d, g), H5Dclose(d);
@@ -199,7 +206,7 @@ static int execute(tf_run *run, tf_error *err) {
   hid_t file = tf_results_open(run, l->fingerprint, &resumed, err);
   if (file < 0) return -1;
   tf_h5_attr_string(file, "model", l->kernel->name);
-  tf_h5_attr_string(file, "state_names", job->state_names);
+  tf_h5_attr_names(file, "state_names", job->state_names);
   hid_t g = tf_h5_group(file, "trajectory");
   if (resumed) /* a trajectory is one piece of work: redo it */
     for (const char *const *name =

@@ -14,6 +14,7 @@ the engine logged at its transitions.
 `load` returns every array the figure draws and `make_figure` draws only those, so a test
 can check the picture's data against the file and the closed forms.
 """
+import os
 import sys
 
 import h5py
@@ -23,21 +24,19 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_layout import names_attr, text_attr  # noqa: E402
+
 KINDS = {0: "roll start", 1: "roll end", 2: "crossing"}
 COLOURS = {0: "#2ca02c", 1: "#d62728", 2: "#9467bd"}
 ARROW_SCALE = 0.2  # arrows in (b) are ARROW_SCALE * u long
 ARROWS = 8         # about this many arrows along the slipping part
 
 
-def text_attr(obj, name):
-    value = obj.attrs[name]
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def load(path):
     """The arrays drawn in panels (a)-(c) of a trajectory results file."""
     with h5py.File(path, "r") as f:
-        names = text_attr(f, "state_names").split(",")
+        names = names_attr(f, "state_names")
         model = text_attr(f, "model")
         tr = f["trajectory"]
         if "mode" not in tr:

@@ -7,6 +7,7 @@ Left: final states projected on the first two state components, coloured by the 
 member id); right: histograms of every final-state component.  Members that failed are
 counted in the title.  Uses Debian's python3-h5py, numpy and matplotlib.
 """
+import os
 import sys
 
 import h5py
@@ -16,6 +17,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_layout import names_attr  # noqa: E402
+
 
 def load(path):
     """What the figure draws: the final states of the members that ended ok, the state names,
@@ -24,7 +28,7 @@ def load(path):
         x = f["members/final_state"][...]
         status = f["members/status"][...]
         done = f["members/done"][...].astype(bool)
-        names = str(f.attrs.get("state_names", "")).split(",")
+        names = names_attr(f, "state_names")
         model = f.attrs.get("model", "?")
         t_end = f["members/t_final"][...]
     ok = done & (status == 1)

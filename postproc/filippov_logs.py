@@ -17,16 +17,17 @@ full stick by verdict).  Where it needs a log it uses the logged prefix only whe
 settles it (the first return of a member is known once the prefix holds a return, or the
 member never returned), and otherwise only members with a complete log; every statistic says
 how many members (or events) it could not see (`lost`)."""
+import os
+import sys
+
 import h5py
 import numpy as np
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_layout import names_attr, text_attr  # noqa: E402,F401  (text_attr: for importers)
+
 EXIT_KIND_TWOFOLD = 0  # every other kind is a choice at an intersection (its code names the rule)
-
-
-def text_attr(obj, name, default=""):
-    value = obj.attrs.get(name, default)
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def logged_rows(data, width, n):
@@ -47,7 +48,7 @@ class EnsembleLogs:
                                  "/members/exits)")
             cfg = yaml.safe_load(text_attr(f, "config")) or {}
             self.at_twofold = bool((cfg.get("initial") or {}).get("at_twofold", False))
-            self.kinds = text_attr(m["events"], "kinds").split(",")
+            self.kinds = names_attr(m["events"], "kinds")
             self.counts = m["events"][:]
             self.visits = m["twofold_visits"][:]
             self.status = m["status"][:]
@@ -58,10 +59,10 @@ class EnsembleLogs:
             self.t_final = m["t_final"][:]
             n = self.members = len(self.status)
             ex = m["exits"]
-            self.exit_fields = text_attr(ex, "fields").split(",")
+            self.exit_fields = names_attr(ex, "fields")
             self.exits, self.exits_logged = logged_rows(ex[:], int(ex.attrs["slot_width"]), n)
             log = m["event_log"]
-            self.event_fields = text_attr(log, "fields").split(",")
+            self.event_fields = names_attr(log, "fields")
             self.events, self.events_logged = logged_rows(log[:], int(log.attrs["slot_width"]), n)
         self.draws = self.count("exit", "intersection_choice")
         self.events_total = self.counts.sum(axis=1) - (1 if self.at_twofold else 0)

@@ -36,6 +36,7 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_layout import names_attr  # noqa: E402
 from filippov_logs import EnsembleLogs, per_member, return_spread  # noqa: E402
 
 OK, ZENO, CODIM2 = 1, 5, 7
@@ -49,7 +50,7 @@ def twofold_exits(f, n):
     (older files have no kind column: every draw was an exit); NaN rows pad."""
     d = f["members/exits"]
     ex = d[:].reshape(n, -1, int(d.attrs["slot_width"]))
-    fields = str(d.attrs.get("fields", "")).split(",")
+    fields = names_attr(d, "fields")
     if "kind" not in fields:
         return ex, ex.shape[2] - 3
     out = np.full_like(ex, np.nan)

@@ -9,6 +9,7 @@ For the pressure-relief valve (configs/valve-bifurcation.yaml) that is the lift 
 and extrema versus the flow rate q.  Points of members that did not end ok are left out and
 counted in the title.
 """
+import os
 import sys
 
 import h5py
@@ -18,12 +19,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_layout import names_attr  # noqa: E402
+
 
 def load(path, component=None):
     """What the figure draws: parameter values and component values of every recorded event."""
     with h5py.File(path, "r") as f:
         m = f["members"]
-        names = str(f.attrs["state_names"]).split(",")
+        names = names_attr(f, "state_names")
         dim = len(names)
         grid = m["grid"][:, 0]
         samples = m["poincare"][...].reshape(len(grid), -1, 1 + dim)

@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_layout import names_attr  # noqa: E402
 from poincare_diagram import load  # noqa: E402
 
 
@@ -29,7 +30,7 @@ def sliding_fraction(path):
     with h5py.File(path, "r") as f:
         m = f["members"]
         lam = m["grid"][:, 0]
-        dim = len(str(f.attrs["state_names"]).split(","))
+        dim = len(names_attr(f, "state_names"))
         samples = m["poincare"][...].reshape(len(lam), -1, 1 + dim)
         rec = m["poincare_recorded"][...]
         sliding = m["sliding"][...].reshape(len(lam), -1, 3)

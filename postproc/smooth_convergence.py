@@ -19,6 +19,7 @@ with the slope of each law's line in the legend.  For the relay, for example:
 `load` returns every array the figure draws and `make_figure` draws only those, so a test
 can check the curves and slopes against the file and the theory.
 """
+import os
 import sys
 
 import h5py
@@ -28,6 +29,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_layout import names_attr  # noqa: E402
 
 STYLES = {"tanh": "-", "sqrt": "--", "linear": ":"}
 
@@ -42,8 +46,7 @@ def load(fil_path, smooth_paths, component=None):
         if "members/trajectory" not in f:
             usage(f"{fil_path} has no /members/trajectory (run the Filippov ensemble with "
                   "output.trajectory_samples > 0)")
-        names = f.attrs["state_names"]
-        names = (names.decode() if isinstance(names, bytes) else names).split(",")
+        names = names_attr(f, "state_names")
         d = f["members/trajectory"]
         samples, t0, t1 = int(d.attrs["samples"]), float(d.attrs["t0"]), float(d.attrs["t_end"])
         ref = d[0].reshape(samples, len(names))

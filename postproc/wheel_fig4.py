@@ -10,6 +10,7 @@ map's own columns (K, J, derived, class, valid), so the figure shows what the en
 not a re-derivation.  Works for any map axes of the wheel (labels come from the file);
 configs/wheel-fig4.yaml is the paper's map.
 """
+import os
 import sys
 
 import h5py
@@ -21,6 +22,9 @@ import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_layout import names_attr, text_attr  # noqa: E402
+
 PAPER_POINT = (0.1859, -1.037)
 LABELS = {"rstar": r"$r^*$", "omegastar": r"$\omega^*$"}
 CLASS_COLOURS = {"teixeira-case1": "#d62728", "teixeira-case2": "#ff9896",
@@ -28,11 +32,6 @@ CLASS_COLOURS = {"teixeira-case1": "#d62728", "teixeira-case2": "#ff9896",
                  "visible-invisible": "#aec7e8", "degenerate": "#7f7f7f"}
 NONE_COLOUR = "#000000"
 SHADE = "#4c72b0"
-
-
-def text_attr(obj, name):
-    value = obj.attrs[name]
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def load(path):
@@ -43,12 +42,12 @@ def load(path):
         x, y = f["map/x"][:], f["map/y"][:]
         shape = (len(y), len(x))
         m = f["members"]
-        derived_names = text_attr(f, "derived_names").split(",")
+        derived_names = names_attr(f, "derived_names")
         derived = m["derived"][:]
         d = {
             "x": x, "y": y,
             "xname": text_attr(f, "map_x_param"), "yname": text_attr(f, "map_y_param"),
-            "class_names": text_attr(f, "class_names").split(","),
+            "class_names": names_attr(f, "class_names"),
             "cls": m["class"][:].reshape(shape), "valid": m["valid"][:].reshape(shape) == 1,
             "K": m["K"][:].reshape(shape + (4,)), "J": m["J"][:].reshape(shape + (2,)),
         }

@@ -422,10 +422,10 @@ static int write_lyapunov(tf_run *run, hid_t file, const devs_job *job, const de
         tf_h5_attr_int(g, "seed", job->seed) | tf_h5_attr_double(g, "X_mean", o->x_mean);
   H5Gclose(g);
   g = tf_h5_group(file, "lyapunov");
-  rc |= tf_h5_write_small(g, "blocks", H5T_NATIVE_DOUBLE, nb, o->block_values,
-                          "lambda_1 of the full state over each block of steps") |
-        tf_h5_write_small(g, "running", H5T_NATIVE_DOUBLE, nb, o->running,
-                          "running lambda_1 after each block") |
+  rc |= tf_h5_write_small_matrix(g, "blocks", H5T_NATIVE_DOUBLE, nb, 1, o->block_values,
+                                 "lambda_1 of the full state over each block of steps") |
+        tf_h5_write_small_matrix(g, "running", H5T_NATIVE_DOUBLE, nb, 1, o->running,
+                                 "running lambda_1 after each block") |
         tf_h5_attr_double(g, "lambda1", o->lambda1) |
         tf_h5_attr_double(g, "lambda1_error", o->error) |
         tf_h5_attr_double(g, "lambda1_elements", o->elements) |

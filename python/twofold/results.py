@@ -15,6 +15,21 @@ datasets); an array is read when it is asked for, and only the rows asked for.
         res.parameters()               # {"lam": array over members}: model.sample's draws
         res["members/final_state"]     # any dataset by its path, as a numpy array
         res.dataset("members/event_log")[:5]   # the h5py Dataset itself, to slice on disk
+        res.lyapunov()                 # /lyapunov: spectrum, error, blocks (blocks x exponents)
+
+The layout (docs/CONFIG.md, "Output"; CHANGELOG.md lists each change with its migration):
+
+- lists of names are attributes holding an array of strings: the root's state_names (and
+  output_names, event_kinds, derived_names, class_names where a job writes them), kinds of
+  /members/events, /members/event_log and /trajectory/events, fields of the logs, columns of
+  /members/checksum.  Older files (CHANGELOG.md, "One results layout") hold each as one comma-joined string;
+  res.attrs and every method here return both as a list of str.
+- /lyapunov/blocks and /lyapunov/running are blocks x exponents.  Older files hold them
+  flat (blocks * exponents, block after block); res["lyapunov/blocks"] and res.lyapunov()
+  return both as blocks x exponents.
+- /members/exits exists only for models that draw (a two-fold, a full-stick intersection, or
+  several switching functions).  Older files hold an all-NaN table for the others;
+  res.exits() returns an empty Table for both, and "members/exits" in res is False for both.
 """
 import re
 
@@ -36,8 +51,19 @@ def _text(value):
     return value
 
 
+# Attributes that are lists of names: an array of strings, or (older files) one
+# comma-joined string.
+NAME_LIST_ATTRIBUTES = ("state_names", "output_names", "event_kinds", "derived_names",
+                        "class_names", "kinds", "fields", "columns")
+# Datasets stored blocks x exponents (flat in older files).
+BLOCK_DATASETS = ("lyapunov/blocks", "lyapunov/running")
+
+
 def _names(text):
-    """A names attribute: "a,b,c" -> [a, b, c]; "0 a, 1 b" -> {0: a, 1: b} as a list."""
+    """A names attribute: an array of names -> a list; "a,b,c" (older files) -> [a, b, c];
+    "0 a, 1 b" (a description of codes) -> [a, b]."""
+    if isinstance(text, (np.ndarray, list, tuple)):
+        return [str(_text(item)) for item in np.asarray(text, dtype=object).ravel()]
     items = [item.strip() for item in str(text).split(",") if item.strip()]
     numbered = [re.match(r"^(\d+) (.+)$", item) for item in items]
     if items and all(numbered):
@@ -76,15 +102,45 @@ class Results:
         self.path = str(path)
         self.run = run
         self._file = h5py.File(self.path, "r")
-        self.attrs = {k: _text(v) for k, v in self._file.attrs.items()}
+        self.attrs = {k: _names(_text(v)) if k in NAME_LIST_ATTRIBUTES else _text(v)
+                      for k, v in self._file.attrs.items()}
+        # the older layout: names as one joined string
+        self._older = isinstance(_text(self._file.attrs.get("state_names", [])), str)
         self._shapes = {}
         # visit_links and the link's object info: names and shapes without reading data
         self._file.visititems(self._note)
 
     def _note(self, name, obj):
         import h5py
-        if isinstance(obj, h5py.Dataset):
-            self._shapes[name] = obj.shape
+        if not isinstance(obj, h5py.Dataset):
+            return
+        if name == "members/exits" and self._older and not self._draws(obj):
+            return  # an older file: the all-NaN table of a model that never drew
+        self._shapes[name] = obj.shape
+        if name in BLOCK_DATASETS and obj.ndim == 1:  # an older file: flat
+            self._shapes[name] = (obj.shape[0] // self._exponents(), self._exponents())
+
+    def _draws(self, exits):
+        """Whether an older file's /members/exits holds a draw: from the counts of
+        /members/events where they say, else read chunk by chunk."""
+        events = self._file.get("members/events")
+        kinds = _names(_text(events.attrs.get("kinds", ""))) if events is not None else []
+        if "exit" in kinds and "intersection_choice" in kinds:
+            taken = [kinds.index("exit"), kinds.index("intersection_choice")]
+            return bool(np.asarray(events[()])[:, taken].any())
+        step = max(1, (1 << 16) // max(1, exits.shape[1] if exits.ndim == 2 else 1))
+        return any(not np.isnan(np.asarray(exits[i:i + step], dtype=float)).all()
+                   for i in range(0, exits.shape[0], step))
+
+    def _exponents(self):
+        spectrum = self._file.get("lyapunov/spectrum")
+        return spectrum.shape[0] if spectrum is not None and spectrum.ndim == 1 else 1
+
+    def names(self, name, attribute):
+        """The list of names in attribute `attribute` of the object at `name` ("" the root)."""
+        obj = self._file[name.strip("/")] if name.strip("/") else self._file
+        value = obj.attrs.get(attribute)
+        return [] if value is None else _names(_text(value))
 
     # --- the file ------------------------------------------------------------------------
     def close(self):
@@ -116,12 +172,18 @@ class Results:
         return iter(self._shapes)
 
     def dataset(self, name):
-        """The h5py Dataset at `name`, unread: slice it to read rows."""
+        """The h5py Dataset at `name`, unread: slice it to read rows (as stored: see the
+        module's doc for the layout of older files)."""
+        if name.strip("/") not in self._shapes:
+            raise KeyError(f"{self.path}: no dataset {name}")
         return self._file[name.strip("/")]
 
     def __getitem__(self, name):
-        """The dataset at `name`, read whole, strings decoded."""
-        return _text(self.dataset(name)[()])
+        """The dataset at `name`, read whole, strings decoded, in the current layout."""
+        value = _text(self.dataset(name)[()])
+        if name.strip("/") in BLOCK_DATASETS:
+            value = np.asarray(value).reshape(self.shape(name))
+        return value
 
     def shape(self, name):
         return self._shapes[name.strip("/")]
@@ -133,12 +195,7 @@ class Results:
 
     @property
     def state_names(self):
-        names = self.attrs.get("state_names")
-        if names is None:
-            return []
-        if isinstance(names, np.ndarray):
-            return [str(n) for n in names]
-        return _names(names)
+        return list(self.attrs.get("state_names", []))
 
     @property
     def members(self):
@@ -209,7 +266,7 @@ class Results:
             elif kinds is not None:
                 labels = _names(_text(kinds))
             elif name == "events" and "members/events" in self._shapes:
-                labels = _names(_text(self.dataset("members/events").attrs["kinds"]))
+                labels = self.names("members/events", "kinds")
             elif name.startswith("final_state") and np.ndim(value) == 1 and \
                     len(value) == len(self.state_names):
                 labels = self.state_names
@@ -236,7 +293,7 @@ class Results:
         attribute kinds, such as /members/events); kinds by number where it has none."""
         ds = self.dataset(name)
         if "kinds" in ds.attrs:
-            return _names(_text(ds.attrs["kinds"]))
+            return self.names(name, "kinds")
         return [str(k) for k in range(ds.shape[1] if ds.ndim == 2 else 1)]
 
     def events(self, member=None, name="members/event_log"):
@@ -246,7 +303,7 @@ class Results:
         member's last event is dropped."""
         ds = self.dataset(name)
         width = int(ds.attrs["slot_width"])
-        fields = _names(_text(ds.attrs["fields"]))
+        fields = self.names(name, "fields")
         kinds = np.array(self.event_kinds(name) + ["unknown"], dtype=object)
         if member is None:
             member = slice(None)
@@ -271,8 +328,28 @@ class Results:
         return table
 
     def exits(self, member=None):
-        """The logged exit choices (/members/exits) as a Table, like events()."""
-        return self.events(member, name="members/exits")
+        """The logged exit choices (/members/exits) as a Table, like events(); a model that
+        never draws has none: a Table of the same columns, empty."""
+        if "members/exits" in self._shapes:
+            return self.events(member, name="members/exits")
+        one = np.ndim(member) == 0 and member is not None and not isinstance(member, slice)
+        table = Table() if one else Table(member=np.zeros(0, dtype=int))
+        for field in ["t", "u", "side", "kind"] + self.state_names:
+            table[field] = np.zeros(0, dtype={"side": int, "kind": str}.get(field, float))
+        return table
+
+    # --- Lyapunov exponents ------------------------------------------------------------------
+    def lyapunov(self):
+        """/lyapunov as a dict: its datasets (blocks and running as blocks x exponents) and its
+        attributes."""
+        if "lyapunov" not in self._file:
+            return {}
+        group = self._file["lyapunov"]
+        out = {k: _text(v) for k, v in group.attrs.items()}
+        for name in group:
+            if f"lyapunov/{name}" in self._shapes:
+                out[name] = self[f"lyapunov/{name}"]
+        return out
 
     # --- Monte-Carlo draws (initial.sample, initial.from_file, model.sample) ---------------
     def initial_states(self, members=slice(None)):

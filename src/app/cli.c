@@ -12,7 +12,6 @@
 #include <hdf5.h>
 #include <limits.h>
 #include <mpi.h>
-#include <petscsys.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -694,7 +693,8 @@ static int cmd_info(const cli_args *a) {
   free(version);
   printf("file: %s\n", a->config);
   for (const char *const *at = attrs; *at; at++) {
-    char *v = tf_h5_attr_read_string(f, *at);
+    char *v = strcmp(*at, "state_names") ? tf_h5_attr_read_string(f, *at)
+                                         : tf_h5_attr_read_names(f, *at); /* joined with ',' */
     if (v) printf("%s: %s\n", *at, v);
     free(v);
   }
@@ -1075,9 +1075,10 @@ int tf_cli_main(int argc, char **argv) {
 
 /* The library's `twofold run` (include/twofold/twofold.h): the caller owns MPI, and whatever
  * the CLI sets process-wide for itself (PETSc, the GSL error handler, HDF5's error printing)
- * is set for this call only.  PETSc is initialised on comm when nobody has initialised it,
- * without its signal handlers (the process's are the caller's); when the caller already has
- * PETSc, the command line's PETSc options go to an options database pushed for this call. */
+ * is set for this call only.  PETSc is started on comm, as by the CLI, when the run needs it
+ * and nobody has started it, without its signal handlers (the process's are the caller's), and
+ * ended after the call; when the caller already has PETSc, the command line's PETSc options go
+ * to an options database pushed for this call. */
 int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
   cli_args a;
   if (parse_args(argc, argv, &a, err)) {
@@ -1093,30 +1094,16 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
   H5E_auto2_t h5_func = NULL;
   void *h5_data = NULL;
   H5Eget_auto2(H5E_DEFAULT, &h5_func, &h5_data);
-  PetscBool petsc_up = PETSC_FALSE;
-  PetscInitialized(&petsc_up);
-  const MPI_Comm petsc_world = PETSC_COMM_WORLD;
-  PetscOptions options = NULL;
-  bool petsc_ours = false, pushed = false;
+  const bool callers_petsc = tf_petsc_caller_runs_it();
+  bool pushed = false;
   int rc = TF_EXIT_OK;
-  if (!petsc_up) {
+  if (!callers_petsc) {
     a.petsc_argv[a.petsc_argc++] = "-no_signal_handler";
     a.petsc_argv[a.petsc_argc] = NULL;
-    PETSC_COMM_WORLD = comm; /* PetscInitialize is collective on it: only comm's ranks call */
-    petsc_ours = PetscInitialize(&a.petsc_argc, &a.petsc_argv, NULL, NULL) == 0;
-    if (!petsc_ours) {
-      PETSC_COMM_WORLD = petsc_world;
-      tf_fail(err, "PETSc could not be initialised");
-      rc = TF_EXIT_ERROR;
-    }
+    tf_petsc_remember_options(a.petsc_argc, a.petsc_argv);
   } else if (a.petsc_argc > 1) {
-    pushed = PetscOptionsCreate(&options) == 0 &&
-             PetscOptionsInsertArgs(options, a.petsc_argc - 1, a.petsc_argv + 1) == 0 &&
-             PetscOptionsPush(options) == 0;
-    if (!pushed) {
-      tf_fail(err, "PETSc options could not be set");
-      rc = TF_EXIT_USAGE;
-    }
+    pushed = tf_petsc_push_options(a.petsc_argc, a.petsc_argv, err) == 0;
+    if (!pushed) rc = TF_EXIT_USAGE;
   }
   if (rc == TF_EXIT_OK) {
     tf_h5_guard_writes(comm);
@@ -1124,12 +1111,8 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
     rc = cmd_run(&a, comm, true, &file_broken, err);
     tf_h5_guard_writes(MPI_COMM_NULL);
   }
-  if (petsc_ours) {
-    PetscFinalize();
-    PETSC_COMM_WORLD = petsc_world;
-  }
-  if (pushed) PetscOptionsPop();
-  if (options) PetscOptionsDestroy(&options);
+  if (!callers_petsc) tf_petsc_finish(comm, false);
+  if (pushed) tf_petsc_pop_options();
   H5Eset_auto2(H5E_DEFAULT, h5_func, h5_data);
   gsl_set_error_handler(gsl_handler);
   free_args(&a);

@@ -1150,6 +1150,17 @@ const char *tf_config_where(const tf_config *cfg, const char *path, char *buf, s
   return origin_text(cfg, at, buf, n);
 }
 
+int tf_config_fail_key(const tf_config *cfg, const char *path, tf_error *err, const char *fmt,
+                       ...) {
+  char where[512], what[TF_ERROR_MAX - 600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return tf_fail(err, "%s: key '%s': %s", tf_config_where(cfg, path, where, sizeof where), path,
+                 what);
+}
+
 const char *tf_config_source(const tf_config *cfg) {
   return cfg->name;
 }

@@ -89,6 +89,11 @@ void tf_config_mark_used(tf_config *cfg, const char *path);
  * deepest existing ancestor); for messages about cross-key constraints.  Writes to buf. */
 const char *tf_config_where(const tf_config *cfg, const char *path, char *buf, size_t n);
 
+/* Fails with "<where>: key '<path>': <what>" (what printf-style, where as tf_config_where);
+ * returns -1. */
+int tf_config_fail_key(const tf_config *cfg, const char *path, tf_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Fails on the first key (depth-first, in file order) that no getter has read:
  *   "smoke.yaml:7: unknown key 'model.params.sigam' (did you mean 'sigma'?)"
  *   "smoke.yaml:9: unknown key 'integrator.foo' (known here: method, t_end, dt, rtol, atol)"

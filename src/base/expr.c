@@ -303,6 +303,13 @@ static int is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
+bool tf_expr_is_identifier(const char *s) {
+  if (!is_alpha(*s)) return false;
+  for (s++; *s; s++)
+    if (!is_alpha(*s) && !is_digit(*s)) return false;
+  return true;
+}
+
 /* A decimal literal written with '.' to a double.  strtod reads the locale's decimal point,
  * so the literal is respelled with that point first: a model means the same in any locale. */
 static int read_number(const char *s, size_t len, double *out) {

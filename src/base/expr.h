@@ -28,6 +28,7 @@
 #ifndef TF_EXPR_H
 #define TF_EXPR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -85,6 +86,10 @@ typedef struct tf_expr_pool tf_expr_pool;
 tf_expr_pool *tf_expr_pool_new(void);
 void tf_expr_pool_free(tf_expr_pool *pool);
 int tf_expr_pool_failed(const tf_expr_pool *pool);
+
+/* True if s is a name as the language reads one: a letter or '_', then letters, digits or
+ * '_' (ASCII, in any locale). */
+bool tf_expr_is_identifier(const char *s);
 
 /* Name of a function as written, and its index (-1 if `name` is none). */
 const char *tf_expr_fn_name(tf_expr_fn fn);

@@ -62,6 +62,7 @@ typedef struct tf_contact_result {
   int status; /* tf_member_status */
   double t;
   long steps, rhs_evals, events;
+  long rejected;        /* step attempts the stepper rejected */
   int mode;             /* at the end: tf_c2_mode or tf_dc_case */
   const char *failure;  /* why, if status is failed (static text) */
   tf_evolve2_result c2; /* codim-2 kernels: the engine's full result */

@@ -814,6 +814,6 @@ tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
   res.steps = r.steps;
   res.t = r.t;
   res.final_case = d->mode;
-  res.rhs_evals = r.rhs_evals;
+  res.rhs_evals = r.rhs_evals, res.rejected = r.rejected;
   return res;
 }

@@ -57,6 +57,7 @@ typedef struct tf_dual_result {
   double t;
   tf_dc_case final_case;
   long steps, rhs_evals, events;
+  long rejected; /* step attempts the stepper rejected */
   long counts[TF_DC_EVENT_KIND_COUNT];
   double time_in[TF_DC_CASE_COUNT]; /* time spent in each case */
   const char *failure;

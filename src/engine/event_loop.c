@@ -380,6 +380,7 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
   res.segments = l->segments;
   res.t = t;
   res.rhs_evals = tf_stepper_stats(l->stepper).rhs_evals;
+  res.rejected = tf_stepper_stats(l->stepper).rejected;
   tf_crash_point_publish(NULL, NULL, 0);
   return res;
 }

@@ -84,6 +84,7 @@ typedef struct tf_event_loop_result {
   int model_code; /* with status failed: the model's refusal that ended the run (else 0) */
   double t;
   long steps, rhs_evals;
+  long rejected; /* step attempts the stepper rejected */
   /* with tangent vectors: the exponents over the deterministic segments, time-weighted
    * (NULL unless the run ended ok; valid until the next run), their total time and the
    * number of segments */

@@ -594,6 +594,6 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
   memcpy(x_io, x, e->n * sizeof *x);
   res.t = r.t;
   res.mode = e->mode;
-  res.rhs_evals = r.rhs_evals;
+  res.rhs_evals = r.rhs_evals, res.rejected = r.rejected;
   return res;
 }

@@ -109,6 +109,7 @@ typedef struct tf_evolve_result {
   double t;
   tf_mode mode;
   long steps, rhs_evals, events;
+  long rejected; /* step attempts the stepper rejected */
   long counts[TF_EVENT_KIND_COUNT];
   /* with tangent vectors (tf_evolve_enable_tangent): the exponents over the deterministic
    * segments (time-weighted), their total time, and how many segments (two-fold passages

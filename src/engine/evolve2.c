@@ -463,6 +463,6 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double 
   memcpy(x_io, x, e->n * sizeof *x);
   res.t = r.t;
   res.mode = e->mode;
-  res.rhs_evals = r.rhs_evals;
+  res.rhs_evals = r.rhs_evals, res.rejected = r.rejected;
   return res;
 }

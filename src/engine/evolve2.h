@@ -64,6 +64,7 @@ typedef struct tf_evolve2_result {
   double t;
   tf_c2_mode mode;
   long steps, rhs_evals, events;
+  long rejected; /* step attempts the stepper rejected */
   long counts[TF_C2_EVENT_KIND_COUNT];
   double first_roll_time; /* NaN if it never rolled (a start rolling counts as t0) */
   /* with tangent vectors (tf_evolve2_enable_tangent): the Lyapunov exponents of the run */

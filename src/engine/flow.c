@@ -18,6 +18,7 @@
 #include "model.h"
 #include "rng.h"
 #include "rosenbrock.h"
+#include "routes.h"
 #include "sampling.h"
 #include "status.h"
 
@@ -337,7 +338,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
  * deterministic DOPRI5 only. */
 static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = flow->kernel;
-  const bool impacts = tf_model_route(k, NULL) == TF_ROUTE_IMPACT;
+  const bool impacts = tf_route_ops_for(k, NULL)->impacts;
   if (!impacts && !tf_config_has(cfg, "poincare.event")) return 0;
   char where[256];
   if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
@@ -564,8 +565,9 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
                                  long n_samples) {
   double t = flow->t0;
   tf_crash_point_publish(&t, x, (int)flow->kernel->dim);
-  const tf_flow_result res = dopri5_loop(flow, &t, x, sample, sctx, n_samples);
+  tf_flow_result res = dopri5_loop(flow, &t, x, sample, sctx, n_samples);
   tf_crash_point_publish(NULL, NULL, 0);
+  res.rejected = tf_stepper_stats(flow->stepper).rejected;
   return res;
 }
 
@@ -667,7 +669,8 @@ static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot
                         .t_final = flow->t_end,
                         .steps = st.steps,
                         .jacobian_evals = st.jacobian_evals,
-                        .rhs_evals = st.rhs_evals};
+                        .rhs_evals = st.rhs_evals,
+                        .rejected = st.rejected};
   if (rc < 0) fprintf(stderr, "twofold: %s\n", err.msg);
   if (res.status != TF_MEMBER_OK) res.t_final = rc < 0 ? flow->t0 : st.t_reached;
   /* a batch that fails is run again member by member: each says why for itself */
@@ -740,8 +743,8 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
         finite ? run_ts(flow, b, flow->batch_x, 0, want ? record_batch : NULL, &all, want)
                : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
     for (size_t i = 0; i < b; i++) {
-      flow->batch_res[i] =
-          (tf_flow_batch_result){r.status, r.t_final, r.steps, r.jacobian_evals, r.rhs_evals};
+      flow->batch_res[i] = (tf_flow_batch_result){r.status,         r.t_final,   r.steps,
+                                                  r.jacobian_evals, r.rhs_evals, r.rejected};
       if (r.status == TF_MEMBER_OK) continue;
       /* A batch fails as a whole: its members are run again one by one, so each gets its
        * own result and reason (deterministically, as the batch's failure is). */
@@ -753,8 +756,8 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
           finite_state(xi, n)
               ? run_ts(flow, 1, xi, 0, want ? record_batch : NULL, &one, want)
               : (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
-      flow->batch_res[i] =
-          (tf_flow_batch_result){ri.status, ri.t_final, ri.steps, ri.jacobian_evals, ri.rhs_evals};
+      flow->batch_res[i] = (tf_flow_batch_result){ri.status,         ri.t_final,   ri.steps,
+                                                  ri.jacobian_evals, ri.rhs_evals, ri.rejected};
     }
     flow->batch_id = id;
   }
@@ -766,7 +769,8 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
                           .t_final = br->t_final,
                           .steps = br->steps,
                           .jacobian_evals = br->jacobian_evals,
-                          .rhs_evals = br->rhs_evals};
+                          .rhs_evals = br->rhs_evals,
+                          .rejected = br->rejected};
 }
 
 tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
@@ -783,8 +787,11 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
     tf_poincare_run(flow->poincare, flow->params, flow->t0, x, flow->t_end, &flow->poincare_rec,
                     sample, sample_ctx, sample ? n_samples : 0);
     const tf_impact_result *r = &flow->poincare_rec.result;
-    return (tf_flow_result){
-        .status = r->status, .t_final = r->t, .steps = r->steps, .rhs_evals = r->rhs_evals};
+    return (tf_flow_result){.status = r->status,
+                            .t_final = r->t,
+                            .steps = r->steps,
+                            .rhs_evals = r->rhs_evals,
+                            .rejected = r->rejected};
   }
   if (flow->method == TF_METHOD_DOPRI5) return run_dopri5(flow, x, sample, sample_ctx, n_samples);
   if (flow->method == TF_METHOD_PETSC_TS)

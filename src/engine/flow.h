@@ -53,7 +53,7 @@ typedef struct tf_noise {
 typedef struct tf_flow_batch_result {
   int status;
   double t_final;
-  long steps, jacobian_evals, rhs_evals;
+  long steps, jacobian_evals, rhs_evals, rejected;
 } tf_flow_batch_result;
 
 typedef struct tf_flow {
@@ -123,6 +123,7 @@ typedef struct tf_flow_result {
   double t_final;
   long steps;
   long jacobian_evals, rhs_evals; /* PETSc TS (in a batch: the batch's counts) */
+  long rejected; /* step attempts rejected (SDE schemes: none, their steps are fixed) */
 } tf_flow_result;
 
 /* Runs member `member` to t_end, leaving the final state in x (dim values).  If `sample`

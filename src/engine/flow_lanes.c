@@ -33,7 +33,7 @@ typedef struct lanes {
   double *t, *h, *hs, *tc, *log_prev, *hmin, *err;
   double *gather, *out; /* n each, for the scalar field and samples */
   int *code, *rc;       /* the model's refusal since the step began; one evaluation's */
-  long *slot, *steps, *next;
+  long *slot, *steps, *rejected, *next;
   bool *at_start, *last;
   tf_flow_lane_member *m;
   size_t count, queue;
@@ -175,6 +175,7 @@ static void finish(lanes *L, int l, int status) {
   m->result.status = status;
   m->result.t_final = L->t[l];
   m->result.steps = L->steps[l];
+  m->result.rejected = L->rejected[l];
   for (size_t i = 0; i < L->n; i++) m->x[i] = L->x[i * L->w + l];
   L->slot[l] = -1;
 }
@@ -240,10 +241,12 @@ static void decide(lanes *L, int l) {
     if (o->fixed_step || !(h > L->hmin[l]))
       return finish(L, l, refused ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE);
     L->h[l] = 0.25 * h;
+    L->rejected[l]++;
     return;
   }
   const double log_err = o->fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
   if (err <= 1.0) return accept(L, l, h, log_err);
+  L->rejected[l]++;
   L->h[l] = h / fmin(c->fac_hi, exp(c->expo1 * log_err) / c->safety);
   if (!(L->h[l] >= L->hmin[l]))
     finish(L, l, isnan(L->h[l]) ? TF_MEMBER_NONFINITE : TF_MEMBER_STEP_UNDERFLOW);
@@ -288,7 +291,7 @@ static bool load(lanes *L, int l) {
     }
     L->t[l] = flow->t0, L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
     L->code[l] = s->model_code;
-    L->steps[l] = 0;
+    L->steps[l] = L->rejected[l] = 0;
     L->at_start[l] = true;
     return true;
   }
@@ -358,7 +361,7 @@ static bool lanes_alloc(lanes *L) {
   const size_t n = L->n, w = (size_t)L->w;
   double *d = calloc((STAGES + 3) * n * w + 7 * w + 2 * n, sizeof *d);
   L->code = calloc(2 * w, sizeof *L->code);
-  L->slot = calloc(3 * w, sizeof *L->slot);
+  L->slot = calloc(4 * w, sizeof *L->slot);
   L->at_start = calloc(2 * w, sizeof *L->at_start);
   if (!d || !L->code || !L->slot || !L->at_start) return false;
   L->x = d, d += n * w;
@@ -370,7 +373,7 @@ static bool lanes_alloc(lanes *L) {
   L->gather = d, d += n;
   L->out = d;
   L->rc = L->code + w;
-  L->steps = L->slot + w, L->next = L->slot + 2 * w;
+  L->steps = L->slot + w, L->next = L->slot + 2 * w, L->rejected = L->slot + 3 * w;
   L->last = L->at_start + w;
   return true;
 }

@@ -77,6 +77,7 @@ typedef struct tf_impact_result {
   int status; /* tf_member_status */
   double t;
   long steps, rhs_evals;
+  long rejected; /* step attempts the stepper rejected */
   long impacts, chatters, releases, sections;
   double stick_time; /* time on a constraint, from accumulation points to releases */
   /* with tangent vectors and status ok: the exponents (valid until the next run) */

@@ -13,6 +13,7 @@
 #include "evolve.h"
 #include "impact.h"
 #include "kinds.h"
+#include "routes.h"
 #include "smooth.h"
 #include "status.h"
 #include "switches.h"
@@ -426,7 +427,7 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
 
 int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapunov_options *o,
                                     tf_error *err) {
-  const bool is_map = tf_model_route(k, NULL) == TF_ROUTE_MAP;
+  const bool is_map = tf_route_ops_for(k, NULL)->iterates;
   const long long d_exp = (long long)k->dim, d_blocks = 20;
   const double d_transient = is_map ? 1000 : 100, d_duration = is_map ? 100000 : 1000,
                d_interval = 1.0;
@@ -671,26 +672,14 @@ int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
 }
 
 bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p) {
-  return tf_model_route(k, p) == TF_ROUTE_FILIPPOV;
+  return tf_route_ops_for(k, p)->lyapunov_segments;
 }
 
 int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
                     const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                     tf_lyapunov_result *r, tf_error *err) {
-  switch (tf_model_route(k, p)) {
-    case TF_ROUTE_MAP:
-      return tf_lyapunov_map(k, p, x0, o, r, err);
-    case TF_ROUTE_IMPACT:
-      return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
-    case TF_ROUTE_FILIPPOV:
-      return tf_lyapunov_filippov(k, p, x0, ode, o, saltation, r, err);
-    case TF_ROUTE_SWITCHES:
-      return tf_lyapunov_switches(k, p, x0, ode, o, r, err);
-    case TF_ROUTE_CONTACT: /* jobs run these through contact_run.h (tf_lyapunov_contact) */
-    case TF_ROUTE_DEVS:    /* and these through jobs/devs/devs_job.c */
-      return tf_fail(err, "model '%s': no Lyapunov spectrum on this route", k->name);
-    case TF_ROUTE_FLOW:
-      break;
-  }
-  return tf_lyapunov_flow(k, p, x0, ode, o, r, err);
+  const tf_route_ops *route = tf_route_ops_for(k, p);
+  if (!route->lyapunov) /* bodies under friction: contact_run.h; DEVS: jobs/devs/devs_job.c */
+    return tf_fail(err, "model '%s': no Lyapunov spectrum on this route", k->name);
+  return route->lyapunov(k, p, x0, ode, o, saltation, r, err);
 }

@@ -92,23 +92,25 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
                         const struct tf_contact_options *co, const tf_lyapunov_options *o,
                         tf_lyapunov_result *r, tf_error *err);
 
-/* True if a Filippov kernel runs event-driven with these parameters (false: the kernel's
- * smoothed flow, e.g. the stick-slip oscillator with eps > 0).  A scan over the smoothing
- * parameter crosses from one to the other. */
 /* Several switching functions (switches.h), through the saltation at every change of mode; the
  * k smallest exponents are -inf once k contacts have stuck at once. */
 int tf_lyapunov_switches(const tf_kernel *k, const double *p, const double *x0,
                          const tf_ode_options *ode, const tf_lyapunov_options *o,
                          tf_lyapunov_result *r, tf_error *err);
-
-bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p);
-/* The spectrum of any deterministic kernel: maps by their derivative, Filippov kernels
- * event-driven (tf_lyapunov_is_filippov), other flows by the variational equations. */
 /* An impact kernel (impact.h): tangent vectors across every impact by the saltation matrix of
  * the reset, a new segment at every chattering completion; impact.* defaults. */
 int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
                        const tf_ode_options *ode, const tf_lyapunov_options *o,
                        tf_lyapunov_result *r, tf_error *err);
+
+/* True if a Filippov kernel runs event-driven with these parameters (false: the kernel's
+ * smoothed flow, e.g. the stick-slip oscillator with eps > 0): its route's
+ * lyapunov_segments (routes.h).  A scan over the smoothing parameter crosses from one to the
+ * other. */
+bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p);
+/* The spectrum of any deterministic kernel by its route's way (routes.h): maps by their
+ * derivative, Filippov kernels event-driven (tf_lyapunov_is_filippov), other flows by the
+ * variational equations. */
 int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
                     const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                     tf_lyapunov_result *r, tf_error *err);

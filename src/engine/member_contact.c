@@ -148,6 +148,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   r->t = cr.t;
   r->steps = cr.steps;
   r->rhs_evals = cr.rhs_evals;
+  r->rejected_steps = cr.rejected;
   r->events[0] = cr.events;
   r->mode = cr.mode;
   r->failure = cr.failure;

@@ -1,4 +1,4 @@
-/* member_engine.c — see member_engine.h.  The one registry of routes. */
+/* member_engine.c — see member_engine.h.  The routes' adapters are registered in routes.c. */
 #include "member_engine.h"
 
 #include <math.h>
@@ -7,20 +7,12 @@
 
 #include "flow.h"
 #include "model.h"
+#include "routes.h"
 #include "sampling.h"
 #include "status.h"
 
-/* The adapter of each route that integrates members; maps and DEVS have none.  Switches run
- * inside pws.h and impact systems inside flow.h, so they share those adapters. */
-static const tf_member_ops *const registry[] = {
-    [TF_ROUTE_FLOW] = &tf_member_flow_ops,       [TF_ROUTE_IMPACT] = &tf_member_flow_ops,
-    [TF_ROUTE_FILIPPOV] = &tf_member_pws_ops,    [TF_ROUTE_SWITCHES] = &tf_member_pws_ops,
-    [TF_ROUTE_CONTACT] = &tf_member_contact_ops,
-};
-
 const tf_member_ops *tf_member_ops_of(tf_route route) {
-  const size_t n = sizeof registry / sizeof registry[0];
-  return (size_t)route < n ? registry[route] : NULL;
+  return tf_route_ops_of(route)->member;
 }
 
 int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_member_engine **out,

@@ -5,12 +5,12 @@
  * (flow.h), event-driven Filippov members with one or several switching functions (pws.h),
  * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h).  Each
  * route has one adapter (src/engine/member_<route>.c) that fills an ops table; the tables are
- * registered in one place (member_engine.c) and looked up by route, so a job asks for "the
+ * registered in the one table of routes (routes.c) and looked up by route, so a job asks for "the
  * engine of this config" and never switches on the route.  What a route produces beyond the
  * common fields (its event kinds, logs, samples, impact counts) is said by its layout, and the
  * output columns a job writes are picked by name from member_columns.h.
  *
- * Adding a route: one adapter file and one line in the registry of member_engine.c. */
+ * Adding a route: one adapter file and its row in routes.c. */
 #ifndef TF_MEMBER_ENGINE_H
 #define TF_MEMBER_ENGINE_H
 
@@ -122,6 +122,7 @@ typedef struct tf_member_result {
   int status; /* tf_member_status; TF_MEMBER_PENDING if a stop token ended the run */
   double t;   /* time reached */
   long steps, rhs_evals, jacobian_evals;
+  long rejected_steps; /* step attempts the stepper rejected (fixed steps: none) */
   long events[TF_MEMBER_EVENT_KINDS_MAX]; /* per kind of layout (one total without kinds) */
   long visits;                            /* arrivals at a nondeterministic two-fold */
   int mode;                               /* at t (layout.mode_doc) */

@@ -127,6 +127,7 @@ static void end_member(tf_member_engine *e, const tf_flow_result *fr, bool sampl
   r->steps = fr->steps;
   r->rhs_evals = fr->rhs_evals;
   r->jacobian_evals = fr->jacobian_evals;
+  r->rejected_steps = fr->rejected;
   r->sample_rows = sink->taken;
   if (flow->poincare) impact_extra(flow, r);
 }

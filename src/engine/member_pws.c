@@ -121,6 +121,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   r->t = rec.t_final;
   r->steps = rec.steps;
   r->rhs_evals = rec.rhs_evals;
+  r->rejected_steps = rec.rejected;
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) r->events[i] = rec.counts[i];
   r->visits = rec.counts[TF_EVENT_TWOFOLD];
   r->mode = rec.final_mode;

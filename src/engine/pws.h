@@ -82,6 +82,7 @@ typedef struct tf_pws_record {
   double *trajectory; /* trajectory_samples * dim, NaN-padded */
   double t_final;
   long steps, rhs_evals, visits;
+  long rejected; /* step attempts the stepper rejected */
   long counts[TF_EVENT_KIND_COUNT];
   int final_mode;
 } tf_pws_record;

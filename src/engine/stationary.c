@@ -5,24 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kinds.h"
+#include "routes.h"
 #include "status.h"
 
 tf_stationary_engine tf_stationary_engine_for(const tf_kernel *k, const double *params) {
-  switch (tf_model_route(k, params)) {
-    case TF_ROUTE_FLOW:
-      return TF_STATIONARY_SMOOTH;
-    case TF_ROUTE_FILIPPOV:
-      return TF_STATIONARY_FILIPPOV;
-    case TF_ROUTE_CONTACT:
-      return tf_contact_is_dual(k) ? TF_STATIONARY_DUAL : TF_STATIONARY_CODIM2;
-    case TF_ROUTE_IMPACT: /* the free flight alone would run through the walls */
-    case TF_ROUTE_MAP:
-    case TF_ROUTE_DEVS:
-    case TF_ROUTE_SWITCHES: /* not continued yet */
-      break;
-  }
-  return TF_STATIONARY_NONE;
+  const tf_stationary_engine e = tf_route_ops_for(k, params)->stationary;
+  return e == TF_STATIONARY_CODIM2 && tf_contact_is_dual(k) ? TF_STATIONARY_DUAL : e;
 }
 
 const char *tf_stationary_modes_doc(tf_stationary_engine e) {

@@ -75,6 +75,7 @@ typedef struct tf_switches_result {
   int status; /* tf_member_status */
   double t;
   long steps, rhs_evals, events;
+  long rejected; /* step attempts the stepper rejected */
   long counts[TF_SW_EVENT_KIND_COUNT];
   signed char mode[TF_SWITCHES_MAX];  /* at the end */
   double stick_time[TF_SWITCHES_MAX]; /* time each contact spent sticking */

@@ -168,6 +168,21 @@ int tf_h5_attr_strings(hid_t obj, const char *name, const char *const *values, s
   return rc < 0 ? -1 : 0;
 }
 
+int tf_h5_attr_names(hid_t obj, const char *name, const char *joined_names) {
+  char *copy = strdup(joined_names);
+  const char **names = calloc(strlen(joined_names) + 1, sizeof *names);
+  size_t n = 0;
+  for (char *at = copy, *end; copy && names && *joined_names; at = end + 1) {
+    names[n++] = at;
+    if (!(end = strchr(at, ','))) break;
+    *end = '\0';
+  }
+  const int rc = copy && names ? tf_h5_attr_strings(obj, name, names, n) : -1;
+  free(names);
+  free(copy);
+  return rc;
+}
+
 int tf_h5_attr_double(hid_t obj, const char *name, double value) {
   return write_attr(obj, name, H5T_NATIVE_DOUBLE, &value);
 }
@@ -239,21 +254,27 @@ static int file_sizes(hid_t file, size_t *sizeof_addr, size_t *sizeof_size, hsiz
                                                                                             : 0;
 }
 
-static int stored_reference(hid_t attr, size_t sizeof_addr, heap_ref *ref) {
+/* The references of an attribute of `count` variable-length strings, as stored. */
+static int stored_references(hid_t attr, size_t sizeof_addr, size_t count, heap_ref *refs) {
   static bool registered;
-  hid_t vstring = H5Tcopy(H5T_C_S1), raw = H5Tcreate(H5T_OPAQUE, 8 + sizeof_addr);
+  const size_t width = 8 + sizeof_addr;
+  hid_t vstring = H5Tcopy(H5T_C_S1), raw = H5Tcreate(H5T_OPAQUE, width);
   H5Tset_size(vstring, H5T_VARIABLE);
   H5Tset_tag(raw, stored_tag);
   if (!registered)
     registered =
         H5Tregister(H5T_PERS_SOFT, "twofold_stored_bytes", vstring, raw, keep_stored_bytes) >= 0;
-  uint8_t bytes[16] = {0};
-  const int rc = H5Aread(attr, raw, bytes) < 0 ? -1 : 0;
+  uint8_t *bytes = calloc(count ? count : 1, width);
+  const int rc = !bytes || H5Aread(attr, raw, bytes) < 0 ? -1 : 0;
   H5Tclose(raw);
   H5Tclose(vstring);
-  ref->length = little_endian(bytes, 4);
-  ref->addr = little_endian(bytes + 4, sizeof_addr);
-  ref->index = (uint32_t)little_endian(bytes + 4 + sizeof_addr, 4);
+  for (size_t i = 0; !rc && i < count; i++) {
+    const uint8_t *b = bytes + i * width;
+    refs[i].length = little_endian(b, 4);
+    refs[i].addr = little_endian(b + 4, sizeof_addr);
+    refs[i].index = (uint32_t)little_endian(b + 4 + sizeof_addr, 4);
+  }
+  free(bytes);
   return rc;
 }
 
@@ -309,68 +330,123 @@ static bool reference_fits(hid_t file, const heap_ref *ref, size_t sizeof_size, 
   return fits;
 }
 
-static char *read_variable_string(hid_t attr, hid_t file, char *why, size_t n) {
+/* The strings of an attribute joined with ',' (one string: itself). */
+static char *joined(char *const *values, size_t count) {
+  size_t len = 1;
+  for (size_t i = 0; i < count; i++) len += (values[i] ? strlen(values[i]) : 0) + 1;
+  char *out = calloc(len, 1);
+  for (size_t i = 0; out && i < count; i++)
+    strcat(strcat(out, i ? "," : ""), values[i] ? values[i] : "");
+  return out;
+}
+
+static char *read_variable_strings(hid_t attr, hid_t file, size_t count, char *why, size_t n) {
   size_t sizeof_addr = 0, sizeof_size = 0;
   hsize_t base = 0;
-  heap_ref ref;
-  if (file_sizes(file, &sizeof_addr, &sizeof_size, &base) ||
-      stored_reference(attr, sizeof_addr, &ref)) {
+  heap_ref *refs = calloc(count ? count : 1, sizeof *refs);
+  if (!refs || file_sizes(file, &sizeof_addr, &sizeof_size, &base) ||
+      stored_references(attr, sizeof_addr, count, refs)) {
     snprintf(why, n, "its stored string reference cannot be read");
+    free(refs);
     return NULL;
   }
-  if (!reference_fits(file, &ref, sizeof_size, base)) {
-    snprintf(why, n,
-             "its reference (%llu bytes, object %u of the global heap at address %llu) does "
-             "not match that heap (one of the two is damaged)",
-             (unsigned long long)ref.length, ref.index, (unsigned long long)ref.addr);
-    return NULL;
-  }
+  for (size_t i = 0; i < count; i++)
+    if (!reference_fits(file, &refs[i], sizeof_size, base)) {
+      snprintf(why, n,
+               "its reference (%llu bytes, object %u of the global heap at address %llu) does "
+               "not match that heap (one of the two is damaged)",
+               (unsigned long long)refs[i].length, refs[i].index, (unsigned long long)refs[i].addr);
+      free(refs);
+      return NULL;
+    }
+  free(refs);
   hid_t t = utf8_string_type();
-  char *value = NULL, *copy = NULL;
-  if (H5Aread(attr, t, &value) >= 0 && value) {
-    copy = strdup(value);
-    H5free_memory(value);
+  char **values = calloc(count ? count : 1, sizeof *values), *copy = NULL;
+  if (values && H5Aread(attr, t, values) >= 0) {
+    copy = joined(values, count);
+    for (size_t i = 0; i < count; i++) H5free_memory(values[i]);
   }
+  free(values);
   H5Tclose(t);
   if (!copy) snprintf(why, n, "its string cannot be read");
   return copy;
 }
 
-/* A fixed-length string is held in the attribute itself: read with its own size. */
-static char *read_fixed_string(hid_t attr, hid_t type, char *why, size_t n) {
+/* Fixed-length strings are held in the attribute itself: read with their own size. */
+static char *read_fixed_strings(hid_t attr, hid_t type, size_t count, char *why, size_t n) {
   const size_t size = H5Tget_size(type);
-  char *value = size > 0 && size < collection_max ? calloc(size + 1, 1) : NULL;
+  const bool fits = size > 0 && size < collection_max && count <= collection_max / size;
+  char *data = fits ? calloc(count ? count : 1, size) : NULL, *value = NULL;
+  char **values = calloc(count ? count : 1, sizeof *values);
   hid_t t = H5Tcopy(type);
-  if (!value || t < 0 || H5Aread(attr, t, value) < 0) {
-    free(value);
-    value = NULL;
-    snprintf(why, n, "its string cannot be read");
+  if (data && values && t >= 0 && H5Aread(attr, t, data) >= 0) {
+    for (size_t i = 0; i < count; i++) values[i] = strndup(data + i * size, size);
+    value = joined(values, count);
+    for (size_t i = 0; i < count; i++) free(values[i]);
   }
+  if (!value) snprintf(why, n, "its string cannot be read");
   if (t >= 0) H5Tclose(t);
+  free(values);
+  free(data);
   return value;
 }
 
-int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, size_t n) {
+/* The attribute `name` of obj if it is one value or a list of at most most_strings values
+ * (-1 otherwise), and how many. */
+enum { most_strings = 4096 };
+static hid_t attr_open_list(hid_t obj, const char *name, size_t *count) {
+  hid_t attr = H5Aopen(obj, name, H5P_DEFAULT);
+  hid_t space = attr >= 0 ? H5Aget_space(attr) : -1;
+  const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+  const hssize_t points = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  if (space >= 0) H5Sclose(space);
+  if (attr >= 0 &&
+      (rank < 0 || rank > 1 || points < 0 || points > most_strings || (rank == 0 && points != 1))) {
+    H5Aclose(attr);
+    attr = -1;
+  }
+  *count = points > 0 ? (size_t)points : 0;
+  return attr;
+}
+
+/* One string, or (list) a list of strings joined with ','. */
+static int get_strings(hid_t obj, const char *name, bool list, char **value, char *why, size_t n) {
   *value = NULL;
   if (H5Aexists(obj, name) <= 0) return 0;
-  hid_t attr = tf_h5_attr_open_single(obj, name);
+  size_t count = 0;
+  hid_t attr = attr_open_list(obj, name, &count);
+  if (attr >= 0 && !list && count != 1) H5Aclose(attr), attr = -1;
   hid_t type = attr >= 0 ? H5Aget_type(attr) : -1;
   hid_t file = attr >= 0 ? H5Iget_file_id(attr) : -1;
   if (type < 0 || H5Tget_class(type) != H5T_STRING)
-    snprintf(why, n, "it is not one string");
+    snprintf(why, n, list ? "it is not a string or a list of strings" : "it is not one string");
   else if (H5Tis_variable_str(type) > 0)
-    *value = file >= 0 ? read_variable_string(attr, file, why, n) : NULL;
+    *value = file >= 0 ? read_variable_strings(attr, file, count, why, n) : NULL;
   else
-    *value = read_fixed_string(attr, type, why, n);
+    *value = read_fixed_strings(attr, type, count, why, n);
   if (file >= 0) H5Fclose(file);
   if (type >= 0) H5Tclose(type);
   if (attr >= 0) H5Aclose(attr);
   return *value ? 0 : -1;
 }
 
+int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, size_t n) {
+  return get_strings(obj, name, false, value, why, n);
+}
+
+int tf_h5_attr_get_names(hid_t obj, const char *name, char **value, char *why, size_t n) {
+  return get_strings(obj, name, true, value, why, n);
+}
+
 char *tf_h5_attr_read_string(hid_t obj, const char *name) {
   char *value = NULL, why[256];
   tf_h5_attr_get_string(obj, name, &value, why, sizeof why);
+  return value;
+}
+
+char *tf_h5_attr_read_names(hid_t obj, const char *name) {
+  char *value = NULL, why[256];
+  tf_h5_attr_get_names(obj, name, &value, why, sizeof why);
   return value;
 }
 
@@ -486,9 +562,14 @@ static bool in_parallel_file(hid_t loc) {
 
 int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const void *data,
                       const char *doc) {
+  return tf_h5_write_small_matrix(loc, name, type, n, 0, data, doc);
+}
+
+int tf_h5_write_small_matrix(hid_t loc, const char *name, hid_t type, uint64_t rows, uint64_t cols,
+                             const void *data, const char *doc) {
   if (H5Lexists(loc, name, H5P_DEFAULT) > 0) H5Ldelete(loc, name, H5P_DEFAULT);
-  const hsize_t dims[1] = {n};
-  hid_t space = H5Screate_simple(1, dims, NULL);
+  const hsize_t dims[2] = {rows, cols};
+  hid_t space = H5Screate_simple(cols ? 2 : 1, dims, NULL);
   hid_t dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   herr_t rc = -1;
   if (dset >= 0) {
@@ -561,7 +642,7 @@ static herr_t attribute_copyable(hid_t loc, const char *name, const H5A_info_t *
   if (attr >= 0) H5Aclose(attr);
   char why[200], *value = NULL;
   const bool ok = attr >= 0 && type >= 0 && !other_variable &&
-                  (!is_string || tf_h5_attr_get_string(loc, name, &value, why, sizeof why) == 0);
+                  (!is_string || tf_h5_attr_get_names(loc, name, &value, why, sizeof why) == 0);
   free(value);
   return ok ? 0 : -1;
 }
@@ -569,19 +650,29 @@ static herr_t attribute_copyable(hid_t loc, const char *name, const H5A_info_t *
 /* The string attributes twofold reads from the root group of a results file.  They are
  * checked by name: listing a damaged attribute table (H5Aiterate2) can itself crash HDF5. */
 static const char *const root_strings[] = {
-    "twofold_version", "created",           "config",      "config_source", "fingerprint", "model",
-    "model_plugin",    "model_plugin_code", "state_names", "merged_from",   NULL};
+    "twofold_version", "created", "config",       "config_source",
+    "fingerprint",     "model",   "model_plugin", "model_plugin_code",
+    "merged_from",     NULL};
+static const char *const root_name_lists[] = {"state_names", NULL};
 
-int tf_h5_check_strings(hid_t file, const char *path, tf_error *err) {
-  if (tf_h5_check_headers(file, path, err)) return -1; /* before any attribute is decoded */
-  for (const char *const *name = root_strings; *name; name++) {
+static int check_root(hid_t file, const char *path, const char *const *names, bool list,
+                      tf_error *err) {
+  for (const char *const *name = names; *name; name++) {
     char why[200], *value = NULL;
-    if (tf_h5_attr_get_string(file, *name, &value, why, sizeof why))
+    if (get_strings(file, *name, list, &value, why, sizeof why))
       return tf_fail(err, "'%s': corrupt or not a twofold results file: attribute '%s': %s", path,
                      *name, why);
     free(value);
   }
   return 0;
+}
+
+int tf_h5_check_strings(hid_t file, const char *path, tf_error *err) {
+  if (tf_h5_check_headers(file, path, err)) return -1; /* before any attribute is decoded */
+  return check_root(file, path, root_strings, false, err) ||
+                 check_root(file, path, root_name_lists, true, err)
+             ? -1
+             : 0;
 }
 
 /* Copying reads every attribute and dataset, and HDF5 decodes their headers and follows

@@ -34,6 +34,9 @@ hid_t tf_h5_open_serial(const char *path, tf_error *err);
 int tf_h5_attr_string(hid_t obj, const char *name, const char *value);
 /* An array of n strings (names, in order). */
 int tf_h5_attr_strings(hid_t obj, const char *name, const char *const *values, size_t n);
+/* The same from one comma-joined string ("x,v,theta"; "" is no names): every list of names
+ * (state names, event kinds, log fields) is stored as an array, never as one joined string. */
+int tf_h5_attr_names(hid_t obj, const char *name, const char *joined_names);
 int tf_h5_attr_double(hid_t obj, const char *name, double value);
 int tf_h5_attr_int(hid_t obj, const char *name, long long value);
 /* What path is ("regular file", "directory", "character device", "FIFO", ...), following
@@ -51,6 +54,10 @@ hid_t tf_h5_attr_open_single(hid_t obj, const char *name);
 int tf_h5_attr_get_string(hid_t obj, const char *name, char **value, char *why, size_t n);
 /* The same, NULL if absent or unreadable. */
 char *tf_h5_attr_read_string(hid_t obj, const char *name);
+/* A list of strings (a tf_h5_attr_names attribute, or one string as older files hold it),
+ * read with the same bounds, joined with ','. */
+int tf_h5_attr_get_names(hid_t obj, const char *name, char **value, char *why, size_t n);
+char *tf_h5_attr_read_names(hid_t obj, const char *name);
 /* Every object header's attribute messages hold what they claim (h5_headers.h), and every
  * string attribute twofold reads from the root of a results file passes the bounded read: 0, or -1
  * with err "'PATH': corrupt or not a twofold results file: attribute 'NAME':
@@ -82,6 +89,9 @@ int tf_h5_read_rows(hid_t dset, hid_t memtype, uint64_t width, uint64_t start, u
 /* A small dataset written by all ranks with identical contents (summaries). */
 int tf_h5_write_small(hid_t loc, const char *name, hid_t type, uint64_t n, const void *data,
                       const char *doc);
+/* The same as a (rows x cols) matrix, rows one after the other in data (cols 0: 1-D). */
+int tf_h5_write_small_matrix(hid_t loc, const char *name, hid_t type, uint64_t rows, uint64_t cols,
+                             const void *data, const char *doc);
 
 /* One process, the file closed everywhere: if the file is more than `factor` times the bytes
  * its datasets hold (plus 1 MiB), copies every object and root attribute into PATH.compacting

@@ -54,28 +54,7 @@ bool tf_equations_present(const tf_config *cfg) {
   return tf_config_has(cfg, BASE);
 }
 
-static int fail_at(model *m, const char *path, tf_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail_at(model *m, const char *path, tf_error *err, const char *fmt, ...) {
-  char where[512], detail[TF_ERROR_MAX - 600];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(detail, sizeof detail, fmt, ap);
-  va_end(ap);
-  return tf_fail(err, "%s: key '%s': %s", tf_config_where(m->cfg, path, where, sizeof where), path,
-                 detail);
-}
-
 /* ---- names --------------------------------------------------------------------------------- */
-
-static bool is_identifier(const char *s) {
-  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
-  for (s++; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-          *s == '_'))
-      return false;
-  return true;
-}
 
 /* The model's name ends up in generated C (as a string literal) and in file names, so it is
  * held to a plain alphabet before anything is generated, whatever the escaper could do. */
@@ -91,18 +70,20 @@ static bool is_model_name(const char *s) {
 }
 
 static int add_name(model *m, const char *name, const char *path, const char *what, tf_error *err) {
-  if (!is_identifier(name))
-    return fail_at(
-        m, path, err,
+  if (!tf_expr_is_identifier(name))
+    return tf_config_fail_key(
+        m->cfg, path, err,
         "%s name '%s' is not a name (letters, digits and '_', not starting with a digit)", what,
         name);
   if (tf_expr_fn_find(name, strlen(name)) >= 0)
-    return fail_at(m, path, err, "%s name '%s' is the name of a function", what, name);
-  if (!strcmp(name, "t")) return fail_at(m, path, err, "%s name 't' is reserved for time", what);
+    return tf_config_fail_key(m->cfg, path, err, "%s name '%s' is the name of a function", what,
+                              name);
+  if (!strcmp(name, "t"))
+    return tf_config_fail_key(m->cfg, path, err, "%s name 't' is reserved for time", what);
   for (size_t i = 0; i < m->nnames; i++)
     if (!strcmp(m->names[i], name))
-      return fail_at(m, path, err, "%s name '%s' is used twice (%s)", what, name,
-                     i < m->dim ? "already a state" : "already a parameter");
+      return tf_config_fail_key(m->cfg, path, err, "%s name '%s' is used twice (%s)", what, name,
+                                i < m->dim ? "already a state" : "already a parameter");
   m->names[m->nnames++] = name;
   return 0;
 }
@@ -128,7 +109,7 @@ static int read_expr(model *m, const char *path, tf_expr **out, tf_error *err) {
   if (tf_config_get_string(m->cfg, path, NULL, NULL, &text, err)) return -1;
   tf_error why;
   *out = tf_expr_parse(m->pool, text, m->names, m->nnames, &why);
-  if (!*out) return fail_at(m, path, err, "%s", why.msg);
+  if (!*out) return tf_config_fail_key(m->cfg, path, err, "%s", why.msg);
   return 0;
 }
 
@@ -150,14 +131,14 @@ static int read_parameters(model *m, tf_error *err) {
       snprintf(sub, sizeof sub, "%s.max", path);
       if (tf_config_get_double(m->cfg, sub, &hi, -INFINITY, INFINITY, &m->max[j], err)) return -1;
       if (m->min[j] > m->max[j])
-        return fail_at(m, sub, err, "max %g is below min %g", m->max[j], m->min[j]);
+        return tf_config_fail_key(m->cfg, sub, err, "max %g is below min %g", m->max[j], m->min[j]);
       snprintf(sub, sizeof sub, "%s.doc", path);
       if (tf_config_get_string(m->cfg, sub, "", NULL, &m->doc[j], err)) return -1;
       snprintf(sub, sizeof sub, "%s.default", path);
       if (tf_config_get_double(m->cfg, sub, NULL, m->min[j], m->max[j], &m->def[j], err)) return -1;
     }
     if (!isfinite(m->def[j]))
-      return fail_at(m, path, err, "expected a finite default, got %g", m->def[j]);
+      return tf_config_fail_key(m->cfg, path, err, "expected a finite default, got %g", m->def[j]);
   }
   m->nparams = n;
   return 0;
@@ -182,15 +163,15 @@ static int read_field(model *m, const char *path, tf_expr **out, bool all_states
     snprintf(sub, sizeof sub, "%s.%s", path, keys[i]);
     const int s = state_index(m, keys[i]);
     if (s < 0)
-      return fail_at(m, sub, err, "'%s' is not a state (states: %s)", keys[i],
-                     state_list(m, states, sizeof states));
+      return tf_config_fail_key(m->cfg, sub, err, "'%s' is not a state (states: %s)", keys[i],
+                                state_list(m, states, sizeof states));
     if (read_expr(m, sub, &out[s], err)) return -1;
   }
   if (all_states)
     for (size_t i = 0; i < m->dim; i++)
       if (!out[i])
-        return fail_at(m, path, err, "state '%s' has no equation here (states: %s)", m->names[i],
-                       state_list(m, states, sizeof states));
+        return tf_config_fail_key(m->cfg, path, err, "state '%s' has no equation here (states: %s)",
+                                  m->names[i], state_list(m, states, sizeof states));
   return 0;
 }
 
@@ -271,18 +252,20 @@ static int check_affine(model *m, tf_error *err) {
     const int k = nonaffine_in(m, f, &j);
     if (k >= 0) {
       const char *sk = m->names[sign_var(m, (size_t)k)], *sj = m->names[sign_var(m, j)];
-      return fail_at(m, path, err,
-                     "column %d: the field of '%s' is not affine in the signs: its derivative "
-                     "with respect to '%s' depends on '%s'%s (%s)",
-                     first_column(nonaffine_part(m, f)), m->names[r], sk, sj,
-                     (size_t)k == j ? " itself" : "", affine_form);
+      return tf_config_fail_key(
+          m->cfg, path, err,
+          "column %d: the field of '%s' is not affine in the signs: its derivative "
+          "with respect to '%s' depends on '%s'%s (%s)",
+          first_column(nonaffine_part(m, f)), m->names[r], sk, sj, (size_t)k == j ? " itself" : "",
+          affine_form);
     }
     const tf_expr *step = step_of_sign(m, f, &j);
     if (step)
-      return fail_at(m, path, err,
-                     "column %d: the field of '%s' is not affine in the signs: sign() of an "
-                     "expression of '%s' is a step in it (%s)",
-                     step->column, m->names[r], m->names[sign_var(m, j)], affine_form);
+      return tf_config_fail_key(
+          m->cfg, path, err,
+          "column %d: the field of '%s' is not affine in the signs: sign() of an "
+          "expression of '%s' is a step in it (%s)",
+          step->column, m->names[r], m->names[sign_var(m, j)], affine_form);
   }
   return 0;
 }
@@ -382,11 +365,12 @@ static int refuse_sign(model *m, const char *path, const tf_expr *call, bool in_
              "sign(%s)",
              h, arg, arg);
   }
-  return fail_at(m, path, err,
-                 "column %d: sign(%s) jumps where %s changes sign, a switching surface the event "
-                 "detection does not see (runs would step across it, with wrong dynamics); "
-                 "write instead %s",
-                 call->column, arg, arg, instead);
+  return tf_config_fail_key(
+      m->cfg, path, err,
+      "column %d: sign(%s) jumps where %s changes sign, a switching surface the event "
+      "detection does not see (runs would step across it, with wrong dynamics); "
+      "write instead %s",
+      call->column, arg, arg, instead);
 }
 
 static int check_no_sign_of_state(model *m, const char *path, const tf_expr *e, bool in_switching,
@@ -425,19 +409,21 @@ static int check_filippov_signs(model *m, tf_error *err) {
 /* `switching` as a mapping {sign name: h_k}: one field, affine in the signs. */
 static int read_switches(model *m, tf_error *err) {
   if (tf_config_has(m->cfg, BASE ".slip"))
-    return fail_at(m, BASE ".slip", err,
-                   "with 'switching' a mapping of sign names, the model gives one 'field' that "
-                   "uses the signs, not slip fields");
+    return tf_config_fail_key(
+        m->cfg, BASE ".slip", err,
+        "with 'switching' a mapping of sign names, the model gives one 'field' that "
+        "uses the signs, not slip fields");
   if (tf_config_has(m->cfg, BASE ".noise"))
-    return fail_at(m, BASE ".noise", err, "noise is for flows (models without 'switching')");
+    return tf_config_fail_key(m->cfg, BASE ".noise", err,
+                              "noise is for flows (models without 'switching')");
   const char *keys[64];
   size_t n;
   if (tf_config_keys(m->cfg, BASE ".switching", keys, 64, &n, err)) return -1;
   if (n < 1 || n > MAX_SIGNS)
-    return fail_at(m, BASE ".switching", err,
-                   "%zu switching functions: expected 1 to %d, each 'sign name: h(x)' "
-                   "(e.g. {s1: v1 - vb})",
-                   n, MAX_SIGNS);
+    return tf_config_fail_key(m->cfg, BASE ".switching", err,
+                              "%zu switching functions: expected 1 to %d, each 'sign name: h(x)' "
+                              "(e.g. {s1: v1 - vb})",
+                              n, MAX_SIGNS);
   char path[MAX_SIGNS][600];
   for (size_t k = 0; k < n; k++) {
     snprintf(path[k], sizeof path[k], BASE ".switching.%s", keys[k]);
@@ -448,13 +434,16 @@ static int read_switches(model *m, tf_error *err) {
     tf_expr **h = &m->switchings[k];
     if (read_expr(m, path[k], h, err)) return -1;
     int c = var_column(*h, (int)m->t_index);
-    if (c) return fail_at(m, path[k], err, "column %d: a switching function cannot depend on t", c);
+    if (c)
+      return tf_config_fail_key(m->cfg, path[k], err,
+                                "column %d: a switching function cannot depend on t", c);
     for (size_t j = 0; j < n; j++)
       if ((c = var_column(*h, sign_var(m, j))))
-        return fail_at(m, path[k], err,
-                       "column %d: a switching function cannot depend on the sign '%s' (it is a "
-                       "function of the state; the signs are values of the field)",
-                       c, keys[j]);
+        return tf_config_fail_key(
+            m->cfg, path[k], err,
+            "column %d: a switching function cannot depend on the sign '%s' (it is a "
+            "function of the state; the signs are values of the field)",
+            c, keys[j]);
   }
   if (read_field(m, BASE ".field", m->field[SIDE_FIELD], true, err) || check_affine(m, err))
     return -1;
@@ -463,10 +452,11 @@ static int read_switches(model *m, tf_error *err) {
     for (size_t r = 0; r < m->dim; r++)
       used |= tf_expr_depends(m->field[SIDE_FIELD][r], sign_var(m, k)) != 0;
     if (!used)
-      return fail_at(m, path[k], err,
-                     "the sign '%s' appears in no equation of 'field': the field does not switch "
-                     "across %s = 0",
-                     keys[k], keys[k]);
+      return tf_config_fail_key(
+          m->cfg, path[k], err,
+          "the sign '%s' appears in no equation of 'field': the field does not switch "
+          "across %s = 0",
+          keys[k], keys[k]);
   }
   return check_switches_signs(m, err);
 }
@@ -477,23 +467,24 @@ static int read_model(model *m, tf_error *err) {
     size_t n;
     return tf_config_keys(m->cfg, BASE, keys, 1, &n, err)
                ? -1
-               : fail_at(m, BASE, err, "expected a mapping");
+               : tf_config_fail_key(m->cfg, BASE, err, "expected a mapping");
   }
   if (tf_config_get_string(m->cfg, BASE ".name", "equations", NULL, &m->name, err)) return -1;
   if (!is_model_name(m->name))
-    return fail_at(m, BASE ".name", err,
-                   "'%s' is not a model name: 1 to %d letters, digits, '_' and '-', starting "
-                   "with a letter (for example 'belt-oscillator')",
-                   m->name, MAX_MODEL_NAME);
+    return tf_config_fail_key(
+        m->cfg, BASE ".name", err,
+        "'%s' is not a model name: 1 to %d letters, digits, '_' and '-', starting "
+        "with a letter (for example 'belt-oscillator')",
+        m->name, MAX_MODEL_NAME);
   /* read with room to spare, so that a model over the limit is told the limit, not the size
    * of a buffer */
   const char *states[16 * MAX_STATES];
   if (tf_config_get_string_array(m->cfg, BASE ".state", states, 16 * MAX_STATES, &m->dim, err))
     return -1;
   if (m->dim > TF_MAX_DIM)
-    return fail_at(m, BASE ".state", err,
-                   "model '%s' has %zu state components; twofold's limit is %d", m->name, m->dim,
-                   TF_MAX_DIM);
+    return tf_config_fail_key(m->cfg, BASE ".state", err,
+                              "model '%s' has %zu state components; twofold's limit is %d", m->name,
+                              m->dim, TF_MAX_DIM);
   for (size_t i = 0; i < m->dim; i++)
     if (add_name(m, states[i], BASE ".state", "state", err)) return -1;
   if (read_parameters(m, err)) return -1;
@@ -513,15 +504,18 @@ static int read_model(model *m, tf_error *err) {
   m->filippov = tf_config_has(m->cfg, BASE ".switching");
   if (m->filippov) {
     if (tf_config_has(m->cfg, BASE ".field"))
-      return fail_at(m, BASE ".field", err,
-                     "a Filippov model (with 'switching') gives its fields as slip.plus and "
-                     "slip.minus, not 'field' (or 'switching' is a mapping of sign names, "
-                     "e.g. {s1: v - vb}, and 'field' uses them)");
+      return tf_config_fail_key(
+          m->cfg, BASE ".field", err,
+          "a Filippov model (with 'switching') gives its fields as slip.plus and "
+          "slip.minus, not 'field' (or 'switching' is a mapping of sign names, "
+          "e.g. {s1: v - vb}, and 'field' uses them)");
     if (tf_config_has(m->cfg, BASE ".noise"))
-      return fail_at(m, BASE ".noise", err, "noise is for flows (models without 'switching')");
+      return tf_config_fail_key(m->cfg, BASE ".noise", err,
+                                "noise is for flows (models without 'switching')");
     if (read_expr(m, BASE ".switching", &m->switching, err)) return -1;
     if (tf_expr_depends(m->switching, (int)m->t_index))
-      return fail_at(m, BASE ".switching", err, "the switching function cannot depend on t");
+      return tf_config_fail_key(m->cfg, BASE ".switching", err,
+                                "the switching function cannot depend on t");
     if (read_field(m, BASE ".slip.plus", m->field[SIDE_PLUS], true, err) ||
         read_field(m, BASE ".slip.minus", m->field[SIDE_MINUS], true, err))
       return -1;
@@ -534,12 +528,14 @@ static int read_model(model *m, tf_error *err) {
       if (strcmp(keys[i], "plus") && strcmp(keys[i], "minus")) {
         char sub[600];
         snprintf(sub, sizeof sub, BASE ".slip.%s", keys[i]);
-        return fail_at(m, sub, err, "expected the sides 'plus' (h > 0) and 'minus' (h < 0)");
+        return tf_config_fail_key(m->cfg, sub, err,
+                                  "expected the sides 'plus' (h > 0) and 'minus' (h < 0)");
       }
     if (check_filippov_signs(m, err)) return -1;
   } else {
     if (tf_config_has(m->cfg, BASE ".slip"))
-      return fail_at(m, BASE ".slip", err, "slip fields need a switching function ('switching')");
+      return tf_config_fail_key(m->cfg, BASE ".slip", err,
+                                "slip fields need a switching function ('switching')");
     if (read_field(m, BASE ".field", m->field[SIDE_FIELD], true, err) ||
         read_field(m, BASE ".noise", m->noise, false, err))
       return -1;
@@ -880,11 +876,11 @@ int tf_equations_source(tf_config *cfg, char **source, const char **name, tf_err
   if (!rc && tf_expr_pool_failed(m->pool)) {
     free(*source);
     *source = NULL;
-    rc = fail_at(m, BASE, err, "out of memory while compiling model equations");
+    rc = tf_config_fail_key(m->cfg, BASE, err, "out of memory while compiling model equations");
   } else if (!rc && !*source) {
-    rc = fail_at(m, BASE, err,
-                 "could not print the model as C (a constant that does not "
-                 "round-trip through text, or out of memory)");
+    rc = tf_config_fail_key(m->cfg, BASE, err,
+                            "could not print the model as C (a constant that does not "
+                            "round-trip through text, or out of memory)");
   }
   for (size_t i = 0; i < m->nnames; i++) free(m->c_names[i]);
   tf_expr_pool_free(m->pool);
@@ -910,12 +906,13 @@ int tf_equations_warnings(tf_config *cfg, char *text, size_t n) {
       tf_error w;
       snprintf(path, sizeof path, BASE ".field.%s", m->names[r]);
       source_argument(m, path, call, arg, sizeof arg);
-      fail_at(m, path, &w,
-              "column %d: sign(%s) makes the field jump where %s changes sign, a surface this "
-              "flow's integrator does not locate (steps shrink there; runs can end in "
-              "max_steps, or step across it): for a discontinuous field write the model with "
-              "'switching: %s' and its two sides in slip.plus and slip.minus",
-              call->column, arg, arg, arg);
+      tf_config_fail_key(
+          m->cfg, path, &w,
+          "column %d: sign(%s) makes the field jump where %s changes sign, a surface this "
+          "flow's integrator does not locate (steps shrink there; runs can end in "
+          "max_steps, or step across it): for a discontinuous field write the model with "
+          "'switching: %s' and its two sides in slip.plus and slip.minus",
+          call->column, arg, arg, arg);
       if (len < n) len += (size_t)snprintf(text + len, n - len, "%s%s", count ? "\n" : "", w.msg);
       count++;
     }

@@ -217,7 +217,7 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
       if (spec->cols[c].type != TF_COLUMN_TEXT)
         strcat(strcat(names, *names ? "," : ""), spec->cols[c].name);
     const int rc =
-        !names || tf_h5_attr_string(s->dsets[spec->ncols + EXTRA_CHECKSUM], "columns", names);
+        !names || tf_h5_attr_names(s->dsets[spec->ncols + EXTRA_CHECKSUM], "columns", names);
     free(names);
     if (rc)
       return tf_fail(err, "'%s': cannot write the attribute columns of /members/checksum",

@@ -45,8 +45,16 @@ static uint64_t if_visits(const tf_member_layout *l) {
 static uint64_t if_mode(const tf_member_layout *l) {
   return l->mode_doc != NULL;
 }
+/* Draws are taken at a two-fold and at intersections of switching surfaces (full stick h = g
+ * = 0, or two of several switching functions): a model with neither never draws, and gets no
+ * exits table. */
+static bool model_draws(const tf_kernel *k) {
+  const tf_filippov_ops *f = k->filippov;
+  return (f && (f->twofold_guess || f->secondary_switching)) ||
+         (k->switches && k->switches->nswitches > 1);
+}
 static uint64_t exit_slots(const tf_member_layout *l) {
-  return (uint64_t)l->exit_slots * l->exit_width;
+  return model_draws(l->kernel) ? (uint64_t)l->exit_slots * l->exit_width : 0;
 }
 static uint64_t event_slots(const tf_member_layout *l) {
   return (uint64_t)l->event_slots * l->event_width;
@@ -107,6 +115,10 @@ static void fill_steps(const tf_member_layout *l, const tf_member_result *r, voi
   (void)l;
   *(int64_t *)slot = r->steps;
 }
+static void fill_rejected(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  (void)l;
+  *(int64_t *)slot = r->rejected_steps;
+}
 static void fill_jacobians(const tf_member_layout *l, const tf_member_result *r, void *slot) {
   (void)l;
   *(int64_t *)slot = r->jacobian_evals;
@@ -153,12 +165,8 @@ static void fill_period(const tf_member_layout *l, const tf_member_result *r, vo
 static void describe_events(const tf_member_engine *e, hid_t d, hid_t file) {
   (void)file;
   const tf_member_layout *l = &e->layout;
-  if (!l->event_kind_names) return;
-  char kinds[256] = "";
-  for (int i = 0; i < l->event_kinds; i++)
-    snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "",
-             l->event_kind_names[i]);
-  tf_h5_attr_string(d, "kinds", kinds);
+  if (l->event_kind_names)
+    tf_h5_attr_strings(d, "kinds", l->event_kind_names, (size_t)l->event_kinds);
 }
 
 static void describe_mode(const tf_member_engine *e, hid_t d, hid_t file) {
@@ -170,7 +178,7 @@ static void log_fields(hid_t d, const tf_member_layout *l, const char *head) {
   char state[512], fields[640];
   tf_join_state_names(l->kernel, state, sizeof state);
   snprintf(fields, sizeof fields, "%s,%s", head, state);
-  tf_h5_attr_string(d, "fields", fields);
+  tf_h5_attr_names(d, "fields", fields);
 }
 
 typedef struct draws_place {
@@ -179,7 +187,7 @@ typedef struct draws_place {
 
 static void put_draws_attr(void *ctx, bool on_log, const char *name, const char *value) {
   const draws_place *p = ctx;
-  tf_h5_attr_string(on_log ? p->log : p->where, name, value);
+  if (!on_log || p->log >= 0) tf_h5_attr_string(on_log ? p->log : p->where, name, value);
 }
 
 void tf_member_columns_describe_draws(const tf_member_engine *e, hid_t log, hid_t where) {
@@ -224,6 +232,10 @@ static const tf_member_column table[] = {
      sampled_params, NULL, parameters_buffer, NULL, describe_parameters},
     {"t_final", TF_COLUMN_F64, "time reached", one, NULL, NULL, fill_t, NULL},
     {"steps", TF_COLUMN_I64, "integrator steps taken", one, NULL, NULL, fill_steps, NULL},
+    {"rejected_steps", TF_COLUMN_I64,
+     "step attempts the error control (or a refusal by the model) rejected and retried smaller; "
+     "0 with fixed steps",
+     one, NULL, NULL, fill_rejected, NULL},
     {"jacobian_evals", TF_COLUMN_I64,
      "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the counts, like steps, are "
      "those of the member's batch)",
@@ -254,25 +266,51 @@ static const tf_member_column table[] = {
      if_poincare, NULL, NULL, fill_period, NULL},
 };
 
+/* The columns written only where a job names them (output.columns), so that the files of
+ * configs that do not ask for them stay as they were. */
+static const char *const opt_in_columns[] = {"rejected_steps", NULL};
+
+static bool opt_in(const tf_member_column *def) {
+  for (const char *const *n = opt_in_columns; *n; n++)
+    if (strcmp(*n, def->name) == 0) return true;
+  return false;
+}
+
 static const tf_member_column *column_named(const char *name) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(table[i].name, name) == 0) return &table[i];
   return NULL;
 }
 
+/* Appends column def to c if engine e produces it. */
+static int add_column(tf_member_columns *c, const tf_member_engine *e,
+                      const tf_member_column *def) {
+  if (!def || c->n == TF_MEMBER_COLUMNS_MAX) return -1;
+  const uint64_t width = def->width(&e->layout);
+  if (width == 0) return 0;
+  const char *doc = def->doc ? def->doc : def->doc_of(&e->layout);
+  c->def[c->n] = def;
+  c->cols[c->n++] = (tf_column){def->name, def->type, width, doc};
+  return 0;
+}
+
 int tf_member_columns_pick(tf_member_columns *c, const tf_member_engine *e,
                            const char *const *names) {
   c->n = 0;
-  for (; *names; names++) {
-    const tf_member_column *def = column_named(*names);
-    if (!def || c->n == TF_MEMBER_COLUMNS_MAX) return -1;
-    const uint64_t width = def->width(&e->layout);
-    if (width == 0) continue;
-    const char *doc = def->doc ? def->doc : def->doc_of(&e->layout);
-    c->def[c->n] = def;
-    c->cols[c->n++] = (tf_column){def->name, def->type, width, doc};
-  }
+  for (; *names; names++)
+    if (add_column(c, e, column_named(*names))) return -1;
   return 0;
+}
+
+int tf_member_columns_pick_all(tf_member_columns *c, const tf_member_engine *e, bool with_opt_in) {
+  c->n = 0;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if ((with_opt_in || !opt_in(&table[i])) && add_column(c, e, &table[i])) return -1;
+  return 0;
+}
+
+const char *tf_member_column_name(size_t i) {
+  return i < sizeof table / sizeof table[0] ? table[i].name : NULL;
 }
 
 int tf_member_columns_find(const tf_member_columns *c, const char *name) {
@@ -303,4 +341,6 @@ void tf_member_columns_describe(const tf_member_columns *c, const tf_member_engi
     c->def[i]->describe(e, d, file);
     H5Dclose(d);
   }
+  /* the rules of the draws are the run's settings, kept where no draw can be logged */
+  if (!model_draws(e->layout.kernel)) tf_member_columns_describe_draws(e, -1, file);
 }

@@ -1,12 +1,11 @@
 /* member_reduce.c — see member_reduce.h.  Each reduction is an observable (observable.h). */
 #include "member_reduce.h"
 
-#include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr.h"
 #include "observable.h"
 
 enum { REDUCE_MAX = 16, REDUCE_DOC = 320 };
@@ -19,29 +18,10 @@ struct tf_member_reduce {
   tf_observable *value[REDUCE_MAX];
 };
 
-static bool is_identifier(const char *s) {
-  if (!*s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
-  for (; *s; s++)
-    if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
-  return true;
-}
-
 static bool is_taken(const char *name, const char *const *taken) {
   for (; taken && *taken; taken++)
     if (strcmp(*taken, name) == 0) return true;
   return false;
-}
-
-static int fail_key(tf_config *cfg, const char *path, tf_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail_key(tf_config *cfg, const char *path, tf_error *err, const char *fmt, ...) {
-  char where[512], what[TF_ERROR_MAX - 600];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  return tf_fail(err, "%s: key '%s': %s", tf_config_where(cfg, path, where, sizeof where), path,
-                 what);
 }
 
 /* Reduction `name`: checked, parsed, documented as r's next. */
@@ -49,22 +29,23 @@ static int add_reduction(tf_member_reduce *r, tf_config *cfg, const char *name,
                          const char *const *taken, tf_error *err) {
   char path[256];
   snprintf(path, sizeof path, "output.reduce.%s", name);
-  if (!is_identifier(name) || strlen(name) > 64)
-    return fail_key(cfg, path, err,
-                    "a reduction's name is a column name: letters, digits and '_', not starting "
-                    "with a digit, at most 64 characters");
+  if (!tf_expr_is_identifier(name) || strlen(name) > 64)
+    return tf_config_fail_key(
+        cfg, path, err,
+        "a reduction's name is a column name: letters, digits and '_', not starting "
+        "with a digit, at most 64 characters");
   if (is_taken(name, taken))
-    return fail_key(cfg, path, err,
-                    "'%s' is already a table of /members; name the reduction otherwise", name);
+    return tf_config_fail_key(
+        cfg, path, err, "'%s' is already a table of /members; name the reduction otherwise", name);
   const char *text;
   if (tf_config_get_string(cfg, path, NULL, NULL, &text, err)) return -1;
   tf_error why;
   tf_observable *value = tf_observable_parse(r->k, text, &why);
   if (!value)
-    return fail_key(cfg, path, err,
-                    "%.900s (an expression of the final state, the model's outputs and "
-                    "parameters, and t)",
-                    why.msg);
+    return tf_config_fail_key(cfg, path, err,
+                              "%.900s (an expression of the final state, the model's outputs and "
+                              "parameters, and t)",
+                              why.msg);
   r->names[r->n] = name, r->value[r->n] = value;
   snprintf(r->docs[r->n], REDUCE_DOC, "output.reduce: %s", text);
   r->n++;
@@ -79,8 +60,8 @@ int tf_member_reduce_from_config(tf_config *cfg, const tf_kernel *k, const char 
   size_t n = 0;
   if (tf_config_keys(cfg, "output.reduce", names, REDUCE_MAX + 1, &n, err)) return -1;
   if (n > REDUCE_MAX)
-    return fail_key(cfg, "output.reduce", err, "at most %d reductions", REDUCE_MAX);
-  if (n == 0) return fail_key(cfg, "output.reduce", err, "name at least one reduction");
+    return tf_config_fail_key(cfg, "output.reduce", err, "at most %d reductions", REDUCE_MAX);
+  if (n == 0) return tf_config_fail_key(cfg, "output.reduce", err, "name at least one reduction");
   tf_member_reduce *r = calloc(1, sizeof *r);
   if (!r) return tf_fail(err, "out of memory");
   r->k = k;

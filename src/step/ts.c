@@ -1,6 +1,7 @@
-/* ts.c — see ts.h.  PETSc errors are caught with PetscReturnErrorHandler (pushed for the
- * duration of a call) and turned into tf_error messages, so a bad option is a config-style
- * error, not an abort with a PETSc traceback. */
+/* ts.c — see ts.h; the PETSc TS module (ts_module.h), the only code that calls PETSc.  PETSc
+ * errors are caught with PetscReturnErrorHandler (pushed for the duration of a call) and turned
+ * into tf_error messages, so a bad option is a config-style error, not an abort with a PETSc
+ * traceback. */
 #include "ts.h"
 
 #include <math.h>
@@ -9,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
 #include "max_dim.h"
 #include "status.h"
+#include "ts_module.h"
+
+static const tf_ts_host *host; /* the engine's stop token calls */
 
 #define KNOWN_TYPES                                                                          \
   "implicit/IMEX: bdf, arkimex, rosw, beuler, cn, theta, alpha, glle; explicit: rk, euler, " \
@@ -262,7 +265,7 @@ static int petsc_fail(PetscErrorCode code, const char *what, tf_error *err) {
   return tf_fail(err, "PETSc TS: %s failed: %s", what, text ? text : "error");
 }
 
-int tf_ts_check(const tf_ts_settings *set, char *type_out, size_t n, tf_error *err) {
+static int ts_check(const tf_ts_settings *set, char *type_out, size_t n, tf_error *err) {
   TS ts = NULL;
   PetscErrorCode code;
   PetscPushErrorHandler(PetscReturnErrorHandler, NULL);
@@ -312,7 +315,7 @@ static double sample_time(const sampler *s, long i) {
 
 static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, void *vctx) {
   sampler *s = vctx;
-  if (step == 0 || s->error || tf_stop_requested(s->stop)) return 0;
+  if (step == 0 || s->error || host->stop_requested(s->stop)) return 0;
   for (; s->next < s->n_samples && sample_time(s, s->next) <= t; s->next++) {
     const double ti = sample_time(s, s->next);
     Vec V = U;
@@ -329,7 +332,7 @@ static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, v
     memcpy(s->buf, v, s->n * sizeof *s->buf);
     PetscCall(VecRestoreArrayRead(V, &v));
     s->fn(s->ctx, ti, s->buf);
-    if (tf_stop_point(s->stop)) break;
+    if (host->stop_point(s->stop)) break;
   }
   return 0;
 }
@@ -341,11 +344,11 @@ static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, v
 static PetscErrorCode stop_post_step(TS ts) {
   tf_stop_token *stop;
   PetscCall(TSGetApplicationContext(ts, &stop));
-  if (tf_stop_poll(stop)) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
+  if (host->stop_poll(stop)) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
   return 0;
 }
 
-void tf_ts_effective_options(char *buf, size_t n) {
+static void effective_options(char *buf, size_t n) {
   char *all = NULL;
   buf[0] = '\0';
   if (PetscOptionsGetAll(NULL, &all) || !all) return;
@@ -388,9 +391,9 @@ static int status_of(TSConvergedReason reason, bool nonfinite) {
   }
 }
 
-int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch, double t0,
-                double t_end, double *x, tf_ts_sample_fn sample, void *sample_ctx, long n_samples,
-                tf_ts_stats *stats, tf_error *err) {
+static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch, double t0,
+                    double t_end, double *x, tf_ts_sample_fn sample, void *sample_ctx,
+                    long n_samples, tf_ts_stats *stats, tf_error *err) {
   tf_ts_stats local = {0};
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
@@ -430,7 +433,7 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
     code = VecRestoreArray(X, &xv);
   }
   tf_stop_token *stop = set->ode.stop;
-  if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x), tf_stop_point(stop);
+  if (!code && sample && n_samples > 0) sample(sample_ctx, t0, x), host->stop_point(stop);
   sampler smp = {.fn = sample,
                  .ctx = sample_ctx,
                  .n = N,
@@ -499,4 +502,65 @@ int tf_ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t batch
   TSDestroy(&ts);
   PetscPopErrorHandler();
   return rc;
+}
+
+/* --- PETSc's start and end (petsc_start.h) ------------------------------------------------ */
+
+static bool started;
+static MPI_Comm world_before; /* PETSC_COMM_WORLD before PETSc was started on the run's comm */
+static PetscOptions pushed;
+
+static bool running(void) {
+  PetscBool up = PETSC_FALSE;
+  PetscInitialized(&up);
+  return up;
+}
+
+static int start(MPI_Comm comm, int argc, char **argv, tf_error *err) {
+  if (running()) return 0;
+  world_before = PETSC_COMM_WORLD;
+  PETSC_COMM_WORLD = comm; /* PetscInitialize is collective on it: only the run's ranks call */
+  if (PetscInitialize(argc ? &argc : NULL, argc ? &argv : NULL, NULL, NULL)) {
+    PETSC_COMM_WORLD = world_before;
+    return tf_fail(err, "PETSc could not be initialised");
+  }
+  started = true;
+  return 1;
+}
+
+static void stop(void) {
+  if (!started) return;
+  PetscFinalize();
+  PETSC_COMM_WORLD = world_before;
+  started = false;
+}
+
+static int push_options(int argc, char **argv, tf_error *err) {
+  if (PetscOptionsCreate(&pushed) || PetscOptionsInsertArgs(pushed, argc - 1, argv + 1) ||
+      PetscOptionsPush(pushed)) {
+    if (pushed) PetscOptionsDestroy(&pushed);
+    return tf_fail(err, "PETSc options could not be set");
+  }
+  return 0;
+}
+
+static void pop_options(void) {
+  if (!pushed) return;
+  PetscOptionsPop();
+  PetscOptionsDestroy(&pushed);
+}
+
+__attribute__((visibility("default"))) const tf_ts_ops *twofold_ts_module(const tf_ts_host *h) {
+  static const tf_ts_ops ops = {.abi = TF_TS_MODULE_ABI,
+                                .solve = ts_solve,
+                                .check = ts_check,
+                                .effective_options = effective_options,
+                                .start = start,
+                                .stop = stop,
+                                .running = running,
+                                .push_options = push_options,
+                                .pop_options = pop_options};
+  if (!h || h->abi != TF_TS_MODULE_ABI) return NULL;
+  host = h;
+  return &ops;
 }

@@ -2,7 +2,8 @@
 """bit_identity.py — every config in configs/, shortened, run by two builds of twofold: the
 results files must be bitwise identical (every dataset's type, shape and bytes, every
 attribute, recursively), the `--json` summaries and `twofold info` equal, and a config that
-fails must fail on both builds with the same exit status and message.
+fails must fail on both builds with the same exit status and message.  The documented
+migrations of the results layout (MIGRATIONS, CHANGELOG.md) are the only differences allowed.
 
   bit_identity.py [--before REV] [--after REV]       build both (default: renovation-base and
                                                       the working tree) and compare
@@ -62,6 +63,26 @@ EXCLUDED_JSON_KEYS = {
 }
 # `twofold info` lines that print an excluded attribute ("name: value")
 EXCLUDED_INFO_PREFIXES = tuple(p.rsplit("/", 1)[-1] + ":" for p in EXCLUDED_ATTRIBUTES)
+
+# The documented migrations of the results layout (CHANGELOG.md, "One results layout"): a
+# file before and one after that differ only by these hold the same results.  Each is checked
+# exactly as stated; any other difference, in these objects too, is still a difference.
+MIGRATIONS = {
+    "names": "an attribute listing names (NAME_LISTS) was one comma-joined string and is an "
+             "array of strings: the same when the array joined with ',' is the string",
+    "blocks": "/lyapunov/blocks and /lyapunov/running were flat (blocks * exponents, block "
+              "after block) and are blocks x exponents: the same type and bytes, and the "
+              "flat length is the product of the new shape",
+    "exits": "/members/exits of a model that never draws was all NaN and is absent: then "
+             "/members/checksum before is FNV-1a 64 over id, status and the columns of its "
+             "`columns` attribute with that all-NaN row, the attribute `columns` after is the "
+             "one before without exits, and `twofold info` lists /members/exits before only",
+}
+NAME_LISTS = ["/state_names", "/output_names", "/event_kinds", "/derived_names",
+              "/class_names", "/members/events/kinds", "/members/event_log/kinds",
+              "/members/event_log/fields", "/members/exits/fields", "/trajectory/events/kinds",
+              "/members/checksum/columns"]
+BLOCK_DATASETS = ["/lyapunov/blocks", "/lyapunov/running"]
 
 # ---------------------------------------------------------------------------------------------
 # The shortened set.  Each job type's rule keeps the config's own route (model, method, events,
@@ -488,7 +509,23 @@ def first_difference(x, y, n=3):
 MOST_DIFFERENCES = 20  # the comparison of two files stops listing after this many
 
 
-def compare_attrs(a, b, path, out):
+def text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def names_migrated(apath, va, vb, exits_dropped):
+    """The `names` migration (and the checksum's columns without exits, `exits`)."""
+    va, after = text(va), np.asarray(vb)
+    if apath not in NAME_LISTS or not isinstance(va, str) or after.ndim != 1 or \
+            not all(isinstance(text(v), str) for v in after):
+        return False
+    before = va.split(",") if va else []
+    if apath == "/members/checksum/columns" and exits_dropped:
+        before = [c for c in before if c != "exits"]
+    return before == [text(v) for v in after]
+
+
+def compare_attrs(a, b, path, out, exits_dropped=False):
     for name in sorted(set(a.attrs) | set(b.attrs)):
         apath = path.rstrip("/") + "/" + name
         if excluded(apath):
@@ -497,13 +534,54 @@ def compare_attrs(a, b, path, out):
             out.append(f"attribute {apath} only {'before' if name in a.attrs else 'after'}")
             continue
         va, vb = a.attrs[name], b.attrs[name]
-        if a.attrs.get_id(name).get_type() != b.attrs.get_id(name).get_type():
+        if apath in NAME_LISTS and (a.attrs.get_id(name).get_type() !=
+                                    b.attrs.get_id(name).get_type() or
+                                    bytes_of(va) != bytes_of(vb)):
+            if not names_migrated(apath, va, vb, exits_dropped):
+                out.append(f"attribute {apath}: {va!r} vs {vb!r} (not the names migration)"[:300])
+        elif a.attrs.get_id(name).get_type() != b.attrs.get_id(name).get_type():
             out.append(f"attribute {apath}: stored types differ ({va!r} vs {vb!r})"[:300])
         elif bytes_of(va) != bytes_of(vb):
             out.append(f"attribute {apath}: {va!r} vs {vb!r}"[:300])
 
 
-def compare_dataset(a, b, path, out):
+def fnv1a_rows(ids, status, columns):
+    """FNV-1a 64 per member of (id as uint64, status as uint8, each column's row): the
+    definition of /members/checksum (docs/CONFIG.md), vectorised over members."""
+    parts = [ids.astype("<u8").view(np.uint8).reshape(len(ids), 8),
+             status.astype(np.uint8).reshape(len(ids), 1)]
+    parts += [np.ascontiguousarray(c).reshape(len(ids), -1).view(np.uint8) for c in columns]
+    data = np.concatenate(parts, axis=1)
+    h = np.full(len(ids), 0xCBF29CE484222325, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(data.shape[1]):
+            h = (h ^ data[:, k].astype(np.uint64)) * np.uint64(0x100000001B3)
+    return h
+
+
+def checksum_migrated(fa, fb):
+    """The `exits` migration of /members/checksum: before's from the file after, with before's
+    all-NaN exits rows put back in before's column order, and after's from its own columns."""
+    ma, mb = fa["members"], fb["members"]
+    ids, status = np.arange(len(mb["status"])), mb["status"][()]
+    cols_a = text(ma["checksum"].attrs["columns"]).split(",")
+    cols_b = [text(c) for c in mb["checksum"].attrs["columns"]]
+    before = fnv1a_rows(ids, status, [ma[c][()] if c == "exits" else mb[c][()] for c in cols_a])
+    after = fnv1a_rows(ids, status, [mb[c][()] for c in cols_b])
+    return np.array_equal(before, ma["checksum"][()]) and np.array_equal(after, mb["checksum"][()])
+
+
+def compare_dataset(a, b, path, out, exits_dropped=False):
+    if path in BLOCK_DATASETS and a.ndim == 1 and b.ndim == 2:  # the `blocks` migration
+        if a.id.get_type() != b.id.get_type() or a.size != b.size or \
+                bytes_of(a[()])[2] != bytes_of(b[()])[2]:
+            out.append(f"dataset {path}: {a.shape} vs {b.shape}, not the blocks migration")
+        return
+    if path == "/members/checksum" and exits_dropped:
+        if a.id.get_type() != b.id.get_type() or a.shape != b.shape or \
+                not checksum_migrated(a.file, b.file):
+            out.append(f"dataset {path}: not the exits migration's checksum")
+        return
     if a.id.get_type() != b.id.get_type():  # H5Tequal: class, size, order, enum names...
         out.append(f"dataset {path}: type {a.dtype} vs {b.dtype}")
     elif a.shape != b.shape:
@@ -514,29 +592,40 @@ def compare_dataset(a, b, path, out):
             out.append(f"dataset {path}: {first_difference(np.asarray(x), np.asarray(y))}"[:500])
 
 
-def compare_objects(a, b, path, out):
+def exits_dropped(fa, fb):
+    """The `exits` migration applies: /members/exits before, all NaN, and none after."""
+    if "members/exits" not in fa or "members" not in fb or "exits" in fb["members"]:
+        return False
+    exits = fa["members/exits"]
+    return exits.dtype.kind == "f" and bool(np.isnan(exits[()]).all())
+
+
+def compare_objects(a, b, path, out, dropped=False):
     """Appends to `out` every difference between two HDF5 objects (groups recursively)."""
-    compare_attrs(a, b, path, out)
+    compare_attrs(a, b, path, out, dropped)
     if isinstance(a, h5py.Dataset) != isinstance(b, h5py.Dataset):
         out.append(f"{path}: a dataset in one file, a group in the other")
     elif isinstance(a, h5py.Dataset):
-        compare_dataset(a, b, path, out)
+        compare_dataset(a, b, path, out, dropped)
     else:
-        if set(a) != set(b):
-            out.append(f"group {path}: {sorted(set(a) - set(b))} only before, "
+        only_before = set(a) - set(b) - ({"exits"} if dropped and path == "/members" else set())
+        if only_before or set(b) - set(a):
+            out.append(f"group {path}: {sorted(only_before)} only before, "
                        f"{sorted(set(b) - set(a))} only after")
         for name in sorted(set(a) & set(b)):
             if len(out) >= MOST_DIFFERENCES:
                 return
-            compare_objects(a[name], b[name], path.rstrip("/") + "/" + name, out)
+            compare_objects(a[name], b[name], path.rstrip("/") + "/" + name, out, dropped)
 
 
 def compare_files(pa, pb):
-    """Every difference between two results files (at most MOST_DIFFERENCES), datasets first."""
+    """Every difference between two results files (at most MOST_DIFFERENCES), datasets first,
+    and whether the `exits` migration applied."""
     out = []
     with h5py.File(pa, "r") as a, h5py.File(pb, "r") as b:
-        compare_objects(a, b, "/", out)
-    return sorted(out, key=lambda d: (not d.startswith("dataset"), "/checksum:" in d))
+        dropped = exits_dropped(a, b)
+        compare_objects(a, b, "/", out, dropped)
+    return sorted(out, key=lambda d: (not d.startswith("dataset"), "/checksum:" in d)), dropped
 
 
 def summary_json(stdout):
@@ -549,8 +638,18 @@ def summary_json(stdout):
     return doc
 
 
-def info_text(text):
-    return "\n".join(l for l in text.splitlines() if not l.startswith(EXCLUDED_INFO_PREFIXES))
+def info_text(text, dropped=False):
+    """`twofold info` without its excluded lines (and, with the `exits` migration, without the
+    line listing /members/exits); the datasets of the `blocks` migration listed by their
+    number of elements, not their shape."""
+    def line(l):
+        words = l.split()
+        if words[:1] and words[0] in BLOCK_DATASETS and all(w.isdigit() for w in words[1::2]):
+            return f"  {words[0]} {int(np.prod([int(w) for w in words[1::2]]))} elements"
+        return l
+    return "\n".join(line(l) for l in text.splitlines()
+                     if not l.startswith(EXCLUDED_INFO_PREFIXES)
+                     and not (dropped and l.split()[:1] == ["/members/exits"]))
 
 
 def messages(stderr):
@@ -579,13 +678,13 @@ def compare_outcomes(ob, oa):
     if (ob.results is None) != (oa.results is None):
         return "DIFFERENT", "a results file from one binary only"
     if ob.results:
-        diffs = compare_files(ob.results, oa.results)
+        diffs, dropped = compare_files(ob.results, oa.results)
         if diffs:
             more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
             return "DIFFERENT", diffs[0] + more
-        if info_text(ob.info) != info_text(oa.info):
+        if info_text(ob.info, dropped) != info_text(oa.info):
             return "DIFFERENT", "twofold info differs: " + first_line_difference(
-                info_text(ob.info), info_text(oa.info))
+                info_text(ob.info, dropped), info_text(oa.info))
     jb, ja = summary_json(ob.stdout), summary_json(oa.stdout)
     if jb != ja:
         keys = sorted(k for k in set(jb or {}) | set(ja or {})
@@ -698,6 +797,65 @@ def plant_one_ulp(path):
     return copy
 
 
+def plant_old_layout(path, exits_width=None):
+    """A copy of a results file in the layout before the migrations: names joined with ',',
+    blocks flat, and (exits_width) an all-NaN /members/exits of that width put back, with the
+    checksum it gave.  Also returns a copy of that with one float of a migrated dataset (or
+    the checksum) moved by one ulp."""
+    old = path + ".old.h5"
+    shutil.copy(path, old)
+    with h5py.File(old, "r+") as f:
+        for apath in NAME_LISTS:
+            where, name = apath.rsplit("/", 1)
+            if where and where not in f:
+                continue
+            obj = f[where] if where else f
+            if name in obj.attrs and np.asarray(obj.attrs[name]).ndim == 1:
+                obj.attrs[name] = ",".join(text(v) for v in obj.attrs[name])
+        for dpath in BLOCK_DATASETS:
+            if dpath in f and f[dpath].ndim == 2:
+                data, attrs = f[dpath][()], dict(f[dpath].attrs)
+                del f[dpath]
+                f[dpath] = data.reshape(-1)
+                f[dpath].attrs.update(attrs)
+        if exits_width and "members/checksum" in f:
+            m = f["members"]
+            n = len(m["status"])
+            m["exits"] = np.full((n, exits_width), np.nan)
+            cols = f["members/checksum"].attrs["columns"].split(",") + ["exits"]
+            m["checksum"].attrs["columns"] = ",".join(cols)
+            m["checksum"][...] = fnv1a_rows(np.arange(n), m["status"][()],
+                                            [m[c][()] for c in cols])
+    planted = old + ".planted.h5"
+    shutil.copy(old, planted)
+    with h5py.File(planted, "r+") as f:
+        name = next(p.lstrip("/") for p in BLOCK_DATASETS + ["/members/checksum"]
+                    if p.lstrip("/") in f)
+        x = f[name][()]
+        x.reshape(-1)[0] = np.nextafter(x.reshape(-1)[0], np.inf) if x.dtype.kind == "f" \
+            else x.reshape(-1)[0] ^ np.uint64(1)
+        f[name][...] = x
+    return old, planted
+
+
+def self_test_migrations(runner, cases):
+    """An old-layout copy of each kept file is the same results as the file; one element
+    changed in a migrated dataset is still one difference."""
+    ok = True
+    for case in cases:
+        kept = os.path.join(runner.work, "before", case.name + ".h5")
+        with h5py.File(kept, "r") as f:
+            width = 8 if "members/checksum" in f and "members/exits" not in f else None
+        old, planted = plant_old_layout(kept, width)
+        same, dropped = compare_files(old, kept)
+        moved, _ = compare_files(planted, kept)
+        print(f"-- {case.name} in the old layout{' (all-NaN exits)' if width else ''}: "
+              f"{same or 'identical'}; with one element moved: {moved}")
+        ok &= not same and dropped == bool(width) and len(moved) == 1 and \
+            moved[0].startswith("dataset")
+    return ok
+
+
 def self_test(runner, exe, configs_dir):
     """`exe` (a Build) against itself: what must be identical is, what must differ does."""
     cases = cases_from(configs_dir, ",".join(SELF_TEST))
@@ -726,9 +884,10 @@ def self_test(runner, exe, configs_dir):
                                       ["integrator.rtol=-2"]), "DIFFERENT")
     for case in cases:
         kept = os.path.join(runner.work, "before", case.name + ".h5")
-        diffs = compare_files(kept, plant_one_ulp(kept))
+        diffs, _ = compare_files(kept, plant_one_ulp(kept))
         print(f"-- {case.name}: one float moved by one ulp: {diffs}")
         ok &= len(diffs) == 1 and diffs[0].startswith("dataset") and ": 1 of " in diffs[0]
+    ok &= self_test_migrations(runner, [c for c in cases if c.ranks == 1])
     print("self-test " + ("passed" if ok else "FAILED"))
     return ok
 

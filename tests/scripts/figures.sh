@@ -38,7 +38,7 @@ dist = np.linalg.norm(twofold_exits[:, 4:7] - x_star, axis=1)
 assert (dist < 1.2e-4).all(), dist.max()
 assert fig.exit_fraction_escaping(d["exits"], fields, p) == 1.0
 ev = f["members/event_log"][:].reshape(n, -1, int(f["members/event_log"].attrs["slot_width"]))
-kinds = f["members/event_log"].attrs["kinds"].split(",")
+kinds = list(f["members/event_log"].attrs["kinds"])
 meet = np.isin(ev[:, :, 1], [i for i, k in enumerate(kinds) if k.startswith("intersection_")])
 assert np.array_equal(d["meets"], ev[meet][:, 4:7]), "the full-stick marks are the logged arrivals"
 assert (np.abs(d["meets"][:, 1]) < 1e-12).all() and (np.abs(d["meets"][:, 2] - p["omega0"]) < 1e-12).all()

@@ -35,6 +35,36 @@ exe_version=$(env -u LD_LIBRARY_PATH "$PREFIX/bin/twofold" --version)
 [[ "$exe_version" == "twofold $want "* ]] && pass "installed executable runs: $exe_version" \
   || fail "installed twofold --version: '$exe_version', project version $want"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+
+# PETSc is in a module loaded on first use (src/step/ts_module.h): neither the executable nor the
+# library links it.  The installed executable loads the installed module, never the build
+# tree's: missing, it fails a PETSc TS config (2, naming the installed file) and no other;
+# writable by others, it is refused.
+module=$PREFIX/lib/twofold/libtwofold_ts.so
+[ -f "$module" ] || fail "not installed: lib/twofold/libtwofold_ts.so"
+for f in bin/twofold lib/libtwofold.so; do
+  ! ldd "$PREFIX/$f" | grep -i petsc && pass "$f does not link PETSc" || fail "$f links PETSc"
+done
+ldd "$module" | grep petsc >/dev/null && pass "lib/twofold/libtwofold_ts.so links PETSc" \
+  || fail "the module does not link PETSc: $(ldd "$module")"
+petsc_check() { # the installed `twofold check` of a PETSc TS config: its status, output in check.txt
+  env -u LD_LIBRARY_PATH "$PREFIX/bin/twofold" check "$CONFIGS/wheel-smoothed.yaml" >check.txt 2>&1
+}
+mv "$module" "$module.away"
+petsc_check && rc=0 || rc=$?
+env -u LD_LIBRARY_PATH "$PREFIX/bin/twofold" run "$CONFIG" -o no-module.h5 --quiet >no-module.txt 2>&1 \
+  && [ ! -s no-module.txt ] && pass "without the module a run that needs no PETSc works" \
+  || fail "without the module: $(cat no-module.txt)"
+mv "$module.away" "$module"
+[ "$rc" = 2 ] && grep -q "needs the PETSc TS module '.*/lib/twofold/libtwofold_ts.so'.*No such file" check.txt \
+  && pass "without the module a PETSc TS config fails naming the installed file" \
+  || fail "missing module: status $rc, $(cat check.txt)"
+chmod o+w "$module"
+petsc_check && rc=0 || rc=$?
+chmod o-w "$module"
+[ "$rc" = 2 ] && grep -qF "PETSc TS module '$(realpath "$module")'" check.txt && grep -q "may be written by others" check.txt \
+  && pass "a module writable by others is refused" || fail "writable module: status $rc, $(cat check.txt)"
+petsc_check && grep -q ok check.txt && pass "the installed module is loaded" || fail "installed module: $(cat check.txt)"
 [ "$(pkg-config --modversion twofold)" = "$want" ] && pass "pkg-config version $want" \
   || fail "pkg-config --modversion twofold: $(pkg-config --modversion twofold)"
 

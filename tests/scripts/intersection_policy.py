@@ -177,7 +177,7 @@ T.check(reg and all(r[4] == 3 for r in reg), f"every choice logged as regularise
 with h5py.File("regularised.h5", "r") as f:
     log = f["members/event_log"][...]
     log = log.reshape(log.shape[0], -1, int(f["members/event_log"].attrs["slot_width"]))
-    kinds = f["members/event_log"].attrs["kinds"].split(",")
+    kinds = list(f["members/event_log"].attrs["kinds"])
 
 
 def smoothed(eps):

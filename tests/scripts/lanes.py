@@ -8,7 +8,12 @@ field, with trajectory samples from the lanes' dense output) and on the smoothed
 oscillator under DOPRI5 (its lanes field, with hysteresis and without), and on a model.equations flow
 whose field uses every kind of operation and function (the lanes field the expression compiler
 emits beside the scalar one).  One Lorenz member is also
-held against scipy's DOP853 at tight tolerance, so the identity is one of right numbers."""
+held against scipy's DOP853 at tight tolerance, so the identity is one of right numbers.
+The opt-in column rejected_steps (output.columns) is the same on lanes 1 and 4, and every
+member's steps and rejected attempts are those of DOPRI5 and its PI controller written out
+here from their definition (a forced start, h0 = 2 on x' = -3x + 10 sin 3t, and the
+rejections the forcing brings later); a run that does not name the column does not write it."""
+import math
 import os
 import subprocess
 
@@ -132,6 +137,88 @@ t.check(err < 1e-5, f"lorenz member 7 at t = 4 within 1e-5 of scipy's DOP853 (of
 if samples is not None:
     serr = np.nanmax(np.abs(np.asarray(samples).reshape(5, -1)[:, -3:] - ref.y.T))
     t.check(serr < 1e-5, f"lorenz member 7's samples (dense output) within 1e-5 (off by {serr:.1e})")
+
+# rejected_steps against DOPRI5 and its controller written out from their definition
+C = [0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0]
+A = [[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
+     [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+     [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+     [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]
+E = [71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40]
+
+
+def dopri5_counts(f, x, t_end, h0, rtol, atol):
+    """Accepted steps and rejected attempts of Dormand-Prince 5(4) on a scalar x' = f(t, x) from
+    t = 0 with first step h0, under Hairer's PI controller (safety 0.9, beta 0.04, exponent
+    1/5 - 0.75 beta, step ratio in [1/5, 10]; a rejection shrinks by at most 5), the last step
+    cut to end at t_end."""
+    expo1, beta, safety, fac_lo, fac_hi = 0.2 - 0.75 * 0.04, 0.04, 0.9, 0.1, 5.0
+    t, h_next, log_prev, steps, rejected = 0.0, h0, math.log(1e-4), 0, 0
+    k0 = f(t, x)
+    while t < t_end:
+        steps += 1
+        while True:
+            h = h_next
+            last = t + h >= t_end
+            h = t_end - t if last else h
+            k = [k0]
+            for row in A[1:]:
+                acc = 0.0
+                for a, kj in zip(row, k):
+                    acc += a * kj
+                k.append(f(t + C[len(k)] * h, x + h * acc))
+            x_new = x + h * acc  # row 6 is b (first same as last)
+            v = h * (E[0] * k[0] + E[2] * k[2] + E[3] * k[3] + E[4] * k[4] + E[5] * k[5]
+                     + E[6] * k[6])
+            err = abs(v / (atol + rtol * max(abs(x), abs(x_new))))
+            log_err = math.log(max(err, 1e-16))
+            if err <= 1.0:
+                fac = min(fac_hi, max(fac_lo, math.exp(expo1 * log_err - beta * log_prev) / safety))
+                log_prev = max(log_err, math.log(1e-4))
+                if not last or h / fac > h_next:
+                    h_next = h / fac
+                t = t_end if last else t + h
+                x, k0 = x_new, k[6]
+                break
+            rejected += 1
+            h_next = h / min(fac_hi, math.exp(expo1 * log_err) / safety)
+    return steps, rejected
+
+
+FORCED = t.write("forced.yaml", """job: ensemble
+model:
+  equations:
+    name: forced-decay
+    state: [x]
+    parameters: {lam: {default: 3}}
+    field:
+      x: "-lam*x + 10*sin(3*t)"
+initial:
+  state: [1]
+  spread: 0.5
+integrator:
+  t_end: 12
+  h0: 2
+  rtol: 1.0e-6
+  atol: 1.0e-9
+ensemble:
+  members: 12
+output:
+  columns: [initial_state, steps, rejected_steps]
+""")
+t.run(FORCED, "forced-1.h5", "integrator.lanes=1")
+t.run(FORCED, "forced-4.h5", "integrator.lanes=4")
+same_files("forced", "forced-1.h5", "forced-4.h5")
+with h5py.File("forced-1.h5") as f:
+    x0 = f["members/initial_state"][()].reshape(-1)
+    got = list(zip(f["members/steps"][()], f["members/rejected_steps"][()]))
+want = [dopri5_counts(lambda s, y: -3.0 * y + 10.0 * math.sin(3.0 * s), float(x), 12.0, 2.0,
+                      1e-6, 1e-9) for x in x0]
+t.check(got == want and sum(r for _, r in want) > 3 * len(want),
+        f"rejected_steps: (steps, rejected) of every member as DOPRI5's controller gives them "
+        f"({sum(r for _, r in got)} rejections in all; got {got[:3]}..., want {want[:3]}...)")
+with h5py.File("lorenz-1.h5") as f:
+    t.check("members/rejected_steps" not in f, "rejected_steps: written only where named")
 
 # integrator.lanes takes auto, 1, 4, 8 or 16 and names the key otherwise
 res = subprocess.run([t.TWOFOLD, "run", LORENZ, "-o", "bad.h5", "--overwrite", "--set",

@@ -125,9 +125,9 @@ def ensemble_obs(path):
         m = f["members"]
         n = m["status"].shape[0]
         log, ex, tr = m["event_log"], m["exits"], m["trajectory"]
-        fields, kinds = log.attrs["fields"].split(","), log.attrs["kinds"].split(",")
+        fields, kinds = list(log.attrs["fields"]), list(log.attrs["kinds"])
         ev = log[:].reshape(n, -1, int(log.attrs["slot_width"]))
-        xf = ex.attrs["fields"].split(",")
+        xf = list(ex.attrs["fields"])
         exits = ex[:].reshape(n, -1, int(ex.attrs["slot_width"]))
         ts = np.linspace(tr.attrs["t0"], tr.attrs["t_end"], int(tr.attrs["samples"]))
         x = tr[:].reshape(n, len(ts), 3)

@@ -123,8 +123,8 @@ T.check(np.array_equal(table["member"], np.arange(MEMBERS)) and
         f"events(): one long table, {len(table)} rows (member, t, kind, ...), padding dropped")
 # the same decoded here from the raw dataset
 raw = res.dataset("members/event_log")
-fields = raw.attrs["fields"].split(",")
-kinds = raw.attrs["kinds"].split(",")
+fields = list(raw.attrs["fields"])
+kinds = list(raw.attrs["kinds"])
 slots = raw[()].reshape(MEMBERS, -1, int(raw.attrs["slot_width"]))
 kept = slots[~np.isnan(slots[:, :, 0])]
 T.check(slots.shape[1] == 4 and len(kept) == len(table) and

@@ -33,7 +33,9 @@ def expect(r, code, *words, what):
 
 def h5attrs(path):
     with h5py.File(path, "r") as f:
-        return {k: f.attrs[k] for k in f.attrs}, int(f["members/done"][()].sum())
+        # a list of names (state_names) compares as a list
+        return {k: v.tolist() if hasattr(v, "tolist") else v for k, v in f.attrs.items()}, \
+            int(f["members/done"][()].sum())
 
 
 # --- values, not spelling --------------------------------------------------------------------

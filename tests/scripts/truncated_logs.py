@@ -13,6 +13,9 @@ open_question.py).
    counts are identical; every statistic read from the short logs equals the one from the
    complete logs on the members it reports, and the members it reports lost are exactly
    those whose first return (found here in the complete exit log) is draw 9 or later.
+   wheel_fig5.py and wheel_recurrence.py count the arrivals at full stick alike on one file
+   (one count: filippov_logs.EnsembleLogs).  File 1 names its kinds and fields in the older
+   layout (one comma-joined string), file 2 in the current one (arrays of strings).
 """
 import json
 import os
@@ -169,6 +172,11 @@ T.check(a["first_return"]["lost"] == sum(want_lost) and b["first_return"]["lost"
 title_short = wheel_fig5.title(wheel_fig5.load("short.h5"))
 title_full = wheel_fig5.title(wheel_fig5.load("full.h5"))
 arrivals = int(full.count(*full.intersection_kinds()).sum())
+fig5 = wheel_fig5.load("full.h5")
+T.check(fig5["meet_count"] == b["full_stick"]["arrivals"] == arrivals and
+        fig5["meet_members"] == b["full_stick"]["members"] and arrivals > 0,
+        f"wheel_fig5 and wheel_recurrence count full stick alike on one file: {arrivals} "
+        f"arrivals by {fig5['meet_members']} members (one count, filippov_logs.EnsembleLogs)")
 T.check(f"{arrivals} times" in title_short and f"{arrivals} times" in title_full
         and "drawn: the logged" in title_short and "drawn" not in title_full,
         f"wheel_fig5: the title counts {arrivals} arrivals at full stick from the counts with "

@@ -42,7 +42,7 @@ assert (np.abs(x[st == 7, 1]) < 1e-9).all() and (np.abs(x[st == 7, 2] + 1) < 1e-
 assert (st == 1).sum() >= 0.9 * len(st), st
 # full stick: reached by every member soon after leaving the two-fold, logged with a verdict
 log = f["members/event_log"][...].reshape(24, -1, f["members/event_log"].attrs["slot_width"])
-kinds = f["members/event_log"].attrs["kinds"].split(",")
+kinds = list(f["members/event_log"].attrs["kinds"])
 meet = np.isin(log[:, :, 1], [kinds.index(k) for k in kinds if k.startswith("intersection_")])
 assert meet.any(axis=1).all(), "a member never reaches full stick"
 first = np.array([row[m][0, 0] for row, m in zip(log, meet)])
@@ -54,7 +54,7 @@ assert s["events"]["intersection_pass"] + s["events"]["intersection_choice"] > 0
 # singularity by the sliding flow after passing full stick
 assert (visits >= 1).sum() >= 1, visits
 ex = f["members/exits"][...].reshape(24, -1, 7)
-assert f["members/exits"].attrs["fields"] == "t,u,side,kind,r,v,omega"
+assert list(f["members/exits"].attrs["fields"]) == ["t", "u", "side", "kind", "r", "v", "omega"]
 u, kind = ex[:, :, 1][~np.isnan(ex[:, :, 1])], ex[:, :, 3][~np.isnan(ex[:, :, 1])]
 # the exit log holds every draw: exits from the two-fold (kind 0) and choices at full stick (1)
 assert (kind == 0).sum() == s["events"]["exit"], (kind, s["events"])

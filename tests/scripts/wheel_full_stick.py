@@ -89,7 +89,7 @@ output: {{trajectory_samples: 2651, event_log: 16}}
 T.run(cfg, "filippov.h5")
 with h5py.File("filippov.h5", "r") as f:
     log = f["members/event_log"][0].reshape(-1, int(f["members/event_log"].attrs["slot_width"]))
-    kinds = f["members/event_log"].attrs["kinds"].split(",")
+    kinds = list(f["members/event_log"].attrs["kinds"])
     x_engine = f["members/final_state"][0]
     status = int(f["members/status"][0])
 log = log[~np.isnan(log[:, 0])]
@@ -108,7 +108,7 @@ T.check(not crossing_at_i, f"no crossing logged at full stick ({crossing_at_i})"
 tr = T.run(cfg, "trajectory.h5", "job=trajectory", "output.samples=2651")
 with h5py.File("trajectory.h5", "r") as f:
     tr_events, tr_state = f["trajectory/events"][...], f["trajectory/state"][...]
-    tr_kinds = f["trajectory/events"].attrs["kinds"].split(",")
+    tr_kinds = list(f["trajectory/events"].attrs["kinds"])
 with h5py.File("filippov.h5", "r") as f:
     ens_traj = f["members/trajectory"][0].reshape(-1, 3)
 T.check(tr["member_status"] == "ok" and tr["events"]["intersection_pass"] == 1,

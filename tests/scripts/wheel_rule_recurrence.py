@@ -47,7 +47,7 @@ for r in out["results"]:
         policy = f.attrs["intersection_policy"]
         visits = f["members/twofold_visits"][:]
         ex = f["members/exits"]
-        fields = ex.attrs["fields"].split(",")
+        fields = list(ex.attrs["fields"])
         rows = ex[:].reshape(len(visits), -1, int(ex.attrs["slot_width"]))
     kind, side = fields.index("kind"), fields.index("side")
     s = r["stats"]
