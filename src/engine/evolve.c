@@ -32,6 +32,7 @@ struct tf_evolve {
   size_t m, na;
   bool saltation;
   bool tangent_collapsed; /* this run put the tangent vectors into T Sigma (sliding) */
+  bool stop;              /* tf_evolve_request_stop */
   double *aug, *f1, *f2, *probe;
   double *jac; /* n x n: the slip Jacobian of the current state, when the kernel gives it */
 };
@@ -408,6 +409,7 @@ static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode fro
 /* The transition at event `which` of the current mode (event_values' order). */
 static int transition(void *ctx, int which, double t, double *x) {
   tf_evolve *e = ctx;
+  if (e->stop) return TF_MEMBER_PENDING;
   tf_mode next = e->mode;
   if (e->mode == TF_MODE_ALONG_MEET) {
     const int status = leave_meet(e, t, x, &next);
@@ -455,6 +457,11 @@ static int storm_status(void *ctx, const double *x) {
              : TF_MEMBER_ZENO;
 }
 
+static int after_step(void *ctx) {
+  const tf_evolve *e = ctx;
+  return e->stop ? TF_MEMBER_PENDING : TF_MEMBER_OK;
+}
+
 static void step_done(void *ctx, double t0, double t1) {
   tf_evolve *e = ctx;
   if (e->on_step) e->on_step(e->ctx, e, t0, t1);
@@ -484,6 +491,7 @@ static const tf_event_loop_ops loop_ops = {.rhs = rhs,
                                            .field = current_field,
                                            .events = event_values,
                                            .transition = transition,
+                                           .after_step = after_step,
                                            .on_step = step_done,
                                            .storm_status = storm_status,
                                            .before_qr = project_sliding_tangents};
@@ -555,6 +563,10 @@ void tf_evolve_set_step_callback(tf_evolve *e, tf_step_fn on_step) {
   e->on_step = on_step;
 }
 
+void tf_evolve_request_stop(tf_evolve *e) {
+  e->stop = true;
+}
+
 void tf_evolve_dense(const tf_evolve *e, double t, double *x) {
   tf_stepper_dense(tf_event_loop_stepper(e->loop), t, x);
 }
@@ -568,7 +580,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
                        : tf_evolve_initial_mode(e, x);
   if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x), start_sliding(e, x);
   e->res = &res;
-  e->tangent_collapsed = false;
+  e->tangent_collapsed = false, e->stop = false;
   const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
   res.tangent_collapsed = e->tangent_collapsed;
   e->res = NULL;

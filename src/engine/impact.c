@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_reset.h"
 #include "kinds.h"
 #include "max_dim.h"
 #include "observable.h"
@@ -34,7 +35,10 @@ struct tf_impact {
   double stick_start; /* start of the current sticking interval */
   tf_impact_result res;
   tf_observable *section_function; /* TF_SECTION_FUNCTION */
-  bool stop;                       /* the observer asked to end the run */
+  bool resets;                     /* the section has a reset map */
+  tf_event_reset reset;
+  long storm_events; /* impacts and section resets: the loop's Zeno count */
+  bool stop;         /* the observer asked to end the run */
   tf_impact_observer observer;
   void *observer_ctx;
   tf_impact_sampler sampler;
@@ -55,6 +59,8 @@ void tf_impact_options_default(tf_impact_options *o) {
   o->section_component = 0;
   o->section_level = 0.0;
   o->section_direction = 0;
+  o->section_function = NULL;
+  o->section_reset.count = 0;
 }
 
 /* --- fields ------------------------------------------------------------------------------ */
@@ -137,6 +143,7 @@ static int loop_events(void *ctx, double t, const double *x, double *g) {
     g[i] = e->k->impact->surface(i, x, e->p, NULL) + (e->armed[i] ? 0.0 : e->o.contact_tol);
   if (e->o.section == TF_SECTION_NONE) return ns;
   g[ns] = e->section_sign * section_value(e, t, x);
+  if (e->resets) g[ns] += tf_event_reset_offset(&e->reset);
   return ns + 1;
 }
 
@@ -187,6 +194,28 @@ static int notify(tf_impact *e, tf_impact_event kind, int surface, double t, con
 
 static void reset_section_sign(tf_impact *e, double t, const double *x) {
   if (e->o.section != TF_SECTION_NONE) e->section_sign = section_value(e, t, x) >= 0 ? 1 : -1;
+  e->reset.armed = true;
+}
+
+static double section_at(void *ctx, double t, const double *x) {
+  return section_value(ctx, t, x);
+}
+
+/* The section's reset at its event (t, x): the new state must be finite and admissible. */
+static int section_reset(tf_impact *e, double t, double *x) {
+  int st = tf_event_reset_apply(&e->reset, e->p, section_at, e, t, x, &e->section_sign,
+                                &e->step_limit, e->res.message, sizeof e->res.message);
+  for (int i = 0; st == TF_MEMBER_OK && i < e->nimpacts; i++) {
+    const double h = e->k->impact->surface(i, x, e->p, NULL);
+    if (h < -e->o.contact_tol * fmax(1.0, fabs(x[0]))) {
+      snprintf(e->res.message, sizeof e->res.message,
+               "the reset map (poincare.reset) leaves the admissible set at t = %.9g (impact "
+               "surface %d: h = %.3g < 0)",
+               t, i, h);
+      st = TF_MEMBER_FAILED;
+    }
+  }
+  return st;
 }
 
 /* --- sticking -------------------------------------------------------------------------------- */
@@ -349,7 +378,7 @@ static int impact(tf_impact *e, int i, double t, double *x) {
   if (e->m) saltation(e, x, u);
   memcpy(x, e->xplus, n * sizeof *x);
   if (w > 0) leave_surface(e, i, t, x, w);
-  e->res.impacts++;
+  e->res.impacts++, e->storm_events++;
   int st = notify(e, TF_IMPACT_HIT, i, t, x);
   if (st != TF_MEMBER_OK) return st;
   if (complete_chattering(e, i, t, x, -u))
@@ -380,6 +409,11 @@ static int loop_transition(void *ctx, int which, double t, double *x) {
     const int crossing = -e->section_sign;
     if (e->o.section_direction == 0 || e->o.section_direction == crossing) {
       e->res.sections++;
+      if (e->resets) { /* the reset sets the section's side and arming itself */
+        e->storm_events++;
+        st = section_reset(e, t, x);
+        return st == TF_MEMBER_OK ? notify(e, TF_IMPACT_SECTION, -1, t, x) : st;
+      }
       st = notify(e, TF_IMPACT_SECTION, -1, t, x);
     }
   }
@@ -405,6 +439,7 @@ static void loop_on_step(void *ctx, double t0, double t1) {
   if (e->mode == MODE_FREE) {
     tf_stepper_dense(s, t1, e->fd);
     rearm(e, e->fd);
+    if (e->resets) tf_event_reset_rearm(&e->reset, e->section_sign * section_value(e, t1, e->fd));
   }
   if (!e->sampler) return;
   for (; e->next_sample < e->n_samples; e->next_sample++) {
@@ -439,20 +474,25 @@ static void loop_start_tangents(void *ctx, double *x, bool continued) {
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o) {
   /* a flow recorded at events runs here too, with no impact surfaces */
   const int nimpacts = k->kind == TF_MODEL_IMPACT ? (int)k->impact->nimpacts : 0;
+  const bool resets = o->section_reset.count > 0;
   if (!tf_model_rhs(k) || nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS || k->dim > TF_MAX_DIM ||
-      m > k->dim)
+      m > k->dim || (resets && m > 0))
     return NULL;
   tf_impact *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   const size_t n = k->dim, na = n + n * m;
   e->k = k, e->n = n, e->m = m, e->o = *o, e->nimpacts = nimpacts;
   e->o.section_function = NULL; /* the caller's text, gone after this call */
+  e->o.section_reset.count = 0;
   tf_error why;
-  if (o->section == TF_SECTION_FUNCTION &&
-      !(e->section_function = tf_observable_parse(k, o->section_function, &why))) {
+  if ((o->section == TF_SECTION_FUNCTION &&
+       !(e->section_function = tf_observable_parse(k, o->section_function, &why))) ||
+      (resets && tf_event_reset_init(&e->reset, k, &o->section_reset, o->contact_tol))) {
+    tf_observable_destroy(e->section_function);
     free(e);
     return NULL;
   }
+  e->resets = resets;
   if (e->o.chatter_impacts < 3) e->o.chatter_impacts = 3;
   if (e->o.chatter_impacts > HISTORY) e->o.chatter_impacts = HISTORY;
   e->f = calloc(8 * n + 2 * n * n + na, sizeof *e->f);
@@ -486,6 +526,7 @@ void tf_impact_destroy(tf_impact *e) {
   if (!e) return;
   tf_event_loop_destroy(e->loop);
   tf_observable_destroy(e->section_function);
+  tf_event_reset_free(&e->reset);
   free(e->f);
   free(e);
 }
@@ -531,7 +572,8 @@ bool tf_impact_begin(tf_impact *e, const double *p, double t0, double *x, double
   }
   reset_section_sign(e, t0, x);
   if (e->sampler && e->n_samples > 0 && t_end <= t0) e->sampler(e->sampler_ctx, t0, x);
-  tf_event_loop_begin(e->loop, t0, x, t_end, &e->res.impacts);
+  e->storm_events = 0;
+  tf_event_loop_begin(e->loop, t0, x, t_end, &e->storm_events);
   return true;
 }
 

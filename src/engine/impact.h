@@ -26,12 +26,14 @@
 
 #include "event_loop.h"
 #include "kernel.h"
+#include "observable.h"
 
 typedef enum tf_impact_event {
   TF_IMPACT_HIT = 0,          /* an impact; x is the state after the reset */
   TF_IMPACT_ACCUMULATION = 1, /* a chattering sequence completed; t is its accumulation time */
   TF_IMPACT_RELEASE = 2,      /* sticking ended (the contact force changed sign) */
-  TF_IMPACT_SECTION = 3       /* the Poincaré section was crossed in the chosen direction */
+  TF_IMPACT_SECTION = 3       /* the Poincaré section was crossed in the chosen direction (x:
+                               * after the section's reset, if it has one) */
 } tf_impact_event;
 
 typedef enum tf_section_kind {
@@ -56,6 +58,9 @@ typedef struct tf_impact_options {
   int section_direction;
   const char *section_function; /* TF_SECTION_FUNCTION: its text (observable.h), parsed by
                                  * tf_impact_create; it need not outlive that call */
+  /* count > 0: the state is reset at every section event in section_direction
+   * (event_reset.h), the observer seeing the state after the reset; texts as above */
+  tf_reset_spec section_reset;
 } tf_impact_options;
 
 /* Defaults of the options (loop options from the caller). */
@@ -87,7 +92,8 @@ typedef struct tf_impact tf_impact;
 
 /* An engine for kernel k (an impact kernel, or a flow without impacts run only for its
  * Poincaré section) with m <= dim tangent vectors; NULL if k has more than three impact
- * surfaces or lacks one of the impact functions. */
+ * surfaces or lacks one of the impact functions, or with tangent vectors and a section reset
+ * (its saltation is not written). */
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o);
 void tf_impact_destroy(tf_impact *e);
 

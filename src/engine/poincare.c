@@ -3,10 +3,12 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kinds.h"
+#include "max_dim.h"
 #include "observable.h"
 #include "status.h"
 
@@ -32,21 +34,98 @@ static int state_index(tf_config *cfg, const tf_kernel *k, const char *key, int 
   return 0;
 }
 
-/* poincare.function: read and checked here, where a mistake can name its key; the engine
- * parses it again (tf_impact_create). */
-static int event_function(tf_config *cfg, const tf_kernel *k, const char **text, tf_error *err) {
-  if (tf_config_get_string(cfg, "poincare.function", NULL, NULL, text, err)) return -1;
+/* An expression of the config, checked here, where a mistake can name its key; the engine
+ * parses it again (tf_impact_create, pws_section.c). */
+static int check_expression(tf_config *cfg, const tf_kernel *k, const char *key, const char *text,
+                            const char *meaning, tf_error *err) {
   tf_error why;
-  tf_observable *f = tf_observable_parse(k, *text, &why);
+  tf_observable *f = tf_observable_parse(k, text, &why);
   if (f) {
     tf_observable_destroy(f);
     return 0;
   }
   char where[256];
-  return tf_fail(err,
-                 "%s: key 'poincare.function': %.900s (the event is where this expression of "
-                 "the state, the model's outputs and parameters, and t crosses zero)",
-                 tf_config_where(cfg, "poincare.function", where, sizeof where), why.msg);
+  return tf_fail(err, "%s: key '%s': %.800s (%s)", tf_config_where(cfg, key, where, sizeof where),
+                 key, why.msg, meaning);
+}
+
+static int event_function(tf_config *cfg, const tf_kernel *k, const char **text, tf_error *err) {
+  if (tf_config_get_string(cfg, "poincare.function", NULL, NULL, text, err)) return -1;
+  return check_expression(cfg, k, "poincare.function", *text,
+                          "the event is where this expression of the state, the model's outputs "
+                          "and parameters, and t crosses zero",
+                          err);
+}
+
+/* poincare.reset: a mapping from state component to the expression of its new value. */
+static int reset_map(tf_config *cfg, const tf_kernel *k, tf_reset_spec *r, tf_error *err) {
+  const char *names[TF_MAX_DIM + 1];
+  size_t n;
+  char key[300], where[256];
+  if (tf_config_keys(cfg, "poincare.reset", names, TF_MAX_DIM + 1, &n, err)) return -1;
+  if (n == 0 || n > k->dim)
+    return tf_fail(err,
+                   "%s: key 'poincare.reset': expected a mapping from state component to the "
+                   "expression of its value after the event, e.g. {v: \"-0.8*v\"} (1 to %zu "
+                   "entries)",
+                   tf_config_where(cfg, "poincare.reset", where, sizeof where), k->dim);
+  for (size_t i = 0; i < n; i++) {
+    snprintf(key, sizeof key, "poincare.reset.%s", names[i]);
+    const int c = k->state_names ? tf_kernel_state_index(k, names[i]) : -1;
+    if (c < 0) {
+      char known[512];
+      tf_join_state_names(k, known, sizeof known);
+      return tf_fail(err, "%s: key '%s': model '%s' has no state component '%s' (known: %s)",
+                     tf_config_where(cfg, key, where, sizeof where), key, k->name, names[i], known);
+    }
+    r->component[i] = c;
+    if (tf_config_get_string(cfg, key, NULL, NULL, &r->expr[i], err) ||
+        check_expression(cfg, k, key, r->expr[i],
+                         "the new value of a component is this expression of the state before "
+                         "the event, the model's outputs and parameters, and t",
+                         err))
+      return -1;
+  }
+  r->count = (int)n;
+  return 0;
+}
+
+/* poincare.action (read only when given, so a config without it runs and records as before)
+ * and, with reset, poincare.reset. */
+static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only,
+                        tf_poincare_spec *s, tf_error *err) {
+  static const char *const actions[] = {"stop", "log", "reset", NULL};
+  const bool filippov = k->kind == TF_MODEL_FILIPPOV || k->kind == TF_MODEL_SWITCHES;
+  const char *action = filippov ? "log" : "stop";
+  char where[256];
+  if (tf_config_has(cfg, "poincare.action") &&
+      tf_config_get_string(cfg, "poincare.action", NULL, actions, &action, err))
+    return -1;
+  s->action = strcmp(action, "stop") == 0  ? TF_POINCARE_STOP
+              : strcmp(action, "log") == 0 ? TF_POINCARE_LOG
+                                           : TF_POINCARE_RESET;
+  if (s->action != TF_POINCARE_RESET) {
+    if (!tf_config_has(cfg, "poincare.reset")) return 0;
+    return tf_fail(err,
+                   "%s: key 'poincare.reset' is a reset map, used only with "
+                   "poincare.action: reset (the action is '%s')",
+                   tf_config_where(cfg, "poincare.reset", where, sizeof where), action);
+  }
+  if (filippov)
+    return tf_fail(err,
+                   "%s: key 'poincare.action': reset is not defined for a Filippov model ('%s'): "
+                   "its switching surfaces change the field, not the state, and its sliding and "
+                   "two-fold rules assume a continuous state; write 'log' or 'stop', or model "
+                   "the jump as an impact kernel (docs/IMPACTS.md) or a smooth flow with this "
+                   "reset",
+                   tf_config_where(cfg, "poincare.action", where, sizeof where), k->name);
+  if (on_impacts_only)
+    return tf_fail(err,
+                   "%s: key 'poincare.action': reset needs an event of the section's own "
+                   "(poincare.event function, level or extremum, or impact+...): the impacts "
+                   "reset the state by the model's own map",
+                   tf_config_where(cfg, "poincare.action", where, sizeof where));
+  return reset_map(cfg, k, &s->impact.section_reset, err);
 }
 
 int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
@@ -115,7 +194,7 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
     return -1;
   o->section_component = s->component;
   o->section_direction = strcmp(direction, "up") == 0 ? 1 : strcmp(direction, "down") == 0 ? -1 : 0;
-  return 0;
+  return event_action(cfg, k, o->section == TF_SECTION_NONE, s, err);
 }
 
 /* The recorded values of the compared component repeat with period P over the last 4 P. */
@@ -139,10 +218,11 @@ void tf_poincare_recorder_start(tf_poincare_recorder *r, const tf_poincare_spec 
   rec->recorded = 0, rec->period = 0;
   if (s->record && rec->samples)
     for (long long i = 0; i < s->count * (long long)w; i++) rec->samples[i] = NAN;
-  *r = (tf_poincare_recorder){.s = s, .dim = dim, .rec = rec, .seen = 0};
+  *r = (tf_poincare_recorder){.s = s, .dim = dim, .rec = rec, .seen = 0, .full = false};
 }
 
 int tf_poincare_recorder_add(tf_poincare_recorder *pr, double t, const double *x) {
+  if (pr->full) return 1; /* a member that runs on (poincare.action log, reset) */
   if (pr->seen++ < pr->s->transient) return 0;
   tf_poincare_record *r = pr->rec;
   const size_t n = pr->dim, w = 1 + n;
@@ -150,7 +230,7 @@ int tf_poincare_recorder_add(tf_poincare_recorder *pr, double t, const double *x
   row[0] = t;
   memcpy(row + 1, x, n * sizeof *x);
   r->recorded++;
-  if (r->recorded == pr->s->count) return 1;
+  if (r->recorded == pr->s->count) return pr->full = true;
   if (pr->s->tol > 0 && (r->period = find_period(pr)) > 0) {
     /* the periodic continuation fills the rest (times included, one period apart) */
     const long long P = r->period;
@@ -159,7 +239,7 @@ int tf_poincare_recorder_add(tf_poincare_recorder *pr, double t, const double *x
       memcpy(r->samples + j * w, r->samples + (j - P) * w, w * sizeof *r->samples);
       r->samples[j * w] += T;
     }
-    return 1;
+    return pr->full = true;
   }
   return 0;
 }
@@ -170,7 +250,8 @@ static int observe(void *ctx, tf_impact_event kind, int surface, double t, const
   if (!pc->s.record) return 0;
   const bool counted = kind == TF_IMPACT_SECTION || (kind == TF_IMPACT_HIT && pc->s.on_impacts);
   if (!counted) return 0;
-  return tf_poincare_recorder_add(&pc->recorder, t, x);
+  const int full = tf_poincare_recorder_add(&pc->recorder, t, x);
+  return pc->s.action == TF_POINCARE_STOP ? full : 0;
 }
 
 tf_poincare *tf_poincare_create(const tf_kernel *k, const tf_poincare_spec *s) {

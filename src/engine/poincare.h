@@ -19,8 +19,16 @@
 
 enum { TF_POINCARE_MAX_PERIOD = 16 };
 
+/* What a recorded event does (poincare.action). */
+typedef enum tf_poincare_action {
+  TF_POINCARE_STOP = 0, /* the member ends at the count-th recorded event */
+  TF_POINCARE_LOG = 1,  /* the events are recorded and the member runs on to t_end */
+  TF_POINCARE_RESET = 2 /* as log, the state reset at every section event (impact.section_reset) */
+} tf_poincare_action;
+
 typedef struct tf_poincare_spec {
   tf_impact_options impact;
+  tf_poincare_action action;
   bool record;         /* poincare.event given */
   bool on_impacts;     /* impacts are recorded events */
   long long transient; /* events skipped */
@@ -49,6 +57,7 @@ typedef struct tf_poincare_recorder {
   size_t dim;
   tf_poincare_record *rec;
   long long seen; /* counted events */
+  bool full;      /* the slots are filled: later events are not recorded */
 } tf_poincare_recorder;
 
 /* Starts recording into rec (its samples NaN-filled, counts cleared). */

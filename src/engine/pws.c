@@ -267,9 +267,26 @@ static void sample_step(member_run *mr, double ta, double tb) {
 }
 
 static void watched_step(member_run *mr, double ta, double tb) {
-  const tf_pws_watch *watch = mr->pws->watch;
-  if (mr->pws->trajectory_samples > 0) sample_step(mr, ta, tb);
-  if (watch && watch->step) watch->step(watch->ctx, mr->pws, ta, tb);
+  tf_pws *pws = mr->pws;
+  const tf_pws_watch *watch = pws->watch;
+  if (pws->trajectory_samples > 0) sample_step(mr, ta, tb);
+  if (!watch || !watch->step || watch->stop) return;
+  watch->step(watch->ctx, pws, ta, tb);
+  if (!watch->stop) return;
+  if (pws->switches)
+    tf_switches_request_stop(pws->switches);
+  else
+    tf_evolve_request_stop(pws->evolve);
+}
+
+/* A member its watch stopped ends where the watch said (the engine ran to a step end after
+ * it, integrating and logging nothing beyond). */
+static int watched_end(const tf_pws *pws, int status, double *x, tf_pws_record *rec) {
+  const tf_pws_watch *watch = pws->watch;
+  if (!watch || !watch->stop) return status;
+  memcpy(x, watch->x_stop, pws->model.kernel->dim * sizeof *x);
+  rec->t_final = watch->t_stop;
+  return TF_MEMBER_OK;
 }
 
 static void on_step(void *ctx, const tf_evolve *e, double ta, double tb) {
@@ -338,8 +355,9 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
     memcpy(rec->trajectory, x, n * sizeof *x);
     mr.next_sample = 1;
   }
+  if (pws->watch) pws->watch->stop = false;
   if (pws->switches) {
-    const int status = run_switches(pws, &mr, x, rec);
+    const int status = watched_end(pws, run_switches(pws, &mr, x, rec), x, rec);
     memcpy(rec->final_state, x, n * sizeof *x);
     return status;
   }
@@ -347,12 +365,13 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
   tf_evolve_set_choice(pws->evolve, on_choice);
   tf_evolve_set_step_callback(pws->evolve, steps_watched(pws) ? on_step : NULL);
   const tf_evolve_result r = tf_evolve_run(pws->evolve, pws->t0, x, pws->t_end, side);
-  memcpy(rec->final_state, x, n * sizeof *x);
   rec->t_final = r.t;
+  const int status = watched_end(pws, r.status, x, rec);
+  memcpy(rec->final_state, x, n * sizeof *x);
   rec->steps = r.steps;
   rec->rhs_evals = r.rhs_evals, rec->rejected = r.rejected;
   rec->final_mode = r.mode;
   memcpy(rec->counts, r.counts, sizeof rec->counts);
   if (pws->at_twofold) rec->counts[TF_EVENT_EXIT]++;
-  return r.status;
+  return status;
 }

@@ -45,11 +45,15 @@ typedef struct tf_pws {
 
 /* An observer of a member's run (pws_section.h: Poincare sections and sliding): `step` sees
  * every accepted step, whose dense output tf_pws_dense gives on [ta, tb]; `event` every event,
- * with the modes before and after (the event log's codes).  Either may be NULL. */
+ * with the modes before and after (the event log's codes).  Either may be NULL.  A step that
+ * sets `stop` ends the member at (t_stop, x_stop), a time in that step: nothing after it is
+ * integrated or logged, and the member's status is ok. */
 typedef struct tf_pws_watch {
   void (*step)(void *ctx, const struct tf_pws *pws, double ta, double tb);
   void (*event)(void *ctx, double t, int from, int to, const double *x);
   void *ctx;
+  bool stop;
+  double t_stop, x_stop[TF_MAX_DIM];
 } tf_pws_watch;
 
 /* The dense output of the step a member just took, at t in it. */

@@ -11,6 +11,7 @@
 #include "event_locate.h"
 #include "evolve.h"
 #include "max_dim.h"
+#include "observable.h"
 #include "switches.h"
 
 /* Dense-output points per step at which the section function is sampled: a step may hold two
@@ -22,6 +23,7 @@ struct tf_pws_section {
   tf_poincare_spec spec;
   tf_pws_watch watch;
   gsl_root_fsolver *root;
+  tf_observable *function; /* poincare.event function: its expression */
   int surfaces;
   long slide_slots;
   /* the member being run */
@@ -44,10 +46,11 @@ long tf_pws_section_slide_slots(const tf_poincare_spec *spec) {
 int tf_pws_section_check(const tf_poincare_spec *spec, tf_config *cfg, const tf_pws *pws,
                          tf_error *err) {
   char where[256];
-  if (spec->impact.section != TF_SECTION_LEVEL)
+  if (spec->impact.section != TF_SECTION_LEVEL && spec->impact.section != TF_SECTION_FUNCTION)
     return tf_fail(err,
-                   "%s: key 'poincare.event': a Filippov model ('%s') is recorded at level "
-                   "crossings only; write 'level' with poincare.component and poincare.level",
+                   "%s: key 'poincare.event': a Filippov model ('%s') is recorded at crossings "
+                   "of a level or of an expression only; write 'level' (with poincare.component "
+                   "and poincare.level) or 'function' (with poincare.function)",
                    tf_config_where(cfg, "poincare.event", where, sizeof where),
                    pws->model.kernel->name);
   if (pws->has_twofold || pws->at_twofold)
@@ -104,16 +107,18 @@ static void on_event(void *ctx, double t, int from, int to, const double *x) {
 }
 
 typedef struct section_fn {
-  const tf_pws *pws;
-  int component;
-  double level, sign; /* sign * (x_c - level) goes from >= 0 to < 0 at a counted crossing */
+  const tf_pws_section *ps;
+  double sign; /* sign * s goes from >= 0 to < 0 at a counted crossing */
 } section_fn;
 
+/* s on the step's dense output: x_c - level, or the user's expression of (t, x, p). */
 static double section_value(double t, void *ctx) {
   const section_fn *f = ctx;
+  const tf_pws_section *ps = f->ps;
   double x[TF_MAX_DIM];
-  tf_pws_dense(f->pws, t, x);
-  return f->sign * (x[f->component] - f->level);
+  tf_pws_dense(ps->pws, t, x);
+  if (ps->function) return f->sign * tf_observable_eval(ps->function, t, x, ps->pws->model.params);
+  return f->sign * (x[ps->spec.component] - ps->spec.impact.section_level);
 }
 
 /* The crossing direction of g from ga to gb that the section counts (+1 up, -1 down; 0 none). */
@@ -139,6 +144,10 @@ static void record_crossing(tf_pws_section *ps, double t) {
       ps->out->modes[k] = ps->out->modes[k - r->period]; /* the period's continuation */
     close_sliding(ps, t);
     ps->done = true;
+    if (ps->spec.action == TF_POINCARE_STOP) { /* the member ends here */
+      ps->watch.stop = true, ps->watch.t_stop = t;
+      memcpy(ps->watch.x_stop, x, ps->pws->model.kernel->dim * sizeof *x);
+    }
   }
 }
 
@@ -147,7 +156,8 @@ static void on_step(void *ctx, const tf_pws *pws, double ta, double tb) {
   if (ps->done || tb <= ps->t_seen) return;
   ta = fmax(ta, ps->t_seen);
   ps->t_seen = tb;
-  section_fn f = {pws, ps->spec.component, ps->spec.impact.section_level, 1.0};
+  (void)pws;
+  section_fn f = {ps, 1.0};
   double a = ta, ga = section_value(a, &f);
   for (int s = 1; s <= SECTION_SAMPLES && !ps->done; s++) {
     const double b = s == SECTION_SAMPLES ? tb : ta + (tb - ta) * s / SECTION_SAMPLES;
@@ -175,6 +185,14 @@ tf_pws_section *tf_pws_section_create(tf_pws *pws, const tf_poincare_spec *spec)
     return NULL;
   }
   ps->watch = (tf_pws_watch){.step = on_step, .event = on_event, .ctx = ps};
+  tf_error why;
+  if (spec->impact.section == TF_SECTION_FUNCTION &&
+      !(ps->function =
+            tf_observable_parse(pws->model.kernel, spec->impact.section_function, &why))) {
+    tf_pws_section_destroy(ps);
+    return NULL;
+  }
+  ps->spec.impact.section_function = NULL; /* the caller's text, gone after this call */
   return ps;
 }
 
@@ -182,6 +200,7 @@ void tf_pws_section_destroy(tf_pws_section *ps) {
   if (!ps) return;
   if (ps->pws->watch == &ps->watch) ps->pws->watch = NULL;
   gsl_root_fsolver_free(ps->root);
+  tf_observable_destroy(ps->function);
   free(ps);
 }
 

@@ -22,6 +22,7 @@ struct tf_switches {
   tf_event_loop *loop;
   signed char mode[MAXM];
   bool singular; /* the multipliers' system of the current mode was singular at some x */
+  bool stop;     /* tf_switches_request_stop */
   tf_sw_event_fn on_event;
   tf_sw_choice_fn on_choice;
   tf_sw_step_fn on_step;
@@ -363,6 +364,7 @@ static void close_stick_time(tf_switches *sw, double t) {
 
 static int transition(void *ctx, int which, double t, double *x) {
   tf_switches *sw = ctx;
+  if (sw->stop) return TF_MEMBER_PENDING;
   bool on[MAXM];
   for (int i = 0; i < sw->m; i++)
     on[i] = i == which || sw->mode[i] == 0 ||
@@ -443,7 +445,7 @@ static void start_tangents(void *ctx, double *x, bool continued) {
  * became dependent) leaves the sticking motion open: stop there, do not integrate NaN. */
 static int after_step(void *ctx) {
   const tf_switches *sw = ctx;
-  return sw->singular ? TF_MEMBER_CODIM2 : TF_MEMBER_OK;
+  return sw->singular ? TF_MEMBER_CODIM2 : sw->stop ? TF_MEMBER_PENDING : TF_MEMBER_OK;
 }
 
 static void step_done(void *ctx, double t0, double t1) {
@@ -518,12 +520,16 @@ void tf_switches_dense(const tf_switches *sw, double t, double *x) {
   tf_stepper_dense(tf_event_loop_stepper(sw->loop), t, x);
 }
 
+void tf_switches_request_stop(tf_switches *sw) {
+  sw->stop = true;
+}
+
 tf_switches_result tf_switches_run(tf_switches *sw, double t0, double *x_io, double t_end) {
   tf_switches_result res = {.status = TF_MEMBER_OK, .t = t0};
   double *x = sw->aug;
   memcpy(x, x_io, sw->n * sizeof *x);
   sw->res = &res;
-  sw->singular = false;
+  sw->singular = false, sw->stop = false;
   sw->stick_since = t0;
   /* the first mode: contacts off their surfaces slip to their side, those on it are decided
    * like after an event */

@@ -100,6 +100,12 @@ int tf_switches_enable_tangent(tf_switches *s, int vectors, double interval);
  * chosen at x like a mode after an event (contacts with |h_i| <= sigma_tol are on Sigma_i). */
 tf_switches_result tf_switches_run(tf_switches *s, double t0, double *x, double t_end);
 
+/* Called from a step callback (an observer that has seen enough): the run ends before the next
+ * step's events and before any further transition, with status TF_MEMBER_PENDING, its state
+ * and time those of the step end where it stopped (the observer knows its own stopping point).
+ * Cleared by the next run. */
+void tf_switches_request_stop(tf_switches *s);
+
 /* Dense output of the step just taken (for sampling trajectories). */
 void tf_switches_dense(const tf_switches *s, double t, double *x);
 

@@ -59,3 +59,40 @@ void tf_observable_destroy(tf_observable *o) {
   free(o->names), free(o->vals);
   free(o);
 }
+
+struct tf_reset_map {
+  int count;
+  int component[TF_MAX_DIM];
+  tf_observable *value[TF_MAX_DIM];
+  size_t dim;
+};
+
+tf_reset_map *tf_reset_map_parse(const tf_kernel *k, const tf_reset_spec *s, tf_error *err) {
+  tf_reset_map *r = calloc(1, sizeof *r);
+  if (!r) {
+    tf_fail(err, "out of memory");
+    return NULL;
+  }
+  r->dim = k->dim;
+  for (; r->count < s->count; r->count++) {
+    r->component[r->count] = s->component[r->count];
+    if (!(r->value[r->count] = tf_observable_parse(k, s->expr[r->count], err))) {
+      tf_reset_map_destroy(r);
+      return NULL;
+    }
+  }
+  return r;
+}
+
+void tf_reset_map_apply(tf_reset_map *r, double t, const double *x, const double *p, double *out) {
+  double next[TF_MAX_DIM];
+  for (int i = 0; i < r->count; i++) next[i] = tf_observable_eval(r->value[i], t, x, p);
+  if (out != x) memcpy(out, x, r->dim * sizeof *x);
+  for (int i = 0; i < r->count; i++) out[r->component[i]] = next[i];
+}
+
+void tf_reset_map_destroy(tf_reset_map *r) {
+  if (!r) return;
+  for (int i = 0; i < r->count; i++) tf_observable_destroy(r->value[i]);
+  free(r);
+}

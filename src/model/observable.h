@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "kernel.h"
+#include "max_dim.h"
 
 typedef struct tf_observable tf_observable;
 
@@ -21,5 +22,25 @@ tf_observable *tf_observable_parse(const tf_kernel *k, const char *text, tf_erro
 double tf_observable_eval(tf_observable *o, double t, const double *x, const double *p);
 
 void tf_observable_destroy(tf_observable *o);
+
+/* A reset map as text: new values of `count` state components (by index), each an expression
+ * as above.  The texts belong to the caller (a config's strings). */
+typedef struct tf_reset_spec {
+  int count;
+  int component[TF_MAX_DIM];
+  const char *expr[TF_MAX_DIM];
+} tf_reset_spec;
+
+typedef struct tf_reset_map tf_reset_map;
+
+/* Parses every expression of s for model k; NULL as tf_observable_parse (err about the first
+ * expression that fails; the caller names its key). */
+tf_reset_map *tf_reset_map_parse(const tf_kernel *k, const tf_reset_spec *s, tf_error *err);
+
+/* out = the reset of (t, x, p): every expression evaluated on x before any is applied, the
+ * components not named copied from x.  out and x may be the same array. */
+void tf_reset_map_apply(tf_reset_map *r, double t, const double *x, const double *p, double *out);
+
+void tf_reset_map_destroy(tf_reset_map *r);
 
 #endif
