@@ -71,13 +71,8 @@ static int reset_map(tf_config *cfg, const tf_kernel *k, tf_reset_spec *r, tf_er
                    tf_config_where(cfg, "poincare.reset", where, sizeof where), k->dim);
   for (size_t i = 0; i < n; i++) {
     snprintf(key, sizeof key, "poincare.reset.%s", names[i]);
-    const int c = k->state_names ? tf_kernel_state_index(k, names[i]) : -1;
-    if (c < 0) {
-      char known[512];
-      tf_join_state_names(k, known, sizeof known);
-      return tf_fail(err, "%s: key '%s': model '%s' has no state component '%s' (known: %s)",
-                     tf_config_where(cfg, key, where, sizeof where), key, k->name, names[i], known);
-    }
+    const int c = tf_kernel_component_of_key(k, cfg, key, names[i], err);
+    if (c < 0) return -1;
     r->component[i] = c;
     if (tf_config_get_string(cfg, key, NULL, NULL, &r->expr[i], err) ||
         check_expression(cfg, k, key, r->expr[i],

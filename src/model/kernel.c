@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "kinds.h"
 #include "status.h"
 
@@ -58,5 +59,16 @@ void tf_join_state_names(const tf_kernel *k, char *buf, size_t n) {
 int tf_kernel_state_index(const tf_kernel *k, const char *name) {
   for (size_t i = 0; i < k->dim; i++)
     if (strcmp(k->state_names[i], name) == 0) return (int)i;
+  return -1;
+}
+
+int tf_kernel_component_of_key(const tf_kernel *k, tf_config *cfg, const char *key,
+                               const char *name, tf_error *err) {
+  const int c = k->state_names ? tf_kernel_state_index(k, name) : -1;
+  if (c >= 0) return c;
+  char where[256], all[512];
+  tf_join_state_names(k, all, sizeof all);
+  tf_fail(err, "%s: key '%s': model '%s' has no state component '%s' (components: %s)",
+          tf_config_where(cfg, key, where, sizeof where), key, k->name, name, all);
   return -1;
 }

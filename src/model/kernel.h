@@ -43,4 +43,11 @@ int tf_kernel_member_failed(const tf_kernel *k, int code, double t);
 /* "x,y,z": the state names joined by commas (for output attributes). */
 void tf_join_state_names(const tf_kernel *k, char *buf, size_t n);
 
+/* The state component `name` that config key `key` (a mapping keyed by component, such as
+ * initial.sample.x or poincare.reset.v) stands for, or -1 with an error naming the file, line
+ * and key and listing the model's components. */
+typedef struct tf_config tf_config;
+int tf_kernel_component_of_key(const tf_kernel *k, tf_config *cfg, const char *key,
+                               const char *name, tf_error *err);
+
 #endif

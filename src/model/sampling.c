@@ -97,17 +97,12 @@ static int read_state_sample(tf_sampling *s, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = s->kernel;
   const char *names[TF_MAX_DIM + 1];
   size_t n;
-  char path[256], where[256];
+  char path[256];
   if (tf_config_keys(cfg, "initial.sample", names, TF_MAX_DIM + 1, &n, err)) return -1;
   for (size_t i = 0; i < n; i++) {
-    const int c = tf_kernel_state_index(k, names[i]);
     snprintf(path, sizeof path, "initial.sample.%s", names[i]);
-    if (c < 0) {
-      char all[512];
-      tf_join_state_names(k, all, sizeof all);
-      return tf_fail(err, "%s: key '%s': model '%s' has no state component '%s' (components: %s)",
-                     tf_config_where(cfg, path, where, sizeof where), path, k->name, names[i], all);
-    }
+    const int c = tf_kernel_component_of_key(k, cfg, path, names[i], err);
+    if (c < 0) return -1;
     s->state_index[i] = c;
     if (read_dist(cfg, path, s->x0[c], &s->state_dist[i], err)) return -1;
   }

@@ -191,7 +191,7 @@ T.check(summary["member_status"] == "failed" and
         f"a reset to NaN fails the member with its reason: {summary.get('failure')}")
 
 T.refused(ball("badkey", 2, extra="  reset: {q: \"0\"}\n"), [],
-          "key 'poincare.reset.q': model 'oscillator' has no state component 'q' (known: x,v)")
+          "key 'poincare.reset.q': model 'oscillator' has no state component 'q' (components: x,v)")
 T.refused(ball("badexpr", 2, extra="  reset: {v: \"-r*\"}\n"), [], "badexpr.yaml:21: key "
           "'poincare.reset.v': column 4")
 T.refused(ball("noaction", 2, action="log", extra=RESET), [],
