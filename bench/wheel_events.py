@@ -16,10 +16,14 @@ meets Sigma next to a fold line, where crossing and sliding are decided by the s
 tangency of size ~1e-10: their number depends on round-off, their net effect does not."""
 import json
 import math
+import os
 import sys
 
 import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "postproc"))
+from results_layout import names_attr  # noqa: E402  (both layouts of the results file)
 
 KINDS = ["crossing", "slide_start", "slide_end", "twofold", "exit"]
 
@@ -34,8 +38,7 @@ def load_engine(path, members=None):
         ev = f["members/event_log"][()]
         ew = int(f["members/exits"].attrs["slot_width"])
         lw = int(f["members/event_log"].attrs["slot_width"])
-        names = f["members/exits"].attrs["fields"]
-    names = (names.decode() if isinstance(names, bytes) else str(names)).split(",")
+        names = names_attr(f["members/exits"], "fields")
     pick = [names.index(k) for k in ("t", "u", "side", "r", "v", "omega")]  # the file's layout
     n = ex.shape[0] if members is None else min(members, ex.shape[0])
     exits, events = [], []
@@ -57,10 +60,7 @@ def first_full_stick(path):
     so a comparison window must end before it."""
     with h5py.File(path, "r") as f:
         d = f["members/event_log"]
-        kinds = d.attrs["kinds"]
-        kinds = (kinds.decode() if isinstance(kinds, bytes) else str(kinds)).split(",")
-        fields = d.attrs["fields"]
-        fields = (fields.decode() if isinstance(fields, bytes) else str(fields)).split(",")
+        kinds, fields = names_attr(d, "kinds"), names_attr(d, "fields")
         lw, log = int(d.attrs["slot_width"]), d[()]
     codes = [i for i, k in enumerate(kinds) if k.startswith("intersection")]
     slots = log.reshape(-1, lw)
