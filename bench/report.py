@@ -394,6 +394,8 @@ def record(name, raw_path, out_path):
     raw["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     raw["machine"] = machine()
     raw["command"] = f"./twofold.sh bench --only {name}"
+    if name == "startup" and os.environ.get("STARTUP_BASELINE"):  # the baseline row's build
+        raw["command"] = "STARTUP_BASELINE=<build dir of the baseline revision> " + raw["command"]
     tmp = out_path + ".tmp"
     json.dump(raw, open(tmp, "w"), indent=1)
     os.replace(tmp, out_path)
