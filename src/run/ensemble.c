@@ -179,12 +179,29 @@ static const char *table_name(const tf_ensemble_spec *spec, size_t d) {
   return d < spec->ncols ? spec->cols[d].name : extra[d - spec->ncols];
 }
 
-/* True if the file's status enum names crashed and timeout (its run was isolated). */
-static bool records_crashes(hid_t status) {
+/* How many statuses the file's /members/status type names (a run's own, or an isolated
+ * run's with crashed and timeout), or -1 if that type is not one this program writes: one
+ * byte, each value i named tf_member_status_name(i).  Rows are then written with a type built
+ * here, never with the file's own: HDF5 compares the two types when converting, and a damaged
+ * type description would be read past its end. */
+static int statuses_of_file(hid_t status) {
   const hid_t type = H5Dget_type(status);
-  const int n = type >= 0 ? H5Tget_nmembers(type) : -1;
-  if (type >= 0) H5Tclose(type);
-  return n >= TF_MEMBER_STATUS_COUNT;
+  if (type < 0) return -1;
+  int n = H5Tget_class(type) == H5T_ENUM && H5Tget_size(type) == 1 ? H5Tget_nmembers(type) : -1;
+  if (n < tf_member_status_recorded(false) || n > TF_MEMBER_STATUS_COUNT) n = -1;
+  uint64_t seen = 0; /* the values named so far, in the file's member order */
+  for (int j = 0; j < n; j++) {
+    uint8_t value = 0xff;
+    char *name = H5Tget_member_name(type, (unsigned)j);
+    if (!name || H5Tget_member_value(type, (unsigned)j, &value) < 0 || value >= n ||
+        (seen >> value & 1) || strcmp(name, tf_member_status_name(value)) != 0)
+      n = -1;
+    else
+      seen |= (uint64_t)1 << value;
+    if (name) H5free_memory(name);
+  }
+  H5Tclose(type);
+  return n;
 }
 
 static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
@@ -233,9 +250,16 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
                    resume ? "open" : "create", table_name(spec, i));
-  const hid_t written = H5Dget_type(s->dsets[spec->ncols + EXTRA_STATUS]);
-  if (written >= 0) H5Tclose(s->status_file_type), s->status_file_type = written;
-  if (resume && s->isolate && !records_crashes(s->dsets[spec->ncols + EXTRA_STATUS])) {
+  const int recorded = statuses_of_file(s->dsets[spec->ncols + EXTRA_STATUS]);
+  if (recorded < 0) {
+    s->run->exit_code = TF_EXIT_USAGE;
+    return tf_fail(err,
+                   "cannot resume '%s': its /members/status is not a table of member statuses (its "
+                   "type is damaged or another program's); --overwrite starts again",
+                   s->run->output_path);
+  }
+  H5Tclose(s->status_file_type), s->status_file_type = tf_h5_status_type_upto(recorded);
+  if (resume && s->isolate && recorded < TF_MEMBER_STATUS_COUNT) {
     s->run->exit_code = TF_EXIT_USAGE;
     return tf_fail(err,
                    "cannot resume '%s' with --isolate: the run that started it was not isolated, "
