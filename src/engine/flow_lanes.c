@@ -121,15 +121,8 @@ static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const 
   for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l] / (double)L->n);
 }
 
-/* One attempt of every lane and its error norm, for each width. */
-#define TF_LANES_WIDTH(w)                           \
-  TF_LANES_TARGETS static void step_##w(lanes *L) { \
-    attempt_w(L, w);                                \
-    error_norms_w(L, w);                            \
-  }
-TF_LANES_WIDTH(4)
-TF_LANES_WIDTH(8)
-TF_LANES_WIDTH(16)
+/* one attempt of every lane and its error norm: step_4, step_8, step_16 */
+TF_LANES_STEP_WIDTHS
 
 /* dopri5.c's build_dense and dense_at for lane l at ts in the step just taken (before x and
  * k[0] move on), into L->out. */

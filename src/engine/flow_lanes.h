@@ -88,4 +88,17 @@ static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes 
  * differs). */
 #define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 
+/* A pair's attempts for 4, 8 and 16 lanes, step_4, step_8 and step_16: its file's
+ * attempt_w(L, w) and error_norms_w(L, w) at a constant width, so that each is compiled for
+ * that width (the tf_lane_pair.attempt table). */
+#define TF_LANES_STEP_WIDTH(w)                         \
+  TF_LANES_TARGETS static void step_##w(tf_lanes *L) { \
+    attempt_w(L, w);                                   \
+    error_norms_w(L, w);                               \
+  }
+#define TF_LANES_STEP_WIDTHS \
+  TF_LANES_STEP_WIDTH(4)     \
+  TF_LANES_STEP_WIDTH(8)     \
+  TF_LANES_STEP_WIDTH(16)
+
 #endif

@@ -64,14 +64,8 @@ static inline __attribute__((always_inline)) void error_norms_w(tf_lanes *L, con
   }
 }
 
-#define TF_LANES_DOP853_WIDTH(w)                       \
-  TF_LANES_TARGETS static void step_##w(tf_lanes *L) { \
-    attempt_w(L, w);                                   \
-    error_norms_w(L, w);                               \
-  }
-TF_LANES_DOP853_WIDTH(4)
-TF_LANES_DOP853_WIDTH(8)
-TF_LANES_DOP853_WIDTH(16)
+/* one attempt of every lane and its error norm: step_4, step_8, step_16 */
+TF_LANES_STEP_WIDTHS
 
 /* Lane l's step, just accepted (before the lane moves on), into the scalar stepper s as
  * tf_rk_step_with leaves it (after the first-same-as-last swap, the extension pending): its
