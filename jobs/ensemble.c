@@ -93,12 +93,11 @@ static int pick_columns(tf_run *run, ensemble_job *job, tf_error *err) {
     for (size_t i = 0; i < all.n; i++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
                all.cols[i].name);
-    run->exit_code = TF_EXIT_USAGE;
-    return tf_fail(err,
-                   "%s: key 'output.columns': '%s' is not a table this ensemble writes (it "
-                   "writes %s; status, done and checksum always)",
-                   tf_config_where(run->cfg, "output.columns", where, sizeof where), wanted[j],
-                   list);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'output.columns': '%s' is not a table this ensemble writes (it "
+                        "writes %s; status, done and checksum always)",
+                        tf_config_where(run->cfg, "output.columns", where, sizeof where), wanted[j],
+                        list);
   }
   return tf_member_columns_pick(&job->columns, job->engine, keep)
              ? tf_fail(err, "internal error: an unknown output column")
@@ -426,12 +425,12 @@ static int execute(tf_run *run, tf_error *err) {
                                                   "poincare",
                                                   NULL};
   if (run->isolate && job->engine->layout.calls_mpi) {
-    run->exit_code = TF_EXIT_USAGE;
-    return tf_fail(err,
-                   "--isolate (run.isolate): integrator '%s' calls MPI inside a member, which a "
-                   "worker process must not; use integrator.method: dopri5, or run without "
-                   "--isolate",
-                   job->engine->layout.integrator);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "--isolate (run.isolate): integrator '%s' calls MPI inside a member, which a "
+        "worker process must not; use integrator.method: dopri5, or run without "
+        "--isolate",
+        job->engine->layout.integrator);
   }
   /* the tables written, where the config chooses them (files of configs without the keys keep
    * the fingerprint they always had) */

@@ -205,13 +205,13 @@ static int execute(tf_run *run, tf_error *err) {
   const size_t n = k->dim;
   if (tf_fold_stationary(pb, job->p0, job->x0, &job->opt)) {
     char where[256];
-    run->exit_code = TF_EXIT_USAGE; /* the input is at fault */
-    return tf_fail(err,
-                   "%s: key 'initial.state': not near a stationary state of '%s' at %s = %.17g "
-                   "(Newton on F(x, p) = 0 did not converge; start from a stationary state, "
-                   "e.g. a scan point or a trajectory's final_state)",
-                   tf_config_where(run->cfg, "initial.state", where, sizeof where), k->name,
-                   k->params[pb->ip].name, job->p0);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'initial.state': not near a stationary state of '%s' at %s = %.17g "
+        "(Newton on F(x, p) = 0 did not converge; start from a stationary state, "
+        "e.g. a scan point or a trajectory's final_state)",
+        tf_config_where(run->cfg, "initial.state", where, sizeof where), k->name,
+        k->params[pb->ip].name, job->p0);
   }
   tf_fold_point *branch = malloc((size_t)job->points * sizeof *branch);
   double *rows = malloc((size_t)job->points * (n + 2) * sizeof *rows);

@@ -257,7 +257,7 @@ static int write_stopped(tf_run *run, const lyapunov_job *job,
   if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
   if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
   tf_json_string(run->summary, "model", job->model.kernel->name);
-  run->exit_code = TF_EXIT_INTERRUPTED;
+  run->outcome = TF_RUN_INTERRUPTED;
   run->restarts = true;
   return 0;
 }
@@ -290,9 +290,8 @@ static int write_partial(tf_run *run, const lyapunov_job *job, const tf_lyapunov
 static int failed_run(tf_run *run, int status, const char *why, tf_error *err) {
   char where[256];
   if (why[0]) { /* a limit of the method at these parameters */
-    tf_fail(err, "%s: key 'model.params': %s",
-            tf_config_where(run->cfg, "model.params", where, sizeof where), why);
-    run->exit_code = TF_EXIT_USAGE;
+    tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'model.params': %s",
+                 tf_config_where(run->cfg, "model.params", where, sizeof where), why);
     return -1;
   }
   const char *key = status == TF_MEMBER_MAX_STEPS        ? "integrator.max_steps"
@@ -305,12 +304,11 @@ static int failed_run(tf_run *run, int status, const char *why, tf_error *err) {
           ? "integrator.rtol and atol ask for more than double precision gives"
           : "the state left the region where the model is defined, or the step control "
             "failed (model.params, initial.state, integrator.rtol and atol)";
-  tf_fail(err,
-          "%s: key '%s': the trajectory of the spectrum ended with status %s before the "
-          "spectrum converged; %s",
-          tf_config_where(run->cfg, key, where, sizeof where), key, tf_member_status_name(status),
-          advice);
-  run->exit_code = TF_EXIT_USAGE;
+  tf_fail_code(err, TF_ERR_CONFIG,
+               "%s: key '%s': the trajectory of the spectrum ended with status %s before the "
+               "spectrum converged; %s",
+               tf_config_where(run->cfg, key, where, sizeof where), key,
+               tf_member_status_name(status), advice);
   return -1;
 }
 

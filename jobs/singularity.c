@@ -117,11 +117,10 @@ static int execute(tf_run *run, tf_error *err) {
     /* without singularity.guess the guess is the model's own for its parameters */
     const char *key = job->guess_given ? "singularity.guess" : "model.params";
     snprintf(why, sizeof why, "%s", err->msg);
-    tf_fail(err,
-            "%s: key '%s': %s; the search is set by singularity.guess (default: the model's "
-            "guess from model.params), singularity.tolerance and singularity.max_iterations",
-            tf_config_where(run->cfg, key, where, sizeof where), key, why);
-    run->exit_code = TF_EXIT_USAGE;
+    tf_fail_code(err, TF_ERR_CONFIG,
+                 "%s: key '%s': %s; the search is set by singularity.guess (default: the model's "
+                 "guess from model.params), singularity.tolerance and singularity.max_iterations",
+                 tf_config_where(run->cfg, key, where, sizeof where), key, why);
     return -1;
   }
   tf_twofold t;

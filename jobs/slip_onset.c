@@ -270,7 +270,7 @@ static int execute_onset(tf_run *run, slip_job *job, tf_error *err) {
     if (file < 0) return -1;
     tf_error close_err;
     if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
-    run->exit_code = TF_EXIT_INTERRUPTED;
+    run->outcome = TF_RUN_INTERRUPTED;
     run->restarts = true;
     return 0;
   }
@@ -378,7 +378,7 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
     long long done = 0;
     for (size_t m = 0; m < np; m++) done += res[m * POINT_WIDTH + 6] == 1;
     tf_json_integer(j, "points_done", done);
-    run->exit_code = TF_EXIT_INTERRUPTED;
+    run->outcome = TF_RUN_INTERRUPTED;
     run->restarts = true;
   } else if (!job->scan) {
     if (run->size > 1) MPI_Bcast(&single, sizeof single, MPI_BYTE, 0, run->comm);

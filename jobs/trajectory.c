@@ -224,7 +224,7 @@ static int execute(tf_run *run, tf_error *err) {
   else if (rc)
     tf_fail(err, "writing the trajectory to '%s' failed", run->output_path);
   if (stopped) {
-    run->exit_code = TF_EXIT_INTERRUPTED;
+    run->outcome = TF_RUN_INTERRUPTED;
     run->restarts = true;
   }
   report(run, job, final);

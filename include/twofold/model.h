@@ -57,9 +57,13 @@ extern "C" {
 
 #define TF_ERROR_MAX 2048
 
-/* An error message, filled where the problem is understood (e.g. by prepare()). */
+/* An error message, filled where the problem is understood (e.g. by prepare()).  `code` says
+ * what kind of failure it is (the engine's tf_error_code); a model leaves it to the engine,
+ * which names the config key a model's message is about.  It comes after msg, so that a model
+ * compiled when tf_error was msg alone still writes its message in the same place. */
 typedef struct tf_error {
   char msg[TF_ERROR_MAX];
+  int code;
 } tf_error;
 
 /* For models: fill err and return -1, so that prepare() can `return tf_model_fail(...)`. */

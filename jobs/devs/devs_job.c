@@ -460,7 +460,7 @@ int tf_devs_lyapunov_execute(tf_run *run, tf_error *err) {
   if (rc == 1) { /* stopped: the checkpoint is in the file; --resume continues */
     tf_json_integer(run->summary, "steps_done", (long long)o.pos.done);
     free_outcome(&o);
-    run->exit_code = TF_EXIT_INTERRUPTED;
+    run->outcome = TF_RUN_INTERRUPTED;
     return tf_results_close(run, file, false, err) ? -1 : 0;
   }
   if (rc == 0 && o.pos.nonfinite_step)

@@ -458,11 +458,18 @@ static int cmd_jobs(void) {
 /* Loads CONFIG, applies --set, runs the job's setup and rejects unread keys. */
 static int setup_job(tf_run *run, const tf_job **job, tf_error *err);
 
-static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error *err) {
+/* Whatever stops a job's setup is a fault of its input (job.h: setup reads and checks the
+ * config and the model it names), so an error without an input code gets TF_ERR_CONFIG. */
+static int input_failure(tf_error *err) {
+  const tf_error_code code = tf_error_code_of(err);
+  return tf_error_mark(err, tf_error_is_input(code) ? code : TF_ERR_CONFIG);
+}
+
+static int load_and_setup(const cli_args *a, tf_run *run, const tf_job **job, tf_error *err) {
   if (!a->config) return tf_fail(err, "missing CONFIG (see twofold --help)");
   run->config_path = a->config;
   run->cfg = tf_config_load(a->config, err);
-  if (!run->cfg && !strchr(a->config, '/') && strstr(err->msg, "cannot open")) {
+  if (!run->cfg && !strchr(a->config, '/') && tf_error_code_of(err) == TF_ERR_INPUT_FILE) {
     const size_t len = strlen(err->msg);
     snprintf(err->msg + len, sizeof err->msg - len,
              " (nor is it an installed config: twofold configs lists them)");
@@ -473,6 +480,17 @@ static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error 
   if (setup_job(run, job, err)) return -1;
   if (run->rank == 0) warn_equations(run->cfg);
   return 0;
+}
+
+static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error *err) {
+  return load_and_setup(a, run, job, err) ? input_failure(err) : 0;
+}
+
+int tf_exit_status(int rc, const tf_error *err, tf_run_outcome outcome) {
+  if (rc) return tf_error_is_input(tf_error_code_of(err)) ? TF_EXIT_USAGE : TF_EXIT_ERROR;
+  return outcome == TF_RUN_INTERRUPTED      ? TF_EXIT_INTERRUPTED
+         : outcome == TF_RUN_MEMBERS_FAILED ? TF_EXIT_MEMBERS_FAILED
+                                            : TF_EXIT_OK;
 }
 
 /* run.isolate and run.member_time_limit (src/isolate.h), read only where written, so the
@@ -516,7 +534,8 @@ static int setup_job(tf_run *run, const tf_job **job, tf_error *err) {
   if ((*job)->setup(run, err)) {
     /* A missing key is often a misspelt one: point at the first key nobody read. */
     tf_error unused;
-    if (strstr(err->msg, "missing required key") && tf_config_check_unused(run->cfg, &unused)) {
+    if (tf_error_code_of(err) == TF_ERR_CONFIG_MISSING_KEY &&
+        tf_config_check_unused(run->cfg, &unused)) {
       const size_t len = strlen(err->msg);
       snprintf(err->msg + len, sizeof err->msg - len, "\n  note: %s", unused.msg);
     }
@@ -731,10 +750,10 @@ static int cmd_info(const cli_args *a) {
 /* Rank 0 prints its error; other ranks print theirs only if it says something else. */
 static void report_error(const tf_run *run, const tf_error *err) {
   tf_error first = *err;
-  MPI_Bcast(first.msg, sizeof first.msg, MPI_CHAR, 0, run->comm);
+  MPI_Bcast(&first, sizeof first, MPI_BYTE, 0, run->comm);
   if (run->rank == 0)
     fprintf(stderr, "twofold: error: %s\n", err->msg);
-  else if (strcmp(first.msg, err->msg) != 0)
+  else if (!tf_error_same(&first, err))
     fprintf(stderr, "twofold: error (rank %d): %s\n", run->rank, err->msg);
 }
 
@@ -807,22 +826,18 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, bool *file_b
   run.start_time = MPI_Wtime();
   tf_h5_quiet();
   const tf_job *job = NULL;
-  tf_error err = {{0}};
-  int exit_code = TF_EXIT_OK;
+  tf_error err = {0};
   const int unprepared = prepare(a, &run, &job, &err);
   if (!unprepared && !embedded) /* the host program of the library owns its signals */
     tf_guard_install(model_label(run.cfg), run.rank, run.time_limit,
                      run.time_limit - (MPI_Wtime() - run.start_time));
-  if (unprepared) {
-    exit_code = TF_EXIT_USAGE;
-  } else if (run.parts > 0 && !job->splittable) {
-    tf_fail(&err, "--part: job '%s' is one computation and cannot be split", job->name);
-    exit_code = TF_EXIT_USAGE;
-  } else if (job->execute(&run, &err)) {
-    exit_code = run.exit_code == TF_EXIT_USAGE ? TF_EXIT_USAGE : TF_EXIT_ERROR;
-  } else {
-    exit_code = run.exit_code;
-  }
+  int rc = unprepared;
+  if (!rc && run.parts > 0 && !job->splittable)
+    rc = tf_fail_code(&err, TF_ERR_CONFIG,
+                      "--part: job '%s' is one computation and cannot be split", job->name);
+  else if (!rc)
+    rc = job->execute(&run, &err);
+  const int exit_code = tf_exit_status(rc, &err, run.outcome);
   *file_broken = run.file_broken; /* then the error alone is said */
   if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded)
     report_error(&run, &err);
@@ -939,7 +954,7 @@ static int finish_merged(const char *path, const char *config_text, const char *
   if (!rc) rc = job->execute(&run, err);
   *(bool *)ctx = run.file_broken;
   /* failed members are the parts' verdict (each part's run said so); the merged file is whole */
-  if (!rc && run.exit_code != TF_EXIT_OK && run.exit_code != TF_EXIT_MEMBERS_FAILED)
+  if (!rc && run.outcome == TF_RUN_INTERRUPTED)
     rc = tf_fail(err, "merge: finishing '%s' was interrupted", path);
   if (job && job->destroy) job->destroy(&run);
   tf_config_free(run.cfg);

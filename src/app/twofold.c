@@ -27,7 +27,7 @@ static int give_back(int rc, const tf_error *err, char *errbuf, size_t errlen) {
 
 int twofold_run_args(MPI_Comm comm, int argc, const char *const *argv, char *errbuf,
                      size_t errlen) {
-  tf_error err = {{0}};
+  tf_error err = {0};
   int up = 0, down = 0, inter = 0;
   MPI_Initialized(&up);
   MPI_Finalized(&down);

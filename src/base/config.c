@@ -306,7 +306,8 @@ static int fail_key(const tf_config *cfg, const node *n, const char *path, tf_er
   va_start(ap, fmt);
   vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
-  return tf_fail(err, "%s: key '%s': %s", origin_text(cfg, n, where, sizeof where), path, detail);
+  return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': %s",
+                      origin_text(cfg, n, where, sizeof where), path, detail);
 }
 
 /* What a node is, for "got ..." in type errors. */
@@ -383,8 +384,8 @@ static int build_fail(const builder *b, yaml_mark_t mark, const char *fmt, ...) 
   va_start(ap, fmt);
   vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
-  if (b->set_text) return tf_fail(b->err, "%s: %s", b->set_text, detail);
-  return tf_fail(b->err, "%s:%zu: %s", b->cfg->name, mark.line + 1, detail);
+  if (b->set_text) return tf_fail_code(b->err, TF_ERR_CONFIG, "%s: %s", b->set_text, detail);
+  return tf_fail_code(b->err, TF_ERR_CONFIG, "%s:%zu: %s", b->cfg->name, mark.line + 1, detail);
 }
 
 /* Encoding errors come as a byte offset only; messages want a line and column. */
@@ -406,12 +407,13 @@ static int syntax_fail(const builder *b) {
   const char *problem = p->problem ? p->problem : "unknown problem";
   if (p->error == YAML_MEMORY_ERROR) return build_out_of_memory(b);
   if (b->set_text)
-    return tf_fail(b->err, "%s: YAML syntax error in the value: %s (column %zu)", b->set_text,
-                   problem, p->problem_mark.column + 1);
+    return tf_fail_code(b->err, TF_ERR_CONFIG,
+                        "%s: YAML syntax error in the value: %s (column %zu)", b->set_text, problem,
+                        p->problem_mark.column + 1);
   const yaml_mark_t mark =
       p->error == YAML_READER_ERROR ? mark_of_offset(b->text, p->problem_offset) : p->problem_mark;
-  return tf_fail(b->err, "%s:%zu:%zu: YAML syntax error: %s", b->cfg->name, mark.line + 1,
-                 mark.column + 1, problem);
+  return tf_fail_code(b->err, TF_ERR_CONFIG, "%s:%zu:%zu: YAML syntax error: %s", b->cfg->name,
+                      mark.line + 1, mark.column + 1, problem);
 }
 
 static int next_event(builder *b, yaml_event_t *ev) {
@@ -615,10 +617,11 @@ static int parse_text(builder *b, const char *text, node **root) {
 
 static int check_root(const tf_config *cfg, const node *root, tf_error *err) {
   char got[WHERE_MAX];
-  if (!root || is_null(root)) return tf_fail(err, "%s: the config is empty", cfg->name);
+  if (!root || is_null(root))
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: the config is empty", cfg->name);
   if (root->kind != NODE_MAPPING)
-    return tf_fail(err, "%s:%d: the config must be a mapping of keys, got %s", cfg->name,
-                   root->from.line, describe(root, got, sizeof got));
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s:%d: the config must be a mapping of keys, got %s",
+                        cfg->name, root->from.line, describe(root, got, sizeof got));
   return 0;
 }
 
@@ -671,15 +674,15 @@ tf_config *tf_config_load(const char *path, tf_error *err) {
     if (errno == ENOMEM)
       fail_memory(err, path);
     else
-      tf_fail(err, "cannot open '%s': %s", path, strerror(errno));
+      tf_fail_code(err, TF_ERR_INPUT_FILE, "cannot open '%s': %s", path, strerror(errno));
     return NULL;
   }
   tf_config *cfg = NULL;
   /* The parser takes a C string; a NUL inside would silently cut the file short. */
   if (strlen(text) != len) {
     const yaml_mark_t mark = mark_of_offset(text, strlen(text));
-    tf_fail(err, "%s:%zu:%zu: YAML syntax error: NUL byte in the file", path, mark.line + 1,
-            mark.column + 1);
+    tf_fail_code(err, TF_ERR_CONFIG, "%s:%zu:%zu: YAML syntax error: NUL byte in the file", path,
+                 mark.line + 1, mark.column + 1);
   } else {
     cfg = tf_config_parse_string(text, path, err);
   }
@@ -724,10 +727,10 @@ static node *parse_set_value(tf_config *cfg, const char *value, const char *set_
   }
   if (b.root_is_block) {
     node_free(n);
-    tf_fail(err,
-            "%s: the value must be a single YAML flow value such as 3, abc, [1, 2] or "
-            "{a: 1}; quote it to pass text",
-            set_text);
+    tf_fail_code(err, TF_ERR_CONFIG,
+                 "%s: the value must be a single YAML flow value such as 3, abc, [1, 2] or "
+                 "{a: 1}; quote it to pass text",
+                 set_text);
     return NULL;
   }
   return n;
@@ -744,9 +747,10 @@ static int place_override(tf_config *cfg, const char *key, node *value, tf_error
   if (at->kind != NODE_MAPPING) {
     char where[WHERE_MAX], path[PATH_MAX_LEN], got[WHERE_MAX];
     node_path(at, path, sizeof path);
-    const int rc = tf_fail(
-        err, "%s: cannot set '%s': key '%s' (%s) is %s, not a mapping", value->from.set_text, key,
-        path, origin_text(cfg, at, where, sizeof where), describe(at, got, sizeof got));
+    const int rc =
+        tf_fail_code(err, TF_ERR_CONFIG, "%s: cannot set '%s': key '%s' (%s) is %s, not a mapping",
+                     value->from.set_text, key, path, origin_text(cfg, at, where, sizeof where),
+                     describe(at, got, sizeof got));
     node_free(value);
     return rc;
   }
@@ -758,15 +762,16 @@ int tf_config_set(tf_config *cfg, const char *assignment, tf_error *err) {
   const char *set_text = keep_set_text(cfg, assignment);
   if (!set_text) return tf_fail(err, "--set %s: %s", assignment, out_of_memory);
   const char *eq = strchr(assignment, '=');
-  if (!eq) return tf_fail(err, "%s: expected KEY=VALUE", set_text);
+  if (!eq) return tf_fail_code(err, TF_ERR_CONFIG, "%s: expected KEY=VALUE", set_text);
   char *key = strndup(assignment, (size_t)(eq - assignment));
   int rc = -1;
   if (!key) {
     fail_memory(err, set_text);
   } else if (!path_is_valid(key, true)) {
-    tf_fail(err,
-            "%s: invalid key '%s' (expected dot-separated names of letters, digits, '_' and '-')",
-            set_text, key);
+    tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: invalid key '%s' (expected dot-separated names of letters, digits, '_' and '-')",
+        set_text, key);
   } else {
     node *value = parse_set_value(cfg, eq + 1, set_text, err);
     rc = value ? place_override(cfg, key, value, err) : -1;
@@ -781,9 +786,10 @@ static int fail_missing(const tf_config *cfg, const node *at, const char *path, 
   char where[WHERE_MAX];
   /* Only a real enclosing section has a line worth pointing at. */
   if (at == cfg->root || at->from.kind == FROM_DEFAULT)
-    return tf_fail(err, "%s: missing required key '%s'", cfg->name, path);
-  return tf_fail(err, "%s: missing required key '%s'", origin_text(cfg, at, where, sizeof where),
-                 path);
+    return tf_fail_code(err, TF_ERR_CONFIG_MISSING_KEY, "%s: missing required key '%s'", cfg->name,
+                        path);
+  return tf_fail_code(err, TF_ERR_CONFIG_MISSING_KEY, "%s: missing required key '%s'",
+                      origin_text(cfg, at, where, sizeof where), path);
 }
 
 static int fail_not_mapping(const tf_config *cfg, const node *at, const char *path,
@@ -805,7 +811,7 @@ static node *resolve(tf_config *cfg, const char *path, bool defaulted, node *def
   }
   if (!path_is_valid(path, false)) {
     node_free(def);
-    tf_fail(err, "%s: invalid key path '%s'", cfg->name, path);
+    tf_fail_code(err, TF_ERR_CONFIG, "%s: invalid key path '%s'", cfg->name, path);
     return NULL;
   }
   const char *rest;
@@ -1157,8 +1163,8 @@ int tf_config_fail_key(const tf_config *cfg, const char *path, tf_error *err, co
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  return tf_fail(err, "%s: key '%s': %s", tf_config_where(cfg, path, where, sizeof where), path,
-                 what);
+  return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': %s",
+                      tf_config_where(cfg, path, where, sizeof where), path, what);
 }
 
 const char *tf_config_source(const tf_config *cfg) {
@@ -1224,7 +1230,7 @@ int tf_config_check_unused(const tf_config *cfg, tf_error *err) {
     snprintf(where, sizeof where, "%s:%d", cfg->name, from->key_line);
   else
     origin_text(cfg, e->value, where, sizeof where);
-  return tf_fail(err, "%s: unknown key '%s' (%s)", where, path, hint);
+  return tf_fail_code(err, TF_ERR_CONFIG, "%s: unknown key '%s' (%s)", where, path, hint);
 }
 
 /* ---- dumping (tree -> libyaml emitter) --------------------------------------------------- */

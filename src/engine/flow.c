@@ -232,8 +232,8 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
   if (tf_ts_check(&flow->ts, flow->ts_type, sizeof flow->ts_type, err)) {
     char msg[TF_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
-    return tf_fail(err, "%s: key 'integrator.ts.type': %s",
-                   tf_config_where(cfg, "integrator.ts.type", where, sizeof where), msg);
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'integrator.ts.type': %s",
+                        tf_config_where(cfg, "integrator.ts.type", where, sizeof where), msg);
   }
   /* What the command line changed goes into the config as run (and its fingerprint). */
   char effective[sizeof flow->ts.options], assignment[sizeof effective + 64];

@@ -45,8 +45,8 @@ static int check_expression(tf_config *cfg, const tf_kernel *k, const char *key,
     return 0;
   }
   char where[256];
-  return tf_fail(err, "%s: key '%s': %.800s (%s)", tf_config_where(cfg, key, where, sizeof where),
-                 key, why.msg, meaning);
+  return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': %.800s (%s)",
+                      tf_config_where(cfg, key, where, sizeof where), key, why.msg, meaning);
 }
 
 static int event_function(tf_config *cfg, const tf_kernel *k, const char **text, tf_error *err) {

@@ -561,7 +561,7 @@ tf_merge_end tf_merge(const char *output, const char *const *files, int nfiles, 
       if (rc) { /* the copy of ref failed: say which part it was */
         char why[TF_ERROR_MAX - 200];
         snprintf(why, sizeof why, "%.1700s", err->msg);
-        tf_fail(err, "merge: finishing the copy of '%s' failed: %s", ref->path, why);
+        tf_fail_more(err, "merge: finishing the copy of '%s' failed: %s", ref->path, why);
       }
     }
     if (!rc) rc = mark_merged(tmp, parts, nfiles, err);

@@ -898,7 +898,7 @@ int tf_equations_warnings(tf_config *cfg, char *text, size_t n) {
   m->pool = tf_expr_pool_new();
   int count = 0;
   size_t len = 0;
-  if (m->pool && !read_model(m, &(tf_error){{0}}) && !m->filippov && !m->switches)
+  if (m->pool && !read_model(m, &(tf_error){0}) && !m->filippov && !m->switches)
     for (size_t r = 0; r < m->dim; r++) {
       const tf_expr *call = sign_of_state(m, m->field[SIDE_FIELD][r]);
       if (!call) continue;

@@ -143,8 +143,8 @@ int tf_model_from_config(tf_model *model, tf_config *cfg, MPI_Comm comm, unsigne
   if (k->prepare && k->prepare(model->params, err)) {
     char msg[TF_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
-    return tf_fail(err, "%s: model '%s': %s",
-                   tf_config_where(cfg, "model.params", where, sizeof where), k->name, msg);
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: model '%s': %s",
+                        tf_config_where(cfg, "model.params", where, sizeof where), k->name, msg);
   }
   return 0;
 }

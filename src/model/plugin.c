@@ -415,7 +415,7 @@ int tf_plugin_open_source(const char *path, const char *name, MPI_Comm comm, con
    * (a node-local cache lacks rank 0's file, and nothing is loaded unverified) */
   struct {
     int rc;
-    char msg[TF_ERROR_MAX];
+    tf_error error;
   } shared = {0};
   char so[PATH_MAX], digest[PATH_MAX + 32];
   int rank = 0, fd = -1;
@@ -423,10 +423,10 @@ int tf_plugin_open_source(const char *path, const char *name, MPI_Comm comm, con
   if (mpi) MPI_Comm_rank(comm, &rank);
   if (rank == 0) {
     shared.rc = cached_library(path, origin, so, sizeof so, digest, sizeof digest, &fd, err);
-    if (shared.rc) snprintf(shared.msg, sizeof shared.msg, "%s", err->msg);
+    if (shared.rc) shared.error = *err;
   }
   if (mpi) MPI_Bcast(&shared, (int)sizeof shared, MPI_BYTE, 0, comm);
-  int rc = shared.rc ? tf_fail(err, "%s", shared.msg) : 0;
+  int rc = shared.rc ? (*err = shared.error, -1) : 0;
   if (!rc && rank != 0)
     rc = cached_library(path, origin, so, sizeof so, digest, sizeof digest, &fd, err);
   if (!rc) rc = load(so, fd, name, origin, digest, k, err);

@@ -214,7 +214,9 @@ static size_t split_fields(char *line, char **fields, size_t cap) {
  * line that does not start with a number is a header. */
 static int read_csv(const table_source *t, const char *path, double *rows, tf_error *err) {
   FILE *f = fopen(path, "r");
-  if (!f) return tf_fail(err, "%s: cannot open '%s': %s", t->config, t->file, strerror(errno));
+  if (!f)
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: cannot open '%s': %s", t->config, t->file,
+                        strerror(errno));
   char line[8192], where[1100];
   char *fields[64];
   uint64_t row = 0;
@@ -254,7 +256,9 @@ static int read_csv(const table_source *t, const char *path, double *rows, tf_er
  * members values when dim is 1). */
 static int read_npy(const table_source *t, const char *path, double *rows, tf_error *err) {
   FILE *f = fopen(path, "rb");
-  if (!f) return tf_fail(err, "%s: cannot open '%s': %s", t->config, t->file, strerror(errno));
+  if (!f)
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: cannot open '%s': %s", t->config, t->file,
+                        strerror(errno));
   unsigned char head[12];
   char dict[4096] = "";
   size_t len = 0;
@@ -308,7 +312,8 @@ static int read_hdf5(const table_source *t, const char *path, const char *datase
   const int rank = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
   int rc = 0;
   if (file < 0)
-    rc = tf_fail(err, "%s: cannot open '%s' as an HDF5 file", t->config, t->file);
+    rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: cannot open '%s' as an HDF5 file", t->config,
+                      t->file);
   else if (d < 0)
     rc = tf_fail(err, "%s: '%s' has no dataset '%s' (key 'initial.dataset')", t->config, t->file,
                  dataset);

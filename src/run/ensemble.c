@@ -241,31 +241,31 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
                      s->run->output_path);
   }
   if (misfit) {
-    s->run->exit_code = TF_EXIT_USAGE;
-    return tf_fail(err,
-                   "cannot resume '%s': its table /members/%s does not have the shape or type of "
-                   "this run's (%llu members); not this run's file (--overwrite starts again)",
-                   s->run->output_path, table_name(spec, i), (unsigned long long)spec->members);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "cannot resume '%s': its table /members/%s does not have the shape or type of "
+        "this run's (%llu members); not this run's file (--overwrite starts again)",
+        s->run->output_path, table_name(spec, i), (unsigned long long)spec->members);
   }
   if (i != spec->ncols + EXTRA_TABLES)
     return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
                    resume ? "open" : "create", table_name(spec, i));
   const int recorded = statuses_of_file(s->dsets[spec->ncols + EXTRA_STATUS]);
   if (recorded < 0) {
-    s->run->exit_code = TF_EXIT_USAGE;
-    return tf_fail(err,
-                   "cannot resume '%s': its /members/status is not a table of member statuses (its "
-                   "type is damaged or another program's); --overwrite starts again",
-                   s->run->output_path);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "cannot resume '%s': its /members/status is not a table of member statuses (its "
+        "type is damaged or another program's); --overwrite starts again",
+        s->run->output_path);
   }
   H5Tclose(s->status_file_type), s->status_file_type = tf_h5_status_type_upto(recorded);
   if (resume && s->isolate && recorded < TF_MEMBER_STATUS_COUNT) {
-    s->run->exit_code = TF_EXIT_USAGE;
-    return tf_fail(err,
-                   "cannot resume '%s' with --isolate: the run that started it was not isolated, "
-                   "so its /members/status cannot record crashed or timeout; resume it without "
-                   "--isolate (and run.isolate), or start again with --overwrite",
-                   s->run->output_path);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "cannot resume '%s' with --isolate: the run that started it was not isolated, "
+        "so its /members/status cannot record crashed or timeout; resume it without "
+        "--isolate (and run.isolate), or start again with --overwrite",
+        s->run->output_path);
   }
   if (resume) {
     hid_t space = H5Dget_space(s->dsets[0]);
@@ -1065,7 +1065,7 @@ static void judge_failures(tf_run *run, const tf_ensemble_outcome *out) {
   if (!failed) return;
   const bool fail_run =
       !out->interrupted && tf_failures_fail_run(failed, done, run->max_failed_fraction);
-  if (fail_run) run->exit_code = TF_EXIT_MEMBERS_FAILED;
+  if (fail_run) run->outcome = TF_RUN_MEMBERS_FAILED;
   tf_failures f = {0};
   tf_error err;
   const hid_t file = run->rank == 0 ? tf_h5_open_serial(run->output_path, &err) : -1;
@@ -1097,12 +1097,12 @@ int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_out
     if (run->discard_if_broken) {
       char why[TF_ERROR_MAX];
       snprintf(why, sizeof why, "%s", err->msg);
-      tf_fail(err, "%s; it is removed: it was made from %s", why, run->config_path);
+      tf_fail_more(err, "%s; it is removed: it was made from %s", why, run->config_path);
       if (run->rank == 0) unlink(run->output_path), tf_lock_release();
     }
     MPI_Barrier(run->comm); /* removed before any rank may end */
     run->file_broken = true;
-    run->exit_code = TF_EXIT_ERROR;
+    tf_error_mark(err, TF_ERR_IO);
     return -1;
   }
   tf_json_integer(run->summary, "done", (long long)out->done);
@@ -1122,7 +1122,7 @@ int tf_ensemble_finish_summarized(tf_run *run, hid_t file, const tf_ensemble_out
     *err = close_err;
     rc = -1;
   }
-  if (rc == 0 && out->interrupted) run->exit_code = TF_EXIT_INTERRUPTED;
+  if (rc == 0 && out->interrupted) run->outcome = TF_RUN_INTERRUPTED;
   if (rc == 0) judge_failures(run, out);
   return rc;
 }

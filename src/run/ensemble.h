@@ -98,9 +98,10 @@ int tf_ensemble_execute(tf_run *run, hid_t *file, const tf_ensemble_spec *spec, 
 
 /* The common end of a job built on the scheduler: the JSON fields done, computed,
  * resumed_from and members_per_second (and part); the file closed, marked complete if
- * rc == 0 and every member is done; the exit code set to TF_EXIT_INTERRUPTED if the run was
- * interrupted.  Returns rc (or -1 if closing failed).  After a failed HDF5 write
- * (file_broken) it reports the error, sets run->file_broken and returns -1 on every rank
+ * rc == 0 and every member is done; run->outcome TF_RUN_INTERRUPTED if the run was
+ * interrupted, TF_RUN_MEMBERS_FAILED if too many members failed.  Returns rc (or -1 if closing
+ * failed).  After a failed HDF5 write (file_broken) it reports the error (code TF_ERR_IO), sets
+ * run->file_broken and returns -1 on every rank
  * without closing the file: HDF5's state then differs between ranks, and a collective close
  * could hang or crash (the executable then ends without MPI_Finalize). */
 int tf_ensemble_finish(tf_run *run, hid_t file, const tf_ensemble_outcome *out, int rc,

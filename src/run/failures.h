@@ -4,8 +4,8 @@
  * A member that fails is a result, recorded in /members/status; but a run in which most
  * members failed has no result to speak of, and must not look like one that succeeded: the
  * end of a run and `twofold info` name the failed members per status (failed in the sense
- * of tf_member_status_failed), and the run exits TF_EXIT_MEMBERS_FAILED when every member
- * failed or more than `run.max_failed_fraction` of them did. */
+ * of tf_member_status_failed), and the run ends TF_RUN_MEMBERS_FAILED (exit status 4) when every
+ * member failed or more than `run.max_failed_fraction` of them did. */
 #ifndef TF_FAILURES_H
 #define TF_FAILURES_H
 

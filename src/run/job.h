@@ -20,6 +20,14 @@
  * copies, stay within this many bytes, so memory per rank does not grow with the ensemble. */
 #define TF_DEFAULT_BUFFER_BYTES (64ull << 20)
 
+/* How a job that returned 0 ended; a job that returned -1 says why by its error's code.  Only
+ * the executable turns either into an exit status (cli.c, tf_exit_status). */
+typedef enum tf_run_outcome {
+  TF_RUN_COMPLETE = 0,
+  TF_RUN_INTERRUPTED,   /* stopped (a signal, the time limit, --stop-after): resume to finish */
+  TF_RUN_MEMBERS_FAILED /* complete, but too many members failed (failures.h) */
+} tf_run_outcome;
+
 typedef struct tf_run {
   tf_config *cfg;
   const char *config_path;
@@ -37,8 +45,8 @@ typedef struct tf_run {
   tf_stop_token stop;        /* armed by jobs that are one computation, given to the engines */
   MPI_Comm comm;
   int rank, size;
-  tf_json *summary; /* fields for the --json line, filled by the job */
-  int exit_code;    /* set by the job (TF_EXIT_OK, TF_EXIT_INTERRUPTED, TF_EXIT_MEMBERS_FAILED) */
+  tf_json *summary;           /* fields for the --json line, filled by the job */
+  tf_run_outcome outcome;     /* how the job ended when it returns 0 (an error says it by code) */
   double max_failed_fraction; /* run.max_failed_fraction (jobs on the scheduler) */
   bool isolate;               /* --isolate or run.isolate: members in a worker (isolate.h) */
   double member_time_limit;   /* run.member_time_limit: seconds per isolated member, 0 none */

@@ -33,8 +33,8 @@ static int read_axis(tf_config *cfg, const char *prefix, const tf_kernel *k, con
     /* the getter lists the choices only when a value was given */
     char msg[TF_ERROR_MAX / 2];
     snprintf(msg, sizeof msg, "%.1000s", err->msg);
-    if (given) return tf_fail(err, "%s (the parameters of model '%s')", msg, k->name);
-    return tf_fail(err, "%s (a parameter of model '%s': %s)", msg, k->name, list);
+    if (given) return tf_fail_more(err, "%s (the parameters of model '%s')", msg, k->name);
+    return tf_fail_more(err, "%s (a parameter of model '%s': %s)", msg, k->name, list);
   }
   a->index = tf_kernel_param_index(k, a->param);
   const tf_param *p = &k->params[a->index];

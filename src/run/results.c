@@ -266,7 +266,7 @@ static int check_place(const tf_run *run, const char *path, tf_error *err) {
                                       : strerror(errno));
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, run->comm);
-  if (bad) MPI_Bcast(err->msg, sizeof err->msg, MPI_CHAR, 0, run->comm);
+  if (bad) MPI_Bcast(err, sizeof *err, MPI_BYTE, 0, run->comm); /* message and code */
   return bad ? -1 : 0;
 }
 
@@ -366,12 +366,12 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
   char pool[POOL_PATHS][POOL_LEN];
   fingerprint_list(run->cfg, fingerprint_given, fingerprint_paths, 96, pool);
   const char *path = run->output_path;
-  if (check_place(run, path, err)) return run->exit_code = TF_EXIT_USAGE, -1;
+  if (check_place(run, path, err)) return tf_error_mark(err, TF_ERR_CONFIG);
   int locked = run->rank == 0 ? tf_lock_take(path, err) : 0;
   MPI_Bcast(&locked, 1, MPI_INT, 0, run->comm);
   if (locked) {
     if (run->rank != 0) tf_fail(err, "'%s' is being written by another twofold run", path);
-    return run->exit_code = TF_EXIT_USAGE, -1;
+    return tf_error_mark(err, TF_ERR_CONFIG);
   }
   char *fp = fingerprint(run->cfg, fingerprint_paths);
   if (!fp) return tf_fail(err, "out of memory");
@@ -391,12 +391,12 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
       if (run->rank != 0) tf_fail(err, "cannot resume '%s': not this run's file", path);
       free(fp);
       if (run->rank == 0) tf_lock_release();
-      return run->exit_code = TF_EXIT_USAGE, -1;
+      return tf_error_mark(err, TF_ERR_CONFIG);
     }
     if (run->rank == 0) tf_h5_recover_eoa(path);
     MPI_Barrier(run->comm);
     file = tf_h5_open_rw(path, run->comm, err);
-    if (file < 0) run->exit_code = TF_EXIT_USAGE; /* not a readable results file */
+    if (file < 0) tf_error_mark(err, TF_ERR_CONFIG); /* not a readable results file */
     if (file >= 0) {
       char *old = tf_h5_attr_read_string(file, "fingerprint");
       char why[512] = "";
@@ -406,15 +406,14 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
                                plugin_changed(run, file, why, sizeof why);
       MPI_Allreduce(MPI_IN_PLACE, &refused, 1, MPI_INT, MPI_MAX, run->comm);
       if (refused) {
-        run->exit_code = TF_EXIT_USAGE;
-        tf_fail(err,
-                "cannot resume '%s': %s; rerun with a new -o, or --overwrite to start "
-                "again",
-                path, old ? why : "it was not written by a twofold job");
+        tf_fail_code(err, TF_ERR_CONFIG,
+                     "cannot resume '%s': %s; rerun with a new -o, or --overwrite to start "
+                     "again",
+                     path, old ? why : "it was not written by a twofold job");
         H5Fclose(file);
         file = -1;
       } else if (same_split(run, file, err)) {
-        run->exit_code = TF_EXIT_USAGE;
+        tf_error_mark(err, TF_ERR_CONFIG);
         H5Fclose(file);
         file = -1;
       } else {
@@ -425,13 +424,12 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
       free(old);
     }
   } else if (exists && !run->overwrite) {
-    run->exit_code = TF_EXIT_USAGE;
-    tf_fail(err,
-            "output '%s' already exists; pass --resume to complete it or --overwrite to "
-            "replace it",
-            path);
+    tf_fail_code(err, TF_ERR_CONFIG,
+                 "output '%s' already exists; pass --resume to complete it or --overwrite to "
+                 "replace it",
+                 path);
   } else if (exists && !replaceable(run, path, err)) {
-    run->exit_code = TF_EXIT_USAGE;
+    tf_error_mark(err, TF_ERR_CONFIG);
   } else {
     file = create_then_rename(run, path, fp, err);
   }
@@ -469,7 +467,7 @@ int tf_results_close_summarized(tf_run *run, hid_t file, bool complete,
     if (run->rank == 0) rc = summarize_serially(run, summarize, ctx, err);
     MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
     if (rc) {
-      MPI_Bcast(err->msg, sizeof err->msg, MPI_CHAR, 0, run->comm);
+      MPI_Bcast(err, sizeof *err, MPI_BYTE, 0, run->comm); /* message and code */
       if (run->rank == 0) tf_lock_release();
       return -1;
     }

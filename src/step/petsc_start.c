@@ -120,7 +120,7 @@ static const tf_ts_ops *module(tf_error *err) {
   if (ops || load_error[0]) return ops ? ops : (tf_fail(err, "%s", load_error), NULL);
   char path[PATH_MAX];
   module_path(path, sizeof path);
-  tf_error why = {{0}};
+  tf_error why = {0};
   if (open_module(path, &why)) {
     tf_fail(err,
             "integrator.method petsc-ts (the default for smoothed stiff members) needs the "

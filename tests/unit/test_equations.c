@@ -47,7 +47,7 @@ static void check_c(const char *text, int var, const char *want) {
 
 static void check_error(const char *text, const char *want) {
   tf_expr_pool *pool = tf_expr_pool_new();
-  tf_error err = {""};
+  tf_error err = {0};
   tf_expr *e = tf_expr_parse(pool, text, names, 4, &err);
   CHECK(e == NULL && strstr(err.msg, want), "'%s': message '%s' lacks '%s'", text, err.msg, want);
   tf_expr_pool_free(pool);
@@ -146,7 +146,7 @@ static void test_format(void) {
 
 /* model.equations' checks: file, line, key (and column inside an expression). */
 static void check_config(const char *yaml, const char *want) {
-  tf_error err = {""};
+  tf_error err = {0};
   tf_config *cfg = tf_config_parse_string(yaml, "m.yaml", &err);
   CHECK(cfg != NULL, "config parses: %s", err.msg);
   if (!cfg) return;
@@ -198,7 +198,7 @@ static void test_config(void) {
  * line, key, column and what to write; abs, min, max (continuous) and sign() of parameters
  * stay allowed; a flow's sign() of the state reads, with a warning pointing to 'switching'. */
 static void check_warning(const char *yaml, const char *want) {
-  tf_error err = {""};
+  tf_error err = {0};
   tf_config *cfg = tf_config_parse_string(yaml, "m.yaml", &err);
   char text[2048] = "";
   const int n = cfg ? tf_equations_warnings(cfg, text, sizeof text) : -1;

@@ -76,7 +76,7 @@ static tf_model_def valid(void) {
 
 /* Loads d and expects failure with `needle` in the message (NULL: expects success). */
 static const tf_kernel *expect(const tf_model_def *d, const char *needle, int line) {
-  tf_error err = {{0}};
+  tf_error err = {0};
   const int rc = tf_model_def_check(d, "library 'unit.so'", &err);
   if (!needle) {
     CHECK(rc == 0, "line %d: valid definition refused: %s", line, err.msg);
@@ -183,7 +183,7 @@ static void validation(void) {
 static void builtins(void) {
   for (size_t i = 0; i < tf_kernel_count(); i++) {
     const tf_kernel *k = tf_kernel_at(i);
-    tf_error err = {{0}};
+    tf_error err = {0};
     CHECK(tf_model_def_check(k, "built-in", &err) == 0, "built-in '%s' refused: %s", k->name,
           err.msg);
   }
@@ -254,7 +254,7 @@ static void adoption(void) {
   tf_model_def d = valid();
   d.size = offsetof(tf_model_def, failure), d.failure = (const char *(*)(int))1, d.flow = &older;
   const tf_model_def *got = NULL;
-  tf_error err = {{0}};
+  tf_error err = {0};
   CHECK(tf_model_def_adopt(&d, "library 'unit.so'", &got, &err) == 0 && got &&
             got->failure == NULL && got->flow->rhs == rhs && got->flow->diffusion == NULL &&
             got->flow != &older && tf_model_def_check(got, "library 'unit.so'", &err) == 0,

@@ -233,7 +233,7 @@ static char *switches(tf_error *err) {
 enum { MAX_CALLS = 100000 };
 
 static void fail_each_call(const char *what, operation op) {
-  tf_error err = {""};
+  tf_error err = {0};
   calls = 0;
   char *want = op(&err);
   const long total = calls;

@@ -18,7 +18,7 @@ static void check_field(const char *field, const char *want) {
            "model:\n  equations:\n    state: [x, v]\n    parameters: {k: 2}\n"
            "    switching: {s1: v - 1, s2: x}\n    field: {x: v, v: \"%s\"}\n",
            field);
-  tf_error err = {""};
+  tf_error err = {0};
   tf_config *cfg = tf_config_parse_string(yaml, "m.yaml", &err);
   CHECK(cfg != NULL, "config parses: %s", err.msg);
   if (!cfg) return;
