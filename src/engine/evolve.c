@@ -568,7 +568,11 @@ void tf_evolve_request_stop(tf_evolve *e) {
 }
 
 void tf_evolve_dense(const tf_evolve *e, double t, double *x) {
-  tf_stepper_dense(tf_event_loop_stepper(e->loop), t, x);
+  tf_stepper_dense(tf_evolve_stepper(e), t, x);
+}
+
+const tf_stepper *tf_evolve_stepper(const tf_evolve *e) {
+  return tf_event_loop_stepper(e->loop);
 }
 
 tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_end, int side) {

@@ -140,6 +140,8 @@ tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x);
 typedef void (*tf_step_fn)(void *ctx, const tf_evolve *e, double t0, double t1);
 void tf_evolve_set_step_callback(tf_evolve *e, tf_step_fn on_step);
 void tf_evolve_dense(const tf_evolve *e, double t, double *x);
+/* The stepper of the run: its last accepted step is the one tf_evolve_dense interpolates. */
+const tf_stepper *tf_evolve_stepper(const tf_evolve *e);
 /* Called from a step callback (an observer that has seen enough): the run ends before the next
  * step's events and before any further transition, with status TF_MEMBER_PENDING, its state
  * and time those of the step end where it stopped (the observer knows its own stopping point).

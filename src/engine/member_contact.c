@@ -220,6 +220,9 @@ const tf_member_ops tf_member_contact_ops = {
     .name = "contact",
     .create = create,
     .run = run,
+    /* none: the contact engines (evolve2, dual_contact) live for one tf_contact_run, so no step
+     * is left to interpolate after it; inside the run the step hook has tf_contact_dense */
+    .dense = NULL,
     .destroy = destroy,
     .report = report,
 };

@@ -38,6 +38,7 @@ void tf_member_engine_destroy(tf_member_engine *e) {
 void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
                           tf_member_result *r) {
   memset(r, 0, sizeof *r);
+  e->dense_valid = false;
   if (e->sampling) {
     static _Thread_local tf_error refused; /* r->failure points at static text */
     if (tf_sampling_set_params(e->sampling, member, b->parameters, &refused)) {
@@ -57,6 +58,7 @@ void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_
 void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *members,
                                const tf_member_buffers *b, tf_member_result *r) {
   memset(r, 0, n * sizeof *r);
+  e->dense_valid = false;
   if (e->ops->run_many) {
     e->ops->run_many(e, n, members, b, r);
     return;
@@ -83,6 +85,11 @@ int tf_member_sampling(tf_member_engine *e, tf_config *cfg, const double *x0, do
     return tf_fail(err, "%s: key 'model.sample': %s",
                    tf_config_where(cfg, "model.sample", where, sizeof where), params_fixed);
   }
+  return 0;
+}
+
+int tf_member_engine_dense(const tf_member_engine *e, double t, double *x, double step[2]) {
+  if (!e->dense_valid || !e->ops->dense || e->ops->dense(e, t, x, step)) return -1;
   return 0;
 }
 

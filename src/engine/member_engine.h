@@ -163,8 +163,12 @@ typedef struct tf_member_ops {
    * NULL: run, member by member. */
   void (*run_many)(tf_member_engine *e, size_t n, const uint64_t *members,
                    const tf_member_buffers *b, tf_member_result *r);
-  /* Optional: the dense output of the last step at t in it; -1 where there is none. */
-  int (*dense)(const tf_member_engine *e, double t, double *x);
+  /* Optional: the dense output of the member run last (by run; e->dense_valid set by it): its
+   * last accepted step's ends into step[0] < step[1] and, for t in [step[0], step[1]], the state
+   * at t into x (layout.dim values), the stepper's continuous extension on the field of that
+   * step's segment.  Returns 0; -1 where there is none.  NULL: the route keeps none (its
+   * adapter says why). */
+  int (*dense)(const tf_member_engine *e, double t, double *x, double step[2]);
   void (*destroy)(tf_member_engine *e);
   /* Optional: the route's own fields of a traced member's JSON line. */
   void (*report)(const tf_member_engine *e, const tf_member_result *r, const double *final,
@@ -178,6 +182,9 @@ struct tf_member_engine {
   tf_member_layout layout;
   tf_member_settings settings;
   void *impl;
+  /* The member run last took at least one step whose dense output ops->dense gives (cleared
+   * before each run, set by the adapter's run; members run side by side leave it clear). */
+  bool dense_valid;
   /* initial.sample, initial.from_file, model.sample (NULL: none); the adapter creates it
    * (tf_member_sampling) and draws the state, the engine sets the parameters per member */
   struct tf_sampling *sampling;
@@ -200,6 +207,12 @@ void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_
  * the route's run_many where it has one (a rank's queue of members, e.g. one chunk). */
 void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *members,
                                const tf_member_buffers *b, tf_member_result *r);
+
+/* The dense output of the last accepted step of the member run last (tf_member_engine_run):
+ * the step's ends into step[0..1] and, for t in them, the state at t into x.  Returns 0, or -1
+ * where there is none: a route or method without dense output (ops->dense), no step taken since
+ * the member's start or its last event, members run side by side, or t outside the step. */
+int tf_member_engine_dense(const tf_member_engine *e, double t, double *x, double step[2]);
 
 /* The route's fields of a traced member's JSON line (nothing if it has none). */
 void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *r,

@@ -132,6 +132,23 @@ static void end_member(tf_member_engine *e, const tf_flow_result *fr, bool sampl
   if (flow->poincare) impact_extra(flow, r);
 }
 
+/* Whether a member's steps are those of the flow's stepper, whose continuous extension is kept
+ * after the run: DOPRI5 and every stepper type of integrator.method.  Not the SDE schemes
+ * (fixed steps of a stochastic solution: no extension), nor PETSc TS (a batch of members is one
+ * solve, its interpolation the module's own and not kept per member), nor impact kernels and
+ * flows recorded at events (the impact engine's stepper, restarted at every impact). */
+static bool steps_on_stepper(const tf_flow *flow) {
+  return flow->method == TF_METHOD_DOPRI5 && !flow->poincare;
+}
+
+static int dense(const tf_member_engine *e, double t, double *x, double step[2]) {
+  const tf_stepper *s = ((const flow_engine *)e->impl)->flow.stepper;
+  step[0] = tf_stepper_last_step_start(s), step[1] = tf_stepper_last_step_end(s);
+  if (!(step[0] < step[1] && t >= step[0] && t <= step[1])) return -1;
+  tf_stepper_dense(s, t, x);
+  return 0;
+}
+
 static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
                 tf_member_result *r) {
   tf_flow *flow = &((flow_engine *)e->impl)->flow;
@@ -142,6 +159,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   const tf_flow_result fr = tf_flow_run_member(flow, member, final, sampled ? record_sample : NULL,
                                                &sink, sampled ? sink.n : 0);
   end_member(e, &fr, sampled, &sink, r);
+  e->dense_valid = steps_on_stepper(flow) && fr.steps > 0;
 }
 
 /* Members side by side in lanes where the flow has them (flow.h), else one by one. */
@@ -195,6 +213,7 @@ const tf_member_ops tf_member_flow_ops = {
     .create = create,
     .run = run,
     .run_many = run_many,
+    .dense = dense,
     .destroy = destroy,
     .report = report,
 };

@@ -130,6 +130,20 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
     b->sample_t[i] = tf_member_sample_time(l->t0, l->t_end, i, l->samples);
   r->event_rows = logged_rows(rec.events, l->event_slots, l->event_width);
   r->exit_rows = logged_rows(rec.exits, l->exit_slots, l->exit_width);
+  e->dense_valid = r->steps > 0;
+}
+
+/* The stepper's last step is on the field of the segment it lies in (a slip mode's, or the
+ * sliding vector field), so its extension is the member's solution there; after an event the
+ * stepper restarts, and until its next step there is no step to interpolate. */
+static int dense(const tf_member_engine *e, double t, double *x, double step[2]) {
+  const tf_pws *pws = &((const pws_engine *)e->impl)->pws;
+  tf_pws_last_step(pws, step);
+  if (!(step[0] < step[1] && t >= step[0] && t <= step[1])) return -1;
+  double all[TF_MAX_DIM * (TF_MAX_DIM + 1)]; /* the engine's state may carry tangent vectors */
+  tf_pws_dense(pws, t, all);
+  memcpy(x, all, e->layout.dim * sizeof *x);
+  return 0;
 }
 
 static void destroy(tf_member_engine *e) {
@@ -178,6 +192,7 @@ const tf_member_ops tf_member_pws_ops = {
     .name = "pws",
     .create = create,
     .run = run,
+    .dense = dense,
     .destroy = destroy,
     .report = report,
     .describe_draws = describe_draws,

@@ -82,10 +82,10 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
     /* the search starts from the kernel's guess for these parameters: they are the input */
     char where[256], why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
-    return tf_fail(err,
-                   "%s: key 'model.params': %s (the search starts from model '%s''s guess "
-                   "for these parameters)",
-                   tf_config_where(cfg, "model.params", where, sizeof where), why, k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.params': %s (the search starts from model '%s''s guess "
+                        "for these parameters)",
+                        tf_config_where(cfg, "model.params", where, sizeof where), why, k->name);
   }
   tf_twofold_analyze(k, pws->model.params, x, &pws->twofold);
   pws->has_twofold = true;
@@ -249,6 +249,12 @@ void tf_pws_dense(const tf_pws *pws, double ts, double *x) {
     tf_switches_dense(pws->switches, ts, x);
   else
     tf_evolve_dense(pws->evolve, ts, x);
+}
+
+void tf_pws_last_step(const tf_pws *pws, double step[2]) {
+  const tf_stepper *s =
+      pws->switches ? tf_switches_stepper(pws->switches) : tf_evolve_stepper(pws->evolve);
+  step[0] = tf_stepper_last_step_start(s), step[1] = tf_stepper_last_step_end(s);
 }
 
 static void sample_step(member_run *mr, double ta, double tb) {

@@ -58,6 +58,9 @@ typedef struct tf_pws_watch {
 
 /* The dense output of the step a member just took, at t in it. */
 void tf_pws_dense(const tf_pws *pws, double t, double *x);
+/* The ends of the last accepted step of the member run last (equal where it took none since its
+ * start or its last event): the step tf_pws_dense interpolates, on its segment's field. */
+void tf_pws_last_step(const tf_pws *pws, double step[2]);
 
 /* `comm`: the run's communicator (loading the model is collective over it); `stop`: where a
  * member may stop early (checkpoint.h; NULL: never).  A replay file its

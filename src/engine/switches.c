@@ -517,7 +517,11 @@ void tf_switches_set_callbacks(tf_switches *sw, tf_sw_event_fn on_event, tf_sw_c
 }
 
 void tf_switches_dense(const tf_switches *sw, double t, double *x) {
-  tf_stepper_dense(tf_event_loop_stepper(sw->loop), t, x);
+  tf_stepper_dense(tf_switches_stepper(sw), t, x);
+}
+
+const tf_stepper *tf_switches_stepper(const tf_switches *sw) {
+  return tf_event_loop_stepper(sw->loop);
 }
 
 void tf_switches_request_stop(tf_switches *sw) {

@@ -108,5 +108,7 @@ void tf_switches_request_stop(tf_switches *s);
 
 /* Dense output of the step just taken (for sampling trajectories). */
 void tf_switches_dense(const tf_switches *s, double t, double *x);
+/* The stepper of the run: its last accepted step is the one tf_switches_dense interpolates. */
+const tf_stepper *tf_switches_stepper(const tf_switches *s);
 
 #endif

@@ -92,6 +92,10 @@ double tf_stepper_last_step_start(const tf_stepper *s) {
   return s->t_prev;
 }
 
+double tf_stepper_last_step_end(const tf_stepper *s) {
+  return s->t_last;
+}
+
 tf_ode_stats tf_stepper_stats(const tf_stepper *s) {
   return s->stats;
 }

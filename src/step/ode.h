@@ -98,6 +98,8 @@ void tf_stepper_without_dense(tf_stepper *s);
 void tf_stepper_sample(const tf_stepper *s, double t, double *out);
 bool tf_stepper_sample_is_exact(const tf_stepper *s);
 double tf_stepper_last_step_start(const tf_stepper *s);
+/* Where the last accepted step ended (the start after a reset or restart: no step since). */
+double tf_stepper_last_step_end(const tf_stepper *s);
 /* Steps until *t == t_end (resets first). */
 tf_ode_status tf_stepper_integrate(tf_stepper *s, double *t, double *x, double t_end);
 void tf_stepper_destroy(tf_stepper *s);

@@ -1,0 +1,134 @@
+/* test_member_dense.c — the member engine's dense output (tf_member_engine_dense) against
+ * closed forms:
+ *   the harmonic oscillator x' = v, v' = -w^2 x, x(t) = x0 cos wt + (v0 / w) sin wt, on fixed
+ *     steps h ending at t = 1: inside the last step the error is that of the continuous
+ *     extension (order 4 for DOPRI5, 7 for DOP853) plus the pair's global error (order 5, 8), so
+ *     it falls as h^5 and h^8: halving h divides it by 2^5 and 2^8;
+ *   the relay x' = y - a sign(x), y' = 1 (Filippov route): on every segment of its solution the
+ *     field is a polynomial one (slip: x quadratic in t; sliding: x = 0), which DOPRI5's quartic
+ *     extension reproduces, so inside the last step the dense output is the segment's exact
+ *     solution from the step's start to rounding;
+ *   where there is none (PETSc TS, members side by side, t outside the step) it says so. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "config.h"
+#include "member_engine.h"
+
+static tf_member_engine *engine(const char *yaml) {
+  tf_error err = {0};
+  tf_config *cfg = tf_config_parse_string(yaml, "dense.yaml", &err);
+  CHECK(cfg != NULL, "config: %s", err.msg);
+  if (!cfg) return NULL;
+  const tf_member_settings s = {.members = 1, .samples = 0, .comm = MPI_COMM_SELF};
+  tf_member_engine *e = NULL;
+  const int rc = tf_member_engine_create(cfg, &s, &e, &err);
+  CHECK(rc == 0, "engine: %s", err.msg);
+  tf_config_free(cfg);
+  if (rc) tf_member_engine_destroy(e);
+  return rc ? NULL : e;
+}
+
+/* The largest error of the dense output of the last step at 5 interior points against the
+ * oscillator's closed form, for fixed steps h (t_end 1, a whole number of steps). */
+static double oscillator_error(const char *method, double h, double step[2]) {
+  const double w = 2.0, x0 = 1.0, v0 = 0.5;
+  char yaml[512];
+  snprintf(yaml, sizeof yaml,
+           "model: {name: harmonic, params: {omega: %g}}\ninitial: {state: [%g, %g]}\n"
+           "integrator: {method: %s, step: fixed, h0: %.17g, t_end: 1}\n",
+           w, x0, v0, method, h);
+  tf_member_engine *e = engine(yaml);
+  if (!e) return NAN;
+  double final[2];
+  tf_member_result r;
+  tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, &r);
+  double x[2], worst = 0.0;
+  CHECK(r.status == 1 && r.t == 1.0, "%s h %g: status %d at t %g", method, h, r.status, r.t);
+  CHECK(tf_member_engine_dense(e, 1.0, x, step) == 0 && x[0] == final[0] && x[1] == final[1],
+        "%s h %g: at the step's end the dense output is the final state", method, h);
+  CHECK(fabs(step[0] - (1.0 - h)) < 1e-12 && step[1] == 1.0, "%s: last step [%g, %g]", method,
+        step[0], step[1]);
+  for (int i = 1; i <= 5; i++) {
+    const double t = step[0] + (step[1] - step[0]) * i / 6.0;
+    CHECK(tf_member_engine_dense(e, t, x, step) == 0, "%s: dense at %g", method, t);
+    const double exact[2] = {x0 * cos(w * t) + v0 / w * sin(w * t),
+                             -x0 * w * sin(w * t) + v0 * cos(w * t)};
+    worst = fmax(worst, fmax(fabs(x[0] - exact[0]), fabs(x[1] - exact[1])));
+  }
+  CHECK(tf_member_engine_dense(e, step[0] - 0.5 * h, x, step) == -1 &&
+            tf_member_engine_dense(e, 1.0 + 1e-9, x, step) == -1,
+        "%s: no dense output outside the last step", method);
+  tf_member_engine_destroy(e);
+  return worst;
+}
+
+static void test_oscillator_order(const char *method, double h, int order) {
+  double step[2];
+  const double coarse = oscillator_error(method, h, step);
+  const double fine = oscillator_error(method, h / 2, step);
+  const double observed = log2(coarse / fine);
+  printf("%s: dense error %.3g at h = %g, %.3g at h / 2: order %.2f (expected %d)\n", method,
+         coarse, h, fine, observed, order);
+  CHECK(fine > 1e-13 && fabs(observed - order) < 0.5, "%s: order %.2f of the dense output's %d",
+        method, observed, order);
+}
+
+/* The relay's last step against its segment's exact solution from the step's start. */
+static void test_relay(void) {
+  tf_member_engine *e = engine(
+      "model: {name: relay, params: {a: 1}}\ninitial: {state: [1, -3]}\n"
+      "integrator: {t_end: 6.3, rtol: 1e-6, atol: 1e-9}\n");
+  if (!e) return;
+  double final[2], step[2], start[2], x[2];
+  tf_member_result r;
+  tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, &r);
+  CHECK(r.status == 1 && r.t == 6.3, "relay: status %d at %g", r.status, r.t);
+  CHECK(r.events[0] + r.events[1] + r.events[2] > 0, "relay: the run had events");
+  CHECK(tf_member_engine_dense(e, 6.3, x, step) == 0 && x[0] == final[0] && x[1] == final[1],
+        "relay: the step's end is the final state");
+  CHECK(tf_member_engine_dense(e, step[0], start, step) == 0, "relay: the step's start");
+  /* x(t) = 1 - 4t + t^2/2 reaches 0 at 4 - sqrt 14 with y < -1 and crosses; y' = 1 brings the
+   * crossing back and sliding on x = 0 for -1 < y < 1, left at y = 1 into x > 0: the last step
+   * is in slip+, x' = y - 1 */
+  CHECK(final[0] > 0 && start[0] >= 0 && start[1] >= 1, "relay: ends in slip+ (x %g)", final[0]);
+  double worst = 0.0;
+  for (int i = 1; i <= 5; i++) {
+    const double t = step[0] + (step[1] - step[0]) * i / 6.0, s = t - step[0];
+    CHECK(tf_member_engine_dense(e, t, x, step) == 0, "relay: dense at %g", t);
+    const double exact[2] = {start[0] + (start[1] - 1.0) * s + 0.5 * s * s, start[1] + s};
+    worst = fmax(worst, fmax(fabs(x[0] - exact[0]), fabs(x[1] - exact[1])));
+  }
+  printf("relay: last step [%.6g, %.6g], dense error %.3g\n", step[0], step[1], worst);
+  CHECK(worst < 1e-13, "relay: the quartic extension reproduces a quadratic (%.3g)", worst);
+  tf_member_engine_destroy(e);
+}
+
+/* Members side by side share no stepper: no dense output after them. */
+static void test_none_after_lanes(void) {
+  tf_member_engine *e = engine(
+      "model: {name: harmonic}\ninitial: {state: [1, 0]}\n"
+      "integrator: {t_end: 1, lanes: 4}\n");
+  if (!e) return;
+  const uint64_t members[2] = {0, 1};
+  double final[4], x[2], step[2];
+  tf_member_buffers b[2] = {{.final = final}, {.final = final + 2}};
+  tf_member_result r[2];
+  tf_member_engine_run_many(e, 2, members, b, r);
+  CHECK(e->layout.lanes <= 1 || tf_member_engine_dense(e, 0.5, x, step) == -1,
+        "lanes %d: no dense output", e->layout.lanes);
+  tf_member_engine_destroy(e);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  test_oscillator_order("dopri5", 0.125, 5);
+  test_oscillator_order("dop853", 0.25, 8);
+  test_relay();
+  test_none_after_lanes();
+  MPI_Finalize();
+  return check_report("test_member_dense");
+}
