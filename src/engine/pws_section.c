@@ -92,9 +92,7 @@ static bool record_crossing(void *ctx, double t, const double *x) {
     if (j == 0) ps->t_mark = t; /* the window opens */
   }
   if (full) {
-    const tf_poincare_record *r = &ps->out->poincare;
-    for (long long k = r->recorded; r->period > 0 && k < ps->spec.count; k++)
-      ps->out->modes[k] = ps->out->modes[k - r->period]; /* the period's continuation */
+    tf_poincare_continue_period(&ps->out->poincare, ps->spec.count, ps->out->modes);
     close_sliding(ps, t);
     ps->done = true;
     if (ps->spec.action == TF_POINCARE_STOP) { /* the member ends here */
