@@ -218,7 +218,8 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   const bool hooked = l->samples > 0 || l->event_slots > 0 || ce->crossings;
   tf_contact_result cr =
       tf_contact_run(l->kernel, l->params, &ce->opts, l->t0, x, l->t_end, hooked ? &hooks : NULL);
-  if (sink.stop) { /* the section ended the member at its crossing */
+  if (sink.stop) { /* the section ended the member at its crossing, inside the last step */
+    if (ce->dual) cr.dual.time_in[cr.dual.final_case] -= cr.dual.t - sink.t_stop;
     cr.status = cr.c2.status = cr.dual.status = TF_MEMBER_OK;
     cr.t = cr.c2.t = cr.dual.t = sink.t_stop;
     memcpy(x, sink.x_stop, l->dim * sizeof *x);
