@@ -16,7 +16,8 @@
  * /members/final_mode and the logs /members/exits, /members/event_log and
  * /members/trajectory (fixed slots per member, NaN-padded); impact kernels (and flows with
  * poincare.event) add /members/impacts, /members/stick_time and, when recording,
- * /members/poincare, /members/poincare_recorded, /members/poincare_period: every column of
+ * /members/poincare, /members/poincare_recorded, /members/poincare_period (Filippov models and
+ * bodies under friction with poincare.event: those and /members/poincare_mode): every column of
  * member_columns.c the engine produces, in its order.  output.columns keeps only the tables it
  * names, and may name the opt-in ones (/members/rejected_steps); output.reduce adds a float64
  * column per named expression of the member's end (member_reduce.h).  /summary holds the mean,

@@ -832,6 +832,17 @@ static void poincare_chunk(void *ctx, size_t n, const uint64_t *members, void *c
   free(buf), free(rec), free(m);
 }
 
+/* A two-fold is located once, at model.params: a scan over the parameters would move it. */
+static int refuse_twofold(tf_config *cfg, const tf_pws *pws, tf_error *err) {
+  if (!pws->has_twofold && !pws->at_twofold) return 0;
+  char where[256];
+  return tf_fail(err,
+                 "%s: model '%s' has a two-fold, located once at model.params, so a scan "
+                 "over its parameters cannot follow it; scan it with quantity lyapunov, or "
+                 "run one ensemble per parameter value",
+                 tf_config_where(cfg, "model", where, sizeof where), pws->model.kernel->name);
+}
+
 /* A Filippov model: its own engine (pws.h) and the section recorded on its steps. */
 static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
@@ -864,7 +875,8 @@ static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
                    "%s: key 'initial.spread': a poincare scan starts every point from "
                    "initial.state exactly (got %g; use 0)",
                    tf_config_where(cfg, "initial.spread", where, sizeof where), ps->pws->spread);
-  if (tf_pws_section_check(&ps->spec, cfg, ps->pws, err)) return -1;
+  if (tf_pws_section_check(&ps->spec, cfg, ps->pws, err) || refuse_twofold(cfg, ps->pws, err))
+    return -1;
   const tf_pws *pws = ps->pws;
   const uint64_t n = k->dim, w = (uint64_t)ps->spec.count * (1 + n);
   const uint64_t surfaces = (uint64_t)tf_pws_surfaces(pws);

@@ -28,7 +28,12 @@
  * replays it; ensemble.members sizes a replay): the file adds /trajectory/events (rows of t,
  * kind, mode before, mode after, state; attribute kinds, at most output.event_log) and
  * /trajectory/exits (t, u, side, kind, state of every draw: pws.h), the JSON events per kind,
- * final_mode and twofold_visits. */
+ * final_mode and twofold_visits.
+ *
+ * A member recorded at events (poincare.event: flows, impact and Filippov models, bodies under
+ * spatial friction) adds /trajectory/poincare (poincare.count slots of t, state, NaN-padded;
+ * attributes recorded and period), and where the route has modes /trajectory/poincare_mode
+ * (the mode at each; attribute modes). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +157,26 @@ static void describe_kinds(hid_t g, const tf_member_layout *l) {
   H5Dclose(d);
 }
 
+/* The states recorded at the section's events (poincare.*), as an ensemble's columns of the
+ * same names hold them: count slots, NaN-padded; the mode at each where the route has modes. */
+static int write_section(hid_t g, const tf_member_layout *l, const tf_member_result *r, int z,
+                         bool w) {
+  const uint64_t slots = (uint64_t)l->poincare_slots;
+  int rc = write_table(g, "poincare", r->poincare.samples, slots, 1 + l->dim, z,
+                       "state at the recorded events: slots of (t, state), NaN-padded", w);
+  if (!rc && l->poincare_mode_doc)
+    rc = write_table(g, "poincare_mode", r->poincare.modes, slots, 1, z, l->poincare_mode_doc, w);
+  hid_t d = rc ? -1 : H5Dopen2(g, "poincare", H5P_DEFAULT);
+  if (d < 0) return rc;
+  rc = tf_h5_attr_int(d, "recorded", r->poincare.recorded) |
+       tf_h5_attr_int(d, "period", r->poincare.period);
+  H5Dclose(d);
+  if (!rc && l->modes_attr && l->poincare_mode_doc &&
+      (d = H5Dopen2(g, "poincare_mode", H5P_DEFAULT)) >= 0)
+    rc = tf_h5_attr_string(d, "modes", l->modes_attr), H5Dclose(d);
+  return rc;
+}
+
 /* /trajectory: the samples, and the mode at them, events and draws where the route has them. */
 static int write_tables(tf_run *run, const trajectory_job *job, hid_t g) {
   const tf_member_layout *l = &job->engine->layout;
@@ -172,6 +197,7 @@ static int write_tables(tf_run *run, const trajectory_job *job, hid_t g) {
                      "draws: t, u, side, kind (0 two-fold exit; a choice at an intersection by "
                      "the rule 1 uniform, 2 weighted, 3 regularised), state",
                      w);
+  if (!rc && l->poincare_slots > 0) rc = write_section(g, l, r, z, w);
   if (rc) return rc;
   if (l->event_log_doc) describe_kinds(g, l);
   hid_t d =
@@ -209,8 +235,8 @@ static int execute(tf_run *run, tf_error *err) {
   tf_h5_attr_names(file, "state_names", job->state_names);
   hid_t g = tf_h5_group(file, "trajectory");
   if (resumed) /* a trajectory is one piece of work: redo it */
-    for (const char *const *name =
-             (const char *const[]){"t", "state", "mode", "events", "exits", NULL};
+    for (const char *const *name = (const char *const[]){"t", "state", "mode", "events", "exits",
+                                                         "poincare", "poincare_mode", NULL};
          *name; name++)
       if (H5Lexists(g, *name, H5P_DEFAULT) > 0) H5Ldelete(g, *name, H5P_DEFAULT);
   int rc = write_tables(run, job, g);

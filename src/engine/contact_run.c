@@ -97,6 +97,13 @@ int tf_contact_mode(const tf_contact *c) {
   return c->d ? (int)tf_dual_case(c->d) : (int)tf_evolve2_mode(c->e);
 }
 
+void tf_contact_request_stop(const tf_contact *c) {
+  if (c->d)
+    tf_dual_request_stop(c->d);
+  else
+    tf_evolve2_request_stop(c->e);
+}
+
 static tf_contact_result failed(const char *why) {
   tf_contact_result r = {.status = TF_MEMBER_FAILED, .failure = why};
   r.c2.failure = why, r.dual.failure = why;

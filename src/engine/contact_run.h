@@ -78,6 +78,9 @@ tf_contact_result tf_contact_run(const tf_kernel *k, const double *params,
 /* Inside a step hook: the dense output of the step just taken and its mode. */
 void tf_contact_dense(const tf_contact *c, double t, double *x);
 int tf_contact_mode(const tf_contact *c);
+/* Inside a step hook: the run ends after this step with status TF_MEMBER_PENDING, before any
+ * transition (the hook knows its own stopping point in the step). */
+void tf_contact_request_stop(const tf_contact *c);
 
 /* "0 SS, 1 SR, 2 RS, 3 RR" or "0 roll (on Sigma), 1 slip"; the event kinds likewise. */
 const char *tf_contact_modes_doc(const tf_kernel *k);

@@ -797,6 +797,10 @@ tf_dc_case tf_dual_case(const tf_dual *d) {
   return d->mode;
 }
 
+void tf_dual_request_stop(tf_dual *d) {
+  tf_event_loop_request_stop(d->loop);
+}
+
 tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
   tf_dual_result res = {.status = TF_MEMBER_OK, .t = t0};
   d->sliding_failed = false;

@@ -75,6 +75,8 @@ void tf_dual_set_callbacks(tf_dual *d, tf_dc_event_fn on_event, tf_dc_step_fn on
 tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end);
 void tf_dual_dense(const tf_dual *d, double t, double *x);
 tf_dc_case tf_dual_case(const tf_dual *d);
+/* From a step callback: the run ends after this step, pending (tf_event_loop_request_stop). */
+void tf_dual_request_stop(tf_dual *d);
 
 /* Analysis at a point of Sigma_RR (for tests and figures): the Filippov tangencies of F_SR
  * (lp_sr = e1+ . F_SR(u1+ -> 0+), lm_sr) and of F_RS, and the largest R^ over the limit

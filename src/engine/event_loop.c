@@ -44,6 +44,7 @@ struct tf_event_loop {
   double *x;
   const long *events;
   long window_events;
+  bool halt; /* tf_event_loop_request_stop */
   tf_event_loop_result res;
 };
 
@@ -295,6 +296,7 @@ void tf_event_loop_begin(tf_event_loop *l, double t0, double *x, double t_end, c
   l->res = (tf_event_loop_result){.status = TF_MEMBER_OK, .t = t0};
   l->t = t0, l->x = x, l->t_end = t_end, l->events = events;
   l->window_start = t0, l->window_events = 0;
+  l->halt = false;
   tf_crash_point_publish(&l->t, x, (int)l->n);
   start_tangents(l, x, true);
   l->have_frame = false; /* taken: set again by a run that ends ok */
@@ -329,6 +331,17 @@ bool tf_event_loop_top(tf_event_loop *l) {
   return true;
 }
 
+void tf_event_loop_request_stop(tf_event_loop *l) {
+  l->halt = true;
+}
+
+/* An observer of the steps stopped the run: it ends pending, before any transition. */
+static bool halted(tf_event_loop *l) {
+  if (!l->halt) return false;
+  l->res.status = TF_MEMBER_PENDING;
+  return true;
+}
+
 bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st) {
   tf_event_loop_result *res = &l->res;
   const tf_event_loop_ops *ops = &l->ops;
@@ -345,6 +358,7 @@ bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st) {
   const int which = find_event(l, t_start, l->t, &te);
   if (which < 0) {
     if (ops->on_step) ops->on_step(l->ctx, t_start, l->t);
+    if (halted(l)) return false;
     bool moved = ops->project && ops->project(l->ctx, l->t, x);
     if (l->t >= l->next_qr) {
       if (orthonormalize(l, x)) {
@@ -358,6 +372,7 @@ bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st) {
     return true;
   }
   if (ops->on_step) ops->on_step(l->ctx, t_start, te);
+  if (halted(l)) return false;
   const double te_located = te;
   if (land_on_event(l, which, t_start, l->t, &te, x)) {
     res->model_code = tf_stepper_model_code(l->stepper); /* a fatal refusal on the way */
@@ -367,6 +382,7 @@ bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st) {
   }
   if (ops->on_step && te > te_located) ops->on_step(l->ctx, te_located, te);
   l->t = te;
+  if (halted(l)) return false;
   if ((res->status = ops->transition(l->ctx, which, l->t, x)) != TF_MEMBER_OK) return false;
   if (!tf_state_finite(x, l->na)) {
     res->status = TF_MEMBER_NONFINITE;

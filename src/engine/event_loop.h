@@ -137,6 +137,11 @@ tf_event_loop_result tf_event_loop_end(tf_event_loop *l);
 tf_stepper *tf_event_loop_lane_stepper(tf_event_loop *l, double *t, double *t_limit);
 void tf_event_loop_set_time(tf_event_loop *l, double t);
 
+/* From an on_step observer: the run ends after this step (its state and time the step's end, or
+ * the landed event's, before that event's transition) with status TF_MEMBER_PENDING; the
+ * observer knows its own stopping point inside the step.  Cleared by the next run. */
+void tf_event_loop_request_stop(tf_event_loop *l);
+
 /* Closes the current Lyapunov segment at t (from a transition, where the flow is not
  * differentiable): its sums join the totals and the tangent vectors restart from the generic frame.
  */

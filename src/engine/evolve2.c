@@ -436,6 +436,10 @@ tf_c2_mode tf_evolve2_mode(const tf_evolve2 *e) {
   return e->mode;
 }
 
+void tf_evolve2_request_stop(tf_evolve2 *e) {
+  tf_event_loop_request_stop(e->loop);
+}
+
 tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double t_end) {
   tf_evolve2_result res = {.status = TF_MEMBER_OK, .t = t0, .first_roll_time = NAN};
   double *x = e->aug; /* x, then the tangent vectors */

@@ -97,5 +97,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x, double t_e
 void tf_evolve2_dense(const tf_evolve2 *e, double t, double *x);
 /* The mode of the step just taken. */
 tf_c2_mode tf_evolve2_mode(const tf_evolve2 *e);
+/* From a step callback: the run ends after this step, pending (tf_event_loop_request_stop). */
+void tf_evolve2_request_stop(tf_evolve2 *e);
 
 #endif

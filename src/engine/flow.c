@@ -340,6 +340,8 @@ static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = flow->kernel;
   const bool impacts = tf_route_ops_for(k, NULL)->impacts;
   if (!impacts && !tf_config_has(cfg, "poincare.event")) return 0;
+  /* bodies under spatial friction record the section on their own engine (member_contact.c) */
+  if (tf_model_route(k, NULL) == TF_ROUTE_CONTACT) return 0;
   char where[256];
   if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
     return tf_fail(

@@ -9,12 +9,20 @@
 #include "flow.h"
 #include "member_engine.h"
 #include "physical_initial.h"
+#include "poincare.h"
+#include "section_crossings.h"
 #include "status.h"
 
 typedef struct contact_engine {
   tf_flow flow; /* model, initial state and integrator options */
   tf_contact_options opts;
   bool dual;
+  /* poincare.event: crossings found on the accepted steps (NULL: none), recorded with the
+   * mode at each */
+  tf_poincare_spec spec;
+  tf_section_crossings *crossings;
+  tf_poincare_record rec;
+  double *modes;
 } contact_engine;
 
 enum { EVENT_HEAD = 3 }; /* t, kind, detail; then the state */
@@ -62,8 +70,32 @@ static void fill_layout(tf_member_layout *l, const contact_engine *ce) {
            ce->dual ? "two-contact" : "codim2");
   l->samples_doc = "state at the sample times (samples x dim)";
   l->fingerprint = fingerprint;
+  if (ce->crossings) {
+    l->poincare_slots = (long)ce->spec.count;
+    l->poincare_mode_doc =
+        "mode or kinematic case at each recorded crossing (attribute modes), "
+        "NaN-padded";
+  }
   l->traced_integrator = tf_flow_integrator_name(&ce->flow);
   l->batch = 1;
+}
+
+/* poincare.* (read only when poincare.event is given): a level or an expression crossed,
+ * located to codim2.event_tol on the dense output of the engine's accepted steps. */
+static int section_setup(contact_engine *ce, tf_config *cfg, tf_error *err) {
+  const tf_kernel *k = ce->flow.kernel;
+  if (!tf_config_has(cfg, "poincare.event")) return 0;
+  if (tf_poincare_from_config(&ce->spec, cfg, k, &ce->flow.ode, err) ||
+      tf_section_crossings_check(&ce->spec, cfg, k, "a body under spatial friction", err))
+    return -1;
+  const size_t count = (size_t)ce->spec.count;
+  ce->rec.samples = malloc(count * (1 + k->dim) * sizeof(double));
+  ce->modes = malloc(count * sizeof(double));
+  ce->crossings =
+      tf_section_crossings_create(k, ce->flow.params, &ce->spec, ce->opts.engine.event_tol);
+  if (!ce->rec.samples || !ce->modes || !ce->crossings)
+    return tf_fail(err, "out of memory for the section of a member");
+  return 0;
 }
 
 static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
@@ -79,7 +111,7 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
                                       err) ||
       tf_member_member_keys(own, cfg, err) ||
       tf_contact_options_from_config(cfg, &flow->ode, &ce->opts, err) ||
-      tf_member_output_keys(own, cfg, err))
+      tf_member_output_keys(own, cfg, err) || section_setup(ce, cfg, err))
     return -1;
   ce->dual = tf_contact_is_dual(flow->kernel);
   fill_layout(&e->layout, ce);
@@ -97,11 +129,18 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   return 0;
 }
 
-/* One run's hooks: events into the log, samples from the dense output of each step. */
+/* One run's hooks: events into the log, samples and section crossings from the dense output
+ * of each step. */
 typedef struct contact_sink {
   const tf_member_engine *e;
   const tf_member_buffers *b;
   long events, next_sample;
+  /* the section (poincare.event) */
+  contact_engine *ce;
+  tf_poincare_recorder recorder;
+  const tf_contact *step; /* the engine whose step is scanned */
+  bool done, stop;        /* done: the slots are full; stop: the member ends at the crossing */
+  double t_stop, x_stop[TF_MAX_DIM];
 } contact_sink;
 
 static void on_event(void *ctx, const tf_contact_event *ev) {
@@ -113,9 +152,38 @@ static void on_event(void *ctx, const tf_contact_event *ev) {
   memcpy(row + EVENT_HEAD, ev->x, l->dim * sizeof *ev->x);
 }
 
+static void dense(const void *c, double t, double *x) {
+  tf_contact_dense(c, t, x);
+}
+
+/* A counted crossing at (t, x): recorded with the mode of the step; true once the slots are
+ * full (poincare.action stop: the member ends there). */
+static bool record_crossing(void *ctx, double t, const double *x) {
+  contact_sink *s = ctx;
+  contact_engine *ce = s->ce;
+  const long long j = ce->rec.recorded;
+  s->done = tf_poincare_recorder_add(&s->recorder, t, x) != 0;
+  if (ce->rec.recorded > j) ce->modes[j] = tf_contact_mode(s->step);
+  if (!s->done) return false;
+  tf_poincare_continue_period(&ce->rec, ce->spec.count, ce->modes);
+  if (ce->spec.action == TF_POINCARE_STOP) {
+    s->stop = true, s->t_stop = t;
+    memcpy(s->x_stop, x, s->e->layout.dim * sizeof *x);
+  }
+  return true;
+}
+
 static void on_step(void *ctx, const tf_contact *c, double ta, double tb) {
   contact_sink *s = ctx;
   const tf_member_layout *l = &s->e->layout;
+  if (s->ce->crossings && !s->done) {
+    s->step = c;
+    tf_section_crossings_step(s->ce->crossings, dense, c, ta, tb, record_crossing, s);
+    if (s->stop) { /* nothing after the crossing is the member's */
+      tb = s->t_stop;
+      tf_contact_request_stop(c);
+    }
+  }
   for (; s->next_sample < l->samples; s->next_sample++) {
     const double ts = tf_member_sample_time(l->t0, l->t_end, s->next_sample, l->samples);
     if (ts > tb || ts < ta) break;
@@ -139,11 +207,23 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   double *x0 = b->initial ? b->initial : initial, *x = b->final ? b->final : final;
   tf_flow_initial_state(&ce->flow, member, x0);
   memcpy(x, x0, l->dim * sizeof *x);
-  contact_sink sink = {e, b, 0, 0}; /* sample 0 too comes from the first step's dense output */
+  /* sample 0 too comes from the first step's dense output */
+  contact_sink sink = {.e = e, .b = b, .ce = ce};
+  if (ce->crossings) {
+    tf_poincare_recorder_start(&sink.recorder, &ce->spec, l->dim, &ce->rec);
+    tf_section_crossings_start(ce->crossings);
+    for (long long j = 0; j < ce->spec.count; j++) ce->modes[j] = NAN;
+  }
   const tf_contact_hooks hooks = {on_event, on_step, &sink};
-  const bool hooked = l->samples > 0 || l->event_slots > 0;
-  const tf_contact_result cr =
+  const bool hooked = l->samples > 0 || l->event_slots > 0 || ce->crossings;
+  tf_contact_result cr =
       tf_contact_run(l->kernel, l->params, &ce->opts, l->t0, x, l->t_end, hooked ? &hooks : NULL);
+  if (sink.stop) { /* the section ended the member at its crossing, inside the last step */
+    if (ce->dual) cr.dual.time_in[cr.dual.final_case] -= cr.dual.t - sink.t_stop;
+    cr.status = cr.c2.status = cr.dual.status = TF_MEMBER_OK;
+    cr.t = cr.c2.t = cr.dual.t = sink.t_stop;
+    memcpy(x, sink.x_stop, l->dim * sizeof *x);
+  }
   r->status = cr.status;
   r->t = cr.t;
   r->steps = cr.steps;
@@ -158,12 +238,17 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   r->event_rows = sink.events;
   r->tag = TF_MEMBER_EXTRA_CONTACT;
   r->extra.contact = cr;
+  if (!ce->crossings) return;
+  r->poincare.samples = ce->rec.samples, r->poincare.modes = ce->modes;
+  r->poincare.recorded = ce->rec.recorded, r->poincare.period = ce->rec.period;
 }
 
 static void destroy(tf_member_engine *e) {
   contact_engine *ce = e->impl;
   if (!ce) return;
   tf_flow_destroy(&ce->flow);
+  tf_section_crossings_destroy(ce->crossings);
+  free(ce->rec.samples), free(ce->modes);
   free(ce);
 }
 
@@ -214,6 +299,7 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   else
     report_codim2(j, r);
   report_outputs(j, &e->layout, final);
+  if (ce->crossings) tf_json_integer(j, "poincare_recorded", r->poincare.recorded);
 }
 
 const tf_member_ops tf_member_contact_ops = {

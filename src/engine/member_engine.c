@@ -114,8 +114,8 @@ void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm) {
   r->failure = NULL; /* a pointer is meaningless elsewhere */
   if (r->tag == TF_MEMBER_EXTRA_CONTACT)
     r->extra.contact.failure = r->extra.contact.c2.failure = r->extra.contact.dual.failure = NULL;
-  if (r->tag == TF_MEMBER_EXTRA_IMPACT)
-    r->extra.impact.samples = NULL, r->extra.impact.counts.lyapunov = NULL;
+  if (r->tag == TF_MEMBER_EXTRA_IMPACT) r->extra.impact.counts.lyapunov = NULL;
+  r->poincare.samples = r->poincare.modes = NULL;
 }
 
 double tf_member_sample_time(double t0, double t_end, long i, long n) {

@@ -86,6 +86,7 @@ typedef struct tf_member_layout {
   const char *samples_doc;       /* a traced member's states at the sample times */
   const char *sample_mode_doc;   /* the mode at the sample times (NULL: not sampled) */
   long poincare_slots;           /* states recorded at events (poincare.h) */
+  const char *poincare_mode_doc; /* the mode at each recorded event (NULL: not recorded) */
   char integrator[96];           /* "dopri5+events", "petsc-ts/rosw", ... */
   const char *traced_integrator; /* as a traced member's JSON line names it */
   long batch;                    /* members solved together (PETSc TS), else 1 */
@@ -113,7 +114,7 @@ typedef struct tf_member_buffers {
 typedef enum tf_member_extra_tag {
   TF_MEMBER_EXTRA_NONE,
   TF_MEMBER_EXTRA_CONTACT, /* contact_run.h: the engine's full result */
-  TF_MEMBER_EXTRA_IMPACT   /* poincare.h: counts at the constraints, recorded states */
+  TF_MEMBER_EXTRA_IMPACT   /* poincare.h: counts at the constraints */
 } tf_member_extra_tag;
 
 enum { TF_MEMBER_EVENT_KINDS_MAX = 16 };
@@ -131,14 +132,18 @@ typedef struct tf_member_result {
   const char *failure;        /* why, if failed (static text; NULL elsewhere than where it ran) */
   long sample_rows;           /* sample rows to write (stopped runs: those taken) */
   long event_rows, exit_rows; /* log rows filled */
+  /* States recorded at the section's events (layout.poincare_slots > 0; poincare.h) */
+  struct {
+    const double *samples; /* poincare_slots x (1 + dim), the engine's */
+    const double *modes;   /* poincare_slots: the mode at each (layout.poincare_mode_doc) */
+    long long recorded;
+    int period;
+  } poincare;
   tf_member_extra_tag tag;
   union {
     tf_contact_result contact;
     struct {
       tf_impact_result counts;
-      const double *samples; /* poincare_slots x (1 + dim), the engine's */
-      long long recorded;
-      int period;
     } impact;
   } extra;
 } tf_member_result;

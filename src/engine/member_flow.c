@@ -96,9 +96,9 @@ static void impact_extra(const tf_flow *flow, tf_member_result *r) {
   const tf_poincare_record *pr = &flow->poincare_rec;
   r->tag = TF_MEMBER_EXTRA_IMPACT;
   r->extra.impact.counts = pr->result;
-  r->extra.impact.samples = pr->samples;
-  r->extra.impact.recorded = pr->recorded;
-  r->extra.impact.period = pr->period;
+  r->poincare.samples = pr->samples;
+  r->poincare.recorded = pr->recorded;
+  r->poincare.period = pr->period;
   r->failure = pr->result.message[0] ? pr->result.message : NULL;
 }
 

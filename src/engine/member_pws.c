@@ -8,6 +8,7 @@
 
 #include "member_engine.h"
 #include "pws.h"
+#include "pws_section.h"
 #include "status.h"
 
 typedef struct pws_engine {
@@ -16,7 +17,16 @@ typedef struct pws_engine {
   char kinds[256]; /* "slide_start,slide_end,...": the kinds attribute of event logs */
   /* where the logs go when a job does not keep them */
   double *scratch_exits, *scratch_events, *scratch_samples;
+  /* poincare.event: the section recorded on the member's steps (NULL: none), and its record */
+  tf_poincare_spec spec;
+  tf_pws_section *section;
+  tf_pws_section_record out;
 } pws_engine;
+
+static const char *const modes_doc =
+    "-1 slip-, 0 sliding, 1 slip+, 2 rest, 3 along the intersection";
+static const char *const switches_modes_doc =
+    "sum over switching functions i of (s_i + 1) 3^i, s_i -1 slip-, 0 stick, 1 slip+";
 
 static const char *const fingerprint[] = {
     "job",          "model",           "initial",       "integrator",     "filippov", "exit",
@@ -44,6 +54,11 @@ static void fill_layout(tf_member_layout *l, pws_engine *pe) {
   l->event_log_attr = pe->kinds;
   l->samples_doc = "state at the sample times (samples x dim; NaN after a stop)";
   l->fingerprint = fingerprint;
+  if (pe->section) {
+    l->poincare_slots = (long)pe->spec.count;
+    l->poincare_mode_doc = "mode at each recorded crossing (attribute modes), NaN-padded";
+    l->modes_attr = pws->switches ? switches_modes_doc : modes_doc;
+  }
   snprintf(l->integrator, sizeof l->integrator, "%s+events",
            tf_stepper_type_name(pws->opts.ode.type));
   l->traced_integrator = l->integrator;
@@ -60,6 +75,28 @@ static int read_replays(const tf_member_settings *s, tf_pws *pws, uint64_t membe
   return 0;
 }
 
+/* poincare.* (read only when poincare.event is given, so other configs read as before): the
+ * section of pws_section.h, its crossings recorded with the mode at each. */
+static int section_setup(pws_engine *pe, tf_config *cfg, tf_error *err) {
+  tf_pws *pws = &pe->pws;
+  const tf_kernel *k = pws->model.kernel;
+  if (!tf_config_has(cfg, "poincare.event")) return 0;
+  if (tf_poincare_from_config(&pe->spec, cfg, k, &pws->opts.ode, err) ||
+      tf_pws_section_check(&pe->spec, cfg, pws, err))
+    return -1;
+  const size_t n = k->dim, count = (size_t)pe->spec.count;
+  const size_t slides = (size_t)tf_pws_section_slide_slots(&pe->spec) * (3 + n);
+  tf_pws_section_record *o = &pe->out;
+  o->poincare.samples = malloc(count * (1 + n) * sizeof(double));
+  o->modes = malloc(count * sizeof(double));
+  o->sliding = malloc(3 * (size_t)tf_pws_surfaces(pws) * sizeof(double));
+  o->slides = malloc(slides * sizeof(double));
+  pe->section = tf_pws_section_create(pws, &pe->spec);
+  if (!o->poincare.samples || !o->modes || !o->sliding || !o->slides || !pe->section)
+    return tf_fail(err, "out of memory for the section of a member");
+  return 0;
+}
+
 static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
                   const tf_member_settings *s, tf_error *err) {
   (void)k;
@@ -73,7 +110,8 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
       (members == 0 &&
        tf_config_get_int(cfg, "ensemble.members", &d_members, 1, LLONG_MAX, &members, err)) ||
       tf_pws_from_config(pws, cfg, s->comm, s->stop, err) ||
-      read_replays(s, pws, (uint64_t)members, err) || tf_member_output_keys(own, cfg, err))
+      read_replays(s, pws, (uint64_t)members, err) || tf_member_output_keys(own, cfg, err) ||
+      section_setup(pe, cfg, err))
     return -1;
   if (own->samples != TF_MEMBER_SAMPLES_FROM_CONFIG) pws->trajectory_samples = own->samples;
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) {
@@ -117,7 +155,14 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
                        .exits = b->exits ? b->exits : pe->scratch_exits,
                        .events = b->event_log ? b->event_log : pe->scratch_events,
                        .trajectory = b->sample_x ? b->sample_x : pe->scratch_samples};
-  r->status = tf_pws_run_member(&pe->pws, member, &rec);
+  if (pe->section) {
+    const tf_pws_section_record *o = &pe->out;
+    r->status = tf_pws_section_run(pe->section, member, &rec, &pe->out);
+    r->poincare.samples = o->poincare.samples, r->poincare.modes = o->modes;
+    r->poincare.recorded = o->poincare.recorded, r->poincare.period = o->poincare.period;
+  } else {
+    r->status = tf_pws_run_member(&pe->pws, member, &rec);
+  }
   r->t = rec.t_final;
   r->steps = rec.steps;
   r->rhs_evals = rec.rhs_evals;
@@ -149,8 +194,10 @@ static int dense(const tf_member_engine *e, double t, double *x, double step[2])
 static void destroy(tf_member_engine *e) {
   pws_engine *pe = e->impl;
   if (!pe) return;
+  tf_pws_section_destroy(pe->section);
   tf_pws_destroy(&pe->pws);
   free(pe->scratch_exits), free(pe->scratch_events), free(pe->scratch_samples);
+  free(pe->out.poincare.samples), free(pe->out.modes), free(pe->out.sliding), free(pe->out.slides);
   free(pe);
 }
 
@@ -164,6 +211,7 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   long long counts[TF_EVENT_KIND_COUNT];
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) counts[i] = r->events[i];
   tf_json_counts(j, "events", pe->kind_names, counts, TF_EVENT_KIND_COUNT);
+  if (pe->section) tf_json_integer(j, "poincare_recorded", r->poincare.recorded);
 }
 
 /* On the draws log, `kinds` (what each code of its kind column means); on the results,

@@ -91,7 +91,8 @@ static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only
                         tf_poincare_spec *s, tf_error *err) {
   static const char *const actions[] = {"stop", "log", "reset", NULL};
   const bool filippov = k->kind == TF_MODEL_FILIPPOV || k->kind == TF_MODEL_SWITCHES;
-  const char *action = filippov ? "log" : "stop";
+  const bool contact = tf_model_route(k, NULL) == TF_ROUTE_CONTACT;
+  const char *action = filippov || contact ? "log" : "stop";
   char where[256];
   if (tf_config_has(cfg, "poincare.action") &&
       tf_config_get_string(cfg, "poincare.action", NULL, actions, &action, err))
@@ -113,6 +114,14 @@ static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only
                    "two-fold rules assume a continuous state; write 'log' or 'stop', or model "
                    "the jump as an impact kernel (docs/IMPACTS.md) or a smooth flow with this "
                    "reset",
+                   tf_config_where(cfg, "poincare.action", where, sizeof where), k->name);
+  if (contact)
+    return tf_fail(err,
+                   "%s: key 'poincare.action': reset is not defined for a body under spatial "
+                   "friction ('%s'): its engine follows slip and rolling on a continuous state "
+                   "(a jump of the velocities would skip its arrival and departure rules); "
+                   "write 'log' or 'stop', or model the jump as an impact kernel "
+                   "(docs/IMPACTS.md)",
                    tf_config_where(cfg, "poincare.action", where, sizeof where), k->name);
   if (on_impacts_only)
     return tf_fail(err,
@@ -237,6 +246,11 @@ int tf_poincare_recorder_add(tf_poincare_recorder *pr, double t, const double *x
     return pr->full = true;
   }
   return 0;
+}
+
+void tf_poincare_continue_period(const tf_poincare_record *rec, long long count, double *values) {
+  for (long long j = rec->recorded; rec->period > 0 && j < count; j++)
+    values[j] = values[j - rec->period];
 }
 
 static int observe(void *ctx, tf_impact_event kind, int surface, double t, const double *x) {

@@ -67,6 +67,10 @@ void tf_poincare_recorder_start(tf_poincare_recorder *r, const tf_poincare_spec 
  * slots are full (or filled by a period's continuation): later events are not recorded. */
 int tf_poincare_recorder_add(tf_poincare_recorder *r, double t, const double *x);
 
+/* A value kept per recorded event (the mode at it), continued like the samples once the early
+ * stop found a period: values[j] = values[j - period] from rec->recorded to count. */
+void tf_poincare_continue_period(const tf_poincare_record *rec, long long count, double *values);
+
 typedef struct tf_poincare tf_poincare;
 
 tf_poincare *tf_poincare_create(const tf_kernel *k, const tf_poincare_spec *s);

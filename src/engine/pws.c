@@ -239,6 +239,10 @@ static void on_switches_event(void *ctx, const tf_sw_event *ev) {
   on_event(ctx, &e);
 }
 
+static void fill_nan(double *v, size_t n) {
+  for (size_t i = 0; i < n; i++) v[i] = NAN;
+}
+
 static double sample_time(const tf_pws *pws, long i) {
   const long last = pws->trajectory_samples - 1;
   return i == last ? pws->t_end : pws->t0 + (pws->t_end - pws->t0) * (double)i / (double)last;
@@ -272,6 +276,14 @@ static void sample_step(member_run *mr, double ta, double tb) {
   }
 }
 
+/* The samples a stopping step took beyond the stop are not the member's: NaN again. */
+static void unsample_after(member_run *mr, double t_stop) {
+  const size_t n = mr->pws->model.kernel->dim;
+  for (; mr->next_sample > 0 && sample_time(mr->pws, mr->next_sample - 1) > t_stop;
+       mr->next_sample--)
+    fill_nan(mr->rec->trajectory + (size_t)(mr->next_sample - 1) * n, n);
+}
+
 static void watched_step(member_run *mr, double ta, double tb) {
   tf_pws *pws = mr->pws;
   const tf_pws_watch *watch = pws->watch;
@@ -279,6 +291,7 @@ static void watched_step(member_run *mr, double ta, double tb) {
   if (!watch || !watch->step || watch->stop) return;
   watch->step(watch->ctx, pws, ta, tb);
   if (!watch->stop) return;
+  if (pws->trajectory_samples > 0) unsample_after(mr, watch->t_stop);
   if (pws->switches)
     tf_switches_request_stop(pws->switches);
   else
@@ -321,10 +334,6 @@ static int run_switches(tf_pws *pws, member_run *mr, double *x, tf_pws_record *r
   memset(rec->counts, 0, sizeof rec->counts);
   for (int i = 0; i < TF_SW_EVENT_KIND_COUNT; i++) rec->counts[switches_kinds[i]] += r.counts[i];
   return r.status;
-}
-
-static void fill_nan(double *v, size_t n) {
-  for (size_t i = 0; i < n; i++) v[i] = NAN;
 }
 
 const char *tf_pws_mode_name(const tf_pws *pws, int mode, char *buf, size_t n) {

@@ -6,30 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_roots.h>
-
-#include "event_locate.h"
-#include "evolve.h"
 #include "max_dim.h"
-#include "observable.h"
+#include "section_crossings.h"
 #include "switches.h"
-
-/* Dense-output points per step at which the section function is sampled: a step may hold two
- * crossings (up and down) that its end points alone would not show. */
-enum { SECTION_SAMPLES = 4 };
 
 struct tf_pws_section {
   tf_pws *pws;
   tf_poincare_spec spec;
   tf_pws_watch watch;
-  gsl_root_fsolver *root;
-  tf_observable *function; /* poincare.event function: its expression */
+  tf_section_crossings *crossings;
   int surfaces;
   long slide_slots;
   /* the member being run */
   tf_poincare_recorder recorder;
   tf_pws_section_record *out;
-  double t_seen;         /* steps are scanned from here on (a landing may repeat a piece) */
   double t_mark;         /* sliding time is counted from here */
   int mode;              /* the current mode, once an event or the end said it */
   bool mode_known, done; /* done: the slots are full, the window closed */
@@ -45,21 +35,7 @@ long tf_pws_section_slide_slots(const tf_poincare_spec *spec) {
 
 int tf_pws_section_check(const tf_poincare_spec *spec, tf_config *cfg, const tf_pws *pws,
                          tf_error *err) {
-  char where[256];
-  if (spec->impact.section != TF_SECTION_LEVEL && spec->impact.section != TF_SECTION_FUNCTION)
-    return tf_fail(err,
-                   "%s: key 'poincare.event': a Filippov model ('%s') is recorded at crossings "
-                   "of a level or of an expression only; write 'level' (with poincare.component "
-                   "and poincare.level) or 'function' (with poincare.function)",
-                   tf_config_where(cfg, "poincare.event", where, sizeof where),
-                   pws->model.kernel->name);
-  if (pws->has_twofold || pws->at_twofold)
-    return tf_fail(err,
-                   "%s: model '%s' has a two-fold, located once at model.params, so a scan "
-                   "over its parameters cannot follow it; scan it with quantity lyapunov, or "
-                   "run one ensemble per parameter value",
-                   tf_config_where(cfg, "model", where, sizeof where), pws->model.kernel->name);
-  return 0;
+  return tf_section_crossings_check(spec, cfg, pws->model.kernel, "a Filippov model", err);
 }
 
 /* Whether surface i is one the mode slides on (sticks on, for several switching functions);
@@ -106,32 +82,9 @@ static void on_event(void *ctx, double t, int from, int to, const double *x) {
   ps->mode = to;
 }
 
-typedef struct section_fn {
-  const tf_pws_section *ps;
-  double sign; /* sign * s goes from >= 0 to < 0 at a counted crossing */
-} section_fn;
-
-/* s on the step's dense output: x_c - level, or the user's expression of (t, x, p). */
-static double section_value(double t, void *ctx) {
-  const section_fn *f = ctx;
-  const tf_pws_section *ps = f->ps;
-  double x[TF_MAX_DIM];
-  tf_pws_dense(ps->pws, t, x);
-  if (ps->function) return f->sign * tf_observable_eval(ps->function, t, x, ps->pws->model.params);
-  return f->sign * (x[ps->spec.component] - ps->spec.impact.section_level);
-}
-
-/* The crossing direction of g from ga to gb that the section counts (+1 up, -1 down; 0 none). */
-static int counted(const tf_pws_section *ps, double ga, double gb) {
-  const int dir = ps->spec.impact.section_direction;
-  if (ga < 0 && gb >= 0 && dir >= 0) return 1;
-  if (ga > 0 && gb <= 0 && dir <= 0) return -1;
-  return 0;
-}
-
-static void record_crossing(tf_pws_section *ps, double t) {
-  double x[TF_MAX_DIM];
-  tf_pws_dense(ps->pws, t, x);
+/* A counted crossing at (t, x): recorded with its mode; true once the slots are full. */
+static bool record_crossing(void *ctx, double t, const double *x) {
+  tf_pws_section *ps = ctx;
   const long long j = ps->out->poincare.recorded;
   const bool full = tf_poincare_recorder_add(&ps->recorder, t, x) != 0;
   if (ps->out->poincare.recorded > j) {
@@ -139,9 +92,7 @@ static void record_crossing(tf_pws_section *ps, double t) {
     if (j == 0) ps->t_mark = t; /* the window opens */
   }
   if (full) {
-    const tf_poincare_record *r = &ps->out->poincare;
-    for (long long k = r->recorded; r->period > 0 && k < ps->spec.count; k++)
-      ps->out->modes[k] = ps->out->modes[k - r->period]; /* the period's continuation */
+    tf_poincare_continue_period(&ps->out->poincare, ps->spec.count, ps->out->modes);
     close_sliding(ps, t);
     ps->done = true;
     if (ps->spec.action == TF_POINCARE_STOP) { /* the member ends here */
@@ -149,58 +100,39 @@ static void record_crossing(tf_pws_section *ps, double t) {
       memcpy(ps->watch.x_stop, x, ps->pws->model.kernel->dim * sizeof *x);
     }
   }
+  return ps->done;
+}
+
+static void dense(const void *pws, double t, double *x) {
+  tf_pws_dense(pws, t, x);
 }
 
 static void on_step(void *ctx, const tf_pws *pws, double ta, double tb) {
   tf_pws_section *ps = ctx;
-  if (ps->done || tb <= ps->t_seen) return;
-  ta = fmax(ta, ps->t_seen);
-  ps->t_seen = tb;
-  (void)pws;
-  section_fn f = {ps, 1.0};
-  double a = ta, ga = section_value(a, &f);
-  for (int s = 1; s <= SECTION_SAMPLES && !ps->done; s++) {
-    const double b = s == SECTION_SAMPLES ? tb : ta + (tb - ta) * s / SECTION_SAMPLES;
-    const double gb = section_value(b, &f);
-    const int dir = counted(ps, ga, gb);
-    if (dir != 0) {
-      f.sign = -dir; /* the located function goes from >= 0 to < 0 */
-      record_crossing(ps,
-                      tf_event_locate(ps->root, section_value, &f, a, b, ps->pws->opts.event_tol));
-      f.sign = 1.0;
-    }
-    a = b, ga = gb;
-  }
+  if (!ps->done) tf_section_crossings_step(ps->crossings, dense, pws, ta, tb, record_crossing, ps);
 }
 
 tf_pws_section *tf_pws_section_create(tf_pws *pws, const tf_poincare_spec *spec) {
   tf_pws_section *ps = calloc(1, sizeof *ps);
   if (!ps) return NULL;
   ps->pws = pws, ps->spec = *spec;
+  ps->spec.impact.section_function = NULL; /* the caller's text, gone after this call */
   ps->surfaces = tf_pws_surfaces(pws);
   ps->slide_slots = tf_pws_section_slide_slots(spec);
-  ps->root = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  if (!ps->root) {
+  ps->watch = (tf_pws_watch){.step = on_step, .event = on_event, .ctx = ps};
+  ps->crossings =
+      tf_section_crossings_create(pws->model.kernel, pws->model.params, spec, pws->opts.event_tol);
+  if (!ps->crossings) {
     free(ps);
     return NULL;
   }
-  ps->watch = (tf_pws_watch){.step = on_step, .event = on_event, .ctx = ps};
-  tf_error why;
-  if (spec->impact.section == TF_SECTION_FUNCTION &&
-      !(ps->function =
-            tf_observable_parse(pws->model.kernel, spec->impact.section_function, &why))) {
-    tf_pws_section_destroy(ps);
-    return NULL;
-  }
-  ps->spec.impact.section_function = NULL; /* the caller's text, gone after this call */
   return ps;
 }
 
 void tf_pws_section_destroy(tf_pws_section *ps) {
   if (!ps) return;
   if (ps->pws->watch == &ps->watch) ps->pws->watch = NULL;
-  gsl_root_fsolver_free(ps->root);
-  tf_observable_destroy(ps->function);
+  tf_section_crossings_destroy(ps->crossings);
   free(ps);
 }
 
@@ -213,7 +145,8 @@ int tf_pws_section_run(tf_pws_section *ps, uint64_t member, tf_pws_record *rec,
   for (int i = 0; i < 3 * ps->surfaces; i++) out->sliding[i] = 0;
   for (size_t i = 0; i < (size_t)ps->slide_slots * (3 + n); i++) out->slides[i] = NAN;
   out->slides_logged = 0;
-  ps->t_seen = -INFINITY, ps->t_mark = NAN;
+  tf_section_crossings_start(ps->crossings);
+  ps->t_mark = NAN;
   ps->mode_known = false, ps->done = false;
   ps->pws->watch = &ps->watch;
   const int status = tf_pws_run_member(ps->pws, member, rec);

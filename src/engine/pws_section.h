@@ -1,12 +1,12 @@
 /* pws_section.h — Poincaré sections and sliding of event-driven Filippov members (pws.h), for
  * bifurcation diagrams of Filippov models with one or several switching functions (scan with
- * quantity poincare).
+ * quantity poincare) and user events of their members in ensemble and trajectory
+ * (member_pws.c).
  *
  * A member runs from its initial state to t_end on its engine (evolve.h or switches.h); the
  * section is a level crossing of a state component (poincare.event `level`) or a zero
  * crossing of the user's expression (`function`, observable.h) with a direction, found on
- * each accepted step's dense output (sampled at a few points, then Brent to
- * filippov.event_tol).  A crossing is an observation, not a transition: the flow is not
+ * each accepted step's dense output by section_crossings.h (located to filippov.event_tol).  A crossing is an observation, not a transition: the flow is not
  * touched, so a member's trajectory is the same with or without a section, up to where
  * poincare.action stop ends it (at the count-th recorded crossing).  The crossings are
  * recorded as poincare.h records them (transient, slots, period), with the mode at each; from
@@ -34,8 +34,7 @@ typedef struct tf_pws_section_record {
 typedef struct tf_pws_section tf_pws_section;
 
 /* Checks that spec (poincare.*) names a section a Filippov member can record: `level` or
- * `function` (its extrema would need the mode's field on the dense output).  Errors name file,
- * line, key. */
+ * `function` (tf_section_crossings_check).  Errors name file, line, key. */
 int tf_pws_section_check(const tf_poincare_spec *spec, tf_config *cfg, const tf_pws *pws,
                          tf_error *err);
 

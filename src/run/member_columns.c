@@ -74,6 +74,9 @@ static uint64_t poincare_slots(const tf_member_layout *l) {
 static uint64_t if_poincare(const tf_member_layout *l) {
   return l->poincare_slots > 0;
 }
+static uint64_t poincare_modes(const tf_member_layout *l) {
+  return l->poincare_mode_doc ? (uint64_t)l->poincare_slots : 0;
+}
 
 /* --- docs the layout gives --------------------------------------------------------------- */
 
@@ -82,6 +85,9 @@ static const char *events_doc(const tf_member_layout *l) {
 }
 static const char *mode_doc(const tf_member_layout *l) {
   return l->mode_doc;
+}
+static const char *poincare_mode_doc(const tf_member_layout *l) {
+  return l->poincare_mode_doc;
 }
 
 /* --- buffers the engine fills ------------------------------------------------------------ */
@@ -149,15 +155,18 @@ static void fill_stick(const tf_member_layout *l, const tf_member_result *r, voi
   *(double *)slot = r->extra.impact.counts.stick_time;
 }
 static void fill_poincare(const tf_member_layout *l, const tf_member_result *r, void *slot) {
-  memcpy(slot, r->extra.impact.samples, poincare_slots(l) * sizeof(double));
+  memcpy(slot, r->poincare.samples, poincare_slots(l) * sizeof(double));
+}
+static void fill_poincare_mode(const tf_member_layout *l, const tf_member_result *r, void *slot) {
+  memcpy(slot, r->poincare.modes, poincare_modes(l) * sizeof(double));
 }
 static void fill_recorded(const tf_member_layout *l, const tf_member_result *r, void *slot) {
   (void)l;
-  *(int64_t *)slot = r->extra.impact.recorded;
+  *(int64_t *)slot = r->poincare.recorded;
 }
 static void fill_period(const tf_member_layout *l, const tf_member_result *r, void *slot) {
   (void)l;
-  *(int64_t *)slot = r->extra.impact.period;
+  *(int64_t *)slot = r->poincare.period;
 }
 
 /* --- attributes -------------------------------------------------------------------------- */
@@ -264,6 +273,8 @@ static const tf_member_column table[] = {
      "period of the recorded values at the early stop (0: none); the slots after "
      "poincare_recorded continue that period",
      if_poincare, NULL, NULL, fill_period, NULL},
+    {"poincare_mode", TF_COLUMN_F64, NULL, poincare_modes, poincare_mode_doc, NULL,
+     fill_poincare_mode, describe_mode},
 };
 
 /* The columns written only where a job names them (output.columns), so that the files of
