@@ -504,5 +504,5 @@ const tf_job tf_job_ensemble = {
     .execute = execute,
     .destroy = destroy,
     .splittable = true,
-    .kinds = TF_KINDS_CONTINUOUS,
+    .kinds = TF_KINDS_CONTINUOUS | TF_KIND_BIT(TF_MODEL_MAP),
 };

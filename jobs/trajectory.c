@@ -248,5 +248,5 @@ const tf_job tf_job_trajectory = {
     .setup = setup_job,
     .execute = execute,
     .destroy = destroy,
-    .kinds = TF_KINDS_CONTINUOUS,
+    .kinds = TF_KINDS_CONTINUOUS | TF_KIND_BIT(TF_MODEL_MAP),
 };

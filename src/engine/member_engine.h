@@ -183,7 +183,7 @@ struct tf_member_engine {
   struct tf_sampling *sampling;
 };
 
-/* The ops of a route (NULL: the route does not integrate members, e.g. maps). */
+/* The ops of a route (NULL: the route does not run members one by one, e.g. DEVS). */
 const tf_member_ops *tf_member_ops_of(tf_route route);
 
 /* The engine for the model of cfg (model.*, initial.*, integrator.* and its route's keys).
@@ -223,6 +223,7 @@ void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm);
 double tf_member_sample_time(double t0, double t_end, long i, long n);
 
 /* Registered adapters (src/engine/member_<route>.c). */
-extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops;
+extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops,
+    tf_member_map_ops;
 
 #endif
