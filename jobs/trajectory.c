@@ -28,7 +28,7 @@
  * replays it; ensemble.members sizes a replay): the file adds /trajectory/events (rows of t,
  * kind, mode before, mode after, state; attribute kinds, at most output.event_log) and
  * /trajectory/exits (t, u, side, kind, state of every draw: pws.h), the JSON events per kind,
- * final_mode and twofold_visits. */
+ * final_mode and (where a nondeterministic two-fold is located) twofold_visits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -78,7 +78,9 @@ typedef struct tf_member_layout {
   const char *events_doc;              /* the events column's doc */
   const char *mode_doc;                /* the mode at t_final (NULL: no mode) */
   const char *modes_attr;              /* names of the modes, as an attribute (NULL: none) */
-  bool counts_rhs, counts_visits, counts_jacobians, counts_impacts;
+  bool counts_rhs, counts_jacobians, counts_impacts;
+  bool counts_kinds;  /* events per kind of evolve.h (Filippov): totals in an ensemble's summary */
+  bool counts_visits; /* a nondeterministic two-fold is located: members may arrive at it */
   long exit_slots, event_slots; /* logged draws and events per member */
   size_t exit_width, event_width;
   const char *event_log_doc;     /* a traced member's event table */
