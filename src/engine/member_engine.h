@@ -3,7 +3,8 @@
  *
  * A model runs on the engine of its route (kinds.h): smooth flows, SDEs and PETSc TS
  * (flow.h), event-driven Filippov members with one or several switching functions (pws.h),
- * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h).  Each
+ * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h), and
+ * maps, iterated (member_map.c; time counts iterations).  Each
  * route has one adapter (src/engine/member_<route>.c) that fills an ops table; the tables are
  * registered in the one table of routes (routes.c) and looked up by route, so a job asks for "the
  * engine of this config" and never switches on the route.  What a route produces beyond the
