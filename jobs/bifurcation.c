@@ -89,7 +89,7 @@ static int setup(tf_run *run, tf_error *err) {
   const long long d_seed = 1, d_chunk = 1;
   long long chunk;
   if (tf_param_grid_from_config(&job->grid, run->cfg, "bifurcation", &job->model, false, err) ||
-      read_panels(run, job, err) ||
+      read_panels(run, job, err) || tf_devs_refuse_events(run->cfg, k, err) ||
       tf_config_get_int(run->cfg, "devs.seed", &d_seed, 0, LLONG_MAX, &job->seed, err) ||
       tf_config_get_string(run->cfg, "devs.path", "auto", paths, &path, err) ||
       tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||

@@ -12,7 +12,8 @@
  * Output: /members/final_state and /members/initial_state (members x dim), with model.sample
  * /members/parameters (the drawn parameters, attribute names: sampling.h),
  * /members/t_final, /members/steps, /members/done, /members/status; Filippov models add
- * /members/rhs_evals, /members/events (counts per kind), /members/twofold_visits,
+ * /members/rhs_evals, /members/events (counts per kind), /members/twofold_visits (where a
+ * nondeterministic two-fold is located),
  * /members/final_mode and the logs /members/exits, /members/event_log and
  * /members/trajectory (fixed slots per member, NaN-padded); impact kernels (and flows with
  * poincare.event) add /members/impacts, /members/stick_time and, when recording,
@@ -350,7 +351,8 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
     names[i] = tf_event_kind_name(i);
     all += totals[i];
   }
-  tf_json_integer(run->summary, "twofold_visits", totals[TF_EVENT_TWOFOLD]);
+  if (job->engine->layout.counts_visits) /* a model without a two-fold never arrives at one */
+    tf_json_integer(run->summary, "twofold_visits", totals[TF_EVENT_TWOFOLD]);
   tf_json_integer(run->summary, "members_at_rest", totals[TF_EVENT_MEET_REST]);
   tf_json_counts(run->summary, "events", names, totals, TF_EVENT_KIND_COUNT);
   tf_json_number(run->summary, "rhs_per_event",
@@ -399,7 +401,7 @@ static int summarize(tf_run *run, hid_t file, void *ctx, tf_error *err) {
     return -1;
   /* totals of tables output.columns kept */
   const tf_member_layout *l = &job->engine->layout;
-  if (l->counts_visits && writes(job, "events") && writes(job, "rhs_evals") &&
+  if (l->counts_kinds && writes(job, "events") && writes(job, "rhs_evals") &&
       filippov_totals(run, file, job, err))
     return -1;
   if (l->counts_jacobians && writes(job, "steps") && writes(job, "jacobian_evals") &&
@@ -504,5 +506,5 @@ const tf_job tf_job_ensemble = {
     .execute = execute,
     .destroy = destroy,
     .splittable = true,
-    .kinds = TF_KINDS_CONTINUOUS,
+    .kinds = TF_KINDS_CONTINUOUS | TF_KIND_BIT(TF_MODEL_MAP),
 };

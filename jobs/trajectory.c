@@ -28,10 +28,10 @@
  * replays it; ensemble.members sizes a replay): the file adds /trajectory/events (rows of t,
  * kind, mode before, mode after, state; attribute kinds, at most output.event_log) and
  * /trajectory/exits (t, u, side, kind, state of every draw: pws.h), the JSON events per kind,
- * final_mode and twofold_visits.
+ * final_mode and (where a nondeterministic two-fold is located) twofold_visits.
  *
- * A member recorded at events (poincare.event: flows, impact and Filippov models, bodies under
- * spatial friction) adds /trajectory/poincare (poincare.count slots of t, state, NaN-padded;
+ * A member recorded at events (poincare.event: flows, maps, impact and Filippov models, bodies
+ * under spatial friction) adds /trajectory/poincare (poincare.count slots of t, state, NaN-padded;
  * attributes recorded and period), and where the route has modes /trajectory/poincare_mode
  * (the mode at each; attribute modes). */
 #include <math.h>
@@ -274,5 +274,5 @@ const tf_job tf_job_trajectory = {
     .setup = setup_job,
     .execute = execute,
     .destroy = destroy,
-    .kinds = TF_KINDS_CONTINUOUS,
+    .kinds = TF_KINDS_CONTINUOUS | TF_KIND_BIT(TF_MODEL_MAP),
 };

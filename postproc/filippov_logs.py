@@ -50,7 +50,9 @@ class EnsembleLogs:
             self.at_twofold = bool((cfg.get("initial") or {}).get("at_twofold", False))
             self.kinds = names_attr(m["events"], "kinds")
             self.counts = m["events"][:]
-            self.visits = m["twofold_visits"][:]
+            # absent for a model without a nondeterministic two-fold: no member arrives
+            self.visits = (m["twofold_visits"][:] if "twofold_visits" in m
+                           else np.zeros(len(m["status"]), dtype=np.int64))
             self.status = m["status"][:]
             enum = h5py.check_enum_dtype(m["status"].dtype) or {}
             self.status_names = {int(v): k for k, v in enum.items()}

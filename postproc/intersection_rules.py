@@ -22,7 +22,9 @@ def choices(path):
     with h5py.File(path, "r") as f:
         ex = f["members/exits"][...]
         ex = ex.reshape(ex.shape[0], -1, int(f["members/exits"].attrs["slot_width"]))
-        visits = f["members/twofold_visits"][...]
+        # absent for a model without a nondeterministic two-fold: no member arrives
+        visits = f["members/twofold_visits"][...] if "members/twofold_visits" in f \
+            else np.zeros(len(f["members/status"]), dtype=np.int64)
         rule = f.attrs.get("intersection_policy", "?")
     slots = ex.reshape(-1, ex.shape[2])
     slots = slots[~np.isnan(slots[:, 0]) & (slots[:, 3] >= 1)]

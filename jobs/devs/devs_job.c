@@ -60,7 +60,8 @@ static int read_common(tf_run *run, devs_job *job, long long d_samples, tf_error
   const long long d_seed = 1, d_dim = 2, d_delay = 1, d_evolve = 1, d_theiler = 5;
   const double d_min = 0.001, d_max = 0.03;
   long long dim, delay;
-  if (tf_config_get_int(cfg, "devs.seed", &d_seed, 0, LLONG_MAX, &job->seed, err) ||
+  if (tf_devs_refuse_events(cfg, job->model.kernel, err) ||
+      tf_config_get_int(cfg, "devs.seed", &d_seed, 0, LLONG_MAX, &job->seed, err) ||
       tf_config_get_string(cfg, "devs.path", "auto", paths, &path, err) ||
       tf_config_get_int(cfg, "lyapunov.series.samples", &d_samples, 100, 1000000, &job->so.samples,
                         err) ||

@@ -30,6 +30,15 @@ The layout (docs/CONFIG.md, "Output"; CHANGELOG.md lists each change with its mi
 - /members/exits exists only for models that draw (a two-fold, a full-stick intersection, or
   several switching functions).  Older files hold an all-NaN table for the others;
   res.exits() returns an empty Table for both, and "members/exits" in res is False for both.
+- /members/twofold_visits exists only where a nondeterministic two-fold was located.  Older
+  files hold an all-zero column for every Filippov model; where no member of such a file
+  arrived at or left a two-fold (/members/events: twofold and exit all zero) the column is
+  taken as absent ("members/twofold_visits" in res is False), as a file cannot say whether its
+  model had a two-fold nobody reached.  res.twofold_visits() gives the visits per member
+  either way (zeros where the column is absent).
+- merged_from (the root attribute of a merged file: the parts' paths) is an array of strings;
+  older files hold one string, the paths joined with newlines.  res.attrs["merged_from"] is a
+  list of str for both.
 """
 import re
 
@@ -55,6 +64,9 @@ def _text(value):
 # comma-joined string.
 NAME_LIST_ATTRIBUTES = ("state_names", "output_names", "event_kinds", "derived_names",
                         "class_names", "kinds", "fields", "columns")
+# Attributes that are lists of paths: an array of strings, or (older files) one string joined
+# with newlines.
+LINE_LIST_ATTRIBUTES = ("merged_from",)
 # Datasets stored blocks x exponents (flat in older files).
 BLOCK_DATASETS = ("lyapunov/blocks", "lyapunov/running")
 
@@ -72,6 +84,14 @@ def _names(text):
             out[int(m.group(1))] = m.group(2)
         return [out.get(k, str(k)) for k in range(max(out) + 1)]
     return items
+
+
+def _lines(text):
+    """A list of paths: an array of strings -> a list; one newline-joined string (older
+    files) -> its lines."""
+    if isinstance(text, (np.ndarray, list, tuple)):
+        return [str(_text(item)) for item in np.asarray(text, dtype=object).ravel()]
+    return [line for line in str(text).split("\n") if line]
 
 
 class Table(dict):
@@ -102,7 +122,8 @@ class Results:
         self.path = str(path)
         self.run = run
         self._file = h5py.File(self.path, "r")
-        self.attrs = {k: _names(_text(v)) if k in NAME_LIST_ATTRIBUTES else _text(v)
+        self.attrs = {k: _names(_text(v)) if k in NAME_LIST_ATTRIBUTES else
+                      _lines(_text(v)) if k in LINE_LIST_ATTRIBUTES else _text(v)
                       for k, v in self._file.attrs.items()}
         # the older layout: names as one joined string
         self._older = isinstance(_text(self._file.attrs.get("state_names", [])), str)
@@ -116,6 +137,8 @@ class Results:
             return
         if name == "members/exits" and self._older and not self._draws(obj):
             return  # an older file: the all-NaN table of a model that never drew
+        if name == "members/twofold_visits" and not self._at_twofold(obj):
+            return  # an older file: the all-zero column of a model without a two-fold
         self._shapes[name] = obj.shape
         if name in BLOCK_DATASETS and obj.ndim == 1:  # an older file: flat
             self._shapes[name] = (obj.shape[0] // self._exponents(), self._exponents())
@@ -131,6 +154,23 @@ class Results:
         step = max(1, (1 << 16) // max(1, exits.shape[1] if exits.ndim == 2 else 1))
         return any(not np.isnan(np.asarray(exits[i:i + step], dtype=float)).all()
                    for i in range(0, exits.shape[0], step))
+
+    def _at_twofold(self, visits):
+        """Whether a member of the file arrived at or left a two-fold: visits, or the counts
+        twofold and exit of /members/events."""
+        if np.asarray(visits[()]).any():
+            return True
+        events = self._file.get("members/events")
+        kinds = _names(_text(events.attrs.get("kinds", ""))) if events is not None else []
+        taken = [kinds.index(k) for k in ("twofold", "exit") if k in kinds]
+        return bool(taken) and bool(np.asarray(events[()])[:, taken].any())
+
+    def twofold_visits(self, members=slice(None)):
+        """Arrivals at the nondeterministic two-fold per member (zeros where the file has no
+        such column: a model without a two-fold, or an older file where none was reached)."""
+        if "members/twofold_visits" in self._shapes:
+            return np.asarray(self.dataset("members/twofold_visits")[members])
+        return np.zeros(self.members, dtype=np.int64)[members]
 
     def _exponents(self):
         spectrum = self._file.get("lyapunov/spectrum")

@@ -699,9 +699,9 @@ static int cmd_info(const cli_args *a) {
     fprintf(stderr, "twofold: error: %s\n", err.msg);
     return TF_EXIT_USAGE;
   }
-  static const char *const attrs[] = {
-      "twofold_version", "created",           "config_source", "model",
-      "model_plugin",    "model_plugin_code", "state_names",   NULL};
+  static const char *const attrs[] = {"twofold_version", "created",      "config_source",
+                                      "model",           "model_plugin", "model_plugin_code",
+                                      "state_names",     "merged_from",  NULL};
   char *version = tf_h5_attr_read_string(f, "twofold_version");
   if (!version) {
     fprintf(stderr, "twofold: error: '%s' is an HDF5 file but not a twofold results file\n",
@@ -712,8 +712,11 @@ static int cmd_info(const cli_args *a) {
   free(version);
   printf("file: %s\n", a->config);
   for (const char *const *at = attrs; *at; at++) {
-    char *v = strcmp(*at, "state_names") ? tf_h5_attr_read_string(f, *at)
-                                         : tf_h5_attr_read_names(f, *at); /* joined with ',' */
+    const bool list = strcmp(*at, "state_names") == 0 || strcmp(*at, "merged_from") == 0;
+    char *v = list ? tf_h5_attr_read_names(f, *at) : tf_h5_attr_read_string(f, *at);
+    /* a list is printed joined with ',', an older file's newline-joined parts alike */
+    for (char *c = v; list && c && *c; c++)
+      if (*c == '\n') *c = ',';
     if (v) printf("%s: %s\n", *at, v);
     free(v);
   }

@@ -15,6 +15,7 @@
 #include <Random123/philox.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -665,4 +666,17 @@ void tf_devs_tangent(tf_devs *d, double *log_norm, double *mean_log) {
   MPI_Bcast(out, 2, MPI_DOUBLE, 0, d->comm);
   *log_norm = out[0], *mean_log = out[1];
   free(mine), free(all), free(counts), free(displs);
+}
+
+int tf_devs_refuse_events(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  if (!tf_config_has(cfg, "poincare")) return 0;
+  char where[256];
+  return tf_fail(err,
+                 "%s: key 'poincare': a DEVS model ('%s') takes no events of the user's own: its "
+                 "state is N elements x^1 .. x^N (model.params.N) updated at random and spread "
+                 "over the ranks, with no component names an event function could use, and its "
+                 "measured signal X_i = sum_k x_i^k is an output, not a state; remove the section "
+                 "and analyse X (/devs/X of the lyapunov job, the bifurcation job's samples) in "
+                 "postprocessing",
+                 tf_config_where(cfg, "poincare", where, sizeof where), k->name);
 }

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "error.h"
 #include "kernel.h"
 
@@ -80,6 +81,10 @@ uint64_t tf_devs_states(const tf_devs *d, const double **x);
  * number of ranks (blocks, not ranks, fix every sum). */
 uint64_t tf_devs_state(tf_devs *d, double **x, double **m, int64_t **e);
 void tf_devs_set_step(tf_devs *d, uint64_t step);
+
+/* Refuses the poincare section (events of the user's own) for DEVS kernel k, naming the
+ * config's file and line and saying why; 0 where the config has none. */
+int tf_devs_refuse_events(tf_config *cfg, const tf_kernel *k, tf_error *err);
 
 /* The DEVS quantities of kernel k read from a parameter vector (rounded integers). */
 uint64_t tf_devs_param_n(const tf_kernel *k, const double *p);

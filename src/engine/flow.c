@@ -415,15 +415,20 @@ void tf_flow_destroy(tf_flow *flow) {
   memset(flow, 0, sizeof *flow);
 }
 
-void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x) {
-  if (flow->sampling && tf_sampling_state(flow->sampling, member, x)) return;
-  const size_t n = flow->kernel->dim;
-  memcpy(x, flow->x0, n * sizeof *x);
-  if (flow->spread > 0) {
-    double *z = flow->work + 3 * n; /* the noise slot is free before a run */
-    tf_rng_normals((tf_rng_key){flow->seed, member}, 0, TF_RNG_INITIAL, n, z);
-    for (size_t i = 0; i < n; i++) x[i] += flow->spread * z[i];
+void tf_initial_state_of(const tf_sampling *sampling, const double *x0, size_t n, double spread,
+                         uint64_t seed, uint64_t member, double *x) {
+  if (sampling && tf_sampling_state(sampling, member, x)) return;
+  memcpy(x, x0, n * sizeof *x);
+  if (spread > 0) {
+    double z[TF_MAX_DIM];
+    tf_rng_normals((tf_rng_key){seed, member}, 0, TF_RNG_INITIAL, n, z);
+    for (size_t i = 0; i < n; i++) x[i] += spread * z[i];
   }
+}
+
+void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x) {
+  tf_initial_state_of(flow->sampling, flow->x0, flow->kernel->dim, flow->spread, flow->seed, member,
+                      x);
 }
 
 /* Adapters from the kernel's (t, x, p) signature to the integrators' (t, x, ctx). */

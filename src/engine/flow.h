@@ -111,6 +111,11 @@ int tf_flow_from_config(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_stop_to
                         tf_error *err);
 void tf_flow_destroy(tf_flow *flow);
 
+/* Member m's initial state: sampled (sampling, NULL: none), else x0 (n values) plus
+ * spread times normals drawn from (seed, member); every route that starts members from
+ * initial.* draws them here. */
+void tf_initial_state_of(const struct tf_sampling *sampling, const double *x0, size_t n,
+                         double spread, uint64_t seed, uint64_t member, double *x);
 /* Member m's initial state: sampled (flow->sampling), else x0 plus the spread's draw. */
 void tf_flow_initial_state(const tf_flow *flow, uint64_t member, double *x);
 

@@ -3,7 +3,8 @@
  *
  * A model runs on the engine of its route (kinds.h): smooth flows, SDEs and PETSc TS
  * (flow.h), event-driven Filippov members with one or several switching functions (pws.h),
- * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h).  Each
+ * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h), and
+ * maps, iterated (member_map.c; time counts iterations).  Each
  * route has one adapter (src/engine/member_<route>.c) that fills an ops table; the tables are
  * registered in the one table of routes (routes.c) and looked up by route, so a job asks for "the
  * engine of this config" and never switches on the route.  What a route produces beyond the
@@ -78,7 +79,9 @@ typedef struct tf_member_layout {
   const char *events_doc;              /* the events column's doc */
   const char *mode_doc;                /* the mode at t_final (NULL: no mode) */
   const char *modes_attr;              /* names of the modes, as an attribute (NULL: none) */
-  bool counts_rhs, counts_visits, counts_jacobians, counts_impacts;
+  bool counts_rhs, counts_jacobians, counts_impacts;
+  bool counts_kinds;  /* events per kind of evolve.h (Filippov): totals in an ensemble's summary */
+  bool counts_visits; /* a nondeterministic two-fold is located: members may arrive at it */
   long exit_slots, event_slots; /* logged draws and events per member */
   size_t exit_width, event_width;
   const char *event_log_doc;     /* a traced member's event table */
@@ -195,7 +198,7 @@ struct tf_member_engine {
   struct tf_sampling *sampling;
 };
 
-/* The ops of a route (NULL: the route does not integrate members, e.g. maps). */
+/* The ops of a route (NULL: the route does not run members one by one, e.g. DEVS). */
 const tf_member_ops *tf_member_ops_of(tf_route route);
 
 /* The engine for the model of cfg (model.*, initial.*, integrator.* and its route's keys).
@@ -241,6 +244,7 @@ void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm);
 double tf_member_sample_time(double t0, double t_end, long i, long n);
 
 /* Registered adapters (src/engine/member_<route>.c). */
-extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops;
+extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops,
+    tf_member_map_ops;
 
 #endif

@@ -45,7 +45,9 @@ static void fill_layout(tf_member_layout *l, pws_engine *pe) {
   l->mode_doc = pws->switches ? "mode at t_final: sum over switching functions i of "
                                 "(s_i + 1) 3^i, s_i -1 slip-, 0 stick, 1 slip+"
                               : "mode at t_final: -1 slip-, 0 sliding, 1 slip+";
-  l->counts_rhs = l->counts_visits = true;
+  l->counts_rhs = l->counts_kinds = true;
+  /* arrivals happen only at a located nondeterministic two-fold (pws.c): elsewhere none */
+  l->counts_visits = pws->has_twofold && pws->twofold.nondeterministic;
   l->exit_slots = pws->max_logged_exits, l->exit_width = tf_pws_exit_width(pws);
   l->event_slots = pws->max_logged_events, l->event_width = tf_pws_event_width(pws);
   l->event_log_doc =
@@ -207,7 +209,7 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   const pws_engine *pe = e->impl;
   char mode[64];
   tf_json_string(j, "final_mode", tf_pws_mode_name(&pe->pws, r->mode, mode, sizeof mode));
-  tf_json_integer(j, "twofold_visits", r->visits);
+  if (e->layout.counts_visits) tf_json_integer(j, "twofold_visits", r->visits);
   long long counts[TF_EVENT_KIND_COUNT];
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) counts[i] = r->events[i];
   tf_json_counts(j, "events", pe->kind_names, counts, TF_EVENT_KIND_COUNT);

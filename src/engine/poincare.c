@@ -132,14 +132,8 @@ static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only
   return reset_map(cfg, k, &s->impact.section_reset, err);
 }
 
-int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
-                            const tf_ode_options *ode, tf_error *err) {
-  memset(s, 0, sizeof *s);
-  tf_impact_options *o = &s->impact;
-  tf_impact_options_default(o);
-  o->loop.ode = *ode;
-  o->loop.qr_interval = 1.0;
-  const bool impacts = tf_model_route(k, NULL) == TF_ROUTE_IMPACT;
+/* The impact.* keys of the event loop (impact.chattering and its kin for impact kernels). */
+static int impact_keys(tf_config *cfg, bool impacts, tf_impact_options *o, tf_error *err) {
   static const char *const chattering[] = {"complete", "stop", NULL};
   const char *chat = "complete";
   const double d_event_tol = 1e-12, d_rate = 1e6, d_cv = o->chatter_velocity,
@@ -165,6 +159,30 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
       tf_config_get_int(cfg, "impact.max_events", &d_max_events, 1, LLONG_MAX, &max_events, err))
     return -1;
   o->loop.max_events = (long)max_events;
+  return 0;
+}
+
+/* A map's iterates are separated by whole steps: an event is seen between two of them, which
+ * a derivative in time cannot describe. */
+static int refuse_map_extremum(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  char where[256];
+  return tf_fail(err,
+                 "%s: key 'poincare.event': extremum needs the derivative along a continuous "
+                 "orbit, and the map '%s' has only its iterates; write level or function (an "
+                 "event is a sign change of the function between consecutive iterates)",
+                 tf_config_where(cfg, "poincare.event", where, sizeof where), k->name);
+}
+
+int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
+                            const tf_ode_options *ode, tf_error *err) {
+  memset(s, 0, sizeof *s);
+  tf_impact_options *o = &s->impact;
+  tf_impact_options_default(o);
+  o->loop.ode = *ode;
+  o->loop.qr_interval = 1.0;
+  const tf_route route = tf_model_route(k, NULL);
+  const bool impacts = route == TF_ROUTE_IMPACT;
+  if (route != TF_ROUTE_MAP && impact_keys(cfg, impacts, o, err)) return -1;
   if (!tf_config_has(cfg, "poincare.event")) return 0;
   static const char *const events[] = {
       "impact",          "extremum",     "level",           "function",
@@ -190,6 +208,8 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
     return tf_fail(err, "%s: key 'poincare.event': model '%s' has no impact surfaces",
                    tf_config_where(cfg, "poincare.event", where, sizeof where), k->name);
   }
+  if (route == TF_ROUTE_MAP && strcmp(event, "extremum") == 0)
+    return refuse_map_extremum(cfg, k, err);
   o->section = strstr(event, "extremum")   ? TF_SECTION_EXTREMUM
                : strstr(event, "level")    ? TF_SECTION_LEVEL
                : strstr(event, "function") ? TF_SECTION_FUNCTION

@@ -8,7 +8,8 @@
  * (an attracting period-P orbit or, with P = 1, a rest point): the rest of its samples are
  * filled with that period's continuation, so a bifurcation diagram drawn from the samples is
  * the same whether a member ran to the end or stopped early.  Used by the jobs ensemble,
- * trajectory (through flow.h) and scan (quantity poincare). */
+ * trajectory (through flow.h) and scan (quantity poincare); maps read the same keys (no
+ * impact.*, no extremum) and record with the same recorder (member_map.c). */
 #ifndef TF_POINCARE_H
 #define TF_POINCARE_H
 

@@ -61,6 +61,7 @@ static const tf_route_ops registry[] = {
                                          "plastic impact) maps every tangent vector into its "
                                          "tangent space"},
     [TF_ROUTE_MAP] = {.name = "map",
+                      .member = &tf_member_map_ops,
                       .iterates = true,
                       .stationary = TF_STATIONARY_NONE,
                       .lyapunov = map_spectrum,

@@ -23,7 +23,7 @@ typedef int tf_route_lyapunov_fn(const tf_kernel *k, const double *p, const doub
 
 typedef struct tf_route_ops {
   const char *name;
-  /* the adapter that integrates one member (member_engine.h); NULL: none (maps, DEVS) */
+  /* the adapter that runs one member (member_engine.h); NULL: none (DEVS) */
   const struct tf_member_ops *member;
   bool iterates;     /* a map: time counts iterations, and there are no integrator keys */
   bool impacts;      /* free flight with resets at constraints (impact.h) */

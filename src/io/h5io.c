@@ -649,11 +649,11 @@ static herr_t attribute_copyable(hid_t loc, const char *name, const H5A_info_t *
 
 /* The string attributes twofold reads from the root group of a results file.  They are
  * checked by name: listing a damaged attribute table (H5Aiterate2) can itself crash HDF5. */
-static const char *const root_strings[] = {
-    "twofold_version", "created", "config",       "config_source",
-    "fingerprint",     "model",   "model_plugin", "model_plugin_code",
-    "merged_from",     NULL};
-static const char *const root_name_lists[] = {"state_names", NULL};
+static const char *const root_strings[] = {"twofold_version", "created",           "config",
+                                           "config_source",   "fingerprint",       "model",
+                                           "model_plugin",    "model_plugin_code", NULL};
+/* merged_from: the parts' paths (older files: one string, the paths joined with newlines) */
+static const char *const root_name_lists[] = {"state_names", "merged_from", NULL};
 
 static int check_root(hid_t file, const char *path, const char *const *names, bool list,
                       tf_error *err) {

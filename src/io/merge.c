@@ -439,16 +439,12 @@ static int mark_merged(const char *path, const part_file *parts, int n, tf_error
   static const char *const stale[] = {"part", "parts", "resumed", NULL};
   for (const char *const *a = stale; *a; a++)
     if (H5Aexists(f, *a) > 0) H5Adelete(f, *a);
-  size_t len = 1;
-  for (int i = 0; i < n; i++) len += strlen(parts[i].path) + 1;
-  char *list = calloc(len, 1);
+  /* the parts' paths as a list of names (a path may hold a comma, so not joined first) */
+  const char **list = calloc((size_t)n + 1, sizeof *list);
   int rc = list ? 0 : -1;
-  for (int i = 0; list && i < n; i++) {
-    strcat(list, parts[i].path);
-    if (i + 1 < n) strcat(list, "\n");
-  }
+  for (int i = 0; list && i < n; i++) list[i] = parts[i].path;
   long long complete = 0;
-  if (!rc) rc = tf_h5_attr_string(f, "merged_from", list);
+  if (!rc) rc = tf_h5_attr_strings(f, "merged_from", list, (size_t)n);
   if (!rc) rc = tf_h5_attr_read_int(f, "complete", &complete);
   free(list);
   if (H5Fclose(f) < 0) rc = -1;

@@ -77,11 +77,26 @@ MIGRATIONS = {
              "/members/checksum before is FNV-1a 64 over id, status and the columns of its "
              "`columns` attribute with that all-NaN row, the attribute `columns` after is the "
              "one before without exits, and `twofold info` lists /members/exits before only",
+    "twofold_visits": "/members/twofold_visits of a model without a nondeterministic two-fold "
+                      "was all zero and is absent, as is the key twofold_visits (0) of the "
+                      "--json summary: the checksum and `columns` as for exits (the columns "
+                      "DROPPED, all-NaN or all-zero, put back before), `twofold info` lists "
+                      "/members/twofold_visits before only",
+    "merged_from": "the root attribute merged_from (LINE_LISTS) was one string, the parts' "
+                   "paths joined with newlines, and is an array of strings: the same when the "
+                   "array joined with '\\n' is the string",
 }
+# The member columns a migration drops where they hold nothing: name -> test of the table
+# before (all NaN, all zero).
+DROPPED = {"exits": lambda x: x.dtype.kind == "f" and bool(np.isnan(x).all()),
+           "twofold_visits": lambda x: x.dtype.kind in "iu" and not x.any()}
+# The JSON keys a migration drops where they hold nothing (value before).
+DROPPED_JSON = {"twofold_visits": 0}
 NAME_LISTS = ["/state_names", "/output_names", "/event_kinds", "/derived_names",
               "/class_names", "/members/events/kinds", "/members/event_log/kinds",
               "/members/event_log/fields", "/members/exits/fields", "/trajectory/events/kinds",
               "/members/checksum/columns"]
+LINE_LISTS = ["/merged_from"]
 BLOCK_DATASETS = ["/lyapunov/blocks", "/lyapunov/running"]
 
 # ---------------------------------------------------------------------------------------------
@@ -513,19 +528,20 @@ def text(value):
     return value.decode() if isinstance(value, bytes) else value
 
 
-def names_migrated(apath, va, vb, exits_dropped):
-    """The `names` migration (and the checksum's columns without exits, `exits`)."""
+def names_migrated(apath, va, vb, dropped):
+    """The `names` and `merged_from` migrations (and the checksum's columns without the
+    columns dropped, `exits` and `twofold_visits`)."""
     va, after = text(va), np.asarray(vb)
-    if apath not in NAME_LISTS or not isinstance(va, str) or after.ndim != 1 or \
+    if apath not in NAME_LISTS + LINE_LISTS or not isinstance(va, str) or after.ndim != 1 or \
             not all(isinstance(text(v), str) for v in after):
         return False
-    before = va.split(",") if va else []
-    if apath == "/members/checksum/columns" and exits_dropped:
-        before = [c for c in before if c != "exits"]
+    before = va.split("\n" if apath in LINE_LISTS else ",") if va else []
+    if apath == "/members/checksum/columns":
+        before = [c for c in before if c not in dropped]
     return before == [text(v) for v in after]
 
 
-def compare_attrs(a, b, path, out, exits_dropped=False):
+def compare_attrs(a, b, path, out, dropped=frozenset()):
     for name in sorted(set(a.attrs) | set(b.attrs)):
         apath = path.rstrip("/") + "/" + name
         if excluded(apath):
@@ -534,10 +550,10 @@ def compare_attrs(a, b, path, out, exits_dropped=False):
             out.append(f"attribute {apath} only {'before' if name in a.attrs else 'after'}")
             continue
         va, vb = a.attrs[name], b.attrs[name]
-        if apath in NAME_LISTS and (a.attrs.get_id(name).get_type() !=
-                                    b.attrs.get_id(name).get_type() or
-                                    bytes_of(va) != bytes_of(vb)):
-            if not names_migrated(apath, va, vb, exits_dropped):
+        if apath in NAME_LISTS + LINE_LISTS and (a.attrs.get_id(name).get_type() !=
+                                                 b.attrs.get_id(name).get_type() or
+                                                 bytes_of(va) != bytes_of(vb)):
+            if not names_migrated(apath, va, vb, dropped):
                 out.append(f"attribute {apath}: {va!r} vs {vb!r} (not the names migration)"[:300])
         elif a.attrs.get_id(name).get_type() != b.attrs.get_id(name).get_type():
             out.append(f"attribute {apath}: stored types differ ({va!r} vs {vb!r})"[:300])
@@ -559,28 +575,38 @@ def fnv1a_rows(ids, status, columns):
     return h
 
 
-def checksum_migrated(fa, fb):
-    """The `exits` migration of /members/checksum: before's from the file after, with before's
-    all-NaN exits rows put back in before's column order, and after's from its own columns."""
+def checksum_migrated(fa, fb, dropped):
+    """The `exits` and `twofold_visits` migrations of /members/checksum: before's from the file
+    after, with before's empty rows of the dropped columns put back in before's column order,
+    and after's from its own columns."""
     ma, mb = fa["members"], fb["members"]
     ids, status = np.arange(len(mb["status"])), mb["status"][()]
-    cols_a = text(ma["checksum"].attrs["columns"]).split(",")
+    cols_a = names_of(ma["checksum"].attrs["columns"])
     cols_b = [text(c) for c in mb["checksum"].attrs["columns"]]
-    before = fnv1a_rows(ids, status, [ma[c][()] if c == "exits" else mb[c][()] for c in cols_a])
+    before = fnv1a_rows(ids, status, [(ma if c in dropped else mb)[c][()] for c in cols_a])
     after = fnv1a_rows(ids, status, [mb[c][()] for c in cols_b])
     return np.array_equal(before, ma["checksum"][()]) and np.array_equal(after, mb["checksum"][()])
 
 
-def compare_dataset(a, b, path, out, exits_dropped=False):
+def names_of(value):
+    """A names attribute in either layout as a list of str."""
+    value = text(value)
+    if isinstance(value, str):
+        return value.split(",") if value else []
+    return [text(v) for v in np.asarray(value).ravel()]
+
+
+def compare_dataset(a, b, path, out, dropped=frozenset()):
     if path in BLOCK_DATASETS and a.ndim == 1 and b.ndim == 2:  # the `blocks` migration
         if a.id.get_type() != b.id.get_type() or a.size != b.size or \
                 bytes_of(a[()])[2] != bytes_of(b[()])[2]:
             out.append(f"dataset {path}: {a.shape} vs {b.shape}, not the blocks migration")
         return
-    if path == "/members/checksum" and exits_dropped:
+    if path == "/members/checksum" and dropped:
         if a.id.get_type() != b.id.get_type() or a.shape != b.shape or \
-                not checksum_migrated(a.file, b.file):
-            out.append(f"dataset {path}: not the exits migration's checksum")
+                not checksum_migrated(a.file, b.file, dropped):
+            out.append(f"dataset {path}: not the {'/'.join(sorted(dropped))} migration's "
+                       f"checksum")
         return
     if a.id.get_type() != b.id.get_type():  # H5Tequal: class, size, order, enum names...
         out.append(f"dataset {path}: type {a.dtype} vs {b.dtype}")
@@ -592,15 +618,16 @@ def compare_dataset(a, b, path, out, exits_dropped=False):
             out.append(f"dataset {path}: {first_difference(np.asarray(x), np.asarray(y))}"[:500])
 
 
-def exits_dropped(fa, fb):
-    """The `exits` migration applies: /members/exits before, all NaN, and none after."""
-    if "members/exits" not in fa or "members" not in fb or "exits" in fb["members"]:
-        return False
-    exits = fa["members/exits"]
-    return exits.dtype.kind == "f" and bool(np.isnan(exits[()]).all())
+def dropped_columns(fa, fb):
+    """The member columns whose migration applies (DROPPED): before, empty, and none after."""
+    if "members" not in fa or "members" not in fb:
+        return frozenset()
+    return frozenset(name for name, empty in DROPPED.items()
+                     if name in fa["members"] and name not in fb["members"] and
+                     empty(fa["members"][name][()]))
 
 
-def compare_objects(a, b, path, out, dropped=False):
+def compare_objects(a, b, path, out, dropped=frozenset()):
     """Appends to `out` every difference between two HDF5 objects (groups recursively)."""
     compare_attrs(a, b, path, out, dropped)
     if isinstance(a, h5py.Dataset) != isinstance(b, h5py.Dataset):
@@ -608,7 +635,7 @@ def compare_objects(a, b, path, out, dropped=False):
     elif isinstance(a, h5py.Dataset):
         compare_dataset(a, b, path, out, dropped)
     else:
-        only_before = set(a) - set(b) - ({"exits"} if dropped and path == "/members" else set())
+        only_before = set(a) - set(b) - (dropped if path == "/members" else set())
         if only_before or set(b) - set(a):
             out.append(f"group {path}: {sorted(only_before)} only before, "
                        f"{sorted(set(b) - set(a))} only after")
@@ -620,28 +647,33 @@ def compare_objects(a, b, path, out, dropped=False):
 
 def compare_files(pa, pb):
     """Every difference between two results files (at most MOST_DIFFERENCES), datasets first,
-    and whether the `exits` migration applied."""
+    and the member columns whose migration (DROPPED) applied."""
     out = []
     with h5py.File(pa, "r") as a, h5py.File(pb, "r") as b:
-        dropped = exits_dropped(a, b)
+        dropped = dropped_columns(a, b)
         compare_objects(a, b, "/", out, dropped)
     return sorted(out, key=lambda d: (not d.startswith("dataset"), "/checksum:" in d)), dropped
 
 
-def summary_json(stdout):
+def summary_json(stdout, after=None):
+    """The --json summary without its excluded keys; with `after` (the other side's summary),
+    without the keys DROPPED_JSON drops where they are absent after."""
     lines = [l for l in stdout.strip().splitlines() if l.startswith("{")]
     if not lines:
         return None
     doc = json.loads(lines[-1])
     for key in EXCLUDED_JSON_KEYS:
         doc.pop(key, None)
+    for key, empty in DROPPED_JSON.items():
+        if after is not None and key not in after and doc.get(key, not empty) == empty:
+            del doc[key]
     return doc
 
 
-def info_text(text, dropped=False):
-    """`twofold info` without its excluded lines (and, with the `exits` migration, without the
-    line listing /members/exits); the datasets of the `blocks` migration listed by their
-    number of elements, not their shape."""
+def info_text(text, dropped=frozenset()):
+    """`twofold info` without its excluded lines (and without the lines listing the member
+    columns dropped, DROPPED); the datasets of the `blocks` migration listed by their number
+    of elements, not their shape."""
     def line(l):
         words = l.split()
         if words[:1] and words[0] in BLOCK_DATASETS and all(w.isdigit() for w in words[1::2]):
@@ -649,7 +681,7 @@ def info_text(text, dropped=False):
         return l
     return "\n".join(line(l) for l in text.splitlines()
                      if not l.startswith(EXCLUDED_INFO_PREFIXES)
-                     and not (dropped and l.split()[:1] == ["/members/exits"]))
+                     and l.split()[:1] not in [[f"/members/{c}"] for c in dropped])
 
 
 def messages(stderr):
@@ -685,7 +717,8 @@ def compare_outcomes(ob, oa):
         if info_text(ob.info, dropped) != info_text(oa.info):
             return "DIFFERENT", "twofold info differs: " + first_line_difference(
                 info_text(ob.info, dropped), info_text(oa.info))
-    jb, ja = summary_json(ob.stdout), summary_json(oa.stdout)
+    ja = summary_json(oa.stdout)
+    jb = summary_json(ob.stdout, ja)
     if jb != ja:
         keys = sorted(k for k in set(jb or {}) | set(ja or {})
                       if (jb or {}).get(k) != (ja or {}).get(k))
@@ -797,11 +830,12 @@ def plant_one_ulp(path):
     return copy
 
 
-def plant_old_layout(path, exits_width=None):
+def plant_old_layout(path, exits_width=None, visits=False):
     """A copy of a results file in the layout before the migrations: names joined with ',',
-    blocks flat, and (exits_width) an all-NaN /members/exits of that width put back, with the
-    checksum it gave.  Also returns a copy of that with one float of a migrated dataset (or
-    the checksum) moved by one ulp."""
+    merged_from with newlines, blocks flat, (exits_width) an all-NaN /members/exits of that
+    width and (visits) an all-zero /members/twofold_visits put back, with the checksum they
+    gave.  Also returns a copy of that with one float of a migrated dataset (or the checksum)
+    moved by one ulp."""
     old = path + ".old.h5"
     shutil.copy(path, old)
     with h5py.File(old, "r+") as f:
@@ -812,17 +846,24 @@ def plant_old_layout(path, exits_width=None):
             obj = f[where] if where else f
             if name in obj.attrs and np.asarray(obj.attrs[name]).ndim == 1:
                 obj.attrs[name] = ",".join(text(v) for v in obj.attrs[name])
+        if "merged_from" in f.attrs and np.asarray(f.attrs["merged_from"]).ndim == 1:
+            f.attrs["merged_from"] = "\n".join(text(v) for v in f.attrs["merged_from"])
         for dpath in BLOCK_DATASETS:
             if dpath in f and f[dpath].ndim == 2:
                 data, attrs = f[dpath][()], dict(f[dpath].attrs)
                 del f[dpath]
                 f[dpath] = data.reshape(-1)
                 f[dpath].attrs.update(attrs)
-        if exits_width and "members/checksum" in f:
+        if (exits_width or visits) and "members/checksum" in f:
             m = f["members"]
             n = len(m["status"])
-            m["exits"] = np.full((n, exits_width), np.nan)
-            cols = f["members/checksum"].attrs["columns"].split(",") + ["exits"]
+            cols = f["members/checksum"].attrs["columns"].split(",")
+            if exits_width:
+                m["exits"] = np.full((n, exits_width), np.nan)
+                cols.append("exits")
+            if visits:
+                m["twofold_visits"] = np.zeros(n, dtype=np.int64)
+                cols.append("twofold_visits")
             m["checksum"].attrs["columns"] = ",".join(cols)
             m["checksum"][...] = fnv1a_rows(np.arange(n), m["status"][()],
                                             [m[c][()] for c in cols])
@@ -845,15 +886,32 @@ def self_test_migrations(runner, cases):
     for case in cases:
         kept = os.path.join(runner.work, "before", case.name + ".h5")
         with h5py.File(kept, "r") as f:
-            width = 8 if "members/checksum" in f and "members/exits" not in f else None
-        old, planted = plant_old_layout(kept, width)
+            members = "members/checksum" in f
+            width = 8 if members and "members/exits" not in f else None
+            visits = members and "members/twofold_visits" not in f
+            merged = "merged_from" in f.attrs
+        if not merged:  # a merged file's attribute, put here to be migrated too
+            with h5py.File(kept, "r+") as f:
+                f.attrs.create("merged_from", ["a.h5", "b,c.h5"], dtype=h5py.string_dtype())
+        old, planted = plant_old_layout(kept, width, visits)
         same, dropped = compare_files(old, kept)
         moved, _ = compare_files(planted, kept)
-        print(f"-- {case.name} in the old layout{' (all-NaN exits)' if width else ''}: "
+        planted_what = ", ".join(w for w, on in (("all-NaN exits", width),
+                                                 ("all-zero twofold_visits", visits)) if on)
+        print(f"-- {case.name} in the old layout{f' ({planted_what})' if planted_what else ''}: "
               f"{same or 'identical'}; with one element moved: {moved}")
-        ok &= not same and dropped == bool(width) and len(moved) == 1 and \
-            moved[0].startswith("dataset")
-    return ok
+        ok &= not same and dropped == frozenset(n for n, on in (("exits", width),
+                                                                 ("twofold_visits", visits))
+                                                 if on) and \
+            len(moved) == 1 and moved[0].startswith("dataset")
+        with h5py.File(old, "r") as f:
+            ok &= f.attrs["merged_from"] == "a.h5\nb,c.h5"
+    # the --json key twofold_visits: a 0 before may be absent after, no other value may
+    json_ok = summary_json('{"members": 2, "twofold_visits": 0}', {"members": 2}) == \
+        {"members": 2} and summary_json('{"twofold_visits": 3}', {}) == {"twofold_visits": 3}
+    print(f"-- --json twofold_visits 0 before, absent after: identical; 3 before: DIFFERENT: "
+          f"{'yes' if json_ok else 'NO'}")
+    return ok and json_ok
 
 
 def self_test(runner, exe, configs_dir):

@@ -6,10 +6,13 @@ layout") and the readers of files written before it.
   are blocks x exponents, checked with the Henon map's analytic det J = -b: every row (one
   block) sums to ln b, which a flat or transposed reading would not; a Filippov model
   without a two-fold or an intersection (x' = -a x, y' = 1 across h = y - c) has no
-  /members/exits, and the wheel, which draws at its two-fold, has one.
+  /members/exits, and the wheel, which draws at its two-fold, has one; likewise only the wheel
+  has /members/twofold_visits (a nondeterministic two-fold); a merge of two parts lists them
+  in merged_from, an array of strings.
 * A copy of each file rewritten here with h5py in the older layout, from its documented
   shape (names one comma-joined string, blocks flat, an all-NaN /members/exits of
-  exit.max_logged x (4 + dim) columns for the model without draws): the Python reader
+  exit.max_logged x (4 + dim) columns and an all-zero /members/twofold_visits for the model
+  without draws, merged_from one newline-joined string): the Python reader
   (python/twofold), the postproc attribute reader and `twofold info` give the same objects
   for both files.
 * A list of strings is read with bounds (src/io/h5io.c): `twofold info` prints one written
@@ -55,6 +58,11 @@ T.run(os.path.join(T.CONFIGS, "henon-spectrum.yaml"), "henon.h5", "lyapunov.tran
       "lyapunov.duration=2000", "lyapunov.blocks=5")
 T.run(os.path.join(T.CONFIGS, "wheel-fig5.yaml"), "wheel.h5", "ensemble.members=2",
       "integrator.t_end=5")
+for k in (0, 1):
+    T.run("decay.yaml", f"decay-part{k}.h5", extra=("--part", f"{k}/2"))
+merged = subprocess.run([T.TWOFOLD, "merge", "merged.h5", "decay-part1.h5", "decay-part0.h5",
+                         "--quiet"], capture_output=True, text=True)
+T.check(merged.returncode == 0, f"two parts merged ({merged.stderr.strip()[:200]})")
 
 # --- the layout this binary writes ---------------------------------------------------------
 with h5py.File("decay.h5", "r") as f:
@@ -64,12 +72,19 @@ with h5py.File("decay.h5", "r") as f:
             list(m["events"].attrs["kinds"])[:2] == ["crossing", "slide_start"] and
             "exits" not in list(m["checksum"].attrs["columns"]),
             "names are arrays of strings: state_names, fields, kinds, checksum columns")
-    T.check("exits" not in m and m["events"][()][:, 4].sum() == 0,
-            f"a model without two-fold or intersection: no /members/exits ({sorted(m)})")
+    T.check("exits" not in m and "twofold_visits" not in m and m["events"][()][:, 4].sum() == 0,
+            f"a model without two-fold or intersection: no /members/exits, no "
+            f"/members/twofold_visits ({sorted(m)})")
+with h5py.File("merged.h5", "r") as f:
+    T.check(list(f.attrs["merged_from"]) == ["decay-part1.h5", "decay-part0.h5"] and
+            f.attrs["merged_from"].dtype.kind == "O",
+            f"merged_from is an array of strings: {f.attrs['merged_from']!r}")
 with h5py.File("wheel.h5", "r") as f:
     ex = f["members/exits"]
     T.check(ex.shape == (2, MAX_LOGGED * 7) and list(ex.attrs["fields"])[:4] ==
             ["t", "u", "side", "kind"], f"the wheel draws: /members/exits {ex.shape}")
+    T.check(f["members/twofold_visits"].shape == (2,),
+            "the wheel's nondeterministic two-fold: /members/twofold_visits")
 with h5py.File("henon.h5", "r") as f:
     blocks, running = f["lyapunov/blocks"][()], f["lyapunov/running"][()]
     spectrum = f["lyapunov/spectrum"][()]
@@ -94,6 +109,8 @@ def old_layout(path, dim=None):
     shutil.copy(path, old)
     with h5py.File(old, "r+") as f:
         joined(f, "state_names")
+        if "merged_from" in f.attrs:
+            f.attrs["merged_from"] = "\n".join(str(v) for v in f.attrs["merged_from"])
         if "members" in f:
             m = f["members"]
             for table, name in (("events", "kinds"), ("event_log", "kinds"),
@@ -104,6 +121,8 @@ def old_layout(path, dim=None):
                 m["exits"].attrs["fields"] = ",".join(["t", "u", "side", "kind", "x", "y"])
                 m["exits"].attrs["slot_width"] = 4 + dim
                 m["checksum"].attrs["columns"] += ",exits"
+                m["twofold_visits"] = np.zeros(len(m["status"]), dtype=np.int64)
+                m["checksum"].attrs["columns"] += ",twofold_visits"
         for name in ("blocks", "running"):
             if "lyapunov" in f:
                 data, attrs = f["lyapunov"][name][()], dict(f["lyapunov"][name].attrs)
@@ -125,7 +144,7 @@ def same(a, b):
     return a == b
 
 
-for path, dim in (("decay.h5", 2), ("henon.h5", None), ("wheel.h5", None)):
+for path, dim in (("decay.h5", 2), ("henon.h5", None), ("wheel.h5", None), ("merged.h5", 2)):
     old = old_layout(path, dim)
     with twofold.open(path) as new, twofold.open(old) as was:
         views = {
@@ -141,10 +160,12 @@ for path, dim in (("decay.h5", 2), ("henon.h5", None), ("wheel.h5", None)):
             "exits()": lambda r: {k: v.tolist() for k, v in r.exits().items()}
             if r.members else None,
             "exits in": lambda r: "members/exits" in r,
+            "twofold_visits()": lambda r: r.twofold_visits() if r.members else None,
+            "twofold_visits in": lambda r: "members/twofold_visits" in r,
         }
         differ = [k for k, view in views.items() if not same(view(new), view(was))]
         T.check(not differ, f"{path}: the reader gives the same objects for the older layout "
-                f"({', '.join(differ) or 'attrs, keys, names, summary, events, exits, blocks'})")
+                f"({', '.join(differ) or 'attrs, keys, names, summary, events, exits, visits, blocks'})")
     with h5py.File(path, "r") as f, h5py.File(old, "r") as g:
         lists = [(f, g, "state_names")] if "state_names" in f.attrs else []
         if "members" in f:
@@ -152,16 +173,22 @@ for path, dim in (("decay.h5", 2), ("henon.h5", None), ("wheel.h5", None)):
                       (f["members/events"], g["members/events"], "kinds")]
         T.check(all(names_attr(a, n) == names_attr(b, n) and names_attr(a, n) for a, b, n in lists),
                 f"{path}: postproc's names_attr reads both layouts alike")
+        if "merged_from" in f.attrs:
+            T.check(names_attr(f, "merged_from", "\n") == names_attr(g, "merged_from", "\n")
+                    == ["decay-part1.h5", "decay-part0.h5"],
+                    f"{path}: names_attr reads merged_from in both layouts alike")
     info = [subprocess.run([T.TWOFOLD, "info", p], capture_output=True, text=True)
             for p in (path, old)]
     # info lists each dataset with its shape as stored: blocks by their number of elements
     lines = [[" ".join(l.split()[:1] + [str(np.prod([int(w) for w in l.split()[1::2]]))])
               if l.split()[:1] in (["/lyapunov/blocks"], ["/lyapunov/running"]) else l
               for l in i.stdout.splitlines()
-              if not l.startswith("file:") and not l.strip().startswith("/members/exits")]
+              if not l.startswith("file:") and l.split()[:1] not in
+              (["/members/exits"], ["/members/twofold_visits"])]
              for i in info]
     T.check(all(i.returncode == 0 for i in info) and lines[0] == lines[1] and
-            (dim is None or "state_names: x,y" in info[0].stdout),
+            (dim is None or "state_names: x,y" in info[0].stdout) and
+            (path != "merged.h5" or "merged_from: decay-part1.h5,decay-part0.h5" in info[0].stdout),
             f"{path}: twofold info reads both layouts alike (names printed joined)")
 
 # --- a list of strings is read with bounds: each heap reference checked ----------------------

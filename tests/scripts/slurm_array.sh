@@ -152,7 +152,7 @@ for merged, ref in zip(sys.argv[1::2], sys.argv[2::2]):
         n = int(a["members/done"][...].sum())
         assert n == len(a["members/done"]), f"{merged}: {n} members done"
         print(f"ok: {merged}: {len(da)} datasets identical to {ref} ({n} members, "
-              f"merged from {len(a.attrs['merged_from'].split())} parts)")
+              f"merged from {len(list(a.attrs['merged_from']))} parts)")
 sys.exit(1 if bad else 0)
 EOF
 then

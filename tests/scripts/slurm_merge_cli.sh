@@ -18,6 +18,11 @@ same_members ref.h5 out.h5
 "$PYTHON" -c "import h5py,sys; f=h5py.File('out.h5','r'); a=f.attrs; \
 sys.exit(0 if a['complete']==1 and 'part' not in a and 'parts' not in a and 'resumed' not in a else 1)" &&
   pass "merged file is complete and carries no part attributes" || fail "merged attributes"
+"$PYTHON" -c "import h5py,sys; v=h5py.File('out.h5','r').attrs['merged_from']; \
+sys.exit(0 if list(v)==['p2.h5','p0.h5','p1.h5'] and v.dtype.kind=='O' else 1)" &&
+  "$T" info out.h5 | grep -qx "merged_from: p2.h5,p0.h5,p1.h5" &&
+  pass "merged_from: the parts' paths as an array of strings, printed by twofold info" ||
+  fail "merged_from: $("$T" info out.h5 | grep merged_from)"
 
 # many chunks: whole chunks of one part are copied as stored, shared ones row by row
 B=(--set ensemble.members=60000 --set integrator.t_end=0.001 --quiet)
