@@ -3,7 +3,8 @@
  *
  * Config: model (flow or map), initial.state, integrator.rtol/atol/h0/hmax/max_steps
  * (flows), lyapunov.exponents (default: all), lyapunov.transient, lyapunov.duration,
- * lyapunov.interval, lyapunov.blocks, lyapunov.jacobian (auto | finite-differences).
+ * lyapunov.interval, lyapunov.blocks, lyapunov.jacobian (auto | finite-differences); for a
+ * flow or an impact model, a poincare section whose events reset the state (poincare.h).
  * Output: /lyapunov/{spectrum, error, blocks, running} and attributes kaplan_yorke_dimension,
  * volume_rate; JSON: spectrum (descending), spectrum_error, kaplan_yorke_dimension,
  * spectrum_sum and volume_rate (time average of tr J, or of log |det J| for maps: equal to
@@ -23,6 +24,7 @@
 #include "lyapunov.h"
 #include "model.h"
 #include "physical_initial.h"
+#include "poincare.h"
 #include "results.h"
 #include "routes.h"
 #include "status.h"
@@ -38,6 +40,7 @@ typedef struct lyapunov_job {
   tf_contact_options contact_opts;
   bool smoothing_on; /* model.smoothing: the smoothed field of a Filippov kernel */
   tf_smoothing smoothing;
+  tf_poincare_spec events; /* a section that resets the state (opt.events) */
   /* time-series estimators */
   int estimator; /* 0 benettin, 1 wolf, 2 rosenstein */
   int component;
@@ -196,6 +199,15 @@ static int setup(tf_run *run, tf_error *err) {
     if (tf_smoothing_from_config(run->cfg, k, &job->smoothing, err)) return -1;
     job->smoothing_on = true;
     job->filippov = false;
+  }
+  if (tf_poincare_reset_from_config(&job->events, run->cfg, k, &job->ode, "the lyapunov job", err))
+    return -1;
+  if (job->events.record) {
+    if (job->estimator)
+      return tf_config_fail_key(run->cfg, "lyapunov.estimator", err,
+                                "a series estimator measures no reset of the state "
+                                "(poincare.action: reset); write benettin");
+    job->opt.events = &job->events.impact;
   }
   if (!is_map && tf_kernel_is_noisy(k, job->x0, job->model.params)) {
     char where[256];

@@ -69,6 +69,7 @@ typedef struct scan_job {
   double x0[TF_MAX_DIM];
   tf_ode_options ode;
   tf_lyapunov_options opt;
+  tf_poincare_spec events; /* a section that resets the state (opt.events) */
   bool saltation;
   bool contact; /* codimension-2 kernel: evolve2.c through contact_run.c */
   tf_contact_options contact_opts;
@@ -143,8 +144,11 @@ static int setup(tf_run *run, tf_error *err) {
                          err) ||
       tf_param_grid_from_config(&job->grid, run->cfg, "scan", &job->model, false, err) ||
       tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
-      tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
+      tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err) ||
+      tf_poincare_reset_from_config(&job->events, run->cfg, k, &job->ode, "scan.quantity lyapunov",
+                                    err))
     return -1;
+  if (job->events.record) job->opt.events = &job->events.impact;
   job->scratch = calloc(k->nparams, sizeof *job->scratch);
   if (!job->scratch) return tf_fail(err, "out of memory");
   const uint64_t m = (uint64_t)job->opt.exponents;

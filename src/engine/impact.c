@@ -201,10 +201,43 @@ static double section_at(void *ctx, double t, const double *x) {
   return section_value(ctx, t, x);
 }
 
-/* The section's reset at its event (t, x): the new state must be finite and admissible. */
+static void saltation(tf_impact *e, double *x, double u);
+
+/* Before the section's reset at its event (t, x-), what the saltation of the reset needs
+ * (saltation below): f- into e->f, the gradient of s into e->grad, dR/dx into e->jac and
+ * dR/dt into e->gradp, all exact (observable.h).  Returns the rate of s along the flow,
+ * grad s . f- + ds/dt: an event time moved by dt moves the state after it by
+ * (dR/dx f- + dR/dt - f+) dt. */
+static double section_reset_rate(tf_impact *e, double t, const double *x) {
+  const size_t n = e->n;
+  free_field(e, t, x, e->f);
+  double s_t = 0;
+  if (e->o.section == TF_SECTION_FUNCTION)
+    s_t = tf_observable_gradient(e->section_function, t, x, e->p, e->grad);
+  else /* a level (an extremum is refused with tangent vectors: tf_impact_create) */
+    for (size_t i = 0; i < n; i++) e->grad[i] = i == (size_t)e->o.section_component;
+  tf_reset_map_jacobian(e->reset.map, t, x, e->p, e->jac, e->gradp);
+  return dot(e->grad, e->f, n) + s_t;
+}
+
+/* The section's reset at its event (t, x): the new state must be finite and admissible.
+ * Tangent vectors cross by the saltation matrix of the reset. */
 static int section_reset(tf_impact *e, double t, double *x) {
+  const double u = e->m ? section_reset_rate(e, t, x) : 0;
+  if (e->m && !(fabs(u) > 0 && isfinite(u))) {
+    snprintf(e->res.message, sizeof e->res.message,
+             "the event at t = %.9g crosses the section (poincare.event) at rate %g: no "
+             "saltation matrix for the tangent vectors of its reset",
+             t, u);
+    return TF_MEMBER_FAILED;
+  }
   int st = tf_event_reset_apply(&e->reset, e->p, section_at, e, t, x, &e->section_sign,
                                 &e->step_limit, e->res.message, sizeof e->res.message);
+  if (st == TF_MEMBER_OK && e->m) {
+    free_field(e, t, x, e->g);
+    for (size_t i = 0; i < e->n; i++) e->g[i] -= e->gradp[i]; /* f+ - dR/dt */
+    saltation(e, x, u);
+  }
   for (int i = 0; st == TF_MEMBER_OK && i < e->nimpacts; i++) {
     const double h = e->k->impact->surface(i, x, e->p, NULL);
     if (h < -e->o.contact_tol * fmax(1.0, fabs(x[0]))) {
@@ -322,10 +355,11 @@ static bool complete_chattering(tf_impact *e, int i, double t, double *x, double
 
 /* --- transitions ----------------------------------------------------------------------------- */
 
-/* Tangent vectors across the reset: y <- R_x y + (f+ - R_x f-) (h_x y) / (h_x f-). */
+/* Tangent vectors across a reset: y <- R_x y + (f+ - R_t - R_x f-) (h_x y) / u, with u the
+ * rate h_x f- + h_t at which the event function h crosses zero (R_t = h_t = 0 at an impact). */
 static void saltation(tf_impact *e, double *x, double u) {
   const size_t n = e->n;
-  /* e->f: f-, e->g: f+, e->grad: h_x at x-, e->jac: R_x */
+  /* e->f: f-, e->g: f+ - R_t, e->grad: h_x at x-, e->jac: R_x */
   for (size_t i = 0; i < n; i++) e->y[i] = e->g[i] - dot(e->jac + i * n, e->f, n);
   for (size_t c = 0; c < e->m; c++) {
     double *v = x + n + c * n;
@@ -471,12 +505,18 @@ static void loop_start_tangents(void *ctx, double *x, bool continued) {
   if (e->mode == MODE_STICK) tangents_onto_constraint(e, e->stuck, x);
 }
 
+/* With tangent vectors, the exact derivatives of the section's reset and function. */
+static bool saltation_ready(tf_impact *e, tf_error *why) {
+  return !tf_reset_map_differentiate(e->reset.map, why) &&
+         !(e->section_function && tf_observable_differentiate(e->section_function, why));
+}
+
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o) {
   /* a flow recorded at events runs here too, with no impact surfaces */
   const int nimpacts = k->kind == TF_MODEL_IMPACT ? (int)k->impact->nimpacts : 0;
   const bool resets = o->section_reset.count > 0;
   if (!tf_model_rhs(k) || nimpacts + 1 > TF_EVENT_LOOP_MAX_FUNCTIONS || k->dim > TF_MAX_DIM ||
-      m > k->dim || (resets && m > 0))
+      m > k->dim || (resets && m > 0 && o->section == TF_SECTION_EXTREMUM))
     return NULL;
   tf_impact *e = calloc(1, sizeof *e);
   if (!e) return NULL;
@@ -487,8 +527,10 @@ tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_option
   tf_error why;
   if ((o->section == TF_SECTION_FUNCTION &&
        !(e->section_function = tf_observable_parse(k, o->section_function, &why))) ||
-      (resets && tf_event_reset_init(&e->reset, k, &o->section_reset, o->contact_tol))) {
+      (resets && tf_event_reset_init(&e->reset, k, &o->section_reset, o->contact_tol)) ||
+      (resets && m > 0 && !saltation_ready(e, &why))) {
     tf_observable_destroy(e->section_function);
+    tf_event_reset_free(&e->reset);
     free(e);
     return NULL;
   }

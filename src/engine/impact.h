@@ -93,7 +93,10 @@ typedef struct tf_impact tf_impact;
 /* An engine for kernel k (an impact kernel, or a flow without impacts run only for its
  * Poincaré section) with m <= dim tangent vectors; NULL if k has more than three impact
  * surfaces or lacks one of the impact functions, or with tangent vectors and a section reset
- * (its saltation is not written). */
+ * whose saltation has no exact derivatives: an extremum section (its function is the field's
+ * component), or a function or reset that names one of the model's outputs
+ * (tf_observable_differentiate).  Tangent vectors cross a section's reset R by
+ * S = R_x + (f+ - R_t - R_x f-) s_x / (s_x f- + s_t), s the section function. */
 tf_impact *tf_impact_create(const tf_kernel *k, size_t m, const tf_impact_options *o);
 void tf_impact_destroy(tf_impact *e);
 

@@ -432,6 +432,7 @@ int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapu
   long long exponents, blocks;
   const char *jac;
   static const char *const jacobians[] = {"auto", "finite-differences", NULL};
+  o->events = NULL;
   if (tf_config_get_int(cfg, "lyapunov.exponents", &d_exp, 1, (long long)k->dim, &exponents, err) ||
       tf_config_get_double(cfg, "lyapunov.transient", &d_transient, 0, INFINITY, &o->transient,
                            err) ||
@@ -644,8 +645,9 @@ int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
   if (setup_result(r, o, &a, o->interval, err)) return -1;
   tf_impact_options io;
   tf_impact_options_default(&io);
-  io.loop.ode = *ode;
   io.loop.event_tol = 1e-12, io.loop.max_event_rate = 1e6, io.loop.max_events = 1000000000L;
+  if (o->events) io = *o->events;
+  io.loop.ode = *ode;
   io.loop.qr_interval = o->interval;
   const size_t n = k->dim, m = (size_t)o->exponents;
   tf_impact *tangent = tf_impact_create(k, m, &io);
@@ -677,6 +679,12 @@ int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
                     const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                     tf_lyapunov_result *r, tf_error *err) {
   const tf_route_ops *route = tf_route_ops_for(k, p);
+  if (o->events) {
+    if (route != tf_route_ops_of(TF_ROUTE_FLOW) && !route->impacts)
+      return tf_fail(err, "model '%s': a section reset is run on flows and impact models only",
+                     k->name);
+    return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
+  }
   if (!route->lyapunov) /* bodies under friction: contact_run.h; DEVS: jobs/devs/devs_job.c */
     return tf_fail(err, "model '%s': no Lyapunov spectrum on this route", k->name);
   return route->lyapunov(k, p, x0, ode, o, saltation, r, err);

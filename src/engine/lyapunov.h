@@ -36,6 +36,9 @@ typedef struct tf_lyapunov_options {
   /* Where a run may stop between or inside blocks (checkpoint.h; NULL: never).
    * The engines of event-driven runs take theirs from the integrator options (ode.h). */
   struct tf_stop_token *stop;
+  /* A flow or an impact kernel with a section reset (poincare.action reset), run on the
+   * impact engine: its options, the section and reset included (NULL: none) */
+  const struct tf_impact_options *events;
 } tf_lyapunov_options;
 
 typedef struct tf_lyapunov_result {
@@ -98,7 +101,8 @@ int tf_lyapunov_switches(const tf_kernel *k, const double *p, const double *x0,
                          const tf_ode_options *ode, const tf_lyapunov_options *o,
                          tf_lyapunov_result *r, tf_error *err);
 /* An impact kernel (impact.h): tangent vectors across every impact by the saltation matrix of
- * the reset, a new segment at every chattering completion; impact.* defaults. */
+ * the reset, a new segment at every chattering completion; impact.* defaults, or o->events
+ * (a flow too: its section's reset crossed by its saltation matrix likewise). */
 int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
                        const tf_ode_options *ode, const tf_lyapunov_options *o,
                        tf_lyapunov_result *r, tf_error *err);
@@ -110,7 +114,7 @@ int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,
 bool tf_lyapunov_is_filippov(const tf_kernel *k, const double *p);
 /* The spectrum of any deterministic kernel by its route's way (routes.h): maps by their
  * derivative, Filippov kernels event-driven (tf_lyapunov_is_filippov), other flows by the
- * variational equations. */
+ * variational equations; with o->events, flows and impact kernels on the impact engine. */
 int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
                     const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
                     tf_lyapunov_result *r, tf_error *err);

@@ -221,6 +221,69 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
   return event_action(cfg, k, o->section == TF_SECTION_NONE, s, err);
 }
 
+/* An expression of the section whose exact derivatives the saltation matrix needs. */
+static int check_derivative(tf_config *cfg, const tf_kernel *k, const char *key, const char *text,
+                            const char *job, tf_error *err) {
+  tf_error why;
+  tf_observable *f = tf_observable_parse(k, text, &why);
+  const int rc = f ? tf_observable_differentiate(f, &why) : -1;
+  tf_observable_destroy(f);
+  if (rc == 0) return 0;
+  return tf_config_fail_key(cfg, key, err,
+                            "%.700s (%s carries tangent vectors across the reset by its "
+                            "saltation matrix, from the exact derivatives of the section's "
+                            "function and reset)",
+                            why.msg, job);
+}
+
+int tf_poincare_reset_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
+                                  const tf_ode_options *ode, const char *job, tf_error *err) {
+  memset(s, 0, sizeof *s);
+  if (!tf_config_has(cfg, "poincare")) return 0;
+  const tf_route route = tf_model_route(k, NULL);
+  if (route != TF_ROUTE_FLOW && route != TF_ROUTE_IMPACT && route != TF_ROUTE_FILIPPOV &&
+      route != TF_ROUTE_SWITCHES)
+    return tf_config_fail_key(cfg, "poincare", err,
+                              "%s takes a section only to reset the state of a flow or an impact "
+                              "model (poincare.action: reset); model '%s' is neither",
+                              job, k->name);
+  static const char *const recording[] = {"poincare.count", "poincare.transient", "poincare.tol",
+                                          NULL};
+  for (int i = 0; recording[i]; i++)
+    if (tf_config_has(cfg, recording[i]))
+      return tf_config_fail_key(cfg, recording[i], err,
+                                "%s records no events: its section only resets the state "
+                                "(poincare.action: reset); remove the key",
+                                job);
+  if (tf_poincare_from_config(s, cfg, k, ode, err)) return -1;
+  if (!s->record)
+    return tf_config_fail_key(cfg, "poincare.event", err,
+                              "required: the section whose events reset the state");
+  if (s->action != TF_POINCARE_RESET)
+    return tf_config_fail_key(cfg, "poincare.action", err,
+                              "%s records no events: a section there resets the state; write "
+                              "reset (with poincare.reset)",
+                              job);
+  const tf_impact_options *o = &s->impact;
+  if (o->section == TF_SECTION_EXTREMUM)
+    return tf_config_fail_key(
+        cfg, "poincare.event", err,
+        "an extremum's event function is the rate of '%s' along the field, and the saltation "
+        "matrix of the reset would need its gradient, the field's second derivatives; write "
+        "poincare.event: function with that rate as poincare.function (the component's field "
+        "as an expression)",
+        k->state_names ? k->state_names[s->component] : "the component");
+  if (o->section == TF_SECTION_FUNCTION &&
+      check_derivative(cfg, k, "poincare.function", o->section_function, job, err))
+    return -1;
+  char key[300];
+  for (int i = 0; i < o->section_reset.count; i++) {
+    snprintf(key, sizeof key, "poincare.reset.%s", k->state_names[o->section_reset.component[i]]);
+    if (check_derivative(cfg, k, key, o->section_reset.expr[i], job, err)) return -1;
+  }
+  return 0;
+}
+
 /* The recorded values of the compared component repeat with period P over the last 4 P. */
 static int find_period(const tf_poincare_recorder *pr) {
   const tf_poincare_record *r = pr->rec;

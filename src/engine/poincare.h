@@ -43,6 +43,14 @@ typedef struct tf_poincare_spec {
 int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
                             const tf_ode_options *ode, tf_error *err);
 
+/* The section of a computation with tangent vectors (job: "the lyapunov job", ...): absent
+ * (s->record false), or one whose events reset the state (poincare.action: reset) of a flow or
+ * an impact model, its function and reset exactly differentiable (a level or a function of the
+ * state, parameters and t; not an extremum, not a model's output).  Errors name file, line and
+ * key. */
+int tf_poincare_reset_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
+                                  const tf_ode_options *ode, const char *job, tf_error *err);
+
 /* What one member leaves: counts and (if recording) count x (1 + dim) samples (t, state),
  * NaN where fewer events happened. */
 typedef struct tf_poincare_record {

@@ -13,6 +13,7 @@ struct tf_observable {
   size_t nvars;
   const char **names; /* state, outputs, parameters, t */
   double *vals;
+  tf_expr *d[TF_MAX_DIM + 1]; /* after tf_observable_differentiate: d/dx_i, then d/dt */
 };
 
 tf_observable *tf_observable_parse(const tf_kernel *k, const char *text, tf_error *err) {
@@ -43,14 +44,42 @@ tf_observable *tf_observable_parse(const tf_kernel *k, const char *text, tf_erro
   return o;
 }
 
-double tf_observable_eval(tf_observable *o, double t, const double *x, const double *p) {
+/* The variables' values at (t, x, p), the outputs computed by the model. */
+static double *bind(tf_observable *o, double t, const double *x, const double *p) {
   const tf_kernel *k = o->k;
   double *v = o->vals;
   memcpy(v, x, k->dim * sizeof *v);
   if (k->noutputs) k->outputs(x, p, v + k->dim);
   memcpy(v + k->dim + k->noutputs, p, k->nparams * sizeof *v);
   v[o->nvars - 1] = t;
-  return tf_expr_eval(o->expr, v);
+  return v;
+}
+
+double tf_observable_eval(tf_observable *o, double t, const double *x, const double *p) {
+  return tf_expr_eval(o->expr, bind(o, t, x, p));
+}
+
+int tf_observable_differentiate(tf_observable *o, tf_error *err) {
+  const tf_kernel *k = o->k;
+  for (size_t i = 0; i < k->noutputs; i++)
+    if (tf_expr_depends(o->expr, (int)(k->dim + i)))
+      return tf_fail(err,
+                     "it names the model's output '%s', computed by a C callback that gives no "
+                     "derivative; write that output's formula in the expression instead",
+                     k->output_names[i]);
+  for (size_t i = 0; i <= k->dim; i++) {
+    const int var = i < k->dim ? (int)i : (int)o->nvars - 1;
+    if (!(o->d[i] = tf_expr_diff(o->pool, o->expr, var))) return tf_fail(err, "out of memory");
+  }
+  return 0;
+}
+
+double tf_observable_gradient(tf_observable *o, double t, const double *x, const double *p,
+                              double *grad) {
+  const size_t n = o->k->dim;
+  const double *v = bind(o, t, x, p);
+  for (size_t i = 0; i < n; i++) grad[i] = tf_expr_eval(o->d[i], v);
+  return tf_expr_eval(o->d[n], v);
 }
 
 void tf_observable_destroy(tf_observable *o) {
@@ -89,6 +118,24 @@ void tf_reset_map_apply(tf_reset_map *r, double t, const double *x, const double
   for (int i = 0; i < r->count; i++) next[i] = tf_observable_eval(r->value[i], t, x, p);
   if (out != x) memcpy(out, x, r->dim * sizeof *x);
   for (int i = 0; i < r->count; i++) out[r->component[i]] = next[i];
+}
+
+int tf_reset_map_differentiate(tf_reset_map *r, tf_error *err) {
+  for (int i = 0; i < r->count; i++)
+    if (tf_observable_differentiate(r->value[i], err)) return -1;
+  return 0;
+}
+
+void tf_reset_map_jacobian(tf_reset_map *r, double t, const double *x, const double *p, double *jac,
+                           double *rate) {
+  const size_t n = r->dim;
+  memset(jac, 0, n * n * sizeof *jac);
+  memset(rate, 0, n * sizeof *rate);
+  for (size_t i = 0; i < n; i++) jac[i * n + i] = 1; /* the components not named are kept */
+  for (int i = 0; i < r->count; i++) {
+    const size_t c = (size_t)r->component[i];
+    rate[c] = tf_observable_gradient(r->value[i], t, x, p, jac + c * n);
+  }
 }
 
 void tf_reset_map_destroy(tf_reset_map *r) {

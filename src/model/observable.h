@@ -23,6 +23,15 @@ double tf_observable_eval(tf_observable *o, double t, const double *x, const dou
 
 void tf_observable_destroy(tf_observable *o);
 
+/* Prepares the exact derivatives of o (expr.h: tf_expr_diff) for tf_observable_gradient.
+ * Fails, err saying why (the caller prefixes file, line and key), if o names one of the
+ * model's outputs: a C callback gives its value only. */
+int tf_observable_differentiate(tf_observable *o, tf_error *err);
+
+/* grad = do/dx (k's dim) at (t, x, p); returns do/dt.  After tf_observable_differentiate. */
+double tf_observable_gradient(tf_observable *o, double t, const double *x, const double *p,
+                              double *grad);
+
 /* A reset map as text: new values of `count` state components (by index), each an expression
  * as above.  The texts belong to the caller (a config's strings). */
 typedef struct tf_reset_spec {
@@ -40,6 +49,14 @@ tf_reset_map *tf_reset_map_parse(const tf_kernel *k, const tf_reset_spec *s, tf_
 /* out = the reset of (t, x, p): every expression evaluated on x before any is applied, the
  * components not named copied from x.  out and x may be the same array. */
 void tf_reset_map_apply(tf_reset_map *r, double t, const double *x, const double *p, double *out);
+
+/* tf_observable_differentiate for every expression of r. */
+int tf_reset_map_differentiate(tf_reset_map *r, tf_error *err);
+
+/* jac = dR/dx (dim x dim, row-major: identity rows for the components not named) and
+ * rate = dR/dt (dim) at (t, x, p).  After tf_reset_map_differentiate. */
+void tf_reset_map_jacobian(tf_reset_map *r, double t, const double *x, const double *p, double *jac,
+                           double *rate);
 
 void tf_reset_map_destroy(tf_reset_map *r);
 
