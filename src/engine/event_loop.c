@@ -430,3 +430,8 @@ tf_stepper *tf_event_loop_lane_stepper(tf_event_loop *l, double *t, double *t_li
 void tf_event_loop_set_time(tf_event_loop *l, double t) {
   l->t = t;
 }
+
+void tf_event_loop_quiet_step(tf_event_loop *l, double t) {
+  l->res.steps++;
+  l->t = t;
+}
