@@ -123,8 +123,8 @@ static inline __attribute__((always_inline)) void hermite_w(const tf_lanes *L, c
   const double *restrict f1 = L->k[L->pair->fsal_stage];
   double th[TF_LANES_MAX], th1[TF_LANES_MAX];
   for (int l = 0; l < w; l++) {
-    const double h = L->hs[l];
-    th[l] = h > 0 ? (tb[l] - L->t[l]) / h : 0.0;
+    const double h = L->hs[l], q = (tb[l] - L->t[l]) / h; /* divided in all lanes: vectorises */
+    th[l] = h > 0 ? q : 0.0;
     th1[l] = 1.0 - th[l];
   }
   for (size_t i = 0; i < L->n; i++)
@@ -298,12 +298,22 @@ static void lanes_free(impact_lanes *I) {
   free(I->xs);
 }
 
-/* auto is off here: the lanes take only the steps, and with the field and the event screening
- * still each member's own, they do not yet beat one member at a time (docs/BENCHMARKS.md,
- * the valve). */
-int tf_impact_lanes_width(const tf_ode_options *ode, int lanes) {
-  const tf_lane_pair *pair = tf_lane_pair_of(ode);
-  if (lanes <= 1 || !pair || !pair->to_stepper) return 1;
+/* Whether the lanes take a member's steps and screen its events themselves (screens): a model
+ * with the lane callbacks, and event functions the lanes can compute (tf_impact_lane_view_of). */
+static bool screened_model(const tf_kernel *k, const tf_impact_options *o) {
+  const tf_impact_ops *ops = k->kind == TF_MODEL_IMPACT ? k->impact : NULL;
+  return ops && ops->rhs_lanes && ops->surface_lanes &&
+         (o->section != TF_SECTION_EXTREMUM || ops->rate_lanes) &&
+         o->section != TF_SECTION_FUNCTION && o->section_reset.count == 0;
+}
+
+/* auto takes lanes only where they screen the events themselves: elsewhere they take only
+ * the steps, and with the field and the event screening each member's own they do not beat
+ * one member at a time (docs/BENCHMARKS.md, the valve). */
+int tf_impact_lanes_width(const tf_kernel *k, const tf_impact_options *o, int lanes) {
+  const tf_lane_pair *pair = tf_lane_pair_of(&o->loop.ode);
+  if (lanes == 1 || !pair || !pair->to_stepper) return 1;
+  if (lanes == 0) return screened_model(k, o) ? tf_lanes_auto_width() : 1;
   return lanes;
 }
 
