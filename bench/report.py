@@ -13,6 +13,7 @@ section re-measured alone does not pretend the others were measured with it.
 """
 import datetime
 import json
+import statistics
 import math
 import os
 import platform
@@ -39,44 +40,73 @@ def events_total(run):
     return sum(run["events"].values())
 
 
+def median_spread(values):
+    v = sorted(values)
+    return statistics.median(v), v[0], v[-1]
+
+
+def pair_rows(pairs):
+    """Rows of 1- and 2-rank runs from alternated pairs: the medians of each side, and the
+    median of the pairs' own parallel efficiencies with its spread."""
+    effs = [a["wall_seconds"] / b["wall_seconds"] / 2 for a, b in pairs]
+    one = statistics.median(a["wall_seconds"] for a, _ in pairs)
+    two = statistics.median(b["wall_seconds"] for _, b in pairs)
+    return one, two, median_spread(effs)
+
+
 def md_smoke(r):
-    a, b = r["one_rank"], r["two_ranks"]
-    eff = a["wall_seconds"] / b["wall_seconds"] / 2
+    pairs = r["pairs"]
+    one, two, (eff, lo, hi) = pair_rows(pairs)
+    m = pairs[0][0]["members"]
     r["parallel_efficiency"] = eff
     return f"""## Smoke ensemble (configs/smoke.yaml: Lorenz + noise, Euler–Maruyama, 4000 steps per member)
 
-| ranks | members | wall s | members/s |
-|---|---|---|---|
-| 1 | {a["members"]} | {a["wall_seconds"]:.2f} | {a["members_per_second"]:.0f} |
-| 2 | {b["members"]} | {b["wall_seconds"]:.2f} | {b["members_per_second"]:.0f} |
+{len(pairs)} alternated pairs (1 rank, 2 ranks, 1 rank, …); whole-process runs, wall time as
+each run's job clock reports it (after MPI_Init, collective flushes and the summary pass
+included); medians over the pairs.
 
-Parallel efficiency 1 → 2 ranks (wall-time speed-up / 2): **{eff:.2f}**.
-The wall time includes the collective flushes and the summary pass."""
+| ranks | members | wall s (median) | members/s |
+|---|---|---|---|
+| 1 | {m} | {one:.2f} | {m / one:.0f} |
+| 2 | {m} | {two:.2f} | {m / two:.0f} |
+
+Parallel efficiency 1 → 2 ranks (wall-time speed-up / 2, median of the pairs' own):
+**{eff:.2f}** ({lo:.2f}–{hi:.2f})."""
 
 
 def md_wheel(r):
-    f1, f2, ev = r["one_rank"], r["two_ranks"], r["event_overhead"]
-    eff = f1["wall_seconds"] / f2["wall_seconds"] / 2
+    pairs, evs = r["ranks"]["pairs"], r["event_overhead"]
+    one, two, (eff, lo, hi) = pair_rows(pairs)
+    f1 = pairs[0][0]
+    m = f1["members"]
     r["parallel_efficiency"] = eff
-    rows = "\n".join(
-        f"| {n} | {f['members']} | {f['wall_seconds']:.2f} | {f['members_per_second']:.1f} | "
-        f"{events_total(f) / f['wall_seconds']:.0f} |" for n, f in ((1, f1), (2, f2)))
+    ratio, rlo, rhi = median_spread([e["ratio"] for e in evs])
+    bare = statistics.median(e["bare_seconds"] for e in evs)
+    with_events = statistics.median(e["events_seconds"] for e in evs)
+    r["event_overhead_ratio"] = ratio
+    ev = evs[0]
     return f"""## Wheel Fig. 5 ensemble (configs/wheel-fig5.yaml: event-driven Filippov, t = 0..300)
 
-| ranks | members | wall s | members/s | events/s |
-|---|---|---|---|---|
-{rows}
+{len(pairs)} alternated pairs (1 rank, 2 ranks, …); wall time as each run's job clock reports
+it; medians over the pairs.
 
-Parallel efficiency 1 → 2 ranks: **{eff:.2f}**.  Events in the run: {events_total(f1)}
-({f1["twofold_visits"]} two-fold visits); right-hand-side evaluations per event:
-{f1["rhs_per_event"]:.0f} (all evaluations of the run divided by its events: most of them
-are spent between events, on the slip and sticking phases themselves).
+| ranks | members | wall s (median) | members/s | events/s |
+|---|---|---|---|---|
+| 1 | {m} | {one:.2f} | {m / one:.1f} | {events_total(f1) / one:.0f} |
+| 2 | {m} | {two:.2f} | {m / two:.1f} | {events_total(f1) / two:.0f} |
+
+Parallel efficiency 1 → 2 ranks (median of the pairs' own): **{eff:.2f}** ({lo:.2f}–{hi:.2f}).
+Events in the run: {events_total(f1)} ({f1["twofold_visits"]} two-fold visits);
+right-hand-side evaluations per event: {f1["rhs_per_event"]:.0f} (all evaluations of the run
+divided by its events: most of them are spent between events, on the slip and sticking phases
+themselves).
 
 Event machinery overhead (bench/events_overhead.c): the {ev["phases"]} slip phases of one
 Fig. 5 trajectory (t = 0..200, {ev["slip_time"]:.1f} time units of slip), each integrated by
 the bare DOPRI5 stepper to its known end and by the event-driven integrator, which detects
-and locates that end itself: {ev["bare_seconds"] * 1e3:.2f} ms bare, {ev["events_seconds"] * 1e3:.2f} ms
-with events, ratio **{ev["ratio"]:.2f}** (goal ≤ 1.5); steps {ev["bare_steps"]} vs
+and locates that end itself, the two timed in turn inside each of {len(evs)} runs: medians
+{bare * 1e3:.2f} ms bare, {with_events * 1e3:.2f} ms with events, ratio **{ratio:.2f}**
+({rlo:.2f}–{rhi:.2f} over the runs; goal ≤ 1.5); steps {ev["bare_steps"]} vs
 {ev["event_steps"]}, right-hand sides {ev["bare_rhs"]} vs {ev["event_rhs"]}."""
 
 

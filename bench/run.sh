@@ -39,24 +39,42 @@ last_line() { tail -n 1; }
 
 # ---- engine sections ------------------------------------------------------------------------
 
-run_smoke() {
-  local m=${BENCH_MEMBERS:-8000} r1 r2
-  say "smoke ensemble, $m members, 1 rank"
-  r1=$("$T" run "$ROOT/configs/smoke.yaml" -o "$WORK/s1.h5" --set ensemble.members=$m --quiet --json | last_line)
-  say "smoke ensemble, $m members, 2 ranks"
-  r2=$(mpiexec -n 2 "$T" run "$ROOT/configs/smoke.yaml" -o "$WORK/s2.h5" --set ensemble.members=$m --quiet --json | last_line)
-  printf '{"one_rank": %s, "two_ranks": %s}\n' "$r1" "$r2"
+# Runs "$@" (one JSON line each) BENCH_PAIRS times (default 5) as alternated pairs and prints
+# {"pairs": [[a, b], ...]}: the sides of each pair ran back to back, so the ratio within a pair
+# is the comparison and its spread over the pairs shows the noise.  The two commands are given
+# as the names of functions (no arguments).
+alternated_pairs() {
+  local a=$1 b=$2 n=${BENCH_PAIRS:-5} sep="" ra rb
+  printf '{"pairs": ['
+  for ((i = 1; i <= n; i++)); do
+    say "pair $i of $n"
+    ra=$($a | last_line) && rb=$($b | last_line) || return 1
+    printf '%s[%s, %s]' "$sep" "$ra" "$rb"
+    sep=", "
+  done
+  printf ']}\n'
 }
 
+smoke_1() { "$T" run "$ROOT/configs/smoke.yaml" -o "$WORK/s1.h5" --overwrite --set ensemble.members=${BENCH_MEMBERS:-8000} --quiet --json; }
+smoke_2() { mpiexec -n 2 "$T" run "$ROOT/configs/smoke.yaml" -o "$WORK/s2.h5" --overwrite --set ensemble.members=${BENCH_MEMBERS:-8000} --quiet --json; }
+run_smoke() {
+  say "smoke ensemble, ${BENCH_MEMBERS:-8000} members, 1 rank and 2 ranks in alternated pairs"
+  alternated_pairs smoke_1 smoke_2
+}
+
+wheel_1() { "$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f1.h5" --overwrite --set ensemble.members=${BENCH_F5_MEMBERS:-400} --quiet --json; }
+wheel_2() { mpiexec -n 2 "$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f2.h5" --overwrite --set ensemble.members=${BENCH_F5_MEMBERS:-400} --quiet --json; }
 run_wheel() {
-  local m=${BENCH_F5_MEMBERS:-400} f1 f2 ev
-  say "wheel Fig. 5 ensemble, $m members, 1 rank"
-  f1=$("$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f1.h5" --set ensemble.members=$m --quiet --json | last_line)
-  say "wheel Fig. 5 ensemble, $m members, 2 ranks"
-  f2=$(mpiexec -n 2 "$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f2.h5" --set ensemble.members=$m --quiet --json | last_line)
-  say "event machinery overhead on the slip phases of a Fig. 5 trajectory"
-  ev=$("$BUILD/bench_events_overhead" 200 | last_line)
-  printf '{"one_rank": %s, "two_ranks": %s, "event_overhead": %s}\n' "$f1" "$f2" "$ev"
+  local ranks ev sep="" n=${BENCH_PAIRS:-5}
+  say "wheel Fig. 5 ensemble, ${BENCH_F5_MEMBERS:-400} members, 1 rank and 2 ranks in alternated pairs"
+  ranks=$(alternated_pairs wheel_1 wheel_2) || return 1
+  say "event machinery overhead on the slip phases of a Fig. 5 trajectory, $n runs (each times both sides in turn)"
+  ev="["
+  for ((i = 1; i <= n; i++)); do
+    ev+="$sep$("$BUILD/bench_events_overhead" 200 | last_line)" || return 1
+    sep=", "
+  done
+  printf '{"ranks": %s, "event_overhead": %s]}\n' "$ranks" "$ev"
 }
 
 run_compare() {

@@ -291,12 +291,6 @@ static bool event_storm(const tf_event_loop *l, long events, double *window_star
   return storm;
 }
 
-static int stepper_status(tf_ode_status st) {
-  return st == TF_ODE_NONFINITE      ? TF_MEMBER_NONFINITE
-         : st == TF_ODE_MODEL_FAILED ? TF_MEMBER_FAILED
-                                     : TF_MEMBER_STEP_UNDERFLOW;
-}
-
 void tf_event_loop_begin(tf_event_loop *l, double t0, double *x, double t_end, const long *events) {
   l->res = (tf_event_loop_result){.status = TF_MEMBER_OK, .t = t0};
   l->t = t0, l->x = x, l->t_end = t_end, l->events = events;
@@ -343,7 +337,7 @@ bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st) {
   res->steps++;
   if (ops->after_step && (res->status = ops->after_step(l->ctx)) != TF_MEMBER_OK) return false;
   if (st != TF_ODE_OK) {
-    res->status = stepper_status(st);
+    res->status = tf_member_status_of_step(st);
     if (st == TF_ODE_MODEL_FAILED) res->model_code = tf_stepper_model_code(l->stepper);
     return false;
   }

@@ -511,52 +511,63 @@ double tf_flow_sample_time(const tf_flow *flow, long i, long n_samples) {
              : flow->t0 + (flow->t_end - flow->t0) * (double)i / (double)(n_samples - 1);
 }
 
+/* The samples a flow writes while it is driven: those whose times the last step passed. */
+typedef struct flow_samples {
+  tf_flow *flow;
+  tf_sample_fn fn;
+  void *ctx;
+  long n, next;
+  tf_flow_result *res;
+} flow_samples;
+
+static int take_samples(void *ctx, const tf_stepper *s, double ta, double t, const double *x) {
+  (void)ta;
+  flow_samples *fs = ctx;
+  tf_flow *flow = fs->flow;
+  double *xs = flow->work;
+  for (; fs->fn && fs->next < fs->n && tf_flow_sample_time(flow, fs->next, fs->n) <= t;
+       fs->next++) {
+    const double ts = tf_flow_sample_time(flow, fs->next, fs->n);
+    if (ts == t)
+      memcpy(xs, x, flow->kernel->dim * sizeof *xs);
+    else
+      tf_stepper_dense(s, ts, xs);
+    fs->fn(fs->ctx, ts, xs);
+    if (tf_stop_point(flow->ode.stop)) { /* told to stop at a sample (checkpoint.h) */
+      fs->res->t_final = ts;
+      if (fs->next + 1 < fs->n) fs->res->status = TF_MEMBER_PENDING;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* The integration from *t = t0; *t and x are the published state (crash_point.h). */
 static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample_fn sample,
                                   void *sctx, long n_samples) {
-  const size_t n = flow->kernel->dim;
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
   tf_stepper_setup(flow->stepper, tf_flow_drift, flow, &flow->ode);
   if (has_analytic_jacobian(flow)) tf_stepper_set_jacobian(flow->stepper, jacobian_adapter);
   tf_stepper_reset(flow->stepper, flow->t0, x);
-  double *xs = flow->work;
-  long next = 0;
-  if (sample && n_samples > 0) sample(sctx, flow->t0, x), next = 1;
+  flow_samples fs = {flow, sample, sctx, n_samples, 0, &res};
+  if (sample && n_samples > 0) sample(sctx, flow->t0, x), fs.next = 1;
   tf_stop_token *stop = flow->ode.stop;
   if (sample && n_samples > 0 && tf_stop_point(stop)) {
     if (n_samples > 1) res.status = TF_MEMBER_PENDING;
     return res;
   }
-  while (*t < flow->t_end) {
-    if (res.steps >= flow->ode.max_steps) {
-      res.status = TF_MEMBER_MAX_STEPS;
-      break;
-    }
-    if (tf_stop_poll(stop)) { /* told to stop (checkpoint.h): not done */
-      res.status = TF_MEMBER_PENDING;
-      break;
-    }
-    const tf_ode_status st = tf_stepper_step(flow->stepper, t, x, flow->t_end);
-    res.steps++;
-    if (st == TF_ODE_NONFINITE) res.status = TF_MEMBER_NONFINITE;
-    if (st == TF_ODE_STEP_UNDERFLOW) res.status = TF_MEMBER_STEP_UNDERFLOW;
-    if (st == TF_ODE_MODEL_FAILED)
-      res.status = tf_kernel_member_failed(flow->kernel, tf_stepper_model_code(flow->stepper), *t);
-    if (st != TF_ODE_OK) break;
-    for (; sample && next < n_samples && tf_flow_sample_time(flow, next, n_samples) <= *t; next++) {
-      const double ts = tf_flow_sample_time(flow, next, n_samples);
-      if (ts == *t)
-        memcpy(xs, x, n * sizeof *xs);
-      else
-        tf_stepper_dense(flow->stepper, ts, xs);
-      sample(sctx, ts, xs);
-      if (tf_stop_point(stop)) {
-        res.t_final = ts;
-        if (next + 1 < n_samples) res.status = TF_MEMBER_PENDING;
-        return res;
-      }
-    }
-  }
+  tf_drive d = {
+      .max_steps = flow->ode.max_steps, .stop = stop, .accepted = take_samples, .ctx = &fs};
+  tf_ode_status st;
+  const tf_drive_end end = tf_stepper_drive(flow->stepper, t, x, flow->t_end, &d, &st);
+  res.steps = d.steps;
+  if (end == TF_DRIVE_HOOK_ENDED) return res;
+  if (end == TF_DRIVE_STOPPED) res.status = TF_MEMBER_PENDING; /* told to stop: not done */
+  if (end == TF_DRIVE_FAILED)
+    res.status =
+        st == TF_ODE_MODEL_FAILED
+            ? tf_kernel_member_failed(flow->kernel, tf_stepper_model_code(flow->stepper), *t)
+            : tf_member_status_of_step(st);
   res.t_final = *t;
   return res;
 }

@@ -301,9 +301,9 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   for (long i = -transient_intervals(o); i < intervals && st == TF_ODE_OK; i++) {
     /* negative i: the transient's intervals (the first one shorter), logs dropped */
     const double t_next = o->transient + (double)(i + 1) * o->interval;
-    while (t < t_next && st == TF_ODE_OK && !tf_stop_poll(a.stop)) {
-      st = ++steps > ode->max_steps ? TF_ODE_MAX_STEPS : tf_stepper_step(aug, &t, y, t_next);
-    }
+    tf_drive d = {.max_steps = ode->max_steps - steps, .stop = a.stop};
+    tf_stepper_drive(aug, &t, y, t_next, &d, &st);
+    steps += d.steps;
     if (tf_stop_requested(a.stop)) { /* a signal or the time limit inside a block */
       r->interrupted = true;
       break;
@@ -323,9 +323,7 @@ int tf_lyapunov_smoothed(const tf_kernel *k, const double *p, const tf_smoothing
   memcpy(r->final_state, y, n * sizeof *y);
   if (r->interrupted) return 0;
   if (st != TF_ODE_OK || a.block < o->blocks) {
-    r->status = st == TF_ODE_MAX_STEPS        ? TF_MEMBER_MAX_STEPS
-                : st == TF_ODE_STEP_UNDERFLOW ? TF_MEMBER_STEP_UNDERFLOW
-                                              : TF_MEMBER_NONFINITE;
+    r->status = st != TF_ODE_OK ? tf_member_status_of_step(st) : TF_MEMBER_NONFINITE;
     return 0;
   }
   r->volume_rate = (y[n + m * n] - trace_at_transient) / (t - o->transient);

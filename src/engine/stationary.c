@@ -1,6 +1,7 @@
 /* stationary.c — see stationary.h. */
 #include "stationary.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,12 @@ static void smooth_dense(const void *s, double t, double *x) {
   tf_stepper_dense(s, t, x);
 }
 
+static int smooth_step(void *ctx, const tf_stepper *s, double ta, double tb, const double *x) {
+  (void)x;
+  window_take(ctx, s, smooth_dense, ta, tb);
+  return 0;
+}
+
 static tf_stationary_result run_smooth(const tf_kernel *k, const double *p,
                                        const tf_stationary_options *o, double t0, double *x,
                                        window *w) {
@@ -139,20 +146,13 @@ static tf_stationary_result run_smooth(const tf_kernel *k, const double *p,
   tf_stepper_setup(s, smooth_rhs, &ctx, &o->ode);
   tf_stepper_reset(s, t0, x);
   double t = t0;
-  const double t_end = t0 + o->time;
-  while (t < t_end) {
-    if (o->ode.max_steps > 0 && r.steps >= o->ode.max_steps) {
-      r.status = TF_MEMBER_MAX_STEPS;
-      break;
-    }
-    const double ta = t;
-    const tf_ode_status st = tf_stepper_step(s, &t, x, t_end);
-    r.steps++;
-    if (st == TF_ODE_NONFINITE) r.status = TF_MEMBER_NONFINITE;
-    if (st == TF_ODE_STEP_UNDERFLOW) r.status = TF_MEMBER_STEP_UNDERFLOW;
-    if (st != TF_ODE_OK) break;
-    window_take(w, s, smooth_dense, ta, t);
-  }
+  tf_drive d = {.max_steps = o->ode.max_steps > 0 ? o->ode.max_steps : LONG_MAX,
+                .accepted = smooth_step,
+                .ctx = w};
+  tf_ode_status st;
+  tf_stepper_drive(s, &t, x, t0 + o->time, &d, &st);
+  r.steps = d.steps;
+  r.status = tf_member_status_of_step(st);
   tf_stepper_destroy(s);
   return r;
 }

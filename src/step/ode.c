@@ -5,11 +5,14 @@
 #include "ode.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "rk_driver.h"
+#include "status.h"
 
 tf_ode_options tf_ode_default_options(void) {
   return (tf_ode_options){.rtol = 1e-8, .atol = 1e-10, .max_steps = 1000000};
@@ -102,13 +105,45 @@ int tf_stepper_model_code(const tf_stepper *s) {
 
 tf_ode_status tf_stepper_integrate(tf_stepper *s, double *t, double *x, double t_end) {
   tf_stepper_reset(s, *t, x);
-  long taken = 0;
+  tf_drive d = {.max_steps = s->opt.max_steps > 0 ? s->opt.max_steps : LONG_MAX};
+  tf_ode_status st;
+  tf_stepper_drive(s, t, x, t_end, &d, &st);
+  return st;
+}
+
+tf_drive_end tf_stepper_drive(tf_stepper *s, double *t, double *x, double t_end, tf_drive *d,
+                              tf_ode_status *st) {
+  *st = TF_ODE_OK;
+  d->steps = 0;
   while (*t < t_end) {
-    if (s->opt.max_steps > 0 && taken++ >= s->opt.max_steps) return TF_ODE_MAX_STEPS;
-    tf_ode_status st = tf_stepper_step(s, t, x, t_end);
-    if (st != TF_ODE_OK) return st;
+    if (d->steps >= d->max_steps) {
+      *st = TF_ODE_MAX_STEPS;
+      return TF_DRIVE_FAILED;
+    }
+    if (tf_stop_poll(d->stop)) return TF_DRIVE_STOPPED;
+    const double ta = *t;
+    *st = tf_stepper_step(s, t, x, t_end);
+    d->steps++;
+    if (*st != TF_ODE_OK) return TF_DRIVE_FAILED;
+    if (d->accepted && d->accepted(d->ctx, s, ta, *t, x)) return TF_DRIVE_HOOK_ENDED;
   }
-  return TF_ODE_OK;
+  return TF_DRIVE_REACHED;
+}
+
+int tf_member_status_of_step(tf_ode_status st) {
+  switch (st) {
+    case TF_ODE_OK:
+      return TF_MEMBER_OK;
+    case TF_ODE_NONFINITE:
+      return TF_MEMBER_NONFINITE;
+    case TF_ODE_STEP_UNDERFLOW:
+      return TF_MEMBER_STEP_UNDERFLOW;
+    case TF_ODE_MAX_STEPS:
+      return TF_MEMBER_MAX_STEPS;
+    case TF_ODE_MODEL_FAILED:
+      break;
+  }
+  return TF_MEMBER_FAILED;
 }
 
 /* From a restart at the step's start, steps under error control that end exactly at te: any

@@ -100,6 +100,35 @@ bool tf_stepper_sample_is_exact(const tf_stepper *s);
 double tf_stepper_last_step_start(const tf_stepper *s);
 /* Steps until *t == t_end (resets first). */
 tf_ode_status tf_stepper_integrate(tf_stepper *s, double *t, double *x, double t_end);
+
+/* The one outer loop of the engines that step a member between their own points of interest
+ * (flows, Lyapunov intervals, stationary windows; the event loop steps inside its own state
+ * machine): the step budget and the stop token are checked before every step, and after every
+ * accepted step the caller's hook sees it, so no engine repeats the loop's bookkeeping. */
+typedef struct tf_drive {
+  long max_steps;             /* step calls this drive may make; reaching it: TF_ODE_MAX_STEPS */
+  struct tf_stop_token *stop; /* polled before every step (checkpoint.h); NULL: never */
+  /* After the accepted step from ta to t (x the state at t); nonzero ends the drive there. */
+  int (*accepted)(void *ctx, const tf_stepper *s, double ta, double t, const double *x);
+  void *ctx;
+  long steps; /* out: step calls made, the one that failed included */
+} tf_drive;
+
+typedef enum tf_drive_end {
+  TF_DRIVE_REACHED,   /* *t == t_end */
+  TF_DRIVE_FAILED,    /* a step failed, or the budget ran out: the ode status says which */
+  TF_DRIVE_STOPPED,   /* the stop token said stop before a step */
+  TF_DRIVE_HOOK_ENDED /* the hook returned nonzero */
+} tf_drive_end;
+
+/* Steps from (*t, x) towards t_end (no reset: the caller resets or restarts); *st gets the last
+ * step's status (TF_ODE_OK unless TF_DRIVE_FAILED). */
+tf_drive_end tf_stepper_drive(tf_stepper *s, double *t, double *x, double t_end, tf_drive *d,
+                              tf_ode_status *st);
+
+/* The member status (status.h) of a step status that ended an integration: nonfinite,
+ * step_underflow, max_steps, or failed for a model's refusal. */
+int tf_member_status_of_step(tf_ode_status st);
 void tf_stepper_destroy(tf_stepper *s);
 
 typedef struct tf_ode_stats {

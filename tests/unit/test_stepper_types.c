@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "checkpoint.h"
 #include "ode.h"
+#include "status.h"
 #include "stepper_type.h"
 
 static double sum_b(const double *w, const double *g, int s) {
@@ -209,11 +211,74 @@ static void adaptive(void) {
   CHECK(errs[1] < 1e-2 * errs[0], "errors %g %g do not follow the tolerance", errs[0], errs[1]);
 }
 
+/* The engines' outer loop (tf_stepper_drive): the hook sees every accepted step from where the
+ * last one ended, the budget, the stop token and the hook each end the drive where they say,
+ * and a model's refusal becomes a failed member. */
+typedef struct drive_log {
+  int seen, end_at;
+  double last_t;
+  bool contiguous;
+} drive_log;
+
+static int log_step(void *ctx, const tf_stepper *s, double ta, double t, const double *x) {
+  (void)s, (void)x;
+  drive_log *l = ctx;
+  l->contiguous = l->contiguous && ta == l->last_t && t > ta;
+  l->last_t = t;
+  return ++l->seen == l->end_at;
+}
+
+static int refuses_after_one(double t, const double *x, void *ctx, double *dx) {
+  oscillator(t, x, ctx, dx);
+  return t > 1.0 ? -1 : 0;
+}
+
+static void drive(void) {
+  double x[2] = {1, 0}, t = 0;
+  tf_ode_status st;
+  drive_log l = {.contiguous = true, .end_at = -1};
+  tf_stepper *s = bs23(true, 0.01);
+  tf_stepper_reset(s, t, x);
+  tf_drive d = {.max_steps = 1000, .accepted = log_step, .ctx = &l};
+  CHECK(tf_stepper_drive(s, &t, x, 1.0, &d, &st) == TF_DRIVE_REACHED && st == TF_ODE_OK,
+        "the drive did not reach t_end");
+  CHECK(t == 1.0 && l.contiguous && l.seen == d.steps && d.steps == 100,
+        "t %.17g, %d hooks for %ld steps, contiguous %d", t, l.seen, d.steps, l.contiguous);
+  CHECK(fabs(x[0] - cos(1.0)) < 1e-5, "x(1) = %.17g, expected cos 1", x[0]);
+  d.max_steps = 7;
+  CHECK(tf_stepper_drive(s, &t, x, 2.0, &d, &st) == TF_DRIVE_FAILED && st == TF_ODE_MAX_STEPS,
+        "the budget did not end the drive");
+  CHECK(d.steps == 7 && fabs(t - 1.07) < 1e-12, "%ld steps to t %.17g", d.steps, t);
+  CHECK(tf_member_status_of_step(st) == TF_MEMBER_MAX_STEPS, "budget status");
+  l.end_at = l.seen + 3;
+  d.max_steps = 1000;
+  CHECK(tf_stepper_drive(s, &t, x, 2.0, &d, &st) == TF_DRIVE_HOOK_ENDED && d.steps == 3,
+        "the hook did not end the drive after 3 steps (%ld)", d.steps);
+  tf_stop_token stop = {.armed = true, .stopped = true};
+  d.stop = &stop;
+  CHECK(tf_stepper_drive(s, &t, x, 2.0, &d, &st) == TF_DRIVE_STOPPED && d.steps == 0,
+        "a stopped token let %ld steps through", d.steps);
+  tf_stepper_destroy(s);
+
+  s = tf_stepper_create(2);
+  tf_ode_options o = tf_ode_default_options();
+  tf_stepper_setup(s, refuses_after_one, NULL, &o);
+  t = 0, x[0] = 1, x[1] = 0;
+  tf_stepper_reset(s, t, x);
+  tf_drive f = {.max_steps = 100000};
+  CHECK(tf_stepper_drive(s, &t, x, 5.0, &f, &st) == TF_DRIVE_FAILED && st == TF_ODE_MODEL_FAILED &&
+            tf_member_status_of_step(st) == TF_MEMBER_FAILED,
+        "a fatal refusal gave drive status %d", (int)st);
+  CHECK(t <= 1.0 + 1e-9, "stepped on to t %.17g past the refusal", t);
+  tf_stepper_destroy(s);
+}
+
 int main(void) {
   registry();
   fixed_step_order();
   error_estimate_order();
   dense_order();
   adaptive();
+  drive();
   return check_report("test_stepper_types");
 }
