@@ -18,7 +18,8 @@
  * lane's parameters, and each accepted step's event functions are screened in the lanes on the
  * samples the member's loop would take (find_event: the cubic Hermite samples, the same
  * arithmetic), so that only a step in which an event function changes sign goes to the
- * member's loop (and its stepper is handed the step then); a step without one only moves the
+ * member's loop (its stepper handed the step then, and the loop told to look on the dense
+ * output at once, as its own cheap pass would decide); a step without one only moves the
  * member on (tf_impact_quiet_step), its stepper's state staying the lanes' until the loop
  * needs it. */
 #include "impact_lanes.h"
@@ -37,6 +38,7 @@ typedef struct impact_lanes {
   double t0, t_end;
   tf_impact_lane_view view[TF_LANES_MAX]; /* each lane's member's, at the top of its step */
   bool quiet[TF_LANES_MAX];               /* the step attempted changes no event's sign */
+  bool seen[TF_LANES_MAX];                /* ... or, screened, changes one */
   int samples;                            /* the loop's event samples per step */
   size_t np;
   double *xs; /* n * w: the lanes' samples */
@@ -121,18 +123,20 @@ static inline __attribute__((always_inline)) void hermite_w(const tf_lanes *L, c
                                                             double *restrict xs) {
   const double *restrict x0 = L->x, *restrict x1 = L->x_new, *restrict f0 = L->k[0];
   const double *restrict f1 = L->k[L->pair->fsal_stage];
-  double th[TF_LANES_MAX], th1[TF_LANES_MAX];
+  /* per lane: theta, 1 - theta, their product and difference (the same in every component) */
+  double th[TF_LANES_MAX], th1[TF_LANES_MAX], prod[TF_LANES_MAX], diff[TF_LANES_MAX];
   for (int l = 0; l < w; l++) {
     const double h = L->hs[l], q = (tb[l] - L->t[l]) / h; /* divided in all lanes: vectorises */
     th[l] = h > 0 ? q : 0.0;
     th1[l] = 1.0 - th[l];
+    prod[l] = th[l] * th1[l], diff[l] = th[l] - th1[l];
   }
   for (size_t i = 0; i < L->n; i++)
     for (int l = 0; l < w; l++) {
       const size_t q = i * (size_t)w + l;
       const double a = th[l], b = th1[l], h = L->hs[l];
-      xs[q] =
-          b * x0[q] + a * x1[q] + a * b * ((a - b) * (x1[q] - x0[q]) + h * (b * f0[q] - a * f1[q]));
+      xs[q] = b * x0[q] + a * x1[q] +
+              prod[l] * (diff[l] * (x1[q] - x0[q]) + h * (b * f0[q] - a * f1[q]));
     }
 }
 
@@ -157,6 +161,7 @@ static void screen(impact_lanes *I) {
   const tf_impact_lane_view *v0 = NULL;
   for (int l = 0; l < w; l++) {
     I->quiet[l] = L->slot[l] >= 0 && screens(I, l);
+    I->seen[l] = false;
     if (I->quiet[l] && !v0) v0 = &I->view[l];
     t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
   }
@@ -183,7 +188,7 @@ static void screen(impact_lanes *I) {
         if (s == 0)
           g_prev[j][l] = fmax(g, 0.0); /* find_event: a start on the boundary counts inside */
         else {
-          if (g < 0.0 && g_prev[j][l] >= 0.0) I->quiet[l] = false;
+          if (g < 0.0 && g_prev[j][l] >= 0.0 && I->quiet[l]) I->quiet[l] = false, I->seen[l] = true;
           g_prev[j][l] = g;
         }
       }
@@ -240,6 +245,7 @@ static void stepped(impact_lanes *I, int l, tf_ode_status st, bool accepted, dou
     s->h = L->h[l], s->log_err_prev = L->log_prev[l];
     s->stats.steps++;
     tf_event_loop_set_time(loop, L->t[l]);
+    if (I->seen[l]) tf_event_loop_change_seen(loop); /* its cheap pass would see it too */
   } else if (st == TF_ODE_MODEL_FAILED) {
     s->model_code = L->code[l];
   }
