@@ -757,7 +757,7 @@ static int poincare_lanes_setup(tf_config *cfg, scan_job *job, tf_error *err) {
   poincare_scan *ps = job->pscan;
   tf_integrator_settings is;
   if (tf_integrator_settings_read(cfg, ps->t0, true, false, &is, err)) return -1;
-  ps->lanes = tf_impact_lanes_width(&ps->spec.impact.loop.ode, is.lanes);
+  ps->lanes = tf_impact_lanes_width(job->model.kernel, &ps->spec.impact, is.lanes);
   for (int l = 0; ps->lanes > 1 && l < ps->lanes; l++)
     if (!(ps->lane_engines[l] = tf_poincare_create(job->model.kernel, &ps->spec)))
       return tf_fail(err, "out of memory");

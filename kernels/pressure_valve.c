@@ -45,6 +45,44 @@ static double rate(int i, double t, const double *x, const double *p) {
   return dx[i];
 }
 
+/* The lanes' versions (twofold/model.h): rhs, rate and seat with their operations in their
+ * order, lane by lane; state component c of lane l at x[c * lanes + l], parameter j at
+ * p[j * lanes + l].  The loops vectorise (sqrt is exact in IEEE arithmetic: the vector square
+ * root gives the scalar's bits). */
+#define LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
+
+LANES_TARGETS static void rhs_lanes(int lanes, const double *t, const double *x, const double *p,
+                                    double *dx, int *code) {
+  (void)t;
+  const double *restrict x0 = x, *restrict x1 = x + lanes, *restrict x2 = x + 2 * lanes;
+  const double *restrict kappa = p + KAPPA * lanes, *restrict beta = p + BETA * lanes;
+  const double *restrict delta = p + DELTA * lanes, *restrict q = p + Q * lanes;
+  double *restrict d0 = dx, *restrict d1 = dx + lanes, *restrict d2 = dx + 2 * lanes;
+  for (int l = 0; l < lanes; l++) {
+    d0[l] = x1[l];
+    d1[l] = -kappa[l] * x1[l] - (x0[l] + delta[l]) + x2[l];
+    d2[l] = beta[l] * (q[l] - x0[l] * sqrt(x2[l] > 0.0 ? x2[l] : 0.0));
+    code[l] = 0;
+  }
+}
+
+static void rate_lanes(int i, int lanes, const double *t, const double *x, const double *p,
+                       double *out) {
+  double dx[3 * TF_LANES_MAX];
+  int code[TF_LANES_MAX];
+  if (i == 0) {
+    for (int l = 0; l < lanes; l++) out[l] = x[lanes + l];
+    return;
+  }
+  rhs_lanes(lanes, t, x, p, dx, code);
+  for (int l = 0; l < lanes; l++) out[l] = dx[i * lanes + l];
+}
+
+static void seat_lanes(int i, int lanes, const double *x, const double *p, double *h) {
+  (void)i, (void)p;
+  for (int l = 0; l < lanes; l++) h[l] = x[l];
+}
+
 static double seat(int i, const double *x, const double *p, double *grad) {
   (void)i, (void)p;
   if (grad) grad[0] = 1.0, grad[1] = 0.0, grad[2] = 0.0;
@@ -80,6 +118,9 @@ static const tf_impact_ops ops = {
     .stick = stick,
     .constrained = on_seat,
     .rate = rate,
+    .rhs_lanes = rhs_lanes,
+    .surface_lanes = seat_lanes,
+    .rate_lanes = rate_lanes,
 };
 
 const tf_model_def tf_kernel_pressure_valve = {

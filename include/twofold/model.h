@@ -110,6 +110,12 @@ typedef void tf_lane_field_fn(int lanes, const double *t, const double *x, const
 /* The most lanes a lane field is called with (integrator.lanes: 4, 8 or 16). */
 #define TF_LANES_MAX 16
 
+/* A lanes field whose lanes each have their own parameters (a scan's points side by side):
+ * as tf_lane_field_fn, with parameter j of lane l at p[j * lanes + l] (structure of arrays,
+ * like the state). */
+typedef void tf_lane_params_field_fn(int lanes, const double *t, const double *x, const double *p,
+                                     double *dxdt, int *code);
+
 /* TF_MODEL_FLOW. */
 typedef struct tf_flow_ops {
   size_t size;                 /* TF_OPS_SIZE(tf_flow_ops) */
@@ -228,6 +234,15 @@ typedef struct tf_impact_ops {
    * function that needs one rate (a Poincare section at the extrema of x_i) then costs that
    * component instead of the whole field.  NULL: rhs is evaluated whole. */
   double (*rate)(int i, double t, const double *x, const double *p);
+  /* Optional, for members side by side (integrator.lanes), each bit for bit its scalar
+   * function lane by lane (the rules of tf_lane_field_fn); state and parameters in structure
+   * of arrays (tf_lane_params_field_fn).  rhs_lanes: rhs; surface_lanes: h_i of every lane
+   * into h; rate_lanes: rate(i) of every lane into out.  With all three, the lanes take the
+   * valve-like member's steps and screen its events themselves (docs/BENCHMARKS.md). */
+  tf_lane_params_field_fn *rhs_lanes;
+  void (*surface_lanes)(int i, int lanes, const double *x, const double *p, double *h);
+  void (*rate_lanes)(int i, int lanes, const double *t, const double *x, const double *p,
+                     double *out);
 } tf_impact_ops;
 /* TF_MODEL_SWITCHES: m independent switching functions h_1 .. h_m (1 <= m <= 4), e.g. m
  * frictional contacts, each Sigma_i = {h_i = 0} a surface the field jumps across.  The field

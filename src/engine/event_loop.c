@@ -27,7 +27,8 @@ struct tf_event_loop {
   tf_event_loop_options opt;
   tf_stepper *stepper;
   gsl_root_fsolver *root;
-  int which; /* event function being located */
+  int which;        /* event function being located */
+  bool change_seen; /* tf_event_loop_change_seen before the step's stepped */
   /* na each: the step's start, dense-output samples, the locator's evaluations;
    * n each: field and probe for the landing's slope */
   double *start, *sample, *work, *field, *probe;
@@ -118,7 +119,10 @@ static void sample_state(tf_event_loop *l, bool cheap, double t) {
  * dense output costs evaluations, the samples are first taken on the cheap estimate, and only
  * a sign change there makes the step look again on the dense output. */
 static int find_event(tf_event_loop *l, double t0, double t1, double *te) {
-  bool cheap = !tf_stepper_sample_is_exact(l->stepper);
+  /* a caller that screened the cheap samples and saw a sign change: the dense output at once,
+   * where the cheap pass would go on finding it */
+  bool cheap = !tf_stepper_sample_is_exact(l->stepper) && !l->change_seen;
+  l->change_seen = false;
 again:;
   /* g_prev, g: the event functions at the samples ta, tb; raw_prev: g_prev as evaluated */
   double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS], g[TF_EVENT_LOOP_MAX_FUNCTIONS],
@@ -439,4 +443,13 @@ tf_stepper *tf_event_loop_lane_stepper(tf_event_loop *l, double *t, double *t_li
 
 void tf_event_loop_set_time(tf_event_loop *l, double t) {
   l->t = t;
+}
+
+void tf_event_loop_quiet_step(tf_event_loop *l, double t) {
+  l->res.steps++;
+  l->t = t;
+}
+
+void tf_event_loop_change_seen(tf_event_loop *l) {
+  l->change_seen = true;
 }

@@ -133,6 +133,15 @@ bool tf_event_loop_take_step(tf_event_loop *l);
 /* top, the step on the loop's stepper, stepped. */
 bool tf_event_loop_iterate(tf_event_loop *l);
 tf_event_loop_result tf_event_loop_end(tf_event_loop *l);
+/* After a step taken outside in which the caller screened the event functions itself and
+ * found no sign change: the step counted and the time moved on.  For an engine whose step
+ * without an event needs nothing else from the loop (no tangent vectors, after_step or project;
+ * its on_step the caller's to do). */
+void tf_event_loop_quiet_step(tf_event_loop *l, double t);
+/* Before tf_event_loop_stepped of a step taken outside: the caller screened the event
+ * functions on the step's cheap samples (tf_stepper_sample) itself and saw a sign change, so
+ * the loop looks on the dense output at once, as it would after its own cheap pass. */
+void tf_event_loop_change_seen(tf_event_loop *l);
 /* For a step taken outside: the stepper, the time and the step's limit after top. */
 tf_stepper *tf_event_loop_lane_stepper(tf_event_loop *l, double *t, double *t_limit);
 void tf_event_loop_set_time(tf_event_loop *l, double t);

@@ -48,22 +48,40 @@ static void join_code(int *code, int rc) {
   if (rc && (*code == 0 || (rc < 0 && *code > 0))) *code = rc; /* as tf_rk_eval */
 }
 
-/* Each lane's field through its member's own stepper, counted there as tf_rk_eval counts. */
-static void eval_own_fields(lanes *L, const double *xs, double *dx) {
+/* Lane l's field through its member's own stepper, counted there as tf_rk_eval counts. */
+static void eval_own_field(lanes *L, int l, const double *xs, double *dx) {
   const int w = L->w;
+  tf_stepper *s = L->steppers[l];
+  for (size_t i = 0; i < L->n; i++) L->gather[i] = xs[i * w + l];
+  join_code(&L->code[l], s->f(L->tc[l], L->gather, s->ctx, L->out));
+  s->stats.rhs_evals++;
+  for (size_t i = 0; i < L->n; i++) dx[i * w + l] = L->out[i];
+}
+
+/* The lanes field with each lane's parameters, counted in each lane's stepper; lanes whose
+ * member's field is not the model's rhs (own_field) through their steppers. */
+static void eval_params_field(lanes *L, const double *xs, double *dx) {
+  const int w = L->w;
+  L->params_rhs(w, L->tc, xs, L->params, dx, L->rc);
   for (int l = 0; l < w; l++) {
     if (L->slot[l] < 0) continue;
-    tf_stepper *s = L->steppers[l];
-    for (size_t i = 0; i < L->n; i++) L->gather[i] = xs[i * w + l];
-    join_code(&L->code[l], s->f(L->tc[l], L->gather, s->ctx, L->out));
-    s->stats.rhs_evals++;
-    for (size_t i = 0; i < L->n; i++) dx[i * w + l] = L->out[i];
+    if (L->own_field[l]) {
+      eval_own_field(L, l, xs, dx);
+      continue;
+    }
+    join_code(&L->code[l], L->rc[l]);
+    L->steppers[l]->stats.rhs_evals++;
   }
 }
 
 void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
   const int w = L->w;
-  if (L->steppers) return eval_own_fields(L, xs, dx);
+  if (L->params_rhs) return eval_params_field(L, xs, dx);
+  if (L->steppers) {
+    for (int l = 0; l < w; l++)
+      if (L->slot[l] >= 0) eval_own_field(L, l, xs, dx);
+    return;
+  }
   if (L->lane_rhs) {
     L->lane_rhs(w, L->tc, xs, L->flow->params, dx, L->rc); /* a crash: the last loaded */
     for (int l = 0; l < w; l++)

@@ -41,6 +41,11 @@ struct tf_lanes {
    * or NULL: the flow's field */
   tf_stepper **steppers;
   tf_lane_field_fn *lane_rhs; /* the model's lanes field, or NULL: its rhs lane by lane */
+  /* or a lanes field with each lane's parameters (params: parameter j of lane l at
+   * [j * w + l]), for the lanes whose own_field is false (the others: their steppers') */
+  tf_lane_params_field_fn *params_rhs;
+  double *params;
+  bool own_field[TF_LANES_MAX];
   int w;
   size_t n;
   /* n * w each, structure of arrays: component i of lane l at [i * w + l] */

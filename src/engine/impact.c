@@ -644,3 +644,25 @@ tf_impact_result tf_impact_refused(const tf_impact *e) {
 tf_event_loop *tf_impact_loop(tf_impact *e) {
   return e->loop;
 }
+
+/* The lanes may screen what loop_events computes only where it is a surface's value or a
+ * component's rate or level: free flight without tangent vectors, samples, a section
+ * expression or a section reset (whose offsets and rearming are the loop's). */
+void tf_impact_lane_view_of(const tf_impact *e, tf_impact_lane_view *v) {
+  v->ops = e->k->kind == TF_MODEL_IMPACT ? e->k->impact : NULL;
+  v->p = e->p, v->nparams = e->k->nparams;
+  v->free_flight = e->mode == MODE_FREE && e->m == 0;
+  v->screen = v->free_flight && !e->sampler && !e->resets && e->o.section != TF_SECTION_FUNCTION;
+  v->nimpacts = e->nimpacts;
+  for (int i = 0; i < e->nimpacts; i++) v->offset[i] = e->armed[i] ? 0.0 : e->o.contact_tol;
+  v->section = e->o.section;
+  v->component = e->o.section_component;
+  v->sign = e->section_sign, v->level = e->o.section_level;
+}
+
+/* loop_on_step after a step without an event, for the state a screened view allows (free
+ * flight, no resets, no sampler): the rearming at the step's end. */
+void tf_impact_quiet_step(tf_impact *e, double t, const double *x) {
+  tf_event_loop_quiet_step(e->loop, t);
+  rearm(e, x);
+}

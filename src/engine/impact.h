@@ -120,4 +120,25 @@ tf_impact_result tf_impact_end(tf_impact *e);
 tf_impact_result tf_impact_refused(const tf_impact *e);
 tf_event_loop *tf_impact_loop(tf_impact *e);
 
+/* What the lanes (impact_lanes.c) need to take a member's step and screen its events
+ * themselves, at the top of a step. */
+typedef struct tf_impact_lane_view {
+  const tf_impact_ops *ops; /* the model's (NULL: a flow recorded at events) */
+  const double *p;          /* the member's parameters */
+  size_t nparams;
+  bool free_flight; /* the mode's field is the model's rhs (free flight, no tangents) */
+  bool screen;      /* ... and its event functions are all those below */
+  int nimpacts;     /* g_i = h_i(x) + offset[i], i < nimpacts */
+  double offset[TF_EVENT_LOOP_MAX_FUNCTIONS]; /* 0 for an armed surface, contact_tol for a disarmed
+                                                 one */
+  tf_section_kind section; /* then g = sign * rate_c(x) (extremum) or sign * (x_c - level) */
+  int component;
+  double sign, level;
+} tf_impact_lane_view;
+
+void tf_impact_lane_view_of(const tf_impact *e, tf_impact_lane_view *v);
+/* A step the lanes took (view.screen) from the loop's top to t, ending at x, in which the event
+ * functions changed sign nowhere: what tf_event_loop_stepped does after such a step. */
+void tf_impact_quiet_step(tf_impact *e, double t, const double *x);
+
 #endif

@@ -11,9 +11,20 @@
  * stepper's, in the engine's current mode) and its evaluations are counted there.  So every
  * number of a member, its counts included, is that of tf_poincare_run alone, whatever shares
  * its lanes.  A step the lanes cannot take as the stepper would (after a refusal, before a
- * first evaluation) is the stepper's own. */
+ * first evaluation) is the stepper's own.
+ *
+ * A model with lane callbacks (tf_impact_ops: rhs_lanes, surface_lanes, rate_lanes) lets the
+ * lanes do more, with the same numbers: its field is evaluated for all lanes at once with each
+ * lane's parameters, and each accepted step's event functions are screened in the lanes on the
+ * samples the member's loop would take (find_event: the cubic Hermite samples, the same
+ * arithmetic), so that only a step in which an event function changes sign goes to the
+ * member's loop (its stepper handed the step then, and the loop told to look on the dense
+ * output at once, as its own cheap pass would decide); a step without one only moves the
+ * member on (tf_impact_quiet_step), its stepper's state staying the lanes' until the loop
+ * needs it. */
 #include "impact_lanes.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "flow_lanes.h"
@@ -25,7 +36,31 @@ typedef struct impact_lanes {
   tf_poincare *const *engines;
   tf_impact_lane_member *m;
   double t0, t_end;
+  tf_impact_lane_view view[TF_LANES_MAX]; /* each lane's member's, at the top of its step */
+  bool quiet[TF_LANES_MAX];               /* the step attempted changes no event's sign */
+  bool seen[TF_LANES_MAX];                /* ... or, screened, changes one */
+  int samples;                            /* the loop's event samples per step */
+  size_t np;
+  double *xs; /* n * w: the lanes' samples */
 } impact_lanes;
+
+static tf_event_loop *loop_of(impact_lanes *I, int l) {
+  return tf_poincare_loop(I->engines[l]);
+}
+
+/* Whether lane l screens its member's events itself (else every accepted step goes to the
+ * member's loop). */
+static bool screens(const impact_lanes *I, int l) {
+  const tf_impact_lane_view *v = &I->view[l];
+  return v->screen && I->L.params_rhs && (v->nimpacts == 0 || v->ops->surface_lanes) &&
+         (v->section != TF_SECTION_EXTREMUM || v->ops->rate_lanes);
+}
+
+/* Lane l's view of its member at the top of a step. */
+static void look(impact_lanes *I, int l) {
+  tf_impact_lane_view_of(tf_poincare_impact(I->engines[l]), &I->view[l]);
+  I->L.own_field[l] = !I->view[l].free_flight;
+}
 
 static void member_over(impact_lanes *I, int l) {
   tf_impact_lane_member *m = &I->m[I->L.slot[l]];
@@ -40,8 +75,8 @@ static bool load(impact_lanes *I, int l) {
     tf_impact_lane_member *m = &I->m[L->queue];
     L->slot[l] = (long)L->queue++;
     if (tf_poincare_begin(I->engines[l], m->p, I->t0, m->x, I->t_end, m->rec)) {
-      L->steppers[l] =
-          tf_event_loop_lane_stepper(tf_poincare_loop(I->engines[l]), &(double){0}, &(double){0});
+      L->steppers[l] = tf_event_loop_lane_stepper(loop_of(I, l), &(double){0}, &(double){0});
+      for (size_t j = 0; L->params && j < I->np; j++) L->params[j * (size_t)L->w + l] = m->p[j];
       return true;
     }
     member_over(I, l);
@@ -56,7 +91,7 @@ static bool next_step(impact_lanes *I, int l) {
   tf_lanes *L = &I->L;
   for (;;) {
     if (L->slot[l] < 0 && !load(I, l)) return false;
-    tf_event_loop *loop = tf_poincare_loop(I->engines[l]);
+    tf_event_loop *loop = loop_of(I, l);
     if (!tf_event_loop_top(loop)) {
       member_over(I, l);
       continue;
@@ -76,8 +111,123 @@ static bool next_step(impact_lanes *I, int l) {
     L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
     L->hmin[l] = tf_rk_hmin_floor(s, t);
     L->code[l] = 0;
+    look(I, l);
     return true;
   }
+}
+
+/* The lanes' states at times tb[l] in the step just attempted (before it moves on) on the
+ * cubic Hermite interpolant, in tf_rk_hermite's arithmetic, into xs (n * w). */
+static inline __attribute__((always_inline)) void hermite_w(const tf_lanes *L, const int w,
+                                                            const double *restrict tb,
+                                                            double *restrict xs) {
+  const double *restrict x0 = L->x, *restrict x1 = L->x_new, *restrict f0 = L->k[0];
+  const double *restrict f1 = L->k[L->pair->fsal_stage];
+  /* per lane: theta, 1 - theta, their product and difference (the same in every component) */
+  double th[TF_LANES_MAX], th1[TF_LANES_MAX], prod[TF_LANES_MAX], diff[TF_LANES_MAX];
+  for (int l = 0; l < w; l++) {
+    const double h = L->hs[l], q = (tb[l] - L->t[l]) / h; /* divided in all lanes: vectorises */
+    th[l] = h > 0 ? q : 0.0;
+    th1[l] = 1.0 - th[l];
+    prod[l] = th[l] * th1[l], diff[l] = th[l] - th1[l];
+  }
+  for (size_t i = 0; i < L->n; i++)
+    for (int l = 0; l < w; l++) {
+      const size_t q = i * (size_t)w + l;
+      const double a = th[l], b = th1[l], h = L->hs[l];
+      xs[q] = b * x0[q] + a * x1[q] +
+              prod[l] * (diff[l] * (x1[q] - x0[q]) + h * (b * f0[q] - a * f1[q]));
+    }
+}
+
+#define HERMITE_WIDTH(w)                                                                      \
+  TF_LANES_TARGETS static void hermite_##w(const tf_lanes *L, const double *tb, double *xs) { \
+    hermite_w(L, w, tb, xs);                                                                  \
+  }
+HERMITE_WIDTH(4)
+HERMITE_WIDTH(8)
+HERMITE_WIDTH(16)
+static void (*const hermite[3])(const tf_lanes *, const double *, double *) = {hermite_4, hermite_8,
+                                                                               hermite_16};
+
+/* The lanes' event functions on the samples find_event would take of each lane's step just
+ * attempted (the cubic Hermite interpolant, in tf_rk_hermite's arithmetic, at its sample
+ * times), and whether any changes sign the way find_event looks for: I->quiet. */
+static void screen(impact_lanes *I) {
+  tf_lanes *L = &I->L;
+  const int w = L->w, S = I->samples;
+  double t1[TF_LANES_MAX], tb[TF_LANES_MAX], val[TF_LANES_MAX];
+  double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS][TF_LANES_MAX];
+  const tf_impact_lane_view *v0 = NULL;
+  for (int l = 0; l < w; l++) {
+    I->quiet[l] = L->slot[l] >= 0 && screens(I, l);
+    I->seen[l] = false;
+    if (I->quiet[l] && !v0) v0 = &I->view[l];
+    t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
+  }
+  if (!v0) return;
+  const tf_impact_ops *ops = v0->ops; /* the section is the spec's: every lane's the same */
+  const int ns = v0->nimpacts, c = v0->component;
+  for (int s = 0; s <= S; s++) {
+    for (int l = 0; l < w; l++) {
+      const double t0 = L->t[l];
+      tb[l] = s == 0 ? t0 : s == S ? t1[l] : t0 + (t1[l] - t0) * s / S;
+    }
+    hermite[w == 4 ? 0 : w == 8 ? 1 : 2](L, tb, I->xs);
+    for (int j = 0; j <= ns; j++) {
+      if (j < ns)
+        ops->surface_lanes(j, w, I->xs, L->params, val);
+      else if (v0->section == TF_SECTION_EXTREMUM)
+        ops->rate_lanes(c, w, tb, I->xs, L->params, val);
+      else if (v0->section == TF_SECTION_LEVEL)
+        for (int l = 0; l < w; l++) val[l] = I->xs[(size_t)c * w + l] - v0->level;
+      else
+        break;
+      for (int l = 0; l < w; l++) {
+        const double g = j < ns ? val[l] + I->view[l].offset[j] : I->view[l].sign * val[l];
+        if (s == 0)
+          g_prev[j][l] = fmax(g, 0.0); /* find_event: a start on the boundary counts inside */
+        else {
+          if (g < 0.0 && g_prev[j][l] >= 0.0 && I->quiet[l]) I->quiet[l] = false, I->seen[l] = true;
+          g_prev[j][l] = g;
+        }
+      }
+    }
+  }
+}
+
+/* Lane l's accepted step, screened without an event: the member moves on as its loop would
+ * move it (its stepper keeps the lanes' step until the loop needs it: hand_over), and the lane
+ * goes on at the top of the next step. */
+static void quiet_step(impact_lanes *I, int l, double log_err) {
+  tf_lanes *L = &I->L;
+  tf_stepper *s = L->steppers[l];
+  tf_event_loop *loop = loop_of(I, l);
+  double *x = I->m[L->slot[l]].x;
+  tf_lanes_move_on(L, l, L->hs[l], log_err);
+  for (size_t i = 0; i < L->n; i++) x[i] = L->x[i * L->w + l];
+  s->stats.steps++;
+  tf_impact_quiet_step(tf_poincare_impact(I->engines[l]), L->t[l], x);
+  if (!tf_event_loop_top(loop)) {
+    member_over(I, l);
+    next_step(I, l);
+    return;
+  }
+  double t, t_limit;
+  tf_event_loop_lane_stepper(loop, &t, &t_limit);
+  L->t_limit[l] = t_limit;
+  L->hmin[l] = tf_rk_hmin_floor(s, t);
+  look(I, l);
+}
+
+/* Lane l's state at the top of its step into its member's stepper, for the stepper to take the
+ * step (what a quiet step left in the lanes only: the first-same-as-last stage, the step size
+ * and the PI memory). */
+static void hand_over(impact_lanes *I, int l) {
+  tf_lanes *L = &I->L;
+  tf_stepper *s = L->steppers[l];
+  for (size_t i = 0; i < L->n; i++) s->k[0][i] = L->k[0][i * L->w + l];
+  s->h = L->h[l], s->log_err_prev = L->log_prev[l];
 }
 
 /* The end of lane l's step (st: tf_rk_step_with's status; accepted: moved on) handed to its
@@ -85,7 +235,7 @@ static bool next_step(impact_lanes *I, int l) {
 static void stepped(impact_lanes *I, int l, tf_ode_status st, bool accepted, double log_err) {
   tf_lanes *L = &I->L;
   tf_stepper *s = L->steppers[l];
-  tf_event_loop *loop = tf_poincare_loop(I->engines[l]);
+  tf_event_loop *loop = loop_of(I, l);
   double *x = I->m[L->slot[l]].x;
   if (accepted) {
     L->pair->to_stepper(L, l, s);
@@ -95,6 +245,7 @@ static void stepped(impact_lanes *I, int l, tf_ode_status st, bool accepted, dou
     s->h = L->h[l], s->log_err_prev = L->log_prev[l];
     s->stats.steps++;
     tf_event_loop_set_time(loop, L->t[l]);
+    if (I->seen[l]) tf_event_loop_change_seen(loop); /* its cheap pass would see it too */
   } else if (st == TF_ODE_MODEL_FAILED) {
     s->model_code = L->code[l];
   }
@@ -105,17 +256,17 @@ static void decide(impact_lanes *I, int l) {
   bool accepted;
   double log_err = 0.0;
   const tf_ode_status st = tf_lanes_judge(&I->L, l, &accepted, &log_err);
-  if (st != TF_ODE_OK || accepted) {
-    stepped(I, l, st, accepted, log_err);
-    next_step(I, l);
-  }
+  if (st == TF_ODE_OK && !accepted) return;
+  if (st == TF_ODE_OK && I->quiet[l]) return quiet_step(I, l, log_err);
+  stepped(I, l, st, accepted, log_err);
+  next_step(I, l);
 }
 
 /* Lane l's member to its end on its own stepper, from where the lanes left it (mid-step after
  * the loop's top, the step size proposed after any rejected attempts). */
 static void run_alone(impact_lanes *I, int l) {
-  tf_event_loop *loop = tf_poincare_loop(I->engines[l]);
-  I->L.steppers[l]->h = I->L.h[l];
+  tf_event_loop *loop = loop_of(I, l);
+  hand_over(I, l);
   if (tf_event_loop_take_step(loop))
     while (tf_event_loop_iterate(loop)) continue;
   member_over(I, l);
@@ -134,12 +285,41 @@ static bool tail(impact_lanes *I) {
   return true;
 }
 
-/* auto is off here: the lanes take only the steps, and with the field and the event screening
- * still each member's own, they do not yet beat one member at a time (docs/BENCHMARKS.md,
- * the valve). */
-int tf_impact_lanes_width(const tf_ode_options *ode, int lanes) {
-  const tf_lane_pair *pair = tf_lane_pair_of(ode);
-  if (lanes <= 1 || !pair || !pair->to_stepper) return 1;
+/* The lanes' memory, and the model's lanes field with its parameters where it has one. */
+static bool lanes_alloc(impact_lanes *I) {
+  tf_lanes *L = &I->L;
+  tf_impact_lane_view v;
+  tf_impact_lane_view_of(tf_poincare_impact(I->engines[0]), &v);
+  I->np = v.nparams;
+  I->samples = tf_stepper_type_samples(L->ode->type);
+  I->xs = calloc((L->n + I->np) * (size_t)L->w, sizeof *I->xs);
+  if (!I->xs || !tf_lanes_alloc(L)) return false;
+  L->params_rhs = v.ops ? v.ops->rhs_lanes : NULL;
+  if (L->params_rhs) L->params = I->xs + L->n * (size_t)L->w;
+  return true;
+}
+
+static void lanes_free(impact_lanes *I) {
+  tf_lanes_free(&I->L);
+  free(I->xs);
+}
+
+/* Whether the lanes take a member's steps and screen its events themselves (screens): a model
+ * with the lane callbacks, and event functions the lanes can compute (tf_impact_lane_view_of). */
+static bool screened_model(const tf_kernel *k, const tf_impact_options *o) {
+  const tf_impact_ops *ops = k->kind == TF_MODEL_IMPACT ? k->impact : NULL;
+  return ops && ops->rhs_lanes && ops->surface_lanes &&
+         (o->section != TF_SECTION_EXTREMUM || ops->rate_lanes) &&
+         o->section != TF_SECTION_FUNCTION && o->section_reset.count == 0;
+}
+
+/* auto takes lanes only where they screen the events themselves: elsewhere they take only
+ * the steps, and with the field and the event screening each member's own they do not beat
+ * one member at a time (docs/BENCHMARKS.md, the valve). */
+int tf_impact_lanes_width(const tf_kernel *k, const tf_impact_options *o, int lanes) {
+  const tf_lane_pair *pair = tf_lane_pair_of(&o->loop.ode);
+  if (lanes == 1 || !pair || !pair->to_stepper) return 1;
+  if (lanes == 0) return screened_model(k, o) ? tf_lanes_auto_width() : 1;
   return lanes;
 }
 
@@ -158,8 +338,8 @@ void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_option
                     .t0 = t0,
                     .t_end = t_end};
   tf_lanes *L = &I.L;
-  if (w > 16 || !L->pair || !L->pair->to_stepper || !tf_lanes_alloc(L)) {
-    tf_lanes_free(L);
+  if (w > TF_LANES_MAX || !L->pair || !L->pair->to_stepper || !lanes_alloc(&I)) {
+    lanes_free(&I);
     for (size_t i = 0; i < count; i++)
       tf_poincare_run(engines[0], m[i].p, t0, m[i].x, t_end, m[i].rec, NULL, NULL, 0);
     return;
@@ -167,8 +347,9 @@ void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_option
   for (int l = 0; l < w; l++) L->slot[l] = -1, next_step(&I, l);
   while (!tail(&I) && tf_lanes_plan(L)) {
     tf_lanes_attempt(L);
+    screen(&I);
     for (int l = 0; l < w; l++)
       if (L->slot[l] >= 0) decide(&I, l);
   }
-  tf_lanes_free(L);
+  lanes_free(&I);
 }

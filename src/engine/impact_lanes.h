@@ -13,9 +13,11 @@ typedef struct tf_impact_lane_member {
   tf_poincare_record *rec;
 } tf_impact_lane_member;
 
-/* The lanes members of a run with these ode options take (integrator.lanes: 0 auto, 1 off):
- * the width asked for, 1 for auto or a pair without lanes for events (DOP853 has them). */
-int tf_impact_lanes_width(const tf_ode_options *ode, int lanes);
+/* The lanes members of model k with these options take (integrator.lanes: 0 auto, 1 off):
+ * the width asked for, 1 for a pair without lanes for events (DOP853 has them); auto takes
+ * tf_lanes_auto_width where the model's lane callbacks let the lanes screen its events
+ * (tf_impact_ops: rhs_lanes, surface_lanes, rate_lanes), else 1. */
+int tf_impact_lanes_width(const tf_kernel *k, const tf_impact_options *o, int lanes);
 
 /* Runs m[0 .. count) from (t0, x) to t_end in w lanes (tf_impact_lanes_width), lane l on
  * engines[l] (w engines of one spec, without tangent vectors or samples); a finished lane

@@ -388,3 +388,7 @@ tf_event_loop *tf_poincare_loop(tf_poincare *pc) {
 void tf_poincare_end(tf_poincare *pc, tf_poincare_record *rec) {
   rec->result = pc->begun ? tf_impact_end(pc->engine) : tf_impact_refused(pc->engine);
 }
+
+tf_impact *tf_poincare_impact(tf_poincare *pc) {
+  return pc->engine;
+}

@@ -97,6 +97,7 @@ void tf_poincare_run(tf_poincare *pc, const double *p, double t0, double *x, dou
 bool tf_poincare_begin(tf_poincare *pc, const double *p, double t0, double *x, double t_end,
                        tf_poincare_record *rec);
 tf_event_loop *tf_poincare_loop(tf_poincare *pc);
+tf_impact *tf_poincare_impact(tf_poincare *pc);
 void tf_poincare_end(tf_poincare *pc, tf_poincare_record *rec);
 
 #endif

@@ -132,9 +132,12 @@ def lorenz(_, x, s=10.0, r=28.0, b=8.0 / 3.0):
     return [s * (x[1] - x[0]), x[0] * (r - x[2]) - x[1], x[0] * x[1] - b * x[2]]
 
 
-# The valve's bifurcation scan (impacts and extrema, DOP853): the lanes take the steps, each
-# member's own event loop handles its events, and every point's record (samples, counts, steps
-# and evaluations) is the one-by-one run's, for any width and on 2 ranks.
+# The valve's bifurcation scan (impacts and extrema, DOP853): the lanes take the steps with the
+# valve's lanes field and screen its events on their own samples, a step with a sign change goes
+# to the member's own event loop, and every point's record (samples, counts, steps and
+# evaluations) is the one-by-one run's, for any width, on 2 ranks, and under auto (which takes
+# lanes for the valve, whose kernel has the lane callbacks, and none for a section expression,
+# which the lanes cannot screen).
 VALVE = t.write("valve.yaml", """job: scan
 model:
   name: pressure_valve
@@ -165,6 +168,12 @@ for width in (4, 8, 16):
     same_files("valve", "valve-1.h5", f"valve-{width}.h5")
 t.run(VALVE, "valve-r2.h5", "integrator.lanes=8", "ensemble.chunk=7", ranks=2)
 same_files("valve", "valve-1.h5", "valve-r2.h5")
+s = t.run(VALVE, "valve-auto.h5", "integrator.lanes=auto")
+t.check(s["lanes"] in (4, 8), f"valve: auto ran {s['lanes']} wide, not 4 or 8")
+same_files("valve", "valve-1.h5", "valve-auto.h5")
+s = t.run(VALVE, "valve-function.h5", "integrator.lanes=auto", "poincare.event=function",
+          "poincare.function=x - 0.5", "scan.x.points=2")
+t.check(s["lanes"] == 1, f"valve: auto ran {s['lanes']} wide on a section expression, not 1")
 with h5py.File("valve-1.h5") as f:
     recorded, impacts = f["members/poincare_recorded"][()], f["members/impacts"][()]
     seat = f["members/poincare"][()].reshape(len(recorded), -1, 4)

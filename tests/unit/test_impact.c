@@ -357,9 +357,57 @@ static void section_rate(void) {
   CHECK(valve_rate_calls > 0 && rate_calls < field_calls, "the rate is not used for the section");
 }
 
+/* The valve's lane callbacks (twofold/model.h) give each lane its scalar function's bits, with
+ * each lane's own parameters: pressures negative, zero, tiny and NaN included (the sqrt's
+ * continuation), at widths 4, 8 and 16. */
+static void valve_lanes(void) {
+  const tf_kernel *k = tf_kernel_find("pressure_valve");
+  const tf_impact_ops *o = k ? k->impact : NULL;
+  CHECK(o && o->rhs_lanes && o->surface_lanes && o->rate_lanes, "pressure_valve has lanes");
+  if (!o || !o->rhs_lanes || !o->surface_lanes || !o->rate_lanes) return;
+  const double pressures[] = {2.5, 0.0, -1e-12, 1e-300, NAN, 9.75, -0.0, 1e-9};
+  int mismatches = 0;
+  for (int w = 4; w <= TF_LANES_MAX; w *= 2) {
+    double x[3 * TF_LANES_MAX], p[5 * TF_LANES_MAX], t[TF_LANES_MAX];
+    double dx[3 * TF_LANES_MAX], h[TF_LANES_MAX], r[TF_LANES_MAX];
+    int code[TF_LANES_MAX];
+    for (int l = 0; l < w; l++) {
+      t[l] = 0.1 * l;
+      x[l] = 0.3 * sin(1.0 + l), x[w + l] = cos(2.0 * l), x[2 * w + l] = pressures[l % 8];
+      const double pl[5] = {1.25 + 0.01 * l, 20.0 - l, 10.0 + 0.5 * l, 0.8, 0.2 + 0.61 * l};
+      for (int j = 0; j < 5; j++) p[j * w + l] = pl[j];
+    }
+    o->rhs_lanes(w, t, x, p, dx, code);
+    o->surface_lanes(0, w, x, p, h);
+    for (int l = 0; l < w; l++) {
+      double xl[3], pl[5], want[3];
+      for (int c = 0; c < 3; c++) xl[c] = x[c * w + l];
+      for (int j = 0; j < 5; j++) pl[j] = p[j * w + l];
+      const int rc = o->rhs(t[l], xl, pl, want);
+      for (int c = 0; c < 3; c++)
+        mismatches += memcmp(&want[c], &dx[c * w + l], sizeof want[c]) != 0;
+      mismatches += rc != code[l];
+      const double hs = o->surface(0, xl, pl, NULL);
+      mismatches += memcmp(&hs, &h[l], sizeof hs) != 0;
+    }
+    for (int c = 0; c < 3; c++) {
+      o->rate_lanes(c, w, t, x, p, r);
+      for (int l = 0; l < w; l++) {
+        double xl[3], pl[5];
+        for (int i = 0; i < 3; i++) xl[i] = x[i * w + l];
+        for (int j = 0; j < 5; j++) pl[j] = p[j * w + l];
+        const double want = o->rate(c, t[l], xl, pl);
+        mismatches += memcmp(&want, &r[l], sizeof want) != 0;
+      }
+    }
+  }
+  CHECK(mismatches == 0, "valve lanes: %d values differ from the scalar functions'", mismatches);
+}
+
 int main(void) {
   gsl_set_error_handler_off();
   section_rate();
+  valve_lanes();
   fixed_table();
   release();
   saltation();
