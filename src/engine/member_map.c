@@ -238,10 +238,9 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   r->sample_rows = o.next_sample;
   r->failure = me->failure[0] ? me->failure : NULL;
   if (!me->spec.record) return;
-  r->tag = TF_MEMBER_EXTRA_IMPACT; /* the recorded states, as poincare.h leaves them */
-  r->extra.impact.samples = me->recorded;
-  r->extra.impact.recorded = o.record.recorded;
-  r->extra.impact.period = o.record.period;
+  r->poincare.samples = me->recorded; /* the recorded states, as poincare.h leaves them */
+  r->poincare.recorded = o.record.recorded;
+  r->poincare.period = o.record.period;
 }
 
 static void destroy(tf_member_engine *e) {
@@ -260,7 +259,7 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   const map_engine *me = e->impl;
   if (me->spec.record) {
     tf_json_integer(j, "events", r->events[0]);
-    tf_json_integer(j, "poincare_recorded", r->extra.impact.recorded);
+    tf_json_integer(j, "poincare_recorded", r->poincare.recorded);
   }
   if (r->failure) tf_json_string(j, "failure", r->failure);
 }

@@ -141,12 +141,16 @@ cfg = ensemble("traj", HENON, "[0.1, 0.1]", 50,
 out = T.run(cfg, "traj.h5", "output.samples=51", "ensemble.member=2")
 with h5py.File("traj.h5") as f:
     t, xs = f["trajectory/t"][...], f["trajectory/state"][...]
+    traj_pc = f["trajectory/poincare"][...]
 orbit = [xs[0]]
 for n in range(1, len(t)):
     orbit.append(henon(orbit[-1]))
 rec, _, n_end, _ = events(henon, xs[0], 50, g2, -1, count=3, stop=True)
 T.check(list(t) == list(range(len(t))) and close(xs, orbit),
         f"trajectory: samples at iterates 0..{len(t) - 1} equal the numpy orbit to 1e-12")
+T.check(traj_pc.shape == (3, 3) and [int(r[0]) for r in traj_pc] == [n for n, _ in rec]
+        and close(traj_pc[:, 1:], [x for _, x in rec]),
+        f"trajectory: /trajectory/poincare rows {traj_pc[:, 0]} are the events' iterates and states")
 T.check(out["t_final"] == n_end == t[-1] and out["member_status"] == "ok" and out["events"] == 3,
         f"trajectory stop: t_final {out['t_final']} == {n_end}, the 3rd event's iterate")
 
