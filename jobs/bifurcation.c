@@ -10,7 +10,8 @@
  * Config: model (a DEVS kernel), bifurcation.x.{param,min,max,points},
  * bifurcation.panels.{param,values}, devs.seed, devs.path, ensemble.chunk, output.
  * Output: /members/{grid (x value, panel value or NaN), samples (steps values of X_i / N),
- * valid}, /bifurcation/x, /bifurcation/panels; root attributes x_param, panel_param. */
+ * valid, events (with poincare.*: tf_devs_events_find on the samples)}, /bifurcation/x,
+ * /bifurcation/panels; root attributes x_param, panel_param. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 #include "results.h"
 #include "status.h"
 
-enum { COL_GRID, COL_SAMPLES, COL_VALID, NCOLS };
+enum { COL_GRID, COL_SAMPLES, COL_VALID, COL_EVENTS, NCOLS };
 enum { MAX_PANELS = 64, MAX_SAMPLES = 100000 };
 
 typedef struct bifurcation_job {
@@ -39,6 +40,7 @@ typedef struct bifurcation_job {
   bool generic;
   uint64_t steps;
   double *scratch;
+  tf_devs_events *events; /* poincare.*: on each point's samples */
   tf_ensemble_spec spec;
   tf_column cols[NCOLS];
 } bifurcation_job;
@@ -89,7 +91,7 @@ static int setup(tf_run *run, tf_error *err) {
   const long long d_seed = 1, d_chunk = 1;
   long long chunk;
   if (tf_param_grid_from_config(&job->grid, run->cfg, "bifurcation", &job->model, false, err) ||
-      read_panels(run, job, err) || tf_devs_refuse_events(run->cfg, k, err) ||
+      read_panels(run, job, err) || tf_devs_events_from_config(&job->events, run->cfg, k, err) ||
       tf_config_get_int(run->cfg, "devs.seed", &d_seed, 0, LLONG_MAX, &job->seed, err) ||
       tf_config_get_string(run->cfg, "devs.path", "auto", paths, &path, err) ||
       tf_config_get_int(run->cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
@@ -116,7 +118,11 @@ static int setup(tf_run *run, tf_error *err) {
   job->cols[COL_VALID] = (tf_column){"valid", TF_COLUMN_I64, 1, "1 if the model accepts the point"};
   job->spec.members = (uint64_t)job->grid.x.points * job->npanels;
   job->spec.chunk = (uint64_t)chunk;
-  job->spec.ncols = NCOLS;
+  job->spec.ncols = job->events ? NCOLS : COL_EVENTS;
+  job->cols[COL_EVENTS] = (tf_column){
+      "events", TF_COLUMN_F64, 2 * (uint64_t)tf_devs_events_count(job->events),
+      "events of poincare.event on the samples: poincare.count rows (sample index, X/N), NaN "
+      "past the last"};
   job->spec.cols = job->cols;
   return 0;
 }
@@ -127,6 +133,8 @@ static int run_point(void *ctx, uint64_t member, void *const *row) {
   const uint64_t nx = (uint64_t)job->grid.x.points;
   double *grid = row[COL_GRID], *samples = row[COL_SAMPLES];
   for (uint64_t i = 0; i < job->steps; i++) samples[i] = NAN;
+  for (long long i = 0; i < 2 * tf_devs_events_count(job->events); i++)
+    ((double *)row[COL_EVENTS])[i] = NAN;
   bool valid = tf_param_grid_point(&job->grid, member % nx, job->scratch, grid);
   grid[1] = job->panels[member / nx];
   if (job->panel_index >= 0) {
@@ -148,6 +156,8 @@ static int run_point(void *ctx, uint64_t member, void *const *row) {
   bool finite = true;
   for (uint64_t i = 0; i < job->steps; i++)
     samples[i] /= n, finite = finite && isfinite(samples[i]);
+  if (job->events)
+    tf_devs_events_find(job->events, samples, job->steps, 0, job->scratch, row[COL_EVENTS]);
   return finite ? TF_MEMBER_OK : TF_MEMBER_NONFINITE;
 }
 
@@ -191,6 +201,7 @@ static void destroy(tf_run *run) {
   tf_param_grid_destroy(&job->grid);
   tf_model_destroy(&job->model);
   free(job->scratch);
+  tf_devs_events_destroy(job->events);
   free(job);
   run->job_data = NULL;
 }

@@ -36,6 +36,7 @@ typedef struct devs_job {
   long long blocks;
   bool series; /* compute Wolf's estimate */
   series_options so;
+  tf_devs_events *events; /* poincare.*, lyapunov only: on xbar = X_i / N */
   /* scan */
   tf_param_grid grid;
   double *scratch;
@@ -60,7 +61,9 @@ static int read_common(tf_run *run, devs_job *job, long long d_samples, tf_error
   const long long d_seed = 1, d_dim = 2, d_delay = 1, d_evolve = 1, d_theiler = 5;
   const double d_min = 0.001, d_max = 0.03;
   long long dim, delay;
-  if (tf_devs_refuse_events(cfg, job->model.kernel, err) ||
+  const tf_kernel *k = job->model.kernel;
+  if ((job->scan ? tf_devs_refuse_events(cfg, k, "scan", err)
+                 : tf_devs_events_from_config(&job->events, cfg, k, err)) ||
       tf_config_get_int(cfg, "devs.seed", &d_seed, 0, LLONG_MAX, &job->seed, err) ||
       tf_config_get_string(cfg, "devs.path", "auto", paths, &path, err) ||
       tf_config_get_int(cfg, "lyapunov.series.samples", &d_samples, 100, 1000000, &job->so.samples,
@@ -410,6 +413,30 @@ static hid_t open_lyapunov(tf_run *run, bool *restore, tf_error *err) {
   return tf_results_open(run, fingerprint_paths, &resumed, err);
 }
 
+/* /devs/events: the events of xbar = X_i / N on the recorded steps, from the same X on every
+ * rank (written collectively as X is). */
+static int write_events(hid_t g, const devs_job *job, const devs_outcome *o) {
+  if (!job->events) return 0;
+  const long long count = tf_devs_events_count(job->events);
+  const double n = (double)tf_devs_param_n(job->model.kernel, job->model.params);
+  double *rows = malloc((size_t)count * 2 * sizeof *rows);
+  double *xbar = malloc((o->recorded ? o->recorded : 1) * sizeof *xbar);
+  int rc = -1;
+  if (rows && xbar) {
+    for (uint64_t i = 0; i < o->recorded; i++) xbar[i] = o->X[i] / n;
+    const long long found = tf_devs_events_find(job->events, xbar, o->recorded, o->first_recorded,
+                                                job->model.params, rows);
+    hid_t ds = -1;
+    rc = tf_h5_write_small_matrix(g, "events", H5T_NATIVE_DOUBLE, (uint64_t)count, 2, rows,
+                                  "events of poincare.event on xbar = X/N: rows (step, xbar), "
+                                  "step as /devs/X's row + first_step; NaN past the last") ||
+         (ds = H5Dopen2(g, "events", H5P_DEFAULT)) < 0 || tf_h5_attr_int(ds, "recorded", found);
+    if (ds >= 0) H5Dclose(ds);
+  }
+  free(rows), free(xbar);
+  return rc ? -1 : 0;
+}
+
 static int write_lyapunov(tf_run *run, hid_t file, const devs_job *job, const devs_outcome *o,
                           tf_error *err) {
   const uint64_t nb = (uint64_t)job->blocks;
@@ -421,6 +448,7 @@ static int write_lyapunov(tf_run *run, hid_t file, const devs_job *job, const de
                           "(the last steps; attribute first_step)") |
         tf_h5_attr_int(g, "first_step", (long long)o->first_recorded) |
         tf_h5_attr_int(g, "seed", job->seed) | tf_h5_attr_double(g, "X_mean", o->x_mean);
+  rc |= write_events(g, job, o);
   H5Gclose(g);
   g = tf_h5_group(file, "lyapunov");
   rc |= tf_h5_write_small_matrix(g, "blocks", H5T_NATIVE_DOUBLE, nb, 1, o->block_values,
@@ -627,6 +655,7 @@ void tf_devs_job_destroy(tf_run *run) {
   if (!job) return;
   if (job->scan) tf_param_grid_destroy(&job->grid);
   tf_model_destroy(&job->model);
+  tf_devs_events_destroy(job->events);
   free(job->scratch);
   free(job);
   run->job_data = NULL;

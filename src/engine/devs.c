@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "kinds.h"
+#include "observable.h"
+#include "poincare.h"
 #include "rng.h"
 
 enum {
@@ -668,15 +670,104 @@ void tf_devs_tangent(tf_devs *d, double *log_norm, double *mean_log) {
   free(mine), free(all), free(counts), free(displs);
 }
 
-int tf_devs_refuse_events(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+int tf_devs_refuse_events(tf_config *cfg, const tf_kernel *k, const char *job, tf_error *err) {
   if (!tf_config_has(cfg, "poincare")) return 0;
-  char where[256];
-  return tf_fail(err,
-                 "%s: key 'poincare': a DEVS model ('%s') takes no events of the user's own: its "
-                 "state is N elements x^1 .. x^N (model.params.N) updated at random and spread "
-                 "over the ranks, with no component names an event function could use, and its "
-                 "measured signal X_i = sum_k x_i^k is an output, not a state; remove the section "
-                 "and analyse X (/devs/X of the lyapunov job, the bifurcation job's samples) in "
-                 "postprocessing",
-                 tf_config_where(cfg, "poincare", where, sizeof where), k->name);
+  return tf_config_fail_key(cfg, "poincare", err,
+                            "the %s job on a DEVS model ('%s') keeps no signal to find events "
+                            "on; events of the user's own are found on xbar = X/N by the jobs "
+                            "lyapunov and bifurcation (docs/CONFIG.md); remove the section",
+                            job, k->name);
+}
+
+struct tf_devs_events {
+  tf_poincare_spec spec;
+  tf_kernel signal; /* k seen as a 1-D map of the state xbar: the names g may use */
+  tf_observable *g; /* poincare.function; NULL: a level */
+};
+
+/* The keys a DEVS cannot honour, refused before the section is read as a map's. */
+static int refuse_devs_event_keys(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  const char *action = "log";
+  if (tf_config_has(cfg, "poincare.action") &&
+      tf_config_get_string(cfg, "poincare.action", NULL, NULL, &action, err))
+    return -1;
+  if (strcmp(action, "reset") == 0)
+    return tf_config_fail_key(cfg, "poincare.action", err,
+                              "reset is not defined for a DEVS model ('%s'): its state is the N "
+                              "elements x^1 .. x^N, and xbar = X/N is an output measured from "
+                              "them, which no reset of xbar can set; write 'log'",
+                              k->name);
+  if (strcmp(action, "stop") == 0)
+    return tf_config_fail_key(cfg, "poincare.action", err,
+                              "stop is not defined for a DEVS model ('%s'): its jobs measure a "
+                              "series of model.params.steps steps (lambda_1 over every block, a "
+                              "diagram's samples), which an event may not cut short; write "
+                              "'log' (the events are recorded and the series runs on)",
+                              k->name);
+  if (tf_config_has(cfg, "poincare.tol"))
+    return tf_config_fail_key(cfg, "poincare.tol", err,
+                              "a DEVS records its events without the early stop at a period "
+                              "(its updates are random); remove the key");
+  return 0;
+}
+
+int tf_devs_events_from_config(tf_devs_events **out, tf_config *cfg, const tf_kernel *k,
+                               tf_error *err) {
+  *out = NULL;
+  if (!tf_config_has(cfg, "poincare")) return 0;
+  if (refuse_devs_event_keys(cfg, k, err)) return -1;
+  tf_devs_events *ev = calloc(1, sizeof *ev);
+  if (!ev) return tf_fail(err, "out of memory");
+  static const char *const signal_names[] = {"xbar"};
+  ev->signal = *k;
+  ev->signal.kind = TF_MODEL_MAP, ev->signal.dim = 1, ev->signal.state_names = signal_names;
+  ev->signal.noutputs = 0, ev->signal.output_names = NULL, ev->signal.outputs = NULL;
+  const tf_ode_options ode = tf_ode_default_options();
+  tf_error why;
+  if (tf_poincare_from_config(&ev->spec, cfg, &ev->signal, &ode, err) ||
+      (!ev->spec.record && tf_config_fail_key(cfg, "poincare", err,
+                                              "the section needs poincare.event (level or "
+                                              "function of xbar)")))
+    return tf_devs_events_destroy(ev), -1;
+  ev->spec.action = TF_POINCARE_LOG;
+  if (ev->spec.impact.section == TF_SECTION_FUNCTION &&
+      !(ev->g = tf_observable_parse(&ev->signal, ev->spec.impact.section_function, &why))) {
+    tf_devs_events_destroy(ev);
+    return tf_fail(err, "poincare.function: %s", why.msg); /* checked with its key already */
+  }
+  *out = ev;
+  return 0;
+}
+
+long long tf_devs_events_count(const tf_devs_events *ev) {
+  return ev ? ev->spec.count : 0;
+}
+
+static double signal_event_function(const tf_devs_events *ev, uint64_t step, double xbar,
+                                    const double *p) {
+  if (ev->g) return tf_observable_eval(ev->g, (double)step, &xbar, p);
+  return xbar - ev->spec.impact.section_level;
+}
+
+long long tf_devs_events_find(const tf_devs_events *ev, const double *xbar, uint64_t n,
+                              uint64_t first_step, const double *p, double *rows) {
+  tf_poincare_record rec = {.samples = rows};
+  tf_poincare_recorder recorder;
+  tf_poincare_recorder_start(&recorder, &ev->spec, 1, &rec);
+  const int dir = ev->spec.impact.section_direction;
+  double before = n ? signal_event_function(ev, first_step, xbar[0], p) : 0;
+  for (uint64_t i = 1; i < n && !recorder.full; i++) {
+    const double g = signal_event_function(ev, first_step + i, xbar[i], p);
+    const bool up = before < 0 && g >= 0, down = before > 0 && g <= 0;
+    if ((dir >= 0 && up) || (dir <= 0 && down))
+      tf_poincare_recorder_add(&recorder, (double)(first_step + i), &xbar[i]);
+    before = g;
+  }
+  return rec.recorded;
+}
+
+void tf_devs_events_destroy(tf_devs_events *ev) {
+  if (!ev) return;
+  tf_observable_destroy(ev->g);
+  free(ev);
 }

@@ -82,9 +82,31 @@ uint64_t tf_devs_states(const tf_devs *d, const double **x);
 uint64_t tf_devs_state(tf_devs *d, double **x, double **m, int64_t **e);
 void tf_devs_set_step(tf_devs *d, uint64_t step);
 
-/* Refuses the poincare section (events of the user's own) for DEVS kernel k, naming the
- * config's file and line and saying why; 0 where the config has none. */
-int tf_devs_refuse_events(tf_config *cfg, const tf_kernel *k, tf_error *err);
+/* Refuses the poincare section (events of the user's own) for DEVS kernel k in `job`, which
+ * keeps no signal to find them on, naming the config's file and line and saying why; 0 where
+ * the config has none. */
+int tf_devs_refuse_events(tf_config *cfg, const tf_kernel *k, const char *job, tf_error *err);
+
+/* Events of the user's own on the measured signal xbar = X/N (poincare.*): the event
+ * function g is poincare.function (observable.h, naming xbar, the model's parameters and
+ * t = the step) or xbar - poincare.level; an event is a sign change of g between
+ * consecutive steps in poincare.direction, recorded at the later step (discrete time, as a
+ * map's).  Actions: log only (the elements are the state, xbar is an output: there is no
+ * state to reset; the jobs' series have a fixed length: no stop). */
+typedef struct tf_devs_events tf_devs_events;
+
+/* *out = the events of the config (NULL when it has no poincare section).  Errors name file,
+ * line and key. */
+int tf_devs_events_from_config(tf_devs_events **out, tf_config *cfg, const tf_kernel *k,
+                               tf_error *err);
+long long tf_devs_events_count(const tf_devs_events *ev); /* poincare.count: rows recorded */
+
+/* The events of xbar[0..n) (the signal at steps first_step .. first_step + n - 1) with
+ * parameters p into rows (count x 2: step, xbar; NaN past the last event); returns how many
+ * were recorded.  A pure function of its arguments: the same on every rank. */
+long long tf_devs_events_find(const tf_devs_events *ev, const double *xbar, uint64_t n,
+                              uint64_t first_step, const double *p, double *rows);
+void tf_devs_events_destroy(tf_devs_events *ev);
 
 /* The DEVS quantities of kernel k read from a parameter vector (rounded integers). */
 uint64_t tf_devs_param_n(const tf_kernel *k, const double *p);

@@ -26,7 +26,7 @@ int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_memb
   if (tf_model_kernel(cfg, s->comm, &k, err)) return -1;
   const tf_route route = k ? tf_flow_route(cfg, s->comm, k) : TF_ROUTE_FLOW;
   e->ops = tf_member_ops_of(route);
-  if (route == TF_ROUTE_DEVS && tf_devs_refuse_events(cfg, k, err)) return -1;
+  if (route == TF_ROUTE_DEVS && tf_devs_refuse_events(cfg, k, "ensemble", err)) return -1;
   if (!e->ops) return tf_fail(err, "model '%s' is not integrated member by member", k->name);
   return e->ops->create(e, cfg, k, &e->settings, err);
 }

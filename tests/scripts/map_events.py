@@ -1,4 +1,4 @@
-"""map_events.py — events of the user's own on maps, and their refusal on DEVS models.
+"""map_events.py — events of the user's own on maps, and their refusal on DEVS jobs without a signal.
 
 A map's member is the orbit x_{n+1} = F(x_n) from its stored initial state; an event is a sign
 change of g between consecutive iterates in poincare.direction (up: g_{n-1} < 0 <= g_n, down:
@@ -17,7 +17,8 @@ engine's: iterate indices exactly, states to 1e-12.
 * a trajectory of the Hénon map sampled at every iterate equals the numpy orbit; with the stop
   action it ends at the event's iterate;
 * refused with file, line and key: extremum on a map, a non-integer t_end, impact keys on a map,
-  the poincare section on a DEVS model (jobs lyapunov and ensemble).
+  the poincare section on a DEVS model in the jobs ensemble and scan (devs_events.py covers
+  the jobs that have one).
 """
 import numpy as np
 import h5py
@@ -167,6 +168,7 @@ model:
 poincare:
   event: level
 """)
-T.refused(devs, [], "devs.yaml:5: key 'poincare': a DEVS model ('devs-logistic') takes no events")
-T.refused(devs, ["job=ensemble"], "devs.yaml:5: key 'poincare': a DEVS model")
+T.refused(devs, ["job=ensemble"], "devs.yaml:5: key 'poincare': the ensemble job on a DEVS model")
+T.refused(devs, ["job=scan", "scan.x.param=mu", "scan.x.min=3.5", "scan.x.max=3.9",
+                 "scan.x.points=3"], "devs.yaml:5: key 'poincare': the scan job on a DEVS model")
 T.finish()
