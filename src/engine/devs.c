@@ -704,6 +704,17 @@ static int refuse_devs_event_keys(tf_config *cfg, const tf_kernel *k, tf_error *
                               "diagram's samples), which an event may not cut short; write "
                               "'log' (the events are recorded and the series runs on)",
                               k->name);
+  const char *event = "level";
+  if (tf_config_has(cfg, "poincare.event") &&
+      tf_config_get_string(cfg, "poincare.event", NULL, NULL, &event, err))
+    return -1;
+  if (strcmp(event, "extremum") == 0)
+    return tf_config_fail_key(cfg, "poincare.event", err,
+                              "extremum needs the derivative along a continuous orbit, and the "
+                              "signal xbar of the DEVS '%s' has only its values after each "
+                              "step; write level or function (an event is a sign change of the "
+                              "function between consecutive steps)",
+                              k->name);
   if (tf_config_has(cfg, "poincare.tol"))
     return tf_config_fail_key(cfg, "poincare.tol", err,
                               "a DEVS records its events without the early stop at a period "

@@ -8,7 +8,7 @@ g_{i-1} > 0 >= g_i), recorded at step i as (step, xbar_i) after poincare.transie
 count rows NaN-padded.  numpy finds the events of the series the run wrote to the same file
 and holds them against /devs/events (lyapunov) and the members' events (bifurcation)
 exactly, for a level and a function with t, for count filled and padded; both jobs' events
-are the same bits on 1 and 2 ranks; reset, stop, poincare.tol, an unknown name in the
+are the same bits on 1 and 2 ranks; reset, stop, extremum, poincare.tol, an unknown name in the
 function, and the section in the scan job are refused naming file, line and key.
 """
 import numpy as np
@@ -132,6 +132,9 @@ for key, line, needle in [
         ("tol", "  tol: 1.0e-6", "a DEVS records its events without the early stop")]:
     cfg = variant(f"bad_{key}.yaml", LY, "  count: 20\n", f"  count: 20\n{line}\n")
     T.refused(cfg, [], f"bad_{key}.yaml:14: key 'poincare.{key}': {needle}")
+cfg = variant("bad_event.yaml", LY, "event: level", "event: extremum")
+T.refused(cfg, [], "bad_event.yaml:9: key 'poincare.event': extremum needs the derivative along "
+          "a continuous orbit, and the signal xbar of the DEVS 'devs-logistic'")
 cfg = variant("bad_name.yaml", BI, "function: xbar - 0.2*mu", "function: xbar - 0.2*x")
 T.refused(cfg, [], "bad_name.yaml:9: key 'poincare.function': column 12: unknown name 'x' "
           "(known: xbar, N, q, mu")
