@@ -8,7 +8,7 @@ g_{i-1} > 0 >= g_i), recorded at step i as (step, xbar_i) after poincare.transie
 count rows NaN-padded.  numpy finds the events of the series the run wrote to the same file
 and holds them against /devs/events (lyapunov) and the members' events (bifurcation)
 exactly, for a level and a function with t, for count filled and padded; both jobs' events
-are the same bits on 1 and 2 ranks; reset, stop, extremum, poincare.tol, an unknown name in the
+are the same bits on 1 and 2 ranks (and the lyapunov job's after a stop and --resume); reset, stop, extremum, poincare.tol, an unknown name in the
 function, and the section in the scan job are refused naming file, line and key.
 """
 import numpy as np
@@ -87,6 +87,15 @@ T.run(LY, "ly1.h5")
 with h5py.File("ly1.h5") as a, h5py.File("ly2.h5") as b:
     T.check(same(a["devs/events"][:], b["devs/events"][:]) and
             same(a["devs/X"][:], b["devs/X"][:]), "lyapunov: 1 and 2 ranks, identical events")
+
+T.run(LY, "part.h5", extra=("--stop-after", "700"), code=3)
+with h5py.File("part.h5") as f:
+    stopped = "devs/checkpoint" in f and "devs/events" not in f
+T.run(LY, "part.h5", extra=("--resume",))
+with h5py.File("ly1.h5") as a, h5py.File("part.h5") as b:
+    T.check(stopped and b.attrs.get("resumed") == 1 and
+            same(a["devs/events"][:], b["devs/events"][:]),
+            "lyapunov: stopped at step 700 and resumed, identical events")
 
 BI = T.write("bi.yaml", f"""job: bifurcation
 model:
