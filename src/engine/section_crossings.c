@@ -2,6 +2,7 @@
 #include "section_crossings.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <gsl/gsl_roots.h>
@@ -21,6 +22,12 @@ struct tf_section_crossings {
   tf_observable *function; /* poincare.event function: its expression */
   gsl_root_fsolver *root;
   double t_seen; /* steps are scanned from here on */
+  /* After a counted crossing the section is disarmed until |s| exceeds `band`: a state that
+   * lands on the section (an event of the engine's own there, such as arriving on a switching
+   * surface that is also the section) or slides along it would otherwise count its rounding
+   * noise about s = 0 as crossings. */
+  bool disarmed;
+  double band;
 };
 
 int tf_section_crossings_check(const tf_poincare_spec *spec, tf_config *cfg, const tf_kernel *k,
@@ -63,6 +70,14 @@ void tf_section_crossings_destroy(tf_section_crossings *sc) {
 
 void tf_section_crossings_start(tf_section_crossings *sc) {
   sc->t_seen = -INFINITY;
+  sc->disarmed = false;
+}
+
+/* As the reset of a flow's own events (event_reset.c): the section re-arms once s has left zero
+ * by 1e-10, or by 4 times its value where the crossing was located if that is larger. */
+static void disarm(tf_section_crossings *sc, double s_at_crossing) {
+  sc->disarmed = true;
+  sc->band = fmax(1e-10, 4 * fabs(s_at_crossing));
 }
 
 typedef struct section_fn {
@@ -96,19 +111,22 @@ void tf_section_crossings_step(tf_section_crossings *sc, tf_section_dense_fn den
   sc->t_seen = tb;
   section_fn f = {sc, dense, src, 1.0};
   double a = ta, sa = section_value(a, &f);
+  if (sc->disarmed && fabs(sa) > sc->band) sc->disarmed = false;
   bool enough = false;
   for (int s = 1; s <= SECTION_SAMPLES && !enough; s++) {
     const double b = s == SECTION_SAMPLES ? tb : ta + (tb - ta) * s / SECTION_SAMPLES;
     const double sb = section_value(b, &f);
-    const int dir = counted(sc, sa, sb);
+    const int dir = sc->disarmed ? 0 : counted(sc, sa, sb);
     if (dir != 0) {
       f.sign = -dir; /* the located function goes from >= 0 to < 0 */
       const double t = tf_event_locate(sc->root, section_value, &f, a, b, sc->tol);
       f.sign = 1.0;
       double x[TF_MAX_DIM];
       dense(src, t, x);
+      disarm(sc, section_value(t, &f));
       enough = found(ctx, t, x);
     }
+    if (sc->disarmed && fabs(sb) > sc->band) sc->disarmed = false;
     a = b, sa = sb;
   }
 }

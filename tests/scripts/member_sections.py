@@ -14,6 +14,9 @@ of bodies under spatial friction in the jobs ensemble and trajectory, against cl
     read from its first sample;
   - trajectory, action stop, count 3: t_final and final_state are the third crossing's, the
     samples after it NaN.
+  - ensemble, x' = -k sign(x) + 0.3 z, a level section x = 0, the switching surface itself:
+    one crossing per member, at its arrival; sliding on along the section (x a rounding error
+    about 0) records nothing more.
 * Two switching functions (the engine of several): u' = -2 k sign(u) as well, so the mode code
   is (s_x + 1) + 3 (s_u + 1), each s the sign while slipping, 0 once stuck; ensemble, action
   stop, count 2: t_final the second crossing, every recorded mode code exact.
@@ -132,6 +135,32 @@ T.check(ok and worst < 1e-8,
         f"{MEMBERS} members' crossings against the closed form (times and states within "
         f"{worst:.1e}), modes {sorted(modes)} exact (x0 signs {sorted(signs)}); every member "
         f"runs on to t_end")
+
+# --- the section is the switching surface itself: the arrival counts once --------------------
+# x' = -k sign(x) + a z: x reaches 0 where x0 - s k t + a (z0 sin t + y0 (cos t - 1)) = 0
+# (s = sign x0; brentq) and slides on x = 0 to t_end (|a z| < k), the sliding state's x a rounding
+# error about 0: one crossing, not that noise.
+SLIDE3N = SLIDE3.replace("slide3", "slide3n").replace('"-k"', '"-k + 0.3*z"').replace(
+    '"k"', '"k + 0.3*z"')
+surf = filippov("surf", "ensemble", "  event: level\n  component: x\n  level: 0\n  count: 5\n",
+                SLIDE3N)
+T.run(surf, "surf.h5")
+r = read("surf.h5")
+
+
+def arrival(x0, y0, z0):
+    s = math.copysign(1.0, x0)
+    x = lambda t: x0 - s * K * t + 0.3 * (z0 * math.sin(t) + y0 * (math.cos(t) - 1))
+    return brentq(x, 0.0, 2 * abs(x0) / (K - 0.3 * math.hypot(y0, z0)), xtol=1e-15)
+
+
+arrivals = [arrival(*x0) for x0 in r["initial_state"]]
+got = [r["poincare"][m].reshape(-1, 4) for m in range(MEMBERS)]
+T.check(all(r["poincare_recorded"][m] == 1 and abs(got[m][0, 0] - arrivals[m]) < 1e-8 and
+            abs(got[m][0, 1]) < 1e-9 and np.isnan(got[m][1:]).all() for m in range(MEMBERS)),
+        f"section x = 0 on the switching surface: each of the {MEMBERS} members records one "
+        f"crossing, its arrival (closed form; recorded {list(r['poincare_recorded'])}), none "
+        f"while it slides on to t_end")
 
 # --- the same member traced: log, then stop ----------------------------------------------------
 MEMBER = 3
