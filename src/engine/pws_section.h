@@ -6,12 +6,13 @@
  * A member runs from its initial state to t_end on its engine (evolve.h or switches.h); the
  * section is a level crossing of a state component (poincare.event `level`) or a zero
  * crossing of the user's expression (`function`, observable.h) with a direction, found on
- * each accepted step's dense output by section_crossings.h (located to filippov.event_tol).  A crossing is an observation, not a transition: the flow is not
- * touched, so a member's trajectory is the same with or without a section, up to where
- * poincare.action stop ends it (at the count-th recorded crossing).  The crossings are
- * recorded as poincare.h records them (transient, slots, period), with the mode at each; from
- * the first recorded crossing to the last, every entry into and exit from sliding on each
- * switching surface is logged, and counted with the time spent sliding on it. */
+ * each accepted step's dense output by section_crossings.h (located to filippov.event_tol).  A
+ * crossing is an observation, not a transition: the flow is not touched, so a member's trajectory
+ * is the same with or without a section, up to where poincare.action stop ends it (at the count-th
+ * recorded crossing).  The crossings are recorded as poincare.h records them (transient, slots,
+ * period), with the mode at each; from the first recorded crossing to the last, every entry into
+ * and exit from sliding on each switching surface is logged, and counted with the time spent
+ * sliding on it. */
 #ifndef TF_PWS_SECTION_H
 #define TF_PWS_SECTION_H
 
