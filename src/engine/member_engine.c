@@ -101,6 +101,20 @@ void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *
   if (e->ops->report) e->ops->report(e, r, final, j);
 }
 
+int tf_member_read_trajectory_samples(tf_config *cfg, long *samples, tf_error *err) {
+  const long long d_samples = 0;
+  long long n = 0;
+  if (tf_config_get_int(cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &n, err))
+    return -1;
+  if (n == 1) {
+    char where[256];
+    return tf_fail(err, "%s: key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1",
+                   tf_config_where(cfg, "output.trajectory_samples", where, sizeof where));
+  }
+  *samples = (long)n;
+  return 0;
+}
+
 int tf_member_member_keys(tf_member_settings *s, tf_config *cfg, tf_error *err) {
   return s->member_keys ? s->member_keys(cfg, s->ctx, s, err) : 0;
 }

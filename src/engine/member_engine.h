@@ -227,6 +227,8 @@ void tf_member_engine_report(const tf_member_engine *e, const tf_member_result *
                              const double *final, tf_json *j);
 
 /* For adapters: the job's member keys, or its output keys (settings.member_keys, output_keys). */
+/* output.trajectory_samples: 0 (none) or >= 2 sample times of a member. */
+int tf_member_read_trajectory_samples(tf_config *cfg, long *samples, tf_error *err);
 int tf_member_member_keys(tf_member_settings *s, tf_config *cfg, tf_error *err);
 int tf_member_output_keys(const tf_member_settings *s, tf_config *cfg, tf_error *err);
 

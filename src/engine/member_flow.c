@@ -14,17 +14,6 @@ typedef struct flow_engine {
   tf_flow flow;
 } flow_engine;
 
-static int read_samples(tf_config *cfg, long *samples, tf_error *err) {
-  const long long d_samples = 0;
-  long long n = 0;
-  if (tf_config_get_int(cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &n, err))
-    return -1;
-  if (n == 1)
-    return tf_fail(err, "key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1");
-  *samples = (long)n;
-  return 0;
-}
-
 static const char *const fingerprint[] = {
     "job",           "model",          "initial", "integrator", "ensemble.member",
     "ensemble.seed", "output.samples", "impact",  "poincare",   NULL};
@@ -61,7 +50,8 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
       tf_member_member_keys(own, cfg, err) || tf_member_output_keys(own, cfg, err))
     return -1;
   e->layout.samples = own->samples;
-  if (own->samples == TF_MEMBER_SAMPLES_FROM_CONFIG && read_samples(cfg, &e->layout.samples, err))
+  if (own->samples == TF_MEMBER_SAMPLES_FROM_CONFIG &&
+      tf_member_read_trajectory_samples(cfg, &e->layout.samples, err))
     return -1;
   fill_layout(&e->layout, flow);
   const bool batched = flow->method == TF_METHOD_PETSC_TS && flow->batch > 1;

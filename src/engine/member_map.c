@@ -69,17 +69,6 @@ static int read_events(map_engine *me, tf_config *cfg, tf_error *err) {
   return me->recorded ? 0 : tf_fail(err, "out of memory for %lld events", me->spec.count);
 }
 
-static int read_samples(tf_config *cfg, long *samples, tf_error *err) {
-  const long long d_samples = 0;
-  long long n = 0;
-  if (tf_config_get_int(cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &n, err))
-    return -1;
-  if (n == 1)
-    return tf_fail(err, "key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1");
-  *samples = (long)n;
-  return 0;
-}
-
 static void fill_layout(tf_member_layout *l, const map_engine *me) {
   l->kernel = me->model.kernel;
   l->params = me->model.params;
@@ -116,7 +105,8 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
     return -1;
   me->seed = (uint64_t)seed;
   e->layout.samples = own->samples;
-  if (own->samples == TF_MEMBER_SAMPLES_FROM_CONFIG && read_samples(cfg, &e->layout.samples, err))
+  if (own->samples == TF_MEMBER_SAMPLES_FROM_CONFIG &&
+      tf_member_read_trajectory_samples(cfg, &e->layout.samples, err))
     return -1;
   fill_layout(&e->layout, me);
   return tf_member_sampling(e, cfg, me->x0, me->model.params, me->seed, me->spread, false, NULL,

@@ -9,6 +9,7 @@
 #include "checkpoint.h"
 #include "flow.h"
 #include "integrator_settings.h"
+#include "member_engine.h"
 #include "rng.h"
 #include "sampling.h"
 #include "status.h"
@@ -46,20 +47,14 @@ static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
 }
 
 static int read_logging(tf_pws *pws, tf_config *cfg, tf_error *err) {
-  const long long d_exits = 64, d_events = 64, d_samples = 0;
-  long long exits, events, samples;
+  const long long d_exits = 64, d_events = 64;
+  long long exits, events;
   if (tf_config_get_int(cfg, "exit.max_logged", &d_exits, 0, 100000, &exits, err) ||
       tf_config_get_int(cfg, "output.event_log", &d_events, 0, 100000, &events, err) ||
-      tf_config_get_int(cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &samples, err))
+      tf_member_read_trajectory_samples(cfg, &pws->trajectory_samples, err))
     return -1;
-  if (samples == 1) {
-    char where[256];
-    return tf_fail(err, "%s: key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1",
-                   tf_config_where(cfg, "output.trajectory_samples", where, sizeof where));
-  }
   pws->max_logged_exits = (long)exits;
   pws->max_logged_events = (long)events;
-  pws->trajectory_samples = (long)samples;
   return 0;
 }
 
