@@ -84,9 +84,7 @@ int tf_member_sampling(tf_member_engine *e, tf_config *cfg, const double *x0, do
   e->layout.sampled_params = tf_sampling_param_count(e->sampling);
   e->layout.sampled_names = tf_sampling_param_names(e->sampling);
   if (e->layout.sampled_params > 0 && params_fixed) {
-    char where[256];
-    return tf_fail(err, "%s: key 'model.sample': %s",
-                   tf_config_where(cfg, "model.sample", where, sizeof where), params_fixed);
+    return tf_config_fail_key(cfg, "model.sample", err, "%s", params_fixed);
   }
   return 0;
 }
@@ -107,9 +105,8 @@ int tf_member_read_trajectory_samples(tf_config *cfg, long *samples, tf_error *e
   if (tf_config_get_int(cfg, "output.trajectory_samples", &d_samples, 0, 1000000, &n, err))
     return -1;
   if (n == 1) {
-    char where[256];
-    return tf_fail(err, "%s: key 'output.trajectory_samples': expected 0 (none) or >= 2, got 1",
-                   tf_config_where(cfg, "output.trajectory_samples", where, sizeof where));
+    return tf_config_fail_key(cfg, "output.trajectory_samples", err,
+                              "expected 0 (none) or >= 2, got 1");
   }
   *samples = (long)n;
   return 0;

@@ -108,27 +108,29 @@ static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only
                    tf_config_where(cfg, "poincare.reset", where, sizeof where), action);
   }
   if (filippov)
-    return tf_fail(err,
-                   "%s: key 'poincare.action': reset is not defined for a Filippov model ('%s'): "
-                   "its switching surfaces change the field, not the state, and its sliding and "
-                   "two-fold rules assume a continuous state; write 'log' or 'stop', or model "
-                   "the jump as an impact kernel (docs/IMPACTS.md) or a smooth flow with this "
-                   "reset",
-                   tf_config_where(cfg, "poincare.action", where, sizeof where), k->name);
+    return tf_config_fail_key(
+        cfg, "poincare.action", err,
+        "reset is not defined for a Filippov model ('%s'): "
+        "its switching surfaces change the field, not the state, and its sliding and "
+        "two-fold rules assume a continuous state; write 'log' or 'stop', or model "
+        "the jump as an impact kernel (docs/IMPACTS.md) or a smooth flow with this "
+        "reset",
+        k->name);
   if (contact)
-    return tf_fail(err,
-                   "%s: key 'poincare.action': reset is not defined for a body under spatial "
-                   "friction ('%s'): its engine follows slip and rolling on a continuous state "
-                   "(a jump of the velocities would skip its arrival and departure rules); "
-                   "write 'log' or 'stop', or model the jump as an impact kernel "
-                   "(docs/IMPACTS.md)",
-                   tf_config_where(cfg, "poincare.action", where, sizeof where), k->name);
+    return tf_config_fail_key(
+        cfg, "poincare.action", err,
+        "reset is not defined for a body under spatial "
+        "friction ('%s'): its engine follows slip and rolling on a continuous state "
+        "(a jump of the velocities would skip its arrival and departure rules); "
+        "write 'log' or 'stop', or model the jump as an impact kernel "
+        "(docs/IMPACTS.md)",
+        k->name);
   if (on_impacts_only)
-    return tf_fail(err,
-                   "%s: key 'poincare.action': reset needs an event of the section's own "
-                   "(poincare.event function, level or extremum, or impact+...): the impacts "
-                   "reset the state by the model's own map",
-                   tf_config_where(cfg, "poincare.action", where, sizeof where));
+    return tf_config_fail_key(
+        cfg, "poincare.action", err,
+        "reset needs an event of the section's own "
+        "(poincare.event function, level or extremum, or impact+...): the impacts "
+        "reset the state by the model's own map");
   return reset_map(cfg, k, &s->impact.section_reset, err);
 }
 
@@ -165,12 +167,12 @@ static int impact_keys(tf_config *cfg, bool impacts, tf_impact_options *o, tf_er
 /* A map's iterates are separated by whole steps: an event is seen between two of them, which
  * a derivative in time cannot describe. */
 static int refuse_map_extremum(tf_config *cfg, const tf_kernel *k, tf_error *err) {
-  char where[256];
-  return tf_fail(err,
-                 "%s: key 'poincare.event': extremum needs the derivative along a continuous "
-                 "orbit, and the map '%s' has only its iterates; write level or function (an "
-                 "event is a sign change of the function between consecutive iterates)",
-                 tf_config_where(cfg, "poincare.event", where, sizeof where), k->name);
+  return tf_config_fail_key(
+      cfg, "poincare.event", err,
+      "extremum needs the derivative along a continuous "
+      "orbit, and the map '%s' has only its iterates; write level or function (an "
+      "event is a sign change of the function between consecutive iterates)",
+      k->name);
 }
 
 int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel *k,
@@ -204,9 +206,8 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
   s->record = true;
   s->on_impacts = strncmp(event, "impact", 6) == 0;
   if (s->on_impacts && !impacts) {
-    char where[256];
-    return tf_fail(err, "%s: key 'poincare.event': model '%s' has no impact surfaces",
-                   tf_config_where(cfg, "poincare.event", where, sizeof where), k->name);
+    return tf_config_fail_key(cfg, "poincare.event", err, "model '%s' has no impact surfaces",
+                              k->name);
   }
   if (route == TF_ROUTE_MAP && strcmp(event, "extremum") == 0)
     return refuse_map_extremum(cfg, k, err);

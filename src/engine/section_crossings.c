@@ -34,12 +34,11 @@ int tf_section_crossings_check(const tf_poincare_spec *spec, tf_config *cfg, con
                                const char *model_kind, tf_error *err) {
   if (spec->impact.section == TF_SECTION_LEVEL || spec->impact.section == TF_SECTION_FUNCTION)
     return 0;
-  char where[256];
-  return tf_fail(err,
-                 "%s: key 'poincare.event': %s ('%s') is recorded at crossings of a level or of "
-                 "an expression only; write 'level' (with poincare.component and "
-                 "poincare.level) or 'function' (with poincare.function)",
-                 tf_config_where(cfg, "poincare.event", where, sizeof where), model_kind, k->name);
+  return tf_config_fail_key(cfg, "poincare.event", err,
+                            "%s ('%s') is recorded at crossings of a level or of "
+                            "an expression only; write 'level' (with poincare.component and "
+                            "poincare.level) or 'function' (with poincare.function)",
+                            model_kind, k->name);
 }
 
 tf_section_crossings *tf_section_crossings_create(const tf_kernel *k, const double *params,
