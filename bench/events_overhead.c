@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
             steps_bare += tf_stepper_stats(s).steps, rhs_bare += tf_stepper_stats(s).rhs_evals;
         } else {
           tf_evolve_result r = tf_evolve_run(e1, ph->t0, y, ph->t1 + 1.0, ph->side);
-          if (reps == 0) steps_events += r.steps, rhs_events += r.rhs_evals;
+          if (reps == 0) steps_events += r.work.steps, rhs_events += r.work.rhs_evals;
         }
         reps++;
       } while (MPI_Wtime() - begin < 2e-3);

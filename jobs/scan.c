@@ -789,7 +789,7 @@ static int poincare_fill(scan_job *job, void *const *row, const tf_poincare_reco
   counts[0] = r->impacts, counts[1] = r->chatters, counts[2] = r->releases, counts[3] = r->sections;
   *(double *)row[PC_STICK] = r->stick_time;
   int64_t *work = row[PC_WORK];
-  work[0] = r->steps, work[1] = r->rhs_evals;
+  work[0] = r->work.steps, work[1] = r->work.rhs_evals;
   return r->status;
 }
 
@@ -955,7 +955,7 @@ static int filippov_poincare_point(void *ctx, uint64_t member, void *const *row)
   *(int64_t *)row[FS_PERIOD] = ps->frec.poincare.period;
   int64_t *events = row[FS_EVENTS], *work = row[FS_WORK];
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) events[i] = ps->prec.counts[i];
-  work[0] = ps->prec.steps, work[1] = ps->prec.rhs_evals;
+  work[0] = ps->prec.work.steps, work[1] = ps->prec.work.rhs_evals;
   return status;
 }
 

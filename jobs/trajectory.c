@@ -213,7 +213,7 @@ static void report(tf_run *run, const trajectory_job *job, const double *final) 
   tf_json_string(j, "integrator", l->traced_integrator);
   tf_json_integer(j, "member", job->member);
   tf_json_string(j, "member_status", tf_member_status_name(job->res.status));
-  tf_json_integer(j, "steps", job->res.steps);
+  tf_json_integer(j, "steps", job->res.work.steps);
   tf_json_integer(j, "samples", job->res.sample_rows);
   tf_json_number(j, "t_final", job->res.t);
   tf_json_numbers(j, "final_state", final, l->dim);
@@ -242,7 +242,7 @@ static int execute(tf_run *run, tf_error *err) {
   int rc = write_tables(run, job, g);
   tf_h5_attr_string(g, "status", stopped ? "interrupted" : tf_member_status_name(job->res.status));
   tf_h5_attr_int(g, "member", job->member);
-  tf_h5_attr_int(g, "steps", job->res.steps);
+  tf_h5_attr_int(g, "steps", job->res.work.steps);
   H5Gclose(g);
   tf_error close_err;
   if (tf_results_close(run, file, rc == 0 && !stopped, &close_err) && rc == 0)

@@ -122,8 +122,7 @@ tf_contact_result tf_contact_run(const tf_kernel *k, const double *params,
     tf_dual_set_callbacks(c.d, c.hooks.on_event ? dc_event : NULL, c.hooks.on_step ? dc_step : NULL,
                           &c);
     r.dual = tf_dual_run(c.d, t0, x, t_end);
-    r.status = r.dual.status, r.t = r.dual.t, r.steps = r.dual.steps;
-    r.rhs_evals = r.dual.rhs_evals, r.events = r.dual.events, r.rejected = r.dual.rejected;
+    r.status = r.dual.status, r.t = r.dual.t, r.work = r.dual.work, r.events = r.dual.events;
     r.mode = (int)r.dual.final_case, r.failure = r.dual.failure;
     tf_dual_destroy(c.d);
     return r;
@@ -137,8 +136,7 @@ tf_contact_result tf_contact_run(const tf_kernel *k, const double *params,
   tf_evolve2_set_callbacks(c.e, c.hooks.on_event ? c2_event : NULL,
                            c.hooks.on_step ? c2_step : NULL, &c);
   r.c2 = tf_evolve2_run(c.e, t0, x, t_end);
-  r.status = r.c2.status, r.t = r.c2.t, r.steps = r.c2.steps;
-  r.rhs_evals = r.c2.rhs_evals, r.events = r.c2.events, r.rejected = r.c2.rejected;
+  r.status = r.c2.status, r.t = r.c2.t, r.work = r.c2.work, r.events = r.c2.events;
   r.mode = (int)r.c2.mode, r.failure = r.c2.failure;
   tf_evolve2_destroy(c.e);
   return r;

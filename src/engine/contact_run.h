@@ -61,8 +61,8 @@ typedef struct tf_contact_hooks {
 typedef struct tf_contact_result {
   int status; /* tf_member_status */
   double t;
-  long steps, rhs_evals, events;
-  long rejected;        /* step attempts the stepper rejected */
+  tf_counts work; /* the engine's (counts.h) */
+  long events;
   int mode;             /* at the end: tf_c2_mode or tf_dc_case */
   const char *failure;  /* why, if status is failed (static text) */
   tf_evolve2_result c2; /* codim-2 kernels: the engine's full result */

@@ -815,9 +815,8 @@ tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
   manifold_state(d, r.t, x);
   d->qs = false;
   res.status = r.model_code ? tf_kernel_member_failed(d->k, r.model_code, r.t) : r.status;
-  res.steps = r.steps;
+  res.work = r.work;
   res.t = r.t;
   res.final_case = d->mode;
-  res.rhs_evals = r.rhs_evals, res.rejected = r.rejected;
   return res;
 }

@@ -56,8 +56,8 @@ typedef struct tf_dual_result {
   int status; /* tf_member_status */
   double t;
   tf_dc_case final_case;
-  long steps, rhs_evals, events;
-  long rejected; /* step attempts the stepper rejected */
+  tf_counts work; /* the event loop's (counts.h) */
+  long events;
   long counts[TF_DC_EVENT_KIND_COUNT];
   double time_in[TF_DC_CASE_COUNT]; /* time spent in each case */
   const char *failure;

@@ -320,7 +320,7 @@ bool tf_event_loop_top(tf_event_loop *l) {
     res->status = TF_MEMBER_PENDING;
     return false;
   }
-  if (l->opt.ode.max_steps > 0 && res->steps >= l->opt.ode.max_steps) {
+  if (l->opt.ode.max_steps > 0 && res->work.steps >= l->opt.ode.max_steps) {
     res->status = TF_MEMBER_MAX_STEPS;
     return false;
   }
@@ -351,7 +351,7 @@ bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st) {
   const tf_event_loop_ops *ops = &l->ops;
   double *x = l->x;
   const double t_start = l->t_start;
-  res->steps++;
+  res->work.steps++;
   if (ops->after_step && (res->status = ops->after_step(l->ctx)) != TF_MEMBER_OK) return false;
   if (st != TF_ODE_OK) {
     res->status = tf_member_status_of_step(st);
@@ -423,8 +423,8 @@ tf_event_loop_result tf_event_loop_end(tf_event_loop *l) {
   }
   res.segments = l->segments;
   res.t = t;
-  res.rhs_evals = tf_stepper_stats(l->stepper).rhs_evals;
-  res.rejected = tf_stepper_stats(l->stepper).rejected;
+  res.work = tf_stepper_stats(l->stepper);
+  res.work.steps = l->res.work.steps; /* the loop's own count */
   tf_crash_point_publish(NULL, NULL, 0);
   return res;
 }
@@ -446,7 +446,7 @@ void tf_event_loop_set_time(tf_event_loop *l, double t) {
 }
 
 void tf_event_loop_quiet_step(tf_event_loop *l, double t) {
-  l->res.steps++;
+  l->res.work.steps++;
   l->t = t;
 }
 

@@ -83,8 +83,9 @@ typedef struct tf_event_loop_result {
   int status;     /* tf_member_status */
   int model_code; /* with status failed: the model's refusal that ended the run (else 0) */
   double t;
-  long steps, rhs_evals;
-  long rejected; /* step attempts the stepper rejected */
+  /* steps: the loop's own count, the step that ended the run included; the others the
+   * stepper's */
+  tf_counts work;
   /* with tangent vectors: the exponents over the deterministic segments, time-weighted
    * (NULL unless the run ended ok; valid until the next run), their total time and the
    * number of segments */

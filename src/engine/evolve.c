@@ -589,7 +589,7 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
   res.tangent_collapsed = e->tangent_collapsed;
   e->res = NULL;
   res.status = r.model_code ? tf_kernel_member_failed(e->k, r.model_code, r.t) : r.status;
-  res.steps = r.steps;
+  res.work = r.work;
   res.segments = r.segments;
   if (r.lyapunov) {
     memcpy(res.lyapunov, r.lyapunov, e->m * sizeof *res.lyapunov);
@@ -598,6 +598,5 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
   memcpy(x_io, x, e->n * sizeof *x);
   res.t = r.t;
   res.mode = e->mode;
-  res.rhs_evals = r.rhs_evals, res.rejected = r.rejected;
   return res;
 }

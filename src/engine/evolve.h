@@ -108,8 +108,8 @@ typedef struct tf_evolve_result {
   int status; /* tf_member_status */
   double t;
   tf_mode mode;
-  long steps, rhs_evals, events;
-  long rejected; /* step attempts the stepper rejected */
+  tf_counts work; /* the event loop's (counts.h) */
+  long events;
   long counts[TF_EVENT_KIND_COUNT];
   /* with tangent vectors (tf_evolve_enable_tangent): the exponents over the deterministic
    * segments (time-weighted), their total time, and how many segments (two-fold passages

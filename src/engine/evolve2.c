@@ -459,7 +459,7 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double 
   const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
   e->res = NULL;
   res.status = r.model_code ? tf_kernel_member_failed(e->kctx.k, r.model_code, r.t) : r.status;
-  res.steps = r.steps;
+  res.work = r.work;
   if (r.lyapunov) {
     memcpy(res.lyapunov, r.lyapunov, e->m * sizeof *res.lyapunov);
     res.tangent_time = r.tangent_time;
@@ -467,6 +467,5 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double 
   memcpy(x_io, x, e->n * sizeof *x);
   res.t = r.t;
   res.mode = e->mode;
-  res.rhs_evals = r.rhs_evals, res.rejected = r.rejected;
   return res;
 }

@@ -63,8 +63,8 @@ typedef struct tf_evolve2_result {
   int status; /* tf_member_status */
   double t;
   tf_c2_mode mode;
-  long steps, rhs_evals, events;
-  long rejected; /* step attempts the stepper rejected */
+  tf_counts work; /* the event loop's (counts.h) */
+  long events;
   long counts[TF_C2_EVENT_KIND_COUNT];
   double first_roll_time; /* NaN if it never rolled (a start rolling counts as t0) */
   /* with tangent vectors (tf_evolve2_enable_tangent): the Lyapunov exponents of the run */

@@ -567,7 +567,7 @@ static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample
       .max_steps = flow->ode.max_steps, .stop = stop, .accepted = take_samples, .ctx = &fs};
   tf_ode_status st;
   const tf_drive_end end = tf_stepper_drive(flow->stepper, t, x, flow->t_end, &d, &st);
-  res.steps = d.steps;
+  res.work.steps = d.steps;
   if (end == TF_DRIVE_HOOK_ENDED) return res;
   if (end == TF_DRIVE_STOPPED) res.status = TF_MEMBER_PENDING; /* told to stop: not done */
   if (end == TF_DRIVE_FAILED)
@@ -585,7 +585,9 @@ static tf_flow_result run_dopri5(tf_flow *flow, double *x, tf_sample_fn sample, 
   tf_crash_point_publish(&t, x, (int)flow->kernel->dim);
   tf_flow_result res = dopri5_loop(flow, &t, x, sample, sctx, n_samples);
   tf_crash_point_publish(NULL, NULL, 0);
-  res.rejected = tf_stepper_stats(flow->stepper).rejected;
+  const long steps = res.work.steps;
+  res.work = tf_stepper_stats(flow->stepper);
+  res.work.steps = steps; /* the drive's */
   return res;
 }
 
@@ -625,10 +627,10 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   }
   if (!sample || n_samples < 2) {
     const tf_sde_status st = tf_sde_integrate(&sys, scheme, key, flow->t0, flow->t_end, flow->dt, x,
-                                              flow->work, &res.steps);
+                                              flow->work, &res.work.steps);
     if (st != TF_SDE_OK) {
-      res.t_final =
-          flow->t0 + (flow->t_end - flow->t0) * (double)res.steps / (double)(total > 0 ? total : 1);
+      res.t_final = flow->t0 + (flow->t_end - flow->t0) * (double)res.work.steps /
+                                   (double)(total > 0 ? total : 1);
       res.status = sde_status(flow, st, res.t_final);
     }
     if (sample && n_samples == 1) sample(sctx, flow->t_end, x);
@@ -647,8 +649,8 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
     const tf_sde_status st = tf_sde_integrate_range(&sys, scheme, key, flow->t0, h, done, target, x,
                                                     flow->work, &seg_steps);
     if (st != TF_SDE_OK) {
-      res.steps = done + seg_steps;
-      res.t_final = flow->t0 + (double)res.steps * h;
+      res.work.steps = done + seg_steps;
+      res.t_final = flow->t0 + (double)res.work.steps * h;
       res.status = sde_status(flow, st, res.t_final);
       return res;
     }
@@ -659,7 +661,7 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
       break;
     }
   }
-  res.steps = done;
+  res.work.steps = done;
   return res;
 }
 
@@ -683,12 +685,8 @@ static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot
   ts_sample_ctx sc = {sample, sctx, slot * flow->kernel->dim};
   const int rc = tf_ts_solve(&pb, &flow->ts, count, flow->t0, flow->t_end, x,
                              sample ? ts_sample : NULL, &sc, n_samples, &st, &err);
-  tf_flow_result res = {.status = rc < 0 ? TF_MEMBER_FAILED : rc,
-                        .t_final = flow->t_end,
-                        .steps = st.steps,
-                        .jacobian_evals = st.jacobian_evals,
-                        .rhs_evals = st.rhs_evals,
-                        .rejected = st.rejected};
+  tf_flow_result res = {
+      .status = rc < 0 ? TF_MEMBER_FAILED : rc, .t_final = flow->t_end, .work = st.work};
   if (rc < 0) fprintf(stderr, "twofold: %s\n", err.msg);
   if (res.status != TF_MEMBER_OK) res.t_final = rc < 0 ? flow->t0 : st.t_reached;
   /* a batch that fails is run again member by member: each says why for itself */
@@ -761,8 +759,7 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
         finite ? run_ts(flow, b, flow->batch_x, 0, want ? record_batch : NULL, &all, want)
                : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
     for (size_t i = 0; i < b; i++) {
-      flow->batch_res[i] = (tf_flow_batch_result){r.status,         r.t_final,   r.steps,
-                                                  r.jacobian_evals, r.rhs_evals, r.rejected};
+      flow->batch_res[i] = (tf_flow_batch_result){r.status, r.t_final, r.work};
       if (r.status == TF_MEMBER_OK) continue;
       /* A batch fails as a whole: its members are run again one by one, so each gets its
        * own result and reason (deterministically, as the batch's failure is). */
@@ -774,8 +771,7 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
           finite_state(xi, n)
               ? run_ts(flow, 1, xi, 0, want ? record_batch : NULL, &one, want)
               : (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
-      flow->batch_res[i] = (tf_flow_batch_result){ri.status,         ri.t_final,   ri.steps,
-                                                  ri.jacobian_evals, ri.rhs_evals, ri.rejected};
+      flow->batch_res[i] = (tf_flow_batch_result){ri.status, ri.t_final, ri.work};
     }
     flow->batch_id = id;
   }
@@ -783,12 +779,7 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
     sample(sctx, flow->batch_sample_t[i], flow->batch_samples + ((size_t)i * full + slot) * n);
   memcpy(x, flow->batch_x + slot * n, n * sizeof *x);
   const tf_flow_batch_result *br = &flow->batch_res[slot];
-  return (tf_flow_result){.status = br->status,
-                          .t_final = br->t_final,
-                          .steps = br->steps,
-                          .jacobian_evals = br->jacobian_evals,
-                          .rhs_evals = br->rhs_evals,
-                          .rejected = br->rejected};
+  return (tf_flow_result){.status = br->status, .t_final = br->t_final, .work = br->work};
 }
 
 tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
@@ -805,11 +796,7 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
     tf_poincare_run(flow->poincare, flow->params, flow->t0, x, flow->t_end, &flow->poincare_rec,
                     sample, sample_ctx, sample ? n_samples : 0);
     const tf_impact_result *r = &flow->poincare_rec.result;
-    return (tf_flow_result){.status = r->status,
-                            .t_final = r->t,
-                            .steps = r->steps,
-                            .rhs_evals = r->rhs_evals,
-                            .rejected = r->rejected};
+    return (tf_flow_result){.status = r->status, .t_final = r->t, .work = r->work};
   }
   if (flow->method == TF_METHOD_DOPRI5) return run_dopri5(flow, x, sample, sample_ctx, n_samples);
   if (flow->method == TF_METHOD_PETSC_TS)

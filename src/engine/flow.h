@@ -53,7 +53,7 @@ typedef struct tf_noise {
 typedef struct tf_flow_batch_result {
   int status;
   double t_final;
-  long steps, jacobian_evals, rhs_evals, rejected;
+  tf_counts work;
 } tf_flow_batch_result;
 
 typedef struct tf_flow {
@@ -126,9 +126,9 @@ typedef void (*tf_sample_fn)(void *ctx, double t, const double *x);
 typedef struct tf_flow_result {
   int status; /* tf_member_status */
   double t_final;
-  long steps;
-  long jacobian_evals, rhs_evals; /* PETSc TS (in a batch: the batch's counts) */
-  long rejected; /* step attempts rejected (SDE schemes: none, their steps are fixed) */
+  /* steps (an SDE scheme's: its fixed steps, none rejected), and the stepper's other counts;
+   * PETSc TS in a batch: the batch's counts */
+  tf_counts work;
 } tf_flow_result;
 
 /* Runs member `member` to t_end, leaving the final state in x (dim values).  If `sample`

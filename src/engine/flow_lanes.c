@@ -174,8 +174,8 @@ static void finish(lanes *L, int l, int status) {
   tf_flow_lane_member *m = &L->m[L->slot[l]];
   m->result.status = status;
   m->result.t_final = L->t[l];
-  m->result.steps = L->steps[l];
-  m->result.rejected = L->rejected[l];
+  m->result.work.steps = L->steps[l];
+  m->result.work.rejected = L->rejected[l];
   for (size_t i = 0; i < L->n; i++) m->x[i] = L->x[i * L->w + l];
   L->slot[l] = -1;
 }
@@ -230,7 +230,7 @@ tf_ode_status tf_lanes_judge(lanes *L, int l, bool *accept, double *log_err) {
   L->code[l] = 0;
   bool finite = isfinite(err);
   for (size_t i = 0; finite && i < L->n; i++) finite = isfinite(L->x_new[i * L->w + l]);
-  tf_ode_stats *stats = L->steppers ? &L->steppers[l]->stats : &(tf_ode_stats){0};
+  tf_counts *stats = L->steppers ? &L->steppers[l]->stats : &(tf_counts){0};
   if (refused || !finite) {
     if (o->fixed_step || !(h > L->hmin[l]))
       return refused ? TF_ODE_STEP_UNDERFLOW : TF_ODE_NONFINITE;

@@ -625,7 +625,7 @@ tf_impact_result tf_impact_end(tf_impact *e) {
                   : r.model_code ? tf_kernel_member_failed(e->k, r.model_code, r.t)
                                  : r.status;
   e->res.t = r.t;
-  e->res.steps = r.steps, e->res.rhs_evals = r.rhs_evals, e->res.rejected = r.rejected;
+  e->res.work = r.work;
   e->res.lyapunov = r.lyapunov, e->res.tangent_time = r.tangent_time, e->res.segments = r.segments;
   if (e->mode == MODE_STICK) e->res.stick_time += fmax(0.0, r.t - e->stick_start);
   return e->res;

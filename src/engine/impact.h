@@ -76,8 +76,7 @@ typedef void (*tf_impact_sampler)(void *ctx, double t, const double *x);
 typedef struct tf_impact_result {
   int status; /* tf_member_status */
   double t;
-  long steps, rhs_evals;
-  long rejected; /* step attempts the stepper rejected */
+  tf_counts work; /* the event loop's (counts.h) */
   long impacts, chatters, releases, sections;
   double stick_time; /* time on a constraint, from accumulation points to releases */
   /* with tangent vectors and status ok: the exponents (valid until the next run) */

@@ -506,7 +506,7 @@ static block_outcome filippov_block(void *ctx, int block, double t0, double *x, 
   filippov_ctx *c = ctx;
   c->res = tf_evolve_run(c->e, t0, x, t1, 0);
   if (block >= 0 && c->first_collapse < 0 && c->res.tangent_collapsed) c->first_collapse = block;
-  return (block_outcome){c->res.status, c->res.steps, c->res.segments, c->res.lyapunov};
+  return (block_outcome){c->res.status, c->res.work.steps, c->res.segments, c->res.lyapunov};
 }
 
 /* With as many tangent vectors as dimensions, an arrival in sliding (saltation into T Sigma)
@@ -558,7 +558,7 @@ static block_outcome switches_block(void *ctx, int block, double t0, double *x, 
   c->res = tf_switches_run(c->s, t0, x, t1);
   if (block >= 0 && c->res.collapsed > 0 && c->first_collapse < 0) c->first_collapse = block;
   if (block >= 0 && c->res.collapsed > c->collapsed) c->collapsed = c->res.collapsed;
-  return (block_outcome){c->res.status, c->res.steps, c->res.segments,
+  return (block_outcome){c->res.status, c->res.work.steps, c->res.segments,
                          c->res.status == TF_MEMBER_OK ? c->res.lyapunov : NULL};
 }
 
@@ -597,7 +597,7 @@ static block_outcome contact_block(void *ctx, int block, double t0, double *x, d
   contact_ctx *c = ctx;
   (void)block;
   c->res = tf_evolve2_run(c->e, t0, x, t1);
-  return (block_outcome){c->res.status, c->res.steps, 0, c->res.lyapunov};
+  return (block_outcome){c->res.status, c->res.work.steps, 0, c->res.lyapunov};
 }
 
 /* One codimension-2 engine for the transient and every block, so that each block continues
@@ -634,7 +634,7 @@ static block_outcome impact_block(void *ctx, int block, double t0, double *x, do
   const tf_impact_result res = tf_impact_run(c->tangent, c->p, t0, x, t1);
   if (block >= 0 && res.collapsed > 0 && c->first_collapse < 0) c->first_collapse = block;
   if (block >= 0 && res.collapsed > c->collapsed) c->collapsed = res.collapsed;
-  return (block_outcome){res.status, res.steps, res.segments, res.lyapunov};
+  return (block_outcome){res.status, res.work.steps, res.segments, res.lyapunov};
 }
 
 int tf_lyapunov_impact(const tf_kernel *k, const double *p, const double *x0,

@@ -226,9 +226,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   }
   r->status = cr.status;
   r->t = cr.t;
-  r->steps = cr.steps;
-  r->rhs_evals = cr.rhs_evals;
-  r->rejected_steps = cr.rejected;
+  r->work = cr.work;
   r->events[0] = cr.events;
   r->mode = cr.mode;
   r->failure = cr.failure;
@@ -273,7 +271,7 @@ static void report_dual(tf_json *j, const tf_dual_result *d) {
     names[i] = tf_dc_event_kind_name((tf_dc_event_kind)i), counts[i] = d->counts[i];
   tf_json_counts(j, "events", names, counts, TF_DC_EVENT_KIND_COUNT);
   tf_json_numbers(j, "time_in", d->time_in, TF_DC_CASE_COUNT);
-  tf_json_integer(j, "rhs_evals", d->rhs_evals);
+  tf_json_integer(j, "rhs_evals", d->work.rhs_evals);
   if (d->failure) tf_json_string(j, "failure", d->failure);
 }
 
@@ -286,7 +284,7 @@ static void report_codim2(tf_json *j, const tf_member_result *r) {
   for (int i = 0; i < TF_C2_EVENT_KIND_COUNT; i++)
     names[i] = tf_c2_event_kind_name((tf_c2_event_kind)i), counts[i] = c2->counts[i];
   tf_json_counts(j, "events", names, counts, TF_C2_EVENT_KIND_COUNT);
-  tf_json_integer(j, "rhs_evals", c2->rhs_evals);
+  tf_json_integer(j, "rhs_evals", c2->work.rhs_evals);
   if (c2->failure) tf_json_string(j, "failure", c2->failure);
   if (r->exponents > 0) tf_json_numbers(j, "lyapunov", r->lyapunov, (size_t)r->exponents);
 }

@@ -123,10 +123,9 @@ typedef enum tf_member_extra_tag {
 enum { TF_MEMBER_EVENT_KINDS_MAX = 16 };
 
 typedef struct tf_member_result {
-  int status; /* tf_member_status; TF_MEMBER_PENDING if a stop token ended the run */
-  double t;   /* time reached */
-  long steps, rhs_evals, jacobian_evals;
-  long rejected_steps; /* step attempts the stepper rejected (fixed steps: none) */
+  int status;     /* tf_member_status; TF_MEMBER_PENDING if a stop token ended the run */
+  double t;       /* time reached */
+  tf_counts work; /* the engine's, whole (counts.h); columns by field (member_columns.c) */
   long events[TF_MEMBER_EVENT_KINDS_MAX]; /* per kind of layout (one total without kinds) */
   long visits;                            /* arrivals at a nondeterministic two-fold */
   int mode;                               /* at t (layout.mode_doc) */

@@ -114,10 +114,7 @@ static void end_member(tf_member_engine *e, const tf_flow_result *fr, bool sampl
   if (tf_stop_requested(e->settings.stop) && (!sampled || sink->taken < sink->n))
     r->status = TF_MEMBER_PENDING;
   r->t = fr->t_final;
-  r->steps = fr->steps;
-  r->rhs_evals = fr->rhs_evals;
-  r->jacobian_evals = fr->jacobian_evals;
-  r->rejected_steps = fr->rejected;
+  r->work = fr->work;
   r->sample_rows = sink->taken;
   if (flow->poincare) impact_extra(flow, r);
 }
@@ -149,7 +146,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   const tf_flow_result fr = tf_flow_run_member(flow, member, final, sampled ? record_sample : NULL,
                                                &sink, sampled ? sink.n : 0);
   end_member(e, &fr, sampled, &sink, r);
-  e->dense_valid = steps_on_stepper(flow) && fr.steps > 0;
+  e->dense_valid = steps_on_stepper(flow) && fr.work.steps > 0;
 }
 
 /* Members side by side in lanes where the flow has them (flow.h), else one by one. */

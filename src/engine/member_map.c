@@ -223,7 +223,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   }
   r->status = iterate(&o);
   r->t = (double)o.n;
-  r->steps = (long)(o.n - me->first);
+  r->work.steps = (long)(o.n - me->first);
   r->events[0] = o.events;
   r->sample_rows = o.next_sample;
   r->failure = me->failure[0] ? me->failure : NULL;

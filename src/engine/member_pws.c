@@ -166,9 +166,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
     r->status = tf_pws_run_member(&pe->pws, member, &rec);
   }
   r->t = rec.t_final;
-  r->steps = rec.steps;
-  r->rhs_evals = rec.rhs_evals;
-  r->rejected_steps = rec.rejected;
+  r->work = rec.work;
   for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) r->events[i] = rec.counts[i];
   r->visits = rec.counts[TF_EVENT_TWOFOLD];
   r->mode = rec.final_mode;
@@ -177,7 +175,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
     b->sample_t[i] = tf_member_sample_time(l->t0, l->t_end, i, l->samples);
   r->event_rows = logged_rows(rec.events, l->event_slots, l->event_width);
   r->exit_rows = logged_rows(rec.exits, l->exit_slots, l->exit_width);
-  e->dense_valid = r->steps > 0;
+  e->dense_valid = r->work.steps > 0;
 }
 
 /* The stepper's last step is on the field of the segment it lies in (a slip mode's, or the

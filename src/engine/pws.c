@@ -323,8 +323,7 @@ static int run_switches(tf_pws *pws, member_run *mr, double *x, tf_pws_record *r
                             steps_watched(pws) ? on_switches_step : NULL, mr);
   const tf_switches_result r = tf_switches_run(pws->switches, pws->t0, x, pws->t_end);
   rec->t_final = r.t;
-  rec->steps = r.steps;
-  rec->rhs_evals = r.rhs_evals, rec->rejected = r.rejected;
+  rec->work = r.work;
   rec->final_mode = tf_sw_mode_code(pws->model.kernel->switches->nswitches, r.mode);
   memset(rec->counts, 0, sizeof rec->counts);
   for (int i = 0; i < TF_SW_EVENT_KIND_COUNT; i++) rec->counts[switches_kinds[i]] += r.counts[i];
@@ -378,8 +377,7 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
   rec->t_final = r.t;
   const int status = watched_end(pws, r.status, x, rec);
   memcpy(rec->final_state, x, n * sizeof *x);
-  rec->steps = r.steps;
-  rec->rhs_evals = r.rhs_evals, rec->rejected = r.rejected;
+  rec->work = r.work;
   rec->final_mode = r.mode;
   memcpy(rec->counts, r.counts, sizeof rec->counts);
   if (pws->at_twofold) rec->counts[TF_EVENT_EXIT]++;

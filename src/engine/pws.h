@@ -84,8 +84,8 @@ typedef struct tf_pws_record {
   double *events;     /* max_logged_events * event width, NaN-padded */
   double *trajectory; /* trajectory_samples * dim, NaN-padded */
   double t_final;
-  long steps, rhs_evals, visits;
-  long rejected; /* step attempts the stepper rejected */
+  tf_counts work; /* the engine's (counts.h) */
+  long visits;
   long counts[TF_EVENT_KIND_COUNT];
   int final_mode;
 } tf_pws_record;

@@ -50,7 +50,7 @@ int tf_slip_onset_run(const tf_kernel *k, const double *params, const tf_evolve2
   memcpy(x, x0, n * sizeof *x);
   const tf_dual_result r = tf_dual_run(d, t0, x, t_end);
   tf_dual_destroy(d);
-  out->steps = r.steps, out->rhs_evals = r.rhs_evals;
+  out->steps = r.work.steps, out->rhs_evals = r.work.rhs_evals;
   /* the event budget of one is what stopped a run that slipped */
   out->status = out->slipped && r.status == TF_MEMBER_ZENO ? TF_MEMBER_OK : r.status;
   out->failure = r.failure;

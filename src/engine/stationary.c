@@ -171,7 +171,7 @@ tf_stationary_result tf_stationary_point(const tf_kernel *k, const double *param
     case TF_STATIONARY_DUAL: {
       const tf_contact_hooks hooks = {contact_event, contact_step, &w};
       const tf_contact_result c = tf_contact_run(k, params, &o->contact, t0, x, t_end, &hooks);
-      r.status = c.status, r.mode = c.mode, r.steps = c.steps, r.events = c.events;
+      r.status = c.status, r.mode = c.mode, r.steps = c.work.steps, r.events = c.events;
       r.failure = c.failure;
       break;
     }
@@ -186,7 +186,7 @@ tf_stationary_result tf_stationary_point(const tf_kernel *k, const double *param
       tf_evolve_set_callbacks(e, filippov_event, NULL, &w);
       tf_evolve_set_step_callback(e, filippov_step);
       const tf_evolve_result f = tf_evolve_run(e, t0, x, t_end, 0);
-      r.status = f.status, r.mode = f.mode, r.steps = f.steps, r.events = f.events;
+      r.status = f.status, r.mode = f.mode, r.steps = f.work.steps, r.events = f.events;
       if (f.status == TF_MEMBER_FAILED)
         r.failure = "stopped at a nondeterministic two-fold (no exit policy in a scan)";
       tf_evolve_destroy(e);

@@ -554,7 +554,7 @@ tf_switches_result tf_switches_run(tf_switches *sw, double t0, double *x_io, dou
     count_collapse(sw, sw->mode);
     const tf_event_loop_result r = tf_event_loop_run(sw->loop, t0, x, t_end, &res.events);
     res.status = r.model_code ? tf_kernel_member_failed(sw->k, r.model_code, r.t) : r.status;
-    res.t = r.t, res.steps = r.steps, res.rhs_evals = r.rhs_evals, res.rejected = r.rejected;
+    res.t = r.t, res.work = r.work;
     res.segments = r.segments;
     if (r.lyapunov) {
       memcpy(res.lyapunov, r.lyapunov, sw->nv * sizeof *res.lyapunov);

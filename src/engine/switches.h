@@ -74,8 +74,8 @@ typedef void (*tf_sw_step_fn)(void *ctx, const tf_switches *s, double t0, double
 typedef struct tf_switches_result {
   int status; /* tf_member_status */
   double t;
-  long steps, rhs_evals, events;
-  long rejected; /* step attempts the stepper rejected */
+  tf_counts work; /* the event loop's (counts.h) */
+  long events;
   long counts[TF_SW_EVENT_KIND_COUNT];
   signed char mode[TF_SWITCHES_MAX];  /* at the end */
   double stick_time[TF_SWITCHES_MAX]; /* time each contact spent sticking */

@@ -1,6 +1,7 @@
 /* member_columns.c — see member_columns.h.  The one table of per-member output columns. */
 #include "member_columns.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +17,15 @@ struct tf_member_column {
   double **(*buffer)(tf_member_buffers *b);
   void (*fill)(const tf_member_layout *l, const tf_member_result *r, void *slot);
   void (*describe)(const tf_member_engine *e, hid_t d, hid_t file);
+  /* A count of the result's tf_counts (counts.h): 1 + the offset of its field (COUNT); 0 for
+   * every other column */
+  size_t count;
+  /* written only where a job names it (output.columns), so that the files of the configs
+   * that do not ask for it stay as they were */
+  bool opt_in;
 };
+
+#define COUNT(field) .count = 1 + offsetof(tf_counts, field)
 
 /* --- widths ------------------------------------------------------------------------------ */
 
@@ -117,22 +126,6 @@ static void fill_t(const tf_member_layout *l, const tf_member_result *r, void *s
   (void)l;
   *(double *)slot = r->t;
 }
-static void fill_steps(const tf_member_layout *l, const tf_member_result *r, void *slot) {
-  (void)l;
-  *(int64_t *)slot = r->steps;
-}
-static void fill_rejected(const tf_member_layout *l, const tf_member_result *r, void *slot) {
-  (void)l;
-  *(int64_t *)slot = r->rejected_steps;
-}
-static void fill_jacobians(const tf_member_layout *l, const tf_member_result *r, void *slot) {
-  (void)l;
-  *(int64_t *)slot = r->jacobian_evals;
-}
-static void fill_rhs(const tf_member_layout *l, const tf_member_result *r, void *slot) {
-  (void)l;
-  *(int64_t *)slot = r->rhs_evals;
-}
 static void fill_events(const tf_member_layout *l, const tf_member_result *r, void *slot) {
   for (int i = 0; i < l->event_kinds; i++) ((int64_t *)slot)[i] = r->events[i];
 }
@@ -230,62 +223,57 @@ static void describe_parameters(const tf_member_engine *e, hid_t d, hid_t file) 
 
 /* --- the table --------------------------------------------------------------------------- */
 
+/* Each row: name, type, doc (NULL: .doc_of), width; then what fills it, designated: a count
+ * (COUNT), a buffer the engine fills in place (.buffer), or a value of the result (.fill);
+ * optionally .describe and .opt_in. */
 static const tf_member_column table[] = {
-    {"final_state", TF_COLUMN_F64, "state at t_final (members x dim)", state, NULL, final_buffer,
-     NULL, NULL},
+    {"final_state", TF_COLUMN_F64, "state at t_final (members x dim)", state,
+     .buffer = final_buffer},
     {"initial_state", TF_COLUMN_F64,
-     "state at initial.time, perturbation or exit included (members x dim)", state, NULL,
-     initial_buffer, NULL, NULL},
+     "state at initial.time, perturbation or exit included (members x dim)", state,
+     .buffer = initial_buffer},
     {"parameters", TF_COLUMN_F64,
      "the member's sampled model parameters (model.sample; members x sampled, attribute names)",
-     sampled_params, NULL, parameters_buffer, NULL, describe_parameters},
-    {"t_final", TF_COLUMN_F64, "time reached", one, NULL, NULL, fill_t, NULL},
-    {"steps", TF_COLUMN_I64, "integrator steps taken", one, NULL, NULL, fill_steps, NULL},
+     sampled_params, .buffer = parameters_buffer, .describe = describe_parameters},
+    {"t_final", TF_COLUMN_F64, "time reached", one, .fill = fill_t},
+    {"steps", TF_COLUMN_I64, "integrator steps taken", one, COUNT(steps)},
     {"rejected_steps", TF_COLUMN_I64,
      "step attempts the error control (or a refusal by the model) rejected and retried smaller; "
      "0 with fixed steps",
-     one, NULL, NULL, fill_rejected, NULL},
+     one, COUNT(rejected), .opt_in = true},
     {"jacobian_evals", TF_COLUMN_I64,
      "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the counts, like steps, are "
      "those of the member's batch)",
-     if_jacobians, NULL, NULL, fill_jacobians, NULL},
-    {"rhs_evals", TF_COLUMN_I64, "right-hand side evaluations", if_rhs, NULL, NULL, fill_rhs, NULL},
-    {"events", TF_COLUMN_I64, NULL, event_kinds, events_doc, NULL, fill_events, describe_events},
-    {"twofold_visits", TF_COLUMN_I64, "arrivals at the nondeterministic two-fold", if_visits, NULL,
-     NULL, fill_visits, NULL},
-    {"final_mode", TF_COLUMN_I64, NULL, if_mode, mode_doc, NULL, fill_mode, describe_mode},
+     if_jacobians, COUNT(jacobian_evals)},
+    {"rhs_evals", TF_COLUMN_I64, "right-hand side evaluations", if_rhs, COUNT(rhs_evals)},
+    {"events", TF_COLUMN_I64, NULL, event_kinds, .doc_of = events_doc, .fill = fill_events,
+     .describe = describe_events},
+    {"twofold_visits", TF_COLUMN_I64, "arrivals at the nondeterministic two-fold", if_visits,
+     .fill = fill_visits},
+    {"final_mode", TF_COLUMN_I64, NULL, if_mode, .doc_of = mode_doc, .fill = fill_mode,
+     .describe = describe_mode},
     {"exits", TF_COLUMN_F64, "exit choices, slots of (t, u, side, state) (attribute fields)",
-     exit_slots, NULL, exits_buffer, NULL, describe_exits},
+     exit_slots, .buffer = exits_buffer, .describe = describe_exits},
     {"event_log", TF_COLUMN_F64, "first events, slots of (t, kind, from, to, state)", event_slots,
-     NULL, event_log_buffer, NULL, describe_event_log},
+     .buffer = event_log_buffer, .describe = describe_event_log},
     {"trajectory", TF_COLUMN_F64, "state at equally spaced times (samples x dim per member)",
-     samples, NULL, samples_buffer, NULL, describe_samples},
+     samples, .buffer = samples_buffer, .describe = describe_samples},
     {"impacts", TF_COLUMN_I64,
      "impacts, chattering episodes completed, releases from sticking, section crossings",
-     impact_counts, NULL, NULL, fill_impacts, NULL},
-    {"stick_time", TF_COLUMN_F64, "time spent sticking on a constraint", if_impacts, NULL, NULL,
-     fill_stick, NULL},
+     impact_counts, .fill = fill_impacts},
+    {"stick_time", TF_COLUMN_F64, "time spent sticking on a constraint", if_impacts,
+     .fill = fill_stick},
     {"poincare", TF_COLUMN_F64, "state at the recorded events: slots of (t, state), NaN-padded",
-     poincare_slots, NULL, NULL, fill_poincare, NULL},
-    {"poincare_recorded", TF_COLUMN_I64, "slots filled by events", if_poincare, NULL, NULL,
-     fill_recorded, NULL},
+     poincare_slots, .fill = fill_poincare},
+    {"poincare_recorded", TF_COLUMN_I64, "slots filled by events", if_poincare,
+     .fill = fill_recorded},
     {"poincare_period", TF_COLUMN_I64,
      "period of the recorded values at the early stop (0: none); the slots after "
      "poincare_recorded continue that period",
-     if_poincare, NULL, NULL, fill_period, NULL},
-    {"poincare_mode", TF_COLUMN_F64, NULL, poincare_modes, poincare_mode_doc, NULL,
-     fill_poincare_mode, describe_mode},
+     if_poincare, .fill = fill_period},
+    {"poincare_mode", TF_COLUMN_F64, NULL, poincare_modes, .doc_of = poincare_mode_doc,
+     .fill = fill_poincare_mode, .describe = describe_mode},
 };
-
-/* The columns written only where a job names them (output.columns), so that the files of
- * configs that do not ask for them stay as they were. */
-static const char *const opt_in_columns[] = {"rejected_steps", NULL};
-
-static bool opt_in(const tf_member_column *def) {
-  for (const char *const *n = opt_in_columns; *n; n++)
-    if (strcmp(*n, def->name) == 0) return true;
-  return false;
-}
 
 static const tf_member_column *column_named(const char *name) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
@@ -316,7 +304,7 @@ int tf_member_columns_pick(tf_member_columns *c, const tf_member_engine *e,
 int tf_member_columns_pick_all(tf_member_columns *c, const tf_member_engine *e, bool with_opt_in) {
   c->n = 0;
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    if ((with_opt_in || !opt_in(&table[i])) && add_column(c, e, &table[i])) return -1;
+    if ((with_opt_in || !table[i].opt_in) && add_column(c, e, &table[i])) return -1;
   return 0;
 }
 
@@ -335,10 +323,20 @@ void tf_member_columns_bind(const tf_member_columns *c, void *const *row, tf_mem
     if (c->def[i]->buffer) *c->def[i]->buffer(b) = row[i];
 }
 
+/* The value of count column def in r (its field of r->work). */
+static int64_t count_of(const tf_member_column *def, const tf_member_result *r) {
+  long v;
+  memcpy(&v, (const char *)&r->work + (def->count - 1), sizeof v);
+  return v;
+}
+
 void tf_member_columns_fill(const tf_member_columns *c, const tf_member_layout *l,
                             const tf_member_result *r, void *const *row) {
-  for (size_t i = 0; i < c->n; i++)
-    if (c->def[i]->fill) c->def[i]->fill(l, r, row[i]);
+  for (size_t i = 0; i < c->n; i++) {
+    const tf_member_column *def = c->def[i];
+    if (def->count) *(int64_t *)row[i] = count_of(def, r);
+    if (def->fill) def->fill(l, r, row[i]);
+  }
 }
 
 void tf_member_columns_describe(const tf_member_columns *c, const tf_member_engine *e, hid_t file,

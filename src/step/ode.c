@@ -99,7 +99,7 @@ double tf_stepper_last_step_end(const tf_stepper *s) {
   return s->t_last;
 }
 
-tf_ode_stats tf_stepper_stats(const tf_stepper *s) {
+tf_counts tf_stepper_stats(const tf_stepper *s) {
   return s->stats;
 }
 
@@ -210,7 +210,7 @@ static double initial_step(tf_stepper *s, double t, const double *x, double dire
 }
 
 void tf_rk_reset(tf_stepper *s, double t0, const double *x0) {
-  s->stats = (tf_ode_stats){0};
+  s->stats = (tf_counts){0};
   s->model_code = 0;
   tf_rk_eval(s, t0, x0, s->k[0]);
   s->fsal_valid = true;
@@ -223,10 +223,9 @@ void tf_rk_reset(tf_stepper *s, double t0, const double *x0) {
 
 void tf_rk_restart(tf_stepper *s, double t0, const double *x0) {
   if (!(s->h > 0)) {
-    tf_ode_stats keep = s->stats;
+    tf_counts keep = s->stats;
     tf_rk_reset(s, t0, x0);
-    s->stats.steps += keep.steps, s->stats.rejected += keep.rejected;
-    s->stats.rhs_evals += keep.rhs_evals, s->stats.jacobian_evals += keep.jacobian_evals;
+    tf_counts_add(&s->stats, &keep);
     return;
   }
   s->model_code = 0;

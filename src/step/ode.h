@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "counts.h"
+
 /* Returns 0, or a model's refusal (twofold/model.h): > 0 outside its domain, where a step
  * is rejected and retried smaller; < 0 fatal, which ends the integration with
  * TF_ODE_MODEL_FAILED and the code in tf_stepper_model_code. */
@@ -133,11 +135,9 @@ tf_drive_end tf_stepper_drive(tf_stepper *s, double *t, double *x, double t_end,
 int tf_member_status_of_step(tf_ode_status st);
 void tf_stepper_destroy(tf_stepper *s);
 
-typedef struct tf_ode_stats {
-  long steps, rejected, rhs_evals;
-  long jacobian_evals; /* the linearly implicit types' (by differences: n evaluations each) */
-} tf_ode_stats;
-tf_ode_stats tf_stepper_stats(const tf_stepper *s);
+/* The stepper's counts since its last reset (counts.h); jacobian_evals are the linearly
+ * implicit types' (by differences: n evaluations each). */
+tf_counts tf_stepper_stats(const tf_stepper *s);
 /* After TF_ODE_MODEL_FAILED: the code the right-hand side returned. */
 int tf_stepper_model_code(const tf_stepper *s);
 

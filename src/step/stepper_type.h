@@ -96,7 +96,7 @@ struct tf_stepper {
   double log_err_prev; /* the PI controller's memory, log max(err, 1e-4) of the last step */
   bool fsal_valid;
   bool dense_off; /* the caller never interpolates: no continuous extension is built */
-  tf_ode_stats stats;
+  tf_counts stats;
   /* the first refusal of the right-hand side since the step began (a fatal one wins) */
   int model_code;
   /* A linearly implicit type's (rosenbrock.c): the field's Jacobian given by the caller

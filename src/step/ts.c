@@ -41,7 +41,7 @@ static int eval_rhs(solve_ctx *c, double t, const double *x, double *f) {
   int code = 0;
   for (size_t b = 0; b < c->batch; b++)
     code = tf_model_code_join(code, c->pb->rhs(t, x + b * n, c->pb->ctx, f + b * n));
-  c->stats->rhs_evals++;
+  c->stats->work.rhs_evals++;
   for (size_t i = 0; i < n * c->batch && !code; i++)
     if (!isfinite(f[i])) c->nonfinite = true;
   return code;
@@ -100,7 +100,7 @@ static PetscErrorCode field_jacobian_shifted(solve_ctx *c, TS ts, PetscReal t, V
   const bool fresh = jacobian_stale(c, ts, &step, &rej, &fail);
   const PetscScalar *x = NULL;
   if (fresh) {
-    c->stats->jacobian_evals++;
+    c->stats->work.jacobian_evals++;
     PetscCall(VecGetArrayRead(X, &x));
     for (size_t b = 0; b < c->batch; b++)
       c->pb->jacobian(t, x + b * n, c->pb->ctx, c->jac + b * n * n);
@@ -122,7 +122,7 @@ static PetscErrorCode field_jacobian_shifted(solve_ctx *c, TS ts, PetscReal t, V
 /* df/dx of every member into B: the analytic blocks or the coloured differences. */
 static PetscErrorCode field_jacobian(solve_ctx *c, PetscReal t, Vec X, Mat B) {
   if (!c->fd) return field_jacobian_shifted(c, NULL, t, X, 1.0, 0.0, B);
-  c->stats->jacobian_evals++;
+  c->stats->work.jacobian_evals++;
   c->t_fd = t;
   PetscCall(MatFDColoringApply(B, c->fd, X, c));
   return 0;
@@ -462,7 +462,7 @@ static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t b
   if (!code) code = TSGetKSPIterations(ts, &its);
   stats->linear_iterations += its;
   if (!code) code = TSGetStepRejections(ts, &its);
-  stats->rejected += its;
+  stats->work.rejected += its;
   const PetscScalar *xr;
   if (!code && !(code = VecGetArrayRead(X, &xr))) {
     memcpy(x, xr, N * sizeof *x);
@@ -484,7 +484,7 @@ static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t b
     PetscReal t_reached = t0;
     TSGetStepNumber(ts, &steps);
     TSGetTime(ts, &t_reached);
-    stats->steps = steps;
+    stats->work.steps = steps;
     stats->t_reached = t_reached;
   }
   if (stats->model_code) { /* the model's verdict, not PETSc's error */

@@ -41,7 +41,8 @@ typedef struct tf_ts_settings {
 } tf_ts_settings;
 
 typedef struct tf_ts_stats {
-  long steps, rejected, rhs_evals, jacobian_evals, nonlinear_iterations, linear_iterations;
+  tf_counts work; /* counts.h */
+  long nonlinear_iterations, linear_iterations;
   int model_code; /* the fatal refusal that ended the solve (status failed), else 0 */
   double t_reached;
 } tf_ts_stats;

@@ -94,7 +94,7 @@ static void adaptive_tolerance(void) {
     CHECK(tf_stepper_integrate(s, &t, x, 20.0) == TF_ODE_OK, "integrate failed");
     CHECK(t == 20.0, "did not land on t_end: %.17g", t);
     errs[i] = hypot(x[0] - cos(20.0), x[1] + sin(20.0));
-    const tf_ode_stats st = tf_stepper_stats(s);
+    const tf_counts st = tf_stepper_stats(s);
     /* 6 evaluations per attempted step after the first (FSAL), plus 2 for the start */
     CHECK(st.rhs_evals <= 6 * (st.steps + st.rejected) + 2, "rhs evals %ld for %ld+%ld steps",
           st.rhs_evals, st.steps, st.rejected);
@@ -252,7 +252,7 @@ static void dop853_adaptive(void) {
       double x[3] = {rot_start[0], rot_start[1], rot_start[2]}, t = 0, ex[3];
       CHECK(tf_stepper_integrate(s, &t, x, rot_end) == TF_ODE_OK, "integrate failed");
       rotation_exact(0.0, rot_start, rot_end, ex);
-      const tf_ode_stats st = tf_stepper_stats(s);
+      const tf_counts st = tf_stepper_stats(s);
       if (m) {
         errs[i] = distance3(x, ex);
         /* 12 per attempted step (FSAL), 3 more per accepted one, 2 for the start */

@@ -169,8 +169,8 @@ static void failures(void) {
   tf_event_loop *l = tf_event_loop_create(2, 0, &ops, &b, &o);
   double x[2] = {1.0, 0.0};
   tf_event_loop_result r = tf_event_loop_run(l, 0.0, x, 100.0, &b.events);
-  CHECK(r.status == TF_MEMBER_MAX_STEPS && r.steps == 5, "status %d after %ld steps", r.status,
-        r.steps);
+  CHECK(r.status == TF_MEMBER_MAX_STEPS && r.work.steps == 5, "status %d after %ld steps", r.status,
+        r.work.steps);
   tf_event_loop_destroy(l);
 
   o = options(1e-8);
@@ -178,8 +178,8 @@ static void failures(void) {
   b.failing_after_step = 1, b.steps_seen = 0;
   x[0] = 1.0, x[1] = 0.0;
   r = tf_event_loop_run(l, 0.0, x, 100.0, &b.events);
-  CHECK(r.status == TF_MEMBER_FAILED && r.steps == 3, "after-step hook: status %d, %ld steps",
-        r.status, r.steps);
+  CHECK(r.status == TF_MEMBER_FAILED && r.work.steps == 3, "after-step hook: status %d, %ld steps",
+        r.status, r.work.steps);
   b.failing_after_step = 0, b.failing_transition = 1, b.events = 0;
   x[0] = 1.0, x[1] = 0.0;
   r = tf_event_loop_run(l, 0.0, x, 100.0, &b.events);

@@ -59,7 +59,8 @@ static void exponential_case(void) {
     printf(
         "b=1 tol %.0e: events at %.12f, %.12f (exact %.12f, %.12f), error %.2e; x(2) error "
         "%.2e; %ld steps, %ld rhs\n",
-        tols[i], l.t[0], l.t[1], t1, t2, errs[i], fabs(x[0] - x_end), r.steps, r.rhs_evals);
+        tols[i], l.t[0], l.t[1], t1, t2, errs[i], fabs(x[0] - x_end), r.work.steps,
+        r.work.rhs_evals);
     CHECK(errs[i] < 1e3 * tols[i], "event error %g at tol %g", errs[i], tols[i]);
     CHECK(fabs(x[0] - x_end) < 1e3 * tols[i], "x(2) error %g", fabs(x[0] - x_end));
   }

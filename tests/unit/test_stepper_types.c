@@ -200,7 +200,7 @@ static void adaptive(void) {
     double x[2] = {1, 0}, t = 0;
     CHECK(tf_stepper_integrate(s, &t, x, 5.0) == TF_ODE_OK, "integrate failed");
     errs[i] = hypot(x[0] - cos(5.0), x[1] + sin(5.0));
-    const tf_ode_stats st = tf_stepper_stats(s);
+    const tf_counts st = tf_stepper_stats(s);
     printf("bs23 tol %.0e: error %.3e in %ld steps (%ld rejected), %ld evaluations\n", tols[i],
            errs[i], st.steps, st.rejected, st.rhs_evals);
     /* 3 per attempted step (first same as last), 2 for the start */
