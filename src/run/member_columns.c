@@ -246,8 +246,6 @@ static const tf_member_column table[] = {
      "those of the member's batch)",
      if_jacobians, COUNT(jacobian_evals)},
     {"rhs_evals", TF_COLUMN_I64, "right-hand side evaluations", if_rhs, COUNT(rhs_evals)},
-    {"restarts", TF_COLUMN_I64, "stepper restarts (events, projections, landings)", one,
-     COUNT(restarts), .opt_in = true},
     {"events", TF_COLUMN_I64, NULL, event_kinds, .doc_of = events_doc, .fill = fill_events,
      .describe = describe_events},
     {"twofold_visits", TF_COLUMN_I64, "arrivals at the nondeterministic two-fold", if_visits,

@@ -18,14 +18,12 @@ typedef struct tf_counts {
   long rejected;       /* step attempts rejected and retried smaller (fixed steps: none) */
   long rhs_evals;      /* evaluations of the right-hand side */
   long jacobian_evals; /* Jacobians: PETSc TS's, the linearly implicit stepper types' */
-  long restarts;       /* tf_stepper_restart: after events, projections, to land on an event */
 } tf_counts;
 
 /* Adds the counts of b to a (a stepper restarted from scratch keeps those of before). */
 static inline void tf_counts_add(tf_counts *a, const tf_counts *b) {
   a->steps += b->steps, a->rejected += b->rejected;
   a->rhs_evals += b->rhs_evals, a->jacobian_evals += b->jacobian_evals;
-  a->restarts += b->restarts;
 }
 
 #endif

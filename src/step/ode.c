@@ -68,7 +68,6 @@ void tf_stepper_reset(tf_stepper *s, double t0, const double *x0) {
 }
 
 void tf_stepper_restart(tf_stepper *s, double t0, const double *x0) {
-  s->stats.restarts++;
   s->ops->restart(s, t0, x0);
 }
 
