@@ -126,8 +126,9 @@ typedef void (*tf_sample_fn)(void *ctx, double t, const double *x);
 typedef struct tf_flow_result {
   int status; /* tf_member_status */
   double t_final;
-  /* steps (an SDE scheme's: its fixed steps, none rejected), and the stepper's other counts;
-   * PETSc TS in a batch: the batch's counts */
+  /* the stepper's counts, steps the drive's (an SDE scheme's: its grid steps, nothing else
+   * counted); PETSc TS in a batch: the batch's counts; a member run in lanes (flow_lanes.h):
+   * steps and rejected only */
   tf_counts work;
 } tf_flow_result;
 
