@@ -99,6 +99,15 @@ static void method_choices(bool flow_methods, const char **out, size_t cap) {
   out[n] = NULL;
 }
 
+int tf_integrator_lanes_from_config(tf_config *cfg, int *lanes, tf_error *err) {
+  const char *text = "auto";
+  if (tf_config_has(cfg, "integrator.lanes") &&
+      tf_integrator_get_string(cfg, "integrator.lanes", &text, err))
+    return -1;
+  *lanes = strcmp(text, "auto") == 0 ? 0 : atoi(text);
+  return 0;
+}
+
 static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_settings *s,
                     tf_error *err) {
   tf_ode_options *o = &s->ode;
@@ -114,11 +123,7 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
       tf_integrator_get_string(cfg, "integrator.step", &step, err))
     return -1;
   o->max_steps = (long)max_steps;
-  const char *lanes = "auto";
-  if (tf_config_has(cfg, "integrator.lanes") &&
-      tf_integrator_get_string(cfg, "integrator.lanes", &lanes, err))
-    return -1;
-  s->lanes = strcmp(lanes, "auto") == 0 ? 0 : atoi(lanes);
+  if (tf_integrator_lanes_from_config(cfg, &s->lanes, err)) return -1;
   o->fixed_step = strcmp(step, "fixed") == 0;
   if (o->fixed_step && !(o->h0 > 0))
     return tf_fail(err,
