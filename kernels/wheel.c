@@ -211,19 +211,32 @@ static int slip(double t, const double *x, int side, const double *p, double *dx
 
 enum { NPARAMS = SIGNED_MOMENT + 1 };
 
-/* slip lane by lane (model.h, slip_lanes): each lane's state and parameters gathered, its tyre
- * angle computed afresh (the cache serves a field asked twice at one state, which lanes never
- * are), the same operations as slip. */
+/* slip lane by lane (model.h, slip_lanes), with the same operations as slip and its tyre angle
+ * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
+ * In phases over the lanes: the libm calls of all lanes one after another (independent, so the
+ * core overlaps them) between loops of plain arithmetic. */
 static void slip_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
                        int *code) {
   (void)t;
+  enum { W = TF_LANES_MAX };
+  double pl[W][NPARAMS], xl[W][3], a6k[W], angle[W];
+  contact k[W];
+  tyre_angle a[W];
   for (int l = 0; l < lanes; l++) {
-    double xl[3], pl[NPARAMS], dl[3];
-    for (int i = 0; i < 3; i++) xl[i] = x[i * lanes + l];
-    for (int j = 0; j < NPARAMS; j++) pl[j] = p[j * lanes + l];
-    const int side = p[NPARAMS * lanes + l] > 0 ? 1 : -1;
-    const contact k = contact_of(pl);
-    slip_at(xl, side, pl, k, tyre_angle_of(xl, pl, k), dl);
+    for (int i = 0; i < 3; i++) xl[l][i] = x[i * lanes + l];
+    for (int j = 0; j < NPARAMS; j++) pl[l][j] = p[j * lanes + l];
+    k[l] = contact_of(pl[l]), a6k[l] = arccot_6kappa(pl[l]);
+    a[l].h = sideways_slip(xl[l], pl[l], k[l]), a[l].g = rolling_speed_at(xl[l], pl[l], k[l]);
+  }
+  for (int l = 0; l < lanes; l++) angle[l] = atan2(fabs(a[l].h), fabs(a[l].g));
+  for (int l = 0; l < lanes; l++) a[l].psi = a6k[l] + fabs(1 - 2 / M_PI * a6k[l]) * angle[l];
+  for (int l = 0; l < lanes; l++) {
+    a[l].sin_psi = sin(a[l].psi);
+    a[l].cot_psi = cos(a[l].psi) / a[l].sin_psi;
+  }
+  for (int l = 0; l < lanes; l++) {
+    double dl[3];
+    slip_at(xl[l], p[NPARAMS * lanes + l] > 0 ? 1 : -1, pl[l], k[l], a[l], dl);
     for (int i = 0; i < 3; i++) dx[i * lanes + l] = dl[i];
     code[l] = 0;
   }
