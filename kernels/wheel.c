@@ -213,8 +213,8 @@ enum { NPARAMS = SIGNED_MOMENT + 1 };
 
 /* slip lane by lane (model.h, slip_lanes), with the same operations as slip and its tyre angle
  * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
- * In phases over the lanes: the libm calls of all lanes one after another (independent, so the
- * core overlaps them) between loops of plain arithmetic. */
+ * In phases over the lanes asked for (side not 0): the libm calls of all of them one after
+ * another (independent, so the core overlaps them) between loops of plain arithmetic. */
 static void slip_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
                        int *code) {
   (void)t;
@@ -222,21 +222,27 @@ static void slip_lanes(int lanes, const double *t, const double *x, const double
   double pl[W][NPARAMS], xl[W][3], a6k[W], angle[W];
   contact k[W];
   tyre_angle a[W];
-  for (int l = 0; l < lanes; l++) {
-    for (int i = 0; i < 3; i++) xl[l][i] = x[i * lanes + l];
-    for (int j = 0; j < NPARAMS; j++) pl[l][j] = p[j * lanes + l];
-    k[l] = contact_of(pl[l]), a6k[l] = arccot_6kappa(pl[l]);
-    a[l].h = sideways_slip(xl[l], pl[l], k[l]), a[l].g = rolling_speed_at(xl[l], pl[l], k[l]);
+  int busy[W], n = 0; /* the lanes asked for (side +1 or -1) */
+  for (int l = 0; l < lanes; l++)
+    if (p[NPARAMS * lanes + l] != 0) busy[n++] = l;
+  /* the busy lanes packed into the first n slots, phase by phase */
+  for (int b = 0; b < n; b++) {
+    const int l = busy[b];
+    for (int i = 0; i < 3; i++) xl[b][i] = x[i * lanes + l];
+    for (int j = 0; j < NPARAMS; j++) pl[b][j] = p[j * lanes + l];
+    k[b] = contact_of(pl[b]), a6k[b] = arccot_6kappa(pl[b]);
+    a[b].h = sideways_slip(xl[b], pl[b], k[b]), a[b].g = rolling_speed_at(xl[b], pl[b], k[b]);
   }
-  for (int l = 0; l < lanes; l++) angle[l] = atan2(fabs(a[l].h), fabs(a[l].g));
-  for (int l = 0; l < lanes; l++) a[l].psi = a6k[l] + fabs(1 - 2 / M_PI * a6k[l]) * angle[l];
-  for (int l = 0; l < lanes; l++) {
-    a[l].sin_psi = sin(a[l].psi);
-    a[l].cot_psi = cos(a[l].psi) / a[l].sin_psi;
+  for (int b = 0; b < n; b++) angle[b] = atan2(fabs(a[b].h), fabs(a[b].g));
+  for (int b = 0; b < n; b++) a[b].psi = a6k[b] + fabs(1 - 2 / M_PI * a6k[b]) * angle[b];
+  for (int b = 0; b < n; b++) {
+    a[b].sin_psi = sin(a[b].psi);
+    a[b].cot_psi = cos(a[b].psi) / a[b].sin_psi;
   }
-  for (int l = 0; l < lanes; l++) {
+  for (int b = 0; b < n; b++) {
+    const int l = busy[b];
     double dl[3];
-    slip_at(xl[l], p[NPARAMS * lanes + l] > 0 ? 1 : -1, pl[l], k[l], a[l], dl);
+    slip_at(xl[b], p[NPARAMS * lanes + l] > 0 ? 1 : -1, pl[b], k[b], a[b], dl);
     for (int i = 0; i < 3; i++) dx[i * lanes + l] = dl[i];
     code[l] = 0;
   }

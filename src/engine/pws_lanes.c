@@ -38,8 +38,10 @@ static tf_event_loop *loop_of(pws_lanes *P, int l) {
 }
 
 static void member_over(pws_lanes *P, int l) {
-  P->m[P->L.slot[l]].status = tf_pws_lane_end(P->lane[l]);
-  P->L.slot[l] = -1;
+  tf_lanes *L = &P->L;
+  P->m[L->slot[l]].status = tf_pws_lane_end(P->lane[l]);
+  L->slot[l] = -1;
+  if (L->params) L->params[P->np * (size_t)L->w + (size_t)l] = 0; /* the slip field skips it */
 }
 
 /* The next member of the queue into lane l, begun; false when the queue is empty. */
@@ -65,7 +67,7 @@ static void choose_field(pws_lanes *P, int l) {
   tf_lanes *L = &P->L;
   const int side = L->params_rhs ? tf_evolve_slip_side(tf_pws_lane_evolve(P->lane[l])) : 0;
   L->own_field[l] = side == 0;
-  if (side) L->params[P->np * (size_t)L->w + (size_t)l] = side;
+  if (L->params) L->params[P->np * (size_t)L->w + (size_t)l] = side;
 }
 
 /* Lane l at the top of a step of its member's loop, its state taken from the loop's stepper;
