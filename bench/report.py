@@ -94,7 +94,7 @@ def md_wheel_lanes(r):
     speed, slo, shi = median_spread([b["wall_seconds"] / a["wall_seconds"] for a, b in pairs])
     cpu, clo, chi = median_spread([b["process_seconds"] / a["process_seconds"] for a, b in pairs])
     r["lanes_speedup"] = speed
-    width = pairs[0][0].get("lanes", "auto")
+    width = pairs[0][0]["lanes"]
     return f"""
 
 Members side by side (`integrator.lanes`, the default `auto`: {width} lanes on this machine)
