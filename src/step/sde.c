@@ -162,7 +162,8 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
     if (k == batch_end) {
       batch_begin = k;
       batch_end = k_end - k < batch_steps ? k_end : k + batch_steps;
-      tf_rng_normals_run(key, (uint64_t)k, TF_RNG_NOISE, m, (size_t)(batch_end - k), increments);
+      (sys->fast_normals ? tf_rng_normals_run_fast : tf_rng_normals_run)(
+          key, (uint64_t)k, TF_RNG_NOISE, m, (size_t)(batch_end - k), increments);
     }
     memcpy(dw, increments + (size_t)(k - batch_begin) * m, m * sizeof *dw);
     if (sys->drift(t, x, sys->ctx, f)) return TF_SDE_MODEL_FAILED;
