@@ -4,7 +4,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+/* One build of each loop per vector width, chosen when the program starts (a test defines
+ * TF_VMATH_CLONES empty to compare a plain build with them). */
+#ifndef TF_VMATH_CLONES
+#define TF_VMATH_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
 
 /* fdlibm e_log.c: log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f), with
  * m = 1 + f in [sqrt(2)/2, sqrt(2)) and ln 2 split so that k ln2_hi is exact. */
@@ -14,7 +18,7 @@ static const double lg1 = 0x1.5555555555593p-1, lg2 = 0x1.999999997fa04p-2,
                     lg5 = 0x1.7466496cb03dep-3, lg6 = 0x1.39a09d078c69fp-3,
                     lg7 = 0x1.2f112df3e5244p-3;
 
-CLONES void tf_vmath_log(size_t n, const double *x, double *out) {
+TF_VMATH_CLONES void tf_vmath_log(size_t n, const double *x, double *out) {
   for (size_t i = 0; i < n; i++) {
     uint64_t bits;
     memcpy(&bits, &x[i], sizeof bits);
@@ -51,7 +55,7 @@ static const double c1 = -0x1.3bd3cc9be45dep+4, c2 = 0x1.03c1f081b5ac4p+6,
                     c5 = -0x1.a6d1f2a204a8cp+4, c6 = 0x1.f9d38a3763cc3p+2,
                     c7 = -0x1.b6e24f44b128fp+0, c8 = 0x1.20c62c2f2d7f5p-2;
 
-CLONES void tf_vmath_sincos_turn(size_t n, const double *u, double *s, double *c) {
+TF_VMATH_CLONES void tf_vmath_sincos_turn(size_t n, const double *u, double *s, double *c) {
   for (size_t i = 0; i < n; i++) {
     const int32_t q = (int32_t)(4.0 * u[i] + 0.5); /* the nearest quarter turn */
     const double r = u[i] - 0.25 * (double)q;      /* exact (Sterbenz) */
