@@ -10,6 +10,7 @@
 
 static const char *const steps[] = {"adaptive", "fixed", NULL};
 static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
+static const char *const normal_kinds[] = {"exact", "fast", NULL};
 static const char *const lane_widths[] = {"auto", "1", "4", "8", "16", NULL};
 /* RODAS4 by default: L-stable and of order 4, which the tight tolerances of stiff smoothed
  * members reward (ROS3P is A-stable only, order 3) */
@@ -32,6 +33,7 @@ const tf_integrator_key tf_integrator_keys[] = {
     STR("integrator.step", "adaptive", steps, "adaptive or fixed (every step h0)"),
     STR("integrator.rosenbrock", "rodas4", rosenbrocks, "method rosenbrock: rodas4 or ros3p"),
     DBL("integrator.dt", 1e-3, 1e-12, INFINITY, "SDE step"),
+    STR("integrator.normals", "exact", normal_kinds, "SDE normals: exact (libm) or fast"),
     INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
     STR("integrator.lanes", "auto", lane_widths, "members side by side per core (1: one by one)"),
     /* the Rosenbrock-W method ra34pw2 (order 3, L-stable, one Jacobian and four linear solves
