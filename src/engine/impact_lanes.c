@@ -26,6 +26,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "flow_lanes.h"
 #include "rk_driver.h"
@@ -123,6 +124,18 @@ static bool next_step(impact_lanes *I, int l) {
   }
 }
 
+/* Four lanes' values as one of gcc's generic vectors: the per-lane arithmetic of the screening
+ * written so that it stays vector code (left to the compiler, its fully unrolled lane loops
+ * came out scalar), each element's operations those of the scalar code, so its bits. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
+
+/* loads and stores without alignment; where m, a, else b (macros: a function taking or
+ * returning these vectors would have an ABI that depends on the target) */
+#define LOAD4(v, p) memcpy(&(v), (p), sizeof(v4d))
+#define STORE4(p, v) memcpy((p), &(v), sizeof(v4d))
+#define SELECT4(m, a, b) ((v4d)(((m) & (v4i)(a)) | (~(m) & (v4i)(b))))
+
 /* The lanes' states at times tb[l] in the step just attempted (before it moves on) on the
  * cubic Hermite interpolant, in tf_rk_hermite's arithmetic: component i of lane l into
  * xs[i * stride + l]. */
@@ -133,13 +146,14 @@ static inline __attribute__((always_inline)) void hermite_w(const tf_lanes *L, c
   const double *restrict f1 = L->k[L->pair->fsal_stage];
   /* per lane: theta, 1 - theta, their product and difference (the same in every component) */
   double th[TF_LANES_MAX], th1[TF_LANES_MAX], prod[TF_LANES_MAX], diff[TF_LANES_MAX];
-  const double *restrict hs = L->hs, *restrict t = L->t;
-  for (int l = 0; l < w; l++) {
-    /* divided in all lanes, by 1 where the step is empty: the loop vectorises */
-    const double h = hs[l], q = (tb[l] - t[l]) / (h > 0 ? h : 1.0);
-    th[l] = h > 0 ? q : 0.0;
-    th1[l] = 1.0 - th[l];
-    prod[l] = th[l] * th1[l], diff[l] = th[l] - th1[l];
+  for (int l = 0; l < w; l += 4) { /* theta = (tb - t) / h, 0 where the lane is empty */
+    const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
+    v4d h, t0, t1;
+    LOAD4(h, L->hs + l), LOAD4(t0, L->t + l), LOAD4(t1, tb + l);
+    const v4i taken = h > zero;
+    const v4d a = SELECT4(taken, (t1 - t0) / SELECT4(taken, h, one), zero), b = 1.0 - a;
+    const v4d ab = a * b, a_b = a - b;
+    STORE4(th + l, a), STORE4(th1 + l, b), STORE4(prod + l, ab), STORE4(diff + l, a_b);
   }
   for (size_t i = 0; i < L->n; i++)
     for (int l = 0; l < w; l++) {
@@ -167,10 +181,13 @@ typedef struct screening {
 static inline __attribute__((always_inline)) void sign_changes_w(const int w,
                                                                  const double *restrict g,
                                                                  double *restrict g_prev,
-                                                                 long *restrict change) {
-  for (int l = 0; l < w; l++) {
-    change[l] |= (g[l] < 0.0) & (g_prev[l] >= 0.0);
-    g_prev[l] = g[l];
+                                                                 v4i *restrict change) {
+  const v4d zero = {0.0};
+  for (int l = 0; l < w; l += 4) {
+    v4d now, before;
+    LOAD4(now, g + l), LOAD4(before, g_prev + l);
+    change[l / 4] |= (now < zero) & (before >= zero);
+    STORE4(g_prev + l, now);
   }
 }
 
@@ -188,11 +205,9 @@ static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes 
   const double *restrict t = L->t, *restrict t1 = sc->t1;
   double tb[BATCH], val[BATCH], g[TF_LANES_MAX];
   double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS + 1][TF_LANES_MAX];
-  long change[TF_LANES_MAX];
-  for (int l = 0; l < w; l++) {
-    change[l] = 0;
-    for (int j = 0; j <= ns; j++) g_prev[j][l] = 0.0;
-  }
+  v4i change[TF_LANES_MAX / 4] = {{0}};
+  for (int j = 0; j <= ns; j++)
+    for (int l = 0; l < w; l++) g_prev[j][l] = 0.0;
   for (int s0 = 1; s0 <= S; s0 += B) {
     for (int b = 0; b < B; b++) {
       const int s = s0 + b < S ? s0 + b : S;
@@ -200,7 +215,12 @@ static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes 
       if (s == S)
         for (int l = 0; l < w; l++) tbb[l] = t1[l];
       else
-        for (int l = 0; l < w; l++) tbb[l] = t[l] + (t1[l] - t[l]) * s / S;
+        for (int l = 0; l < w; l += 4) { /* t + (t1 - t) s / S */
+          v4d t0, t_end;
+          LOAD4(t0, t + l), LOAD4(t_end, t1 + l);
+          const v4d ts = t0 + (t_end - t0) * (double)s / (double)S;
+          STORE4(tbb + l, ts);
+        }
       hermite_w(L, w, tbb, I->xs + b * w, BATCH);
     }
     const int nb = S - s0 + 1 < B ? S - s0 + 1 : B;
@@ -222,7 +242,7 @@ static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes 
       sign_changes_w(w, g, g_prev[ns], change);
     }
   }
-  for (int l = 0; l < w; l++) sc->change[l] = change[l] != 0;
+  for (int l = 0; l < w; l++) sc->change[l] = change[l / 4][l % 4] != 0;
 }
 
 #define SAMPLE_CHANGES_WIDTH(w)                                                     \
