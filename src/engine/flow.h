@@ -169,6 +169,7 @@ const char *tf_flow_integrator_name(const tf_flow *flow);
 /* The engine that runs a member of model k under this config: its kind's route with the
  * config's parameters, a Filippov model taking the flow route under model.smoothing too.
  * Decided without failing (a bad config is reported by the setup that reads it). */
-tf_route tf_flow_route(tf_config *cfg, MPI_Comm comm, const tf_kernel *k);
+struct tf_route_ops;
+const struct tf_route_ops *tf_flow_route(tf_config *cfg, MPI_Comm comm, const tf_kernel *k);
 
 #endif

@@ -5,13 +5,14 @@
  * (flow.h), event-driven Filippov members with one or several switching functions (pws.h),
  * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h), and
  * maps, iterated (member_map.c; time counts iterations).  Each
- * route has one adapter (src/engine/member_<route>.c) that fills an ops table; the tables are
- * registered in the one table of routes (routes.c) and looked up by route, so a job asks for "the
- * engine of this config" and never switches on the route.  What a route produces beyond the
+ * route has one adapter (src/engine/member_<route>.c) that fills an ops table and the route's
+ * row (routes.h) pointing at it; the rows are registered by name in routes.c and looked up by
+ * the name the model's kind gives (kinds.h), so a job asks for "the engine of this config" and
+ * never switches on the route.  What a route produces beyond the
  * common fields (its event kinds, logs, samples, impact counts) is said by its layout, and the
  * output columns a job writes are picked by name from member_columns.h.
  *
- * Adding a route: one adapter file and its row in routes.c. */
+ * Adding a route: one adapter file (its ops and its row) and one X(name) line in routes.c. */
 #ifndef TF_MEMBER_ENGINE_H
 #define TF_MEMBER_ENGINE_H
 
@@ -198,9 +199,6 @@ struct tf_member_engine {
   struct tf_sampling *sampling;
 };
 
-/* The ops of a route (NULL: the route does not run members one by one, e.g. DEVS). */
-const tf_member_ops *tf_member_ops_of(tf_route route);
-
 /* The engine for the model of cfg (model.*, initial.*, integrator.* and its route's keys).
  * Errors name file, line and key.  *out is set even on failure: destroy it. */
 int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_member_engine **out,
@@ -244,9 +242,5 @@ void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm);
 
 /* The time of sample i of n from t0 to t_end (the last exactly t_end). */
 double tf_member_sample_time(double t0, double t_end, long i, long n);
-
-/* Registered adapters (src/engine/member_<route>.c). */
-extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops,
-    tf_member_map_ops;
 
 #endif

@@ -8,6 +8,7 @@
 #include "flow.h"
 #include "member_engine.h"
 #include "physical_initial.h"
+#include "routes.h"
 #include "status.h"
 
 typedef struct flow_engine {
@@ -198,7 +199,7 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   if (ir->message[0]) tf_json_string(j, "failure", ir->message);
 }
 
-const tf_member_ops tf_member_flow_ops = {
+static const tf_member_ops member_ops = {
     .name = "flow",
     .create = create,
     .run = run,
@@ -207,3 +208,42 @@ const tf_member_ops tf_member_flow_ops = {
     .destroy = destroy,
     .report = report,
 };
+
+static int flow_spectrum(const tf_kernel *k, const double *p, const double *x0,
+                         const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                         tf_lyapunov_result *r, tf_error *err) {
+  (void)saltation; /* no events */
+  return tf_lyapunov_flow(k, p, x0, ode, o, r, err);
+}
+/* Impact systems and flows whose state a section resets run on the impact engine (poincare.h). */
+static int impact_spectrum(const tf_kernel *k, const double *p, const double *x0,
+                           const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                           tf_lyapunov_result *r, tf_error *err) {
+  (void)saltation; /* the reset's saltation is always applied */
+  return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
+}
+
+const tf_route_ops tf_route_flow = {.name = TF_ROUTE_SMOOTH_FLOW,
+                                    .member = &member_ops,
+                                    .smooth_field = true,
+                                    .stationary = TF_STATIONARY_SMOOTH,
+                                    .lyapunov = flow_spectrum,
+                                    .lyapunov_method = "variational",
+                                    .lyapunov_resets = impact_spectrum,
+                                    .section_resets = true};
+
+/* Impact systems run inside flow.h (on poincare.h), so they share this adapter.  The stationary
+ * quantity would run the free flight alone, through the walls. */
+const tf_route_ops tf_route_impact = {
+    .name = "impact",
+    .member = &member_ops,
+    .impacts = true,
+    .smooth_field = true,
+    .stationary = TF_STATIONARY_NONE,
+    .lyapunov = impact_spectrum,
+    .lyapunov_method = "variational",
+    .collapse_why =
+        "sticking on an impact constraint (after chattering or a plastic impact) maps "
+        "every tangent vector into its tangent space",
+    .lyapunov_resets = impact_spectrum,
+    .section_resets = true};

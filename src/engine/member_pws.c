@@ -9,6 +9,7 @@
 #include "member_engine.h"
 #include "pws.h"
 #include "pws_section.h"
+#include "routes.h"
 #include "status.h"
 
 typedef struct pws_engine {
@@ -238,7 +239,7 @@ static void describe_draws(const tf_member_engine *e, tf_member_attr_fn put, voi
     put(ctx, false, "intersection_smoothing_law", tf_smooth_law_name(c->law.law));
 }
 
-const tf_member_ops tf_member_pws_ops = {
+static const tf_member_ops member_ops = {
     .name = "pws",
     .create = create,
     .run = run,
@@ -247,3 +248,27 @@ const tf_member_ops tf_member_pws_ops = {
     .report = report,
     .describe_draws = describe_draws,
 };
+
+const tf_route_ops tf_route_filippov = {.name = "filippov",
+                                        .member = &member_ops,
+                                        .stationary = TF_STATIONARY_FILIPPOV,
+                                        .lyapunov = tf_lyapunov_filippov,
+                                        .lyapunov_method = "events+saltation",
+                                        .lyapunov_segments = true,
+                                        .section_resets = true};
+
+static int switches_spectrum(const tf_kernel *k, const double *p, const double *x0,
+                             const tf_ode_options *ode, const tf_lyapunov_options *o,
+                             bool saltation, tf_lyapunov_result *r, tf_error *err) {
+  (void)saltation; /* always applied at a change of mode */
+  return tf_lyapunov_switches(k, p, x0, ode, o, r, err);
+}
+
+/* Several switching functions run inside pws.h too, so they share this adapter.  Their
+ * stationary states are not continued yet. */
+const tf_route_ops tf_route_switches = {.name = "switches",
+                                        .member = &member_ops,
+                                        .stationary = TF_STATIONARY_NONE,
+                                        .lyapunov = switches_spectrum,
+                                        .lyapunov_method = "variational",
+                                        .section_resets = true};
