@@ -74,7 +74,8 @@ static int read_replays(const tf_member_settings *s, tf_pws *pws, uint64_t membe
   if (s->read_replays)
     return s->read_replays(&pws->policy, &pws->choice, members, pws->max_logged_exits, err);
   if (pws->policy.replay_from.path || pws->choice.replay_from.path)
-    return tf_fail(err, "internal error: a replay file is named but this job reads none");
+    return tf_fail_code(err, TF_ERR_INTERNAL,
+                        "internal error: a replay file is named but this job reads none");
   return 0;
 }
 
