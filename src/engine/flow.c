@@ -529,9 +529,9 @@ typedef struct flow_samples {
 } flow_samples;
 
 static int take_samples(void *ctx, const tf_stepper *s, double ta, double t, const double *x) {
-  (void)ta;
   flow_samples *fs = ctx;
   tf_flow *flow = fs->flow;
+  if (flow->on_step) flow->on_step(flow->on_step_ctx, ta, t);
   double *xs = flow->work;
   for (; fs->fn && fs->next < fs->n && tf_flow_sample_time(flow, fs->next, fs->n) <= t;
        fs->next++) {

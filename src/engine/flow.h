@@ -97,6 +97,10 @@ typedef struct tf_flow {
   int model_code; /* the SDE schemes' last refusal by the model (reset per member) */
   int lanes;      /* integrator.lanes: 0 auto, 1 member by member, else the width */
   const struct tf_sampling *sampling; /* sampled initial states (sampling.h), NULL: none */
+  /* Optional: sees every accepted step [ta, tb] of a member integrated on the flow's stepper
+   * (not SDE, PETSc TS, impact or lanes), whose dense output tf_stepper_dense gives then. */
+  void (*on_step)(void *ctx, double ta, double tb);
+  void *on_step_ctx;
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */

@@ -56,6 +56,10 @@ void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_
 
 void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *members,
                                const tf_member_buffers *b, tf_member_result *r) {
+  if (e->settings.step) { /* every member's steps seen, one member at a time */
+    for (size_t i = 0; i < n; i++) tf_member_engine_run(e, members[i], &b[i], &r[i]);
+    return;
+  }
   memset(r, 0, n * sizeof *r);
   e->dense_valid = false;
   if (e->ops->run_many) {

@@ -33,6 +33,8 @@
 struct tf_exit_policy;
 struct tf_intersection_policy;
 
+struct tf_member_engine;
+
 /* What a job asks of the engine it creates. */
 typedef struct tf_member_settings {
   /* ensemble size: draws (exit.replay) depend on it; 0: ensemble.members (default 1) */
@@ -57,6 +59,11 @@ typedef struct tf_member_settings {
    * crash is then named by the member it happened in: the run's guard). */
   void (*computing)(uint64_t member);
   int (*output_keys)(tf_config *cfg, void *ctx, tf_error *err);
+  /* Optional: sees every accepted step [ta, tb] of a member while it runs; inside it
+   * tf_member_engine_dense gives the state at any t in the step.  Called by the routes whose
+   * dense output a run keeps (ops->dense: the flow route on its stepper, the Filippov routes);
+   * members then run one by one (no lanes). */
+  void (*step)(void *ctx, const struct tf_member_engine *e, double ta, double tb);
   void *ctx;
   /* Fills the replay tables of the draw policies that name an earlier results file
    * (tf_replay_logs_read, replay_log.h): reading a file is io, a layer above the engines, so
@@ -172,11 +179,11 @@ typedef struct tf_member_ops {
    * NULL: run, member by member. */
   void (*run_many)(tf_member_engine *e, size_t n, const uint64_t *members,
                    const tf_member_buffers *b, tf_member_result *r);
-  /* Optional: the dense output of the member run last (by run; e->dense_valid set by it): its
-   * last accepted step's ends into step[0] < step[1] and, for t in [step[0], step[1]], the state
-   * at t into x (layout.dim values), the stepper's continuous extension on the field of that
-   * step's segment.  Returns 0; -1 where there is none.  NULL: the route keeps none (its
-   * adapter says why). */
+  /* Optional: the dense output of the member run last (by run; e->dense_valid set by it), or,
+   * inside settings.step, of the running member's step just accepted: its ends into step[0] <
+   * step[1] and, for t in [step[0], step[1]], the state at t into x (layout.dim values), the
+   * stepper's continuous extension on the field of that step's segment.  Returns 0; -1 where there
+   * is none.  NULL: the route keeps none (its adapter says why). */
   int (*dense)(const tf_member_engine *e, double t, double *x, double step[2]);
   void (*destroy)(tf_member_engine *e);
   /* Optional: the route's own fields of a traced member's JSON line. */
@@ -214,8 +221,9 @@ void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_
 void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *members,
                                const tf_member_buffers *b, tf_member_result *r);
 
-/* The dense output of the last accepted step of the member run last (tf_member_engine_run):
- * the step's ends into step[0..1] and, for t in them, the state at t into x.  Returns 0, or -1
+/* The dense output of the last accepted step of the member run last (tf_member_engine_run), or
+ * inside settings.step of the step just accepted: the step's ends into step[0..1] and, for t in
+ * them, the state at t into x.  Returns 0, or -1
  * where there is none: a route or method without dense output (ops->dense), no step taken since
  * the member's start or its last event, members run side by side, or t outside the step. */
 int tf_member_engine_dense(const tf_member_engine *e, double t, double *x, double step[2]);

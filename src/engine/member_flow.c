@@ -37,6 +37,15 @@ static void fill_layout(tf_member_layout *l, const tf_flow *flow) {
   l->lanes = tf_flow_lanes(flow);
 }
 
+static bool steps_on_stepper(const tf_flow *flow);
+
+/* settings.step: the step just accepted is the one ops->dense interpolates. */
+static void seen_step(void *ctx, double ta, double tb) {
+  tf_member_engine *e = ctx;
+  e->dense_valid = true;
+  e->settings.step(e->settings.ctx, e, ta, tb);
+}
+
 static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
                   const tf_member_settings *s, tf_error *err) {
   (void)k, (void)s;
@@ -66,6 +75,8 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   /* a member's drawn parameters are the flow's while it runs: members that draw their own
    * cannot share the flow side by side */
   if (e->layout.sampled_params > 0) flow->lanes = 1, e->layout.lanes = 1;
+  if (s->step && steps_on_stepper(flow)) /* lanes have no one stepper to interpolate */
+    flow->on_step = seen_step, flow->on_step_ctx = e, flow->lanes = 1, e->layout.lanes = 1;
   return 0;
 }
 

@@ -21,6 +21,9 @@ typedef struct pws_engine {
   /* poincare.event: the section recorded on the member's steps (NULL: none), and its record */
   tf_poincare_spec spec;
   tf_pws_section *section;
+  /* inside settings.step: the step seen, which ends at an event where the stepper's goes on */
+  bool seeing;
+  double seen[2];
   tf_pws_section_record out;
 } pws_engine;
 
@@ -101,6 +104,16 @@ static int section_setup(pws_engine *pe, tf_config *cfg, tf_error *err) {
   return 0;
 }
 
+/* settings.step: the step just accepted is the one ops->dense interpolates. */
+static void seen_step(void *ctx, double ta, double tb) {
+  tf_member_engine *e = ctx;
+  pws_engine *pe = e->impl;
+  pe->seeing = true, pe->seen[0] = ta, pe->seen[1] = tb;
+  e->dense_valid = true;
+  e->settings.step(e->settings.ctx, e, ta, tb);
+  pe->seeing = false;
+}
+
 static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
                   const tf_member_settings *s, tf_error *err) {
   (void)k;
@@ -133,6 +146,7 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
                          err))
     return -1;
   pws->sampling = e->sampling;
+  if (s->step) pws->on_step = seen_step, pws->on_step_ctx = e;
   const tf_member_layout *l = &e->layout;
   pe->scratch_exits = malloc(((size_t)l->exit_slots * l->exit_width + 1) * sizeof(double));
   pe->scratch_events = malloc(((size_t)l->event_slots * l->event_width + 1) * sizeof(double));
@@ -186,8 +200,12 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
  * sliding vector field), so its extension is the member's solution there; after an event the
  * stepper restarts, and until its next step there is no step to interpolate. */
 static int dense(const tf_member_engine *e, double t, double *x, double step[2]) {
-  const tf_pws *pws = &((const pws_engine *)e->impl)->pws;
-  tf_pws_last_step(pws, step);
+  const pws_engine *pe = e->impl;
+  const tf_pws *pws = &pe->pws;
+  if (pe->seeing)
+    step[0] = pe->seen[0], step[1] = pe->seen[1];
+  else
+    tf_pws_last_step(pws, step);
   if (!(step[0] < step[1] && t >= step[0] && t <= step[1])) return -1;
   double all[TF_MAX_DIM * (TF_MAX_DIM + 1)]; /* the engine's state may carry tangent vectors */
   tf_pws_dense(pws, t, all);
