@@ -191,8 +191,8 @@ static void test_during_run(void) {
   /* each member starts at t0 = 0: the tiling check restarts there */
   CHECK(e->layout.lanes == 1, "a step hook runs members one by one (lanes %d)", e->layout.lanes);
   printf("oscillator during the run: %ld steps seen, dense error %.3g\n", sn.steps, sn.worst);
-  CHECK(r[0].status == 1 && r[1].status == 1 && sn.steps == r[0].steps + r[1].steps,
-        "every accepted step seen: %ld of %ld", sn.steps, r[0].steps + r[1].steps);
+  CHECK(r[0].status == 1 && r[1].status == 1 && sn.steps == r[0].work.steps + r[1].work.steps,
+        "every accepted step seen: %ld of %ld", sn.steps, r[0].work.steps + r[1].work.steps);
   CHECK(sn.bad == 1,
         "steps tile [0, 3] and dense answers inside them (%ld misfits: the second "
         "member's start)",
@@ -209,10 +209,10 @@ static void test_during_run(void) {
   if (!e) return;
   tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, r);
   printf("relay during the run: %ld steps seen, dense error %.3g\n", relay.steps, relay.worst);
-  CHECK(r[0].status == 1 && relay.steps == r[0].steps && relay.bad == 0 && relay.last_end == 6.3 &&
-            relay.worst < 1e-12,
+  CHECK(r[0].status == 1 && relay.steps == r[0].work.steps && relay.bad == 0 &&
+            relay.last_end == 6.3 && relay.worst < 1e-12,
         "relay: %ld steps seen of %ld, %ld misfits, last ends %g, error %.3g", relay.steps,
-        r[0].steps, relay.bad, relay.last_end, relay.worst);
+        r[0].work.steps, relay.bad, relay.last_end, relay.worst);
   tf_member_engine_destroy(e);
 }
 
