@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # section_stiff.sh — bench section "stiff": the smoothed wheel (configs/wheel-smoothed.yaml,
-# Jeffrey's Lambda_eps at small eps) on PETSc TS against SUNDIALS CVODE BDF
-# (bench/stiff_cvode.c) on the same members, as a work-precision comparison in one run.
+# Jeffrey's Lambda_eps at small eps) on twofold's Rosenbrock stepper (integrator.method auto's
+# choice for it) and on PETSc TS against SUNDIALS CVODE BDF (bench/stiff_cvode.c) on the same
+# members, as a work-precision comparison in one run.
 #
 #   bench/section_stiff.sh BUILD_DIR
 #   env: STIFF_MEMBERS 128, STIFF_T_END 20, STIFF_EPS "1e-4 1e-5 1e-6",
@@ -219,7 +220,7 @@ pair_summary = "; ".join(f"ε = {e}: {v[0]:.2f} to {v[1]:.2f}" if v else f"ε = 
 res["ratio_min_by_epsilon"] = {e: v for e, v in by_eps.items()}
 res["title"] = "Smoothed stiff wheel"
 summary = ", ".join(f"ε = {e}: {v:.2f}" for e, v in by_eps.items())
-res["markdown"] = f"""## Smoothed stiff wheel: PETSc TS and the Rosenbrock stepper against CVODE BDF, work-precision (bench/section_stiff.sh)
+res["markdown"] = f"""## Smoothed stiff wheel: the Rosenbrock stepper (auto's choice), PETSc TS and CVODE BDF, work-precision and alternated pairs (bench/section_stiff.sh)
 
 configs/wheel-smoothed.yaml (Fig. 5 parameters, Jeffrey's Λ_ε, convex field), {M} members
 from the two-fold plus a 1e-5 perturbation, t = 0..{TE}, one core, atol = 1e-3 rtol.  Error:
@@ -227,15 +228,17 @@ max |x(t_end) − reference| over the members, the reference being CVODE BDF at 
 Rates: members per second of **whole-process** wall time for both codes, fork to exit,
 measured the same way for both (loading, MPI_Init, PETSc or SUNDIALS set-up, reading or
 writing HDF5 included); next to it twofold's job clock (`wall_seconds`, after MPI_Init) and
-CVODE's integration loop alone.  twofold runs its defaults: ROSW ra34pw2 in batches of 16
-with the analytic Jacobian (the chain rule through the wheel's slip_jacobian) and point-block
-Jacobi, which is an exact solve of the block-diagonal system.  The error is dominated by the
+CVODE's integration loop alone.  twofold's PETSc TS runs (`integrator.method: petsc-ts`) take
+its TS defaults: ROSW ra34pw2 in batches of 16 with the analytic Jacobian (the chain rule
+through the wheel's slip_jacobian) and point-block Jacobi, which is an exact solve of the
+block-diagonal system.  The error is dominated by the
 most sensitive member (members leave the two-fold's neighbourhood at different times, and
 smaller ε makes that exit more sensitive), which is why it does not fall in step with rtol.
 
 twofold's own Rosenbrock stepper (`integrator.method: rosenbrock`, RODAS4 or ROS3P, one
-member at a time with its own steps, the same analytic Jacobian, a dense LU per step) runs
-beside PETSc TS.  Alternated pairs: each matched comparison timed again, twofold and CVODE in
+member at a time with its own steps and Gustafsson's predictive step control, the same
+analytic Jacobian, an LU unrolled for 3 components per step; `auto`'s choice for smoothed
+members of at most 16 components, RODAS4) runs beside PETSc TS.  Alternated pairs: each matched comparison timed again, twofold and CVODE in
 turn, {PAIRS} runs of each, whole process both; the ratio is CVODE's time over twofold's (above
 1: twofold faster), its median over the pairs with the smallest and largest.  Over the matched
 comparisons the median pair ratios range over {pair_summary}.
@@ -247,7 +250,7 @@ Smallest twofold / CVODE-loop ratio at matched accuracy: {summary}; over all CVO
 smallest is {res["ratio_process_min"]:.2f}.
 
 {chr(10).join(sections)}
-### Why twofold loses at small ε
+### Cost per member step, and PETSc TS at small ε
 
 At ε = {eps}, rtol 1e-6 (twofold's job clock, CVODE's loop; µs per member step = time /
 (members × steps per member)):

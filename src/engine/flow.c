@@ -253,6 +253,18 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
   return 0;
 }
 
+/* auto's method for a smoothed (stiff) deterministic member small enough for a dense LU: the
+ * Rosenbrock stepper (integrator.rosenbrock, RODAS4 unless it says otherwise), one member at a
+ * time with its own steps (PETSc TS takes larger systems): on the smoothed wheel it is faster
+ * than PETSc TS in batches at matched accuracy (docs/BENCHMARKS.md, bench/section_stiff.sh). */
+static int auto_rosenbrock(tf_flow *flow, tf_config *cfg, tf_error *err) {
+  const char *type;
+  if (tf_integrator_get_string(cfg, "integrator.rosenbrock", &type, err)) return -1;
+  flow->method = TF_METHOD_DOPRI5; /* the stepper seam's types (flow->ode.type) */
+  flow->ode.type = tf_stepper_type_find(type);
+  return 0;
+}
+
 static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
   tf_integrator_settings set;
   bool implicit_milstein;
@@ -267,7 +279,9 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
   char where[256];
   const bool noisy = has_noise(flow);
   const bool smoothed = flow->kernel->kind == TF_MODEL_FILIPPOV;
-  if (strcmp(method, "auto") == 0)
+  if (strcmp(method, "auto") == 0 && smoothed && !noisy && flow->kernel->dim <= TF_ROS_MAX_DIM) {
+    if (auto_rosenbrock(flow, cfg, err)) return -1;
+  } else if (strcmp(method, "auto") == 0)
     flow->method = noisy ? (smoothed ? TF_METHOD_DRIFT_IMPLICIT : TF_METHOD_EULER_MARUYAMA)
                          : (smoothed ? TF_METHOD_PETSC_TS : TF_METHOD_DOPRI5);
   else if (flow->ode.type)
