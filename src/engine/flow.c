@@ -569,6 +569,7 @@ static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
   tf_stepper_setup(flow->stepper, tf_flow_drift, flow, &flow->ode);
   if (has_analytic_jacobian(flow)) tf_stepper_set_jacobian(flow->stepper, jacobian_adapter);
+  tf_stepper_set_autonomous(flow->stepper, flow->kernel->autonomous);
   tf_stepper_reset(flow->stepper, flow->t0, x);
   flow_samples fs = {flow, sample, sctx, n_samples, 0, &res};
   if (sample && n_samples > 0) sample(sctx, flow->t0, x), fs.next = 1;

@@ -15,8 +15,9 @@
  * too), k[1..stages] the stages u_i, k[ERR] the error estimate, stage the stage's point and
  * right-hand side.  J, its factors and df/dt live in s->lin, taken once per step (a rejected
  * attempt starts from the same point), J from the caller's exact Jacobian
- * (tf_stepper_set_jacobian) or by forward differences, df/dt by a difference (the seam does
- * not say which fields are autonomous: one evaluation a step shows it, two give df/dt). */
+ * (tf_stepper_set_jacobian) or by forward differences, df/dt = 0 for a field its caller calls
+ * autonomous (tf_stepper_set_autonomous), else by a difference (one evaluation a step shows an
+ * autonomous field, two give df/dt). */
 #include "rosenbrock.h"
 
 #include <float.h>
@@ -217,8 +218,12 @@ static void jacobian_by_differences(tf_stepper *s, double t, const double *x) {
  * evaluation that shows an autonomous field at once: bitwise f(t, x), so df/dt = 0. */
 static void time_derivative(tf_stepper *s, double t, const double *x) {
   const size_t n = s->n;
-  const double d = cbrt(DBL_EPSILON) * fmax(1.0, fabs(t));
   double *ft = dfdt_of(s), *fm = s->k[ERR];
+  if (s->autonomous) { /* the caller knows: no evaluation to find out */
+    memset(ft, 0, n * sizeof *ft);
+    return;
+  }
+  const double d = cbrt(DBL_EPSILON) * fmax(1.0, fabs(t));
   tf_rk_eval(s, t + d, x, ft);
   if (memcmp(ft, s->k[0], n * sizeof *ft) == 0) {
     memset(ft, 0, n * sizeof *ft);
