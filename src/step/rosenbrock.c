@@ -254,7 +254,7 @@ static inline __attribute__((always_inline)) bool factorise(tf_stepper *s, const
   return lu_factor_n((int)n, m, s->lin_piv);
 }
 
-/* One attempt for n = s->n, inlined with n a constant for the smallest systems (ATTEMPT_DIMS):
+/* One attempt for n = s->n, inlined with n a constant for the smallest systems (ROSENBROCK_OPS):
  * the stage sums, the factorisation and the solves unroll, and the copies become moves. */
 static inline __attribute__((always_inline)) void attempt_with(tf_stepper *s, const size_t n,
                                                                double t, const double *x, double h,
@@ -335,10 +335,11 @@ static void hermite_dense_at(const tf_stepper *s, double th, double *out) {
 
 /* Gustafsson's predictive controller, as rodas.f runs it (PRED): after an accepted step the
  * driver's proposal h / fac is cut to h / fac_gus, fac_gus = (h_acc / h) (err^2 /
- * err_acc)^(1/4) / safety from the last two accepted steps, and a step that needed a rejection
- * does not grow.  Without it a stiff layer's crossing rejected about a third of the attempts
- * (configs/wheel-smoothed.yaml at eps 1e-6), each costing a Jacobian's worth of stages.  The
- * driver's memory log_err_prev is log max(err, 1e-4) (rodas.f: max(err, 1e-2)). */
+ * err_acc)^expo1 / safety from the last two accepted steps (expo1 = 1/4 for RODAS4), and a
+ * step that needed a rejection does not grow.  Without it the crossings of a stiff layer cost
+ * RODAS4 rejected attempts numbering about a third of its steps (configs/wheel-smoothed.yaml
+ * at eps 1e-6), each a Jacobian and a full set of stages.  The driver's memory log_err_prev
+ * is log max(err, 1e-4) (rodas.f: max(err, 1e-2)). */
 static void predict(tf_stepper *s, double h_acc, double log_err_acc, bool rejected, bool last) {
   if (s->opt.fixed_step || last) return;
   const tf_rk_controller *c = &s->type->control;
