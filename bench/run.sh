@@ -64,17 +64,21 @@ run_smoke() {
 
 wheel_1() { "$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f1.h5" --overwrite --set ensemble.members=${BENCH_F5_MEMBERS:-400} --quiet --json; }
 wheel_2() { mpiexec -n 2 "$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f2.h5" --overwrite --set ensemble.members=${BENCH_F5_MEMBERS:-400} --quiet --json; }
+wheel_1_auto() { "$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f1.h5" --overwrite --set ensemble.members=${BENCH_F5_MEMBERS:-400} --set integrator.lanes=auto --quiet --json; }
+wheel_1_off() { "$T" run "$ROOT/configs/wheel-fig5.yaml" -o "$WORK/f0.h5" --overwrite --set ensemble.members=${BENCH_F5_MEMBERS:-400} --set integrator.lanes=1 --quiet --json; }
 run_wheel() {
-  local ranks ev sep="" n=${BENCH_PAIRS:-5}
+  local ranks lanes ev sep="" n=${BENCH_PAIRS:-5}
   say "wheel Fig. 5 ensemble, ${BENCH_F5_MEMBERS:-400} members, 1 rank and 2 ranks in alternated pairs"
   ranks=$(alternated_pairs wheel_1 wheel_2) || return 1
+  say "wheel Fig. 5 ensemble, 1 rank, lanes auto and lanes 1 in alternated pairs"
+  lanes=$(alternated_pairs wheel_1_auto wheel_1_off) || return 1
   say "event machinery overhead on the slip phases of a Fig. 5 trajectory, $n runs (each times both sides in turn)"
   ev="["
   for ((i = 1; i <= n; i++)); do
     ev+="$sep$("$BUILD/bench_events_overhead" 200 | last_line)" || return 1
     sep=", "
   done
-  printf '{"ranks": %s, "event_overhead": %s]}\n' "$ranks" "$ev"
+  printf '{"ranks": %s, "lanes": %s, "event_overhead": %s]}\n' "$ranks" "$lanes" "$ev"
 }
 
 run_compare() {

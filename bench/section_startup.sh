@@ -27,6 +27,12 @@ clean = {k: v for k, v in os.environ.items()
          if not k.startswith(("OMPI_MCA_", "PMIX_", "PMI_", "OMPI_COMM_WORLD", "TWOFOLD_MPI"))}
 isolated = dict(clean, OMPI_MCA_ess_singleton_isolated="1", OMPI_MCA_pml="ob1", OMPI_MCA_btl="self",
                 OMPI_MCA_mtl="^ofi,psm,psm2", OMPI_MCA_osc="^ucx")
+# everything twofold sets for such a run (src/app/mpi_start.c): also only the collective and
+# MPI-IO components Open MPI selects for one process, and no hwloc PCI/GPU/display discovery
+as_twofold = dict(isolated, OMPI_MCA_coll="self,basic,libnbc", OMPI_MCA_io="ompio",
+                  OMPI_MCA_fcoll="individual", OMPI_MCA_sharedfp="sm",
+                  HWLOC_PLUGINS_BLACKLIST="hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_xml_libxml",
+                  HWLOC_COMPONENTS="-linuxio")
 def trivial_run(exe):
     return [exe, "run", f"{root}/configs/smoke.yaml", "-o", f"{work}/t.h5", "--overwrite", "--quiet",
             "--set", "ensemble.members=1", "--set", "integrator.t_end=0.001"]
@@ -34,6 +40,8 @@ trivial = trivial_run(f"{build}/twofold")
 cases = [("`true`", ["true"], clean),
          ("bare MPI_Init/Finalize, Open MPI's default singleton", [f"{build}/bench_mpi_init_bare"], clean),
          ("bare MPI_Init/Finalize, isolated singleton (self transport)", [f"{build}/bench_mpi_init_bare"], isolated),
+         ("bare MPI_Init/Finalize, with all of twofold's singleton settings", [f"{build}/bench_mpi_init_bare"],
+          as_twofold),
          ("twofold trivial run, Open MPI's default singleton (TWOFOLD_MPI_FULL_SINGLETON=1)", trivial,
           dict(clean, TWOFOLD_MPI_FULL_SINGLETON="1")),
          ("**twofold trivial run (as shipped)**", trivial, clean),
@@ -102,7 +110,11 @@ step, HDF5 file written.  Median and minimum of {n} runs each; CPU: user + syste
 A trivial run takes **{shipped:.3f} s**, {shipped / bare:.2f}× the bare isolated MPI_Init/Finalize; {verdict}  Open MPI's default
 singleton forks a launcher daemon and initialises every transport it finds (UCX and OFI probe
 the network hardware); twofold asks an unlaunched one-process run for an isolated singleton
-with the self transport only (src/app/mpi_start.c).  PETSc is neither loaded nor started unless
+with the self transport only, for only the collective and MPI-IO components Open MPI selects
+for one process (the others were loaded, queried and unloaded again), and keeps hwloc from
+discovering PCI devices, GPUs and displays (its plugins map libxml2, ICU, X11 and OpenCL, and
+the PCI scan reads every device's configuration space through sysfs): src/app/mpi_start.c.
+The bare program with all of these settings has a row of its own.  PETSc is neither loaded nor started unless
 a run has PETSc TS members: its code is a module, `libtwofold_ts.so`, loaded on first use
 (src/step/ts_module.h), so `twofold` maps {res["libraries"]} shared libraries (ldd), {res["petsc_libraries"]} of PETSc's;
 the module brings {res["module_libraries"]} (hypre, MUMPS, SuperLU, …).  Before, with PETSc linked

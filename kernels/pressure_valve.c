@@ -47,27 +47,27 @@ static double rate(int i, double t, const double *x, const double *p) {
 
 /* The lanes' versions (twofold/model.h): rhs, rate and seat with their operations in their
  * order, lane by lane; state component c of lane l at x[c * lanes + l], parameter j at
- * p[j * lanes + l].  The loops vectorise (sqrt is exact in IEEE arithmetic: the vector square
- * root gives the scalar's bits). */
+ * p[j * lanes + l].  The loops vectorise: sqrt is exact in IEEE arithmetic, so the vector
+ * square root gives the scalar's bits, and this file is compiled without errno for math
+ * functions (CMakeLists.txt), without which gcc keeps a scalar sqrt for its errno path. */
 #define LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 
-LANES_TARGETS static void rhs_lanes(int lanes, const double *t, const double *x, const double *p,
-                                    double *dx, int *code) {
+LANES_TARGETS static void rhs_lanes(int lanes, const double *t, const double *restrict x,
+                                    const double *restrict p, double *restrict dx,
+                                    int *restrict code) {
   (void)t;
-  const double *restrict x0 = x, *restrict x1 = x + lanes, *restrict x2 = x + 2 * lanes;
-  const double *restrict kappa = p + KAPPA * lanes, *restrict beta = p + BETA * lanes;
-  const double *restrict delta = p + DELTA * lanes, *restrict q = p + Q * lanes;
-  double *restrict d0 = dx, *restrict d1 = dx + lanes, *restrict d2 = dx + 2 * lanes;
   for (int l = 0; l < lanes; l++) {
-    d0[l] = x1[l];
-    d1[l] = -kappa[l] * x1[l] - (x0[l] + delta[l]) + x2[l];
-    d2[l] = beta[l] * (q[l] - x0[l] * sqrt(x2[l] > 0.0 ? x2[l] : 0.0));
+    const double x0 = x[l], x1 = x[lanes + l], x2 = x[2 * lanes + l];
+    const double x2_plus = x2 > 0.0 ? x2 : 0.0; /* NaN: 0, as fmax */
+    dx[l] = x1;
+    dx[lanes + l] = -p[KAPPA * lanes + l] * x1 - (x0 + p[DELTA * lanes + l]) + x2;
+    dx[2 * lanes + l] = p[BETA * lanes + l] * (p[Q * lanes + l] - x0 * sqrt(x2_plus));
     code[l] = 0;
   }
 }
 
-static void rate_lanes(int i, int lanes, const double *t, const double *x, const double *p,
-                       double *out) {
+LANES_TARGETS static void rate_lanes(int i, int lanes, const double *t, const double *restrict x,
+                                     const double *p, double *restrict out) {
   double dx[3 * TF_LANES_MAX];
   int code[TF_LANES_MAX];
   if (i == 0) {
@@ -78,7 +78,8 @@ static void rate_lanes(int i, int lanes, const double *t, const double *x, const
   for (int l = 0; l < lanes; l++) out[l] = dx[i * lanes + l];
 }
 
-static void seat_lanes(int i, int lanes, const double *x, const double *p, double *h) {
+LANES_TARGETS static void seat_lanes(int i, int lanes, const double *restrict x, const double *p,
+                                     double *restrict h) {
   (void)i, (void)p;
   for (int l = 0; l < lanes; l++) h[l] = x[l];
 }

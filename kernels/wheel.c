@@ -169,6 +169,16 @@ static void field(const double *x, const double *p, contact k, double force, dou
 typedef struct tyre_angle {
   double h, g, psi, sin_psi, cot_psi;
 } tyre_angle;
+static tyre_angle tyre_angle_of(const double *x, const double *p, contact k) {
+  tyre_angle a;
+  a.h = sideways_slip(x, p, k), a.g = rolling_speed_at(x, p, k);
+  const double a6k = arccot_6kappa(p);
+  a.psi = a6k + fabs(1 - 2 / M_PI * a6k) * atan2(fabs(a.h), fabs(a.g));
+  a.sin_psi = sin(a.psi);
+  a.cot_psi = cos(a.psi) / a.sin_psi;
+  return a;
+}
+
 static tyre_angle tyre_angle_at(const double *x, const double *p, contact k) {
   /* the key: the state and every parameter h, g and psi depend on */
   static _Thread_local double key[7] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN};
@@ -177,26 +187,65 @@ static tyre_angle tyre_angle_at(const double *x, const double *p, contact k) {
   bool same = true;
   for (int i = 0; i < 7; i++) same = same && now[i] == key[i];
   if (same) return a;
-  a.h = sideways_slip(x, p, k), a.g = rolling_speed_at(x, p, k);
-  const double a6k = arccot_6kappa(p);
-  a.psi = a6k + fabs(1 - 2 / M_PI * a6k) * atan2(fabs(a.h), fabs(a.g));
-  a.sin_psi = sin(a.psi);
-  a.cot_psi = cos(a.psi) / a.sin_psi;
+  a = tyre_angle_of(x, p, k);
   for (int i = 0; i < 7; i++) key[i] = now[i];
   return a;
 }
 
-/* eqs (6)-(7) with sign(h) = side, continued onto h = 0 */
-static int slip(double t, const double *x, int side, const double *p, double *dx) {
-  (void)t;
-  const contact k = contact_of(p);
-  const tyre_angle a = tyre_angle_at(x, p, k);
+/* eqs (6)-(7) with sign(h) = side, continued onto h = 0, at the tyre angle a of x */
+static void slip_at(const double *x, int side, const double *p, contact k, tyre_angle a,
+                    double *dx) {
   const double g = a.g, cot_psi = a.cot_psi;
   const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
   const double sign_g = (g > 0) - (g < 0);
   const double moment = sign_g * side * p[MU] / 6 * cot_psi;
   field(x, p, k, force, moment, dx);
+}
+
+static int slip(double t, const double *x, int side, const double *p, double *dx) {
+  (void)t;
+  const contact k = contact_of(p);
+  slip_at(x, side, p, k, tyre_angle_at(x, p, k), dx);
   return 0;
+}
+
+enum { NPARAMS = SIGNED_MOMENT + 1 };
+
+/* slip lane by lane (model.h, slip_lanes), with the same operations as slip and its tyre angle
+ * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
+ * In phases over the lanes asked for (side not 0): the libm calls of all of them one after
+ * another (independent, so the core overlaps them) between loops of plain arithmetic. */
+static void slip_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
+                       int *code) {
+  (void)t;
+  enum { W = TF_LANES_MAX };
+  double pl[W][NPARAMS], xl[W][3], a6k[W], angle[W];
+  contact k[W];
+  tyre_angle a[W];
+  int busy[W], n = 0; /* the lanes asked for (side +1 or -1) */
+  for (int l = 0; l < lanes; l++)
+    if (p[NPARAMS * lanes + l] != 0) busy[n++] = l;
+  /* the busy lanes packed into the first n slots, phase by phase */
+  for (int b = 0; b < n; b++) {
+    const int l = busy[b];
+    for (int i = 0; i < 3; i++) xl[b][i] = x[i * lanes + l];
+    for (int j = 0; j < NPARAMS; j++) pl[b][j] = p[j * lanes + l];
+    k[b] = contact_of(pl[b]), a6k[b] = arccot_6kappa(pl[b]);
+    a[b].h = sideways_slip(xl[b], pl[b], k[b]), a[b].g = rolling_speed_at(xl[b], pl[b], k[b]);
+  }
+  for (int b = 0; b < n; b++) angle[b] = atan2(fabs(a[b].h), fabs(a[b].g));
+  for (int b = 0; b < n; b++) a[b].psi = a6k[b] + fabs(1 - 2 / M_PI * a6k[b]) * angle[b];
+  for (int b = 0; b < n; b++) {
+    a[b].sin_psi = sin(a[b].psi);
+    a[b].cot_psi = cos(a[b].psi) / a[b].sin_psi;
+  }
+  for (int b = 0; b < n; b++) {
+    const int l = busy[b];
+    double dl[3];
+    slip_at(xl[b], p[NPARAMS * lanes + l] > 0 ? 1 : -1, pl[b], k[b], a[b], dl);
+    for (int i = 0; i < 3; i++) dx[i * lanes + l] = dl[i];
+    code[l] = 0;
+  }
 }
 
 /* d(slip)/dx: the chain rule through h and g, then through psi, F and M.  At full stick
@@ -271,6 +320,7 @@ static const tf_filippov_ops ops = {
     .secondary_switching = rolling_speed,
     .stick_side = stick_side,
     .twofold_guess = twofold_guess,
+    .slip_lanes = slip_lanes,
 };
 
 const tf_model_def tf_kernel_wheel = {

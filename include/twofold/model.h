@@ -154,6 +154,12 @@ typedef struct tf_filippov_ops {
   const tf_flow_ops *smooth;
   /* Optional: a point near which a two-fold is expected. */
   int (*twofold_guess)(const double *p, double *x);
+  /* Optional, for members side by side (integrator.lanes): slip for every lane, bit for bit
+   * slip lane by lane (the rules of tf_lane_field_fn), parameters in structure of arrays
+   * (tf_lane_params_field_fn) and lane l's side (+1 or -1) after them, at p[nparams * lanes + l];
+   * a lane whose side is 0 is not needed (its dx and code may be left as they are).
+   * The lanes then take the member's steps in its slip modes with it (docs/BENCHMARKS.md). */
+  tf_lane_params_field_fn *slip_lanes;
 } tf_filippov_ops;
 
 /* TF_MODEL_CODIM2: rhs is the field off Sigma = {H1 = H2 = 0}; sigma2 gives h = (H1, H2) and,

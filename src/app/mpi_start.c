@@ -56,6 +56,18 @@ void tf_mpi_singleton_defaults(void) {
   setenv("OMPI_MCA_btl", "self", 0);                 /* one process */
   setenv("OMPI_MCA_mtl", "^ofi,psm,psm2", 0);
   setenv("OMPI_MCA_osc", "^ucx", 0);
+  /* Of the components Open MPI would open, try and close again, only those it selects for
+   * one process: fewer libraries mapped and unmapped, the same modules in use. */
+  setenv("OMPI_MCA_coll", "self,basic,libnbc", 0);
+  setenv("OMPI_MCA_io", "ompio", 0);
+  setenv("OMPI_MCA_fcoll", "individual", 0);
+  setenv("OMPI_MCA_sharedfp", "sm", 0);
+  /* hwloc finds PCI devices, GPUs and displays, which one process using only the self
+   * transport never asks about: the plugins' loading (libxml2, ICU, X11, OpenCL) and the
+   * PCI scan in sysfs cost more than the rest of the topology ("-linuxio" keeps the Linux
+   * component to its CPU and memory phases). */
+  setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_xml_libxml", 0);
+  setenv("HWLOC_COMPONENTS", "-linuxio", 0);
   if (getenv("OMPI_MCA_orte_tmpdir_base")) return;
   const char *tmp = getenv("TMPDIR");
   tmp = tmp && *tmp ? tmp : "/tmp";

@@ -4,8 +4,9 @@
  * daemon to act as its launcher and initialises every transport it finds (UCX and OFI probe
  * the network hardware), 0.3–0.4 s of a trivial run's 0.4 s here, although one process
  * talks to nobody.  Before MPI_Init, such a run asks for an isolated singleton with only the
- * self transport.  Settings the user made (environment or MCA files' OMPI_MCA_ variables)
- * win; launched runs are untouched.
+ * self transport, only the collective and MPI-IO components Open MPI selects for one
+ * process, and no hwloc discovery of PCI devices, GPUs or displays.  Settings the user made
+ * (environment or MCA files' OMPI_MCA_ variables) win; launched runs are untouched.
  *
  * Isolated singletons all get job family 0, so concurrent ones would share (and remove
  * under each other) Open MPI's session directory /tmp/ompi.HOST.UID/jf.0: each run gets a

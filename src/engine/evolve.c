@@ -27,6 +27,7 @@ struct tf_evolve {
   double g_sign; /* sign of the second switching function while sliding */
   void *ctx;
   tf_evolve_result *res; /* of the run in progress */
+  tf_evolve_result run;  /* ... its storage (tf_evolve_begin .. end) */
   /* tangent dynamics for Lyapunov exponents (m = 0: off): the stepper's state is
    * x (n) followed by m tangent vectors (n each) */
   size_t m, na;
@@ -575,17 +576,23 @@ const tf_stepper *tf_evolve_stepper(const tf_evolve *e) {
   return tf_event_loop_stepper(e->loop);
 }
 
-tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_end, int side) {
-  tf_evolve_result res = {.status = TF_MEMBER_OK, .t = t0};
+void tf_evolve_begin(tf_evolve *e, double t0, const double *x_io, double t_end, int side) {
+  e->run = (tf_evolve_result){.status = TF_MEMBER_OK, .t = t0};
   double *x = e->aug; /* x, then the tangent vectors */
   memcpy(x, x_io, e->n * sizeof *x);
   e->mode = side > 0   ? TF_MODE_SLIP_PLUS
             : side < 0 ? TF_MODE_SLIP_MINUS
                        : tf_evolve_initial_mode(e, x);
   if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x), start_sliding(e, x);
-  e->res = &res;
+  e->res = &e->run;
   e->tangent_collapsed = false, e->stop = false;
-  const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
+  tf_event_loop_begin(e->loop, t0, x, t_end, &e->run.events);
+}
+
+tf_evolve_result tf_evolve_end(tf_evolve *e, double *x_io) {
+  const tf_event_loop_result r = tf_event_loop_end(e->loop);
+  tf_evolve_result res = e->run;
+  const double *x = e->aug;
   res.tangent_collapsed = e->tangent_collapsed;
   e->res = NULL;
   res.status = r.model_code ? tf_kernel_member_failed(e->k, r.model_code, r.t) : r.status;
@@ -600,4 +607,23 @@ tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_e
   res.mode = e->mode;
   res.rhs_evals = r.rhs_evals, res.rejected = r.rejected;
   return res;
+}
+
+tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_end, int side) {
+  tf_evolve_begin(e, t0, x_io, t_end, side);
+  while (tf_event_loop_iterate(e->loop)) continue;
+  return tf_evolve_end(e, x_io);
+}
+
+tf_event_loop *tf_evolve_loop(tf_evolve *e) {
+  return e->loop;
+}
+
+double *tf_evolve_state(tf_evolve *e) {
+  return e->aug;
+}
+
+int tf_evolve_slip_side(const tf_evolve *e) {
+  if (e->m || (e->mode != TF_MODE_SLIP_PLUS && e->mode != TF_MODE_SLIP_MINUS)) return 0;
+  return e->mode;
 }

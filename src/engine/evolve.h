@@ -133,6 +133,19 @@ int tf_evolve_enable_tangent(tf_evolve *e, int vectors, double interval, bool sa
  * two-fold); 0 chooses by tf_evolve_initial_mode. */
 tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x, double t_end, int side);
 
+/* tf_evolve_run in pieces, for a caller that takes some of the steps itself (the lanes,
+ * pws_lanes.c): begin; then the steps of the event loop (tf_evolve_loop, event_loop.h: top,
+ * the step, stepped), whose state is tf_evolve_state (n values, then the tangent vectors);
+ * then end, which writes the final state to x_io. */
+struct tf_event_loop;
+void tf_evolve_begin(tf_evolve *e, double t0, const double *x_io, double t_end, int side);
+tf_evolve_result tf_evolve_end(tf_evolve *e, double *x_io);
+struct tf_event_loop *tf_evolve_loop(tf_evolve *e);
+double *tf_evolve_state(tf_evolve *e);
+/* The side of the current mode's slip field (1 slip+, -1 slip-) where the stepper's field is
+ * that slip field alone (no tangent vectors), else 0 (sliding, the intersection, rest). */
+int tf_evolve_slip_side(const tf_evolve *e);
+
 /* The mode a trajectory starting at x takes (sliding if on Sigma in the sliding region). */
 tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x);
 

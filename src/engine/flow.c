@@ -265,6 +265,23 @@ static int auto_rosenbrock(tf_flow *flow, tf_config *cfg, tf_error *err) {
   return 0;
 }
 
+/* integrator.normals, read only where given (the config as run then lists it): the Wiener
+ * increments of SDE members, exact (libm) or fast (rng.h).  A deterministic method draws
+ * none, so `fast` there is a mistake worth naming. */
+static int read_normals(tf_flow *flow, tf_config *cfg, bool sde, tf_error *err) {
+  const char *normals = "exact";
+  if (!tf_config_has(cfg, "integrator.normals")) return 0;
+  if (tf_integrator_get_string(cfg, "integrator.normals", &normals, err)) return -1;
+  flow->fast_normals = strcmp(normals, "fast") == 0;
+  if (flow->fast_normals && !sde)
+    return tf_config_fail_key(cfg, "integrator.normals", err,
+                              "%s draws no normals (integrator.normals: fast is for the SDE "
+                              "methods euler-maruyama, milstein and drift-implicit); remove the "
+                              "key",
+                              tf_method_name(flow->method));
+  return 0;
+}
+
 static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
   tf_integrator_settings set;
   bool implicit_milstein;
@@ -336,6 +353,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
     if (flow->kernel->dim > TF_MAX_DIM)
       return tf_fail(err, "drift-implicit supports at most %d state components", TF_MAX_DIM);
   }
+  if (read_normals(flow, cfg, sde, err)) return -1;
   if (tf_rosenbrock_tableau(flow->ode.type) && flow->kernel->dim > TF_ROS_MAX_DIM)
     return tf_fail(err,
                    "%s: key 'integrator.method': rosenbrock supports at most %d state components "
@@ -624,7 +642,8 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
       .m = column ? 1 : 0,
       .noise = column ? noise_column_adapter : NULL,
       .drift_jacobian = has_analytic_jacobian(flow) ? jacobian_adapter : NULL,
-      .theta = flow->theta};
+      .theta = flow->theta,
+      .fast_normals = flow->fast_normals};
   tf_sde_scheme scheme = TF_SDE_EULER_MARUYAMA;
   if (flow->method == TF_METHOD_MILSTEIN) scheme = TF_SDE_MILSTEIN;
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT)

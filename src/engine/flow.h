@@ -82,6 +82,7 @@ typedef struct tf_flow {
   tf_noise noise;
   double theta;
   bool implicit_milstein;
+  bool fast_normals;    /* integrator.normals: fast (SDE members) */
   double *noise_params; /* a copy of params for differences in a parameter */
   /* batch cache: the last batch solved (members batch_first .. + batch) */
   long long batch_id;

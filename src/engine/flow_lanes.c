@@ -158,6 +158,29 @@ static void dense_lane(lanes *L, int l, double ts, double t_old, double h, bool 
   }
 }
 
+void tf_lanes_dopri5_to_stepper(lanes *L, int l, tf_stepper *s) {
+  const double t_old = L->t[l], h = L->hs[l];
+  double *const *k = L->k;
+  for (size_t i = 0; i < L->n; i++) {
+    const size_t q = i * L->w + l;
+    for (int j = 1; j < STAGES - 1; j++) s->k[j][i] = k[j][q];
+    s->k[0][i] = k[STAGES - 1][q], s->k[STAGES - 1][i] = k[0][q];
+    s->x_new[i] = L->x_new[q];
+    if (s->dense_off) continue;
+    const double x = L->x[q], dx = L->x_new[q] - x, bspl = h * k[0][q] - dx;
+    s->cont[0][i] = x;
+    s->cont[1][i] = dx;
+    s->cont[2][i] = bspl;
+    s->cont[3][i] = dx - h * k[6][q] - bspl;
+    s->cont[4][i] = h * (D[0] * k[0][q] + D[2] * k[2][q] + D[3] * k[3][q] + D[4] * k[4][q] +
+                         D[5] * k[5][q] + D[6] * k[6][q]);
+  }
+  s->dense_state = s->dense_off ? TF_DENSE_NONE : TF_DENSE_READY;
+  s->t_prev = t_old, s->h_prev = h;
+  s->t_last = L->last[l] ? L->t_limit[l] : t_old + h;
+  s->model_code = 0;
+}
+
 const tf_lane_pair tf_lanes_dopri5 = {.type = "dopri5",
                                       .stages = STAGES,
                                       .fsal_stage = STAGES - 1,

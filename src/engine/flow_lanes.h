@@ -33,6 +33,14 @@ typedef struct tf_lane_pair {
 
 extern const tf_lane_pair tf_lanes_dopri5, tf_lanes_dop853;
 
+/* DOPRI5's to_stepper: lane l's step, just accepted (before the lane moves on), into the scalar
+ * stepper s as tf_rk_step_with leaves its own step (the extension built as dopri5.c builds it,
+ * from the stages before the first-same-as-last swap; then the swap).  Not in the pair's table:
+ * a caller that screens events on cubic Hermite samples (impact_lanes.c) takes only a pair
+ * whose event loop samples those first (DOP853); the Filippov lanes (pws_lanes.c), which leave
+ * every accepted step's events to the member's loop, take it. */
+void tf_lanes_dopri5_to_stepper(tf_lanes *L, int l, tf_stepper *s);
+
 struct tf_lanes {
   tf_flow *flow; /* a flow's members (flow_lanes.c), or NULL */
   const tf_lane_pair *pair;

@@ -26,6 +26,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "flow_lanes.h"
 #include "rk_driver.h"
@@ -41,7 +42,10 @@ typedef struct impact_lanes {
   bool seen[TF_LANES_MAX];                /* ... or, screened, changes one */
   int samples;                            /* the loop's event samples per step */
   size_t np;
-  double *xs; /* n * w: the lanes' samples */
+  /* the screening's batch of samples (TF_LANES_MAX / w samples of every lane side by side:
+   * sample b of lane l at b * w + l), n * TF_LANES_MAX, and each lane's parameters for every
+   * sample of a batch, np * TF_LANES_MAX; the lanes' parameters, np * w (L->params) */
+  double *xs, *batch_params;
 } impact_lanes;
 
 static tf_event_loop *loop_of(impact_lanes *I, int l) {
@@ -76,7 +80,11 @@ static bool load(impact_lanes *I, int l) {
     L->slot[l] = (long)L->queue++;
     if (tf_poincare_begin(I->engines[l], m->p, I->t0, m->x, I->t_end, m->rec)) {
       L->steppers[l] = tf_event_loop_lane_stepper(loop_of(I, l), &(double){0}, &(double){0});
-      for (size_t j = 0; L->params && j < I->np; j++) L->params[j * (size_t)L->w + l] = m->p[j];
+      for (size_t j = 0; L->params && j < I->np; j++) {
+        L->params[j * (size_t)L->w + l] = m->p[j];
+        for (int b = 0; b < TF_LANES_MAX / L->w; b++)
+          I->batch_params[j * TF_LANES_MAX + (size_t)(b * L->w + l)] = m->p[j];
+      }
       return true;
     }
     member_over(I, l);
@@ -116,84 +124,159 @@ static bool next_step(impact_lanes *I, int l) {
   }
 }
 
+/* Four lanes' values as one of gcc's generic vectors: the per-lane arithmetic of the screening
+ * written so that it stays vector code (left to the compiler, its fully unrolled lane loops
+ * came out scalar), each element's operations those of the scalar code, so its bits. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
+
+/* loads and stores without alignment; where m, a, else b (macros: a function taking or
+ * returning these vectors would have an ABI that depends on the target) */
+#define LOAD4(v, p) memcpy(&(v), (p), sizeof(v4d))
+#define STORE4(p, v) memcpy((p), &(v), sizeof(v4d))
+#define SELECT4(m, a, b) ((v4d)(((m) & (v4i)(a)) | (~(m) & (v4i)(b))))
+
 /* The lanes' states at times tb[l] in the step just attempted (before it moves on) on the
- * cubic Hermite interpolant, in tf_rk_hermite's arithmetic, into xs (n * w). */
+ * cubic Hermite interpolant, in tf_rk_hermite's arithmetic: component i of lane l into
+ * xs[i * stride + l]. */
 static inline __attribute__((always_inline)) void hermite_w(const tf_lanes *L, const int w,
                                                             const double *restrict tb,
-                                                            double *restrict xs) {
+                                                            double *restrict xs, const int stride) {
   const double *restrict x0 = L->x, *restrict x1 = L->x_new, *restrict f0 = L->k[0];
   const double *restrict f1 = L->k[L->pair->fsal_stage];
   /* per lane: theta, 1 - theta, their product and difference (the same in every component) */
   double th[TF_LANES_MAX], th1[TF_LANES_MAX], prod[TF_LANES_MAX], diff[TF_LANES_MAX];
-  for (int l = 0; l < w; l++) {
-    const double h = L->hs[l], q = (tb[l] - L->t[l]) / h; /* divided in all lanes: vectorises */
-    th[l] = h > 0 ? q : 0.0;
-    th1[l] = 1.0 - th[l];
-    prod[l] = th[l] * th1[l], diff[l] = th[l] - th1[l];
+  for (int l = 0; l < w; l += 4) { /* theta = (tb - t) / h, 0 where the lane is empty */
+    const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
+    v4d h, t0, t1;
+    LOAD4(h, L->hs + l), LOAD4(t0, L->t + l), LOAD4(t1, tb + l);
+    const v4i taken = h > zero;
+    const v4d a = SELECT4(taken, (t1 - t0) / SELECT4(taken, h, one), zero), b = 1.0 - a;
+    const v4d ab = a * b, a_b = a - b;
+    STORE4(th + l, a), STORE4(th1 + l, b), STORE4(prod + l, ab), STORE4(diff + l, a_b);
   }
   for (size_t i = 0; i < L->n; i++)
     for (int l = 0; l < w; l++) {
       const size_t q = i * (size_t)w + l;
       const double a = th[l], b = th1[l], h = L->hs[l];
-      xs[q] = b * x0[q] + a * x1[q] +
-              prod[l] * (diff[l] * (x1[q] - x0[q]) + h * (b * f0[q] - a * f1[q]));
+      xs[i * (size_t)stride + l] =
+          b * x0[q] + a * x1[q] +
+          prod[l] * (diff[l] * (x1[q] - x0[q]) + h * (b * f0[q] - a * f1[q]));
     }
 }
 
-#define HERMITE_WIDTH(w)                                                                      \
-  TF_LANES_TARGETS static void hermite_##w(const tf_lanes *L, const double *tb, double *xs) { \
-    hermite_w(L, w, tb, xs);                                                                  \
+/* What the screening of a step needs of each lane's view (look): the event functions' offsets
+ * and the section's sign, lane by lane, and the section's kind, which is the spec's. */
+typedef struct screening {
+  const tf_impact_ops *ops;
+  int nimpacts, component;
+  tf_section_kind section;
+  double level;
+  double offset[TF_EVENT_LOOP_MAX_FUNCTIONS][TF_LANES_MAX], sign[TF_LANES_MAX];
+  double t1[TF_LANES_MAX]; /* where each lane's step ends */
+  bool change[TF_LANES_MAX];
+} screening;
+
+/* change[l] |= g went from >= 0 (at the sample before: g_prev) to < 0; g_prev = g. */
+static inline __attribute__((always_inline)) void sign_changes_w(const int w,
+                                                                 const double *restrict g,
+                                                                 double *restrict g_prev,
+                                                                 v4i *restrict change) {
+  const v4d zero = {0.0};
+  for (int l = 0; l < w; l += 4) {
+    v4d now, before;
+    LOAD4(now, g + l), LOAD4(before, g_prev + l);
+    change[l / 4] |= (now < zero) & (before >= zero);
+    STORE4(g_prev + l, now);
   }
-HERMITE_WIDTH(4)
-HERMITE_WIDTH(8)
-HERMITE_WIDTH(16)
-static void (*const hermite[3])(const tf_lanes *, const double *, double *) = {hermite_4, hermite_8,
-                                                                               hermite_16};
+}
+
+/* The lanes' event functions at the samples s = 1 .. S of find_event (at width w) and whether
+ * any goes from >= 0 to < 0 between samples: sc->change.  The sample s = 0 decides nothing:
+ * find_event counts a start on the boundary as inside (g_prev = fmax(g, 0) >= 0 always).  The
+ * model's event functions take TF_LANES_MAX / w samples of every lane at once (fewer calls,
+ * each on independent values); past S, the last sample stands in, its values unused. */
+static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes *I, screening *sc,
+                                                                   const int w) {
+  enum { BATCH = TF_LANES_MAX };
+  const int B = BATCH / w;
+  const tf_lanes *L = &I->L;
+  const int S = I->samples, ns = sc->nimpacts, c = sc->component;
+  const double *restrict t = L->t, *restrict t1 = sc->t1;
+  double tb[BATCH], val[BATCH], g[TF_LANES_MAX];
+  double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS + 1][TF_LANES_MAX];
+  v4i change[TF_LANES_MAX / 4] = {{0}};
+  for (int j = 0; j <= ns; j++)
+    for (int l = 0; l < w; l++) g_prev[j][l] = 0.0;
+  for (int s0 = 1; s0 <= S; s0 += B) {
+    for (int b = 0; b < B; b++) {
+      const int s = s0 + b < S ? s0 + b : S;
+      double *restrict tbb = tb + b * w;
+      if (s == S)
+        for (int l = 0; l < w; l++) tbb[l] = t1[l];
+      else
+        for (int l = 0; l < w; l += 4) { /* t + (t1 - t) s / S */
+          v4d t0, t_end;
+          LOAD4(t0, t + l), LOAD4(t_end, t1 + l);
+          const v4d ts = t0 + (t_end - t0) * (double)s / (double)S;
+          STORE4(tbb + l, ts);
+        }
+      hermite_w(L, w, tbb, I->xs + b * w, BATCH);
+    }
+    const int nb = S - s0 + 1 < B ? S - s0 + 1 : B;
+    for (int j = 0; j < ns; j++) {
+      sc->ops->surface_lanes(j, BATCH, I->xs, I->batch_params, val);
+      for (int b = 0; b < nb; b++) {
+        for (int l = 0; l < w; l++) g[l] = val[b * w + l] + sc->offset[j][l];
+        sign_changes_w(w, g, g_prev[j], change);
+      }
+    }
+    if (sc->section == TF_SECTION_EXTREMUM)
+      sc->ops->rate_lanes(c, BATCH, tb, I->xs, I->batch_params, val);
+    else if (sc->section == TF_SECTION_LEVEL)
+      for (int q = 0; q < BATCH; q++) val[q] = I->xs[(size_t)c * BATCH + q] - sc->level;
+    else
+      continue;
+    for (int b = 0; b < nb; b++) {
+      for (int l = 0; l < w; l++) g[l] = sc->sign[l] * val[b * w + l];
+      sign_changes_w(w, g, g_prev[ns], change);
+    }
+  }
+  for (int l = 0; l < w; l++) sc->change[l] = change[l / 4][l % 4] != 0;
+}
+
+#define SAMPLE_CHANGES_WIDTH(w)                                                     \
+  TF_LANES_TARGETS static void sample_changes_##w(impact_lanes *I, screening *sc) { \
+    sample_changes_w(I, sc, w);                                                     \
+  }
+SAMPLE_CHANGES_WIDTH(4)
+SAMPLE_CHANGES_WIDTH(8)
+SAMPLE_CHANGES_WIDTH(16)
 
 /* The lanes' event functions on the samples find_event would take of each lane's step just
  * attempted (the cubic Hermite interpolant, in tf_rk_hermite's arithmetic, at its sample
  * times), and whether any changes sign the way find_event looks for: I->quiet. */
 static void screen(impact_lanes *I) {
   tf_lanes *L = &I->L;
-  const int w = L->w, S = I->samples;
-  double t1[TF_LANES_MAX], tb[TF_LANES_MAX], val[TF_LANES_MAX];
-  double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS][TF_LANES_MAX];
+  const int w = L->w;
+  screening sc = {0};
   const tf_impact_lane_view *v0 = NULL;
   for (int l = 0; l < w; l++) {
+    const tf_impact_lane_view *v = &I->view[l];
     I->quiet[l] = L->slot[l] >= 0 && screens(I, l);
     I->seen[l] = false;
-    if (I->quiet[l] && !v0) v0 = &I->view[l];
-    t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
+    if (I->quiet[l] && !v0) v0 = v;
+    sc.t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
+    sc.sign[l] = v->sign;
+    for (int j = 0; j < v->nimpacts; j++) sc.offset[j][l] = v->offset[j];
   }
   if (!v0) return;
-  const tf_impact_ops *ops = v0->ops; /* the section is the spec's: every lane's the same */
-  const int ns = v0->nimpacts, c = v0->component;
-  for (int s = 0; s <= S; s++) {
-    for (int l = 0; l < w; l++) {
-      const double t0 = L->t[l];
-      tb[l] = s == 0 ? t0 : s == S ? t1[l] : t0 + (t1[l] - t0) * s / S;
-    }
-    hermite[w == 4 ? 0 : w == 8 ? 1 : 2](L, tb, I->xs);
-    for (int j = 0; j <= ns; j++) {
-      if (j < ns)
-        ops->surface_lanes(j, w, I->xs, L->params, val);
-      else if (v0->section == TF_SECTION_EXTREMUM)
-        ops->rate_lanes(c, w, tb, I->xs, L->params, val);
-      else if (v0->section == TF_SECTION_LEVEL)
-        for (int l = 0; l < w; l++) val[l] = I->xs[(size_t)c * w + l] - v0->level;
-      else
-        break;
-      for (int l = 0; l < w; l++) {
-        const double g = j < ns ? val[l] + I->view[l].offset[j] : I->view[l].sign * val[l];
-        if (s == 0)
-          g_prev[j][l] = fmax(g, 0.0); /* find_event: a start on the boundary counts inside */
-        else {
-          if (g < 0.0 && g_prev[j][l] >= 0.0 && I->quiet[l]) I->quiet[l] = false, I->seen[l] = true;
-          g_prev[j][l] = g;
-        }
-      }
-    }
-  }
+  sc.ops = v0->ops; /* the section is the spec's: every lane's the same */
+  sc.nimpacts = v0->nimpacts, sc.component = v0->component;
+  sc.section = v0->section, sc.level = v0->level;
+  (w == 4 ? sample_changes_4 : w == 8 ? sample_changes_8 : sample_changes_16)(I, &sc);
+  for (int l = 0; l < w; l++)
+    if (I->quiet[l] && sc.change[l]) I->quiet[l] = false, I->seen[l] = true;
 }
 
 /* Lane l's accepted step, screened without an event: the member moves on as its loop would
@@ -292,10 +375,11 @@ static bool lanes_alloc(impact_lanes *I) {
   tf_impact_lane_view_of(tf_poincare_impact(I->engines[0]), &v);
   I->np = v.nparams;
   I->samples = tf_stepper_type_samples(L->ode->type);
-  I->xs = calloc((L->n + I->np) * (size_t)L->w, sizeof *I->xs);
+  I->xs = calloc((L->n + I->np) * TF_LANES_MAX + I->np * (size_t)L->w, sizeof *I->xs);
   if (!I->xs || !tf_lanes_alloc(L)) return false;
+  I->batch_params = I->xs + L->n * TF_LANES_MAX;
   L->params_rhs = v.ops ? v.ops->rhs_lanes : NULL;
-  if (L->params_rhs) L->params = I->xs + L->n * (size_t)L->w;
+  if (L->params_rhs) L->params = I->batch_params + I->np * TF_LANES_MAX;
   return true;
 }
 
@@ -315,11 +399,13 @@ static bool screened_model(const tf_kernel *k, const tf_impact_options *o) {
 
 /* auto takes lanes only where they screen the events themselves: elsewhere they take only
  * the steps, and with the field and the event screening each member's own they do not beat
- * one member at a time (docs/BENCHMARKS.md, the valve). */
+ * one member at a time (docs/BENCHMARKS.md, the valve).  It takes two vectors' worth: each
+ * stage waits on the one before, and two independent vectors per component hide part of that
+ * latency (at 256 valve points 16 lanes cost 0.92 of 8 on AVX-512). */
 int tf_impact_lanes_width(const tf_kernel *k, const tf_impact_options *o, int lanes) {
   const tf_lane_pair *pair = tf_lane_pair_of(&o->loop.ode);
   if (lanes == 1 || !pair || !pair->to_stepper) return 1;
-  if (lanes == 0) return screened_model(k, o) ? tf_lanes_auto_width() : 1;
+  if (lanes == 0) return screened_model(k, o) ? 2 * tf_lanes_auto_width() : 1;
   return lanes;
 }
 

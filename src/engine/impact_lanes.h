@@ -15,8 +15,8 @@ typedef struct tf_impact_lane_member {
 
 /* The lanes members of model k with these options take (integrator.lanes: 0 auto, 1 off):
  * the width asked for, 1 for a pair without lanes for events (DOP853 has them); auto takes
- * tf_lanes_auto_width where the model's lane callbacks let the lanes screen its events
- * (tf_impact_ops: rhs_lanes, surface_lanes, rate_lanes), else 1. */
+ * twice tf_lanes_auto_width (16 on AVX-512, else 8) where the model's lane callbacks let the
+ * lanes screen its events (tf_impact_ops: rhs_lanes, surface_lanes, rate_lanes), else 1. */
 int tf_impact_lanes_width(const tf_kernel *k, const tf_impact_options *o, int lanes);
 
 /* Runs m[0 .. count) from (t0, x) to t_end in w lanes (tf_impact_lanes_width), lane l on

@@ -8,6 +8,7 @@
 
 #include "member_engine.h"
 #include "pws.h"
+#include "pws_lanes.h"
 #include "pws_section.h"
 #include "status.h"
 
@@ -65,6 +66,7 @@ static void fill_layout(tf_member_layout *l, pws_engine *pe) {
            tf_stepper_type_name(pws->opts.ode.type));
   l->traced_integrator = l->integrator;
   l->batch = 1;
+  l->lanes = tf_pws_lanes_width(pws, pws->lanes);
 }
 
 /* The replay tables of the policies that name an earlier results file: reading a file is io,
@@ -131,6 +133,7 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
                          err))
     return -1;
   pws->sampling = e->sampling;
+  if (e->layout.sampled_params > 0) e->layout.lanes = 1; /* one parameter array for all lanes */
   const tf_member_layout *l = &e->layout;
   pe->scratch_exits = malloc(((size_t)l->exit_slots * l->exit_width + 1) * sizeof(double));
   pe->scratch_events = malloc(((size_t)l->event_slots * l->event_width + 1) * sizeof(double));
@@ -147,37 +150,89 @@ static long logged_rows(const double *log, long slots, size_t width) {
   return rows;
 }
 
-static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
-                tf_member_result *r) {
-  pws_engine *pe = e->impl;
-  const tf_member_layout *l = &e->layout;
-  double initial[TF_MAX_DIM], final[TF_MAX_DIM];
-  tf_pws_record rec = {.final_state = b->final ? b->final : final,
-                       .initial_state = b->initial ? b->initial : initial,
-                       .exits = b->exits ? b->exits : pe->scratch_exits,
-                       .events = b->event_log ? b->event_log : pe->scratch_events,
-                       .trajectory = b->sample_x ? b->sample_x : pe->scratch_samples};
-  if (pe->section) {
-    const tf_pws_section_record *o = &pe->out;
-    r->status = tf_pws_section_run(pe->section, member, &rec, &pe->out);
-    r->poincare.samples = o->poincare.samples, r->poincare.modes = o->modes;
-    r->poincare.recorded = o->poincare.recorded, r->poincare.period = o->poincare.period;
-  } else {
-    r->status = tf_pws_run_member(&pe->pws, member, &rec);
+/* A member's record: into the job's buffers where it keeps them, else into scratch (initial
+ * and final: dim values each; the logs: the engine's own scratch for one member at a time,
+ * scratch_logs for members side by side, exits, events and samples after each other). */
+static tf_pws_record record_of(const pws_engine *pe, const tf_member_layout *l,
+                               const tf_member_buffers *b, double *initial, double *final,
+                               double *scratch_logs) {
+  double *exits = pe->scratch_exits, *events = pe->scratch_events, *samples = pe->scratch_samples;
+  if (scratch_logs) {
+    exits = scratch_logs, events = exits + (size_t)l->exit_slots * l->exit_width + 1;
+    samples = events + (size_t)l->event_slots * l->event_width + 1;
   }
-  r->t = rec.t_final;
-  r->steps = rec.steps;
-  r->rhs_evals = rec.rhs_evals;
-  r->rejected_steps = rec.rejected;
-  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) r->events[i] = rec.counts[i];
-  r->visits = rec.counts[TF_EVENT_TWOFOLD];
-  r->mode = rec.final_mode;
+  return (tf_pws_record){.final_state = b->final ? b->final : final,
+                         .initial_state = b->initial ? b->initial : initial,
+                         .exits = b->exits ? b->exits : exits,
+                         .events = b->event_log ? b->event_log : events,
+                         .trajectory = b->sample_x ? b->sample_x : samples};
+}
+
+/* The doubles of one member's scratch logs (record_of). */
+static size_t scratch_size(const tf_member_layout *l) {
+  return (size_t)l->exit_slots * l->exit_width + (size_t)l->event_slots * l->event_width +
+         (size_t)l->samples * l->dim + 3;
+}
+
+/* The result of a member run into rec, with status `status`. */
+static void fill_result(const tf_member_engine *e, const tf_member_buffers *b,
+                        const tf_pws_record *rec, int status, tf_member_result *r) {
+  const tf_member_layout *l = &e->layout;
+  r->status = status;
+  r->t = rec->t_final;
+  r->steps = rec->steps;
+  r->rhs_evals = rec->rhs_evals;
+  r->rejected_steps = rec->rejected;
+  for (int i = 0; i < TF_EVENT_KIND_COUNT; i++) r->events[i] = rec->counts[i];
+  r->visits = rec->counts[TF_EVENT_TWOFOLD];
+  r->mode = rec->final_mode;
   r->sample_rows = l->samples; /* NaN after a stop */
   for (long i = 0; b->sample_t && i < l->samples; i++)
     b->sample_t[i] = tf_member_sample_time(l->t0, l->t_end, i, l->samples);
-  r->event_rows = logged_rows(rec.events, l->event_slots, l->event_width);
-  r->exit_rows = logged_rows(rec.exits, l->exit_slots, l->exit_width);
+  r->event_rows = logged_rows(rec->events, l->event_slots, l->event_width);
+  r->exit_rows = logged_rows(rec->exits, l->exit_slots, l->exit_width);
+}
+
+static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
+                tf_member_result *r) {
+  pws_engine *pe = e->impl;
+  double initial[TF_MAX_DIM], final[TF_MAX_DIM];
+  tf_pws_record rec = record_of(pe, &e->layout, b, initial, final, NULL);
+  int status;
+  if (pe->section) {
+    const tf_pws_section_record *o = &pe->out;
+    status = tf_pws_section_run(pe->section, member, &rec, &pe->out);
+    r->poincare.samples = o->poincare.samples, r->poincare.modes = o->modes;
+    r->poincare.recorded = o->poincare.recorded, r->poincare.period = o->poincare.period;
+  } else {
+    status = tf_pws_run_member(&pe->pws, member, &rec);
+  }
+  fill_result(e, b, &rec, status, r);
   e->dense_valid = r->steps > 0;
+}
+
+/* Members side by side in lanes where the model has them (pws_lanes.h), else one by one. */
+static void run_many(tf_member_engine *e, size_t count, const uint64_t *members,
+                     const tf_member_buffers *b, tf_member_result *r) {
+  pws_engine *pe = e->impl;
+  const tf_member_layout *l = &e->layout;
+  const size_t n = l->dim, logs = scratch_size(l);
+  tf_pws_lane_member *m = calloc(count, sizeof *m);
+  tf_pws_record *recs = calloc(count, sizeof *recs);
+  double *states = calloc(count * 2 * n, sizeof *states);
+  double *scratch = calloc(count * logs, sizeof *scratch);
+  if (l->lanes <= 1 || !m || !recs || !states || !scratch) {
+    for (size_t i = 0; i < count; i++) run(e, members[i], &b[i], &r[i]);
+  } else {
+    for (size_t i = 0; i < count; i++) {
+      recs[i] =
+          record_of(pe, l, &b[i], states + 2 * n * i, states + 2 * n * i + n, scratch + logs * i);
+      m[i] = (tf_pws_lane_member){.member = members[i], .rec = &recs[i]};
+    }
+    tf_pws_run_lanes(&pe->pws, l->lanes, m, count, e->settings.computing);
+    for (size_t i = 0; i < count; i++) fill_result(e, &b[i], &recs[i], m[i].status, &r[i]);
+  }
+  free(m), free(recs), free(states), free(scratch);
 }
 
 /* The stepper's last step is on the field of the segment it lies in (a slip mode's, or the
@@ -242,6 +297,7 @@ const tf_member_ops tf_member_pws_ops = {
     .name = "pws",
     .create = create,
     .run = run,
+    .run_many = run_many,
     .dense = dense,
     .destroy = destroy,
     .report = report,

@@ -4,9 +4,11 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checkpoint.h"
+#include "event_loop.h"
 #include "flow.h"
 #include "integrator_settings.h"
 #include "member_engine.h"
@@ -29,6 +31,7 @@ static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
   const long long d_max_events = 1000000;
   long long max_events;
   if (tf_integrator_ode_from_config(cfg, pws->t0, &pws->t_end, &pws->opts.ode, err) ||
+      tf_integrator_lanes_from_config(cfg, &pws->lanes, err) ||
       tf_config_get_double(cfg, "filippov.event_tol", &d_event_tol, 1e-16, 1e-3,
                            &pws->opts.event_tol, err) ||
       tf_config_get_double(cfg, "filippov.max_event_rate", &d_rate, 1.0, INFINITY,
@@ -147,6 +150,7 @@ void tf_pws_destroy(tf_pws *pws) {
 
 typedef struct member_run {
   tf_pws *pws;
+  tf_evolve *evolve; /* the member's engine (one switching function), else NULL */
   uint64_t member;
   tf_pws_record *rec;
   long logged_events, next_sample;
@@ -262,7 +266,11 @@ static void sample_step(member_run *mr, double ta, double tb) {
   for (; mr->next_sample < pws->trajectory_samples; mr->next_sample++) {
     const double ts = sample_time(pws, mr->next_sample);
     if (ts > tb || ts < ta) break;
-    tf_pws_dense(pws, ts, mr->rec->trajectory + (size_t)mr->next_sample * n);
+    double *row = mr->rec->trajectory + (size_t)mr->next_sample * n;
+    if (mr->evolve)
+      tf_evolve_dense(mr->evolve, ts, row);
+    else
+      tf_pws_dense(pws, ts, row);
     /* the loop ends the run at its next step */
     if (tf_stop_point(pws->opts.ode.stop)) {
       mr->next_sample++;
@@ -341,47 +349,124 @@ const char *tf_pws_mode_name(const tf_pws *pws, int mode, char *buf, size_t n) {
   return buf;
 }
 
-int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
+/* A member's start: its logs cleared, its initial state (an exit from the two-fold: *side the
+ * side it leaves to) into x and its record; false if it could not start (status failed). */
+static bool begin_member(member_run *mr, double *x, int *side) {
+  tf_pws *pws = mr->pws;
+  tf_pws_record *rec = mr->rec;
   const size_t n = pws->model.kernel->dim;
   fill_nan(rec->exits, (size_t)pws->max_logged_exits * tf_pws_exit_width(pws));
   fill_nan(rec->events, (size_t)pws->max_logged_events * tf_pws_event_width(pws));
   fill_nan(rec->trajectory, (size_t)pws->trajectory_samples * n);
   rec->visits = 0;
-  member_run mr = {.pws = pws, .member = member, .rec = rec};
-  double x[TF_MAX_DIM];
-  int side = 0;
+  *side = 0;
   if (pws->at_twofold) {
-    if (choose_exit(&mr, pws->t0, x, &side)) return TF_MEMBER_FAILED;
-  } else if (!pws->sampling || !tf_sampling_state(pws->sampling, member, x)) {
+    if (choose_exit(mr, pws->t0, x, side)) return false;
+  } else if (!pws->sampling || !tf_sampling_state(pws->sampling, mr->member, x)) {
     memcpy(x, pws->x0, n * sizeof *x);
     if (pws->spread > 0) {
       double z[TF_MAX_DIM];
-      tf_rng_normals((tf_rng_key){pws->seed, member}, 0, TF_RNG_INITIAL, n, z);
+      tf_rng_normals((tf_rng_key){pws->seed, mr->member}, 0, TF_RNG_INITIAL, n, z);
       for (size_t i = 0; i < n; i++) x[i] += pws->spread * z[i];
     }
   }
   memcpy(rec->initial_state, x, n * sizeof *x);
   if (pws->trajectory_samples > 0) {
     memcpy(rec->trajectory, x, n * sizeof *x);
-    mr.next_sample = 1;
+    mr->next_sample = 1;
   }
   if (pws->watch) pws->watch->stop = false;
-  if (pws->switches) {
-    const int status = watched_end(pws, run_switches(pws, &mr, x, rec), x, rec);
-    memcpy(rec->final_state, x, n * sizeof *x);
-    return status;
-  }
-  tf_evolve_set_callbacks(pws->evolve, on_event, on_exit, &mr);
-  tf_evolve_set_choice(pws->evolve, on_choice);
-  tf_evolve_set_step_callback(pws->evolve, steps_watched(pws) ? on_step : NULL);
-  const tf_evolve_result r = tf_evolve_run(pws->evolve, pws->t0, x, pws->t_end, side);
+  return true;
+}
+
+/* The member's engine set up for its run (callbacks to mr) and begun from (t0, x). */
+static void begin_evolve(member_run *mr, const double *x, int side) {
+  tf_pws *pws = mr->pws;
+  tf_evolve *e = mr->evolve;
+  tf_evolve_set_callbacks(e, on_event, on_exit, mr);
+  tf_evolve_set_choice(e, on_choice);
+  tf_evolve_set_step_callback(e, steps_watched(pws) ? on_step : NULL);
+  tf_evolve_begin(e, pws->t0, x, pws->t_end, side);
+}
+
+/* The end of the member's run on its engine: its record filled, its status. */
+static int end_evolve(member_run *mr, double *x) {
+  tf_pws *pws = mr->pws;
+  tf_pws_record *rec = mr->rec;
+  const tf_evolve_result r = tf_evolve_end(mr->evolve, x);
   rec->t_final = r.t;
   const int status = watched_end(pws, r.status, x, rec);
-  memcpy(rec->final_state, x, n * sizeof *x);
+  memcpy(rec->final_state, x, pws->model.kernel->dim * sizeof *x);
   rec->steps = r.steps;
   rec->rhs_evals = r.rhs_evals, rec->rejected = r.rejected;
   rec->final_mode = r.mode;
   memcpy(rec->counts, r.counts, sizeof rec->counts);
   if (pws->at_twofold) rec->counts[TF_EVENT_EXIT]++;
   return status;
+}
+
+int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
+  const size_t n = pws->model.kernel->dim;
+  member_run mr = {.pws = pws, .evolve = pws->evolve, .member = member, .rec = rec};
+  double x[TF_MAX_DIM];
+  int side;
+  if (!begin_member(&mr, x, &side)) return TF_MEMBER_FAILED;
+  if (pws->switches) {
+    const int status = watched_end(pws, run_switches(pws, &mr, x, rec), x, rec);
+    memcpy(rec->final_state, x, n * sizeof *x);
+    return status;
+  }
+  begin_evolve(&mr, x, side);
+  while (tf_event_loop_iterate(tf_evolve_loop(pws->evolve))) continue;
+  return end_evolve(&mr, x);
+}
+
+/* --- members side by side ------------------------------------------------------------------- */
+
+struct tf_pws_lane {
+  member_run mr;
+  double x[TF_MAX_DIM];
+};
+
+tf_pws_lane *tf_pws_lane_create(tf_pws *pws) {
+  if (!tf_pws_lanes_possible(pws)) return NULL;
+  tf_pws_lane *lane = calloc(1, sizeof *lane);
+  if (!lane) return NULL;
+  lane->mr.pws = pws;
+  lane->mr.evolve = tf_evolve_create(pws->model.kernel, pws->model.params, &pws->opts);
+  if (!lane->mr.evolve) {
+    free(lane);
+    return NULL;
+  }
+  if (pws->has_twofold)
+    tf_evolve_set_twofold(lane->mr.evolve, pws->twofold.x, pws->twofold.nondeterministic);
+  return lane;
+}
+
+void tf_pws_lane_destroy(tf_pws_lane *lane) {
+  if (!lane) return;
+  tf_evolve_destroy(lane->mr.evolve);
+  free(lane);
+}
+
+bool tf_pws_lanes_possible(const tf_pws *pws) {
+  return pws->evolve && !pws->watch;
+}
+
+bool tf_pws_lane_begin(tf_pws_lane *lane, uint64_t member, tf_pws_record *rec) {
+  member_run *mr = &lane->mr;
+  tf_pws *pws = mr->pws;
+  *mr = (member_run){.pws = pws, .evolve = mr->evolve, .member = member, .rec = rec};
+  int side;
+  if (!begin_member(mr, lane->x, &side)) return false;
+  begin_evolve(mr, lane->x, side);
+  return true;
+}
+
+tf_evolve *tf_pws_lane_evolve(tf_pws_lane *lane) {
+  return lane->mr.evolve;
+}
+
+int tf_pws_lane_end(tf_pws_lane *lane) {
+  return end_evolve(&lane->mr, lane->x);
 }

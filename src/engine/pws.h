@@ -37,6 +37,7 @@ typedef struct tf_pws {
   tf_exit_policy policy;
   tf_intersection_policy choice; /* at intersections of switching surfaces */
   long max_logged_exits, max_logged_events, trajectory_samples;
+  int lanes; /* integrator.lanes: 0 auto, 1 member by member, else the width (pws_lanes.h) */
   tf_evolve *evolve;
   /* models with several switching functions (switches.h) run here instead of evolve */
   struct tf_switches *switches;
@@ -95,5 +96,18 @@ typedef struct tf_pws_record {
 const char *tf_pws_mode_name(const tf_pws *pws, int mode, char *buf, size_t n);
 
 int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec);
+
+/* tf_pws_run_member in pieces on an engine of its own, for members side by side (pws_lanes.c):
+ * a lane begins a member (false: it could not start, status failed), its engine's event loop
+ * (tf_evolve_loop) takes the member's steps, and end fills the record and returns the status.
+ * Lanes are possible for one switching function without a watch (tf_pws_lanes_possible); create
+ * returns NULL elsewhere. */
+typedef struct tf_pws_lane tf_pws_lane;
+bool tf_pws_lanes_possible(const tf_pws *pws);
+tf_pws_lane *tf_pws_lane_create(tf_pws *pws);
+void tf_pws_lane_destroy(tf_pws_lane *lane);
+bool tf_pws_lane_begin(tf_pws_lane *lane, uint64_t member, tf_pws_record *rec);
+tf_evolve *tf_pws_lane_evolve(tf_pws_lane *lane);
+int tf_pws_lane_end(tf_pws_lane *lane);
 
 #endif

@@ -10,6 +10,7 @@
 
 static const char *const steps[] = {"adaptive", "fixed", NULL};
 static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
+static const char *const normal_kinds[] = {"exact", "fast", NULL};
 static const char *const lane_widths[] = {"auto", "1", "4", "8", "16", NULL};
 /* RODAS4 by default: L-stable and of order 4, which the tight tolerances of stiff smoothed
  * members reward (ROS3P is A-stable only, order 3) */
@@ -32,6 +33,7 @@ const tf_integrator_key tf_integrator_keys[] = {
     STR("integrator.step", "adaptive", steps, "adaptive or fixed (every step h0)"),
     STR("integrator.rosenbrock", "rodas4", rosenbrocks, "method rosenbrock: rodas4 or ros3p"),
     DBL("integrator.dt", 1e-3, 1e-12, INFINITY, "SDE step"),
+    STR("integrator.normals", "exact", normal_kinds, "SDE normals: exact (libm) or fast"),
     INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
     STR("integrator.lanes", "auto", lane_widths, "members side by side per core (1: one by one)"),
     /* the Rosenbrock-W method ra34pw2 (order 3, L-stable, one Jacobian and four linear solves
@@ -99,6 +101,15 @@ static void method_choices(bool flow_methods, const char **out, size_t cap) {
   out[n] = NULL;
 }
 
+int tf_integrator_lanes_from_config(tf_config *cfg, int *lanes, tf_error *err) {
+  const char *text = "auto";
+  if (tf_config_has(cfg, "integrator.lanes") &&
+      tf_integrator_get_string(cfg, "integrator.lanes", &text, err))
+    return -1;
+  *lanes = strcmp(text, "auto") == 0 ? 0 : atoi(text);
+  return 0;
+}
+
 static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_settings *s,
                     tf_error *err) {
   tf_ode_options *o = &s->ode;
@@ -114,11 +125,7 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
       tf_integrator_get_string(cfg, "integrator.step", &step, err))
     return -1;
   o->max_steps = (long)max_steps;
-  const char *lanes = "auto";
-  if (tf_config_has(cfg, "integrator.lanes") &&
-      tf_integrator_get_string(cfg, "integrator.lanes", &lanes, err))
-    return -1;
-  s->lanes = strcmp(lanes, "auto") == 0 ? 0 : atoi(lanes);
+  if (tf_integrator_lanes_from_config(cfg, &s->lanes, err)) return -1;
   o->fixed_step = strcmp(step, "fixed") == 0;
   if (o->fixed_step && !(o->h0 > 0))
     return tf_fail(err,

@@ -56,6 +56,8 @@ typedef struct tf_integrator_settings {
 int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,
                                 tf_integrator_settings *s, tf_error *err);
 
+/* integrator.lanes, read only where the config gives it: 0 auto, 1, 4, 8 or 16. */
+int tf_integrator_lanes_from_config(tf_config *cfg, int *lanes, tf_error *err);
 /* For jobs and engines that run only the stepper types: the settings' ode options (and t_end,
  * if t_end is not NULL); ode->stop, the run's stop token, is kept as the caller set it. */
 int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,

@@ -146,9 +146,8 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
                                      double t0, double h, long k_begin, long k_end, double *x,
                                      double *work, long *steps) {
   const size_t n = sys->n, m = sys->noise ? sys->m : n;
-  double *f = work, *g = work + n, *dg = work + 2 * n, *dw = work + 3 * n;
-  double dw_general[TF_MAX_DIM], c[TF_MAX_DIM];
-  if (sys->noise) dw = dw_general;
+  double *f = work, *g = work + n, *dg = work + 2 * n;
+  double c[TF_MAX_DIM];
   const bool milstein = milstein_scheme(scheme), implicit = implicit_scheme(scheme);
   const double th = sys->theta > 0 ? sys->theta : 1.0;
   /* The increments of several steps are drawn at once (see tf_rng_normals_run); a step's
@@ -156,21 +155,23 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
   double increments[NOISE_BATCH];
   const long batch_steps = (long)(NOISE_BATCH / (m ? m : 1));
   long batch_begin = k_begin, batch_end = k_begin;
+  const double sqrt_h = sqrt(h);
   *steps = 0;
   for (long k = k_begin; k < k_end; k++) {
     const double t = t0 + (double)k * h;
     if (k == batch_end) {
       batch_begin = k;
       batch_end = k_end - k < batch_steps ? k_end : k + batch_steps;
-      tf_rng_normals_run(key, (uint64_t)k, TF_RNG_NOISE, m, (size_t)(batch_end - k), increments);
+      (sys->fast_normals ? tf_rng_normals_run_fast : tf_rng_normals_run)(
+          key, (uint64_t)k, TF_RNG_NOISE, m, (size_t)(batch_end - k), increments);
     }
-    memcpy(dw, increments + (size_t)(k - batch_begin) * m, m * sizeof *dw);
+    const double *dw = increments + (size_t)(k - batch_begin) * m;
     if (sys->drift(t, x, sys->ctx, f)) return TF_SDE_MODEL_FAILED;
     if (!implicit && !sys->noise) { /* diagonal explicit: the original arithmetic */
       if (sys->diffusion(t, x, sys->ctx, g) || (milstein && sys->diffusion_dx(t, x, sys->ctx, dg)))
         return TF_SDE_MODEL_FAILED;
       for (size_t i = 0; i < n; i++) {
-        const double w = sqrt(h) * dw[i];
+        const double w = sqrt_h * dw[i];
         x[i] += f[i] * h + g[i] * w;
         if (milstein) x[i] += 0.5 * g[i] * dg[i] * (w * w - h);
       }

@@ -8,6 +8,7 @@
 #ifndef TF_SDE_H
 #define TF_SDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "max_dim.h"
@@ -39,6 +40,10 @@ typedef struct tf_sde_system {
   /* Optional df/dx (n x n, row-major) for the drift-implicit schemes; NULL: differences. */
   void (*drift_jacobian)(double t, const double *x, void *ctx, double *jac);
   double theta; /* drift-implicit weight in (0, 1]; 0 means 1 */
+  /* Wiener increments from tf_rng_normals_run_fast (integrator.normals: fast) instead of
+   * tf_rng_normals_run: the same Box–Muller on the same counters, own vectorised log and
+   * sin/cos (rng.h) */
+  bool fast_normals;
 } tf_sde_system;
 
 typedef enum tf_sde_status {

@@ -17,6 +17,12 @@ static const char *const settings[] = {"OMPI_MCA_ess_singleton_isolated",
                                        "OMPI_MCA_btl",
                                        "OMPI_MCA_mtl",
                                        "OMPI_MCA_osc",
+                                       "OMPI_MCA_coll",
+                                       "OMPI_MCA_io",
+                                       "OMPI_MCA_fcoll",
+                                       "OMPI_MCA_sharedfp",
+                                       "HWLOC_PLUGINS_BLACKLIST",
+                                       "HWLOC_COMPONENTS",
                                        NULL};
 
 static void clean(void) {
@@ -76,6 +82,7 @@ int main(void) {
   const char *iso = getenv("OMPI_MCA_ess_singleton_isolated"), *btl = getenv("OMPI_MCA_btl");
   CHECK(iso && strcmp(iso, "1") == 0, "isolated singleton: %s", iso ? iso : "(unset)");
   CHECK(btl && strcmp(btl, "self") == 0, "btl self: %s", btl ? btl : "(unset)");
+  for (int i = 0; settings[i]; i++) CHECK(getenv(settings[i]), "%s set", settings[i]);
   /* a session base of its own (isolated singletons share job family 0), removed afterwards */
   const char *base = getenv("OMPI_MCA_orte_tmpdir_base");
   struct stat st;
