@@ -70,11 +70,11 @@ static int pick_columns(tf_run *run, ensemble_job *job, tf_error *err) {
   tf_member_columns all;
   if (!tf_config_has(run->cfg, "output.columns")) {
     if (tf_member_columns_pick_all(&job->columns, job->engine, false))
-      return tf_fail(err, "internal error: too many output columns");
+      return tf_fail_code(err, TF_ERR_INTERNAL, "internal error: too many output columns");
     return 0;
   }
   if (tf_member_columns_pick_all(&all, job->engine, true))
-    return tf_fail(err, "internal error: too many output columns");
+    return tf_fail_code(err, TF_ERR_INTERNAL, "internal error: too many output columns");
   const char *wanted[TF_MEMBER_COLUMNS_MAX];
   size_t n = 0;
   if (tf_config_get_string_array(run->cfg, "output.columns", wanted, TF_MEMBER_COLUMNS_MAX, &n,
@@ -102,7 +102,7 @@ static int pick_columns(tf_run *run, ensemble_job *job, tf_error *err) {
                         list);
   }
   return tf_member_columns_pick(&job->columns, job->engine, keep)
-             ? tf_fail(err, "internal error: an unknown output column")
+             ? tf_fail_code(err, TF_ERR_INTERNAL, "internal error: an unknown output column")
              : 0;
 }
 

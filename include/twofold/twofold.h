@@ -34,12 +34,17 @@ extern "C" {
 
 /* The exit statuses of `twofold run`, returned by the calls below. */
 enum {
-  TWOFOLD_OK = 0,            /* done: the results file is complete */
-  TWOFOLD_ERROR = 1,         /* runtime error (a write failed, a solver gave up, ...) */
-  TWOFOLD_USAGE = 2,         /* bad arguments, config or input; the output file is untouched */
-  TWOFOLD_INTERRUPTED = 3,   /* stopped (--time-limit, --stop-after): resume to finish */
-  TWOFOLD_MEMBERS_FAILED = 4 /* complete, but every member failed or more than
-                                run.max_failed_fraction of them; errbuf names them */
+  TWOFOLD_OK = 0,             /* done: the results file is complete */
+  TWOFOLD_ERROR = 1,          /* runtime error (a solver gave up, MPI, memory, ...) */
+  TWOFOLD_USAGE = 2,          /* bad arguments, config or input; the output file is untouched */
+  TWOFOLD_INTERRUPTED = 3,    /* stopped (--time-limit, --stop-after): resume to finish */
+  TWOFOLD_MEMBERS_FAILED = 4, /* complete, but every member failed or more than
+                                 run.max_failed_fraction of them; errbuf names them */
+  TWOFOLD_MODEL = 5,          /* the model cannot be set up (a plugin that does not compile or
+                                 load, a definition refused, a model refusing its parameters) */
+  TWOFOLD_IO = 6,             /* the output cannot be written (its directory refuses the file,
+                                 a write failed) */
+  TWOFOLD_INTERNAL = 7        /* an internal error (a bug to report) */
 };
 
 /* The library's version, "MAJOR.MINOR.PATCH"; compare with TWOFOLD_VERSION_STRING to detect

@@ -49,7 +49,7 @@ bool tf_devs_job_wanted(tf_run *run) {
       !tf_config_has(run->cfg, "model.source"))
     return false;
   const tf_kernel *k = tf_model_peek(run->cfg, run->comm);
-  return k && tf_model_route(k, NULL) == TF_ROUTE_DEVS;
+  return k && k->kind == TF_MODEL_DEVS;
 }
 
 /* devs.seed, devs.path and the time-series keys (the lyapunov job's names and defaults for

@@ -32,8 +32,9 @@ __all__ = ["run", "open", "read", "executable", "TwofoldError", "Results", "Tabl
 class TwofoldError(RuntimeError):
     """A failed run: `status` is twofold's exit status (1 runtime error, 2 bad usage or config,
     3 interrupted, 4 complete but every member failed or more than run.max_failed_fraction of
-    them: the file is whole: twofold.open(summary["output"])), `message` the engine's error
-    message, `summary` its JSON summary if it printed one."""
+    them: the file is whole: twofold.open(summary["output"]); 5 the model cannot be set up,
+    6 the output cannot be written, 7 internal error), `message` the engine's error message,
+    `summary` its JSON summary if it printed one."""
 
     def __init__(self, status, message, summary=None):
         super().__init__(f"twofold exited with status {status}: {message}")

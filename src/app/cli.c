@@ -459,10 +459,11 @@ static int cmd_jobs(void) {
 static int setup_job(tf_run *run, const tf_job **job, tf_error *err);
 
 /* Whatever stops a job's setup is a fault of its input (job.h: setup reads and checks the
- * config and the model it names), so an error without an input code gets TF_ERR_CONFIG. */
+ * config and the model it names), so a runtime error there gets TF_ERR_CONFIG; a model that
+ * cannot be set up, an output that cannot be written and an internal error keep their codes. */
 static int input_failure(tf_error *err) {
   const tf_error_code code = tf_error_code_of(err);
-  return tf_error_mark(err, tf_error_is_input(code) ? code : TF_ERR_CONFIG);
+  return tf_error_mark(err, code == TF_ERR_RUNTIME ? TF_ERR_CONFIG : code);
 }
 
 static int load_and_setup(const cli_args *a, tf_run *run, const tf_job **job, tf_error *err) {
@@ -487,7 +488,14 @@ static int prepare(const cli_args *a, tf_run *run, const tf_job **job, tf_error 
 }
 
 int tf_exit_status(int rc, const tf_error *err, tf_run_outcome outcome) {
-  if (rc) return tf_error_is_input(tf_error_code_of(err)) ? TF_EXIT_USAGE : TF_EXIT_ERROR;
+  if (rc) {
+    const tf_error_code code = tf_error_code_of(err);
+    return tf_error_is_input(code)   ? TF_EXIT_USAGE
+           : code == TF_ERR_MODEL    ? TF_EXIT_MODEL
+           : code == TF_ERR_IO       ? TF_EXIT_IO
+           : code == TF_ERR_INTERNAL ? TF_EXIT_INTERNAL
+                                     : TF_EXIT_ERROR;
+  }
   return outcome == TF_RUN_INTERRUPTED      ? TF_EXIT_INTERRUPTED
          : outcome == TF_RUN_MEMBERS_FAILED ? TF_EXIT_MEMBERS_FAILED
                                             : TF_EXIT_OK;
@@ -842,8 +850,7 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, bool *file_b
     rc = job->execute(&run, &err);
   const int exit_code = tf_exit_status(rc, &err, run.outcome);
   *file_broken = run.file_broken; /* then the error alone is said */
-  if ((exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR) && !embedded)
-    report_error(&run, &err);
+  if (rc && !embedded) report_error(&run, &err);
   if (exit_code == TF_EXIT_MEMBERS_FAILED)
     tf_fail(&err, "%s; the results are complete in '%s' (exit status 4)", run.failures,
             run.output_path);
@@ -872,8 +879,7 @@ static int cmd_run(const cli_args *a, MPI_Comm comm, bool embedded, bool *file_b
                      : exit_code == TF_EXIT_INTERRUPTED    ? "interrupted"
                      : exit_code == TF_EXIT_MEMBERS_FAILED ? "members_failed"
                                                            : "error");
-      if (exit_code == TF_EXIT_USAGE || exit_code == TF_EXIT_ERROR)
-        tf_json_string(head, "error", err.msg);
+      if (rc) tf_json_string(head, "error", err.msg);
       if (run.failures[0]) tf_json_string(head, "failures", run.failures);
       tf_json_string(head, "output", run.output_path);
       tf_json_integer(head, "ranks", run.size);

@@ -10,8 +10,9 @@
 int tf_cli_main(int argc, char **argv);
 
 /* The exit status of `twofold run` (and the library's TWOFOLD_* status): a job that failed
- * (rc != 0) exits by its error's code, TF_EXIT_USAGE for bad input (tf_error_is_input) and
- * TF_EXIT_ERROR for the rest; one that returned 0 by its outcome. */
+ * (rc != 0) exits by its error's code: TF_EXIT_USAGE for bad input (tf_error_is_input),
+ * TF_EXIT_MODEL, TF_EXIT_IO and TF_EXIT_INTERNAL for those codes, TF_EXIT_ERROR for a runtime
+ * error; one that returned 0 by its outcome. */
 int tf_exit_status(int rc, const tf_error *err, tf_run_outcome outcome);
 
 /* `twofold run` inside a program that owns MPI (the library entry point, twofold.c): argv is a

@@ -13,7 +13,9 @@
 
 /* the public statuses are the executable's exit codes */
 _Static_assert((int)TWOFOLD_MEMBERS_FAILED == (int)TF_EXIT_MEMBERS_FAILED &&
-                   (int)TWOFOLD_INTERRUPTED == (int)TF_EXIT_INTERRUPTED,
+                   (int)TWOFOLD_INTERRUPTED == (int)TF_EXIT_INTERRUPTED &&
+                   (int)TWOFOLD_MODEL == (int)TF_EXIT_MODEL && (int)TWOFOLD_IO == (int)TF_EXIT_IO &&
+                   (int)TWOFOLD_INTERNAL == (int)TF_EXIT_INTERNAL,
                "twofold.h and error.h disagree on exit statuses");
 
 const char *twofold_version(void) {

@@ -19,10 +19,15 @@
 typedef enum tf_error_code {
   TF_ERR_NONE = 0,
   TF_ERR_RUNTIME,            /* a computation or the system failed: memory, MPI, a solver */
-  TF_ERR_IO,                 /* the results file is broken: an HDF5 write or flush failed */
+  TF_ERR_IO,                 /* the output cannot be written: its place refuses a file, an HDF5
+                                write or flush failed (the results file is broken) */
   TF_ERR_CONFIG,             /* the input is wrong: command line, config key, a file it names */
   TF_ERR_CONFIG_MISSING_KEY, /* a required config key is absent (often a misspelt one) */
   TF_ERR_INPUT_FILE,         /* the config file cannot be opened */
+  TF_ERR_MODEL,              /* the model cannot be set up: a plugin that does not compile or
+                                load, a definition the checker refuses, a model refusing its
+                                parameters (prepare) */
+  TF_ERR_INTERNAL,           /* twofold broke its own rule: a bug to report */
   TF_ERR_CODE_COUNT
 } tf_error_code;
 
@@ -50,11 +55,14 @@ bool tf_error_same(const tf_error *a, const tf_error *b);
 /* Process exit codes: distinct so scripts and SLURM can tell what happened. */
 enum tf_exit_code {
   TF_EXIT_OK = 0,
-  TF_EXIT_ERROR = 1,         /* runtime failure (I/O, MPI, ...) */
-  TF_EXIT_USAGE = 2,         /* bad command line, bad config, bad input file */
-  TF_EXIT_INTERRUPTED = 3,   /* checkpointed on a signal or the time limit; resume with --resume */
-  TF_EXIT_MEMBERS_FAILED = 4 /* complete, but every member failed or more than
-                                run.max_failed_fraction of them (src/run/failures.h) */
+  TF_EXIT_ERROR = 1,          /* runtime failure (a solver, MPI, memory, ...): TF_ERR_RUNTIME */
+  TF_EXIT_USAGE = 2,          /* bad command line, bad config, bad input file: tf_error_is_input */
+  TF_EXIT_INTERRUPTED = 3,    /* checkpointed on a signal or the time limit; resume with --resume */
+  TF_EXIT_MEMBERS_FAILED = 4, /* complete, but every member failed or more than
+                                 run.max_failed_fraction of them (src/run/failures.h) */
+  TF_EXIT_MODEL = 5,          /* the model cannot be set up: TF_ERR_MODEL */
+  TF_EXIT_IO = 6,             /* the output cannot be written: TF_ERR_IO */
+  TF_EXIT_INTERNAL = 7        /* an internal error: TF_ERR_INTERNAL */
 };
 /* A job whose members partly failed (no more than run.max_failed_fraction) exits TF_EXIT_OK:
  * failures are results, recorded per member in /members/status, counted in the JSON summary

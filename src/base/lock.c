@@ -38,7 +38,9 @@ int tf_lock_take(const char *path, tf_error *err) {
                      "the lock file '%s' is a symbolic link, which twofold refuses to open; "
                      "remove it (nobody else's run makes one)",
                      lock);
-    if (fd < 0) return tf_fail(err, "cannot create the lock file '%s': %s", lock, strerror(errno));
+    if (fd < 0)
+      return tf_fail_code(err, TF_ERR_IO, "cannot create the lock file '%s': %s", lock,
+                          strerror(errno));
     struct stat own;
     if (fstat(fd, &own) != 0 || !S_ISREG(own.st_mode) || own.st_nlink != 1) {
       close(fd);

@@ -15,7 +15,7 @@ struct tf_contact {
 };
 
 bool tf_contact_kernel(const tf_kernel *k) {
-  return tf_model_route(k, NULL) == TF_ROUTE_CONTACT;
+  return k->kind == TF_MODEL_CODIM2 || k->kind == TF_MODEL_TWO_CONTACT;
 }
 
 bool tf_contact_is_dual(const tf_kernel *k) {

@@ -23,6 +23,7 @@
 #include "observable.h"
 #include "poincare.h"
 #include "rng.h"
+#include "routes.h"
 
 enum {
   TILE_STEPS = 64, /* steps per tile: block partial sums gathered once per tile */
@@ -782,3 +783,11 @@ void tf_devs_events_destroy(tf_devs_events *ev) {
   tf_observable_destroy(ev->g);
   free(ev);
 }
+
+static int refuse_members(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  return tf_devs_refuse_events(cfg, k, "ensemble", err);
+}
+
+/* DEVS models run in their own jobs (jobs/devs): no member adapter, no spectrum here. */
+const tf_route_ops tf_route_devs = {
+    .name = "devs", .stationary = TF_STATIONARY_NONE, .refuse_members = refuse_members};

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "contact_run.h"
 #include "crash_point.h"
 #include "integrator_settings.h"
 #include "kinds.h"
@@ -38,15 +39,15 @@ const char *tf_method_name(tf_method m) {
   return "unknown";
 }
 
-tf_route tf_flow_route(tf_config *cfg, MPI_Comm comm, const tf_kernel *k) {
-  const tf_route usual = tf_model_route(k, NULL);
-  if (usual != TF_ROUTE_FILIPPOV) return usual; /* no parameters change these routes */
-  if (tf_smoothing_requested(cfg)) return TF_ROUTE_FLOW;
+const tf_route_ops *tf_flow_route(tf_config *cfg, MPI_Comm comm, const tf_kernel *k) {
+  const tf_route_ops *usual = tf_route_ops_for(k, NULL);
+  if (!tf_model_route_varies(k)) return usual; /* no parameters change these routes */
+  if (tf_smoothing_requested(cfg)) return tf_route_find(TF_ROUTE_SMOOTH_FLOW);
   tf_model model;
   tf_error err;
-  const tf_route route =
+  const tf_route_ops *route =
       tf_model_from_config(&model, cfg, comm, TF_KINDS_ALL, "ensemble", &err) == 0
-          ? tf_model_route(k, model.params)
+          ? tf_route_ops_for(k, model.params)
           : usual;
   tf_model_destroy(&model);
   return route;
@@ -359,7 +360,7 @@ static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   const bool impacts = tf_route_ops_for(k, NULL)->impacts;
   if (!impacts && !tf_config_has(cfg, "poincare.event")) return 0;
   /* bodies under spatial friction record the section on their own engine (member_contact.c) */
-  if (tf_model_route(k, NULL) == TF_ROUTE_CONTACT) return 0;
+  if (tf_contact_kernel(k)) return 0;
   char where[256];
   if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
     return tf_fail(
@@ -546,9 +547,9 @@ typedef struct flow_samples {
 } flow_samples;
 
 static int take_samples(void *ctx, const tf_stepper *s, double ta, double t, const double *x) {
-  (void)ta;
   flow_samples *fs = ctx;
   tf_flow *flow = fs->flow;
+  if (flow->on_step) flow->on_step(flow->on_step_ctx, ta, t);
   double *xs = flow->work;
   for (; fs->fn && fs->next < fs->n && tf_flow_sample_time(flow, fs->next, fs->n) <= t;
        fs->next++) {

@@ -98,6 +98,10 @@ typedef struct tf_flow {
   int model_code; /* the SDE schemes' last refusal by the model (reset per member) */
   int lanes;      /* integrator.lanes: 0 auto, 1 member by member, else the width */
   const struct tf_sampling *sampling; /* sampled initial states (sampling.h), NULL: none */
+  /* Optional: sees every accepted step [ta, tb] of a member integrated on the flow's stepper
+   * (not SDE, PETSc TS, impact or lanes), whose dense output tf_stepper_dense gives then. */
+  void (*on_step)(void *ctx, double ta, double tb);
+  void *on_step_ctx;
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */
@@ -170,6 +174,7 @@ const char *tf_flow_integrator_name(const tf_flow *flow);
 /* The engine that runs a member of model k under this config: its kind's route with the
  * config's parameters, a Filippov model taking the flow route under model.smoothing too.
  * Decided without failing (a bad config is reported by the setup that reads it). */
-tf_route tf_flow_route(tf_config *cfg, MPI_Comm comm, const tf_kernel *k);
+struct tf_route_ops;
+const struct tf_route_ops *tf_flow_route(tf_config *cfg, MPI_Comm comm, const tf_kernel *k);
 
 #endif

@@ -680,10 +680,10 @@ int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
                     tf_lyapunov_result *r, tf_error *err) {
   const tf_route_ops *route = tf_route_ops_for(k, p);
   if (o->events) {
-    if (route != tf_route_ops_of(TF_ROUTE_FLOW) && !route->impacts)
+    if (!route->lyapunov_resets)
       return tf_fail(err, "model '%s': a section reset is run on flows and impact models only",
                      k->name);
-    return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
+    return route->lyapunov_resets(k, p, x0, ode, o, saltation, r, err);
   }
   if (!route->lyapunov) /* bodies under friction: contact_run.h; DEVS: jobs/devs/devs_job.c */
     return tf_fail(err, "model '%s': no Lyapunov spectrum on this route", k->name);

@@ -10,6 +10,7 @@
 #include "member_engine.h"
 #include "physical_initial.h"
 #include "poincare.h"
+#include "routes.h"
 #include "section_crossings.h"
 #include "status.h"
 
@@ -302,7 +303,7 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   if (ce->crossings) tf_json_integer(j, "poincare_recorded", r->poincare.recorded);
 }
 
-const tf_member_ops tf_member_contact_ops = {
+static const tf_member_ops member_ops = {
     .name = "contact",
     .create = create,
     .run = run,
@@ -312,3 +313,11 @@ const tf_member_ops tf_member_contact_ops = {
     .destroy = destroy,
     .report = report,
 };
+
+/* The stationary engine of a body with two contacts is TF_STATIONARY_DUAL (stationary.c); the
+ * spectrum runs through contact_run.h, with the codim2.* options. */
+const tf_route_ops tf_route_contact = {.name = "contact",
+                                       .member = &member_ops,
+                                       .smooth_field = true,
+                                       .stationary = TF_STATIONARY_CODIM2,
+                                       .lyapunov_method = "codim2-events+saltation"};

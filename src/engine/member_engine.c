@@ -5,16 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devs.h"
 #include "flow.h"
 #include "model.h"
 #include "routes.h"
 #include "sampling.h"
 #include "status.h"
-
-const tf_member_ops *tf_member_ops_of(tf_route route) {
-  return tf_route_ops_of(route)->member;
-}
 
 int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_member_engine **out,
                             tf_error *err) {
@@ -24,9 +19,10 @@ int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_memb
   e->settings = *s;
   const tf_kernel *k;
   if (tf_model_kernel(cfg, s->comm, &k, err)) return -1;
-  const tf_route route = k ? tf_flow_route(cfg, s->comm, k) : TF_ROUTE_FLOW;
-  e->ops = tf_member_ops_of(route);
-  if (route == TF_ROUTE_DEVS && tf_devs_refuse_events(cfg, k, "ensemble", err)) return -1;
+  const tf_route_ops *route =
+      k ? tf_flow_route(cfg, s->comm, k) : tf_route_find(TF_ROUTE_SMOOTH_FLOW);
+  e->ops = route->member;
+  if (route->refuse_members && route->refuse_members(cfg, k, err)) return -1;
   if (!e->ops) return tf_fail(err, "model '%s' is not integrated member by member", k->name);
   return e->ops->create(e, cfg, k, &e->settings, err);
 }
@@ -60,6 +56,10 @@ void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_
 
 void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *members,
                                const tf_member_buffers *b, tf_member_result *r) {
+  if (e->settings.step) { /* every member's steps seen, one member at a time */
+    for (size_t i = 0; i < n; i++) tf_member_engine_run(e, members[i], &b[i], &r[i]);
+    return;
+  }
   memset(r, 0, n * sizeof *r);
   e->dense_valid = false;
   if (e->ops->run_many) {

@@ -5,13 +5,14 @@
  * (flow.h), event-driven Filippov members with one or several switching functions (pws.h),
  * bodies under spatial friction (contact_run.h), impact systems (flow.h on poincare.h), and
  * maps, iterated (member_map.c; time counts iterations).  Each
- * route has one adapter (src/engine/member_<route>.c) that fills an ops table; the tables are
- * registered in the one table of routes (routes.c) and looked up by route, so a job asks for "the
- * engine of this config" and never switches on the route.  What a route produces beyond the
+ * route has one adapter (src/engine/member_<route>.c) that fills an ops table and the route's
+ * row (routes.h) pointing at it; the rows are registered by name in routes.c and looked up by
+ * the name the model's kind gives (kinds.h), so a job asks for "the engine of this config" and
+ * never switches on the route.  What a route produces beyond the
  * common fields (its event kinds, logs, samples, impact counts) is said by its layout, and the
  * output columns a job writes are picked by name from member_columns.h.
  *
- * Adding a route: one adapter file and its row in routes.c. */
+ * Adding a route: one adapter file (its ops and its row) and one X(name) line in routes.c. */
 #ifndef TF_MEMBER_ENGINE_H
 #define TF_MEMBER_ENGINE_H
 
@@ -31,6 +32,8 @@
 /* The draw policies of pws.h (exit_policy.h, intersection_policy.h), for read_replays. */
 struct tf_exit_policy;
 struct tf_intersection_policy;
+
+struct tf_member_engine;
 
 /* What a job asks of the engine it creates. */
 typedef struct tf_member_settings {
@@ -56,6 +59,11 @@ typedef struct tf_member_settings {
    * crash is then named by the member it happened in: the run's guard). */
   void (*computing)(uint64_t member);
   int (*output_keys)(tf_config *cfg, void *ctx, tf_error *err);
+  /* Optional: sees every accepted step [ta, tb] of a member while it runs; inside it
+   * tf_member_engine_dense gives the state at any t in the step.  Called by the routes whose
+   * dense output a run keeps (ops->dense: the flow route on its stepper, the Filippov routes);
+   * members then run one by one (no lanes). */
+  void (*step)(void *ctx, const struct tf_member_engine *e, double ta, double tb);
   void *ctx;
   /* Fills the replay tables of the draw policies that name an earlier results file
    * (tf_replay_logs_read, replay_log.h): reading a file is io, a layer above the engines, so
@@ -171,11 +179,11 @@ typedef struct tf_member_ops {
    * NULL: run, member by member. */
   void (*run_many)(tf_member_engine *e, size_t n, const uint64_t *members,
                    const tf_member_buffers *b, tf_member_result *r);
-  /* Optional: the dense output of the member run last (by run; e->dense_valid set by it): its
-   * last accepted step's ends into step[0] < step[1] and, for t in [step[0], step[1]], the state
-   * at t into x (layout.dim values), the stepper's continuous extension on the field of that
-   * step's segment.  Returns 0; -1 where there is none.  NULL: the route keeps none (its
-   * adapter says why). */
+  /* Optional: the dense output of the member run last (by run; e->dense_valid set by it), or,
+   * inside settings.step, of the running member's step just accepted: its ends into step[0] <
+   * step[1] and, for t in [step[0], step[1]], the state at t into x (layout.dim values), the
+   * stepper's continuous extension on the field of that step's segment.  Returns 0; -1 where there
+   * is none.  NULL: the route keeps none (its adapter says why). */
   int (*dense)(const tf_member_engine *e, double t, double *x, double step[2]);
   void (*destroy)(tf_member_engine *e);
   /* Optional: the route's own fields of a traced member's JSON line. */
@@ -198,9 +206,6 @@ struct tf_member_engine {
   struct tf_sampling *sampling;
 };
 
-/* The ops of a route (NULL: the route does not run members one by one, e.g. DEVS). */
-const tf_member_ops *tf_member_ops_of(tf_route route);
-
 /* The engine for the model of cfg (model.*, initial.*, integrator.* and its route's keys).
  * Errors name file, line and key.  *out is set even on failure: destroy it. */
 int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_member_engine **out,
@@ -216,8 +221,9 @@ void tf_member_engine_run(tf_member_engine *e, uint64_t member, const tf_member_
 void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *members,
                                const tf_member_buffers *b, tf_member_result *r);
 
-/* The dense output of the last accepted step of the member run last (tf_member_engine_run):
- * the step's ends into step[0..1] and, for t in them, the state at t into x.  Returns 0, or -1
+/* The dense output of the last accepted step of the member run last (tf_member_engine_run), or
+ * inside settings.step of the step just accepted: the step's ends into step[0..1] and, for t in
+ * them, the state at t into x.  Returns 0, or -1
  * where there is none: a route or method without dense output (ops->dense), no step taken since
  * the member's start or its last event, members run side by side, or t outside the step. */
 int tf_member_engine_dense(const tf_member_engine *e, double t, double *x, double step[2]);
@@ -244,9 +250,5 @@ void tf_member_result_bcast(tf_member_result *r, int root, MPI_Comm comm);
 
 /* The time of sample i of n from t0 to t_end (the last exactly t_end). */
 double tf_member_sample_time(double t0, double t_end, long i, long n);
-
-/* Registered adapters (src/engine/member_<route>.c). */
-extern const tf_member_ops tf_member_flow_ops, tf_member_pws_ops, tf_member_contact_ops,
-    tf_member_map_ops;
 
 #endif

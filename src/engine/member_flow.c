@@ -8,6 +8,7 @@
 #include "flow.h"
 #include "member_engine.h"
 #include "physical_initial.h"
+#include "routes.h"
 #include "status.h"
 
 typedef struct flow_engine {
@@ -34,6 +35,15 @@ static void fill_layout(tf_member_layout *l, const tf_flow *flow) {
   l->poincare_slots = flow->poincare && flow->poincare_spec.record ? flow->poincare_spec.count : 0;
   snprintf(l->integrator, sizeof l->integrator, "%s", tf_flow_integrator_name(flow));
   l->lanes = tf_flow_lanes(flow);
+}
+
+static bool steps_on_stepper(const tf_flow *flow);
+
+/* settings.step: the step just accepted is the one ops->dense interpolates. */
+static void seen_step(void *ctx, double ta, double tb) {
+  tf_member_engine *e = ctx;
+  e->dense_valid = true;
+  e->settings.step(e->settings.ctx, e, ta, tb);
 }
 
 static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
@@ -65,6 +75,8 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   /* a member's drawn parameters are the flow's while it runs: members that draw their own
    * cannot share the flow side by side */
   if (e->layout.sampled_params > 0) flow->lanes = 1, e->layout.lanes = 1;
+  if (s->step && steps_on_stepper(flow)) /* lanes have no one stepper to interpolate */
+    flow->on_step = seen_step, flow->on_step_ctx = e, flow->lanes = 1, e->layout.lanes = 1;
   return 0;
 }
 
@@ -198,7 +210,7 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   if (ir->message[0]) tf_json_string(j, "failure", ir->message);
 }
 
-const tf_member_ops tf_member_flow_ops = {
+static const tf_member_ops member_ops = {
     .name = "flow",
     .create = create,
     .run = run,
@@ -207,3 +219,42 @@ const tf_member_ops tf_member_flow_ops = {
     .destroy = destroy,
     .report = report,
 };
+
+static int flow_spectrum(const tf_kernel *k, const double *p, const double *x0,
+                         const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                         tf_lyapunov_result *r, tf_error *err) {
+  (void)saltation; /* no events */
+  return tf_lyapunov_flow(k, p, x0, ode, o, r, err);
+}
+/* Impact systems and flows whose state a section resets run on the impact engine (poincare.h). */
+static int impact_spectrum(const tf_kernel *k, const double *p, const double *x0,
+                           const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                           tf_lyapunov_result *r, tf_error *err) {
+  (void)saltation; /* the reset's saltation is always applied */
+  return tf_lyapunov_impact(k, p, x0, ode, o, r, err);
+}
+
+const tf_route_ops tf_route_flow = {.name = TF_ROUTE_SMOOTH_FLOW,
+                                    .member = &member_ops,
+                                    .smooth_field = true,
+                                    .stationary = TF_STATIONARY_SMOOTH,
+                                    .lyapunov = flow_spectrum,
+                                    .lyapunov_method = "variational",
+                                    .lyapunov_resets = impact_spectrum,
+                                    .section_resets = true};
+
+/* Impact systems run inside flow.h (on poincare.h), so they share this adapter.  The stationary
+ * quantity would run the free flight alone, through the walls. */
+const tf_route_ops tf_route_impact = {
+    .name = "impact",
+    .member = &member_ops,
+    .impacts = true,
+    .smooth_field = true,
+    .stationary = TF_STATIONARY_NONE,
+    .lyapunov = impact_spectrum,
+    .lyapunov_method = "variational",
+    .collapse_why =
+        "sticking on an impact constraint (after chattering or a plastic impact) maps "
+        "every tangent vector into its tangent space",
+    .lyapunov_resets = impact_spectrum,
+    .section_resets = true};

@@ -21,6 +21,7 @@
 #include "model.h"
 #include "observable.h"
 #include "poincare.h"
+#include "routes.h"
 #include "status.h"
 
 typedef struct map_engine {
@@ -254,10 +255,24 @@ static void report(const tf_member_engine *e, const tf_member_result *r, const d
   if (r->failure) tf_json_string(j, "failure", r->failure);
 }
 
-const tf_member_ops tf_member_map_ops = {
+static const tf_member_ops member_ops = {
     .name = "map",
     .create = create,
     .run = run,
     .destroy = destroy,
     .report = report,
 };
+
+static int map_spectrum(const tf_kernel *k, const double *p, const double *x0,
+                        const tf_ode_options *ode, const tf_lyapunov_options *o, bool saltation,
+                        tf_lyapunov_result *r, tf_error *err) {
+  (void)ode, (void)saltation; /* iterated, no events */
+  return tf_lyapunov_map(k, p, x0, o, r, err);
+}
+
+const tf_route_ops tf_route_map = {.name = "map",
+                                   .member = &member_ops,
+                                   .iterates = true,
+                                   .stationary = TF_STATIONARY_NONE,
+                                   .lyapunov = map_spectrum,
+                                   .lyapunov_method = "map"};

@@ -10,6 +10,7 @@
 #include "pws.h"
 #include "pws_lanes.h"
 #include "pws_section.h"
+#include "routes.h"
 #include "status.h"
 
 typedef struct pws_engine {
@@ -21,6 +22,9 @@ typedef struct pws_engine {
   /* poincare.event: the section recorded on the member's steps (NULL: none), and its record */
   tf_poincare_spec spec;
   tf_pws_section *section;
+  /* inside settings.step: the step seen, which ends at an event where the stepper's goes on */
+  bool seeing;
+  double seen[2];
   tf_pws_section_record out;
 } pws_engine;
 
@@ -75,7 +79,8 @@ static int read_replays(const tf_member_settings *s, tf_pws *pws, uint64_t membe
   if (s->read_replays)
     return s->read_replays(&pws->policy, &pws->choice, members, pws->max_logged_exits, err);
   if (pws->policy.replay_from.path || pws->choice.replay_from.path)
-    return tf_fail(err, "internal error: a replay file is named but this job reads none");
+    return tf_fail_code(err, TF_ERR_INTERNAL,
+                        "internal error: a replay file is named but this job reads none");
   return 0;
 }
 
@@ -99,6 +104,16 @@ static int section_setup(pws_engine *pe, tf_config *cfg, tf_error *err) {
   if (!o->poincare.samples || !o->modes || !o->sliding || !o->slides || !pe->section)
     return tf_fail(err, "out of memory for the section of a member");
   return 0;
+}
+
+/* settings.step: the step just accepted is the one ops->dense interpolates. */
+static void seen_step(void *ctx, double ta, double tb) {
+  tf_member_engine *e = ctx;
+  pws_engine *pe = e->impl;
+  pe->seeing = true, pe->seen[0] = ta, pe->seen[1] = tb;
+  e->dense_valid = true;
+  e->settings.step(e->settings.ctx, e, ta, tb);
+  pe->seeing = false;
 }
 
 static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
@@ -134,6 +149,8 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
     return -1;
   pws->sampling = e->sampling;
   if (e->layout.sampled_params > 0) e->layout.lanes = 1; /* one parameter array for all lanes */
+  /* settings.step: members one by one (tf_member_engine_run_many), each step seen */
+  if (s->step) pws->on_step = seen_step, pws->on_step_ctx = e, e->layout.lanes = 1;
   const tf_member_layout *l = &e->layout;
   pe->scratch_exits = malloc(((size_t)l->exit_slots * l->exit_width + 1) * sizeof(double));
   pe->scratch_events = malloc(((size_t)l->event_slots * l->event_width + 1) * sizeof(double));
@@ -239,8 +256,12 @@ static void run_many(tf_member_engine *e, size_t count, const uint64_t *members,
  * sliding vector field), so its extension is the member's solution there; after an event the
  * stepper restarts, and until its next step there is no step to interpolate. */
 static int dense(const tf_member_engine *e, double t, double *x, double step[2]) {
-  const tf_pws *pws = &((const pws_engine *)e->impl)->pws;
-  tf_pws_last_step(pws, step);
+  const pws_engine *pe = e->impl;
+  const tf_pws *pws = &pe->pws;
+  if (pe->seeing)
+    step[0] = pe->seen[0], step[1] = pe->seen[1];
+  else
+    tf_pws_last_step(pws, step);
   if (!(step[0] < step[1] && t >= step[0] && t <= step[1])) return -1;
   double all[TF_MAX_DIM * (TF_MAX_DIM + 1)]; /* the engine's state may carry tangent vectors */
   tf_pws_dense(pws, t, all);
@@ -293,7 +314,7 @@ static void describe_draws(const tf_member_engine *e, tf_member_attr_fn put, voi
     put(ctx, false, "intersection_smoothing_law", tf_smooth_law_name(c->law.law));
 }
 
-const tf_member_ops tf_member_pws_ops = {
+static const tf_member_ops member_ops = {
     .name = "pws",
     .create = create,
     .run = run,
@@ -303,3 +324,27 @@ const tf_member_ops tf_member_pws_ops = {
     .report = report,
     .describe_draws = describe_draws,
 };
+
+const tf_route_ops tf_route_filippov = {.name = "filippov",
+                                        .member = &member_ops,
+                                        .stationary = TF_STATIONARY_FILIPPOV,
+                                        .lyapunov = tf_lyapunov_filippov,
+                                        .lyapunov_method = "events+saltation",
+                                        .lyapunov_segments = true,
+                                        .section_resets = true};
+
+static int switches_spectrum(const tf_kernel *k, const double *p, const double *x0,
+                             const tf_ode_options *ode, const tf_lyapunov_options *o,
+                             bool saltation, tf_lyapunov_result *r, tf_error *err) {
+  (void)saltation; /* always applied at a change of mode */
+  return tf_lyapunov_switches(k, p, x0, ode, o, r, err);
+}
+
+/* Several switching functions run inside pws.h too, so they share this adapter.  Their
+ * stationary states are not continued yet. */
+const tf_route_ops tf_route_switches = {.name = "switches",
+                                        .member = &member_ops,
+                                        .stationary = TF_STATIONARY_NONE,
+                                        .lyapunov = switches_spectrum,
+                                        .lyapunov_method = "variational",
+                                        .section_resets = true};

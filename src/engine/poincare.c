@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_run.h"
 #include "kinds.h"
 #include "max_dim.h"
 #include "observable.h"
+#include "routes.h"
 #include "status.h"
 
 struct tf_poincare {
@@ -91,7 +93,7 @@ static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only
                         tf_poincare_spec *s, tf_error *err) {
   static const char *const actions[] = {"stop", "log", "reset", NULL};
   const bool filippov = k->kind == TF_MODEL_FILIPPOV || k->kind == TF_MODEL_SWITCHES;
-  const bool contact = tf_model_route(k, NULL) == TF_ROUTE_CONTACT;
+  const bool contact = tf_contact_kernel(k);
   const char *action = filippov || contact ? "log" : "stop";
   char where[256];
   if (tf_config_has(cfg, "poincare.action") &&
@@ -182,9 +184,9 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
   tf_impact_options_default(o);
   o->loop.ode = *ode;
   o->loop.qr_interval = 1.0;
-  const tf_route route = tf_model_route(k, NULL);
-  const bool impacts = route == TF_ROUTE_IMPACT;
-  if (route != TF_ROUTE_MAP && impact_keys(cfg, impacts, o, err)) return -1;
+  const tf_route_ops *route = tf_route_ops_for(k, NULL);
+  const bool impacts = route->impacts;
+  if (!route->iterates && impact_keys(cfg, impacts, o, err)) return -1;
   if (!tf_config_has(cfg, "poincare.event")) return 0;
   static const char *const events[] = {
       "impact",          "extremum",     "level",           "function",
@@ -209,8 +211,7 @@ int tf_poincare_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_kernel
     return tf_config_fail_key(cfg, "poincare.event", err, "model '%s' has no impact surfaces",
                               k->name);
   }
-  if (route == TF_ROUTE_MAP && strcmp(event, "extremum") == 0)
-    return refuse_map_extremum(cfg, k, err);
+  if (route->iterates && strcmp(event, "extremum") == 0) return refuse_map_extremum(cfg, k, err);
   o->section = strstr(event, "extremum")   ? TF_SECTION_EXTREMUM
                : strstr(event, "level")    ? TF_SECTION_LEVEL
                : strstr(event, "function") ? TF_SECTION_FUNCTION
@@ -241,9 +242,7 @@ int tf_poincare_reset_from_config(tf_poincare_spec *s, tf_config *cfg, const tf_
                                   const tf_ode_options *ode, const char *job, tf_error *err) {
   memset(s, 0, sizeof *s);
   if (!tf_config_has(cfg, "poincare")) return 0;
-  const tf_route route = tf_model_route(k, NULL);
-  if (route != TF_ROUTE_FLOW && route != TF_ROUTE_IMPACT && route != TF_ROUTE_FILIPPOV &&
-      route != TF_ROUTE_SWITCHES)
+  if (!tf_route_ops_for(k, NULL)->section_resets)
     return tf_config_fail_key(cfg, "poincare", err,
                               "%s takes a section only to reset the state of a flow or an impact "
                               "model (poincare.action: reset); model '%s' is neither",

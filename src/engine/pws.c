@@ -291,6 +291,7 @@ static void watched_step(member_run *mr, double ta, double tb) {
   tf_pws *pws = mr->pws;
   const tf_pws_watch *watch = pws->watch;
   if (pws->trajectory_samples > 0) sample_step(mr, ta, tb);
+  if (pws->on_step && !(watch && watch->stop)) pws->on_step(pws->on_step_ctx, ta, tb);
   if (!watch || !watch->step || watch->stop) return;
   watch->step(watch->ctx, pws, ta, tb);
   if (!watch->stop) return;
@@ -323,7 +324,7 @@ static void on_switches_step(void *ctx, const tf_switches *s, double ta, double 
 
 /* Whether a member's steps are seen by anyone (samples or a watch). */
 static bool steps_watched(const tf_pws *pws) {
-  return pws->trajectory_samples > 0 || (pws->watch && pws->watch->step);
+  return pws->trajectory_samples > 0 || pws->on_step || (pws->watch && pws->watch->step);
 }
 
 static int run_switches(tf_pws *pws, member_run *mr, double *x, tf_pws_record *rec) {

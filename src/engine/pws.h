@@ -42,6 +42,10 @@ typedef struct tf_pws {
   /* models with several switching functions (switches.h) run here instead of evolve */
   struct tf_switches *switches;
   struct tf_pws_watch *watch; /* optional observer of every member (NULL: none) */
+  /* Optional: sees every accepted step [ta, tb], before the watch, with tf_pws_dense valid on
+   * it (member_engine.h, settings.step). */
+  void (*on_step)(void *ctx, double ta, double tb);
+  void *on_step_ctx;
 } tf_pws;
 
 /* An observer of a member's run (pws_section.h: Poincare sections and sliding): `step` sees

@@ -1,14 +1,19 @@
-/* routes.h — the one table of routes: for each engine a member of a model can run on (kinds.h),
- * its member-engine adapter and what else it can do.
+/* routes.h — the registry of routes: for each engine a member of a model can run on, its
+ * member-engine adapter and what else it can do.
  *
- * Jobs and engines look a model's route up here and ask it (is it a map, has it impacts, how
- * does it find a stationary state, how does it compute a Lyapunov spectrum) instead of
- * switching on the route, so a new route is one row of routes.c and its adapter. */
+ * A route is a tf_route_ops defined by its adapter (member_<route>.c; DEVS's by devs.c) and
+ * registered by one X(name) line in routes.c, like a stepper type.  The model layer names a
+ * kind's route (kinds.h, tf_model_route) and knows nothing else of it; jobs and engines look
+ * the row up here and ask it (is it a map, has it impacts, how does it find a stationary state,
+ * how does it compute a Lyapunov spectrum, where may a section reset) instead of comparing
+ * routes, so a new route is its adapter file and one registration line. */
 #ifndef TF_ROUTES_H
 #define TF_ROUTES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
+#include "config.h"
 #include "kinds.h"
 #include "lyapunov.h"
 #include "stationary.h"
@@ -39,10 +44,20 @@ typedef struct tf_route_ops {
   bool lyapunov_segments;
   /* why collapsed directions have exponent -inf (NULL: arrivals in sliding) */
   const char *collapse_why;
+  /* the spectrum of a member whose state a section resets (poincare.action: reset); NULL: no
+   * section resets the route's members in a spectrum */
+  tf_route_lyapunov_fn *lyapunov_resets;
+  /* a section (poincare.*) may reset a member's state (poincare.action: reset) */
+  bool section_resets;
+  /* Optional, for a route without a member adapter: refuses, naming the key, what of cfg the
+   * route cannot take before the job says it runs no members one by one. */
+  int (*refuse_members)(tf_config *cfg, const tf_kernel *k, tf_error *err);
 } tf_route_ops;
 
-/* The row of a route. */
-const tf_route_ops *tf_route_ops_of(tf_route route);
+/* The registered route of that name (NULL: none). */
+const tf_route_ops *tf_route_find(const char *name);
+/* The i-th registered route (NULL past the last). */
+const tf_route_ops *tf_route_at(size_t i);
 /* The row of the route a member of k with parameters p runs on (NULL: the kind's usual one). */
 const tf_route_ops *tf_route_ops_for(const tf_kernel *k, const double *p);
 

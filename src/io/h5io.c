@@ -58,7 +58,8 @@ hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err) {
   H5Pclose(fcpl);
   H5Pclose(fapl);
   if (f < 0)
-    return tf_fail(err, "cannot create output '%s': %s", path, strerror(errno ? errno : EIO));
+    return tf_fail_code(err, TF_ERR_IO, "cannot create output '%s': %s", path,
+                        strerror(errno ? errno : EIO));
   return f;
 }
 
@@ -813,7 +814,7 @@ static int after_write(int rc, int count, MPI_Datatype type, MPI_Status *status)
           "flushed before are kept: make room and run again with --resume\n",
           open_path[0] ? open_path : "the results file", why, limit);
   fflush(stderr);
-  MPI_Abort(guard_comm, 1);
+  MPI_Abort(guard_comm, TF_EXIT_IO); /* the output cannot be written */
   return rc;
 }
 

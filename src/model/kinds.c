@@ -7,21 +7,21 @@
 #define TABLE(member) #member, offsetof(tf_model_def, member)
 
 static const tf_kind kinds[] = {
-    {TF_MODEL_FLOW, "TF_MODEL_FLOW", TABLE(flow), "a smooth flow", TF_ROUTE_FLOW, NULL,
+    {TF_MODEL_FLOW, "TF_MODEL_FLOW", TABLE(flow), "a smooth flow", TF_ROUTE_SMOOTH_FLOW, NULL,
      "smooth flow (ODE)", "smooth flow with noise (SDE)"},
-    {TF_MODEL_FILIPPOV, "TF_MODEL_FILIPPOV", TABLE(filippov), "a Filippov system",
-     TF_ROUTE_FILIPPOV, tf_model_self_smoothed, "Filippov system", NULL},
+    {TF_MODEL_FILIPPOV, "TF_MODEL_FILIPPOV", TABLE(filippov), "a Filippov system", "filippov",
+     tf_model_self_smoothed, "Filippov system", NULL},
     {TF_MODEL_CODIM2, "TF_MODEL_CODIM2", TABLE(codim2), "a codimension-2 Filippov system",
-     TF_ROUTE_CONTACT, NULL, "codimension-2 Filippov system (2-D slip)", NULL},
+     "contact", NULL, "codimension-2 Filippov system (2-D slip)", NULL},
     {TF_MODEL_TWO_CONTACT, "TF_MODEL_TWO_CONTACT", TABLE(two_contact), "a body with two contacts",
-     TF_ROUTE_CONTACT, NULL, "body with two contacts (smooth flow off the contact sets)", NULL},
-    {TF_MODEL_MAP, "TF_MODEL_MAP", TABLE(map), "a map", TF_ROUTE_MAP, NULL, "map", NULL},
-    {TF_MODEL_DEVS, "TF_MODEL_DEVS", TABLE(devs), "a DEVS", TF_ROUTE_DEVS, NULL,
+     "contact", NULL, "body with two contacts (smooth flow off the contact sets)", NULL},
+    {TF_MODEL_MAP, "TF_MODEL_MAP", TABLE(map), "a map", "map", NULL, "map", NULL},
+    {TF_MODEL_DEVS, "TF_MODEL_DEVS", TABLE(devs), "a DEVS", "devs", NULL,
      "DEVS (dynamic ensemble of a 1-D map)", NULL},
-    {TF_MODEL_IMPACT, "TF_MODEL_IMPACT", TABLE(impact), "an impact system", TF_ROUTE_IMPACT, NULL,
+    {TF_MODEL_IMPACT, "TF_MODEL_IMPACT", TABLE(impact), "an impact system", "impact", NULL,
      "impact system (free flight between resets on impact surfaces)", NULL},
     {TF_MODEL_SWITCHES, "TF_MODEL_SWITCHES", TABLE(switches),
-     "a Filippov system with several switching functions", TF_ROUTE_SWITCHES, NULL,
+     "a Filippov system with several switching functions", "switches", NULL,
      "Filippov system with several switching functions", NULL},
 };
 
@@ -41,9 +41,13 @@ const void *tf_kind_ops(const tf_kind *kind, const tf_model_def *d) {
   return *(const void *const *)((const char *)d + kind->offset);
 }
 
-tf_route tf_model_route(const tf_model_def *d, const double *p) {
+const char *tf_model_route(const tf_model_def *d, const double *p) {
   const tf_kind *kind = tf_kind_of(d);
-  return p && kind->runs_as_flow && kind->runs_as_flow(d, p) ? TF_ROUTE_FLOW : kind->route;
+  return p && kind->runs_as_flow && kind->runs_as_flow(d, p) ? TF_ROUTE_SMOOTH_FLOW : kind->route;
+}
+
+bool tf_model_route_varies(const tf_model_def *d) {
+  return tf_kind_of(d)->runs_as_flow != NULL;
 }
 
 const char *tf_model_description(const tf_model_def *d) {

@@ -5,9 +5,9 @@
  * a model fills in is answered here instead, once per kind: which engine runs a member (a
  * Filippov model whose parameters make it its own smooth flow runs on the flow engines), the
  * smooth field the flow integrators may run, a one-line description, the kinds a job takes.
- * Jobs and engines switch on the route, never on a model's members, so adding a kind is one
- * ops table in the public header, its check in model_def.c and one adapter in kinds.c (a new
- * route is then named by -Wswitch at every switch that must learn it). */
+ * Jobs and engines ask the route (by its name, looked up in the engine's registry of routes,
+ * routes.h) what it can do, never a model's members, so adding a kind is one ops table in the
+ * public header, its check in model_def.c and one adapter in kinds.c naming its route. */
 #ifndef TF_KINDS_H
 #define TF_KINDS_H
 
@@ -15,16 +15,9 @@
 
 #include "kernel.h"
 
-/* The engine that runs one member of a model (with its parameters). */
-typedef enum tf_route {
-  TF_ROUTE_FLOW,     /* DOPRI5, the SDE schemes or PETSc TS on the smooth field (flow.h) */
-  TF_ROUTE_FILIPPOV, /* event-driven Filippov integration (evolve.h, through pws.h) */
-  TF_ROUTE_CONTACT,  /* codim-2 bodies and bodies with two contacts (contact_run.h) */
-  TF_ROUTE_IMPACT,   /* free flight and resets (impact.h) */
-  TF_ROUTE_MAP,      /* iteration of a map */
-  TF_ROUTE_DEVS,     /* the DEVS engine (devs.h) */
-  TF_ROUTE_SWITCHES  /* several switching functions (switches.h, through pws.h) */
-} tf_route;
+/* The engine that runs a member of a smooth model, and of a Filippov model whose parameters
+ * make it its own smooth flow (routes.h). */
+#define TF_ROUTE_SMOOTH_FLOW "flow"
 
 typedef struct tf_kind {
   tf_model_kind kind;
@@ -32,7 +25,8 @@ typedef struct tf_kind {
   const char *table;     /* "flow": the member of tf_model_def holding its operations */
   size_t offset;         /* and where that member is */
   const char *noun;      /* "a smooth flow": for messages about the kinds a job takes */
-  tf_route route;        /* the engine that runs a member */
+  /* the engine that runs a member: the name of its route, registered in routes.c (engine) */
+  const char *route;
   /* Optional: true if parameters p make the model run as its own smooth flow instead. */
   bool (*runs_as_flow)(const tf_model_def *d, const double *p);
   /* One line for `twofold model check`; `noisy` instead when the model has noise. */
@@ -47,8 +41,11 @@ int tf_kind_count(void); /* kinds are numbered 1 ... tf_kind_count() */
 /* The kind's table of operations in d (NULL if d does not give it). */
 const void *tf_kind_ops(const tf_kind *kind, const tf_model_def *d);
 
-/* The engine for a member of d with parameters p (NULL: the kind's usual engine). */
-tf_route tf_model_route(const tf_model_def *d, const double *p);
+/* The name of the route for a member of d with parameters p (NULL: the kind's usual route). */
+const char *tf_model_route(const tf_model_def *d, const double *p);
+
+/* True if some parameters make a member of d run on another route than its kind's usual one. */
+bool tf_model_route_varies(const tf_model_def *d);
 
 /* One line for `twofold model check`. */
 const char *tf_model_description(const tf_model_def *d);

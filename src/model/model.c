@@ -87,7 +87,7 @@ static int find_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_er
   tf_error why;
   if (lib ? tf_plugin_open_library(full, name, k, &why)
           : tf_plugin_open_source(full, name, comm, k, &why))
-    return tf_fail(err, "%s: key '%s': %s", where, key, why.msg);
+    return tf_fail_code(err, tf_error_code_of(&why), "%s: key '%s': %s", where, key, why.msg);
   return 0;
 }
 
@@ -100,9 +100,10 @@ int tf_model_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_error
     const char *key = model_key(cfg);
     const tf_kernel *big = *k;
     *k = NULL;
-    return tf_fail(err, "%s: key '%s': model '%s' has %zu state components; twofold's limit is %d",
-                   tf_config_where(cfg, key, where, sizeof where), key, big->name, big->dim,
-                   TF_MAX_DIM);
+    return tf_fail_code(err, TF_ERR_MODEL,
+                        "%s: key '%s': model '%s' has %zu state components; twofold's limit is %d",
+                        tf_config_where(cfg, key, where, sizeof where), key, big->name, big->dim,
+                        TF_MAX_DIM);
   }
   return 0;
 }
@@ -143,7 +144,7 @@ int tf_model_from_config(tf_model *model, tf_config *cfg, MPI_Comm comm, unsigne
   if (k->prepare && k->prepare(model->params, err)) {
     char msg[TF_ERROR_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
-    return tf_fail_code(err, TF_ERR_CONFIG, "%s: model '%s': %s",
+    return tf_fail_code(err, TF_ERR_MODEL, "%s: model '%s': %s",
                         tf_config_where(cfg, "model.params", where, sizeof where), k->name, msg);
   }
   return 0;

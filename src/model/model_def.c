@@ -32,7 +32,7 @@ static int fail(const checker *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  return tf_fail(c->err, "%s: model '%s': %s", c->origin, c->model, what);
+  return tf_fail_code(c->err, TF_ERR_MODEL, "%s: model '%s': %s", c->origin, c->model, what);
 }
 
 static int check_names(const checker *c, const char *field, const char *const *names, size_t n) {
@@ -236,7 +236,7 @@ static int validate(const checker *c, const tf_model_def *d) {
 }
 
 int tf_model_def_check(const tf_model_def *def, const char *origin, tf_error *err) {
-  if (!def) return tf_fail(err, "%s: a model definition is NULL", origin);
+  if (!def) return tf_fail_code(err, TF_ERR_MODEL, "%s: a model definition is NULL", origin);
   const checker c = {origin, def->abi == TWOFOLD_MODEL_ABI && def->name ? def->name : "?", err};
   return validate(&c, def);
 }
@@ -266,7 +266,7 @@ static int adopt_table(const checker *c, const void *given, size_t full, const c
 
 int tf_model_def_adopt(const tf_model_def *def, const char *origin, const tf_model_def **out,
                        tf_error *err) {
-  if (!def) return tf_fail(err, "%s: a model definition is NULL", origin);
+  if (!def) return tf_fail_code(err, TF_ERR_MODEL, "%s: a model definition is NULL", origin);
   const size_t size = def->size;
   const checker c = {origin, size >= sizeof *def && def->name ? def->name : "?", err};
   if (!TF_SIZE_COVERS(size, tf_model_def, abi))

@@ -33,6 +33,7 @@ typedef struct loaded {
   char *origin;
   char *digest; /* what --resume compares: the library's bytes, or the source's cache key */
   char *error;
+  tf_error_code code; /* the failure's */
 } loaded;
 static loaded *memo;
 static size_t nmemo;
@@ -61,13 +62,17 @@ static void memo_add(char *key, const tf_kernel *k, const char *origin, const ch
   loaded *grown = realloc(memo, (nmemo + 1) * sizeof *memo);
   if (!grown || !key) return free(key); /* not remembered: the next request repeats the work */
   memo = grown;
-  memo[nmemo++] = (loaded){key, k, origin ? strdup(origin) : NULL, digest ? strdup(digest) : NULL,
-                           k ? NULL : strdup(err ? err->msg : "failed")};
+  memo[nmemo++] = (loaded){key,
+                           k,
+                           origin ? strdup(origin) : NULL,
+                           digest ? strdup(digest) : NULL,
+                           k ? NULL : strdup(err ? err->msg : "failed"),
+                           err ? tf_error_code_of(err) : TF_ERR_RUNTIME};
 }
 
 static int memo_answer(const loaded *m, const tf_kernel **k, tf_error *err) {
   *k = m->kernel;
-  return m->kernel ? 0 : tf_fail(err, "%s", m->error ? m->error : "failed");
+  return m->kernel ? 0 : tf_fail_code(err, m->code, "%s", m->error ? m->error : "failed");
 }
 
 const char *tf_plugin_origin(const tf_kernel *k) {
@@ -133,38 +138,43 @@ static int library_defs(const char *path, int fd, const char *origin,
   void *h = dlopen(local, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
-    return tf_fail(err, "%s: cannot be loaded: %s", origin, why ? why : "dlopen failed");
+    return tf_fail_code(err, TF_ERR_MODEL, "%s: cannot be loaded: %s", origin,
+                        why ? why : "dlopen failed");
   }
   const int *abi = dlsym(h, "twofold_model_abi");
   if (!abi)
-    return tf_fail(err,
-                   "%s: does not export 'twofold_model_abi', so it is not a twofold model plugin "
-                   "(list its models with TWOFOLD_MODELS(...) from include/twofold/model.h)",
-                   origin);
+    return tf_fail_code(
+        err, TF_ERR_MODEL,
+        "%s: does not export 'twofold_model_abi', so it is not a twofold model plugin "
+        "(list its models with TWOFOLD_MODELS(...) from include/twofold/model.h)",
+        origin);
   if (*abi != TWOFOLD_MODEL_ABI)
-    return tf_fail(err,
-                   "%s: built for model ABI %d, but this twofold loads model ABI %d (the tables "
-                   "now begin with a size, and field callbacks return int: see "
-                   "docs/YOUR_MODEL.md); rebuild it from its source with 'twofold model build "
-                   "SOURCE.c -o LIBRARY.so', or recompile it against %s/twofold/model.h",
-                   origin, *abi, TWOFOLD_MODEL_ABI, include_dir());
+    return tf_fail_code(
+        err, TF_ERR_MODEL,
+        "%s: built for model ABI %d, but this twofold loads model ABI %d (the tables "
+        "now begin with a size, and field callbacks return int: see "
+        "docs/YOUR_MODEL.md); rebuild it from its source with 'twofold model build "
+        "SOURCE.c -o LIBRARY.so', or recompile it against %s/twofold/model.h",
+        origin, *abi, TWOFOLD_MODEL_ABI, include_dir());
   const tf_model_def *const *l = dlsym(h, "twofold_model_list");
   if (!l)
-    return tf_fail(err,
-                   "%s: exports 'twofold_model_abi' but not 'twofold_model_list' (declare the "
-                   "models with TWOFOLD_MODELS(...))",
-                   origin);
+    return tf_fail_code(err, TF_ERR_MODEL,
+                        "%s: exports 'twofold_model_abi' but not 'twofold_model_list' (declare the "
+                        "models with TWOFOLD_MODELS(...))",
+                        origin);
   size_t count = 0;
   while (count < MAX_MODELS_PER_LIBRARY && l[count]) count++;
-  if (count == 0) return tf_fail(err, "%s: twofold_model_list is empty", origin);
+  if (count == 0) return tf_fail_code(err, TF_ERR_MODEL, "%s: twofold_model_list is empty", origin);
   if (count == MAX_MODELS_PER_LIBRARY)
-    return tf_fail(err, "%s: twofold_model_list has no NULL end within %d entries", origin,
-                   MAX_MODELS_PER_LIBRARY);
+    return tf_fail_code(err, TF_ERR_MODEL,
+                        "%s: twofold_model_list has no NULL end within %d entries", origin,
+                        MAX_MODELS_PER_LIBRARY);
   for (size_t i = 0; i < count; i++)
     for (size_t j = 0; j < i; j++)
       if (l[i]->name && l[j]->name && strcmp(l[i]->name, l[j]->name) == 0)
-        return tf_fail(err, "%s: two models are named '%s' (entries %zu and %zu of TWOFOLD_MODELS)",
-                       origin, l[i]->name, j, i);
+        return tf_fail_code(err, TF_ERR_MODEL,
+                            "%s: two models are named '%s' (entries %zu and %zu of TWOFOLD_MODELS)",
+                            origin, l[i]->name, j, i);
   *list = l;
   *n = count;
   return 0;
@@ -314,8 +324,9 @@ static int compile(const char *src, const char *out, const char *origin, tf_erro
     if (errno != EINTR) return tf_fail(err, "%s: waiting for the compiler failed", origin);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     unlink(out);
-    return tf_fail(err, "%s: does not compile (the compiler's messages are above; compiler %s)",
-                   origin, TF_PLUGIN_CC);
+    return tf_fail_code(err, TF_ERR_MODEL,
+                        "%s: does not compile (the compiler's messages are above; compiler %s)",
+                        origin, TF_PLUGIN_CC);
   }
   return 0;
 }

@@ -688,10 +688,11 @@ static int check_space(scheduler *s, const uint64_t *ids, size_t n, tf_error *er
   uint64_t both[2] = {avail, need};
   MPI_Bcast(both, 2, MPI_UINT64_T, 0, s->run->comm);
   if (both[0] >= both[1]) return 0;
-  return tf_fail(err,
-                 "'%s': its file system has %llu bytes free and the next flush may need %llu; "
-                 "the members flushed so far are kept: make room and run again with --resume",
-                 s->run->output_path, (unsigned long long)both[0], (unsigned long long)both[1]);
+  return tf_fail_code(
+      err, TF_ERR_IO,
+      "'%s': its file system has %llu bytes free and the next flush may need %llu; the members "
+      "flushed so far are kept: make room and run again with --resume",
+      s->run->output_path, (unsigned long long)both[0], (unsigned long long)both[1]);
 }
 
 /* How a flush round ended, the same on every rank (each phase is agreed on). */

@@ -230,7 +230,7 @@ static hid_t create_then_rename(tf_run *run, const char *path, const char *fp, t
   }
   if (file >= 0) H5Fclose(file);
   if (run->rank == 0) unlink(tmp);
-  return -1;
+  return tf_error_mark(err, TF_ERR_IO); /* the file system refused the new file */
 }
 
 /* What is wrong with the place of the output, said plainly (rank 0 looks): a missing
@@ -260,10 +260,10 @@ static int check_place(const tf_run *run, const char *path, tf_error *err) {
                     "output.file",
                     path);
     else if (access(dir, W_OK | X_OK) != 0)
-      bad = tf_fail(err, "cannot write '%s': %s", path,
-                    errno == EROFS    ? "it is on a read-only file system"
-                    : errno == EACCES ? "permission denied in its directory"
-                                      : strerror(errno));
+      bad = tf_fail_code(err, TF_ERR_IO, "cannot write '%s': %s", path,
+                         errno == EROFS    ? "it is on a read-only file system"
+                         : errno == EACCES ? "permission denied in its directory"
+                                           : strerror(errno));
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, run->comm);
   if (bad) MPI_Bcast(err, sizeof *err, MPI_BYTE, 0, run->comm); /* message and code */
@@ -359,6 +359,12 @@ static int same_split(const tf_run *run, hid_t file, tf_error *err) {
                  run->output_path, was, now);
 }
 
+/* A place the output may not go (a link, a missing directory, a file held by another run) is
+ * the input's fault; one the file system refuses to write (TF_ERR_IO) is not. */
+static int input_unless_io(tf_error *err) {
+  return tf_error_mark(err, tf_error_code_of(err) == TF_ERR_IO ? TF_ERR_IO : TF_ERR_CONFIG);
+}
+
 hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *resumed,
                       tf_error *err) {
   *resumed = false;
@@ -366,12 +372,12 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
   char pool[POOL_PATHS][POOL_LEN];
   fingerprint_list(run->cfg, fingerprint_given, fingerprint_paths, 96, pool);
   const char *path = run->output_path;
-  if (check_place(run, path, err)) return tf_error_mark(err, TF_ERR_CONFIG);
+  if (check_place(run, path, err)) return input_unless_io(err);
   int locked = run->rank == 0 ? tf_lock_take(path, err) : 0;
   MPI_Bcast(&locked, 1, MPI_INT, 0, run->comm);
   if (locked) {
-    if (run->rank != 0) tf_fail(err, "'%s' is being written by another twofold run", path);
-    return tf_error_mark(err, TF_ERR_CONFIG);
+    MPI_Bcast(err, sizeof *err, MPI_BYTE, 0, run->comm); /* message and code */
+    return input_unless_io(err);
   }
   char *fp = fingerprint(run->cfg, fingerprint_paths);
   if (!fp) return tf_fail(err, "out of memory");

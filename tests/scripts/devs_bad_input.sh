@@ -7,7 +7,8 @@ cp "$CONFIGS/devs-lyapunov.yaml" plain.yaml
 # X1,2 not real: xi = mu / P < 4a
 expect_fail 2 "load.yaml:[0-9]+: model 'devs-load': X1,2 .* are not real: xi = mu / P = 0.2 < 4 a = 0.4" -- \
   "$T" check load.yaml --set model.params.mu=0.1 --set model.params.P=0.5
-expect_fail 2 "load.yaml:[0-9]+: model 'devs-load': X1,2 .* not real" -- "$T" run load.yaml -o x.h5 --set model.params.a=2
+# run: a model refusing its parameters is a model setup failure (exit 5); check refuses it (2)
+expect_fail 5 "load.yaml:[0-9]+: model 'devs-load': X1,2 .* not real" -- "$T" run load.yaml -o x.h5 --set model.params.a=2
 # out of range, wrong type, not whole, misspelt
 expect_fail 2 "key 'model.params.q': expected a number in \\[0, 1\\], got 1.5" -- "$T" check plain.yaml --set model.params.q=1.5
 expect_fail 2 "key 'model.params.P': expected a number in \\[1e-09, 1\\], got 0" -- "$T" check load.yaml --set model.params.P=0
@@ -31,7 +32,7 @@ expect_fail 2 "key 'scan': a DEVS scan cannot vary 'steps'" -- "$T" check scan.y
 # existing results are never damaged by a bad run
 "$T" run plain.yaml -o good.h5 --set model.params.steps=1000 --quiet
 sum_before=$(md5sum good.h5)
-expect_fail 2 "not real" -- "$T" run load.yaml -o good.h5 --overwrite --set model.params.mu=0.1
+expect_fail 5 "not real" -- "$T" run load.yaml -o good.h5 --overwrite --set model.params.mu=0.1
 expect_fail 2 "good.h5' already exists" -- "$T" run plain.yaml -o good.h5 --set model.params.steps=1000
 grep -q "steps:" err.txt && fail "the refused run computed before refusing" || pass "refused before computing"
 [ "$sum_before" = "$(md5sum good.h5)" ] && pass "existing results untouched" || fail "good.h5 changed"

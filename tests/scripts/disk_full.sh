@@ -1,5 +1,5 @@
 # disk_full.sh — the output's file system fills up (a tmpfs of 2 MB, or 640 kB), on 1 and 2 ranks: a clear
-# error, every rank exits with status 1 (each run under `timeout 600`: a hang fails the test,
+# error, every rank exits with status 6, the output cannot be written (each run under `timeout 600`: a hang fails the test,
 # a machine ten times slower than usual does not),
 # nothing marked done that is not in the file, and --resume completes, equal to an
 # uninterrupted run, once there is room.  Both ways a full disk is met are tested: the space
@@ -53,10 +53,10 @@ for ranks in 1 2; do
     what="full disk ($way, $ranks rank(s))"
     if [ "$way" = check ]; then msg="file system has [0-9]+ bytes free and the next flush may need"
     else msg="writing '$D/full.h5' failed .*file system full"; fi
-    if [ "$rc" != 1 ]; then fail "$what: exit $rc, expected 1: $(head -c 400 err.txt)"
+    if [ "$rc" != 6 ]; then fail "$what: exit $rc, expected 6 (the output cannot be written): $(head -c 400 err.txt)"
     elif ! grep -Eq "$msg" err.txt; then fail "$what: no clear error: $(head -c 400 err.txt)"
     elif grep -Eq "Segmentation|signal [0-9]+" err.txt; then fail "$what: crashed: $(head -c 400 err.txt)"
-    else pass "$what: exit 1, $(grep -Eo "$msg" err.txt | head -1)"; fi
+    else pass "$what: exit 6, $(grep -Eo "$msg" err.txt | head -1)"; fi
     rows=$(done_rows_correct "$D/full.h5")
     case "$rows" in
       wrong*) fail "$what: rows marked done differ from the reference: $rows" ;;
@@ -88,9 +88,9 @@ what="file size limit (2 ranks)"
 rc=0
 (ulimit -f 4096; exec timeout 600 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o fsize.h5 "${FSET[@]}") \
   >out.txt 2>err.txt || rc=$?
-if [ "$rc" != 1 ]; then fail "$what: exit $rc, expected 1: $(grep -v PMIX err.txt | head -c 400)"
+if [ "$rc" != 6 ]; then fail "$what: exit $rc, expected 6 (the output cannot be written): $(grep -v PMIX err.txt | head -c 400)"
 elif ! grep -q "file size limit (ulimit -f: 4194304 bytes)" err.txt; then fail "$what: no clear error: $(head -c 400 err.txt)"
-else pass "$what: exit 1, $(grep -o "writing .* failed ([^)]*)" err.txt | head -1)"; fi
+else pass "$what: exit 6, $(grep -o "writing .* failed ([^)]*)" err.txt | head -1)"; fi
 [ -f fsize.h5 ] && pass "$what: the results file exists" || fail "$what: the results file is gone"
 rows=$(done_rows_correct fsize.h5 fsize-ref.h5)
 case "$rows" in
@@ -112,8 +112,8 @@ dd if=/dev/zero of="$D/filler" bs=4k 2>/dev/null || true
 rc=0
 timeout 600 "$MPIEXEC" -n 2 "$T" run "$CONFIGS/smoke.yaml" -o "$D/full.h5" "${SET[@]}" --set ensemble.seed=7 \
   --overwrite >out.txt 2>err.txt || rc=$?
-if [ "$rc" = 1 ] && cmp -s "$D/full.h5" old.copy; then
-  pass "--overwrite on a full disk: exit 1, old file intact ($(grep -o "twofold: error: [^;]*" err.txt | head -1))"
+if [ "$rc" = 6 ] && cmp -s "$D/full.h5" old.copy; then
+  pass "--overwrite on a full disk: exit 6, old file intact ($(grep -o "twofold: error: [^;]*" err.txt | head -1))"
 else
   fail "--overwrite on a full disk: exit $rc, old file $(cmp -s "$D/full.h5" old.copy && echo intact || echo changed)"
 fi

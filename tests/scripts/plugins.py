@@ -15,8 +15,9 @@
   completes with the original one; merge refuses parts run with different builds;
 * concurrent runs compiling the same source into an empty cache all succeed;
 * bad plugins: wrong ABI number, no ABI symbol, kind/table mismatch, default outside its
-  bounds, two models without model.name, a syntax error (the compiler's file:line shown),
-  both keys, a missing file and a directory: exit 2 with the key and file named, and an
+  bounds, a model listed twice, a name clash and a syntax error (the compiler's file:line
+  shown) exit 5 (the model cannot be set up); two models without model.name, an unknown name,
+  both keys, a missing file and a directory exit 2; each with the key and file named, and an
   existing results file untouched; a NaN field fails its members only;
 * a codimension-2 plugin (Antali's eq 2.19): codim2-point's sliding vector (0, 0, -2 x3),
   limit directions and R as in the thesis; it and a two-contact plugin (the flowmeter's
@@ -388,13 +389,15 @@ T.run("cfg/lin_ensemble_library.yaml", "keep.h5")
 digest = hashlib.sha256(open("keep.h5", "rb").read()).hexdigest()
 
 
-def bad(what, sets, *expect):
+def bad(what, sets, *expect, status=2):
+    """A refused plugin: exit 2 for the config's fault (a missing file, an unknown name), 5 for
+    a library that cannot be set up as a model (src/base/error.h, TF_ERR_MODEL)."""
     args = ["run", "cfg/lin_ensemble_library.yaml", "-o", "keep.h5", "--overwrite", "--quiet"]
     for s in sets:
         args += ["--set", s]
     r = twofold(*args)
     missing = [e for e in expect if e not in r.stderr]
-    T.check(r.returncode == 2 and not missing,
+    T.check(r.returncode == status and not missing,
             f"{what}: exit {r.returncode}, message names {list(expect)}"
             + (f" -- missing {missing} in: {r.stderr.strip()}" if missing else ""))
 
@@ -403,16 +406,16 @@ def bad(what, sets, *expect):
 ABI = int(re.search(r"#define TWOFOLD_MODEL_ABI (\d+)", open(SRC + "/include/twofold/model.h").read())[1])
 bad("wrong ABI number", ["model.library=lib/bad_abi.so"], "model.library", "lib/bad_abi.so",
     f"built for model ABI {ABI + 98}", f"loads model ABI {ABI} ",
-    "'twofold model build SOURCE.c -o LIBRARY.so'", "recompile it against")
+    "'twofold model build SOURCE.c -o LIBRARY.so'", "recompile it against", status=5)
 # the layout before the size fields (ABI 2): refused with how to rebuild, never read
 bad("ABI 2", ["model.library=lib/abi_2.so"], "lib/abi_2.so", "built for model ABI 2",
     f"loads model ABI {ABI} ", "'twofold model build SOURCE.c -o LIBRARY.so'",
-    "/twofold/model.h")
-bad("no ABI symbol", ["model.library=lib/no_abi.so"], "lib/no_abi.so", "twofold_model_abi")
+    "/twofold/model.h", status=5)
+bad("no ABI symbol", ["model.library=lib/no_abi.so"], "lib/no_abi.so", "twofold_model_abi", status=5)
 bad("kind/table mismatch", ["model.library=lib/kind_mismatch.so", "model.name=decay"],
-    "kind is TF_MODEL_FILIPPOV but the table given is .flow")
+    "kind is TF_MODEL_FILIPPOV but the table given is .flow", status=5)
 bad("default outside bounds", ["model.library=lib/bad_default.so", "model.name=decay"],
-    "params 'r': default 5 is outside its bounds [0, 2]")
+    "params 'r': default 5 is outside its bounds [0, 2]", status=5)
 T.write("cfg/two.yaml", "job: trajectory\nmodel:\n  library: ../lib/linear.so\n"
         "integrator:\n  t_end: 1\n")
 r = twofold("run", "cfg/two.yaml", "-o", "keep.h5", "--overwrite")
@@ -422,20 +425,20 @@ T.check(r.returncode == 2 and "cfg/two.yaml:3: key 'model.library'" in r.stderr
         f"two models, no model.name: exit {r.returncode}, both named")
 bad("unknown name", ["model.name=linear4"], "cfg/lin_ensemble_library.yaml:3", "no model 'linear4'")
 bad("a model listed twice", ["model.library=lib/duplicate.so", "model.name=decay"],
-    "two models are named 'decay'")
+    "two models are named 'decay'", status=5)
 bad("missing file", ["model.library=lib/nothing.so"], "lib/nothing.so", "No such file")
 bad("a directory", ["model.library=lib"], "'lib' is a directory")
 bad("both keys", ["model.source=models/linear.c"], "model.source", "not both",
     "cfg/lin_ensemble_library.yaml:3")
 bad("built-in name clash", ["model.library=lib/name_clash.so", "model.name=lorenz"],
-    "model 'lorenz': the name clashes with the built-in model")
+    "model 'lorenz': the name clashes with the built-in model", status=5)
 T.check(hashlib.sha256(open("keep.h5", "rb").read()).hexdigest() == digest,
         "the existing results file is untouched by every refused run")
 
 T.write("cfg/syntax.yaml", "job: trajectory\nmodel:\n  source: ../models/syntax_error.c\n"
         "integrator:\n  t_end: 1\n")
 r = twofold("run", "cfg/syntax.yaml", "-o", "syntax.h5", "--quiet")
-T.check(r.returncode == 2 and "models/syntax_error.c:9:" in r.stderr and "error" in r.stderr
+T.check(r.returncode == 5 and "models/syntax_error.c:9:" in r.stderr and "error" in r.stderr
         and "cfg/syntax.yaml:3: key 'model.source'" in r.stderr and not os.path.exists("syntax.h5"),
         f"syntax error: exit {r.returncode}, the compiler's file:line and the config's key shown")
 

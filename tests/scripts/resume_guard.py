@@ -8,8 +8,9 @@ every refusal says plainly what is wrong.
   - --resume --part K/N of a whole run's file (and the reverse) is refused, the file untouched;
   - a second run on a file being written is refused naming the writer's PID; the lock of a
     killed run is stale and taken over;
-  - a missing directory, a read-only file system, a directory at the output path, a two-fold
-    search that fails and a Lyapunov trajectory that fails are named as such (exit 2)."""
+  - a missing directory, a directory at the output path, a two-fold search that fails and a
+    Lyapunov trajectory that fails are named as such (exit 2), a read-only file system too
+    (exit 6: the output cannot be written)."""
 import os
 import signal
 import subprocess
@@ -118,7 +119,7 @@ if os.geteuid() == 0:
     os.mkdir("ro")
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", "ro"]).returncode == 0:
         try:
-            expect(twofold("run", SMOKE, "-o", "ro/x.h5", "--quiet", *SMALL), 2,
+            expect(twofold("run", SMOKE, "-o", "ro/x.h5", "--quiet", *SMALL), 6,
                    "read-only file system", what="read-only file system")
         finally:
             subprocess.run(["umount", "ro"])

@@ -1,7 +1,8 @@
 /* test_errors.c — an error's code is set where it is raised and survives the callers that add
  * what they know; the executable's exit status follows from the code alone (docs/CONFIG.md:
- * 1 runtime error, 2 bad usage, config or input, 3 interrupted, 4 members failed), through the
- * library entry point as through `twofold run`. */
+ * 1 runtime error, 2 bad usage, config or input, 3 interrupted, 4 members failed, 5 the model
+ * cannot be set up, 6 the output cannot be written, 7 internal error), through the library
+ * entry point as through `twofold run`. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,11 @@
 #include "config.h"
 #include "error.h"
 #include "kernel.h"
+#include "lock.h"
 #include "model.h"
+#include "model_def.h"
 #include "param_grid.h"
+#include "plugin.h"
 #include "twofold/twofold.h"
 
 static void test_raise_and_wrap(void) {
@@ -69,11 +73,10 @@ static void test_exit_status(void) {
   static const struct {
     tf_error_code code;
     int status;
-  } failed[] = {{TF_ERR_RUNTIME, 1},
-                {TF_ERR_IO, 1},
-                {TF_ERR_CONFIG, 2},
-                {TF_ERR_CONFIG_MISSING_KEY, 2},
-                {TF_ERR_INPUT_FILE, 2}};
+  } failed[] = {{TF_ERR_RUNTIME, 1},    {TF_ERR_IO, 6},
+                {TF_ERR_CONFIG, 2},     {TF_ERR_CONFIG_MISSING_KEY, 2},
+                {TF_ERR_INPUT_FILE, 2}, {TF_ERR_MODEL, 5},
+                {TF_ERR_INTERNAL, 7}};
   for (size_t i = 0; i < sizeof failed / sizeof *failed; i++) {
     tf_fail_code(&err, failed[i].code, "x");
     CHECK(tf_exit_status(-1, &err, TF_RUN_COMPLETE) == failed[i].status, "code %d exits %d",
@@ -83,8 +86,60 @@ static void test_exit_status(void) {
   CHECK(tf_exit_status(0, &err, TF_RUN_INTERRUPTED) == 3, "interrupted: 3");
   CHECK(tf_exit_status(0, &err, TF_RUN_MEMBERS_FAILED) == 4, "members failed: 4");
   CHECK(TWOFOLD_ERROR == 1 && TWOFOLD_USAGE == 2 && TWOFOLD_INTERRUPTED == 3 &&
-            TWOFOLD_MEMBERS_FAILED == 4,
+            TWOFOLD_MEMBERS_FAILED == 4 && TWOFOLD_MODEL == 5 && TWOFOLD_IO == 6 &&
+            TWOFOLD_INTERNAL == 7,
         "the library's statuses are the exit statuses");
+}
+
+/* A model that refuses its parameters (jeffrey-oscillator's prepare: beta = 0 needs eps > 0),
+ * a definition the checker refuses and a library that does not load are model setup failures,
+ * not bad config; the config's own refusals stay config errors. */
+static void test_model_codes(const char *dir) {
+  tf_error err = {0};
+  tf_config *cfg = tf_config_parse_string(
+      "model:\n  name: jeffrey-oscillator\n  params: {beta: 0, eps: 0}\n", "m.yaml", &err);
+  CHECK(cfg != NULL, "parse: %s", err.msg);
+  tf_model model;
+  memset(&model, 0, sizeof model);
+  CHECK(cfg && tf_model_from_config(&model, cfg, MPI_COMM_SELF, TF_KINDS_ALL, "test", &err) &&
+            tf_error_code_of(&err) == TF_ERR_MODEL && strstr(err.msg, "m.yaml:3") &&
+            strstr(err.msg, "beta = 0 needs eps > 0"),
+        "prepare refuses: a model error, located: %d '%s'", err.code, err.msg);
+  tf_model_destroy(&model);
+  tf_config_free(cfg);
+  cfg = tf_config_parse_string("model:\n  name: harmonic\n  params: {omega: -1}\n", "c.yaml", &err);
+  memset(&model, 0, sizeof model);
+  CHECK(cfg && tf_model_from_config(&model, cfg, MPI_COMM_SELF, TF_KINDS_ALL, "test", &err) &&
+            tf_error_code_of(&err) == TF_ERR_CONFIG && strstr(err.msg, "omega"),
+        "a parameter outside its bounds is the config's fault: %d '%s'", err.code, err.msg);
+  tf_model_destroy(&model);
+  tf_config_free(cfg);
+
+  tf_model_def broken = *tf_kernel_find("harmonic");
+  broken.dim = TF_MAX_DIM + 1;
+  CHECK(tf_model_def_check(&broken, "test", &err) && tf_error_code_of(&err) == TF_ERR_MODEL,
+        "a definition the checker refuses: %d '%s'", err.code, err.msg);
+
+  char lib[4200];
+  snprintf(lib, sizeof lib, "%s/garbage.so", dir);
+  FILE *f = fopen(lib, "w");
+  if (f) fputs("not a shared object\n", f), fclose(f);
+  const tf_kernel *k = NULL;
+  CHECK(tf_plugin_open_library(lib, NULL, &k, &err) && tf_error_code_of(&err) == TF_ERR_MODEL &&
+            strstr(err.msg, "cannot be loaded"),
+        "a library that does not load: %d '%s'", err.code, err.msg);
+  CHECK(tf_plugin_open_library(lib, NULL, &k, &err) && tf_error_code_of(&err) == TF_ERR_MODEL,
+        "asked again (the remembered failure keeps its code): %d '%s'", err.code, err.msg);
+  unlink(lib);
+}
+
+/* A lock file the file system refuses is an I/O failure (/proc/self takes no new files, even
+ * from root). */
+static void test_io_codes(void) {
+  tf_error err = {0};
+  CHECK(tf_lock_take("/proc/self/none.h5", &err) && tf_error_code_of(&err) == TF_ERR_IO &&
+            strstr(err.msg, "cannot create the lock file"),
+        "an unwritable lock: %d '%s'", err.code, err.msg);
 }
 
 /* The whole path, through the library entry point: errors of each code end with their status. */
@@ -114,6 +169,20 @@ static void test_through_the_library(const char *dir) {
   CHECK(twofold_run_config(MPI_COMM_SELF, config, output, NULL, msg, sizeof msg) == TWOFOLD_USAGE &&
             strstr(msg, "already exists"),
         "an existing output (refused by the results layer, marked as input): usage (%s)", msg);
+  unlink(output);
+  CHECK(twofold_run_config(MPI_COMM_SELF, config, "/proc/self/none.h5", NULL, msg, sizeof msg) ==
+                TWOFOLD_IO &&
+            strstr(msg, "cannot write '/proc/self/none.h5'"),
+        "an output the file system refuses: I/O (%s)", msg);
+  f = fopen(config, "w");
+  if (!f) return;
+  fprintf(f,
+          "job: trajectory\nmodel:\n  name: jeffrey-oscillator\n  params: {beta: 0, eps: "
+          "0}\nintegrator:\n  t_end: 1\n");
+  fclose(f);
+  CHECK(twofold_run_config(MPI_COMM_SELF, config, output, NULL, msg, sizeof msg) == TWOFOLD_MODEL &&
+            strstr(msg, "beta = 0 needs eps > 0") && access(output, F_OK) != 0,
+        "a model refusing its parameters: model, nothing written (%s)", msg);
   unlink(output), unlink(config);
 }
 
@@ -122,8 +191,10 @@ int main(int argc, char **argv) {
   test_raise_and_wrap();
   test_config_codes();
   test_exit_status();
+  test_io_codes();
   char dir[] = "/tmp/test_errors.XXXXXX";
   if (mkdtemp(dir)) {
+    test_model_codes(dir);
     test_through_the_library(dir);
     rmdir(dir);
   }
