@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # section_stiff.sh — bench section "stiff": the smoothed wheel (configs/wheel-smoothed.yaml,
-# Jeffrey's Lambda_eps at small eps) on PETSc TS against SUNDIALS CVODE BDF
-# (bench/stiff_cvode.c) on the same members, as a work-precision comparison in one run.
+# Jeffrey's Lambda_eps at small eps) on twofold's Rosenbrock stepper (integrator.method auto's
+# choice for it) and on PETSc TS against SUNDIALS CVODE BDF (bench/stiff_cvode.c) on the same
+# members, as a work-precision comparison in one run.
 #
 #   bench/section_stiff.sh BUILD_DIR
 #   env: STIFF_MEMBERS 128, STIFF_T_END 20, STIFF_EPS "1e-4 1e-5 1e-6",
@@ -16,7 +17,8 @@
 # same way for both: loading, MPI_Init, PETSc or SUNDIALS set-up, reading the initial states,
 # output); twofold's job clock and CVODE's integration loop are reported beside them.
 # The matched comparisons are then timed again as alternated pairs (twofold, CVODE, twofold, ...,
-# STIFF_PAIRS of each, whole process) and reported as the median ratio with its spread.
+# STIFF_PAIRS of each, whole process) and reported as the median ratio with its spread, of wall
+# time and of CPU time (user + system of each process and its children).
 # Last stdout line: the JSON record that bench/report.py files under bench/results/stiff.json.
 set -euo pipefail
 BUILD=$(cd "${1:?usage: section_stiff.sh BUILD_DIR}" && pwd)
@@ -28,7 +30,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/stiff.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 /usr/bin/python3 - "$BUILD" "$ROOT" "$WORK" <<'PY'
-import json, os, subprocess, sys, time
+import json, os, resource, subprocess, sys, time
 import h5py, numpy as np
 
 build, root, work = sys.argv[1:4]
@@ -64,10 +66,20 @@ def say(*a):
     print("section_stiff:", *a, file=sys.stderr, flush=True)
 
 
-def timed(cmd):
-    t0 = time.perf_counter()
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, cpu=None):
+    """Wall time of the whole process and its JSON; with cpu (a list), its CPU time (user +
+    system, the process and its children) is appended there."""
+    c0, t0 = children_cpu(), time.perf_counter()
     r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
-    return time.perf_counter() - t0, json.loads(r.stdout.strip().splitlines()[-1])
+    wall = time.perf_counter() - t0
+    if cpu is not None:
+        cpu.append(children_cpu() - c0)
+    return wall, json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def twofold_cmd(eps, rtol, ty, extra):
@@ -98,13 +110,17 @@ def cv(h5, eps, rtol, jac):
 
 
 def alternated(cmd_a, cmd_b):
-    """PAIRS runs of each, a b a b ..., whole process; the ratios time_b / time_a pair by pair."""
-    ta, tb = [], []
+    """PAIRS runs of each, a b a b ..., whole process; the ratios time_b / time_a pair by pair,
+    of wall time and of CPU time (user + system: what the process itself took, less sensitive
+    to other jobs on a shared machine than its wall time)."""
+    ta, tb, ca, cb = [], [], [], []
     for _ in range(PAIRS):
-        ta.append(timed(cmd_a)[0])
-        tb.append(timed(cmd_b)[0])
+        ta.append(timed(cmd_a, ca)[0])
+        tb.append(timed(cmd_b, cb)[0])
     r = [b / a for a, b in zip(ta, tb)]
-    return float(np.median(ta)), float(np.median(tb)), float(np.median(r)), min(r), max(r)
+    rc = [b / a for a, b in zip(ca, cb)]
+    return (float(np.median(ta)), float(np.median(tb)), float(np.median(r)), min(r), max(r),
+            float(np.median(rc)), min(rc), max(rc))
 
 
 res = {"members": M, "t_end": float(TE), "epsilons": [float(e) for e in EPS], "runs": [],
@@ -153,10 +169,11 @@ for eps in EPS:
                 f"rtol {c['rtol']:g}")
             ty, extra = best["cmd"]
             jac = c["key"][len("cvode_"):]
-            tw_s, cv_s, ratio, lo, hi = alternated(twofold_cmd(eps, best["rtol"], ty, extra)[1],
+            tw_s, cv_s, ratio, lo, hi, cpu, cpu_lo, cpu_hi = alternated(twofold_cmd(eps, best["rtol"], ty, extra)[1],
                                                    cv_cmd(first, eps, repr(c["rtol"]), jac))
             m.update(pair_twofold_s=tw_s, pair_cvode_s=cv_s, pair_ratio=ratio, pair_ratio_min=lo,
-                     pair_ratio_max=hi)
+                     pair_ratio_max=hi, pair_cpu_ratio=cpu, pair_cpu_ratio_min=cpu_lo,
+                     pair_cpu_ratio_max=cpu_hi)
         res["matched"].append(m)
         rows.append(m)
     table = "\n".join(
@@ -167,9 +184,11 @@ for eps in EPS:
         f"{m['cvode_rate_loop']:.0f} | {m['cvode_rate']:.0f} | " +
         (f"{m['twofold']} | {m['twofold_error']:.1e} | {m['twofold_rate']:.0f} | "
          f"**{m['ratio']:.2f}** | {m['ratio_process']:.2f} | " +
-         (f"**{m['pair_ratio']:.2f}** [{m['pair_ratio_min']:.2f}, {m['pair_ratio_max']:.2f}] |"
-          if "pair_ratio" in m else " |") if m["twofold"]
-         else "none as accurate | | | **0** | 0 | |")
+         (f"**{m['pair_ratio']:.2f}** [{m['pair_ratio_min']:.2f}, {m['pair_ratio_max']:.2f}] | "
+          f"{m['pair_cpu_ratio']:.2f} [{m['pair_cpu_ratio_min']:.2f}, "
+          f"{m['pair_cpu_ratio_max']:.2f}] |"
+          if "pair_ratio" in m else " | |") if m["twofold"]
+         else "none as accurate | | | **0** | 0 | | |")
         for m in rows)
     sections.append(f"""### ε = {eps}
 
@@ -179,8 +198,8 @@ for eps in EPS:
 
 Matched accuracy (the fastest twofold run at least as accurate as each CVODE run):
 
-| CVODE run | its error | its members/s (loop) | (process) | twofold run | its error | its members/s (process) | twofold process / CVODE loop | / CVODE process | CVODE process time / twofold's, {PAIRS} alternated pairs: median [min, max] |
-|---|---|---|---|---|---|---|---|---|---|
+| CVODE run | its error | its members/s (loop) | (process) | twofold run | its error | its members/s (process) | twofold process / CVODE loop | / CVODE process | CVODE process time / twofold's, {PAIRS} alternated pairs: median [min, max] | the same in CPU time |
+|---|---|---|---|---|---|---|---|---|---|---|
 {matched}
 """)
 
@@ -216,10 +235,16 @@ res["pair_ratio_by_epsilon"] = {e: (min(v), max(v)) if v else None
                                 for e, v in pairs_by_eps.items()}
 pair_summary = "; ".join(f"ε = {e}: {v[0]:.2f} to {v[1]:.2f}" if v else f"ε = {e}: none"
                          for e, v in res["pair_ratio_by_epsilon"].items())
+cpu_by_eps = {e: [m["pair_cpu_ratio"] for m in res["matched"]
+                  if m["epsilon"] == float(e) and "pair_cpu_ratio" in m] for e in EPS}
+res["pair_cpu_ratio_by_epsilon"] = {e: (min(v), max(v)) if v else None
+                                    for e, v in cpu_by_eps.items()}
+cpu_summary = "; ".join(f"ε = {e}: {v[0]:.2f} to {v[1]:.2f}" if v else f"ε = {e}: none"
+                        for e, v in res["pair_cpu_ratio_by_epsilon"].items())
 res["ratio_min_by_epsilon"] = {e: v for e, v in by_eps.items()}
 res["title"] = "Smoothed stiff wheel"
 summary = ", ".join(f"ε = {e}: {v:.2f}" for e, v in by_eps.items())
-res["markdown"] = f"""## Smoothed stiff wheel: PETSc TS and the Rosenbrock stepper against CVODE BDF, work-precision (bench/section_stiff.sh)
+res["markdown"] = f"""## Smoothed stiff wheel: the Rosenbrock stepper (auto's choice), PETSc TS and CVODE BDF, work-precision and alternated pairs (bench/section_stiff.sh)
 
 configs/wheel-smoothed.yaml (Fig. 5 parameters, Jeffrey's Λ_ε, convex field), {M} members
 from the two-fold plus a 1e-5 perturbation, t = 0..{TE}, one core, atol = 1e-3 rtol.  Error:
@@ -227,18 +252,21 @@ max |x(t_end) − reference| over the members, the reference being CVODE BDF at 
 Rates: members per second of **whole-process** wall time for both codes, fork to exit,
 measured the same way for both (loading, MPI_Init, PETSc or SUNDIALS set-up, reading or
 writing HDF5 included); next to it twofold's job clock (`wall_seconds`, after MPI_Init) and
-CVODE's integration loop alone.  twofold runs its defaults: ROSW ra34pw2 in batches of 16
-with the analytic Jacobian (the chain rule through the wheel's slip_jacobian) and point-block
-Jacobi, which is an exact solve of the block-diagonal system.  The error is dominated by the
+CVODE's integration loop alone.  twofold's PETSc TS runs (`integrator.method: petsc-ts`) take
+its TS defaults: ROSW ra34pw2 in batches of 16 with the analytic Jacobian (the chain rule
+through the wheel's slip_jacobian) and point-block Jacobi, which is an exact solve of the
+block-diagonal system.  The error is dominated by the
 most sensitive member (members leave the two-fold's neighbourhood at different times, and
 smaller ε makes that exit more sensitive), which is why it does not fall in step with rtol.
 
 twofold's own Rosenbrock stepper (`integrator.method: rosenbrock`, RODAS4 or ROS3P, one
-member at a time with its own steps, the same analytic Jacobian, a dense LU per step) runs
-beside PETSc TS.  Alternated pairs: each matched comparison timed again, twofold and CVODE in
+member at a time with its own steps and Gustafsson's predictive step control, the same
+analytic Jacobian, an LU unrolled for 3 components per step; `auto`'s choice for smoothed
+members of at most 16 components, RODAS4) runs beside PETSc TS.  Alternated pairs: each matched comparison timed again, twofold and CVODE in
 turn, {PAIRS} runs of each, whole process both; the ratio is CVODE's time over twofold's (above
 1: twofold faster), its median over the pairs with the smallest and largest.  Over the matched
-comparisons the median pair ratios range over {pair_summary}.
+comparisons the median pair ratios range over {pair_summary}; in CPU time (user + system of
+each whole process, which other jobs on the machine disturb less) over {cpu_summary}.
 
 Headline ratio: twofold's whole process against CVODE's integration loop alone (CVODE's
 process also loads the HDF5 and PETSc libraries its driver links; that ratio is beside it).
@@ -247,7 +275,7 @@ Smallest twofold / CVODE-loop ratio at matched accuracy: {summary}; over all CVO
 smallest is {res["ratio_process_min"]:.2f}.
 
 {chr(10).join(sections)}
-### Why twofold loses at small ε
+### Cost per member step, and PETSc TS at small ε
 
 At ε = {eps}, rtol 1e-6 (twofold's job clock, CVODE's loop; µs per member step = time /
 (members × steps per member)):

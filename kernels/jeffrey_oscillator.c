@@ -237,4 +237,5 @@ const tf_model_def tf_kernel_jeffrey_oscillator = {
     .params = params,
     .prepare = prepare,
     .filippov = &ops,
+    .autonomous = true,
 };

@@ -56,4 +56,5 @@ const tf_model_def tf_kernel_relay = {
     .nparams = sizeof params / sizeof params[0],
     .params = params,
     .filippov = &ops,
+    .autonomous = true,
 };

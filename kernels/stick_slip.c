@@ -92,4 +92,5 @@ const tf_model_def tf_kernel_stick_slip = {
     .nparams = sizeof params / sizeof params[0],
     .params = params,
     .filippov = &ops,
+    .autonomous = true,
 };

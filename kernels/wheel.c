@@ -335,4 +335,5 @@ const tf_model_def tf_kernel_wheel = {
     .params = params,
     .prepare = prepare,
     .filippov = &ops,
+    .autonomous = true,
 };

@@ -305,6 +305,10 @@ typedef struct tf_model_def {
    * answer: the engine reports "code N").  A pure function of the code, e.g. a switch over
    * the model's own codes returning string literals. */
   const char *(*failure)(int code);
+  /* Optional: true if no function of the model depends on t (each ignores its t argument).
+   * The Rosenbrock stepper then takes df/dt = 0 without the evaluation a step it spends to
+   * find out (false, the default, is always safe). */
+  bool autonomous;
   /* New members go here, at the end (and likewise at the end of each table). */
 } tf_model_def;
 

@@ -254,6 +254,18 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
   return 0;
 }
 
+/* auto's method for a smoothed (stiff) deterministic member small enough for a dense LU: the
+ * Rosenbrock stepper (integrator.rosenbrock, RODAS4 unless it says otherwise), one member at a
+ * time with its own steps (PETSc TS takes larger systems): on the smoothed wheel it is faster
+ * than PETSc TS in batches at matched accuracy (docs/BENCHMARKS.md, bench/section_stiff.sh). */
+static int auto_rosenbrock(tf_flow *flow, tf_config *cfg, tf_error *err) {
+  const char *type;
+  if (tf_integrator_get_string(cfg, "integrator.rosenbrock", &type, err)) return -1;
+  flow->method = TF_METHOD_DOPRI5; /* the stepper seam's types (flow->ode.type) */
+  flow->ode.type = tf_stepper_type_find(type);
+  return 0;
+}
+
 /* integrator.normals, read only where given (the config as run then lists it): the Wiener
  * increments of SDE members, exact (libm) or fast (rng.h).  A deterministic method draws
  * none, so `fast` there is a mistake worth naming. */
@@ -285,7 +297,9 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
   char where[256];
   const bool noisy = has_noise(flow);
   const bool smoothed = flow->kernel->kind == TF_MODEL_FILIPPOV;
-  if (strcmp(method, "auto") == 0)
+  if (strcmp(method, "auto") == 0 && smoothed && !noisy && flow->kernel->dim <= TF_ROS_MAX_DIM) {
+    if (auto_rosenbrock(flow, cfg, err)) return -1;
+  } else if (strcmp(method, "auto") == 0)
     flow->method = noisy ? (smoothed ? TF_METHOD_DRIFT_IMPLICIT : TF_METHOD_EULER_MARUYAMA)
                          : (smoothed ? TF_METHOD_PETSC_TS : TF_METHOD_DOPRI5);
   else if (flow->ode.type)
@@ -574,6 +588,7 @@ static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
   tf_stepper_setup(flow->stepper, tf_flow_drift, flow, &flow->ode);
   if (has_analytic_jacobian(flow)) tf_stepper_set_jacobian(flow->stepper, jacobian_adapter);
+  tf_stepper_set_autonomous(flow->stepper, flow->kernel->autonomous);
   tf_stepper_reset(flow->stepper, flow->t0, x);
   flow_samples fs = {flow, sample, sctx, n_samples, 0, &res};
   if (sample && n_samples > 0) sample(sctx, flow->t0, x), fs.next = 1;

@@ -2,8 +2,9 @@
  *
  * A Filippov model becomes a smooth member when it is smoothed: `model.smoothing` (any
  * Filippov kernel, see smooth.h) or its own parameters (kernel->smoothed(p), e.g. eps > 0).
- * Such members are stiff and by default run on PETSc TS (ts.h); `model.noise` adds noise on
- * the state, the friction law (the multiplier) or a parameter (a forcing), making an SDE.
+ * Such members are stiff and by default run on the Rosenbrock stepper (rosenbrock.h; PETSc TS,
+ * ts.h, for more than 16 components); `model.noise` adds noise on the state, the friction law
+ * (the multiplier) or a parameter (a forcing), making an SDE.
  *
  * Reads the `model:`, `initial:` and `integrator:` sections of a config into a ready-to-run
  * problem and runs members of it.  Member m starts at initial.state plus a Gaussian

@@ -27,8 +27,8 @@ typedef tf_lanes lanes;
 
 /* ---- DOPRI5's vectorised stages --------------------------------------------------------- */
 
-/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages).  Inlined where w and row
- * are constants: the sum unrolls and the loop over the lanes becomes vector operations. */
+/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages), four lanes at a time
+ * (flow_lanes.h's vectors).  Inlined where w and row are constants: the sum unrolls. */
 static inline __attribute__((always_inline)) void stage_row(const lanes *L, const int w, int row,
                                                             double *restrict out) {
   const double *a = A + row * STAGES;
@@ -36,11 +36,16 @@ static inline __attribute__((always_inline)) void stage_row(const lanes *L, cons
   const double *restrict k[STAGES];
   for (int j = 0; j < row; j++) k[j] = L->k[j];
   for (size_t i = 0; i < L->n; i++)
-    for (int l = 0; l < w; l++) {
+    for (int l = 0; l < w; l += 4) {
       const size_t q = i * w + l;
-      double acc = 0.0;
-      for (int j = 0; j < row; j++) acc += a[j] * k[j][q];
-      out[q] = x[q] + hs[l] * acc;
+      v4d acc = {0.0}, kj, xq, h;
+      for (int j = 0; j < row; j++) {
+        LOAD4(kj, k[j] + q);
+        acc += a[j] * kj;
+      }
+      LOAD4(xq, x + q), LOAD4(h, hs + l);
+      const v4d sum = xq + h * acc;
+      STORE4(out + q, sum);
     }
 }
 
@@ -120,23 +125,27 @@ static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int 
   tf_lanes_eval(L, L->x_new, L->k[6]);
 }
 
-/* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order. */
+/* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order, four
+ * lanes at a time. */
 static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w) {
   const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict k0 = L->k[0], *restrict k2 = L->k[2], *restrict k3 = L->k[3],
                          *restrict k4 = L->k[4], *restrict k5 = L->k[5], *restrict k6 = L->k[6];
   const double *restrict x = L->x, *restrict xn = L->x_new, *restrict hs = L->hs;
-  double sum[16] = {0};
+  v4d sum[TF_LANES_MAX / 4] = {{0}};
   for (size_t i = 0; i < L->n; i++)
-    for (int l = 0; l < w; l++) {
+    for (int l = 0; l < w; l += 4) {
       const size_t q = i * w + l;
-      const double v = hs[l] * (E[0] * k0[q] + E[2] * k2[q] + E[3] * k3[q] + E[4] * k4[q] +
-                                E[5] * k5[q] + E[6] * k6[q]);
-      const double a0 = fabs(x[q]), a1 = fabs(xn[q]);
-      const double scale = atol + rtol * (a0 > a1 ? a0 : a1);
-      sum[l] += (v / scale) * (v / scale);
+      v4d c0, c2, c3, c4, c5, c6, h, a0, a1;
+      LOAD4(c0, k0 + q), LOAD4(c2, k2 + q), LOAD4(c3, k3 + q), LOAD4(c4, k4 + q);
+      LOAD4(c5, k5 + q), LOAD4(c6, k6 + q), LOAD4(h, hs + l);
+      const v4d v = h * (E[0] * c0 + E[2] * c2 + E[3] * c3 + E[4] * c4 + E[5] * c5 + E[6] * c6);
+      LOAD4(a0, x + q), LOAD4(a1, xn + q);
+      a0 = FABS4(a0), a1 = FABS4(a1);
+      const v4d scale = atol + rtol * SELECT4(a0 > a1, a0, a1);
+      sum[l / 4] += (v / scale) * (v / scale);
     }
-  for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l] / (double)L->n);
+  for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l / 4][l % 4] / (double)L->n);
 }
 
 /* one attempt of every lane and its error norm: step_4, step_8, step_16 */

@@ -9,7 +9,24 @@
 #ifndef TF_FLOW_LANES_H
 #define TF_FLOW_LANES_H
 
+#include <string.h>
+
 #include "flow.h"
+
+/* Four lanes' values as one of gcc's generic vectors, for the per-lane arithmetic of the lane
+ * loops (stage sums, error norms, the impact screening): left to the compiler, their fully
+ * unrolled lane loops came out mostly scalar.  Each element's operations are those of the
+ * scalar code in its order (no multiply-add is contracted), so its bits. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
+
+/* loads and stores without alignment; where m, a, else b; |a| (macros: a function taking or
+ * returning these vectors would have an ABI that depends on the target) */
+#define LOAD4(v, p) memcpy(&(v), (p), sizeof(v4d))
+#define STORE4(p, v) memcpy((p), &(v), sizeof(v4d))
+#define SELECT4(m, a, b) ((v4d)(((m) & (v4i)(a)) | (~(m) & (v4i)(b))))
+#define FABS4(a) ((v4d)((v4i)(a) & (v4i){TF_NO_SIGN4, TF_NO_SIGN4, TF_NO_SIGN4, TF_NO_SIGN4}))
+#define TF_NO_SIGN4 0x7fffffffffffffffLL
 
 /* the most stages an attempt of a lane pair fills (DOP853: 13, its extension is the scalar
  * stepper's) */

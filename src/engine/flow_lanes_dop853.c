@@ -8,7 +8,8 @@
 #include "flow_lanes.h"
 #include "rk_driver.h"
 
-/* out = x + h (sum_q a_sq k_jq) over row s's nonzero coefficients, as dop853.c's stage. */
+/* out = x + h (sum_q a_sq k_jq) over row s's nonzero coefficients, as dop853.c's stage, four
+ * lanes at a time (flow_lanes.h's vectors). */
 static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const int w, int s,
                                                             double *restrict out) {
   const double *restrict x = L->x, *restrict hs = L->hs;
@@ -16,11 +17,16 @@ static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const i
   const double *restrict k[9];
   for (int q = 0; q < nk; q++) k[q] = L->k[DOP853_ROW[s].j[q]];
   for (size_t i = 0; i < L->n; i++)
-    for (int l = 0; l < w; l++) {
+    for (int l = 0; l < w; l += 4) {
       const size_t p = i * w + l;
-      double acc = 0.0;
-      for (int q = 0; q < nk; q++) acc += DOP853_ROW[s].a[q] * k[q][p];
-      out[p] = x[p] + hs[l] * acc;
+      v4d acc = {0.0}, kq, xp, h;
+      for (int q = 0; q < nk; q++) {
+        LOAD4(kq, k[q] + p);
+        acc += DOP853_ROW[s].a[q] * kq;
+      }
+      LOAD4(xp, x + p), LOAD4(h, hs + l);
+      const v4d sum = xp + h * acc;
+      STORE4(out + p, sum);
     }
 }
 
@@ -37,30 +43,34 @@ static inline __attribute__((always_inline)) void attempt_w(tf_lanes *L, const i
   tf_lanes_eval(L, L->x_new, L->k[12]);
 }
 
-/* dop853.c's error_measure per lane: components summed in order. */
+/* dop853.c's error_measure per lane: components summed in order, four lanes at a time. */
 static inline __attribute__((always_inline)) void error_norms_w(tf_lanes *L, const int w) {
   const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict x = L->x, *restrict xn = L->x_new;
   const double *restrict k[8];
   for (int q = 0; q < 8; q++) k[q] = L->k[DOP853_ERR_K[q]];
-  double sum5[16] = {0}, sum3[16] = {0};
+  v4d sum5[TF_LANES_MAX / 4] = {{0}}, sum3[TF_LANES_MAX / 4] = {{0}};
   for (size_t i = 0; i < L->n; i++)
-    for (int l = 0; l < w; l++) {
+    for (int l = 0; l < w; l += 4) {
       const size_t p = i * w + l;
-      const double a0 = fabs(x[p]), a1 = fabs(xn[p]);
-      const double scale = atol + rtol * (a0 > a1 ? a0 : a1);
-      double err5 = 0.0, err3 = 0.0;
+      v4d a0, a1, kq;
+      LOAD4(a0, x + p), LOAD4(a1, xn + p);
+      a0 = FABS4(a0), a1 = FABS4(a1);
+      const v4d scale = atol + rtol * SELECT4(a0 > a1, a0, a1);
+      v4d err5 = {0.0}, err3 = {0.0};
       for (int q = 0; q < 8; q++) {
-        err5 += DOP853_E5[q] * k[q][p];
-        err3 += DOP853_E3[q] * k[q][p];
+        LOAD4(kq, k[q] + p);
+        err5 += DOP853_E5[q] * kq;
+        err3 += DOP853_E3[q] * kq;
       }
-      sum5[l] += (err5 / scale) * (err5 / scale);
-      sum3[l] += (err3 / scale) * (err3 / scale);
+      sum5[l / 4] += (err5 / scale) * (err5 / scale);
+      sum3[l / 4] += (err3 / scale) * (err3 / scale);
     }
   for (int l = 0; l < w; l++) {
-    double denom = sum5[l] + 0.01 * sum3[l];
+    const double s5 = sum5[l / 4][l % 4], s3 = sum3[l / 4][l % 4];
+    double denom = s5 + 0.01 * s3;
     if (!(denom > 0.0)) denom = 1.0;
-    L->err[l] = fabs(L->hs[l]) * sum5[l] / sqrt(denom * (double)L->n);
+    L->err[l] = fabs(L->hs[l]) * s5 / sqrt(denom * (double)L->n);
   }
 }
 

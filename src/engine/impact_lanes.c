@@ -26,7 +26,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "flow_lanes.h"
 #include "rk_driver.h"
@@ -123,18 +122,6 @@ static bool next_step(impact_lanes *I, int l) {
     return true;
   }
 }
-
-/* Four lanes' values as one of gcc's generic vectors: the per-lane arithmetic of the screening
- * written so that it stays vector code (left to the compiler, its fully unrolled lane loops
- * came out scalar), each element's operations those of the scalar code, so its bits. */
-typedef double v4d __attribute__((vector_size(32)));
-typedef long long v4i __attribute__((vector_size(32)));
-
-/* loads and stores without alignment; where m, a, else b (macros: a function taking or
- * returning these vectors would have an ABI that depends on the target) */
-#define LOAD4(v, p) memcpy(&(v), (p), sizeof(v4d))
-#define STORE4(p, v) memcpy((p), &(v), sizeof(v4d))
-#define SELECT4(m, a, b) ((v4d)(((m) & (v4i)(a)) | (~(m) & (v4i)(b))))
 
 /* The lanes' states at times tb[l] in the step just attempted (before it moves on) on the
  * cubic Hermite interpolant, in tf_rk_hermite's arithmetic: component i of lane l into

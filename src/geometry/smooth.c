@@ -76,24 +76,34 @@ int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s
   return 0;
 }
 
-double tf_smooth_sign(const tf_smoothing *s, double h, double *dlambda) {
+/* Lambda_eps(h) and, if d is not NULL, dLambda/du (u = h / eps): inlined, so that the field's
+ * evaluations, which need only Lambda, skip the derivative's divisions. */
+static inline __attribute__((always_inline)) double sign_of(const tf_smoothing *s, double h,
+                                                            double *d) {
   const double u = h / s->epsilon;
-  double lambda, d;
+  double lambda, du;
   switch (s->law) {
     case TF_SMOOTH_TANH:
       lambda = tanh(u);
-      d = fabs(u) > 40 ? 0.0 : 1.0 / (cosh(u) * cosh(u));
+      du = fabs(u) > 40 ? 0.0 : 1.0 / (cosh(u) * cosh(u));
       break;
     case TF_SMOOTH_SQRT: {
       const double r = sqrt(1.0 + u * u);
       lambda = isfinite(r) ? u / r : (u > 0 ? 1.0 : -1.0);
-      d = isfinite(r) ? 1.0 / (r * r * r) : 0.0;
+      du = isfinite(r) ? 1.0 / (r * r * r) : 0.0;
       break;
     }
     default:
       lambda = u > 1 ? 1.0 : u < -1 ? -1.0 : u;
-      d = fabs(u) < 1 ? 1.0 : 0.0;
+      du = fabs(u) < 1 ? 1.0 : 0.0;
   }
+  if (d) *d = du;
+  return lambda;
+}
+
+double tf_smooth_sign(const tf_smoothing *s, double h, double *dlambda) {
+  double d;
+  const double lambda = sign_of(s, h, dlambda ? &d : NULL);
   if (dlambda) *dlambda = d / s->epsilon;
   return lambda;
 }
@@ -113,7 +123,7 @@ static int field_at(const tf_kernel *k, const double *p, tf_smooth_field field, 
 
 int tf_smooth_rhs(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
                   const double *x, double *dx) {
-  const double lambda = tf_smooth_sign(s, k->filippov->switching(x, p, NULL), NULL);
+  const double lambda = sign_of(s, k->filippov->switching(x, p, NULL), NULL);
   return field_at(k, p, s->field, t, x, lambda, dx);
 }
 

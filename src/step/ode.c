@@ -55,10 +55,15 @@ void tf_stepper_setup(tf_stepper *s, tf_rhs_fn f, void *ctx, const tf_ode_option
   s->type = tf_stepper_type_of(&s->opt);
   s->ops = s->type->ops ? s->type->ops : &tf_rk_driver_ops;
   s->jac = NULL;
+  s->autonomous = false;
 }
 
 void tf_stepper_set_jacobian(tf_stepper *s, tf_jacobian_fn jac) {
   s->jac = jac;
+}
+
+void tf_stepper_set_autonomous(tf_stepper *s, bool autonomous) {
+  s->autonomous = autonomous;
 }
 
 /* --- the seam ------------------------------------------------------------------------------ */

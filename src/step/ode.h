@@ -72,6 +72,10 @@ void tf_stepper_reset(tf_stepper *s, double t0, const double *x0);
  * which otherwise take it by forward differences (n more evaluations a step); the explicit
  * types ignore it.  Call after tf_stepper_setup (which forgets it). */
 void tf_stepper_set_jacobian(tf_stepper *s, tf_jacobian_fn jac);
+/* The field set up last does not depend on t (tf_model_def.autonomous): the Rosenbrock types
+ * take df/dt = 0 without evaluating it; the others ignore it.  Call after tf_stepper_setup
+ * (which forgets it). */
+void tf_stepper_set_autonomous(tf_stepper *s, bool autonomous);
 /* Continue from a new state (after an event or a mode switch, with a new right-hand side)
  * keeping the current step-size estimate: re-evaluates the first stage only. */
 void tf_stepper_restart(tf_stepper *s, double t0, const double *x0);

@@ -123,8 +123,8 @@ static const tf_ts_ops *module(tf_error *err) {
   tf_error why = {0};
   if (open_module(path, &why)) {
     tf_fail(err,
-            "integrator.method petsc-ts (the default for smoothed stiff members) needs the "
-            "PETSc TS module '%s', built and installed with twofold: %s",
+            "integrator.method petsc-ts (the default for smoothed stiff members of more than 16 "
+            "components) needs the PETSc TS module '%s', built and installed with twofold: %s",
             path, why.msg);
     snprintf(load_error, sizeof load_error, "%s", err->msg);
     return NULL;

@@ -15,8 +15,9 @@
  * too), k[1..stages] the stages u_i, k[ERR] the error estimate, stage the stage's point and
  * right-hand side.  J, its factors and df/dt live in s->lin, taken once per step (a rejected
  * attempt starts from the same point), J from the caller's exact Jacobian
- * (tf_stepper_set_jacobian) or by forward differences, df/dt by a difference (the seam does
- * not say which fields are autonomous: one evaluation a step shows it, two give df/dt). */
+ * (tf_stepper_set_jacobian) or by forward differences, df/dt = 0 for a field its caller calls
+ * autonomous (tf_stepper_set_autonomous), else by a difference (one evaluation a step shows an
+ * autonomous field, two give df/dt). */
 #include "rosenbrock.h"
 
 #include <float.h>
@@ -217,8 +218,12 @@ static void jacobian_by_differences(tf_stepper *s, double t, const double *x) {
  * evaluation that shows an autonomous field at once: bitwise f(t, x), so df/dt = 0. */
 static void time_derivative(tf_stepper *s, double t, const double *x) {
   const size_t n = s->n;
-  const double d = cbrt(DBL_EPSILON) * fmax(1.0, fabs(t));
   double *ft = dfdt_of(s), *fm = s->k[ERR];
+  if (s->autonomous) { /* the caller knows: no evaluation to find out */
+    memset(ft, 0, n * sizeof *ft);
+    return;
+  }
+  const double d = cbrt(DBL_EPSILON) * fmax(1.0, fabs(t));
   tf_rk_eval(s, t + d, x, ft);
   if (memcmp(ft, s->k[0], n * sizeof *ft) == 0) {
     memset(ft, 0, n * sizeof *ft);
@@ -240,25 +245,27 @@ static void linearise(tf_stepper *s, double t, const double *x) {
 }
 
 /* I / (h gamma) - J into the factors; false if singular (the attempt is refused). */
-static bool factorise(tf_stepper *s, double h, double gamma) {
-  const size_t n = s->n;
+static inline __attribute__((always_inline)) bool factorise(tf_stepper *s, const size_t n, double h,
+                                                            double gamma) {
   const double *jac = jac_of(s);
   double *m = factors_of(s);
   for (size_t i = 0; i < n * n; i++) m[i] = -jac[i];
   for (size_t i = 0; i < n; i++) m[i * n + i] += 1.0 / (h * gamma);
-  return tf_ros_lu_factor((int)n, m, s->lin_piv);
+  return lu_factor_n((int)n, m, s->lin_piv);
 }
 
-static void attempt_with(tf_stepper *s, double t, const double *x, double h,
-                         const tf_ros_tableau *tb) {
-  const size_t n = s->n;
+/* One attempt for n = s->n, inlined with n a constant for the smallest systems (ROSENBROCK_OPS):
+ * the stage sums, the factorisation and the solves unroll, and the copies become moves. */
+static inline __attribute__((always_inline)) void attempt_with(tf_stepper *s, const size_t n,
+                                                               double t, const double *x, double h,
+                                                               const tf_ros_tableau *tb) {
   const int ns = tb->stages;
   if (!s->lin) {
     s->model_code = -1; /* n > TF_MAX_DIM: the configuration readers refuse it first */
     return;
   }
   if (!s->lin_current) linearise(s, t, x);
-  if (!factorise(s, h, tb->gamma)) {
+  if (!factorise(s, n, h, tb->gamma)) {
     if (!s->model_code) s->model_code = 1; /* retried with a smaller step */
     return;
   }
@@ -285,7 +292,7 @@ static void attempt_with(tf_stepper *s, double t, const double *x, double h,
       for (int j = 0; j < i; j++) acc += (ci[j] / h) * s->k[1 + j][r];
       u[r] = acc;
     }
-    tf_ros_lu_solve((int)n, lu, s->lin_piv, u);
+    lu_solve_n((int)n, lu, s->lin_piv, u);
   }
   double *err = s->k[ERR];
   for (size_t r = 0; r < n; r++) {
@@ -326,17 +333,63 @@ static void hermite_dense_at(const tf_stepper *s, double th, double *out) {
   tf_rk_hermite(s, s->t_prev + th * s->h_prev, FSAL, out);
 }
 
+/* Gustafsson's predictive controller, as rodas.f runs it (PRED): after an accepted step the
+ * driver's proposal h / fac is cut to h / fac_gus, fac_gus = (h_acc / h) (err^2 /
+ * err_acc)^expo1 / safety from the last two accepted steps (expo1 = 1/4 for RODAS4), and a
+ * step that needed a rejection does not grow.  Without it the crossings of a stiff layer cost
+ * RODAS4 rejected attempts numbering about a third of its steps (configs/wheel-smoothed.yaml
+ * at eps 1e-6), each a Jacobian and a full set of stages.  The driver's memory log_err_prev
+ * is log max(err, 1e-4) (rodas.f: max(err, 1e-2)). */
+static void predict(tf_stepper *s, double h_acc, double log_err_acc, bool rejected, bool last) {
+  if (s->opt.fixed_step || last) return;
+  const tf_rk_controller *c = &s->type->control;
+  const double h = s->h_prev, log_err = s->log_err_prev;
+  if (h_acc > 0) {
+    double fac = (h_acc / h) * exp(c->expo1 * (2 * log_err - log_err_acc)) / c->safety;
+    fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
+    s->h = fmin(s->h, h / fac);
+  }
+  if (rejected) s->h = fmin(s->h, h);
+}
+
+/* A type's attempt for n components: attempt_<n> with n a constant for n = 2, 3 and 4 (the
+ * smoothed wheel and most small stiff members), attempt_any for the rest. */
+#define ROSENBROCK_ATTEMPT(name, dim, n_expr)                                            \
+  static void name##_attempt_##dim(tf_stepper *s, double t, const double *x, double h) { \
+    attempt_with(s, n_expr, t, x, h, &name);                                             \
+  }
+#define ROSENBROCK_STEP_N(name, dim, n_expr) \
+  tf_rk_step_with(s, t, x, t_limit, n_expr, name##_attempt_##dim, error_of, name##_build)
+
 #define ROSENBROCK_OPS(name)                                                                \
-  static void name##_attempt(tf_stepper *s, double t, const double *x, double h) {          \
-    attempt_with(s, t, x, h, &name);                                                        \
-  }                                                                                         \
+  ROSENBROCK_ATTEMPT(name, 2, 2)                                                            \
+  ROSENBROCK_ATTEMPT(name, 3, 3)                                                            \
+  ROSENBROCK_ATTEMPT(name, 4, 4)                                                            \
+  ROSENBROCK_ATTEMPT(name, any, s->n)                                                       \
   static void name##_build(tf_stepper *s, const double *x, double h) {                      \
     (void)h;                                                                                \
     build_with(s, x, &name);                                                                \
   }                                                                                         \
+  static tf_ode_status name##_step_n(tf_stepper *s, double *t, double *x, double t_limit) { \
+    switch (s->n) {                                                                         \
+      case 2:                                                                               \
+        return ROSENBROCK_STEP_N(name, 2, 2);                                               \
+      case 3:                                                                               \
+        return ROSENBROCK_STEP_N(name, 3, 3);                                               \
+      case 4:                                                                               \
+        return ROSENBROCK_STEP_N(name, 4, 4);                                               \
+      default:                                                                              \
+        return ROSENBROCK_STEP_N(name, any, s->n);                                          \
+    }                                                                                       \
+  }                                                                                         \
   static tf_ode_status name##_step(tf_stepper *s, double *t, double *x, double t_limit) {   \
     s->lin_current = false; /* a new step: J and df/dt at its start */                      \
-    return tf_rk_step_with(s, t, x, t_limit, s->n, name##_attempt, error_of, name##_build); \
+    const double h_acc = s->h_prev, log_err_acc = s->log_err_prev;                          \
+    const long rejected = s->stats.rejected;                                                \
+    const tf_ode_status st = name##_step_n(s, t, x, t_limit);                               \
+    if (st == TF_ODE_OK)                                                                    \
+      predict(s, h_acc, log_err_acc, s->stats.rejected > rejected, *t >= t_limit);          \
+    return st;                                                                              \
   }                                                                                         \
   static const tf_stepper_ops name##_ops = {.reset = tf_rk_reset,                           \
                                             .restart = tf_rk_restart,                       \

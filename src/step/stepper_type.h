@@ -104,6 +104,7 @@ struct tf_stepper {
    * factors of I / (h gamma) - df/dx (n x n) and df/dt (n) at the step's start, kept over its
    * rejected attempts while lin_current. */
   tf_jacobian_fn jac;
+  bool autonomous; /* tf_stepper_set_autonomous: df/dt = 0 without evaluating */
   double *lin;
   int lin_piv[TF_MAX_DIM];
   bool lin_current;

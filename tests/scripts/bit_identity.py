@@ -164,7 +164,7 @@ PER_CONFIG = {
     "harmonic": {"ensemble.members": 64},
     "henon-spectrum": {"lyapunov.blocks": 20},
     "jeffrey-noise": {"ensemble.members": 64},
-    "jeffrey-smoothed": {},
+    "jeffrey-smoothed": {"integrator.method": "petsc-ts"},  # see METHOD_AS_BEFORE
     "jeffrey-sticking": {},
     "logistic-scan": {"scan.x.points": 60},
     "lorenz-spectrum": {"lyapunov.duration": 500, "lyapunov.transient": 50},
@@ -179,12 +179,21 @@ PER_CONFIG = {
     "valve-bifurcation": {"scan.x.points": 8},
     "wheel-fig4": {"map.x.points": 20, "map.y.points": 20},
     "wheel-fig5": {"ensemble.members": 32},
-    "wheel-smoothed": {"ensemble.members": 16, "integrator.t_end": 100},
+    "wheel-smoothed": {"ensemble.members": 16, "integrator.t_end": 100,
+                       "integrator.method": "petsc-ts"},  # see METHOD_AS_BEFORE
     "wheel-twofold": {},
     "wheelset-kinematic": {"scan.time": 12.566370614359172},
     "wheelset-slip": {},
     "wheelset-threshold": {"scan.x.points": 2, "threshold.rel_tol": 0.05},
 }
+
+# METHOD_AS_BEFORE: integrator.method auto took PETSc TS for smoothed stiff members and takes
+# the Rosenbrock stepper since (CHANGELOG.md, "auto takes the Rosenbrock stepper for smoothed
+# members"), a change of results by design; the configs that leave the method to auto
+# (jeffrey-smoothed, wheel-smoothed; open-question-smoothed names petsc-ts itself) are run with
+# the method the earlier auto chose set explicitly, so that both builds run the same integrator
+# and the comparison stays like with like.  tests/scripts/smooth_wheel.py and
+# jeffrey_smoothing.py check the new default against independent numbers.
 
 # Cases also run on 2 ranks (the same arguments under mpiexec -n 2).
 TWO_RANKS = ["smoke", "wheel-fig5", "logistic-scan", "flowmeter-scan-mid", "devs-load-scan",

@@ -40,11 +40,13 @@ stored=$("$T" info j.h5 --config) && grep -q "name: lorenz" <<<"$stored" && pass
   || fail "info --config"
 
 # PETSc-style options go to PETSc and reach the TS that integrates the members: the smoothed
-# wheel runs on PETSc TS (ROSW by its config), and -ts_type bdf must change the integrator
+# wheel on PETSc TS (named: auto takes the Rosenbrock stepper; ROSW by its config), and
+# -ts_type bdf must change the integrator
 "$T" run "$CONFIGS/wheel-smoothed.yaml" -o p.h5 --set ensemble.members=2 --set integrator.t_end=1 \
-  --quiet --json > rosw.json 2> rosw.err || fail "smoothed run"
+  --set integrator.method=petsc-ts --quiet --json > rosw.json 2> rosw.err || fail "smoothed run"
 "$T" run "$CONFIGS/wheel-smoothed.yaml" -o p.h5 --overwrite --set ensemble.members=2 \
-  --set integrator.t_end=1 --quiet --json -ts_type bdf > bdf.json 2> bdf.err \
+  --set integrator.t_end=1 --set integrator.method=petsc-ts --quiet --json -ts_type bdf \
+  > bdf.json 2> bdf.err \
   || fail "smoothed run with -ts_type bdf"
 grep -q '"integrator": "petsc-ts/rosw"' rosw.json && grep -q '"integrator": "petsc-ts/bdf"' bdf.json \
   && pass "-ts_type bdf reaches the members' TS (rosw -> bdf)" \

@@ -48,7 +48,8 @@ done
 ldd "$module" | grep petsc >/dev/null && pass "lib/twofold/libtwofold_ts.so links PETSc" \
   || fail "the module does not link PETSc: $(ldd "$module")"
 petsc_check() { # the installed `twofold check` of a PETSc TS config: its status, output in check.txt
-  env -u LD_LIBRARY_PATH "$PREFIX/bin/twofold" check "$CONFIGS/wheel-smoothed.yaml" >check.txt 2>&1
+  env -u LD_LIBRARY_PATH "$PREFIX/bin/twofold" check "$CONFIGS/wheel-smoothed.yaml" \
+    --set integrator.method=petsc-ts >check.txt 2>&1
 }
 mv "$module" "$module.away"
 petsc_check && rc=0 || rc=$?
@@ -93,8 +94,9 @@ int main(int argc, char **argv) {
   rc = twofold_run_config(MPI_COMM_WORLD, argv[2], "bad.h5", NULL, err, sizeof err);
   if (rank == 0) printf("bad %d [%s]\n", rc, err);
   if (argc > 3) { /* PETSc options reach the PETSc initialised for the call */
-    const char *args[] = {argv[3], "-o", "nosuch.h5", "--quiet", "-ts_type", "nosuch", NULL};
-    rc = twofold_run_args(MPI_COMM_WORLD, 6, args, err, sizeof err);
+    const char *args[] = {argv[3], "-o", "nosuch.h5", "--quiet", "--set",
+                          "integrator.method=petsc-ts", "-ts_type", "nosuch", NULL};
+    rc = twofold_run_args(MPI_COMM_WORLD, 8, args, err, sizeof err);
     if (rank == 0) printf("nosuch %d [%s]\n", rc, err);
   }
   { /* interrupted (3), then completed by --resume (0) */
@@ -166,14 +168,17 @@ int main(int argc, char **argv) {
   PetscOptionsHasName(NULL, NULL, "-run_option", &theirs);
   printf("petsc %d [%s] up %d caller_option %d run_option %d\n", rc, err, (int)up, (int)mine,
          (int)theirs);
-  /* the run's PETSc options reach its solver: an unknown TS type is refused, a known one used */
+  /* the run's PETSc options reach its solver: an unknown TS type is refused, a known one used
+   * (PETSc TS named: auto takes the Rosenbrock stepper for the smoothed wheel) */
   const char *nosuch[] = {argv[2], "-o", "nosuch.h5", "--quiet", "--set", "ensemble.members=2",
-                          "--set", "integrator.t_end=0.5", "-ts_type", "nosuch", NULL};
-  rc = twofold_run_args(PETSC_COMM_WORLD, 10, nosuch, err, sizeof err);
+                          "--set", "integrator.t_end=0.5", "--set", "integrator.method=petsc-ts",
+                          "-ts_type", "nosuch", NULL};
+  rc = twofold_run_args(PETSC_COMM_WORLD, 12, nosuch, err, sizeof err);
   printf("nosuch %d [%s]\n", rc, err);
   const char *rosw[] = {argv[2], "-o", "rosw.h5", "--quiet", "--json", "--set", "ensemble.members=2",
-                        "--set", "integrator.t_end=0.5", "-ts_type", "rosw", NULL};
-  rc = twofold_run_args(PETSC_COMM_WORLD, 11, rosw, err, sizeof err);
+                        "--set", "integrator.t_end=0.5", "--set", "integrator.method=petsc-ts",
+                        "-ts_type", "rosw", NULL};
+  rc = twofold_run_args(PETSC_COMM_WORLD, 13, rosw, err, sizeof err);
   fflush(stdout);
   printf("rosw %d [%s]\n", rc, err);
   PetscFinalize();

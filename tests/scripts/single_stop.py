@@ -119,9 +119,15 @@ initial: {state: [0.2, 0.0, 0.0]}
 integrator: {t_end: 100}
 output: {samples: 101}
 """)
+# the smoothed Jeffrey oscillator on PETSc TS (named: auto takes the Rosenbrock stepper)
+with open(os.path.join(C, "jeffrey-smoothed.yaml")) as f:
+    petsc_traj = T.write("jeffrey-petsc.yaml",
+                         f.read().replace("integrator:\n", "integrator:\n  method: petsc-ts\n", 1))
 cases = [("dopri5", lorenz_traj, 0, 10, 101, 7), ("euler-maruyama", sde_traj, 0, 2, 101, 7),
          ("event-driven Filippov", filippov_traj, 0, 100, 101, 7),
-         ("petsc-ts", os.path.join(C, "jeffrey-smoothed.yaml"), 0, 94.24777960769379, 1001, 3),
+         ("petsc-ts", petsc_traj, 0, 94.24777960769379, 1001, 3),
+         ("rosenbrock (auto)", os.path.join(C, "jeffrey-smoothed.yaml"), 0, 94.24777960769379, 1001,
+          5),
          ("codim-2", os.path.join(C, "ball-rolling.yaml"), 0, 5, 501, 3),
          ("two contacts", os.path.join(C, "flowmeter-mid-friction.yaml"), 0, 400, 401, 4)]
 for label, cfg, t0, t1, n, k in cases:

@@ -1,4 +1,5 @@
-"""smooth_relay.py — smoothed Filippov members on PETSc TS, against exact and independent answers.
+"""smooth_relay.py — smoothed Filippov members (on auto's Rosenbrock stepper, and on PETSc TS)
+against exact and independent answers.
 
 The relay x' = y - a sign(x), y' = 1 (kernels/relay.c) from (0.3, 0) has the exact Filippov
 solution: slip down x = 0.3 + t^2/2 - t until t1 = 1 - sqrt(0.4), sliding on x = 0 while

@@ -1,4 +1,5 @@
 """smooth_ts.py — PETSc TS members: options, resume, rank independence, batches, bad input.
+(integrator.method petsc-ts, set in the config: auto takes the Rosenbrock stepper for these.)
 
 The smoothed relay x' = y - a Lambda(x/eps), y' = 1 (sqrt law, eps = 1e-3, ten members with
 a Gaussian spread) as an ensemble:
@@ -33,6 +34,7 @@ model:
   smoothing: {law: sqrt, epsilon: 1.0e-3}
 initial: {state: [0.3, 0.0], spread: 0.05}
 integrator:
+  method: petsc-ts
   t_end: 2.0
   ts: {type: rosw}
 ensemble: {members: 10, seed: 5}

@@ -16,7 +16,7 @@ equations alone (kappa, k2 from the sympy oracle of eqs 9-11), this test
    2.15 of Antali (2017) then says: one repelling direction, into h < 0 — the engine must
    pass into slip- there;
 3. continues with scipy along that direction to t = 26.5 and compares the engine's state;
-4. runs the smoothed wheel (PETSc TS, Jeffrey's Lambda_eps in the convex form) from x0 at
+4. runs the smoothed wheel (auto's RODAS4, Jeffrey's Lambda_eps in the convex form) from x0 at
    eps = 1e-3 ... 1e-6: its state at t = 26.5 must approach the engine's Filippov one as eps
    falls (to below 1e-3), its closest approach to I must shrink with eps, and it must stay
    far from the rest point (the verdict "rest" would be wrong) — the arrays that
