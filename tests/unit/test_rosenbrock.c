@@ -221,7 +221,7 @@ static void autonomous(const char *name) {
   o.type = tf_stepper_type_find(name);
   forced = 0;
   double x[2][2];
-  tf_ode_stats st[2];
+  tf_counts st[2];
   for (int said = 0; said < 2; said++) {
     tf_stepper *s = tf_stepper_create(2);
     tf_stepper_setup(s, field, NULL, &o);
