@@ -41,9 +41,10 @@ JOBS = int(os.environ.get("FUZZ_H5_JOBS", "2"))
 TIMEOUT = float(os.environ.get("FUZZ_H5_TIMEOUT", "300"))
 SANITIZER = re.compile(r"AddressSanitizer|UndefinedBehaviorSanitizer|runtime error:|LeakSanitizer")
 # `info` only reads: a damaged file is bad input (2).  merge and --resume also meet damage in
-# the data while running, which ends as a runtime error (1: "'F.h5' is damaged beyond repair")
+# the data while running, which ends as a runtime error (1) or, where rewriting the damaged
+# chunks fails, as an output that cannot be written (6: "'F.h5' is damaged beyond repair"),
 # naming the file.
-INFO_EXITS, RUN_EXITS = (0, 2), (0, 1, 2)
+INFO_EXITS, RUN_EXITS = (0, 2), (0, 1, 2, 6)
 SMALL = ["--set", "ensemble.members=40", "--set", "integrator.t_end=0.2"]
 # HDF5's metadata structures begin with these signatures (the file format specification);
 # the version-0 superblock and the root group's object header are the first bytes.

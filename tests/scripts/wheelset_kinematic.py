@@ -277,7 +277,8 @@ T.check(grid2["raw"] == grid["raw"], "1 and 2 ranks: the same bits")
 # --- 6: bad input -------------------------------------------------------------------------------
 r = subprocess.run([T.TWOFOLD, "run", CFG, "-o", "bad.h5", "--quiet", "--set",
                     "model.params.R_w=0.2"], capture_output=True, text=True)
-T.check(r.returncode == 2 and "wheelset-kinematic.yaml:" in r.stderr and "R_w > R_r" in r.stderr
+# a model refusing its parameters cannot be set up: exit 5 (docs/CONFIG.md, exit statuses)
+T.check(r.returncode == 5 and "wheelset-kinematic.yaml:" in r.stderr and "R_w > R_r" in r.stderr
         and not os.path.exists("bad.h5"), f"R_w < R_r: exit {r.returncode}, {r.stderr.strip()}")
 
 # --- 7: the figure -------------------------------------------------------------------------------
