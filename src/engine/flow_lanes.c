@@ -252,6 +252,23 @@ void tf_lanes_move_on(lanes *L, int l, double h, double log_err) {
   if (!L->last[l] || h / fac > L->h[l]) L->h[l] = h / fac;
 }
 
+void tf_lanes_hand_back(lanes *L, int l, tf_stepper *s,
+                        void (*to_stepper)(lanes *, int, tf_stepper *), double *x, double log_err) {
+  to_stepper(L, l, s);
+  tf_lanes_move_on(L, l, L->hs[l], log_err);
+  for (size_t i = 0; i < L->n; i++) x[i] = L->x[i * L->w + l];
+  s->fsal_valid = true;
+  s->h = L->h[l], s->log_err_prev = L->log_prev[l];
+  s->stats.steps++;
+}
+
+bool tf_lanes_tail_due(const lanes *L) {
+  if (L->queue < L->count) return false;
+  int busy = 0;
+  for (int l = 0; l < L->w; l++) busy += L->slot[l] >= 0;
+  return busy <= L->w / 4;
+}
+
 tf_ode_status tf_lanes_judge(lanes *L, int l, bool *accept, double *log_err) {
   const tf_ode_options *o = L->ode;
   const tf_rk_controller *c = &tf_stepper_type_of(o)->control;

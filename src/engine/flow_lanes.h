@@ -104,6 +104,15 @@ bool tf_lanes_plan(tf_lanes *L);
 void tf_lanes_attempt(tf_lanes *L);
 tf_ode_status tf_lanes_judge(tf_lanes *L, int l, bool *accept, double *log_err);
 void tf_lanes_move_on(tf_lanes *L, int l, double h, double log_err);
+/* For the routes whose members keep their own event loop (impact_lanes.c, pws_lanes.c): an
+ * accepted step of lane l handed to the member's own stepper s (to_stepper: the pair's), the
+ * lane moved on and its new state copied to x (dim n). */
+void tf_lanes_hand_back(tf_lanes *L, int l, tf_stepper *s,
+                        void (*to_stepper)(tf_lanes *, int, tf_stepper *), double *x,
+                        double log_err);
+/* Whether the queue is empty and at most a quarter of the lanes are busy: an attempt of all
+ * lanes then costs more than the busy members' own steps, and they finish alone. */
+bool tf_lanes_tail_due(const tf_lanes *L);
 /* 8 on a CPU with AVX-512, else 4; the pair of a stepper type, NULL if it has none */
 int tf_lanes_auto_width(void);
 const tf_lane_pair *tf_lane_pair_of(const tf_ode_options *ode);

@@ -306,14 +306,8 @@ static void stepped(impact_lanes *I, int l, tf_ode_status st, bool accepted, dou
   tf_lanes *L = &I->L;
   tf_stepper *s = L->steppers[l];
   tf_event_loop *loop = loop_of(I, l);
-  double *x = I->m[L->slot[l]].x;
   if (accepted) {
-    L->pair->to_stepper(L, l, s);
-    tf_lanes_move_on(L, l, L->hs[l], log_err);
-    for (size_t i = 0; i < L->n; i++) x[i] = L->x[i * L->w + l];
-    s->fsal_valid = true;
-    s->h = L->h[l], s->log_err_prev = L->log_prev[l];
-    s->stats.steps++;
+    tf_lanes_hand_back(L, l, s, L->pair->to_stepper, I->m[L->slot[l]].x, log_err);
     tf_event_loop_set_time(loop, L->t[l]);
     if (I->seen[l]) tf_event_loop_change_seen(loop); /* its cheap pass would see it too */
   } else if (st == TF_ODE_MODEL_FAILED) {
@@ -342,14 +336,10 @@ static void run_alone(impact_lanes *I, int l) {
   member_over(I, l);
 }
 
-/* Once the queue is empty and few lanes are busy, an attempt of all lanes costs more than the
- * busy members' own steps: they finish alone. */
+/* Once few lanes are busy, they finish alone (tf_lanes_tail_due). */
 static bool tail(impact_lanes *I) {
   tf_lanes *L = &I->L;
-  if (L->queue < L->count) return false;
-  int busy = 0;
-  for (int l = 0; l < L->w; l++) busy += L->slot[l] >= 0;
-  if (busy > L->w / 4) return false;
+  if (!tf_lanes_tail_due(L)) return false;
   for (int l = 0; l < L->w; l++)
     if (L->slot[l] >= 0) run_alone(I, l);
   return true;

@@ -108,13 +108,8 @@ static void stepped(pws_lanes *P, int l, tf_ode_status st, bool accepted, double
   tf_stepper *s = L->steppers[l];
   tf_event_loop *loop = loop_of(P, l);
   if (accepted) {
-    P->to_stepper(L, l, s);
-    tf_lanes_move_on(L, l, L->hs[l], log_err);
-    double *x = tf_evolve_state(tf_pws_lane_evolve(P->lane[l]));
-    for (size_t i = 0; i < L->n; i++) x[i] = L->x[i * L->w + l];
-    s->fsal_valid = true;
-    s->h = L->h[l], s->log_err_prev = L->log_prev[l];
-    s->stats.steps++;
+    tf_lanes_hand_back(L, l, s, P->to_stepper, tf_evolve_state(tf_pws_lane_evolve(P->lane[l])),
+                       log_err);
     tf_event_loop_set_time(loop, L->t[l]);
   } else if (st == TF_ODE_MODEL_FAILED) {
     s->model_code = L->code[l];
@@ -143,14 +138,10 @@ static void run_alone(pws_lanes *P, int l) {
   member_over(P, l);
 }
 
-/* Once the queue is empty and few lanes are busy, an attempt of all lanes costs more than the
- * busy members' own steps: they finish alone. */
+/* Once few lanes are busy, they finish alone (tf_lanes_tail_due). */
 static bool tail(pws_lanes *P) {
   tf_lanes *L = &P->L;
-  if (L->queue < L->count) return false;
-  int busy = 0;
-  for (int l = 0; l < L->w; l++) busy += L->slot[l] >= 0;
-  if (busy > L->w / 4) return false;
+  if (!tf_lanes_tail_due(L)) return false;
   for (int l = 0; l < L->w; l++)
     if (L->slot[l] >= 0) run_alone(P, l);
   return true;
