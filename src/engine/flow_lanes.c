@@ -262,6 +262,18 @@ void tf_lanes_hand_back(lanes *L, int l, tf_stepper *s,
   s->stats.steps++;
 }
 
+void tf_lanes_take_over(lanes *L, int l, const tf_stepper *s, const double *x, double t,
+                        double t_limit) {
+  for (size_t i = 0; i < L->n; i++) {
+    L->x[i * L->w + l] = x[i];
+    L->k[0][i * L->w + l] = s->k[0][i];
+  }
+  L->t[l] = t, L->t_limit[l] = t_limit;
+  L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
+  L->hmin[l] = tf_rk_hmin_floor(s, t);
+  L->code[l] = 0;
+}
+
 bool tf_lanes_tail_due(const lanes *L) {
   if (L->queue < L->count) return false;
   int busy = 0;

@@ -110,6 +110,10 @@ void tf_lanes_move_on(tf_lanes *L, int l, double h, double log_err);
 void tf_lanes_hand_back(tf_lanes *L, int l, tf_stepper *s,
                         void (*to_stepper)(tf_lanes *, int, tf_stepper *), double *x,
                         double log_err);
+/* Lane l loaded from its member's stepper s at the top of a step at t (state x, dim n; the
+ * step may not pass t_limit): the inverse of tf_lanes_hand_back. */
+void tf_lanes_take_over(tf_lanes *L, int l, const tf_stepper *s, const double *x, double t,
+                        double t_limit);
 /* Whether the queue is empty and at most a quarter of the lanes are busy: an attempt of all
  * lanes then costs more than the busy members' own steps, and they finish alone. */
 bool tf_lanes_tail_due(const tf_lanes *L);

@@ -109,15 +109,7 @@ static bool next_step(impact_lanes *I, int l) {
       if (!tf_event_loop_take_step(loop)) member_over(I, l);
       continue;
     }
-    const double *x = I->m[L->slot[l]].x;
-    for (size_t i = 0; i < L->n; i++) {
-      L->x[i * L->w + l] = x[i];
-      L->k[0][i * L->w + l] = s->k[0][i];
-    }
-    L->t[l] = t, L->t_limit[l] = t_limit;
-    L->h[l] = s->h, L->log_prev[l] = s->log_err_prev;
-    L->hmin[l] = tf_rk_hmin_floor(s, t);
-    L->code[l] = 0;
+    tf_lanes_take_over(L, l, s, I->m[L->slot[l]].x, t, t_limit);
     look(I, l);
     return true;
   }
