@@ -250,13 +250,11 @@ static void slip_lanes(int lanes, const double *t, const double *x, const double
 
 /* d(slip)/dx: the chain rule through h and g, then through psi, F and M.  At full stick
  * (h = g = 0) psi has no derivative; the terms through psi are left out there. */
-static void slip_jacobian(double t, const double *x, int side, const double *p, double *jac) {
-  (void)t;
-  const contact k = contact_of(p);
+static void slip_jacobian_at(const double *x, int side, const double *p, contact k, tyre_angle ta,
+                             double a6k, double *jac) {
   const double r = x[0], v = x[1], w = x[2], dw = w - p[OMEGA0], b2 = p[BETA] * p[BETA];
-  const tyre_angle ta = tyre_angle_at(x, p, k);
   const double h = ta.h, g = ta.g, sin_psi = ta.sin_psi, cot_psi = ta.cot_psi;
-  const double spread = fabs(1 - 2 / M_PI * arccot_6kappa(p));
+  const double spread = fabs(1 - 2 / M_PI * a6k);
   const double sign_h = (h > 0) - (h < 0), sign_g = (g > 0) - (g < 0);
   const double grad_h[3] = {-dw * k.c, -k.s, p[D] * k.s - r * k.c};
   const double grad_g[3] = {dw * k.s, -k.c, p[D] * k.c + r * k.s};
@@ -281,6 +279,46 @@ static void slip_jacobian(double t, const double *x, int side, const double *p, 
                      dforce * p2 + force * dp2_dr * dr + p[D] * dmoment;
     jac[2 * 3 + j] = p[D] * dp1[j] - (dcoupling[j] * w + coupling * dwj) + dforce * r * k.c +
                      force * k.c * dr + dmoment;
+  }
+}
+
+static void slip_jacobian(double t, const double *x, int side, const double *p, double *jac) {
+  (void)t;
+  const contact k = contact_of(p);
+  slip_jacobian_at(x, side, p, k, tyre_angle_at(x, p, k), arccot_6kappa(p), jac);
+}
+
+/* Both slip sides (and their Jacobians) lane by lane for the smoothed field (model.h,
+ * slip_sides_lanes), with slip's and slip_jacobian's operations: each lane's tyre angle once
+ * for all four, libm's calls of all lanes one after another as in slip_lanes. */
+static void slip_sides_lanes(int lanes, const double *t, const double *x, const double *p,
+                             double *up, double *down, double *jup, double *jdown, int *code) {
+  (void)t;
+  enum { W = TF_LANES_MAX };
+  const contact k = contact_of(p);
+  const double a6k = arccot_6kappa(p), spread = fabs(1 - 2 / M_PI * a6k);
+  double xl[W][3], angle[W];
+  tyre_angle a[W];
+  for (int l = 0; l < lanes; l++) {
+    for (int i = 0; i < 3; i++) xl[l][i] = x[i * lanes + l];
+    a[l].h = sideways_slip(xl[l], p, k), a[l].g = rolling_speed_at(xl[l], p, k);
+  }
+  for (int l = 0; l < lanes; l++) angle[l] = atan2(fabs(a[l].h), fabs(a[l].g));
+  for (int l = 0; l < lanes; l++) a[l].psi = a6k + spread * angle[l];
+  for (int l = 0; l < lanes; l++) {
+    a[l].sin_psi = sin(a[l].psi);
+    a[l].cot_psi = cos(a[l].psi) / a[l].sin_psi;
+  }
+  for (int l = 0; l < lanes; l++) {
+    double d[2][3], j[2][9];
+    slip_at(xl[l], +1, p, k, a[l], d[0]);
+    slip_at(xl[l], -1, p, k, a[l], d[1]);
+    for (int i = 0; i < 3; i++) up[i * lanes + l] = d[0][i], down[i * lanes + l] = d[1][i];
+    code[l] = 0;
+    if (!jup) continue;
+    slip_jacobian_at(xl[l], +1, p, k, a[l], a6k, j[0]);
+    slip_jacobian_at(xl[l], -1, p, k, a[l], a6k, j[1]);
+    for (int i = 0; i < 9; i++) jup[i * lanes + l] = j[0][i], jdown[i * lanes + l] = j[1][i];
   }
 }
 
@@ -321,6 +359,7 @@ static const tf_filippov_ops ops = {
     .stick_side = stick_side,
     .twofold_guess = twofold_guess,
     .slip_lanes = slip_lanes,
+    .slip_sides_lanes = slip_sides_lanes,
 };
 
 const tf_model_def tf_kernel_wheel = {

@@ -477,14 +477,14 @@ int tf_flow_drift(double t, const double *x, void *ctx, double *dx) {
                          ? tf_smooth_rhs(flow->kernel, flow->params, &flow->smoothing, t, x, dx)
                          : tf_model_rhs(flow->kernel)(t, x, flow->params, dx));
 }
-static void jacobian_adapter(double t, const double *x, void *ctx, double *jac) {
+void tf_flow_jacobian(double t, const double *x, void *ctx, double *jac) {
   const tf_flow *flow = ctx;
   if (flow->smoothing_on)
     tf_smooth_jacobian(flow->kernel, flow->params, &flow->smoothing, t, x, jac);
   else
     tf_model_jacobian(flow->kernel)(t, x, flow->params, jac);
 }
-static bool has_analytic_jacobian(const tf_flow *flow) {
+bool tf_flow_has_jacobian(const tf_flow *flow) {
   return flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
                             : tf_model_jacobian(flow->kernel) != NULL;
 }
@@ -587,7 +587,7 @@ static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample
                                   void *sctx, long n_samples) {
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
   tf_stepper_setup(flow->stepper, tf_flow_drift, flow, &flow->ode);
-  if (has_analytic_jacobian(flow)) tf_stepper_set_jacobian(flow->stepper, jacobian_adapter);
+  if (tf_flow_has_jacobian(flow)) tf_stepper_set_jacobian(flow->stepper, tf_flow_jacobian);
   tf_stepper_set_autonomous(flow->stepper, flow->kernel->autonomous);
   tf_stepper_reset(flow->stepper, flow->t0, x);
   flow_samples fs = {flow, sample, sctx, n_samples, 0, &res};
@@ -636,17 +636,16 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   const bool column =
       flow->noise.target == TF_NOISE_FRICTION || flow->noise.target == TF_NOISE_PARAMETER;
   const bool state_dx = flow->noise.target == TF_NOISE_STATE || tf_model_diffusion_dx(flow->kernel);
-  const tf_sde_system sys = {
-      .n = flow->kernel->dim,
-      .drift = tf_flow_drift,
-      .diffusion = diffusion_adapter,
-      .diffusion_dx = state_dx ? diffusion_dx_adapter : NULL,
-      .ctx = flow,
-      .m = column ? 1 : 0,
-      .noise = column ? noise_column_adapter : NULL,
-      .drift_jacobian = has_analytic_jacobian(flow) ? jacobian_adapter : NULL,
-      .theta = flow->theta,
-      .fast_normals = flow->fast_normals};
+  const tf_sde_system sys = {.n = flow->kernel->dim,
+                             .drift = tf_flow_drift,
+                             .diffusion = diffusion_adapter,
+                             .diffusion_dx = state_dx ? diffusion_dx_adapter : NULL,
+                             .ctx = flow,
+                             .m = column ? 1 : 0,
+                             .noise = column ? noise_column_adapter : NULL,
+                             .drift_jacobian = tf_flow_has_jacobian(flow) ? tf_flow_jacobian : NULL,
+                             .theta = flow->theta,
+                             .fast_normals = flow->fast_normals};
   tf_sde_scheme scheme = TF_SDE_EULER_MARUYAMA;
   if (flow->method == TF_METHOD_MILSTEIN) scheme = TF_SDE_MILSTEIN;
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT)
@@ -714,7 +713,7 @@ static void ts_sample(void *ctx, double t, const double *x) {
 static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot,
                              tf_sample_fn sample, void *sctx, long n_samples) {
   const tf_ts_problem pb = {flow->kernel->dim, tf_flow_drift,
-                            has_analytic_jacobian(flow) ? jacobian_adapter : NULL, flow};
+                            tf_flow_has_jacobian(flow) ? tf_flow_jacobian : NULL, flow};
   tf_ts_stats st;
   tf_error err;
   ts_sample_ctx sc = {sample, sctx, slot * flow->kernel->dim};

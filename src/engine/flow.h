@@ -145,6 +145,9 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
 
 /* The field DOPRI5 integrates (ctx: the flow), and the time of sample i of n_samples. */
 int tf_flow_drift(double t, const double *x, void *ctx, double *dx);
+/* Its exact Jacobian (ctx: the flow), where tf_flow_has_jacobian. */
+void tf_flow_jacobian(double t, const double *x, void *ctx, double *jac);
+bool tf_flow_has_jacobian(const tf_flow *flow);
 double tf_flow_sample_time(const tf_flow *flow, long i, long n_samples);
 
 /* Lanes (flow_lanes.c): members integrated side by side on one core, each with its own steps,
