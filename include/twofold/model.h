@@ -164,12 +164,13 @@ typedef struct tf_filippov_ops {
    * The lanes then take the member's steps in its slip modes with it (docs/BENCHMARKS.md). */
   tf_lane_params_field_fn *slip_lanes;
   /* Optional, for smoothed members side by side (model.smoothing's convex field under
-   * integrator.lanes): both slip limits of every lane, slip(t, x, +1, p) into up and
-   * slip(t, x, -1, p) into down, bit for bit lane by lane (the rules of tf_lane_field_fn; p
-   * shared by the lanes), code[l] their joined refusal; with jup and jdown not NULL also
-   * slip_jacobian of both sides, entry (i, j) of lane l at [(i * dim + j) * lanes + l]. */
-  void (*slip_sides_lanes)(int lanes, const double *t, const double *x, const double *p, double *up,
-                           double *down, double *jup, double *jdown, int *code);
+   * integrator.lanes): switching(x, p, NULL) of every lane into h, both slip limits,
+   * slip(t, x, +1, p) into up and slip(t, x, -1, p) into down, bit for bit lane by lane (the
+   * rules of tf_lane_field_fn; p shared by the lanes), code[l] their joined refusal; with jup
+   * and jdown not NULL also slip_jacobian of both sides, entry (i, j) of lane l at
+   * [(i * dim + j) * lanes + l]. */
+  void (*slip_sides_lanes)(int lanes, const double *t, const double *x, const double *p, double *h,
+                           double *up, double *down, double *jup, double *jdown, int *code);
 } tf_filippov_ops;
 
 /* TF_MODEL_CODIM2: rhs is the field off Sigma = {H1 = H2 = 0}; sigma2 gives h = (H1, H2) and,

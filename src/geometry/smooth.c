@@ -183,18 +183,14 @@ bool tf_smooth_has_lanes(const tf_kernel *k, const tf_smoothing *s) {
 
 enum { LANES = TF_LANES_MAX };
 
-/* Lambda_eps(h(x)) of every lane into lambda, with dLambda/dh and grad h (grad[j * lanes + l])
- * where grad is not NULL. */
-static void lanes_sign(const tf_kernel *k, const double *p, const tf_smoothing *s, int lanes,
-                       const double *x, double *lambda, double *dl_dh, double *grad) {
-  double xl[TF_MAX_DIM], g[TF_MAX_DIM];
-  const size_t n = k->dim;
-  for (int l = 0; l < lanes; l++) {
-    for (size_t i = 0; i < n; i++) xl[i] = x[i * (size_t)lanes + (size_t)l];
-    const double h = k->filippov->switching(xl, p, grad ? g : NULL);
-    lambda[l] = grad ? tf_smooth_sign(s, h, &dl_dh[l]) : sign_of(s, h, NULL);
-    for (size_t j = 0; grad && j < n; j++) grad[j * (size_t)lanes + (size_t)l] = g[j];
-  }
+/* Lambda_eps(h) of every lane's h into lambda (in place), with dLambda/dh where dl_dh is not
+ * NULL (tf_smooth_sign's operations). */
+static void lanes_sign(const tf_smoothing *s, int lanes, double *lambda, double *dl_dh) {
+  double d;
+  if (!dl_dh)
+    for (int l = 0; l < lanes; l++) lambda[l] = sign_of(s, lambda[l], NULL);
+  for (int l = 0; dl_dh && l < lanes; l++)
+    lambda[l] = sign_of(s, lambda[l], &d), dl_dh[l] = d / s->epsilon;
 }
 
 /* the convex field's blend (1 + l)/2 a + (1 - l)/2 b of `rows` rows, lane by lane, into a */
@@ -209,8 +205,8 @@ static void blend_lanes(int lanes, size_t rows, const double *lambda, double *a,
 void tf_smooth_rhs_lanes(const tf_kernel *k, const double *p, const tf_smoothing *s, int lanes,
                          const double *t, const double *x, double *dx, int *code) {
   double lambda[LANES], down[TF_MAX_DIM * LANES];
-  lanes_sign(k, p, s, lanes, x, lambda, NULL, NULL);
-  k->filippov->slip_sides_lanes(lanes, t, x, p, dx, down, NULL, NULL, code);
+  k->filippov->slip_sides_lanes(lanes, t, x, p, lambda, dx, down, NULL, NULL, code);
+  lanes_sign(s, lanes, lambda, NULL);
   blend_lanes(lanes, k->dim, lambda, dx, down);
 }
 
@@ -219,9 +215,15 @@ void tf_smooth_jacobian_lanes(const tf_kernel *k, const double *p, const tf_smoo
   const size_t n = k->dim, w = (size_t)lanes;
   double lambda[LANES], dl_dh[LANES], grad[TF_MAX_DIM * LANES];
   double up[TF_MAX_DIM * LANES], down[TF_MAX_DIM * LANES], jm[TF_MAX_DIM * TF_MAX_DIM * LANES];
+  double xl[TF_MAX_DIM], g[TF_MAX_DIM];
   int code[LANES];
-  lanes_sign(k, p, s, lanes, x, lambda, dl_dh, grad);
-  k->filippov->slip_sides_lanes(lanes, t, x, p, up, down, jac, jm, code);
+  for (size_t l = 0; l < w; l++) { /* grad h lane by lane */
+    for (size_t i = 0; i < n; i++) xl[i] = x[i * w + l];
+    k->filippov->switching(xl, p, g);
+    for (size_t j = 0; j < n; j++) grad[j * w + l] = g[j];
+  }
+  k->filippov->slip_sides_lanes(lanes, t, x, p, lambda, up, down, jac, jm, code);
+  lanes_sign(s, lanes, lambda, dl_dh);
   blend_lanes(lanes, n * n, lambda, jac, jm);
   for (size_t i = 0; i < n * w; i++) up[i] = 0.5 * (up[i] - down[i]); /* dlambda */
   for (size_t i = 0; i < n; i++) /* chain rule through lambda = Lambda_eps(h(x)) */
