@@ -163,7 +163,8 @@ typedef struct tf_flow_lane_member {
 } tf_flow_lane_member;
 
 /* The lanes members of this flow run in: 1 where they run one by one (integrator.lanes: 1,
- * a method other than DOPRI5, events or impacts), else the width (auto: by the CPU). */
+ * an SDE or PETSc TS method, events or impacts, a Rosenbrock type on a field without an exact
+ * Jacobian or depending on t), else the width (auto: by the CPU). */
 int tf_flow_lanes(const tf_flow *flow);
 /* Runs m[0 .. count) in tf_flow_lanes(flow) lanes; a finished lane takes the next member at
  * once.  n_samples as tf_flow_run_member's (each member's own sink); `computing` (NULL: none)

@@ -1,5 +1,6 @@
-/* flow_lanes.h — the lane driver's state, shared by the driver (flow_lanes.c) and the explicit
- * pairs it runs (DOPRI5 in flow_lanes.c, DOP853 in flow_lanes_dop853.c).  Internal to the
+/* flow_lanes.h — the lane driver's state, shared by the driver (flow_lanes.c) and the pairs it
+ * runs (DOPRI5 in flow_lanes.c, DOP853 in flow_lanes_dop853.c, the Rosenbrock types in
+ * flow_lanes_rosenbrock.c).  Internal to the
  * engine: the rest of the program sees tf_flow_run_lanes (flow.h).
  *
  * The driver is the pair's step control, queue and samples; a pair gives its attempt and error
