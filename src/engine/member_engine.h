@@ -182,8 +182,10 @@ typedef struct tf_member_ops {
    * inside settings.step, of the running member's step just accepted: its ends into step[0] <
    * step[1] and, for t in [step[0], step[1]], the state at t into x (layout.dim values), the
    * stepper's continuous extension on the field of that step's segment.  Returns 0; -1 where there
-   * is none.  NULL: the route keeps none (its adapter says why). */
+   * is none.  NULL: the route keeps none, and no_dense says why. */
   int (*dense)(const tf_member_engine *e, double t, double *x, double step[2]);
+  /* Why a route without dense output has none (a step hook is refused with it). */
+  const char *no_dense;
   void (*destroy)(tf_member_engine *e);
   /* Optional: the route's own fields of a traced member's JSON line. */
   void (*report)(const tf_member_engine *e, const tf_member_result *r, const double *final,
