@@ -8,7 +8,8 @@
  *     field is a polynomial one (slip: x quadratic in t; sliding: x = 0), which DOPRI5's quartic
  *     extension reproduces, so inside the last step the dense output is the segment's exact
  *     solution from the step's start to rounding;
- *   where there is none (PETSc TS, members side by side, t outside the step) it says so;
+ *   where there is none (PETSc TS or contact after the run, members side by side, t outside
+ *     the step) it says so;
  *   during a run (settings.step) every accepted step's dense output: the oscillator's at three
  *     points of every step against the closed form, the steps tiling [0, t_end], lanes asked
  *     for but members run one by one; the relay's steps counted as the result counts them;
@@ -319,8 +320,12 @@ static void test_ts(void) {
       CHECK(r.status == 1 && sn.steps == r.work.steps && sn.last_end == 3.0,
             "ts member %d: %ld steps seen of %ld, last ends %g", (int)m, sn.steps, r.work.steps,
             sn.last_end);
-      CHECK(final[0] == alone[0] && final[1] == alone[1],
-            "ts member %d: the watched run ends where the unwatched one does", (int)m);
+      double x[2], step[2];
+      CHECK(final[0] == alone[0] && final[1] == alone[1] &&
+                tf_member_engine_dense(e, 3.0, x, step) == -1,
+            "ts member %d: the watched run ends where the unwatched one does; no step kept "
+            "after it",
+            (int)m);
     }
     CHECK(sn.bad == 0 && sn.worst < 1e-5, "ts %s: %ld misfits, dense error %.3g",
           c ? "batch" : "alone", sn.bad, sn.worst);
