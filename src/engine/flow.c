@@ -891,6 +891,29 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
   return run_sde(flow, member, x, sample, sample_ctx, n_samples);
 }
 
+static int zero_field(double t, const double *x, void *ctx, double *dx) {
+  (void)t, (void)x, (void)ctx;
+  dx[0] = 0.0;
+  return 0;
+}
+
+static void probe_step(void *ctx, double ta, double tb, const tf_ts_step *s) {
+  double x;
+  *(int *)ctx = s->at(s, 0.5 * (ta + tb), 0, &x);
+}
+
+bool tf_flow_ts_interpolates(const tf_flow *flow) {
+  const tf_ts_problem pb = {1, zero_field, NULL, NULL};
+  tf_ts_settings set = flow->ts;
+  int answer = 0; /* no step seen: not known to lack it */
+  set.ode.stop = NULL, set.ode.max_steps = 1, set.ode.h0 = 0.5;
+  set.on_step = probe_step, set.on_step_ctx = &answer;
+  double x = 1.0;
+  tf_error err;
+  tf_ts_solve(&pb, &set, 1, 0.0, 1.0, &x, NULL, NULL, 0, NULL, &err);
+  return answer == 0;
+}
+
 void tf_flow_last_step(const tf_flow *flow, double step[2]) {
   if (flow->poincare) {
     tf_impact_last_step(tf_poincare_impact(flow->poincare), step);

@@ -165,6 +165,10 @@ void tf_flow_last_step(const tf_flow *flow, double step[2]);
  * none (t outside the step, a TS type without interpolation). */
 int tf_flow_dense(const tf_flow *flow, double t, double *x);
 
+/* PETSc TS members: false if the TS type has no interpolation inside a step (found by solving
+ * x' = 0 for one step), so that a step hook is refused rather than given no dense output. */
+bool tf_flow_ts_interpolates(const tf_flow *flow);
+
 /* The field DOPRI5 integrates (ctx: the flow), and the time of sample i of n_samples. */
 int tf_flow_drift(double t, const double *x, void *ctx, double *dx);
 double tf_flow_sample_time(const tf_flow *flow, long i, long n_samples);

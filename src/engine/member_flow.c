@@ -80,6 +80,13 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
                    "route 'flow': a step hook keeps the ends of an SDE member's grid step for its "
                    "dense output, at most %d components (model '%s' has %zu)",
                    TF_MAX_DIM, flow->kernel->name, flow->kernel->dim);
+  if (flow->method == TF_METHOD_PETSC_TS && !tf_flow_ts_interpolates(flow))
+    return tf_fail(err,
+                   "route 'flow': PETSc TS type '%s' (with integrator.ts.options and the command "
+                   "line's -ts_* options) has no interpolation inside a step, so a step hook "
+                   "has no dense output; choose one that has, such as rosw with the default "
+                   "-ts_rosw_type ra34pw2",
+                   flow->ts_type);
   /* lanes have no one stepper to interpolate: members one by one */
   flow->on_step = seen_step, flow->on_step_ctx = e, flow->lanes = 1, e->layout.lanes = 1;
   return 0;

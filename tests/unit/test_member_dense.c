@@ -27,7 +27,8 @@
  *     -mu g along its direction until u = 0 at t_r = 2 v0 / (7 mu g), then rolls at 5 v0 / 7:
  *     piecewise linear, so the quartic extension reproduces it inside every step, and no step
  *     straddles t_r;
- *   a map has no dense output: a step hook is refused, naming the route. */
+ *   a map has no dense output, nor PETSc's Rosenbrock type veldd4 (no interpolation formula):
+ *     a step hook is refused, naming the route. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -473,6 +474,27 @@ static void test_contact(void) {
   tf_member_engine_destroy(e);
 }
 
+/* A PETSc TS type without interpolation: a step hook is refused, naming the route. */
+static void test_ts_refused(void) {
+  seen sn = {0};
+  tf_error err = {0};
+  tf_config *cfg = tf_config_parse_string(
+      "model: {name: harmonic}\ninitial: {state: [1, 0]}\n"
+      "integrator: {method: petsc-ts, t_end: 1, ts: {type: rosw, options: '-ts_rosw_type "
+      "veldd4'}}\n",
+      "dense.yaml", &err);
+  if (!cfg) return;
+  const tf_member_settings s = {
+      .members = 1, .comm = MPI_COMM_SELF, .step = watch_step, .ctx = &sn};
+  tf_member_engine *e = NULL;
+  const int rc = tf_member_engine_create(cfg, &s, &e, &err);
+  tf_config_free(cfg);
+  tf_member_engine_destroy(e);
+  printf("veldd4 with a step hook: %s\n", rc ? err.msg : "accepted");
+  CHECK(rc != 0 && strstr(err.msg, "route 'flow'") && strstr(err.msg, "no interpolation"),
+        "a TS type without interpolation refuses a step hook, naming the route: %s", err.msg);
+}
+
 /* A map's time counts iterations: a step hook is refused, naming the route. */
 static void test_map_refused(void) {
   seen sn = {0};
@@ -504,6 +526,7 @@ int main(int argc, char **argv) {
   test_sde();
   test_contact();
   test_map_refused();
+  test_ts_refused();
   MPI_Finalize();
   return check_report("test_member_dense");
 }
