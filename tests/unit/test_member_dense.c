@@ -278,7 +278,10 @@ static void test_impact(void) {
   const int rc = tf_member_engine_create(cfg, &s, &e, &err);
   tf_config_free(cfg);
   CHECK(rc == 0, "engine: %s", err.msg);
-  if (rc) return tf_member_engine_destroy(e);
+  if (rc) {
+    tf_member_engine_destroy(e);
+    return;
+  }
   double final[3], x[3], step[2];
   tf_member_result r;
   tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, &r);
@@ -309,7 +312,10 @@ static void test_ts(void) {
   for (int c = 0; c < 2; c++) {
     seen sn = {.w = 2.0};
     tf_member_engine *e = engine_seen(configs[c], &sn), *plain = engine(configs[c]);
-    if (!e || !plain) return tf_member_engine_destroy(e), tf_member_engine_destroy(plain);
+    if (!e || !plain) {
+      tf_member_engine_destroy(e), tf_member_engine_destroy(plain);
+      return;
+    }
     for (uint64_t m = 0; m < (c ? 3u : 1u); m++) {
       double start[2], final[2], alone[2];
       tf_member_result r, r_plain;
@@ -394,7 +400,10 @@ static void test_sde(void) {
     const int rc = tf_member_engine_create(cfg, &s, &e, &err);
     tf_config_free(cfg);
     CHECK(rc == 0 && plain, "engine: %s", err.msg);
-    if (rc || !plain) return tf_member_engine_destroy(e), tf_member_engine_destroy(plain);
+    if (rc || !plain) {
+      tf_member_engine_destroy(e), tf_member_engine_destroy(plain);
+      return;
+    }
     double final[2], alone[2], x[2], step[2];
     tf_member_result r, r_plain;
     tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, &r);
@@ -457,7 +466,10 @@ static void test_contact(void) {
   const int rc = tf_member_engine_create(cfg, &s, &e, &err);
   tf_config_free(cfg);
   CHECK(rc == 0, "engine: %s", err.msg);
-  if (rc) return tf_member_engine_destroy(e);
+  if (rc) {
+    tf_member_engine_destroy(e);
+    return;
+  }
   double final[4], x[4], step[2];
   tf_member_result r;
   tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, &r);
