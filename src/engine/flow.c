@@ -631,6 +631,18 @@ static int sde_status(tf_flow *flow, tf_sde_status st, double t) {
   return st == TF_SDE_NEWTON_FAILED ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE;
 }
 
+/* An SDE scheme's step k of the grid t0 + k h (the last ending at t_end, as the samples do):
+ * its ends are what tf_flow_dense interpolates. */
+static void sde_step_seen(void *ctx, long k, const double *xa, const double *xb) {
+  tf_flow *flow = ctx;
+  const size_t n = flow->kernel->dim;
+  flow->sde_t[0] = flow->t0 + (double)k * flow->sde_h;
+  flow->sde_t[1] =
+      k + 1 == flow->sde_total ? flow->t_end : flow->t0 + (double)(k + 1) * flow->sde_h;
+  memcpy(flow->sde_x[0], xa, n * sizeof *xa), memcpy(flow->sde_x[1], xb, n * sizeof *xb);
+  flow->on_step(flow->on_step_ctx, flow->sde_t[0], flow->sde_t[1]);
+}
+
 static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                               void *sctx, long n_samples) {
   const bool column =
@@ -645,7 +657,8 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
                              .noise = column ? noise_column_adapter : NULL,
                              .drift_jacobian = tf_flow_has_jacobian(flow) ? tf_flow_jacobian : NULL,
                              .theta = flow->theta,
-                             .fast_normals = flow->fast_normals};
+                             .fast_normals = flow->fast_normals,
+                             .accepted = flow->on_step ? sde_step_seen : NULL};
   tf_sde_scheme scheme = TF_SDE_EULER_MARUYAMA;
   if (flow->method == TF_METHOD_MILSTEIN) scheme = TF_SDE_MILSTEIN;
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT)
@@ -654,6 +667,8 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   flow->model_code = 0;
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t_end};
   const long total = tf_sde_step_count(flow->t0, flow->t_end, flow->dt);
+  flow->sde_total = total, flow->sde_h = total > 0 ? (flow->t_end - flow->t0) / (double)total : 0;
+  flow->sde_t[0] = flow->sde_t[1] = flow->t0;
   if (total > flow->ode.max_steps) {
     res.status = TF_MEMBER_MAX_STEPS;
     res.t_final = flow->t0;
@@ -710,15 +725,34 @@ static void ts_sample(void *ctx, double t, const double *x) {
   c->fn(c->ctx, t, x + c->offset);
 }
 
-static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot,
-                             tf_sample_fn sample, void *sctx, long n_samples) {
+/* A PETSc TS step seen by on_step: tf_flow_dense interpolates the member's slot inside it. */
+static void ts_step_seen(void *ctx, double ta, double tb, const tf_ts_step *s) {
+  tf_flow *flow = ctx;
+  flow->ts_step = s, flow->ts_t[0] = ta, flow->ts_t[1] = tb;
+  flow->on_step(flow->on_step_ctx, ta, tb);
+  flow->ts_step = NULL;
+}
+
+/* tf_ts_solve of `count` members in x; `watched`: on_step sees the solve's steps, tf_flow_dense
+ * giving the state of member `slot`, whose samples go out. */
+static int solve_ts(tf_flow *flow, size_t count, double *x, size_t slot, bool watched,
+                    tf_sample_fn sample, void *sctx, long n_samples, tf_ts_stats *st,
+                    tf_error *err) {
   const tf_ts_problem pb = {flow->kernel->dim, tf_flow_drift,
                             tf_flow_has_jacobian(flow) ? tf_flow_jacobian : NULL, flow};
+  ts_sample_ctx sc = {sample, sctx, slot * flow->kernel->dim};
+  tf_ts_settings set = flow->ts;
+  if (watched && flow->on_step) set.on_step = ts_step_seen, set.on_step_ctx = flow;
+  flow->ts_slot = slot;
+  return tf_ts_solve(&pb, &set, count, flow->t0, flow->t_end, x, sample ? ts_sample : NULL, &sc,
+                     n_samples, st, err);
+}
+
+static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot, bool watched,
+                             tf_sample_fn sample, void *sctx, long n_samples) {
   tf_ts_stats st;
   tf_error err;
-  ts_sample_ctx sc = {sample, sctx, slot * flow->kernel->dim};
-  const int rc = tf_ts_solve(&pb, &flow->ts, count, flow->t0, flow->t_end, x,
-                             sample ? ts_sample : NULL, &sc, n_samples, &st, &err);
+  const int rc = solve_ts(flow, count, x, slot, watched, sample, sctx, n_samples, &st, &err);
   tf_flow_result res = {
       .status = rc < 0 ? TF_MEMBER_FAILED : rc, .t_final = flow->t_end, .work = st.work};
   if (rc < 0) fprintf(stderr, "twofold: %s\n", err.msg);
@@ -766,6 +800,21 @@ static int ensure_sample_buffers(tf_flow *flow, long n_samples) {
   return flow->batch_n_alloc ? 0 : -1;
 }
 
+/* on_step for a member of a batch: the solve that gave its result (its batch's, or its own
+ * where the batch failed) once more, bit for bit, with on_step watching the member's slot. */
+static void solve_again_watched(tf_flow *flow, uint64_t first, size_t b, size_t slot) {
+  const size_t n = flow->kernel->dim, count = flow->batch_whole ? b : 1;
+  double *x = calloc(count * n, sizeof *x);
+  tf_ts_stats st;
+  tf_error err;
+  if (!x) return;
+  for (size_t i = 0; i < count; i++)
+    tf_flow_initial_state(flow, first + (flow->batch_whole ? i : slot), x + i * n);
+  if (finite_state(x, count * n))
+    solve_ts(flow, count, x, flow->batch_whole ? slot : 0, true, NULL, NULL, 0, &st, &err);
+  free(x);
+}
+
 /* Member m belongs to batch m / B (members m0 .. min(m0 + B, members) - 1), so its numbers
  * depend on (m, members) alone, not on ranks, chunks or restarts.  The last batch solved
  * is kept (with its samples, if asked for), as consecutive members usually follow each
@@ -790,8 +839,9 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
     const bool finite = finite_state(flow->batch_x, b * n);
     batch_recorder all = {flow, -1, b};
     tf_flow_result r =
-        finite ? run_ts(flow, b, flow->batch_x, 0, want ? record_batch : NULL, &all, want)
+        finite ? run_ts(flow, b, flow->batch_x, 0, false, want ? record_batch : NULL, &all, want)
                : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
+    flow->batch_whole = r.status == TF_MEMBER_OK;
     for (size_t i = 0; i < b; i++) {
       flow->batch_res[i] = (tf_flow_batch_result){r.status, r.t_final, r.work};
       if (r.status == TF_MEMBER_OK) continue;
@@ -803,12 +853,13 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
       if (want > 0) flow->batch_sampled[i] = 0;
       const tf_flow_result ri =
           finite_state(xi, n)
-              ? run_ts(flow, 1, xi, 0, want ? record_batch : NULL, &one, want)
+              ? run_ts(flow, 1, xi, 0, false, want ? record_batch : NULL, &one, want)
               : (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
       flow->batch_res[i] = (tf_flow_batch_result){ri.status, ri.t_final, ri.work};
     }
     flow->batch_id = id;
   }
+  if (flow->on_step) solve_again_watched(flow, first, b, slot);
   for (long i = 0; want > 0 && i < flow->batch_sampled[slot] && i < want; i++)
     sample(sctx, flow->batch_sample_t[i], flow->batch_samples + ((size_t)i * full + slot) * n);
   memcpy(x, flow->batch_x + slot * n, n * sizeof *x);
@@ -827,6 +878,7 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
   if (!finite_state(x, flow->kernel->dim))
     return (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
   if (flow->poincare) {
+    tf_impact_set_step_hook(tf_poincare_impact(flow->poincare), flow->on_step, flow->on_step_ctx);
     tf_poincare_run(flow->poincare, flow->params, flow->t0, x, flow->t_end, &flow->poincare_rec,
                     sample, sample_ctx, sample ? n_samples : 0);
     const tf_impact_result *r = &flow->poincare_rec.result;
@@ -834,6 +886,62 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
   }
   if (flow->method == TF_METHOD_DOPRI5) return run_dopri5(flow, x, sample, sample_ctx, n_samples);
   if (flow->method == TF_METHOD_PETSC_TS)
-    return run_ts(flow, 1, x, 0, sample, sample_ctx, n_samples);
+    return run_ts(flow, 1, x, 0, true, sample, sample_ctx, n_samples);
   return run_sde(flow, member, x, sample, sample_ctx, n_samples);
+}
+
+static int zero_field(double t, const double *x, void *ctx, double *dx) {
+  (void)t, (void)x, (void)ctx;
+  dx[0] = 0.0;
+  return 0;
+}
+
+static void probe_step(void *ctx, double ta, double tb, const tf_ts_step *s) {
+  double x;
+  *(int *)ctx = s->at(s, 0.5 * (ta + tb), 0, &x);
+}
+
+bool tf_flow_ts_interpolates(const tf_flow *flow) {
+  const tf_ts_problem pb = {1, zero_field, NULL, NULL};
+  tf_ts_settings set = flow->ts;
+  int answer = 0; /* no step seen: not known to lack it */
+  set.ode.stop = NULL, set.ode.max_steps = 1, set.ode.h0 = 0.5;
+  set.on_step = probe_step, set.on_step_ctx = &answer;
+  double x = 1.0;
+  tf_error err;
+  tf_ts_solve(&pb, &set, 1, 0.0, 1.0, &x, NULL, NULL, 0, NULL, &err);
+  return answer == 0;
+}
+
+void tf_flow_last_step(const tf_flow *flow, double step[2]) {
+  if (flow->poincare) {
+    tf_impact_last_step(tf_poincare_impact(flow->poincare), step);
+  } else if (flow->method == TF_METHOD_DOPRI5) {
+    step[0] = tf_stepper_last_step_start(flow->stepper);
+    step[1] = tf_stepper_last_step_end(flow->stepper);
+  } else if (flow->method == TF_METHOD_PETSC_TS) {
+    step[0] = flow->ts_t[0], step[1] = flow->ts_step ? flow->ts_t[1] : flow->ts_t[0];
+  } else {
+    step[0] = flow->sde_t[0], step[1] = flow->sde_t[1];
+  }
+}
+
+int tf_flow_dense(const tf_flow *flow, double t, double *x) {
+  double step[2];
+  tf_flow_last_step(flow, step);
+  if (!(step[0] < step[1] && t >= step[0] && t <= step[1])) return -1;
+  const size_t n = flow->kernel->dim;
+  if (flow->poincare) {
+    tf_impact_dense(tf_poincare_impact(flow->poincare), t, x);
+  } else if (flow->method == TF_METHOD_DOPRI5) {
+    tf_stepper_dense(flow->stepper, t, x);
+  } else if (flow->method == TF_METHOD_PETSC_TS) {
+    return flow->ts_step->at(flow->ts_step, t, flow->ts_slot, x);
+  } else { /* the ends exactly at the ends */
+    const double s = (t - step[0]) / (step[1] - step[0]);
+    for (size_t i = 0; i < n; i++)
+      x[i] = t == step[1] ? flow->sde_x[1][i]
+                          : flow->sde_x[0][i] + s * (flow->sde_x[1][i] - flow->sde_x[0][i]);
+  }
+  return 0;
 }

@@ -259,6 +259,10 @@ static const tf_member_ops member_ops = {
     .name = "map",
     .create = create,
     .run = run,
+    .dense = NULL,
+    .no_dense =
+        "a map's time counts iterations, and there is no state between two iterates "
+        "to interpolate",
     .destroy = destroy,
     .report = report,
 };

@@ -337,6 +337,40 @@ static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, v
   return 0;
 }
 
+/* A step hook's view of the solve (tf_ts_step): the steps seen once each (PETSc's monitor
+ * sees the last step twice), the interpolation into a work vector. */
+typedef struct step_view {
+  tf_ts_step view;
+  TS ts;
+  Vec work;
+  size_t n;
+  double ta, tb;
+  PetscInt seen;
+  void (*fn)(void *ctx, double ta, double tb, const tf_ts_step *s);
+  void *ctx;
+} step_view;
+
+static int interpolate_slot(const tf_ts_step *s, double t, size_t slot, double *x) {
+  const step_view *v = s->impl;
+  if (!(t >= v->ta && t <= v->tb) || TSInterpolate(v->ts, t, v->work)) return -1;
+  const PetscScalar *w;
+  if (VecGetArrayRead(v->work, &w)) return -1;
+  memcpy(x, w + slot * v->n, v->n * sizeof *x);
+  return VecRestoreArrayRead(v->work, &w) ? -1 : 0;
+}
+
+static PetscErrorCode step_monitor(TS ts, PetscInt step, PetscReal t, Vec U, void *vctx) {
+  (void)U;
+  step_view *v = vctx;
+  if (step <= v->seen) return 0;
+  v->seen = step;
+  PetscReal ta;
+  PetscCall(TSGetPrevTime(ts, &ta));
+  v->ta = ta, v->tb = t;
+  if (ta < t) v->fn(v->ctx, ta, t, &v->view);
+  return 0;
+}
+
 /* A solve whose stop token (checkpoint.h, the TS's application context) said stop ends after
  * this step: a trajectory stopped at a sample, or a signal or the time limit during a long batch
  * solve.  The reason set here survives to TSSolve's loop test (TSStep resets one set in a
@@ -445,6 +479,13 @@ static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t b
                  .stop = stop};
   if (!code && sample && n_samples > 1) code = VecDuplicate(X, &smp.work);
   if (!code && sample && n_samples > 1) code = TSMonitorSet(ts, sample_monitor, &smp, NULL);
+  step_view watch = {.view = {interpolate_slot, &watch},
+                     .ts = ts,
+                     .n = pb->n,
+                     .fn = set->on_step,
+                     .ctx = set->on_step_ctx};
+  if (!code && set->on_step) code = VecDuplicate(X, &watch.work);
+  if (!code && set->on_step) code = TSMonitorSet(ts, step_monitor, &watch, NULL);
   if (!code) code = TSSetApplicationContext(ts, stop);
   if (!code) code = TSSetPostStep(ts, stop_post_step);
   TSConvergedReason reason = TS_CONVERGED_TIME;
@@ -497,6 +538,7 @@ static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t b
   free(c.jac);
   MatFDColoringDestroy(&c.fd);
   VecDestroy(&smp.work);
+  VecDestroy(&watch.work);
   MatDestroy(&J);
   VecDestroy(&X);
   TSDestroy(&ts);
