@@ -32,7 +32,9 @@
     "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the counts, like steps, are "  \
     "those of the member's batch)",                                                              \
     if_jacobians, false)                                                                         \
-  X(rhs_evals, "rhs_evals", "right-hand side evaluations", if_rhs, false)
+  X(rhs_evals, "rhs_evals", "right-hand side evaluations", if_rhs, false)                        \
+  X(restarts, "restarts", "stepper restarts (events, projections, re-orthonormalisations)", one, \
+    true)
 
 #define TF_COUNTS_FIELD(field, column, doc, width, opt_in) long field;
 typedef struct tf_counts {
