@@ -32,9 +32,7 @@
     "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the counts, like steps, are "  \
     "those of the member's batch)",                                                              \
     if_jacobians, false)                                                                         \
-  X(rhs_evals, "rhs_evals", "right-hand side evaluations", if_rhs, false)                        \
-  X(restarts, "restarts", "stepper restarts (events, projections, re-orthonormalisations)", one, \
-    true)
+  X(rhs_evals, "rhs_evals", "right-hand side evaluations", if_rhs, false)
 
 #define TF_COUNTS_FIELD(field, column, doc, width, opt_in) long field;
 typedef struct tf_counts {

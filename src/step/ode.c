@@ -74,7 +74,6 @@ void tf_stepper_reset(tf_stepper *s, double t0, const double *x0) {
 
 void tf_stepper_restart(tf_stepper *s, double t0, const double *x0) {
   s->ops->restart(s, t0, x0);
-  s->stats.restarts++;
 }
 
 tf_ode_status tf_stepper_step(tf_stepper *s, double *t, double *x, double t_limit) {
