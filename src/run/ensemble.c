@@ -250,8 +250,9 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
         "this run's (%llu members); not this run's file (--overwrite starts again)",
         s->run->output_path, table_name(spec, i), (unsigned long long)spec->members);
   }
-  if (i != spec->ncols + EXTRA_TABLES)
-    return tf_fail_code(err, TF_ERR_IO, "'%s': cannot %s dataset /members/%s", s->run->output_path,
+  if (i != spec->ncols + EXTRA_TABLES) /* resumed: a damaged input; new: the output refused */
+    return tf_fail_code(err, resume ? TF_ERR_CONFIG : TF_ERR_IO,
+                        "'%s': cannot %s dataset /members/%s", s->run->output_path,
                         resume ? "open" : "create", table_name(spec, i));
   const int recorded = statuses_of_file(s->dsets[spec->ncols + EXTRA_STATUS]);
   if (recorded < 0) {
