@@ -27,7 +27,7 @@ static int make_private_dirs(const char *dir, tf_error *err) {
       *p = '\0';
       if (mkdir(buf, 0700) != 0 && errno != EEXIST)
         return tf_fail_code(
-            err, TF_ERR_MODEL,
+            err, TF_ERR_CONFIG,
             "cannot create the model cache directory '%s': %s (set TWOFOLD_CACHE to a "
             "directory of your own)",
             buf, strerror(errno));
@@ -42,7 +42,7 @@ static int make_private_dirs(const char *dir, tf_error *err) {
 static int check_ancestor(const char *path, tf_error *err) {
   struct stat st;
   if (stat(path, &st) != 0)
-    return tf_fail_code(err, TF_ERR_MODEL, "cannot inspect '%s': %s", path, strerror(errno));
+    return tf_fail_code(err, TF_ERR_CONFIG, "cannot inspect '%s': %s", path, strerror(errno));
   const uid_t me = geteuid();
   if (st.st_uid != 0 && st.st_uid != me)
     return tf_fail_code(
@@ -65,7 +65,7 @@ static int check_ancestor(const char *path, tf_error *err) {
 int tf_cache_check_dir(const char *dir, bool shared, tf_error *err) {
   struct stat st;
   if (lstat(dir, &st) != 0)
-    return tf_fail_code(err, TF_ERR_MODEL, "cannot inspect the model cache '%s': %s", dir,
+    return tf_fail_code(err, TF_ERR_CONFIG, "cannot inspect the model cache '%s': %s", dir,
                         strerror(errno));
   if (S_ISLNK(st.st_mode))
     return tf_fail_code(err, TF_ERR_CONFIG,
@@ -99,7 +99,7 @@ int tf_cache_check_dir(const char *dir, bool shared, tf_error *err) {
         dir, mode, dir);
   char real[PATH_MAX];
   if (!realpath(dir, real))
-    return tf_fail_code(err, TF_ERR_MODEL, "cannot resolve the model cache '%s': %s", dir,
+    return tf_fail_code(err, TF_ERR_CONFIG, "cannot resolve the model cache '%s': %s", dir,
                         strerror(errno));
   for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
     *slash = '\0';
