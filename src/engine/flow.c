@@ -68,18 +68,18 @@ static int read_model(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *er
   const bool self_smoothed = tf_model_self_smoothed(k, flow->params);
   if (tf_smoothing_requested(cfg)) {
     if (self_smoothed)
-      return tf_fail(err,
-                     "%s: key 'model.smoothing': model '%s' is already smoothed by its own "
-                     "parameters; set its smoothing parameter to 0 or drop model.smoothing",
-                     tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'model.smoothing': model '%s' is already smoothed by its own "
+                          "parameters; set its smoothing parameter to 0 or drop model.smoothing",
+                          tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
     flow->smoothing_on = true;
     return tf_smoothing_from_config(cfg, k, &flow->smoothing, err);
   }
   if (!self_smoothed)
-    return tf_fail(err,
-                   "%s: key 'model.name': model '%s' is a Filippov system; add a "
-                   "model.smoothing section (law, epsilon) to run it as a smooth flow",
-                   tf_config_where(cfg, "model.name", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.name': model '%s' is a Filippov system; add a "
+                        "model.smoothing section (law, epsilon) to run it as a smooth flow",
+                        tf_config_where(cfg, "model.name", where, sizeof where), k->name);
   return 0;
 }
 
@@ -117,11 +117,11 @@ static int parse_components(tf_config *cfg, const tf_kernel *k, const char *list
     if (i < 0) {
       char names[256];
       tf_join_state_names(k, names, sizeof names);
-      return tf_fail(err,
-                     "%s: key 'model.noise.components': model '%s' has no state "
-                     "component '%s' (components: %s)",
-                     tf_config_where(cfg, "model.noise.components", where, sizeof where), k->name,
-                     tok, names);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'model.noise.components': model '%s' has no state "
+                          "component '%s' (components: %s)",
+                          tf_config_where(cfg, "model.noise.components", where, sizeof where),
+                          k->name, tok, names);
     }
     on[i] = any = true;
   }
@@ -145,17 +145,17 @@ static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
     return -1;
   nz->multiplicative = strcmp(form, "multiplicative") == 0;
   if (k->dim > TF_MAX_DIM)
-    return tf_fail(err,
-                   "%s: key 'model.noise': model '%s' has %zu components; model.noise "
-                   "supports at most %d",
-                   tf_config_where(cfg, "model.noise", where, sizeof where), k->name, k->dim,
-                   TF_MAX_DIM);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.noise': model '%s' has %zu components; model.noise "
+                        "supports at most %d",
+                        tf_config_where(cfg, "model.noise", where, sizeof where), k->name, k->dim,
+                        TF_MAX_DIM);
   if (tf_model_diffusion(k) &&
       tf_kernel_is_noisy(k, flow->x0 ? flow->x0 : k->initial, flow->params))
-    return tf_fail(err,
-                   "%s: key 'model.noise': model '%s' already has noise with these "
-                   "parameters; set its own noise parameter to 0 to use model.noise",
-                   tf_config_where(cfg, "model.noise", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.noise': model '%s' already has noise with these "
+                        "parameters; set its own noise parameter to 0 to use model.noise",
+                        tf_config_where(cfg, "model.noise", where, sizeof where), k->name);
   if (strcmp(target, "state") == 0) {
     nz->target = TF_NOISE_STATE;
     const char *list;
@@ -165,11 +165,11 @@ static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
   if (strcmp(target, "friction") == 0) {
     nz->target = TF_NOISE_FRICTION;
     if (!flow->smoothing_on)
-      return tf_fail(err,
-                     "%s: key 'model.noise.on': noise on the friction law perturbs the "
-                     "multiplier of a smoothed Filippov model; model '%s' needs a "
-                     "model.smoothing section for it",
-                     tf_config_where(cfg, "model.noise.on", where, sizeof where), k->name);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'model.noise.on': noise on the friction law perturbs the "
+                          "multiplier of a smoothed Filippov model; model '%s' needs a "
+                          "model.smoothing section for it",
+                          tf_config_where(cfg, "model.noise.on", where, sizeof where), k->name);
     return 0;
   }
   nz->target = TF_NOISE_PARAMETER;
@@ -181,11 +181,11 @@ static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
     for (size_t i = 0; i < k->nparams; i++)
       snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                k->params[i].name);
-    return tf_fail(err,
-                   "%s: key 'model.noise.parameter': model '%s' has no parameter '%s' "
-                   "(known: %s)",
-                   tf_config_where(cfg, "model.noise.parameter", where, sizeof where), k->name,
-                   pname, known);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.noise.parameter': model '%s' has no parameter '%s' "
+                        "(known: %s)",
+                        tf_config_where(cfg, "model.noise.parameter", where, sizeof where), k->name,
+                        pname, known);
   }
   return 0;
 }
@@ -207,8 +207,8 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
       tf_integrator_get_int(cfg, "integrator.ts.jacobian_lag", &lag, err))
     return -1;
   if (strlen(type) >= sizeof flow->ts.type || strlen(options) >= sizeof flow->ts.options)
-    return tf_fail(err, "%s: key 'integrator.ts': type or options too long",
-                   tf_config_where(cfg, "integrator.ts", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'integrator.ts': type or options too long",
+                        tf_config_where(cfg, "integrator.ts", where, sizeof where));
   snprintf(flow->ts.type, sizeof flow->ts.type, "%s", type);
   snprintf(flow->ts.options, sizeof flow->ts.options, "%s", options);
   flow->batch = batch;
@@ -222,11 +222,11 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
   const bool analytic = flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
                                            : tf_model_jacobian(flow->kernel) != NULL;
   if (strcmp(jacobian, "analytic") == 0 && !analytic)
-    return tf_fail(err,
-                   "%s: key 'integrator.ts.jacobian': model '%s' gives no analytic "
-                   "Jacobian%s; use fd (finite differences with colouring) or auto",
-                   tf_config_where(cfg, "integrator.ts.jacobian", where, sizeof where),
-                   flow->kernel->name, flow->smoothing_on ? " for this smoothing field" : "");
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.ts.jacobian': model '%s' gives no analytic "
+                        "Jacobian%s; use fd (finite differences with colouring) or auto",
+                        tf_config_where(cfg, "integrator.ts.jacobian", where, sizeof where),
+                        flow->kernel->name, flow->smoothing_on ? " for this smoothing field" : "");
   flow->ts.fd_jacobian = strcmp(jacobian, "fd") == 0 || !analytic;
   flow->ts.jacobian_lag = (int)lag;
   flow->ts.ode = flow->ode;
@@ -315,52 +315,57 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
   const bool sde = flow->method == TF_METHOD_EULER_MARUYAMA || flow->method == TF_METHOD_MILSTEIN ||
                    flow->method == TF_METHOD_DRIFT_IMPLICIT;
   if (flow->ode.fixed_step && flow->method != TF_METHOD_DOPRI5)
-    return tf_fail(
-        err,
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
         "%s: key 'integrator.step': fixed steps are the explicit pairs' (integrator.method "
         "dopri5 or dop853); %s controls its own steps (the SDE methods: integrator.dt)",
         tf_config_where(cfg, "integrator.step", where, sizeof where), tf_method_name(flow->method));
   if (!sde && noisy)
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' has noise with these parameters, "
-                   "but %s is deterministic; use euler-maruyama, milstein or drift-implicit "
-                   "(or auto)",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name,
-                   flow->method == TF_METHOD_DOPRI5 ? tf_stepper_type_name(flow->ode.type)
-                                                    : tf_method_name(flow->method));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' has noise with these parameters, "
+                        "but %s is deterministic; use euler-maruyama, milstein or drift-implicit "
+                        "(or auto)",
+                        tf_config_where(cfg, "integrator.method", where, sizeof where),
+                        flow->kernel->name,
+                        flow->method == TF_METHOD_DOPRI5 ? tf_stepper_type_name(flow->ode.type)
+                                                         : tf_method_name(flow->method));
   const bool model_noise = flow->noise.target != TF_NOISE_NONE;
   if (sde && !tf_model_diffusion(flow->kernel) && !model_noise)
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' has no noise term; use dopri5 or "
-                   "petsc-ts (or add model.noise)",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' has no noise term; use dopri5 or "
+                        "petsc-ts (or add model.noise)",
+                        tf_config_where(cfg, "integrator.method", where, sizeof where),
+                        flow->kernel->name);
   if (flow->method == TF_METHOD_MILSTEIN && !model_noise && !tf_model_diffusion_dx(flow->kernel))
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' gives no noise derivative "
-                   "needed by milstein; use euler-maruyama",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' gives no noise derivative "
+                        "needed by milstein; use euler-maruyama",
+                        tf_config_where(cfg, "integrator.method", where, sizeof where),
+                        flow->kernel->name);
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT) {
     if (tf_integrator_get_double(cfg, "integrator.theta", &flow->theta, err) ||
         tf_integrator_get_bool(cfg, "integrator.milstein", &implicit_milstein, err))
       return -1;
     if (implicit_milstein && !model_noise && !tf_model_diffusion_dx(flow->kernel))
-      return tf_fail(err, "%s: key 'integrator.milstein': model '%s' gives no noise derivative",
-                     tf_config_where(cfg, "integrator.milstein", where, sizeof where),
-                     flow->kernel->name);
+      return tf_fail_code(
+          err, TF_ERR_CONFIG, "%s: key 'integrator.milstein': model '%s' gives no noise derivative",
+          tf_config_where(cfg, "integrator.milstein", where, sizeof where), flow->kernel->name);
     flow->implicit_milstein = implicit_milstein;
     if (flow->kernel->dim > TF_MAX_DIM)
-      return tf_fail(err, "drift-implicit supports at most %d state components", TF_MAX_DIM);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'integrator.method': drift-implicit supports at most %d state "
+                          "components",
+                          tf_config_where(cfg, "integrator.method", where, sizeof where),
+                          TF_MAX_DIM);
   }
   if (read_normals(flow, cfg, sde, err)) return -1;
   if (tf_rosenbrock_tableau(flow->ode.type) && flow->kernel->dim > TF_ROS_MAX_DIM)
-    return tf_fail(err,
-                   "%s: key 'integrator.method': rosenbrock supports at most %d state components "
-                   "(model '%s' has %zu); use petsc-ts",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where), TF_ROS_MAX_DIM,
-                   flow->kernel->name, flow->kernel->dim);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'integrator.method': rosenbrock supports at most %d state components "
+        "(model '%s' has %zu); use petsc-ts",
+        tf_config_where(cfg, "integrator.method", where, sizeof where), TF_ROS_MAX_DIM,
+        flow->kernel->name, flow->kernel->dim);
   if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, comm, err);
   /* a config written for TS and run with another method (--set integrator.method=...) */
   tf_config_mark_used(cfg, "integrator.ts");
@@ -377,8 +382,8 @@ static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   if (tf_contact_kernel(k)) return 0;
   char where[256];
   if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
-    return tf_fail(
-        err,
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
         "%s: key 'integrator.method': model '%s' %s runs on the event-driven DOPRI5 "
         "integrator only (no noise, smoothing or other method)",
         tf_config_where(cfg, impacts ? "integrator.method" : "poincare.event", where, sizeof where),

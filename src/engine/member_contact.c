@@ -125,11 +125,11 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   if (own->traced && traced_keys(cfg, ce, &e->layout.event_slots, err)) return -1;
   if (flow->method != TF_METHOD_DOPRI5) {
     char where[256];
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' runs on the event-driven "
-                   "codimension-2 engine (dopri5)",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' runs on the event-driven "
+                        "codimension-2 engine (dopri5)",
+                        tf_config_where(cfg, "integrator.method", where, sizeof where),
+                        flow->kernel->name);
   }
   return 0;
 }

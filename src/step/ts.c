@@ -273,13 +273,15 @@ static int ts_check(const tf_ts_settings *set, char *type_out, size_t n, tf_erro
   code = TSCreate(PETSC_COMM_SELF, &ts);
   if (!code) code = TSSetType(ts, set->type);
   if (code) {
-    rc = tf_fail(err, "unknown PETSc TS type '%s' (" KNOWN_TYPES ")", set->type);
+    rc =
+        tf_fail_code(err, TF_ERR_CONFIG, "unknown PETSc TS type '%s' (" KNOWN_TYPES ")", set->type);
   } else if ((code = configure(ts, set, 0.0, 1.0))) {
     char cl_type[64] = "";
     PetscBool found = PETSC_FALSE;
     PetscOptionsGetString(NULL, NULL, "-ts_type", cl_type, sizeof cl_type, &found);
     if (found && code == PETSC_ERR_ARG_UNKNOWN_TYPE)
-      rc = tf_fail(err, "unknown PETSc TS type '%s' given by -ts_type (" KNOWN_TYPES ")", cl_type);
+      rc = tf_fail_code(err, TF_ERR_CONFIG,
+                        "unknown PETSc TS type '%s' given by -ts_type (" KNOWN_TYPES ")", cl_type);
     else
       rc = petsc_fail(code, "applying the PETSc options", err);
   } else {
@@ -432,7 +434,8 @@ static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t b
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
   if (pb->n > TF_MAX_DIM)
-    return tf_fail(err, "PETSc TS members support at most %d components", TF_MAX_DIM);
+    return tf_fail_code(err, TF_ERR_CONFIG, "PETSc TS members support at most %d components",
+                        TF_MAX_DIM);
   solve_ctx c = {.pb = pb,
                  .batch = batch,
                  .stats = stats,

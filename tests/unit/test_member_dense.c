@@ -34,9 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
-#include "config.h"
-#include "member_engine.h"
+#include "testlib.h"
 
 /* What a step hook saw: the steps, whether they tile the run, the largest error of the dense
  * output at interior points against the oscillator's closed form (w, x0, v0; w = 0: none). */
@@ -83,18 +81,7 @@ static void watch_step(void *ctx, const tf_member_engine *e, double ta, double t
 }
 
 static tf_member_engine *engine_seen(const char *yaml, seen *sn) {
-  tf_error err = {0};
-  tf_config *cfg = tf_config_parse_string(yaml, "dense.yaml", &err);
-  CHECK(cfg != NULL, "config: %s", err.msg);
-  if (!cfg) return NULL;
-  const tf_member_settings s = {
-      .members = 1, .samples = 0, .comm = MPI_COMM_SELF, .step = sn ? watch_step : NULL, .ctx = sn};
-  tf_member_engine *e = NULL;
-  const int rc = tf_member_engine_create(cfg, &s, &e, &err);
-  CHECK(rc == 0, "engine: %s", err.msg);
-  tf_config_free(cfg);
-  if (rc) tf_member_engine_destroy(e);
-  return rc ? NULL : e;
+  return test_member_engine(yaml, "dense.yaml", sn ? watch_step : NULL, sn);
 }
 
 static tf_member_engine *engine(const char *yaml) {
