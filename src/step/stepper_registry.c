@@ -8,7 +8,6 @@
   X(dopri5)              \
   X(dop853)              \
   X(bs23)                \
-  X(heun_euler)          \
   X(rodas4)              \
   X(ros3p)
 
