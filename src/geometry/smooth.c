@@ -31,26 +31,26 @@ int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s
       tf_config_get_string(cfg, "model.smoothing.field", "auto", fields, &field, err))
     return -1;
   if (!tf_config_has(cfg, "model.smoothing.epsilon"))
-    return tf_fail(err,
-                   "%s: key 'model.smoothing.epsilon': required (the width of the smoothing "
-                   "layer about Sigma, a number > 0)",
-                   tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.smoothing.epsilon': required (the width of the smoothing "
+                        "layer about Sigma, a number > 0)",
+                        tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where));
   if (tf_config_get_double(cfg, "model.smoothing.epsilon", NULL, 0.0, INFINITY, &s->epsilon, err))
     return -1;
   if (!(s->epsilon > 0) || !isfinite(s->epsilon))
-    return tf_fail(err,
-                   "%s: key 'model.smoothing.epsilon': expected a finite number > 0, got %g "
-                   "(epsilon = 0 is the discontinuous model: drop the smoothing section to run "
-                   "it event-driven)",
-                   tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where),
-                   s->epsilon);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'model.smoothing.epsilon': expected a finite number > 0, got %g "
+        "(epsilon = 0 is the discontinuous model: drop the smoothing section to run "
+        "it event-driven)",
+        tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where), s->epsilon);
   for (int i = 0; law_names[i]; i++)
     if (strcmp(law, law_names[i]) == 0) s->law = (tf_smooth_law)i;
   if (k->kind != TF_MODEL_FILIPPOV)
-    return tf_fail(err,
-                   "%s: key 'model.smoothing': model '%s' is not a Filippov system; only "
-                   "Filippov models can be smoothed",
-                   tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.smoothing': model '%s' is not a Filippov system; only "
+                        "Filippov models can be smoothed",
+                        tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
   if (strcmp(field, "auto") == 0)
     s->field = k->filippov->regularised ? TF_SMOOTH_REGULARISED : TF_SMOOTH_CONVEX;
   else if (strcmp(field, "convex") == 0)
@@ -60,19 +60,21 @@ int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s
   else
     s->field = TF_SMOOTH_REGULARISED;
   if (s->field == TF_SMOOTH_STICK && !k->filippov->stick)
-    return tf_fail(err,
-                   "%s: key 'model.smoothing.field': model '%s' defines no sticking field; use "
-                   "convex",
-                   tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'model.smoothing.field': model '%s' defines no sticking field; use "
+        "convex",
+        tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name);
   if (s->field == TF_SMOOTH_REGULARISED && !k->filippov->regularised)
-    return tf_fail(err,
-                   "%s: key 'model.smoothing.field': model '%s' defines no regularised field; "
-                   "use convex%s",
-                   tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name,
-                   k->filippov->stick ? " or stick" : "");
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.smoothing.field': model '%s' defines no regularised field; "
+                        "use convex%s",
+                        tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name,
+                        k->filippov->stick ? " or stick" : "");
   if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "model '%s': smoothing supports at most %d state components", k->name,
-                   TF_MAX_DIM);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "model '%s': smoothing supports at most %d state components", k->name,
+                        TF_MAX_DIM);
   return 0;
 }
 

@@ -128,14 +128,15 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
   if (tf_integrator_lanes_from_config(cfg, &s->lanes, err)) return -1;
   o->fixed_step = strcmp(step, "fixed") == 0;
   if (o->fixed_step && !(o->h0 > 0))
-    return tf_fail(err,
-                   "%s: key 'integrator.step': fixed steps take integrator.h0 each; set "
-                   "integrator.h0 > 0",
-                   tf_config_where(cfg, "integrator.step", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.step': fixed steps take integrator.h0 each; set "
+                        "integrator.h0 > 0",
+                        tf_config_where(cfg, "integrator.step", where, sizeof where));
   if (with_t_end && !(s->t_end > t0))
-    return tf_fail(err,
-                   "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
-                   tf_config_where(cfg, "integrator.t_end", where, sizeof where), t0, s->t_end);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
+        tf_config_where(cfg, "integrator.t_end", where, sizeof where), t0, s->t_end);
   return 0;
 }
 
