@@ -695,7 +695,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
   char where[256];
   const tf_kernel *peek = tf_model_peek(cfg, run->comm);
-  if (peek && (peek->kind == TF_MODEL_FILIPPOV || peek->kind == TF_MODEL_SWITCHES))
+  if (peek && tf_route_ops_for(peek, NULL)->pws_sections)
     return filippov_poincare_setup(run, job, err);
   /* the event-driven DOPRI5 of impact.h: smooth flows and impact systems */
   if (tf_model_from_config(&job->model, cfg, run->comm,

@@ -92,7 +92,7 @@ static int reset_map(tf_config *cfg, const tf_kernel *k, tf_reset_spec *r, tf_er
 static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only,
                         tf_poincare_spec *s, tf_error *err) {
   static const char *const actions[] = {"stop", "log", "reset", NULL};
-  const bool filippov = k->kind == TF_MODEL_FILIPPOV || k->kind == TF_MODEL_SWITCHES;
+  const bool filippov = tf_route_ops_for(k, NULL)->pws_sections;
   const bool contact = tf_contact_kernel(k);
   const char *action = filippov || contact ? "log" : "stop";
   char where[256];

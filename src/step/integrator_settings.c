@@ -155,6 +155,14 @@ static int read_method(tf_config *cfg, bool flow_methods, tf_integrator_settings
   return 0;
 }
 
+/* The table's defaults, the one copy of them: what a stepper runs with when no config is read
+ * (ode.h). */
+tf_ode_options tf_ode_default_options(void) {
+  return (tf_ode_options){.rtol = tf_integrator_key_find("integrator.rtol")->def,
+                          .atol = tf_integrator_key_find("integrator.atol")->def,
+                          .max_steps = (long)tf_integrator_key_find("integrator.max_steps")->def};
+}
+
 int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,
                                 tf_integrator_settings *s, tf_error *err) {
   *s = (tf_integrator_settings){.ode = tf_ode_default_options()};
