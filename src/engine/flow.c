@@ -258,22 +258,21 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
  * Rosenbrock stepper (integrator.rosenbrock, RODAS4 unless it says otherwise), one member at a
  * time with its own steps (PETSc TS takes larger systems): on the smoothed wheel it is faster
  * than PETSc TS in batches at matched accuracy (docs/BENCHMARKS.md, bench/section_stiff.sh). */
-static int auto_rosenbrock(tf_flow *flow, tf_config *cfg, tf_error *err) {
-  const char *type;
-  if (tf_integrator_get_string(cfg, "integrator.rosenbrock", &type, err)) return -1;
+static int auto_rosenbrock(tf_flow *flow, tf_config *cfg, tf_integrator_settings *set,
+                           tf_error *err) {
+  if (tf_integrator_auto_rosenbrock_read(cfg, set, err)) return -1;
   flow->method = TF_METHOD_DOPRI5; /* the stepper seam's types (flow->ode.type) */
-  flow->ode.type = tf_stepper_type_find(type);
+  flow->ode.type = set->ode.type;
   return 0;
 }
 
 /* integrator.normals, read only where given (the config as run then lists it): the Wiener
  * increments of SDE members, exact (libm) or fast (rng.h).  A deterministic method draws
  * none, so `fast` there is a mistake worth naming. */
-static int read_normals(tf_flow *flow, tf_config *cfg, bool sde, tf_error *err) {
-  const char *normals = "exact";
-  if (!tf_config_has(cfg, "integrator.normals")) return 0;
-  if (tf_integrator_get_string(cfg, "integrator.normals", &normals, err)) return -1;
-  flow->fast_normals = strcmp(normals, "fast") == 0;
+static int read_normals(tf_flow *flow, tf_config *cfg, tf_integrator_settings *set, bool sde,
+                        tf_error *err) {
+  if (tf_integrator_normals_read(cfg, set, err)) return -1;
+  flow->fast_normals = set->fast_normals;
   if (flow->fast_normals && !sde)
     return tf_config_fail_key(cfg, "integrator.normals", err,
                               "%s draws no normals (integrator.normals: fast is for the SDE "
@@ -285,10 +284,8 @@ static int read_normals(tf_flow *flow, tf_config *cfg, bool sde, tf_error *err) 
 
 static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
   tf_integrator_settings set;
-  bool implicit_milstein;
-  if (tf_integrator_settings_read(cfg, flow->t0, true, true, &set, err) ||
-      tf_integrator_get_double(cfg, "integrator.dt", &flow->dt, err))
-    return -1;
+  if (tf_integrator_settings_read(cfg, flow->t0, true, true, &set, err)) return -1;
+  flow->dt = set.dt;
   const char *method = set.method;
   set.ode.stop = flow->ode.stop; /* where the run stops is the run's, not the config's */
   flow->ode = set.ode;
@@ -298,7 +295,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
   const bool noisy = has_noise(flow);
   const bool smoothed = flow->kernel->kind == TF_MODEL_FILIPPOV;
   if (strcmp(method, "auto") == 0 && smoothed && !noisy && flow->kernel->dim <= TF_ROS_MAX_DIM) {
-    if (auto_rosenbrock(flow, cfg, err)) return -1;
+    if (auto_rosenbrock(flow, cfg, &set, err)) return -1;
   } else if (strcmp(method, "auto") == 0)
     flow->method = noisy ? (smoothed ? TF_METHOD_DRIFT_IMPLICIT : TF_METHOD_EULER_MARUYAMA)
                          : (smoothed ? TF_METHOD_PETSC_TS : TF_METHOD_DOPRI5);
@@ -343,14 +340,13 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
                         tf_config_where(cfg, "integrator.method", where, sizeof where),
                         flow->kernel->name);
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT) {
-    if (tf_integrator_get_double(cfg, "integrator.theta", &flow->theta, err) ||
-        tf_integrator_get_bool(cfg, "integrator.milstein", &implicit_milstein, err))
-      return -1;
-    if (implicit_milstein && !model_noise && !tf_model_diffusion_dx(flow->kernel))
+    if (tf_integrator_drift_implicit_read(cfg, &set, err)) return -1;
+    flow->theta = set.theta;
+    if (set.milstein && !model_noise && !tf_model_diffusion_dx(flow->kernel))
       return tf_fail_code(
           err, TF_ERR_CONFIG, "%s: key 'integrator.milstein': model '%s' gives no noise derivative",
           tf_config_where(cfg, "integrator.milstein", where, sizeof where), flow->kernel->name);
-    flow->implicit_milstein = implicit_milstein;
+    flow->implicit_milstein = set.milstein;
     if (flow->kernel->dim > TF_MAX_DIM)
       return tf_fail_code(err, TF_ERR_CONFIG,
                           "%s: key 'integrator.method': drift-implicit supports at most %d state "
@@ -358,7 +354,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
                           tf_config_where(cfg, "integrator.method", where, sizeof where),
                           TF_MAX_DIM);
   }
-  if (read_normals(flow, cfg, sde, err)) return -1;
+  if (read_normals(flow, cfg, &set, sde, err)) return -1;
   if (tf_rosenbrock_tableau(flow->ode.type) && flow->kernel->dim > TF_ROS_MAX_DIM)
     return tf_fail_code(
         err, TF_ERR_CONFIG,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "flow.h"
+#include "integrator_settings.h"
 #include "member_engine.h"
 #include "model.h"
 #include "observable.h"
@@ -49,8 +50,7 @@ static int read_iterations(map_engine *me, tf_config *cfg, double t0, tf_error *
                         "number (got %g)",
                         tf_config_where(cfg, "initial.time", where, sizeof where), t0);
   me->first = (long long)t0;
-  return tf_config_get_int(cfg, "integrator.t_end", NULL, me->first + 1, me->first + (1LL << 50),
-                           &me->last, err);
+  return tf_integrator_iterations_read(cfg, me->first, &me->last, err);
 }
 
 static int read_events(map_engine *me, tf_config *cfg, tf_error *err) {

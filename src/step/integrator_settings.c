@@ -140,18 +140,24 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
   return 0;
 }
 
+static int read_rosenbrock(tf_config *cfg, tf_integrator_settings *s, tf_error *err) {
+  const char *type;
+  if (tf_integrator_get_string(cfg, "integrator.rosenbrock", &type, err)) return -1;
+  s->ode.type = tf_stepper_type_find(type);
+  return 0;
+}
+
 static int read_method(tf_config *cfg, bool flow_methods, tf_integrator_settings *s,
                        tf_error *err) {
   const char *choices[64];
   method_choices(flow_methods, choices, sizeof choices / sizeof *choices);
   if (get_string_of(cfg, "integrator.method", choices, &s->method, err)) return -1;
-  const char *type = s->method;
   /* the one family so far; integrator.<family> names its member */
-  if (strcmp(s->method, "rosenbrock") == 0 &&
-      tf_integrator_get_string(cfg, "integrator.rosenbrock", &type, err))
-    return -1;
+  if (strcmp(s->method, "rosenbrock") == 0) {
+    if (read_rosenbrock(cfg, s, err)) return -1;
+  } else
+    s->ode.type = tf_stepper_type_find(s->method);   /* NULL (DOPRI5) for auto and flow methods */
   tf_config_mark_used(cfg, "integrator.rosenbrock"); /* a config run with another method */
-  s->ode.type = tf_stepper_type_find(type);          /* NULL (DOPRI5) for auto and flow methods */
   return 0;
 }
 
@@ -168,8 +174,34 @@ int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool
   *s = (tf_integrator_settings){.ode = tf_ode_default_options()};
   /* the config as run lists the defaults it filled in the order they were read: flows have
    * always read the method first, the other engines last */
-  if (flow_methods) return read_method(cfg, true, s, err) || read_ode(cfg, t0, with_t_end, s, err);
+  if (flow_methods)
+    return read_method(cfg, true, s, err) || read_ode(cfg, t0, with_t_end, s, err) ||
+           tf_integrator_get_double(cfg, "integrator.dt", &s->dt, err);
   return read_ode(cfg, t0, with_t_end, s, err) || read_method(cfg, false, s, err);
+}
+
+int tf_integrator_auto_rosenbrock_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err) {
+  return read_rosenbrock(cfg, s, err);
+}
+
+int tf_integrator_drift_implicit_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err) {
+  return tf_integrator_get_double(cfg, "integrator.theta", &s->theta, err) ||
+         tf_integrator_get_bool(cfg, "integrator.milstein", &s->milstein, err);
+}
+
+int tf_integrator_normals_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err) {
+  const char *normals = "exact";
+  if (tf_config_has(cfg, "integrator.normals") &&
+      tf_integrator_get_string(cfg, "integrator.normals", &normals, err))
+    return -1;
+  s->fast_normals = strcmp(normals, "fast") == 0;
+  return 0;
+}
+
+/* 2^50 iterations past the first: far beyond any run, and exact as a double time */
+int tf_integrator_iterations_read(tf_config *cfg, long long first, long long *last, tf_error *err) {
+  return tf_config_get_int(cfg, "integrator.t_end", NULL, first + 1, first + (1LL << 50), last,
+                           err);
 }
 
 int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,

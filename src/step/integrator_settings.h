@@ -47,14 +47,31 @@ typedef struct tf_integrator_settings {
   tf_ode_options ode; /* ode.type: the stepper type method names (NULL, DOPRI5, otherwise) */
   double t_end;
   int lanes; /* integrator.lanes: 0 auto, 1 member by member, or 4, 8, 16 side by side */
+  /* flows only: dt is read with the rest; theta, milstein and fast_normals by the readers below,
+   * once the flow knows its method */
+  double dt;         /* integrator.dt: the SDE step */
+  double theta;      /* integrator.theta: drift-implicit's weight of the implicit drift */
+  bool milstein;     /* integrator.milstein: drift-implicit's Milstein correction */
+  bool fast_normals; /* integrator.normals: fast */
 } tf_integrator_settings;
 
 /* integrator.method (auto, a registered stepper type, and for flows TF_FLOW_ONLY_METHODS),
  * rtol, atol, h0, hmax, max_steps, step and, if with_t_end, t_end (required, after t0); and
  * lanes, read only where the config gives it (it never changes a result, so the config as run
- * does not list its default). */
+ * does not list its default); for flows (flow_methods) then dt. */
 int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,
                                 tf_integrator_settings *s, tf_error *err);
+
+/* A flow's keys that only some methods take, read into s where the flow has resolved its method
+ * (the config as run then lists only the defaults that applied): integrator.rosenbrock, the
+ * Rosenbrock type auto takes for a smoothed member (s->ode.type); drift-implicit's theta and
+ * milstein; integrator.normals, read only where given (the config as run then lists it). */
+int tf_integrator_auto_rosenbrock_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err);
+int tf_integrator_drift_implicit_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err);
+int tf_integrator_normals_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err);
+
+/* A map's integrator.t_end: required, a whole number of iterations after first. */
+int tf_integrator_iterations_read(tf_config *cfg, long long first, long long *last, tf_error *err);
 
 /* integrator.lanes, read only where the config gives it: 0 auto, 1, 4, 8 or 16. */
 int tf_integrator_lanes_from_config(tf_config *cfg, int *lanes, tf_error *err);
