@@ -109,9 +109,57 @@ static void messages(void) {
   tf_config_free(cfg);
 }
 
+/* A flow's method-specific keys: values where given, the documented defaults otherwise, and
+ * integrator.normals listed in the config as run only where it was given. */
+static void flow_keys(void) {
+  tf_integrator_settings s;
+  tf_error err;
+  tf_config *cfg = parse(
+      "integrator:\n  t_end: 1\n  dt: 0.01\n  theta: 0.75\n  milstein: true\n"
+      "  normals: fast\n  rosenbrock: ros3p\n");
+  CHECK(tf_integrator_settings_read(cfg, 0.0, true, true, &s, &err) == 0 &&
+            tf_integrator_drift_implicit_read(cfg, &s, &err) == 0 &&
+            tf_integrator_normals_read(cfg, &s, &err) == 0 &&
+            tf_integrator_auto_rosenbrock_read(cfg, &s, &err) == 0,
+        "%s", err.msg);
+  CHECK(s.dt == 0.01 && s.theta == 0.75 && s.milstein && s.fast_normals &&
+            s.ode.type == tf_stepper_type_find("ros3p"),
+        "values");
+  tf_config_free(cfg);
+  cfg = parse("integrator:\n  t_end: 1\n");
+  CHECK(tf_integrator_settings_read(cfg, 0.0, true, true, &s, &err) == 0 &&
+            tf_integrator_normals_read(cfg, &s, &err) == 0 &&
+            tf_integrator_drift_implicit_read(cfg, &s, &err) == 0,
+        "%s", err.msg);
+  CHECK(s.dt == 1e-3 && s.theta == 1.0 && !s.milstein && !s.fast_normals, "defaults");
+  char *as_run = tf_config_dump(cfg);
+  CHECK(as_run && strstr(as_run, "theta") && !strstr(as_run, "normals"), "as run: %s", as_run);
+  free(as_run);
+  tf_config_free(cfg);
+}
+
+/* A map's t_end: a whole number of iterations after the first. */
+static void iterations(void) {
+  long long last = 0;
+  tf_error err;
+  tf_config *cfg = parse("integrator:\n  t_end: 10\n");
+  CHECK(tf_integrator_iterations_read(cfg, 3, &last, &err) == 0 && last == 10, "%s", err.msg);
+  CHECK(tf_integrator_iterations_read(cfg, 10, &last, &err) != 0 && strstr(err.msg, "t.yaml:2") &&
+            strstr(err.msg, "integrator.t_end"),
+        "t_end at the first iteration: %s", err.msg);
+  tf_config_free(cfg);
+  cfg = parse("integrator:\n  t_end: 2.5\n");
+  CHECK(tf_integrator_iterations_read(cfg, 0, &last, &err) != 0 &&
+            strstr(err.msg, "expected an integer"),
+        "t_end 2.5: %s", err.msg);
+  tf_config_free(cfg);
+}
+
 int main(void) {
   docs_agree();
   reads();
   messages();
+  flow_keys();
+  iterations();
   return check_report("test_integrator_settings");
 }
