@@ -345,7 +345,9 @@ static void predict(tf_stepper *s, double h_acc, double log_err_acc, bool reject
   const tf_rk_controller *c = &s->type->control;
   const double h = s->h_prev, log_err = s->log_err_prev;
   if (h_acc > 0) {
-    double fac = (h_acc / h) * exp(c->expo1 * (2 * log_err - log_err_acc)) / c->safety;
+    double fac = (h_acc / h) *
+                 tf_rk_control_exp(s->opt.fast_control, c->expo1 * (2 * log_err - log_err_acc)) /
+                 c->safety;
     fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
     s->h = fmin(s->h, h / fac);
   }
