@@ -300,8 +300,7 @@ tf_ode_status tf_lanes_judge(lanes *L, int l, bool *accept, double *log_err) {
   if (L->code[l] < 0) return TF_ODE_MODEL_FAILED;
   const bool refused = L->code[l] > 0;
   L->code[l] = 0;
-  bool finite = isfinite(err);
-  for (size_t i = 0; finite && i < L->n; i++) finite = isfinite(L->x_new[i * L->w + l]);
+  const bool finite = isfinite(err) && L->finite[l]; /* tf_lanes_finite_w's */
   tf_counts *stats = L->steppers ? &L->steppers[l]->stats : &(tf_counts){0};
   if (refused || !finite) {
     if (o->fixed_step || !(h > L->hmin[l]))
@@ -466,7 +465,7 @@ bool tf_lanes_alloc(lanes *L) {
   const int stages = L->pair->stages;
   double *d = calloc(((size_t)stages + 3) * n * w + 10 * w + 2 * n, sizeof *d);
   L->code = calloc((1 + TF_LANES_MAX_STAGES) * w, sizeof *L->code);
-  L->slot = calloc(4 * w, sizeof *L->slot);
+  L->slot = calloc(5 * w, sizeof *L->slot);
   L->at_start = calloc(2 * w, sizeof *L->at_start);
   if (!d || !L->code || !L->slot || !L->at_start) return false;
   L->control = &tf_stepper_type_of(L->ode)->control;
@@ -481,6 +480,7 @@ bool tf_lanes_alloc(lanes *L) {
   L->out = d;
   L->rc = L->code + w;
   L->steps = L->slot + w, L->next = L->slot + 2 * w, L->rejected = L->slot + 3 * w;
+  L->finite = L->slot + 4 * w;
   L->last = L->at_start + w;
   return true;
 }

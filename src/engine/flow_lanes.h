@@ -9,6 +9,7 @@
 #ifndef TF_FLOW_LANES_H
 #define TF_FLOW_LANES_H
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -89,6 +90,7 @@ struct tf_lanes {
    * order: joined into code when the attempt is done, tf_lanes_attempt), and their count */
   int *code, *rc, evals;
   long *slot, *steps, *rejected, *next;
+  long *finite; /* whether the attempt's x_new is finite in every component, per lane */
   bool *at_start, *last;
   tf_flow_lane_member *m;
   size_t count, queue;
@@ -171,6 +173,16 @@ static inline __attribute__((always_inline)) void tf_lanes_control_with(tf_lanes
   }
 }
 
+/* finite[l]: every component of lane l's x_new finite (|v| <= DBL_MAX: false for inf and NaN),
+ * all lanes at once for tf_lanes_judge. */
+static inline __attribute__((always_inline)) void tf_lanes_finite_w(tf_lanes *L, const int w) {
+  long *restrict finite = L->finite;
+  const double *restrict x_new = L->x_new;
+  for (int l = 0; l < w; l++) finite[l] = 1;
+  for (size_t i = 0; i < L->n; i++)
+    for (int l = 0; l < w; l++) finite[l] &= fabs(x_new[i * w + l]) <= DBL_MAX;
+}
+
 static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L, const int w) {
   if (L->ode->fixed_step) return; /* no controller */
   if (L->ode->fast_control)
@@ -186,6 +198,7 @@ static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L
   TF_LANES_TARGETS static void step_##w(tf_lanes *L) { \
     attempt_w(L, w);                                   \
     error_norms_w(L, w);                               \
+    tf_lanes_finite_w(L, w);                           \
     tf_lanes_control_w(L, w);                          \
   }
 #define TF_LANES_STEP_WIDTHS \
