@@ -4,6 +4,7 @@
 
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_roots.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ struct tf_event_loop {
   void *ctx;
   tf_event_loop_options opt;
   tf_stepper *stepper;
+  tf_drive drive; /* the outer loop's checks and hooks; max_steps the run's budget */
   gsl_root_fsolver *root;
   int which;        /* event function being located */
   bool change_seen; /* tf_event_loop_change_seen before the step's stepped */
@@ -48,6 +50,10 @@ struct tf_event_loop {
   bool halt; /* tf_event_loop_request_stop */
   tf_event_loop_result res;
 };
+
+/* The hooks of the loop's drive (tf_event_loop_drive). */
+static double drive_before(void *ctx, double t, const double *x, double t_end);
+static int drive_accepted(void *ctx, const tf_stepper *s, double ta, double t, const double *x);
 
 tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops *ops, void *ctx,
                                     const tf_event_loop_options *opts) {
@@ -76,6 +82,12 @@ tf_event_loop *tf_event_loop_create(size_t n, size_t m, const tf_event_loop_ops 
     }
   }
   tf_stepper_setup(l->stepper, ops->rhs, ctx, &l->opt.ode);
+  l->drive = (tf_drive){.max_steps = l->opt.ode.max_steps > 0 ? l->opt.ode.max_steps : LONG_MAX,
+                        .stop = l->opt.ode.stop,
+                        .stop_first = true,
+                        .before = drive_before,
+                        .accepted = drive_accepted,
+                        .ctx = l};
   return l;
 }
 
@@ -310,20 +322,10 @@ void tf_event_loop_begin(tf_event_loop *l, double t0, double *x, double t_end, c
   tf_stepper_reset(l->stepper, l->t, x);
 }
 
-bool tf_event_loop_top(tf_event_loop *l) {
-  tf_event_loop_result *res = &l->res;
+/* The step from the top's state: its start kept (for the landing), the engine's before_step,
+ * and its limit, the QR time and the engine's step_limit. */
+static void prepare_step(tf_event_loop *l) {
   const tf_event_loop_ops *ops = &l->ops;
-  if (!(l->t < l->t_end)) return false;
-  /* the run's stop token (checkpoint.h) said stop at a sample, or a signal or the time limit
-   * came during a long run: the member ends here, not done */
-  if (tf_stop_poll(l->opt.ode.stop)) {
-    res->status = TF_MEMBER_PENDING;
-    return false;
-  }
-  if (l->opt.ode.max_steps > 0 && res->work.steps >= l->opt.ode.max_steps) {
-    res->status = TF_MEMBER_MAX_STEPS;
-    return false;
-  }
   l->t_start = l->t;
   memcpy(l->start, l->x, l->na * sizeof *l->x);
   if (ops->before_step) ops->before_step(l->ctx, l->t, l->x);
@@ -332,6 +334,23 @@ bool tf_event_loop_top(tf_event_loop *l) {
     const double lim = ops->step_limit(l->ctx, l->t, l->x);
     if (lim > l->t) l->t_limit = fmin(l->t_limit, lim);
   }
+}
+
+/* Where the drive's checks end the run: at t_end ok; told to stop (the run's stop token,
+ * checkpoint.h: a sample, a signal or the time limit) pending, not done; the budget spent. */
+static void checks_ended(tf_event_loop *l, tf_drive_end end) {
+  if (end == TF_DRIVE_STOPPED) l->res.status = TF_MEMBER_PENDING;
+  if (end == TF_DRIVE_FAILED) l->res.status = TF_MEMBER_MAX_STEPS;
+}
+
+bool tf_event_loop_top(tf_event_loop *l) {
+  tf_drive_end end;
+  tf_ode_status st;
+  if (!tf_drive_due(&l->drive, l->res.work.steps, l->t, l->t_end, &end, &st)) {
+    checks_ended(l, end);
+    return false;
+  }
+  prepare_step(l);
   return true;
 }
 
@@ -404,8 +423,29 @@ bool tf_event_loop_take_step(tf_event_loop *l) {
   return tf_event_loop_stepped(l, tf_stepper_step(l->stepper, &l->t, l->x, l->t_limit));
 }
 
-bool tf_event_loop_iterate(tf_event_loop *l) {
-  return tf_event_loop_top(l) && tf_event_loop_take_step(l);
+static double drive_before(void *ctx, double t, const double *x, double t_end) {
+  (void)t, (void)x, (void)t_end; /* the loop's own: the drive steps l->t and l->x */
+  tf_event_loop *l = ctx;
+  prepare_step(l);
+  return l->t_limit;
+}
+
+static int drive_accepted(void *ctx, const tf_stepper *s, double ta, double t, const double *x) {
+  (void)s, (void)ta, (void)t, (void)x;
+  return !tf_event_loop_stepped(ctx, TF_ODE_OK);
+}
+
+void tf_event_loop_drive(tf_event_loop *l) {
+  tf_drive d = l->drive;
+  d.max_steps -= l->res.work.steps; /* the budget left: every step call counts in stepped */
+  tf_ode_status st;
+  const tf_drive_end end = tf_stepper_drive(l->stepper, &l->t, l->x, l->t_end, &d, &st);
+  /* a failed step (no step says max_steps, only the budget) goes to stepped: after_step, then
+   * the step's status */
+  if (end == TF_DRIVE_FAILED && st != TF_ODE_MAX_STEPS)
+    tf_event_loop_stepped(l, st);
+  else
+    checks_ended(l, end);
 }
 
 tf_event_loop_result tf_event_loop_end(tf_event_loop *l) {
@@ -432,7 +472,7 @@ tf_event_loop_result tf_event_loop_end(tf_event_loop *l) {
 tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, double t_end,
                                        const long *events) {
   tf_event_loop_begin(l, t0, x, t_end, events);
-  while (tf_event_loop_iterate(l)) continue;
+  tf_event_loop_drive(l);
   return tf_event_loop_end(l);
 }
 

@@ -120,19 +120,21 @@ tf_event_loop_result tf_event_loop_run(tf_event_loop *l, double t0, double *x, d
                                        const long *events);
 
 /* tf_event_loop_run in pieces, for a caller that takes some of the steps itself (the lanes,
- * impact_lanes.c): begin; then while top says a step is due, the step (tf_event_loop_iterate
- * takes it on the loop's stepper) and stepped with its status; then end.  x stays the caller's
- * during the run. */
+ * impact_lanes.c): begin; then while top says a step is due, the step (tf_event_loop_take_step
+ * takes it on the loop's stepper) and stepped with its status, or the rest of the run on the
+ * loop's stepper (tf_event_loop_drive); then end.  x stays the caller's during the run. */
 void tf_event_loop_begin(tf_event_loop *l, double t0, double *x, double t_end, const long *events);
-/* The top of a step: false if the run is over (t_end, a stop, the step budget). */
+/* The top of a step: false if the run is over (t_end, a stop, the step budget: the checks of
+ * the loop's drive, tf_drive_due), else the step prepared as the drive prepares it. */
 bool tf_event_loop_top(tf_event_loop *l);
 /* After the step from the top's state: its events, transition and restart; false if the run
  * is over.  The stepper holds the step just taken and x, tf_event_loop_set_time its end. */
 bool tf_event_loop_stepped(tf_event_loop *l, tf_ode_status st);
 /* The step on the loop's stepper, then stepped. */
 bool tf_event_loop_take_step(tf_event_loop *l);
-/* top, the step on the loop's stepper, stepped. */
-bool tf_event_loop_iterate(tf_event_loop *l);
+/* The run's steps on the loop's stepper to its end, from its state after begin or after a step
+ * (tf_stepper_drive: top's checks and preparation before each step, stepped after it). */
+void tf_event_loop_drive(tf_event_loop *l);
 tf_event_loop_result tf_event_loop_end(tf_event_loop *l);
 /* After a step taken outside in which the caller screened the event functions itself and
  * found no sign change: the step counted and the time moved on.  For an engine whose step

@@ -610,7 +610,7 @@ tf_evolve_result tf_evolve_end(tf_evolve *e, double *x_io) {
 
 tf_evolve_result tf_evolve_run(tf_evolve *e, double t0, double *x_io, double t_end, int side) {
   tf_evolve_begin(e, t0, x_io, t_end, side);
-  while (tf_event_loop_iterate(e->loop)) continue;
+  tf_event_loop_drive(e->loop);
   return tf_evolve_end(e, x_io);
 }
 

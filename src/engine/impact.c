@@ -633,7 +633,7 @@ tf_impact_result tf_impact_end(tf_impact *e) {
 
 tf_impact_result tf_impact_run(tf_impact *e, const double *p, double t0, double *x, double t_end) {
   if (!tf_impact_begin(e, p, t0, x, t_end)) return e->res;
-  while (tf_event_loop_iterate(e->loop)) continue;
+  tf_event_loop_drive(e->loop);
   return tf_impact_end(e);
 }
 

@@ -323,8 +323,7 @@ static void decide(impact_lanes *I, int l) {
 static void run_alone(impact_lanes *I, int l) {
   tf_event_loop *loop = loop_of(I, l);
   hand_over(I, l);
-  if (tf_event_loop_take_step(loop))
-    while (tf_event_loop_iterate(loop)) continue;
+  if (tf_event_loop_take_step(loop)) tf_event_loop_drive(loop);
   member_over(I, l);
 }
 

@@ -369,8 +369,7 @@ void tf_poincare_run(tf_poincare *pc, const double *p, double t0, double *x, dou
                      tf_poincare_record *rec, tf_impact_sampler sample, void *sample_ctx,
                      long n_samples) {
   tf_impact_set_sampler(pc->engine, sample, sample_ctx, n_samples);
-  if (tf_poincare_begin(pc, p, t0, x, t_end, rec))
-    while (tf_event_loop_iterate(tf_poincare_loop(pc))) continue;
+  if (tf_poincare_begin(pc, p, t0, x, t_end, rec)) tf_event_loop_drive(tf_poincare_loop(pc));
   tf_poincare_end(pc, rec);
 }
 

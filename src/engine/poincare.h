@@ -92,8 +92,8 @@ void tf_poincare_run(tf_poincare *pc, const double *p, double t0, double *x, dou
                      long n_samples);
 
 /* tf_poincare_run without samples, in pieces (for the lanes, impact_lanes.c): begin (false:
- * the start is refused), the loop's steps while there are (tf_event_loop_iterate, or a step
- * taken outside and tf_event_loop_stepped), end (the result into rec). */
+ * the start is refused), the loop's steps while there are (steps taken outside, each handed to
+ * tf_event_loop_stepped, and tf_event_loop_drive for the rest), end (the result into rec). */
 bool tf_poincare_begin(tf_poincare *pc, const double *p, double t0, double *x, double t_end,
                        tf_poincare_record *rec);
 tf_event_loop *tf_poincare_loop(tf_poincare *pc);

@@ -416,7 +416,7 @@ int tf_pws_run_member(tf_pws *pws, uint64_t member, tf_pws_record *rec) {
     return status;
   }
   begin_evolve(&mr, x, side);
-  while (tf_event_loop_iterate(tf_evolve_loop(pws->evolve))) continue;
+  tf_event_loop_drive(tf_evolve_loop(pws->evolve));
   return end_evolve(&mr, x);
 }
 

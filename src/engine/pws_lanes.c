@@ -125,8 +125,7 @@ static void run_alone(pws_lanes *P, int l) {
   tf_stepper *s = L->steppers[l];
   tf_event_loop *loop = loop_of(P, l);
   s->h = L->h[l], s->log_err_prev = L->log_prev[l];
-  if (tf_event_loop_take_step(loop))
-    while (tf_event_loop_iterate(loop)) continue;
+  if (tf_event_loop_take_step(loop)) tf_event_loop_drive(loop);
   member_over(P, l);
 }
 

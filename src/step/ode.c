@@ -76,8 +76,13 @@ void tf_stepper_restart(tf_stepper *s, double t0, const double *x0) {
   s->ops->restart(s, t0, x0);
 }
 
-tf_ode_status tf_stepper_step(tf_stepper *s, double *t, double *x, double t_limit) {
+/* tf_stepper_step, inlined in the drive's loop. */
+static inline tf_ode_status type_step(tf_stepper *s, double *t, double *x, double t_limit) {
   return s->ops->step(s, t, x, t_limit);
+}
+
+tf_ode_status tf_stepper_step(tf_stepper *s, double *t, double *x, double t_limit) {
+  return type_step(s, t, x, t_limit);
 }
 
 void tf_stepper_dense(const tf_stepper *s, double t, double *out) {
@@ -120,23 +125,42 @@ tf_ode_status tf_stepper_integrate(tf_stepper *s, double *t, double *x, double t
   return st;
 }
 
+/* tf_drive_due, inlined in the drive's loop (the exported functions of a shared library are
+ * not: one call fewer on every step of the event loop). */
+static inline bool drive_due(const tf_drive *d, long steps, double t, double t_end,
+                             tf_drive_end *end, tf_ode_status *st) {
+  *st = TF_ODE_OK;
+  *end = TF_DRIVE_STOPPED;
+  if (!(t < t_end)) {
+    *end = TF_DRIVE_REACHED;
+    return false;
+  }
+  if (d->stop_first && tf_stop_poll(d->stop)) return false;
+  if (steps >= d->max_steps) {
+    *st = TF_ODE_MAX_STEPS;
+    *end = TF_DRIVE_FAILED;
+    return false;
+  }
+  return d->stop_first || !tf_stop_poll(d->stop);
+}
+
+bool tf_drive_due(const tf_drive *d, long steps, double t, double t_end, tf_drive_end *end,
+                  tf_ode_status *st) {
+  return drive_due(d, steps, t, t_end, end, st);
+}
+
 tf_drive_end tf_stepper_drive(tf_stepper *s, double *t, double *x, double t_end, tf_drive *d,
                               tf_ode_status *st) {
-  *st = TF_ODE_OK;
+  tf_drive_end end;
   d->steps = 0;
-  while (*t < t_end) {
-    if (d->steps >= d->max_steps) {
-      *st = TF_ODE_MAX_STEPS;
-      return TF_DRIVE_FAILED;
-    }
-    if (tf_stop_poll(d->stop)) return TF_DRIVE_STOPPED;
+  while (drive_due(d, d->steps, *t, t_end, &end, st)) {
     const double ta = *t;
-    *st = tf_stepper_step(s, t, x, t_end);
+    *st = type_step(s, t, x, d->before ? d->before(d->ctx, ta, x, t_end) : t_end);
     d->steps++;
     if (*st != TF_ODE_OK) return TF_DRIVE_FAILED;
     if (d->accepted && d->accepted(d->ctx, s, ta, *t, x)) return TF_DRIVE_HOOK_ENDED;
   }
-  return TF_DRIVE_REACHED;
+  return end;
 }
 
 int tf_member_status_of_step(tf_ode_status st) {

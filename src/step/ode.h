@@ -112,13 +112,20 @@ double tf_stepper_last_step_end(const tf_stepper *s);
 /* Steps until *t == t_end (resets first). */
 tf_ode_status tf_stepper_integrate(tf_stepper *s, double *t, double *x, double t_end);
 
-/* The one outer loop of the engines that step a member between their own points of interest
- * (flows, Lyapunov intervals, stationary windows; the event loop steps inside its own state
- * machine): the step budget and the stop token are checked before every step, and after every
- * accepted step the caller's hook sees it, so no engine repeats the loop's bookkeeping. */
+/* The one outer loop of the engines that step a member: flows, Lyapunov intervals, stationary
+ * windows and the event loop, whose state machine (events, landings, transitions, QR) runs in
+ * the hooks.  Before every step the budget and the stop token are checked and the caller may
+ * prepare the step and bound it; after every accepted step the caller's hook sees it; so no
+ * engine repeats the loop's bookkeeping. */
 typedef struct tf_drive {
   long max_steps;             /* step calls this drive may make; reaching it: TF_ODE_MAX_STEPS */
   struct tf_stop_token *stop; /* polled before every step (checkpoint.h); NULL: never */
+  /* The stop token before the budget: a member told to stop as its budget runs out ends pending
+   * (the event loop's order), not at max_steps. */
+  bool stop_first;
+  /* After the checks, before the step from (t, x): the caller's preparation of the step, and
+   * the time the step must not pass (<= t_end).  NULL: t_end. */
+  double (*before)(void *ctx, double t, const double *x, double t_end);
   /* After the accepted step from ta to t (x the state at t); nonzero ends the drive there. */
   int (*accepted)(void *ctx, const tf_stepper *s, double ta, double t, const double *x);
   void *ctx;
@@ -133,9 +140,16 @@ typedef enum tf_drive_end {
 } tf_drive_end;
 
 /* Steps from (*t, x) towards t_end (no reset: the caller resets or restarts); *st gets the last
- * step's status (TF_ODE_OK unless TF_DRIVE_FAILED). */
+ * step's status (TF_ODE_OK unless TF_DRIVE_FAILED).  The hooks may move *t and x (an event's
+ * landing); the drive goes on from where they leave them. */
 tf_drive_end tf_stepper_drive(tf_stepper *s, double *t, double *x, double t_end, tf_drive *d,
                               tf_ode_status *st);
+
+/* The checks the drive makes before a step, for a caller that takes some steps outside it (the
+ * lanes, at tf_event_loop_top): true if a step from t is due after `steps` step calls; else
+ * *end and *st are what the drive would return there. */
+bool tf_drive_due(const tf_drive *d, long steps, double t, double t_end, tf_drive_end *end,
+                  tf_ode_status *st);
 
 /* The member status (status.h) of a step status that ended an integration: nonfinite,
  * step_underflow, max_steps, or failed for a model's refusal. */
