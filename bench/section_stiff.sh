@@ -7,7 +7,8 @@
 #   bench/section_stiff.sh BUILD_DIR
 #   env: STIFF_MEMBERS 128, STIFF_T_END 20, STIFF_EPS "1e-4 1e-5 1e-6",
 #        STIFF_RTOLS_TWOFOLD "1e-4 3e-5 1e-5 3e-6 1e-6 3e-7 1e-7", STIFF_RTOLS_CVODE "1e-5 1e-6 1e-7 1e-8"
-#        STIFF_CODES "rosw rosw4 bdf5 rodas4 ros3p" (twofold's configurations below),
+#        STIFF_CODES "rosw rosw4 bdf5 rodas4 ros3p" (twofold's configurations below; also
+#        rodas4-1: RODAS4 member by member, integrator.lanes 1),
 #        STIFF_PAIRS 5 (alternated pairs per matched comparison)
 #
 # Every code runs at several tolerances (atol = 1e-3 rtol); every run's final states are
@@ -43,7 +44,8 @@ cvode = os.path.join(build, "bench_stiff_cvode")
 # twofold's configurations: the PETSc TS defaults (ROSW ra34pw2, batches of 16, analytic
 # Jacobian), an order-4 Rosenbrock-W method (needs the exact Jacobian, which the wheel gives),
 # BDF at its best fixed order (PETSc's BDF does not vary its order), and twofold's own
-# Rosenbrock stepper (integrator.method rosenbrock: RODAS4 or ROS3P, one member at a time)
+# Rosenbrock stepper (integrator.method rosenbrock: RODAS4 or ROS3P, members side by side in
+# lanes, integrator.lanes auto; rodas4-1 member by member)
 TS = ("--set", "integrator.method=petsc-ts")
 TWOFOLD_ALL = (("rosw", "twofold PETSc TS rosw ra34pw2 (default), batches of 16",
                 (*TS, "--set", "integrator.ts.type=rosw")),
@@ -54,7 +56,9 @@ TWOFOLD_ALL = (("rosw", "twofold PETSc TS rosw ra34pw2 (default), batches of 16"
                ("rodas4", "twofold rosenbrock rodas4",
                 ("--set", "integrator.method=rosenbrock")),
                ("ros3p", "twofold rosenbrock ros3p",
-                ("--set", "integrator.method=rosenbrock", "--set", "integrator.rosenbrock=ros3p")))
+                ("--set", "integrator.method=rosenbrock", "--set", "integrator.rosenbrock=ros3p")),
+               ("rodas4-1", "twofold rosenbrock rodas4, lanes 1 (member by member)",
+                ("--set", "integrator.method=rosenbrock", "--set", "integrator.lanes=1")))
 CODES = os.environ.get("STIFF_CODES", "rosw rosw4 bdf5 rodas4 ros3p").split()
 TWOFOLD = tuple(c for c in TWOFOLD_ALL if c[0] in CODES)
 PAIRS = int(os.environ.get("STIFF_PAIRS", "5"))
@@ -214,10 +218,12 @@ for batch in (1, 16):
                                                   "--set", f"integrator.ts.batch={batch}"))
     diag.append((f"twofold rosw, batches of {batch}", j["steps"] / M,
                  1e6 * j["wall_seconds"] / j["steps"]))
-say(f"eps {eps}: twofold rosenbrock rodas4, rtol 1e-6 (cost per member step)")
-_, wall, j, _ = twofold(eps, "1e-6", "rodas4", ("--set", "integrator.method=rosenbrock"))
-diag.append(("twofold rosenbrock rodas4 (per member)", j["steps"] / M,
-             1e6 * j["wall_seconds"] / j["steps"]))
+for lanes in ("auto", "1"):
+    say(f"eps {eps}: twofold rosenbrock rodas4, lanes {lanes}, rtol 1e-6 (cost per member step)")
+    _, wall, j, _ = twofold(eps, "1e-6", "rodas4", ("--set", "integrator.method=rosenbrock",
+                                                    "--set", f"integrator.lanes={lanes}"))
+    diag.append((f"twofold rosenbrock rodas4, lanes {lanes}", j["steps"] / M,
+                 1e6 * j["wall_seconds"] / j["steps"]))
 wall, j = cv(first, eps, "1e-6", "dq")
 diag.append(("CVODE BDF (DQ Jacobian)", j["steps"] / M, 1e6 * j["seconds"] / j["steps"]))
 res["cost_per_step"] = [dict(code=c, steps_per_member=n, us_per_member_step=u) for c, n, u in diag]
@@ -259,10 +265,13 @@ block-diagonal system.  The error is dominated by the
 most sensitive member (members leave the two-fold's neighbourhood at different times, and
 smaller ε makes that exit more sensitive), which is why it does not fall in step with rtol.
 
-twofold's own Rosenbrock stepper (`integrator.method: rosenbrock`, RODAS4 or ROS3P, one
-member at a time with its own steps and Gustafsson's predictive step control, the same
-analytic Jacobian, an LU unrolled for 3 components per step; `auto`'s choice for smoothed
-members of at most 16 components, RODAS4) runs beside PETSc TS.  Alternated pairs: each matched comparison timed again, twofold and CVODE in
+twofold's own Rosenbrock stepper (`integrator.method: rosenbrock`, RODAS4 or ROS3P, each
+member with its own steps and Gustafsson's predictive step control, the same analytic
+Jacobian, an LU unrolled for 3 components; `auto`'s choice for smoothed members of at most 16
+components, RODAS4) runs members side by side in lanes (`integrator.lanes: auto`, 8 on this
+CPU: src/engine/flow_lanes_rosenbrock.c, the smoothed field and its Jacobian through the
+wheel's slip_sides_lanes), bit for bit the numbers of `integrator.lanes: 1` (member by member,
+the rows "lanes 1" where measured).  Alternated pairs: each matched comparison timed again, twofold and CVODE in
 turn, {PAIRS} runs of each, whole process both; the ratio is CVODE's time over twofold's (above
 1: twofold faster), its median over the pairs with the smallest and largest.  Over the matched
 comparisons the median pair ratios range over {pair_summary}; in CPU time (user + system of

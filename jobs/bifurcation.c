@@ -63,14 +63,15 @@ static int read_panels(tf_run *run, bifurcation_job *job, tf_error *err) {
   const tf_param *p = &k->params[job->panel_index];
   if (job->panel_index == job->grid.x.index || job->panel_index == k->devs->steps ||
       job->panel_index == k->devs->transient || p->derived)
-    return tf_fail(err, "%s: key 'bifurcation.panels.param': panels cannot vary '%s'",
-                   tf_config_where(cfg, "bifurcation.panels.param", where, sizeof where),
-                   job->panel_param);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key 'bifurcation.panels.param': panels cannot vary '%s'",
+        tf_config_where(cfg, "bifurcation.panels.param", where, sizeof where), job->panel_param);
   for (size_t i = 0; i < job->npanels; i++)
     if (!(job->panels[i] >= p->min && job->panels[i] <= p->max))
-      return tf_fail(err, "%s: key 'bifurcation.panels.values': %g is outside [%g, %g] for '%s'",
-                     tf_config_where(cfg, "bifurcation.panels.values", where, sizeof where),
-                     job->panels[i], p->min, p->max, job->panel_param);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'bifurcation.panels.values': %g is outside [%g, %g] for '%s'",
+                          tf_config_where(cfg, "bifurcation.panels.values", where, sizeof where),
+                          job->panels[i], p->min, p->max, job->panel_param);
   return 0;
 }
 
@@ -83,9 +84,9 @@ static int setup(tf_run *run, tf_error *err) {
     return -1;
   const tf_kernel *k = job->model.kernel;
   if (k->kind != TF_MODEL_DEVS)
-    return tf_fail(err, "%s: key 'model.name': job 'bifurcation' needs a DEVS model (%s)",
-                   tf_config_where(run->cfg, "model.name", where, sizeof where),
-                   "devs-logistic, devs-load");
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key 'model.name': job 'bifurcation' needs a DEVS model (%s)",
+        tf_config_where(run->cfg, "model.name", where, sizeof where), "devs-logistic, devs-load");
   static const char *const paths[] = {"auto", "generic", NULL};
   const char *path;
   const long long d_seed = 1, d_chunk = 1;
@@ -98,18 +99,20 @@ static int setup(tf_run *run, tf_error *err) {
       tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
     return -1;
   if (job->grid.y.index >= 0)
-    return tf_fail(err, "%s: key 'bifurcation.y': use bifurcation.panels for a second parameter",
-                   tf_config_where(run->cfg, "bifurcation.y", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'bifurcation.y': use bifurcation.panels for a second parameter",
+                        tf_config_where(run->cfg, "bifurcation.y", where, sizeof where));
   if (job->grid.x.index == k->devs->steps || job->grid.x.index == k->devs->transient)
-    return tf_fail(err, "%s: key 'bifurcation.x.param': the diagram cannot vary '%s'",
-                   tf_config_where(run->cfg, "bifurcation.x.param", where, sizeof where),
-                   job->grid.x.param);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key 'bifurcation.x.param': the diagram cannot vary '%s'",
+        tf_config_where(run->cfg, "bifurcation.x.param", where, sizeof where), job->grid.x.param);
   job->generic = strcmp(path, "generic") == 0;
   job->steps = tf_devs_param_steps(k, job->model.params);
   if (job->steps > MAX_SAMPLES)
-    return tf_fail(err, "%s: key 'model.params.steps': a diagram records every step; at most %d",
-                   tf_config_where(run->cfg, "model.params.steps", where, sizeof where),
-                   MAX_SAMPLES);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.params.steps': a diagram records every step; at most %d",
+                        tf_config_where(run->cfg, "model.params.steps", where, sizeof where),
+                        MAX_SAMPLES);
   job->scratch = calloc(k->nparams, sizeof *job->scratch);
   if (!job->scratch) return tf_fail(err, "out of memory");
   job->cols[COL_GRID] = (tf_column){"grid", TF_COLUMN_F64, 2, "x value, panel value (NaN)"};
@@ -182,7 +185,8 @@ static int execute(tf_run *run, tf_error *err) {
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) return -1;
   int rc = describe(file, job) | tf_results_write_model(file, job->model.kernel, job->model.params);
-  if (rc) rc = tf_fail(err, "cannot describe the diagram in '%s'", run->output_path);
+  if (rc)
+    rc = tf_fail_code(err, TF_ERR_IO, "cannot describe the diagram in '%s'", run->output_path);
   job->spec.run = run_point;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};

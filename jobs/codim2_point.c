@@ -63,10 +63,10 @@ static int setup(tf_run *run, tf_error *err) {
     return -1;
   if (physical) {
     if (state_given)
-      return tf_fail(err,
-                     "%s: key 'initial.state': give either initial.state or the physical "
-                     "initial conditions of model '%s', not both",
-                     tf_config_where(run->cfg, "initial.state", where, sizeof where), k->name);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'initial.state': give either initial.state or the physical "
+                          "initial conditions of model '%s', not both",
+                          tf_config_where(run->cfg, "initial.state", where, sizeof where), k->name);
     double ip[16];
     for (size_t i = 0; i < k->ninitial && i < 16; i++) {
       const tf_param *q = &k->initial_params[i];
@@ -133,7 +133,7 @@ static int execute_dual(tf_run *run, point_job *job, tf_error *err) {
   H5Gclose(g);
   tf_error close_err;
   if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
-  if (rc) return tf_fail(err, "writing /dual to '%s' failed", run->output_path);
+  if (rc) return tf_fail_code(err, TF_ERR_IO, "writing /dual to '%s' failed", run->output_path);
   return 0;
 }
 
@@ -222,7 +222,7 @@ static int execute(tf_run *run, tf_error *err) {
   free(phi), free(R), free(V);
   tf_error close_err;
   if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
-  if (rc) return tf_fail(err, "writing /codim2 to '%s' failed", run->output_path);
+  if (rc) return tf_fail_code(err, TF_ERR_IO, "writing /codim2 to '%s' failed", run->output_path);
   return 0;
 }
 

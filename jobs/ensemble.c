@@ -268,7 +268,7 @@ static int summarize_reductions(tf_run *run, hid_t file, ensemble_job *job, tf_e
     snprintf(path, sizeof path, "members/%s", name);
     final_stats st;
     if (compute_stats(file, path, job->spec.members, 1, &st)) {
-      rc = tf_fail(err, "cannot read back /%s from '%s'", path, run->output_path);
+      rc = tf_fail_code(err, TF_ERR_IO, "cannot read back /%s from '%s'", path, run->output_path);
       break;
     }
     snprintf(mean, sizeof mean, "%s_mean", name), snprintf(std, sizeof std, "%s_std", name);
@@ -278,7 +278,9 @@ static int summarize_reductions(tf_run *run, hid_t file, ensemble_job *job, tf_e
                            "sample standard deviation over ok members") |
          tf_h5_write_small(g, min, H5T_NATIVE_DOUBLE, 1, st.min, NULL) |
          tf_h5_write_small(g, max, H5T_NATIVE_DOUBLE, 1, st.max, NULL);
-    if (rc) rc = tf_fail(err, "cannot write /summary/%s_* to '%s'", name, run->output_path);
+    if (rc)
+      rc = tf_fail_code(err, TF_ERR_IO, "cannot write /summary/%s_* to '%s'", name,
+                        run->output_path);
   }
   if (g >= 0) H5Gclose(g);
   return rc ? -1 : 0;
@@ -295,12 +297,13 @@ static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_en
   int rc = tf_h5_write_small(g, "status_counts", H5T_NATIVE_LLONG, (size_t)out->statuses,
                              out->status_counts, "members per status, in the order of the enum");
   H5Gclose(g);
-  if (rc) return tf_fail(err, "cannot write /summary to '%s'", run->output_path);
+  if (rc) return tf_fail_code(err, TF_ERR_IO, "cannot write /summary to '%s'", run->output_path);
   if (!writes(job, "final_state")) return 0; /* output.columns left it out */
   final_stats st;
-  if (dim > 64) return tf_fail(err, "summary supports at most 64 state components");
+  if (dim > 64)
+    return tf_fail_code(err, TF_ERR_INTERNAL, "summary supports at most 64 state components");
   if ((rc = compute_stats(file, "members/final_state", job->spec.members, dim, &st)))
-    return tf_fail(err, "cannot read back results from '%s'", run->output_path);
+    return tf_fail_code(err, TF_ERR_IO, "cannot read back results from '%s'", run->output_path);
   g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "final_state_mean", H5T_NATIVE_DOUBLE, dim, st.mean,
                          "mean final state over ok members") |
@@ -309,7 +312,7 @@ static int write_summary(tf_run *run, hid_t file, ensemble_job *job, const tf_en
        tf_h5_write_small(g, "final_state_min", H5T_NATIVE_DOUBLE, dim, st.min, NULL) |
        tf_h5_write_small(g, "final_state_max", H5T_NATIVE_DOUBLE, dim, st.max, NULL);
   H5Gclose(g);
-  if (rc) return tf_fail(err, "cannot write /summary to '%s'", run->output_path);
+  if (rc) return tf_fail_code(err, TF_ERR_IO, "cannot write /summary to '%s'", run->output_path);
   tf_json_numbers(run->summary, "final_state_mean", st.mean, dim);
   tf_json_numbers(run->summary, "final_state_std", st.std, dim);
   return 0;
@@ -337,7 +340,9 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
     if (ev >= 0) H5Dclose(ev);
     if (rhs >= 0) H5Dclose(rhs);
   }
-  if (rc) return tf_fail(err, "cannot read back the event counts from '%s'", run->output_path);
+  if (rc)
+    return tf_fail_code(err, TF_ERR_IO, "cannot read back the event counts from '%s'",
+                        run->output_path);
   hid_t g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "events", H5T_NATIVE_LLONG, TF_EVENT_KIND_COUNT, totals,
                          "events per kind over all members") |
@@ -357,7 +362,8 @@ static int filippov_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error 
   tf_json_counts(run->summary, "events", names, totals, TF_EVENT_KIND_COUNT);
   tf_json_number(run->summary, "rhs_per_event",
                  all > 0 ? (double)totals[TF_EVENT_KIND_COUNT] / (double)all : 0.0);
-  return rc ? tf_fail(err, "cannot write /summary/events to '%s'", run->output_path) : 0;
+  return rc ? tf_fail_code(err, TF_ERR_IO, "cannot write /summary/events to '%s'", run->output_path)
+            : 0;
 }
 
 /* Step and Jacobian totals of PETSc TS members, summed in member order. */
@@ -381,7 +387,9 @@ static int ts_totals(tf_run *run, hid_t file, ensemble_job *job, tf_error *err) 
     }
     free(buf);
   }
-  if (rc) return tf_fail(err, "cannot read back the step counts from '%s'", run->output_path);
+  if (rc)
+    return tf_fail_code(err, TF_ERR_IO, "cannot read back the step counts from '%s'",
+                        run->output_path);
   tf_json_integer(run->summary, "steps", totals[0]);
   tf_json_integer(run->summary, "jacobian_evals", totals[1]);
   tf_json_integer(run->summary, "ts_batch", job->engine->layout.batch);

@@ -59,11 +59,11 @@ static int setup(tf_run *run, tf_error *err) {
   char where[256];
   /* a Filippov model has a smooth field only where its parameters make it its own flow */
   if (!tf_route_ops_for(k, job->model.params)->smooth_field)
-    return tf_fail(err,
-                   "%s: key 'model.params': model '%s' runs as a Filippov system with these "
-                   "parameters, and job fold continues a smooth field (set the parameter that "
-                   "makes it its own smooth flow)",
-                   tf_config_where(run->cfg, "model.params", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.params': model '%s' runs as a Filippov system with these "
+                        "parameters, and job fold continues a smooth field (set the parameter that "
+                        "makes it its own smooth flow)",
+                        tf_config_where(run->cfg, "model.params", where, sizeof where), k->name);
   const char *pname, *dir;
   static const char *const dirs[] = {"up", "down", NULL};
   tf_fold_options *o = &job->opt;
@@ -86,21 +86,21 @@ static int setup(tf_run *run, tf_error *err) {
     return -1;
   const int ip = tf_kernel_param_index(k, pname);
   if (ip < 0)
-    return tf_fail(err, "%s: key 'fold.parameter': model '%s' has no parameter '%s'",
-                   tf_config_where(run->cfg, "fold.parameter", where, sizeof where), k->name,
-                   pname);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key 'fold.parameter': model '%s' has no parameter '%s'",
+        tf_config_where(run->cfg, "fold.parameter", where, sizeof where), k->name, pname);
   if (tf_fold_problem_init(&job->pb, k, job->model.params, ip))
-    return tf_fail(err,
-                   "%s: key 'model.name': model '%s' has no smooth field with at most %d "
-                   "states (job fold continues F(x, p) = 0 of the kernel's rhs)",
-                   tf_config_where(run->cfg, "model.name", where, sizeof where), k->name,
-                   TF_MAX_DIM);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.name': model '%s' has no smooth field with at most %d "
+                        "states (job fold continues F(x, p) = 0 of the kernel's rhs)",
+                        tf_config_where(run->cfg, "model.name", where, sizeof where), k->name,
+                        TF_MAX_DIM);
   if (!(o->p_min < o->p_max))
-    return tf_fail(err, "%s: key 'fold.max': must exceed fold.min",
-                   tf_config_where(run->cfg, "fold.max", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'fold.max': must exceed fold.min",
+                        tf_config_where(run->cfg, "fold.max", where, sizeof where));
   if (o->step_max < o->step)
-    return tf_fail(err, "%s: key 'fold.step_max': must be at least fold.step",
-                   tf_config_where(run->cfg, "fold.step_max", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'fold.step_max': must be at least fold.step",
+                        tf_config_where(run->cfg, "fold.step_max", where, sizeof where));
   job->p0 = job->model.params[ip];
   job->dir = strcmp(dir, "up") == 0 ? 1 : -1;
   if (!tf_config_has(run->cfg, "fold.track")) return 0;
@@ -113,13 +113,13 @@ static int setup(tf_run *run, tf_error *err) {
     return -1;
   job->iq = tf_kernel_param_index(k, qname);
   if (job->iq < 0 || job->iq == ip)
-    return tf_fail(err, "%s: key 'fold.track.parameter': '%s' is not another parameter of '%s'",
-                   tf_config_where(run->cfg, "fold.track.parameter", where, sizeof where), qname,
-                   k->name);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key 'fold.track.parameter': '%s' is not another parameter of '%s'",
+        tf_config_where(run->cfg, "fold.track.parameter", where, sizeof where), qname, k->name);
   if (*ename && (job->end_state = state_index(k, ename)) < 0)
-    return tf_fail(err, "%s: key 'fold.track.end_state': model '%s' has no state '%s'",
-                   tf_config_where(run->cfg, "fold.track.end_state", where, sizeof where), ename,
-                   k->name);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key 'fold.track.end_state': model '%s' has no state '%s'",
+        tf_config_where(run->cfg, "fold.track.end_state", where, sizeof where), ename, k->name);
   return 0;
 }
 
@@ -287,7 +287,7 @@ static int execute(tf_run *run, tf_error *err) {
     if (tf_results_close(run, file, rc == 0, &close_err))
       *err = close_err, rc = -1;
     else if (rc)
-      rc = tf_fail(err, "writing /fold to '%s' failed", run->output_path);
+      rc = tf_fail_code(err, TF_ERR_IO, "writing /fold to '%s' failed", run->output_path);
   }
   free(branch), free(rows), free(folds), free(curve);
   return rc;

@@ -59,11 +59,11 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
   job->estimator = strcmp(est, "wolf") == 0 ? 1 : strcmp(est, "rosenstein") == 0 ? 2 : 0;
   if (job->estimator == 0) return 0;
   if (tf_route_ops_for(k, NULL)->impacts)
-    return tf_fail(err,
-                   "%s: key 'lyapunov.estimator': model '%s' has impacts; its exponents come "
-                   "from the tangent dynamics with saltation (benettin), not from a sampled "
-                   "series",
-                   tf_config_where(cfg, "lyapunov.estimator", (char[256]){0}, 256), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'lyapunov.estimator': model '%s' has impacts; its exponents come "
+                        "from the tangent dynamics with saltation (benettin), not from a sampled "
+                        "series",
+                        tf_config_where(cfg, "lyapunov.estimator", (char[256]){0}, 256), k->name);
   const char *names[TF_MAX_DIM + 1] = {0};
   for (size_t i = 0; i < k->dim; i++) names[i] = k->state_names[i];
   /* Defaults that work for the reference systems: flows sampled at dt = 0.01 (Lorenz: the
@@ -96,16 +96,17 @@ static int read_estimator(tf_run *run, lyapunov_job *job, tf_error *err) {
   job->embedding = (tf_embedding){(int)dim, (int)delay, job->series_dt};
   if (map && job->series_dt != 1.0) {
     char where[256];
-    return tf_fail(err, "%s: key 'lyapunov.series.dt': maps are sampled every iteration (1)",
-                   tf_config_where(cfg, "lyapunov.series.dt", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'lyapunov.series.dt': maps are sampled every iteration (1)",
+                        tf_config_where(cfg, "lyapunov.series.dt", where, sizeof where));
   }
   if (job->fit_hi <= job->fit_lo || job->fit_hi >= job->horizon) {
     char where[256];
-    return tf_fail(err,
-                   "%s: key 'lyapunov.rosenstein.fit_to': expected fit_from < fit_to < "
-                   "horizon (%lld < %lld < %lld)",
-                   tf_config_where(cfg, "lyapunov.rosenstein.fit_to", where, sizeof where),
-                   job->fit_lo, job->fit_hi, job->horizon);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'lyapunov.rosenstein.fit_to': expected fit_from < fit_to < "
+                        "horizon (%lld < %lld < %lld)",
+                        tf_config_where(cfg, "lyapunov.rosenstein.fit_to", where, sizeof where),
+                        job->fit_lo, job->fit_hi, job->horizon);
   }
   return 0;
 }
@@ -188,11 +189,14 @@ static int setup(tf_run *run, tf_error *err) {
   job->contact = tf_contact_kernel(k);
   if (job->contact) {
     if (tf_contact_options_from_config(run->cfg, &job->ode, &job->contact_opts, err)) return -1;
-    if (job->estimator || tf_smoothing_requested(run->cfg))
-      return tf_fail(err,
-                     "model '%s' (2-D slip) runs with lyapunov.estimator benettin and no "
-                     "model.smoothing",
-                     k->name);
+    if (job->estimator || tf_smoothing_requested(run->cfg)) {
+      const char *key = job->estimator ? "lyapunov.estimator" : "model.smoothing";
+      char where[256];
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key '%s': model '%s' (2-D slip) runs with lyapunov.estimator "
+                          "benettin and no model.smoothing",
+                          tf_config_where(run->cfg, key, where, sizeof where), key, k->name);
+    }
   }
   job->filippov = tf_lyapunov_is_filippov(k, job->model.params);
   if (tf_smoothing_requested(run->cfg)) {
@@ -211,10 +215,11 @@ static int setup(tf_run *run, tf_error *err) {
   }
   if (!is_map && tf_kernel_is_noisy(k, job->x0, job->model.params)) {
     char where[256];
-    return tf_fail(err,
-                   "%s: model '%s' has noise with these parameters; the lyapunov job "
-                   "computes spectra of deterministic flows (set its noise to 0)",
-                   tf_config_where(run->cfg, "model.params", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.params': model '%s' has noise with these parameters; the "
+                        "lyapunov job "
+                        "computes spectra of deterministic flows (set its noise to 0)",
+                        tf_config_where(run->cfg, "model.params", where, sizeof where), k->name);
   }
   return 0;
 }
@@ -252,7 +257,8 @@ static int write_file(tf_run *run, const lyapunov_job *job, const tf_lyapunov_re
   H5Gclose(g);
   tf_error close_err;
   if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
-  return rc ? tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path) : 0;
+  return rc ? tf_fail_code(err, TF_ERR_IO, "writing /lyapunov to '%s' failed", run->output_path)
+            : 0;
 }
 
 /* The incomplete file of a stopped run: opened over whatever was there (the spectrum is not
@@ -267,7 +273,7 @@ static int write_stopped(tf_run *run, const lyapunov_job *job,
   H5Gclose(g);
   tf_error close_err;
   if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
-  if (rc) return tf_fail(err, "writing /lyapunov to '%s' failed", run->output_path);
+  if (rc) return tf_fail_code(err, TF_ERR_IO, "writing /lyapunov to '%s' failed", run->output_path);
   tf_json_string(run->summary, "model", job->model.kernel->name);
   run->outcome = TF_RUN_INTERRUPTED;
   run->restarts = true;
@@ -384,7 +390,7 @@ static int execute_series(tf_run *run, lyapunov_job *job, tf_error *err) {
   if (run->rank == 0 && !run->json && !run->quiet)
     printf("lambda_1 of '%s' from a time series (%s): %.6f\n", job->model.kernel->name, name,
            lambda);
-  return rc ? tf_fail(err, "writing /lyapunov failed") : 0;
+  return rc ? tf_fail_code(err, TF_ERR_IO, "writing /lyapunov failed") : 0;
 }
 
 /* The method as the JSON summary names it: the route's, unless the job changed it. */

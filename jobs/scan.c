@@ -90,10 +90,11 @@ static void poincare_destroy(scan_job *job);
 static int refuse_impacts(tf_config *cfg, const tf_kernel *k, const char *quantity, tf_error *err) {
   char where[256];
   if (!k || !tf_route_ops_for(k, NULL)->impacts) return 0;
-  return tf_fail(err,
-                 "%s: key 'scan.quantity': model '%s' has impacts, which scan.quantity %s does "
-                 "not handle yet; use scan.quantity poincare or lyapunov",
-                 tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name, quantity);
+  return tf_fail_code(
+      err, TF_ERR_CONFIG,
+      "%s: key 'scan.quantity': model '%s' has impacts, which scan.quantity %s does "
+      "not handle yet; use scan.quantity poincare or lyapunov",
+      tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name, quantity);
 }
 
 /* scan.quantity: stationary (below) */
@@ -249,11 +250,11 @@ static int refuse_stationary_keys(tf_config *cfg, tf_error *err) {
   char where[256];
   for (int i = 0; stationary_keys[i]; i++)
     if (tf_config_has(cfg, stationary_keys[i]))
-      return tf_fail(err,
-                     "%s: key '%s': applies to scan.quantity: stationary, but this scan "
-                     "computes lyapunov",
-                     tf_config_where(cfg, stationary_keys[i], where, sizeof where),
-                     stationary_keys[i]);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key '%s': applies to scan.quantity: stationary, but this scan "
+                          "computes lyapunov",
+                          tf_config_where(cfg, stationary_keys[i], where, sizeof where),
+                          stationary_keys[i]);
   return 0;
 }
 
@@ -266,11 +267,12 @@ static int refuse_stationary_devs(tf_run *run, tf_error *err) {
       tf_config_get_string(run->cfg, "model.name", NULL, NULL, &name, err))
     return -1;
   if (strcmp(quantity, "stationary") != 0) return 0;
-  return tf_fail(err,
-                 "%s: key 'scan.quantity': model '%s' is a DEVS ensemble of maps, which has no "
-                 "stationary state of a flow to continue; 'stationary' needs a smooth, Filippov, "
-                 "codimension-2 or two-contact flow (use quantity lyapunov, or job bifurcation)",
-                 tf_config_where(run->cfg, "scan.quantity", where, sizeof where), name);
+  return tf_fail_code(
+      err, TF_ERR_CONFIG,
+      "%s: key 'scan.quantity': model '%s' is a DEVS ensemble of maps, which has no "
+      "stationary state of a flow to continue; 'stationary' needs a smooth, Filippov, "
+      "codimension-2 or two-contact flow (use quantity lyapunov, or job bifurcation)",
+      tf_config_where(run->cfg, "scan.quantity", where, sizeof where), name);
 }
 
 static int stationary_options(tf_config *cfg, const tf_kernel *k, stationary_scan *st,
@@ -301,19 +303,22 @@ static int stationary_initial(tf_config *cfg, const tf_kernel *k, const double *
       tf_physical_initial_from_config(cfg, k, params, state_given, st->x0, err))
     return -1;
   if (spread != 0.0)
-    return tf_fail(err,
-                   "%s: key 'initial.spread': a stationary scan starts its lines from initial.* "
-                   "exactly (got spread %g; use 0)",
-                   tf_config_where(cfg, "initial.spread", where, sizeof where), spread);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'initial.spread': a stationary scan starts its lines from initial.* "
+        "exactly (got spread %g; use 0)",
+        tf_config_where(cfg, "initial.spread", where, sizeof where), spread);
   for (size_t i = 0; i < k->dim; i++)
     if (!isfinite(st->x0[i]))
-      return tf_fail(err, "%s: key 'initial.state': component %zu is not finite",
-                     tf_config_where(cfg, "initial.state", where, sizeof where), i);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'initial.state': component %zu is not finite",
+                          tf_config_where(cfg, "initial.state", where, sizeof where), i);
   if (tf_kernel_is_noisy(k, st->x0, params))
-    return tf_fail(err,
-                   "%s: key 'model.name': model '%s' has noise here: its stationary state is a "
-                   "distribution, not a point, so scan.quantity stationary does not apply",
-                   tf_config_where(cfg, "model.name", where, sizeof where), k->name);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'model.name': model '%s' has noise here: its stationary state is a "
+        "distribution, not a point, so scan.quantity stationary does not apply",
+        tf_config_where(cfg, "model.name", where, sizeof where), k->name);
   return 0;
 }
 
@@ -349,10 +354,10 @@ static int stationary_setup(tf_run *run, scan_job *job, tf_error *err) {
   const tf_kernel *k;
   if (tf_model_kernel(cfg, run->comm, &k, err)) return -1;
   if (k && (k->kind == TF_MODEL_MAP || k->kind == TF_MODEL_DEVS))
-    return tf_fail(err,
-                   "%s: key 'scan.quantity': 'stationary' continues stationary states of a "
-                   "flow, but model '%s' is a map (scan its lyapunov exponents instead)",
-                   tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'scan.quantity': 'stationary' continues stationary states of a "
+                        "flow, but model '%s' is a map (scan its lyapunov exponents instead)",
+                        tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
   if (tf_model_from_config(&job->model, cfg, run->comm, TF_KINDS_ALL, "scan", err)) return -1;
   k = job->model.kernel;
   stationary_scan *st = calloc(1, sizeof *st);
@@ -361,10 +366,10 @@ static int stationary_setup(tf_run *run, scan_job *job, tf_error *err) {
   st->run = run;
   st->engine = tf_stationary_engine_for(k, job->model.params);
   if (st->engine == TF_STATIONARY_NONE)
-    return tf_fail(err,
-                   "%s: key 'scan.quantity': model '%s' has no flow to run to a stationary "
-                   "state",
-                   tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'scan.quantity': model '%s' has no flow to run to a stationary "
+                        "state",
+                        tf_config_where(cfg, "scan.quantity", where, sizeof where), k->name);
   st->x0 = calloc(k->dim, sizeof *st->x0);
   st->cont = calloc(k->dim, sizeof *st->cont);
   st->work = calloc(k->dim, sizeof *st->work);
@@ -551,7 +556,8 @@ static int stationary_report(tf_run *run, hid_t file, void *ctx, tf_error *err) 
   const stationary_scan *st = job->stat;
   stationary_summary s = {.bistable_min = INFINITY, .bistable_max = -INFINITY};
   stationary_tally(file, job, &s);
-  if (s.rc) return tf_fail(err, "cannot read back the scan from '%s'", run->output_path);
+  if (s.rc)
+    return tf_fail_code(err, TF_ERR_IO, "cannot read back the scan from '%s'", run->output_path);
   tf_json_integer(run->summary, "stationary", s.stationary);
   tf_json_integer(run->summary, "not_stationary", s.not_stationary);
   tf_json_integer(run->summary, "failed_points", s.failed);
@@ -583,7 +589,7 @@ static int stationary_execute(tf_run *run, scan_job *job, tf_error *err) {
   if (file < 0) return -1;
   int rc = stationary_describe(file, job) |
            tf_results_write_model(file, job->model.kernel, job->model.params);
-  if (rc) rc = tf_fail(err, "cannot describe the scan in '%s'", run->output_path);
+  if (rc) rc = tf_fail_code(err, TF_ERR_IO, "cannot describe the scan in '%s'", run->output_path);
   job->spec.run = run_line;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
@@ -619,7 +625,7 @@ static int execute(tf_run *run, tf_error *err) {
   hid_t file = tf_results_open(run, fingerprint_paths, &resumed, err);
   if (file < 0) return -1;
   int rc = describe(file, job) | tf_results_write_model(file, job->model.kernel, job->model.params);
-  if (rc) rc = tf_fail(err, "cannot describe the scan in '%s'", run->output_path);
+  if (rc) rc = tf_fail_code(err, TF_ERR_IO, "cannot describe the scan in '%s'", run->output_path);
   job->spec.run = run_point;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};
@@ -689,7 +695,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
   char where[256];
   const tf_kernel *peek = tf_model_peek(cfg, run->comm);
-  if (peek && (peek->kind == TF_MODEL_FILIPPOV || peek->kind == TF_MODEL_SWITCHES))
+  if (peek && tf_route_ops_for(peek, NULL)->pws_sections)
     return filippov_poincare_setup(run, job, err);
   /* the event-driven DOPRI5 of impact.h: smooth flows and impact systems */
   if (tf_model_from_config(&job->model, cfg, run->comm,
@@ -717,13 +723,14 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
       tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
     return -1;
   if (!ps->spec.record)
-    return tf_fail(err, "%s: key 'poincare.event' is required by scan.quantity poincare",
-                   tf_config_where(cfg, "poincare", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'poincare.event' is required by scan.quantity poincare",
+                        tf_config_where(cfg, "poincare", where, sizeof where));
   if (spread != 0.0)
-    return tf_fail(err,
-                   "%s: key 'initial.spread': a poincare scan starts every point from "
-                   "initial.state exactly (got %g; use 0)",
-                   tf_config_where(cfg, "initial.spread", where, sizeof where), spread);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.spread': a poincare scan starts every point from "
+                        "initial.state exactly (got %g; use 0)",
+                        tf_config_where(cfg, "initial.spread", where, sizeof where), spread);
   const uint64_t w = (uint64_t)ps->spec.count * (1 + k->dim);
   ps->rec.samples = calloc(w, sizeof *ps->rec.samples);
   ps->engine = tf_poincare_create(k, &ps->spec);
@@ -840,11 +847,12 @@ static void poincare_chunk(void *ctx, size_t n, const uint64_t *members, void *c
 static int refuse_twofold(tf_config *cfg, const tf_pws *pws, tf_error *err) {
   if (!pws->has_twofold && !pws->at_twofold) return 0;
   char where[256];
-  return tf_fail(err,
-                 "%s: model '%s' has a two-fold, located once at model.params, so a scan "
-                 "over its parameters cannot follow it; scan it with quantity lyapunov, or "
-                 "run one ensemble per parameter value",
-                 tf_config_where(cfg, "model", where, sizeof where), pws->model.kernel->name);
+  return tf_fail_code(err, TF_ERR_CONFIG,
+                      "%s: key 'model': model '%s' has a two-fold, located once at model.params, "
+                      "so a scan "
+                      "over its parameters cannot follow it; scan it with quantity lyapunov, or "
+                      "run one ensemble per parameter value",
+                      tf_config_where(cfg, "model", where, sizeof where), pws->model.kernel->name);
 }
 
 /* A Filippov model: its own engine (pws.h) and the section recorded on its steps. */
@@ -872,13 +880,15 @@ static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
       tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
     return -1;
   if (!ps->spec.record)
-    return tf_fail(err, "%s: key 'poincare.event' is required by scan.quantity poincare",
-                   tf_config_where(cfg, "poincare", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'poincare.event' is required by scan.quantity poincare",
+                        tf_config_where(cfg, "poincare", where, sizeof where));
   if (ps->pws->spread != 0.0)
-    return tf_fail(err,
-                   "%s: key 'initial.spread': a poincare scan starts every point from "
-                   "initial.state exactly (got %g; use 0)",
-                   tf_config_where(cfg, "initial.spread", where, sizeof where), ps->pws->spread);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.spread': a poincare scan starts every point from "
+                        "initial.state exactly (got %g; use 0)",
+                        tf_config_where(cfg, "initial.spread", where, sizeof where),
+                        ps->pws->spread);
   if (tf_pws_section_check(&ps->spec, cfg, ps->pws, err) || refuse_twofold(cfg, ps->pws, err))
     return -1;
   const tf_pws *pws = ps->pws;
@@ -985,7 +995,7 @@ static int poincare_execute(tf_run *run, scan_job *job, tf_error *err) {
                                           : "-1 slip-, 0 sliding, 1 slip+, 2 rest, 3 along "
                                             "the intersection");
   }
-  if (rc) rc = tf_fail(err, "cannot describe the scan in '%s'", run->output_path);
+  if (rc) rc = tf_fail_code(err, TF_ERR_IO, "cannot describe the scan in '%s'", run->output_path);
   job->spec.run = pws ? filippov_poincare_point : poincare_point;
   if (!pws && job->pscan->lanes > 1) job->spec.run_chunk = poincare_chunk;
   job->spec.ctx = job;

@@ -76,7 +76,8 @@ static int write_file(tf_run *run, const singularity_job *job, const tf_twofold 
   H5Gclose(g);
   tf_error close_err;
   if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
-  if (rc) return tf_fail(err, "writing /singularity to '%s' failed", run->output_path);
+  if (rc)
+    return tf_fail_code(err, TF_ERR_IO, "writing /singularity to '%s' failed", run->output_path);
   return 0;
 }
 

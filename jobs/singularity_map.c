@@ -88,17 +88,20 @@ static int setup(tf_run *run, tf_error *err) {
                            "singularity-map", err))
     return -1;
   const tf_kernel *k = job->model.kernel;
-  if (!k->filippov->twofold_guess)
-    return tf_fail(err, "model '%s' has no two-fold guess, which the map needs at every point",
-                   k->name);
   char where[256];
+  if (!k->filippov->twofold_guess)
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model': model '%s' has no two-fold guess, which the map needs "
+                        "at every point",
+                        tf_config_where(run->cfg, "model", where, sizeof where), k->name);
   if (tf_param_grid_from_config(&job->grid, run->cfg, "map", &job->model, true, err)) return -1;
   job->scratch = calloc(k->nparams, sizeof *job->scratch);
   if (!job->scratch) return tf_fail(err, "out of memory");
   if (job->grid.x.points * job->grid.y.points > 1000000000LL)
-    return tf_fail(err, "%s: a %lld x %lld map has more than 1e9 points",
-                   tf_config_where(run->cfg, "map", where, sizeof where), job->grid.x.points,
-                   job->grid.y.points);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'map': a %lld x %lld map has more than 1e9 points",
+                        tf_config_where(run->cfg, "map", where, sizeof where), job->grid.x.points,
+                        job->grid.y.points);
   const double d_tol = 1e-12;
   const long long d_iter = 50, d_chunk = 0;
   long long chunk;
@@ -196,7 +199,8 @@ static int write_summary(tf_run *run, hid_t file, void *ctx, tf_error *err) {
   const tf_ensemble_outcome *out = c->out;
   map_counts mc;
   int rc = count_classes(file, job, &mc);
-  if (rc) return tf_fail(err, "cannot read back results from '%s'", run->output_path);
+  if (rc)
+    return tf_fail_code(err, TF_ERR_IO, "cannot read back results from '%s'", run->output_path);
   hid_t g = tf_h5_group(file, "summary");
   rc = tf_h5_write_small(g, "class_counts", H5T_NATIVE_LLONG, CLASS_COUNT + 1, mc.cls,
                          "points per class (root attribute class_names), then points without a "
@@ -206,7 +210,7 @@ static int write_summary(tf_run *run, hid_t file, void *ctx, tf_error *err) {
        tf_h5_attr_int(g, "invalid", mc.invalid) |
        tf_h5_attr_int(g, "nondeterministic", mc.nondeterministic);
   H5Gclose(g);
-  if (rc) return tf_fail(err, "cannot write /summary to '%s'", run->output_path);
+  if (rc) return tf_fail_code(err, TF_ERR_IO, "cannot write /summary to '%s'", run->output_path);
   const char *names[CLASS_COUNT + 1];
   for (int c = 0; c < CLASS_COUNT; c++) names[c] = tf_twofold_class_name((tf_twofold_class)c);
   names[CLASS_COUNT] = "none";
@@ -244,7 +248,8 @@ static int execute(tf_run *run, tf_error *err) {
   if (file < 0) return -1;
   int rc = 0;
   if (write_map_description(file, job))
-    rc = tf_fail(err, "cannot write the map's attributes to '%s'", run->output_path);
+    rc =
+        tf_fail_code(err, TF_ERR_IO, "cannot write the map's attributes to '%s'", run->output_path);
   job->spec.run = run_member;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};

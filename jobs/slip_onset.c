@@ -64,14 +64,15 @@ static int read_physical(tf_run *run, slip_job *job, bool state_given, tf_error 
   job->physical = any || tf_config_has(run->cfg, "threshold");
   if (!job->physical) return 0;
   if (k->ninitial == 0 || k->ninitial > MAX_INITIAL)
-    return tf_fail(err,
-                   "%s: key 'threshold': model '%s' has no physical initial conditions to vary",
-                   tf_config_where(run->cfg, "threshold", where, sizeof where), k->name);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'threshold': model '%s' has no physical initial conditions to vary",
+        tf_config_where(run->cfg, "threshold", where, sizeof where), k->name);
   if (state_given)
-    return tf_fail(err,
-                   "%s: key 'initial.state': give either initial.state or the physical "
-                   "initial conditions of model '%s', not both",
-                   tf_config_where(run->cfg, "initial.state", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.state': give either initial.state or the physical "
+                        "initial conditions of model '%s', not both",
+                        tf_config_where(run->cfg, "initial.state", where, sizeof where), k->name);
   for (size_t i = 0; i < k->ninitial; i++) {
     const tf_param *q = &k->initial_params[i];
     snprintf(path, sizeof path, "initial.%s", q->name);
@@ -98,11 +99,11 @@ static int read_engine_options(tf_run *run, slip_job *job, tf_error *err) {
       tf_contact_pair_check(run->cfg, &job->flow.ode, err))
     return -1;
   if (job->flow.method != TF_METHOD_DOPRI5)
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' runs on the event-driven "
-                   "dual-contact engine (dopri5)",
-                   tf_config_where(run->cfg, "integrator.method", where, sizeof where),
-                   job->flow.kernel->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' runs on the event-driven "
+                        "dual-contact engine (dopri5)",
+                        tf_config_where(run->cfg, "integrator.method", where, sizeof where),
+                        job->flow.kernel->name);
   return 0;
 }
 
@@ -112,8 +113,9 @@ static int read_threshold(tf_run *run, slip_job *job, tf_error *err) {
   job->threshold = tf_config_has(run->cfg, "threshold");
   job->scan = tf_config_has(run->cfg, "scan");
   if (job->scan && !job->threshold)
-    return tf_fail(err, "%s: key 'scan': a scan needs a threshold section (what to bisect)",
-                   tf_config_where(run->cfg, "scan", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'scan': a scan needs a threshold section (what to bisect)",
+                        tf_config_where(run->cfg, "scan", where, sizeof where));
   if (!job->threshold) return 0;
   const char *names[MAX_INITIAL + 1] = {0};
   for (size_t i = 0; i < k->ninitial; i++) names[i] = k->initial_params[i].name;
@@ -131,9 +133,9 @@ static int read_threshold(tf_run *run, slip_job *job, tf_error *err) {
       tf_config_get_double(run->cfg, "threshold.probe", &d_probe, 0.0, 1.0, &job->probe, err))
     return -1;
   if (!(job->high > job->low))
-    return tf_fail(err, "%s: key 'threshold.high': must exceed threshold.low = %g, got %g",
-                   tf_config_where(run->cfg, "threshold.high", where, sizeof where), job->low,
-                   job->high);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key 'threshold.high': must exceed threshold.low = %g, got %g",
+        tf_config_where(run->cfg, "threshold.high", where, sizeof where), job->low, job->high);
   if (job->scan) {
     job->model.kernel = k, job->model.params = job->flow.params;
     if (tf_param_grid_from_config(&job->grid, run->cfg, "scan", &job->model, false, err)) return -1;
@@ -156,10 +158,10 @@ static int setup(tf_run *run, tf_error *err) {
     return -1;
   const tf_kernel *k = job->flow.kernel;
   if (k->kind != TF_MODEL_TWO_CONTACT)
-    return tf_fail(err,
-                   "%s: key 'model.name': model '%s' is not a body with two contacts (job "
-                   "slip-onset needs TF_MODEL_TWO_CONTACT, e.g. wheelset or flowmeter)",
-                   tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.name': model '%s' is not a body with two contacts (job "
+                        "slip-onset needs TF_MODEL_TWO_CONTACT, e.g. wheelset or flowmeter)",
+                        tf_config_where(run->cfg, "model.name", where, sizeof where), k->name);
   if (read_physical(run, job, state_given, err) || read_engine_options(run, job, err) ||
       read_threshold(run, job, err))
     return -1;
@@ -169,12 +171,13 @@ static int setup(tf_run *run, tf_error *err) {
     memcpy(job->x0, job->flow.x0, k->dim * sizeof *job->x0);
   for (int i = 0; i < 3 && !job->threshold; i++)
     if (!(fabs(job->x0[k->two_contact->contact_index[i]]) <= job->opts.sigma_tol))
-      return tf_fail(err,
-                     "%s: key 'initial.state': the start must roll at both contacts (state '%s' "
-                     "is %g, not 0)",
-                     tf_config_where(run->cfg, "initial.state", where, sizeof where),
-                     k->state_names[k->two_contact->contact_index[i]],
-                     job->x0[k->two_contact->contact_index[i]]);
+      return tf_fail_code(
+          err, TF_ERR_CONFIG,
+          "%s: key 'initial.state': the start must roll at both contacts (state '%s' "
+          "is %g, not 0)",
+          tf_config_where(run->cfg, "initial.state", where, sizeof where),
+          k->state_names[k->two_contact->contact_index[i]],
+          job->x0[k->two_contact->contact_index[i]]);
   return 0;
 }
 
@@ -251,7 +254,8 @@ static hid_t open_results(tf_run *run, slip_job *job, tf_error *err) {
 static int close_results(tf_run *run, hid_t file, int rc, tf_error *err) {
   tf_error close_err;
   if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
-  if (rc) return tf_fail(err, "writing the results to '%s' failed", run->output_path);
+  if (rc)
+    return tf_fail_code(err, TF_ERR_IO, "writing the results to '%s' failed", run->output_path);
   return 0;
 }
 
@@ -450,7 +454,8 @@ static int execute_threshold(tf_run *run, slip_job *job, tf_error *err) {
   if (stopped) {
     tf_error close_err;
     if (tf_results_close(run, file, false, &close_err)) return *err = close_err, -1;
-    return rc ? tf_fail(err, "writing the results to '%s' failed", run->output_path) : 0;
+    return rc ? tf_fail_code(err, TF_ERR_IO, "writing the results to '%s' failed", run->output_path)
+              : 0;
   }
   return close_results(run, file, rc, err);
 }

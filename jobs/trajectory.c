@@ -248,7 +248,7 @@ static int execute(tf_run *run, tf_error *err) {
   if (tf_results_close(run, file, rc == 0 && !stopped, &close_err) && rc == 0)
     *err = close_err, rc = -1;
   else if (rc)
-    tf_fail(err, "writing the trajectory to '%s' failed", run->output_path);
+    tf_fail_code(err, TF_ERR_IO, "writing the trajectory to '%s' failed", run->output_path);
   if (stopped) {
     run->outcome = TF_RUN_INTERRUPTED;
     run->restarts = true;

@@ -153,6 +153,36 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
   }
 }
 
+/* jacobian for lanes side by side (twofold/model.h): jacobian's operations, in its order, lane
+ * by lane; entry (i, j) of lane l is jac[(4 i + j) * lanes + l]. */
+static void jacobian_lanes(int lanes, const double *t, const double *x, const double *p,
+                           double *jac) {
+  (void)t;
+  const double *restrict v = x + V * lanes, *restrict zs = x + Z * lanes;
+  const double *restrict theta = x + THETA * lanes;
+  const double n = p[NLOAD], r = p[RHO];
+  double cosine[TF_LANES_MAX]; /* libm's cos apart, so that the loop below vectorises */
+  for (int l = 0; l < lanes; l++) cosine[l] = cos(theta[l]);
+  for (int i = 0; i < 16 * lanes; i++) jac[i] = 0.0;
+#define J(i, j) jac[(4 * (i) + (j)) * lanes + l]
+  for (int l = 0; l < lanes; l++) {
+    const double u = v[l] / p[EPS], q = 1.0 / (1.0 + u * u), s = sqrt(q);
+    const double lam = u * s, gam = q, dlam = q * s / p[EPS], dgam = -2.0 * u * q * q / p[EPS];
+    J(Y, V) = 1.0;
+    J(V, Y) = -p[K];
+    J(V, THETA) = -p[AMP] * cosine[l];
+    if (p[BETA] > 0) {
+      J(V, V) = -p[C] - n * dlam * (1 + r * zs[l]);
+      J(V, Z) = -n * r * lam;
+      J(Z, V) = dgam / p[BETA];
+      J(Z, Z) = -1.0 / p[BETA];
+    } else {
+      J(V, V) = -p[C] - n * (dlam * (1 + r * gam) + r * lam * dgam);
+    }
+  }
+#undef J
+}
+
 /* The field with Lambda = lambda and Gamma = gamma(lambda) = 1 - lambda^2 anywhere in state
  * space, for model.smoothing (smooth.h evaluates it at lambda = Lambda_eps(v), so law sqrt
  * reproduces the eps > 0 model above).  Without hysteresis (beta = 0) this is where the
@@ -207,9 +237,13 @@ static bool smoothed(const double *p) {
 }
 
 static const tf_flow_ops smooth = {
-    TF_OPS_SIZE(tf_flow_ops),     .rhs = rhs,
-    .jacobian = jacobian,         .diffusion = diffusion,
-    .diffusion_dx = diffusion_dx, .rhs_lanes = rhs_lanes,
+    TF_OPS_SIZE(tf_flow_ops),
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .diffusion = diffusion,
+    .diffusion_dx = diffusion_dx,
+    .rhs_lanes = rhs_lanes,
+    .jacobian_lanes = jacobian_lanes,
 };
 
 static const tf_filippov_ops ops = {

@@ -118,14 +118,20 @@ static double arccot_6kappa(const double *p) { /* kappa > 0 */
   return value;
 }
 
-static double sideways_slip(const double *x, const double *p, contact k) { /* eq (4) */
-  const double dw = x[2] - p[OMEGA0];
-  return -(x[1] - p[D] * dw) * k.s - x[0] * dw * k.c;
+/* eqs (4) and (5) at (r, v, omega) = (r, v, w); of a state x */
+static inline double sideways_slip_of(double r, double v, double w, const double *p, contact k) {
+  const double dw = w - p[OMEGA0];
+  return -(v - p[D] * dw) * k.s - r * dw * k.c;
 }
-
-static double rolling_speed_at(const double *x, const double *p, contact k) { /* eq (5) */
-  const double dw = x[2] - p[OMEGA0];
-  return -(x[1] - p[D] * dw) * k.c + x[0] * dw * k.s;
+static inline double rolling_speed_of(double r, double v, double w, const double *p, contact k) {
+  const double dw = w - p[OMEGA0];
+  return -(v - p[D] * dw) * k.c + r * dw * k.s;
+}
+static double sideways_slip(const double *x, const double *p, contact k) {
+  return sideways_slip_of(x[0], x[1], x[2], p, k);
+}
+static double rolling_speed_at(const double *x, const double *p, contact k) {
+  return rolling_speed_of(x[0], x[1], x[2], p, k);
 }
 
 static double switching(const double *x, const double *p, double *grad) {
@@ -150,16 +156,20 @@ static double rolling_speed(const double *x, const double *p, double *grad) {
   return rolling_speed_at(x, p, k);
 }
 
-/* eqs (1)-(3) for given friction force F and moment M */
-static void field(const double *x, const double *p, contact k, double force, double moment,
-                  double *dx) {
-  const double r = x[0], v = x[1], w = x[2], b2 = p[BETA] * p[BETA];
+/* eqs (1)-(3) for given friction force F and moment M at (r, v, omega) = (r, v, w) */
+static inline void field_of(double r, double v, double w, const double *p, contact k, double force,
+                            double moment, double *dx) {
+  const double b2 = p[BETA] * p[BETA];
   const double p1 = p[K2] * (p[R0] - r) - p[C2] * v + p[M] * r * w * w;
   const double coupling = p[C1] + 2 * p[M] * r * v;
   dx[0] = p[M] * (b2 + r * r) * v;
   dx[1] = (b2 + p[D] * p[D] + r * r) * p1 - p[D] * coupling * w + force * p2_with(r, p, k.s, k.c) +
           p[D] * moment;
   dx[2] = p[D] * p1 - coupling * w + force * r * k.c + moment;
+}
+static void field(const double *x, const double *p, contact k, double force, double moment,
+                  double *dx) {
+  field_of(x[0], x[1], x[2], p, k, force, moment, dx);
 }
 
 /* The tyre angle psi of eqs (6)-(7) (sin psi and cot psi) at a state: the same for both
@@ -192,14 +202,18 @@ static tyre_angle tyre_angle_at(const double *x, const double *p, contact k) {
   return a;
 }
 
-/* eqs (6)-(7) with sign(h) = side, continued onto h = 0, at the tyre angle a of x */
-static void slip_at(const double *x, int side, const double *p, contact k, tyre_angle a,
-                    double *dx) {
-  const double g = a.g, cot_psi = a.cot_psi;
+/* eqs (6)-(7) with sign(h) = side, continued onto h = 0, at (r, v, w) with rolling speed g
+ * and tyre angle cot psi; at the tyre angle a of x */
+static inline void slip_of(double r, double v, double w, int side, double g, double cot_psi,
+                           const double *p, contact k, double *dx) {
   const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
   const double sign_g = (g > 0) - (g < 0);
   const double moment = sign_g * side * p[MU] / 6 * cot_psi;
-  field(x, p, k, force, moment, dx);
+  field_of(r, v, w, p, k, force, moment, dx);
+}
+static void slip_at(const double *x, int side, const double *p, contact k, tyre_angle a,
+                    double *dx) {
+  slip_of(x[0], x[1], x[2], side, a.g, a.cot_psi, p, k, dx);
 }
 
 static int slip(double t, const double *x, int side, const double *p, double *dx) {
@@ -250,13 +264,11 @@ static void slip_lanes(int lanes, const double *t, const double *x, const double
 
 /* d(slip)/dx: the chain rule through h and g, then through psi, F and M.  At full stick
  * (h = g = 0) psi has no derivative; the terms through psi are left out there. */
-static void slip_jacobian(double t, const double *x, int side, const double *p, double *jac) {
-  (void)t;
-  const contact k = contact_of(p);
+static void slip_jacobian_at(const double *x, int side, const double *p, contact k, tyre_angle ta,
+                             double a6k, double *jac) {
   const double r = x[0], v = x[1], w = x[2], dw = w - p[OMEGA0], b2 = p[BETA] * p[BETA];
-  const tyre_angle ta = tyre_angle_at(x, p, k);
   const double h = ta.h, g = ta.g, sin_psi = ta.sin_psi, cot_psi = ta.cot_psi;
-  const double spread = fabs(1 - 2 / M_PI * arccot_6kappa(p));
+  const double spread = fabs(1 - 2 / M_PI * a6k);
   const double sign_h = (h > 0) - (h < 0), sign_g = (g > 0) - (g < 0);
   const double grad_h[3] = {-dw * k.c, -k.s, p[D] * k.s - r * k.c};
   const double grad_g[3] = {dw * k.s, -k.c, p[D] * k.c + r * k.s};
@@ -281,6 +293,53 @@ static void slip_jacobian(double t, const double *x, int side, const double *p, 
                      dforce * p2 + force * dp2_dr * dr + p[D] * dmoment;
     jac[2 * 3 + j] = p[D] * dp1[j] - (dcoupling[j] * w + coupling * dwj) + dforce * r * k.c +
                      force * k.c * dr + dmoment;
+  }
+}
+
+static void slip_jacobian(double t, const double *x, int side, const double *p, double *jac) {
+  (void)t;
+  const contact k = contact_of(p);
+  slip_jacobian_at(x, side, p, k, tyre_angle_at(x, p, k), arccot_6kappa(p), jac);
+}
+
+/* The switching function and both slip sides (and their Jacobians) lane by lane for the
+ * smoothed field (model.h, slip_sides_lanes), with switching's, slip's and slip_jacobian's
+ * operations: each lane's tyre angle once
+ * for all four, in phases over the lanes (structure of arrays): libm's calls of all lanes one
+ * after another between loops of plain arithmetic that the compiler vectorises. */
+static void slip_sides_lanes(int lanes, const double *t, const double *restrict x,
+                             const double *restrict p, double *restrict h, double *restrict up,
+                             double *restrict down, double *restrict jup, double *restrict jdown,
+                             int *restrict code) {
+  (void)t;
+  enum { W = TF_LANES_MAX };
+  const contact k = contact_of(p);
+  const double a6k = arccot_6kappa(p), spread = fabs(1 - 2 / M_PI * a6k);
+  const double *restrict r = x, *restrict v = x + lanes, *restrict w = x + 2 * lanes;
+  double g[W], angle[W], psi[W], sine[W], cosine[W], cot[W];
+  for (int l = 0; l < lanes; l++) {
+    h[l] = sideways_slip_of(r[l], v[l], w[l], p, k);
+    g[l] = rolling_speed_of(r[l], v[l], w[l], p, k);
+    angle[l] = fabs(h[l]);
+  }
+  for (int l = 0; l < lanes; l++) angle[l] = atan2(angle[l], fabs(g[l]));
+  for (int l = 0; l < lanes; l++) psi[l] = a6k + spread * angle[l];
+  for (int l = 0; l < lanes; l++) sine[l] = sin(psi[l]), cosine[l] = cos(psi[l]);
+  for (int l = 0; l < lanes; l++) {
+    double d[2][3];
+    cot[l] = cosine[l] / sine[l];
+    slip_of(r[l], v[l], w[l], +1, g[l], cot[l], p, k, d[0]);
+    slip_of(r[l], v[l], w[l], -1, g[l], cot[l], p, k, d[1]);
+    for (int i = 0; i < 3; i++) up[i * lanes + l] = d[0][i], down[i * lanes + l] = d[1][i];
+    code[l] = 0;
+  }
+  for (int l = 0; jup && l < lanes; l++) {
+    const double xl[3] = {r[l], v[l], w[l]};
+    const tyre_angle a = {h[l], g[l], psi[l], sine[l], cot[l]};
+    double j[2][9];
+    slip_jacobian_at(xl, +1, p, k, a, a6k, j[0]);
+    slip_jacobian_at(xl, -1, p, k, a, a6k, j[1]);
+    for (int i = 0; i < 9; i++) jup[i * lanes + l] = j[0][i], jdown[i * lanes + l] = j[1][i];
   }
 }
 
@@ -321,6 +380,7 @@ static const tf_filippov_ops ops = {
     .stick_side = stick_side,
     .twofold_guess = twofold_guess,
     .slip_lanes = slip_lanes,
+    .slip_sides_lanes = slip_sides_lanes,
 };
 
 const tf_model_def tf_kernel_wheel = {

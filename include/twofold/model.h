@@ -124,6 +124,9 @@ typedef struct tf_flow_ops {
   tf_field_fn *diffusion;      /* optional diagonal noise g_i(t, x) of dx_i = f_i dt + g_i dW_i */
   tf_field_fn *diffusion_dx;   /* optional dg_i/dx_i, for Milstein */
   tf_lane_field_fn *rhs_lanes; /* optional: rhs for several members side by side (below) */
+  /* optional: jacobian for several members side by side, bit for bit jacobian lane by lane (the
+   * rules of tf_lane_field_fn), entry (i, j) of lane l at jac[(i * dim + j) * lanes + l] */
+  void (*jacobian_lanes)(int lanes, const double *t, const double *x, const double *p, double *jac);
 } tf_flow_ops;
 
 /* TF_MODEL_FILIPPOV.  Off Sigma the state follows slip(x, side) with side = sign h(x); slip is
@@ -160,6 +163,14 @@ typedef struct tf_filippov_ops {
    * a lane whose side is 0 is not needed (its dx and code may be left as they are).
    * The lanes then take the member's steps in its slip modes with it (docs/BENCHMARKS.md). */
   tf_lane_params_field_fn *slip_lanes;
+  /* Optional, for smoothed members side by side (model.smoothing's convex field under
+   * integrator.lanes): switching(x, p, NULL) of every lane into h, both slip limits,
+   * slip(t, x, +1, p) into up and slip(t, x, -1, p) into down, bit for bit lane by lane (the
+   * rules of tf_lane_field_fn; p shared by the lanes), code[l] their joined refusal; with jup
+   * and jdown not NULL also slip_jacobian of both sides, entry (i, j) of lane l at
+   * [(i * dim + j) * lanes + l]. */
+  void (*slip_sides_lanes)(int lanes, const double *t, const double *x, const double *p, double *h,
+                           double *up, double *down, double *jup, double *jdown, int *code);
 } tf_filippov_ops;
 
 /* TF_MODEL_CODIM2: rhs is the field off Sigma = {H1 = H2 = 0}; sigma2 gives h = (H1, H2) and,

@@ -118,11 +118,11 @@ int tf_devs_lyapunov_setup(tf_run *run, tf_error *err) {
   const uint64_t steps = tf_devs_param_steps(job->model.kernel, job->model.params);
   if ((uint64_t)job->blocks > steps) {
     char where[256];
-    return tf_fail(err,
-                   "%s: key 'lyapunov.blocks': %lld blocks need at least as many steps "
-                   "(model.params.steps = %llu)",
-                   tf_config_where(run->cfg, "lyapunov.blocks", where, sizeof where), job->blocks,
-                   (unsigned long long)steps);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'lyapunov.blocks': %lld blocks need at least as many steps "
+                        "(model.params.steps = %llu)",
+                        tf_config_where(run->cfg, "lyapunov.blocks", where, sizeof where),
+                        job->blocks, (unsigned long long)steps);
   }
   return 0;
 }
@@ -317,7 +317,8 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
   devs_position *pos = &o->pos;
   if (ck && ck->restore && read_checkpoint(ck->file, d, o, transient)) {
     tf_devs_destroy(d), free(chunk);
-    return tf_fail(err, "cannot read the checkpoint in '%s'", ck->run->output_path);
+    return tf_fail_code(err, TF_ERR_CONFIG, "cannot read the checkpoint in '%s'",
+                        ck->run->output_path);
   }
   const uint64_t total = transient + steps, start = pos->done;
   /* progress in chunks that keep the bar moving but are long enough to amortise reductions */
@@ -369,7 +370,8 @@ static int run_ensemble(const devs_job *job, const double *p, uint64_t member, M
   o->local_updates = (double)tf_devs_local(d) * (double)o->steps_run;
   if (rc == 0 && stopped && pos->done < total) {
     rc = write_checkpoint(ck->file, d, o, transient, comm);
-    if (rc) tf_fail(err, "cannot write the checkpoint to '%s'", ck->run->output_path);
+    if (rc)
+      tf_fail_code(err, TF_ERR_IO, "cannot write the checkpoint to '%s'", ck->run->output_path);
     tf_devs_destroy(d), free(chunk);
     return rc ? -1 : 1;
   }
@@ -466,7 +468,9 @@ static int write_lyapunov(tf_run *run, hid_t file, const devs_job *job, const de
   H5Gclose(g);
   tf_error close_err;
   if (tf_results_close(run, file, rc == 0, &close_err)) return *err = close_err, -1;
-  return rc ? tf_fail(err, "writing /devs and /lyapunov to '%s' failed", run->output_path) : 0;
+  return rc ? tf_fail_code(err, TF_ERR_IO, "writing /devs and /lyapunov to '%s' failed",
+                           run->output_path)
+            : 0;
 }
 
 int tf_devs_lyapunov_execute(tf_run *run, tf_error *err) {
@@ -558,20 +562,20 @@ int tf_devs_scan_setup(tf_run *run, tf_error *err) {
   const uint64_t steps = tf_devs_param_steps(job->model.kernel, job->model.params);
   if ((uint64_t)job->blocks > steps) {
     char where[256];
-    return tf_fail(err,
-                   "%s: key 'lyapunov.blocks': %lld blocks need at least as many steps "
-                   "(model.params.steps = %llu)",
-                   tf_config_where(run->cfg, "lyapunov.blocks", where, sizeof where), job->blocks,
-                   (unsigned long long)steps);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'lyapunov.blocks': %lld blocks need at least as many steps "
+                        "(model.params.steps = %llu)",
+                        tf_config_where(run->cfg, "lyapunov.blocks", where, sizeof where),
+                        job->blocks, (unsigned long long)steps);
   }
   const tf_devs_ops *L = job->model.kernel->devs;
   const int fixed[] = {L->steps, L->transient};
   for (int i = 0; i < 2; i++)
     if (job->grid.x.index == fixed[i] || job->grid.y.index == fixed[i]) {
       char where[256];
-      return tf_fail(err, "%s: key 'scan': a DEVS scan cannot vary '%s'",
-                     tf_config_where(run->cfg, "scan", where, sizeof where),
-                     job->model.kernel->params[fixed[i]].name);
+      return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'scan': a DEVS scan cannot vary '%s'",
+                          tf_config_where(run->cfg, "scan", where, sizeof where),
+                          job->model.kernel->params[fixed[i]].name);
     }
   job->scratch = calloc(job->model.kernel->nparams, sizeof *job->scratch);
   if (!job->scratch) return tf_fail(err, "out of memory");
@@ -636,7 +640,7 @@ int tf_devs_scan_execute(tf_run *run, tf_error *err) {
           tf_h5_write_small(g, "y", H5T_NATIVE_DOUBLE, (uint64_t)job->grid.y.points,
                             job->grid.y.values, "scan.y grid (point m has j = m / nx)");
   if (g >= 0) H5Gclose(g);
-  if (rc) rc = tf_fail(err, "cannot describe the scan in '%s'", run->output_path);
+  if (rc) rc = tf_fail_code(err, TF_ERR_IO, "cannot describe the scan in '%s'", run->output_path);
   job->spec.run = scan_point;
   job->spec.ctx = job;
   tf_ensemble_outcome out = {0};

@@ -163,7 +163,8 @@ static int positive_count(const char *opt, const char *text, long long *out, tf_
   char *end;
   *out = strtoll(text, &end, 10);
   if (*end || end == text || *out <= 0)
-    return tf_fail(err, "twofold: %s: expected a positive whole number, got '%s'", opt, text);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "twofold: %s: expected a positive whole number, got '%s'", opt, text);
   return 0;
 }
 
@@ -242,10 +243,10 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
     const int slurm_arity =
         a->command && strcmp(a->command, "slurm") == 0 ? tf_slurm_option_arity(arg) : -1;
     if (slurm_arity == 1 && !has_next) {
-      return tf_fail(err, "twofold slurm: %s needs a value", arg);
+      return tf_fail_code(err, TF_ERR_CONFIG, "twofold slurm: %s needs a value", arg);
     } else if (slurm_arity >= 0) {
       if (tf_slurm_set_option(&a->slurm, arg, slurm_arity ? argv[++i] : NULL, &a->slurm_err))
-        return tf_fail(err, "twofold slurm: %s", a->slurm_err.msg);
+        return tf_fail_code(err, TF_ERR_CONFIG, "twofold slurm: %s", a->slurm_err.msg);
     } else if (strcmp(arg, "--set") == 0 && has_next)
       a->sets[a->nsets++] = argv[++i];
     else if (strncmp(arg, "--set=", 6) == 0)
@@ -259,8 +260,9 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
     else if (strcmp(arg, "--progress") == 0 && has_next) {
       a->progress = argv[++i];
       if (strcmp(a->progress, "bar") && strcmp(a->progress, "log") && strcmp(a->progress, "none"))
-        return tf_fail(err, "twofold: --progress: expected bar, log or none, got '%s'",
-                       a->progress);
+        return tf_fail_code(err, TF_ERR_CONFIG,
+                            "twofold: --progress: expected bar, log or none, got '%s'",
+                            a->progress);
     } else if (strcmp(arg, "--resume") == 0)
       a->resume = true;
     else if (strcmp(arg, "--isolate") == 0)
@@ -277,8 +279,9 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
       char *end;
       a->time_limit = strtod(argv[++i], &end);
       if (*end || !(a->time_limit > 0))
-        return tf_fail(
-            err, "twofold: --time-limit: expected a positive number of seconds, got '%s'", argv[i]);
+        return tf_fail_code(
+            err, TF_ERR_CONFIG,
+            "twofold: --time-limit: expected a positive number of seconds, got '%s'", argv[i]);
     } else if (strcmp(arg, "--stop-after") == 0 && has_next) {
       if (positive_count(arg, argv[++i], &a->stop_after, err)) return -1;
     } else if (strcmp(arg, "--pause-after") == 0 && has_next) {
@@ -289,7 +292,8 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
       a->part = (int)strtol(text, &end, 10);
       a->parts = *end == '/' ? (int)strtol(end + 1, &end, 10) : 0;
       if (*end || a->parts < 1 || a->part < 0 || a->part >= a->parts)
-        return tf_fail(err, "twofold: --part: expected K/N with 0 <= K < N, got '%s'", text);
+        return tf_fail_code(err, TF_ERR_CONFIG,
+                            "twofold: --part: expected K/N with 0 <= K < N, got '%s'", text);
     } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
       a->command = "help";
     else if (strcmp(arg, "--version") == 0)
@@ -298,7 +302,8 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
       a->petsc_argv[a->petsc_argc++] = argv[i];
       if (has_next && looks_like_value(argv[i + 1])) a->petsc_argv[a->petsc_argc++] = argv[++i];
     } else if (arg[0] == '-' && arg[1] == '-') {
-      return tf_fail(err, "twofold: unknown option '%s' (see twofold --help)", arg);
+      return tf_fail_code(err, TF_ERR_CONFIG, "twofold: unknown option '%s' (see twofold --help)",
+                          arg);
     } else if (!a->command)
       a->command = arg;
     else if (!a->config)
@@ -307,7 +312,8 @@ static int parse_args(int argc, char **argv, cli_args *a, tf_error *err) {
              strcmp(a->command, "model") == 0)
       a->files[a->nfiles++] = arg;
     else
-      return tf_fail(err, "twofold: unexpected argument '%s' (see twofold --help)", arg);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "twofold: unexpected argument '%s' (see twofold --help)", arg);
   }
   if (!a->command) a->command = "help";
   return 0;
@@ -467,7 +473,7 @@ static int input_failure(tf_error *err) {
 }
 
 static int load_and_setup(const cli_args *a, tf_run *run, const tf_job **job, tf_error *err) {
-  if (!a->config) return tf_fail(err, "missing CONFIG (see twofold --help)");
+  if (!a->config) return tf_fail_code(err, TF_ERR_CONFIG, "missing CONFIG (see twofold --help)");
   run->config_path = a->config;
   run->cfg = tf_config_load(a->config, err);
   if (!run->cfg && !strchr(a->config, '/') && tf_error_code_of(err) == TF_ERR_INPUT_FILE) {
@@ -516,17 +522,18 @@ static int read_isolation(tf_run *run, bool splittable, const char *job, tf_erro
                            &run->member_time_limit, err))
     return -1;
   if (run->isolate && !splittable)
-    return tf_fail(err,
-                   "--isolate (run.isolate): job '%s' is one computation, not members; run it "
-                   "without",
-                   job);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "--isolate (run.isolate): job '%s' is one computation, not members; run it "
+                        "without",
+                        job);
   char where[512];
   if (run->member_time_limit > 0 && !run->isolate)
-    return tf_fail(err,
-                   "%s: run.member_time_limit needs isolated members (a member that never "
-                   "returns can be stopped only in a worker process): add run.isolate: true or "
-                   "--isolate",
-                   tf_config_where(run->cfg, "run.member_time_limit", where, sizeof where));
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: run.member_time_limit needs isolated members (a member that never "
+        "returns can be stopped only in a worker process): add run.isolate: true or "
+        "--isolate",
+        tf_config_where(run->cfg, "run.member_time_limit", where, sizeof where));
   return 0;
 }
 
@@ -924,7 +931,7 @@ static int cmd_slurm(const cli_args *a) {
     if (tf_slurm_check(&a->slurm, &sj, &err))
       rc = TF_EXIT_USAGE;
     else if (tf_slurm_run(&a->slurm, &sj, &err))
-      rc = TF_EXIT_ERROR;
+      rc = tf_exit_status(-1, &err, TF_RUN_COMPLETE); /* a path refused 2, a file unwritten 6 */
   }
   if (rc) fprintf(stderr, "twofold: error: %s\n", err.msg);
   if (job && job->destroy) job->destroy(&run);
@@ -959,7 +966,8 @@ static int finish_merged(const char *path, const char *config_text, const char *
   int rc = run.cfg ? tf_config_set_dir(run.cfg, slash ? original : ".", err) : -1;
   free(original);
   if (!rc) rc = setup_job(&run, &job, err);
-  if (!rc && !job->splittable) rc = tf_fail(err, "merge: job '%s' cannot be split", job->name);
+  if (!rc && !job->splittable)
+    rc = tf_fail_code(err, TF_ERR_CONFIG, "merge: job '%s' cannot be split", job->name);
   if (!rc) rc = job->execute(&run, err);
   *(bool *)ctx = run.file_broken;
   /* failed members are the parts' verdict (each part's run said so); the merged file is whole */
@@ -1110,7 +1118,8 @@ int tf_cli_run_embedded(MPI_Comm comm, int argc, char **argv, tf_error *err) {
     return TF_EXIT_USAGE;
   }
   if (strcmp(a.command, "run") != 0) {
-    tf_fail(err, "expected the arguments of 'twofold run', got the command '%s'", a.command);
+    tf_fail_code(err, TF_ERR_CONFIG,
+                 "expected the arguments of 'twofold run', got the command '%s'", a.command);
     free_args(&a);
     return TF_EXIT_USAGE;
   }

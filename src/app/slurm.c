@@ -54,7 +54,8 @@ static int positive(const char *opt, const char *value, int *out, tf_error *err)
   char *end;
   const long v = strtol(value, &end, 10);
   if (*end || end == value || v < 1 || v > 1000000)
-    return tf_fail(err, "%s: expected a positive integer, got '%s'", opt, value);
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: expected a positive integer, got '%s'", opt,
+                        value);
   *out = (int)v;
   return 0;
 }
@@ -102,7 +103,7 @@ static bool directive_word(const char *s) {
 
 int tf_slurm_set_option(tf_slurm_options *o, const char *opt, const char *value, tf_error *err) {
   if (value && !safe_word(value))
-    return tf_fail(err, "%s: newlines and single quotes are not allowed", opt);
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: newlines and single quotes are not allowed", opt);
   if (strcmp(opt, "--array") == 0) return positive(opt, value, &o->array, err);
   if (strcmp(opt, "--ntasks") == 0) return positive(opt, value, &o->ntasks, err);
   if (strcmp(opt, "--pause-after") == 0) return positive(opt, value, &o->pause_after, err);
@@ -110,15 +111,16 @@ int tf_slurm_set_option(tf_slurm_options *o, const char *opt, const char *value,
   if (strcmp(opt, "--cpus-per-task") == 0) return positive(opt, value, &o->cpus_per_task, err);
   if (strcmp(opt, "--signal-lead") == 0) {
     if (positive(opt, value, &o->signal_lead, err)) return -1;
-    if (o->signal_lead > 65535) return tf_fail(err, "--signal-lead: at most 65535 seconds");
+    if (o->signal_lead > 65535)
+      return tf_fail_code(err, TF_ERR_CONFIG, "--signal-lead: at most 65535 seconds");
     return 0;
   }
   if (strcmp(opt, "--time") == 0 || strcmp(opt, "--merge-time") == 0) {
     if (slurm_seconds(value) <= 0)
-      return tf_fail(err,
-                     "%s: expected a SLURM time (MINUTES, HH:MM:SS or "
-                     "D-HH:MM:SS), got '%s'",
-                     opt, value);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: expected a SLURM time (MINUTES, HH:MM:SS or "
+                          "D-HH:MM:SS), got '%s'",
+                          opt, value);
     *(strcmp(opt, "--time") == 0 ? &o->time : &o->merge_time) = value;
   } else if (strcmp(opt, "--partition") == 0)
     o->partition = value;
@@ -132,24 +134,25 @@ int tf_slurm_set_option(tf_slurm_options *o, const char *opt, const char *value,
     o->dir = value;
   else if (strcmp(opt, "--launcher") == 0) {
     if (strcmp(value, "srun") && strcmp(value, "mpiexec"))
-      return tf_fail(err, "--launcher: expected srun or mpiexec, got '%s'", value);
+      return tf_fail_code(err, TF_ERR_CONFIG, "--launcher: expected srun or mpiexec, got '%s'",
+                          value);
     o->launcher = value;
   } else if (strcmp(opt, "--merge-after") == 0) {
     if (strcmp(value, "any") && strcmp(value, "ok"))
-      return tf_fail(err, "--merge-after: expected any or ok, got '%s'", value);
+      return tf_fail_code(err, TF_ERR_CONFIG, "--merge-after: expected any or ok, got '%s'", value);
     o->merge_after = value;
   } else if (strcmp(opt, "--module") == 0) {
-    if (o->nmodules == 16) return tf_fail(err, "at most 16 --module options");
+    if (o->nmodules == 16) return tf_fail_code(err, TF_ERR_CONFIG, "at most 16 --module options");
     o->modules[o->nmodules++] = value;
   } else if (strcmp(opt, "--sbatch") == 0) {
-    if (o->nextra == 16) return tf_fail(err, "at most 16 --sbatch options");
+    if (o->nextra == 16) return tf_fail_code(err, TF_ERR_CONFIG, "at most 16 --sbatch options");
     o->sbatch_extra[o->nextra++] = value;
   } else if (strcmp(opt, "--requeue") == 0)
     o->requeue = true;
   else if (strcmp(opt, "--dry-run") == 0)
     o->dry_run = true;
   else
-    return tf_fail(err, "unknown option '%s'", opt);
+    return tf_fail_code(err, TF_ERR_CONFIG, "unknown option '%s'", opt);
   return 0;
 }
 
@@ -391,9 +394,10 @@ static void merge_script(text *t, const plan *p) {
 
 static int write_file(const char *path, const text *t, tf_error *err) {
   FILE *f = fopen(path, "w");
-  if (!f) return tf_fail(err, "cannot write '%s': %s", path, strerror(errno));
+  if (!f) return tf_fail_code(err, TF_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
   const bool ok = fwrite(t->s, 1, t->len, f) == t->len;
-  if (fclose(f) != 0 || !ok) return tf_fail(err, "writing '%s' failed: %s", path, strerror(errno));
+  if (fclose(f) != 0 || !ok)
+    return tf_fail_code(err, TF_ERR_IO, "writing '%s' failed: %s", path, strerror(errno));
   chmod(path, 0755);
   return 0;
 }
@@ -401,13 +405,13 @@ static int write_file(const char *path, const text *t, tf_error *err) {
 static int make_dirs(const char *path, tf_error *err) {
   char buf[PATH_MAX];
   if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf)
-    return tf_fail(err, "path too long");
+    return tf_fail_code(err, TF_ERR_CONFIG, "path too long");
   for (char *c = buf + 1;; c++) {
     const char saved = *c;
     if (saved == '/' || saved == '\0') {
       *c = '\0';
       if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        return tf_fail(err, "cannot create '%s': %s", buf, strerror(errno));
+        return tf_fail_code(err, TF_ERR_IO, "cannot create '%s': %s", buf, strerror(errno));
       *c = saved;
     }
     if (!saved) break;
@@ -458,12 +462,12 @@ static int plan_paths(plan *p, tf_error *err) {
   if (n <= 0) return tf_fail(err, "cannot find the twofold executable");
   p->exe[n] = '\0';
   if (!realpath(p->job->config, p->config))
-    return tf_fail(err, "'%s': %s", p->job->config, strerror(errno));
+    return tf_fail_code(err, TF_ERR_INPUT_FILE, "'%s': %s", p->job->config, strerror(errno));
   if (!getcwd(p->cwd, sizeof p->cwd)) return tf_fail(err, "cannot read the current directory");
   const char *base = strrchr(p->config, '/');
   if ((size_t)snprintf(p->stem, sizeof p->stem, "%s", base ? base + 1 : p->config) >=
       sizeof p->stem)
-    return tf_fail(err, "config file name too long");
+    return tf_fail_code(err, TF_ERR_CONFIG, "config file name too long");
   char *dot = strrchr(p->stem, '.');
   if (dot && dot != p->stem) *dot = '\0';
   snprintf(p->name, sizeof p->name, "tf-%s", p->stem);
@@ -475,16 +479,16 @@ static int plan_paths(plan *p, tf_error *err) {
   if (dir[0] == '/')
     snprintf(p->dir, sizeof p->dir, "%s", dir);
   else if ((size_t)snprintf(p->dir, sizeof p->dir, "%s/%s", p->cwd, dir) >= sizeof p->dir)
-    return tf_fail(err, "path too long");
+    return tf_fail_code(err, TF_ERR_CONFIG, "path too long");
   /* Part files next to the output: OUT.h5 -> OUT.parts/; logs too, OUT.logs/ (absolute:
    * sbatch opens the log before the script runs, and the logs belong with the data) */
   char out[PATH_MAX];
   if (without_h5(p->job->output, "", out, sizeof out) ||
       (size_t)snprintf(p->parts_dir, sizeof p->parts_dir, "%s.parts", out) >= sizeof p->parts_dir)
-    return tf_fail(err, "path too long");
+    return tf_fail_code(err, TF_ERR_CONFIG, "path too long");
   if (without_h5(p->job->output, p->job->output[0] == '/' ? "" : p->cwd, out, sizeof out) ||
       (size_t)snprintf(p->logs_dir, sizeof p->logs_dir, "%s.logs", out) >= sizeof p->logs_dir)
-    return tf_fail(err, "path too long");
+    return tf_fail_code(err, TF_ERR_CONFIG, "path too long");
   return 0;
 }
 
@@ -501,31 +505,34 @@ static int validate_plan(const plan *p, tf_error *err) {
                {"the output file", p->job->output, false}};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (!(words[i].directive ? directive_word(words[i].value) : safe_word(words[i].value)))
-      return tf_fail(err, "%s '%s' cannot go into a batch script: %s are not allowed there",
-                     words[i].what, words[i].value,
-                     words[i].directive ? "white space, '%', single quotes and control characters"
-                                        : "single quotes and control characters");
+      return tf_fail_code(
+          err, TF_ERR_CONFIG, "%s '%s' cannot go into a batch script: %s are not allowed there",
+          words[i].what, words[i].value,
+          words[i].directive ? "white space, '%', single quotes and control characters"
+                             : "single quotes and control characters");
   const char *const directives[] = {p->o->time, p->o->partition, p->o->account, p->o->qos,
                                     p->o->mem};
   for (size_t i = 0; i < sizeof directives / sizeof directives[0]; i++)
     if (directives[i] && !directive_word(directives[i]))
-      return tf_fail(err,
-                     "'%s' cannot go on an #SBATCH line (white space, '%%' or control characters)",
-                     directives[i]);
+      return tf_fail_code(
+          err, TF_ERR_CONFIG,
+          "'%s' cannot go on an #SBATCH line (white space, '%%' or control characters)",
+          directives[i]);
   return 0;
 }
 
 int tf_slurm_check(const tf_slurm_options *o, const tf_slurm_job *job, tf_error *err) {
   if (o->time && slurm_seconds(o->time) <= o->signal_lead)
-    return tf_fail(err,
-                   "--time %s is not longer than --signal-lead %d s: the job would be asked to "
-                   "checkpoint as soon as it starts",
-                   o->time, o->signal_lead);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "--time %s is not longer than --signal-lead %d s: the job would be asked to "
+        "checkpoint as soon as it starts",
+        o->time, o->signal_lead);
   if (o->array > 0 && !job->splittable)
-    return tf_fail(err,
-                   "--array: job '%s' is one computation and cannot be split; "
-                   "submit it as one job (without --array)",
-                   job->job);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "--array: job '%s' is one computation and cannot be split; "
+                        "submit it as one job (without --array)",
+                        job->job);
   plan p = {.o = o, .job = job};
   return plan_paths(&p, err) || validate_plan(&p, err) ? -1 : 0;
 }

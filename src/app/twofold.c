@@ -34,23 +34,25 @@ int twofold_run_args(MPI_Comm comm, int argc, const char *const *argv, char *err
   MPI_Initialized(&up);
   MPI_Finalized(&down);
   if (!up || down) {
-    tf_fail(&err, "twofold_run: MPI is %s: call it between MPI_Init and MPI_Finalize",
-            down ? "finalized" : "not initialised");
+    tf_fail_code(&err, TF_ERR_CONFIG,
+                 "twofold_run: MPI is %s: call it between MPI_Init and MPI_Finalize",
+                 down ? "finalized" : "not initialised");
     return give_back(TWOFOLD_USAGE, &err, errbuf, errlen);
   }
   if (comm == MPI_COMM_NULL) {
-    tf_fail(&err, "twofold_run: the communicator is MPI_COMM_NULL");
+    tf_fail_code(&err, TF_ERR_CONFIG, "twofold_run: the communicator is MPI_COMM_NULL");
     return give_back(TWOFOLD_USAGE, &err, errbuf, errlen);
   }
   MPI_Comm_test_inter(comm, &inter);
   if (inter) {
-    tf_fail(&err,
-            "twofold_run: an intercommunicator was given; twofold runs on an "
-            "intracommunicator");
+    tf_fail_code(&err, TF_ERR_CONFIG,
+                 "twofold_run: an intercommunicator was given; twofold runs on an "
+                 "intracommunicator");
     return give_back(TWOFOLD_USAGE, &err, errbuf, errlen);
   }
   if (argc < 0 || (argc > 0 && !argv)) {
-    tf_fail(&err, "twofold_run: argc = %d with argv %s", argc, argv ? "given" : "NULL");
+    tf_fail_code(&err, TF_ERR_CONFIG, "twofold_run: argc = %d with argv %s", argc,
+                 argv ? "given" : "NULL");
     return give_back(TWOFOLD_USAGE, &err, errbuf, errlen);
   }
   /* the command line parser wants {"twofold", "run", args..., NULL}, writable */
@@ -64,7 +66,7 @@ int twofold_run_args(MPI_Comm comm, int argc, const char *const *argv, char *err
   for (int i = 0; i < argc; i++) {
     if (!argv[i]) {
       free(line);
-      tf_fail(&err, "twofold_run: argv[%d] is NULL", i);
+      tf_fail_code(&err, TF_ERR_CONFIG, "twofold_run: argv[%d] is NULL", i);
       return give_back(TWOFOLD_USAGE, &err, errbuf, errlen);
     }
     line[i + 2] = (char *)argv[i];
@@ -81,7 +83,7 @@ int twofold_run_config(MPI_Comm comm, const char *config_path, const char *outpu
                        const char *const *overrides, char *errbuf, size_t errlen) {
   if (!config_path) {
     tf_error err;
-    tf_fail(&err, "twofold_run_config: config_path is NULL");
+    tf_fail_code(&err, TF_ERR_CONFIG, "twofold_run_config: config_path is NULL");
     return give_back(TWOFOLD_USAGE, &err, errbuf, errlen);
   }
   size_t n = 0;

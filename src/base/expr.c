@@ -287,7 +287,7 @@ static tf_expr *fail_at(parser *ps, const char *where, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
-  tf_fail(ps->err, "column %d: %s", column(ps, where), detail);
+  tf_fail_code(ps->err, TF_ERR_CONFIG, "column %d: %s", column(ps, where), detail);
   return NULL;
 }
 

@@ -34,29 +34,30 @@ int tf_lock_take(const char *path, tf_error *err) {
      * whatever it points to */
     const int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0 && errno == ELOOP)
-      return tf_fail(err,
-                     "the lock file '%s' is a symbolic link, which twofold refuses to open; "
-                     "remove it (nobody else's run makes one)",
-                     lock);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "the lock file '%s' is a symbolic link, which twofold refuses to open; "
+                          "remove it (nobody else's run makes one)",
+                          lock);
     if (fd < 0)
       return tf_fail_code(err, TF_ERR_IO, "cannot create the lock file '%s': %s", lock,
                           strerror(errno));
     struct stat own;
     if (fstat(fd, &own) != 0 || !S_ISREG(own.st_mode) || own.st_nlink != 1) {
       close(fd);
-      return tf_fail(err,
-                     "the lock file '%s' is not a plain file of its own (a hard link or a "
-                     "special file); remove it",
-                     lock);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "the lock file '%s' is not a plain file of its own (a hard link or a "
+                          "special file); remove it",
+                          lock);
     }
     if (set_lock(fd, F_WRLCK) != 0) {
       const long pid = holder(fd);
       close(fd);
       if (pid > 0)
-        return tf_fail(err,
-                       "'%s' is being written by another twofold run (process %ld holds '%s'); "
-                       "wait for it to end or stop it",
-                       path, pid, lock);
+        return tf_fail_code(
+            err, TF_ERR_CONFIG,
+            "'%s' is being written by another twofold run (process %ld holds '%s'); "
+            "wait for it to end or stop it",
+            path, pid, lock);
       continue; /* released in between */
     }
     struct stat a, b;

@@ -28,12 +28,12 @@ int tf_contact_pair_check(tf_config *cfg, const tf_ode_options *ode, tf_error *e
    * solutions, misses it (the wheelset's error stayed at 1e-8 for every rtol from 1e-10 to
    * 1e-12, where DOPRI5's follows the tolerance) */
   char where[256];
-  return tf_fail(err,
-                 "%s: key 'integrator.method': %s is not offered for bodies under spatial "
-                 "friction (their slip starts non-smoothly, which its error estimate misses); "
-                 "use dopri5",
-                 tf_config_where(cfg, "integrator.method", where, sizeof where),
-                 tf_stepper_type_name(ode->type));
+  return tf_fail_code(err, TF_ERR_CONFIG,
+                      "%s: key 'integrator.method': %s is not offered for bodies under spatial "
+                      "friction (their slip starts non-smoothly, which its error estimate misses); "
+                      "use dopri5",
+                      tf_config_where(cfg, "integrator.method", where, sizeof where),
+                      tf_stepper_type_name(ode->type));
 }
 
 int tf_contact_options_from_config(tf_config *cfg, const tf_ode_options *ode, tf_contact_options *o,
@@ -146,11 +146,12 @@ int tf_contact_refuse_dual_lyapunov(tf_config *cfg, const tf_kernel *k, const ch
                                     tf_error *err) {
   if (!k || !tf_contact_is_dual(k)) return 0;
   char where[256];
-  return tf_fail(err,
-                 "%s: key 'model.name': model '%s' has two contacts; %s has no tangent dynamics "
-                 "for its kinematic cases (scan.quantity stationary, job trajectory or slip-onset "
-                 "run it)",
-                 tf_config_where(cfg, "model.name", where, sizeof where), k->name, what);
+  return tf_fail_code(
+      err, TF_ERR_CONFIG,
+      "%s: key 'model.name': model '%s' has two contacts; %s has no tangent dynamics "
+      "for its kinematic cases (scan.quantity stationary, job trajectory or slip-onset "
+      "run it)",
+      tf_config_where(cfg, "model.name", where, sizeof where), k->name, what);
 }
 
 const char *tf_contact_modes_doc(const tf_kernel *k) {

@@ -119,7 +119,8 @@ void tf_devs_reset_tangent(tf_devs *d) {
 
 tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint64_t member,
                         bool generic, MPI_Comm comm, tf_error *err) {
-  if (k->kind != TF_MODEL_DEVS) return tf_fail(err, "model '%s' is not a DEVS", k->name), NULL;
+  if (k->kind != TF_MODEL_DEVS)
+    return tf_fail_code(err, TF_ERR_INTERNAL, "model '%s' is not a DEVS", k->name), NULL;
   const tf_devs_ops *L = k->devs;
   const bool fast = tf_devs_model_vectorised(k);
   tf_devs *d = calloc(1, sizeof *d);
@@ -174,7 +175,7 @@ tf_devs *tf_devs_create(const tf_kernel *k, const double *p, uint64_t seed, uint
   if (d->nblocks_all * TILE_STEPS * 4 > (uint64_t)INT_MAX) {
     const unsigned long long n = d->n;
     tf_devs_destroy(d);
-    return tf_fail(err, "N = %llu is too large for one ensemble", n), NULL;
+    return tf_fail_code(err, TF_ERR_CONFIG, "N = %llu is too large for one ensemble", n), NULL;
   }
   initial_states(d);
   tf_devs_reset_tangent(d);
@@ -745,7 +746,8 @@ int tf_devs_events_from_config(tf_devs_events **out, tf_config *cfg, const tf_ke
   if (ev->spec.impact.section == TF_SECTION_FUNCTION &&
       !(ev->g = tf_observable_parse(&ev->signal, ev->spec.impact.section_function, &why))) {
     tf_devs_events_destroy(ev);
-    return tf_fail(err, "poincare.function: %s", why.msg); /* checked with its key already */
+    return tf_fail_code(err, TF_ERR_CONFIG, "poincare.function: %s",
+                        why.msg); /* checked with its key already */
   }
   *out = ev;
   return 0;

@@ -68,18 +68,18 @@ static int read_model(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *er
   const bool self_smoothed = tf_model_self_smoothed(k, flow->params);
   if (tf_smoothing_requested(cfg)) {
     if (self_smoothed)
-      return tf_fail(err,
-                     "%s: key 'model.smoothing': model '%s' is already smoothed by its own "
-                     "parameters; set its smoothing parameter to 0 or drop model.smoothing",
-                     tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'model.smoothing': model '%s' is already smoothed by its own "
+                          "parameters; set its smoothing parameter to 0 or drop model.smoothing",
+                          tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
     flow->smoothing_on = true;
     return tf_smoothing_from_config(cfg, k, &flow->smoothing, err);
   }
   if (!self_smoothed)
-    return tf_fail(err,
-                   "%s: key 'model.name': model '%s' is a Filippov system; add a "
-                   "model.smoothing section (law, epsilon) to run it as a smooth flow",
-                   tf_config_where(cfg, "model.name", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.name': model '%s' is a Filippov system; add a "
+                        "model.smoothing section (law, epsilon) to run it as a smooth flow",
+                        tf_config_where(cfg, "model.name", where, sizeof where), k->name);
   return 0;
 }
 
@@ -117,11 +117,11 @@ static int parse_components(tf_config *cfg, const tf_kernel *k, const char *list
     if (i < 0) {
       char names[256];
       tf_join_state_names(k, names, sizeof names);
-      return tf_fail(err,
-                     "%s: key 'model.noise.components': model '%s' has no state "
-                     "component '%s' (components: %s)",
-                     tf_config_where(cfg, "model.noise.components", where, sizeof where), k->name,
-                     tok, names);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'model.noise.components': model '%s' has no state "
+                          "component '%s' (components: %s)",
+                          tf_config_where(cfg, "model.noise.components", where, sizeof where),
+                          k->name, tok, names);
     }
     on[i] = any = true;
   }
@@ -145,17 +145,17 @@ static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
     return -1;
   nz->multiplicative = strcmp(form, "multiplicative") == 0;
   if (k->dim > TF_MAX_DIM)
-    return tf_fail(err,
-                   "%s: key 'model.noise': model '%s' has %zu components; model.noise "
-                   "supports at most %d",
-                   tf_config_where(cfg, "model.noise", where, sizeof where), k->name, k->dim,
-                   TF_MAX_DIM);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.noise': model '%s' has %zu components; model.noise "
+                        "supports at most %d",
+                        tf_config_where(cfg, "model.noise", where, sizeof where), k->name, k->dim,
+                        TF_MAX_DIM);
   if (tf_model_diffusion(k) &&
       tf_kernel_is_noisy(k, flow->x0 ? flow->x0 : k->initial, flow->params))
-    return tf_fail(err,
-                   "%s: key 'model.noise': model '%s' already has noise with these "
-                   "parameters; set its own noise parameter to 0 to use model.noise",
-                   tf_config_where(cfg, "model.noise", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.noise': model '%s' already has noise with these "
+                        "parameters; set its own noise parameter to 0 to use model.noise",
+                        tf_config_where(cfg, "model.noise", where, sizeof where), k->name);
   if (strcmp(target, "state") == 0) {
     nz->target = TF_NOISE_STATE;
     const char *list;
@@ -165,11 +165,11 @@ static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
   if (strcmp(target, "friction") == 0) {
     nz->target = TF_NOISE_FRICTION;
     if (!flow->smoothing_on)
-      return tf_fail(err,
-                     "%s: key 'model.noise.on': noise on the friction law perturbs the "
-                     "multiplier of a smoothed Filippov model; model '%s' needs a "
-                     "model.smoothing section for it",
-                     tf_config_where(cfg, "model.noise.on", where, sizeof where), k->name);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'model.noise.on': noise on the friction law perturbs the "
+                          "multiplier of a smoothed Filippov model; model '%s' needs a "
+                          "model.smoothing section for it",
+                          tf_config_where(cfg, "model.noise.on", where, sizeof where), k->name);
     return 0;
   }
   nz->target = TF_NOISE_PARAMETER;
@@ -181,11 +181,11 @@ static int read_noise(tf_flow *flow, tf_config *cfg, tf_error *err) {
     for (size_t i = 0; i < k->nparams; i++)
       snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                k->params[i].name);
-    return tf_fail(err,
-                   "%s: key 'model.noise.parameter': model '%s' has no parameter '%s' "
-                   "(known: %s)",
-                   tf_config_where(cfg, "model.noise.parameter", where, sizeof where), k->name,
-                   pname, known);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.noise.parameter': model '%s' has no parameter '%s' "
+                        "(known: %s)",
+                        tf_config_where(cfg, "model.noise.parameter", where, sizeof where), k->name,
+                        pname, known);
   }
   return 0;
 }
@@ -207,8 +207,8 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
       tf_integrator_get_int(cfg, "integrator.ts.jacobian_lag", &lag, err))
     return -1;
   if (strlen(type) >= sizeof flow->ts.type || strlen(options) >= sizeof flow->ts.options)
-    return tf_fail(err, "%s: key 'integrator.ts': type or options too long",
-                   tf_config_where(cfg, "integrator.ts", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'integrator.ts': type or options too long",
+                        tf_config_where(cfg, "integrator.ts", where, sizeof where));
   snprintf(flow->ts.type, sizeof flow->ts.type, "%s", type);
   snprintf(flow->ts.options, sizeof flow->ts.options, "%s", options);
   flow->batch = batch;
@@ -222,11 +222,11 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
   const bool analytic = flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
                                            : tf_model_jacobian(flow->kernel) != NULL;
   if (strcmp(jacobian, "analytic") == 0 && !analytic)
-    return tf_fail(err,
-                   "%s: key 'integrator.ts.jacobian': model '%s' gives no analytic "
-                   "Jacobian%s; use fd (finite differences with colouring) or auto",
-                   tf_config_where(cfg, "integrator.ts.jacobian", where, sizeof where),
-                   flow->kernel->name, flow->smoothing_on ? " for this smoothing field" : "");
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.ts.jacobian': model '%s' gives no analytic "
+                        "Jacobian%s; use fd (finite differences with colouring) or auto",
+                        tf_config_where(cfg, "integrator.ts.jacobian", where, sizeof where),
+                        flow->kernel->name, flow->smoothing_on ? " for this smoothing field" : "");
   flow->ts.fd_jacobian = strcmp(jacobian, "fd") == 0 || !analytic;
   flow->ts.jacobian_lag = (int)lag;
   flow->ts.ode = flow->ode;
@@ -315,8 +315,8 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
   const bool sde = flow->method == TF_METHOD_EULER_MARUYAMA || flow->method == TF_METHOD_MILSTEIN ||
                    flow->method == TF_METHOD_DRIFT_IMPLICIT;
   if (flow->ode.fixed_step && flow->method != TF_METHOD_DOPRI5)
-    return tf_fail(
-        err,
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
         "%s: key 'integrator.step': fixed steps are the explicit pairs' (integrator.method "
         "dopri5 or dop853); %s controls its own steps (the SDE methods: integrator.dt)",
         tf_config_where(cfg, "integrator.step", where, sizeof where), tf_method_name(flow->method));
@@ -328,46 +328,51 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
                    tf_config_where(cfg, "integrator.controller_math", where, sizeof where),
                    tf_method_name(flow->method));
   if (!sde && noisy)
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' has noise with these parameters, "
-                   "but %s is deterministic; use euler-maruyama, milstein or drift-implicit "
-                   "(or auto)",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name,
-                   flow->method == TF_METHOD_DOPRI5 ? tf_stepper_type_name(flow->ode.type)
-                                                    : tf_method_name(flow->method));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' has noise with these parameters, "
+                        "but %s is deterministic; use euler-maruyama, milstein or drift-implicit "
+                        "(or auto)",
+                        tf_config_where(cfg, "integrator.method", where, sizeof where),
+                        flow->kernel->name,
+                        flow->method == TF_METHOD_DOPRI5 ? tf_stepper_type_name(flow->ode.type)
+                                                         : tf_method_name(flow->method));
   const bool model_noise = flow->noise.target != TF_NOISE_NONE;
   if (sde && !tf_model_diffusion(flow->kernel) && !model_noise)
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' has no noise term; use dopri5 or "
-                   "petsc-ts (or add model.noise)",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' has no noise term; use dopri5 or "
+                        "petsc-ts (or add model.noise)",
+                        tf_config_where(cfg, "integrator.method", where, sizeof where),
+                        flow->kernel->name);
   if (flow->method == TF_METHOD_MILSTEIN && !model_noise && !tf_model_diffusion_dx(flow->kernel))
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' gives no noise derivative "
-                   "needed by milstein; use euler-maruyama",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' gives no noise derivative "
+                        "needed by milstein; use euler-maruyama",
+                        tf_config_where(cfg, "integrator.method", where, sizeof where),
+                        flow->kernel->name);
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT) {
     if (tf_integrator_get_double(cfg, "integrator.theta", &flow->theta, err) ||
         tf_integrator_get_bool(cfg, "integrator.milstein", &implicit_milstein, err))
       return -1;
     if (implicit_milstein && !model_noise && !tf_model_diffusion_dx(flow->kernel))
-      return tf_fail(err, "%s: key 'integrator.milstein': model '%s' gives no noise derivative",
-                     tf_config_where(cfg, "integrator.milstein", where, sizeof where),
-                     flow->kernel->name);
+      return tf_fail_code(
+          err, TF_ERR_CONFIG, "%s: key 'integrator.milstein': model '%s' gives no noise derivative",
+          tf_config_where(cfg, "integrator.milstein", where, sizeof where), flow->kernel->name);
     flow->implicit_milstein = implicit_milstein;
     if (flow->kernel->dim > TF_MAX_DIM)
-      return tf_fail(err, "drift-implicit supports at most %d state components", TF_MAX_DIM);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'integrator.method': drift-implicit supports at most %d state "
+                          "components",
+                          tf_config_where(cfg, "integrator.method", where, sizeof where),
+                          TF_MAX_DIM);
   }
   if (read_normals(flow, cfg, sde, err)) return -1;
   if (tf_rosenbrock_tableau(flow->ode.type) && flow->kernel->dim > TF_ROS_MAX_DIM)
-    return tf_fail(err,
-                   "%s: key 'integrator.method': rosenbrock supports at most %d state components "
-                   "(model '%s' has %zu); use petsc-ts",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where), TF_ROS_MAX_DIM,
-                   flow->kernel->name, flow->kernel->dim);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'integrator.method': rosenbrock supports at most %d state components "
+        "(model '%s' has %zu); use petsc-ts",
+        tf_config_where(cfg, "integrator.method", where, sizeof where), TF_ROS_MAX_DIM,
+        flow->kernel->name, flow->kernel->dim);
   if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, comm, err);
   /* a config written for TS and run with another method (--set integrator.method=...) */
   tf_config_mark_used(cfg, "integrator.ts");
@@ -384,8 +389,8 @@ static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   if (tf_contact_kernel(k)) return 0;
   char where[256];
   if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
-    return tf_fail(
-        err,
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
         "%s: key 'integrator.method': model '%s' %s runs on the event-driven DOPRI5 "
         "integrator only (no noise, smoothing or other method)",
         tf_config_where(cfg, impacts ? "integrator.method" : "poincare.event", where, sizeof where),
@@ -484,14 +489,14 @@ int tf_flow_drift(double t, const double *x, void *ctx, double *dx) {
                          ? tf_smooth_rhs(flow->kernel, flow->params, &flow->smoothing, t, x, dx)
                          : tf_model_rhs(flow->kernel)(t, x, flow->params, dx));
 }
-static void jacobian_adapter(double t, const double *x, void *ctx, double *jac) {
+void tf_flow_jacobian(double t, const double *x, void *ctx, double *jac) {
   const tf_flow *flow = ctx;
   if (flow->smoothing_on)
     tf_smooth_jacobian(flow->kernel, flow->params, &flow->smoothing, t, x, jac);
   else
     tf_model_jacobian(flow->kernel)(t, x, flow->params, jac);
 }
-static bool has_analytic_jacobian(const tf_flow *flow) {
+bool tf_flow_has_jacobian(const tf_flow *flow) {
   return flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
                             : tf_model_jacobian(flow->kernel) != NULL;
 }
@@ -594,7 +599,7 @@ static tf_flow_result dopri5_loop(tf_flow *flow, double *t, double *x, tf_sample
                                   void *sctx, long n_samples) {
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t0};
   tf_stepper_setup(flow->stepper, tf_flow_drift, flow, &flow->ode);
-  if (has_analytic_jacobian(flow)) tf_stepper_set_jacobian(flow->stepper, jacobian_adapter);
+  if (tf_flow_has_jacobian(flow)) tf_stepper_set_jacobian(flow->stepper, tf_flow_jacobian);
   tf_stepper_set_autonomous(flow->stepper, flow->kernel->autonomous);
   tf_stepper_reset(flow->stepper, flow->t0, x);
   flow_samples fs = {flow, sample, sctx, n_samples, 0, &res};
@@ -638,22 +643,34 @@ static int sde_status(tf_flow *flow, tf_sde_status st, double t) {
   return st == TF_SDE_NEWTON_FAILED ? TF_MEMBER_STEP_UNDERFLOW : TF_MEMBER_NONFINITE;
 }
 
+/* An SDE scheme's step k of the grid t0 + k h (the last ending at t_end, as the samples do):
+ * its ends are what tf_flow_dense interpolates. */
+static void sde_step_seen(void *ctx, long k, const double *xa, const double *xb) {
+  tf_flow *flow = ctx;
+  const size_t n = flow->kernel->dim;
+  flow->sde_t[0] = flow->t0 + (double)k * flow->sde_h;
+  flow->sde_t[1] =
+      k + 1 == flow->sde_total ? flow->t_end : flow->t0 + (double)(k + 1) * flow->sde_h;
+  memcpy(flow->sde_x[0], xa, n * sizeof *xa), memcpy(flow->sde_x[1], xb, n * sizeof *xb);
+  flow->on_step(flow->on_step_ctx, flow->sde_t[0], flow->sde_t[1]);
+}
+
 static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                               void *sctx, long n_samples) {
   const bool column =
       flow->noise.target == TF_NOISE_FRICTION || flow->noise.target == TF_NOISE_PARAMETER;
   const bool state_dx = flow->noise.target == TF_NOISE_STATE || tf_model_diffusion_dx(flow->kernel);
-  const tf_sde_system sys = {
-      .n = flow->kernel->dim,
-      .drift = tf_flow_drift,
-      .diffusion = diffusion_adapter,
-      .diffusion_dx = state_dx ? diffusion_dx_adapter : NULL,
-      .ctx = flow,
-      .m = column ? 1 : 0,
-      .noise = column ? noise_column_adapter : NULL,
-      .drift_jacobian = has_analytic_jacobian(flow) ? jacobian_adapter : NULL,
-      .theta = flow->theta,
-      .fast_normals = flow->fast_normals};
+  const tf_sde_system sys = {.n = flow->kernel->dim,
+                             .drift = tf_flow_drift,
+                             .diffusion = diffusion_adapter,
+                             .diffusion_dx = state_dx ? diffusion_dx_adapter : NULL,
+                             .ctx = flow,
+                             .m = column ? 1 : 0,
+                             .noise = column ? noise_column_adapter : NULL,
+                             .drift_jacobian = tf_flow_has_jacobian(flow) ? tf_flow_jacobian : NULL,
+                             .theta = flow->theta,
+                             .fast_normals = flow->fast_normals,
+                             .accepted = flow->on_step ? sde_step_seen : NULL};
   tf_sde_scheme scheme = TF_SDE_EULER_MARUYAMA;
   if (flow->method == TF_METHOD_MILSTEIN) scheme = TF_SDE_MILSTEIN;
   if (flow->method == TF_METHOD_DRIFT_IMPLICIT)
@@ -662,6 +679,8 @@ static tf_flow_result run_sde(tf_flow *flow, uint64_t member, double *x, tf_samp
   flow->model_code = 0;
   tf_flow_result res = {.status = TF_MEMBER_OK, .t_final = flow->t_end};
   const long total = tf_sde_step_count(flow->t0, flow->t_end, flow->dt);
+  flow->sde_total = total, flow->sde_h = total > 0 ? (flow->t_end - flow->t0) / (double)total : 0;
+  flow->sde_t[0] = flow->sde_t[1] = flow->t0;
   if (total > flow->ode.max_steps) {
     res.status = TF_MEMBER_MAX_STEPS;
     res.t_final = flow->t0;
@@ -718,15 +737,34 @@ static void ts_sample(void *ctx, double t, const double *x) {
   c->fn(c->ctx, t, x + c->offset);
 }
 
-static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot,
-                             tf_sample_fn sample, void *sctx, long n_samples) {
+/* A PETSc TS step seen by on_step: tf_flow_dense interpolates the member's slot inside it. */
+static void ts_step_seen(void *ctx, double ta, double tb, const tf_ts_step *s) {
+  tf_flow *flow = ctx;
+  flow->ts_step = s, flow->ts_t[0] = ta, flow->ts_t[1] = tb;
+  flow->on_step(flow->on_step_ctx, ta, tb);
+  flow->ts_step = NULL;
+}
+
+/* tf_ts_solve of `count` members in x; `watched`: on_step sees the solve's steps, tf_flow_dense
+ * giving the state of member `slot`, whose samples go out. */
+static int solve_ts(tf_flow *flow, size_t count, double *x, size_t slot, bool watched,
+                    tf_sample_fn sample, void *sctx, long n_samples, tf_ts_stats *st,
+                    tf_error *err) {
   const tf_ts_problem pb = {flow->kernel->dim, tf_flow_drift,
-                            has_analytic_jacobian(flow) ? jacobian_adapter : NULL, flow};
+                            tf_flow_has_jacobian(flow) ? tf_flow_jacobian : NULL, flow};
+  ts_sample_ctx sc = {sample, sctx, slot * flow->kernel->dim};
+  tf_ts_settings set = flow->ts;
+  if (watched && flow->on_step) set.on_step = ts_step_seen, set.on_step_ctx = flow;
+  flow->ts_slot = slot;
+  return tf_ts_solve(&pb, &set, count, flow->t0, flow->t_end, x, sample ? ts_sample : NULL, &sc,
+                     n_samples, st, err);
+}
+
+static tf_flow_result run_ts(tf_flow *flow, size_t count, double *x, size_t slot, bool watched,
+                             tf_sample_fn sample, void *sctx, long n_samples) {
   tf_ts_stats st;
   tf_error err;
-  ts_sample_ctx sc = {sample, sctx, slot * flow->kernel->dim};
-  const int rc = tf_ts_solve(&pb, &flow->ts, count, flow->t0, flow->t_end, x,
-                             sample ? ts_sample : NULL, &sc, n_samples, &st, &err);
+  const int rc = solve_ts(flow, count, x, slot, watched, sample, sctx, n_samples, &st, &err);
   tf_flow_result res = {
       .status = rc < 0 ? TF_MEMBER_FAILED : rc, .t_final = flow->t_end, .work = st.work};
   if (rc < 0) fprintf(stderr, "twofold: %s\n", err.msg);
@@ -774,6 +812,21 @@ static int ensure_sample_buffers(tf_flow *flow, long n_samples) {
   return flow->batch_n_alloc ? 0 : -1;
 }
 
+/* on_step for a member of a batch: the solve that gave its result (its batch's, or its own
+ * where the batch failed) once more, bit for bit, with on_step watching the member's slot. */
+static void solve_again_watched(tf_flow *flow, uint64_t first, size_t b, size_t slot) {
+  const size_t n = flow->kernel->dim, count = flow->batch_whole ? b : 1;
+  double *x = calloc(count * n, sizeof *x);
+  tf_ts_stats st;
+  tf_error err;
+  if (!x) return;
+  for (size_t i = 0; i < count; i++)
+    tf_flow_initial_state(flow, first + (flow->batch_whole ? i : slot), x + i * n);
+  if (finite_state(x, count * n))
+    solve_ts(flow, count, x, flow->batch_whole ? slot : 0, true, NULL, NULL, 0, &st, &err);
+  free(x);
+}
+
 /* Member m belongs to batch m / B (members m0 .. min(m0 + B, members) - 1), so its numbers
  * depend on (m, members) alone, not on ranks, chunks or restarts.  The last batch solved
  * is kept (with its samples, if asked for), as consecutive members usually follow each
@@ -798,8 +851,9 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
     const bool finite = finite_state(flow->batch_x, b * n);
     batch_recorder all = {flow, -1, b};
     tf_flow_result r =
-        finite ? run_ts(flow, b, flow->batch_x, 0, want ? record_batch : NULL, &all, want)
+        finite ? run_ts(flow, b, flow->batch_x, 0, false, want ? record_batch : NULL, &all, want)
                : (tf_flow_result){.status = TF_MEMBER_NONFINITE};
+    flow->batch_whole = r.status == TF_MEMBER_OK;
     for (size_t i = 0; i < b; i++) {
       flow->batch_res[i] = (tf_flow_batch_result){r.status, r.t_final, r.work};
       if (r.status == TF_MEMBER_OK) continue;
@@ -811,12 +865,13 @@ static tf_flow_result run_batched(tf_flow *flow, uint64_t member, double *x, tf_
       if (want > 0) flow->batch_sampled[i] = 0;
       const tf_flow_result ri =
           finite_state(xi, n)
-              ? run_ts(flow, 1, xi, 0, want ? record_batch : NULL, &one, want)
+              ? run_ts(flow, 1, xi, 0, false, want ? record_batch : NULL, &one, want)
               : (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
       flow->batch_res[i] = (tf_flow_batch_result){ri.status, ri.t_final, ri.work};
     }
     flow->batch_id = id;
   }
+  if (flow->on_step) solve_again_watched(flow, first, b, slot);
   for (long i = 0; want > 0 && i < flow->batch_sampled[slot] && i < want; i++)
     sample(sctx, flow->batch_sample_t[i], flow->batch_samples + ((size_t)i * full + slot) * n);
   memcpy(x, flow->batch_x + slot * n, n * sizeof *x);
@@ -835,6 +890,7 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
   if (!finite_state(x, flow->kernel->dim))
     return (tf_flow_result){.status = TF_MEMBER_NONFINITE, .t_final = flow->t0};
   if (flow->poincare) {
+    tf_impact_set_step_hook(tf_poincare_impact(flow->poincare), flow->on_step, flow->on_step_ctx);
     tf_poincare_run(flow->poincare, flow->params, flow->t0, x, flow->t_end, &flow->poincare_rec,
                     sample, sample_ctx, sample ? n_samples : 0);
     const tf_impact_result *r = &flow->poincare_rec.result;
@@ -842,6 +898,62 @@ tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_
   }
   if (flow->method == TF_METHOD_DOPRI5) return run_dopri5(flow, x, sample, sample_ctx, n_samples);
   if (flow->method == TF_METHOD_PETSC_TS)
-    return run_ts(flow, 1, x, 0, sample, sample_ctx, n_samples);
+    return run_ts(flow, 1, x, 0, true, sample, sample_ctx, n_samples);
   return run_sde(flow, member, x, sample, sample_ctx, n_samples);
+}
+
+static int zero_field(double t, const double *x, void *ctx, double *dx) {
+  (void)t, (void)x, (void)ctx;
+  dx[0] = 0.0;
+  return 0;
+}
+
+static void probe_step(void *ctx, double ta, double tb, const tf_ts_step *s) {
+  double x;
+  *(int *)ctx = s->at(s, 0.5 * (ta + tb), 0, &x);
+}
+
+bool tf_flow_ts_interpolates(const tf_flow *flow) {
+  const tf_ts_problem pb = {1, zero_field, NULL, NULL};
+  tf_ts_settings set = flow->ts;
+  int answer = 0; /* no step seen: not known to lack it */
+  set.ode.stop = NULL, set.ode.max_steps = 1, set.ode.h0 = 0.5;
+  set.on_step = probe_step, set.on_step_ctx = &answer;
+  double x = 1.0;
+  tf_error err;
+  tf_ts_solve(&pb, &set, 1, 0.0, 1.0, &x, NULL, NULL, 0, NULL, &err);
+  return answer == 0;
+}
+
+void tf_flow_last_step(const tf_flow *flow, double step[2]) {
+  if (flow->poincare) {
+    tf_impact_last_step(tf_poincare_impact(flow->poincare), step);
+  } else if (flow->method == TF_METHOD_DOPRI5) {
+    step[0] = tf_stepper_last_step_start(flow->stepper);
+    step[1] = tf_stepper_last_step_end(flow->stepper);
+  } else if (flow->method == TF_METHOD_PETSC_TS) {
+    step[0] = flow->ts_t[0], step[1] = flow->ts_step ? flow->ts_t[1] : flow->ts_t[0];
+  } else {
+    step[0] = flow->sde_t[0], step[1] = flow->sde_t[1];
+  }
+}
+
+int tf_flow_dense(const tf_flow *flow, double t, double *x) {
+  double step[2];
+  tf_flow_last_step(flow, step);
+  if (!(step[0] < step[1] && t >= step[0] && t <= step[1])) return -1;
+  const size_t n = flow->kernel->dim;
+  if (flow->poincare) {
+    tf_impact_dense(tf_poincare_impact(flow->poincare), t, x);
+  } else if (flow->method == TF_METHOD_DOPRI5) {
+    tf_stepper_dense(flow->stepper, t, x);
+  } else if (flow->method == TF_METHOD_PETSC_TS) {
+    return flow->ts_step->at(flow->ts_step, t, flow->ts_slot, x);
+  } else { /* the ends exactly at the ends */
+    const double s = (t - step[0]) / (step[1] - step[0]);
+    for (size_t i = 0; i < n; i++)
+      x[i] = t == step[1] ? flow->sde_x[1][i]
+                          : flow->sde_x[0][i] + s * (flow->sde_x[1][i] - flow->sde_x[0][i]);
+  }
+  return 0;
 }

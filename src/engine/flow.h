@@ -88,6 +88,7 @@ typedef struct tf_flow {
   long long batch_id;
   double *batch_x0, *batch_x;
   tf_flow_batch_result *batch_res;
+  bool batch_whole; /* the cached batch's members got its solve's result (none failed) */
   long batch_n_samples, batch_n_alloc; /* samples of the cached batch, buffer capacity */
   double *batch_samples, *batch_sample_t;
   long *batch_sampled; /* samples recorded per slot */
@@ -99,10 +100,20 @@ typedef struct tf_flow {
   int model_code; /* the SDE schemes' last refusal by the model (reset per member) */
   int lanes;      /* integrator.lanes: 0 auto, 1 member by member, else the width */
   const struct tf_sampling *sampling; /* sampled initial states (sampling.h), NULL: none */
-  /* Optional: sees every accepted step [ta, tb] of a member integrated on the flow's stepper
-   * (not SDE, PETSc TS, impact or lanes), whose dense output tf_stepper_dense gives then. */
+  /* Optional: sees every accepted step [ta, tb] of a member run by tf_flow_run_member (not in
+   * lanes), inside which tf_flow_dense gives the state: the stepper's step; the impact engine's
+   * step as the event loop cuts it at events; an SDE scheme's grid step; a PETSc TS step of the
+   * member's batch (a member of a batch of several is solved again with the hook: tf_flow_dense
+   * is then its slot's interpolant on the batch's steps).  Nothing of a run depends on it. */
   void (*on_step)(void *ctx, double ta, double tb);
   void *on_step_ctx;
+  /* what tf_flow_dense reads: an SDE scheme's last grid step (seen by on_step), the PETSc TS
+   * step on_step sees (NULL outside it) and the member's slot in its batch */
+  double sde_h, sde_t[2], sde_x[2][TF_MAX_DIM];
+  long sde_total;
+  const tf_ts_step *ts_step;
+  double ts_t[2];
+  size_t ts_slot;
 } tf_flow;
 
 /* initial.state (default: the kernel's), initial.spread, initial.time. */
@@ -143,8 +154,26 @@ typedef struct tf_flow_result {
 tf_flow_result tf_flow_run_member(tf_flow *flow, uint64_t member, double *x, tf_sample_fn sample,
                                   void *sample_ctx, long n_samples);
 
+/* The member's last step [step[0], step[1]] whose dense output the flow keeps (inside on_step:
+ * the step seen); step[0] == step[1] where there is none: none taken since the member's start
+ * or its last event, an SDE member run without on_step, PETSc TS outside on_step. */
+void tf_flow_last_step(const tf_flow *flow, double step[2]);
+/* The state at t in that step (dim values): the stepper's continuous extension, the impact
+ * engine's on the mode's field, PETSc TS's interpolant (TSInterpolate) of the member's slot, or
+ * for an SDE scheme, which has no continuous extension, the linear interpolant of the grid
+ * step's ends (the Euler-Maruyama path between grid points).  Returns 0, or -1 where there is
+ * none (t outside the step, a TS type without interpolation). */
+int tf_flow_dense(const tf_flow *flow, double t, double *x);
+
+/* PETSc TS members: false if the TS type has no interpolation inside a step (found by solving
+ * x' = 0 for one step), so that a step hook is refused rather than given no dense output. */
+bool tf_flow_ts_interpolates(const tf_flow *flow);
+
 /* The field DOPRI5 integrates (ctx: the flow), and the time of sample i of n_samples. */
 int tf_flow_drift(double t, const double *x, void *ctx, double *dx);
+/* Its exact Jacobian (ctx: the flow), where tf_flow_has_jacobian. */
+void tf_flow_jacobian(double t, const double *x, void *ctx, double *jac);
+bool tf_flow_has_jacobian(const tf_flow *flow);
 double tf_flow_sample_time(const tf_flow *flow, long i, long n_samples);
 
 /* Lanes (flow_lanes.c): members integrated side by side on one core, each with its own steps,
@@ -160,7 +189,8 @@ typedef struct tf_flow_lane_member {
 } tf_flow_lane_member;
 
 /* The lanes members of this flow run in: 1 where they run one by one (integrator.lanes: 1,
- * a method other than DOPRI5, events or impacts), else the width (auto: by the CPU). */
+ * an SDE or PETSc TS method, events or impacts, a Rosenbrock type on a field without an exact
+ * Jacobian or depending on t), else the width (auto: by the CPU). */
 int tf_flow_lanes(const tf_flow *flow);
 /* Runs m[0 .. count) in tf_flow_lanes(flow) lanes; a finished lane takes the next member at
  * once.  n_samples as tf_flow_run_member's (each member's own sink); `computing` (NULL: none)

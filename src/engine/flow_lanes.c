@@ -21,6 +21,7 @@
 #include "dopri5_coeffs.h"
 #include "flow_lanes.h"
 #include "rk_driver.h"
+#include "rosenbrock.h"
 #include "status.h"
 
 typedef tf_lanes lanes;
@@ -96,6 +97,12 @@ void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
   if (L->steppers) {
     for (int l = 0; l < w; l++)
       if (L->slot[l] >= 0) eval_own_field(L, l, xs, dx);
+    return;
+  }
+  if (L->smooth_lanes) {
+    const tf_flow *flow = L->flow;
+    tf_smooth_rhs_lanes(flow->kernel, flow->params, &flow->smoothing, w, L->tc, xs, dx,
+                        eval_codes(L));
     return;
   }
   if (L->lane_rhs) {
@@ -258,10 +265,13 @@ void tf_lanes_move_on(lanes *L, int l, double h, double log_err) {
     L->k[0][q] = L->k[L->pair->fsal_stage][q]; /* first same as last */
   }
   L->at_start[l] = true;
-  if (L->ode->fixed_step) return;
-  L->log_prev[l] = log_err > TF_RK_LOG_1E4 ? log_err : TF_RK_LOG_1E4; /* fmax: no NaN */
-  /* the controller's proposal (tf_lanes_control_w), kept over a truncated last step's */
-  if (!L->last[l] || L->h_next[l] > L->h[l]) L->h[l] = L->h_next[l];
+  const double log_prev = L->log_prev[l];
+  if (!L->ode->fixed_step) {
+    L->log_prev[l] = log_err > TF_RK_LOG_1E4 ? log_err : TF_RK_LOG_1E4; /* fmax: no NaN */
+    /* the controller's proposal (tf_lanes_control_w), kept over a truncated last step's */
+    if (!L->last[l] || L->h_next[l] > L->h[l]) L->h[l] = L->h_next[l];
+  }
+  if (L->pair->moved_on) L->pair->moved_on(L, l, h, log_prev);
 }
 
 void tf_lanes_hand_back(lanes *L, int l, tf_stepper *s,
@@ -384,6 +394,7 @@ static bool load(lanes *L, int l) {
     L->code[l] = s->model_code;
     L->steps[l] = L->rejected[l] = 0;
     L->at_start[l] = true;
+    if (L->pair->loaded) L->pair->loaded(L, l);
     return true;
   }
   L->slot[l] = -1;
@@ -450,14 +461,33 @@ const tf_lane_pair *tf_lane_pair_of(const tf_ode_options *ode) {
   return NULL;
 }
 
+/* The flow's lane pair: an explicit pair's, or a Rosenbrock type's for a field with an exact
+ * Jacobian that does not depend on t (flow_lanes_rosenbrock.c evaluates neither df/dt nor
+ * differences); NULL if none. */
 static const tf_lane_pair *lane_pair(const tf_flow *flow) {
-  return tf_lane_pair_of(&flow->ode);
+  const tf_stepper_type *type = tf_stepper_type_of(&flow->ode);
+  if (!tf_rosenbrock_tableau(type)) return tf_lane_pair_of(&flow->ode);
+  if (!tf_flow_has_jacobian(flow) || !flow->kernel->autonomous) return NULL;
+  return type == tf_stepper_type_find(tf_lanes_rodas4.type) ? &tf_lanes_rodas4 : &tf_lanes_ros3p;
 }
 
 int tf_flow_lanes(const tf_flow *flow) {
   if (flow->method != TF_METHOD_DOPRI5 || !lane_pair(flow) || flow->poincare || flow->lanes == 1)
     return 1;
   return flow->lanes ? flow->lanes : tf_lanes_auto_width();
+}
+
+/* A linearly implicit pair's arrays (flow_lanes.h), one allocation behind L->jac. */
+static bool alloc_linear(lanes *L) {
+  if (!L->pair->linear) return true;
+  const size_t n = L->n, w = (size_t)L->w;
+  double *d = calloc(3 * n * n * w + w, sizeof *d);
+  L->piv = calloc(n * w, sizeof *L->piv);
+  L->rejected_before = calloc(w, sizeof *L->rejected_before);
+  L->lin_current = calloc(w, sizeof *L->lin_current);
+  if (!d || !L->piv || !L->rejected_before || !L->lin_current) return free(d), false;
+  L->jac = d, L->lu = d + n * n * w, L->jac_new = d + 2 * n * n * w, L->h_acc = d + 3 * n * n * w;
+  return true;
 }
 
 bool tf_lanes_alloc(lanes *L) {
@@ -467,7 +497,7 @@ bool tf_lanes_alloc(lanes *L) {
   L->code = calloc((1 + TF_LANES_MAX_STAGES) * w, sizeof *L->code);
   L->slot = calloc(5 * w, sizeof *L->slot);
   L->at_start = calloc(2 * w, sizeof *L->at_start);
-  if (!d || !L->code || !L->slot || !L->at_start) return false;
+  if (!d || !L->code || !L->slot || !L->at_start || !alloc_linear(L)) return false;
   L->control = &tf_stepper_type_of(L->ode)->control;
   L->x = d, d += n * w;
   for (int j = 0; j < stages; j++) L->k[j] = d, d += n * w;
@@ -486,6 +516,10 @@ bool tf_lanes_alloc(lanes *L) {
 }
 
 void tf_lanes_free(lanes *L) {
+  free(L->jac);
+  free(L->piv);
+  free(L->rejected_before);
+  free(L->lin_current);
   free(L->x);
   free(L->code);
   free(L->slot);
@@ -502,17 +536,19 @@ static void run_one_by_one(tf_flow *flow, tf_flow_lane_member *m, size_t count, 
 void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long n_samples,
                        void (*computing)(uint64_t member)) {
   const tf_flow_ops *smooth = tf_model_smooth(flow->kernel);
-  lanes L = {.flow = flow,
-             .pair = lane_pair(flow),
-             .ode = &flow->ode,
-             .lane_rhs = smooth && !flow->smoothing_on ? smooth->rhs_lanes : NULL,
-             .w = tf_flow_lanes(flow),
-             .n = flow->kernel->dim,
-             .m = m,
-             .count = count,
-             .n_samples = n_samples,
-             .stop = flow->ode.stop,
-             .computing = computing};
+  lanes L = {
+      .flow = flow,
+      .pair = lane_pair(flow),
+      .ode = &flow->ode,
+      .lane_rhs = smooth && !flow->smoothing_on ? smooth->rhs_lanes : NULL,
+      .smooth_lanes = flow->smoothing_on && tf_smooth_has_lanes(flow->kernel, &flow->smoothing),
+      .w = tf_flow_lanes(flow),
+      .n = flow->kernel->dim,
+      .m = m,
+      .count = count,
+      .n_samples = n_samples,
+      .stop = flow->ode.stop,
+      .computing = computing};
   if (L.w <= 1 || !tf_lanes_alloc(&L)) {
     tf_lanes_free(&L);
     run_one_by_one(flow, m, count, n_samples);

@@ -1,5 +1,6 @@
-/* flow_lanes.h — the lane driver's state, shared by the driver (flow_lanes.c) and the explicit
- * pairs it runs (DOPRI5 in flow_lanes.c, DOP853 in flow_lanes_dop853.c).  Internal to the
+/* flow_lanes.h — the lane driver's state, shared by the driver (flow_lanes.c) and the pairs it
+ * runs (DOPRI5 in flow_lanes.c, DOP853 in flow_lanes_dop853.c, the Rosenbrock types in
+ * flow_lanes_rosenbrock.c).  Internal to the
  * engine: the rest of the program sees tf_flow_run_lanes (flow.h).
  *
  * The driver is the pair's step control, queue and samples; a pair gives its attempt and error
@@ -50,9 +51,15 @@ typedef struct tf_lane_pair {
    * scalar stepper s, as tf_rk_step_with leaves its own step (for a caller that goes on with
    * the scalar stepper: impact_lanes.c) */
   void (*to_stepper)(tf_lanes *L, int l, tf_stepper *s);
+  /* A linearly implicit pair's (flow_lanes_rosenbrock.c): true for its arrays (tf_lanes: jac,
+   * lu, ...); loaded: lane l just took a member; moved_on: lane l's step of h, accepted, has
+   * just moved on (log_prev: the controller's memory before it). */
+  bool linear;
+  void (*loaded)(tf_lanes *L, int l);
+  void (*moved_on)(tf_lanes *L, int l, double h, double log_prev);
 } tf_lane_pair;
 
-extern const tf_lane_pair tf_lanes_dopri5, tf_lanes_dop853;
+extern const tf_lane_pair tf_lanes_dopri5, tf_lanes_dop853, tf_lanes_rodas4, tf_lanes_ros3p;
 
 /* DOPRI5's to_stepper: lane l's step, just accepted (before the lane moves on), into the scalar
  * stepper s as tf_rk_step_with leaves its own step (the extension built as dopri5.c builds it,
@@ -71,6 +78,7 @@ struct tf_lanes {
    * or NULL: the flow's field */
   tf_stepper **steppers;
   tf_lane_field_fn *lane_rhs; /* the model's lanes field, or NULL: its rhs lane by lane */
+  bool smooth_lanes;          /* the flow's smoothed field in lanes (tf_smooth_rhs_lanes) */
   /* or a lanes field with each lane's parameters (params: parameter j of lane l at
    * [j * w + l]), for the lanes whose own_field is false (the others: their steppers') */
   tf_lane_params_field_fn *params_rhs;
@@ -92,6 +100,14 @@ struct tf_lanes {
   long *slot, *steps, *rejected, *next;
   long *finite; /* whether the attempt's x_new is finite in every component, per lane */
   bool *at_start, *last;
+  /* a linearly implicit pair's (pair->linear), else NULL: df/dx at each lane's step start, the
+   * factors of I / (h gamma) - df/dx and a new df/dx (n * n * w each, entry (i, j) of lane l at
+   * [(i * n + j) * w + l]), the pivots (n * w); w each: whether jac is the step start's, the
+   * step accepted before and the rejections counted when the step began */
+  double *jac, *lu, *jac_new, *h_acc;
+  long long *piv;
+  long *rejected_before;
+  bool *lin_current;
   tf_flow_lane_member *m;
   size_t count, queue;
   long n_samples;

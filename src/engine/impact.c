@@ -45,6 +45,9 @@ struct tf_impact {
   void *sampler_ctx;
   long n_samples, next_sample;
   double sample_t0, sample_t1;
+  tf_impact_step_fn step_hook;
+  void *step_ctx;
+  double last_step[2]; /* the step seen last; empty after an event */
   /* scratch: dim each, fd dim + dim m; proj dim x dim */
   double *f, *g, *y, *z, *grad, *gradp, *xplus, *jac, *fd, *proj;
 };
@@ -428,7 +431,7 @@ static int impact(tf_impact *e, int i, double t, double *x) {
 
 static int loop_transition(void *ctx, int which, double t, double *x) {
   tf_impact *e = ctx;
-
+  e->last_step[0] = e->last_step[1] = t; /* the stepper restarts: no step since */
   int st = TF_MEMBER_OK;
   if (e->mode == MODE_STICK) {
     e->mode = MODE_FREE;
@@ -475,8 +478,7 @@ static void loop_on_step(void *ctx, double t0, double t1) {
     rearm(e, e->fd);
     if (e->resets) tf_event_reset_rearm(&e->reset, e->section_sign * section_value(e, t1, e->fd));
   }
-  if (!e->sampler) return;
-  for (; e->next_sample < e->n_samples; e->next_sample++) {
+  for (; e->sampler && e->next_sample < e->n_samples; e->next_sample++) {
     const double ts = e->n_samples == 1
                           ? e->sample_t0
                           : e->sample_t0 + (e->sample_t1 - e->sample_t0) * (double)e->next_sample /
@@ -485,6 +487,8 @@ static void loop_on_step(void *ctx, double t0, double t1) {
     tf_stepper_dense(s, ts, e->fd);
     e->sampler(e->sampler_ctx, ts, e->fd);
   }
+  e->last_step[0] = t0, e->last_step[1] = t1;
+  if (e->step_hook) e->step_hook(e->step_ctx, t0, t1);
 }
 
 /* --- setup and run ---------------------------------------------------------------------------- */
@@ -581,8 +585,23 @@ void tf_impact_set_sampler(tf_impact *e, tf_impact_sampler fn, void *ctx, long n
   e->sampler = fn, e->sampler_ctx = ctx, e->n_samples = fn ? n_samples : 0;
 }
 
+void tf_impact_set_step_hook(tf_impact *e, tf_impact_step_fn fn, void *ctx) {
+  e->step_hook = fn, e->step_ctx = ctx;
+}
+
+void tf_impact_dense(const tf_impact *e, double t, double *x) {
+  double all[TF_MAX_DIM * (TF_MAX_DIM + 1)]; /* the state may carry tangent vectors */
+  tf_stepper_dense(tf_event_loop_stepper(e->loop), t, all);
+  memcpy(x, all, e->n * sizeof *x);
+}
+
+void tf_impact_last_step(const tf_impact *e, double step[2]) {
+  step[0] = e->last_step[0], step[1] = e->last_step[1];
+}
+
 bool tf_impact_begin(tf_impact *e, const double *p, double t0, double *x, double t_end) {
   memset(&e->res, 0, sizeof e->res);
+  e->last_step[0] = e->last_step[1] = t0;
   e->res.status = TF_MEMBER_OK, e->res.t = t0;
   e->p = p, e->mode = MODE_FREE, e->stuck = 0, e->stop = false;
   e->hist_count = 0, e->hist_surface = -1, e->step_limit = INFINITY;
@@ -646,13 +665,14 @@ tf_event_loop *tf_impact_loop(tf_impact *e) {
 }
 
 /* The lanes may screen what loop_events computes only where it is a surface's value or a
- * component's rate or level: free flight without tangent vectors, samples, a section
- * expression or a section reset (whose offsets and rearming are the loop's). */
+ * component's rate or level: free flight without tangent vectors, samples, a step hook, a
+ * section expression or a section reset (whose offsets and rearming are the loop's). */
 void tf_impact_lane_view_of(const tf_impact *e, tf_impact_lane_view *v) {
   v->ops = e->k->kind == TF_MODEL_IMPACT ? e->k->impact : NULL;
   v->p = e->p, v->nparams = e->k->nparams;
   v->free_flight = e->mode == MODE_FREE && e->m == 0;
-  v->screen = v->free_flight && !e->sampler && !e->resets && e->o.section != TF_SECTION_FUNCTION;
+  v->screen = v->free_flight && !e->sampler && !e->step_hook && !e->resets &&
+              e->o.section != TF_SECTION_FUNCTION;
   v->nimpacts = e->nimpacts;
   for (int i = 0; i < e->nimpacts; i++) v->offset[i] = e->armed[i] ? 0.0 : e->o.contact_tol;
   v->section = e->o.section;

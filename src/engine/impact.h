@@ -103,6 +103,17 @@ void tf_impact_set_observer(tf_impact *e, tf_impact_observer fn, void *ctx);
 /* n_samples equally spaced times from t0 to t_end of the next run, inclusive (0: none). */
 void tf_impact_set_sampler(tf_impact *e, tf_impact_sampler fn, void *ctx, long n_samples);
 
+/* Called after every accepted step [t0, t1] of a run as the event loop cuts it at events (so a
+ * step never straddles an impact, a release or a section event); inside it tf_impact_dense
+ * gives the state anywhere in [t0, t1]. */
+typedef void (*tf_impact_step_fn)(void *ctx, double t0, double t1);
+void tf_impact_set_step_hook(tf_impact *e, tf_impact_step_fn fn, void *ctx);
+/* The stepper's continuous extension of the step seen last (dim values): the mode's field (free
+ * flight or the constrained motion) on that step. */
+void tf_impact_dense(const tf_impact *e, double t, double *x);
+/* The step seen last, if no event came after it (else step[0] == step[1]: no step since). */
+void tf_impact_last_step(const tf_impact *e, double step[2]);
+
 /* Runs from (t0, x) to t_end with parameters p; x holds dim + dim m values and is overwritten
  * with the final state.  A start on a constraint with zero normal speed and a positive
  * contact force sticks; a start outside the admissible set fails with a message.

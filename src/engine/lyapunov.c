@@ -157,15 +157,17 @@ double tf_kaplan_yorke(const double *spectrum, int n) {
 
 static int check_options(const tf_kernel *k, const tf_lyapunov_options *o, tf_error *err) {
   if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "Lyapunov spectra support at most %d state components (model has %zu)",
-                   TF_MAX_DIM, k->dim);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "Lyapunov spectra support at most %d state components (model has %zu)",
+                        TF_MAX_DIM, k->dim);
   if (o->exponents < 1 || (size_t)o->exponents > k->dim)
-    return tf_fail(err, "lyapunov.exponents must be in [1, %zu], got %d", k->dim, o->exponents);
+    return tf_fail_code(err, TF_ERR_CONFIG, "lyapunov.exponents must be in [1, %zu], got %d",
+                        k->dim, o->exponents);
   if (o->blocks < 2 || !(o->duration >= o->interval * o->blocks))
-    return tf_fail(err,
-                   "lyapunov.duration (%g) must hold at least lyapunov.blocks (%d) "
-                   "re-orthonormalisation intervals (%g)",
-                   o->duration, o->blocks, o->interval);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "lyapunov.duration (%g) must hold at least lyapunov.blocks (%d) "
+                        "re-orthonormalisation intervals (%g)",
+                        o->duration, o->blocks, o->interval);
   return 0;
 }
 
@@ -362,7 +364,9 @@ int tf_lyapunov_map(const tf_kernel *k, const double *p, const double *x0,
                     const tf_lyapunov_options *o, tf_lyapunov_result *r, tf_error *err) {
   if (check_options(k, o, err)) return -1;
   const long every = (long)llround(o->interval);
-  if (every < 1) return tf_fail(err, "lyapunov.interval must be a whole number >= 1 for maps");
+  if (every < 1)
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "lyapunov.interval must be a whole number >= 1 for maps");
   averager a;
   if (setup_result(r, o, &a, (double)every, err)) return -1;
   const size_t n = k->dim, m = (size_t)o->exponents;
@@ -448,11 +452,16 @@ int tf_lyapunov_options_from_config(tf_config *cfg, const tf_kernel *k, tf_lyapu
   o->finite_differences = strcmp(jac, "finite-differences") == 0;
   char where[256];
   if (!(o->duration >= o->interval * o->blocks))
-    return tf_fail(err,
-                   "%s: key 'lyapunov.duration': %g holds fewer than lyapunov.blocks = %lld "
-                   "intervals of %g",
-                   tf_config_where(cfg, "lyapunov.duration", where, sizeof where), o->duration,
-                   blocks, o->interval);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'lyapunov.duration': %g holds fewer than lyapunov.blocks = %lld "
+                        "intervals of %g",
+                        tf_config_where(cfg, "lyapunov.duration", where, sizeof where), o->duration,
+                        blocks, o->interval);
+  if (is_map && llround(o->interval) < 1) /* the rule of tf_lyapunov_map, said with its place */
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'lyapunov.interval': must be a whole number >= 1 for maps, got %g",
+                        tf_config_where(cfg, "lyapunov.interval", where, sizeof where),
+                        o->interval);
   return 0;
 }
 
@@ -606,7 +615,8 @@ int tf_lyapunov_contact(const tf_kernel *k, const double *p, const double *x0,
                         const tf_contact_options *co, const tf_lyapunov_options *o,
                         tf_lyapunov_result *r, tf_error *err) {
   if (tf_contact_is_dual(k))
-    return tf_fail(err, "model '%s' has two contacts: no tangent dynamics for its cases", k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "model '%s' has two contacts: no tangent dynamics for its cases", k->name);
   if (check_options(k, o, err)) return -1;
   averager a;
   if (setup_result(r, o, &a, o->interval, err)) return -1;
@@ -681,11 +691,13 @@ int tf_lyapunov_any(const tf_kernel *k, const double *p, const double *x0,
   const tf_route_ops *route = tf_route_ops_for(k, p);
   if (o->events) {
     if (!route->lyapunov_resets)
-      return tf_fail(err, "model '%s': a section reset is run on flows and impact models only",
-                     k->name);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "model '%s': a section reset is run on flows and impact models only",
+                          k->name);
     return route->lyapunov_resets(k, p, x0, ode, o, saltation, r, err);
   }
   if (!route->lyapunov) /* bodies under friction: contact_run.h; DEVS: jobs/devs/devs_job.c */
-    return tf_fail(err, "model '%s': no Lyapunov spectrum on this route", k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG, "model '%s': no Lyapunov spectrum on this route",
+                        k->name);
   return route->lyapunov(k, p, x0, ode, o, saltation, r, err);
 }

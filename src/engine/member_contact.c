@@ -24,6 +24,10 @@ typedef struct contact_engine {
   tf_section_crossings *crossings;
   tf_poincare_record rec;
   double *modes;
+  /* inside settings.step: the engine whose step is seen, and the step (NULL: none; the
+   * engines live for one run, so no step is kept after it) */
+  const tf_contact *seeing;
+  double seen[2];
 } contact_engine;
 
 enum { EVENT_HEAD = 3 }; /* t, kind, detail; then the state */
@@ -121,11 +125,11 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   if (own->traced && traced_keys(cfg, ce, &e->layout.event_slots, err)) return -1;
   if (flow->method != TF_METHOD_DOPRI5) {
     char where[256];
-    return tf_fail(err,
-                   "%s: key 'integrator.method': model '%s' runs on the event-driven "
-                   "codimension-2 engine (dopri5)",
-                   tf_config_where(cfg, "integrator.method", where, sizeof where),
-                   flow->kernel->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.method': model '%s' runs on the event-driven "
+                        "codimension-2 engine (dopri5)",
+                        tf_config_where(cfg, "integrator.method", where, sizeof where),
+                        flow->kernel->name);
   }
   return 0;
 }
@@ -133,7 +137,7 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
 /* One run's hooks: events into the log, samples and section crossings from the dense output
  * of each step. */
 typedef struct contact_sink {
-  const tf_member_engine *e;
+  tf_member_engine *e;
   const tf_member_buffers *b;
   long events, next_sample;
   /* the section (poincare.event) */
@@ -174,6 +178,18 @@ static bool record_crossing(void *ctx, double t, const double *x) {
   return true;
 }
 
+/* settings.step: the step as the engine cut it at events (up to the crossing that ends the
+ * member), whose dense output ops->dense gives. */
+static void seen_step(contact_sink *s, const tf_contact *c, double ta, double tb) {
+  tf_member_engine *e = s->e;
+  contact_engine *ce = s->ce;
+  if (!e->settings.step || !(ta < tb)) return;
+  ce->seeing = c, ce->seen[0] = ta, ce->seen[1] = tb;
+  e->dense_valid = true;
+  e->settings.step(e->settings.ctx, e, ta, tb);
+  ce->seeing = NULL, e->dense_valid = false;
+}
+
 static void on_step(void *ctx, const tf_contact *c, double ta, double tb) {
   contact_sink *s = ctx;
   const tf_member_layout *l = &s->e->layout;
@@ -185,6 +201,7 @@ static void on_step(void *ctx, const tf_contact *c, double ta, double tb) {
       tf_contact_request_stop(c);
     }
   }
+  seen_step(s, c, ta, tb);
   for (; s->next_sample < l->samples; s->next_sample++) {
     const double ts = tf_member_sample_time(l->t0, l->t_end, s->next_sample, l->samples);
     if (ts > tb || ts < ta) break;
@@ -216,7 +233,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
     for (long long j = 0; j < ce->spec.count; j++) ce->modes[j] = NAN;
   }
   const tf_contact_hooks hooks = {on_event, on_step, &sink};
-  const bool hooked = l->samples > 0 || l->event_slots > 0 || ce->crossings;
+  const bool hooked = l->samples > 0 || l->event_slots > 0 || ce->crossings || e->settings.step;
   tf_contact_result cr =
       tf_contact_run(l->kernel, l->params, &ce->opts, l->t0, x, l->t_end, hooked ? &hooks : NULL);
   if (sink.stop) { /* the section ended the member at its crossing, inside the last step */
@@ -240,6 +257,20 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   if (!ce->crossings) return;
   r->poincare.samples = ce->rec.samples, r->poincare.modes = ce->modes;
   r->poincare.recorded = ce->rec.recorded, r->poincare.period = ce->rec.period;
+}
+
+/* Inside settings.step only: the contact engines (evolve2, dual_contact) live for one
+ * tf_contact_run, so no step is left to interpolate after it.  The step's mode's field (slip,
+ * roll on Sigma, a kinematic case) on the stepper's continuous extension, a two-contact body's
+ * state put back on its manifold (tf_dual_dense). */
+static int dense_output(const tf_member_engine *e, double t, double *x, double step[2]) {
+  const contact_engine *ce = e->impl;
+  step[0] = step[1] = e->layout.t0;
+  if (!ce->seeing) return -1;
+  step[0] = ce->seen[0], step[1] = ce->seen[1];
+  if (!(t >= step[0] && t <= step[1])) return -1;
+  tf_contact_dense(ce->seeing, t, x);
+  return 0;
 }
 
 static void destroy(tf_member_engine *e) {
@@ -305,9 +336,7 @@ static const tf_member_ops member_ops = {
     .name = "contact",
     .create = create,
     .run = run,
-    /* none: the contact engines (evolve2, dual_contact) live for one tf_contact_run, so no step
-     * is left to interpolate after it; inside the run the step hook has tf_contact_dense */
-    .dense = NULL,
+    .dense = dense_output,
     .destroy = destroy,
     .report = report,
 };

@@ -23,7 +23,13 @@ int tf_member_engine_create(tf_config *cfg, const tf_member_settings *s, tf_memb
       k ? tf_flow_route(cfg, s->comm, k) : tf_route_find(TF_ROUTE_SMOOTH_FLOW);
   e->ops = route->member;
   if (route->refuse_members && route->refuse_members(cfg, k, err)) return -1;
-  if (!e->ops) return tf_fail(err, "model '%s' is not integrated member by member", k->name);
+  if (!e->ops)
+    return tf_fail_code(err, TF_ERR_CONFIG, "model '%s' is not integrated member by member",
+                        k->name);
+  if (s->step && !e->ops->dense)
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "route '%s' has no dense output for a step hook to read: %s", e->ops->name,
+                        e->ops->no_dense);
   return e->ops->create(e, cfg, k, &e->settings, err);
 }
 

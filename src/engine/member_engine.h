@@ -59,10 +59,11 @@ typedef struct tf_member_settings {
    * crash is then named by the member it happened in: the run's guard). */
   void (*computing)(uint64_t member);
   int (*output_keys)(tf_config *cfg, void *ctx, tf_error *err);
-  /* Optional: sees every accepted step [ta, tb] of a member while it runs; inside it
-   * tf_member_engine_dense gives the state at any t in the step.  Called by the routes whose
-   * dense output a run keeps (ops->dense: the flow route on its stepper, the Filippov routes);
-   * members then run one by one (no lanes). */
+  /* Optional: sees every accepted step [ta, tb] of a member while it runs, as the engine cut it
+   * at events (no step across an event); inside it tf_member_engine_dense gives the state at
+   * any t in the step.  Members then run one by one (no lanes; a PETSc TS batch member is its
+   * batch solved again, the hook seeing the batch's steps).  A route without dense output
+   * (ops->dense NULL: maps) refuses it at create. */
   void (*step)(void *ctx, const struct tf_member_engine *e, double ta, double tb);
   void *ctx;
   /* Fills the replay tables of the draw policies that name an earlier results file
@@ -180,10 +181,13 @@ typedef struct tf_member_ops {
                    const tf_member_buffers *b, tf_member_result *r);
   /* Optional: the dense output of the member run last (by run; e->dense_valid set by it), or,
    * inside settings.step, of the running member's step just accepted: its ends into step[0] <
-   * step[1] and, for t in [step[0], step[1]], the state at t into x (layout.dim values), the
-   * stepper's continuous extension on the field of that step's segment.  Returns 0; -1 where there
-   * is none.  NULL: the route keeps none (its adapter says why). */
+   * step[1] and, for t in [step[0], step[1]], the state at t into x (layout.dim values): the
+   * stepper's continuous extension on the field of that step's segment (PETSc TS: its
+   * interpolant; an SDE scheme: the linear interpolant of the step's ends).  Returns 0; -1 where
+   * there is none.  NULL: the route keeps none, and no_dense says why. */
   int (*dense)(const tf_member_engine *e, double t, double *x, double step[2]);
+  /* Why a route without dense output has none (a step hook is refused with it). */
+  const char *no_dense;
   void (*destroy)(tf_member_engine *e);
   /* Optional: the route's own fields of a traced member's JSON line. */
   void (*report)(const tf_member_engine *e, const tf_member_result *r, const double *final,
@@ -222,9 +226,11 @@ void tf_member_engine_run_many(tf_member_engine *e, size_t n, const uint64_t *me
 
 /* The dense output of the last accepted step of the member run last (tf_member_engine_run), or
  * inside settings.step of the step just accepted: the step's ends into step[0..1] and, for t in
- * them, the state at t into x.  Returns 0, or -1
- * where there is none: a route or method without dense output (ops->dense), no step taken since
- * the member's start or its last event, members run side by side, or t outside the step. */
+ * them, the state at t into x.  Returns 0, or -1 where there is none: a route without dense
+ * output (ops->dense), no step taken since the member's start or its last event, members run
+ * side by side, after the run on a route that keeps its steps only during it (PETSc TS, contact;
+ * SDE members run without a hook), a PETSc TS type without interpolation, or t outside the
+ * step. */
 int tf_member_engine_dense(const tf_member_engine *e, double t, double *x, double step[2]);
 
 /* The route's fields of a traced member's JSON line (nothing if it has none). */

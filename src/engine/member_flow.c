@@ -37,8 +37,6 @@ static void fill_layout(tf_member_layout *l, const tf_flow *flow) {
   l->lanes = tf_flow_lanes(flow);
 }
 
-static bool steps_on_stepper(const tf_flow *flow);
-
 /* settings.step: the step just accepted is the one ops->dense interpolates. */
 static void seen_step(void *ctx, double ta, double tb) {
   tf_member_engine *e = ctx;
@@ -75,8 +73,22 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
   /* a member's drawn parameters are the flow's while it runs: members that draw their own
    * cannot share the flow side by side */
   if (e->layout.sampled_params > 0) flow->lanes = 1, e->layout.lanes = 1;
-  if (s->step && steps_on_stepper(flow)) /* lanes have no one stepper to interpolate */
-    flow->on_step = seen_step, flow->on_step_ctx = e, flow->lanes = 1, e->layout.lanes = 1;
+  if (!s->step) return 0;
+  const bool sde = flow->method != TF_METHOD_DOPRI5 && flow->method != TF_METHOD_PETSC_TS;
+  if (sde && flow->kernel->dim > TF_MAX_DIM)
+    return tf_fail(err,
+                   "route 'flow': a step hook keeps the ends of an SDE member's grid step for its "
+                   "dense output, at most %d components (model '%s' has %zu)",
+                   TF_MAX_DIM, flow->kernel->name, flow->kernel->dim);
+  if (flow->method == TF_METHOD_PETSC_TS && !tf_flow_ts_interpolates(flow))
+    return tf_fail(err,
+                   "route 'flow': PETSc TS type '%s' (with integrator.ts.options and the command "
+                   "line's -ts_* options) has no interpolation inside a step, so a step hook "
+                   "has no dense output; choose one that has, such as rosw with the default "
+                   "-ts_rosw_type ra34pw2",
+                   flow->ts_type);
+  /* lanes have no one stepper to interpolate: members one by one */
+  flow->on_step = seen_step, flow->on_step_ctx = e, flow->lanes = 1, e->layout.lanes = 1;
   return 0;
 }
 
@@ -131,21 +143,15 @@ static void end_member(tf_member_engine *e, const tf_flow_result *fr, bool sampl
   if (flow->poincare) impact_extra(flow, r);
 }
 
-/* Whether a member's steps are those of the flow's stepper, whose continuous extension is kept
- * after the run: DOPRI5 and every stepper type of integrator.method.  Not the SDE schemes
- * (fixed steps of a stochastic solution: no extension), nor PETSc TS (a batch of members is one
- * solve, its interpolation the module's own and not kept per member), nor impact kernels and
- * flows recorded at events (the impact engine's stepper, restarted at every impact). */
-static bool steps_on_stepper(const tf_flow *flow) {
-  return flow->method == TF_METHOD_DOPRI5 && !flow->poincare;
-}
-
+/* The flow's dense output (tf_flow_dense): the stepper's continuous extension (DOPRI5 and
+ * every stepper type of integrator.method), the impact engine's inside a step cut at events
+ * (impact kernels, flows recorded at events), PETSc TS's interpolant of the member's slot
+ * inside a step hook only (the TS is gone after its solve), and for an SDE scheme, which has
+ * none of its own, the linear interpolant of the grid step's ends (kept while a hook watches). */
 static int dense(const tf_member_engine *e, double t, double *x, double step[2]) {
-  const tf_stepper *s = ((const flow_engine *)e->impl)->flow.stepper;
-  step[0] = tf_stepper_last_step_start(s), step[1] = tf_stepper_last_step_end(s);
-  if (!(step[0] < step[1] && t >= step[0] && t <= step[1])) return -1;
-  tf_stepper_dense(s, t, x);
-  return 0;
+  const tf_flow *flow = &((const flow_engine *)e->impl)->flow;
+  tf_flow_last_step(flow, step);
+  return tf_flow_dense(flow, t, x);
 }
 
 static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b,
@@ -158,7 +164,7 @@ static void run(tf_member_engine *e, uint64_t member, const tf_member_buffers *b
   const tf_flow_result fr = tf_flow_run_member(flow, member, final, sampled ? record_sample : NULL,
                                                &sink, sampled ? sink.n : 0);
   end_member(e, &fr, sampled, &sink, r);
-  e->dense_valid = steps_on_stepper(flow) && fr.work.steps > 0;
+  e->dense_valid = fr.work.steps > 0;
 }
 
 /* Members side by side in lanes where the flow has them (flow.h), else one by one. */

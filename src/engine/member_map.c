@@ -44,10 +44,10 @@ static const char *const fingerprint[] = {
 static int read_iterations(map_engine *me, tf_config *cfg, double t0, tf_error *err) {
   char where[256];
   if (t0 != floor(t0) || fabs(t0) > 1e15)
-    return tf_fail(err,
-                   "%s: key 'initial.time': a map's time counts iterations, so it is a whole "
-                   "number (got %g)",
-                   tf_config_where(cfg, "initial.time", where, sizeof where), t0);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.time': a map's time counts iterations, so it is a whole "
+                        "number (got %g)",
+                        tf_config_where(cfg, "initial.time", where, sizeof where), t0);
   me->first = (long long)t0;
   return tf_config_get_int(cfg, "integrator.t_end", NULL, me->first + 1, me->first + (1LL << 50),
                            &me->last, err);
@@ -62,10 +62,11 @@ static int read_events(map_engine *me, tf_config *cfg, tf_error *err) {
   tf_error why;
   if (o->section == TF_SECTION_FUNCTION &&
       !(me->g = tf_observable_parse(k, o->section_function, &why)))
-    return tf_fail(err, "poincare.function: %s", why.msg); /* checked with its key already */
+    return tf_fail_code(err, TF_ERR_CONFIG, "poincare.function: %s",
+                        why.msg); /* checked with its key already */
   if (me->spec.action == TF_POINCARE_RESET &&
       !(me->reset = tf_reset_map_parse(k, &o->section_reset, &why)))
-    return tf_fail(err, "poincare.reset: %s", why.msg);
+    return tf_fail_code(err, TF_ERR_CONFIG, "poincare.reset: %s", why.msg);
   me->recorded = calloc((size_t)me->spec.count * (1 + k->dim), sizeof *me->recorded);
   return me->recorded ? 0 : tf_fail(err, "out of memory for %lld events", me->spec.count);
 }
@@ -259,6 +260,10 @@ static const tf_member_ops member_ops = {
     .name = "map",
     .create = create,
     .run = run,
+    .dense = NULL,
+    .no_dense =
+        "a map's time counts iterations, and there is no state between two iterates "
+        "to interpolate",
     .destroy = destroy,
     .report = report,
 };

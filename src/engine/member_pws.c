@@ -329,7 +329,8 @@ const tf_route_ops tf_route_filippov = {.name = "filippov",
                                         .lyapunov = tf_lyapunov_filippov,
                                         .lyapunov_method = "events+saltation",
                                         .lyapunov_segments = true,
-                                        .section_resets = true};
+                                        .section_resets = true,
+                                        .pws_sections = true};
 
 static int switches_spectrum(const tf_kernel *k, const double *p, const double *x0,
                              const tf_ode_options *ode, const tf_lyapunov_options *o,
@@ -345,4 +346,5 @@ const tf_route_ops tf_route_switches = {.name = "switches",
                                         .stationary = TF_STATIONARY_NONE,
                                         .lyapunov = switches_spectrum,
                                         .lyapunov_method = "variational",
-                                        .section_resets = true};
+                                        .section_resets = true,
+                                        .pws_sections = true};

@@ -30,8 +30,8 @@ static int state_index(tf_config *cfg, const tf_kernel *k, const char *key, int 
   *out = k->state_names ? tf_kernel_state_index(k, name) : -1;
   if (*out < 0) {
     char where[256];
-    return tf_fail(err, "%s: key '%s': model '%s' has no state component '%s'",
-                   tf_config_where(cfg, key, where, sizeof where), key, k->name, name);
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': model '%s' has no state component '%s'",
+                        tf_config_where(cfg, key, where, sizeof where), key, k->name, name);
   }
   return 0;
 }
@@ -66,11 +66,11 @@ static int reset_map(tf_config *cfg, const tf_kernel *k, tf_reset_spec *r, tf_er
   char key[300], where[256];
   if (tf_config_keys(cfg, "poincare.reset", names, TF_MAX_DIM + 1, &n, err)) return -1;
   if (n == 0 || n > k->dim)
-    return tf_fail(err,
-                   "%s: key 'poincare.reset': expected a mapping from state component to the "
-                   "expression of its value after the event, e.g. {v: \"-0.8*v\"} (1 to %zu "
-                   "entries)",
-                   tf_config_where(cfg, "poincare.reset", where, sizeof where), k->dim);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'poincare.reset': expected a mapping from state component to the "
+                        "expression of its value after the event, e.g. {v: \"-0.8*v\"} (1 to %zu "
+                        "entries)",
+                        tf_config_where(cfg, "poincare.reset", where, sizeof where), k->dim);
   for (size_t i = 0; i < n; i++) {
     snprintf(key, sizeof key, "poincare.reset.%s", names[i]);
     const int c = tf_kernel_component_of_key(k, cfg, key, names[i], err);
@@ -92,7 +92,7 @@ static int reset_map(tf_config *cfg, const tf_kernel *k, tf_reset_spec *r, tf_er
 static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only,
                         tf_poincare_spec *s, tf_error *err) {
   static const char *const actions[] = {"stop", "log", "reset", NULL};
-  const bool filippov = k->kind == TF_MODEL_FILIPPOV || k->kind == TF_MODEL_SWITCHES;
+  const bool filippov = tf_route_ops_for(k, NULL)->pws_sections;
   const bool contact = tf_contact_kernel(k);
   const char *action = filippov || contact ? "log" : "stop";
   char where[256];
@@ -104,10 +104,10 @@ static int event_action(tf_config *cfg, const tf_kernel *k, bool on_impacts_only
                                            : TF_POINCARE_RESET;
   if (s->action != TF_POINCARE_RESET) {
     if (!tf_config_has(cfg, "poincare.reset")) return 0;
-    return tf_fail(err,
-                   "%s: key 'poincare.reset' is a reset map, used only with "
-                   "poincare.action: reset (the action is '%s')",
-                   tf_config_where(cfg, "poincare.reset", where, sizeof where), action);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'poincare.reset' is a reset map, used only with "
+                        "poincare.action: reset (the action is '%s')",
+                        tf_config_where(cfg, "poincare.reset", where, sizeof where), action);
   }
   if (filippov)
     return tf_config_fail_key(

@@ -70,8 +70,9 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   if (!f || !f->twofold_guess || f->twofold_guess(pws->model.params, guess)) {
     if (pws->at_twofold) {
       char where[256];
-      return tf_fail(err, "%s: key 'initial.at_twofold': model '%s' has no two-fold to start at",
-                     tf_config_where(cfg, "initial.at_twofold", where, sizeof where), k->name);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'initial.at_twofold': model '%s' has no two-fold to start at",
+                          tf_config_where(cfg, "initial.at_twofold", where, sizeof where), k->name);
     }
     return 0;
   }
@@ -90,11 +91,11 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
   if (!pws->twofold.nondeterministic) {
     if (pws->at_twofold) {
       char where[256];
-      return tf_fail(err,
-                     "%s: key 'initial.at_twofold': the two-fold of '%s' is %s, not "
-                     "nondeterministic; there is no exit to choose",
-                     tf_config_where(cfg, "initial.at_twofold", where, sizeof where), k->name,
-                     tf_twofold_class_name(pws->twofold.cls));
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'initial.at_twofold': the two-fold of '%s' is %s, not "
+                          "nondeterministic; there is no exit to choose",
+                          tf_config_where(cfg, "initial.at_twofold", where, sizeof where), k->name,
+                          tf_twofold_class_name(pws->twofold.cls));
     }
     return 0;
   }

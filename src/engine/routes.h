@@ -49,6 +49,10 @@ typedef struct tf_route_ops {
   tf_route_lyapunov_fn *lyapunov_resets;
   /* a section (poincare.*) may reset a member's state (poincare.action: reset) */
   bool section_resets;
+  /* a section's crossings are watched on the dense output of a pws member's steps
+   * (pws_section.h), not events of an event loop of the route's own: a scan records them on
+   * pws, and a section only logs unless poincare.action says otherwise */
+  bool pws_sections;
   /* Optional, for a route without a member adapter: refuses, naming the key, what of cfg the
    * route cannot take before the job says it runs no members one by one. */
   int (*refuse_members)(tf_config *cfg, const tf_kernel *k, tf_error *err);

@@ -24,21 +24,22 @@ static int read_weights(tf_exit_policy *pol, tf_config *cfg, tf_error *err) {
   for (size_t i = 0; i < n; i++) {
     char where[256];
     if (!(w[i] >= 0))
-      return tf_fail(err, "%s: key 'exit.weights': weights must be >= 0 (element %zu is %g)",
-                     tf_config_where(cfg, "exit.weights", where, sizeof where), i + 1, w[i]);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'exit.weights': weights must be >= 0 (element %zu is %g)",
+                          tf_config_where(cfg, "exit.weights", where, sizeof where), i + 1, w[i]);
     pol->cdf[i + 1] = pol->cdf[i] + w[i];
   }
   if (!isfinite(pol->cdf[n])) {
     char where[256];
-    return tf_fail(err,
-                   "%s: key 'exit.weights': the weights sum to %g, beyond the largest double; "
-                   "scale them down (only their ratios matter)",
-                   tf_config_where(cfg, "exit.weights", where, sizeof where), pol->cdf[n]);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'exit.weights': the weights sum to %g, beyond the largest double; "
+                        "scale them down (only their ratios matter)",
+                        tf_config_where(cfg, "exit.weights", where, sizeof where), pol->cdf[n]);
   }
   if (!(pol->cdf[n] > 0)) {
     char where[256];
-    return tf_fail(err, "%s: key 'exit.weights': the weights sum to 0",
-                   tf_config_where(cfg, "exit.weights", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'exit.weights': the weights sum to 0",
+                        tf_config_where(cfg, "exit.weights", where, sizeof where));
   }
   pol->nbins = (int)n;
   return 0;
@@ -76,10 +77,11 @@ int tf_exit_policy_from_config(tf_exit_policy *pol, tf_config *cfg, tf_error *er
       return read_weights(pol, cfg, err);
     case TF_EXIT_FIXED:
       if (!tf_config_has(cfg, "exit.value"))
-        return tf_fail(err,
-                       "%s: key 'exit.policy' is 'fixed' but 'exit.value' (the exit parameter u "
-                       "in (0, 1)) is missing",
-                       tf_config_where(cfg, "exit.policy", where, sizeof where));
+        return tf_fail_code(
+            err, TF_ERR_CONFIG,
+            "%s: key 'exit.policy' is 'fixed' but 'exit.value' (the exit parameter u "
+            "in (0, 1)) is missing",
+            tf_config_where(cfg, "exit.policy", where, sizeof where));
       return tf_config_get_double(cfg, "exit.value", NULL, 0.0, 1.0, &pol->fixed, err);
     case TF_EXIT_REPLAY:
       pol->replay_from.key = "exit.replay";
@@ -119,7 +121,8 @@ int tf_exit_policy_setup(tf_exit_policy *pol, const tf_kernel *k, const double *
   for (size_t i = 0; i < n; i++) pol->e2[i] = t->f_minus[i] - c * pol->e1[i];
   const double n2 = sqrt(tf_dot(pol->e2, pol->e2, n));
   if (!(n1 > 0) || !(n2 > 1e-12 * n1))
-    return tf_fail(err, "exit policy: f(x*, +1) and f(x*, -1) are parallel at the two-fold");
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "exit policy: f(x*, +1) and f(x*, -1) are parallel at the two-fold");
   for (size_t i = 0; i < n; i++) pol->e2[i] /= n2;
   /* The sector is bounded by two of the four rays where grad L+ or grad L- is orthogonal. */
   const double a = atan2(tf_dot(t->grad_lp, pol->e2, n), tf_dot(t->grad_lp, pol->e1, n));
@@ -138,7 +141,7 @@ int tf_exit_policy_setup(tf_exit_policy *pol, const tf_kernel *k, const double *
       return 0;
     }
   }
-  return tf_fail(err, "exit policy: the two-fold has no escaping sector");
+  return tf_fail_code(err, TF_ERR_CONFIG, "exit policy: the two-fold has no escaping sector");
 }
 
 double tf_exit_policy_draw(const tf_exit_policy *pol, uint64_t seed, uint64_t member, long visit) {

@@ -28,10 +28,11 @@ tf_departure_kind tf_departure_kind_of(const tf_meet_direction *d) {
 static int read_weights(tf_intersection_policy *pol, tf_config *cfg, tf_error *err) {
   char where[256];
   if (!tf_config_is_mapping(cfg, "intersection.weights"))
-    return tf_fail(err,
-                   "%s: key 'intersection.weights': policy 'weighted' needs a mapping from "
-                   "departure kind to weight, e.g. {sliding: 1, slip-: 0, slip+: 0, escaping: 0}",
-                   tf_config_where(cfg, "intersection.weights", where, sizeof where));
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'intersection.weights': policy 'weighted' needs a mapping from "
+        "departure kind to weight, e.g. {sliding: 1, slip-: 0, slip+: 0, escaping: 0}",
+        tf_config_where(cfg, "intersection.weights", where, sizeof where));
   const char *names[16];
   size_t n;
   if (tf_config_keys(cfg, "intersection.weights", names, 16, &n, err)) return -1;
@@ -42,10 +43,11 @@ static int read_weights(tf_intersection_policy *pol, tf_config *cfg, tf_error *e
     for (int j = 0; j < TF_DEPART_KIND_COUNT; j++)
       if (strcmp(names[i], kind_names[j]) == 0) kind = j;
     if (kind < 0)
-      return tf_fail(err,
-                     "%s: key '%s': unknown departure kind '%s' (expected slip-, slip+, sliding "
-                     "or escaping)",
-                     tf_config_where(cfg, key, where, sizeof where), key, names[i]);
+      return tf_fail_code(
+          err, TF_ERR_CONFIG,
+          "%s: key '%s': unknown departure kind '%s' (expected slip-, slip+, sliding "
+          "or escaping)",
+          tf_config_where(cfg, key, where, sizeof where), key, names[i]);
     if (tf_config_get_double(cfg, key, NULL, 0.0, INFINITY, &pol->weight[kind], err)) return -1;
   }
   return 0;
@@ -55,10 +57,10 @@ static int read_weights(tf_intersection_policy *pol, tf_config *cfg, tf_error *e
 static int refuse_key(tf_config *cfg, const char *key, const char *policy, tf_error *err) {
   if (!tf_config_has(cfg, key)) return 0;
   char where[256];
-  return tf_fail(err,
-                 "%s: key '%s' applies only to intersection.policy '%s' (remove it, or set "
-                 "intersection.policy: %s)",
-                 tf_config_where(cfg, key, where, sizeof where), key, policy, policy);
+  return tf_fail_code(err, TF_ERR_CONFIG,
+                      "%s: key '%s' applies only to intersection.policy '%s' (remove it, or set "
+                      "intersection.policy: %s)",
+                      tf_config_where(cfg, key, where, sizeof where), key, policy, policy);
 }
 
 /* Names the file to replay (exit.replay's when intersection.replay is not given); the table
@@ -71,10 +73,10 @@ static int read_replay(tf_intersection_policy *pol, tf_config *cfg, const tf_exi
     return 0;
   }
   if (!tf_config_has(cfg, "intersection.replay"))
-    return tf_fail(err,
-                   "%s: key 'intersection.policy' is 'replay' but 'intersection.replay' (an "
-                   "earlier results file of this ensemble) is missing",
-                   tf_config_where(cfg, "intersection.policy", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'intersection.policy' is 'replay' but 'intersection.replay' (an "
+                        "earlier results file of this ensemble) is missing",
+                        tf_config_where(cfg, "intersection.policy", where, sizeof where));
   pol->replay_from.key = "intersection.replay";
   tf_config_where(cfg, "intersection.replay", pol->replay_from.where,
                   sizeof pol->replay_from.where);

@@ -45,7 +45,8 @@ int tf_twofold_locate(const tf_kernel *k, const double *p, const double *guess, 
                       int max_iter, double *x, int *iterations, tf_error *err) {
   const size_t n = k->dim;
   if (n < 3 || n > TF_MAX_DIM)
-    return tf_fail(err, "two-folds need 3 <= dim <= %d (model has %zu)", TF_MAX_DIM, n);
+    return tf_fail_code(err, TF_ERR_CONFIG, "two-folds need 3 <= dim <= %d (model has %zu)",
+                        TF_MAX_DIM, n);
   memcpy(x, guess, n * sizeof *x);
   double res[3], jac[3][TF_MAX_DIM], dx[TF_MAX_DIM];
   for (int it = 0; it <= max_iter; it++) {

@@ -31,26 +31,26 @@ int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s
       tf_config_get_string(cfg, "model.smoothing.field", "auto", fields, &field, err))
     return -1;
   if (!tf_config_has(cfg, "model.smoothing.epsilon"))
-    return tf_fail(err,
-                   "%s: key 'model.smoothing.epsilon': required (the width of the smoothing "
-                   "layer about Sigma, a number > 0)",
-                   tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.smoothing.epsilon': required (the width of the smoothing "
+                        "layer about Sigma, a number > 0)",
+                        tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where));
   if (tf_config_get_double(cfg, "model.smoothing.epsilon", NULL, 0.0, INFINITY, &s->epsilon, err))
     return -1;
   if (!(s->epsilon > 0) || !isfinite(s->epsilon))
-    return tf_fail(err,
-                   "%s: key 'model.smoothing.epsilon': expected a finite number > 0, got %g "
-                   "(epsilon = 0 is the discontinuous model: drop the smoothing section to run "
-                   "it event-driven)",
-                   tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where),
-                   s->epsilon);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'model.smoothing.epsilon': expected a finite number > 0, got %g "
+        "(epsilon = 0 is the discontinuous model: drop the smoothing section to run "
+        "it event-driven)",
+        tf_config_where(cfg, "model.smoothing.epsilon", where, sizeof where), s->epsilon);
   for (int i = 0; law_names[i]; i++)
     if (strcmp(law, law_names[i]) == 0) s->law = (tf_smooth_law)i;
   if (k->kind != TF_MODEL_FILIPPOV)
-    return tf_fail(err,
-                   "%s: key 'model.smoothing': model '%s' is not a Filippov system; only "
-                   "Filippov models can be smoothed",
-                   tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.smoothing': model '%s' is not a Filippov system; only "
+                        "Filippov models can be smoothed",
+                        tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
   if (strcmp(field, "auto") == 0)
     s->field = k->filippov->regularised ? TF_SMOOTH_REGULARISED : TF_SMOOTH_CONVEX;
   else if (strcmp(field, "convex") == 0)
@@ -60,19 +60,21 @@ int tf_smoothing_from_config(tf_config *cfg, const tf_kernel *k, tf_smoothing *s
   else
     s->field = TF_SMOOTH_REGULARISED;
   if (s->field == TF_SMOOTH_STICK && !k->filippov->stick)
-    return tf_fail(err,
-                   "%s: key 'model.smoothing.field': model '%s' defines no sticking field; use "
-                   "convex",
-                   tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'model.smoothing.field': model '%s' defines no sticking field; use "
+        "convex",
+        tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name);
   if (s->field == TF_SMOOTH_REGULARISED && !k->filippov->regularised)
-    return tf_fail(err,
-                   "%s: key 'model.smoothing.field': model '%s' defines no regularised field; "
-                   "use convex%s",
-                   tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name,
-                   k->filippov->stick ? " or stick" : "");
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'model.smoothing.field': model '%s' defines no regularised field; "
+                        "use convex%s",
+                        tf_config_where(cfg, "model.smoothing.field", where, sizeof where), k->name,
+                        k->filippov->stick ? " or stick" : "");
   if (k->dim > TF_MAX_DIM)
-    return tf_fail(err, "model '%s': smoothing supports at most %d state components", k->name,
-                   TF_MAX_DIM);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "model '%s': smoothing supports at most %d state components", k->name,
+                        TF_MAX_DIM);
   return 0;
 }
 
@@ -175,4 +177,59 @@ void tf_smooth_jacobian(const tf_kernel *k, const double *p, const tf_smoothing 
   /* chain rule through lambda = Lambda_eps(h(x)) */
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < n; j++) jac[i * n + j] += dlambda[i] * dl_dh * grad[j];
+}
+
+bool tf_smooth_has_lanes(const tf_kernel *k, const tf_smoothing *s) {
+  return s->field == TF_SMOOTH_CONVEX && k->filippov->slip_sides_lanes;
+}
+
+enum { LANES = TF_LANES_MAX };
+
+/* Lambda_eps(h) of every lane's h into lambda (in place), with dLambda/dh where dl_dh is not
+ * NULL (tf_smooth_sign's operations). */
+static void lanes_sign(const tf_smoothing *s, int lanes, double *lambda, double *dl_dh) {
+  double d;
+  if (!dl_dh)
+    for (int l = 0; l < lanes; l++) lambda[l] = sign_of(s, lambda[l], NULL);
+  for (int l = 0; dl_dh && l < lanes; l++)
+    lambda[l] = sign_of(s, lambda[l], &d), dl_dh[l] = d / s->epsilon;
+}
+
+/* the convex field's blend (1 + l)/2 a + (1 - l)/2 b of `rows` rows, lane by lane, into a */
+static void blend_lanes(int lanes, size_t rows, const double *lambda, double *a, const double *b) {
+  for (size_t i = 0; i < rows; i++)
+    for (int l = 0; l < lanes; l++) {
+      const size_t q = i * (size_t)lanes + (size_t)l;
+      a[q] = 0.5 * (1 + lambda[l]) * a[q] + 0.5 * (1 - lambda[l]) * b[q];
+    }
+}
+
+void tf_smooth_rhs_lanes(const tf_kernel *k, const double *p, const tf_smoothing *s, int lanes,
+                         const double *t, const double *x, double *dx, int *code) {
+  double lambda[LANES], down[TF_MAX_DIM * LANES];
+  k->filippov->slip_sides_lanes(lanes, t, x, p, lambda, dx, down, NULL, NULL, code);
+  lanes_sign(s, lanes, lambda, NULL);
+  blend_lanes(lanes, k->dim, lambda, dx, down);
+}
+
+void tf_smooth_jacobian_lanes(const tf_kernel *k, const double *p, const tf_smoothing *s, int lanes,
+                              const double *t, const double *x, double *jac) {
+  const size_t n = k->dim, w = (size_t)lanes;
+  double lambda[LANES], dl_dh[LANES], grad[TF_MAX_DIM * LANES];
+  double up[TF_MAX_DIM * LANES], down[TF_MAX_DIM * LANES], jm[TF_MAX_DIM * TF_MAX_DIM * LANES];
+  double xl[TF_MAX_DIM], g[TF_MAX_DIM];
+  int code[LANES];
+  for (size_t l = 0; l < w; l++) { /* grad h lane by lane */
+    for (size_t i = 0; i < n; i++) xl[i] = x[i * w + l];
+    k->filippov->switching(xl, p, g);
+    for (size_t j = 0; j < n; j++) grad[j * w + l] = g[j];
+  }
+  k->filippov->slip_sides_lanes(lanes, t, x, p, lambda, up, down, jac, jm, code);
+  lanes_sign(s, lanes, lambda, dl_dh);
+  blend_lanes(lanes, n * n, lambda, jac, jm);
+  for (size_t i = 0; i < n * w; i++) up[i] = 0.5 * (up[i] - down[i]); /* dlambda */
+  for (size_t i = 0; i < n; i++) /* chain rule through lambda = Lambda_eps(h(x)) */
+    for (size_t j = 0; j < n; j++)
+      for (size_t l = 0; l < w; l++)
+        jac[(i * n + j) * w + l] += up[i * w + l] * dl_dh[l] * grad[j * w + l];
 }

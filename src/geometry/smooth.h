@@ -65,6 +65,17 @@ bool tf_smooth_has_jacobian(const tf_kernel *k, const tf_smoothing *s);
 void tf_smooth_jacobian(const tf_kernel *k, const double *p, const tf_smoothing *s, double t,
                         const double *x, double *jac);
 
+/* For members side by side (integrator.lanes; structure of arrays as tf_lane_field_fn, p
+ * shared by the lanes): the smoothed field and its Jacobian (entry (i, j) of lane l at
+ * [(i * dim + j) * lanes + l]), bit for bit tf_smooth_rhs and tf_smooth_jacobian lane by lane.
+ * Where tf_smooth_has_lanes: the convex field of a kernel with slip_sides_lanes (the Jacobian
+ * also where tf_smooth_has_jacobian). */
+bool tf_smooth_has_lanes(const tf_kernel *k, const tf_smoothing *s);
+void tf_smooth_rhs_lanes(const tf_kernel *k, const double *p, const tf_smoothing *s, int lanes,
+                         const double *t, const double *x, double *dx, int *code);
+void tf_smooth_jacobian_lanes(const tf_kernel *k, const double *p, const tf_smoothing *s, int lanes,
+                              const double *t, const double *x, double *jac);
+
 const char *tf_smooth_law_name(tf_smooth_law law);
 const char *tf_smooth_field_name(tf_smooth_field field);
 

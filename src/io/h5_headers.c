@@ -174,8 +174,9 @@ int tf_h5_check_headers(hid_t file, const char *path, tf_error *err) {
   if (sized && H5Fget_name(file, name, sizeof name) > 0) view.fd = open(name, O_RDONLY | O_CLOEXEC);
   if (view.fd < 0 || fstat(view.fd, &st) != 0 || (uint64_t)st.st_size < base) {
     if (view.fd >= 0) close(view.fd);
-    return tf_fail(err, "'%s': corrupt or not a twofold results file: its layout cannot be read",
-                   path);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "'%s': corrupt or not a twofold results file: its layout cannot be read",
+                        path);
   }
   view.size = (uint64_t)st.st_size, view.base = base;
   visit v = {&view, NULL};
@@ -183,10 +184,10 @@ int tf_h5_check_headers(hid_t file, const char *path, tf_error *err) {
       H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, check_object, &v, H5O_INFO_BASIC);
   close(view.fd);
   if (rc == 0) return 0;
-  tf_fail(err,
-          "'%s': corrupt or not a twofold results file: the header of '%s' is damaged (an "
-          "attribute's stored lengths exceed it)",
-          path, v.bad ? v.bad : "a group (its links cannot be listed)");
+  tf_fail_code(err, TF_ERR_CONFIG,
+               "'%s': corrupt or not a twofold results file: the header of '%s' is damaged (an "
+               "attribute's stored lengths exceed it)",
+               path, v.bad ? v.bad : "a group (its links cannot be listed)");
   free(v.bad);
   return -1;
 }

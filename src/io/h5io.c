@@ -48,10 +48,10 @@ static hid_t durable_fcpl(void) {
 hid_t tf_h5_create(const char *path, MPI_Comm comm, tf_error *err) {
   struct stat st;
   if (stat(path, &st) == 0)
-    return tf_fail(err,
-                   "output '%s' already exists; pass --resume to complete it or "
-                   "--overwrite to replace it",
-                   path);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "output '%s' already exists; pass --resume to complete it or "
+                        "--overwrite to replace it",
+                        path);
   hid_t fapl = parallel_fapl(comm), fcpl = durable_fcpl();
   snprintf(open_path, sizeof open_path, "%s", path);
   hid_t f = H5Fcreate(path, H5F_ACC_EXCL, fcpl, fapl);
@@ -79,9 +79,9 @@ const char *tf_file_kind(const char *path) {
  * nobody's results. */
 static int require_regular(const char *path, tf_error *err) {
   const char *kind = tf_file_kind(path);
-  if (!kind) return tf_fail(err, "cannot open '%s': %s", path, strerror(errno));
+  if (!kind) return tf_fail_code(err, TF_ERR_CONFIG, "cannot open '%s': %s", path, strerror(errno));
   if (strcmp(kind, "regular file") != 0)
-    return tf_fail(err, "'%s' is a %s, not a results file", path, kind);
+    return tf_fail_code(err, TF_ERR_CONFIG, "'%s' is a %s, not a results file", path, kind);
   return 0;
 }
 
@@ -102,13 +102,15 @@ bool tf_h5_is_results_file(const char *path) {
 hid_t tf_h5_open_rw(const char *path, MPI_Comm comm, tf_error *err) {
   if (require_regular(path, err)) return -1;
   if (H5Fis_hdf5(path) <= 0)
-    return tf_fail(err, "cannot open '%s': missing, unreadable or not an HDF5 file", path);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "cannot open '%s': missing, unreadable or not an HDF5 file", path);
   hid_t fapl = parallel_fapl(comm);
   snprintf(open_path, sizeof open_path, "%s", path);
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, fapl);
   H5Pclose(fapl);
   if (f < 0)
-    return tf_fail(err, "cannot open '%s' for writing (corrupt, or open elsewhere?)", path);
+    return tf_fail_code(err, TF_ERR_IO,
+                        "cannot open '%s' for writing (corrupt, or open elsewhere?)", path);
   return f;
 }
 
@@ -126,9 +128,10 @@ int tf_h5_recover_eoa(const char *path) {
 
 hid_t tf_h5_open_serial(const char *path, tf_error *err) {
   if (require_regular(path, err)) return -1;
-  if (H5Fis_hdf5(path) <= 0) return tf_fail(err, "'%s' is not an HDF5 file (or is corrupt)", path);
+  if (H5Fis_hdf5(path) <= 0)
+    return tf_fail_code(err, TF_ERR_CONFIG, "'%s' is not an HDF5 file (or is corrupt)", path);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) return tf_fail(err, "cannot open '%s' (corrupt HDF5 file?)", path);
+  if (f < 0) return tf_fail_code(err, TF_ERR_CONFIG, "cannot open '%s' (corrupt HDF5 file?)", path);
   return f;
 }
 
@@ -661,8 +664,9 @@ static int check_root(hid_t file, const char *path, const char *const *names, bo
   for (const char *const *name = names; *name; name++) {
     char why[200], *value = NULL;
     if (get_strings(file, *name, list, &value, why, sizeof why))
-      return tf_fail(err, "'%s': corrupt or not a twofold results file: attribute '%s': %s", path,
-                     *name, why);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "'%s': corrupt or not a twofold results file: attribute '%s': %s", path,
+                          *name, why);
     free(value);
   }
   return 0;

@@ -246,11 +246,11 @@ static void check_coverage(const part_file *parts, int n, const part_file *ref,
 
 static int copy_bytes(const char *from, const char *to, tf_error *err) {
   FILE *in = fopen(from, "rb");
-  if (!in) return tf_fail(err, "cannot read '%s': %s", from, strerror(errno));
+  if (!in) return tf_fail_code(err, TF_ERR_CONFIG, "cannot read '%s': %s", from, strerror(errno));
   FILE *out = fopen(to, "wbx");
   if (!out) {
     fclose(in);
-    return tf_fail(err, "cannot create '%s': %s", to, strerror(errno));
+    return tf_fail_code(err, TF_ERR_IO, "cannot create '%s': %s", to, strerror(errno));
   }
   enum { BUF = 1 << 22 };
   char *buf = malloc(BUF);
@@ -262,7 +262,9 @@ static int copy_bytes(const char *from, const char *to, tf_error *err) {
   free(buf);
   fclose(in);
   if (fclose(out) != 0) rc = -1;
-  return rc ? tf_fail(err, "copying '%s' to '%s' failed: %s", from, to, strerror(errno)) : 0;
+  return rc ? tf_fail_code(err, TF_ERR_IO, "copying '%s' to '%s' failed: %s", from, to,
+                           strerror(errno))
+            : 0;
 }
 
 typedef struct copy_ctx {
@@ -426,16 +428,17 @@ static herr_t visit_table(hid_t group, const char *name, const H5L_info_t *info,
  * that still says it holds one part. */
 static int drop_part(const char *path, tf_error *err) {
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-  if (f < 0) return tf_fail(err, "cannot reopen '%s'", path);
+  if (f < 0) return tf_fail_code(err, TF_ERR_IO, "cannot reopen '%s'", path);
   for (const char *const *a = (const char *const[]){"part", "parts", NULL}; *a; a++)
     if (H5Aexists(f, *a) > 0) H5Adelete(f, *a);
-  return H5Fclose(f) < 0 ? tf_fail(err, "cannot write attributes to '%s'", path) : 0;
+  return H5Fclose(f) < 0 ? tf_fail_code(err, TF_ERR_IO, "cannot write attributes to '%s'", path)
+                         : 0;
 }
 
 /* The merged file describes the whole run: no part attributes; where it came from. */
 static int mark_merged(const char *path, const part_file *parts, int n, tf_error *err) {
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-  if (f < 0) return tf_fail(err, "cannot reopen '%s'", path);
+  if (f < 0) return tf_fail_code(err, TF_ERR_IO, "cannot reopen '%s'", path);
   static const char *const stale[] = {"part", "parts", "resumed", NULL};
   for (const char *const *a = stale; *a; a++)
     if (H5Aexists(f, *a) > 0) H5Adelete(f, *a);
@@ -448,8 +451,8 @@ static int mark_merged(const char *path, const part_file *parts, int n, tf_error
   if (!rc) rc = tf_h5_attr_read_int(f, "complete", &complete);
   free(list);
   if (H5Fclose(f) < 0) rc = -1;
-  if (rc) return tf_fail(err, "cannot write attributes to '%s'", path);
-  if (!complete) return tf_fail(err, "'%s' is not complete after merging", path);
+  if (rc) return tf_fail_code(err, TF_ERR_IO, "cannot write attributes to '%s'", path);
+  if (!complete) return tf_fail_code(err, TF_ERR_IO, "'%s' is not complete after merging", path);
   return 0;
 }
 
@@ -457,11 +460,13 @@ tf_merge_end tf_merge(const char *output, const char *const *files, int nfiles, 
                       tf_merge_finish_fn finish, void *ctx, tf_merge_stats *stats, tf_error *err) {
   const double t0 = now_seconds();
   memset(stats, 0, sizeof *stats);
-  if (nfiles < 1) return tf_fail(err, "merge: no part files given"), TF_MERGE_REFUSED;
+  if (nfiles < 1)
+    return tf_fail_code(err, TF_ERR_CONFIG, "merge: no part files given"), TF_MERGE_REFUSED;
   struct stat st;
   for (int i = 0; i < nfiles; i++)
     if (same_file(output, files[i]))
-      return tf_fail(err, "output '%s' is one of the part files", output), TF_MERGE_REFUSED;
+      return tf_fail_code(err, TF_ERR_CONFIG, "output '%s' is one of the part files", output),
+             TF_MERGE_REFUSED;
 
   part_file *parts = calloc((size_t)nfiles, sizeof *parts);
   problems *pr = calloc(1, sizeof *pr);
@@ -513,10 +518,11 @@ tf_merge_end tf_merge(const char *output, const char *const *files, int nfiles, 
   /* bad input, as opposed to a failure while writing */
   bool refused = !rc && (pr->count || !ref);
   if (!rc && pr->count)
-    rc = tf_fail(err, "cannot merge into '%s' (%d problem%s; nothing was written):%s", output,
-                 pr->count, pr->count > 1 ? "s" : "", pr->text);
+    rc = tf_fail_code(err, TF_ERR_CONFIG,
+                      "cannot merge into '%s' (%d problem%s; nothing was written):%s", output,
+                      pr->count, pr->count > 1 ? "s" : "", pr->text);
   else if (!rc && !ref)
-    rc = tf_fail(err, "merge: no usable part file");
+    rc = tf_fail_code(err, TF_ERR_CONFIG, "merge: no usable part file");
 
   char tmp[4200] = "";
   if (!rc) {
@@ -538,15 +544,18 @@ tf_merge_end tf_merge(const char *output, const char *const *files, int nfiles, 
       if (g >= 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_table, &c);
       refused = c.rc && c.unreadable >= 0; /* bad input, exit 2 */
       if (refused)
-        rc = tf_fail(err,
-                     "cannot merge into '%s': /members/%s of '%s' cannot be read into the copy "
-                     "of '%s' (one of them is corrupt); nothing was written",
-                     output, c.failed, parts[c.unreadable].path, ref->path);
+        rc =
+            tf_fail_code(err, TF_ERR_CONFIG,
+                         "cannot merge into '%s': /members/%s of '%s' cannot be read into the copy "
+                         "of '%s' (one of them is corrupt); nothing was written",
+                         output, c.failed, parts[c.unreadable].path, ref->path);
       else if (g < 0 || c.rc)
-        rc = tf_fail(err, "merge: copying /members/%s into '%s' (a copy of '%s') failed",
-                     g < 0 ? "" : c.failed, tmp, ref->path);
+        rc = tf_fail_code(err, TF_ERR_IO,
+                          "merge: copying /members/%s into '%s' (a copy of '%s') failed",
+                          g < 0 ? "" : c.failed, tmp, ref->path);
       if (g >= 0) H5Gclose(g);
-      if (f >= 0 && H5Fclose(f) < 0) rc = tf_fail(err, "merge: closing '%s' failed", tmp);
+      if (f >= 0 && H5Fclose(f) < 0)
+        rc = tf_fail_code(err, TF_ERR_IO, "merge: closing '%s' failed", tmp);
       for (uint64_t m = 0; m < ref->members; m++) stats->rows_copied += owner[m] != base;
     }
     stats->copy_seconds = now_seconds() - t0;
@@ -562,7 +571,8 @@ tf_merge_end tf_merge(const char *output, const char *const *files, int nfiles, 
     }
     if (!rc) rc = mark_merged(tmp, parts, nfiles, err);
     if (!rc && rename(tmp, output) != 0)
-      rc = tf_fail(err, "cannot rename '%s' to '%s': %s", tmp, output, strerror(errno));
+      rc = tf_fail_code(err, TF_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, output,
+                        strerror(errno));
     if (rc) unlink(tmp);
   }
   free(owner);

@@ -14,12 +14,13 @@ static int read_draws(tf_draw_log *log, const tf_replay_source *from, uint64_t m
   memset(log, 0, sizeof *log);
   tf_error open_err;
   hid_t f = tf_h5_open_serial(path, &open_err);
-  if (f < 0) return tf_fail(err, "%s: key '%s': %s", where, key, open_err.msg);
+  if (f < 0) return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': %s", where, key, open_err.msg);
   hid_t d = H5Dopen2(f, "members/exits", H5P_DEFAULT);
   if (d < 0) {
     H5Fclose(f);
-    return tf_fail(err, "%s: key '%s': '%s' has no /members/exits (not a Filippov ensemble file)",
-                   where, key, path);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key '%s': '%s' has no /members/exits (not a Filippov ensemble file)",
+                        where, key, path);
   }
   hid_t s = H5Dget_space(d);
   hsize_t dims[2] = {0, 0};
@@ -29,11 +30,13 @@ static int read_draws(tf_draw_log *log, const tf_replay_source *from, uint64_t m
   tf_h5_attr_read_int(d, "slot_width", &width);
   int rc = 0;
   if (dims[0] != members || width < 4 || dims[1] % (hsize_t)width)
-    rc = tf_fail(err, "%s: key '%s': '%s' holds %llu members, this run has %llu", where, key, path,
-                 (unsigned long long)dims[0], (unsigned long long)members);
+    rc =
+        tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': '%s' holds %llu members, this run has %llu",
+                     where, key, path, (unsigned long long)dims[0], (unsigned long long)members);
   double *all = rc ? NULL : malloc(dims[0] * dims[1] * sizeof *all);
   if (!rc && (!all || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0))
-    rc = tf_fail(err, "%s: key '%s': cannot read /members/exits of '%s'", where, key, path);
+    rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': cannot read /members/exits of '%s'", where,
+                      key, path);
   H5Dclose(d);
   H5Fclose(f);
   if (rc) return free(all), -1;

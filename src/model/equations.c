@@ -935,7 +935,8 @@ int tf_equations_write(tf_config *cfg, const char *dir, char *path, size_t n, co
   snprintf(path, n, "%s/equations-%s-%016llx.c", dir, *name, (unsigned long long)fnv1a(source));
   tf_error why;
   const int rc = tf_cache_write(path, source, strlen(source), &why)
-                     ? tf_fail(err, "cannot write the model's generated source: %s", why.msg)
+                     ? tf_fail_code(err, TF_ERR_MODEL,
+                                    "cannot write the model's generated source: %s", why.msg)
                      : 0;
   free(source);
   return rc;

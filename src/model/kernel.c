@@ -68,7 +68,8 @@ int tf_kernel_component_of_key(const tf_kernel *k, tf_config *cfg, const char *k
   if (c >= 0) return c;
   char where[256], all[512];
   tf_join_state_names(k, all, sizeof all);
-  tf_fail(err, "%s: key '%s': model '%s' has no state component '%s' (components: %s)",
-          tf_config_where(cfg, key, where, sizeof where), key, k->name, name, all);
+  tf_fail_code(err, TF_ERR_CONFIG,
+               "%s: key '%s': model '%s' has no state component '%s' (components: %s)",
+               tf_config_where(cfg, key, where, sizeof where), key, k->name, name, all);
   return -1;
 }

@@ -1,8 +1,8 @@
 /* kinds.h — one adapter per kind of model: what the engine does with each.
  *
  * A model is a tf_model_def with exactly one table of operations, the one of its kind
- * (twofold/model.h).  Every question the engine used to answer by looking at which members
- * a model fills in is answered here instead, once per kind: which engine runs a member (a
+ * (twofold/model.h).  What the engine asks of a model is answered here, once per kind, never
+ * by looking at which members a model fills in: which engine runs a member (a
  * Filippov model whose parameters make it its own smooth flow runs on the flow engines), the
  * smooth field the flow integrators may run, a one-line description, the kinds a job takes.
  * Jobs and engines ask the route (by its name, looked up in the engine's registry of routes,

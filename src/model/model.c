@@ -18,10 +18,11 @@ static int unknown_model(tf_config *cfg, const char *name, tf_error *err) {
   for (size_t i = 0; i < tf_kernel_count() && len < sizeof known - 64; i++)
     len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
                             tf_kernel_at(i)->name);
-  return tf_fail(err,
-                 "%s: key 'model.name': unknown model '%s' (known: %s; see 'twofold models'; a "
-                 "model of your own is given by model.library or model.source)",
-                 tf_config_where(cfg, "model.name", where, sizeof where), name, known);
+  return tf_fail_code(
+      err, TF_ERR_CONFIG,
+      "%s: key 'model.name': unknown model '%s' (known: %s; see 'twofold models'; a "
+      "model of your own is given by model.library or model.source)",
+      tf_config_where(cfg, "model.name", where, sizeof where), name, known);
 }
 
 /* The key that says which model: model.library or model.source for a plugin. */
@@ -40,11 +41,11 @@ static int equations_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, 
   tf_config_where(cfg, "model.equations", where, sizeof where);
   for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
     if (tf_config_has(cfg, others[i]))
-      return tf_fail(err,
-                     "%s: key 'model.equations': give the model as equations or by %s, not "
-                     "both (%s is at %s)",
-                     where, others[i], others[i],
-                     tf_config_where(cfg, others[i], other, sizeof other));
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key 'model.equations': give the model as equations or by %s, not "
+                          "both (%s is at %s)",
+                          where, others[i], others[i],
+                          tf_config_where(cfg, others[i], other, sizeof other));
   char dir[4096], path[4400];
   const char *name;
   if (tf_cache_dir(dir, sizeof dir, err) ||
@@ -52,7 +53,7 @@ static int equations_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, 
     return -1;
   tf_error why;
   if (tf_plugin_open_source(path, name, comm, k, &why))
-    return tf_fail(err, "%s: key 'model.equations': %s", where, why.msg);
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'model.equations': %s", where, why.msg);
   return 0;
 }
 
@@ -63,11 +64,12 @@ static int find_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_er
   const bool lib = tf_config_has(cfg, "model.library"), src = tf_config_has(cfg, "model.source");
   if (lib && src) {
     char other[256];
-    return tf_fail(err,
-                   "%s: key 'model.source': give model.library (a built shared library) or "
-                   "model.source (a C file twofold compiles), not both (model.library is at %s)",
-                   tf_config_where(cfg, "model.source", where, sizeof where),
-                   tf_config_where(cfg, "model.library", other, sizeof other));
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'model.source': give model.library (a built shared library) or "
+        "model.source (a C file twofold compiles), not both (model.library is at %s)",
+        tf_config_where(cfg, "model.source", where, sizeof where),
+        tf_config_where(cfg, "model.library", other, sizeof other));
   }
   const char *name = NULL;
   if (!lib && !src) {
@@ -81,7 +83,9 @@ static int find_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_er
        tf_config_get_string(cfg, "model.name", NULL, NULL, &name, err)))
     return -1;
   tf_config_where(cfg, key, where, sizeof where);
-  if (!*path) return tf_fail(err, "%s: key '%s': expected a file name, got ''", where, key);
+  if (!*path)
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': expected a file name, got ''", where,
+                        key);
   char full[4096];
   tf_config_resolve_path(cfg, key, path, full, sizeof full);
   tf_error why;
@@ -123,9 +127,9 @@ int tf_model_from_config(tf_model *model, tf_config *cfg, MPI_Comm comm, unsigne
   if (!(kinds & TF_KIND_BIT(k->kind))) {
     char takes[512];
     tf_kinds_list(kinds, takes, sizeof takes);
-    return tf_fail(err, "%s: key '%s': model '%s' is %s, but job '%s' takes %s",
-                   tf_config_where(cfg, model_key(cfg), where, sizeof where), model_key(cfg),
-                   k->name, tf_kind_of(k)->noun, job, takes);
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': model '%s' is %s, but job '%s' takes %s",
+                        tf_config_where(cfg, model_key(cfg), where, sizeof where), model_key(cfg),
+                        k->name, tf_kind_of(k)->noun, job, takes);
   }
   model->kernel = k;
   model->params = calloc(k->nparams ? k->nparams : 1, sizeof *model->params);
@@ -138,8 +142,8 @@ int tf_model_from_config(tf_model *model, tf_config *cfg, MPI_Comm comm, unsigne
       return -1;
     /* an infinite bound marks a half-open range, not an admissible value */
     if (!isfinite(model->params[i]))
-      return tf_fail(err, "%s: key '%s': expected a finite number, got %g",
-                     tf_config_where(cfg, path, where, sizeof where), path, model->params[i]);
+      return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': expected a finite number, got %g",
+                          tf_config_where(cfg, path, where, sizeof where), path, model->params[i]);
   }
   if (k->prepare && k->prepare(model->params, err)) {
     char msg[TF_ERROR_MAX];

@@ -63,10 +63,11 @@ int tf_observable_differentiate(tf_observable *o, tf_error *err) {
   const tf_kernel *k = o->k;
   for (size_t i = 0; i < k->noutputs; i++)
     if (tf_expr_depends(o->expr, (int)(k->dim + i)))
-      return tf_fail(err,
-                     "it names the model's output '%s', computed by a C callback that gives no "
-                     "derivative; write that output's formula in the expression instead",
-                     k->output_names[i]);
+      return tf_fail_code(
+          err, TF_ERR_CONFIG,
+          "it names the model's output '%s', computed by a C callback that gives no "
+          "derivative; write that output's formula in the expression instead",
+          k->output_names[i]);
   for (size_t i = 0; i <= k->dim; i++) {
     const int var = i < k->dim ? (int)i : (int)o->nvars - 1;
     if (!(o->d[i] = tf_expr_diff(o->pool, o->expr, var))) return tf_fail(err, "out of memory");

@@ -13,10 +13,10 @@ int tf_physical_initial_from_config(tf_config *cfg, const tf_kernel *k, const do
   }
   if (!any) return 0;
   if (state_given)
-    return tf_fail(err,
-                   "%s: key 'initial.state': give either initial.state or the physical "
-                   "initial conditions of model '%s', not both",
-                   tf_config_where(cfg, "initial.state", where, sizeof where), k->name);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.state': give either initial.state or the physical "
+                        "initial conditions of model '%s', not both",
+                        tf_config_where(cfg, "initial.state", where, sizeof where), k->name);
   double ip[16];
   for (size_t i = 0; i < k->ninitial && i < 16; i++) {
     const tf_param *q = &k->initial_params[i];

@@ -95,7 +95,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
 
 static char *read_all(const char *path, size_t *n, const char *what, tf_error *err) {
   FILE *f = fopen(path, "rb");
-  if (!f) return tf_fail(err, "%s '%s': %s", what, path, strerror(errno)), NULL;
+  if (!f) return tf_fail_code(err, TF_ERR_CONFIG, "%s '%s': %s", what, path, strerror(errno)), NULL;
   size_t cap = 1 << 16, len = 0;
   char *buf = malloc(cap);
   for (size_t got; buf && (got = fread(buf + len, 1, cap - len, f)) > 0;) {
@@ -108,7 +108,8 @@ static char *read_all(const char *path, size_t *n, const char *what, tf_error *e
   }
   const bool bad = ferror(f);
   fclose(f);
-  if (!buf || bad) return free(buf), tf_fail(err, "%s '%s': cannot be read", what, path), NULL;
+  if (!buf || bad)
+    return free(buf), tf_fail_code(err, TF_ERR_CONFIG, "%s '%s': cannot be read", what, path), NULL;
   *n = len;
   return buf;
 }
@@ -116,10 +117,14 @@ static char *read_all(const char *path, size_t *n, const char *what, tf_error *e
 /* A regular file, or an error saying what the path is instead. */
 static int regular_file(const char *path, const char *what, tf_error *err) {
   struct stat st;
-  if (stat(path, &st) != 0) return tf_fail(err, "%s '%s': %s", what, path, strerror(errno));
-  if (S_ISDIR(st.st_mode)) return tf_fail(err, "%s '%s' is a directory, not a file", what, path);
-  if (!S_ISREG(st.st_mode)) return tf_fail(err, "%s '%s' is not a regular file", what, path);
-  if (access(path, R_OK) != 0) return tf_fail(err, "%s '%s': %s", what, path, strerror(errno));
+  if (stat(path, &st) != 0)
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s '%s': %s", what, path, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s '%s' is a directory, not a file", what, path);
+  if (!S_ISREG(st.st_mode))
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s '%s' is not a regular file", what, path);
+  if (access(path, R_OK) != 0)
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s '%s': %s", what, path, strerror(errno));
   return 0;
 }
 
@@ -220,12 +225,15 @@ static int load(const char *path, int fd, const char *name, const char *origin, 
     list_names(l, n, names, sizeof names);
     const tf_model_def *def = NULL;
     if (!*name && n > 1)
-      rc = tf_fail(err, "%s: has %zu models (%s); choose one with model.name", origin, n, names);
+      rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: has %zu models (%s); choose one with model.name",
+                        origin, n, names);
     else if (!*name)
       def = l[0];
     for (size_t i = 0; !rc && *name && i < n && !def; i++)
       if (l[i]->name && strcmp(l[i]->name, name) == 0) def = l[i];
-    if (!rc && !def) rc = tf_fail(err, "%s: has no model '%s' (it has: %s)", origin, name, names);
+    if (!rc && !def)
+      rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: has no model '%s' (it has: %s)", origin, name,
+                        names);
     if (!rc) rc = tf_model_def_adopt(def, origin, &def, err);
     if (!rc) rc = tf_model_def_check(def, origin, err);
     if (!rc) *k = def;
@@ -318,10 +326,12 @@ static int compile(const char *src, const char *out, const char *origin, tf_erro
   pid_t pid;
   const int rc = posix_spawn(&pid, TF_PLUGIN_CC, NULL, NULL, argv, environ);
   if (rc != 0)
-    return tf_fail(err, "%s: cannot run the compiler '%s': %s", origin, TF_PLUGIN_CC, strerror(rc));
+    return tf_fail_code(err, TF_ERR_MODEL, "%s: cannot run the compiler '%s': %s", origin,
+                        TF_PLUGIN_CC, strerror(rc));
   int status;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return tf_fail(err, "%s: waiting for the compiler failed", origin);
+    if (errno != EINTR)
+      return tf_fail_code(err, TF_ERR_MODEL, "%s: waiting for the compiler failed", origin);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     unlink(out);
     return tf_fail_code(err, TF_ERR_MODEL,
@@ -368,7 +378,7 @@ static int cached_library(const char *src, const char *origin, char *so, size_t 
   if (tf_cache_shared()) snprintf(owner, sizeof owner, ".u%ld", (long)geteuid());
   if (snprintf(so, so_size, "%s/%s-%016llx%s.so", dir, stem, (unsigned long long)h, owner) >=
       (int)so_size)
-    return tf_fail(err, "cache path too long in '%s'", dir);
+    return tf_fail_code(err, TF_ERR_CONFIG, "cache path too long in '%s'", dir);
   char why[256];
   if (tf_cache_open(so, fd, why, sizeof why) == 0) return 0;
   char tmp[PATH_MAX + 96];
@@ -392,7 +402,8 @@ int tf_plugin_build(const char *src, const char *out, char *names, size_t names_
   if (rename(tmp, out) != 0) {
     const int e = errno;
     unlink(tmp);
-    return tf_fail(err, "%s: cannot place the library at '%s': %s", origin, out, strerror(e));
+    return tf_fail_code(err, TF_ERR_MODEL, "%s: cannot place the library at '%s': %s", origin, out,
+                        strerror(e));
   }
   return 0;
 }

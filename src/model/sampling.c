@@ -60,21 +60,23 @@ static int read_dist(tf_config *cfg, const char *path, double mean, dist *d, tf_
     snprintf(key, sizeof key, "%s.sigma", path);
     if (tf_config_get_double(cfg, key, NULL, 0.0, INFINITY, &d->b, err)) return -1;
     if (!(d->b > 0) || !isfinite(d->b))
-      return tf_fail(err, "%s: key '%s': expected a finite number > 0, got %g",
-                     tf_config_where(cfg, key, where, sizeof where), key, d->b);
+      return tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': expected a finite number > 0, got %g",
+                          tf_config_where(cfg, key, where, sizeof where), key, d->b);
     return 0;
   }
   const double lo_min = d->kind == DIST_LOG_UNIFORM ? 0.0 : -INFINITY;
   snprintf(key, sizeof key, "%s.lo", path);
   if (tf_config_get_double(cfg, key, NULL, lo_min, INFINITY, &d->a, err)) return -1;
   if (d->kind == DIST_LOG_UNIFORM && !(d->a > 0))
-    return tf_fail(err, "%s: key '%s': a log-uniform distribution needs lo > 0, got %g",
-                   tf_config_where(cfg, key, where, sizeof where), key, d->a);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key '%s': a log-uniform distribution needs lo > 0, got %g",
+                        tf_config_where(cfg, key, where, sizeof where), key, d->a);
   snprintf(key, sizeof key, "%s.hi", path);
   if (tf_config_get_double(cfg, key, NULL, -INFINITY, INFINITY, &d->b, err)) return -1;
   if (!isfinite(d->a) || !isfinite(d->b) || !(d->a < d->b))
-    return tf_fail(err, "%s: key '%s': expected finite lo < hi, got lo %g, hi %g",
-                   tf_config_where(cfg, key, where, sizeof where), key, d->a, d->b);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key '%s': expected finite lo < hi, got lo %g, hi %g",
+                        tf_config_where(cfg, key, where, sizeof where), key, d->a, d->b);
   return 0;
 }
 
@@ -126,12 +128,13 @@ static int check_support(tf_config *cfg, const char *path, const tf_param *p, co
   const double hi = d->kind == DIST_NORMAL ? INFINITY : d->b;
   if (lo >= p->min && hi <= p->max) return 0;
   char where[256];
-  return tf_fail(err,
-                 "%s: key '%s': the %s distribution's support [%g, %g] leaves the bounds [%g, "
-                 "%g] of parameter '%s'; give a uniform or log-uniform distribution with lo and "
-                 "hi inside them",
-                 tf_config_where(cfg, path, where, sizeof where), path, dist_names[d->kind], lo, hi,
-                 p->min, p->max, p->name);
+  return tf_fail_code(
+      err, TF_ERR_CONFIG,
+      "%s: key '%s': the %s distribution's support [%g, %g] leaves the bounds [%g, "
+      "%g] of parameter '%s'; give a uniform or log-uniform distribution with lo and "
+      "hi inside them",
+      tf_config_where(cfg, path, where, sizeof where), path, dist_names[d->kind], lo, hi, p->min,
+      p->max, p->name);
 }
 
 static int read_param_sample(tf_sampling *s, tf_config *cfg, tf_error *err) {
@@ -166,8 +169,8 @@ static int read_param_sample(tf_sampling *s, tf_config *cfg, tf_error *err) {
   for (size_t j = 0; !rc && j < n; j++)
     if (tf_kernel_param_index(k, names[j]) < 0) {
       snprintf(path, sizeof path, "model.sample.%s", names[j]);
-      rc = tf_fail(err, "%s: key '%s': model '%s' has no parameter '%s'",
-                   tf_config_where(cfg, path, where, sizeof where), path, k->name, names[j]);
+      rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: key '%s': model '%s' has no parameter '%s'",
+                        tf_config_where(cfg, path, where, sizeof where), path, k->name, names[j]);
     }
   free(names);
   return rc ? -1 : 0;
@@ -186,16 +189,18 @@ typedef struct table_source {
 static int check_row(const table_source *t, const double *row, const char *where, tf_error *err) {
   for (size_t c = 0; c < t->dim; c++)
     if (!isfinite(row[c]))
-      return tf_fail(err, "%s: column %zu ('%s') is %g, not a finite number (%s)", where, c + 1,
-                     t->kernel->state_names[c], row[c], t->config);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: column %zu ('%s') is %g, not a finite number (%s)", where, c + 1,
+                          t->kernel->state_names[c], row[c], t->config);
   return 0;
 }
 
 static int too_few_rows(const table_source *t, uint64_t rows, tf_error *err) {
-  return tf_fail(err,
-                 "%s: %llu rows of initial states, but the ensemble has %llu members (%s): give "
-                 "one row per member",
-                 t->file, (unsigned long long)rows, (unsigned long long)t->members, t->config);
+  return tf_fail_code(
+      err, TF_ERR_CONFIG,
+      "%s: %llu rows of initial states, but the ensemble has %llu members (%s): give "
+      "one row per member",
+      t->file, (unsigned long long)rows, (unsigned long long)t->members, t->config);
 }
 
 /* Fields of a CSV line (commas and/or blanks); returns their number, up to cap. */
@@ -233,16 +238,18 @@ static int read_csv(const table_source *t, const char *path, double *rows, tf_er
       if (strtod(fields[0], &end) == 0 && end == fields[0]) continue; /* names, not numbers */
     }
     if (n != t->dim) {
-      rc = tf_fail(err, "%s: expected %zu columns (the state of model '%s'), got %zu (%s)", where,
-                   t->dim, t->kernel->name, n, t->config);
+      rc = tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: expected %zu columns (the state of model '%s'), got %zu (%s)", where,
+                        t->dim, t->kernel->name, n, t->config);
       break;
     }
     double *r = rows + row * t->dim;
     for (size_t c = 0; !rc && c < n; c++) {
       r[c] = strtod(fields[c], &end);
       if (end == fields[c] || *end != '\0')
-        rc = tf_fail(err, "%s: column %zu ('%s'): expected a number, got '%s' (%s)", where, c + 1,
-                     t->kernel->state_names[c], fields[c], t->config);
+        rc = tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: column %zu ('%s'): expected a number, got '%s' (%s)", where, c + 1,
+                          t->kernel->state_names[c], fields[c], t->config);
     }
     rc = rc || check_row(t, r, where, err);
     row++;
@@ -264,26 +271,26 @@ static int read_npy(const table_source *t, const char *path, double *rows, tf_er
   size_t len = 0;
   int rc = 0;
   if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0)
-    rc = tf_fail(err, "%s: not a .npy file (%s)", t->file, t->config);
+    rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: not a .npy file (%s)", t->file, t->config);
   else if (head[6] == 1)
     len = head[8] | (size_t)head[9] << 8;
   else if (fread(head + 10, 1, 2, f) == 2)
     len = head[8] | (size_t)head[9] << 8 | (size_t)head[10] << 16 | (size_t)head[11] << 24;
   if (!rc && (len == 0 || len >= sizeof dict || fread(dict, 1, len, f) != len))
-    rc = tf_fail(err, "%s: a damaged .npy header (%s)", t->file, t->config);
+    rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: a damaged .npy header (%s)", t->file, t->config);
   unsigned long long n_rows = 0, n_cols = 1;
   const char *shape = strstr(dict, "'shape':");
   const int fields = shape ? sscanf(shape, "'shape': (%llu, %llu", &n_rows, &n_cols) : 0;
   if (!rc && (!strstr(dict, "'descr': '<f8'") || !strstr(dict, "'fortran_order': False")))
-    rc = tf_fail(err,
-                 "%s: expected a C-ordered float64 array ('<f8', numpy.save of a float "
-                 "array), got the header %s (%s)",
-                 t->file, dict, t->config);
+    rc = tf_fail_code(err, TF_ERR_CONFIG,
+                      "%s: expected a C-ordered float64 array ('<f8', numpy.save of a float "
+                      "array), got the header %s (%s)",
+                      t->file, dict, t->config);
   else if (!rc && (fields < 1 || (fields == 1 && t->dim != 1) || n_cols != t->dim))
-    rc = tf_fail(err,
-                 "%s: expected %zu columns (the state of model '%s'), got an array of %s "
-                 "(%s)",
-                 t->file, t->dim, t->kernel->name, shape ? shape : dict, t->config);
+    rc = tf_fail_code(err, TF_ERR_CONFIG,
+                      "%s: expected %zu columns (the state of model '%s'), got an array of %s "
+                      "(%s)",
+                      t->file, t->dim, t->kernel->name, shape ? shape : dict, t->config);
   else if (!rc && n_rows < t->members)
     rc = too_few_rows(t, n_rows, err);
   char where[1100];
@@ -291,7 +298,7 @@ static int read_npy(const table_source *t, const char *path, double *rows, tf_er
     double *r = rows + row * t->dim;
     snprintf(where, sizeof where, "%s: row %llu", t->file, (unsigned long long)row);
     if (fread(r, sizeof *r, t->dim, f) != t->dim)
-      rc = tf_fail(err, "%s: the file ends early (%s)", where, t->config);
+      rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: the file ends early (%s)", where, t->config);
     rc = rc || check_row(t, r, where, err);
   }
   fclose(f);
@@ -315,14 +322,14 @@ static int read_hdf5(const table_source *t, const char *path, const char *datase
     rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: cannot open '%s' as an HDF5 file", t->config,
                       t->file);
   else if (d < 0)
-    rc = tf_fail(err, "%s: '%s' has no dataset '%s' (key 'initial.dataset')", t->config, t->file,
-                 dataset);
+    rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: '%s' has no dataset '%s' (key 'initial.dataset')",
+                      t->config, t->file, dataset);
   else if (rank < 1 || rank > 2 || (rank == 1 && t->dim != 1) || dims[1] != t->dim)
-    rc = tf_fail(err,
-                 "%s: dataset '%s': expected %zu columns (the state of model '%s'), got %d "
-                 "dimensions of %llu x %llu (%s)",
-                 t->file, dataset, t->dim, t->kernel->name, rank, (unsigned long long)dims[0],
-                 (unsigned long long)(rank == 2 ? dims[1] : 1), t->config);
+    rc = tf_fail_code(err, TF_ERR_CONFIG,
+                      "%s: dataset '%s': expected %zu columns (the state of model '%s'), got %d "
+                      "dimensions of %llu x %llu (%s)",
+                      t->file, dataset, t->dim, t->kernel->name, rank, (unsigned long long)dims[0],
+                      (unsigned long long)(rank == 2 ? dims[1] : 1), t->config);
   else if (dims[0] < t->members)
     rc = too_few_rows(t, dims[0], err);
   if (!rc) {
@@ -330,8 +337,8 @@ static int read_hdf5(const table_source *t, const char *path, const char *datase
     const hid_t mem = H5Screate_simple(rank, count, NULL);
     if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
         H5Dread(d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, rows) < 0)
-      rc = tf_fail(err, "%s: dataset '%s': cannot read it as numbers (%s)", t->file, dataset,
-                   t->config);
+      rc = tf_fail_code(err, TF_ERR_CONFIG, "%s: dataset '%s': cannot read it as numbers (%s)",
+                        t->file, dataset, t->config);
     H5Sclose(mem);
   }
   char where[1100];
@@ -362,8 +369,9 @@ static int read_from_file(tf_sampling *s, tf_config *cfg, tf_error *err) {
   const bool hdf5 = ends_with(file, ".h5") || ends_with(file, ".hdf5");
   if (hdf5 && tf_config_get_string(cfg, "initial.dataset", NULL, NULL, &dataset, err)) return -1;
   if (!hdf5 && tf_config_has(cfg, "initial.dataset"))
-    return tf_fail(err, "%s: key 'initial.dataset': only an HDF5 file (.h5, .hdf5) has datasets",
-                   tf_config_where(cfg, "initial.dataset", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.dataset': only an HDF5 file (.h5, .hdf5) has datasets",
+                        tf_config_where(cfg, "initial.dataset", where, sizeof where));
   const table_source t = {file, config, s->kernel->dim, s->members, s->kernel};
   s->rows = malloc(s->members * t.dim * sizeof *s->rows);
   if (!s->rows)
@@ -406,16 +414,16 @@ static int sobol_setup(tf_sampling *s, tf_config *cfg, size_t ndim, tf_error *er
   char where[256];
   tf_config_where(cfg, "initial.design", where, sizeof where);
   if (ndim > SOBOL_MAX_DIM)
-    return tf_fail(err,
-                   "%s: key 'initial.design': a Sobol design has at most %d dimensions, "
-                   "got %zu sampled quantities",
-                   where, SOBOL_MAX_DIM, ndim);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.design': a Sobol design has at most %d dimensions, "
+                        "got %zu sampled quantities",
+                        where, SOBOL_MAX_DIM, ndim);
   while (s->sobol_bits < SOBOL_MAX_BITS && (1ULL << s->sobol_bits) <= s->members) s->sobol_bits++;
   if ((1ULL << s->sobol_bits) <= s->members)
-    return tf_fail(err,
-                   "%s: key 'initial.design': a Sobol design has fewer than 2^%d points, "
-                   "the ensemble %llu members",
-                   where, SOBOL_MAX_BITS, (unsigned long long)s->members);
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.design': a Sobol design has fewer than 2^%d points, "
+                        "the ensemble %llu members",
+                        where, SOBOL_MAX_BITS, (unsigned long long)s->members);
   s->sobol_v = calloc((size_t)s->sobol_bits * ndim + 1, sizeof *s->sobol_v);
   gsl_qrng *q = gsl_qrng_alloc(gsl_qrng_sobol, (unsigned)ndim);
   double point[SOBOL_MAX_DIM];
@@ -469,21 +477,21 @@ static int check_exclusive(tf_config *cfg, const tf_sampling_base *b, bool sampl
                            tf_error *err) {
   char where[256];
   if (tf_config_has(cfg, "initial.sample") && tf_config_has(cfg, "initial.from_file"))
-    return tf_fail(err,
-                   "%s: key 'initial.from_file': give initial.sample or initial.from_file, "
-                   "not both",
-                   tf_config_where(cfg, "initial.from_file", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.from_file': give initial.sample or initial.from_file, "
+                        "not both",
+                        tf_config_where(cfg, "initial.from_file", where, sizeof where));
   if (sampled_state && b->spread > 0)
-    return tf_fail(err,
-                   "%s: key 'initial.spread': a sampled initial state (initial.sample, "
-                   "initial.from_file) takes no spread; give the normal distribution's "
-                   "sigma in initial.sample instead",
-                   tf_config_where(cfg, "initial.spread", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.spread': a sampled initial state (initial.sample, "
+                        "initial.from_file) takes no spread; give the normal distribution's "
+                        "sigma in initial.sample instead",
+                        tf_config_where(cfg, "initial.spread", where, sizeof where));
   if (sampled_state && b->at_twofold)
-    return tf_fail(err,
-                   "%s: key 'initial.at_twofold': members that start at the two-fold take "
-                   "no sampled initial state (initial.sample, initial.from_file)",
-                   tf_config_where(cfg, "initial.at_twofold", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.at_twofold': members that start at the two-fold take "
+                        "no sampled initial state (initial.sample, initial.from_file)",
+                        tf_config_where(cfg, "initial.at_twofold", where, sizeof where));
   return 0;
 }
 
@@ -506,10 +514,10 @@ int tf_sampling_from_config(tf_config *cfg, const tf_sampling_base *b, tf_sampli
   if (!by_sample && !by_file && !params) {
     if (!tf_config_has(cfg, "initial.design")) return 0;
     char where[256];
-    return tf_fail(err,
-                   "%s: key 'initial.design': a design needs quantities to sample "
-                   "(initial.sample or model.sample)",
-                   tf_config_where(cfg, "initial.design", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'initial.design': a design needs quantities to sample "
+                        "(initial.sample or model.sample)",
+                        tf_config_where(cfg, "initial.design", where, sizeof where));
   }
   tf_sampling *s = calloc(1, sizeof *s);
   if (!(*out = s)) return tf_fail(err, "out of memory");
@@ -526,9 +534,9 @@ int tf_sampling_from_config(tf_config *cfg, const tf_sampling_base *b, tf_sampli
   for (s->design = 0; strcmp(design_names[s->design], design) != 0; s->design++) continue;
   if (dimensions(s) > MAX_QUANTITIES) {
     char where[256];
-    return tf_fail(err, "%s: key 'model.sample': at most %d quantities are sampled, got %zu",
-                   tf_config_where(cfg, "model.sample", where, sizeof where), MAX_QUANTITIES,
-                   dimensions(s));
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key 'model.sample': at most %d quantities are sampled, got %zu",
+        tf_config_where(cfg, "model.sample", where, sizeof where), MAX_QUANTITIES, dimensions(s));
   }
   if (s->design == DESIGN_SOBOL && sobol_setup(s, cfg, dimensions(s), err)) return -1;
   return 0;
@@ -567,10 +575,10 @@ bool tf_sampling_state(const tf_sampling *s, uint64_t member, double *x) {
 
 int tf_sampling_set_params(const tf_sampling *s, uint64_t member, double *drawn, tf_error *err) {
   if (!in_range(s, member))
-    return tf_fail(err,
-                   "member %llu is beyond the %llu members of ensemble.members the draws "
-                   "are made for",
-                   (unsigned long long)member, (unsigned long long)s->members);
+    return tf_fail_code(err, TF_ERR_INTERNAL,
+                        "member %llu is beyond the %llu members of ensemble.members the draws "
+                        "are made for",
+                        (unsigned long long)member, (unsigned long long)s->members);
   if (s->nparam == 0) return 0;
   const tf_kernel *k = s->kernel;
   double u[MAX_QUANTITIES];

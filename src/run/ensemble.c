@@ -207,7 +207,9 @@ static int statuses_of_file(hid_t status) {
 static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
   const tf_ensemble_spec *spec = s->spec;
   hid_t group = tf_h5_group(file, "members");
-  if (group < 0) return tf_fail(err, "cannot create group /members in '%s'", s->run->output_path);
+  if (group < 0)
+    return tf_fail_code(err, TF_ERR_IO, "cannot create group /members in '%s'",
+                        s->run->output_path);
   size_t i = 0;
   bool misfit = false;
   for (; i < spec->ncols + EXTRA_TABLES; i++) {
@@ -237,8 +239,9 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
         !names || tf_h5_attr_names(s->dsets[spec->ncols + EXTRA_CHECKSUM], "columns", names);
     free(names);
     if (rc)
-      return tf_fail(err, "'%s': cannot write the attribute columns of /members/checksum",
-                     s->run->output_path);
+      return tf_fail_code(err, TF_ERR_IO,
+                          "'%s': cannot write the attribute columns of /members/checksum",
+                          s->run->output_path);
   }
   if (misfit) {
     return tf_fail_code(
@@ -247,9 +250,10 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
         "this run's (%llu members); not this run's file (--overwrite starts again)",
         s->run->output_path, table_name(spec, i), (unsigned long long)spec->members);
   }
-  if (i != spec->ncols + EXTRA_TABLES)
-    return tf_fail(err, "'%s': cannot %s dataset /members/%s", s->run->output_path,
-                   resume ? "open" : "create", table_name(spec, i));
+  if (i != spec->ncols + EXTRA_TABLES) /* resumed: a damaged input; new: the output refused */
+    return tf_fail_code(err, resume ? TF_ERR_CONFIG : TF_ERR_IO,
+                        "'%s': cannot %s dataset /members/%s", s->run->output_path,
+                        resume ? "open" : "create", table_name(spec, i));
   const int recorded = statuses_of_file(s->dsets[spec->ncols + EXTRA_STATUS]);
   if (recorded < 0) {
     return tf_fail_code(
@@ -273,9 +277,9 @@ static int open_datasets(scheduler *s, hid_t file, bool resume, tf_error *err) {
     H5Sget_simple_extent_dims(space, dims, NULL);
     H5Sclose(space);
     if (dims[0] != spec->members)
-      return tf_fail(err, "'%s' holds %llu members but the config asks for %llu",
-                     s->run->output_path, (unsigned long long)dims[0],
-                     (unsigned long long)spec->members);
+      return tf_fail_code(
+          err, TF_ERR_CONFIG, "'%s' holds %llu members but the config asks for %llu",
+          s->run->output_path, (unsigned long long)dims[0], (unsigned long long)spec->members);
   }
   return 0;
 }
@@ -440,10 +444,10 @@ static int repair(scheduler *s, verification *v, tf_error *err) {
   MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, s->run->comm);
   if (any) s->file_broken = true;
   if (any)
-    return tf_fail(err,
-                   "'%s' is damaged beyond repair (its chunks cannot be rewritten); "
-                   "--overwrite starts it again",
-                   s->run->output_path);
+    return tf_fail_code(err, TF_ERR_IO,
+                        "'%s' is damaged beyond repair (its chunks cannot be rewritten); "
+                        "--overwrite starts it again",
+                        s->run->output_path);
   return 0;
 }
 
@@ -500,7 +504,9 @@ static int verify_serially(scheduler *s, hid_t *file, verification *v, tf_ensemb
   }
   MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, run->comm);
   if (any == -2) return tf_fail(err, "'%s': out of memory verifying the members", run->output_path);
-  if (any) return tf_fail(err, "'%s': cannot reopen it to verify the members", run->output_path);
+  if (any)
+    return tf_fail_code(err, TF_ERR_IO, "'%s': cannot reopen it to verify the members",
+                        run->output_path);
   if ((*file = tf_h5_open_rw(run->output_path, run->comm, err)) < 0) return -1;
   return open_datasets(s, *file, true, err);
 }
@@ -774,10 +780,10 @@ static int flush_round(scheduler *s, tf_error *err) {
       return -1;
     case ROUND_WRITE_FAILED:
       s->file_broken = true;
-      return tf_fail(err,
-                     "writing results to '%s' failed (file system full or failing?); the "
-                     "members flushed before are kept: run again with --resume",
-                     s->run->output_path);
+      return tf_fail_code(err, TF_ERR_IO,
+                          "writing results to '%s' failed (file system full or failing?); the "
+                          "members flushed before are kept: run again with --resume",
+                          s->run->output_path);
   }
   return -1;
 }

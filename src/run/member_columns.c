@@ -17,15 +17,13 @@ struct tf_member_column {
   double **(*buffer)(tf_member_buffers *b);
   void (*fill)(const tf_member_layout *l, const tf_member_result *r, void *slot);
   void (*describe)(const tf_member_engine *e, hid_t d, hid_t file);
-  /* A count of the result's tf_counts (counts.h): 1 + the offset of its field (COUNT); 0 for
-   * every other column */
+  /* A count of the result's tf_counts (counts.h): 1 + the offset of its field; 0 for every
+   * other column */
   size_t count;
   /* written only where a job names it (output.columns), so that the files of the configs
    * that do not ask for it stay as they were */
   bool opt_in;
 };
-
-#define COUNT(field) .count = 1 + offsetof(tf_counts, field)
 
 /* --- widths ------------------------------------------------------------------------------ */
 
@@ -224,8 +222,10 @@ static void describe_parameters(const tf_member_engine *e, hid_t d, hid_t file) 
 /* --- the table --------------------------------------------------------------------------- */
 
 /* Each row: name, type, doc (NULL: .doc_of), width; then what fills it, designated: a count
- * (COUNT), a buffer the engine fills in place (.buffer), or a value of the result (.fill);
- * optionally .describe and .opt_in. */
+ * (.count), a buffer the engine fills in place (.buffer), or a value of the result (.fill);
+ * optionally .describe and .opt_in.  The counts' rows are counts.h's list, TF_COUNTS. */
+#define COUNT_COLUMN(field, column, doc, width, opt) \
+  {column, TF_COLUMN_I64, doc, width, .count = 1 + offsetof(tf_counts, field), .opt_in = opt},
 static const tf_member_column table[] = {
     {"final_state", TF_COLUMN_F64, "state at t_final (members x dim)", state,
      .buffer = final_buffer},
@@ -236,16 +236,9 @@ static const tf_member_column table[] = {
      "the member's sampled model parameters (model.sample; members x sampled, attribute names)",
      sampled_params, .buffer = parameters_buffer, .describe = describe_parameters},
     {"t_final", TF_COLUMN_F64, "time reached", one, .fill = fill_t},
-    {"steps", TF_COLUMN_I64, "integrator steps taken", one, COUNT(steps)},
-    {"rejected_steps", TF_COLUMN_I64,
-     "step attempts the error control (or a refusal by the model) rejected and retried smaller; "
-     "0 with fixed steps",
-     one, COUNT(rejected), .opt_in = true},
-    {"jacobian_evals", TF_COLUMN_I64,
-     "Jacobian evaluations (PETSc TS; with integrator.ts.batch > 1 the counts, like steps, are "
-     "those of the member's batch)",
-     if_jacobians, COUNT(jacobian_evals)},
-    {"rhs_evals", TF_COLUMN_I64, "right-hand side evaluations", if_rhs, COUNT(rhs_evals)},
+    /* clang-format off: the list expands to rows, each with its comma */
+    TF_COUNTS(COUNT_COLUMN)
+    /* clang-format on */
     {"events", TF_COLUMN_I64, NULL, event_kinds, .doc_of = events_doc, .fill = fill_events,
      .describe = describe_events},
     {"twofold_visits", TF_COLUMN_I64, "arrivals at the nondeterministic two-fold", if_visits,

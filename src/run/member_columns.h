@@ -5,7 +5,7 @@
  * which buffer the engine fills in place) and the attributes that describe it.  A job lists
  * the names it writes, or takes the table's (every column, or every one that is not opt-in);
  * the columns the engine does not produce (width 0) drop out.  A new output field of a value
- * the result carries is one row here; a new count is also a field of tf_counts (counts.h),
+ * the result carries is one row here; a new count is a line of counts.h's list (TF_COUNTS),
  * counted where it happens and carried whole by every engine; another value the result does
  * not carry yet is a field of tf_member_result and the lines of each adapter that fill it. */
 #ifndef TF_MEMBER_COLUMNS_H

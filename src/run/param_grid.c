@@ -45,9 +45,9 @@ static int read_axis(tf_config *cfg, const char *prefix, const tf_kernel *k, con
   snprintf(path, sizeof path, "%s.%s.max", prefix, name);
   if (tf_config_get_double(cfg, path, NULL, p->min, p->max, &a->max, err)) return -1;
   if (!(a->max > a->min))
-    return tf_fail(err, "%s: key '%s': expected a number > %s.%s.min = %g, got %g",
-                   tf_config_where(cfg, path, where, sizeof where), path, prefix, name, a->min,
-                   a->max);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG, "%s: key '%s': expected a number > %s.%s.min = %g, got %g",
+        tf_config_where(cfg, path, where, sizeof where), path, prefix, name, a->min, a->max);
   snprintf(path, sizeof path, "%s.%s.points", prefix, name);
   if (tf_config_get_int(cfg, path, &d_points, 2, 100000, &a->points, err)) return -1;
   a->values = malloc((size_t)a->points * sizeof *a->values);
@@ -77,7 +77,8 @@ static int find_rederived(tf_param_grid *g, tf_config *cfg, tf_error *err) {
     g->derived[g->nderived++] = (int)i;
     len += (size_t)snprintf(g->derived_names + len, sizeof g->derived_names - len, "%s%s",
                             len ? "," : "", p->name);
-    if (len >= sizeof g->derived_names) return tf_fail(err, "too many derived parameters");
+    if (len >= sizeof g->derived_names)
+      return tf_fail_code(err, TF_ERR_MODEL, "too many derived parameters");
   }
   return 0;
 }
@@ -96,8 +97,9 @@ int tf_param_grid_from_config(tf_param_grid *g, tf_config *cfg, const char *pref
     if (g->x.index == g->y.index) {
       char where[256];
       snprintf(path, sizeof path, "%s.y.param", prefix);
-      return tf_fail(err, "%s: key '%s': the y axis must vary another parameter than x ('%s')",
-                     tf_config_where(cfg, path, where, sizeof where), path, g->x.param);
+      return tf_fail_code(err, TF_ERR_CONFIG,
+                          "%s: key '%s': the y axis must vary another parameter than x ('%s')",
+                          tf_config_where(cfg, path, where, sizeof where), path, g->x.param);
     }
   } else {
     g->y.points = 1;
@@ -148,7 +150,8 @@ int tf_param_grid_report_max(tf_run *run, hid_t file, void *ctx, tf_error *err) 
     if (dg >= 0) H5Dclose(dg);
     free(v), free(xy);
   }
-  if (rc) return tf_fail(err, "cannot read back the scan from '%s'", run->output_path);
+  if (rc)
+    return tf_fail_code(err, TF_ERR_IO, "cannot read back the scan from '%s'", run->output_path);
   tf_json_number(run->summary, "lambda1_max", best[0]);
   tf_json_numbers(run->summary, "lambda1_max_at", best + 1, m->grid->y.index >= 0 ? 2 : 1);
   return 0;

@@ -92,10 +92,11 @@ static int members_tables_fit(tf_run *run, const char *path, tf_error *err) {
         expected = (long long)dims[0]; /* no ensemble: the first table's */
       if (rc == 0 && (long long)dims[0] != expected) rc = -1;
       if (rc)
-        tf_fail(err,
-                "cannot resume '%s': its table /members/%s declares %llu rows where this run has "
-                "%lld; not this run's file (--overwrite starts again)",
-                path, name, (unsigned long long)dims[0], expected);
+        tf_fail_code(
+            err, TF_ERR_CONFIG,
+            "cannot resume '%s': its table /members/%s declares %llu rows where this run has "
+            "%lld; not this run's file (--overwrite starts again)",
+            path, name, (unsigned long long)dims[0], expected);
     }
     if (g >= 0) H5Gclose(g);
   }
@@ -152,10 +153,10 @@ static bool replaceable(const tf_run *run, const char *path, tf_error *err) {
   MPI_Bcast(&ok, 1, MPI_INT, 0, run->comm);
   MPI_Bcast(why, sizeof why, MPI_CHAR, 0, run->comm);
   if (!ok)
-    tf_fail(err,
-            "output '%s' is a %s; --overwrite replaces only twofold results files (choose "
-            "another -o or output.file)",
-            path, why);
+    tf_fail_code(err, TF_ERR_CONFIG,
+                 "output '%s' is a %s; --overwrite replaces only twofold results files (choose "
+                 "another -o or output.file)",
+                 path, why);
   return ok;
 }
 
@@ -215,14 +216,15 @@ static hid_t create_then_rename(tf_run *run, const char *path, const char *fp, t
   hid_t file = tf_h5_create(tmp, run->comm, err);
   int rc = file < 0 ? -1 : 0, any = 0;
   if (!rc && (write_provenance(run, file, fp) || tf_h5_flush(file)))
-    rc = tf_fail(err, "cannot write the header of '%s'", tmp);
+    rc = tf_fail_code(err, TF_ERR_IO, "cannot write the header of '%s'", tmp);
   MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, run->comm);
-  if (any && !rc) tf_fail(err, "another rank could not create '%s'", tmp);
+  if (any && !rc) tf_fail_code(err, TF_ERR_IO, "another rank could not create '%s'", tmp);
   if (!any) {
     if (run->rank == 0 && rename(tmp, path) != 0)
-      rc = tf_fail(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+      rc = tf_fail_code(err, TF_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path,
+                        strerror(errno));
     MPI_Bcast(&rc, 1, MPI_INT, 0, run->comm);
-    if (rc && run->rank != 0) tf_fail(err, "cannot rename '%s' to '%s'", tmp, path);
+    if (rc && run->rank != 0) tf_fail_code(err, TF_ERR_IO, "cannot rename '%s' to '%s'", tmp, path);
     if (!rc) {
       tf_h5_renamed(path);
       return file;
@@ -246,19 +248,22 @@ static int check_place(const tf_run *run, const char *path, tf_error *err) {
     const char *kind = tf_file_kind(path);
     struct stat link;
     if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
-      bad = tf_fail(err,
-                    "output '%s' is a symbolic link; twofold writes results only to a real path "
-                    "(give the link's target as -o or output.file)",
-                    path);
+      bad =
+          tf_fail_code(err, TF_ERR_CONFIG,
+                       "output '%s' is a symbolic link; twofold writes results only to a real path "
+                       "(give the link's target as -o or output.file)",
+                       path);
     else if (stat(dir, &st) != 0)
-      bad = tf_fail(err, "cannot write '%s': directory '%s' does not exist", path, dir);
+      bad = tf_fail_code(err, TF_ERR_CONFIG, "cannot write '%s': directory '%s' does not exist",
+                         path, dir);
     else if (!S_ISDIR(st.st_mode))
-      bad = tf_fail(err, "cannot write '%s': '%s' is not a directory", path, dir);
+      bad =
+          tf_fail_code(err, TF_ERR_CONFIG, "cannot write '%s': '%s' is not a directory", path, dir);
     else if (kind && strcmp(kind, "directory") == 0)
-      bad = tf_fail(err,
-                    "output '%s' is a directory, not a results file; choose another -o or "
-                    "output.file",
-                    path);
+      bad = tf_fail_code(err, TF_ERR_CONFIG,
+                         "output '%s' is a directory, not a results file; choose another -o or "
+                         "output.file",
+                         path);
     else if (access(dir, W_OK | X_OK) != 0)
       bad = tf_fail_code(err, TF_ERR_IO, "cannot write '%s': %s", path,
                          errno == EROFS    ? "it is on a read-only file system"
@@ -353,10 +358,10 @@ static int same_split(const tf_run *run, hid_t file, tf_error *err) {
   char was[64], now[64];
   snprintf(was, sizeof was, parts ? "part %lld/%lld" : "a whole run", part, parts);
   snprintf(now, sizeof now, run->parts ? "--part %d/%d" : "a whole run", run->part, run->parts);
-  return tf_fail(err,
-                 "cannot resume '%s': it holds %s and this is %s; resume it with the same "
-                 "--part, or write to another -o",
-                 run->output_path, was, now);
+  return tf_fail_code(err, TF_ERR_CONFIG,
+                      "cannot resume '%s': it holds %s and this is %s; resume it with the same "
+                      "--part, or write to another -o",
+                      run->output_path, was, now);
 }
 
 /* A place the output may not go (a link, a missing directory, a file held by another run) is
@@ -394,7 +399,8 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
     int misfit = run->rank == 0 ? members_tables_fit(run, path, err) : 0;
     MPI_Bcast(&misfit, 1, MPI_INT, 0, run->comm);
     if (misfit) {
-      if (run->rank != 0) tf_fail(err, "cannot resume '%s': not this run's file", path);
+      if (run->rank != 0)
+        tf_fail_code(err, TF_ERR_CONFIG, "cannot resume '%s': not this run's file", path);
       free(fp);
       if (run->rank == 0) tf_lock_release();
       return tf_error_mark(err, TF_ERR_CONFIG);
@@ -448,12 +454,14 @@ hid_t tf_results_open(tf_run *run, const char *const *fingerprint_given, bool *r
 static int summarize_serially(tf_run *run, tf_results_summarize_fn summarize, void *ctx,
                               tf_error *err) {
   hid_t f = H5Fopen(run->output_path, H5F_ACC_RDWR, H5P_DEFAULT);
-  if (f < 0) return tf_fail(err, "cannot reopen '%s' to write its summary", run->output_path);
+  if (f < 0)
+    return tf_fail_code(err, TF_ERR_IO, "cannot reopen '%s' to write its summary",
+                        run->output_path);
   int rc = summarize(run, f, ctx, err);
   if (rc == 0 && tf_h5_attr_int(f, "complete", 1))
-    rc = tf_fail(err, "cannot mark '%s' complete", run->output_path);
+    rc = tf_fail_code(err, TF_ERR_IO, "cannot mark '%s' complete", run->output_path);
   if (H5Fclose(f) < 0 && rc == 0)
-    rc = tf_fail(err, "closing '%s' after its summary failed", run->output_path);
+    rc = tf_fail_code(err, TF_ERR_IO, "closing '%s' after its summary failed", run->output_path);
   return rc;
 }
 
@@ -467,7 +475,7 @@ int tf_results_close_summarized(tf_run *run, hid_t file, bool complete,
   if (H5Fclose(file) < 0) rc = -1;
   if (rc) {
     if (run->rank == 0) tf_lock_release();
-    return tf_fail(err, "closing '%s' failed", run->output_path);
+    return tf_fail_code(err, TF_ERR_IO, "closing '%s' failed", run->output_path);
   }
   if (complete && summarize) {
     if (run->rank == 0) rc = summarize_serially(run, summarize, ctx, err);

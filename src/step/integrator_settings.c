@@ -148,14 +148,15 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
   o->fixed_step = strcmp(step, "fixed") == 0;
   if (read_controller_math(cfg, o, err)) return -1;
   if (o->fixed_step && !(o->h0 > 0))
-    return tf_fail(err,
-                   "%s: key 'integrator.step': fixed steps take integrator.h0 each; set "
-                   "integrator.h0 > 0",
-                   tf_config_where(cfg, "integrator.step", where, sizeof where));
+    return tf_fail_code(err, TF_ERR_CONFIG,
+                        "%s: key 'integrator.step': fixed steps take integrator.h0 each; set "
+                        "integrator.h0 > 0",
+                        tf_config_where(cfg, "integrator.step", where, sizeof where));
   if (with_t_end && !(s->t_end > t0))
-    return tf_fail(err,
-                   "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
-                   tf_config_where(cfg, "integrator.t_end", where, sizeof where), t0, s->t_end);
+    return tf_fail_code(
+        err, TF_ERR_CONFIG,
+        "%s: key 'integrator.t_end': expected a time after initial.time = %g, got %g",
+        tf_config_where(cfg, "integrator.t_end", where, sizeof where), t0, s->t_end);
   return 0;
 }
 
@@ -172,6 +173,14 @@ static int read_method(tf_config *cfg, bool flow_methods, tf_integrator_settings
   tf_config_mark_used(cfg, "integrator.rosenbrock"); /* a config run with another method */
   s->ode.type = tf_stepper_type_find(type);          /* NULL (DOPRI5) for auto and flow methods */
   return 0;
+}
+
+/* The table's defaults, the one copy of them: what a stepper runs with when no config is read
+ * (ode.h). */
+tf_ode_options tf_ode_default_options(void) {
+  return (tf_ode_options){.rtol = tf_integrator_key_find("integrator.rtol")->def,
+                          .atol = tf_integrator_key_find("integrator.atol")->def,
+                          .max_steps = (long)tf_integrator_key_find("integrator.max_steps")->def};
 }
 
 int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool flow_methods,

@@ -14,10 +14,6 @@
 #include "rk_driver.h"
 #include "status.h"
 
-tf_ode_options tf_ode_default_options(void) {
-  return (tf_ode_options){.rtol = 1e-8, .atol = 1e-10, .max_steps = 1000000};
-}
-
 tf_stepper *tf_stepper_create(size_t n) {
   tf_stepper *s = calloc(1, sizeof *s);
   if (!s) return NULL;

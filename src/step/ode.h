@@ -55,7 +55,8 @@ typedef struct tf_ode_options {
   struct tf_stop_token *stop;
 } tf_ode_options;
 
-/* Defaults: rtol 1e-8, atol 1e-10, automatic h0, no hmax, 1e6 max steps. */
+/* The defaults of the integrator table (integrator_settings.h): tolerances, the step budget;
+ * automatic h0, no hmax. */
 tf_ode_options tf_ode_default_options(void);
 
 typedef enum tf_ode_status {

@@ -59,13 +59,17 @@ static inline __attribute__((always_inline)) void tf_rk_keep_dense(tf_stepper *s
 /* The cubic Hermite interpolant through the last step's ends and slopes, the cheap sample of a
  * type whose extension is not built yet: after the first-same-as-last swap k[0] is f at the
  * end and k[fsal] f at the start. */
+/* One component of it at th (th1 = 1 - th) in a step of h from x0 (slope f0) to x1 (f1). */
+static inline double tf_rk_hermite_value(double th, double th1, double h, double x0, double x1,
+                                         double f0, double f1) {
+  return th1 * x0 + th * x1 + th * th1 * ((th - th1) * (x1 - x0) + h * (th1 * f0 - th * f1));
+}
 static inline __attribute__((always_inline)) void tf_rk_hermite(const tf_stepper *s, double t,
                                                                 int fsal, double *out) {
   const double h = s->h_prev, th = h > 0 ? (t - s->t_prev) / h : 0.0, th1 = 1.0 - th;
   const double *x0 = s->cont[0], *x1 = s->x_new, *f0 = s->k[fsal], *f1 = s->k[0];
   for (size_t i = 0; i < s->n; i++)
-    out[i] = th1 * x0[i] + th * x1[i] +
-             th * th1 * ((th - th1) * (x1[i] - x0[i]) + h * (th1 * f0[i] - th * f1[i]));
+    out[i] = tf_rk_hermite_value(th, th1, h, x0[i], x1[i], f0[i], f1[i]);
 }
 
 /* The smallest step before a step fails as an underflow at t (only where a step shrinks). */

@@ -324,8 +324,7 @@ static void build_with(tf_stepper *s, const double *x, const tf_ros_tableau *tb)
 
 static void rodas4_dense_at(const tf_stepper *s, double th, double *out) {
   for (size_t r = 0; r < s->n; r++)
-    out[r] =
-        s->cont[0][r] + th * (s->cont[1][r] + (1.0 - th) * (s->cont[2][r] + th * s->cont[3][r]));
+    out[r] = tf_ros_dense_value(s->cont[0][r], s->cont[1][r], s->cont[2][r], s->cont[3][r], th);
 }
 
 /* After the step's swap k[FSAL] holds f at its start and k[0] f at its end. */
@@ -340,18 +339,21 @@ static void hermite_dense_at(const tf_stepper *s, double th, double *out) {
  * RODAS4 rejected attempts numbering about a third of its steps (configs/wheel-smoothed.yaml
  * at eps 1e-6), each a Jacobian and a full set of stages.  The driver's memory log_err_prev
  * is log max(err, 1e-4) (rodas.f: max(err, 1e-2)). */
+double tf_ros_predict(const tf_rk_controller *c, bool fast, double h_new, double h, double log_err,
+                      double h_acc, double log_err_acc, bool rejected) {
+  if (h_acc > 0) {
+    double fac =
+        (h_acc / h) * tf_rk_control_exp(fast, c->expo1 * (2 * log_err - log_err_acc)) / c->safety;
+    fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
+    h_new = fmin(h_new, h / fac);
+  }
+  return rejected ? fmin(h_new, h) : h_new;
+}
+
 static void predict(tf_stepper *s, double h_acc, double log_err_acc, bool rejected, bool last) {
   if (s->opt.fixed_step || last) return;
-  const tf_rk_controller *c = &s->type->control;
-  const double h = s->h_prev, log_err = s->log_err_prev;
-  if (h_acc > 0) {
-    double fac = (h_acc / h) *
-                 tf_rk_control_exp(s->opt.fast_control, c->expo1 * (2 * log_err - log_err_acc)) /
-                 c->safety;
-    fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
-    s->h = fmin(s->h, h / fac);
-  }
-  if (rejected) s->h = fmin(s->h, h);
+  s->h = tf_ros_predict(&s->type->control, s->opt.fast_control, s->h, s->h_prev, s->log_err_prev,
+                        h_acc, log_err_acc, rejected);
 }
 
 /* A type's attempt for n components: attempt_<n> with n a constant for n = 2, 3 and 4 (the

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "ode.h"
+#include "stepper_type.h"
 
 enum { TF_ROS_MAX_STAGES = 6, TF_ROS_MAX_DIM = 16 };
 
@@ -26,6 +27,20 @@ typedef struct tf_ros_tableau {
   const double *dense;       /* 2 x stages (Hairer's d2j, d3j) or NULL: cubic Hermite */
   int order, embedded_order; /* claimed; tested by tests/unit/test_rosenbrock.c */
 } tf_ros_tableau;
+
+/* RODAS4's continuous extension at theta th of one component: x0 the step's start, dx its
+ * increment, d2 and d3 the sums of the stages with the tableau's dense rows. */
+static inline double tf_ros_dense_value(double x0, double dx, double d2, double d3, double th) {
+  return x0 + th * (dx + (1.0 - th) * (d2 + th * d3));
+}
+
+/* Gustafsson's predictive step control after an accepted step h with error log_err (the
+ * controller's memory, rodas.f's PRED), given the step h_new the plain controller proposes,
+ * the step before it h_acc (0: none) with its log_err_acc, and whether the step needed a
+ * rejection: the step to take next (fast: integrator.controller_math fast's exp, as the
+ * controller's). */
+double tf_ros_predict(const tf_rk_controller *c, bool fast, double h_new, double h, double log_err,
+                      double h_acc, double log_err_acc, bool rejected);
 
 /* The tableau of a Rosenbrock type, or NULL for any other type. */
 const tf_ros_tableau *tf_rosenbrock_tableau(const tf_stepper_type *type);

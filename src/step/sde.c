@@ -147,8 +147,9 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
                                      double *work, long *steps) {
   const size_t n = sys->n, m = sys->noise ? sys->m : n;
   double *f = work, *g = work + n, *dg = work + 2 * n;
-  double c[TF_MAX_DIM];
+  double c[TF_MAX_DIM], xa[TF_MAX_DIM];
   const bool milstein = milstein_scheme(scheme), implicit = implicit_scheme(scheme);
+  const bool watched = sys->accepted && n <= TF_MAX_DIM;
   const double th = sys->theta > 0 ? sys->theta : 1.0;
   /* The increments of several steps are drawn at once (see tf_rng_normals_run); a step's
    * increments are the same whichever batch they fall in. */
@@ -166,6 +167,7 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
           key, (uint64_t)k, TF_RNG_NOISE, m, (size_t)(batch_end - k), increments);
     }
     const double *dw = increments + (size_t)(k - batch_begin) * m;
+    if (watched) memcpy(xa, x, n * sizeof *x);
     if (sys->drift(t, x, sys->ctx, f)) return TF_SDE_MODEL_FAILED;
     if (!implicit && !sys->noise) { /* diagonal explicit: the original arithmetic */
       if (sys->diffusion(t, x, sys->ctx, g) || (milstein && sys->diffusion_dx(t, x, sys->ctx, dg)))
@@ -192,6 +194,7 @@ tf_sde_status tf_sde_integrate_range(const tf_sde_system *sys, tf_sde_scheme sch
     *steps += 1;
     for (size_t i = 0; i < n; i++)
       if (!isfinite(x[i])) return TF_SDE_NONFINITE;
+    if (watched) sys->accepted(sys->ctx, k, xa, x);
   }
   return TF_SDE_OK;
 }

@@ -44,6 +44,9 @@ typedef struct tf_sde_system {
    * tf_rng_normals_run: the same Box–Muller on the same counters, own vectorised log and
    * sin/cos (rng.h) */
   bool fast_normals;
+  /* Optional (n <= TF_MAX_DIM): sees every step k, from the state xa at t0 + k h to xb at its
+   * end (nothing of the run depends on it: the path is the same with or without) */
+  void (*accepted)(void *ctx, long k, const double *xa, const double *xb);
 } tf_sde_system;
 
 typedef enum tf_sde_status {

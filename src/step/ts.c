@@ -273,13 +273,15 @@ static int ts_check(const tf_ts_settings *set, char *type_out, size_t n, tf_erro
   code = TSCreate(PETSC_COMM_SELF, &ts);
   if (!code) code = TSSetType(ts, set->type);
   if (code) {
-    rc = tf_fail(err, "unknown PETSc TS type '%s' (" KNOWN_TYPES ")", set->type);
+    rc =
+        tf_fail_code(err, TF_ERR_CONFIG, "unknown PETSc TS type '%s' (" KNOWN_TYPES ")", set->type);
   } else if ((code = configure(ts, set, 0.0, 1.0))) {
     char cl_type[64] = "";
     PetscBool found = PETSC_FALSE;
     PetscOptionsGetString(NULL, NULL, "-ts_type", cl_type, sizeof cl_type, &found);
     if (found && code == PETSC_ERR_ARG_UNKNOWN_TYPE)
-      rc = tf_fail(err, "unknown PETSc TS type '%s' given by -ts_type (" KNOWN_TYPES ")", cl_type);
+      rc = tf_fail_code(err, TF_ERR_CONFIG,
+                        "unknown PETSc TS type '%s' given by -ts_type (" KNOWN_TYPES ")", cl_type);
     else
       rc = petsc_fail(code, "applying the PETSc options", err);
   } else {
@@ -334,6 +336,40 @@ static PetscErrorCode sample_monitor(TS ts, PetscInt step, PetscReal t, Vec U, v
     s->fn(s->ctx, ti, s->buf);
     if (host->stop_point(s->stop)) break;
   }
+  return 0;
+}
+
+/* A step hook's view of the solve (tf_ts_step): the steps seen once each (PETSc's monitor
+ * sees the last step twice), the interpolation into a work vector. */
+typedef struct step_view {
+  tf_ts_step view;
+  TS ts;
+  Vec work;
+  size_t n;
+  double ta, tb;
+  PetscInt seen;
+  void (*fn)(void *ctx, double ta, double tb, const tf_ts_step *s);
+  void *ctx;
+} step_view;
+
+static int interpolate_slot(const tf_ts_step *s, double t, size_t slot, double *x) {
+  const step_view *v = s->impl;
+  if (!(t >= v->ta && t <= v->tb) || TSInterpolate(v->ts, t, v->work)) return -1;
+  const PetscScalar *w;
+  if (VecGetArrayRead(v->work, &w)) return -1;
+  memcpy(x, w + slot * v->n, v->n * sizeof *x);
+  return VecRestoreArrayRead(v->work, &w) ? -1 : 0;
+}
+
+static PetscErrorCode step_monitor(TS ts, PetscInt step, PetscReal t, Vec U, void *vctx) {
+  (void)U;
+  step_view *v = vctx;
+  if (step <= v->seen) return 0;
+  v->seen = step;
+  PetscReal ta;
+  PetscCall(TSGetPrevTime(ts, &ta));
+  v->ta = ta, v->tb = t;
+  if (ta < t) v->fn(v->ctx, ta, t, &v->view);
   return 0;
 }
 
@@ -398,7 +434,8 @@ static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t b
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
   if (pb->n > TF_MAX_DIM)
-    return tf_fail(err, "PETSc TS members support at most %d components", TF_MAX_DIM);
+    return tf_fail_code(err, TF_ERR_CONFIG, "PETSc TS members support at most %d components",
+                        TF_MAX_DIM);
   solve_ctx c = {.pb = pb,
                  .batch = batch,
                  .stats = stats,
@@ -445,6 +482,13 @@ static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t b
                  .stop = stop};
   if (!code && sample && n_samples > 1) code = VecDuplicate(X, &smp.work);
   if (!code && sample && n_samples > 1) code = TSMonitorSet(ts, sample_monitor, &smp, NULL);
+  step_view watch = {.view = {interpolate_slot, &watch},
+                     .ts = ts,
+                     .n = pb->n,
+                     .fn = set->on_step,
+                     .ctx = set->on_step_ctx};
+  if (!code && set->on_step) code = VecDuplicate(X, &watch.work);
+  if (!code && set->on_step) code = TSMonitorSet(ts, step_monitor, &watch, NULL);
   if (!code) code = TSSetApplicationContext(ts, stop);
   if (!code) code = TSSetPostStep(ts, stop_post_step);
   TSConvergedReason reason = TS_CONVERGED_TIME;
@@ -497,6 +541,7 @@ static int ts_solve(const tf_ts_problem *pb, const tf_ts_settings *set, size_t b
   free(c.jac);
   MatFDColoringDestroy(&c.fd);
   VecDestroy(&smp.work);
+  VecDestroy(&watch.work);
   MatDestroy(&J);
   VecDestroy(&X);
   TSDestroy(&ts);

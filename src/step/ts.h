@@ -32,12 +32,26 @@ typedef struct tf_ts_problem {
   void *ctx;
 } tf_ts_problem;
 
+/* The step a step hook sees, as a view of the solve's interpolation (TSInterpolate). */
+typedef struct tf_ts_step {
+  /* Member `slot` of the batch at t in the step into x (n values): 0, or -1 where the TS type
+   * has no interpolation (some of PETSc's order-4 Rosenbrock methods) or t lies outside the
+   * step. */
+  int (*at)(const struct tf_ts_step *s, double t, size_t slot, double *x);
+  void *impl;
+} tf_ts_step;
+
 typedef struct tf_ts_settings {
   char type[64];      /* TSType, e.g. "bdf"; the command line's -ts_type wins */
   char options[512];  /* extra PETSc options from the config ("-ts_bdf_order 3 ...") */
   bool fd_jacobian;   /* use FD colouring even if an analytic Jacobian exists */
   int jacobian_lag;   /* accepted steps an analytic field Jacobian is kept (1 = every call) */
   tf_ode_options ode; /* rtol, atol, h0 (0 = (t_end - t0) 1e-6), hmax, max_steps */
+  /* Optional, the solve's caller's (not the config's): sees every accepted step [ta, tb] of the
+   * solve (the batch's one step sequence), its interpolation inside it in s; nothing of the
+   * solve depends on it. */
+  void (*on_step)(void *ctx, double ta, double tb, const tf_ts_step *s);
+  void *on_step_ctx;
 } tf_ts_settings;
 
 typedef struct tf_ts_stats {

@@ -22,7 +22,7 @@
 #include "ts.h"
 
 /* Changes whenever either table below changes: a module of another version is refused. */
-#define TF_TS_MODULE_ABI 1
+#define TF_TS_MODULE_ABI 2
 #define TF_TS_MODULE_ENTRY "twofold_ts_module"
 
 /* What the module calls back in the engine: the stop flag a signal sets lives in the engine,

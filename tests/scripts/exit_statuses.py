@@ -1,8 +1,10 @@
 """exit_statuses.py — `twofold run` exits by the kind of failure (src/base/error.h, README.md).
 
-Each failure is made from a config that otherwise runs (configs/harmonic.yaml, or the
-Jeffrey oscillator's sticking config), and each must leave no results file:
-  2  a config error: an unknown key, a parameter outside its bounds;
+Each failure is made from a config that otherwise runs (configs/harmonic.yaml, the Jeffrey
+oscillator's sticking config, the Henon map's spectrum), and each must leave no results file:
+  2  a config error: an unknown key, a parameter outside its bounds, a map's Lyapunov interval
+     below one iteration (refused when the spectrum started, with exit 1, before it was read
+     with its key);
   5  the model cannot be set up: a model refusing its parameters (jeffrey-oscillator: beta = 0
      needs eps > 0), a model.library that is not a shared object;
   6  the output cannot be written: a results file in /proc/self (no new files there, even for
@@ -19,6 +21,7 @@ import testlib as T
 T.setup()
 HARMONIC = os.path.join(T.CONFIGS, "harmonic.yaml")
 JEFFREY = os.path.join(T.CONFIGS, "jeffrey-sticking.yaml")
+HENON = os.path.join(T.CONFIGS, "henon-spectrum.yaml")
 T.write("garbage.so", "not a shared object\n")
 os.mkdir("locked")
 os.chmod("locked", 0o500)
@@ -34,6 +37,8 @@ cases = [
      "cannot be loaded"),
     ("output the file system refuses", HARMONIC, "/proc/self/out.h5", [], 6,
      "cannot write '/proc/self/out.h5'"),
+    ("a map's Lyapunov interval below one iteration", HENON, "out.h5",
+     ["lyapunov.interval=0.3", "lyapunov.duration=100"], 2, "key 'lyapunov.interval'"),
 ]
 if os.geteuid() != 0:  # root writes through the permission bits
     cases.append(("directory without write permission", HARMONIC, "locked/out.h5", [], 6,
@@ -58,4 +63,11 @@ for what, config, out, sets, want, needle in cases:
             f"{what}: exit {res.returncode} (want {want}), nothing written, the message says "
             f"{needle!r}: {res.stderr.strip()[:300]!r} {summary}")
 os.chmod("locked", 0o700)
+
+# `twofold slurm` says what kind of failure too: a directory for its scripts that cannot be
+# made is an output that cannot be written (6; 1 before).
+res = subprocess.run([T.TWOFOLD, "slurm", HARMONIC, "-o", "out.h5", "--dir", "/proc/self/x/y"],
+                     capture_output=True, text=True)
+T.check(res.returncode == 6 and "cannot create '/proc/self/x'" in res.stderr,
+        f"slurm, scripts' directory refused: exit {res.returncode} (want 6): {res.stderr.strip()!r}")
 T.finish()

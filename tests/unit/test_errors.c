@@ -13,12 +13,17 @@
 #include "cli.h"
 #include "config.h"
 #include "error.h"
+#include "exit_policy.h"
+#include "h5io.h"
+#include "integrator_settings.h"
 #include "kernel.h"
 #include "lock.h"
+#include "lyapunov.h"
 #include "model.h"
 #include "model_def.h"
 #include "param_grid.h"
 #include "plugin.h"
+#include "smooth.h"
 #include "twofold/twofold.h"
 
 static void test_raise_and_wrap(void) {
@@ -133,6 +138,84 @@ static void test_model_codes(const char *dir) {
   unlink(lib);
 }
 
+/* Refusals of the user's input raised with the runtime code before (tf_exit_status 1; `twofold
+ * run` said 2 only where the job's setup raised them): each now says TF_ERR_CONFIG, so exit
+ * status 2 wherever it is met, and names the file, line and key. */
+typedef struct refusal {
+  const char *what, *yaml, *model, *key;
+  int (*call)(tf_config *cfg, const tf_kernel *k, tf_error *err);
+} refusal;
+
+static int smoothing(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  tf_smoothing s;
+  return tf_smoothing_from_config(cfg, k, &s, err);
+}
+static int exit_weights(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  (void)k;
+  tf_exit_policy pol;
+  const int rc = tf_exit_policy_from_config(&pol, cfg, err);
+  tf_exit_policy_destroy(&pol);
+  return rc;
+}
+static int map_interval(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  tf_lyapunov_options o;
+  return tf_lyapunov_options_from_config(cfg, k, &o, err);
+}
+static int t_end(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  (void)k;
+  tf_integrator_settings s;
+  return tf_integrator_settings_read(cfg, 1.0, true, true, &s, err);
+}
+static int component(tf_config *cfg, const tf_kernel *k, tf_error *err) {
+  return tf_kernel_component_of_key(k, cfg, "initial.sample.q", "q", err) < 0 ? -1 : 0;
+}
+
+static void test_input_codes(void) {
+  static const refusal cases[] = {
+      {"smoothing of width 0 (geometry/smooth.c)",
+       "model:\n  name: jeffrey-oscillator\n  smoothing: {law: tanh, epsilon: 0}\n",
+       "jeffrey-oscillator", "r.yaml:3: key 'model.smoothing.epsilon'", smoothing},
+      {"a negative exit weight (geometry/exit_policy.c)",
+       "exit:\n  policy: weighted\n  weights: [1, -1]\n", "harmonic",
+       "r.yaml:3: key 'exit.weights'", exit_weights},
+      {"a map's Lyapunov interval below one iteration (engine/lyapunov.c; exit 1 before, when "
+       "the spectrum started)",
+       "lyapunov:\n  duration: 100\n  interval: 0.3\n", "henon",
+       "r.yaml:3: key 'lyapunov.interval'", map_interval},
+      {"t_end before initial.time (step/integrator_settings.c)", "integrator:\n  t_end: 0.5\n",
+       "harmonic", "r.yaml:2: key 'integrator.t_end'", t_end},
+      {"an unknown state component (model/kernel.c)", "initial:\n  sample:\n    q: {normal: 1}\n",
+       "harmonic", "r.yaml:3: key 'initial.sample.q'", component},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    tf_error err = {0};
+    tf_config *cfg = tf_config_parse_string(cases[i].yaml, "r.yaml", &err);
+    const tf_kernel *k = tf_kernel_find(cases[i].model);
+    CHECK(cfg && k && cases[i].call(cfg, k, &err) && tf_error_code_of(&err) == TF_ERR_CONFIG &&
+              tf_exit_status(-1, &err, TF_RUN_COMPLETE) == TF_EXIT_USAGE &&
+              strstr(err.msg, cases[i].key),
+          "%s: code %d, '%s' (want %s)", cases[i].what, err.code, err.msg, cases[i].key);
+    tf_config_free(cfg);
+  }
+}
+
+/* Files the user names: one that is missing, and a lock beside the output that is a link. */
+static void test_file_codes(const char *dir) {
+  char path[4200], lock[4300];
+  tf_error err = {0};
+  snprintf(path, sizeof path, "%s/none.h5", dir);
+  CHECK(tf_h5_open_serial(path, &err) < 0 && tf_error_code_of(&err) == TF_ERR_CONFIG &&
+            strstr(err.msg, path),
+        "a missing results file (io/h5io.c): %d '%s'", err.code, err.msg);
+  snprintf(path, sizeof path, "%s/out.h5", dir);
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  CHECK(symlink("/nonexistent", lock) == 0, "link %s", lock);
+  CHECK(tf_lock_take(path, &err) && tf_error_code_of(&err) == TF_ERR_CONFIG &&
+            strstr(err.msg, "is a symbolic link"),
+        "a lock that is a link (base/lock.c): %d '%s'", err.code, err.msg);
+  unlink(lock);
+}
+
 /* A lock file the file system refuses is an I/O failure (/proc/self takes no new files, even
  * from root). */
 static void test_io_codes(void) {
@@ -192,8 +275,10 @@ int main(int argc, char **argv) {
   test_config_codes();
   test_exit_status();
   test_io_codes();
+  test_input_codes();
   char dir[] = "/tmp/test_errors.XXXXXX";
   if (mkdtemp(dir)) {
+    test_file_codes(dir);
     test_model_codes(dir);
     test_through_the_library(dir);
     rmdir(dir);

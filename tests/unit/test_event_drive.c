@@ -195,20 +195,20 @@ static void budget_and_stop(void) {
   w = (wall){.stop = &stop, .stop_at_step = N};
   r = run(&w, 1e-6, N, 10.0);
   CHECK(r.status == TF_MEMBER_PENDING && r.work.steps == N && r.t == (double)N / GRID,
-        "stopped at the budget's end: status %d after %ld steps at t %.17g", r.status,
-        r.work.steps, r.t);
+        "stopped at the budget's end: status %d after %ld steps at t %.17g", r.status, r.work.steps,
+        r.t);
   /* the two orders of the checks, stop token and budget both saying end */
   tf_drive_end end;
   tf_ode_status st;
   tf_drive d = {.max_steps = N, .stop = &stop};
-  CHECK(!tf_drive_due(&d, N, 0.0, 1.0, &end, &st) && end == TF_DRIVE_FAILED &&
-            st == TF_ODE_MAX_STEPS,
-        "budget first: end %d, status %d", (int)end, (int)st);
+  CHECK(
+      !tf_drive_due(&d, N, 0.0, 1.0, &end, &st) && end == TF_DRIVE_FAILED && st == TF_ODE_MAX_STEPS,
+      "budget first: end %d, status %d", (int)end, (int)st);
   d.stop_first = true;
   CHECK(!tf_drive_due(&d, N, 0.0, 1.0, &end, &st) && end == TF_DRIVE_STOPPED && st == TF_ODE_OK,
         "stop first: end %d, status %d", (int)end, (int)st);
-  CHECK(!tf_drive_due(&d, 0, 1.0, 1.0, &end, &st) && end == TF_DRIVE_REACHED,
-        "at t_end: end %d", (int)end);
+  CHECK(!tf_drive_due(&d, 0, 1.0, 1.0, &end, &st) && end == TF_DRIVE_REACHED, "at t_end: end %d",
+        (int)end);
 }
 
 /* The lanes' way: some steps by top and take_step, then the drive for the rest. */

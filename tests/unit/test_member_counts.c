@@ -14,29 +14,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "check.h"
-#include "config.h"
 #include "member_columns.h"
-#include "member_engine.h"
-
-static tf_member_engine *engine(const char *yaml) {
-  tf_error err = {0};
-  tf_config *cfg = tf_config_parse_string(yaml, "counts.yaml", &err);
-  CHECK(cfg != NULL, "config: %s", err.msg);
-  if (!cfg) return NULL;
-  const tf_member_settings s = {.members = 1, .samples = 0, .comm = MPI_COMM_SELF};
-  tf_member_engine *e = NULL;
-  const int rc = tf_member_engine_create(cfg, &s, &e, &err);
-  CHECK(rc == 0, "engine: %s", err.msg);
-  tf_config_free(cfg);
-  if (rc) tf_member_engine_destroy(e);
-  return rc ? NULL : e;
-}
+#include "testlib.h"
 
 /* Runs member 0 of yaml and writes the columns steps, rejected_steps and rhs_evals the route
  * has into col[0..2] (-1 where it has none). */
 static int run(const char *yaml, tf_member_result *r, int64_t col[3]) {
-  tf_member_engine *e = engine(yaml);
+  tf_member_engine *e = test_member_engine(yaml, "counts.yaml", NULL, NULL);
   if (!e) return -1;
   double final[4];
   tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, r);

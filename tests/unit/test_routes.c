@@ -42,15 +42,16 @@ static void names_unique_adapters_complete(void) {
 static void capabilities(void) {
   static const struct {
     const char *name;
-    bool members, iterates, impacts, smooth, spectrum, resets_spectrum, section_resets;
+    bool members, iterates, impacts, smooth, spectrum, resets_spectrum, section_resets,
+        pws_sections;
   } want[] = {
-      {"flow", true, false, false, true, true, true, true},
-      {"filippov", true, false, false, false, true, false, true},
-      {"contact", true, false, false, true, false, false, false},
-      {"impact", true, false, true, true, true, true, true},
-      {"map", true, true, false, false, true, false, false},
-      {"devs", false, false, false, false, false, false, false},
-      {"switches", true, false, false, false, true, false, true},
+      {"flow", true, false, false, true, true, true, true, false},
+      {"filippov", true, false, false, false, true, false, true, true},
+      {"contact", true, false, false, true, false, false, false, false},
+      {"impact", true, false, true, true, true, true, true, false},
+      {"map", true, true, false, false, true, false, false, false},
+      {"devs", false, false, false, false, false, false, false, false},
+      {"switches", true, false, false, false, true, false, true, true},
   };
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     const tf_route_ops *r = tf_route_find(want[i].name);
@@ -64,6 +65,11 @@ static void capabilities(void) {
     CHECK((r->lyapunov_resets != NULL) == want[i].resets_spectrum, "%s: spectrum with resets",
           r->name);
     CHECK(r->section_resets == want[i].section_resets, "%s: section resets", r->name);
+    CHECK(r->pws_sections == want[i].pws_sections, "%s: sections watched on pws", r->name);
+    /* the routes whose members pws.h runs are the ones whose sections its watch finds */
+    const tf_route_ops *pws = tf_route_find("filippov");
+    CHECK(r->pws_sections == (r->member && r->member == pws->member),
+          "%s: pws_sections but not pws's adapter, or the reverse", r->name);
   }
   /* a model's route is found through its kind: the two contact kinds share one */
   const tf_kernel *pool = tf_kernel_find("ball-pool"), *meter = tf_kernel_find("flowmeter");
