@@ -23,19 +23,7 @@ t.setup()
 os.environ.setdefault("TWOFOLD_CACHE", os.path.join(t.WORK, "cache"))
 
 
-def datasets(path):
-    out = {}
-    with h5py.File(path) as f:
-        f.visititems(lambda name, o: out.__setitem__(name, (o.dtype.str, o.shape, o[()].tobytes()))
-                     if isinstance(o, h5py.Dataset) else None)
-    return out
-
-
-def same_files(name, ref, other):
-    a, b = datasets(ref), datasets(other)
-    differing = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    t.check(not differing and len(a) > 3, f"{name}: {other} equals {ref} ({len(a)} datasets)"
-            + (f"; differ: {differing}" if differing else ""))
+datasets, same_files = t.datasets, t.same_files
 
 
 SMOOTH = t.write("smooth.yaml", open(os.path.join(t.CONFIGS, "wheel-smoothed.yaml")).read()

@@ -115,3 +115,21 @@ def sym(text, names):
     funcs.update({"abs": sp.Abs, "sign": sp.sign, "min": sp.Min, "max": sp.Max, "pow": sp.Pow})
     funcs.update({n: sp.Symbol(n, real=True) for n in names})
     return sp.sympify(text.replace("^", "**"), locals=funcs)
+
+
+def datasets(path):
+    """Every dataset of an HDF5 file as (dtype, shape, bytes), by name (h5py imported here)."""
+    import h5py
+    out = {}
+    with h5py.File(path) as f:
+        f.visititems(lambda name, o: out.__setitem__(name, (o.dtype.str, o.shape, o[()].tobytes()))
+                     if isinstance(o, h5py.Dataset) else None)
+    return out
+
+
+def same_files(name, ref, other):
+    """Checks that two results files hold the same datasets, byte for byte."""
+    a, b = datasets(ref), datasets(other)
+    differing = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    check(not differing and len(a) > 3, f"{name}: {other} equals {ref} ({len(a)} datasets)"
+          + (f"; differ: {differing}" if differing else ""))

@@ -253,22 +253,11 @@ static void ball_step(void *ctx, const tf_member_engine *e, double ta, double tb
 static void test_impact(void) {
   flights f = {.v0 = 2.0, .r = 0.8, .g = 9.81, .flights = 7};
   for (int k = 0; k < f.flights; k++) f.T[k] = 2 * f.v0 * (1 - pow(f.r, k)) / (f.g * (1 - f.r));
-  tf_error err = {0};
-  tf_config *cfg = tf_config_parse_string(
+  tf_member_engine *e = test_member_engine(
       "model: {name: bouncing_ball, params: {g: 9.81, r: 0.8, A: 0}}\n"
       "initial: {state: [0, 2, 0]}\nintegrator: {t_end: 1.45, rtol: 1e-10, atol: 1e-12}\n",
-      "dense.yaml", &err);
-  CHECK(cfg != NULL, "config: %s", err.msg);
-  if (!cfg) return;
-  const tf_member_settings s = {.members = 1, .comm = MPI_COMM_SELF, .step = ball_step, .ctx = &f};
-  tf_member_engine *e = NULL;
-  const int rc = tf_member_engine_create(cfg, &s, &e, &err);
-  tf_config_free(cfg);
-  CHECK(rc == 0, "engine: %s", err.msg);
-  if (rc) {
-    tf_member_engine_destroy(e);
-    return;
-  }
+      "dense.yaml", ball_step, &f);
+  if (!e) return;
   double final[3], x[3], step[2];
   tf_member_result r;
   tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, &r);
@@ -440,23 +429,11 @@ static void billiard_step(void *ctx, const tf_member_engine *e, double ta, doubl
 static void test_contact(void) {
   ball_seen b = {.f = 0.2 * 9.81};
   b.t_r = 2.0 / (7.0 * b.f);
-  tf_error err = {0};
-  tf_config *cfg = tf_config_parse_string(
+  tf_member_engine *e = test_member_engine(
       "model: {name: ball-pool, params: {mu: 0.2, g: 9.81, K: 0}}\n"
       "initial: {state: [1, 0, 1, 0]}\nintegrator: {t_end: 0.4, rtol: 1e-10, atol: 1e-12}\n",
-      "dense.yaml", &err);
-  CHECK(cfg != NULL, "config: %s", err.msg);
-  if (!cfg) return;
-  const tf_member_settings s = {
-      .members = 1, .comm = MPI_COMM_SELF, .step = billiard_step, .ctx = &b};
-  tf_member_engine *e = NULL;
-  const int rc = tf_member_engine_create(cfg, &s, &e, &err);
-  tf_config_free(cfg);
-  CHECK(rc == 0, "engine: %s", err.msg);
-  if (rc) {
-    tf_member_engine_destroy(e);
-    return;
-  }
+      "dense.yaml", billiard_step, &b);
+  if (!e) return;
   double final[4], x[4], step[2];
   tf_member_result r;
   tf_member_engine_run(e, 0, &(tf_member_buffers){.final = final}, &r);
