@@ -73,19 +73,7 @@ WHEEL = t.write("wheel.yaml", open(os.path.join(t.CONFIGS, "wheel-fig5.yaml")).r
                 .replace("trajectory_samples: 600", "trajectory_samples: 20"))
 
 
-def datasets(path):
-    out = {}
-    with h5py.File(path) as f:
-        f.visititems(lambda name, o: out.__setitem__(name, (o.dtype.str, o.shape, o[()].tobytes()))
-                     if isinstance(o, h5py.Dataset) else None)
-    return out
-
-
-def same_files(name, ref, other):
-    a, b = datasets(ref), datasets(other)
-    differing = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    t.check(not differing and len(a) > 3, f"{name}: {other} equals {ref} ({len(a)} datasets)"
-            + (f"; differ: {differing}" if differing else ""))
+same_files = t.same_files
 
 
 # (name, config, widths on one rank, width on 2 ranks): every width and 2 ranks once
