@@ -2,7 +2,6 @@
 #include "vmath.h"
 
 #include <stdint.h>
-#include <string.h>
 
 /* One build of each loop per vector width, chosen when the program starts (a test defines
  * TF_VMATH_CLONES empty to compare a plain build with them). */
@@ -10,37 +9,12 @@
 #define TF_VMATH_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif
 
-/* fdlibm e_log.c: log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f), with
- * m = 1 + f in [sqrt(2)/2, sqrt(2)) and ln 2 split so that k ln2_hi is exact. */
-static const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
-static const double lg1 = 0x1.5555555555593p-1, lg2 = 0x1.999999997fa04p-2,
-                    lg3 = 0x1.2492494229359p-2, lg4 = 0x1.c71c51d8e78afp-3,
-                    lg5 = 0x1.7466496cb03dep-3, lg6 = 0x1.39a09d078c69fp-3,
-                    lg7 = 0x1.2f112df3e5244p-3;
-
 TF_VMATH_CLONES void tf_vmath_log(size_t n, const double *x, double *out) {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t bits;
-    memcpy(&bits, &x[i], sizeof bits);
-    const int32_t high = (int32_t)(bits >> 32);
-    const int32_t mant = high & 0x000fffff;
-    const int32_t up = (mant + 0x95f64) & 0x100000; /* mantissa above sqrt(2): halve it */
-    const int32_t k = ((high >> 20) - 1023) + (up >> 20);
-    const uint64_t mbits =
-        ((uint64_t)(uint32_t)(mant | (up ^ 0x3ff00000)) << 32) | (bits & 0xffffffffu);
-    double m;
-    memcpy(&m, &mbits, sizeof m);
-    const double f = m - 1.0, dk = (double)k;
-    const double s = f / (2.0 + f), z = s * s, w = z * z;
-    const double t1 = w * (lg2 + w * (lg4 + w * lg6));
-    const double t2 = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7)));
-    const double r = t2 + t1, hfsq = 0.5 * f * f;
-    /* fdlibm's two forms, each the more accurate one on its range of mantissas */
-    const int32_t middle = (mant - 0x6147a) | (0x6b851 - mant);
-    const double wide = dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
-    const double narrow = dk * ln2_hi - ((s * (f - r) - dk * ln2_lo) - f);
-    out[i] = middle > 0 ? wide : narrow;
-  }
+  for (size_t i = 0; i < n; i++) out[i] = tf_vmath_log1(x[i]);
+}
+
+TF_VMATH_CLONES void tf_vmath_exp(size_t n, const double *x, double *out) {
+  for (size_t i = 0; i < n; i++) out[i] = tf_vmath_exp1(x[i]);
 }
 
 /* sin(2 pi r) = r (S0 + r^2 (S1 + ...)), cos(2 pi r) = 1 + r^2 (C1 + r^2 (C2 + ...)):

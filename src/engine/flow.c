@@ -320,6 +320,13 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
         "%s: key 'integrator.step': fixed steps are the explicit pairs' (integrator.method "
         "dopri5 or dop853); %s controls its own steps (the SDE methods: integrator.dt)",
         tf_config_where(cfg, "integrator.step", where, sizeof where), tf_method_name(flow->method));
+  if (flow->ode.fast_control && flow->method != TF_METHOD_DOPRI5)
+    return tf_fail(err,
+                   "%s: key 'integrator.controller_math': %s has no step-size controller of "
+                   "twofold's (the SDE methods step by integrator.dt, petsc-ts controls its own "
+                   "steps); remove the key",
+                   tf_config_where(cfg, "integrator.controller_math", where, sizeof where),
+                   tf_method_name(flow->method));
   if (!sde && noisy)
     return tf_fail_code(err, TF_ERR_CONFIG,
                         "%s: key 'integrator.method': model '%s' has noise with these parameters, "

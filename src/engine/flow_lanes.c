@@ -54,30 +54,41 @@ static void join_code(int *code, int rc) {
   if (rc && (*code == 0 || (rc < 0 && *code > 0))) *code = rc; /* as tf_rk_eval */
 }
 
-/* Lane l's field through its member's own stepper, counted there as tf_rk_eval counts. */
+/* The lanes field's refusals in the attempt's evaluations joined, in their order, into the codes
+ * of the busy lanes it evaluated (not an own_field member's, joined as it is evaluated).  Read
+ * once the attempt is done, not after each evaluation: a load of a code just stored by the field
+ * (often by a memset of the whole array) waits until the store reaches the cache. */
+static void join_lane_codes(lanes *L) {
+  const int n = L->evals * L->w;
+  int any = 0;
+  for (int i = 0; i < n; i++) any |= L->rc[i];
+  for (int i = 0; any && i < n; i++) {
+    const int l = i % L->w;
+    if (L->rc[i] && L->slot[l] >= 0 && !L->own_field[l]) join_code(&L->code[l], L->rc[i]);
+  }
+}
+
+/* This evaluation's refusals, one per lane. */
+static int *eval_codes(lanes *L) {
+  return L->rc + L->evals++ * L->w;
+}
+
+/* Lane l's field through its member's own stepper. */
 static void eval_own_field(lanes *L, int l, const double *xs, double *dx) {
   const int w = L->w;
   tf_stepper *s = L->steppers[l];
   for (size_t i = 0; i < L->n; i++) L->gather[i] = xs[i * w + l];
   join_code(&L->code[l], s->f(L->tc[l], L->gather, s->ctx, L->out));
-  s->stats.rhs_evals++;
   for (size_t i = 0; i < L->n; i++) dx[i * w + l] = L->out[i];
 }
 
-/* The lanes field with each lane's parameters, counted in each lane's stepper; lanes whose
- * member's field is not the model's rhs (own_field) through their steppers. */
+/* The lanes field with each lane's parameters; lanes whose member's field is not the model's
+ * rhs (own_field) through their steppers. */
 static void eval_params_field(lanes *L, const double *xs, double *dx) {
   const int w = L->w;
-  L->params_rhs(w, L->tc, xs, L->params, dx, L->rc);
-  for (int l = 0; l < w; l++) {
-    if (L->slot[l] < 0) continue;
-    if (L->own_field[l]) {
-      eval_own_field(L, l, xs, dx);
-      continue;
-    }
-    join_code(&L->code[l], L->rc[l]);
-    L->steppers[l]->stats.rhs_evals++;
-  }
+  L->params_rhs(w, L->tc, xs, L->params, dx, eval_codes(L));
+  for (int l = 0; l < w; l++)
+    if (L->slot[l] >= 0 && L->own_field[l]) eval_own_field(L, l, xs, dx);
 }
 
 void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
@@ -90,15 +101,12 @@ void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
   }
   if (L->smooth_lanes) {
     const tf_flow *flow = L->flow;
-    tf_smooth_rhs_lanes(flow->kernel, flow->params, &flow->smoothing, w, L->tc, xs, dx, L->rc);
-    for (int l = 0; l < w; l++)
-      if (L->slot[l] >= 0) join_code(&L->code[l], L->rc[l]);
+    tf_smooth_rhs_lanes(flow->kernel, flow->params, &flow->smoothing, w, L->tc, xs, dx,
+                        eval_codes(L));
     return;
   }
   if (L->lane_rhs) {
-    L->lane_rhs(w, L->tc, xs, L->flow->params, dx, L->rc); /* a crash: the last loaded */
-    for (int l = 0; l < w; l++)
-      if (L->slot[l] >= 0) join_code(&L->code[l], L->rc[l]);
+    L->lane_rhs(w, L->tc, xs, L->flow->params, dx, eval_codes(L)); /* a crash: the last loaded */
     return;
   }
   for (int l = 0; l < w; l++) {
@@ -207,7 +215,12 @@ const tf_lane_pair tf_lanes_dopri5 = {.type = "dopri5",
 /* ---- the driver ------------------------------------------------------------------------- */
 
 void tf_lanes_attempt(lanes *L) {
+  L->evals = 0;
   L->pair->attempt[L->w == 4 ? 0 : L->w == 8 ? 1 : 2](L);
+  join_lane_codes(L);
+  if (L->steppers) /* each lane's evaluations, counted as tf_rk_eval counts them */
+    for (int l = 0; l < L->w; l++)
+      if (L->slot[l] >= 0) L->steppers[l]->stats.rhs_evals += L->pair->stages - 1;
 }
 
 static void finish(lanes *L, int l, int status) {
@@ -245,7 +258,6 @@ static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) 
 }
 
 void tf_lanes_move_on(lanes *L, int l, double h, double log_err) {
-  const tf_rk_controller *c = &tf_stepper_type_of(L->ode)->control;
   L->t[l] = L->last[l] ? L->t_limit[l] : L->t[l] + h;
   for (size_t i = 0; i < L->n; i++) {
     const size_t q = i * L->w + l;
@@ -255,10 +267,9 @@ void tf_lanes_move_on(lanes *L, int l, double h, double log_err) {
   L->at_start[l] = true;
   const double log_prev = L->log_prev[l];
   if (!L->ode->fixed_step) {
-    double fac = exp(c->expo1 * log_err - c->beta * L->log_prev[l]) / c->safety;
-    fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
-    L->log_prev[l] = fmax(log_err, TF_RK_LOG_1E4);
-    if (!L->last[l] || h / fac > L->h[l]) L->h[l] = h / fac;
+    L->log_prev[l] = log_err > TF_RK_LOG_1E4 ? log_err : TF_RK_LOG_1E4; /* fmax: no NaN */
+    /* the controller's proposal (tf_lanes_control_w), kept over a truncated last step's */
+    if (!L->last[l] || L->h_next[l] > L->h[l]) L->h[l] = L->h_next[l];
   }
   if (L->pair->moved_on) L->pair->moved_on(L, l, h, log_prev);
 }
@@ -294,14 +305,12 @@ bool tf_lanes_tail_due(const lanes *L) {
 
 tf_ode_status tf_lanes_judge(lanes *L, int l, bool *accept, double *log_err) {
   const tf_ode_options *o = L->ode;
-  const tf_rk_controller *c = &tf_stepper_type_of(o)->control;
   const double h = L->hs[l], err = o->fixed_step ? 0.0 : L->err[l];
   *accept = false;
   if (L->code[l] < 0) return TF_ODE_MODEL_FAILED;
   const bool refused = L->code[l] > 0;
   L->code[l] = 0;
-  bool finite = isfinite(err);
-  for (size_t i = 0; finite && i < L->n; i++) finite = isfinite(L->x_new[i * L->w + l]);
+  const bool finite = isfinite(err) && L->finite[l]; /* tf_lanes_finite_w's */
   tf_counts *stats = L->steppers ? &L->steppers[l]->stats : &(tf_counts){0};
   if (refused || !finite) {
     if (o->fixed_step || !(h > L->hmin[l]))
@@ -310,13 +319,13 @@ tf_ode_status tf_lanes_judge(lanes *L, int l, bool *accept, double *log_err) {
     stats->rejected++, L->rejected[l]++;
     return TF_ODE_OK;
   }
-  *log_err = o->fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
+  *log_err = o->fixed_step ? 0.0 : L->log_err[l]; /* tf_lanes_control_w's */
   if (err <= 1.0) {
     *accept = true;
     return TF_ODE_OK;
   }
   stats->rejected++, L->rejected[l]++;
-  L->h[l] = h / fmin(c->fac_hi, exp(c->expo1 * *log_err) / c->safety);
+  L->h[l] = L->h_next[l]; /* h / min(fac_hi, exp(expo1 log_err) / safety) */
   if (!(L->h[l] >= L->hmin[l])) return isnan(L->h[l]) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
   return TF_ODE_OK;
 }
@@ -484,22 +493,24 @@ static bool alloc_linear(lanes *L) {
 bool tf_lanes_alloc(lanes *L) {
   const size_t n = L->n, w = (size_t)L->w;
   const int stages = L->pair->stages;
-  double *d = calloc(((size_t)stages + 3) * n * w + 8 * w + 2 * n, sizeof *d);
-  L->code = calloc(2 * w, sizeof *L->code);
-  L->slot = calloc(4 * w, sizeof *L->slot);
+  double *d = calloc(((size_t)stages + 3) * n * w + 10 * w + 2 * n, sizeof *d);
+  L->code = calloc((1 + TF_LANES_MAX_STAGES) * w, sizeof *L->code);
+  L->slot = calloc(5 * w, sizeof *L->slot);
   L->at_start = calloc(2 * w, sizeof *L->at_start);
   if (!d || !L->code || !L->slot || !L->at_start || !alloc_linear(L)) return false;
+  L->control = &tf_stepper_type_of(L->ode)->control;
   L->x = d, d += n * w;
   for (int j = 0; j < stages; j++) L->k[j] = d, d += n * w;
   L->stage = d, d += n * w;
   L->x_new = d, d += n * w;
-  double **per_lane[] = {&L->t,  &L->t_limit,  &L->h,    &L->hs,
-                         &L->tc, &L->log_prev, &L->hmin, &L->err};
+  double **per_lane[] = {&L->t,        &L->t_limit, &L->h,   &L->hs,      &L->tc,
+                         &L->log_prev, &L->hmin,    &L->err, &L->log_err, &L->h_next};
   for (size_t i = 0; i < sizeof per_lane / sizeof *per_lane; i++) *per_lane[i] = d, d += w;
   L->gather = d, d += n;
   L->out = d;
   L->rc = L->code + w;
   L->steps = L->slot + w, L->next = L->slot + 2 * w, L->rejected = L->slot + 3 * w;
+  L->finite = L->slot + 4 * w;
   L->last = L->at_start + w;
   return true;
 }

@@ -10,9 +10,13 @@
 #ifndef TF_FLOW_LANES_H
 #define TF_FLOW_LANES_H
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "flow.h"
+#include "stepper_type.h"
+#include "vmath.h"
 
 /* Four lanes' values as one of gcc's generic vectors, for the per-lane arithmetic of the lane
  * loops (stage sums, error norms, the impact screening): left to the compiler, their fully
@@ -69,6 +73,7 @@ struct tf_lanes {
   tf_flow *flow; /* a flow's members (flow_lanes.c), or NULL */
   const tf_lane_pair *pair;
   const tf_ode_options *ode;
+  const tf_rk_controller *control; /* the pair's step-size controller (set by tf_lanes_alloc) */
   /* w: each lane's member's own stepper, whose field and counts the lanes use (impact_lanes.c),
    * or NULL: the flow's field */
   tf_stepper **steppers;
@@ -84,11 +89,16 @@ struct tf_lanes {
   /* n * w each, structure of arrays: component i of lane l at [i * w + l] */
   double *x, *k[TF_LANES_MAX_STAGES], *stage, *x_new;
   /* w each: time, where the step must end at the latest, proposed step, step attempted, its
-   * eval time, PI memory, the step's floor, error norm */
-  double *t, *t_limit, *h, *hs, *tc, *log_prev, *hmin, *err;
+   * eval time, PI memory, the step's floor, error norm; the controller's log of the error norm
+   * and the step it proposes next (for an accepted or a rejected attempt as the norm says),
+   * taken for all lanes at once after each attempt (tf_lanes_control_w) */
+  double *t, *t_limit, *h, *hs, *tc, *log_prev, *hmin, *err, *log_err, *h_next;
   double *gather, *out; /* n each, for the scalar field and samples */
-  int *code, *rc;       /* the model's refusal since the step began; one evaluation's */
+  /* the model's refusal since the step began; each evaluation's of the attempt (w each, in
+   * order: joined into code when the attempt is done, tf_lanes_attempt), and their count */
+  int *code, *rc, evals;
   long *slot, *steps, *rejected, *next;
+  long *finite; /* whether the attempt's x_new is finite in every component, per lane */
   bool *at_start, *last;
   /* a linearly implicit pair's (pair->linear), else NULL: df/dx at each lane's step start, the
    * factors of I / (h gamma) - df/dx and a new df/dx (n * n * w each, entry (i, j) of lane l at
@@ -106,12 +116,15 @@ struct tf_lanes {
   void (*computing)(uint64_t member);
 };
 
-/* f at the lanes' stage times tc and states xs into dx (refusals joined into code). */
+/* f at the lanes' stage times tc and states xs into dx (refusals joined into code; the
+ * evaluations are counted in the lanes' steppers by tf_lanes_attempt, an attempt's worth at a
+ * time). */
 void tf_lanes_eval(tf_lanes *L, const double *xs, double *dx);
 
 /* The driver's pieces, for the routes that run members in lanes (flow_lanes.c,
  * impact_lanes.c).  A route loads a lane (slot, t, t_limit, x, k[0], h, log_prev, hmin, code
- * 0), then repeats: plan (false: every lane empty), attempt, and for each lane judge: a status
+ * 0), then repeats: plan (false: every lane empty), attempt (the stages, the error norms and
+ * the controller's exp and log of every lane), and for each lane judge: a status
  * other than TF_ODE_OK ends the member's step as tf_rk_step_with ends it; accepted, move_on
  * takes the step (t, x, first-same-as-last, the PI controller), else the lane tries again. */
 bool tf_lanes_alloc(tf_lanes *L); /* pair, w and n set; tf_lanes_free also after a failure */
@@ -147,13 +160,62 @@ static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes 
  * differs). */
 #define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 
+/* tf_rk_step_with's controller for the lanes just attempted (fast: vmath.h's exp and log, else
+ * libm's, lane by lane for the busy lanes only): log_err, log max(err, 1e-16), and h_next, the
+ * step proposed after an accepted attempt (err <= 1: h / clamp(exp(expo1 log_err - beta
+ * log_prev) / safety)) or after a rejected one (h / min(fac_hi, exp(expo1 log_err) / safety)).
+ * Its comparisons give fmin's and fmax's values: no operand is NaN but a NaN err's, whose lane
+ * ends unaccepted (tf_lanes_judge). */
+static inline __attribute__((always_inline)) void tf_lanes_control_with(tf_lanes *L, const int w,
+                                                                        const bool fast) {
+  const tf_rk_controller *c = L->control;
+  const double expo1 = c->expo1, beta = c->beta, safety = c->safety;
+  const double fac_lo = c->fac_lo, fac_hi = c->fac_hi;
+  const double *restrict err = L->err, *restrict log_prev = L->log_prev, *restrict hs = L->hs;
+  double *restrict log_err = L->log_err, *restrict h_next = L->h_next;
+  for (int l = 0; l < w; l++) {
+    if (!fast && L->slot[l] < 0) continue;
+    const double e = tf_vmath_pick(err[l] > 1e-16, err[l], 1e-16), memory = log_prev[l];
+    const double le = fast ? tf_vmath_log1(e) : log(e);
+    const bool accepted = err[l] <= 1.0;
+    /* both exponents, then one chosen: no branch in the lanes' loop */
+    const double arg_accepted = expo1 * le - beta * memory, arg_rejected = expo1 * le;
+    const double arg = tf_vmath_pick(accepted, arg_accepted, arg_rejected);
+    const double fac = (fast ? tf_vmath_exp1(arg) : exp(arg)) / safety;
+    const double below_hi = tf_vmath_pick(fac < fac_hi, fac, fac_hi);
+    const double clamped = tf_vmath_pick(below_hi > fac_lo, below_hi, fac_lo);
+    log_err[l] = le;
+    h_next[l] = hs[l] / tf_vmath_pick(accepted, clamped, below_hi);
+  }
+}
+
+/* finite[l]: every component of lane l's x_new finite (|v| <= DBL_MAX: false for inf and NaN),
+ * all lanes at once for tf_lanes_judge. */
+static inline __attribute__((always_inline)) void tf_lanes_finite_w(tf_lanes *L, const int w) {
+  long *restrict finite = L->finite;
+  const double *restrict x_new = L->x_new;
+  for (int l = 0; l < w; l++) finite[l] = 1;
+  for (size_t i = 0; i < L->n; i++)
+    for (int l = 0; l < w; l++) finite[l] &= fabs(x_new[i * w + l]) <= DBL_MAX;
+}
+
+static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L, const int w) {
+  if (L->ode->fixed_step) return; /* no controller */
+  if (L->ode->fast_control)
+    tf_lanes_control_with(L, w, true);
+  else
+    tf_lanes_control_with(L, w, false);
+}
+
 /* A pair's attempts for 4, 8 and 16 lanes, step_4, step_8 and step_16: its file's
- * attempt_w(L, w) and error_norms_w(L, w) at a constant width, so that each is compiled for
- * that width (the tf_lane_pair.attempt table). */
+ * attempt_w(L, w) and error_norms_w(L, w) and the controller at a constant width, so that each is
+ * compiled for that width (the tf_lane_pair.attempt table). */
 #define TF_LANES_STEP_WIDTH(w)                         \
   TF_LANES_TARGETS static void step_##w(tf_lanes *L) { \
     attempt_w(L, w);                                   \
     error_norms_w(L, w);                               \
+    tf_lanes_finite_w(L, w);                           \
+    tf_lanes_control_w(L, w);                          \
   }
 #define TF_LANES_STEP_WIDTHS \
   TF_LANES_STEP_WIDTH(4)     \

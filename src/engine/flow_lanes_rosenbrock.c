@@ -4,7 +4,7 @@
  * Each lane does rosenbrock.c's operations for its member in their order: df/dx at the step's
  * start (once a step, kept over its rejected attempts), the factors of I / (h gamma) - df/dx
  * with partial pivoting, the stages and their solves, the solution, the error estimate, f at the
- * new solution, the weighted norm; the driver's PI controller (flow_lanes.c) and then
+ * new solution, the weighted norm; the driver's PI controller (tf_lanes_control_w) and then
  * Gustafsson's prediction (tf_ros_predict).  The factorisation and solves run over four lanes at
  * a time (flow_lanes.h's vectors), each lane with its own pivots chosen by selects, so a member's
  * numbers are those of integrator.lanes 1 bit for bit, whatever shares its lanes.
@@ -34,9 +34,14 @@ static const v4d ZERO4 = {0.0, 0.0, 0.0, 0.0};
 static void park(lanes *L, int l) {
   L->slot[l] = -2 - L->slot[l];
 }
+/* The parked lanes back, their entries in the attempt's refusals (L->rc, joined when the attempt
+ * is done) cleared: the lanes field went over them, but they were not evaluated. */
 static void unpark_all(lanes *L, const bool *parked) {
-  for (int l = 0; l < L->w; l++)
-    if (parked[l]) park(L, l);
+  for (int l = 0; l < L->w; l++) {
+    if (!parked[l]) continue;
+    park(L, l);
+    for (int e = 0; e < L->evals; e++) L->rc[e * L->w + l] = 0;
+  }
 }
 
 /* df/dx at each lane's step start, for the lanes whose step has none yet. */
@@ -236,7 +241,8 @@ static inline __attribute__((always_inline)) void error_norms(lanes *L, const in
   for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l / 4][l % 4] / (double)n);
 }
 
-/* One attempt of every lane (rosenbrock.c's attempt_with) and its error norm. */
+/* One attempt of every lane (rosenbrock.c's attempt_with), its error norm, whether its solution
+ * is finite and the controller's proposal (tf_lanes_control_w), as the explicit pairs' step_w. */
 static inline __attribute__((always_inline)) void attempt_wn(lanes *L, const int w, const size_t n,
                                                              const tf_ros_tableau *tb) {
   bool parked[TF_LANES_MAX] = {false};
@@ -269,6 +275,8 @@ static inline __attribute__((always_inline)) void attempt_wn(lanes *L, const int
   tf_lanes_eval(L, L->x_new, L->k[FSAL]);
   unpark_all(L, parked);
   error_norms(L, w, n);
+  tf_lanes_finite_w(L, w);
+  tf_lanes_control_w(L, w);
 }
 
 /* The attempts for 4, 8 and 16 lanes (ros_4, ros_8, ros_16), each with n a constant for 2, 3
@@ -323,8 +331,8 @@ static void loaded(lanes *L, int l) {
   L->rejected_before[l] = 0;
 }
 
-/* rosenbrock.c's step after the driver's: Gustafsson's prediction, then a new step (a new
- * df/dx). */
+/* rosenbrock.c's step after the driver's: Gustafsson's prediction (with the controller's exp,
+ * libm's or controller_math fast's, as the scalar stepper's), then a new step (a new df/dx). */
 static void moved_on(lanes *L, int l, double h, double log_prev) {
   const double h_acc = L->h_acc[l];
   const bool rejected = L->rejected[l] > L->rejected_before[l];
@@ -332,7 +340,7 @@ static void moved_on(lanes *L, int l, double h, double log_prev) {
   L->h_acc[l] = h;
   L->rejected_before[l] = L->rejected[l];
   if (L->ode->fixed_step || L->last[l]) return;
-  L->h[l] = tf_ros_predict(&tf_stepper_type_of(L->ode)->control, L->h[l], h, L->log_prev[l], h_acc,
+  L->h[l] = tf_ros_predict(L->control, L->ode->fast_control, L->h[l], h, L->log_prev[l], h_acc,
                            log_prev, rejected);
 }
 

@@ -34,6 +34,8 @@ const tf_integrator_key tf_integrator_keys[] = {
     STR("integrator.rosenbrock", "rodas4", rosenbrocks, "method rosenbrock: rodas4 or ros3p"),
     DBL("integrator.dt", 1e-3, 1e-12, INFINITY, "SDE step"),
     STR("integrator.normals", "exact", normal_kinds, "SDE normals: exact (libm) or fast"),
+    STR("integrator.controller_math", "exact", normal_kinds,
+        "step-size controller's exp and log: exact (libm) or fast"),
     INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
     STR("integrator.lanes", "auto", lane_widths, "members side by side per core (1: one by one)"),
     /* the Rosenbrock-W method ra34pw2 (order 3, L-stable, one Jacobian and four linear solves
@@ -110,6 +112,23 @@ int tf_integrator_lanes_from_config(tf_config *cfg, int *lanes, tf_error *err) {
   return 0;
 }
 
+/* integrator.controller_math, read only where given (the config as run then lists it): the
+ * step-size controller's exp and log.  Fixed steps have no controller, so `fast` there is a
+ * mistake worth naming. */
+static int read_controller_math(tf_config *cfg, tf_ode_options *o, tf_error *err) {
+  const char *math = "exact";
+  char where[256];
+  if (!tf_config_has(cfg, "integrator.controller_math")) return 0;
+  if (tf_integrator_get_string(cfg, "integrator.controller_math", &math, err)) return -1;
+  o->fast_control = strcmp(math, "fast") == 0;
+  if (o->fast_control && o->fixed_step)
+    return tf_fail(err,
+                   "%s: key 'integrator.controller_math': fixed steps (integrator.step: fixed) "
+                   "have no step-size controller; remove the key",
+                   tf_config_where(cfg, "integrator.controller_math", where, sizeof where));
+  return 0;
+}
+
 static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_settings *s,
                     tf_error *err) {
   tf_ode_options *o = &s->ode;
@@ -127,6 +146,7 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
   o->max_steps = (long)max_steps;
   if (tf_integrator_lanes_from_config(cfg, &s->lanes, err)) return -1;
   o->fixed_step = strcmp(step, "fixed") == 0;
+  if (read_controller_math(cfg, o, err)) return -1;
   if (o->fixed_step && !(o->h0 > 0))
     return tf_fail_code(err, TF_ERR_CONFIG,
                         "%s: key 'integrator.step': fixed steps take integrator.h0 each; set "

@@ -47,6 +47,9 @@ typedef struct tf_ode_options {
   double hmin;     /* steps below this fail with TF_ODE_STEP_UNDERFLOW; 0 = 1e-14 |t| */
   bool fixed_step; /* take exactly h0 per step (no error control), for convergence studies */
   long max_steps;  /* per tf_stepper_integrate call; 0 = unbounded */
+  /* integrator.controller_math: fast: the step-size controller's exp and log are vmath.h's
+   * (the same bits in the lanes of any width and one by one), not libm's */
+  bool fast_control;
   /* Where the run may stop early (checkpoint.h), the run's own token; NULL: never.  A member
    * stopped by it ends with status pending. */
   struct tf_stop_token *stop;

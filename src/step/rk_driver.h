@@ -10,9 +10,19 @@
 #include <string.h>
 
 #include "stepper_type.h"
+#include "vmath.h"
 
 /* log(1e-4): the PI controller's memory starts at, and never falls below, an error of 1e-4 */
 #define TF_RK_LOG_1E4 (-9.210340371976182)
+
+/* The controller's exp and log: libm's, or with integrator.controller_math: fast vmath.h's,
+ * whose bits the lanes get from the same functions over all their lanes. */
+static inline double tf_rk_control_exp(bool fast, double x) {
+  return fast ? tf_vmath_exp1(x) : exp(x);
+}
+static inline double tf_rk_control_log(bool fast, double x) {
+  return fast ? tf_vmath_log1(x) : log(x);
+}
 
 typedef void (*tf_rk_attempt_fn)(tf_stepper *s, double t, const double *x, double h);
 typedef double (*tf_rk_error_fn)(const tf_stepper *s, const double *x, double h);
@@ -78,6 +88,7 @@ static inline __attribute__((always_inline)) tf_ode_status tf_rk_step_with(
   const int fsal = ty->fsal_stage;
   const double safety = ty->control.safety, expo1 = ty->control.expo1, beta = ty->control.beta;
   const double fac_lo = ty->control.fac_lo, fac_hi = ty->control.fac_hi;
+  const bool fast = s->opt.fast_control;
   if (s->model_code) return TF_ODE_MODEL_FAILED; /* refused at the accepted state itself */
   for (;;) {
     double h = s->h;
@@ -99,7 +110,8 @@ static inline __attribute__((always_inline)) tf_ode_status tf_rk_step_with(
     }
     /* Hairer's controller in logarithms: one log and one exp per step instead of two powers
      * (a tenth of a small system's step).  Fixed steps have no controller. */
-    const double log_err = s->opt.fixed_step ? 0.0 : log(err > 1e-16 ? err : 1e-16);
+    const double log_err =
+        s->opt.fixed_step ? 0.0 : tf_rk_control_log(fast, err > 1e-16 ? err : 1e-16);
     if (err <= 1.0) {
       tf_rk_keep_dense(s, x, h, build);
       s->t_prev = *t;
@@ -112,7 +124,7 @@ static inline __attribute__((always_inline)) tf_ode_status tf_rk_step_with(
       s->k[fsal] = swap;
       s->stats.steps++;
       if (!s->opt.fixed_step) {
-        double fac = exp(expo1 * log_err - beta * s->log_err_prev) / safety;
+        double fac = tf_rk_control_exp(fast, expo1 * log_err - beta * s->log_err_prev) / safety;
         fac = fmax(fac_lo, fmin(fac_hi, fac));
         s->log_err_prev = fmax(log_err, TF_RK_LOG_1E4);
         /* Keep the proposed step of the last, truncated step if it was cut short. */
@@ -121,7 +133,7 @@ static inline __attribute__((always_inline)) tf_ode_status tf_rk_step_with(
       return TF_ODE_OK;
     }
     s->stats.rejected++;
-    s->h = h / fmin(fac_hi, exp(expo1 * log_err) / safety);
+    s->h = h / fmin(fac_hi, tf_rk_control_exp(fast, expo1 * log_err) / safety);
     if (!(s->h >= tf_rk_hmin_floor(s, *t)))
       return isnan(s->h) ? TF_ODE_NONFINITE : TF_ODE_STEP_UNDERFLOW;
   }

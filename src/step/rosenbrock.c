@@ -339,10 +339,11 @@ static void hermite_dense_at(const tf_stepper *s, double th, double *out) {
  * RODAS4 rejected attempts numbering about a third of its steps (configs/wheel-smoothed.yaml
  * at eps 1e-6), each a Jacobian and a full set of stages.  The driver's memory log_err_prev
  * is log max(err, 1e-4) (rodas.f: max(err, 1e-2)). */
-double tf_ros_predict(const tf_rk_controller *c, double h_new, double h, double log_err,
+double tf_ros_predict(const tf_rk_controller *c, bool fast, double h_new, double h, double log_err,
                       double h_acc, double log_err_acc, bool rejected) {
   if (h_acc > 0) {
-    double fac = (h_acc / h) * exp(c->expo1 * (2 * log_err - log_err_acc)) / c->safety;
+    double fac =
+        (h_acc / h) * tf_rk_control_exp(fast, c->expo1 * (2 * log_err - log_err_acc)) / c->safety;
     fac = fmax(c->fac_lo, fmin(c->fac_hi, fac));
     h_new = fmin(h_new, h / fac);
   }
@@ -351,8 +352,8 @@ double tf_ros_predict(const tf_rk_controller *c, double h_new, double h, double 
 
 static void predict(tf_stepper *s, double h_acc, double log_err_acc, bool rejected, bool last) {
   if (s->opt.fixed_step || last) return;
-  s->h = tf_ros_predict(&s->type->control, s->h, s->h_prev, s->log_err_prev, h_acc, log_err_acc,
-                        rejected);
+  s->h = tf_ros_predict(&s->type->control, s->opt.fast_control, s->h, s->h_prev, s->log_err_prev,
+                        h_acc, log_err_acc, rejected);
 }
 
 /* A type's attempt for n components: attempt_<n> with n a constant for n = 2, 3 and 4 (the

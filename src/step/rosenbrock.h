@@ -37,8 +37,9 @@ static inline double tf_ros_dense_value(double x0, double dx, double d2, double 
 /* Gustafsson's predictive step control after an accepted step h with error log_err (the
  * controller's memory, rodas.f's PRED), given the step h_new the plain controller proposes,
  * the step before it h_acc (0: none) with its log_err_acc, and whether the step needed a
- * rejection: the step to take next. */
-double tf_ros_predict(const tf_rk_controller *c, double h_new, double h, double log_err,
+ * rejection: the step to take next (fast: integrator.controller_math fast's exp, as the
+ * controller's). */
+double tf_ros_predict(const tf_rk_controller *c, bool fast, double h_new, double h, double log_err,
                       double h_acc, double log_err_acc, bool rejected);
 
 /* The tableau of a Rosenbrock type, or NULL for any other type. */

@@ -19,7 +19,9 @@
 #define TF_VMATH_CLONES
 #define tf_vmath_log scalar_log
 #define tf_vmath_sincos_turn scalar_sincos_turn
+#define tf_vmath_exp scalar_exp /* test_fast_control.c's */
 #include "vmath.c"
+#undef tf_vmath_exp
 #undef tf_vmath_log
 #undef tf_vmath_sincos_turn
 #pragma GCC pop_options
