@@ -66,18 +66,26 @@ static void stick(int i, const double *x, const double *p, double *xs) {
   xs[2] = x[2];
 }
 
-static double constrained(int i, double t, const double *x, const double *p, double *dx) {
+static int constrained_motion(int i, double t, const double *x, const double *p, double *dx,
+                              double *force) {
   (void)i, (void)t;
   const double ph = p[OMEGA] * x[2], w2 = p[OMEGA] * p[OMEGA];
   dx[0] = x[1];
   dx[1] = -p[A] * w2 * sin(ph);
   dx[2] = 1.0;
-  return p[G] - p[A] * w2 * sin(ph);
+  *force = p[G] - p[A] * w2 * sin(ph);
+  return 0;
 }
 
 static const tf_impact_ops ops = {
-    TF_OPS_SIZE(tf_impact_ops), .rhs = rhs,     .jacobian = jacobian, .nimpacts = 1,
-    .surface = surface,         .reset = reset, .stick = stick,       .constrained = constrained,
+    TF_OPS_SIZE(tf_impact_ops),
+    .rhs = rhs,
+    .jacobian = jacobian,
+    .nimpacts = 1,
+    .surface = surface,
+    .reset = reset,
+    .stick = stick,
+    .constrained_motion = constrained_motion,
 };
 
 const tf_model_def tf_kernel_bouncing_ball = {

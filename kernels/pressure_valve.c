@@ -104,10 +104,11 @@ static void stick(int i, const double *x, const double *p, double *xs) {
   xs[0] = 0.0, xs[1] = 0.0, xs[2] = x[2];
 }
 
-static double on_seat(int i, double t, const double *x, const double *p, double *dx) {
+static int on_seat(int i, double t, const double *x, const double *p, double *dx, double *force) {
   (void)i, (void)t;
   dx[0] = 0.0, dx[1] = 0.0, dx[2] = p[BETA] * p[Q];
-  return p[DELTA] - x[2]; /* the seat's force: the preload not yet balanced by the pressure */
+  *force = p[DELTA] - x[2]; /* the seat's force: the preload not yet balanced by the pressure */
+  return 0;
 }
 
 static const tf_impact_ops ops = {
@@ -117,7 +118,7 @@ static const tf_impact_ops ops = {
     .surface = seat,
     .reset = reset,
     .stick = stick,
-    .constrained = on_seat,
+    .constrained_motion = on_seat,
     .rate = rate,
     .rhs_lanes = rhs_lanes,
     .surface_lanes = seat_lanes,

@@ -31,8 +31,10 @@
  *        step to shrink) it ends the member as a failure;
  *   < 0  a fatal failure: the member ends with status `failed`, and the message the model's
  *        `failure(code)` gives for it (or "code N") is reported for that member.
- * Jacobians, switching and surface functions return their value as before: the engine
- * evaluates them only where the field was accepted. */
+ * An impact model's sticking field is one (tf_impact_ops.constrained_motion; its older
+ * `constrained` returns the contact force and cannot refuse).  Jacobians, switching and
+ * surface functions return their value as before: the engine evaluates them only where the
+ * field was accepted. */
 #ifndef TWOFOLD_MODEL_H
 #define TWOFOLD_MODEL_H
 
@@ -245,7 +247,8 @@ typedef struct tf_impact_ops {
    * projection that carries tangent vectors into sticking (Lyapunov exponents). */
   void (*stick)(int i, const double *x, const double *p, double *xs);
   /* The field of motion on surface i (sticking) into dx; returns the contact force, positive
-   * while the constraint holds the state (sticking ends where it changes sign). */
+   * while the constraint holds the state (sticking ends where it changes sign).  It cannot
+   * refuse a state: a model that must, sets constrained_motion (below) instead. */
   double (*constrained)(int i, double t, const double *x, const double *p, double *dx);
   /* Optional: component i of rhs alone, bit for bit what rhs writes there.  An event
    * function that needs one rate (a Poincare section at the extrema of x_i) then costs that
@@ -260,6 +263,13 @@ typedef struct tf_impact_ops {
   void (*surface_lanes)(int i, int lanes, const double *x, const double *p, double *h);
   void (*rate_lanes)(int i, int lanes, const double *t, const double *x, const double *p,
                      double *out);
+  /* The field of motion on surface i (sticking) into dx and the contact force into *force,
+   * as constrained, returning a field callback's code (0, > 0 a smaller step, < 0 the member
+   * fails with the model's failure(code)).  Set, it is used instead of constrained, which may
+   * then be NULL; a model that must also load into a twofold older than this member sets
+   * both. */
+  int (*constrained_motion)(int i, double t, const double *x, const double *p, double *dx,
+                            double *force);
 } tf_impact_ops;
 /* TF_MODEL_SWITCHES: m independent switching functions h_1 .. h_m (1 <= m <= 4), e.g. m
  * frictional contacts, each Sigma_i = {h_i = 0} a surface the field jumps across.  The field

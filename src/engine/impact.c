@@ -78,11 +78,21 @@ static double dot(const double *a, const double *b, size_t n) {
   return s;
 }
 
-/* The mode's field: 0, or the model's refusal in free flight. */
+/* The motion while sticking on surface i into dx, the contact force into *force: the model's
+ * code, by constrained_motion where the model has it (the older constrained cannot refuse). */
+static int sticking_field(const tf_impact *e, int i, double t, const double *x, double *dx,
+                          double *force) {
+  const tf_impact_ops *ops = e->k->impact;
+  if (ops->constrained_motion) return ops->constrained_motion(i, t, x, e->p, dx, force);
+  *force = ops->constrained(i, t, x, e->p, dx);
+  return 0;
+}
+
+/* The mode's field: 0, or the model's refusal (the stepper retries smaller or fails). */
 static int field_of_mode(tf_impact *e, double t, const double *x, double *dx) {
   if (e->mode != MODE_STICK) return free_field(e, t, x, dx);
-  e->k->impact->constrained(e->stuck, t, x, e->p, dx);
-  return 0;
+  double force;
+  return sticking_field(e, e->stuck, t, x, dx, &force);
 }
 
 static void mode_field(void *ctx, double t, const double *x, double *dx) {
@@ -138,7 +148,8 @@ static double section_value(tf_impact *e, double t, const double *x) {
 static int loop_events(void *ctx, double t, const double *x, double *g) {
   tf_impact *e = ctx;
   if (e->mode == MODE_STICK) {
-    g[0] = e->k->impact->constrained(e->stuck, t, x, e->p, e->z);
+    /* within a step whose stages the field accepted: no refusal expected here */
+    (void)sticking_field(e, e->stuck, t, x, e->z, &g[0]);
     return 1;
   }
   const int ns = e->nimpacts;
@@ -256,8 +267,11 @@ static int section_reset(tf_impact *e, double t, double *x) {
 
 /* --- sticking -------------------------------------------------------------------------------- */
 
+/* The contact force at x on surface i; NaN (nothing holds it: no sticking) where the model
+ * refuses the state, so the member stays in free flight, whose field then decides. */
 static double contact_force(tf_impact *e, int i, double t, const double *x) {
-  return e->k->impact->constrained(i, t, x, e->p, e->z);
+  double force;
+  return sticking_field(e, i, t, x, e->z, &force) ? NAN : force;
 }
 
 /* --- tangent vectors on a constraint ------------------------------------------------------ */
@@ -643,6 +657,8 @@ tf_impact_result tf_impact_end(tf_impact *e) {
   e->res.status = e->stop        ? TF_MEMBER_OK
                   : r.model_code ? tf_kernel_member_failed(e->k, r.model_code, r.t)
                                  : r.status;
+  if (r.model_code && !e->stop) /* the model's own words for the member's failure */
+    tf_kernel_failure_message(e->k, r.model_code, e->res.message, sizeof e->res.message);
   e->res.t = r.t;
   e->res.work = r.work;
   e->res.lyapunov = r.lyapunov, e->res.tangent_time = r.tangent_time, e->res.segments = r.segments;

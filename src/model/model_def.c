@@ -178,7 +178,8 @@ static int check_ops(const checker *c, const tf_model_def *d) {
         return fail(c, "impact.nimpacts = %zu: expected 1 to %d surfaces", m->nimpacts, most);
       return need(c, m->rhs, "impact.rhs") || need(c, m->surface, "impact.surface") ||
                      need(c, m->reset, "impact.reset") || need(c, m->stick, "impact.stick") ||
-                     need(c, m->constrained, "impact.constrained")
+                     (!m->constrained_motion &&
+                      need(c, m->constrained, "impact.constrained_motion or impact.constrained"))
                  ? -1
                  : 0;
     }

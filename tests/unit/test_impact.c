@@ -11,16 +11,22 @@
  *   the tangent vectors across impacts on the moving table against central differences of the
  *     engine's own flow map (log |R_cc| of their QR);
  *   a reset that leaves the admissible side: status failed with a message;
+ *   a ball pulled off its table by a force k t against g: sticking until t_r = g / k, then
+ *     x = k (t - t_r)^3 / 6, through a sticking field that refuses steps reaching past
+ *     t_r + 0.05 (retried smaller), one that fails (the model's message), and a table of the
+ *     size before constrained_motion (its older constrained);
  *   the valve's Poincare section at the extrema of x screened with the kernel's one-component
  *   rate: the same events bit for bit as with the whole field, and fewer field calls. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "check.h"
 #include "event_loop.h"
 #include "impact.h"
+#include "model_def.h"
 #include "status.h"
 
 static tf_impact_options options(void) {
@@ -214,6 +220,131 @@ static void saltation(void) {
   const tf_impact_result out = tf_impact_run(e, NULL, 0.0, z, 10.0);
   CHECK(out.status == TF_MEMBER_FAILED && strstr(out.message, "outside"), "status %d", out.status);
   tf_impact_destroy(e);
+}
+
+/* A ball resting on a table and pulled up by the force k t (per unit mass) against gravity g:
+ * x' = v, v' = k t - g in flight; sticking, at rest with the contact force g - k t, until it
+ * is released at t_r = g / k; then v = k (t - t_r)^2 / 2, x = k (t - t_r)^3 / 6.  Its sticking
+ * field is the refusing constrained_motion; `pulled_mode` picks what it refuses. */
+enum { PULLED_RETRY, PULLED_FATAL, PULLED_OLD };
+static int pulled_mode, pulled_retries, pulled_new_calls;
+static const double pulled_g = 2.0, pulled_k = 1.0; /* t_r = 2 */
+
+static int pulled_rhs(double t, const double *x, const double *p, double *dx) {
+  dx[0] = x[1], dx[1] = p[1] * t - p[0];
+  return 0;
+}
+static double pulled_h(int i, const double *x, const double *p, double *grad) {
+  (void)i, (void)p;
+  if (grad) grad[0] = 1, grad[1] = 0;
+  return x[0];
+}
+static void pulled_reset(int i, const double *x, const double *p, double *xp, double *jac) {
+  (void)i, (void)p;
+  xp[0] = x[0], xp[1] = -0.5 * x[1];
+  if (jac) jac[0] = 1, jac[1] = 0, jac[2] = 0, jac[3] = -0.5;
+}
+static void pulled_stick(int i, const double *x, const double *p, double *xs) {
+  (void)i, (void)p, (void)x;
+  xs[0] = 0, xs[1] = 0;
+}
+static double pulled_force(int i, double t, const double *x, const double *p, double *dx) {
+  (void)i, (void)x;
+  dx[0] = dx[1] = 0;
+  return p[0] - p[1] * t;
+}
+/* Retry: a table that only exists up to t_r + 0.05, so a sticking step must not reach past it
+ * (the stepper's steps grow on the constant field far beyond that).  Fatal: at t > 1. */
+static int pulled_motion(int i, double t, const double *x, const double *p, double *dx,
+                         double *force) {
+  pulled_new_calls++;
+  if (pulled_mode == PULLED_FATAL && t > 1.0) return -7;
+  if (pulled_mode == PULLED_RETRY && t > p[0] / p[1] + 0.05) return pulled_retries++, 1;
+  *force = pulled_force(i, t, x, p, dx);
+  return 0;
+}
+static const char *pulled_failure(int code) {
+  return code == -7 ? "the table gave way" : NULL;
+}
+static const char *const pulled_names[] = {"x", "v"};
+static const tf_param pulled_params[] = {{"g", 2.0, 0.0, INFINITY, "gravity", false},
+                                         {"k", 1.0, 0.0, INFINITY, "pull rate", false}};
+static const tf_impact_ops pulled_ops = {
+    TF_OPS_SIZE(tf_impact_ops),
+    .rhs = pulled_rhs,
+    .nimpacts = 1,
+    .surface = pulled_h,
+    .reset = pulled_reset,
+    .stick = pulled_stick,
+    .constrained = pulled_force,
+    .constrained_motion = pulled_motion,
+};
+static const tf_model_def pulled = {
+    TF_MODEL_HEAD,
+    .name = "pulled",
+    .kind = TF_MODEL_IMPACT,
+    .dim = 2,
+    .state_names = pulled_names,
+    .nparams = 2,
+    .params = pulled_params,
+    .impact = &pulled_ops,
+    .failure = pulled_failure,
+};
+
+static tf_impact_result run_pulled(const tf_model_def *def, double *x, double t_end) {
+  tf_impact_options o = options();
+  tf_impact *e = tf_impact_create(def, 0, &o);
+  const double p[2] = {pulled_g, pulled_k};
+  x[0] = x[1] = 0;
+  const tf_impact_result res = tf_impact_run(e, p, 0.0, x, t_end);
+  tf_impact_destroy(e);
+  return res;
+}
+
+static void check_pulled_flight(const tf_impact_result *res, const double *x, const char *what) {
+  const double s = 3.0 - pulled_g / pulled_k; /* time since the release, at t = 3 */
+  CHECK(res->status == TF_MEMBER_OK, "%s: status %s", what, tf_member_status_name(res->status));
+  CHECK(fabs(x[0] - pulled_k * s * s * s / 6) <= 1e-8, "%s: x(3) = %.17g", what, x[0]);
+  CHECK(fabs(x[1] - pulled_k * s * s / 2) <= 1e-8, "%s: v(3) = %.17g", what, x[1]);
+  CHECK(fabs(res->stick_time - pulled_g / pulled_k) <= 1e-8, "%s: sticking time %.17g", what,
+        res->stick_time);
+}
+
+/* The sticking field's codes: > 0 retried smaller, < 0 the member's failure with the model's
+ * message; a table of the size before constrained_motion still sticks by constrained. */
+static void sticking_refusals(void) {
+  double x[2];
+  pulled_mode = PULLED_RETRY, pulled_retries = 0;
+  tf_impact_result res = run_pulled(&pulled, x, 3.0);
+  printf("pulled ball: x(3) = %.12f v(3) = %.12f after %d refused sticking stages\n", x[0], x[1],
+         pulled_retries);
+  check_pulled_flight(&res, x, "retried");
+  CHECK(pulled_retries > 0, "no sticking step reached past the table: the retry is untested");
+
+  pulled_mode = PULLED_FATAL;
+  res = run_pulled(&pulled, x, 3.0);
+  printf("pulled ball, fatal: %s at t = %g: %s\n", tf_member_status_name(res.status), res.t,
+         res.message);
+  CHECK(res.status == TF_MEMBER_FAILED && strstr(res.message, "the table gave way"),
+        "fatal: status %s, message '%s'", tf_member_status_name(res.status), res.message);
+  CHECK(res.t <= 1.0, "fatal: ended at t = %g, after the refusal at t > 1", res.t);
+
+  /* compiled before constrained_motion: its size ends there (the member itself is set, as
+   * garbage a model would never have written, and must not be called) */
+  tf_impact_ops old_ops = pulled_ops;
+  old_ops.size = offsetof(tf_impact_ops, constrained_motion);
+  tf_model_def old_def = pulled;
+  old_def.name = "pulled_old", old_def.impact = &old_ops;
+  const tf_model_def *adopted = NULL;
+  tf_error err = {0};
+  CHECK(tf_model_def_adopt(&old_def, "test", &adopted, &err) == 0, "adopt: %s", err.msg);
+  if (!adopted) return;
+  pulled_mode = PULLED_OLD, pulled_new_calls = 0;
+  res = run_pulled(adopted, x, 3.0);
+  check_pulled_flight(&res, x, "old table");
+  CHECK(pulled_new_calls == 0, "the old table's constrained_motion was called %d times",
+        pulled_new_calls);
+  tf_model_def_release(adopted);
 }
 
 /* Tangent vectors across impacts on the moving table against central differences of the
@@ -413,5 +544,6 @@ int main(void) {
   saltation();
   saltation_moving();
   through_sticking();
+  sticking_refusals();
   return check_report("test_impact");
 }
