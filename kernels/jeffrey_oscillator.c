@@ -29,6 +29,7 @@
  * Noise (eps > 0 only): dv gains `noise` dW, a random force. */
 #include <math.h>
 
+#include "twofold/fast_math.h"
 #include "twofold/model.h"
 
 enum { K, C, NLOAD, AMP, OMEGA, RHO, BETA, EPS, NOISE };
@@ -63,8 +64,30 @@ static int prepare(double *p, tf_error *err) {
   return 0;
 }
 
-static double applied_force(const double *x, const double *p) {
-  return -p[AMP] * sin(x[THETA]) - p[K] * x[Y];
+/* sin and cos of the forcing phase over n lanes: libm's (integrator.field_math: exact) or
+ * twofold/fast_math.h's (fast: vectorised, the same bits for every n).  Every field below that
+ * needs them takes `fast` as a constant and is compiled twice, once for each model table. */
+static inline void phase_sines(int n, const double *theta, double *sine, bool fast) {
+  if (fast)
+    tf_fast_sincos_array(n, theta, sine, NULL);
+  else
+    for (int l = 0; l < n; l++) sine[l] = sin(theta[l]);
+}
+static inline void phase_cosines(int n, const double *theta, double *cosine, bool fast) {
+  if (fast)
+    tf_fast_sincos_array(n, theta, NULL, cosine);
+  else
+    for (int l = 0; l < n; l++) cosine[l] = cos(theta[l]);
+}
+static inline double phase_sine(double theta, bool fast) {
+  return fast ? tf_fast_sin(theta) : sin(theta);
+}
+static inline double phase_cosine(double theta, bool fast) {
+  return fast ? tf_fast_cos(theta) : cos(theta);
+}
+
+static inline double applied_force(const double *x, const double *p, bool fast) {
+  return -p[AMP] * phase_sine(x[THETA], fast) - p[K] * x[Y];
 }
 
 static double switching(const double *x, const double *p, double *grad) {
@@ -73,18 +96,29 @@ static double switching(const double *x, const double *p, double *grad) {
   return x[V];
 }
 
-static int stick(double t, const double *x, double lambda, const double *p, double *dx) {
-  (void)t;
+static inline int stick_with(const double *x, double lambda, const double *p, double *dx,
+                             bool fast) {
   dx[Y] = x[V];
-  dx[V] = applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lambda * (1 + p[RHO] * x[Z]);
+  dx[V] = applied_force(x, p, fast) - p[C] * x[V] - p[NLOAD] * lambda * (1 + p[RHO] * x[Z]);
   dx[Z] = (1 - lambda * lambda - x[Z]) / p[BETA];
   dx[THETA] = p[OMEGA];
   return 0;
+}
+static int stick(double t, const double *x, double lambda, const double *p, double *dx) {
+  (void)t;
+  return stick_with(x, lambda, p, dx, false);
+}
+static int stick_fast(double t, const double *x, double lambda, const double *p, double *dx) {
+  (void)t;
+  return stick_with(x, lambda, p, dx, true);
 }
 
 /* Off Sigma Lambda = side and Gamma = 0: the sticking field at lambda = side. */
 static int slip(double t, const double *x, int side, const double *p, double *dx) {
   return stick(t, x, side, p, dx);
+}
+static int slip_fast(double t, const double *x, int side, const double *p, double *dx) {
+  return stick_fast(t, x, side, p, dx);
 }
 
 /* Lambda_eps, Gamma_eps and their v-derivatives; Gamma as 1/(1+u^2), never 1 - Lambda^2
@@ -98,30 +132,36 @@ static void smoothed_sign(double v, double eps, double *lam, double *gam, double
   *dgam = -2.0 * u * q * q / eps;
 }
 
-static int rhs(double t, const double *x, const double *p, double *dx) {
-  (void)t;
+static inline int rhs_with(const double *x, const double *p, double *dx, bool fast) {
   double lam, gam, dlam, dgam;
   smoothed_sign(x[V], p[EPS], &lam, &gam, &dlam, &dgam);
   const double z = p[BETA] > 0 ? x[Z] : gam;
   dx[Y] = x[V];
-  dx[V] = applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lam * (1 + p[RHO] * z);
+  dx[V] = applied_force(x, p, fast) - p[C] * x[V] - p[NLOAD] * lam * (1 + p[RHO] * z);
   dx[Z] = p[BETA] > 0 ? (gam - x[Z]) / p[BETA] : 0.0;
   dx[THETA] = p[OMEGA];
   return 0;
 }
+static int rhs(double t, const double *x, const double *p, double *dx) {
+  (void)t;
+  return rhs_with(x, p, dx, false);
+}
+static int rhs_fast(double t, const double *x, const double *p, double *dx) {
+  (void)t;
+  return rhs_with(x, p, dx, true);
+}
 
 /* rhs for lanes side by side (twofold/model.h): rhs's operations, in its order, lane by lane;
  * component c of lane l is x[c * lanes + l]. */
-static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
-                      int *code) {
-  (void)t;
+static inline void rhs_lanes_with(int lanes, const double *x, const double *p, double *dx,
+                                  int *code, bool fast) {
   const double *restrict y = x + Y * lanes, *restrict v = x + V * lanes;
   const double *restrict zs = x + Z * lanes, *restrict theta = x + THETA * lanes;
   double *restrict dy = dx + Y * lanes, *restrict dv = dx + V * lanes;
   double *restrict dz = dx + Z * lanes, *restrict dtheta = dx + THETA * lanes;
   const bool hysteresis = p[BETA] > 0;
-  double sine[TF_LANES_MAX]; /* libm's sin apart, so that the loop below vectorises */
-  for (int l = 0; l < lanes; l++) sine[l] = sin(theta[l]);
+  double sine[TF_LANES_MAX]; /* apart, so that the loop below vectorises */
+  phase_sines(lanes, theta, sine, fast);
   for (int l = 0; l < lanes; l++) {
     const double u = v[l] / p[EPS], q = 1.0 / (1.0 + u * u), lam = u * sqrt(q);
     const double z = hysteresis ? zs[l] : q;
@@ -133,16 +173,25 @@ static void rhs_lanes(int lanes, const double *t, const double *x, const double 
     code[l] = 0;
   }
 }
-
-static void jacobian(double t, const double *x, const double *p, double *j) {
+static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
+                      int *code) {
   (void)t;
+  rhs_lanes_with(lanes, x, p, dx, code, false);
+}
+static void rhs_lanes_fast(int lanes, const double *t, const double *x, const double *p,
+                           double *dx, int *code) {
+  (void)t;
+  rhs_lanes_with(lanes, x, p, dx, code, true);
+}
+
+static inline void jacobian_with(const double *x, const double *p, double *j, bool fast) {
   double lam, gam, dlam, dgam;
   smoothed_sign(x[V], p[EPS], &lam, &gam, &dlam, &dgam);
   const double n = p[NLOAD], r = p[RHO];
   for (int i = 0; i < 16; i++) j[i] = 0.0;
   j[4 * Y + V] = 1.0;
   j[4 * V + Y] = -p[K];
-  j[4 * V + THETA] = -p[AMP] * cos(x[THETA]);
+  j[4 * V + THETA] = -p[AMP] * phase_cosine(x[THETA], fast);
   if (p[BETA] > 0) {
     j[4 * V + V] = -p[C] - n * dlam * (1 + r * x[Z]);
     j[4 * V + Z] = -n * r * lam;
@@ -152,17 +201,24 @@ static void jacobian(double t, const double *x, const double *p, double *j) {
     j[4 * V + V] = -p[C] - n * (dlam * (1 + r * gam) + r * lam * dgam);
   }
 }
+static void jacobian(double t, const double *x, const double *p, double *j) {
+  (void)t;
+  jacobian_with(x, p, j, false);
+}
+static void jacobian_fast(double t, const double *x, const double *p, double *j) {
+  (void)t;
+  jacobian_with(x, p, j, true);
+}
 
 /* jacobian for lanes side by side (twofold/model.h): jacobian's operations, in its order, lane
  * by lane; entry (i, j) of lane l is jac[(4 i + j) * lanes + l]. */
-static void jacobian_lanes(int lanes, const double *t, const double *x, const double *p,
-                           double *jac) {
-  (void)t;
+static inline void jacobian_lanes_with(int lanes, const double *x, const double *p, double *jac,
+                                       bool fast) {
   const double *restrict v = x + V * lanes, *restrict zs = x + Z * lanes;
   const double *restrict theta = x + THETA * lanes;
   const double n = p[NLOAD], r = p[RHO];
-  double cosine[TF_LANES_MAX]; /* libm's cos apart, so that the loop below vectorises */
-  for (int l = 0; l < lanes; l++) cosine[l] = cos(theta[l]);
+  double cosine[TF_LANES_MAX]; /* apart, so that the loop below vectorises */
+  phase_cosines(lanes, theta, cosine, fast);
   for (int i = 0; i < 16 * lanes; i++) jac[i] = 0.0;
 #define J(i, j) jac[(4 * (i) + (j)) * lanes + l]
   for (int l = 0; l < lanes; l++) {
@@ -182,32 +238,51 @@ static void jacobian_lanes(int lanes, const double *t, const double *x, const do
   }
 #undef J
 }
+static void jacobian_lanes(int lanes, const double *t, const double *x, const double *p,
+                           double *jac) {
+  (void)t;
+  jacobian_lanes_with(lanes, x, p, jac, false);
+}
+static void jacobian_lanes_fast(int lanes, const double *t, const double *x, const double *p,
+                                double *jac) {
+  (void)t;
+  jacobian_lanes_with(lanes, x, p, jac, true);
+}
 
 /* The field with Lambda = lambda and Gamma = gamma(lambda) = 1 - lambda^2 anywhere in state
  * space, for model.smoothing (smooth.h evaluates it at lambda = Lambda_eps(v), so law sqrt
  * reproduces the eps > 0 model above).  Without hysteresis (beta = 0) this is where the
  * nonlinear term rho lambda (1 - lambda^2) that stick() cannot express lives. */
-static int regularised(double t, const double *x, double lambda, const double *p, double *dx) {
+static inline int regularised_with(const double *x, double lambda, const double *p, double *dx,
+                                   bool fast) {
   if (p[BETA] > 0) {
-    return stick(t, x, lambda, p, dx);
+    return stick_with(x, lambda, p, dx, fast);
   }
   dx[Y] = x[V];
-  dx[V] =
-      applied_force(x, p) - p[C] * x[V] - p[NLOAD] * lambda * (1 + p[RHO] * (1 - lambda * lambda));
+  dx[V] = applied_force(x, p, fast) - p[C] * x[V] -
+          p[NLOAD] * lambda * (1 + p[RHO] * (1 - lambda * lambda));
   dx[Z] = 0.0;
   dx[THETA] = p[OMEGA];
   return 0;
 }
-
-static void regularised_jacobian(double t, const double *x, double lambda, const double *p,
-                                 double *j, double *dlambda) {
+static int regularised(double t, const double *x, double lambda, const double *p, double *dx) {
   (void)t;
+  return regularised_with(x, lambda, p, dx, false);
+}
+static int regularised_fast(double t, const double *x, double lambda, const double *p,
+                            double *dx) {
+  (void)t;
+  return regularised_with(x, lambda, p, dx, true);
+}
+
+static inline void regularised_jacobian_with(const double *x, double lambda, const double *p,
+                                             double *j, double *dlambda, bool fast) {
   const double n = p[NLOAD], r = p[RHO];
   for (int i = 0; i < 16; i++) j[i] = 0.0;
   j[4 * Y + V] = 1.0;
   j[4 * V + Y] = -p[K];
   j[4 * V + V] = -p[C];
-  j[4 * V + THETA] = -p[AMP] * cos(x[THETA]);
+  j[4 * V + THETA] = -p[AMP] * phase_cosine(x[THETA], fast);
   dlambda[Y] = dlambda[THETA] = 0.0;
   if (p[BETA] > 0) {
     j[4 * V + Z] = -n * r * lambda;
@@ -218,6 +293,16 @@ static void regularised_jacobian(double t, const double *x, double lambda, const
     dlambda[V] = -n * (1 + r * (1 - 3 * lambda * lambda));
     dlambda[Z] = 0.0;
   }
+}
+static void regularised_jacobian(double t, const double *x, double lambda, const double *p,
+                                 double *j, double *dlambda) {
+  (void)t;
+  regularised_jacobian_with(x, lambda, p, j, dlambda, false);
+}
+static void regularised_jacobian_fast(double t, const double *x, double lambda, const double *p,
+                                      double *j, double *dlambda) {
+  (void)t;
+  regularised_jacobian_with(x, lambda, p, j, dlambda, true);
 }
 
 static int diffusion(double t, const double *x, const double *p, double *g) {
@@ -236,40 +321,34 @@ static bool smoothed(const double *p) {
   return p[EPS] > 0;
 }
 
-static const tf_flow_ops smooth = {
-    TF_OPS_SIZE(tf_flow_ops),
-    .rhs = rhs,
-    .jacobian = jacobian,
-    .diffusion = diffusion,
-    .diffusion_dx = diffusion_dx,
-    .rhs_lanes = rhs_lanes,
-    .jacobian_lanes = jacobian_lanes,
-};
+/* the tables of either math: SMOOTH_OPS() and JEFFREY_OPS(..) libm's, (_fast) the fast one */
+#define SMOOTH_OPS(suffix)                                                                      \
+  {                                                                                             \
+    TF_OPS_SIZE(tf_flow_ops), .rhs = rhs##suffix, .jacobian = jacobian##suffix,                 \
+    .diffusion = diffusion, .diffusion_dx = diffusion_dx, .rhs_lanes = rhs_lanes##suffix,        \
+    .jacobian_lanes = jacobian_lanes##suffix,                                                   \
+  }
+static const tf_flow_ops smooth = SMOOTH_OPS(), smooth_fast = SMOOTH_OPS(_fast);
 
-static const tf_filippov_ops ops = {
-    TF_OPS_SIZE(tf_filippov_ops),
-    .switching = switching,
-    .slip = slip,
-    .stick = stick,
-    .regularised = regularised,
-    .regularised_jacobian = regularised_jacobian,
-    .smoothed = smoothed,
-    .smooth = &smooth,
-};
+#define JEFFREY_OPS(suffix)                                                                     \
+  {                                                                                             \
+    TF_OPS_SIZE(tf_filippov_ops), .switching = switching, .slip = slip##suffix,                 \
+    .stick = stick##suffix, .regularised = regularised##suffix,                                 \
+    .regularised_jacobian = regularised_jacobian##suffix, .smoothed = smoothed,                 \
+    .smooth = &smooth##suffix,                                                                  \
+  }
+static const tf_filippov_ops ops = JEFFREY_OPS(), ops_fast = JEFFREY_OPS(_fast);
 
-const tf_model_def tf_kernel_jeffrey_oscillator = {
-    TF_MODEL_HEAD,
-    .name = "jeffrey-oscillator",
-    .doc =
-        "Jeffrey (2015) dry-friction oscillator: nonlinear sticking rho, hysteresis beta, "
-        "smoothing eps, force noise",
-    .kind = TF_MODEL_FILIPPOV,
-    .dim = 4,
-    .state_names = state_names,
-    .initial = initial,
-    .nparams = sizeof params / sizeof params[0],
-    .params = params,
-    .prepare = prepare,
-    .filippov = &ops,
-    .autonomous = true,
-};
+#define JEFFREY_DEF(table, fast_variant)                                                        \
+  {                                                                                             \
+    TF_MODEL_HEAD, .name = "jeffrey-oscillator",                                                \
+    .doc = "Jeffrey (2015) dry-friction oscillator: nonlinear sticking rho, hysteresis beta, "  \
+           "smoothing eps, force noise",                                                        \
+    .kind = TF_MODEL_FILIPPOV, .dim = 4, .state_names = state_names, .initial = initial,        \
+    .nparams = sizeof params / sizeof params[0], .params = params, .prepare = prepare,          \
+    .filippov = table, .autonomous = true, .fast_math = fast_variant,                           \
+  }
+/* integrator.field_math: fast (twofold/model.h, fast_math): sin and cos of the forcing phase
+ * from twofold/fast_math.h */
+static const tf_model_def jeffrey_fast = JEFFREY_DEF(&ops_fast, NULL);
+const tf_model_def tf_kernel_jeffrey_oscillator = JEFFREY_DEF(&ops, &jeffrey_fast);

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "twofold/fast_math.h"
 #include "twofold/model.h"
 
 enum { D, M, C1, C2, BETA, R0, OMEGA0, MU, GAMMA, RSTAR, OMEGASTAR, KAPPA, K2, SIGNED_MOMENT };
@@ -172,34 +173,56 @@ static void field(const double *x, const double *p, contact k, double force, dou
   field_of(x[0], x[1], x[2], p, k, force, moment, dx);
 }
 
+/* The state-dependent transcendental functions of the fields, atan2 of the slip angle and sin
+ * and cos of the tyre angle, over n values: libm's (integrator.field_math: exact) or
+ * twofold/fast_math.h's (fast: vectorised, the same bits for every n).  Every field below takes
+ * `fast` as a constant and is compiled twice, once for each table of operations. */
+static inline void slip_angles(int n, const double *habs, const double *gabs, double *angle,
+                               bool fast) {
+  if (fast)
+    for (int i = 0; i < n; i++) angle[i] = tf_fast_atan2(habs[i], gabs[i]);
+  else
+    for (int i = 0; i < n; i++) angle[i] = atan2(habs[i], gabs[i]);
+}
+static inline void sines_cosines(int n, const double *psi, double *sine, double *cosine,
+                                 bool fast) {
+  if (fast)
+    tf_fast_sincos_array(n, psi, sine, cosine);
+  else
+    for (int i = 0; i < n; i++) sine[i] = sin(psi[i]), cosine[i] = cos(psi[i]);
+}
+
 /* The tyre angle psi of eqs (6)-(7) (sin psi and cot psi) at a state: the same for both
  * slip sides, and a smoothed or Filippov field asks for both sides (and their Jacobians) at
- * one state in a row, so the last state's values are remembered (per thread; same bits as
- * computing them afresh). */
+ * one state in a row, so the last state's values are remembered (per thread and per kind of
+ * math; same bits as computing them afresh). */
 typedef struct tyre_angle {
   double h, g, psi, sin_psi, cot_psi;
 } tyre_angle;
-static tyre_angle tyre_angle_of(const double *x, const double *p, contact k) {
+static tyre_angle tyre_angle_of(const double *x, const double *p, contact k, bool fast) {
   tyre_angle a;
   a.h = sideways_slip(x, p, k), a.g = rolling_speed_at(x, p, k);
-  const double a6k = arccot_6kappa(p);
-  a.psi = a6k + fabs(1 - 2 / M_PI * a6k) * atan2(fabs(a.h), fabs(a.g));
-  a.sin_psi = sin(a.psi);
-  a.cot_psi = cos(a.psi) / a.sin_psi;
+  const double a6k = arccot_6kappa(p), habs = fabs(a.h), gabs = fabs(a.g);
+  double angle, cosine;
+  slip_angles(1, &habs, &gabs, &angle, fast);
+  a.psi = a6k + fabs(1 - 2 / M_PI * a6k) * angle;
+  sines_cosines(1, &a.psi, &a.sin_psi, &cosine, fast);
+  a.cot_psi = cosine / a.sin_psi;
   return a;
 }
 
-static tyre_angle tyre_angle_at(const double *x, const double *p, contact k) {
+static tyre_angle tyre_angle_at(const double *x, const double *p, contact k, bool fast) {
   /* the key: the state and every parameter h, g and psi depend on */
-  static _Thread_local double key[7] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN};
-  static _Thread_local tyre_angle a;
+  static _Thread_local double key[2][7] = {{NAN, NAN, NAN, NAN, NAN, NAN, NAN},
+                                           {NAN, NAN, NAN, NAN, NAN, NAN, NAN}};
+  static _Thread_local tyre_angle a[2];
   const double now[7] = {x[0], x[1], x[2], p[D], p[OMEGA0], p[GAMMA], p[KAPPA]};
   bool same = true;
-  for (int i = 0; i < 7; i++) same = same && now[i] == key[i];
-  if (same) return a;
-  a = tyre_angle_of(x, p, k);
-  for (int i = 0; i < 7; i++) key[i] = now[i];
-  return a;
+  for (int i = 0; i < 7; i++) same = same && now[i] == key[fast][i];
+  if (same) return a[fast];
+  a[fast] = tyre_angle_of(x, p, k, fast);
+  for (int i = 0; i < 7; i++) key[fast][i] = now[i];
+  return a[fast];
 }
 
 /* eqs (6)-(7) with sign(h) = side, continued onto h = 0, at (r, v, w) with rolling speed g
@@ -216,11 +239,18 @@ static void slip_at(const double *x, int side, const double *p, contact k, tyre_
   slip_of(x[0], x[1], x[2], side, a.g, a.cot_psi, p, k, dx);
 }
 
+static inline int slip_with(const double *x, int side, const double *p, double *dx, bool fast) {
+  const contact k = contact_of(p);
+  slip_at(x, side, p, k, tyre_angle_at(x, p, k, fast), dx);
+  return 0;
+}
 static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t;
-  const contact k = contact_of(p);
-  slip_at(x, side, p, k, tyre_angle_at(x, p, k), dx);
-  return 0;
+  return slip_with(x, side, p, dx, false);
+}
+static int slip_fast(double t, const double *x, int side, const double *p, double *dx) {
+  (void)t;
+  return slip_with(x, side, p, dx, true);
 }
 
 enum { NPARAMS = SIGNED_MOMENT + 1 };
@@ -229,11 +259,10 @@ enum { NPARAMS = SIGNED_MOMENT + 1 };
  * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
  * In phases over the lanes asked for (side not 0): the libm calls of all of them one after
  * another (independent, so the core overlaps them) between loops of plain arithmetic. */
-static void slip_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
-                       int *code) {
-  (void)t;
+static inline void slip_lanes_with(int lanes, const double *x, const double *p, double *dx,
+                                   int *code, bool fast) {
   enum { W = TF_LANES_MAX };
-  double pl[W][NPARAMS], xl[W][3], a6k[W], angle[W];
+  double pl[W][NPARAMS], xl[W][3], a6k[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W];
   contact k[W];
   tyre_angle a[W];
   int busy[W], n = 0; /* the lanes asked for (side +1 or -1) */
@@ -246,12 +275,14 @@ static void slip_lanes(int lanes, const double *t, const double *x, const double
     for (int j = 0; j < NPARAMS; j++) pl[b][j] = p[j * lanes + l];
     k[b] = contact_of(pl[b]), a6k[b] = arccot_6kappa(pl[b]);
     a[b].h = sideways_slip(xl[b], pl[b], k[b]), a[b].g = rolling_speed_at(xl[b], pl[b], k[b]);
+    habs[b] = fabs(a[b].h), gabs[b] = fabs(a[b].g);
   }
-  for (int b = 0; b < n; b++) angle[b] = atan2(fabs(a[b].h), fabs(a[b].g));
-  for (int b = 0; b < n; b++) a[b].psi = a6k[b] + fabs(1 - 2 / M_PI * a6k[b]) * angle[b];
+  slip_angles(n, habs, gabs, angle, fast);
+  for (int b = 0; b < n; b++) psi[b] = a6k[b] + fabs(1 - 2 / M_PI * a6k[b]) * angle[b];
+  sines_cosines(n, psi, sine, cosine, fast);
   for (int b = 0; b < n; b++) {
-    a[b].sin_psi = sin(a[b].psi);
-    a[b].cot_psi = cos(a[b].psi) / a[b].sin_psi;
+    a[b].psi = psi[b], a[b].sin_psi = sine[b];
+    a[b].cot_psi = cosine[b] / a[b].sin_psi;
   }
   for (int b = 0; b < n; b++) {
     const int l = busy[b];
@@ -260,6 +291,16 @@ static void slip_lanes(int lanes, const double *t, const double *x, const double
     for (int i = 0; i < 3; i++) dx[i * lanes + l] = dl[i];
     code[l] = 0;
   }
+}
+static void slip_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
+                       int *code) {
+  (void)t;
+  slip_lanes_with(lanes, x, p, dx, code, false);
+}
+static void slip_lanes_fast(int lanes, const double *t, const double *x, const double *p,
+                            double *dx, int *code) {
+  (void)t;
+  slip_lanes_with(lanes, x, p, dx, code, true);
 }
 
 /* d(slip)/dx: the chain rule through h and g, then through psi, F and M.  At full stick
@@ -296,10 +337,18 @@ static void slip_jacobian_at(const double *x, int side, const double *p, contact
   }
 }
 
+static inline void slip_jacobian_with(const double *x, int side, const double *p, double *jac,
+                                      bool fast) {
+  const contact k = contact_of(p);
+  slip_jacobian_at(x, side, p, k, tyre_angle_at(x, p, k, fast), arccot_6kappa(p), jac);
+}
 static void slip_jacobian(double t, const double *x, int side, const double *p, double *jac) {
   (void)t;
-  const contact k = contact_of(p);
-  slip_jacobian_at(x, side, p, k, tyre_angle_at(x, p, k), arccot_6kappa(p), jac);
+  slip_jacobian_with(x, side, p, jac, false);
+}
+static void slip_jacobian_fast(double t, const double *x, int side, const double *p, double *jac) {
+  (void)t;
+  slip_jacobian_with(x, side, p, jac, true);
 }
 
 /* The switching function and both slip sides (and their Jacobians) lane by lane for the
@@ -307,24 +356,24 @@ static void slip_jacobian(double t, const double *x, int side, const double *p, 
  * operations: each lane's tyre angle once
  * for all four, in phases over the lanes (structure of arrays): libm's calls of all lanes one
  * after another between loops of plain arithmetic that the compiler vectorises. */
-static void slip_sides_lanes(int lanes, const double *t, const double *restrict x,
-                             const double *restrict p, double *restrict h, double *restrict up,
-                             double *restrict down, double *restrict jup, double *restrict jdown,
-                             int *restrict code) {
-  (void)t;
+static inline void slip_sides_lanes_with(int lanes, const double *restrict x,
+                                         const double *restrict p, double *restrict h,
+                                         double *restrict up, double *restrict down,
+                                         double *restrict jup, double *restrict jdown,
+                                         int *restrict code, bool fast) {
   enum { W = TF_LANES_MAX };
   const contact k = contact_of(p);
   const double a6k = arccot_6kappa(p), spread = fabs(1 - 2 / M_PI * a6k);
   const double *restrict r = x, *restrict v = x + lanes, *restrict w = x + 2 * lanes;
-  double g[W], angle[W], psi[W], sine[W], cosine[W], cot[W];
+  double g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W], cot[W];
   for (int l = 0; l < lanes; l++) {
     h[l] = sideways_slip_of(r[l], v[l], w[l], p, k);
     g[l] = rolling_speed_of(r[l], v[l], w[l], p, k);
-    angle[l] = fabs(h[l]);
+    habs[l] = fabs(h[l]), gabs[l] = fabs(g[l]);
   }
-  for (int l = 0; l < lanes; l++) angle[l] = atan2(angle[l], fabs(g[l]));
+  slip_angles(lanes, habs, gabs, angle, fast);
   for (int l = 0; l < lanes; l++) psi[l] = a6k + spread * angle[l];
-  for (int l = 0; l < lanes; l++) sine[l] = sin(psi[l]), cosine[l] = cos(psi[l]);
+  sines_cosines(lanes, psi, sine, cosine, fast);
   for (int l = 0; l < lanes; l++) {
     double d[2][3];
     cot[l] = cosine[l] / sine[l];
@@ -341,6 +390,18 @@ static void slip_sides_lanes(int lanes, const double *t, const double *restrict 
     slip_jacobian_at(xl, -1, p, k, a, a6k, j[1]);
     for (int i = 0; i < 9; i++) jup[i * lanes + l] = j[0][i], jdown[i * lanes + l] = j[1][i];
   }
+}
+static void slip_sides_lanes(int lanes, const double *t, const double *x, const double *p,
+                             double *h, double *up, double *down, double *jup, double *jdown,
+                             int *code) {
+  (void)t;
+  slip_sides_lanes_with(lanes, x, p, h, up, down, jup, jdown, code, false);
+}
+static void slip_sides_lanes_fast(int lanes, const double *t, const double *x, const double *p,
+                                  double *h, double *up, double *down, double *jup,
+                                  double *jdown, int *code) {
+  (void)t;
+  slip_sides_lanes_with(lanes, x, p, h, up, down, jup, jdown, code, true);
 }
 
 /* On Sigma the paper ties M = kappa F (section IV).  The slip limits are
@@ -370,30 +431,31 @@ static int twofold_guess(const double *p, double *x) {
   return 0;
 }
 
-static const tf_filippov_ops ops = {
-    TF_OPS_SIZE(tf_filippov_ops),
-    .switching = switching,
-    .slip = slip,
-    .stick = stick,
-    .slip_jacobian = slip_jacobian,
-    .secondary_switching = rolling_speed,
-    .stick_side = stick_side,
-    .twofold_guess = twofold_guess,
-    .slip_lanes = slip_lanes,
-    .slip_sides_lanes = slip_sides_lanes,
-};
+/* the table of operations of either math: WHEEL_OPS() libm's, WHEEL_OPS(_fast) the fast one */
+#define WHEEL_OPS(suffix)                              \
+  {                                                    \
+    TF_OPS_SIZE(tf_filippov_ops),                      \
+    .switching = switching,                            \
+    .slip = slip##suffix,                              \
+    .stick = stick,                                    \
+    .slip_jacobian = slip_jacobian##suffix,            \
+    .secondary_switching = rolling_speed,              \
+    .stick_side = stick_side,                          \
+    .twofold_guess = twofold_guess,                    \
+    .slip_lanes = slip_lanes##suffix,                  \
+    .slip_sides_lanes = slip_sides_lanes##suffix,      \
+  }
+static const tf_filippov_ops ops = WHEEL_OPS(), ops_fast = WHEEL_OPS(_fast);
 
-const tf_model_def tf_kernel_wheel = {
-    TF_MODEL_HEAD,
-    .name = "wheel",
-    .doc = "wheel on a turntable with Coulomb tyre friction (Szalai & Jeffrey 2014)",
-    .kind = TF_MODEL_FILIPPOV,
-    .dim = 3,
-    .state_names = state_names,
-    .initial = initial,
-    .nparams = sizeof params / sizeof params[0],
-    .params = params,
-    .prepare = prepare,
-    .filippov = &ops,
-    .autonomous = true,
-};
+#define WHEEL_DEF(table, fast_variant)                                                 \
+  {                                                                                    \
+    TF_MODEL_HEAD, .name = "wheel",                                                    \
+    .doc = "wheel on a turntable with Coulomb tyre friction (Szalai & Jeffrey 2014)", \
+    .kind = TF_MODEL_FILIPPOV, .dim = 3, .state_names = state_names, .initial = initial, \
+    .nparams = sizeof params / sizeof params[0], .params = params, .prepare = prepare, \
+    .filippov = table, .autonomous = true, .fast_math = fast_variant,                  \
+  }
+/* integrator.field_math: fast (twofold/model.h, fast_math): atan2, sin and cos of the tyre
+ * angle from twofold/fast_math.h */
+static const tf_model_def wheel_fast = WHEEL_DEF(&ops_fast, NULL);
+const tf_model_def tf_kernel_wheel = WHEEL_DEF(&ops, &wheel_fast);

@@ -330,6 +330,12 @@ typedef struct tf_model_def {
    * The Rosenbrock stepper then takes df/dt = 0 without the evaluation a step it spends to
    * find out (false, the default, is always safe). */
   bool autonomous;
+  /* Optional: the same model with the transcendental functions of its fields from
+   * twofold/fast_math.h instead of libm (integrator.field_math: fast; NULL: the key is refused).
+   * The same name, kind, dimension and parameter table, its own tables of operations; every
+   * field in it, scalar and lanes alike, uses the fast functions, so that a member's results
+   * stay the same on every lane width (its own fast_math is not read). */
+  const struct tf_model_def *fast_math;
   /* New members go here, at the end (and likewise at the end of each table). */
 } tf_model_def;
 

@@ -95,10 +95,32 @@ static int find_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_er
   return 0;
 }
 
+/* integrator.field_math (its row of the integrator table, src/step/integrator_settings.c, gives
+ * the same default and choices), read only where given: fast runs the model's fast_math
+ * variant (twofold/model.h), which a model without one cannot. */
+static int apply_field_math(tf_config *cfg, const tf_kernel **k, tf_error *err) {
+  static const char *const choices[] = {"exact", "fast", NULL};
+  const char *key = "integrator.field_math", *math;
+  if (!tf_config_has(cfg, key)) return 0;
+  if (tf_config_get_string(cfg, key, "exact", choices, &math, err)) return -1;
+  if (strcmp(math, "fast") != 0) return 0;
+  if ((*k)->fast_math) {
+    *k = (*k)->fast_math;
+    return 0;
+  }
+  char where[256];
+  const char *name = (*k)->name;
+  *k = NULL;
+  return tf_fail_code(err, TF_ERR_CONFIG,
+                      "%s: key '%s': model '%s' has no fast variant of its fields (fast_math, "
+                      "twofold/model.h); remove the key or write 'exact'",
+                      tf_config_where(cfg, key, where, sizeof where), key, name);
+}
+
 /* Every route ends here, so the engines' one dimension limit is checked once, at setup, for
  * built-ins too (a plugin's definition is also refused by model_def.c with its own origin). */
 int tf_model_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_error *err) {
-  if (find_kernel(cfg, comm, k, err)) return -1;
+  if (find_kernel(cfg, comm, k, err) || apply_field_math(cfg, k, err)) return -1;
   if ((*k)->dim > TF_MAX_DIM) {
     char where[256];
     const char *key = model_key(cfg);

@@ -194,6 +194,24 @@ static int check_ops(const checker *c, const tf_model_def *d) {
   return 0;
 }
 
+/* fast_math (twofold/model.h): the same model, its own tables of operations; read only where
+ * the definition's size covers it (a model built against an older header has none). */
+static int check_fast_math(const checker *c, const tf_model_def *d) {
+  const tf_model_def *f = TF_SIZE_COVERS(d->size, tf_model_def, fast_math) ? d->fast_math : NULL;
+  if (!f) return 0;
+  if (f->size != d->size || f->abi != d->abi || !f->name || strcmp(f->name, d->name) != 0 ||
+      f->kind != d->kind || f->dim != d->dim || f->nparams != d->nparams ||
+      f->params != d->params || f->state_names != d->state_names)
+    return fail(c,
+                "fast_math is not the same model: it needs the same name, kind, dim and the same "
+                "params and state_names tables (only its tables of operations differ)");
+  if (f->fast_math) return fail(c, "fast_math.fast_math is set: leave it NULL");
+  char model[256];
+  snprintf(model, sizeof model, "%s, fast_math", d->name);
+  const checker named = {c->origin, model, c->err};
+  return check_kind(&named, f) || check_ops(&named, f) ? -1 : 0;
+}
+
 static int validate(const checker *c, const tf_model_def *d) {
   if (d->abi != TWOFOLD_MODEL_ABI)
     return fail(
@@ -233,7 +251,7 @@ static int validate(const checker *c, const tf_model_def *d) {
   if (d->ninitial && !d->initial_state)
     return fail(c, "initial_params are declared but initial_state is NULL");
   if (d->noutputs && !d->outputs) return fail(c, "output_names are declared but outputs is NULL");
-  return check_ops(c, d);
+  return check_ops(c, d) || check_fast_math(c, d) ? -1 : 0;
 }
 
 int tf_model_def_check(const tf_model_def *def, const char *origin, tf_error *err) {
@@ -297,6 +315,10 @@ int tf_model_def_adopt(const tf_model_def *def, const char *origin, const tf_mod
   if (!rc && f)
     rc = adopt_table(&c, def->filippov->smooth, sizeof(tf_flow_ops), "tf_flow_ops",
                      (const void **)&f->smooth);
+  const tf_model_def *fast = d.fast_math; /* def's: adopted in turn, its own fast_math none */
+  d.fast_math = NULL;
+  if (!rc && fast && !(rc = tf_model_def_adopt(fast, origin, &d.fast_math, err)))
+    ((tf_model_def *)d.fast_math)->fast_math = NULL;
   if (copy) *copy = d;
   if (rc) return tf_model_def_release(copy), -1;
   *out = copy;
@@ -305,6 +327,7 @@ int tf_model_def_adopt(const tf_model_def *def, const char *origin, const tf_mod
 
 void tf_model_def_release(const tf_model_def *adopted) {
   if (!adopted) return;
+  tf_model_def_release(adopted->fast_math);
   if (adopted->filippov) free((void *)adopted->filippov->smooth);
   const void *tables[] = {adopted->flow, adopted->filippov, adopted->codim2, adopted->two_contact,
                           adopted->map,  adopted->devs,     adopted->impact, adopted->switches};

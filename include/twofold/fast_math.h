@@ -1,0 +1,215 @@
+/* twofold/fast_math.h — sin, cos and atan2 for a model's fields under integrator.field_math:
+ * fast (public, header only, for kernels and plugins alike).
+ *
+ * libm's sin, cos and atan2 are calls per value that a loop over lanes cannot vectorise; these
+ * are inline, branch-free C that gcc vectorises where a loop over lanes calls them.  They are
+ * fdlibm's algorithms (e_rem_pio2.c, k_sin.c, k_cos.c, s_atan.c, e_atan2.c) with every branch
+ * replaced by computing both sides and choosing on the bits, so they use only additions,
+ * multiplications, divisions and operations on the bits, each correctly rounded in IEEE
+ * double.  Compiled without contraction (-ffp-contract=off, as the engine and the models it
+ * compiles are) they give the same bits on every lane width, vector unit and machine: a
+ * model's scalar field and its lane field then agree lane by lane, and a member's results do
+ * not depend on which members share its lanes.  They are not libm's bits: within an ulp or two
+ * of the exact values (tests/unit/test_fast_math.c measures the bounds against long double).
+ *
+ * tf_fast_sin and tf_fast_cos are valid for |x| <= TF_FAST_TRIG_MAX; beyond it (and for
+ * infinities and NaN) the scalar functions call libm, and the array functions fix such
+ * elements up with libm after their vector loop: the same bits either way. */
+#ifndef TWOFOLD_FAST_MATH_H
+#define TWOFOLD_FAST_MATH_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The largest |x| reduced here: the quadrant n = round(2x / pi) stays below 2^20, where
+ * n times each 33-bit piece of pi/2 is exact. */
+#define TF_FAST_TRIG_MAX 0x1p19
+
+/* a where c, else b, chosen on the bits (a conditional expression whose arms feed more
+ * arithmetic stays a branch on AVX2 and SSE2; this if-converts on every vector unit). */
+static inline double tf_fast_pick(bool c, double a, double b) {
+  const uint64_t take_a = 0 - (uint64_t)c;
+  uint64_t a_bits, b_bits;
+  memcpy(&a_bits, &a, sizeof a_bits);
+  memcpy(&b_bits, &b, sizeof b_bits);
+  const uint64_t chosen = (a_bits & take_a) | (b_bits & ~take_a);
+  double y;
+  memcpy(&y, &chosen, sizeof y);
+  return y;
+}
+
+/* |x| with the sign bit of s */
+static inline double tf_fast_with_sign_of(double x, double s) {
+  uint64_t xb, sb;
+  memcpy(&xb, &x, sizeof xb);
+  memcpy(&sb, &s, sizeof sb);
+  xb = (xb & 0x7fffffffffffffffu) | (sb & 0x8000000000000000u);
+  double y;
+  memcpy(&y, &xb, sizeof y);
+  return y;
+}
+
+/* The binary exponent field of x */
+static inline int64_t tf_fast_exponent_bits(double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  return (int64_t)((bits >> 52) & 0x7ff);
+}
+
+/* x = n pi/2 + (y0 + y1), |y0 + y1| <= pi/4 (about), for |x| <= TF_FAST_TRIG_MAX: fdlibm's
+ * medium case (e_rem_pio2.c), its refinements by 33 more bits of pi/2 where the leading bits
+ * cancel computed always and chosen on the bits, so the values are fdlibm's.  Returns n (a
+ * whole number, as a double). */
+static inline double tf_fast_reduce_pio2(double x, double *y0, double *y1) {
+  const double invpio2 = 0x1.45f306dc9c883p-1, shift = 0x1.8p52;
+  const double pio2_1 = 0x1.921fb54400000p+0, pio2_1t = 0x1.0b4611a626331p-34;
+  const double pio2_2 = 0x1.0b4611a600000p-34, pio2_2t = 0x1.3198a2e037073p-69;
+  const double pio2_3 = 0x1.3198a2e000000p-69, pio2_3t = 0x1.b839a252049c1p-104;
+  const double n = (x * invpio2 + shift) - shift; /* round to nearest, exact below 2^51 */
+  const int64_t j = tf_fast_exponent_bits(x);
+  /* first round: 85 bits of pi/2 (n pio2_1 has at most 53 bits: exact, as is the difference) */
+  const double r1 = x - n * pio2_1, w1 = n * pio2_1t, y01 = r1 - w1;
+  /* second round, where more than 16 bits cancelled: 118 bits */
+  double w = n * pio2_2;
+  const double r2 = r1 - w;
+  const double w2 = n * pio2_2t - ((r1 - r2) - w), y02 = r2 - w2;
+  /* third round, where more than 49 bits cancelled: 151 bits */
+  w = n * pio2_3;
+  const double r3 = r2 - w;
+  const double w3 = n * pio2_3t - ((r2 - r3) - w), y03 = r3 - w3;
+  const bool second = j - tf_fast_exponent_bits(y01) > 16;
+  const bool third = second && j - tf_fast_exponent_bits(y02) > 49;
+  const double r = tf_fast_pick(third, r3, tf_fast_pick(second, r2, r1));
+  const double wr = tf_fast_pick(third, w3, tf_fast_pick(second, w2, w1));
+  *y0 = tf_fast_pick(third, y03, tf_fast_pick(second, y02, y01));
+  *y1 = (r - *y0) - wr;
+  return n;
+}
+
+/* sin(y0 + y1) for |y0| <= pi/4: fdlibm k_sin.c with its tail */
+static inline double tf_fast_kernel_sin(double x, double y) {
+  const double s1 = -0x1.5555555555549p-3, s2 = 0x1.111111110f8a6p-7, s3 = -0x1.a01a019c161d5p-13,
+               s4 = 0x1.71de357b1fe7dp-19, s5 = -0x1.ae5e68a2b9cebp-26, s6 = 0x1.5d93a5acfd57cp-33;
+  const double z = x * x, v = z * x;
+  const double r = s2 + z * (s3 + z * (s4 + z * (s5 + z * s6)));
+  return x - ((z * (0.5 * y - v * r) - y) - v * s1);
+}
+
+/* cos(y0 + y1) for |y0| <= pi/4: fdlibm k_cos.c, its two forms joined (qx = 0 below 0.3
+ * gives the first form's operations exactly) */
+static inline double tf_fast_kernel_cos(double x, double y) {
+  const double c1 = 0x1.555555555554cp-5, c2 = -0x1.6c16c16c15177p-10, c3 = 0x1.a01a019cb1590p-16,
+               c4 = -0x1.27e4f809c52adp-22, c5 = 0x1.1ee9ebdb4b1c4p-29, c6 = -0x1.8fae9be8838d4p-37;
+  const double z = x * x;
+  const double r = z * (c1 + z * (c2 + z * (c3 + z * (c4 + z * (c5 + z * c6)))));
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  const uint64_t high = (bits >> 32) & 0x7fffffffu;
+  const uint64_t quarter = (high - 0x00200000u) << 32; /* |x| / 4, its low word cleared */
+  double qx;
+  memcpy(&qx, &quarter, sizeof qx);
+  qx = tf_fast_pick(high > 0x3fe90000u, 0.28125, qx);
+  qx = tf_fast_pick(high < 0x3fd33333u, 0.0, qx);
+  const double hz = 0.5 * z - qx, a = 1.0 - qx;
+  return a - (hz - (z * r - x * y));
+}
+
+/* sin x and cos x for |x| <= TF_FAST_TRIG_MAX, no libm (beyond: any value) */
+static inline void tf_fast_sincos_reduced(double x, double *s, double *c) {
+  double y0, y1;
+  const double n = tf_fast_reduce_pio2(x, &y0, &y1);
+  const double ks = tf_fast_kernel_sin(y0, y1), kc = tf_fast_kernel_cos(y0, y1);
+  /* the quadrant n mod 4 from the low bits of n + 1.5 2^52 (two's complement: n < 0 too) */
+  const double biased = n + 0x1.8p52;
+  uint64_t q;
+  memcpy(&q, &biased, sizeof q);
+  q &= 3;
+  const bool odd = q & 1, sin_negative = q & 2, cos_negative = ((q + 1) & 2) != 0;
+  const double sv = tf_fast_pick(odd, kc, ks), cv = tf_fast_pick(odd, ks, kc);
+  *s = tf_fast_pick(sin_negative, -sv, sv);
+  *c = tf_fast_pick(cos_negative, -cv, cv);
+}
+
+/* True where the reduction above holds (false for infinities and NaN). */
+static inline bool tf_fast_trig_in_range(double x) {
+  return fabs(x) <= TF_FAST_TRIG_MAX;
+}
+
+static inline void tf_fast_sincos(double x, double *s, double *c) {
+  if (tf_fast_trig_in_range(x))
+    tf_fast_sincos_reduced(x, s, c);
+  else
+    *s = sin(x), *c = cos(x);
+}
+static inline double tf_fast_sin(double x) {
+  double s, c;
+  tf_fast_sincos(x, &s, &c);
+  return s;
+}
+static inline double tf_fast_cos(double x) {
+  double s, c;
+  tf_fast_sincos(x, &s, &c);
+  return c;
+}
+
+/* s[i] = tf_fast_sin(x[i]), c[i] = tf_fast_cos(x[i]) (either may be NULL): the vector loop,
+ * then libm for the few elements out of range. */
+static inline void tf_fast_sincos_array(int n, const double *x, double *s, double *c) {
+  double ss[16], cc[16]; /* in blocks, so that the loop stays free of NULL tests */
+  for (int b = 0; b < n; b += 16) {
+    const int m = n - b < 16 ? n - b : 16;
+    for (int i = 0; i < m; i++) tf_fast_sincos_reduced(x[b + i], &ss[i], &cc[i]);
+    for (int i = 0; i < m; i++)
+      if (!tf_fast_trig_in_range(x[b + i])) ss[i] = sin(x[b + i]), cc[i] = cos(x[b + i]);
+    for (int i = 0; s && i < m; i++) s[b + i] = ss[i];
+    for (int i = 0; c && i < m; i++) c[b + i] = cc[i];
+  }
+}
+
+/* atan(x) for x >= 0 (or NaN): fdlibm s_atan.c, its five intervals chosen on the bits */
+static inline double tf_fast_atan_nonnegative(double x) {
+  const double at0 = 0x1.555555555550dp-2, at1 = -0x1.999999998ebc4p-3, at2 = 0x1.24924920083ffp-3,
+               at3 = -0x1.c71c6fe231671p-4, at4 = 0x1.745cdc54c206ep-4, at5 = -0x1.3b0f2af749a6dp-4,
+               at6 = 0x1.10d66a0d03d51p-4, at7 = -0x1.dde2d52defd9ap-5, at8 = 0x1.97b4b24760debp-5,
+               at9 = -0x1.2b4442c6a6c2fp-5, at10 = 0x1.0ad3ae322da11p-6;
+  /* x reduced to t around the point whose atan is hi + lo: 0, 1/2, 1, 3/2, infinity */
+  const bool above0 = !(x < 0.4375), above1 = !(x < 0.6875), above2 = !(x < 1.1875),
+             above3 = !(x < 2.4375);
+  double num = x, den = 1.0, hi = 0.0, lo = 0.0;
+  num = tf_fast_pick(above0, 2.0 * x - 1.0, num), den = tf_fast_pick(above0, 2.0 + x, den);
+  hi = tf_fast_pick(above0, 0x1.dac670561bb4fp-2, hi);
+  lo = tf_fast_pick(above0, 0x1.a2b7f222f65e2p-56, lo);
+  num = tf_fast_pick(above1, x - 1.0, num), den = tf_fast_pick(above1, x + 1.0, den);
+  hi = tf_fast_pick(above1, 0x1.921fb54442d18p-1, hi);
+  lo = tf_fast_pick(above1, 0x1.1a62633145c07p-55, lo);
+  num = tf_fast_pick(above2, x - 1.5, num), den = tf_fast_pick(above2, 1.0 + 1.5 * x, den);
+  hi = tf_fast_pick(above2, 0x1.f730bd281f69bp-1, hi);
+  lo = tf_fast_pick(above2, 0x1.007887af0cbbdp-56, lo);
+  num = tf_fast_pick(above3, -1.0, num), den = tf_fast_pick(above3, x, den);
+  hi = tf_fast_pick(above3, 0x1.921fb54442d18p+0, hi);
+  lo = tf_fast_pick(above3, 0x1.1a62633145c07p-54, lo);
+  const double t = num / den, z = t * t, w = z * z;
+  const double s1 = z * (at0 + w * (at2 + w * (at4 + w * (at6 + w * (at8 + w * at10)))));
+  const double s2 = w * (at1 + w * (at3 + w * (at5 + w * (at7 + w * at9))));
+  /* below 7/16 hi = lo = 0, and this is fdlibm's x - x (s1 + s2) */
+  return hi - ((t * (s1 + s2) - lo) - t);
+}
+
+/* atan2(y, x), every quadrant, signed zeros and infinities as C's atan2: fdlibm e_atan2.c,
+ * atan |y / x| then placed in its quadrant. */
+static inline double tf_fast_atan2(double y, double x) {
+  const double pi = 0x1.921fb54442d18p+1, pi_lo = 0x1.1a62633145c07p-53;
+  const double ay = fabs(y), ax = fabs(x);
+  double z = tf_fast_atan_nonnegative(ay / ax);
+  z = tf_fast_pick(ay == 0.0 && ax == 0.0, 0.0, z);            /* 0 / 0 */
+  z = tf_fast_pick(ay == INFINITY && ax == INFINITY, 0x1.921fb54442d18p-1, z); /* inf / inf: pi / 4 */
+  uint64_t xbits;
+  memcpy(&xbits, &x, sizeof xbits);
+  const bool left = xbits >> 63; /* x < 0 or x = -0 */
+  z = tf_fast_pick(left, pi - (z - pi_lo), z);
+  return tf_fast_with_sign_of(z, y);
+}
+
+#endif
