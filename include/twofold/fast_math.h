@@ -27,14 +27,34 @@
  * n times each 33-bit piece of pi/2 is exact. */
 #define TF_FAST_TRIG_MAX 0x1p19
 
-/* a where c, else b, chosen on the bits (a conditional expression whose arms feed more
- * arithmetic stays a branch on AVX2 and SSE2; this if-converts on every vector unit). */
-static inline double tf_fast_pick(bool c, double a, double b) {
-  const uint64_t take_a = 0 - (uint64_t)c;
+/* Choices without branches or comparisons: a mask (all ones or all zeros) from the sign bit of
+ * a difference, and a selection by it on the bits.  gcc vectorises these for SSE2, the kernels'
+ * baseline, which has no 64-bit integer comparison (a conditional expression stays a branch,
+ * and a comparison's truth value turned into a mask is not vectorised there either). */
+typedef uint64_t tf_fast_mask;
+
+/* all ones where a < b, for a, b not NaN and a - b not the NaN of inf - inf: the difference of
+ * two such doubles is negative exactly where a < b (equal ones give +0) */
+static inline tf_fast_mask tf_fast_below(double a, double b) {
+  const double d = a - b;
+  uint64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  return 0 - (bits >> 63);
+}
+
+/* all ones where x's sign bit is set (x < 0, -0, a negative NaN) */
+static inline tf_fast_mask tf_fast_negative(double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  return 0 - (bits >> 63);
+}
+
+/* a where mask, else b */
+static inline double tf_fast_pick(tf_fast_mask mask, double a, double b) {
   uint64_t a_bits, b_bits;
   memcpy(&a_bits, &a, sizeof a_bits);
   memcpy(&b_bits, &b, sizeof b_bits);
-  const uint64_t chosen = (a_bits & take_a) | (b_bits & ~take_a);
+  const uint64_t chosen = (a_bits & mask) | (b_bits & ~mask);
   double y;
   memcpy(&y, &chosen, sizeof y);
   return y;
@@ -51,13 +71,6 @@ static inline double tf_fast_with_sign_of(double x, double s) {
   return y;
 }
 
-/* The binary exponent field of x */
-static inline int64_t tf_fast_exponent_bits(double x) {
-  uint64_t bits;
-  memcpy(&bits, &x, sizeof bits);
-  return (int64_t)((bits >> 52) & 0x7ff);
-}
-
 /* x = n pi/2 + (y0 + y1), |y0 + y1| <= pi/4 (about), for |x| <= TF_FAST_TRIG_MAX: fdlibm's
  * medium case (e_rem_pio2.c), its refinements by 33 more bits of pi/2 where the leading bits
  * cancel computed always and chosen on the bits, so the values are fdlibm's.  Returns n (a
@@ -68,7 +81,6 @@ static inline double tf_fast_reduce_pio2(double x, double *y0, double *y1) {
   const double pio2_2 = 0x1.0b4611a600000p-34, pio2_2t = 0x1.3198a2e037073p-69;
   const double pio2_3 = 0x1.3198a2e000000p-69, pio2_3t = 0x1.b839a252049c1p-104;
   const double n = (x * invpio2 + shift) - shift; /* round to nearest, exact below 2^51 */
-  const int64_t j = tf_fast_exponent_bits(x);
   /* first round: 85 bits of pi/2 (n pio2_1 has at most 53 bits: exact, as is the difference) */
   const double r1 = x - n * pio2_1, w1 = n * pio2_1t, y01 = r1 - w1;
   /* second round, where more than 16 bits cancelled: 118 bits */
@@ -79,8 +91,16 @@ static inline double tf_fast_reduce_pio2(double x, double *y0, double *y1) {
   w = n * pio2_3;
   const double r3 = r2 - w;
   const double w3 = n * pio2_3t - ((r2 - r3) - w), y03 = r3 - w3;
-  const bool second = j - tf_fast_exponent_bits(y01) > 16;
-  const bool third = second && j - tf_fast_exponent_bits(y02) > 49;
+  /* fdlibm's tests of the exponents, j - e(y0) > 16 and > 49, as comparisons of doubles
+   * (which every vector unit has, where 64-bit integer ones need SSE4.2): |y0| below 2^e(x)
+   * scaled by 2^-16 or 2^-49, with 2^e(x) x's bits but its mantissa's */
+  uint64_t xbits;
+  memcpy(&xbits, &x, sizeof xbits);
+  xbits &= 0x7ff0000000000000u;
+  double binade;
+  memcpy(&binade, &xbits, sizeof binade);
+  const tf_fast_mask second = tf_fast_below(fabs(y01), binade * 0x1p-16);
+  const tf_fast_mask third = second & tf_fast_below(fabs(y02), binade * 0x1p-49);
   const double r = tf_fast_pick(third, r3, tf_fast_pick(second, r2, r1));
   const double wr = tf_fast_pick(third, w3, tf_fast_pick(second, w2, w1));
   *y0 = tf_fast_pick(third, y03, tf_fast_pick(second, y02, y01));
@@ -110,8 +130,10 @@ static inline double tf_fast_kernel_cos(double x, double y) {
   const uint64_t quarter = (high - 0x00200000u) << 32; /* |x| / 4, its low word cleared */
   double qx;
   memcpy(&qx, &quarter, sizeof qx);
-  qx = tf_fast_pick(high > 0x3fe90000u, 0.28125, qx);
-  qx = tf_fast_pick(high < 0x3fd33333u, 0.0, qx);
+  /* fdlibm's tests of the high word, high > 0x3fe90000 and high < 0x3fd33333, on |x| */
+  const double ax = fabs(x);
+  qx = tf_fast_pick(~tf_fast_below(ax, 0x1.9000100000000p-1), 0.28125, qx);
+  qx = tf_fast_pick(tf_fast_below(ax, 0x1.3333300000000p-2), 0.0, qx);
   const double hz = 0.5 * z - qx, a = 1.0 - qx;
   return a - (hz - (z * r - x * y));
 }
@@ -121,12 +143,12 @@ static inline void tf_fast_sincos_reduced(double x, double *s, double *c) {
   double y0, y1;
   const double n = tf_fast_reduce_pio2(x, &y0, &y1);
   const double ks = tf_fast_kernel_sin(y0, y1), kc = tf_fast_kernel_cos(y0, y1);
-  /* the quadrant n mod 4 from the low bits of n + 1.5 2^52 (two's complement: n < 0 too) */
-  const double biased = n + 0x1.8p52;
-  uint64_t q;
-  memcpy(&q, &biased, sizeof q);
-  q &= 3;
-  const bool odd = q & 1, sin_negative = q & 2, cos_negative = ((q + 1) & 2) != 0;
+  /* the quadrant: q = n - 4 round(n / 4) in -2 .. 2 is n mod 4 (-2 as 2, -1 as 3), in doubles
+   * (exact: n is a whole number below 2^20) for the comparisons */
+  const double shift = 0x1.8p52, q = n - 4.0 * ((0.25 * n + shift) - shift);
+  const tf_fast_mask odd = tf_fast_below(fabs(fabs(q) - 1.0), 0.5);             /* 1, 3 */
+  const tf_fast_mask sin_negative = tf_fast_below(q, 0.0) | tf_fast_below(1.5, q);  /* 2, 3 */
+  const tf_fast_mask cos_negative = tf_fast_below(0.5, q) | tf_fast_below(q, -1.5); /* 1, 2 */
   const double sv = tf_fast_pick(odd, kc, ks), cv = tf_fast_pick(odd, ks, kc);
   *s = tf_fast_pick(sin_negative, -sv, sv);
   *c = tf_fast_pick(cos_negative, -cv, cv);
@@ -175,8 +197,8 @@ static inline double tf_fast_atan_nonnegative(double x) {
                at6 = 0x1.10d66a0d03d51p-4, at7 = -0x1.dde2d52defd9ap-5, at8 = 0x1.97b4b24760debp-5,
                at9 = -0x1.2b4442c6a6c2fp-5, at10 = 0x1.0ad3ae322da11p-6;
   /* x reduced to t around the point whose atan is hi + lo: 0, 1/2, 1, 3/2, infinity */
-  const bool above0 = !(x < 0.4375), above1 = !(x < 0.6875), above2 = !(x < 1.1875),
-             above3 = !(x < 2.4375);
+  const tf_fast_mask above0 = ~tf_fast_below(x, 0.4375), above1 = ~tf_fast_below(x, 0.6875),
+                     above2 = ~tf_fast_below(x, 1.1875), above3 = ~tf_fast_below(x, 2.4375);
   double num = x, den = 1.0, hi = 0.0, lo = 0.0;
   num = tf_fast_pick(above0, 2.0 * x - 1.0, num), den = tf_fast_pick(above0, 2.0 + x, den);
   hi = tf_fast_pick(above0, 0x1.dac670561bb4fp-2, hi);
@@ -203,12 +225,13 @@ static inline double tf_fast_atan2(double y, double x) {
   const double pi = 0x1.921fb54442d18p+1, pi_lo = 0x1.1a62633145c07p-53;
   const double ay = fabs(y), ax = fabs(x);
   double z = tf_fast_atan_nonnegative(ay / ax);
-  z = tf_fast_pick(ay == 0.0 && ax == 0.0, 0.0, z);            /* 0 / 0 */
-  z = tf_fast_pick(ay == INFINITY && ax == INFINITY, 0x1.921fb54442d18p-1, z); /* inf / inf: pi / 4 */
-  uint64_t xbits;
-  memcpy(&xbits, &x, sizeof xbits);
-  const bool left = xbits >> 63; /* x < 0 or x = -0 */
-  z = tf_fast_pick(left, pi - (z - pi_lo), z);
+  /* 0 / 0 (the sum of two zeros is the only sum below the least subnormal) and inf / inf
+   * (only an infinity exceeds DBL_MAX; ay and ax are positive, NaN too) */
+  z = tf_fast_pick(tf_fast_below(ay + ax, 0x1p-1074), 0.0, z);
+  const tf_fast_mask both_infinite =
+      tf_fast_below(0x1.fffffffffffffp+1023, ay) & tf_fast_below(0x1.fffffffffffffp+1023, ax);
+  z = tf_fast_pick(both_infinite, 0x1.921fb54442d18p-1, z);   /* pi / 4 */
+  z = tf_fast_pick(tf_fast_negative(x), pi - (z - pi_lo), z); /* x < 0 or x = -0 */
   return tf_fast_with_sign_of(z, y);
 }
 
