@@ -67,13 +67,13 @@ static int prepare(double *p, tf_error *err) {
 /* sin and cos of the forcing phase over n lanes: libm's (integrator.field_math: exact) or
  * twofold/fast_math.h's (fast: vectorised, the same bits for every n).  Every field below that
  * needs them takes `fast` as a constant and is compiled twice, once for each model table. */
-static inline void phase_sines(int n, const double *theta, double *sine, bool fast) {
+TF_FAST_INLINE void phase_sines(int n, const double *theta, double *sine, bool fast) {
   if (fast)
     tf_fast_sincos_array(n, theta, sine, NULL);
   else
     for (int l = 0; l < n; l++) sine[l] = sin(theta[l]);
 }
-static inline void phase_cosines(int n, const double *theta, double *cosine, bool fast) {
+TF_FAST_INLINE void phase_cosines(int n, const double *theta, double *cosine, bool fast) {
   if (fast)
     tf_fast_sincos_array(n, theta, NULL, cosine);
   else
@@ -153,8 +153,8 @@ static int rhs_fast(double t, const double *x, const double *p, double *dx) {
 
 /* rhs for lanes side by side (twofold/model.h): rhs's operations, in its order, lane by lane;
  * component c of lane l is x[c * lanes + l]. */
-static inline void rhs_lanes_with(int lanes, const double *x, const double *p, double *dx,
-                                  int *code, bool fast) {
+TF_FAST_INLINE void rhs_lanes_with(int lanes, const double *x, const double *p, double *dx,
+                                   int *code, bool fast) {
   const double *restrict y = x + Y * lanes, *restrict v = x + V * lanes;
   const double *restrict zs = x + Z * lanes, *restrict theta = x + THETA * lanes;
   double *restrict dy = dx + Y * lanes, *restrict dv = dx + V * lanes;
@@ -178,8 +178,8 @@ static void rhs_lanes(int lanes, const double *t, const double *x, const double 
   (void)t;
   rhs_lanes_with(lanes, x, p, dx, code, false);
 }
-static void rhs_lanes_fast(int lanes, const double *t, const double *x, const double *p,
-                           double *dx, int *code) {
+TF_FAST_LANES static void rhs_lanes_fast(int lanes, const double *t, const double *x,
+                                         const double *p, double *dx, int *code) {
   (void)t;
   rhs_lanes_with(lanes, x, p, dx, code, true);
 }
@@ -212,8 +212,8 @@ static void jacobian_fast(double t, const double *x, const double *p, double *j)
 
 /* jacobian for lanes side by side (twofold/model.h): jacobian's operations, in its order, lane
  * by lane; entry (i, j) of lane l is jac[(4 i + j) * lanes + l]. */
-static inline void jacobian_lanes_with(int lanes, const double *x, const double *p, double *jac,
-                                       bool fast) {
+TF_FAST_INLINE void jacobian_lanes_with(int lanes, const double *x, const double *p, double *jac,
+                                        bool fast) {
   const double *restrict v = x + V * lanes, *restrict zs = x + Z * lanes;
   const double *restrict theta = x + THETA * lanes;
   const double n = p[NLOAD], r = p[RHO];
@@ -243,8 +243,8 @@ static void jacobian_lanes(int lanes, const double *t, const double *x, const do
   (void)t;
   jacobian_lanes_with(lanes, x, p, jac, false);
 }
-static void jacobian_lanes_fast(int lanes, const double *t, const double *x, const double *p,
-                                double *jac) {
+TF_FAST_LANES static void jacobian_lanes_fast(int lanes, const double *t, const double *x,
+                                              const double *p, double *jac) {
   (void)t;
   jacobian_lanes_with(lanes, x, p, jac, true);
 }
@@ -269,8 +269,7 @@ static int regularised(double t, const double *x, double lambda, const double *p
   (void)t;
   return regularised_with(x, lambda, p, dx, false);
 }
-static int regularised_fast(double t, const double *x, double lambda, const double *p,
-                            double *dx) {
+static int regularised_fast(double t, const double *x, double lambda, const double *p, double *dx) {
   (void)t;
   return regularised_with(x, lambda, p, dx, true);
 }
@@ -322,31 +321,34 @@ static bool smoothed(const double *p) {
 }
 
 /* the tables of either math: SMOOTH_OPS() and JEFFREY_OPS(..) libm's, (_fast) the fast one */
-#define SMOOTH_OPS(suffix)                                                                      \
-  {                                                                                             \
-    TF_OPS_SIZE(tf_flow_ops), .rhs = rhs##suffix, .jacobian = jacobian##suffix,                 \
-    .diffusion = diffusion, .diffusion_dx = diffusion_dx, .rhs_lanes = rhs_lanes##suffix,        \
-    .jacobian_lanes = jacobian_lanes##suffix,                                                   \
+#define SMOOTH_OPS(suffix)                                                          \
+  {                                                                                 \
+    TF_OPS_SIZE(tf_flow_ops), .rhs = rhs##suffix, .jacobian = jacobian##suffix,     \
+                              .diffusion = diffusion, .diffusion_dx = diffusion_dx, \
+                              .rhs_lanes = rhs_lanes##suffix,                       \
+                              .jacobian_lanes = jacobian_lanes##suffix,             \
   }
 static const tf_flow_ops smooth = SMOOTH_OPS(), smooth_fast = SMOOTH_OPS(_fast);
 
-#define JEFFREY_OPS(suffix)                                                                     \
-  {                                                                                             \
-    TF_OPS_SIZE(tf_filippov_ops), .switching = switching, .slip = slip##suffix,                 \
-    .stick = stick##suffix, .regularised = regularised##suffix,                                 \
-    .regularised_jacobian = regularised_jacobian##suffix, .smoothed = smoothed,                 \
-    .smooth = &smooth##suffix,                                                                  \
+#define JEFFREY_OPS(suffix)                                                                   \
+  {                                                                                           \
+    TF_OPS_SIZE(tf_filippov_ops), .switching = switching, .slip = slip##suffix,               \
+                                  .stick = stick##suffix, .regularised = regularised##suffix, \
+                                  .regularised_jacobian = regularised_jacobian##suffix,       \
+                                  .smoothed = smoothed, .smooth = &smooth##suffix,            \
   }
 static const tf_filippov_ops ops = JEFFREY_OPS(), ops_fast = JEFFREY_OPS(_fast);
 
 #define JEFFREY_DEF(table, fast_variant)                                                        \
   {                                                                                             \
-    TF_MODEL_HEAD, .name = "jeffrey-oscillator",                                                \
-    .doc = "Jeffrey (2015) dry-friction oscillator: nonlinear sticking rho, hysteresis beta, "  \
-           "smoothing eps, force noise",                                                        \
-    .kind = TF_MODEL_FILIPPOV, .dim = 4, .state_names = state_names, .initial = initial,        \
-    .nparams = sizeof params / sizeof params[0], .params = params, .prepare = prepare,          \
-    .filippov = table, .autonomous = true, .fast_math = fast_variant,                           \
+    TF_MODEL_HEAD,                                                                              \
+        .name = "jeffrey-oscillator",                                                           \
+        .doc =                                                                                  \
+            "Jeffrey (2015) dry-friction oscillator: nonlinear sticking rho, hysteresis beta, " \
+            "smoothing eps, force noise",                                                       \
+        .kind = TF_MODEL_FILIPPOV, .dim = 4, .state_names = state_names, .initial = initial,    \
+        .nparams = sizeof params / sizeof params[0], .params = params, .prepare = prepare,      \
+        .filippov = table, .autonomous = true, .fast_math = fast_variant,                       \
   }
 /* integrator.field_math: fast (twofold/model.h, fast_math): sin and cos of the forcing phase
  * from twofold/fast_math.h */

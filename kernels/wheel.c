@@ -177,15 +177,15 @@ static void field(const double *x, const double *p, contact k, double force, dou
  * and cos of the tyre angle, over n values: libm's (integrator.field_math: exact) or
  * twofold/fast_math.h's (fast: vectorised, the same bits for every n).  Every field below takes
  * `fast` as a constant and is compiled twice, once for each table of operations. */
-static inline void slip_angles(int n, const double *habs, const double *gabs, double *angle,
-                               bool fast) {
+TF_FAST_INLINE void slip_angles(int n, const double *habs, const double *gabs, double *angle,
+                                bool fast) {
   if (fast)
-    for (int i = 0; i < n; i++) angle[i] = tf_fast_atan2(habs[i], gabs[i]);
+    tf_fast_atan2_array(n, habs, gabs, angle);
   else
     for (int i = 0; i < n; i++) angle[i] = atan2(habs[i], gabs[i]);
 }
-static inline void sines_cosines(int n, const double *psi, double *sine, double *cosine,
-                                 bool fast) {
+TF_FAST_INLINE void sines_cosines(int n, const double *psi, double *sine, double *cosine,
+                                  bool fast) {
   if (fast)
     tf_fast_sincos_array(n, psi, sine, cosine);
   else
@@ -203,10 +203,14 @@ static tyre_angle tyre_angle_of(const double *x, const double *p, contact k, boo
   tyre_angle a;
   a.h = sideways_slip(x, p, k), a.g = rolling_speed_at(x, p, k);
   const double a6k = arccot_6kappa(p), habs = fabs(a.h), gabs = fabs(a.g);
-  double angle, cosine;
-  slip_angles(1, &habs, &gabs, &angle, fast);
+  /* one value: the fast functions' forms with branches (the same values as the arrays') */
+  const double angle = fast ? tf_fast_atan2(habs, gabs) : atan2(habs, gabs);
   a.psi = a6k + fabs(1 - 2 / M_PI * a6k) * angle;
-  sines_cosines(1, &a.psi, &a.sin_psi, &cosine, fast);
+  double cosine;
+  if (fast)
+    tf_fast_sincos(a.psi, &a.sin_psi, &cosine);
+  else
+    a.sin_psi = sin(a.psi), cosine = cos(a.psi);
   a.cot_psi = cosine / a.sin_psi;
   return a;
 }
@@ -259,8 +263,8 @@ enum { NPARAMS = SIGNED_MOMENT + 1 };
  * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
  * In phases over the lanes asked for (side not 0): the libm calls of all of them one after
  * another (independent, so the core overlaps them) between loops of plain arithmetic. */
-static inline void slip_lanes_with(int lanes, const double *x, const double *p, double *dx,
-                                   int *code, bool fast) {
+TF_FAST_INLINE void slip_lanes_with(int lanes, const double *x, const double *p, double *dx,
+                                    int *code, bool fast) {
   enum { W = TF_LANES_MAX };
   double pl[W][NPARAMS], xl[W][3], a6k[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W];
   contact k[W];
@@ -297,8 +301,8 @@ static void slip_lanes(int lanes, const double *t, const double *x, const double
   (void)t;
   slip_lanes_with(lanes, x, p, dx, code, false);
 }
-static void slip_lanes_fast(int lanes, const double *t, const double *x, const double *p,
-                            double *dx, int *code) {
+TF_FAST_LANES static void slip_lanes_fast(int lanes, const double *t, const double *x,
+                                          const double *p, double *dx, int *code) {
   (void)t;
   slip_lanes_with(lanes, x, p, dx, code, true);
 }
@@ -356,11 +360,11 @@ static void slip_jacobian_fast(double t, const double *x, int side, const double
  * operations: each lane's tyre angle once
  * for all four, in phases over the lanes (structure of arrays): libm's calls of all lanes one
  * after another between loops of plain arithmetic that the compiler vectorises. */
-static inline void slip_sides_lanes_with(int lanes, const double *restrict x,
-                                         const double *restrict p, double *restrict h,
-                                         double *restrict up, double *restrict down,
-                                         double *restrict jup, double *restrict jdown,
-                                         int *restrict code, bool fast) {
+TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
+                                          const double *restrict p, double *restrict h,
+                                          double *restrict up, double *restrict down,
+                                          double *restrict jup, double *restrict jdown,
+                                          int *restrict code, bool fast) {
   enum { W = TF_LANES_MAX };
   const contact k = contact_of(p);
   const double a6k = arccot_6kappa(p), spread = fabs(1 - 2 / M_PI * a6k);
@@ -397,9 +401,10 @@ static void slip_sides_lanes(int lanes, const double *t, const double *x, const 
   (void)t;
   slip_sides_lanes_with(lanes, x, p, h, up, down, jup, jdown, code, false);
 }
-static void slip_sides_lanes_fast(int lanes, const double *t, const double *x, const double *p,
-                                  double *h, double *up, double *down, double *jup,
-                                  double *jdown, int *code) {
+TF_FAST_LANES static void slip_sides_lanes_fast(int lanes, const double *t, const double *x,
+                                                const double *p, double *h, double *up,
+                                                double *down, double *jup, double *jdown,
+                                                int *code) {
   (void)t;
   slip_sides_lanes_with(lanes, x, p, h, up, down, jup, jdown, code, true);
 }
@@ -432,28 +437,24 @@ static int twofold_guess(const double *p, double *x) {
 }
 
 /* the table of operations of either math: WHEEL_OPS() libm's, WHEEL_OPS(_fast) the fast one */
-#define WHEEL_OPS(suffix)                              \
-  {                                                    \
-    TF_OPS_SIZE(tf_filippov_ops),                      \
-    .switching = switching,                            \
-    .slip = slip##suffix,                              \
-    .stick = stick,                                    \
-    .slip_jacobian = slip_jacobian##suffix,            \
-    .secondary_switching = rolling_speed,              \
-    .stick_side = stick_side,                          \
-    .twofold_guess = twofold_guess,                    \
-    .slip_lanes = slip_lanes##suffix,                  \
-    .slip_sides_lanes = slip_sides_lanes##suffix,      \
+#define WHEEL_OPS(suffix)                                                               \
+  {                                                                                     \
+    TF_OPS_SIZE(tf_filippov_ops),                                                       \
+        .switching = switching, .slip = slip##suffix, .stick = stick,                   \
+        .slip_jacobian = slip_jacobian##suffix, .secondary_switching = rolling_speed,   \
+        .stick_side = stick_side, .twofold_guess = twofold_guess,                       \
+        .slip_lanes = slip_lanes##suffix, .slip_sides_lanes = slip_sides_lanes##suffix, \
   }
 static const tf_filippov_ops ops = WHEEL_OPS(), ops_fast = WHEEL_OPS(_fast);
 
-#define WHEEL_DEF(table, fast_variant)                                                 \
-  {                                                                                    \
-    TF_MODEL_HEAD, .name = "wheel",                                                    \
-    .doc = "wheel on a turntable with Coulomb tyre friction (Szalai & Jeffrey 2014)", \
-    .kind = TF_MODEL_FILIPPOV, .dim = 3, .state_names = state_names, .initial = initial, \
-    .nparams = sizeof params / sizeof params[0], .params = params, .prepare = prepare, \
-    .filippov = table, .autonomous = true, .fast_math = fast_variant,                  \
+#define WHEEL_DEF(table, fast_variant)                                                       \
+  {                                                                                          \
+    TF_MODEL_HEAD,                                                                           \
+        .name = "wheel",                                                                     \
+        .doc = "wheel on a turntable with Coulomb tyre friction (Szalai & Jeffrey 2014)",    \
+        .kind = TF_MODEL_FILIPPOV, .dim = 3, .state_names = state_names, .initial = initial, \
+        .nparams = sizeof params / sizeof params[0], .params = params, .prepare = prepare,   \
+        .filippov = table, .autonomous = true, .fast_math = fast_variant,                    \
   }
 /* integrator.field_math: fast (twofold/model.h, fast_math): atan2, sin and cos of the tyre
  * angle from twofold/fast_math.h */

@@ -23,6 +23,17 @@
 #include <stdint.h>
 #include <string.h>
 
+/* For a model's lane fields under fast math: compiled for AVX-512, AVX2 and the baseline and
+ * chosen at run time, the same operations at every width (the same bits; tests/unit/
+ * test_fast_math.c compares them).  Write it before the function, with the loops it calls
+ * inlined into it (always_inline) so that each clone vectorises them at its width. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TF_FAST_LANES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TF_FAST_LANES
+#endif
+#define TF_FAST_INLINE static inline __attribute__((always_inline))
+
 /* The largest |x| reduced here: the quadrant n = round(2x / pi) stays below 2^20, where
  * n times each 33-bit piece of pi/2 is exact. */
 #define TF_FAST_TRIG_MAX 0x1p19
@@ -35,7 +46,7 @@ typedef uint64_t tf_fast_mask;
 
 /* all ones where a < b, for a, b not NaN and a - b not the NaN of inf - inf: the difference of
  * two such doubles is negative exactly where a < b (equal ones give +0) */
-static inline tf_fast_mask tf_fast_below(double a, double b) {
+TF_FAST_INLINE tf_fast_mask tf_fast_below(double a, double b) {
   const double d = a - b;
   uint64_t bits;
   memcpy(&bits, &d, sizeof bits);
@@ -43,14 +54,14 @@ static inline tf_fast_mask tf_fast_below(double a, double b) {
 }
 
 /* all ones where x's sign bit is set (x < 0, -0, a negative NaN) */
-static inline tf_fast_mask tf_fast_negative(double x) {
+TF_FAST_INLINE tf_fast_mask tf_fast_negative(double x) {
   uint64_t bits;
   memcpy(&bits, &x, sizeof bits);
   return 0 - (bits >> 63);
 }
 
 /* a where mask, else b */
-static inline double tf_fast_pick(tf_fast_mask mask, double a, double b) {
+TF_FAST_INLINE double tf_fast_pick(tf_fast_mask mask, double a, double b) {
   uint64_t a_bits, b_bits;
   memcpy(&a_bits, &a, sizeof a_bits);
   memcpy(&b_bits, &b, sizeof b_bits);
@@ -61,7 +72,7 @@ static inline double tf_fast_pick(tf_fast_mask mask, double a, double b) {
 }
 
 /* |x| with the sign bit of s */
-static inline double tf_fast_with_sign_of(double x, double s) {
+TF_FAST_INLINE double tf_fast_with_sign_of(double x, double s) {
   uint64_t xb, sb;
   memcpy(&xb, &x, sizeof xb);
   memcpy(&sb, &s, sizeof sb);
@@ -71,45 +82,80 @@ static inline double tf_fast_with_sign_of(double x, double s) {
   return y;
 }
 
+/* One refinement of fdlibm's reduction (e_rem_pio2.c): r less n times the next 33 bits of pi/2
+ * (exact, n < 2^20), into the new remainder, and into *w the rest, n times the tail beyond
+ * them and the rounding error of the subtraction. */
+TF_FAST_INLINE double tf_fast_pio2_round(double r, double n, double piece, double tail, double *w) {
+  const double nw = n * piece, next = r - nw;
+  *w = n * tail - ((r - next) - nw);
+  return next;
+}
+
+/* n = round(2x / pi) (exact below 2^51) and fdlibm's first round: x - n pio2_1 is exact (n
+ * pio2_1 has at most 53 bits and is within a factor 2 of x), 85 bits of pi/2 with *w */
+TF_FAST_INLINE double tf_fast_pio2_first(double x, double *n, double *w) {
+  const double invpio2 = 0x1.45f306dc9c883p-1, shift = 0x1.8p52, pio2_1 = 0x1.921fb54400000p+0;
+  *n = (x * invpio2 + shift) - shift;
+  *w = *n * 0x1.0b4611a626331p-34;
+  return x - *n * pio2_1;
+}
+
+/* 2^e(x), x's bits without its mantissa or sign: fdlibm's tests of the exponents j - e(y0) > 16
+ * and > 49, where the leading bits cancelled, become |y0| < 2^e(x) 2^-16 and 2^-49: comparisons
+ * of doubles (every vector unit has those; 64-bit integer ones need SSE4.2). */
+TF_FAST_INLINE double tf_fast_binade(double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  bits &= 0x7ff0000000000000u;
+  double b;
+  memcpy(&b, &bits, sizeof b);
+  return b;
+}
+
+#define TF_FAST_PIO2_2 0x1.0b4611a600000p-34
+#define TF_FAST_PIO2_2T 0x1.3198a2e037073p-69
+#define TF_FAST_PIO2_3 0x1.3198a2e000000p-69
+#define TF_FAST_PIO2_3T 0x1.b839a252049c1p-104
+
 /* x = n pi/2 + (y0 + y1), |y0 + y1| <= pi/4 (about), for |x| <= TF_FAST_TRIG_MAX: fdlibm's
- * medium case (e_rem_pio2.c), its refinements by 33 more bits of pi/2 where the leading bits
- * cancel computed always and chosen on the bits, so the values are fdlibm's.  Returns n (a
- * whole number, as a double). */
-static inline double tf_fast_reduce_pio2(double x, double *y0, double *y1) {
-  const double invpio2 = 0x1.45f306dc9c883p-1, shift = 0x1.8p52;
-  const double pio2_1 = 0x1.921fb54400000p+0, pio2_1t = 0x1.0b4611a626331p-34;
-  const double pio2_2 = 0x1.0b4611a600000p-34, pio2_2t = 0x1.3198a2e037073p-69;
-  const double pio2_3 = 0x1.3198a2e000000p-69, pio2_3t = 0x1.b839a252049c1p-104;
-  const double n = (x * invpio2 + shift) - shift; /* round to nearest, exact below 2^51 */
-  /* first round: 85 bits of pi/2 (n pio2_1 has at most 53 bits: exact, as is the difference) */
-  const double r1 = x - n * pio2_1, w1 = n * pio2_1t, y01 = r1 - w1;
-  /* second round, where more than 16 bits cancelled: 118 bits */
-  double w = n * pio2_2;
-  const double r2 = r1 - w;
-  const double w2 = n * pio2_2t - ((r1 - r2) - w), y02 = r2 - w2;
-  /* third round, where more than 49 bits cancelled: 151 bits */
-  w = n * pio2_3;
-  const double r3 = r2 - w;
-  const double w3 = n * pio2_3t - ((r2 - r3) - w), y03 = r3 - w3;
-  /* fdlibm's tests of the exponents, j - e(y0) > 16 and > 49, as comparisons of doubles
-   * (which every vector unit has, where 64-bit integer ones need SSE4.2): |y0| below 2^e(x)
-   * scaled by 2^-16 or 2^-49, with 2^e(x) x's bits but its mantissa's */
-  uint64_t xbits;
-  memcpy(&xbits, &x, sizeof xbits);
-  xbits &= 0x7ff0000000000000u;
-  double binade;
-  memcpy(&binade, &xbits, sizeof binade);
+ * medium case, its refinements where the leading bits cancel computed always and chosen on the
+ * bits (the values are fdlibm's).  Returns n (a whole number, as a double). */
+TF_FAST_INLINE double tf_fast_reduce_pio2(double x, double *y0, double *y1) {
+  double n, w1, w2, w3;
+  const double r1 = tf_fast_pio2_first(x, &n, &w1), y01 = r1 - w1;
+  const double r2 = tf_fast_pio2_round(r1, n, TF_FAST_PIO2_2, TF_FAST_PIO2_2T, &w2), y02 = r2 - w2;
+  const double r3 = tf_fast_pio2_round(r2, n, TF_FAST_PIO2_3, TF_FAST_PIO2_3T, &w3), y03 = r3 - w3;
+  const double binade = tf_fast_binade(x);
   const tf_fast_mask second = tf_fast_below(fabs(y01), binade * 0x1p-16);
   const tf_fast_mask third = second & tf_fast_below(fabs(y02), binade * 0x1p-49);
   const double r = tf_fast_pick(third, r3, tf_fast_pick(second, r2, r1));
-  const double wr = tf_fast_pick(third, w3, tf_fast_pick(second, w2, w1));
+  const double w = tf_fast_pick(third, w3, tf_fast_pick(second, w2, w1));
   *y0 = tf_fast_pick(third, y03, tf_fast_pick(second, y02, y01));
-  *y1 = (r - *y0) - wr;
+  *y1 = (r - *y0) - w;
+  return n;
+}
+
+/* tf_fast_reduce_pio2 one value at a time: the refinements only where needed (the same
+ * values) */
+TF_FAST_INLINE double tf_fast_reduce_pio2_scalar(double x, double *y0, double *y1) {
+  double n, w;
+  double r = tf_fast_pio2_first(x, &n, &w);
+  *y0 = r - w;
+  const double binade = tf_fast_binade(x);
+  if (fabs(*y0) < binade * 0x1p-16) {
+    r = tf_fast_pio2_round(r, n, TF_FAST_PIO2_2, TF_FAST_PIO2_2T, &w);
+    *y0 = r - w;
+    if (fabs(*y0) < binade * 0x1p-49) {
+      r = tf_fast_pio2_round(r, n, TF_FAST_PIO2_3, TF_FAST_PIO2_3T, &w);
+      *y0 = r - w;
+    }
+  }
+  *y1 = (r - *y0) - w;
   return n;
 }
 
 /* sin(y0 + y1) for |y0| <= pi/4: fdlibm k_sin.c with its tail */
-static inline double tf_fast_kernel_sin(double x, double y) {
+TF_FAST_INLINE double tf_fast_kernel_sin(double x, double y) {
   const double s1 = -0x1.5555555555549p-3, s2 = 0x1.111111110f8a6p-7, s3 = -0x1.a01a019c161d5p-13,
                s4 = 0x1.71de357b1fe7dp-19, s5 = -0x1.ae5e68a2b9cebp-26, s6 = 0x1.5d93a5acfd57cp-33;
   const double z = x * x, v = z * x;
@@ -119,7 +165,7 @@ static inline double tf_fast_kernel_sin(double x, double y) {
 
 /* cos(y0 + y1) for |y0| <= pi/4: fdlibm k_cos.c, its two forms joined (qx = 0 below 0.3
  * gives the first form's operations exactly) */
-static inline double tf_fast_kernel_cos(double x, double y) {
+TF_FAST_INLINE double tf_fast_kernel_cos(double x, double y) {
   const double c1 = 0x1.555555555554cp-5, c2 = -0x1.6c16c16c15177p-10, c3 = 0x1.a01a019cb1590p-16,
                c4 = -0x1.27e4f809c52adp-22, c5 = 0x1.1ee9ebdb4b1c4p-29, c6 = -0x1.8fae9be8838d4p-37;
   const double z = x * x;
@@ -138,15 +184,19 @@ static inline double tf_fast_kernel_cos(double x, double y) {
   return a - (hz - (z * r - x * y));
 }
 
-/* sin x and cos x for |x| <= TF_FAST_TRIG_MAX, no libm (beyond: any value) */
-static inline void tf_fast_sincos_reduced(double x, double *s, double *c) {
+/* The quadrant n mod 4 as q = n - 4 round(n / 4) in -2 .. 2 (-2 standing for 2, -1 for 3), in
+ * doubles (exact: n is a whole number below 2^20) for the comparisons */
+TF_FAST_INLINE double tf_fast_quadrant(double n) {
+  const double shift = 0x1.8p52;
+  return n - 4.0 * ((0.25 * n + shift) - shift);
+}
+
+/* sin x and cos x for |x| <= TF_FAST_TRIG_MAX, no libm, no branch (beyond: any value) */
+TF_FAST_INLINE void tf_fast_sincos_branchless(double x, double *s, double *c) {
   double y0, y1;
-  const double n = tf_fast_reduce_pio2(x, &y0, &y1);
+  const double q = tf_fast_quadrant(tf_fast_reduce_pio2(x, &y0, &y1));
   const double ks = tf_fast_kernel_sin(y0, y1), kc = tf_fast_kernel_cos(y0, y1);
-  /* the quadrant: q = n - 4 round(n / 4) in -2 .. 2 is n mod 4 (-2 as 2, -1 as 3), in doubles
-   * (exact: n is a whole number below 2^20) for the comparisons */
-  const double shift = 0x1.8p52, q = n - 4.0 * ((0.25 * n + shift) - shift);
-  const tf_fast_mask odd = tf_fast_below(fabs(fabs(q) - 1.0), 0.5);             /* 1, 3 */
+  const tf_fast_mask odd = tf_fast_below(fabs(fabs(q) - 1.0), 0.5);                 /* 1, 3 */
   const tf_fast_mask sin_negative = tf_fast_below(q, 0.0) | tf_fast_below(1.5, q);  /* 2, 3 */
   const tf_fast_mask cos_negative = tf_fast_below(0.5, q) | tf_fast_below(q, -1.5); /* 1, 2 */
   const double sv = tf_fast_pick(odd, kc, ks), cv = tf_fast_pick(odd, ks, kc);
@@ -155,84 +205,151 @@ static inline void tf_fast_sincos_reduced(double x, double *s, double *c) {
 }
 
 /* True where the reduction above holds (false for infinities and NaN). */
-static inline bool tf_fast_trig_in_range(double x) {
+TF_FAST_INLINE bool tf_fast_trig_in_range(double x) {
   return fabs(x) <= TF_FAST_TRIG_MAX;
 }
 
-static inline void tf_fast_sincos(double x, double *s, double *c) {
-  if (tf_fast_trig_in_range(x))
-    tf_fast_sincos_reduced(x, s, c);
-  else
+/* sin x (want_sin) or cos x one value at a time, with branches: the values of
+ * tf_fast_sincos_branchless in range, libm's beyond */
+TF_FAST_INLINE double tf_fast_sin_or_cos(double x, bool want_sin) {
+  if (!tf_fast_trig_in_range(x)) return want_sin ? sin(x) : cos(x);
+  double y0, y1;
+  const double q = tf_fast_quadrant(tf_fast_reduce_pio2_scalar(x, &y0, &y1));
+  const int quadrant = ((int)q + 4 + (want_sin ? 0 : 1)) & 3; /* cos x = sin(x + pi/2) */
+  const double v = quadrant & 1 ? tf_fast_kernel_cos(y0, y1) : tf_fast_kernel_sin(y0, y1);
+  return quadrant & 2 ? -v : v;
+}
+TF_FAST_INLINE double tf_fast_sin(double x) {
+  return tf_fast_sin_or_cos(x, true);
+}
+TF_FAST_INLINE double tf_fast_cos(double x) {
+  return tf_fast_sin_or_cos(x, false);
+}
+TF_FAST_INLINE void tf_fast_sincos(double x, double *s, double *c) {
+  if (!tf_fast_trig_in_range(x)) {
     *s = sin(x), *c = cos(x);
+    return;
+  }
+  double y0, y1;
+  const int quadrant = ((int)tf_fast_quadrant(tf_fast_reduce_pio2_scalar(x, &y0, &y1)) + 4) & 3;
+  const double ks = tf_fast_kernel_sin(y0, y1), kc = tf_fast_kernel_cos(y0, y1);
+  const double sv = quadrant & 1 ? kc : ks, cv = quadrant & 1 ? ks : kc;
+  *s = quadrant & 2 ? -sv : sv;
+  *c = (quadrant + 1) & 2 ? -cv : cv;
 }
-static inline double tf_fast_sin(double x) {
-  double s, c;
-  tf_fast_sincos(x, &s, &c);
-  return s;
-}
-static inline double tf_fast_cos(double x) {
-  double s, c;
-  tf_fast_sincos(x, &s, &c);
-  return c;
-}
+
+/* The arrays' functions work in blocks of TF_FAST_BLOCK values, the last padded with
+ * harmless ones: a loop of a constant count that every vector unit runs whole (a loop over any
+ * n leaves its remainder to scalar code, here slower than libm's). */
+#define TF_FAST_BLOCK 8
 
 /* s[i] = tf_fast_sin(x[i]), c[i] = tf_fast_cos(x[i]) (either may be NULL): the vector loop,
  * then libm for the few elements out of range. */
-static inline void tf_fast_sincos_array(int n, const double *x, double *s, double *c) {
-  double ss[16], cc[16]; /* in blocks, so that the loop stays free of NULL tests */
-  for (int b = 0; b < n; b += 16) {
-    const int m = n - b < 16 ? n - b : 16;
-    for (int i = 0; i < m; i++) tf_fast_sincos_reduced(x[b + i], &ss[i], &cc[i]);
+TF_FAST_INLINE void tf_fast_sincos_array(int n, const double *x, double *s, double *c) {
+  for (int b = 0; b < n; b += TF_FAST_BLOCK) {
+    const int m = n - b < TF_FAST_BLOCK ? n - b : TF_FAST_BLOCK;
+    double xb[TF_FAST_BLOCK], sb[TF_FAST_BLOCK], cb[TF_FAST_BLOCK];
+    for (int i = 0; i < TF_FAST_BLOCK; i++) xb[i] = i < m ? x[b + i] : 0.0;
+    for (int i = 0; i < TF_FAST_BLOCK; i++) tf_fast_sincos_branchless(xb[i], &sb[i], &cb[i]);
     for (int i = 0; i < m; i++)
-      if (!tf_fast_trig_in_range(x[b + i])) ss[i] = sin(x[b + i]), cc[i] = cos(x[b + i]);
-    for (int i = 0; s && i < m; i++) s[b + i] = ss[i];
-    for (int i = 0; c && i < m; i++) c[b + i] = cc[i];
+      if (!tf_fast_trig_in_range(xb[i])) sb[i] = sin(xb[i]), cb[i] = cos(xb[i]);
+    for (int i = 0; s && i < m; i++) s[b + i] = sb[i];
+    for (int i = 0; c && i < m; i++) c[b + i] = cb[i];
   }
 }
 
-/* atan(x) for x >= 0 (or NaN): fdlibm s_atan.c, its five intervals chosen on the bits */
-static inline double tf_fast_atan_nonnegative(double x) {
+/* fdlibm s_atan.c's atan of a reduced argument t: hi + lo + atan t, with hi = lo = 0 its
+ * x - x (s1 + s2) for x below 7/16 */
+TF_FAST_INLINE double tf_fast_atan_reduced(double t, double hi, double lo) {
   const double at0 = 0x1.555555555550dp-2, at1 = -0x1.999999998ebc4p-3, at2 = 0x1.24924920083ffp-3,
                at3 = -0x1.c71c6fe231671p-4, at4 = 0x1.745cdc54c206ep-4, at5 = -0x1.3b0f2af749a6dp-4,
                at6 = 0x1.10d66a0d03d51p-4, at7 = -0x1.dde2d52defd9ap-5, at8 = 0x1.97b4b24760debp-5,
                at9 = -0x1.2b4442c6a6c2fp-5, at10 = 0x1.0ad3ae322da11p-6;
-  /* x reduced to t around the point whose atan is hi + lo: 0, 1/2, 1, 3/2, infinity */
+  const double z = t * t, w = z * z;
+  const double s1 = z * (at0 + w * (at2 + w * (at4 + w * (at6 + w * (at8 + w * at10)))));
+  const double s2 = w * (at1 + w * (at3 + w * (at5 + w * (at7 + w * at9))));
+  return hi - ((t * (s1 + s2) - lo) - t);
+}
+
+/* fdlibm's five intervals of x >= 0 (or NaN, taken as the last), the reduction
+ * t = num / den of each about the point whose atan is hi + lo: 0, 1/2, 1, 3/2, infinity */
+#define TF_FAST_ATAN_HI1 0x1.dac670561bb4fp-2
+#define TF_FAST_ATAN_LO1 0x1.a2b7f222f65e2p-56
+#define TF_FAST_ATAN_HI2 0x1.921fb54442d18p-1
+#define TF_FAST_ATAN_LO2 0x1.1a62633145c07p-55
+#define TF_FAST_ATAN_HI3 0x1.f730bd281f69bp-1
+#define TF_FAST_ATAN_LO3 0x1.007887af0cbbdp-56
+#define TF_FAST_ATAN_HI4 0x1.921fb54442d18p+0
+#define TF_FAST_ATAN_LO4 0x1.1a62633145c07p-54
+
+/* atan x for x >= 0 (or NaN), the interval chosen on the bits */
+TF_FAST_INLINE double tf_fast_atan_branchless(double x) {
   const tf_fast_mask above0 = ~tf_fast_below(x, 0.4375), above1 = ~tf_fast_below(x, 0.6875),
                      above2 = ~tf_fast_below(x, 1.1875), above3 = ~tf_fast_below(x, 2.4375);
   double num = x, den = 1.0, hi = 0.0, lo = 0.0;
   num = tf_fast_pick(above0, 2.0 * x - 1.0, num), den = tf_fast_pick(above0, 2.0 + x, den);
-  hi = tf_fast_pick(above0, 0x1.dac670561bb4fp-2, hi);
-  lo = tf_fast_pick(above0, 0x1.a2b7f222f65e2p-56, lo);
+  hi = tf_fast_pick(above0, TF_FAST_ATAN_HI1, hi), lo = tf_fast_pick(above0, TF_FAST_ATAN_LO1, lo);
   num = tf_fast_pick(above1, x - 1.0, num), den = tf_fast_pick(above1, x + 1.0, den);
-  hi = tf_fast_pick(above1, 0x1.921fb54442d18p-1, hi);
-  lo = tf_fast_pick(above1, 0x1.1a62633145c07p-55, lo);
+  hi = tf_fast_pick(above1, TF_FAST_ATAN_HI2, hi), lo = tf_fast_pick(above1, TF_FAST_ATAN_LO2, lo);
   num = tf_fast_pick(above2, x - 1.5, num), den = tf_fast_pick(above2, 1.0 + 1.5 * x, den);
-  hi = tf_fast_pick(above2, 0x1.f730bd281f69bp-1, hi);
-  lo = tf_fast_pick(above2, 0x1.007887af0cbbdp-56, lo);
+  hi = tf_fast_pick(above2, TF_FAST_ATAN_HI3, hi), lo = tf_fast_pick(above2, TF_FAST_ATAN_LO3, lo);
   num = tf_fast_pick(above3, -1.0, num), den = tf_fast_pick(above3, x, den);
-  hi = tf_fast_pick(above3, 0x1.921fb54442d18p+0, hi);
-  lo = tf_fast_pick(above3, 0x1.1a62633145c07p-54, lo);
-  const double t = num / den, z = t * t, w = z * z;
-  const double s1 = z * (at0 + w * (at2 + w * (at4 + w * (at6 + w * (at8 + w * at10)))));
-  const double s2 = w * (at1 + w * (at3 + w * (at5 + w * (at7 + w * at9))));
-  /* below 7/16 hi = lo = 0, and this is fdlibm's x - x (s1 + s2) */
-  return hi - ((t * (s1 + s2) - lo) - t);
+  hi = tf_fast_pick(above3, TF_FAST_ATAN_HI4, hi), lo = tf_fast_pick(above3, TF_FAST_ATAN_LO4, lo);
+  return tf_fast_atan_reduced(num / den, hi, lo);
 }
 
+/* the same one value at a time, with branches */
+TF_FAST_INLINE double tf_fast_atan_scalar(double x) {
+  if (x < 0.4375) return tf_fast_atan_reduced(x / 1.0, 0.0, 0.0);
+  if (x < 0.6875)
+    return tf_fast_atan_reduced((2.0 * x - 1.0) / (2.0 + x), TF_FAST_ATAN_HI1, TF_FAST_ATAN_LO1);
+  if (x < 1.1875)
+    return tf_fast_atan_reduced((x - 1.0) / (x + 1.0), TF_FAST_ATAN_HI2, TF_FAST_ATAN_LO2);
+  if (x < 2.4375)
+    return tf_fast_atan_reduced((x - 1.5) / (1.0 + 1.5 * x), TF_FAST_ATAN_HI3, TF_FAST_ATAN_LO3);
+  return tf_fast_atan_reduced(-1.0 / x, TF_FAST_ATAN_HI4, TF_FAST_ATAN_LO4);
+}
+
+#define TF_FAST_PI 0x1.921fb54442d18p+1
+#define TF_FAST_PI_LO 0x1.1a62633145c07p-53
+
 /* atan2(y, x), every quadrant, signed zeros and infinities as C's atan2: fdlibm e_atan2.c,
- * atan |y / x| then placed in its quadrant. */
-static inline double tf_fast_atan2(double y, double x) {
-  const double pi = 0x1.921fb54442d18p+1, pi_lo = 0x1.1a62633145c07p-53;
+ * atan |y / x| then placed in its quadrant; no branch */
+TF_FAST_INLINE double tf_fast_atan2_branchless(double y, double x) {
   const double ay = fabs(y), ax = fabs(x);
-  double z = tf_fast_atan_nonnegative(ay / ax);
+  double z = tf_fast_atan_branchless(ay / ax);
   /* 0 / 0 (the sum of two zeros is the only sum below the least subnormal) and inf / inf
    * (only an infinity exceeds DBL_MAX; ay and ax are positive, NaN too) */
   z = tf_fast_pick(tf_fast_below(ay + ax, 0x1p-1074), 0.0, z);
   const tf_fast_mask both_infinite =
       tf_fast_below(0x1.fffffffffffffp+1023, ay) & tf_fast_below(0x1.fffffffffffffp+1023, ax);
-  z = tf_fast_pick(both_infinite, 0x1.921fb54442d18p-1, z);   /* pi / 4 */
-  z = tf_fast_pick(tf_fast_negative(x), pi - (z - pi_lo), z); /* x < 0 or x = -0 */
+  z = tf_fast_pick(both_infinite, 0x1.921fb54442d18p-1, z);                   /* pi / 4 */
+  z = tf_fast_pick(tf_fast_negative(x), TF_FAST_PI - (z - TF_FAST_PI_LO), z); /* x < 0, -0 */
   return tf_fast_with_sign_of(z, y);
+}
+
+/* the same one value at a time, with branches */
+TF_FAST_INLINE double tf_fast_atan2(double y, double x) {
+  const double ay = fabs(y), ax = fabs(x);
+  double z = tf_fast_atan_scalar(ay / ax);
+  if (ay + ax == 0.0) z = 0.0;
+  if (ay > 0x1.fffffffffffffp+1023 && ax > 0x1.fffffffffffffp+1023) z = 0x1.921fb54442d18p-1;
+  if (signbit(x)) z = TF_FAST_PI - (z - TF_FAST_PI_LO);
+  return tf_fast_with_sign_of(z, y);
+}
+
+/* out[i] = tf_fast_atan2(y[i], x[i]): the vector loop, in blocks */
+TF_FAST_INLINE void tf_fast_atan2_array(int n, const double *y, const double *x, double *out) {
+  for (int b = 0; b < n; b += TF_FAST_BLOCK) {
+    const int m = n - b < TF_FAST_BLOCK ? n - b : TF_FAST_BLOCK;
+    double yb[TF_FAST_BLOCK], xb[TF_FAST_BLOCK], ob[TF_FAST_BLOCK];
+    for (int i = 0; i < TF_FAST_BLOCK; i++) {
+      yb[i] = i < m ? y[b + i] : 1.0;
+      xb[i] = i < m ? x[b + i] : 1.0;
+    }
+    for (int i = 0; i < TF_FAST_BLOCK; i++) ob[i] = tf_fast_atan2_branchless(yb[i], xb[i]);
+    for (int i = 0; i < m; i++) out[b + i] = ob[i];
+  }
 }
 
 #endif

@@ -51,15 +51,15 @@ static size_t angle_samples(double *x) {
   return n;
 }
 
-/* The arrays' loop and the one-value functions, compiled three ways (the SSE2 baseline, AVX2
- * and AVX-512 where the CPU has them) and once without vectorisation */
-#define SINCOS_LOOP(name, attr)                                                \
-  attr static void name(int n, const double *x, double *s, double *c) {        \
-    tf_fast_sincos_array(n, x, s, c);                                          \
+/* The arrays' loops compiled three ways (the SSE2 baseline, AVX2 and AVX-512 where the CPU has
+ * them), and the one-value functions (with branches) without vectorisation */
+#define SINCOS_LOOP(name, attr)                                         \
+  attr static void name(int n, const double *x, double *s, double *c) { \
+    tf_fast_sincos_array(n, x, s, c);                                   \
   }
-#define ATAN2_LOOP(name, attr)                                                        \
-  attr static void name(int n, const double *y, const double *x, double *out) {       \
-    for (int i = 0; i < n; i++) out[i] = tf_fast_atan2(y[i], x[i]);                   \
+#define ATAN2_LOOP(name, attr)                                                  \
+  attr static void name(int n, const double *y, const double *x, double *out) { \
+    tf_fast_atan2_array(n, y, x, out);                                          \
   }
 SINCOS_LOOP(sincos_sse2, )
 SINCOS_LOOP(sincos_avx2, __attribute__((target("avx2"))))
@@ -72,7 +72,12 @@ ATAN2_LOOP(atan2_avx512, __attribute__((target("avx512f,avx512dq"))))
 static void sincos_scalar(int n, const double *x, double *s, double *c) {
   for (int i = 0; i < n; i++) tf_fast_sincos(x[i], &s[i], &c[i]);
 }
-ATAN2_LOOP(atan2_scalar, )
+static void atan2_scalar(int n, const double *y, const double *x, double *out) {
+  for (int i = 0; i < n; i++) out[i] = tf_fast_atan2(y[i], x[i]);
+}
+static void sin_cos_scalar(int n, const double *x, double *s, double *c) {
+  for (int i = 0; i < n; i++) s[i] = tf_fast_sin(x[i]), c[i] = tf_fast_cos(x[i]);
+}
 #pragma GCC pop_options
 
 static void sincos_accuracy(void) {
@@ -93,8 +98,11 @@ static void sincos_accuracy(void) {
 
 /* Beyond the reduced range, infinities and NaN: libm's own values, by both paths. */
 static void sincos_edges(void) {
-  const double xs[] = {0x1p19, -0x1p19, nextafter(0x1p19, INFINITY), 1e6, -3e7, 1e300,
-                       INFINITY, -INFINITY, NAN, 0.0, -0.0, 0x1p-1074, M_PI_4, -M_PI_2};
+  const double xs[] = {0x1p19,   -0x1p19,   nextafter(0x1p19, INFINITY),
+                       1e6,      -3e7,      1e300,
+                       INFINITY, -INFINITY, NAN,
+                       0.0,      -0.0,      0x1p-1074,
+                       M_PI_4,   -M_PI_2};
   const int n = sizeof xs / sizeof *xs;
   double s[16], c[16];
   sincos_sse2(n, xs, s, c);
@@ -135,16 +143,22 @@ static void atan2_accuracy(double *y, double *x, double *out) {
   CHECK(worst <= 1.5, "atan2: max error %.3f ulp", worst);
 }
 
-/* Signed zeros, infinities and NaN as C's atan2 (Annex F) */
+/* Signed zeros, infinities and NaN as C's atan2 (Annex F), by both paths */
 static void atan2_edges(void) {
   const double v[] = {0.0, -0.0, 1.0, -1.0, 0x1p-1074, 1e300, INFINITY, -INFINITY, NAN};
   const int n = sizeof v / sizeof *v;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
-      const double got = tf_fast_atan2(v[i], v[j]), want = atan2(v[i], v[j]);
-      const bool same = (isnan(got) && isnan(want)) ||
-                        (signbit(got) == signbit(want) && ulps(got, (long double)want) <= 1.0);
-      CHECK(same, "atan2(%g, %g) = %.17g, C gives %.17g", v[i], v[j], got, want);
+      double got[2];
+      got[0] = tf_fast_atan2(v[i], v[j]);
+      atan2_sse2(1, &v[i], &v[j], &got[1]);
+      const double want = atan2(v[i], v[j]);
+      for (int k = 0; k < 2; k++) {
+        const bool same = (isnan(got[k]) && isnan(want)) ||
+                          (signbit(got[k]) == signbit(want) && ulps(got[k], want) <= 1.0);
+        CHECK(same, "atan2(%g, %g) = %.17g (%s), C gives %.17g", v[i], v[j], got[k],
+              k ? "array" : "one value", want);
+      }
     }
 }
 
@@ -159,6 +173,9 @@ static void same_bits_everywhere(const double *y, const double *x) {
   sincos_scalar((int)m, angle, c, d);
   CHECK(!memcmp(a, c, m * sizeof *a) && !memcmp(b, d, m * sizeof *b),
         "sincos: the vectorised loop differs from one value at a time");
+  sin_cos_scalar((int)m, angle, c, d);
+  CHECK(!memcmp(a, c, m * sizeof *a) && !memcmp(b, d, m * sizeof *b),
+        "sin and cos one at a time differ from the vectorised loop");
   atan2_sse2((int)n, y, x, a);
   atan2_scalar((int)n, y, x, b);
   CHECK(!memcmp(a, b, n * sizeof *a), "atan2: the vectorised loop differs from a scalar build");
