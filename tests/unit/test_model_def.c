@@ -278,7 +278,43 @@ static void adoption(void) {
   }
 }
 
+/* fast_math: the same model with other tables; checked, adopted with its own copy, and refused
+ * where it is another model or has a fast variant itself */
+static void fast_variant(void) {
+  static const tf_flow_ops fast_flow = {TF_OPS_SIZE(tf_flow_ops), .rhs = rhs};
+  tf_model_def fast = valid();
+  fast.flow = &fast_flow;
+  tf_model_def d = valid();
+  d.fast_math = &fast;
+  EXPECT(d, NULL);
+  const tf_model_def *got = NULL;
+  tf_error err = {0};
+  CHECK(tf_model_def_adopt(&d, "library 'unit.so'", &got, &err) == 0 && got->fast_math &&
+            got->fast_math != &fast && got->fast_math->flow->rhs == rhs &&
+            got->fast_math->flow->jacobian == NULL && got->flow->jacobian == jac,
+        "a fast variant is adopted with its own tables: %s", err.msg);
+  tf_model_def_release(got);
+  fast.dim = 1;
+  EXPECT(d, "fast_math is not the same model");
+  fast = valid(), fast.flow = &fast_flow, fast.name = "other";
+  EXPECT(d, "fast_math is not the same model");
+  fast = valid(), fast.flow = NULL;
+  EXPECT(d, "unit-model, fast_math");
+  fast = valid(), fast.fast_math = &fast;
+  EXPECT(d, "fast_math.fast_math is set");
+  /* the built-ins with one */
+  for (size_t i = 0; i < tf_kernel_count(); i++) {
+    const tf_kernel *k = tf_kernel_at(i);
+    CHECK(!k->fast_math ||
+              (k->fast_math->filippov != k->filippov && strcmp(k->fast_math->name, k->name) == 0),
+          "built-in '%s': its fast variant has its own tables", k->name);
+  }
+  CHECK(tf_kernel_find("wheel")->fast_math && tf_kernel_find("jeffrey-oscillator")->fast_math,
+        "the wheel and the Jeffrey oscillator have fast variants");
+}
+
 int main(void) {
+  fast_variant();
   adoption();
   validation();
   builtins();
