@@ -334,7 +334,7 @@ typedef struct tf_model_def {
    * twofold/fast_math.h instead of libm (integrator.field_math: fast; NULL: the key is refused).
    * The same name, kind, dimension and parameter table, its own tables of operations; every
    * field in it, scalar and lanes alike, uses the fast functions, so that a member's results
-   * stay the same on every lane width (its own fast_math is not read). */
+   * stay the same on every lane width (its own fast_math stays NULL). */
   const struct tf_model_def *fast_math;
   /* New members go here, at the end (and likewise at the end of each table). */
 } tf_model_def;
