@@ -249,12 +249,20 @@ TF_FAST_INLINE void tf_fast_sincos_array(int n, const double *x, double *s, doub
   for (int b = 0; b < n; b += TF_FAST_BLOCK) {
     const int m = n - b < TF_FAST_BLOCK ? n - b : TF_FAST_BLOCK;
     double xb[TF_FAST_BLOCK], sb[TF_FAST_BLOCK], cb[TF_FAST_BLOCK];
-    for (int i = 0; i < TF_FAST_BLOCK; i++) xb[i] = i < m ? x[b + i] : 0.0;
-    for (int i = 0; i < TF_FAST_BLOCK; i++) tf_fast_sincos_branchless(xb[i], &sb[i], &cb[i]);
-    for (int i = 0; i < m; i++)
-      if (!tf_fast_trig_in_range(xb[i])) sb[i] = sin(xb[i]), cb[i] = cos(xb[i]);
-    for (int i = 0; s && i < m; i++) s[b + i] = sb[i];
-    for (int i = 0; c && i < m; i++) c[b + i] = cb[i];
+    const double *in = x + b;
+    if (m < TF_FAST_BLOCK) { /* the last block, padded */
+      for (int i = 0; i < TF_FAST_BLOCK; i++) xb[i] = i < m ? x[b + i] : 0.0;
+      in = xb;
+    }
+    uint64_t out = 0; /* any element out of range: its sign bit */
+    for (int i = 0; i < TF_FAST_BLOCK; i++) {
+      tf_fast_sincos_branchless(in[i], &sb[i], &cb[i]);
+      out |= tf_fast_below(TF_FAST_TRIG_MAX, fabs(in[i])) | ~tf_fast_below(fabs(in[i]), INFINITY);
+    }
+    for (int i = 0; out && i < m; i++)
+      if (!tf_fast_trig_in_range(in[i])) sb[i] = sin(in[i]), cb[i] = cos(in[i]);
+    if (s) memcpy(s + b, sb, (size_t)m * sizeof *s);
+    if (c) memcpy(c + b, cb, (size_t)m * sizeof *c);
   }
 }
 
