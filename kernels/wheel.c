@@ -261,8 +261,9 @@ enum { NPARAMS = SIGNED_MOMENT + 1 };
 
 /* slip lane by lane (model.h, slip_lanes), with the same operations as slip and its tyre angle
  * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
- * In phases over the lanes asked for (side not 0): the libm calls of all of them one after
- * another (independent, so the core overlaps them) between loops of plain arithmetic. */
+ * In phases over the lanes asked for (side not 0): the transcendental functions of all of them
+ * together (libm's one after another, independent, so the core overlaps them; or fast_math.h's
+ * in one vector loop) between loops of plain arithmetic. */
 TF_FAST_INLINE void slip_lanes_with(int lanes, const double *x, const double *p, double *dx,
                                     int *code, bool fast) {
   enum { W = TF_LANES_MAX };
