@@ -82,8 +82,12 @@ def md_wheel(r):
     bare = statistics.median(e["bare_seconds"] for e in evs)
     with_events = statistics.median(e["events_seconds"] for e in evs)
     r["event_overhead_ratio"] = ratio
+    again = r.get("event_overhead_date")
+    note = (f"\n\nThe event machinery paragraphs were measured again on {again} (the same "
+            "command; the same run's ensemble pairs, on a machine other jobs were loading, were "
+            "left out and the rows above kept from the date below)." if again else "")
     return md_wheel_ensemble(r, pairs, one, two, eff, lo, hi) + md_wheel_lanes(r) + \
-        md_wheel_events(evs, ratio, rlo, rhi, bare, with_events)
+        md_wheel_events(evs, ratio, rlo, rhi, bare, with_events) + note
 
 
 def md_wheel_lanes(r):
