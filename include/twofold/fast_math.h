@@ -14,7 +14,13 @@
  *
  * tf_fast_sin and tf_fast_cos are valid for |x| <= TF_FAST_TRIG_MAX; beyond it (and for
  * infinities and NaN) the scalar functions call libm, and the array functions fix such
- * elements up with libm after their vector loop: the same bits either way. */
+ * elements up with libm after their vector loop: the same bits either way.
+ *
+ * The reduction, the polynomials and their coefficients are fdlibm's, whose notice follows:
+ *   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
+ *   Developed at SunSoft, a Sun Microsystems, Inc. business.
+ *   Permission to use, copy, modify, and distribute this software is freely granted,
+ *   provided that this notice is preserved. */
 #ifndef TWOFOLD_FAST_MATH_H
 #define TWOFOLD_FAST_MATH_H
 
