@@ -163,7 +163,12 @@ static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const 
       const v4d scale = atol + rtol * SELECT4(a0 > a1, a0, a1);
       sum[l / 4] += (v / scale) * (v / scale);
     }
-  for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l / 4][l % 4] / (double)n);
+  double mean[TF_LANES_MAX];
+  for (int l = 0; l < w; l += 4) {
+    const v4d m = sum[l / 4] / (double)n;
+    STORE4(mean + l, m);
+  }
+  for (int l = 0; l < w; l++) L->err[l] = sqrt(mean[l]); /* vector roots: no errno here */
 }
 
 /* one attempt of every lane and its error norm: step_4, step_8, step_16 */

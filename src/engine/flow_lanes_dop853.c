@@ -69,12 +69,14 @@ static inline __attribute__((always_inline)) void error_norms_w(tf_lanes *L, con
       sum5[l / 4] += (err5 / scale) * (err5 / scale);
       sum3[l / 4] += (err3 / scale) * (err3 / scale);
     }
-  for (int l = 0; l < w; l++) {
-    const double s5 = sum5[l / 4][l % 4], s3 = sum3[l / 4][l % 4];
-    double denom = s5 + 0.01 * s3;
-    if (!(denom > 0.0)) denom = 1.0;
-    L->err[l] = fabs(L->hs[l]) * s5 / sqrt(denom * (double)n);
+  double s5[TF_LANES_MAX], scaled[TF_LANES_MAX];
+  for (int l = 0; l < w; l += 4) {
+    const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0}, denom = sum5[l / 4] + 0.01 * sum3[l / 4];
+    const v4d d = SELECT4(denom > zero, denom, one) * (double)n; /* NaN: 1, as !(denom > 0) */
+    STORE4(s5 + l, sum5[l / 4]), STORE4(scaled + l, d);
   }
+  for (int l = 0; l < w; l++) /* vector roots: no errno here */
+    L->err[l] = fabs(L->hs[l]) * s5[l] / sqrt(scaled[l]);
 }
 
 /* one attempt of every lane and its error norm: step_4, step_8, step_16 */
