@@ -553,10 +553,14 @@ static const tf_lane_pair *lane_pair(const tf_flow *flow) {
   return type == tf_stepper_type_find(tf_lanes_rodas4.type) ? &tf_lanes_rodas4 : &tf_lanes_ros3p;
 }
 
+/* auto: an explicit pair takes two vectors' worth of lanes (each stage waits on the one before,
+ * and a second independent vector per component hides part of that wait: on Lorenz, 16 lanes
+ * cost 0.87 of 8 on AVX-512, the smoothed Jeffrey oscillator the same, docs/BENCHMARKS.md); a
+ * Rosenbrock pair, whose lanes hold n x n matrices each, one vector's worth. */
 int tf_flow_lanes(const tf_flow *flow) {
-  if (flow->method != TF_METHOD_DOPRI5 || !lane_pair(flow) || flow->poincare || flow->lanes == 1)
-    return 1;
-  return flow->lanes ? flow->lanes : tf_lanes_auto_width();
+  const tf_lane_pair *pair = lane_pair(flow);
+  if (flow->method != TF_METHOD_DOPRI5 || !pair || flow->poincare || flow->lanes == 1) return 1;
+  return flow->lanes ? flow->lanes : (pair->linear ? 1 : 2) * tf_lanes_auto_width();
 }
 
 /* A linearly implicit pair's arrays (flow_lanes.h), one allocation behind L->jac. */
