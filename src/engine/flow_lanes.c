@@ -441,8 +441,8 @@ static bool start_step(lanes *L, int l) {
  * over the lanes, in vector registers: each lane's operations and values are theirs (t + h,
  * x_new and the first-same-as-last stage, the PI memory fmax(log_err, log 1e-4), the proposed h,
  * the steps counted, the step's floor 1e-14 max(1, |t|) or hmin; the comparisons give fmax's
- * values as t and log_err are not NaN here).  The stop is polled once for them all (a lane
- * polled after another would see the same clock, or a later one: the lane order's outcome). */
+ * values as t and log_err are not NaN here).  The stop (a signal or the time limit) is polled
+ * once for them all, as if at one instant: it ends members at a step's start either way. */
 TF_LANES_TARGETS static void plain_steps(lanes *L, long *plain) {
   const int w = L->w;
   const tf_ode_options *o = L->ode;
@@ -558,8 +558,9 @@ static const tf_lane_pair *lane_pair(const tf_flow *flow) {
  * cost 0.87 of 8 on AVX-512, the smoothed Jeffrey oscillator the same, docs/BENCHMARKS.md); a
  * Rosenbrock pair, whose lanes hold n x n matrices each, one vector's worth. */
 int tf_flow_lanes(const tf_flow *flow) {
+  if (flow->method != TF_METHOD_DOPRI5 || flow->poincare || flow->lanes == 1) return 1;
   const tf_lane_pair *pair = lane_pair(flow);
-  if (flow->method != TF_METHOD_DOPRI5 || !pair || flow->poincare || flow->lanes == 1) return 1;
+  if (!pair) return 1;
   return flow->lanes ? flow->lanes : (pair->linear ? 1 : 2) * tf_lanes_auto_width();
 }
 
