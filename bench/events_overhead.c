@@ -14,8 +14,10 @@
  * and over those that end at full stick (h = g = 0), whose transition classifies the
  * intersection (intersection.h: a few hundred slip evaluations on a circle of directions);
  * and an untimed run of each phase on a copy of the kernel that counts its field calls gives
- * the calls made outside the stepper (landing slopes, arrival tests, that classification),
- * which the stepper's count of right-hand sides leaves out. */
+ * the calls the event-driven runs make, for both kinds of phases apart: against the stepper's
+ * count of right-hand sides, the calls outside the stepper (landing slopes, arrival tests,
+ * that classification), less the retakes' restarts, which the stepper counts without calling
+ * the field again (ode.h, tf_stepper_step_to). */
 #include <math.h>
 #include <mpi.h>
 #include <stdbool.h>
@@ -144,6 +146,7 @@ int main(int argc, char **argv) {
   double t_bare = 0, t_events = 0, time_span = 0;
   double meet_bare = 0, meet_events = 0; /* the phases ending at full stick */
   long steps_bare = 0, steps_events = 0, rhs_bare = 0, rhs_events = 0, calls = 0;
+  long meet_rhs_bare = 0, meet_rhs_events = 0, meet_calls = 0; /* of the phases at full stick */
   int meets = 0;
   for (int p = 0; p < nphases; p++) {
     const phase *ph = &phases[p];
@@ -153,6 +156,7 @@ int main(int argc, char **argv) {
     field_calls = 0;
     tf_evolve_run(e_counted, ph->t0, y, ph->t1 + 1.0, ph->side);
     calls += field_calls;
+    if (ph->at_meet) meet_calls += field_calls;
     double per_pass[2] = {INFINITY, INFINITY}; /* the fastest round of each side */
     for (int round = 0; round < ROUNDS; round++)
       for (int pass = 0; pass < 2; pass++) {
@@ -165,12 +169,16 @@ int main(int argc, char **argv) {
             double t = ph->t0;
             side_now = ph->side;
             tf_stepper_integrate(s, &t, y, ph->t1);
-            if (reps == 0 && round == 0)
+            if (reps == 0 && round == 0) {
               steps_bare += tf_stepper_stats(s).steps, rhs_bare += tf_stepper_stats(s).rhs_evals;
+              if (ph->at_meet) meet_rhs_bare += tf_stepper_stats(s).rhs_evals;
+            }
           } else {
             tf_evolve_result r = tf_evolve_run(e1, ph->t0, y, ph->t1 + 1.0, ph->side);
-            if (reps == 0 && round == 0)
+            if (reps == 0 && round == 0) {
               steps_events += r.work.steps, rhs_events += r.work.rhs_evals;
+              if (ph->at_meet) meet_rhs_events += r.work.rhs_evals;
+            }
           }
           reps++;
           per_pass[pass] = fmin(per_pass[pass], MPI_Wtime() - start);
@@ -186,10 +194,11 @@ int main(int argc, char **argv) {
       "{\"phases\": %d, \"slip_time\": %.3f, \"bare_seconds\": %.6f, \"events_seconds\": %.6f, "
       "\"ratio\": %.3f, \"bare_steps\": %ld, \"event_steps\": %ld, \"bare_rhs\": %ld, "
       "\"event_rhs\": %ld, \"event_field_calls\": %ld, \"crossing_phases\": %d, "
-      "\"crossing_ratio\": %.3f, \"meet_phases\": %d, \"meet_ratio\": %.3f}\n",
+      "\"crossing_ratio\": %.3f, \"meet_phases\": %d, \"meet_ratio\": %.3f, "
+      "\"meet_bare_rhs\": %ld, \"meet_event_rhs\": %ld, \"meet_event_field_calls\": %ld}\n",
       nphases, time_span, t_bare, t_events, t_events / t_bare, steps_bare, steps_events, rhs_bare,
       rhs_events, calls, nphases - meets, (t_events - meet_events) / (t_bare - meet_bare), meets,
-      meet_events / meet_bare);
+      meet_events / meet_bare, meet_rhs_bare, meet_rhs_events, meet_calls);
   tf_evolve_destroy(e);
   tf_evolve_destroy(e1);
   tf_evolve_destroy(e_counted);

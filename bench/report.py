@@ -82,8 +82,12 @@ def md_wheel(r):
     bare = statistics.median(e["bare_seconds"] for e in evs)
     with_events = statistics.median(e["events_seconds"] for e in evs)
     r["event_overhead_ratio"] = ratio
+    again = r.get("event_overhead_date")
+    note = (f"\n\nThe event machinery paragraphs were measured again on {again} (the same "
+            "command; the same run's ensemble pairs, on a machine other jobs were loading, were "
+            "left out and the rows above kept from the date below)." if again else "")
     return md_wheel_ensemble(r, pairs, one, two, eff, lo, hi) + md_wheel_lanes(r) + \
-        md_wheel_events(evs, ratio, rlo, rhi, bare, with_events)
+        md_wheel_events(evs, ratio, rlo, rhi, bare, with_events) + note
 
 
 def md_wheel_lanes(r):
@@ -111,7 +115,9 @@ classification at full stick) bound what lanes can gain here."""
 def md_wheel_events(evs, ratio, rlo, rhi, bare, with_events):
     ev = evs[0]
     split = ""
-    if "crossing_ratio" in ev:
+    if "meet_event_rhs" in ev:
+        split = md_wheel_events_split(evs, ev)
+    elif "crossing_ratio" in ev:
         cr, crlo, crhi = median_spread([e["crossing_ratio"] for e in evs])
         mr, mrlo, mrhi = median_spread([e["meet_ratio"] for e in evs])
         split = f"""  Where it goes: over the {ev["crossing_phases"]} phases that end at a
@@ -133,6 +139,35 @@ and locates that end itself, the two timed in turn inside each of {len(evs)} run
 {bare * 1e3:.2f} ms bare, {with_events * 1e3:.2f} ms with events, ratio **{ratio:.2f}**
 ({rlo:.2f}–{rhi:.2f} over the runs; goal ≤ 1.3); steps {ev["bare_steps"]} vs
 {ev["event_steps"]}, right-hand sides {ev["bare_rhs"]} vs {ev["event_rhs"]}.{split}"""
+
+
+def md_wheel_events_split(evs, ev):
+    """Where the event-driven runs' extra time goes, by kind of phase."""
+    cr, crlo, crhi = median_spread([e["crossing_ratio"] for e in evs])
+    mr, mrlo, mrhi = median_spread([e["meet_ratio"] for e in evs])
+    crossings, meets = ev["crossing_phases"], ev["meet_phases"]
+    cross_bare = ev["bare_rhs"] - ev["meet_bare_rhs"]
+    cross_events = ev["event_rhs"] - ev["meet_event_rhs"]
+    outside_meet = ev["meet_event_field_calls"] - ev["meet_event_rhs"]
+    return f"""
+
+Where the rest goes.  Over the {crossings} phases that end at a crossing the ratio is
+{cr:.2f} ({crlo:.2f}–{crhi:.2f}): they are short ({cross_bare / crossings:.0f} right-hand sides
+each, bare), and each ends with the same fixed cost, {cross_events} counted right-hand sides
+against {cross_bare}: the step that crosses the surface, where the slip field continued past
+it is not smooth, is rejected and retried smaller, and the landing retakes the step to the
+located time and corrects it by Newton steps, each a re-integration from the step's start (the
+retakes restart from the field the first one evaluated there).  Over the {meets} that end at
+full stick the ratio is {mr:.2f} ({mrlo:.2f}–{mrhi:.2f}): their transition classifies the
+intersection (intersection.h), {outside_meet} slip-field calls outside the stepper, about
+{outside_meet / meets:.0f} per arrival, most of them the scan of V over two sectors of 106
+directions that brackets the limit directions (the directions' cos and sin are tabulated, and
+each bracket's ends are not evaluated again).  In all the event-driven runs call the slip
+field {ev["event_field_calls"]} times against the bare stepper's {ev["bare_rhs"]}.  The
+counted right-hand sides are part of every member's results (`rhs_evals`), like the located
+times and states; a scan with fewer directions or a landing without retakes would change
+them, so they stay, and the goal is not met: these two fixed costs per event bound the ratio
+on phases this short."""
 
 
 def md_wheel_ensemble(r, pairs, one, two, eff, lo, hi):

@@ -689,7 +689,7 @@ typedef struct poincare_scan {
 } poincare_scan;
 
 static int filippov_poincare_setup(tf_run *run, scan_job *job, tf_error *err);
-static int poincare_lanes_setup(tf_config *cfg, scan_job *job, tf_error *err);
+static int poincare_lanes_setup(scan_job *job, int lanes, tf_error *err);
 
 static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   tf_config *cfg = run->cfg;
@@ -713,11 +713,15 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   double spread;
   const long long d_chunk = 1;
   long long chunk;
+  tf_integrator_settings set;
   job->ode = tf_ode_default_options();
   job->ode.stop = ps->stop = &run->stop; /* before the Poincaré spec copies it */
   if (tf_initial_from_config(cfg, k, ps->x0, &spread, &ps->t0, err) ||
-      tf_integrator_ode_from_config(cfg, ps->t0, &ps->t_end, &job->ode, err) ||
-      tf_poincare_from_config(&ps->spec, cfg, k, &job->ode, err) ||
+      tf_integrator_settings_read(cfg, ps->t0, true, false, &set, err))
+    return -1;
+  tf_integrator_take_ode(&set, &job->ode);
+  ps->t_end = set.t_end;
+  if (tf_poincare_from_config(&ps->spec, cfg, k, &job->ode, err) ||
       tf_param_grid_from_config(&job->grid, cfg, "scan", &job->model, false, err) ||
       tf_config_get_int(cfg, "ensemble.chunk", &d_chunk, 0, 1000000, &chunk, err) ||
       tf_job_output_from_config(run, &job->spec.compression, &job->spec.flush_interval, err))
@@ -735,7 +739,7 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   ps->rec.samples = calloc(w, sizeof *ps->rec.samples);
   ps->engine = tf_poincare_create(k, &ps->spec);
   if (!ps->rec.samples || !ps->engine) return tf_fail(err, "out of memory");
-  if (poincare_lanes_setup(cfg, job, err)) return -1;
+  if (poincare_lanes_setup(job, set.lanes, err)) return -1;
   tf_column *c = ps->cols;
   c[PC_GRID] = (tf_column){"grid", TF_COLUMN_F64, 2, "scan.x value, scan.y value (NaN)"};
   c[PC_SAMPLES] =
@@ -759,12 +763,11 @@ static int poincare_setup(tf_run *run, scan_job *job, tf_error *err) {
   return 0;
 }
 
-/* integrator.lanes: an engine per lane where points run side by side. */
-static int poincare_lanes_setup(tf_config *cfg, scan_job *job, tf_error *err) {
+/* integrator.lanes (0 auto, 1 off, else the width): an engine per lane where points run side by
+ * side. */
+static int poincare_lanes_setup(scan_job *job, int lanes, tf_error *err) {
   poincare_scan *ps = job->pscan;
-  tf_integrator_settings is;
-  if (tf_integrator_settings_read(cfg, ps->t0, true, false, &is, err)) return -1;
-  ps->lanes = tf_impact_lanes_width(job->model.kernel, &ps->spec.impact, is.lanes);
+  ps->lanes = tf_impact_lanes_width(job->model.kernel, &ps->spec.impact, lanes);
   for (int l = 0; ps->lanes > 1 && l < ps->lanes; l++)
     if (!(ps->lane_engines[l] = tf_poincare_create(job->model.kernel, &ps->spec)))
       return tf_fail(err, "out of memory");

@@ -208,25 +208,27 @@ static double event_slope(tf_event_loop *l, int which, double t, const double *x
  * slope the central difference cannot resolve near it) keep the located time. */
 static int land_on_event(tf_event_loop *l, int which, double t_start, double t_step_end, double *te,
                          double *x) {
-  if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
+  /* every retake after the first starts from the same point: the stepper keeps its field */
+  if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x, false)) return -1;
   const double max_shift = 0.1 * (t_step_end - t_start);
   const bool newton = !l->ops.smooth || l->ops.smooth(l->ctx, which);
+  double g = NAN; /* the event function at (*te, x) where known */
   for (int it = 0; newton && it < NEWTON_STEPS; it++) {
-    const double g = event_value(l, which, *te, x);
+    g = event_value(l, which, *te, x);
     const double slope = event_slope(l, which, *te, x);
     if (!(slope < 0.0)) break; /* event functions fall through their events */
     const double dt = -g / slope;
     if (!(fabs(dt) > l->opt.event_tol) || fabs(dt) > max_shift || *te + dt <= t_start) break;
-    *te += dt;
-    if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
+    *te += dt, g = NAN;
+    if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x, true)) return -1;
   }
   /* Continue from just past the root, where the event function has changed sign: from the
    * root itself round-off decides on which side the next mode starts, and at a fold (sliding
    * ending where the field turns tangent) it starts on the wrong one and falls back at once. */
-  for (int k = 0; k < NUDGES; k++) {
-    if (event_value(l, which, *te, x) < 0.0) break;
+  for (int k = 0; k < NUDGES; k++, g = NAN) {
+    if ((isnan(g) ? event_value(l, which, *te, x) : g) < 0.0) break;
     *te += ldexp(l->opt.event_tol, k);
-    if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x)) return -1;
+    if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x, true)) return -1;
   }
   return 0;
 }

@@ -195,40 +195,28 @@ static bool has_noise(const tf_flow *flow) {
          tf_kernel_is_noisy(flow->kernel, flow->x0, flow->params);
 }
 
-static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) {
-  if (tf_petsc_require(comm, err)) return -1;
-  const char *type, *options, *jacobian;
-  long long batch, lag;
-  char where[256];
-  if (tf_integrator_get_string(cfg, "integrator.ts.type", &type, err) ||
-      tf_integrator_get_string(cfg, "integrator.ts.options", &options, err) ||
-      tf_integrator_get_string(cfg, "integrator.ts.jacobian", &jacobian, err) ||
-      tf_integrator_get_int(cfg, "integrator.ts.batch", &batch, err) ||
-      tf_integrator_get_int(cfg, "integrator.ts.jacobian_lag", &lag, err))
-    return -1;
-  if (strlen(type) >= sizeof flow->ts.type || strlen(options) >= sizeof flow->ts.options)
-    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'integrator.ts': type or options too long",
-                        tf_config_where(cfg, "integrator.ts", where, sizeof where));
-  snprintf(flow->ts.type, sizeof flow->ts.type, "%s", type);
-  snprintf(flow->ts.options, sizeof flow->ts.options, "%s", options);
-  flow->batch = batch;
+static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_integrator_settings *set,
+                   tf_error *err) {
+  if (tf_petsc_require(comm, err) || tf_integrator_ts_read(cfg, set, err)) return -1;
+  flow->ts = set->ts;
+  flow->batch = set->ts_batch;
   /* the ensemble size bounds the last batch (the ensemble job's default, 1000, also for
    * jobs that trace one member of an ensemble config, so their batches are the same) */
   const long long d_members = 1000;
   long long members;
+  char where[256];
   if (tf_config_get_int(cfg, "ensemble.members", &d_members, 1, 1000000000LL, &members, err))
     return -1;
   flow->members = (uint64_t)members;
   const bool analytic = flow->smoothing_on ? tf_smooth_has_jacobian(flow->kernel, &flow->smoothing)
                                            : tf_model_jacobian(flow->kernel) != NULL;
-  if (strcmp(jacobian, "analytic") == 0 && !analytic)
+  if (set->ts_jacobian == TF_TS_JACOBIAN_ANALYTIC && !analytic)
     return tf_fail_code(err, TF_ERR_CONFIG,
                         "%s: key 'integrator.ts.jacobian': model '%s' gives no analytic "
                         "Jacobian%s; use fd (finite differences with colouring) or auto",
                         tf_config_where(cfg, "integrator.ts.jacobian", where, sizeof where),
                         flow->kernel->name, flow->smoothing_on ? " for this smoothing field" : "");
-  flow->ts.fd_jacobian = strcmp(jacobian, "fd") == 0 || !analytic;
-  flow->ts.jacobian_lag = (int)lag;
+  flow->ts.fd_jacobian = set->ts_jacobian == TF_TS_JACOBIAN_FD || !analytic;
   flow->ts.ode = flow->ode;
   if (tf_ts_check(&flow->ts, flow->ts_type, sizeof flow->ts_type, err)) {
     char msg[TF_ERROR_MAX];
@@ -237,21 +225,9 @@ static int read_ts(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *err) 
                         tf_config_where(cfg, "integrator.ts.type", where, sizeof where), msg);
   }
   /* What the command line changed goes into the config as run (and its fingerprint). */
-  char effective[sizeof flow->ts.options], assignment[sizeof effective + 64];
+  char effective[sizeof flow->ts.options];
   tf_ts_effective_options(effective, sizeof effective);
-  if (strcmp(effective, flow->ts.options) != 0 && !strchr(effective, '"')) {
-    snprintf(assignment, sizeof assignment, "integrator.ts.options=\"%s\"", effective);
-    if (tf_config_set(cfg, assignment, err) ||
-        tf_integrator_get_string(cfg, "integrator.ts.options", &options, err))
-      return -1;
-  }
-  if (strcmp(flow->ts_type, flow->ts.type) != 0) {
-    snprintf(assignment, sizeof assignment, "integrator.ts.type=%s", flow->ts_type);
-    if (tf_config_set(cfg, assignment, err) ||
-        tf_integrator_get_string(cfg, "integrator.ts.type", &type, err))
-      return -1;
-  }
-  return 0;
+  return tf_integrator_ts_record(cfg, set, flow->ts_type, effective, err);
 }
 
 /* auto's method for a smoothed (stiff) deterministic member small enough for a dense LU: the
@@ -287,8 +263,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
   if (tf_integrator_settings_read(cfg, flow->t0, true, true, &set, err)) return -1;
   flow->dt = set.dt;
   const char *method = set.method;
-  set.ode.stop = flow->ode.stop; /* where the run stops is the run's, not the config's */
-  flow->ode = set.ode;
+  tf_integrator_take_ode(&set, &flow->ode);
   flow->t_end = set.t_end;
   flow->lanes = set.lanes;
   char where[256];
@@ -369,7 +344,7 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
         "(model '%s' has %zu); use petsc-ts",
         tf_config_where(cfg, "integrator.method", where, sizeof where), TF_ROS_MAX_DIM,
         flow->kernel->name, flow->kernel->dim);
-  if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, comm, err);
+  if (flow->method == TF_METHOD_PETSC_TS) return read_ts(flow, cfg, comm, &set, err);
   /* a config written for TS and run with another method (--set integrator.method=...) */
   tf_config_mark_used(cfg, "integrator.ts");
   return 0;

@@ -30,9 +30,12 @@ static int read_filippov_options(tf_pws *pws, tf_config *cfg, tf_error *err) {
                d_departure = 1e-9;
   const long long d_max_events = 1000000;
   long long max_events;
-  if (tf_integrator_ode_from_config(cfg, pws->t0, &pws->t_end, &pws->opts.ode, err) ||
-      tf_integrator_lanes_from_config(cfg, &pws->lanes, err) ||
-      tf_config_get_double(cfg, "filippov.event_tol", &d_event_tol, 1e-16, 1e-3,
+  tf_integrator_settings set;
+  if (tf_integrator_settings_read(cfg, pws->t0, true, false, &set, err)) return -1;
+  tf_integrator_take_ode(&set, &pws->opts.ode);
+  pws->t_end = set.t_end;
+  pws->lanes = set.lanes;
+  if (tf_config_get_double(cfg, "filippov.event_tol", &d_event_tol, 1e-16, 1e-3,
                            &pws->opts.event_tol, err) ||
       tf_config_get_double(cfg, "filippov.max_event_rate", &d_rate, 1.0, INFINITY,
                            &pws->opts.max_event_rate, err) ||

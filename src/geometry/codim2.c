@@ -60,14 +60,21 @@ void tf_codim2_limit(const tf_codim2_sys *s, double t, const double *x, double p
   s->field2(t, x, dir, s->ctx, out);
 }
 
-static void rv_in_frame(const tf_codim2_sys *s, double t, const double *x, double phi,
-                        const double *n1, const double *n2, double *R, double *V) {
+/* The limit field's direction and the rotation into (R, V) share one cos and sin of phi: on a
+ * scan of the circle they cost about as much as the field itself. */
+static void rv_in_frame_cs(const tf_codim2_sys *s, double t, const double *x, double c, double sn,
+                           const double *n1, const double *n2, double *R, double *V) {
   double f[TF_MAX_DIM];
-  tf_codim2_limit(s, t, x, phi, f);
+  const double dir[2] = {c, sn};
+  s->field2(t, x, dir, s->ctx, f);
   const double f1 = tf_dot(f, n1, s->dim), f2 = tf_dot(f, n2, s->dim);
-  const double c = cos(phi), sn = sin(phi);
   if (R) *R = c * f1 + sn * f2;
   if (V) *V = -sn * f1 + c * f2;
+}
+
+static void rv_in_frame(const tf_codim2_sys *s, double t, const double *x, double phi,
+                        const double *n1, const double *n2, double *R, double *V) {
+  rv_in_frame_cs(s, t, x, cos(phi), sin(phi), n1, n2, R, V);
 }
 
 void tf_codim2_rv(const tf_codim2_sys *s, double t, const double *x, double phi, double *R,
@@ -77,25 +84,34 @@ void tf_codim2_rv(const tf_codim2_sys *s, double t, const double *x, double phi,
   rv_in_frame(s, t, x, phi, n1, n2, R, V);
 }
 
+/* known: V at the ends of the bracket being polished, which the scan has (GSL's Brent
+ * evaluates both ends again when it is set); a time is matched bit for bit, so a remembered
+ * value is the one V would give again. */
 typedef struct v_ctx {
   const tf_codim2_sys *s;
   const double *x, *n1, *n2;
   double t;
+  double known_phi[2], known_v[2];
 } v_ctx;
 
 static double v_of_phi(double phi, void *params) {
   const v_ctx *c = params;
+  for (int i = 0; i < 2; i++)
+    if (memcmp(&phi, &c->known_phi[i], sizeof phi) == 0) return c->known_v[i];
   double V;
   rv_in_frame(c->s, c->t, c->x, phi, c->n1, c->n2, NULL, &V);
   return V;
 }
 
-/* Brent (GSL) on a bracket [a, b] of a sign change of V. */
-static double polish_root(gsl_root_fsolver *solver, v_ctx *c, double a, double b) {
+/* Brent (GSL) on a bracket [a, b] of a sign change of V, va and vb the scan's values there
+ * (NAN: not taken at that angle, 2 pi standing in as 0 on a periodic grid). */
+static double polish_root(gsl_root_fsolver *solver, v_ctx *c, double a, double va, double b,
+                          double vb) {
   gsl_function fn = {v_of_phi, c};
-  /* The grid values were taken at phi (and 2 pi stood in as 0): re-check the bracket here,
-   * since GSL aborts on one that does not straddle. */
-  const double va = v_of_phi(a, c), vb = v_of_phi(b, c);
+  /* the bracket is re-checked, since GSL aborts on one that does not straddle */
+  if (isnan(va)) va = v_of_phi(a, c);
+  if (isnan(vb)) vb = v_of_phi(b, c);
+  c->known_phi[0] = a, c->known_v[0] = va, c->known_phi[1] = b, c->known_v[1] = vb;
   if (va == 0.0) return a;
   if (vb == 0.0 || !(va * vb < 0.0)) return fabs(va) < fabs(vb) ? a : b;
   if (gsl_root_fsolver_set(solver, &fn, a, b) != GSL_SUCCESS) return 0.5 * (a + b);
@@ -109,23 +125,35 @@ static double polish_root(gsl_root_fsolver *solver, v_ctx *c, double a, double b
   return root;
 }
 
-int tf_codim2_roots_of_v(const tf_codim2_sys *s, double t, const double *x, const double *grid,
-                         int points, bool periodic, int max, double *phi, double *R) {
+/* V at point i of the grid, from what the grid knows. */
+static double v_on_grid(const tf_codim2_grid *g, int i, v_ctx *c) {
+  if (g->v) return g->v[i];
+  if (!g->cos_phi) return v_of_phi(g->phi[i], c);
+  double V;
+  rv_in_frame_cs(c->s, c->t, c->x, g->cos_phi[i], g->sin_phi[i], c->n1, c->n2, NULL, &V);
+  return V;
+}
+
+int tf_codim2_roots_of_v(const tf_codim2_sys *s, double t, const double *x, const tf_codim2_grid *g,
+                         int max, double *phi, double *R) {
   double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
   tf_codim2_frame(s, x, NULL, n1, n2);
   gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  v_ctx c = {s, x, n1, n2, t};
+  v_ctx c = {s, x, n1, n2, t, {NAN, NAN}, {NAN, NAN}};
+  const double *grid = g->phi;
+  const int points = g->points;
   int count = 0;
-  const double v_first = v_of_phi(grid[0], &c);
+  const double v_first = v_on_grid(g, 0, &c);
   double v_next = v_first;
   for (int i = 0; i + 1 < points && count < max; i++) {
     const double v = v_next;
-    v_next = periodic && i + 2 == points ? v_first : v_of_phi(grid[i + 1], &c);
+    const bool wraps = g->periodic && i + 2 == points;
+    v_next = wraps ? v_first : v_on_grid(g, i + 1, &c);
     double root;
     if (v == 0.0)
       root = grid[i];
     else if (v * v_next < 0.0 && solver)
-      root = polish_root(solver, &c, grid[i], grid[i + 1]);
+      root = polish_root(solver, &c, grid[i], v, grid[i + 1], wraps ? NAN : v_next);
     else
       continue;
     phi[count] = root;
@@ -161,8 +189,8 @@ void tf_codim2_classify(const tf_codim2_sys *s, double t, const double *x, tf_co
       pt->R_min = fmin(pt->R_min, R[i]);
     }
   } else {
-    pt->count = tf_codim2_roots_of_v(s, t, x, phi, DIRECTION_SAMPLES + 1, true,
-                                     TF_CODIM2_MAX_DIRECTIONS, pt->phi, pt->R);
+    const tf_codim2_grid grid = {phi, DIRECTION_SAMPLES + 1, true, NULL, NULL, V};
+    pt->count = tf_codim2_roots_of_v(s, t, x, &grid, TF_CODIM2_MAX_DIRECTIONS, pt->phi, pt->R);
     for (int i = 0; i < pt->count; i++) {
       if (pt->R[i] > pt->R_max) pt->R_max = pt->R[i], pt->phi_R_max = pt->phi[i];
       pt->R_min = fmin(pt->R_min, pt->R[i]);

@@ -80,12 +80,22 @@ typedef struct tf_codim2_point {
   double phi_R_max;    /* where R_max is attained */
 } tf_codim2_point;
 
-/* The roots of V between consecutive points of an increasing grid of angles (a root at a grid
- * point counts once, from the bracket it starts), polished by Brent, at most max; their R
- * into R.  `periodic`: the last point is the first one again (2 pi), and takes its value.
- * Returns how many. */
-int tf_codim2_roots_of_v(const tf_codim2_sys *s, double t, const double *x, const double *grid,
-                         int points, bool periodic, int max, double *phi, double *R);
+/* An increasing grid of angles to scan V on.  `periodic`: the last point is the first one
+ * again (2 pi), and takes its value.  What a caller already has saves evaluations, with the
+ * same bits: cos_phi and sin_phi (a fixed grid's, tabulated once), v (V at every point, from
+ * the caller's own scan); NULL where not known. */
+typedef struct tf_codim2_grid {
+  const double *phi;
+  int points;
+  bool periodic;
+  const double *cos_phi, *sin_phi, *v;
+} tf_codim2_grid;
+
+/* The roots of V between consecutive points of the grid (a root at a grid point counts once,
+ * from the bracket it starts), polished by Brent, at most max; their R into R.  Returns how
+ * many. */
+int tf_codim2_roots_of_v(const tf_codim2_sys *s, double t, const double *x,
+                         const tf_codim2_grid *grid, int max, double *phi, double *R);
 
 /* Limit directions and the region at x (taken as a point of Sigma). */
 void tf_codim2_classify(const tf_codim2_sys *s, double t, const double *x, tf_codim2_point *pt);

@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,7 +104,8 @@ static void method_choices(bool flow_methods, const char **out, size_t cap) {
   out[n] = NULL;
 }
 
-int tf_integrator_lanes_from_config(tf_config *cfg, int *lanes, tf_error *err) {
+/* integrator.lanes, read only where the config gives it: 0 auto, 1, 4, 8 or 16. */
+static int read_lanes(tf_config *cfg, int *lanes, tf_error *err) {
   const char *text = "auto";
   if (tf_config_has(cfg, "integrator.lanes") &&
       tf_integrator_get_string(cfg, "integrator.lanes", &text, err))
@@ -144,7 +146,7 @@ static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_se
       tf_integrator_get_string(cfg, "integrator.step", &step, err))
     return -1;
   o->max_steps = (long)max_steps;
-  if (tf_integrator_lanes_from_config(cfg, &s->lanes, err)) return -1;
+  if (read_lanes(cfg, &s->lanes, err)) return -1;
   o->fixed_step = strcmp(step, "fixed") == 0;
   if (read_controller_math(cfg, o, err)) return -1;
   if (o->fixed_step && !(o->h0 > 0))
@@ -218,18 +220,69 @@ int tf_integrator_normals_read(tf_config *cfg, tf_integrator_settings *s, tf_err
   return 0;
 }
 
+int tf_integrator_ts_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err) {
+  const char *type, *options, *jacobian;
+  long long batch, lag;
+  char where[256];
+  if (tf_integrator_get_string(cfg, "integrator.ts.type", &type, err) ||
+      tf_integrator_get_string(cfg, "integrator.ts.options", &options, err) ||
+      tf_integrator_get_string(cfg, "integrator.ts.jacobian", &jacobian, err) ||
+      tf_integrator_get_int(cfg, "integrator.ts.batch", &batch, err) ||
+      tf_integrator_get_int(cfg, "integrator.ts.jacobian_lag", &lag, err))
+    return -1;
+  if (strlen(type) >= sizeof s->ts.type || strlen(options) >= sizeof s->ts.options)
+    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'integrator.ts': type or options too long",
+                        tf_config_where(cfg, "integrator.ts", where, sizeof where));
+  snprintf(s->ts.type, sizeof s->ts.type, "%s", type);
+  snprintf(s->ts.options, sizeof s->ts.options, "%s", options);
+  s->ts.jacobian_lag = (int)lag;
+  s->ts_jacobian = strcmp(jacobian, "analytic") == 0 ? TF_TS_JACOBIAN_ANALYTIC
+                   : strcmp(jacobian, "fd") == 0     ? TF_TS_JACOBIAN_FD
+                                                     : TF_TS_JACOBIAN_AUTO;
+  s->ts_batch = (long)batch;
+  return 0;
+}
+
+/* key=value into the config, read back so that the config as run counts it as used. */
+static int write_back(tf_config *cfg, const char *path, const char *assignment, const char **out,
+                      tf_error *err) {
+  return tf_config_set(cfg, assignment, err) || tf_integrator_get_string(cfg, path, out, err);
+}
+
+int tf_integrator_ts_record(tf_config *cfg, tf_integrator_settings *s, const char *type,
+                            const char *options, tf_error *err) {
+  char assignment[sizeof s->ts.options + 64];
+  const char *now;
+  if (strcmp(options, s->ts.options) != 0 && !strchr(options, '"')) {
+    snprintf(assignment, sizeof assignment, "integrator.ts.options=\"%s\"", options);
+    if (write_back(cfg, "integrator.ts.options", assignment, &now, err)) return -1;
+    snprintf(s->ts.options, sizeof s->ts.options, "%s", now);
+  }
+  if (strcmp(type, s->ts.type) != 0) {
+    snprintf(assignment, sizeof assignment, "integrator.ts.type=%s", type);
+    if (write_back(cfg, "integrator.ts.type", assignment, &now, err)) return -1;
+    snprintf(s->ts.type, sizeof s->ts.type, "%s", now);
+  }
+  return 0;
+}
+
 /* 2^50 iterations past the first: far beyond any run, and exact as a double time */
 int tf_integrator_iterations_read(tf_config *cfg, long long first, long long *last, tf_error *err) {
   return tf_config_get_int(cfg, "integrator.t_end", NULL, first + 1, first + (1LL << 50), last,
                            err);
 }
 
+void tf_integrator_take_ode(const tf_integrator_settings *s, tf_ode_options *ode) {
+  struct tf_stop_token *stop = ode->stop;
+  *ode = s->ode;
+  ode->stop = stop;
+}
+
 int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,
                                   tf_error *err) {
   tf_integrator_settings s;
   if (tf_integrator_settings_read(cfg, t0, t_end != NULL, false, &s, err)) return -1;
-  s.ode.stop = ode->stop; /* where the run stops is the run's, not the config's */
-  *ode = s.ode;
+  tf_integrator_take_ode(&s, ode);
   if (t_end) *t_end = s.t_end;
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "ode.h"
+#include "ts.h"
 
 typedef enum tf_setting_kind {
   TF_SETTING_DOUBLE,
@@ -39,6 +40,13 @@ int tf_integrator_get_int(tf_config *cfg, const char *path, long long *out, tf_e
 int tf_integrator_get_bool(tf_config *cfg, const char *path, bool *out, tf_error *err);
 int tf_integrator_get_string(tf_config *cfg, const char *path, const char **out, tf_error *err);
 
+/* integrator.ts.jacobian: auto (the model's, else finite differences), analytic or fd. */
+typedef enum tf_ts_jacobian {
+  TF_TS_JACOBIAN_AUTO,
+  TF_TS_JACOBIAN_ANALYTIC,
+  TF_TS_JACOBIAN_FD
+} tf_ts_jacobian;
+
 /* The methods a flow may name besides the stepper types. */
 #define TF_FLOW_ONLY_METHODS "euler-maruyama", "milstein", "drift-implicit", "petsc-ts"
 
@@ -53,6 +61,11 @@ typedef struct tf_integrator_settings {
   double theta;      /* integrator.theta: drift-implicit's weight of the implicit drift */
   bool milstein;     /* integrator.milstein: drift-implicit's Milstein correction */
   bool fast_normals; /* integrator.normals: fast */
+  /* flows on petsc-ts only, read by tf_integrator_ts_read: ts.type, ts.options and
+   * ts.jacobian_lag (fd_jacobian and ode are the flow's: they depend on its model and run) */
+  tf_ts_settings ts;
+  tf_ts_jacobian ts_jacobian; /* integrator.ts.jacobian */
+  long ts_batch;              /* integrator.ts.batch: members per TS solve */
 } tf_integrator_settings;
 
 /* integrator.method (auto, a registered stepper type, and for flows TF_FLOW_ONLY_METHODS),
@@ -70,11 +83,22 @@ int tf_integrator_auto_rosenbrock_read(tf_config *cfg, tf_integrator_settings *s
 int tf_integrator_drift_implicit_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err);
 int tf_integrator_normals_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err);
 
+/* integrator.ts.type, ts.options, ts.jacobian, ts.batch and ts.jacobian_lag, in that order (a
+ * type or options longer than tf_ts_settings holds is refused), where a flow runs petsc-ts. */
+int tf_integrator_ts_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err);
+/* The TS type and options PETSc runs with (the command line's over the config's) written into
+ * the config where they differ from what it gave, so that the config as run and its
+ * fingerprint record them; s->ts then holds them.  Options holding a double quote stay as
+ * given (they cannot be written back as one quoted value). */
+int tf_integrator_ts_record(tf_config *cfg, tf_integrator_settings *s, const char *type,
+                            const char *options, tf_error *err);
+
 /* A map's integrator.t_end: required, a whole number of iterations after first. */
 int tf_integrator_iterations_read(tf_config *cfg, long long first, long long *last, tf_error *err);
 
-/* integrator.lanes, read only where the config gives it: 0 auto, 1, 4, 8 or 16. */
-int tf_integrator_lanes_from_config(tf_config *cfg, int *lanes, tf_error *err);
+/* s's ode options into *ode, keeping ode->stop: where the run stops is the run's, not the
+ * config's. */
+void tf_integrator_take_ode(const tf_integrator_settings *s, tf_ode_options *ode);
 /* For jobs and engines that run only the stepper types: the settings' ode options (and t_end,
  * if t_end is not NULL); ode->stop, the run's stop token, is kept as the caller set it. */
 int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,

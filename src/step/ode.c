@@ -18,7 +18,7 @@ tf_stepper *tf_stepper_create(size_t n) {
   tf_stepper *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->n = n;
-  double *block = calloc((TF_RK_MAX_STAGES + 2 + TF_RK_MAX_CONT) * n, sizeof *block);
+  double *block = calloc((TF_RK_MAX_STAGES + 3 + TF_RK_MAX_CONT) * n, sizeof *block);
   if (!block) {
     free(s);
     return NULL;
@@ -33,6 +33,7 @@ tf_stepper *tf_stepper_create(size_t n) {
   s->stage = block + TF_RK_MAX_STAGES * n;
   s->x_new = block + (TF_RK_MAX_STAGES + 1) * n;
   for (int i = 0; i < TF_RK_MAX_CONT; i++) s->cont[i] = block + (TF_RK_MAX_STAGES + 2 + i) * n;
+  s->start_slope = block + (TF_RK_MAX_STAGES + 2 + TF_RK_MAX_CONT) * n;
   tf_stepper_setup(s, NULL, NULL, NULL);
   return s;
 }
@@ -175,12 +176,31 @@ int tf_member_status_of_step(tf_ode_status st) {
   return TF_MEMBER_FAILED;
 }
 
+/* tf_rk_restart at (t_start, x) with the field there known (step_to again): the same state,
+ * the evaluation counted. */
+static void rk_restart_known(tf_stepper *s, double t_start) {
+  memcpy(s->k[0], s->start_slope, s->n * sizeof *s->k[0]);
+  s->stats.rhs_evals++;
+  s->model_code = s->start_code;
+  s->fsal_valid = true;
+  s->t_prev = s->t_last = t_start;
+  s->h_prev = 0.0;
+  if (s->dense_state == TF_DENSE_PENDING) s->dense_state = TF_DENSE_NONE;
+}
+
 /* From a restart at the step's start, steps under error control that end exactly at te: any
- * type that can restart and step can do it, so a type gives its own step_to only to do better. */
+ * type that can restart and step can do it, so a type gives its own step_to only to do better.
+ * The explicit driver's restart keeps the field at the start for the next call (again). */
 static int step_to_by_steps(tf_stepper *s, double t_start, const double *start, size_t n, double te,
-                            double *x) {
+                            double *x, bool again) {
   memcpy(x, start, n * sizeof *x);
-  tf_stepper_restart(s, t_start, x);
+  const bool rk = s->ops->restart == tf_rk_restart;
+  if (rk && again && s->h > 0) {
+    rk_restart_known(s, t_start);
+  } else {
+    tf_stepper_restart(s, t_start, x);
+    if (rk) memcpy(s->start_slope, s->k[0], s->n * sizeof *s->k[0]), s->start_code = s->model_code;
+  }
   double t = t_start;
   for (int i = 0; t < te && i < 1000; i++)
     if (tf_stepper_step(s, &t, x, te) != TF_ODE_OK) return -1;
@@ -188,8 +208,8 @@ static int step_to_by_steps(tf_stepper *s, double t_start, const double *start, 
 }
 
 int tf_stepper_step_to(tf_stepper *s, double t_start, const double *start, size_t n, double te,
-                       double *x) {
-  return (s->ops->step_to ? s->ops->step_to : step_to_by_steps)(s, t_start, start, n, te, x);
+                       double *x, bool again) {
+  return (s->ops->step_to ? s->ops->step_to : step_to_by_steps)(s, t_start, start, n, te, x, again);
 }
 
 const char *tf_ode_status_name(tf_ode_status st) {

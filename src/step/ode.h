@@ -89,9 +89,12 @@ tf_ode_status tf_stepper_step(tf_stepper *s, double *t, double *x, double t_limi
 /* The step from (t_start, start) taken again, under error control, to exactly te: an event
  * located on the dense output is a point of the interpolant, and continuing from it would
  * inject the interpolant's uncontrolled error at every event.  n values of start are copied
- * into x; returns 0, or -1 if te is not reached (step collapse). */
+ * into x; returns 0, or -1 if te is not reached (step collapse).  again: the last call of
+ * this stepper was step_to from the same (t_start, start), with the same field: the field at
+ * the start is the one that call evaluated (counted in rhs_evals as evaluated again, so the
+ * counts, like the results, do not depend on it). */
 int tf_stepper_step_to(tf_stepper *s, double t_start, const double *start, size_t n, double te,
-                       double *x);
+                       double *x, bool again);
 
 /* True if every one of the n values is finite. */
 bool tf_state_finite(const double *x, size_t n);

@@ -34,8 +34,8 @@ typedef struct tf_stepper_ops {
   void (*sample)(const tf_stepper *s, double t, double *out);
   bool (*sample_is_exact)(const tf_stepper *s);
   /* tf_stepper_step_to; NULL: a restart at t_start and steps ending at te (ode.c) */
-  int (*step_to)(tf_stepper *s, double t_start, const double *start, size_t n, double te,
-                 double *x);
+  int (*step_to)(tf_stepper *s, double t_start, const double *start, size_t n, double te, double *x,
+                 bool again);
 } tf_stepper_ops;
 
 /* Hairer's controller: fac = err^expo1 / err_prev^beta / safety, clamped to [fac_lo, fac_hi],
@@ -89,6 +89,9 @@ struct tf_stepper {
   const tf_stepper_ops *ops;
   double *block; /* one allocation behind all vectors (k[] pointers get swapped) */
   double *k[TF_RK_MAX_STAGES], *stage, *x_new, *cont[TF_RK_MAX_CONT];
+  /* the field at the start of the last tf_stepper_step_to, and the model's code for it */
+  double *start_slope;
+  int start_code;
   double h, t_prev, h_prev, t_last; /* t_last: where the last accepted step ended */
   /* A lazy extension (DOP853's costs 3 evaluations) is built only when first asked for: most
    * steps of an event-driven run never interpolate (ode.c, tf_stepper_sample) */

@@ -9,7 +9,9 @@
  * Refusals of the right-hand side, for both pairs: outside the domain (> 0) a trial step is
  * retried smaller and the exact solution is still reached; a fatal code (< 0) ends the
  * integration at the last accepted state with the code; a refusal at the state the stepper
- * starts from ends it too. */
+ * starts from ends it too.  A step taken again to a time inside it (tf_stepper_step_to) reaches
+ * the exact solution there; taken again from the same start (again), it does so with one field
+ * evaluation fewer, the same state bit for bit and the same count of right-hand sides. */
 #include <math.h>
 #include <string.h>
 
@@ -320,7 +322,49 @@ static void refusals(const char *method, const char *name) {
   tf_stepper_destroy(s);
 }
 
+/* the rotation, its evaluations counted in ctx */
+static int counted_rotation(double t, const double *x, void *ctx, double *dx) {
+  ++*(long *)ctx;
+  return rotation(t, x, NULL, dx);
+}
+
+/* One adaptive step from rot_start, then retakes of it to te[0], te[1], ... from its start (the
+ * landing on an event): each against the exact solution, and with `again` against a stepper
+ * that evaluates the field at the start every time. */
+static void step_to_again(const char *m) {
+  const double share[3] = {0.9, 0.83, 0.8317}; /* of the step */
+  long calls[2] = {0, 0}, counted[2];
+  double x[2][3];
+  for (int again = 0; again < 2; again++) {
+    tf_stepper *s = tf_stepper_create(3);
+    tf_ode_options o = tf_ode_default_options();
+    o.type = tf_stepper_type_find(m), o.rtol = o.atol = 1e-10;
+    tf_stepper_setup(s, counted_rotation, &calls[again], &o);
+    double t = 0, y[3] = {rot_start[0], rot_start[1], rot_start[2]}, ex[3];
+    tf_stepper_reset(s, t, y);
+    tf_stepper_step(s, &t, y, 1.0);
+    for (int i = 0; i < 3; i++) {
+      const double te = share[i] * t;
+      CHECK(!tf_stepper_step_to(s, 0.0, rot_start, 3, te, x[again], again && i > 0),
+            "%s: step_to %g", m, te);
+      rotation_exact(0.0, rot_start, te, ex);
+      CHECK(distance3(x[again], ex) < 1e-8, "%s: step_to %g off the solution by %.3g", m, te,
+            distance3(x[again], ex));
+    }
+    counted[again] = tf_stepper_stats(s).rhs_evals;
+    tf_stepper_destroy(s);
+  }
+  CHECK(memcmp(x[0], x[1], sizeof x[0]) == 0, "%s: again changes the state", m);
+  CHECK(counted[0] == counted[1], "%s: again changes rhs_evals (%ld vs %ld)", m, counted[1],
+        counted[0]);
+  CHECK(calls[1] == calls[0] - 2, "%s: again evaluates the field %ld times, not %ld - 2", m,
+        calls[1], calls[0]);
+}
+
 int main(void) {
+  step_to_again("dopri5");
+  step_to_again("dop853");
+  step_to_again("rodas4");
   refusals("dopri5", "DOPRI5");
   refusals("dop853", "DOP853");
   fixed_step_order();

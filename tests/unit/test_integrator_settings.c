@@ -138,6 +138,62 @@ static void flow_keys(void) {
   tf_config_free(cfg);
 }
 
+/* A flow on petsc-ts: the integrator.ts keys' values, defaults (listed as run), refusals named
+ * by file, line and key, and PETSc's effective type and options written back. */
+static void ts_keys(void) {
+  tf_integrator_settings s = {0};
+  tf_error err;
+  tf_config *cfg = parse(
+      "integrator:\n  ts:\n    type: bdf\n    options: -ts_bdf_order 3\n    jacobian: fd\n"
+      "    batch: 4\n    jacobian_lag: 8\n");
+  CHECK(tf_integrator_ts_read(cfg, &s, &err) == 0, "%s", err.msg);
+  CHECK(strcmp(s.ts.type, "bdf") == 0 && strcmp(s.ts.options, "-ts_bdf_order 3") == 0 &&
+            s.ts_jacobian == TF_TS_JACOBIAN_FD && s.ts_batch == 4 && s.ts.jacobian_lag == 8,
+        "values");
+  tf_config_free(cfg);
+  cfg = parse("integrator:\n  method: petsc-ts\n");
+  tf_config_mark_used(cfg, "integrator.method");
+  CHECK(tf_integrator_ts_read(cfg, &s, &err) == 0, "%s", err.msg);
+  CHECK(strcmp(s.ts.type, "rosw") == 0 && s.ts.options[0] == '\0' &&
+            s.ts_jacobian == TF_TS_JACOBIAN_AUTO && s.ts_batch == 16 && s.ts.jacobian_lag == 0,
+        "defaults");
+  /* PETSc ran bdf with more options than the config gave: the config as run says so */
+  CHECK(tf_integrator_ts_record(cfg, &s, "bdf", "-ts_adapt_type basic", &err) == 0, "%s", err.msg);
+  char *as_run = tf_config_dump(cfg);
+  CHECK(as_run && strstr(as_run, "type: bdf") && strstr(as_run, "-ts_adapt_type basic") &&
+            strstr(as_run, "batch: 16") && strcmp(s.ts.type, "bdf") == 0 &&
+            strcmp(s.ts.options, "-ts_adapt_type basic") == 0,
+        "as run: %s", as_run);
+  free(as_run);
+  CHECK(tf_config_check_unused(cfg, &err) == 0, "written back but unread: %s", err.msg);
+  tf_config_free(cfg);
+  static const struct {
+    const char *yaml, *line, *key, *says;
+  } bad[] = {
+      {"integrator:\n  ts:\n    jacobian: exact\n", "t.yaml:3", "integrator.ts.jacobian", "fd"},
+      {"integrator:\n  ts:\n    batch: 0\n", "t.yaml:3", "integrator.ts.batch", "4096"},
+      {"integrator:\n  ts:\n    jacobian_lag: 2.5\n", "t.yaml:3", "integrator.ts.jacobian_lag",
+       "integer"},
+      {"integrator:\n  ts:\n    type: "
+       "rosw-with-a-name-longer-than-the-sixty-four-characters-it-may-have\n",
+       "t.yaml:2", "integrator.ts", "too long"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cfg = parse(bad[i].yaml);
+    CHECK(tf_integrator_ts_read(cfg, &s, &err) != 0 && strstr(err.msg, bad[i].line) &&
+              strstr(err.msg, bad[i].key) && strstr(err.msg, bad[i].says),
+          "%s: %s", bad[i].key, err.msg);
+    tf_config_free(cfg);
+  }
+  /* a misspelt key beside them is refused once the reader has read its section */
+  cfg = parse("integrator:\n  ts:\n    tpye: bdf\n");
+  CHECK(tf_integrator_ts_read(cfg, &s, &err) == 0, "%s", err.msg);
+  CHECK(tf_config_check_unused(cfg, &err) != 0 && strstr(err.msg, "t.yaml:3") &&
+            strstr(err.msg, "integrator.ts.tpye") && strstr(err.msg, "type"),
+        "misspelt key: %s", err.msg);
+  tf_config_free(cfg);
+}
+
 /* A map's t_end: a whole number of iterations after the first. */
 static void iterations(void) {
   long long last = 0;
@@ -160,6 +216,7 @@ int main(void) {
   reads();
   messages();
   flow_keys();
+  ts_keys();
   iterations();
   return check_report("test_integrator_settings");
 }
