@@ -28,9 +28,16 @@ static int rhs(double t, const double *x, const double *p, double *dx) {
   return 0;
 }
 
-/* rhs for lanes side by side (twofold/model.h): the same expressions lane by lane. */
-static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
-                      int *code) {
+/* rhs for lanes side by side (twofold/model.h): the same expressions lane by lane, compiled for
+ * AVX2 where the CPU has it (the same operations on each element: the same bits).  Not for
+ * AVX-512: the engine writes the stages in 256-bit halves (src/engine/flow_lanes.h), and a
+ * 512-bit load of two of them waits until both stores reach the cache (no store forwarding),
+ * which doubled this field's time. */
+__attribute__((target_clones("avx2", "default"))) static void rhs_lanes(int lanes, const double *t,
+                                                                        const double *restrict x,
+                                                                        const double *restrict p,
+                                                                        double *restrict dx,
+                                                                        int *restrict code) {
   (void)t;
   const double *restrict x0 = x, *restrict x1 = x + lanes, *restrict x2 = x + 2 * lanes;
   double *restrict d0 = dx, *restrict d1 = dx + lanes, *restrict d2 = dx + 2 * lanes;

@@ -30,13 +30,14 @@ typedef tf_lanes lanes;
 
 /* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages), four lanes at a time
  * (flow_lanes.h's vectors).  Inlined where w and row are constants: the sum unrolls. */
-static inline __attribute__((always_inline)) void stage_row(const lanes *L, const int w, int row,
+static inline __attribute__((always_inline)) void stage_row(const lanes *L, const int w,
+                                                            const size_t n, int row,
                                                             double *restrict out) {
   const double *a = A + row * STAGES;
   const double *restrict x = L->x, *restrict hs = L->hs;
   const double *restrict k[STAGES];
   for (int j = 0; j < row; j++) k[j] = L->k[j];
-  for (size_t i = 0; i < L->n; i++)
+  for (size_t i = 0; i < n; i++)
     for (int l = 0; l < w; l += 4) {
       const size_t q = i * w + l;
       v4d acc = {0.0}, kj, xq, h;
@@ -121,35 +122,36 @@ void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
 }
 
 /* dopri5.c's attempt: six new stages, k[6] f at the 5th-order solution x_new. */
-static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w) {
-  stage_row(L, w, 1, L->stage); /* rows as constants: each sum unrolls */
+static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w, const size_t n) {
+  stage_row(L, w, n, 1, L->stage); /* rows as constants: each sum unrolls */
   tf_lanes_stage_times(L, w, C[1]);
   tf_lanes_eval(L, L->stage, L->k[1]);
-  stage_row(L, w, 2, L->stage);
+  stage_row(L, w, n, 2, L->stage);
   tf_lanes_stage_times(L, w, C[2]);
   tf_lanes_eval(L, L->stage, L->k[2]);
-  stage_row(L, w, 3, L->stage);
+  stage_row(L, w, n, 3, L->stage);
   tf_lanes_stage_times(L, w, C[3]);
   tf_lanes_eval(L, L->stage, L->k[3]);
-  stage_row(L, w, 4, L->stage);
+  stage_row(L, w, n, 4, L->stage);
   tf_lanes_stage_times(L, w, C[4]);
   tf_lanes_eval(L, L->stage, L->k[4]);
-  stage_row(L, w, 5, L->stage);
+  stage_row(L, w, n, 5, L->stage);
   tf_lanes_stage_times(L, w, 1.0); /* t + h: C[5] is 1 (t + 1.0 h is t + h exactly) */
   tf_lanes_eval(L, L->stage, L->k[5]);
-  stage_row(L, w, 6, L->x_new);
+  stage_row(L, w, n, 6, L->x_new);
   tf_lanes_eval(L, L->x_new, L->k[6]);
 }
 
 /* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order, four
  * lanes at a time. */
-static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w) {
+static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w,
+                                                                const size_t n) {
   const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict k0 = L->k[0], *restrict k2 = L->k[2], *restrict k3 = L->k[3],
                          *restrict k4 = L->k[4], *restrict k5 = L->k[5], *restrict k6 = L->k[6];
   const double *restrict x = L->x, *restrict xn = L->x_new, *restrict hs = L->hs;
   v4d sum[TF_LANES_MAX / 4] = {{0}};
-  for (size_t i = 0; i < L->n; i++)
+  for (size_t i = 0; i < n; i++)
     for (int l = 0; l < w; l += 4) {
       const size_t q = i * w + l;
       v4d c0, c2, c3, c4, c5, c6, h, a0, a1;
@@ -161,7 +163,12 @@ static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const 
       const v4d scale = atol + rtol * SELECT4(a0 > a1, a0, a1);
       sum[l / 4] += (v / scale) * (v / scale);
     }
-  for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l / 4][l % 4] / (double)L->n);
+  double mean[TF_LANES_MAX];
+  for (int l = 0; l < w; l += 4) {
+    const v4d m = sum[l / 4] / (double)n;
+    STORE4(mean + l, m);
+  }
+  for (int l = 0; l < w; l++) L->err[l] = sqrt(mean[l]); /* vector roots: no errno here */
 }
 
 /* one attempt of every lane and its error norm: step_4, step_8, step_16 */
@@ -237,6 +244,15 @@ static void failed(lanes *L, int l) {
   finish(L, l, tf_kernel_member_failed(L->flow->kernel, L->code[l], L->t[l]));
 }
 
+/* When lane l's member takes its next sample (infinity: never), for plain_steps. */
+static void next_sample_time(lanes *L, int l) {
+  const tf_flow_lane_member *m = &L->m[L->slot[l]];
+  const long next = L->next[l];
+  L->t_sample[l] = m->sample && next < L->n_samples
+                       ? tf_flow_sample_time(L->flow, next, L->n_samples)
+                       : INFINITY;
+}
+
 /* Samples due in the step just taken, from t_old to t_new (run_dopri5's loop); false if the
  * run was told to stop at one. */
 static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) {
@@ -254,6 +270,7 @@ static bool take_samples(lanes *L, int l, double t_old, double h, double t_new) 
     m->sample(m->sample_ctx, ts, L->out);
     if (tf_stop_point(L->stop)) return *next + 1 >= L->n_samples;
   }
+  next_sample_time(L, l);
   return true;
 }
 
@@ -394,6 +411,7 @@ static bool load(lanes *L, int l) {
     L->code[l] = s->model_code;
     L->steps[l] = L->rejected[l] = 0;
     L->at_start[l] = true;
+    next_sample_time(L, l);
     if (L->pair->loaded) L->pair->loaded(L, l);
     return true;
   }
@@ -415,6 +433,70 @@ static bool start_step(lanes *L, int l) {
   L->hmin[l] = tf_rk_hmin_floor(flow->stepper, L->t[l]);
   L->at_start[l] = false;
   return true;
+}
+
+/* The lanes whose attempt was accepted and whose member goes straight on to its next step
+ * (plain[l]): no refusal, finite, err <= 1, not the last step, no sample due, steps left, no
+ * stop, a pair without moved_on.  For them, accept, move_on, settle and start_step in one pass
+ * over the lanes, in vector registers: each lane's operations and values are theirs (t + h,
+ * x_new and the first-same-as-last stage, the PI memory fmax(log_err, log 1e-4), the proposed h,
+ * the steps counted, the step's floor 1e-14 max(1, |t|) or hmin; the comparisons give fmax's
+ * values as t and log_err are not NaN here).  The stop (a signal or the time limit) is polled
+ * once for them all, as if at one instant: it ends members at a step's start either way. */
+TF_LANES_TARGETS static void plain_steps(lanes *L, long *plain) {
+  const int w = L->w;
+  const tf_ode_options *o = L->ode;
+  long any = 0;
+  if (o->fixed_step || L->pair->moved_on) { /* their moves are the lane's own */
+    for (int l = 0; l < w; l++) plain[l] = 0;
+    return;
+  }
+  for (int l = 0; l < w; l++) {
+    const double t_new = L->t[l] + L->hs[l];
+    plain[l] = L->slot[l] >= 0 && L->code[l] == 0 && L->finite[l] && L->err[l] <= 1.0 &&
+               !L->last[l] && L->t_sample[l] > t_new && L->steps[l] < o->max_steps;
+    any |= plain[l];
+  }
+  if (!any) return;
+  if (tf_stop_poll(L->stop)) { /* the lanes' own path stops them */
+    for (int l = 0; l < w; l++) plain[l] = 0;
+    return;
+  }
+  /* four lanes at a time (flow_lanes.h's vectors); take: all ones where plain */
+  const v4d one = {1.0, 1.0, 1.0, 1.0}, log_1e4 = one * TF_RK_LOG_1E4, tiny = one * 1e-14;
+  const double hmin = L->flow->stepper->opt.hmin; /* tf_rk_hmin_floor's */
+  v4i take[TF_LANES_MAX / 4];
+  for (int l = 0; l < w; l += 4) {
+    memcpy(&take[l / 4], plain + l, sizeof(v4i));
+    take[l / 4] = -take[l / 4];
+  }
+  double *restrict x = L->x, *restrict k0 = L->k[0];
+  const double *restrict x_new = L->x_new, *restrict k_last = L->k[L->pair->fsal_stage];
+  for (size_t i = 0; i < L->n; i++)
+    for (int l = 0; l < w; l += 4) {
+      const size_t q = i * (size_t)w + l;
+      v4d a, b;
+      LOAD4(a, x_new + q), LOAD4(b, x + q);
+      a = SELECT4(take[l / 4], a, b), STORE4(x + q, a);
+      LOAD4(a, k_last + q), LOAD4(b, k0 + q);
+      a = SELECT4(take[l / 4], a, b), STORE4(k0 + q, a);
+    }
+  for (int l = 0; l < w; l += 4) {
+    const v4i m = take[l / 4];
+    v4d t, hs, le, h_next, h, log_prev, floor;
+    v4i steps;
+    LOAD4(t, L->t + l), LOAD4(hs, L->hs + l), LOAD4(le, L->log_err + l);
+    LOAD4(h_next, L->h_next + l), LOAD4(h, L->h + l), LOAD4(log_prev, L->log_prev + l);
+    LOAD4(floor, L->hmin + l), memcpy(&steps, L->steps + l, sizeof steps);
+    const v4d t1 = t + hs, at = FABS4(t1);
+    const v4d floor1 = hmin > 0 ? one * hmin : tiny * SELECT4(at > one, at, one);
+    t = SELECT4(m, t1, t), STORE4(L->t + l, t);
+    log_prev = SELECT4(m, SELECT4(le > log_1e4, le, log_1e4), log_prev);
+    STORE4(L->log_prev + l, log_prev);
+    h = SELECT4(m, h_next, h), STORE4(L->h + l, h);
+    floor = SELECT4(m, floor1, floor), STORE4(L->hmin + l, floor);
+    steps -= m, memcpy(L->steps + l, &steps, sizeof steps);
+  }
 }
 
 /* Lane l holding a member in the middle of a step, or empty once the queue is. */
@@ -471,10 +553,15 @@ static const tf_lane_pair *lane_pair(const tf_flow *flow) {
   return type == tf_stepper_type_find(tf_lanes_rodas4.type) ? &tf_lanes_rodas4 : &tf_lanes_ros3p;
 }
 
+/* auto: an explicit pair takes two vectors' worth of lanes (each stage waits on the one before,
+ * and a second independent vector per component hides part of that wait: on Lorenz, 16 lanes
+ * cost 0.87 of 8 on AVX-512, the smoothed Jeffrey oscillator the same, docs/BENCHMARKS.md); a
+ * Rosenbrock pair, whose lanes hold n x n matrices each, one vector's worth. */
 int tf_flow_lanes(const tf_flow *flow) {
-  if (flow->method != TF_METHOD_DOPRI5 || !lane_pair(flow) || flow->poincare || flow->lanes == 1)
-    return 1;
-  return flow->lanes ? flow->lanes : tf_lanes_auto_width();
+  if (flow->method != TF_METHOD_DOPRI5 || flow->poincare || flow->lanes == 1) return 1;
+  const tf_lane_pair *pair = lane_pair(flow);
+  if (!pair) return 1;
+  return flow->lanes ? flow->lanes : (pair->linear ? 1 : 2) * tf_lanes_auto_width();
 }
 
 /* A linearly implicit pair's arrays (flow_lanes.h), one allocation behind L->jac. */
@@ -493,7 +580,7 @@ static bool alloc_linear(lanes *L) {
 bool tf_lanes_alloc(lanes *L) {
   const size_t n = L->n, w = (size_t)L->w;
   const int stages = L->pair->stages;
-  double *d = calloc(((size_t)stages + 3) * n * w + 10 * w + 2 * n, sizeof *d);
+  double *d = calloc(((size_t)stages + 3) * n * w + 11 * w + 2 * n, sizeof *d);
   L->code = calloc((1 + TF_LANES_MAX_STAGES) * w, sizeof *L->code);
   L->slot = calloc(5 * w, sizeof *L->slot);
   L->at_start = calloc(2 * w, sizeof *L->at_start);
@@ -503,8 +590,8 @@ bool tf_lanes_alloc(lanes *L) {
   for (int j = 0; j < stages; j++) L->k[j] = d, d += n * w;
   L->stage = d, d += n * w;
   L->x_new = d, d += n * w;
-  double **per_lane[] = {&L->t,        &L->t_limit, &L->h,   &L->hs,      &L->tc,
-                         &L->log_prev, &L->hmin,    &L->err, &L->log_err, &L->h_next};
+  double **per_lane[] = {&L->t,    &L->t_limit, &L->h,       &L->hs,     &L->tc,      &L->log_prev,
+                         &L->hmin, &L->err,     &L->log_err, &L->h_next, &L->t_sample};
   for (size_t i = 0; i < sizeof per_lane / sizeof *per_lane; i++) *per_lane[i] = d, d += w;
   L->gather = d, d += n;
   L->out = d;
@@ -555,10 +642,12 @@ void tf_flow_run_lanes(tf_flow *flow, tf_flow_lane_member *m, size_t count, long
     return;
   }
   for (int l = 0; l < L.w; l++) L.slot[l] = -1, settle(&L, l);
+  long plain[TF_LANES_MAX];
   while (tf_lanes_plan(&L)) {
     tf_lanes_attempt(&L);
+    plain_steps(&L, plain);
     for (int l = 0; l < L.w; l++) {
-      if (L.slot[l] < 0) continue;
+      if (L.slot[l] < 0 || plain[l]) continue;
       decide(&L, l);
       settle(&L, l);
     }

@@ -93,6 +93,7 @@ struct tf_lanes {
    * and the step it proposes next (for an accepted or a rejected attempt as the norm says),
    * taken for all lanes at once after each attempt (tf_lanes_control_w) */
   double *t, *t_limit, *h, *hs, *tc, *log_prev, *hmin, *err, *log_err, *h_next;
+  double *t_sample;     /* w: the time of the lane's next sample, or infinity (flow_lanes.c) */
   double *gather, *out; /* n each, for the scalar field and samples */
   /* the model's refusal since the step began; each evaluation's of the attempt (w each, in
    * order: joined into code when the attempt is done, tf_lanes_attempt), and their count */
@@ -165,37 +166,46 @@ static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes 
  * step proposed after an accepted attempt (err <= 1: h / clamp(exp(expo1 log_err - beta
  * log_prev) / safety)) or after a rejected one (h / min(fac_hi, exp(expo1 log_err) / safety)).
  * Its comparisons give fmin's and fmax's values: no operand is NaN but a NaN err's, whose lane
- * ends unaccepted (tf_lanes_judge). */
+ * ends unaccepted (tf_lanes_judge).  In three passes: the logs, the exponents and the exps, then
+ * the rest; libm's calls (exact) stay one per busy lane, but the arithmetic around them, its two
+ * divisions above all, runs in vector registers (the same operations on each element: the same
+ * bits), not between the calls.  Empty lanes get log 0 and exp 1 (values nobody reads). */
 static inline __attribute__((always_inline)) void tf_lanes_control_with(tf_lanes *L, const int w,
                                                                         const bool fast) {
   const tf_rk_controller *c = L->control;
   const double expo1 = c->expo1, beta = c->beta, safety = c->safety;
   const double fac_lo = c->fac_lo, fac_hi = c->fac_hi;
   const double *restrict err = L->err, *restrict log_prev = L->log_prev, *restrict hs = L->hs;
+  const long *restrict slot = L->slot;
   double *restrict log_err = L->log_err, *restrict h_next = L->h_next;
+  double arg[TF_LANES_MAX], fac[TF_LANES_MAX];
   for (int l = 0; l < w; l++) {
-    if (!fast && L->slot[l] < 0) continue;
-    const double e = tf_vmath_pick(err[l] > 1e-16, err[l], 1e-16), memory = log_prev[l];
-    const double le = fast ? tf_vmath_log1(e) : log(e);
-    const bool accepted = err[l] <= 1.0;
-    /* both exponents, then one chosen: no branch in the lanes' loop */
-    const double arg_accepted = expo1 * le - beta * memory, arg_rejected = expo1 * le;
-    const double arg = tf_vmath_pick(accepted, arg_accepted, arg_rejected);
-    const double fac = (fast ? tf_vmath_exp1(arg) : exp(arg)) / safety;
-    const double below_hi = tf_vmath_pick(fac < fac_hi, fac, fac_hi);
+    const double e = tf_vmath_pick(err[l] > 1e-16, err[l], 1e-16);
+    log_err[l] = fast ? tf_vmath_log1(e) : slot[l] < 0 ? 0.0 : log(e);
+  }
+  for (int l = 0; l < w; l++) { /* both exponents, then one chosen: no branch */
+    const double arg_accepted = expo1 * log_err[l] - beta * log_prev[l];
+    arg[l] = tf_vmath_pick(err[l] <= 1.0, arg_accepted, expo1 * log_err[l]);
+  }
+  for (int l = 0; l < w; l++)
+    fac[l] = fast ? tf_vmath_exp1(arg[l]) : slot[l] < 0 ? 1.0 : exp(arg[l]);
+  for (int l = 0; l < w; l++) {
+    const double f = fac[l] / safety;
+    const double below_hi = tf_vmath_pick(f < fac_hi, f, fac_hi);
     const double clamped = tf_vmath_pick(below_hi > fac_lo, below_hi, fac_lo);
-    log_err[l] = le;
-    h_next[l] = hs[l] / tf_vmath_pick(accepted, clamped, below_hi);
+    h_next[l] = hs[l] / tf_vmath_pick(err[l] <= 1.0, clamped, below_hi);
   }
 }
 
 /* finite[l]: every component of lane l's x_new finite (|v| <= DBL_MAX: false for inf and NaN),
- * all lanes at once for tf_lanes_judge. */
-static inline __attribute__((always_inline)) void tf_lanes_finite_w(tf_lanes *L, const int w) {
+ * all lanes at once for tf_lanes_judge (n: L->n, a constant where the caller is compiled for
+ * one dimension). */
+static inline __attribute__((always_inline)) void tf_lanes_finite_w(tf_lanes *L, const int w,
+                                                                    const size_t n) {
   long *restrict finite = L->finite;
   const double *restrict x_new = L->x_new;
   for (int l = 0; l < w; l++) finite[l] = 1;
-  for (size_t i = 0; i < L->n; i++)
+  for (size_t i = 0; i < n; i++)
     for (int l = 0; l < w; l++) finite[l] &= fabs(x_new[i * w + l]) <= DBL_MAX;
 }
 
@@ -208,14 +218,41 @@ static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L
 }
 
 /* A pair's attempts for 4, 8 and 16 lanes, step_4, step_8 and step_16: its file's
- * attempt_w(L, w) and error_norms_w(L, w) and the controller at a constant width, so that each is
- * compiled for that width (the tf_lane_pair.attempt table). */
+ * attempt_w(L, w, n) and error_norms_w(L, w, n) and the controller at a constant width, so that
+ * each is compiled for that width (the tf_lane_pair.attempt table), and for the dimensions 1 to 6
+ * as constants (the loops over the components unroll and their addresses are constants: the
+ * same operations in the same order, so the same bits); other dimensions take L->n. */
+#define TF_LANES_STEP_N(L, w, n) \
+  do {                           \
+    attempt_w(L, w, n);          \
+    error_norms_w(L, w, n);      \
+    tf_lanes_finite_w(L, w, n);  \
+    tf_lanes_control_w(L, w);    \
+  } while (0)
 #define TF_LANES_STEP_WIDTH(w)                         \
   TF_LANES_TARGETS static void step_##w(tf_lanes *L) { \
-    attempt_w(L, w);                                   \
-    error_norms_w(L, w);                               \
-    tf_lanes_finite_w(L, w);                           \
-    tf_lanes_control_w(L, w);                          \
+    switch (L->n) {                                    \
+      case 1:                                          \
+        TF_LANES_STEP_N(L, w, 1);                      \
+        break;                                         \
+      case 2:                                          \
+        TF_LANES_STEP_N(L, w, 2);                      \
+        break;                                         \
+      case 3:                                          \
+        TF_LANES_STEP_N(L, w, 3);                      \
+        break;                                         \
+      case 4:                                          \
+        TF_LANES_STEP_N(L, w, 4);                      \
+        break;                                         \
+      case 5:                                          \
+        TF_LANES_STEP_N(L, w, 5);                      \
+        break;                                         \
+      case 6:                                          \
+        TF_LANES_STEP_N(L, w, 6);                      \
+        break;                                         \
+      default:                                         \
+        TF_LANES_STEP_N(L, w, L->n);                   \
+    }                                                  \
   }
 #define TF_LANES_STEP_WIDTHS \
   TF_LANES_STEP_WIDTH(4)     \

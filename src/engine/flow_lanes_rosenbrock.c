@@ -275,7 +275,7 @@ static inline __attribute__((always_inline)) void attempt_wn(lanes *L, const int
   tf_lanes_eval(L, L->x_new, L->k[FSAL]);
   unpark_all(L, parked);
   error_norms(L, w, n);
-  tf_lanes_finite_w(L, w);
+  tf_lanes_finite_w(L, w, n);
   tf_lanes_control_w(L, w);
 }
 
