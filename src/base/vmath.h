@@ -9,7 +9,13 @@
  * -ffp-contract=off).  The values are within a few units in the last place of
  * the exact functions (tests/unit/test_fast_normals.c and test_fast_control.c measure the
  * bounds against long double).  A call with n = 1 gives the bits of any element of a longer
- * call: the scalar path and the lanes of any width agree. */
+ * call: the scalar path and the lanes of any width agree.
+ *
+ * The log and exp follow fdlibm (e_log.c, e_exp.c), whose notice follows:
+ *   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
+ *   Developed at SunSoft, a Sun Microsystems, Inc. business.
+ *   Permission to use, copy, modify, and distribute this software is freely granted,
+ *   provided that this notice is preserved. */
 #ifndef TF_VMATH_H
 #define TF_VMATH_H
 
@@ -17,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "twofold/fast_math.h"
 
 /* One value's log and exp, inline so that a loop over lanes vectorises them where it stands
  * (the controller's lanes, src/engine/flow_lanes.h) and a scalar caller pays no call; the
@@ -25,14 +32,7 @@
 /* a where c, else b, chosen on the bits: gcc if-converts this in a loop for every vector unit,
  * where a conditional expression whose arms feed more arithmetic stays a branch (AVX2, SSE2). */
 static inline double tf_vmath_pick(bool c, double a, double b) {
-  const uint64_t take_a = 0 - (uint64_t)c;
-  uint64_t a_bits, b_bits;
-  memcpy(&a_bits, &a, sizeof a_bits);
-  memcpy(&b_bits, &b, sizeof b_bits);
-  const uint64_t chosen = (a_bits & take_a) | (b_bits & ~take_a);
-  double y;
-  memcpy(&y, &chosen, sizeof y);
-  return y;
+  return tf_fast_pick(0 - (tf_fast_mask)c, a, b);
 }
 
 /* log(x) for positive normal finite x.  fdlibm e_log.c: log(1 + f) = f - f^2/2 + s (f^2/2 +

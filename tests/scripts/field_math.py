@@ -34,21 +34,7 @@ WHEEL = t.write("wheel.yaml", open(os.path.join(t.CONFIGS, "wheel-fig5.yaml")).r
 SMOOTH = t.write("smooth.yaml", open(os.path.join(t.CONFIGS, "wheel-smoothed.yaml")).read()
                  .replace("  t_end: 300", "  t_end: 10").replace("members: 64", "members: 12")
                  .replace("epsilon: 1.0e-3", "epsilon: 1.0e-4"))
-JEFFREY = t.write("jeffrey.yaml", """job: ensemble
-model:
-  name: jeffrey-oscillator
-  params: {k: 1, c: 0.1, N: 1, a: 1.5, omega: 0.2, rho: 2, beta: 0.01, eps: 0.05}
-initial:
-  state: [0, 0, 1, 0]
-  spread: 0.1
-integrator:
-  method: dopri5
-  t_end: 5
-  rtol: 1.0e-8
-  atol: 1.0e-10
-ensemble:
-  members: 40
-""")
+JEFFREY = t.write("jeffrey.yaml", t.JEFFREY_SMOOTHED)
 JEFFREY_STIFF = t.write("jeffrey-stiff.yaml", open(JEFFREY).read()
                         .replace("eps: 0.05", "eps: 1.0e-4")
                         .replace("method: dopri5", "method: rosenbrock"))

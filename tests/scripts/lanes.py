@@ -46,21 +46,7 @@ output:
   trajectory_samples: 5
 """)
 
-JEFFREY = t.write("jeffrey.yaml", """job: ensemble
-model:
-  name: jeffrey-oscillator
-  params: {k: 1, c: 0.1, N: 1, a: 1.5, omega: 0.2, rho: 2, beta: 0.01, eps: 0.05}
-initial:
-  state: [0, 0, 1, 0]
-  spread: 0.1
-integrator:
-  method: dopri5
-  t_end: 5
-  rtol: 1.0e-8
-  atol: 1.0e-10
-ensemble:
-  members: 40
-""")
+JEFFREY = t.write("jeffrey.yaml", t.JEFFREY_SMOOTHED)
 
 
 LORENZ853 = t.write("lorenz853.yaml", open(LORENZ).read().replace("  t_end: 4", "  method: dop853\n  t_end: 4"))

@@ -13,6 +13,25 @@ WORK = os.environ["WORK"]
 failures = []
 
 
+# The smoothed Jeffrey oscillator (eps 0.05) as the lanes tests run it: 40 members from a spread
+# around (0, 0, 1, 0), DOPRI5 to t = 5.
+JEFFREY_SMOOTHED = """job: ensemble
+model:
+  name: jeffrey-oscillator
+  params: {k: 1, c: 0.1, N: 1, a: 1.5, omega: 0.2, rho: 2, beta: 0.01, eps: 0.05}
+initial:
+  state: [0, 0, 1, 0]
+  spread: 0.1
+integrator:
+  method: dopri5
+  t_end: 5
+  rtol: 1.0e-8
+  atol: 1.0e-10
+ensemble:
+  members: 40
+"""
+
+
 def setup():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
