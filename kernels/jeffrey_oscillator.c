@@ -64,7 +64,7 @@ static int prepare(double *p, tf_error *err) {
   return 0;
 }
 
-/* sin and cos of the forcing phase over n lanes: libm's (integrator.field_math: exact) or
+/* sin and cos of the forcing phase over n lanes: libm's (model.field_math: exact) or
  * twofold/fast_math.h's (fast: vectorised, the same bits for every n).  Every field below that
  * needs them takes `fast` as a constant and is compiled twice, once for each model table. */
 TF_FAST_INLINE void phase_sines(int n, const double *theta, double *sine, bool fast) {
@@ -350,7 +350,7 @@ static const tf_filippov_ops ops = JEFFREY_OPS(), ops_fast = JEFFREY_OPS(_fast);
         .nparams = sizeof params / sizeof params[0], .params = params, .prepare = prepare,      \
         .filippov = table, .autonomous = true, .fast_math = fast_variant,                       \
   }
-/* integrator.field_math: fast (twofold/model.h, fast_math): sin and cos of the forcing phase
+/* model.field_math: fast (twofold/model.h, fast_math): sin and cos of the forcing phase
  * from twofold/fast_math.h */
 static const tf_model_def jeffrey_fast = JEFFREY_DEF(&ops_fast, NULL);
 const tf_model_def tf_kernel_jeffrey_oscillator = JEFFREY_DEF(&ops, &jeffrey_fast);

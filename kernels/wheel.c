@@ -174,7 +174,7 @@ static void field(const double *x, const double *p, contact k, double force, dou
 }
 
 /* The state-dependent transcendental functions of the fields, atan2 of the slip angle and sin
- * and cos of the tyre angle, over n values: libm's (integrator.field_math: exact) or
+ * and cos of the tyre angle, over n values: libm's (model.field_math: exact) or
  * twofold/fast_math.h's (fast: vectorised, the same bits for every n).  Every field below takes
  * `fast` as a constant and is compiled twice, once for each table of operations. */
 TF_FAST_INLINE void slip_angles(int n, const double *habs, const double *gabs, double *angle,
@@ -457,7 +457,7 @@ static const tf_filippov_ops ops = WHEEL_OPS(), ops_fast = WHEEL_OPS(_fast);
         .nparams = sizeof params / sizeof params[0], .params = params, .prepare = prepare,   \
         .filippov = table, .autonomous = true, .fast_math = fast_variant,                    \
   }
-/* integrator.field_math: fast (twofold/model.h, fast_math): atan2, sin and cos of the tyre
+/* model.field_math: fast (twofold/model.h, fast_math): atan2, sin and cos of the tyre
  * angle from twofold/fast_math.h */
 static const tf_model_def wheel_fast = WHEEL_DEF(&ops_fast, NULL);
 const tf_model_def tf_kernel_wheel = WHEEL_DEF(&ops, &wheel_fast);

@@ -1,4 +1,4 @@
-/* twofold/fast_math.h — sin, cos and atan2 for a model's fields under integrator.field_math:
+/* twofold/fast_math.h — sin, cos and atan2 for a model's fields under model.field_math:
  * fast (public, header only, for kernels and plugins alike).
  *
  * libm's sin, cos and atan2 are calls per value that a loop over lanes cannot vectorise; these

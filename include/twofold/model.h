@@ -331,7 +331,7 @@ typedef struct tf_model_def {
    * find out (false, the default, is always safe). */
   bool autonomous;
   /* Optional: the same model with the transcendental functions of its fields from
-   * twofold/fast_math.h instead of libm (integrator.field_math: fast; NULL: the key is refused).
+   * twofold/fast_math.h instead of libm (model.field_math: fast; NULL: the key is refused).
    * The same name, kind, dimension and parameter table, its own tables of operations; every
    * field in it, scalar and lanes alike, uses the fast functions, so that a member's results
    * stay the same on every lane width (its own fast_math stays NULL). */

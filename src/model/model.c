@@ -95,12 +95,11 @@ static int find_kernel(tf_config *cfg, MPI_Comm comm, const tf_kernel **k, tf_er
   return 0;
 }
 
-/* integrator.field_math (its row of the integrator table, src/step/integrator_settings.c, gives
- * the same default and choices), read only where given: fast runs the model's fast_math
- * variant (twofold/model.h), which a model without one cannot. */
+/* model.field_math, read only where given: fast runs the model's fast_math variant
+ * (twofold/model.h), which a model without one cannot. */
 static int apply_field_math(tf_config *cfg, const tf_kernel **k, tf_error *err) {
   static const char *const choices[] = {"exact", "fast", NULL};
-  const char *key = "integrator.field_math", *math;
+  const char *key = "model.field_math", *math;
   if (!tf_config_has(cfg, key)) return 0;
   if (tf_config_get_string(cfg, key, "exact", choices, &math, err)) return -1;
   if (strcmp(math, "fast") != 0) return 0;

@@ -37,9 +37,6 @@ const tf_integrator_key tf_integrator_keys[] = {
     STR("integrator.normals", "exact", normal_kinds, "SDE normals: exact (libm) or fast"),
     STR("integrator.controller_math", "exact", normal_kinds,
         "step-size controller's exp and log: exact (libm) or fast"),
-    /* read by the model's setup (src/model/model.c, apply_field_math) */
-    STR("integrator.field_math", "exact", normal_kinds,
-        "the fields' sin, cos and atan2: exact (libm) or fast (the model's fast_math)"),
     INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
     STR("integrator.lanes", "auto", lane_widths, "members side by side per core (1: one by one)"),
     /* the Rosenbrock-W method ra34pw2 (order 3, L-stable, one Jacobian and four linear solves

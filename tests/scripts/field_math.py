@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""field_math.py — integrator.field_math: fast, a model's fields with twofold/fast_math.h's sin, cos
+"""field_math.py — model.field_math: fast, a model's fields with twofold/fast_math.h's sin, cos
 and atan2 (tests/unit/test_fast_math.c holds them to long double libm) in its scalar and lane
 callbacks alike (the model's fast_math variant).
 
@@ -25,7 +25,7 @@ import testlib as t
 
 t.setup()
 os.environ.setdefault("TWOFOLD_CACHE", os.path.join(t.WORK, "cache"))
-FAST = "integrator.field_math=fast"
+FAST = "model.field_math=fast"
 same_files = t.same_files
 
 WHEEL = t.write("wheel.yaml", open(os.path.join(t.CONFIGS, "wheel-fig5.yaml")).read()
@@ -91,12 +91,12 @@ t.check(np.array_equal(fast_steps, exact_steps), "jeffrey: fast takes exact's st
 
 LORENZ = t.write("lorenz.yaml", "job: ensemble\nmodel:\n  name: lorenz\nintegrator:\n  t_end: 1\n")
 for sets, what in (((FAST,), "has no fast variant"),
-                   (("integrator.field_math=quick",), "exact, fast")):
+                   (("model.field_math=quick",), "exact, fast")):
     cmd = [t.TWOFOLD, "run", LORENZ, "-o", "refused.h5", "--overwrite", "--quiet"]
     for s in sets:
         cmd += ["--set", s]
     res = subprocess.run(cmd, capture_output=True, text=True)
-    t.check(res.returncode == 2 and "integrator.field_math" in res.stderr and what in res.stderr,
+    t.check(res.returncode == 2 and "model.field_math" in res.stderr and what in res.stderr,
             f"refused ({what}): exit {res.returncode}: {res.stderr}")
 
 t.finish()

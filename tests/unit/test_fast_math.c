@@ -1,4 +1,4 @@
-/* test_fast_math.c — sin, cos and atan2 of twofold/fast_math.h (integrator.field_math: fast)
+/* test_fast_math.c — sin, cos and atan2 of twofold/fast_math.h (model.field_math: fast)
  * against long double libm over wide ranges, in units in the last place of the exact value;
  * their edge cases against C's atan2, sin and cos; and the same bits from a loop compiled
  * without vectorisation, with SSE2 and with AVX2 and AVX-512 (where the CPU has them): what
