@@ -30,44 +30,8 @@ t.setup()
 os.environ.setdefault("TWOFOLD_CACHE", os.path.join(t.WORK, "cache"))
 FAST = "integrator.controller_math=fast"
 
-LORENZ = t.write("lorenz.yaml", """job: ensemble
-model:
-  name: lorenz
-initial:
-  state: [1, 1, 20]
-  spread: 0.5
-integrator:
-  t_end: 4
-  rtol: 1.0e-9
-  atol: 1.0e-9
-ensemble:
-  members: 60
-output:
-  trajectory_samples: 5
-""")
-VALVE = t.write("valve.yaml", """job: scan
-model:
-  name: pressure_valve
-  params: {kappa: 1.25, beta: 20, delta: 10, r: 0.8}
-initial:
-  state: [0.2, 0.0, 0.0]
-integrator:
-  method: dop853
-  t_end: 1000
-  rtol: 1e-9
-  atol: 1e-9
-impact:
-  event_tol: 1e-9
-poincare:
-  event: impact+extremum
-  component: x
-  transient: 32
-  count: 8
-  tol: 1e-9
-scan:
-  quantity: poincare
-  x: {param: q, min: 0.2, max: 10, points: 9}
-""")
+LORENZ = t.write("lorenz.yaml", t.lorenz_ensemble(60))
+VALVE = t.write("valve.yaml", t.valve_scan(1000, 32, 8, 9))
 WHEEL = t.write("wheel.yaml", open(os.path.join(t.CONFIGS, "wheel-fig5.yaml")).read()
                 .replace("  t_end: 300", "  t_end: 50").replace("members: 500", "members: 24")
                 .replace("trajectory_samples: 600", "trajectory_samples: 20"))

@@ -30,21 +30,7 @@ import testlib as t
 t.setup()
 os.environ.setdefault("TWOFOLD_CACHE", os.path.join(t.WORK, "cache"))
 
-LORENZ = t.write("lorenz.yaml", """job: ensemble
-model:
-  name: lorenz
-initial:
-  state: [1, 1, 20]
-  spread: 0.5
-integrator:
-  t_end: 4
-  rtol: 1.0e-9
-  atol: 1.0e-9
-ensemble:
-  members: 120
-output:
-  trajectory_samples: 5
-""")
+LORENZ = t.write("lorenz.yaml", t.lorenz_ensemble(120))
 
 JEFFREY = t.write("jeffrey.yaml", t.JEFFREY_SMOOTHED)
 
@@ -114,29 +100,7 @@ def lorenz(_, x, s=10.0, r=28.0, b=8.0 / 3.0):
 # evaluations) is the one-by-one run's, for any width, on 2 ranks, and under auto (which takes
 # lanes for the valve, whose kernel has the lane callbacks, and none for a section expression,
 # which the lanes cannot screen).
-VALVE = t.write("valve.yaml", """job: scan
-model:
-  name: pressure_valve
-  params: {kappa: 1.25, beta: 20, delta: 10, r: 0.8}
-initial:
-  state: [0.2, 0.0, 0.0]
-integrator:
-  method: dop853
-  t_end: 1500
-  rtol: 1e-9
-  atol: 1e-9
-impact:
-  event_tol: 1e-9
-poincare:
-  event: impact+extremum
-  component: x
-  transient: 64
-  count: 16
-  tol: 1e-9
-scan:
-  quantity: poincare
-  x: {param: q, min: 0.2, max: 10, points: 12}
-""")
+VALVE = t.write("valve.yaml", t.valve_scan(1500, 64, 16, 12))
 t.check(t.run(VALVE, "valve-1.h5", "integrator.lanes=1")["lanes"] == 1, "valve: lanes 1 is off")
 for width in (4, 8, 16):
     s = t.run(VALVE, f"valve-{width}.h5", f"integrator.lanes={width}")

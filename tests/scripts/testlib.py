@@ -32,6 +32,53 @@ ensemble:
 """
 
 
+def lorenz_ensemble(members):
+    """Lorenz members from a spread around (1, 1, 20), DOPRI5 to t = 4 at tolerance 1e-9, five
+    trajectory samples each: the lanes tests' smooth ensemble."""
+    return f"""job: ensemble
+model:
+  name: lorenz
+initial:
+  state: [1, 1, 20]
+  spread: 0.5
+integrator:
+  t_end: 4
+  rtol: 1.0e-9
+  atol: 1.0e-9
+ensemble:
+  members: {members}
+output:
+  trajectory_samples: 5
+"""
+
+
+def valve_scan(t_end, transient, count, points):
+    """The valve's bifurcation scan over q in [0.2, 10] (configs/valve-bifurcation.yaml's model,
+    impacts and extrema of x, DOP853 at tolerance 1e-9), shortened."""
+    return f"""job: scan
+model:
+  name: pressure_valve
+  params: {{kappa: 1.25, beta: 20, delta: 10, r: 0.8}}
+initial:
+  state: [0.2, 0.0, 0.0]
+integrator:
+  method: dop853
+  t_end: {t_end}
+  rtol: 1e-9
+  atol: 1e-9
+impact:
+  event_tol: 1e-9
+poincare:
+  event: impact+extremum
+  component: x
+  transient: {transient}
+  count: {count}
+  tol: 1e-9
+scan:
+  quantity: poincare
+  x: {{param: q, min: 0.2, max: 10, points: {points}}}
+"""
+
 def setup():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
