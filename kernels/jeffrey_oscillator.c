@@ -159,19 +159,28 @@ TF_FAST_INLINE void rhs_lanes_with(int lanes, const double *x, const double *p, 
   const double *restrict zs = x + Z * lanes, *restrict theta = x + THETA * lanes;
   double *restrict dy = dx + Y * lanes, *restrict dv = dx + V * lanes;
   double *restrict dz = dx + Z * lanes, *restrict dtheta = dx + THETA * lanes;
-  const bool hysteresis = p[BETA] > 0;
+  int *restrict codes = code;
+  /* the parameters as locals: the stores below could alias p, which would keep the loop scalar */
+  const double eps = p[EPS], amp = p[AMP], k = p[K], c = p[C], n = p[NLOAD], r = p[RHO];
+  const double beta = p[BETA], omega = p[OMEGA];
+  const bool hysteresis = beta > 0;
   double sine[TF_LANES_MAX]; /* apart, so that the loop below vectorises */
   phase_sines(lanes, theta, sine, fast);
+  /* Written so that gcc vectorises it: a division behind a condition, or a store to dz in the
+   * loop that reads x, keeps the loop scalar (it cannot tell the lanes' arrays apart). */
+  double gam[TF_LANES_MAX];
   for (int l = 0; l < lanes; l++) {
-    const double u = v[l] / p[EPS], q = 1.0 / (1.0 + u * u), lam = u * sqrt(q);
+    const double u = v[l] / eps, q = 1.0 / (1.0 + u * u), lam = u * sqrt(q);
     const double z = hysteresis ? zs[l] : q;
-    const double force = -p[AMP] * sine[l] - p[K] * y[l];
     dy[l] = v[l];
-    dv[l] = force - p[C] * v[l] - p[NLOAD] * lam * (1 + p[RHO] * z);
-    dz[l] = hysteresis ? (q - zs[l]) / p[BETA] : 0.0;
-    dtheta[l] = p[OMEGA];
-    code[l] = 0;
+    dv[l] = -amp * sine[l] - k * y[l] - c * v[l] - n * lam * (1 + r * z);
+    gam[l] = q;
   }
+  if (hysteresis)
+    for (int l = 0; l < lanes; l++) dz[l] = (gam[l] - zs[l]) / beta;
+  else
+    for (int l = 0; l < lanes; l++) dz[l] = 0.0;
+  for (int l = 0; l < lanes; l++) dtheta[l] = omega, codes[l] = 0;
 }
 static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
                       int *code) {
