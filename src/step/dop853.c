@@ -119,6 +119,7 @@ static void sample(const tf_stepper *s, double t, double *out) {
 static const tf_stepper_ops ops = {
     .reset = tf_rk_reset,
     .restart = tf_rk_restart,
+    .restart_step_to = tf_rk_restart_step_to,
     .step = step,
     .dense = tf_rk_dense,
     .sample = sample,

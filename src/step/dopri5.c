@@ -120,6 +120,7 @@ static bool always_exact(const tf_stepper *s) {
 static const tf_stepper_ops ops = {
     .reset = tf_rk_reset,
     .restart = tf_rk_restart,
+    .restart_step_to = tf_rk_restart_step_to,
     .step = step,
     .dense = dense,
     .sample = dense,

@@ -176,31 +176,15 @@ int tf_member_status_of_step(tf_ode_status st) {
   return TF_MEMBER_FAILED;
 }
 
-/* tf_rk_restart at (t_start, x) with the field there known (step_to again): the same state,
- * the evaluation counted. */
-static void rk_restart_known(tf_stepper *s, double t_start) {
-  memcpy(s->k[0], s->start_slope, s->n * sizeof *s->k[0]);
-  s->stats.rhs_evals++;
-  s->model_code = s->start_code;
-  s->fsal_valid = true;
-  s->t_prev = s->t_last = t_start;
-  s->h_prev = 0.0;
-  if (s->dense_state == TF_DENSE_PENDING) s->dense_state = TF_DENSE_NONE;
-}
-
 /* From a restart at the step's start, steps under error control that end exactly at te: any
- * type that can restart and step can do it, so a type gives its own step_to only to do better.
- * The explicit driver's restart keeps the field at the start for the next call (again). */
+ * type that can restart and step can do it, so a type gives its own step_to only to do better. */
 static int step_to_by_steps(tf_stepper *s, double t_start, const double *start, size_t n, double te,
                             double *x, bool again) {
   memcpy(x, start, n * sizeof *x);
-  const bool rk = s->ops->restart == tf_rk_restart;
-  if (rk && again && s->h > 0) {
-    rk_restart_known(s, t_start);
-  } else {
+  if (s->ops->restart_step_to)
+    s->ops->restart_step_to(s, t_start, x, again);
+  else
     tf_stepper_restart(s, t_start, x);
-    if (rk) memcpy(s->start_slope, s->k[0], s->n * sizeof *s->k[0]), s->start_code = s->model_code;
-  }
   double t = t_start;
   for (int i = 0; t < te && i < 1000; i++)
     if (tf_stepper_step(s, &t, x, te) != TF_ODE_OK) return -1;
@@ -329,9 +313,28 @@ void tf_rk_sample(const tf_stepper *s, double t, double *out) {
     tf_rk_hermite(s, t, s->type->fsal_stage, out);
 }
 
+/* tf_rk_restart for tf_stepper_step_to: it keeps the field at the start, and again (the same
+ * start, a step already sized) takes the kept one instead of evaluating it anew (still counted). */
+void tf_rk_restart_step_to(tf_stepper *s, double t0, const double *x0, bool again) {
+  if (!(again && s->h > 0)) {
+    tf_rk_restart(s, t0, x0);
+    memcpy(s->start_slope, s->k[0], s->n * sizeof *s->k[0]);
+    s->start_code = s->model_code;
+    return;
+  }
+  memcpy(s->k[0], s->start_slope, s->n * sizeof *s->k[0]);
+  s->stats.rhs_evals++;
+  s->model_code = s->start_code;
+  s->fsal_valid = true;
+  s->t_prev = s->t_last = t0;
+  s->h_prev = 0.0;
+  if (s->dense_state == TF_DENSE_PENDING) s->dense_state = TF_DENSE_NONE;
+}
+
 const tf_stepper_ops tf_rk_driver_ops = {
     .reset = tf_rk_reset,
     .restart = tf_rk_restart,
+    .restart_step_to = tf_rk_restart_step_to,
     .step = rk_step,
     .dense = tf_rk_dense,
     .sample = tf_rk_sample,

@@ -31,6 +31,7 @@ typedef void (*tf_rk_build_fn)(tf_stepper *s, const double *x, double h);
 /* The explicit driver's operations (ode.c); a fast path's ops table reuses them. */
 void tf_rk_reset(tf_stepper *s, double t0, const double *x0);
 void tf_rk_restart(tf_stepper *s, double t0, const double *x0);
+void tf_rk_restart_step_to(tf_stepper *s, double t0, const double *x0, bool again);
 void tf_rk_dense(const tf_stepper *s, double t, double *out);
 void tf_rk_sample(const tf_stepper *s, double t, double *out);
 bool tf_rk_sample_is_exact(const tf_stepper *s);

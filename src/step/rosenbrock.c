@@ -397,6 +397,7 @@ static void predict(tf_stepper *s, double h_acc, double log_err_acc, bool reject
   }                                                                                         \
   static const tf_stepper_ops name##_ops = {.reset = tf_rk_reset,                           \
                                             .restart = tf_rk_restart,                       \
+                                            .restart_step_to = tf_rk_restart_step_to,       \
                                             .step = name##_step,                            \
                                             .dense = tf_rk_dense,                           \
                                             .sample = tf_rk_sample,                         \

@@ -33,6 +33,9 @@ typedef struct tf_stepper_ops {
   void (*dense)(const tf_stepper *s, double t, double *out);
   void (*sample)(const tf_stepper *s, double t, double *out);
   bool (*sample_is_exact)(const tf_stepper *s);
+  /* tf_stepper_step_to's restart at its start (x0); again: the start of the call before, whose
+   * field a type may keep and reuse (the state there is the same).  NULL: restart. */
+  void (*restart_step_to)(tf_stepper *s, double t0, const double *x0, bool again);
   /* tf_stepper_step_to; NULL: a restart at t_start and steps ending at te (ode.c) */
   int (*step_to)(tf_stepper *s, double t_start, const double *start, size_t n, double te, double *x,
                  bool again);
