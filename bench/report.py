@@ -19,7 +19,7 @@ import os
 import platform
 import sys
 
-ORDER = ["smoke", "startup", "memory", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs",
+ORDER = ["goals", "smoke", "startup", "memory", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs",
          "smooth", "stiff", "stiff_rosenbrock", "codim2", "valve", "cluster", "multinode",
          "equations", "lanes", "lanes_fields", "scalar_dopri", "hotspots"]
 

@@ -32,7 +32,7 @@ PY=/usr/bin/python3
 export ROOT BUILD WORK T PY
 
 # Order of the sections in the suite and in docs/BENCHMARKS.md.
-SECTIONS=(smoke startup memory wheel compare precision hdf5 lyapunov devs smooth stiff codim2 valve cluster equations lanes)
+SECTIONS=(goals smoke startup memory wheel compare precision hdf5 lyapunov devs smooth stiff codim2 valve cluster equations lanes)
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 last_line() { tail -n 1; }
