@@ -402,11 +402,13 @@ TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
   const contact k = contact_of(p);
   const double a6k = arccot_6kappa(p), spread = fabs(1 - 2 / M_PI * a6k);
   const double *restrict r = x, *restrict v = x + lanes, *restrict w = x + 2 * lanes;
-  double g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W], cot[W];
+  const size_t n = (size_t)lanes;
+  double hl[W], g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W], cot[W];
+  double ul[3 * W], dl[3 * W]; /* h, up and down in full afterwards (slip_lanes_with) */
   for (int l = 0; l < lanes; l++) {
-    h[l] = sideways_slip_of(r[l], v[l], w[l], p, 1, k);
+    hl[l] = sideways_slip_of(r[l], v[l], w[l], p, 1, k);
     g[l] = rolling_speed_of(r[l], v[l], w[l], p, 1, k);
-    habs[l] = fabs(h[l]), gabs[l] = fabs(g[l]);
+    habs[l] = fabs(hl[l]), gabs[l] = fabs(g[l]);
   }
   slip_angles(lanes, habs, gabs, angle, fast);
   for (int l = 0; l < lanes; l++) psi[l] = a6k + spread * angle[l];
@@ -416,12 +418,16 @@ TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
     cot[l] = cosine[l] / sine[l];
     slip_of(r[l], v[l], w[l], +1, g[l], cot[l], p, 1, k, d[0]);
     slip_of(r[l], v[l], w[l], -1, g[l], cot[l], p, 1, k, d[1]);
-    for (int i = 0; i < 3; i++) up[i * lanes + l] = d[0][i], down[i * lanes + l] = d[1][i];
-    code[l] = 0;
+    ul[l] = d[0][0], ul[lanes + l] = d[0][1], ul[2 * lanes + l] = d[0][2];
+    dl[l] = d[1][0], dl[lanes + l] = d[1][1], dl[2 * lanes + l] = d[1][2];
   }
+  memcpy(h, hl, n * sizeof *h);
+  memcpy(up, ul, 3 * n * sizeof *up);
+  memcpy(down, dl, 3 * n * sizeof *down);
+  memset(code, 0, n * sizeof *code);
   for (int l = 0; jup && l < lanes; l++) {
     const double xl[3] = {r[l], v[l], w[l]};
-    const tyre_angle a = {h[l], g[l], psi[l], sine[l], cot[l]};
+    const tyre_angle a = {hl[l], g[l], psi[l], sine[l], cot[l]};
     double j[2][9];
     slip_jacobian_at(xl, +1, p, k, a, a6k, j[0]);
     slip_jacobian_at(xl, -1, p, k, a, a6k, j[1]);
