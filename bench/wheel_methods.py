@@ -38,11 +38,9 @@ def counts(h5):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build")
-    ap.add_argument("--members", type=int, default=400)
-    ap.add_argument("--t-end", type=float, default=2.0)
-    ap.add_argument("--first-n", type=int, default=20)
-    ap.add_argument("--rtols", default="1e-7,1e-8,1e-9,1e-10,1e-11")
-    ap.add_argument("--json", default=None)
+    for flag, kind, default in (("--members", int, 400), ("--t-end", float, 2.0), ("--first-n", int, 20),
+                                ("--rtols", str, "1e-7,1e-8,1e-9,1e-10,1e-11"), ("--json", str, None)):
+        ap.add_argument(flag, type=kind, default=default)
     a = ap.parse_args()
     M, T, N = a.members, a.t_end, a.first_n
     res = {"members": M, "t_end": T, "first_n": N, "rows": []}
