@@ -48,9 +48,9 @@ def error(ref, other, first_n):
     return c
 
 
-def run_engine(build, out, members, t_end, rtol, atol, log, replay=None):
+def run_engine(build, out, members, t_end, rtol, atol, log, replay=None, extra=()):
     """One twofold run of the Fig. 5 config (event log of `log` slots, replaying the exits of
-    `replay` if given); returns its --json summary."""
+    `replay` if given, further --set KEY=VALUE in `extra`); returns its --json summary."""
     args = [os.path.join(build, "twofold"), "run", os.path.join(ROOT, "configs", "wheel-fig5.yaml"), "-o", out,
             "--overwrite", "--quiet", "--json", "--set", f"ensemble.members={members}",
             "--set", f"integrator.t_end={t_end}", "--set", f"integrator.rtol={rtol}",
@@ -58,6 +58,8 @@ def run_engine(build, out, members, t_end, rtol, atol, log, replay=None):
             "--set", "output.trajectory_samples=0"]
     if replay:
         args += ["--set", "exit.policy=replay", "--set", f"exit.replay={replay}"]
+    for kv in extra:
+        args += ["--set", kv]
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
                       .splitlines()[-1])
 

@@ -14,6 +14,7 @@
  * codimension-2 set the engine continues by the extended Filippov verdict (intersection.h). */
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "twofold/fast_math.h"
 #include "twofold/model.h"
@@ -43,12 +44,17 @@ static const tf_param params[] = {
 static const char *const state_names[] = {"r", "v", "omega"};
 static const double initial[] = {0.1859, -0.0301, -1.037};
 
-static double p2_with(double r, const double *p, double sin_g, double cos_g) {
-  return p[D] * r * cos_g + (p[BETA] * p[BETA] + r * r) * sin_g;
+/* The fields' arithmetic reads parameter j of a member at p[j * n]: n = 1 for one member's
+ * parameters, n = lanes for lane l's with p pointing at lane l's first (structure of arrays),
+ * so the lanes fields below run the scalar operations one for one. */
+#define P(j) p[(j)*n]
+
+static inline double p2_with(double r, const double *p, size_t n, double sin_g, double cos_g) {
+  return P(D) * r * cos_g + (P(BETA) * P(BETA) + r * r) * sin_g;
 }
 
 static double p2_of(double r, const double *p) {
-  return p2_with(r, p, sin(p[GAMMA]), cos(p[GAMMA]));
+  return p2_with(r, p, 1, sin(p[GAMMA]), cos(p[GAMMA]));
 }
 
 /* eq (9) */
@@ -106,33 +112,41 @@ static int prepare(double *p, tf_error *err) {
 typedef struct contact {
   double s, c;
 } contact;
-static contact contact_of(const double *p) {
-  static _Thread_local double gamma = NAN;
+static contact contact_at(double gamma) {
+  static _Thread_local double last = NAN;
   static _Thread_local contact k;
-  if (!(p[GAMMA] == gamma)) gamma = p[GAMMA], k = (contact){sin(gamma), cos(gamma)};
+  if (!(gamma == last)) last = gamma, k = (contact){sin(gamma), cos(gamma)};
   return k;
 }
+static contact contact_of(const double *p) {
+  return contact_at(p[GAMMA]);
+}
 
-static double arccot_6kappa(const double *p) { /* kappa > 0 */
-  static _Thread_local double kappa = NAN, value;
-  if (!(p[KAPPA] == kappa)) kappa = p[KAPPA], value = atan(1.0 / (6 * kappa));
+static double arccot_6kappa_at(double kappa) { /* kappa > 0 */
+  static _Thread_local double last = NAN, value;
+  if (!(kappa == last)) last = kappa, value = atan(1.0 / (6 * kappa));
   return value;
+}
+static double arccot_6kappa(const double *p) {
+  return arccot_6kappa_at(p[KAPPA]);
 }
 
 /* eqs (4) and (5) at (r, v, omega) = (r, v, w); of a state x */
-static inline double sideways_slip_of(double r, double v, double w, const double *p, contact k) {
-  const double dw = w - p[OMEGA0];
-  return -(v - p[D] * dw) * k.s - r * dw * k.c;
+static inline double sideways_slip_of(double r, double v, double w, const double *p, size_t n,
+                                      contact k) {
+  const double dw = w - P(OMEGA0);
+  return -(v - P(D) * dw) * k.s - r * dw * k.c;
 }
-static inline double rolling_speed_of(double r, double v, double w, const double *p, contact k) {
-  const double dw = w - p[OMEGA0];
-  return -(v - p[D] * dw) * k.c + r * dw * k.s;
+static inline double rolling_speed_of(double r, double v, double w, const double *p, size_t n,
+                                      contact k) {
+  const double dw = w - P(OMEGA0);
+  return -(v - P(D) * dw) * k.c + r * dw * k.s;
 }
 static double sideways_slip(const double *x, const double *p, contact k) {
-  return sideways_slip_of(x[0], x[1], x[2], p, k);
+  return sideways_slip_of(x[0], x[1], x[2], p, 1, k);
 }
 static double rolling_speed_at(const double *x, const double *p, contact k) {
-  return rolling_speed_of(x[0], x[1], x[2], p, k);
+  return rolling_speed_of(x[0], x[1], x[2], p, 1, k);
 }
 
 static double switching(const double *x, const double *p, double *grad) {
@@ -158,19 +172,19 @@ static double rolling_speed(const double *x, const double *p, double *grad) {
 }
 
 /* eqs (1)-(3) for given friction force F and moment M at (r, v, omega) = (r, v, w) */
-static inline void field_of(double r, double v, double w, const double *p, contact k, double force,
-                            double moment, double *dx) {
-  const double b2 = p[BETA] * p[BETA];
-  const double p1 = p[K2] * (p[R0] - r) - p[C2] * v + p[M] * r * w * w;
-  const double coupling = p[C1] + 2 * p[M] * r * v;
-  dx[0] = p[M] * (b2 + r * r) * v;
-  dx[1] = (b2 + p[D] * p[D] + r * r) * p1 - p[D] * coupling * w + force * p2_with(r, p, k.s, k.c) +
-          p[D] * moment;
-  dx[2] = p[D] * p1 - coupling * w + force * r * k.c + moment;
+static inline void field_of(double r, double v, double w, const double *p, size_t n, contact k,
+                            double force, double moment, double *dx) {
+  const double b2 = P(BETA) * P(BETA);
+  const double p1 = P(K2) * (P(R0) - r) - P(C2) * v + P(M) * r * w * w;
+  const double coupling = P(C1) + 2 * P(M) * r * v;
+  dx[0] = P(M) * (b2 + r * r) * v;
+  dx[1] = (b2 + P(D) * P(D) + r * r) * p1 - P(D) * coupling * w +
+          force * p2_with(r, p, n, k.s, k.c) + P(D) * moment;
+  dx[2] = P(D) * p1 - coupling * w + force * r * k.c + moment;
 }
 static void field(const double *x, const double *p, contact k, double force, double moment,
                   double *dx) {
-  field_of(x[0], x[1], x[2], p, k, force, moment, dx);
+  field_of(x[0], x[1], x[2], p, 1, k, force, moment, dx);
 }
 
 /* The state-dependent transcendental functions of the fields, atan2 of the slip angle and sin
@@ -231,16 +245,16 @@ static tyre_angle tyre_angle_at(const double *x, const double *p, contact k, boo
 
 /* eqs (6)-(7) with sign(h) = side, continued onto h = 0, at (r, v, w) with rolling speed g
  * and tyre angle cot psi; at the tyre angle a of x */
-static inline void slip_of(double r, double v, double w, int side, double g, double cot_psi,
-                           const double *p, contact k, double *dx) {
-  const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
-  const double sign_g = (g > 0) - (g < 0);
-  const double moment = sign_g * side * p[MU] / 6 * cot_psi;
-  field_of(r, v, w, p, k, force, moment, dx);
+static inline void slip_of(double r, double v, double w, double side, double g, double cot_psi,
+                           const double *p, size_t n, contact k, double *dx) {
+  const double force = side * P(MU) * (4.0 / 3.0 - cot_psi / (18 * P(KAPPA)));
+  const double sign_g = (g > 0 ? 1.0 : 0.0) - (g < 0 ? 1.0 : 0.0); /* a mask in vector code */
+  const double moment = sign_g * side * P(MU) / 6 * cot_psi;
+  field_of(r, v, w, p, n, k, force, moment, dx);
 }
 static void slip_at(const double *x, int side, const double *p, contact k, tyre_angle a,
                     double *dx) {
-  slip_of(x[0], x[1], x[2], side, a.g, a.cot_psi, p, k, dx);
+  slip_of(x[0], x[1], x[2], side, a.g, a.cot_psi, p, 1, k, dx);
 }
 
 static inline int slip_with(const double *x, int side, const double *p, double *dx, bool fast) {
@@ -259,46 +273,64 @@ static int slip_fast(double t, const double *x, int side, const double *p, doubl
 
 enum { NPARAMS = SIGNED_MOMENT + 1 };
 
-/* slip lane by lane (model.h, slip_lanes), with the same operations as slip and its tyre angle
- * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
- * In phases over the lanes asked for (side not 0): the transcendental functions of all of them
- * together (libm's one after another, independent, so the core overlaps them; or fast_math.h's
- * in one vector loop) between loops of plain arithmetic. */
-TF_FAST_INLINE void slip_lanes_with(int lanes, const double *x, const double *p, double *dx,
-                                    int *code, bool fast) {
-  enum { W = TF_LANES_MAX };
-  double pl[W][NPARAMS], xl[W][3], a6k[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W];
-  contact k[W];
-  tyre_angle a[W];
-  int busy[W], n = 0; /* the lanes asked for (side +1 or -1) */
-  for (int l = 0; l < lanes; l++)
-    if (p[NPARAMS * lanes + l] != 0) busy[n++] = l;
-  /* the busy lanes packed into the first n slots, phase by phase */
-  for (int b = 0; b < n; b++) {
-    const int l = busy[b];
-    for (int i = 0; i < 3; i++) xl[b][i] = x[i * lanes + l];
-    for (int j = 0; j < NPARAMS; j++) pl[b][j] = p[j * lanes + l];
-    k[b] = contact_of(pl[b]), a6k[b] = arccot_6kappa(pl[b]);
-    a[b].h = sideways_slip(xl[b], pl[b], k[b]), a[b].g = rolling_speed_at(xl[b], pl[b], k[b]);
-    habs[b] = fabs(a[b].h), gabs[b] = fabs(a[b].g);
-  }
-  slip_angles(n, habs, gabs, angle, fast);
-  for (int b = 0; b < n; b++) psi[b] = a6k[b] + fabs(1 - 2 / M_PI * a6k[b]) * angle[b];
-  sines_cosines(n, psi, sine, cosine, fast);
-  for (int b = 0; b < n; b++) {
-    a[b].psi = psi[b], a[b].sin_psi = sine[b];
-    a[b].cot_psi = cosine[b] / a[b].sin_psi;
-  }
-  for (int b = 0; b < n; b++) {
-    const int l = busy[b];
-    double dl[3];
-    slip_at(xl[b], p[NPARAMS * lanes + l] > 0 ? 1 : -1, pl[b], k[b], a[b], dl);
-    for (int i = 0; i < 3; i++) dx[i * lanes + l] = dl[i];
-    code[l] = 0;
+/* The contact's sin and cos and arccot(6 kappa) of every lane: computed once where the lanes
+ * share gamma and kappa (as an ensemble's members do), else lane by lane. */
+TF_FAST_INLINE void contacts(int lanes, const double *restrict p, double *restrict s,
+                             double *restrict c, double *restrict a6k) {
+  const double *gamma = p + GAMMA * lanes, *kappa = p + KAPPA * lanes;
+  int differ = 0;
+  for (int l = 0; l < lanes; l++) differ |= (gamma[l] != gamma[0]) | (kappa[l] != kappa[0]);
+  const contact k0 = contact_at(gamma[0]);
+  const double a0 = arccot_6kappa_at(kappa[0]);
+  for (int l = 0; l < lanes; l++) s[l] = k0.s, c[l] = k0.c, a6k[l] = a0;
+  for (int l = 0; differ && l < lanes; l++) {
+    const contact k = contact_at(gamma[l]);
+    s[l] = k.s, c[l] = k.c, a6k[l] = arccot_6kappa_at(kappa[l]);
   }
 }
-static void slip_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
-                       int *code) {
+
+/* slip lane by lane (model.h, slip_lanes), with the same operations as slip and its tyre angle
+ * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
+ * In phases over all lanes, structure of arrays: loops of plain arithmetic that the compiler
+ * vectorises, and between them the transcendental functions (fast_math.h's in one vector loop
+ * over all lanes, or libm's for the lanes asked for, side not 0, one after another and
+ * independent, so the core overlaps them).  The lanes not asked for get values nobody reads. */
+TF_FAST_INLINE void slip_lanes_with(int lanes, const double *restrict x, const double *restrict p,
+                                    double *restrict dx, int *restrict code, bool fast) {
+  enum { W = TF_LANES_MAX };
+  const size_t n = (size_t)lanes;
+  const double *restrict r = x, *restrict v = x + lanes, *restrict w = x + 2 * lanes;
+  const double *restrict side = p + NPARAMS * lanes;
+  double ks[W], kc[W], a6k[W], g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W];
+  contacts(lanes, p, ks, kc, a6k);
+  for (int l = 0; l < lanes; l++) {
+    const contact k = {ks[l], kc[l]};
+    habs[l] = fabs(sideways_slip_of(r[l], v[l], w[l], p + l, n, k));
+    g[l] = rolling_speed_of(r[l], v[l], w[l], p + l, n, k);
+    gabs[l] = fabs(g[l]);
+  }
+  if (fast)
+    slip_angles(lanes, habs, gabs, angle, true);
+  else
+    for (int l = 0; l < lanes; l++) angle[l] = side[l] != 0 ? atan2(habs[l], gabs[l]) : 0.0;
+  for (int l = 0; l < lanes; l++) psi[l] = a6k[l] + fabs(1 - 2 / M_PI * a6k[l]) * angle[l];
+  if (fast)
+    sines_cosines(lanes, psi, sine, cosine, true);
+  else
+    for (int l = 0; l < lanes; l++)
+      sine[l] = side[l] != 0 ? sin(psi[l]) : 1.0, cosine[l] = side[l] != 0 ? cos(psi[l]) : 0.0;
+  double out[3 * W]; /* dx in full afterwards: stores to it could alias p, as far as gcc knows */
+  for (int l = 0; l < lanes; l++) {
+    double d[3];
+    slip_of(r[l], v[l], w[l], side[l], g[l], cosine[l] / sine[l], p + l, n, (contact){ks[l], kc[l]},
+            d);
+    out[l] = d[0], out[lanes + l] = d[1], out[2 * lanes + l] = d[2];
+  }
+  memcpy(dx, out, 3 * n * sizeof *dx);
+  memset(code, 0, n * sizeof *code);
+}
+TF_FAST_LANES static void slip_lanes(int lanes, const double *t, const double *x, const double *p,
+                                     double *dx, int *code) {
   (void)t;
   slip_lanes_with(lanes, x, p, dx, code, false);
 }
@@ -328,7 +360,7 @@ static void slip_jacobian_at(const double *x, int side, const double *p, contact
   const double coupling = p[C1] + 2 * p[M] * r * v;
   const double dp1[3] = {-p[K2] + p[M] * w * w, -p[C2], 2 * p[M] * r * w};
   const double dcoupling[3] = {2 * p[M] * v, 2 * p[M] * r, 0};
-  const double a = b2 + p[D] * p[D] + r * r, p2 = p2_with(r, p, k.s, k.c);
+  const double a = b2 + p[D] * p[D] + r * r, p2 = p2_with(r, p, 1, k.s, k.c);
   const double dp2_dr = p[D] * k.c + 2 * r * k.s;
   for (int j = 0; j < 3; j++) {
     const double dforce = -side * p[MU] / (18 * p[KAPPA]) * dcot[j];
@@ -370,11 +402,13 @@ TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
   const contact k = contact_of(p);
   const double a6k = arccot_6kappa(p), spread = fabs(1 - 2 / M_PI * a6k);
   const double *restrict r = x, *restrict v = x + lanes, *restrict w = x + 2 * lanes;
-  double g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W], cot[W];
+  const size_t n = (size_t)lanes;
+  double hl[W], g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W], cot[W];
+  double ul[3 * W], dl[3 * W]; /* h, up and down in full afterwards (slip_lanes_with) */
   for (int l = 0; l < lanes; l++) {
-    h[l] = sideways_slip_of(r[l], v[l], w[l], p, k);
-    g[l] = rolling_speed_of(r[l], v[l], w[l], p, k);
-    habs[l] = fabs(h[l]), gabs[l] = fabs(g[l]);
+    hl[l] = sideways_slip_of(r[l], v[l], w[l], p, 1, k);
+    g[l] = rolling_speed_of(r[l], v[l], w[l], p, 1, k);
+    habs[l] = fabs(hl[l]), gabs[l] = fabs(g[l]);
   }
   slip_angles(lanes, habs, gabs, angle, fast);
   for (int l = 0; l < lanes; l++) psi[l] = a6k + spread * angle[l];
@@ -382,14 +416,18 @@ TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
   for (int l = 0; l < lanes; l++) {
     double d[2][3];
     cot[l] = cosine[l] / sine[l];
-    slip_of(r[l], v[l], w[l], +1, g[l], cot[l], p, k, d[0]);
-    slip_of(r[l], v[l], w[l], -1, g[l], cot[l], p, k, d[1]);
-    for (int i = 0; i < 3; i++) up[i * lanes + l] = d[0][i], down[i * lanes + l] = d[1][i];
-    code[l] = 0;
+    slip_of(r[l], v[l], w[l], +1, g[l], cot[l], p, 1, k, d[0]);
+    slip_of(r[l], v[l], w[l], -1, g[l], cot[l], p, 1, k, d[1]);
+    ul[l] = d[0][0], ul[lanes + l] = d[0][1], ul[2 * lanes + l] = d[0][2];
+    dl[l] = d[1][0], dl[lanes + l] = d[1][1], dl[2 * lanes + l] = d[1][2];
   }
+  memcpy(h, hl, n * sizeof *h);
+  memcpy(up, ul, 3 * n * sizeof *up);
+  memcpy(down, dl, 3 * n * sizeof *down);
+  memset(code, 0, n * sizeof *code);
   for (int l = 0; jup && l < lanes; l++) {
     const double xl[3] = {r[l], v[l], w[l]};
-    const tyre_angle a = {h[l], g[l], psi[l], sine[l], cot[l]};
+    const tyre_angle a = {hl[l], g[l], psi[l], sine[l], cot[l]};
     double j[2][9];
     slip_jacobian_at(xl, +1, p, k, a, a6k, j[0]);
     slip_jacobian_at(xl, -1, p, k, a, a6k, j[1]);

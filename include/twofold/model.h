@@ -162,7 +162,7 @@ typedef struct tf_filippov_ops {
   /* Optional, for members side by side (integrator.lanes): slip for every lane, bit for bit
    * slip lane by lane (the rules of tf_lane_field_fn), parameters in structure of arrays
    * (tf_lane_params_field_fn) and lane l's side (+1 or -1) after them, at p[nparams * lanes + l];
-   * a lane whose side is 0 is not needed (its dx and code may be left as they are).
+   * a lane whose side is 0 is not needed (its dx and code may be left as they are or overwritten).
    * The lanes then take the member's steps in its slip modes with it (docs/BENCHMARKS.md). */
   tf_lane_params_field_fn *slip_lanes;
   /* Optional, for smoothed members side by side (model.smoothing's convex field under
