@@ -410,6 +410,32 @@ TF_FAST_INLINE const tyre_angles *tyre_angles_lanes(int n, const double *habs, c
   return a;
 }
 
+/* Both slip sides' Jacobians over the lanes (entry (i, j) of lane l at [(3 i + j) lanes + l])
+ * at their tyre angles: into locals with a constant row length ld >= lanes, which nothing else
+ * can point to (the loop vectorises), then copied out, at once where ld is lanes. */
+typedef struct tyre_angle_lanes {
+  const double *h, *g, *psi, *sine, *cot;
+} tyre_angle_lanes;
+TF_FAST_INLINE void slip_jacobians_lanes(int lanes, const int ld, const double *r, const double *v,
+                                         const double *w, const double *p, contact k, double a6k,
+                                         const tyre_angle_lanes *at, double *restrict jup,
+                                         double *restrict jdown) {
+  double ju[9 * TF_LANES_MAX], jd[9 * TF_LANES_MAX];
+  for (int l = 0; l < lanes; l++) {
+    const double xl[3] = {r[l], v[l], w[l]};
+    const tyre_angle a = {at->h[l], at->g[l], at->psi[l], at->sine[l], at->cot[l]};
+    slip_jacobian_at(xl, +1, p, k, a, a6k, ju + l, ld);
+    slip_jacobian_at(xl, -1, p, k, a, a6k, jd + l, ld);
+  }
+  if (lanes == ld) {
+    memcpy(jup, ju, 9 * (size_t)ld * sizeof *ju), memcpy(jdown, jd, 9 * (size_t)ld * sizeof *jd);
+    return;
+  }
+  for (int i = 0; i < 9; i++)
+    for (int l = 0; l < lanes; l++)
+      jup[i * lanes + l] = ju[i * ld + l], jdown[i * lanes + l] = jd[i * ld + l];
+}
+
 /* The switching function and both slip sides (and their Jacobians) lane by lane for the
  * smoothed field (model.h, slip_sides_lanes), with switching's, slip's and slip_jacobian's
  * operations: each lane's tyre angle once
@@ -444,27 +470,25 @@ TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
     code[l] = 0;
   }
   if (!jup) return;
-  double ju[9 * W], jd[9 * W]; /* locals, which nothing else can point to: the loop vectorises */
-  for (int l = 0; l < lanes; l++) {
-    const double xl[3] = {r[l], v[l], w[l]};
-    const tyre_angle a = {h[l], g[l], psi[l], sine[l], cot[l]};
-    slip_jacobian_at(xl, +1, p, k, a, a6k, ju + l, W);
-    slip_jacobian_at(xl, -1, p, k, a, a6k, jd + l, W);
-  }
-  for (int i = 0; i < 9; i++)
-    for (int l = 0; l < lanes; l++)
-      jup[i * lanes + l] = ju[i * W + l], jdown[i * lanes + l] = jd[i * W + l];
+  const tyre_angle_lanes at = {h, g, psi, sine, cot};
+  if (lanes <= 8)
+    slip_jacobians_lanes(lanes, 8, r, v, w, p, k, a6k, &at, jup, jdown);
+  else
+    slip_jacobians_lanes(lanes, W, r, v, w, p, k, a6k, &at, jup, jdown);
 }
-TF_FAST_LANES static void slip_sides_lanes(int lanes, const double *t, const double *x,
-                                           const double *p, double *h, double *up, double *down,
-                                           double *jup, double *jdown, int *code) {
+TF_FAST_LANES static void slip_sides_lanes(int lanes, const double *t, const double *restrict x,
+                                           const double *restrict p, double *restrict h,
+                                           double *restrict up, double *restrict down,
+                                           double *restrict jup, double *restrict jdown,
+                                           int *restrict code) {
   (void)t;
   slip_sides_lanes_with(lanes, x, p, h, up, down, jup, jdown, code, false);
 }
-TF_FAST_LANES static void slip_sides_lanes_fast(int lanes, const double *t, const double *x,
-                                                const double *p, double *h, double *up,
-                                                double *down, double *jup, double *jdown,
-                                                int *code) {
+TF_FAST_LANES static void slip_sides_lanes_fast(int lanes, const double *t,
+                                                const double *restrict x, const double *restrict p,
+                                                double *restrict h, double *restrict up,
+                                                double *restrict down, double *restrict jup,
+                                                double *restrict jdown, int *restrict code) {
   (void)t;
   slip_sides_lanes_with(lanes, x, p, h, up, down, jup, jdown, code, true);
 }
