@@ -20,7 +20,7 @@ import platform
 import sys
 
 ORDER = ["smoke", "startup", "memory", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs",
-         "smooth", "stiff", "stiff_rosenbrock", "codim2", "valve", "cluster", "multinode",
+         "smooth", "stiff", "stiff_rosenbrock", "stiff_cost", "codim2", "valve", "cluster", "multinode",
          "equations", "lanes", "lanes_fields", "scalar_dopri", "hotspots"]
 
 
