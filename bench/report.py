@@ -19,8 +19,9 @@ import os
 import platform
 import sys
 
-ORDER = ["goals", "smoke", "startup", "memory", "wheel", "compare", "precision", "hdf5", "lyapunov", "devs",
-         "smooth", "stiff", "stiff_rosenbrock", "codim2", "valve", "cluster", "multinode",
+ORDER = ["goals", "smoke", "startup", "memory", "wheel", "compare", "precision", "hdf5", "lyapunov",
+         "devs", "smooth", "stiff", "stiff_rosenbrock", "stiff_cost", "codim2", "valve", "cluster",
+         "multinode",
          "equations", "lanes", "lanes_fields", "scalar_dopri", "hotspots"]
 
 

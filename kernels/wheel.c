@@ -14,6 +14,7 @@
  * codimension-2 set the engine continues by the extended Filippov verdict (intersection.h). */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "twofold/fast_math.h"
@@ -169,6 +170,11 @@ static double rolling_speed(const double *x, const double *p, double *grad) {
     grad[2] = p[D] * k.c + x[0] * k.s;
   }
   return rolling_speed_at(x, p, k);
+}
+
+/* sign(x) as (x > 0) - (x < 0) gives it (+0 at 0 and for NaN), in a form gcc vectorises */
+static inline double sign_of(double x) {
+  return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
 }
 
 /* eqs (1)-(3) for given friction force F and moment M at (r, v, omega) = (r, v, w) */
@@ -341,20 +347,25 @@ TF_FAST_LANES static void slip_lanes_fast(int lanes, const double *t, const doub
 }
 
 /* d(slip)/dx: the chain rule through h and g, then through psi, F and M.  At full stick
- * (h = g = 0) psi has no derivative; the terms through psi are left out there. */
-static void slip_jacobian_at(const double *x, int side, const double *p, contact k, tyre_angle ta,
-                             double a6k, double *jac) {
+ * (h = g = 0) psi has no derivative; the terms through psi are left out there.  Entry (i, j)
+ * into jac[(3 i + j) ld]: ld 1 for one matrix, W for lanes' matrices (structure of arrays);
+ * inlined, so that a loop over lanes vectorises it. */
+static inline __attribute__((always_inline)) void slip_jacobian_at(const double *x, int side,
+                                                                   const double *p, contact k,
+                                                                   tyre_angle ta, double a6k,
+                                                                   double *jac, int ld) {
   const double r = x[0], v = x[1], w = x[2], dw = w - p[OMEGA0], b2 = p[BETA] * p[BETA];
   const double h = ta.h, g = ta.g, sin_psi = ta.sin_psi, cot_psi = ta.cot_psi;
   const double spread = fabs(1 - 2 / M_PI * a6k);
-  const double sign_h = (h > 0) - (h < 0), sign_g = (g > 0) - (g < 0);
+  const double sign_h = sign_of(h), sign_g = sign_of(g);
   const double grad_h[3] = {-dw * k.c, -k.s, p[D] * k.s - r * k.c};
   const double grad_g[3] = {dw * k.s, -k.c, p[D] * k.c + r * k.s};
   const double rho2 = h * h + g * g;
-  double dcot[3] = {0, 0, 0};
-  for (int j = 0; j < 3 && rho2 > 0; j++)
-    dcot[j] = -spread * (fabs(g) * sign_h * grad_h[j] - fabs(h) * sign_g * grad_g[j]) / rho2 /
-              (sin_psi * sin_psi);
+  double dcot[3];
+  for (int j = 0; j < 3; j++) /* chosen, not branched: 0 at full stick */
+    dcot[j] = rho2 > 0 ? -spread * (fabs(g) * sign_h * grad_h[j] - fabs(h) * sign_g * grad_g[j]) /
+                             rho2 / (sin_psi * sin_psi)
+                       : 0.0;
   const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
   const double p1 = p[K2] * (p[R0] - r) - p[C2] * v + p[M] * r * w * w;
   const double coupling = p[C1] + 2 * p[M] * r * v;
@@ -366,18 +377,19 @@ static void slip_jacobian_at(const double *x, int side, const double *p, contact
     const double dforce = -side * p[MU] / (18 * p[KAPPA]) * dcot[j];
     const double dmoment = sign_g * side * p[MU] / 6 * dcot[j];
     const double dr = j == 0, dwj = j == 2;
-    jac[0 * 3 + j] = p[M] * (j == 0 ? 2 * r * v : j == 1 ? b2 + r * r : 0.0);
-    jac[1 * 3 + j] = 2 * r * dr * p1 + a * dp1[j] - p[D] * (dcoupling[j] * w + coupling * dwj) +
-                     dforce * p2 + force * dp2_dr * dr + p[D] * dmoment;
-    jac[2 * 3 + j] = p[D] * dp1[j] - (dcoupling[j] * w + coupling * dwj) + dforce * r * k.c +
-                     force * k.c * dr + dmoment;
+    jac[(0 * 3 + j) * ld] = p[M] * (j == 0 ? 2 * r * v : j == 1 ? b2 + r * r : 0.0);
+    jac[(1 * 3 + j) * ld] = 2 * r * dr * p1 + a * dp1[j] -
+                            p[D] * (dcoupling[j] * w + coupling * dwj) + dforce * p2 +
+                            force * dp2_dr * dr + p[D] * dmoment;
+    jac[(2 * 3 + j) * ld] = p[D] * dp1[j] - (dcoupling[j] * w + coupling * dwj) + dforce * r * k.c +
+                            force * k.c * dr + dmoment;
   }
 }
 
 static inline void slip_jacobian_with(const double *x, int side, const double *p, double *jac,
                                       bool fast) {
   const contact k = contact_of(p);
-  slip_jacobian_at(x, side, p, k, tyre_angle_at(x, p, k, fast), arccot_6kappa(p), jac);
+  slip_jacobian_at(x, side, p, k, tyre_angle_at(x, p, k, fast), arccot_6kappa(p), jac, 1);
 }
 static void slip_jacobian(double t, const double *x, int side, const double *p, double *jac) {
   (void)t;
@@ -388,31 +400,99 @@ static void slip_jacobian_fast(double t, const double *x, int side, const double
   slip_jacobian_with(x, side, p, jac, true);
 }
 
+/* The tyre angle psi = a6k + spread atan2(|h|, |g|) and its sine and cosine over n lanes.  Each
+ * lane's last values are remembered (per thread and per kind of math) and taken again where its
+ * |h| and |g| and a6k are bitwise those of the last call (the same bits as computing them
+ * afresh): a Rosenbrock step's Jacobian is taken at the state where the step before evaluated
+ * the field last (first same as last), and so does not compute a seventh of a RODAS4 step's
+ * transcendental functions again.  The others are computed together, packed (libm's one after
+ * another, or fast_math.h's in one vector loop, whose bits do not depend on the packing). */
+typedef struct tyre_angles {
+  uint64_t habs[TF_LANES_MAX], gabs[TF_LANES_MAX], a6k[TF_LANES_MAX];
+  double psi[TF_LANES_MAX], sine[TF_LANES_MAX], cosine[TF_LANES_MAX];
+} tyre_angles;
+static uint64_t bits_of(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+TF_FAST_INLINE const tyre_angles *tyre_angles_lanes(int n, const double *habs, const double *gabs,
+                                                    double a6k, double spread, bool fast) {
+  enum { W = TF_LANES_MAX };
+  static _Thread_local tyre_angles memo[2];
+  static _Thread_local bool ready[2];
+  tyre_angles *a = &memo[fast];
+  if (!ready[fast]) /* keys no a6k has: ~0 is a NaN */
+    for (int l = 0; l < W; l++) a->a6k[l] = ~0ULL, ready[fast] = true;
+  double ha[W], ga[W], angle[W], pm[W], sm[W], cm[W];
+  int miss[W], m = 0;
+  const uint64_t a6k_bits = bits_of(a6k);
+  for (int l = 0; l < n; l++)
+    if (a6k_bits != a->a6k[l] || bits_of(habs[l]) != a->habs[l] || bits_of(gabs[l]) != a->gabs[l])
+      miss[m] = l, ha[m] = habs[l], ga[m] = gabs[l], m++;
+  slip_angles(m, ha, ga, angle, fast);
+  for (int i = 0; i < m; i++) pm[i] = a6k + spread * angle[i];
+  sines_cosines(m, pm, sm, cm, fast);
+  for (int i = 0; i < m; i++) {
+    const int l = miss[i];
+    a->habs[l] = bits_of(ha[i]), a->gabs[l] = bits_of(ga[i]), a->a6k[l] = a6k_bits;
+    a->psi[l] = pm[i], a->sine[l] = sm[i], a->cosine[l] = cm[i];
+  }
+  return a;
+}
+
+/* Both slip sides' Jacobians over the lanes (entry (i, j) of lane l at [(3 i + j) lanes + l])
+ * at their tyre angles: into locals with a constant row length ld >= lanes, which nothing else
+ * can point to (the loop vectorises), then copied out, at once where ld is lanes. */
+typedef struct tyre_angle_lanes {
+  const double *h, *g, *psi, *sine, *cot;
+} tyre_angle_lanes;
+TF_FAST_INLINE void slip_jacobians_lanes(int lanes, const int ld, const double *r, const double *v,
+                                         const double *w, const double *p, contact k, double a6k,
+                                         const tyre_angle_lanes *at, double *restrict jup,
+                                         double *restrict jdown) {
+  double ju[9 * TF_LANES_MAX], jd[9 * TF_LANES_MAX];
+  for (int l = 0; l < lanes; l++) {
+    const double xl[3] = {r[l], v[l], w[l]};
+    const tyre_angle a = {at->h[l], at->g[l], at->psi[l], at->sine[l], at->cot[l]};
+    slip_jacobian_at(xl, +1, p, k, a, a6k, ju + l, ld);
+    slip_jacobian_at(xl, -1, p, k, a, a6k, jd + l, ld);
+  }
+  if (lanes == ld) {
+    memcpy(jup, ju, 9 * (size_t)ld * sizeof *ju), memcpy(jdown, jd, 9 * (size_t)ld * sizeof *jd);
+    return;
+  }
+  for (int i = 0; i < 9; i++)
+    for (int l = 0; l < lanes; l++)
+      jup[i * lanes + l] = ju[i * ld + l], jdown[i * lanes + l] = jd[i * ld + l];
+}
+
 /* The switching function and both slip sides (and their Jacobians) lane by lane for the
  * smoothed field (model.h, slip_sides_lanes), with switching's, slip's and slip_jacobian's
  * operations: each lane's tyre angle once
  * for all four, in phases over the lanes (structure of arrays): libm's calls of all lanes one
  * after another between loops of plain arithmetic that the compiler vectorises. */
 TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
-                                          const double *restrict p, double *restrict h,
+                                          const double *restrict param, double *restrict h,
                                           double *restrict up, double *restrict down,
                                           double *restrict jup, double *restrict jdown,
                                           int *restrict code, bool fast) {
   enum { W = TF_LANES_MAX };
+  /* the parameters copied: stores to the outputs cannot change them, so the loops vectorise */
+  double p[NPARAMS];
+  memcpy(p, param, sizeof p);
   const contact k = contact_of(p);
   const double a6k = arccot_6kappa(p), spread = fabs(1 - 2 / M_PI * a6k);
   const double *restrict r = x, *restrict v = x + lanes, *restrict w = x + 2 * lanes;
-  const size_t n = (size_t)lanes;
-  double hl[W], g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W], cot[W];
-  double ul[3 * W], dl[3 * W]; /* h, up and down in full afterwards (slip_lanes_with) */
+  double g[W], habs[W], gabs[W], cot[W];
+  double hl[W], ul[3 * W], dl[3 * W]; /* h, up and down in full afterwards (slip_lanes_with) */
   for (int l = 0; l < lanes; l++) {
     hl[l] = sideways_slip_of(r[l], v[l], w[l], p, 1, k);
     g[l] = rolling_speed_of(r[l], v[l], w[l], p, 1, k);
     habs[l] = fabs(hl[l]), gabs[l] = fabs(g[l]);
   }
-  slip_angles(lanes, habs, gabs, angle, fast);
-  for (int l = 0; l < lanes; l++) psi[l] = a6k + spread * angle[l];
-  sines_cosines(lanes, psi, sine, cosine, fast);
+  const tyre_angles *angles = tyre_angles_lanes(lanes, habs, gabs, a6k, spread, fast);
+  const double *psi = angles->psi, *sine = angles->sine, *cosine = angles->cosine;
   for (int l = 0; l < lanes; l++) {
     double d[2][3];
     cot[l] = cosine[l] / sine[l];
@@ -421,29 +501,31 @@ TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
     ul[l] = d[0][0], ul[lanes + l] = d[0][1], ul[2 * lanes + l] = d[0][2];
     dl[l] = d[1][0], dl[lanes + l] = d[1][1], dl[2 * lanes + l] = d[1][2];
   }
+  const size_t n = (size_t)lanes;
   memcpy(h, hl, n * sizeof *h);
   memcpy(up, ul, 3 * n * sizeof *up);
   memcpy(down, dl, 3 * n * sizeof *down);
   memset(code, 0, n * sizeof *code);
-  for (int l = 0; jup && l < lanes; l++) {
-    const double xl[3] = {r[l], v[l], w[l]};
-    const tyre_angle a = {hl[l], g[l], psi[l], sine[l], cot[l]};
-    double j[2][9];
-    slip_jacobian_at(xl, +1, p, k, a, a6k, j[0]);
-    slip_jacobian_at(xl, -1, p, k, a, a6k, j[1]);
-    for (int i = 0; i < 9; i++) jup[i * lanes + l] = j[0][i], jdown[i * lanes + l] = j[1][i];
-  }
+  if (!jup) return;
+  const tyre_angle_lanes at = {hl, g, psi, sine, cot};
+  if (lanes <= 8)
+    slip_jacobians_lanes(lanes, 8, r, v, w, p, k, a6k, &at, jup, jdown);
+  else
+    slip_jacobians_lanes(lanes, W, r, v, w, p, k, a6k, &at, jup, jdown);
 }
-static void slip_sides_lanes(int lanes, const double *t, const double *x, const double *p,
-                             double *h, double *up, double *down, double *jup, double *jdown,
-                             int *code) {
+TF_FAST_LANES static void slip_sides_lanes(int lanes, const double *t, const double *restrict x,
+                                           const double *restrict p, double *restrict h,
+                                           double *restrict up, double *restrict down,
+                                           double *restrict jup, double *restrict jdown,
+                                           int *restrict code) {
   (void)t;
   slip_sides_lanes_with(lanes, x, p, h, up, down, jup, jdown, code, false);
 }
-TF_FAST_LANES static void slip_sides_lanes_fast(int lanes, const double *t, const double *x,
-                                                const double *p, double *h, double *up,
-                                                double *down, double *jup, double *jdown,
-                                                int *code) {
+TF_FAST_LANES static void slip_sides_lanes_fast(int lanes, const double *t,
+                                                const double *restrict x, const double *restrict p,
+                                                double *restrict h, double *restrict up,
+                                                double *restrict down, double *restrict jup,
+                                                double *restrict jdown, int *restrict code) {
   (void)t;
   slip_sides_lanes_with(lanes, x, p, h, up, down, jup, jdown, code, true);
 }

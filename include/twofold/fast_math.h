@@ -29,10 +29,11 @@
 #include <stdint.h>
 #include <string.h>
 
-/* For a model's lane fields under fast math: compiled for AVX-512, AVX2 and the baseline and
- * chosen at run time, the same operations at every width (the same bits; tests/unit/
- * test_fast_math.c compares them).  Write it before the function, with the loops it calls
- * inlined into it (always_inline) so that each clone vectorises them at its width. */
+/* For a model's lane fields (under either math: plain arithmetic between libm's calls
+ * vectorises too): compiled for AVX-512, AVX2 and the baseline and chosen at run time, the
+ * same operations at every width (the same bits; tests/unit/test_fast_math.c compares them).
+ * Write it before the function, with the loops it calls inlined into it (always_inline) so
+ * that each clone vectorises them at its width. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TF_FAST_LANES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else

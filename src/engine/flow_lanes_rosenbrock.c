@@ -172,21 +172,23 @@ static inline __attribute__((always_inline)) void solve4(const lanes *L, const i
 }
 
 /* Stage i's right-hand side into u (holding the stage's field): u + h gamma_i df/dt +
- * sum_j (c_ij / h) u_j, df/dt being 0; then the solve. */
+ * sum_j (c_ij / h) u_j, df/dt being 0; then the solve.  The quotients c_ij / h once for all
+ * components (the same divisions). */
 static inline __attribute__((always_inline)) void stage_solve(lanes *L, const int w, const size_t n,
                                                               const tf_ros_tableau *tb, int i) {
   double *u = L->k[1 + i];
   const double *ci = tb->c + i * tb->stages;
-  v4d a, h, kj;
+  v4d a, h, kj, c_h[TF_ROS_MAX_STAGES];
   for (int l0 = 0; l0 < w; l0 += 4) {
     LOAD4(h, L->hs + l0);
     const v4d hg = h * tb->gam[i];
+    for (int j = 0; j < i; j++) c_h[j] = ci[j] / h;
     for (size_t r = 0; r < n; r++) {
       LOAD4(a, u + r * w + l0);
       v4d acc = a + hg * ZERO4;
       for (int j = 0; j < i; j++) {
         LOAD4(kj, L->k[1 + j] + r * w + l0);
-        acc += (ci[j] / h) * kj;
+        acc += c_h[j] * kj;
       }
       STORE4(u + r * w + l0, acc);
     }

@@ -8,6 +8,7 @@
 
 #include "filippov.h"
 #include "ode.h"
+#include "twofold/fast_math.h"
 
 static const char *const law_names[] = {"tanh", "sqrt", "linear", NULL};
 static const char *const field_names[] = {"convex", "stick", "regularised", NULL};
@@ -185,10 +186,31 @@ bool tf_smooth_has_lanes(const tf_kernel *k, const tf_smoothing *s) {
 
 enum { LANES = TF_LANES_MAX };
 
+/* sign_of's square-root law over the lanes, its choices made by selection: a loop without
+ * branches, which gcc vectorises (its square root too, without errno: src/CMakeLists.txt), each
+ * element with sign_of's operations (the same bits). */
+static inline __attribute__((always_inline)) void sqrt_lanes(double eps, int lanes, double *lambda,
+                                                             double *dl_dh) {
+  for (int l = 0; l < lanes; l++) {
+    const double u = lambda[l] / eps, r = sqrt(1.0 + u * u), q = u / r, du = 1.0 / (r * r * r);
+    const bool finite = r <= __DBL_MAX__; /* isfinite(r): r is not negative */
+    lambda[l] = finite ? q : u > 0 ? 1.0 : -1.0;
+    if (dl_dh) dl_dh[l] = (finite ? du : 0.0) / eps;
+  }
+}
+
 /* Lambda_eps(h) of every lane's h into lambda (in place), with dLambda/dh where dl_dh is not
  * NULL (tf_smooth_sign's operations). */
-static void lanes_sign(const tf_smoothing *s, int lanes, double *lambda, double *dl_dh) {
+static inline __attribute__((always_inline)) void lanes_sign(const tf_smoothing *s, int lanes,
+                                                             double *lambda, double *dl_dh) {
   double d;
+  if (s->law == TF_SMOOTH_SQRT) {
+    if (dl_dh)
+      sqrt_lanes(s->epsilon, lanes, lambda, dl_dh);
+    else
+      sqrt_lanes(s->epsilon, lanes, lambda, NULL);
+    return;
+  }
   if (!dl_dh)
     for (int l = 0; l < lanes; l++) lambda[l] = sign_of(s, lambda[l], NULL);
   for (int l = 0; dl_dh && l < lanes; l++)
@@ -196,7 +218,9 @@ static void lanes_sign(const tf_smoothing *s, int lanes, double *lambda, double 
 }
 
 /* the convex field's blend (1 + l)/2 a + (1 - l)/2 b of `rows` rows, lane by lane, into a */
-static void blend_lanes(int lanes, size_t rows, const double *lambda, double *a, const double *b) {
+static inline __attribute__((always_inline)) void blend_lanes(int lanes, size_t rows,
+                                                              const double *lambda, double *a,
+                                                              const double *b) {
   for (size_t i = 0; i < rows; i++)
     for (int l = 0; l < lanes; l++) {
       const size_t q = i * (size_t)lanes + (size_t)l;
@@ -204,16 +228,18 @@ static void blend_lanes(int lanes, size_t rows, const double *lambda, double *a,
     }
 }
 
-void tf_smooth_rhs_lanes(const tf_kernel *k, const double *p, const tf_smoothing *s, int lanes,
-                         const double *t, const double *x, double *dx, int *code) {
+TF_FAST_LANES void tf_smooth_rhs_lanes(const tf_kernel *k, const double *p, const tf_smoothing *s,
+                                       int lanes, const double *t, const double *x, double *dx,
+                                       int *code) {
   double lambda[LANES], down[TF_MAX_DIM * LANES];
   k->filippov->slip_sides_lanes(lanes, t, x, p, lambda, dx, down, NULL, NULL, code);
   lanes_sign(s, lanes, lambda, NULL);
   blend_lanes(lanes, k->dim, lambda, dx, down);
 }
 
-void tf_smooth_jacobian_lanes(const tf_kernel *k, const double *p, const tf_smoothing *s, int lanes,
-                              const double *t, const double *x, double *jac) {
+TF_FAST_LANES void tf_smooth_jacobian_lanes(const tf_kernel *k, const double *p,
+                                            const tf_smoothing *s, int lanes, const double *t,
+                                            const double *x, double *jac) {
   const size_t n = k->dim, w = (size_t)lanes;
   double lambda[LANES], dl_dh[LANES], grad[TF_MAX_DIM * LANES];
   double up[TF_MAX_DIM * LANES], down[TF_MAX_DIM * LANES], jm[TF_MAX_DIM * TF_MAX_DIM * LANES];

@@ -9,6 +9,7 @@
  * differences in lambda; the convex combination of the relay's slips equals
  * (y - a Lambda(x), 1). */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "kernel.h"
@@ -167,10 +168,61 @@ static void convex_jacobians(void) {
   convex_chain_rule("wheel", wheel_x, 4);
 }
 
+/* The smoothed wheel's field and Jacobian over 8 lanes (tf_smooth_rhs_lanes and
+ * tf_smooth_jacobian_lanes: the wheel's slip_sides_lanes, vectorised, with each lane's tyre
+ * angle remembered from its last call) bit for bit those of the scalar field, member by member:
+ * at states on and off the layer, at full stick (h = g = 0, where the Jacobian's terms through
+ * the tyre angle are left out), far outside the layer at an epsilon so small that 1 + (h/eps)^2
+ * overflows; each set of lanes asked twice in a row (the second call takes the remembered
+ * angles) and again after kappa changed (the remembered angles are not its). */
+static void wheel_lanes(void) {
+  enum { W = 8, N = 3 };
+  const tf_kernel *k = tf_kernel_find("wheel");
+  double p[32], q[32];
+  tf_error err = {0};
+  for (size_t i = 0; i < k->nparams; i++) p[i] = k->params[i].def;
+  CHECK(k->prepare(p, &err) == 0, err.msg);
+  memcpy(q, p, sizeof q);
+  q[11] *= 1.25; /* kappa */
+  const double omega0 = p[6];
+  const double xs[W][N] = {{0.1859, -0.0298, -1.037},    {0.1859, -0.0305, -1.037},
+                           {0.2, -0.02, -1.1},           {0.3, 0.2, -0.5},
+                           {0.1859, 0.0, omega0},        {0.25, 0.0, omega0}, /* h = g = 0 */
+                           {0.1859, -0.0301217, -1.037}, {-0.4, 1.5, 2.0}};
+  const tf_smoothing laws[3] = {
+      {.law = TF_SMOOTH_SQRT, .field = TF_SMOOTH_CONVEX, .epsilon = 1e-4},
+      {.law = TF_SMOOTH_SQRT, .field = TF_SMOOTH_CONVEX, .epsilon = 1e-300},
+      {.law = TF_SMOOTH_TANH, .field = TF_SMOOTH_CONVEX, .epsilon = 1e-3}};
+  double x[N * W], t[W] = {0};
+  for (int l = 0; l < W; l++)
+    for (int i = 0; i < N; i++) x[i * W + l] = xs[l][i];
+  for (int c = 0; c < 3 * 3; c++) {
+    const tf_smoothing *s = &laws[c / 3];
+    const double *par = c % 3 == 2 ? q : p; /* twice with p, then with q */
+    CHECK(tf_smooth_has_lanes(k, s), "the wheel's smoothed field in lanes");
+    double dx[N * W], jac[N * N * W];
+    int code[W];
+    tf_smooth_rhs_lanes(k, par, s, W, t, x, dx, code);
+    tf_smooth_jacobian_lanes(k, par, s, W, t, x, jac);
+    for (int l = 0; l < W; l++) {
+      double f[N], j[N * N];
+      tf_smooth_rhs(k, par, s, 0.0, xs[l], f);
+      tf_smooth_jacobian(k, par, s, 0.0, xs[l], j);
+      for (int i = 0; i < N; i++)
+        CHECK(memcmp(&f[i], &dx[i * W + l], sizeof f[i]) == 0,
+              "case %d lane %d f[%d]: %.17g vs %.17g", c, l, i, f[i], dx[i * W + l]);
+      for (int i = 0; i < N * N; i++)
+        CHECK(memcmp(&j[i], &jac[i * W + l], sizeof j[i]) == 0,
+              "case %d lane %d J[%d]: %.17g vs %.17g", c, l, i, j[i], jac[i * W + l]);
+    }
+  }
+}
+
 int main(void) {
   laws();
   chain_rule();
   relay();
   convex_jacobians();
+  wheel_lanes();
   return check_report("test_smooth");
 }
