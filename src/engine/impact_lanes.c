@@ -24,6 +24,7 @@
  * needs it. */
 #include "impact_lanes.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -115,32 +116,53 @@ static bool next_step(impact_lanes *I, int l) {
   }
 }
 
-/* The lanes' states at times tb[l] in the step just attempted (before it moves on) on the
- * cubic Hermite interpolant, in tf_rk_hermite's arithmetic: component i of lane l into
- * xs[i * stride + l]. */
-static inline __attribute__((always_inline)) void hermite_w(const tf_lanes *L, const int w,
-                                                            const double *restrict tb,
-                                                            double *restrict xs, const int stride) {
-  const double *restrict x0 = L->x, *restrict x1 = L->x_new, *restrict f0 = L->k[0];
-  const double *restrict f1 = L->k[L->pair->fsal_stage];
-  /* per lane: theta, 1 - theta, their product and difference (the same in every component) */
+/* The steps the screening samples: lane l's start and end states x0 and x1 and the field
+ * there f0 and f1 (component i at [i * stride + l]), its step h, its start t and end t1. */
+typedef struct step_set {
+  const double *x0, *x1, *f0, *f1, *h, *t, *t1;
+  size_t stride;
+} step_set;
+
+/* Per lane of set, for the samples at tb: theta = (tb - t) / h (0 where the lane is empty),
+ * 1 - theta, their product and difference, in tf_rk_hermite's arithmetic. */
+typedef struct hermite_weights {
   double th[TF_LANES_MAX], th1[TF_LANES_MAX], prod[TF_LANES_MAX], diff[TF_LANES_MAX];
-  for (int l = 0; l < w; l += 4) { /* theta = (tb - t) / h, 0 where the lane is empty */
+} hermite_weights;
+
+static inline __attribute__((always_inline)) void hermite_weights_w(const step_set *set,
+                                                                    const int w,
+                                                                    const double *restrict tb,
+                                                                    hermite_weights *hw) {
+  for (int l = 0; l < w; l += 4) {
     const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
     v4d h, t0, t1;
-    LOAD4(h, L->hs + l), LOAD4(t0, L->t + l), LOAD4(t1, tb + l);
+    LOAD4(h, set->h + l), LOAD4(t0, set->t + l), LOAD4(t1, tb + l);
     const v4i taken = h > zero;
     const v4d a = SELECT4(taken, (t1 - t0) / SELECT4(taken, h, one), zero), b = 1.0 - a;
     const v4d ab = a * b, a_b = a - b;
-    STORE4(th + l, a), STORE4(th1 + l, b), STORE4(prod + l, ab), STORE4(diff + l, a_b);
+    STORE4(hw->th + l, a), STORE4(hw->th1 + l, b), STORE4(hw->prod + l, ab);
+    STORE4(hw->diff + l, a_b);
   }
-  for (size_t i = 0; i < L->n; i++)
-    for (int l = 0; l < w; l++) {
-      const size_t q = i * (size_t)w + l;
-      const double a = th[l], b = th1[l], h = L->hs[l];
-      xs[i * (size_t)stride + l] =
-          b * x0[q] + a * x1[q] +
-          prod[l] * (diff[l] * (x1[q] - x0[q]) + h * (b * f0[q] - a * f1[q]));
+}
+
+/* Components c .. c + n of the states of set at the weights' times on the cubic Hermite
+ * interpolant, in tf_rk_hermite's arithmetic: component c + i of lane l into
+ * xs[i * stride + l]. */
+static inline __attribute__((always_inline)) void hermite_w(const step_set *set, const size_t c,
+                                                            const size_t n, const int w,
+                                                            const hermite_weights *hw,
+                                                            double *restrict xs, const int stride) {
+  const double *restrict x0 = set->x0, *restrict x1 = set->x1, *restrict f0 = set->f0;
+  const double *restrict f1 = set->f1, *restrict hs = set->h;
+  for (size_t i = 0; i < n; i++)
+    for (int l = 0; l < w; l += 4) { /* four lanes at a time (flow_lanes.h's vectors) */
+      const size_t q = (c + i) * set->stride + l;
+      v4d a, b, h, prod, diff, y0, y1, g0, g1;
+      LOAD4(a, hw->th + l), LOAD4(b, hw->th1 + l), LOAD4(h, hs + l);
+      LOAD4(prod, hw->prod + l), LOAD4(diff, hw->diff + l);
+      LOAD4(y0, x0 + q), LOAD4(y1, x1 + q), LOAD4(g0, f0 + q), LOAD4(g1, f1 + q);
+      const v4d y = b * y0 + a * y1 + prod * (diff * (y1 - y0) + h * (b * g0 - a * g1));
+      STORE4(xs + i * (size_t)stride + l, y);
     }
 }
 
@@ -154,6 +176,8 @@ typedef struct screening {
   double offset[TF_EVENT_LOOP_MAX_FUNCTIONS][TF_LANES_MAX], sign[TF_LANES_MAX];
   double t1[TF_LANES_MAX]; /* where each lane's step ends */
   bool change[TF_LANES_MAX];
+  /* the state component each event function is (-1: not one: component_of) */
+  int is_component[TF_EVENT_LOOP_MAX_FUNCTIONS];
 } screening;
 
 /* change[l] |= g went from >= 0 (at the sample before: g_prev) to < 0; g_prev = g. */
@@ -170,37 +194,45 @@ static inline __attribute__((always_inline)) void sign_changes_w(const int w,
   }
 }
 
+/* The times of sample s of find_event (1 <= s <= S) in the steps of set: t + (t1 - t) s / S,
+ * and t1 itself for s = S. */
+static inline __attribute__((always_inline)) void sample_times_w(const step_set *set, const int S,
+                                                                 const int s, const int w,
+                                                                 double *restrict tb) {
+  if (s == S) {
+    for (int l = 0; l < w; l++) tb[l] = set->t1[l];
+    return;
+  }
+  for (int l = 0; l < w; l += 4) {
+    v4d t0, t_end;
+    LOAD4(t0, set->t + l), LOAD4(t_end, set->t1 + l);
+    const v4d ts = t0 + (t_end - t0) * (double)s / (double)S;
+    STORE4(tb + l, ts);
+  }
+}
+
 /* The lanes' event functions at the samples s = 1 .. S of find_event (at width w) and whether
  * any goes from >= 0 to < 0 between samples: sc->change.  The sample s = 0 decides nothing:
  * find_event counts a start on the boundary as inside (g_prev = fmax(g, 0) >= 0 always).  The
  * model's event functions take TF_LANES_MAX / w samples of every lane at once (fewer calls,
  * each on independent values); past S, the last sample stands in, its values unused. */
 static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes *I, screening *sc,
+                                                                   const step_set *set,
                                                                    const int w) {
   enum { BATCH = TF_LANES_MAX };
   const int B = BATCH / w;
-  const tf_lanes *L = &I->L;
   const int S = I->samples, ns = sc->nimpacts, c = sc->component;
-  const double *restrict t = L->t, *restrict t1 = sc->t1;
   double tb[BATCH], val[BATCH], g[TF_LANES_MAX];
   double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS + 1][TF_LANES_MAX];
   v4i change[TF_LANES_MAX / 4] = {{0}};
+  hermite_weights hw;
   for (int j = 0; j <= ns; j++)
     for (int l = 0; l < w; l++) g_prev[j][l] = 0.0;
   for (int s0 = 1; s0 <= S; s0 += B) {
     for (int b = 0; b < B; b++) {
-      const int s = s0 + b < S ? s0 + b : S;
-      double *restrict tbb = tb + b * w;
-      if (s == S)
-        for (int l = 0; l < w; l++) tbb[l] = t1[l];
-      else
-        for (int l = 0; l < w; l += 4) { /* t + (t1 - t) s / S */
-          v4d t0, t_end;
-          LOAD4(t0, t + l), LOAD4(t_end, t1 + l);
-          const v4d ts = t0 + (t_end - t0) * (double)s / (double)S;
-          STORE4(tbb + l, ts);
-        }
-      hermite_w(L, w, tbb, I->xs + b * w, BATCH);
+      sample_times_w(set, S, s0 + b < S ? s0 + b : S, w, tb + b * w);
+      hermite_weights_w(set, w, tb + b * w, &hw);
+      hermite_w(set, 0, I->L.n, w, &hw, I->xs + b * w, BATCH);
     }
     const int nb = S - s0 + 1 < B ? S - s0 + 1 : B;
     for (int j = 0; j < ns; j++) {
@@ -224,13 +256,146 @@ static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes 
   for (int l = 0; l < w; l++) sc->change[l] = change[l / 4][l % 4] != 0;
 }
 
-#define SAMPLE_CHANGES_WIDTH(w)                                                     \
-  TF_LANES_TARGETS static void sample_changes_##w(impact_lanes *I, screening *sc) { \
-    sample_changes_w(I, sc, w);                                                     \
+/* sample_changes_w where every event function is a state component (sc->is_component), for
+ * the four lanes l0 .. l0 + 3 of set: the samples of those components alone, the event
+ * functions' values those the model's would give (the component, unchanged) with the same
+ * arithmetic after them. */
+static inline __attribute__((always_inline)) void component_changes4(impact_lanes *I, screening *sc,
+                                                                     const step_set *all,
+                                                                     const int l0) {
+  const int S = I->samples, ns = sc->nimpacts, nf = ns + (sc->section != TF_SECTION_NONE);
+  const step_set set = {all->x0 + l0, all->x1 + l0, all->f0 + l0, all->f1 + l0,
+                        all->h + l0,  all->t + l0,  all->t1 + l0, all->stride};
+  const v4d zero = {0.0};
+  v4d sign, g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS + 1], add[TF_EVENT_LOOP_MAX_FUNCTIONS];
+  LOAD4(sign, sc->sign + l0);
+  for (int j = 0; j < nf; j++) {
+    g_prev[j] = zero;
+    if (j < ns) LOAD4(add[j], sc->offset[j] + l0);
   }
-SAMPLE_CHANGES_WIDTH(4)
-SAMPLE_CHANGES_WIDTH(8)
-SAMPLE_CHANGES_WIDTH(16)
+  double tb[4], val[4];
+  v4i change = {0};
+  hermite_weights hw;
+  for (int s = 1; s <= S; s++) {
+    sample_times_w(&set, S, s, 4, tb);
+    hermite_weights_w(&set, 4, tb, &hw);
+    for (int j = 0; j < nf; j++) {
+      v4d x, g;
+      hermite_w(&set, (size_t)sc->is_component[j], 1, 4, &hw, val, 4);
+      LOAD4(x, val);
+      if (j < ns)
+        g = x + add[j];
+      else if (sc->section == TF_SECTION_LEVEL)
+        g = sign * (x - sc->level);
+      else
+        g = sign * x;
+      change |= (g < zero) & (g_prev[j] >= zero);
+      g_prev[j] = g;
+    }
+  }
+  for (int l = 0; l < 4; l++) sc->change[l0 + l] = change[l] != 0;
+}
+
+/* The state component event function j is, unchanged, or -1 (tf_impact_ops.surface_component,
+ * rate_component; a level section's is x_c - level, whose sign is that of x_c - level exactly). */
+static int component_of(const screening *sc, int j) {
+  const tf_impact_ops *ops = sc->ops;
+  if (j < sc->nimpacts) return ops->surface_component ? ops->surface_component[j] : -1;
+  if (sc->section == TF_SECTION_LEVEL) return sc->component;
+  if (sc->section != TF_SECTION_EXTREMUM || !ops->rate_component) return -1;
+  return ops->rate_component[sc->component];
+}
+
+/* Which lanes' samples could change an event function's sign (sampled[l]), decided without the
+ * samples where every event function is a state component c (component_of).  A sample of lane l
+ * then changes sign as sign (x_c + offset) < 0 (a sum or difference of two doubles rounds to a
+ * value of its exact sign), with offset the surface's (0 or contact_tol), 0 for an extremum
+ * (sign the lane's) or -level, and x_c the cubic Hermite interpolant H at theta as hermite_w
+ * computes it.  H's Bernstein control points are x0, x0 + h f0 / 3, x1 - h f1 / 3 and x1
+ * (component c), and on [0, 1] H lies between the least and the largest.  Where
+ * sign (P + offset) >= margin for every control point P, no sample is < 0, so none changes
+ * sign: the samples' answer, without them.  The margin, with S = |x0| + |x1| + |h f0| + |h f1| +
+ * |offset| and u = 2^-53:
+ * - the sample's rounding: hermite_w's expression, every operation rounded, is H(theta) within
+ *   gamma_9 times the expression in absolute values (at most 9 roundings bear on one term, b's
+ *   twice; Higham, Accuracy and Stability, ch. 3), which for theta <= 9/8 is at most 10 S: under
+ *   91 u S;
+ * - the rounding of the control points and of P + offset here: under 6 u S;
+ * - the samples' theta lies in [0, theta_max] (each operation from s to theta is monotone, and
+ *   the largest is that of the sample S - 1 or S, at t1), and theta_max may pass 1 by eps (t + h
+ *   rounded): H moves there from H(1) = x1 by at most eps 3 max |P_(i+1) - P_i| (1 + 2 eps)^2
+ *   <= 9.4 eps S for eps <= 1/8 (beyond, the samples are taken);
+ * so margin = (256 u + 16 eps) S, twice the bound, plus 1e-300 for results below DBL_MIN.  NaN
+ * and infinity fail the comparisons: those lanes are sampled. */
+static inline __attribute__((always_inline)) void bound_w(const impact_lanes *I,
+                                                          const screening *sc, const int w,
+                                                          bool *restrict sampled) {
+  const tf_lanes *L = &I->L;
+  const int S = I->samples, nf = sc->nimpacts + (sc->section != TF_SECTION_NONE);
+  const size_t fs = (size_t)L->pair->fsal_stage;
+  const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
+  v4i clear[TF_LANES_MAX / 4];
+  v4d slack[TF_LANES_MAX / 4];
+  for (int l = 0; l < w; l += 4) { /* the samples' largest theta, as hermite_w takes it */
+    v4d h, t0, t1;
+    LOAD4(h, L->hs + l), LOAD4(t0, L->t + l), LOAD4(t1, sc->t1 + l);
+    const v4i taken = h > zero;
+    const v4d hd = SELECT4(taken, h, one);
+    const v4d tb = t0 + (t1 - t0) * (double)(S - 1) / (double)S;
+    const v4d a1 = SELECT4(taken, (t1 - t0) / hd, zero), a0 = SELECT4(taken, (tb - t0) / hd, zero);
+    const v4d over = SELECT4(a1 > a0, a1, a0) - one, eps = SELECT4(over > zero, over, zero);
+    clear[l / 4] = eps <= 0.125;
+    slack[l / 4] = 256.0 * (DBL_EPSILON / 2) + 16.0 * eps;
+  }
+  for (int j = 0; j < nf; j++) {
+    const size_t c = (size_t)sc->is_component[j];
+    for (int l = 0; l < w; l += 4) {
+      const size_t q = c * (size_t)w + (size_t)l;
+      v4d x0, x1, f0, f1, h, offset, sign = one;
+      LOAD4(x0, L->x + q), LOAD4(x1, L->x_new + q), LOAD4(f0, L->k[0] + q);
+      LOAD4(f1, L->k[fs] + q), LOAD4(h, L->hs + l);
+      if (j < sc->nimpacts)
+        LOAD4(offset, sc->offset[j] + l);
+      else
+        offset = zero - (sc->section == TF_SECTION_LEVEL ? sc->level : 0.0),
+        LOAD4(sign, sc->sign + l);
+      const v4d hf0 = h * f0, hf1 = h * f1, p1 = x0 + hf0 / 3.0, p2 = x1 - hf1 / 3.0;
+      const v4d lo01 = SELECT4(x0 < p1, x0, p1), lo23 = SELECT4(p2 < x1, p2, x1);
+      const v4d hi01 = SELECT4(x0 > p1, x0, p1), hi23 = SELECT4(p2 > x1, p2, x1);
+      const v4d lo = SELECT4(lo01 < lo23, lo01, lo23), hi = SELECT4(hi01 > hi23, hi01, hi23);
+      const v4d least = SELECT4(sign > zero, lo + offset, zero - (hi + offset));
+      const v4d size = FABS4(x0) + FABS4(x1) + FABS4(hf0) + FABS4(hf1) + FABS4(offset);
+      clear[l / 4] &= least >= slack[l / 4] * size + 1e-300;
+    }
+  }
+  for (int l = 0; l < w; l++) sampled[l] = !clear[l / 4][l % 4];
+}
+
+/* The screening of the lanes' steps at width w (sc->change): where the event functions are
+ * state components (bounded), the components of four lanes are sampled only where bound_w
+ * cannot clear one of them. */
+static inline __attribute__((always_inline)) void screen_w(impact_lanes *I, screening *sc,
+                                                           const int w, const bool bounded) {
+  const tf_lanes *L = &I->L;
+  const step_set all = {L->x,  L->x_new, L->k[0], L->k[L->pair->fsal_stage],
+                        L->hs, L->t,     sc->t1,  (size_t)w};
+  if (!bounded) return sample_changes_w(I, sc, &all, w);
+  bool sampled[TF_LANES_MAX];
+  bound_w(I, sc, w, sampled);
+  for (int l0 = 0; l0 < w; l0 += 4) { /* four lanes at a time, where one needs its samples */
+    bool any = false;
+    for (int l = l0; l < l0 + 4; l++) sc->change[l] = false, any |= I->quiet[l] && sampled[l];
+    if (any) component_changes4(I, sc, &all, l0);
+  }
+}
+
+#define SCREEN_WIDTH(w)                                                                   \
+  TF_LANES_TARGETS static void screen_##w(impact_lanes *I, screening *sc, bool bounded) { \
+    screen_w(I, sc, w, bounded);                                                          \
+  }
+SCREEN_WIDTH(4)
+SCREEN_WIDTH(8)
+SCREEN_WIDTH(16)
 
 /* The lanes' event functions on the samples find_event would take of each lane's step just
  * attempted (the cubic Hermite interpolant, in tf_rk_hermite's arithmetic, at its sample
@@ -253,7 +418,10 @@ static void screen(impact_lanes *I) {
   sc.ops = v0->ops; /* the section is the spec's: every lane's the same */
   sc.nimpacts = v0->nimpacts, sc.component = v0->component;
   sc.section = v0->section, sc.level = v0->level;
-  (w == 4 ? sample_changes_4 : w == 8 ? sample_changes_8 : sample_changes_16)(I, &sc);
+  bool bounded = true;
+  for (int j = 0; j < sc.nimpacts + (sc.section != TF_SECTION_NONE); j++)
+    bounded &= (sc.is_component[j] = component_of(&sc, j)) >= 0;
+  (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, &sc, bounded);
   for (int l = 0; l < w; l++)
     if (I->quiet[l] && sc.change[l]) I->quiet[l] = false, I->seen[l] = true;
 }
