@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "checkpoint.h"
 #include "flow_lanes.h"
 #include "rk_driver.h"
 #include "status.h"
@@ -40,7 +41,12 @@ typedef struct impact_lanes {
   tf_impact_lane_view view[TF_LANES_MAX]; /* each lane's member's, at the top of its step */
   bool quiet[TF_LANES_MAX];               /* the step attempted changes no event's sign */
   bool seen[TF_LANES_MAX];                /* ... or, screened, changes one */
-  int samples;                            /* the loop's event samples per step */
+  /* whether lane l's member may take a quiet step in quiet_steps: screened, every surface armed
+   * (no rearming due) and the step's limit the loop's own (no one-shot bound); the steps its
+   * budget had left then (look), and the quiet steps taken since its loop's top (sync) */
+  bool straight[TF_LANES_MAX];
+  long room[TF_LANES_MAX], pending[TF_LANES_MAX];
+  int samples; /* the loop's event samples per step */
   size_t np;
   /* the screening's batch of samples (TF_LANES_MAX / w samples of every lane side by side:
    * sample b of lane l at b * w + l), n * TF_LANES_MAX, and each lane's parameters for every
@@ -62,8 +68,27 @@ static bool screens(const impact_lanes *I, int l) {
 
 /* Lane l's view of its member at the top of a step. */
 static void look(impact_lanes *I, int l) {
+  const tf_impact_lane_view *v = &I->view[l];
   tf_impact_lane_view_of(tf_poincare_impact(I->engines[l]), &I->view[l]);
-  I->L.own_field[l] = !I->view[l].free_flight;
+  I->L.own_field[l] = !v->free_flight;
+  double t_limit;
+  tf_event_loop_plain_bounds(loop_of(I, l), &t_limit, &I->room[l]);
+  bool armed = true;
+  for (int j = 0; j < v->nimpacts; j++) armed &= v->offset[j] == 0.0;
+  I->straight[l] = screens(I, l) && armed && I->L.t_limit[l] == t_limit;
+}
+
+/* Lane l's member brought up to the lane: the quiet steps quiet_steps took for it since its
+ * loop's top, counted in its stepper and loop, its state, and its loop at the lane's top. */
+static void sync(impact_lanes *I, int l) {
+  const long k = I->pending[l];
+  if (!k) return;
+  tf_lanes *L = &I->L;
+  double *x = I->m[L->slot[l]].x; /* the loop's state */
+  for (size_t i = 0; i < L->n; i++) x[i] = L->x[i * L->w + l];
+  L->steppers[l]->stats.steps += k;
+  tf_event_loop_quiet_steps(loop_of(I, l), k, L->t[l]);
+  I->pending[l] = 0;
 }
 
 static void member_over(impact_lanes *I, int l) {
@@ -434,6 +459,7 @@ static void quiet_step(impact_lanes *I, int l, double log_err) {
   tf_stepper *s = L->steppers[l];
   tf_event_loop *loop = loop_of(I, l);
   double *x = I->m[L->slot[l]].x;
+  sync(I, l);
   tf_lanes_move_on(L, l, L->hs[l], log_err);
   for (size_t i = 0; i < L->n; i++) x[i] = L->x[i * L->w + l];
   s->stats.steps++;
@@ -466,6 +492,7 @@ static void stepped(impact_lanes *I, int l, tf_ode_status st, bool accepted, dou
   tf_lanes *L = &I->L;
   tf_stepper *s = L->steppers[l];
   tf_event_loop *loop = loop_of(I, l);
+  sync(I, l);
   if (accepted) {
     tf_lanes_hand_back(L, l, s, L->pair->to_stepper, I->m[L->slot[l]].x, log_err);
     tf_event_loop_set_time(loop, L->t[l]);
@@ -490,9 +517,33 @@ static void decide(impact_lanes *I, int l) {
  * the loop's top, the step size proposed after any rejected attempts). */
 static void run_alone(impact_lanes *I, int l) {
   tf_event_loop *loop = loop_of(I, l);
+  sync(I, l);
   hand_over(I, l);
   if (tf_event_loop_take_step(loop)) tf_event_loop_drive(loop);
   member_over(I, l);
+}
+
+/* The lanes whose accepted step is quiet and whose member goes straight on (plain[l]): a plain
+ * step (tf_lanes_plain_moves: accepted, finite, not the last), screened without a sign change,
+ * straight (look), with steps left in the budget.  Their members' loops would only count the
+ * step, move on and prepare the next one, which changes none of the lane's view: the lanes move
+ * them in one pass and leave the loops' part to sync, when a loop is needed again.  The stop is
+ * polled once for them all (tf_lanes_plain_moves). */
+static void quiet_steps(impact_lanes *I, long *plain) {
+  tf_lanes *L = &I->L;
+  long any = 0;
+  for (int l = 0; l < L->w; l++) {
+    plain[l] = L->slot[l] >= 0 && I->quiet[l] && I->straight[l] && L->code[l] == 0 &&
+               L->finite[l] && L->err[l] <= 1.0 && !L->last[l] && I->pending[l] + 1 < I->room[l];
+    any |= plain[l];
+  }
+  if (any && (!tf_lanes_plain_pair(L) || tf_stop_poll(L->stop))) any = 0;
+  if (!any) {
+    for (int l = 0; l < L->w; l++) plain[l] = 0;
+    return;
+  }
+  tf_lanes_plain_moves(L, plain, L->ode->hmin); /* the members' steppers run on ode */
+  for (int l = 0; l < L->w; l++) I->pending[l] += plain[l];
 }
 
 /* Once few lanes are busy, they finish alone (tf_lanes_tail_due). */
@@ -567,11 +618,13 @@ void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_option
     return;
   }
   for (int l = 0; l < w; l++) L->slot[l] = -1, next_step(&I, l);
+  long plain[TF_LANES_MAX];
   while (!tail(&I) && tf_lanes_plan(L)) {
     tf_lanes_attempt(L);
     screen(&I);
+    quiet_steps(&I, plain);
     for (int l = 0; l < w; l++)
-      if (L->slot[l] >= 0) decide(&I, l);
+      if (L->slot[l] >= 0 && !plain[l]) decide(&I, l);
   }
   lanes_free(&I);
 }
