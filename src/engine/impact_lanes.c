@@ -33,12 +33,31 @@
 #include "rk_driver.h"
 #include "status.h"
 
+/* What the screening of a step needs of the lanes' views (look): the event functions' offsets
+ * and the section's sign, lane by lane, and what is the spec's (the same in every lane: the
+ * model's operations, the section's kind, component and level, and which event functions are
+ * state components, component_of). */
+typedef struct screening {
+  const tf_impact_ops *ops;
+  int nimpacts, component;
+  tf_section_kind section;
+  double level;
+  double offset[TF_EVENT_LOOP_MAX_FUNCTIONS][TF_LANES_MAX], sign[TF_LANES_MAX];
+  double t1[TF_LANES_MAX]; /* where each lane's step ends */
+  bool change[TF_LANES_MAX];
+  /* the state component each event function is (-1: not one), and whether all are */
+  int is_component[TF_EVENT_LOOP_MAX_FUNCTIONS];
+  bool bounded;
+} screening;
+
 typedef struct impact_lanes {
   tf_lanes L;
   tf_poincare *const *engines;
   tf_impact_lane_member *m;
   double t0, t_end;
   tf_impact_lane_view view[TF_LANES_MAX]; /* each lane's member's, at the top of its step */
+  screening sc;                           /* the screening of the lanes' steps (look, screen) */
+  bool screened[TF_LANES_MAX];            /* whether lane l screens its member's events (look) */
   bool quiet[TF_LANES_MAX];               /* the step attempted changes no event's sign */
   bool seen[TF_LANES_MAX];                /* ... or, screened, changes one */
   /* whether lane l's member may take a quiet step in quiet_steps: screened, every surface armed
@@ -71,11 +90,14 @@ static void look(impact_lanes *I, int l) {
   const tf_impact_lane_view *v = &I->view[l];
   tf_impact_lane_view_of(tf_poincare_impact(I->engines[l]), &I->view[l]);
   I->L.own_field[l] = !v->free_flight;
+  I->screened[l] = screens(I, l);
+  I->sc.sign[l] = v->sign;
+  for (int j = 0; j < v->nimpacts; j++) I->sc.offset[j][l] = v->offset[j];
   double t_limit;
   tf_event_loop_plain_bounds(loop_of(I, l), &t_limit, &I->room[l]);
   bool armed = true;
   for (int j = 0; j < v->nimpacts; j++) armed &= v->offset[j] == 0.0;
-  I->straight[l] = screens(I, l) && armed && I->L.t_limit[l] == t_limit;
+  I->straight[l] = I->screened[l] && armed && I->L.t_limit[l] == t_limit;
 }
 
 /* Lane l's member brought up to the lane: the quiet steps quiet_steps took for it since its
@@ -190,20 +212,6 @@ static inline __attribute__((always_inline)) void hermite_w(const step_set *set,
       STORE4(xs + i * (size_t)stride + l, y);
     }
 }
-
-/* What the screening of a step needs of each lane's view (look): the event functions' offsets
- * and the section's sign, lane by lane, and the section's kind, which is the spec's. */
-typedef struct screening {
-  const tf_impact_ops *ops;
-  int nimpacts, component;
-  tf_section_kind section;
-  double level;
-  double offset[TF_EVENT_LOOP_MAX_FUNCTIONS][TF_LANES_MAX], sign[TF_LANES_MAX];
-  double t1[TF_LANES_MAX]; /* where each lane's step ends */
-  bool change[TF_LANES_MAX];
-  /* the state component each event function is (-1: not one: component_of) */
-  int is_component[TF_EVENT_LOOP_MAX_FUNCTIONS];
-} screening;
 
 /* change[l] |= g went from >= 0 (at the sample before: g_prev) to < 0; g_prev = g. */
 static inline __attribute__((always_inline)) void sign_changes_w(const int w,
@@ -345,7 +353,7 @@ static int component_of(const screening *sc, int j) {
  *   gamma_9 times the expression in absolute values (at most 9 roundings bear on one term, b's
  *   twice; Higham, Accuracy and Stability, ch. 3), which for theta <= 9/8 is at most 10 S: under
  *   91 u S;
- * - the rounding of the control points and of P + offset here: under 6 u S;
+ * - the rounding of the control points (1/3 rounded too) and of P + offset here: under 6 u S;
  * - the samples' theta lies in [0, theta_max] (each operation from s to theta is monotone, and
  *   the largest is that of the sample S - 1 or S, at t1), and theta_max may pass 1 by eps (t + h
  *   rounded): H moves there from H(1) = x1 by at most eps 3 max |P_(i+1) - P_i| (1 + 2 eps)^2
@@ -359,6 +367,7 @@ static inline __attribute__((always_inline)) void bound_w(const impact_lanes *I,
   const int S = I->samples, nf = sc->nimpacts + (sc->section != TF_SECTION_NONE);
   const size_t fs = (size_t)L->pair->fsal_stage;
   const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
+  const double third = 1.0 / 3.0; /* rounded: the margin covers it (no division per lane) */
   v4i clear[TF_LANES_MAX / 4];
   v4d slack[TF_LANES_MAX / 4];
   for (int l = 0; l < w; l += 4) { /* the samples' largest theta, as hermite_w takes it */
@@ -384,7 +393,7 @@ static inline __attribute__((always_inline)) void bound_w(const impact_lanes *I,
       else
         offset = zero - (sc->section == TF_SECTION_LEVEL ? sc->level : 0.0),
         LOAD4(sign, sc->sign + l);
-      const v4d hf0 = h * f0, hf1 = h * f1, p1 = x0 + hf0 / 3.0, p2 = x1 - hf1 / 3.0;
+      const v4d hf0 = h * f0, hf1 = h * f1, p1 = x0 + hf0 * third, p2 = x1 - hf1 * third;
       const v4d lo01 = SELECT4(x0 < p1, x0, p1), lo23 = SELECT4(p2 < x1, p2, x1);
       const v4d hi01 = SELECT4(x0 > p1, x0, p1), hi23 = SELECT4(p2 > x1, p2, x1);
       const v4d lo = SELECT4(lo01 < lo23, lo01, lo23), hi = SELECT4(hi01 > hi23, hi01, hi23);
@@ -428,27 +437,18 @@ SCREEN_WIDTH(16)
 static void screen(impact_lanes *I) {
   tf_lanes *L = &I->L;
   const int w = L->w;
-  screening sc = {0};
-  const tf_impact_lane_view *v0 = NULL;
+  screening *sc = &I->sc;
+  bool any = false;
   for (int l = 0; l < w; l++) {
-    const tf_impact_lane_view *v = &I->view[l];
-    I->quiet[l] = L->slot[l] >= 0 && screens(I, l);
+    I->quiet[l] = L->slot[l] >= 0 && I->screened[l];
     I->seen[l] = false;
-    if (I->quiet[l] && !v0) v0 = v;
-    sc.t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
-    sc.sign[l] = v->sign;
-    for (int j = 0; j < v->nimpacts; j++) sc.offset[j][l] = v->offset[j];
+    any |= I->quiet[l];
+    sc->t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
   }
-  if (!v0) return;
-  sc.ops = v0->ops; /* the section is the spec's: every lane's the same */
-  sc.nimpacts = v0->nimpacts, sc.component = v0->component;
-  sc.section = v0->section, sc.level = v0->level;
-  bool bounded = true;
-  for (int j = 0; j < sc.nimpacts + (sc.section != TF_SECTION_NONE); j++)
-    bounded &= (sc.is_component[j] = component_of(&sc, j)) >= 0;
-  (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, &sc, bounded);
+  if (!any) return;
+  (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, sc, sc->bounded);
   for (int l = 0; l < w; l++)
-    if (I->quiet[l] && sc.change[l]) I->quiet[l] = false, I->seen[l] = true;
+    if (I->quiet[l] && sc->change[l]) I->quiet[l] = false, I->seen[l] = true;
 }
 
 /* Lane l's accepted step, screened without an event: the member moves on as its loop would
@@ -561,6 +561,12 @@ static bool lanes_alloc(impact_lanes *I) {
   tf_impact_lane_view v;
   tf_impact_lane_view_of(tf_poincare_impact(I->engines[0]), &v);
   I->np = v.nparams;
+  screening *sc = &I->sc; /* the spec's part */
+  sc->ops = v.ops, sc->nimpacts = v.nimpacts, sc->component = v.component;
+  sc->section = v.section, sc->level = v.level;
+  sc->bounded = v.ops != NULL;
+  for (int j = 0; j < sc->nimpacts + (sc->section != TF_SECTION_NONE); j++)
+    sc->bounded &= v.ops && (sc->is_component[j] = component_of(sc, j)) >= 0;
   I->samples = tf_stepper_type_samples(L->ode->type);
   I->xs = calloc((L->n + I->np) * TF_LANES_MAX + I->np * (size_t)L->w, sizeof *I->xs);
   if (!I->xs || !tf_lanes_alloc(L)) return false;
