@@ -88,6 +88,10 @@ static void eval_own_field(lanes *L, int l, const double *xs, double *dx) {
 static void eval_params_field(lanes *L, const double *xs, double *dx) {
   const int w = L->w;
   L->params_rhs(w, L->tc, xs, L->params, dx, eval_codes(L));
+  uint64_t own[TF_LANES_MAX / 8], any = 0; /* the flags 8 at a time: mostly none is set */
+  memcpy(own, L->own_field, sizeof own);
+  for (int i = 0; i < TF_LANES_MAX / 8; i++) any |= own[i];
+  if (!any) return;
   for (int l = 0; l < w; l++)
     if (L->slot[l] >= 0 && L->own_field[l]) eval_own_field(L, l, xs, dx);
 }
