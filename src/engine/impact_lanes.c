@@ -533,8 +533,9 @@ static void quiet_steps(impact_lanes *I, long *plain) {
   tf_lanes *L = &I->L;
   long any = 0;
   for (int l = 0; l < L->w; l++) {
-    plain[l] = L->slot[l] >= 0 && I->quiet[l] && I->straight[l] && L->code[l] == 0 &&
-               L->finite[l] && L->err[l] <= 1.0 && !L->last[l] && I->pending[l] + 1 < I->room[l];
+    plain[l] = (L->slot[l] >= 0) & I->quiet[l] & I->straight[l] & (L->code[l] == 0) &
+               (L->finite[l] != 0) & (L->err[l] <= 1.0) & !L->last[l] &
+               (I->pending[l] + 1 < I->room[l]); /* no branches: each lane's its own */
     any |= plain[l];
   }
   if (any && (!tf_lanes_plain_pair(L) || tf_stop_poll(L->stop))) any = 0;
