@@ -111,6 +111,9 @@ static int on_seat(int i, double t, const double *x, const double *p, double *dx
   return 0;
 }
 
+/* the seat is x itself, and x's rate is v itself (rhs, rate) */
+static const int seat_component[] = {0}, rate_component[] = {1, -1, -1};
+
 static const tf_impact_ops ops = {
     TF_OPS_SIZE(tf_impact_ops),
     .rhs = rhs,
@@ -123,6 +126,8 @@ static const tf_impact_ops ops = {
     .rhs_lanes = rhs_lanes,
     .surface_lanes = seat_lanes,
     .rate_lanes = rate_lanes,
+    .surface_component = seat_component,
+    .rate_component = rate_component,
 };
 
 const tf_model_def tf_kernel_pressure_valve = {

@@ -270,6 +270,14 @@ typedef struct tf_impact_ops {
    * both. */
   int (*constrained_motion)(int i, double t, const double *x, const double *p, double *dx,
                             double *force);
+  /* Optional: the event functions that are a state component itself, unchanged (no
+   * arithmetic).  surface_component (nimpacts entries): h_i(x) is x[c] for c =
+   * surface_component[i] (surface and surface_lanes return that component), or -1;
+   * rate_component (dim entries): rate(i) is x[c] for c = rate_component[i] (rhs writes x_c as
+   * x_i', and rate and rate_lanes return it), or -1.  NULL: none is.  The lanes' screening then
+   * bounds such a function on each step's interpolant before it samples it (impact_lanes.c). */
+  const int *surface_component;
+  const int *rate_component;
 } tf_impact_ops;
 /* TF_MODEL_SWITCHES: m independent switching functions h_1 .. h_m (1 <= m <= 4), e.g. m
  * frictional contacts, each Sigma_i = {h_i = 0} a surface the field jumps across.  The field

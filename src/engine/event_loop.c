@@ -495,3 +495,14 @@ void tf_event_loop_quiet_step(tf_event_loop *l, double t) {
 void tf_event_loop_change_seen(tf_event_loop *l) {
   l->change_seen = true;
 }
+
+void tf_event_loop_plain_bounds(const tf_event_loop *l, double *t_limit, long *steps_left) {
+  *t_limit = fmin(l->t_end, l->next_qr);
+  *steps_left = l->drive.max_steps - l->res.work.steps;
+}
+
+void tf_event_loop_quiet_steps(tf_event_loop *l, long k, double t) {
+  l->res.work.steps += k;
+  l->t = t;
+  prepare_step(l);
+}

@@ -145,6 +145,15 @@ void tf_event_loop_quiet_step(tf_event_loop *l, double t);
  * functions on the step's cheap samples (tf_stepper_sample) itself and saw a sign change, so
  * the loop looks on the dense output at once, as it would after its own cheap pass. */
 void tf_event_loop_change_seen(tf_event_loop *l);
+/* Quiet steps taken outside without a call each (impact_lanes.c).  plain_bounds: where a step
+ * from the top ends at the latest once no one-shot bound (ops.step_limit) is pending, and how
+ * many steps the budget has left.  quiet_steps: k such steps since the top, ending at t with
+ * the state in the loop's x, each followed by a top whose checks the caller made (t < t_end,
+ * the stop, the budget): counted, and the loop at the top of the next step, as k rounds of
+ * tf_event_loop_quiet_step and tf_event_loop_top leave it (an engine without before_step, whose
+ * step_limit is spent). */
+void tf_event_loop_plain_bounds(const tf_event_loop *l, double *t_limit, long *steps_left);
+void tf_event_loop_quiet_steps(tf_event_loop *l, long k, double t);
 /* For a step taken outside: the stepper, the time and the step's limit after top. */
 tf_stepper *tf_event_loop_lane_stepper(tf_event_loop *l, double *t, double *t_limit);
 void tf_event_loop_set_time(tf_event_loop *l, double t);

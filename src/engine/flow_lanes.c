@@ -88,6 +88,10 @@ static void eval_own_field(lanes *L, int l, const double *xs, double *dx) {
 static void eval_params_field(lanes *L, const double *xs, double *dx) {
   const int w = L->w;
   L->params_rhs(w, L->tc, xs, L->params, dx, eval_codes(L));
+  uint64_t own[TF_LANES_MAX / 8], any = 0; /* the flags 8 at a time: mostly none is set */
+  memcpy(own, L->own_field, sizeof own);
+  for (int i = 0; i < TF_LANES_MAX / 8; i++) any |= own[i];
+  if (!any) return;
   for (int l = 0; l < w; l++)
     if (L->slot[l] >= 0 && L->own_field[l]) eval_own_field(L, l, xs, dx);
 }
@@ -435,36 +439,10 @@ static bool start_step(lanes *L, int l) {
   return true;
 }
 
-/* The lanes whose attempt was accepted and whose member goes straight on to its next step
- * (plain[l]): no refusal, finite, err <= 1, not the last step, no sample due, steps left, no
- * stop, a pair without moved_on.  For them, accept, move_on, settle and start_step in one pass
- * over the lanes, in vector registers: each lane's operations and values are theirs (t + h,
- * x_new and the first-same-as-last stage, the PI memory fmax(log_err, log 1e-4), the proposed h,
- * the steps counted, the step's floor 1e-14 max(1, |t|) or hmin; the comparisons give fmax's
- * values as t and log_err are not NaN here).  The stop (a signal or the time limit) is polled
- * once for them all, as if at one instant: it ends members at a step's start either way. */
-TF_LANES_TARGETS static void plain_steps(lanes *L, long *plain) {
+TF_LANES_TARGETS void tf_lanes_plain_moves(lanes *L, const long *plain, double hmin) {
   const int w = L->w;
-  const tf_ode_options *o = L->ode;
-  long any = 0;
-  if (o->fixed_step || L->pair->moved_on) { /* their moves are the lane's own */
-    for (int l = 0; l < w; l++) plain[l] = 0;
-    return;
-  }
-  for (int l = 0; l < w; l++) {
-    const double t_new = L->t[l] + L->hs[l];
-    plain[l] = L->slot[l] >= 0 && L->code[l] == 0 && L->finite[l] && L->err[l] <= 1.0 &&
-               !L->last[l] && L->t_sample[l] > t_new && L->steps[l] < o->max_steps;
-    any |= plain[l];
-  }
-  if (!any) return;
-  if (tf_stop_poll(L->stop)) { /* the lanes' own path stops them */
-    for (int l = 0; l < w; l++) plain[l] = 0;
-    return;
-  }
   /* four lanes at a time (flow_lanes.h's vectors); take: all ones where plain */
   const v4d one = {1.0, 1.0, 1.0, 1.0}, log_1e4 = one * TF_RK_LOG_1E4, tiny = one * 1e-14;
-  const double hmin = L->flow->stepper->opt.hmin; /* tf_rk_hmin_floor's */
   v4i take[TF_LANES_MAX / 4];
   for (int l = 0; l < w; l += 4) {
     memcpy(&take[l / 4], plain + l, sizeof(v4i));
@@ -497,6 +475,33 @@ TF_LANES_TARGETS static void plain_steps(lanes *L, long *plain) {
     floor = SELECT4(m, floor1, floor), STORE4(L->hmin + l, floor);
     steps -= m, memcpy(L->steps + l, &steps, sizeof steps);
   }
+}
+
+/* The lanes whose attempt was accepted and whose member goes straight on to its next step
+ * (plain[l]): no refusal, finite, err <= 1, not the last step, no sample due, steps left, no
+ * stop, a pair without moved_on; their moves in one pass (tf_lanes_plain_moves).  The stop (a
+ * signal or the time limit) is polled once for them all, as if at one instant: it ends members
+ * at a step's start either way. */
+static void plain_steps(lanes *L, long *plain) {
+  const int w = L->w;
+  const tf_ode_options *o = L->ode;
+  long any = 0;
+  if (!tf_lanes_plain_pair(L)) {
+    for (int l = 0; l < w; l++) plain[l] = 0;
+    return;
+  }
+  for (int l = 0; l < w; l++) {
+    const double t_new = L->t[l] + L->hs[l];
+    plain[l] = L->slot[l] >= 0 && L->code[l] == 0 && L->finite[l] && L->err[l] <= 1.0 &&
+               !L->last[l] && L->t_sample[l] > t_new && L->steps[l] < o->max_steps;
+    any |= plain[l];
+  }
+  if (!any) return;
+  if (tf_stop_poll(L->stop)) { /* the lanes' own path stops them */
+    for (int l = 0; l < w; l++) plain[l] = 0;
+    return;
+  }
+  tf_lanes_plain_moves(L, plain, L->flow->stepper->opt.hmin); /* tf_rk_hmin_floor's */
 }
 
 /* Lane l holding a member in the middle of a step, or empty once the queue is. */

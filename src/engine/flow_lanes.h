@@ -144,6 +144,17 @@ void tf_lanes_hand_back(tf_lanes *L, int l, tf_stepper *s,
  * step may not pass t_limit): the inverse of tf_lanes_hand_back. */
 void tf_lanes_take_over(tf_lanes *L, int l, const tf_stepper *s, const double *x, double t,
                         double t_limit);
+/* The moves of the lanes whose attempt was accepted and whose step is plain (plain[l] 1, else
+ * 0): no refusal, finite, err <= 1, not the last step, a pair whose moves are the driver's
+ * (tf_lanes_plain_pair).  For them, tf_lanes_judge, tf_lanes_move_on and the step's floor at the
+ * new t (tf_rk_hmin_floor with hmin) in one pass over the lanes, in vector registers: each
+ * lane's operations and values are theirs (t + h, x_new and the first-same-as-last stage, the PI
+ * memory fmax(log_err, log 1e-4), the proposed h, the floor 1e-14 max(1, |t|) or hmin; the
+ * comparisons give fmax's values as t and log_err are not NaN here), and steps[l] counted. */
+void tf_lanes_plain_moves(tf_lanes *L, const long *plain, double hmin);
+static inline bool tf_lanes_plain_pair(const tf_lanes *L) {
+  return !L->ode->fixed_step && !L->pair->moved_on; /* else their moves are the lane's own */
+}
 /* Whether the queue is empty and at most a quarter of the lanes are busy: an attempt of all
  * lanes then costs more than the busy members' own steps, and they finish alone. */
 bool tf_lanes_tail_due(const tf_lanes *L);

@@ -24,12 +24,31 @@
  * needs it. */
 #include "impact_lanes.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "checkpoint.h"
 #include "flow_lanes.h"
 #include "rk_driver.h"
 #include "status.h"
+
+/* What the screening of a step needs of the lanes' views (look): the event functions' offsets
+ * and the section's sign, lane by lane, and what is the spec's (the same in every lane: the
+ * model's operations, the section's kind, component and level, and which event functions are
+ * state components, component_of). */
+typedef struct screening {
+  const tf_impact_ops *ops;
+  int nimpacts, component;
+  tf_section_kind section;
+  double level;
+  double offset[TF_EVENT_LOOP_MAX_FUNCTIONS][TF_LANES_MAX], sign[TF_LANES_MAX];
+  double t1[TF_LANES_MAX]; /* where each lane's step ends */
+  bool change[TF_LANES_MAX];
+  /* the state component each event function is (-1: not one), and whether all are */
+  int is_component[TF_EVENT_LOOP_MAX_FUNCTIONS];
+  bool bounded;
+} screening;
 
 typedef struct impact_lanes {
   tf_lanes L;
@@ -37,9 +56,16 @@ typedef struct impact_lanes {
   tf_impact_lane_member *m;
   double t0, t_end;
   tf_impact_lane_view view[TF_LANES_MAX]; /* each lane's member's, at the top of its step */
+  screening sc;                           /* the screening of the lanes' steps (look, screen) */
+  bool screened[TF_LANES_MAX];            /* whether lane l screens its member's events (look) */
   bool quiet[TF_LANES_MAX];               /* the step attempted changes no event's sign */
   bool seen[TF_LANES_MAX];                /* ... or, screened, changes one */
-  int samples;                            /* the loop's event samples per step */
+  /* whether lane l's member may take a quiet step in quiet_steps: screened, every surface armed
+   * (no rearming due) and the step's limit the loop's own (no one-shot bound); the steps its
+   * budget had left then (look), and the quiet steps taken since its loop's top (sync) */
+  bool straight[TF_LANES_MAX];
+  long room[TF_LANES_MAX], pending[TF_LANES_MAX];
+  int samples; /* the loop's event samples per step */
   size_t np;
   /* the screening's batch of samples (TF_LANES_MAX / w samples of every lane side by side:
    * sample b of lane l at b * w + l), n * TF_LANES_MAX, and each lane's parameters for every
@@ -61,8 +87,30 @@ static bool screens(const impact_lanes *I, int l) {
 
 /* Lane l's view of its member at the top of a step. */
 static void look(impact_lanes *I, int l) {
+  const tf_impact_lane_view *v = &I->view[l];
   tf_impact_lane_view_of(tf_poincare_impact(I->engines[l]), &I->view[l]);
-  I->L.own_field[l] = !I->view[l].free_flight;
+  I->L.own_field[l] = !v->free_flight;
+  I->screened[l] = screens(I, l);
+  I->sc.sign[l] = v->sign;
+  for (int j = 0; j < v->nimpacts; j++) I->sc.offset[j][l] = v->offset[j];
+  double t_limit;
+  tf_event_loop_plain_bounds(loop_of(I, l), &t_limit, &I->room[l]);
+  bool armed = true;
+  for (int j = 0; j < v->nimpacts; j++) armed &= v->offset[j] == 0.0;
+  I->straight[l] = I->screened[l] && armed && I->L.t_limit[l] == t_limit;
+}
+
+/* Lane l's member brought up to the lane: the quiet steps quiet_steps took for it since its
+ * loop's top, counted in its stepper and loop, its state, and its loop at the lane's top. */
+static void sync(impact_lanes *I, int l) {
+  const long k = I->pending[l];
+  if (!k) return;
+  tf_lanes *L = &I->L;
+  double *x = I->m[L->slot[l]].x; /* the loop's state */
+  for (size_t i = 0; i < L->n; i++) x[i] = L->x[i * L->w + l];
+  L->steppers[l]->stats.steps += k;
+  tf_event_loop_quiet_steps(loop_of(I, l), k, L->t[l]);
+  I->pending[l] = 0;
 }
 
 static void member_over(impact_lanes *I, int l) {
@@ -115,46 +163,55 @@ static bool next_step(impact_lanes *I, int l) {
   }
 }
 
-/* The lanes' states at times tb[l] in the step just attempted (before it moves on) on the
- * cubic Hermite interpolant, in tf_rk_hermite's arithmetic: component i of lane l into
- * xs[i * stride + l]. */
-static inline __attribute__((always_inline)) void hermite_w(const tf_lanes *L, const int w,
-                                                            const double *restrict tb,
-                                                            double *restrict xs, const int stride) {
-  const double *restrict x0 = L->x, *restrict x1 = L->x_new, *restrict f0 = L->k[0];
-  const double *restrict f1 = L->k[L->pair->fsal_stage];
-  /* per lane: theta, 1 - theta, their product and difference (the same in every component) */
+/* The steps the screening samples: lane l's start and end states x0 and x1 and the field
+ * there f0 and f1 (component i at [i * stride + l]), its step h, its start t and end t1. */
+typedef struct step_set {
+  const double *x0, *x1, *f0, *f1, *h, *t, *t1;
+  size_t stride;
+} step_set;
+
+/* Per lane of set, for the samples at tb: theta = (tb - t) / h (0 where the lane is empty),
+ * 1 - theta, their product and difference, in tf_rk_hermite's arithmetic. */
+typedef struct hermite_weights {
   double th[TF_LANES_MAX], th1[TF_LANES_MAX], prod[TF_LANES_MAX], diff[TF_LANES_MAX];
-  for (int l = 0; l < w; l += 4) { /* theta = (tb - t) / h, 0 where the lane is empty */
+} hermite_weights;
+
+static inline __attribute__((always_inline)) void hermite_weights_w(const step_set *set,
+                                                                    const int w,
+                                                                    const double *restrict tb,
+                                                                    hermite_weights *hw) {
+  for (int l = 0; l < w; l += 4) {
     const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
     v4d h, t0, t1;
-    LOAD4(h, L->hs + l), LOAD4(t0, L->t + l), LOAD4(t1, tb + l);
+    LOAD4(h, set->h + l), LOAD4(t0, set->t + l), LOAD4(t1, tb + l);
     const v4i taken = h > zero;
     const v4d a = SELECT4(taken, (t1 - t0) / SELECT4(taken, h, one), zero), b = 1.0 - a;
     const v4d ab = a * b, a_b = a - b;
-    STORE4(th + l, a), STORE4(th1 + l, b), STORE4(prod + l, ab), STORE4(diff + l, a_b);
+    STORE4(hw->th + l, a), STORE4(hw->th1 + l, b), STORE4(hw->prod + l, ab);
+    STORE4(hw->diff + l, a_b);
   }
-  for (size_t i = 0; i < L->n; i++)
-    for (int l = 0; l < w; l++) {
-      const size_t q = i * (size_t)w + l;
-      const double a = th[l], b = th1[l], h = L->hs[l];
-      xs[i * (size_t)stride + l] =
-          b * x0[q] + a * x1[q] +
-          prod[l] * (diff[l] * (x1[q] - x0[q]) + h * (b * f0[q] - a * f1[q]));
-    }
 }
 
-/* What the screening of a step needs of each lane's view (look): the event functions' offsets
- * and the section's sign, lane by lane, and the section's kind, which is the spec's. */
-typedef struct screening {
-  const tf_impact_ops *ops;
-  int nimpacts, component;
-  tf_section_kind section;
-  double level;
-  double offset[TF_EVENT_LOOP_MAX_FUNCTIONS][TF_LANES_MAX], sign[TF_LANES_MAX];
-  double t1[TF_LANES_MAX]; /* where each lane's step ends */
-  bool change[TF_LANES_MAX];
-} screening;
+/* Components c .. c + n of the states of set at the weights' times on the cubic Hermite
+ * interpolant, in tf_rk_hermite's arithmetic: component c + i of lane l into
+ * xs[i * stride + l]. */
+static inline __attribute__((always_inline)) void hermite_w(const step_set *set, const size_t c,
+                                                            const size_t n, const int w,
+                                                            const hermite_weights *hw,
+                                                            double *restrict xs, const int stride) {
+  const double *restrict x0 = set->x0, *restrict x1 = set->x1, *restrict f0 = set->f0;
+  const double *restrict f1 = set->f1, *restrict hs = set->h;
+  for (size_t i = 0; i < n; i++)
+    for (int l = 0; l < w; l += 4) { /* four lanes at a time (flow_lanes.h's vectors) */
+      const size_t q = (c + i) * set->stride + l;
+      v4d a, b, h, prod, diff, y0, y1, g0, g1;
+      LOAD4(a, hw->th + l), LOAD4(b, hw->th1 + l), LOAD4(h, hs + l);
+      LOAD4(prod, hw->prod + l), LOAD4(diff, hw->diff + l);
+      LOAD4(y0, x0 + q), LOAD4(y1, x1 + q), LOAD4(g0, f0 + q), LOAD4(g1, f1 + q);
+      const v4d y = b * y0 + a * y1 + prod * (diff * (y1 - y0) + h * (b * g0 - a * g1));
+      STORE4(xs + i * (size_t)stride + l, y);
+    }
+}
 
 /* change[l] |= g went from >= 0 (at the sample before: g_prev) to < 0; g_prev = g. */
 static inline __attribute__((always_inline)) void sign_changes_w(const int w,
@@ -170,37 +227,45 @@ static inline __attribute__((always_inline)) void sign_changes_w(const int w,
   }
 }
 
+/* The times of sample s of find_event (1 <= s <= S) in the steps of set: t + (t1 - t) s / S,
+ * and t1 itself for s = S. */
+static inline __attribute__((always_inline)) void sample_times_w(const step_set *set, const int S,
+                                                                 const int s, const int w,
+                                                                 double *restrict tb) {
+  if (s == S) {
+    for (int l = 0; l < w; l++) tb[l] = set->t1[l];
+    return;
+  }
+  for (int l = 0; l < w; l += 4) {
+    v4d t0, t_end;
+    LOAD4(t0, set->t + l), LOAD4(t_end, set->t1 + l);
+    const v4d ts = t0 + (t_end - t0) * (double)s / (double)S;
+    STORE4(tb + l, ts);
+  }
+}
+
 /* The lanes' event functions at the samples s = 1 .. S of find_event (at width w) and whether
  * any goes from >= 0 to < 0 between samples: sc->change.  The sample s = 0 decides nothing:
  * find_event counts a start on the boundary as inside (g_prev = fmax(g, 0) >= 0 always).  The
  * model's event functions take TF_LANES_MAX / w samples of every lane at once (fewer calls,
  * each on independent values); past S, the last sample stands in, its values unused. */
 static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes *I, screening *sc,
+                                                                   const step_set *set,
                                                                    const int w) {
   enum { BATCH = TF_LANES_MAX };
   const int B = BATCH / w;
-  const tf_lanes *L = &I->L;
   const int S = I->samples, ns = sc->nimpacts, c = sc->component;
-  const double *restrict t = L->t, *restrict t1 = sc->t1;
   double tb[BATCH], val[BATCH], g[TF_LANES_MAX];
   double g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS + 1][TF_LANES_MAX];
   v4i change[TF_LANES_MAX / 4] = {{0}};
+  hermite_weights hw;
   for (int j = 0; j <= ns; j++)
     for (int l = 0; l < w; l++) g_prev[j][l] = 0.0;
   for (int s0 = 1; s0 <= S; s0 += B) {
     for (int b = 0; b < B; b++) {
-      const int s = s0 + b < S ? s0 + b : S;
-      double *restrict tbb = tb + b * w;
-      if (s == S)
-        for (int l = 0; l < w; l++) tbb[l] = t1[l];
-      else
-        for (int l = 0; l < w; l += 4) { /* t + (t1 - t) s / S */
-          v4d t0, t_end;
-          LOAD4(t0, t + l), LOAD4(t_end, t1 + l);
-          const v4d ts = t0 + (t_end - t0) * (double)s / (double)S;
-          STORE4(tbb + l, ts);
-        }
-      hermite_w(L, w, tbb, I->xs + b * w, BATCH);
+      sample_times_w(set, S, s0 + b < S ? s0 + b : S, w, tb + b * w);
+      hermite_weights_w(set, w, tb + b * w, &hw);
+      hermite_w(set, 0, I->L.n, w, &hw, I->xs + b * w, BATCH);
     }
     const int nb = S - s0 + 1 < B ? S - s0 + 1 : B;
     for (int j = 0; j < ns; j++) {
@@ -224,13 +289,147 @@ static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes 
   for (int l = 0; l < w; l++) sc->change[l] = change[l / 4][l % 4] != 0;
 }
 
-#define SAMPLE_CHANGES_WIDTH(w)                                                     \
-  TF_LANES_TARGETS static void sample_changes_##w(impact_lanes *I, screening *sc) { \
-    sample_changes_w(I, sc, w);                                                     \
+/* sample_changes_w where every event function is a state component (sc->is_component), for
+ * the four lanes l0 .. l0 + 3 of set: the samples of those components alone, the event
+ * functions' values those the model's would give (the component, unchanged) with the same
+ * arithmetic after them. */
+static inline __attribute__((always_inline)) void component_changes4(impact_lanes *I, screening *sc,
+                                                                     const step_set *all,
+                                                                     const int l0) {
+  const int S = I->samples, ns = sc->nimpacts, nf = ns + (sc->section != TF_SECTION_NONE);
+  const step_set set = {all->x0 + l0, all->x1 + l0, all->f0 + l0, all->f1 + l0,
+                        all->h + l0,  all->t + l0,  all->t1 + l0, all->stride};
+  const v4d zero = {0.0};
+  v4d sign, g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS + 1], add[TF_EVENT_LOOP_MAX_FUNCTIONS];
+  LOAD4(sign, sc->sign + l0);
+  for (int j = 0; j < nf; j++) {
+    g_prev[j] = zero;
+    if (j < ns) LOAD4(add[j], sc->offset[j] + l0);
   }
-SAMPLE_CHANGES_WIDTH(4)
-SAMPLE_CHANGES_WIDTH(8)
-SAMPLE_CHANGES_WIDTH(16)
+  double tb[4], val[4];
+  v4i change = {0};
+  hermite_weights hw;
+  for (int s = 1; s <= S; s++) {
+    sample_times_w(&set, S, s, 4, tb);
+    hermite_weights_w(&set, 4, tb, &hw);
+    for (int j = 0; j < nf; j++) {
+      v4d x, g;
+      hermite_w(&set, (size_t)sc->is_component[j], 1, 4, &hw, val, 4);
+      LOAD4(x, val);
+      if (j < ns)
+        g = x + add[j];
+      else if (sc->section == TF_SECTION_LEVEL)
+        g = sign * (x - sc->level);
+      else
+        g = sign * x;
+      change |= (g < zero) & (g_prev[j] >= zero);
+      g_prev[j] = g;
+    }
+  }
+  for (int l = 0; l < 4; l++) sc->change[l0 + l] = change[l] != 0;
+}
+
+/* The state component event function j is, unchanged, or -1 (tf_impact_ops.surface_component,
+ * rate_component; a level section's is x_c - level, whose sign is that of x_c - level exactly). */
+static int component_of(const screening *sc, int j) {
+  const tf_impact_ops *ops = sc->ops;
+  if (j < sc->nimpacts) return ops->surface_component ? ops->surface_component[j] : -1;
+  if (sc->section == TF_SECTION_LEVEL) return sc->component;
+  if (sc->section != TF_SECTION_EXTREMUM || !ops->rate_component) return -1;
+  return ops->rate_component[sc->component];
+}
+
+/* Which lanes' samples could change an event function's sign (sampled[l]), decided without the
+ * samples where every event function is a state component c (component_of).  A sample of lane l
+ * then changes sign as sign (x_c + offset) < 0 (a sum or difference of two doubles rounds to a
+ * value of its exact sign), with offset the surface's (0 or contact_tol), 0 for an extremum
+ * (sign the lane's) or -level, and x_c the cubic Hermite interpolant H at theta as hermite_w
+ * computes it.  H's Bernstein control points are x0, x0 + h f0 / 3, x1 - h f1 / 3 and x1
+ * (component c), and on [0, 1] H lies between the least and the largest.  Where
+ * sign (P + offset) >= margin for every control point P, no sample is < 0, so none changes
+ * sign: the samples' answer, without them.  The margin, with S = |x0| + |x1| + |h f0| + |h f1| +
+ * |offset| and u = 2^-53:
+ * - the sample's rounding: hermite_w's expression, every operation rounded, is H(theta) within
+ *   gamma_9 times the expression in absolute values (at most 9 roundings bear on one term, b's
+ *   twice; Higham, Accuracy and Stability, ch. 3), which for theta <= 9/8 is at most 10 S: under
+ *   91 u S;
+ * - the rounding of the control points (1/3 rounded too) and of P + offset here: under 6 u S;
+ * - the samples' theta lies in [0, theta_max] (each operation from s to theta is monotone, and
+ *   the largest is that of the sample S - 1 or S, at t1), and theta_max may pass 1 by eps (t + h
+ *   rounded): H moves there from H(1) = x1 by at most eps 3 max |P_(i+1) - P_i| (1 + 2 eps)^2
+ *   <= 9.4 eps S for eps <= 1/8 (beyond, the samples are taken);
+ * so margin = (256 u + 16 eps) S, twice the bound, plus 1e-300 for results below DBL_MIN.  NaN
+ * and infinity fail the comparisons: those lanes are sampled. */
+static inline __attribute__((always_inline)) void bound_w(const impact_lanes *I,
+                                                          const screening *sc, const int w,
+                                                          bool *restrict sampled) {
+  const tf_lanes *L = &I->L;
+  const int S = I->samples, nf = sc->nimpacts + (sc->section != TF_SECTION_NONE);
+  const size_t fs = (size_t)L->pair->fsal_stage;
+  const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
+  const double third = 1.0 / 3.0; /* rounded: the margin covers it (no division per lane) */
+  v4i clear[TF_LANES_MAX / 4];
+  v4d slack[TF_LANES_MAX / 4];
+  for (int l = 0; l < w; l += 4) { /* the samples' largest theta, as hermite_w takes it */
+    v4d h, t0, t1;
+    LOAD4(h, L->hs + l), LOAD4(t0, L->t + l), LOAD4(t1, sc->t1 + l);
+    const v4i taken = h > zero;
+    const v4d hd = SELECT4(taken, h, one);
+    const v4d tb = t0 + (t1 - t0) * (double)(S - 1) / (double)S;
+    const v4d a1 = SELECT4(taken, (t1 - t0) / hd, zero), a0 = SELECT4(taken, (tb - t0) / hd, zero);
+    const v4d over = SELECT4(a1 > a0, a1, a0) - one, eps = SELECT4(over > zero, over, zero);
+    clear[l / 4] = eps <= 0.125;
+    slack[l / 4] = 256.0 * (DBL_EPSILON / 2) + 16.0 * eps;
+  }
+  for (int j = 0; j < nf; j++) {
+    const size_t c = (size_t)sc->is_component[j];
+    for (int l = 0; l < w; l += 4) {
+      const size_t q = c * (size_t)w + (size_t)l;
+      v4d x0, x1, f0, f1, h, offset, sign = one;
+      LOAD4(x0, L->x + q), LOAD4(x1, L->x_new + q), LOAD4(f0, L->k[0] + q);
+      LOAD4(f1, L->k[fs] + q), LOAD4(h, L->hs + l);
+      if (j < sc->nimpacts)
+        LOAD4(offset, sc->offset[j] + l);
+      else
+        offset = zero - (sc->section == TF_SECTION_LEVEL ? sc->level : 0.0),
+        LOAD4(sign, sc->sign + l);
+      const v4d hf0 = h * f0, hf1 = h * f1, p1 = x0 + hf0 * third, p2 = x1 - hf1 * third;
+      const v4d lo01 = SELECT4(x0 < p1, x0, p1), lo23 = SELECT4(p2 < x1, p2, x1);
+      const v4d hi01 = SELECT4(x0 > p1, x0, p1), hi23 = SELECT4(p2 > x1, p2, x1);
+      const v4d lo = SELECT4(lo01 < lo23, lo01, lo23), hi = SELECT4(hi01 > hi23, hi01, hi23);
+      const v4d least = SELECT4(sign > zero, lo + offset, zero - (hi + offset));
+      const v4d size = FABS4(x0) + FABS4(x1) + FABS4(hf0) + FABS4(hf1) + FABS4(offset);
+      clear[l / 4] &= least >= slack[l / 4] * size + 1e-300;
+    }
+  }
+  for (int l = 0; l < w; l++) sampled[l] = !clear[l / 4][l % 4];
+}
+
+/* The screening of the lanes' steps at width w (sc->change): where the event functions are
+ * state components (bounded), the components of four lanes are sampled only where bound_w
+ * cannot clear one of them. */
+static inline __attribute__((always_inline)) void screen_w(impact_lanes *I, screening *sc,
+                                                           const int w, const bool bounded) {
+  const tf_lanes *L = &I->L;
+  const step_set all = {L->x,  L->x_new, L->k[0], L->k[L->pair->fsal_stage],
+                        L->hs, L->t,     sc->t1,  (size_t)w};
+  if (!bounded) return sample_changes_w(I, sc, &all, w);
+  bool sampled[TF_LANES_MAX];
+  bound_w(I, sc, w, sampled);
+  for (int l0 = 0; l0 < w; l0 += 4) { /* four lanes at a time, where one needs its samples */
+    bool any = false;
+    for (int l = l0; l < l0 + 4; l++) sc->change[l] = false, any |= I->quiet[l] && sampled[l];
+    if (any) component_changes4(I, sc, &all, l0);
+  }
+}
+
+#define SCREEN_WIDTH(w)                                                                   \
+  TF_LANES_TARGETS static void screen_##w(impact_lanes *I, screening *sc, bool bounded) { \
+    screen_w(I, sc, w, bounded);                                                          \
+  }
+SCREEN_WIDTH(4)
+SCREEN_WIDTH(8)
+SCREEN_WIDTH(16)
 
 /* The lanes' event functions on the samples find_event would take of each lane's step just
  * attempted (the cubic Hermite interpolant, in tf_rk_hermite's arithmetic, at its sample
@@ -238,24 +437,18 @@ SAMPLE_CHANGES_WIDTH(16)
 static void screen(impact_lanes *I) {
   tf_lanes *L = &I->L;
   const int w = L->w;
-  screening sc = {0};
-  const tf_impact_lane_view *v0 = NULL;
+  screening *sc = &I->sc;
+  bool any = false;
   for (int l = 0; l < w; l++) {
-    const tf_impact_lane_view *v = &I->view[l];
-    I->quiet[l] = L->slot[l] >= 0 && screens(I, l);
+    I->quiet[l] = L->slot[l] >= 0 && I->screened[l];
     I->seen[l] = false;
-    if (I->quiet[l] && !v0) v0 = v;
-    sc.t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
-    sc.sign[l] = v->sign;
-    for (int j = 0; j < v->nimpacts; j++) sc.offset[j][l] = v->offset[j];
+    any |= I->quiet[l];
+    sc->t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
   }
-  if (!v0) return;
-  sc.ops = v0->ops; /* the section is the spec's: every lane's the same */
-  sc.nimpacts = v0->nimpacts, sc.component = v0->component;
-  sc.section = v0->section, sc.level = v0->level;
-  (w == 4 ? sample_changes_4 : w == 8 ? sample_changes_8 : sample_changes_16)(I, &sc);
+  if (!any) return;
+  (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, sc, sc->bounded);
   for (int l = 0; l < w; l++)
-    if (I->quiet[l] && sc.change[l]) I->quiet[l] = false, I->seen[l] = true;
+    if (I->quiet[l] && sc->change[l]) I->quiet[l] = false, I->seen[l] = true;
 }
 
 /* Lane l's accepted step, screened without an event: the member moves on as its loop would
@@ -266,6 +459,7 @@ static void quiet_step(impact_lanes *I, int l, double log_err) {
   tf_stepper *s = L->steppers[l];
   tf_event_loop *loop = loop_of(I, l);
   double *x = I->m[L->slot[l]].x;
+  sync(I, l);
   tf_lanes_move_on(L, l, L->hs[l], log_err);
   for (size_t i = 0; i < L->n; i++) x[i] = L->x[i * L->w + l];
   s->stats.steps++;
@@ -298,6 +492,7 @@ static void stepped(impact_lanes *I, int l, tf_ode_status st, bool accepted, dou
   tf_lanes *L = &I->L;
   tf_stepper *s = L->steppers[l];
   tf_event_loop *loop = loop_of(I, l);
+  sync(I, l);
   if (accepted) {
     tf_lanes_hand_back(L, l, s, L->pair->to_stepper, I->m[L->slot[l]].x, log_err);
     tf_event_loop_set_time(loop, L->t[l]);
@@ -322,9 +517,34 @@ static void decide(impact_lanes *I, int l) {
  * the loop's top, the step size proposed after any rejected attempts). */
 static void run_alone(impact_lanes *I, int l) {
   tf_event_loop *loop = loop_of(I, l);
+  sync(I, l);
   hand_over(I, l);
   if (tf_event_loop_take_step(loop)) tf_event_loop_drive(loop);
   member_over(I, l);
+}
+
+/* The lanes whose accepted step is quiet and whose member goes straight on (plain[l]): a plain
+ * step (tf_lanes_plain_moves: accepted, finite, not the last), screened without a sign change,
+ * straight (look), with steps left in the budget.  Their members' loops would only count the
+ * step, move on and prepare the next one, which changes none of the lane's view: the lanes move
+ * them in one pass and leave the loops' part to sync, when a loop is needed again.  The stop is
+ * polled once for them all (tf_lanes_plain_moves). */
+static void quiet_steps(impact_lanes *I, long *plain) {
+  tf_lanes *L = &I->L;
+  long any = 0;
+  for (int l = 0; l < L->w; l++) {
+    plain[l] = (L->slot[l] >= 0) & I->quiet[l] & I->straight[l] & (L->code[l] == 0) &
+               (L->finite[l] != 0) & (L->err[l] <= 1.0) & !L->last[l] &
+               (I->pending[l] + 1 < I->room[l]); /* no branches: each lane's its own */
+    any |= plain[l];
+  }
+  if (any && (!tf_lanes_plain_pair(L) || tf_stop_poll(L->stop))) any = 0;
+  if (!any) {
+    for (int l = 0; l < L->w; l++) plain[l] = 0;
+    return;
+  }
+  tf_lanes_plain_moves(L, plain, L->ode->hmin); /* the members' steppers run on ode */
+  for (int l = 0; l < L->w; l++) I->pending[l] += plain[l];
 }
 
 /* Once few lanes are busy, they finish alone (tf_lanes_tail_due). */
@@ -342,6 +562,12 @@ static bool lanes_alloc(impact_lanes *I) {
   tf_impact_lane_view v;
   tf_impact_lane_view_of(tf_poincare_impact(I->engines[0]), &v);
   I->np = v.nparams;
+  screening *sc = &I->sc; /* the spec's part */
+  sc->ops = v.ops, sc->nimpacts = v.nimpacts, sc->component = v.component;
+  sc->section = v.section, sc->level = v.level;
+  sc->bounded = v.ops != NULL;
+  for (int j = 0; j < sc->nimpacts + (sc->section != TF_SECTION_NONE); j++)
+    sc->bounded &= v.ops && (sc->is_component[j] = component_of(sc, j)) >= 0;
   I->samples = tf_stepper_type_samples(L->ode->type);
   I->xs = calloc((L->n + I->np) * TF_LANES_MAX + I->np * (size_t)L->w, sizeof *I->xs);
   if (!I->xs || !tf_lanes_alloc(L)) return false;
@@ -399,11 +625,13 @@ void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_option
     return;
   }
   for (int l = 0; l < w; l++) L->slot[l] = -1, next_step(&I, l);
+  long plain[TF_LANES_MAX];
   while (!tail(&I) && tf_lanes_plan(L)) {
     tf_lanes_attempt(L);
     screen(&I);
+    quiet_steps(&I, plain);
     for (int l = 0; l < w; l++)
-      if (L->slot[l] >= 0) decide(&I, l);
+      if (L->slot[l] >= 0 && !plain[l]) decide(&I, l);
   }
   lanes_free(&I);
 }

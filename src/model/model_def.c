@@ -176,12 +176,20 @@ static int check_ops(const checker *c, const tf_model_def *d) {
       const int most = TF_EVENT_LOOP_MAX_FUNCTIONS - 1;
       if (m->nimpacts < 1 || m->nimpacts > (size_t)most)
         return fail(c, "impact.nimpacts = %zu: expected 1 to %d surfaces", m->nimpacts, most);
-      return need(c, m->rhs, "impact.rhs") || need(c, m->surface, "impact.surface") ||
-                     need(c, m->reset, "impact.reset") || need(c, m->stick, "impact.stick") ||
-                     (!m->constrained_motion &&
-                      need(c, m->constrained, "impact.constrained_motion or impact.constrained"))
-                 ? -1
-                 : 0;
+      if (need(c, m->rhs, "impact.rhs") || need(c, m->surface, "impact.surface") ||
+          need(c, m->reset, "impact.reset") || need(c, m->stick, "impact.stick") ||
+          (!m->constrained_motion &&
+           need(c, m->constrained, "impact.constrained_motion or impact.constrained")))
+        return -1;
+      for (size_t i = 0; m->surface_component && i < m->nimpacts; i++)
+        if (m->surface_component[i] < -1 || m->surface_component[i] >= (int)d->dim)
+          return fail(c, "impact.surface_component[%zu] = %d: expected -1 or a component below %zu",
+                      i, m->surface_component[i], d->dim);
+      for (size_t i = 0; m->rate_component && d->dim <= TF_MAX_DIM && i < d->dim; i++)
+        if (m->rate_component[i] < -1 || m->rate_component[i] >= (int)d->dim)
+          return fail(c, "impact.rate_component[%zu] = %d: expected -1 or a component below %zu", i,
+                      m->rate_component[i], d->dim);
+      return 0;
     }
     case TF_MODEL_SWITCHES: {
       const tf_switches_ops *w = d->switches;

@@ -533,6 +533,22 @@ static void valve_lanes(void) {
     }
   }
   CHECK(mismatches == 0, "valve lanes: %d values differ from the scalar functions'", mismatches);
+  /* the event functions it says are state components are those components, bit for bit (the
+   * lanes' screening bounds them on the interpolant: impact_lanes.c) */
+  CHECK(o->surface_component && o->rate_component && o->surface_component[0] == 0 &&
+            o->rate_component[0] == 1 && o->rate_component[1] < 0 && o->rate_component[2] < 0,
+        "valve: the seat is x and x's rate is v");
+  if (!o->surface_component || !o->rate_component) return;
+  int differ = 0;
+  for (int i = 0; i < 8; i++) {
+    const double xi[3] = {0.3 * sin(1.0 + i), i == 3 ? -0.0 : cos(2.0 * i), pressures[i]};
+    const double pi[5] = {1.25, 20.0, 10.0, 0.8, 0.2 + 0.61 * i};
+    const double hs = o->surface(0, xi, pi, NULL), rs = o->rate(0, 0.0, xi, pi);
+    differ += memcmp(&hs, &xi[o->surface_component[0]], sizeof hs) != 0;
+    differ += memcmp(&rs, &xi[o->rate_component[0]], sizeof rs) != 0;
+  }
+  CHECK(differ == 0, "valve: %d event values differ from the components they are said to be",
+        differ);
 }
 
 int main(void) {

@@ -167,6 +167,17 @@ static void validation(void) {
   EXPECT(d, "impact.nimpacts = 4: expected 1 to 3 surfaces");
   d = valid(), d.impact = &four;
   EXPECT(d, "kind is TF_MODEL_FLOW but .impact is also set");
+  /* event functions said to be state components name components of the state (dim 2 here) */
+  static tf_impact_ops seat2, rate2;
+  seat2 = rate2 = *tf_kernel_find("pressure_valve")->impact;
+  seat2.surface_component = (const int[]){2};
+  d = valid(), d.kind = TF_MODEL_IMPACT, d.flow = NULL, d.impact = &seat2;
+  EXPECT(d, "impact.surface_component[0] = 2: expected -1 or a component below 2");
+  rate2.rate_component = (const int[]){1, -2};
+  d.impact = &rate2;
+  EXPECT(d, "impact.rate_component[1] = -2: expected -1 or a component below 2");
+  rate2.rate_component = (const int[]){1, -1}, rate2.surface_component = (const int[]){0};
+  EXPECT(d, NULL);
   static const tf_switches_ops none = {TF_OPS_SIZE(tf_switches_ops), .nswitches = 0},
                                five = {.nswitches = 5}, no_field = {.nswitches = 2};
   d = valid(), d.kind = TF_MODEL_SWITCHES, d.flow = NULL, d.switches = &none;
