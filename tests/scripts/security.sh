@@ -60,4 +60,25 @@ expect_fail 2 "inject.yaml:4: key 'model.equations.name': .* is not a model name
 expect_fail 2 "inject.yaml:4: key 'model.equations.name'" -- "$T" model show inject.yaml
 [ ! -e "$marker" ] && pass "the injected constructor never ran" || fail "the injected code ran"
 if ls "$TWOFOLD_CACHE"/equations-d* >/dev/null 2>&1; then fail "a refused model left code in the cache"; else pass "a refused model left no code in the cache"; fi
+
+# a library planted in the directory a run starts from, named as one twofold needs (libyaml's,
+# found through the search path): never loaded (an empty RUNPATH entry would be that directory)
+planted=$WORK/PLANTED
+mkdir planted && cd planted
+printf '__attribute__((constructor)) static void p(void) { FILE *f = fopen("%s", "w"); if (f) fclose(f); }\n' "$planted" |
+  cat <(echo '#include <stdio.h>') - >lib.c
+cc -shared -fPIC -Wl,-soname,libyaml-0.so.2 -o libyaml-0.so.2 lib.c || fail "could not build the planted library"
+"$T" run ../smoke.yaml -o ../planted.h5 "${SETS[@]}" --quiet && pass "a run started beside a planted library runs" ||
+  fail "a run started beside a planted library failed"
+cd "$WORK"
+[ ! -e "$planted" ] && pass "the planted library was not loaded" || fail "the planted library's constructor ran"
+for f in "$T" "$(dirname "$T")"/libtwofold*.so; do
+  [ -e "$f" ] || continue
+  runpath=$(readelf -d "$f" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p;s/.*(RPATH).*\[\(.*\)\]/\1/p')
+  [ -n "$runpath" ] || { pass "$(basename "$f") has no search path of its own"; continue; }
+  case ":$runpath:" in
+    *::* | *:[!/]*) fail "$(basename "$f")'s search path '$runpath' has an empty or relative entry" ;;
+    *) pass "$(basename "$f")'s search path has only absolute entries" ;;
+  esac
+done
 finish
