@@ -28,8 +28,8 @@ typedef tf_lanes lanes;
 
 /* ---- DOPRI5's vectorised stages --------------------------------------------------------- */
 
-/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages), four lanes at a time
- * (flow_lanes.h's vectors).  Inlined where w and row are constants: the sum unrolls. */
+/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages), a vector of lanes at a time
+ * (flow_lanes.h's).  Inlined where w and row are constants: the sum unrolls. */
 static inline __attribute__((always_inline)) void stage_row(const lanes *L, const int w,
                                                             const size_t n, int row,
                                                             double *restrict out) {
@@ -37,18 +37,20 @@ static inline __attribute__((always_inline)) void stage_row(const lanes *L, cons
   const double *restrict x = L->x, *restrict hs = L->hs;
   const double *restrict k[STAGES];
   for (int j = 0; j < row; j++) k[j] = L->k[j];
-  for (size_t i = 0; i < n; i++)
-    for (int l = 0; l < w; l += 4) {
-      const size_t q = i * w + l;
-      v4d acc = {0.0}, kj, xq, h;
-      for (int j = 0; j < row; j++) {
-        LOAD4(kj, k[j] + q);
-        acc += a[j] * kj;
+  TF_LANES_VECTORS(w, {
+    for (size_t i = 0; i < n; i++)
+      for (int l = 0; l < w; l += VW) {
+        const size_t q = i * w + l;
+        vd acc = {0.0}, kj, xq, h;
+        for (int j = 0; j < row; j++) {
+          LOADV(kj, k[j] + q);
+          acc += a[j] * kj;
+        }
+        LOADV(xq, x + q), LOADV(h, hs + l);
+        const vd sum = xq + h * acc;
+        STOREV(out + q, sum);
       }
-      LOAD4(xq, x + q), LOAD4(h, hs + l);
-      const v4d sum = xq + h * acc;
-      STORE4(out + q, sum);
-    }
+  });
 }
 
 static void join_code(int *code, int rc) {
@@ -146,32 +148,34 @@ static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int 
   tf_lanes_eval(L, L->x_new, L->k[6]);
 }
 
-/* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order, four
- * lanes at a time. */
+/* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order, a vector
+ * of lanes at a time. */
 static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w,
                                                                 const size_t n) {
   const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict k0 = L->k[0], *restrict k2 = L->k[2], *restrict k3 = L->k[3],
                          *restrict k4 = L->k[4], *restrict k5 = L->k[5], *restrict k6 = L->k[6];
   const double *restrict x = L->x, *restrict xn = L->x_new, *restrict hs = L->hs;
-  v4d sum[TF_LANES_MAX / 4] = {{0}};
-  for (size_t i = 0; i < n; i++)
-    for (int l = 0; l < w; l += 4) {
-      const size_t q = i * w + l;
-      v4d c0, c2, c3, c4, c5, c6, h, a0, a1;
-      LOAD4(c0, k0 + q), LOAD4(c2, k2 + q), LOAD4(c3, k3 + q), LOAD4(c4, k4 + q);
-      LOAD4(c5, k5 + q), LOAD4(c6, k6 + q), LOAD4(h, hs + l);
-      const v4d v = h * (E[0] * c0 + E[2] * c2 + E[3] * c3 + E[4] * c4 + E[5] * c5 + E[6] * c6);
-      LOAD4(a0, x + q), LOAD4(a1, xn + q);
-      a0 = FABS4(a0), a1 = FABS4(a1);
-      const v4d scale = atol + rtol * SELECT4(a0 > a1, a0, a1);
-      sum[l / 4] += (v / scale) * (v / scale);
-    }
   double mean[TF_LANES_MAX];
-  for (int l = 0; l < w; l += 4) {
-    const v4d m = sum[l / 4] / (double)n;
-    STORE4(mean + l, m);
-  }
+  TF_LANES_VECTORS(w, {
+    vd sum[TF_LANES_MAX / VW] = {{0}};
+    for (size_t i = 0; i < n; i++)
+      for (int l = 0; l < w; l += VW) {
+        const size_t q = i * w + l;
+        vd c0, c2, c3, c4, c5, c6, h, a0, a1;
+        LOADV(c0, k0 + q), LOADV(c2, k2 + q), LOADV(c3, k3 + q), LOADV(c4, k4 + q);
+        LOADV(c5, k5 + q), LOADV(c6, k6 + q), LOADV(h, hs + l);
+        const vd v = h * (E[0] * c0 + E[2] * c2 + E[3] * c3 + E[4] * c4 + E[5] * c5 + E[6] * c6);
+        LOADV(a0, x + q), LOADV(a1, xn + q);
+        a0 = FABSV(a0), a1 = FABSV(a1);
+        const vd scale = atol + rtol * SELECTV(a0 > a1, a0, a1);
+        sum[l / VW] += (v / scale) * (v / scale);
+      }
+    for (int l = 0; l < w; l += VW) {
+      const vd m = sum[l / VW] / (double)n;
+      STOREV(mean + l, m);
+    }
+  });
   for (int l = 0; l < w; l++) L->err[l] = sqrt(mean[l]); /* vector roots: no errno here */
 }
 
@@ -441,40 +445,42 @@ static bool start_step(lanes *L, int l) {
 
 TF_LANES_TARGETS void tf_lanes_plain_moves(lanes *L, const long *plain, double hmin) {
   const int w = L->w;
-  /* four lanes at a time (flow_lanes.h's vectors); take: all ones where plain */
-  const v4d one = {1.0, 1.0, 1.0, 1.0}, log_1e4 = one * TF_RK_LOG_1E4, tiny = one * 1e-14;
-  v4i take[TF_LANES_MAX / 4];
-  for (int l = 0; l < w; l += 4) {
-    memcpy(&take[l / 4], plain + l, sizeof(v4i));
-    take[l / 4] = -take[l / 4];
-  }
   double *restrict x = L->x, *restrict k0 = L->k[0];
   const double *restrict x_new = L->x_new, *restrict k_last = L->k[L->pair->fsal_stage];
-  for (size_t i = 0; i < L->n; i++)
-    for (int l = 0; l < w; l += 4) {
-      const size_t q = i * (size_t)w + l;
-      v4d a, b;
-      LOAD4(a, x_new + q), LOAD4(b, x + q);
-      a = SELECT4(take[l / 4], a, b), STORE4(x + q, a);
-      LOAD4(a, k_last + q), LOAD4(b, k0 + q);
-      a = SELECT4(take[l / 4], a, b), STORE4(k0 + q, a);
+  /* a vector of lanes at a time (flow_lanes.h's); take: all ones where plain */
+  TF_LANES_VECTORS(w, {
+    const vd one = (vd){0.0} + 1.0, log_1e4 = one * TF_RK_LOG_1E4, tiny = one * 1e-14;
+    vi take[TF_LANES_MAX / VW];
+    for (int l = 0; l < w; l += VW) {
+      memcpy(&take[l / VW], plain + l, sizeof(vi));
+      take[l / VW] = -take[l / VW];
     }
-  for (int l = 0; l < w; l += 4) {
-    const v4i m = take[l / 4];
-    v4d t, hs, le, h_next, h, log_prev, floor;
-    v4i steps;
-    LOAD4(t, L->t + l), LOAD4(hs, L->hs + l), LOAD4(le, L->log_err + l);
-    LOAD4(h_next, L->h_next + l), LOAD4(h, L->h + l), LOAD4(log_prev, L->log_prev + l);
-    LOAD4(floor, L->hmin + l), memcpy(&steps, L->steps + l, sizeof steps);
-    const v4d t1 = t + hs, at = FABS4(t1);
-    const v4d floor1 = hmin > 0 ? one * hmin : tiny * SELECT4(at > one, at, one);
-    t = SELECT4(m, t1, t), STORE4(L->t + l, t);
-    log_prev = SELECT4(m, SELECT4(le > log_1e4, le, log_1e4), log_prev);
-    STORE4(L->log_prev + l, log_prev);
-    h = SELECT4(m, h_next, h), STORE4(L->h + l, h);
-    floor = SELECT4(m, floor1, floor), STORE4(L->hmin + l, floor);
-    steps -= m, memcpy(L->steps + l, &steps, sizeof steps);
-  }
+    for (size_t i = 0; i < L->n; i++)
+      for (int l = 0; l < w; l += VW) {
+        const size_t q = i * (size_t)w + l;
+        vd a, b;
+        LOADV(a, x_new + q), LOADV(b, x + q);
+        a = SELECTV(take[l / VW], a, b), STOREV(x + q, a);
+        LOADV(a, k_last + q), LOADV(b, k0 + q);
+        a = SELECTV(take[l / VW], a, b), STOREV(k0 + q, a);
+      }
+    for (int l = 0; l < w; l += VW) {
+      const vi m = take[l / VW];
+      vd t, hs, le, h_next, h, log_prev, floor;
+      vi steps;
+      LOADV(t, L->t + l), LOADV(hs, L->hs + l), LOADV(le, L->log_err + l);
+      LOADV(h_next, L->h_next + l), LOADV(h, L->h + l), LOADV(log_prev, L->log_prev + l);
+      LOADV(floor, L->hmin + l), LOADV(steps, L->steps + l);
+      const vd t1 = t + hs, at = FABSV(t1);
+      const vd floor1 = hmin > 0 ? one * hmin : tiny * SELECTV(at > one, at, one);
+      t = SELECTV(m, t1, t), STOREV(L->t + l, t);
+      log_prev = SELECTV(m, SELECTV(le > log_1e4, le, log_1e4), log_prev);
+      STOREV(L->log_prev + l, log_prev);
+      h = SELECTV(m, h_next, h), STOREV(L->h + l, h);
+      floor = SELECTV(m, floor1, floor), STOREV(L->hmin + l, floor);
+      steps -= m, STOREV(L->steps + l, steps);
+    }
+  });
 }
 
 /* The lanes whose attempt was accepted and whose member goes straight on to its next step

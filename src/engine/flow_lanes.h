@@ -18,20 +18,43 @@
 #include "stepper_type.h"
 #include "vmath.h"
 
-/* Four lanes' values as one of gcc's generic vectors, for the per-lane arithmetic of the lane
- * loops (stage sums, error norms, the impact screening): left to the compiler, their fully
- * unrolled lane loops came out mostly scalar.  Each element's operations are those of the
- * scalar code in its order (no multiply-add is contracted), so its bits. */
+/* Lanes' values as gcc's generic vectors, for the per-lane arithmetic of the lane loops (stage
+ * sums, error norms, the impact screening): left to the compiler, their fully unrolled lane loops
+ * came out mostly scalar.  Each element's operations are those of the scalar code in its order
+ * (no multiply-add is contracted), so its bits, whatever the vector's width.  Four lanes fill a
+ * 256-bit register; eight a 512-bit one (AVX-512; elsewhere gcc splits them into two or four
+ * registers, which costs no more than as many 4-lane vectors). */
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
+typedef double v8d __attribute__((vector_size(64)));
+typedef long long v8i __attribute__((vector_size(64)));
 
-/* loads and stores without alignment; where m, a, else b; |a| (macros: a function taking or
- * returning these vectors would have an ABI that depends on the target) */
-#define LOAD4(v, p) memcpy(&(v), (p), sizeof(v4d))
-#define STORE4(p, v) memcpy((p), &(v), sizeof(v4d))
-#define SELECT4(m, a, b) ((v4d)(((m) & (v4i)(a)) | (~(m) & (v4i)(b))))
-#define FABS4(a) ((v4d)((v4i)(a) & (v4i){TF_NO_SIGN4, TF_NO_SIGN4, TF_NO_SIGN4, TF_NO_SIGN4}))
-#define TF_NO_SIGN4 0x7fffffffffffffffLL
+/* For vectors of any width: loads and stores without alignment; where m, a, else b; |a| (macros:
+ * a function taking or returning these vectors would have an ABI that depends on the target) */
+#define LOADV(v, p) memcpy(&(v), (p), sizeof(v))
+#define STOREV(p, v) memcpy((p), &(v), sizeof(v))
+#define SELECTV(m, a, b) ((__typeof__(a))(((m) & (__typeof__(m))(a)) | (~(m) & (__typeof__(m))(b))))
+#define FABSV(a) \
+  ((__typeof__(a))((long long __attribute__((vector_size(sizeof(a)))))(a)&TF_NO_SIGN))
+#define TF_NO_SIGN 0x7fffffffffffffffLL
+
+/* The statements ... over the lanes of a width w with vd, vi the vectors of VW lanes (the loops
+ * step l by VW): eight where w is a multiple of 8, else four.  Where w is a constant only one
+ * branch is compiled; each is the same arithmetic per element. */
+#define TF_LANES_VECTORS(w, ...)              \
+  do {                                        \
+    if ((w) % 8 == 0) {                       \
+      typedef v8d vd;                         \
+      typedef v8i vi __attribute__((unused)); \
+      enum { VW = 8 };                        \
+      __VA_ARGS__                             \
+    } else {                                  \
+      typedef v4d vd;                         \
+      typedef v4i vi __attribute__((unused)); \
+      enum { VW = 4 };                        \
+      __VA_ARGS__                             \
+    }                                         \
+  } while (0)
 
 /* the most stages an attempt of a lane pair fills (DOP853: 13, its extension is the scalar
  * stepper's) */
