@@ -31,13 +31,13 @@ typedef tf_lanes lanes;
 /* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages), a vector of lanes at a time
  * (flow_lanes.h's).  Inlined where w and row are constants: the sum unrolls. */
 static inline __attribute__((always_inline)) void stage_row(const lanes *L, const int w,
-                                                            const size_t n, int row,
+                                                            const int vw, const size_t n, int row,
                                                             double *restrict out) {
   const double *a = A + row * STAGES;
   const double *restrict x = L->x, *restrict hs = L->hs;
   const double *restrict k[STAGES];
   for (int j = 0; j < row; j++) k[j] = L->k[j];
-  TF_LANES_VECTORS(w, {
+  TF_LANES_VECTORS(vw, {
     for (size_t i = 0; i < n; i++)
       for (int l = 0; l < w; l += VW) {
         const size_t q = i * w + l;
@@ -128,36 +128,37 @@ void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
 }
 
 /* dopri5.c's attempt: six new stages, k[6] f at the 5th-order solution x_new. */
-static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w, const size_t n) {
-  stage_row(L, w, n, 1, L->stage); /* rows as constants: each sum unrolls */
+static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w, const int vw,
+                                                            const size_t n) {
+  stage_row(L, w, vw, n, 1, L->stage); /* rows as constants: each sum unrolls */
   tf_lanes_stage_times(L, w, C[1]);
   tf_lanes_eval(L, L->stage, L->k[1]);
-  stage_row(L, w, n, 2, L->stage);
+  stage_row(L, w, vw, n, 2, L->stage);
   tf_lanes_stage_times(L, w, C[2]);
   tf_lanes_eval(L, L->stage, L->k[2]);
-  stage_row(L, w, n, 3, L->stage);
+  stage_row(L, w, vw, n, 3, L->stage);
   tf_lanes_stage_times(L, w, C[3]);
   tf_lanes_eval(L, L->stage, L->k[3]);
-  stage_row(L, w, n, 4, L->stage);
+  stage_row(L, w, vw, n, 4, L->stage);
   tf_lanes_stage_times(L, w, C[4]);
   tf_lanes_eval(L, L->stage, L->k[4]);
-  stage_row(L, w, n, 5, L->stage);
+  stage_row(L, w, vw, n, 5, L->stage);
   tf_lanes_stage_times(L, w, 1.0); /* t + h: C[5] is 1 (t + 1.0 h is t + h exactly) */
   tf_lanes_eval(L, L->stage, L->k[5]);
-  stage_row(L, w, n, 6, L->x_new);
+  stage_row(L, w, vw, n, 6, L->x_new);
   tf_lanes_eval(L, L->x_new, L->k[6]);
 }
 
 /* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order, a vector
  * of lanes at a time. */
-static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w,
+static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w, const int vw,
                                                                 const size_t n) {
   const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict k0 = L->k[0], *restrict k2 = L->k[2], *restrict k3 = L->k[3],
                          *restrict k4 = L->k[4], *restrict k5 = L->k[5], *restrict k6 = L->k[6];
   const double *restrict x = L->x, *restrict xn = L->x_new, *restrict hs = L->hs;
   double mean[TF_LANES_MAX];
-  TF_LANES_VECTORS(w, {
+  TF_LANES_VECTORS(vw, {
     vd sum[TF_LANES_MAX / VW] = {{0}};
     for (size_t i = 0; i < n; i++)
       for (int l = 0; l < w; l += VW) {
@@ -443,12 +444,13 @@ static bool start_step(lanes *L, int l) {
   return true;
 }
 
-TF_LANES_TARGETS void tf_lanes_plain_moves(lanes *L, const long *plain, double hmin) {
+static inline __attribute__((always_inline)) void plain_moves_with(lanes *L, const long *plain,
+                                                                   double hmin, const int vw) {
   const int w = L->w;
   double *restrict x = L->x, *restrict k0 = L->k[0];
   const double *restrict x_new = L->x_new, *restrict k_last = L->k[L->pair->fsal_stage];
   /* a vector of lanes at a time (flow_lanes.h's); take: all ones where plain */
-  TF_LANES_VECTORS(w, {
+  TF_LANES_VECTORS(vw, {
     const vd one = (vd){0.0} + 1.0, log_1e4 = one * TF_RK_LOG_1E4, tiny = one * 1e-14;
     vi take[TF_LANES_MAX / VW];
     for (int l = 0; l < w; l += VW) {
@@ -481,6 +483,21 @@ TF_LANES_TARGETS void tf_lanes_plain_moves(lanes *L, const long *plain, double h
       steps -= m, STOREV(L->steps + l, steps);
     }
   });
+}
+
+TF_LANES_TARGETS static void plain_moves_narrow(lanes *L, const long *plain, double hmin) {
+  plain_moves_with(L, plain, hmin, 4);
+}
+
+TF_LANES_WIDE static void plain_moves_wide(lanes *L, const long *plain, double hmin) {
+  plain_moves_with(L, plain, hmin, 8);
+}
+
+void tf_lanes_plain_moves(lanes *L, const long *plain, double hmin) {
+  if (tf_lanes_wide(L->w))
+    plain_moves_wide(L, plain, hmin);
+  else
+    plain_moves_narrow(L, plain, hmin);
 }
 
 /* The lanes whose attempt was accepted and whose member goes straight on to its next step

@@ -22,15 +22,16 @@
  * sums, error norms, the impact screening): left to the compiler, their fully unrolled lane loops
  * came out mostly scalar.  Each element's operations are those of the scalar code in its order
  * (no multiply-add is contracted), so its bits, whatever the vector's width.  Four lanes fill a
- * 256-bit register; eight a 512-bit one (AVX-512; elsewhere gcc splits them into two or four
- * registers, which costs no more than as many 4-lane vectors). */
+ * 256-bit register, eight an AVX-512 one: code for eight-lane vectors is compiled for AVX-512
+ * only (TF_LANES_WIDE), as gcc compares 512-bit vectors element by element without it. */
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 typedef double v8d __attribute__((vector_size(64)));
 typedef long long v8i __attribute__((vector_size(64)));
 
-/* For vectors of any width: loads and stores without alignment; where m, a, else b; |a| (macros:
- * a function taking or returning these vectors would have an ABI that depends on the target) */
+/* For vectors of either width: loads and stores without alignment; where m, a, else b; |a|
+ * (macros: a function taking or returning these vectors would have an ABI that depends on the
+ * target) */
 #define LOADV(v, p) memcpy(&(v), (p), sizeof(v))
 #define STOREV(p, v) memcpy((p), &(v), sizeof(v))
 #define SELECTV(m, a, b) ((__typeof__(a))(((m) & (__typeof__(m))(a)) | (~(m) & (__typeof__(m))(b))))
@@ -38,12 +39,11 @@ typedef long long v8i __attribute__((vector_size(64)));
   ((__typeof__(a))((long long __attribute__((vector_size(sizeof(a)))))(a)&TF_NO_SIGN))
 #define TF_NO_SIGN 0x7fffffffffffffffLL
 
-/* The statements ... over the lanes of a width w with vd, vi the vectors of VW lanes (the loops
- * step l by VW): eight where w is a multiple of 8, else four.  Where w is a constant only one
- * branch is compiled; each is the same arithmetic per element. */
-#define TF_LANES_VECTORS(w, ...)              \
+/* The statements ... with vd, vi the vectors of VW lanes, VW the constant vw (8 or 4; the lane
+ * loops step l by VW): only one branch is compiled. */
+#define TF_LANES_VECTORS(vw, ...)             \
   do {                                        \
-    if ((w) % 8 == 0) {                       \
+    if ((vw) == 8) {                          \
       typedef v8d vd;                         \
       typedef v8i vi __attribute__((unused)); \
       enum { VW = 8 };                        \
@@ -192,8 +192,18 @@ static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes 
 }
 
 /* Compiled for the vector units the CPU may have (the same operations on each: only their width
- * differs). */
+ * differs); TF_LANES_WIDE for AVX-512 alone, the code with eight-lane vectors, taken for the
+ * widths 8 and 16 where tf_lanes_wide (on Lorenz and the valve scan, 0.87 of the time of four-lane
+ * vectors on an Intel Xeon, docs/BENCHMARKS.md). */
 #define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
+#define TF_LANES_WIDE __attribute__((target("avx512f")))
+static inline bool tf_lanes_wide(int w) {
+#if defined(__x86_64__) || defined(__i386__)
+  return w % 8 == 0 && __builtin_cpu_supports("avx512f");
+#else
+  return (void)w, false;
+#endif
+}
 
 /* tf_rk_step_with's controller for the lanes just attempted (fast: vmath.h's exp and log, else
  * libm's, lane by lane for the busy lanes only): log_err, log max(err, 1e-16), and h_next, the
@@ -252,41 +262,51 @@ static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L
 }
 
 /* A pair's attempts for 4, 8 and 16 lanes, step_4, step_8 and step_16: its file's
- * attempt_w(L, w, n) and error_norms_w(L, w, n) and the controller at a constant width, so that
- * each is compiled for that width (the tf_lane_pair.attempt table), and for the dimensions 1 to 6
- * as constants (the loops over the components unroll and their addresses are constants: the
- * same operations in the same order, so the same bits); other dimensions take L->n. */
-#define TF_LANES_STEP_N(L, w, n) \
-  do {                           \
-    attempt_w(L, w, n);          \
-    error_norms_w(L, w, n);      \
-    tf_lanes_finite_w(L, w, n);  \
-    tf_lanes_control_w(L, w);    \
+ * attempt_w(L, w, vw, n) and error_norms_w(L, w, vw, n) and the controller at a constant width,
+ * so that each is compiled for that width (the tf_lane_pair.attempt table), for vectors of vw
+ * lanes, and for the dimensions 1 to 6 as constants (the loops over the components unroll and
+ * their addresses are constants: the same operations in the same order, so the same bits); other
+ * dimensions take L->n.  Where tf_lanes_wide, step_8 and step_16 take eight-lane vectors. */
+#define TF_LANES_STEP_N(L, w, vw, n) \
+  do {                               \
+    attempt_w(L, w, vw, n);          \
+    error_norms_w(L, w, vw, n);      \
+    tf_lanes_finite_w(L, w, n);      \
+    tf_lanes_control_w(L, w);        \
   } while (0)
-#define TF_LANES_STEP_WIDTH(w)                         \
-  TF_LANES_TARGETS static void step_##w(tf_lanes *L) { \
-    switch (L->n) {                                    \
-      case 1:                                          \
-        TF_LANES_STEP_N(L, w, 1);                      \
-        break;                                         \
-      case 2:                                          \
-        TF_LANES_STEP_N(L, w, 2);                      \
-        break;                                         \
-      case 3:                                          \
-        TF_LANES_STEP_N(L, w, 3);                      \
-        break;                                         \
-      case 4:                                          \
-        TF_LANES_STEP_N(L, w, 4);                      \
-        break;                                         \
-      case 5:                                          \
-        TF_LANES_STEP_N(L, w, 5);                      \
-        break;                                         \
-      case 6:                                          \
-        TF_LANES_STEP_N(L, w, 6);                      \
-        break;                                         \
-      default:                                         \
-        TF_LANES_STEP_N(L, w, L->n);                   \
-    }                                                  \
+#define TF_LANES_STEP_VW(name, targets, w, vw) \
+  targets static void name(tf_lanes *L) {      \
+    switch (L->n) {                            \
+      case 1:                                  \
+        TF_LANES_STEP_N(L, w, vw, 1);          \
+        break;                                 \
+      case 2:                                  \
+        TF_LANES_STEP_N(L, w, vw, 2);          \
+        break;                                 \
+      case 3:                                  \
+        TF_LANES_STEP_N(L, w, vw, 3);          \
+        break;                                 \
+      case 4:                                  \
+        TF_LANES_STEP_N(L, w, vw, 4);          \
+        break;                                 \
+      case 5:                                  \
+        TF_LANES_STEP_N(L, w, vw, 5);          \
+        break;                                 \
+      case 6:                                  \
+        TF_LANES_STEP_N(L, w, vw, 6);          \
+        break;                                 \
+      default:                                 \
+        TF_LANES_STEP_N(L, w, vw, L->n);       \
+    }                                          \
+  }
+#define TF_LANES_STEP_WIDTH(w)                                         \
+  TF_LANES_STEP_VW(step_##w##_narrow, TF_LANES_TARGETS, w, 4)          \
+  TF_LANES_STEP_VW(step_##w##_wide, TF_LANES_WIDE, w, (w) % 8 ? 4 : 8) \
+  static void step_##w(tf_lanes *L) {                                  \
+    if (tf_lanes_wide(w))                                              \
+      step_##w##_wide(L);                                              \
+    else                                                               \
+      step_##w##_narrow(L);                                            \
   }
 #define TF_LANES_STEP_WIDTHS \
   TF_LANES_STEP_WIDTH(4)     \

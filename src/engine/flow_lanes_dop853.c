@@ -10,14 +10,14 @@
 
 /* out = x + h (sum_q a_sq k_jq) over row s's nonzero coefficients, as dop853.c's stage, a vector
  * of lanes at a time (flow_lanes.h's). */
-static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const int w,
+static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const int w, const int vw,
                                                             const size_t n, int s,
                                                             double *restrict out) {
   const double *restrict x = L->x, *restrict hs = L->hs;
   const int nk = DOP853_ROW[s].nk;
   const double *restrict k[9];
   for (int q = 0; q < nk; q++) k[q] = L->k[DOP853_ROW[s].j[q]];
-  TF_LANES_VECTORS(w, {
+  TF_LANES_VECTORS(vw, {
     for (size_t i = 0; i < n; i++)
       for (int l = 0; l < w; l += VW) {
         const size_t p = i * w + l;
@@ -34,15 +34,15 @@ static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const i
 }
 
 /* dop853.c's attempt: twelve new stages, k[12] f at the 8th-order solution x_new. */
-static inline __attribute__((always_inline)) void attempt_w(tf_lanes *L, const int w,
+static inline __attribute__((always_inline)) void attempt_w(tf_lanes *L, const int w, const int vw,
                                                             const size_t n) {
 #pragma GCC unroll 12
   for (int s = 1; s < 12; s++) {
-    stage_row(L, w, n, s, L->stage);
+    stage_row(L, w, vw, n, s, L->stage);
     tf_lanes_stage_times(L, w, DOP853_C[s]);
     tf_lanes_eval(L, L->stage, L->k[s]);
   }
-  stage_row(L, w, n, 12, L->x_new);
+  stage_row(L, w, vw, n, 12, L->x_new);
   tf_lanes_stage_times(L, w, 1.0); /* t + h: t + 1.0 h is t + h exactly */
   tf_lanes_eval(L, L->x_new, L->k[12]);
 }
@@ -50,13 +50,13 @@ static inline __attribute__((always_inline)) void attempt_w(tf_lanes *L, const i
 /* dop853.c's error_measure per lane: components summed in order, a vector of lanes
  * at a time. */
 static inline __attribute__((always_inline)) void error_norms_w(tf_lanes *L, const int w,
-                                                                const size_t n) {
+                                                                const int vw, const size_t n) {
   const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict x = L->x, *restrict xn = L->x_new;
   const double *restrict k[8];
   for (int q = 0; q < 8; q++) k[q] = L->k[DOP853_ERR_K[q]];
   double s5[TF_LANES_MAX], scaled[TF_LANES_MAX];
-  TF_LANES_VECTORS(w, {
+  TF_LANES_VECTORS(vw, {
     vd sum5[TF_LANES_MAX / VW] = {{0}}, sum3[TF_LANES_MAX / VW] = {{0}};
     for (size_t i = 0; i < n; i++)
       for (int l = 0; l < w; l += VW) {
