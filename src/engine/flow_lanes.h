@@ -193,8 +193,8 @@ static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes 
 
 /* Compiled for the vector units the CPU may have (the same operations on each: only their width
  * differs); TF_LANES_WIDE for AVX-512 alone, the code with eight-lane vectors, taken for the
- * widths 8 and 16 where tf_lanes_wide (on Lorenz and the valve scan, 0.87 of the time of four-lane
- * vectors on an Intel Xeon, docs/BENCHMARKS.md). */
+ * widths 8 and 16 where tf_lanes_wide (Lorenz and the valve scan in 0.84 to 0.90 of the CPU time
+ * of four-lane vectors on an Intel Xeon, docs/BENCHMARKS.md "eight-lane vectors"). */
 #define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 #define TF_LANES_WIDE __attribute__((target("avx512f")))
 static inline bool tf_lanes_wide(int w) {
