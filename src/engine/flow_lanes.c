@@ -28,29 +28,11 @@ typedef tf_lanes lanes;
 
 /* ---- DOPRI5's vectorised stages --------------------------------------------------------- */
 
-/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages), a vector of lanes at a time
- * (flow_lanes.h's).  Inlined where w and row are constants: the sum unrolls. */
+/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages). */
 static inline __attribute__((always_inline)) void stage_row(const lanes *L, const int w,
                                                             const int vw, const size_t n, int row,
                                                             double *restrict out) {
-  const double *a = A + row * STAGES;
-  const double *restrict x = L->x, *restrict hs = L->hs;
-  const double *restrict k[STAGES];
-  for (int j = 0; j < row; j++) k[j] = L->k[j];
-  TF_LANES_VECTORS(vw, {
-    for (size_t i = 0; i < n; i++)
-      for (int l = 0; l < w; l += VW) {
-        const size_t q = i * w + l;
-        vd acc = {0.0}, kj, xq, h;
-        for (int j = 0; j < row; j++) {
-          LOADV(kj, k[j] + q);
-          acc += a[j] * kj;
-        }
-        LOADV(xq, x + q), LOADV(h, hs + l);
-        const vd sum = xq + h * acc;
-        STOREV(out + q, sum);
-      }
-  });
+  tf_lanes_stage_sum(L, w, vw, n, row, A + row * STAGES, L->k, out);
 }
 
 static void join_code(int *code, int rc) {

@@ -193,8 +193,8 @@ static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes 
 
 /* Compiled for the vector units the CPU may have (the same operations on each: only their width
  * differs); TF_LANES_WIDE for AVX-512 alone, the code with eight-lane vectors, taken for the
- * widths 8 and 16 where tf_lanes_wide (Lorenz and the valve scan in 0.84 to 0.90 of the CPU time
- * of four-lane vectors on an Intel Xeon, docs/BENCHMARKS.md "eight-lane vectors"). */
+ * widths 8 and 16 where tf_lanes_wide (Lorenz and the valve scan in about 0.9 of the CPU time of
+ * four-lane vectors on an Intel Xeon, docs/BENCHMARKS.md "eight-lane vectors"). */
 #define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 #define TF_LANES_WIDE __attribute__((target("avx512f")))
 static inline bool tf_lanes_wide(int w) {
@@ -203,6 +203,33 @@ static inline bool tf_lanes_wide(int w) {
 #else
   return (void)w, false;
 #endif
+}
+
+/* A stage's state out = x + h (sum_q a[q] k[q]) over nk stages, summed in their order, a vector
+ * of vw lanes at a time: the pairs' stage rows (inlined where w, a and nk are constants: the sum
+ * unrolls). */
+static inline __attribute__((always_inline)) void tf_lanes_stage_sum(const tf_lanes *L, const int w,
+                                                                     const int vw, const size_t n,
+                                                                     int nk, const double *a,
+                                                                     double *const *k_of,
+                                                                     double *restrict out) {
+  const double *restrict x = L->x, *restrict hs = L->hs;
+  const double *restrict k[TF_LANES_MAX_STAGES];
+  for (int q = 0; q < nk; q++) k[q] = k_of[q];
+  TF_LANES_VECTORS(vw, {
+    for (size_t i = 0; i < n; i++)
+      for (int l = 0; l < w; l += VW) {
+        const size_t p = i * w + l;
+        vd acc = {0.0}, kq, xp, h;
+        for (int q = 0; q < nk; q++) {
+          LOADV(kq, k[q] + p);
+          acc += a[q] * kq;
+        }
+        LOADV(xp, x + p), LOADV(h, hs + l);
+        const vd sum = xp + h * acc;
+        STOREV(out + p, sum);
+      }
+  });
 }
 
 /* tf_rk_step_with's controller for the lanes just attempted (fast: vmath.h's exp and log, else
@@ -274,27 +301,19 @@ static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L
     tf_lanes_finite_w(L, w, n);      \
     tf_lanes_control_w(L, w);        \
   } while (0)
+#define TF_LANES_STEP_CASE(L, w, vw, n) \
+  case n:                               \
+    TF_LANES_STEP_N(L, w, vw, n);       \
+    break;
 #define TF_LANES_STEP_VW(name, targets, w, vw) \
   targets static void name(tf_lanes *L) {      \
     switch (L->n) {                            \
-      case 1:                                  \
-        TF_LANES_STEP_N(L, w, vw, 1);          \
-        break;                                 \
-      case 2:                                  \
-        TF_LANES_STEP_N(L, w, vw, 2);          \
-        break;                                 \
-      case 3:                                  \
-        TF_LANES_STEP_N(L, w, vw, 3);          \
-        break;                                 \
-      case 4:                                  \
-        TF_LANES_STEP_N(L, w, vw, 4);          \
-        break;                                 \
-      case 5:                                  \
-        TF_LANES_STEP_N(L, w, vw, 5);          \
-        break;                                 \
-      case 6:                                  \
-        TF_LANES_STEP_N(L, w, vw, 6);          \
-        break;                                 \
+      TF_LANES_STEP_CASE(L, w, vw, 1)          \
+      TF_LANES_STEP_CASE(L, w, vw, 2)          \
+      TF_LANES_STEP_CASE(L, w, vw, 3)          \
+      TF_LANES_STEP_CASE(L, w, vw, 4)          \
+      TF_LANES_STEP_CASE(L, w, vw, 5)          \
+      TF_LANES_STEP_CASE(L, w, vw, 6)          \
       default:                                 \
         TF_LANES_STEP_N(L, w, vw, L->n);       \
     }                                          \

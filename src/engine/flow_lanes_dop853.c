@@ -8,29 +8,13 @@
 #include "flow_lanes.h"
 #include "rk_driver.h"
 
-/* out = x + h (sum_q a_sq k_jq) over row s's nonzero coefficients, as dop853.c's stage, a vector
- * of lanes at a time (flow_lanes.h's). */
+/* out = x + h (sum_q a_sq k_jq) over row s's nonzero coefficients, as dop853.c's stage. */
 static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const int w, const int vw,
                                                             const size_t n, int s,
                                                             double *restrict out) {
-  const double *restrict x = L->x, *restrict hs = L->hs;
-  const int nk = DOP853_ROW[s].nk;
-  const double *restrict k[9];
-  for (int q = 0; q < nk; q++) k[q] = L->k[DOP853_ROW[s].j[q]];
-  TF_LANES_VECTORS(vw, {
-    for (size_t i = 0; i < n; i++)
-      for (int l = 0; l < w; l += VW) {
-        const size_t p = i * w + l;
-        vd acc = {0.0}, kq, xp, h;
-        for (int q = 0; q < nk; q++) {
-          LOADV(kq, k[q] + p);
-          acc += DOP853_ROW[s].a[q] * kq;
-        }
-        LOADV(xp, x + p), LOADV(h, hs + l);
-        const vd sum = xp + h * acc;
-        STOREV(out + p, sum);
-      }
-  });
+  double *k[9];
+  for (int q = 0; q < DOP853_ROW[s].nk; q++) k[q] = L->k[DOP853_ROW[s].j[q]];
+  tf_lanes_stage_sum(L, w, vw, n, DOP853_ROW[s].nk, DOP853_ROW[s].a, k, out);
 }
 
 /* dop853.c's attempt: twelve new stages, k[12] f at the 8th-order solution x_new. */
