@@ -28,27 +28,11 @@ typedef tf_lanes lanes;
 
 /* ---- DOPRI5's vectorised stages --------------------------------------------------------- */
 
-/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages), four lanes at a time
- * (flow_lanes.h's vectors).  Inlined where w and row are constants: the sum unrolls. */
+/* out = x + h (sum_j a_rj k_j), in dopri5.c's order (axpy_stages). */
 static inline __attribute__((always_inline)) void stage_row(const lanes *L, const int w,
-                                                            const size_t n, int row,
+                                                            const int vw, const size_t n, int row,
                                                             double *restrict out) {
-  const double *a = A + row * STAGES;
-  const double *restrict x = L->x, *restrict hs = L->hs;
-  const double *restrict k[STAGES];
-  for (int j = 0; j < row; j++) k[j] = L->k[j];
-  for (size_t i = 0; i < n; i++)
-    for (int l = 0; l < w; l += 4) {
-      const size_t q = i * w + l;
-      v4d acc = {0.0}, kj, xq, h;
-      for (int j = 0; j < row; j++) {
-        LOAD4(kj, k[j] + q);
-        acc += a[j] * kj;
-      }
-      LOAD4(xq, x + q), LOAD4(h, hs + l);
-      const v4d sum = xq + h * acc;
-      STORE4(out + q, sum);
-    }
+  tf_lanes_stage_sum(L, w, vw, n, row, A + row * STAGES, L->k, out);
 }
 
 static void join_code(int *code, int rc) {
@@ -126,52 +110,55 @@ void tf_lanes_eval(lanes *L, const double *xs, double *dx) {
 }
 
 /* dopri5.c's attempt: six new stages, k[6] f at the 5th-order solution x_new. */
-static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w, const size_t n) {
-  stage_row(L, w, n, 1, L->stage); /* rows as constants: each sum unrolls */
+static inline __attribute__((always_inline)) void attempt_w(lanes *L, const int w, const int vw,
+                                                            const size_t n) {
+  stage_row(L, w, vw, n, 1, L->stage); /* rows as constants: each sum unrolls */
   tf_lanes_stage_times(L, w, C[1]);
   tf_lanes_eval(L, L->stage, L->k[1]);
-  stage_row(L, w, n, 2, L->stage);
+  stage_row(L, w, vw, n, 2, L->stage);
   tf_lanes_stage_times(L, w, C[2]);
   tf_lanes_eval(L, L->stage, L->k[2]);
-  stage_row(L, w, n, 3, L->stage);
+  stage_row(L, w, vw, n, 3, L->stage);
   tf_lanes_stage_times(L, w, C[3]);
   tf_lanes_eval(L, L->stage, L->k[3]);
-  stage_row(L, w, n, 4, L->stage);
+  stage_row(L, w, vw, n, 4, L->stage);
   tf_lanes_stage_times(L, w, C[4]);
   tf_lanes_eval(L, L->stage, L->k[4]);
-  stage_row(L, w, n, 5, L->stage);
+  stage_row(L, w, vw, n, 5, L->stage);
   tf_lanes_stage_times(L, w, 1.0); /* t + h: C[5] is 1 (t + 1.0 h is t + h exactly) */
   tf_lanes_eval(L, L->stage, L->k[5]);
-  stage_row(L, w, n, 6, L->x_new);
+  stage_row(L, w, vw, n, 6, L->x_new);
   tf_lanes_eval(L, L->x_new, L->k[6]);
 }
 
-/* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order, four
- * lanes at a time. */
-static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w,
+/* dopri5.c's error_norm and tf_rk_weighted_rms, per lane, components summed in order, a vector
+ * of lanes at a time. */
+static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const int w, const int vw,
                                                                 const size_t n) {
   const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict k0 = L->k[0], *restrict k2 = L->k[2], *restrict k3 = L->k[3],
                          *restrict k4 = L->k[4], *restrict k5 = L->k[5], *restrict k6 = L->k[6];
   const double *restrict x = L->x, *restrict xn = L->x_new, *restrict hs = L->hs;
-  v4d sum[TF_LANES_MAX / 4] = {{0}};
-  for (size_t i = 0; i < n; i++)
-    for (int l = 0; l < w; l += 4) {
-      const size_t q = i * w + l;
-      v4d c0, c2, c3, c4, c5, c6, h, a0, a1;
-      LOAD4(c0, k0 + q), LOAD4(c2, k2 + q), LOAD4(c3, k3 + q), LOAD4(c4, k4 + q);
-      LOAD4(c5, k5 + q), LOAD4(c6, k6 + q), LOAD4(h, hs + l);
-      const v4d v = h * (E[0] * c0 + E[2] * c2 + E[3] * c3 + E[4] * c4 + E[5] * c5 + E[6] * c6);
-      LOAD4(a0, x + q), LOAD4(a1, xn + q);
-      a0 = FABS4(a0), a1 = FABS4(a1);
-      const v4d scale = atol + rtol * SELECT4(a0 > a1, a0, a1);
-      sum[l / 4] += (v / scale) * (v / scale);
-    }
   double mean[TF_LANES_MAX];
-  for (int l = 0; l < w; l += 4) {
-    const v4d m = sum[l / 4] / (double)n;
-    STORE4(mean + l, m);
-  }
+  TF_LANES_VECTORS(vw, {
+    vd sum[TF_LANES_MAX / VW] = {{0}};
+    for (size_t i = 0; i < n; i++)
+      for (int l = 0; l < w; l += VW) {
+        const size_t q = i * w + l;
+        vd c0, c2, c3, c4, c5, c6, h, a0, a1;
+        LOADV(c0, k0 + q), LOADV(c2, k2 + q), LOADV(c3, k3 + q), LOADV(c4, k4 + q);
+        LOADV(c5, k5 + q), LOADV(c6, k6 + q), LOADV(h, hs + l);
+        const vd v = h * (E[0] * c0 + E[2] * c2 + E[3] * c3 + E[4] * c4 + E[5] * c5 + E[6] * c6);
+        LOADV(a0, x + q), LOADV(a1, xn + q);
+        a0 = FABSV(a0), a1 = FABSV(a1);
+        const vd scale = atol + rtol * SELECTV(a0 > a1, a0, a1);
+        sum[l / VW] += (v / scale) * (v / scale);
+      }
+    for (int l = 0; l < w; l += VW) {
+      const vd m = sum[l / VW] / (double)n;
+      STOREV(mean + l, m);
+    }
+  });
   for (int l = 0; l < w; l++) L->err[l] = sqrt(mean[l]); /* vector roots: no errno here */
 }
 
@@ -439,42 +426,60 @@ static bool start_step(lanes *L, int l) {
   return true;
 }
 
-TF_LANES_TARGETS void tf_lanes_plain_moves(lanes *L, const long *plain, double hmin) {
+static inline __attribute__((always_inline)) void plain_moves_with(lanes *L, const long *plain,
+                                                                   double hmin, const int vw) {
   const int w = L->w;
-  /* four lanes at a time (flow_lanes.h's vectors); take: all ones where plain */
-  const v4d one = {1.0, 1.0, 1.0, 1.0}, log_1e4 = one * TF_RK_LOG_1E4, tiny = one * 1e-14;
-  v4i take[TF_LANES_MAX / 4];
-  for (int l = 0; l < w; l += 4) {
-    memcpy(&take[l / 4], plain + l, sizeof(v4i));
-    take[l / 4] = -take[l / 4];
-  }
   double *restrict x = L->x, *restrict k0 = L->k[0];
   const double *restrict x_new = L->x_new, *restrict k_last = L->k[L->pair->fsal_stage];
-  for (size_t i = 0; i < L->n; i++)
-    for (int l = 0; l < w; l += 4) {
-      const size_t q = i * (size_t)w + l;
-      v4d a, b;
-      LOAD4(a, x_new + q), LOAD4(b, x + q);
-      a = SELECT4(take[l / 4], a, b), STORE4(x + q, a);
-      LOAD4(a, k_last + q), LOAD4(b, k0 + q);
-      a = SELECT4(take[l / 4], a, b), STORE4(k0 + q, a);
+  /* a vector of lanes at a time (flow_lanes.h's); take: all ones where plain */
+  TF_LANES_VECTORS(vw, {
+    const vd one = (vd){0.0} + 1.0, log_1e4 = one * TF_RK_LOG_1E4, tiny = one * 1e-14;
+    vi take[TF_LANES_MAX / VW];
+    for (int l = 0; l < w; l += VW) {
+      memcpy(&take[l / VW], plain + l, sizeof(vi));
+      take[l / VW] = -take[l / VW];
     }
-  for (int l = 0; l < w; l += 4) {
-    const v4i m = take[l / 4];
-    v4d t, hs, le, h_next, h, log_prev, floor;
-    v4i steps;
-    LOAD4(t, L->t + l), LOAD4(hs, L->hs + l), LOAD4(le, L->log_err + l);
-    LOAD4(h_next, L->h_next + l), LOAD4(h, L->h + l), LOAD4(log_prev, L->log_prev + l);
-    LOAD4(floor, L->hmin + l), memcpy(&steps, L->steps + l, sizeof steps);
-    const v4d t1 = t + hs, at = FABS4(t1);
-    const v4d floor1 = hmin > 0 ? one * hmin : tiny * SELECT4(at > one, at, one);
-    t = SELECT4(m, t1, t), STORE4(L->t + l, t);
-    log_prev = SELECT4(m, SELECT4(le > log_1e4, le, log_1e4), log_prev);
-    STORE4(L->log_prev + l, log_prev);
-    h = SELECT4(m, h_next, h), STORE4(L->h + l, h);
-    floor = SELECT4(m, floor1, floor), STORE4(L->hmin + l, floor);
-    steps -= m, memcpy(L->steps + l, &steps, sizeof steps);
-  }
+    for (size_t i = 0; i < L->n; i++)
+      for (int l = 0; l < w; l += VW) {
+        const size_t q = i * (size_t)w + l;
+        vd a, b;
+        LOADV(a, x_new + q), LOADV(b, x + q);
+        a = SELECTV(take[l / VW], a, b), STOREV(x + q, a);
+        LOADV(a, k_last + q), LOADV(b, k0 + q);
+        a = SELECTV(take[l / VW], a, b), STOREV(k0 + q, a);
+      }
+    for (int l = 0; l < w; l += VW) {
+      const vi m = take[l / VW];
+      vd t, hs, le, h_next, h, log_prev, floor;
+      vi steps;
+      LOADV(t, L->t + l), LOADV(hs, L->hs + l), LOADV(le, L->log_err + l);
+      LOADV(h_next, L->h_next + l), LOADV(h, L->h + l), LOADV(log_prev, L->log_prev + l);
+      LOADV(floor, L->hmin + l), LOADV(steps, L->steps + l);
+      const vd t1 = t + hs, at = FABSV(t1);
+      const vd floor1 = hmin > 0 ? one * hmin : tiny * SELECTV(at > one, at, one);
+      t = SELECTV(m, t1, t), STOREV(L->t + l, t);
+      log_prev = SELECTV(m, SELECTV(le > log_1e4, le, log_1e4), log_prev);
+      STOREV(L->log_prev + l, log_prev);
+      h = SELECTV(m, h_next, h), STOREV(L->h + l, h);
+      floor = SELECTV(m, floor1, floor), STOREV(L->hmin + l, floor);
+      steps -= m, STOREV(L->steps + l, steps);
+    }
+  });
+}
+
+TF_LANES_TARGETS static void plain_moves_narrow(lanes *L, const long *plain, double hmin) {
+  plain_moves_with(L, plain, hmin, 4);
+}
+
+TF_LANES_WIDE static void plain_moves_wide(lanes *L, const long *plain, double hmin) {
+  plain_moves_with(L, plain, hmin, 8);
+}
+
+void tf_lanes_plain_moves(lanes *L, const long *plain, double hmin) {
+  if (tf_lanes_wide(L->w))
+    plain_moves_wide(L, plain, hmin);
+  else
+    plain_moves_narrow(L, plain, hmin);
 }
 
 /* The lanes whose attempt was accepted and whose member goes straight on to its next step

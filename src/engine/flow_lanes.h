@@ -18,20 +18,43 @@
 #include "stepper_type.h"
 #include "vmath.h"
 
-/* Four lanes' values as one of gcc's generic vectors, for the per-lane arithmetic of the lane
- * loops (stage sums, error norms, the impact screening): left to the compiler, their fully
- * unrolled lane loops came out mostly scalar.  Each element's operations are those of the
- * scalar code in its order (no multiply-add is contracted), so its bits. */
+/* Lanes' values as gcc's generic vectors, for the per-lane arithmetic of the lane loops (stage
+ * sums, error norms, the impact screening): left to the compiler, their fully unrolled lane loops
+ * came out mostly scalar.  Each element's operations are those of the scalar code in its order
+ * (no multiply-add is contracted), so its bits, whatever the vector's width.  Four lanes fill a
+ * 256-bit register, eight an AVX-512 one: code for eight-lane vectors is compiled for AVX-512
+ * only (TF_LANES_WIDE), as gcc compares 512-bit vectors element by element without it. */
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
+typedef double v8d __attribute__((vector_size(64)));
+typedef long long v8i __attribute__((vector_size(64)));
 
-/* loads and stores without alignment; where m, a, else b; |a| (macros: a function taking or
- * returning these vectors would have an ABI that depends on the target) */
-#define LOAD4(v, p) memcpy(&(v), (p), sizeof(v4d))
-#define STORE4(p, v) memcpy((p), &(v), sizeof(v4d))
-#define SELECT4(m, a, b) ((v4d)(((m) & (v4i)(a)) | (~(m) & (v4i)(b))))
-#define FABS4(a) ((v4d)((v4i)(a) & (v4i){TF_NO_SIGN4, TF_NO_SIGN4, TF_NO_SIGN4, TF_NO_SIGN4}))
-#define TF_NO_SIGN4 0x7fffffffffffffffLL
+/* For vectors of either width: loads and stores without alignment; where m, a, else b; |a|
+ * (macros: a function taking or returning these vectors would have an ABI that depends on the
+ * target) */
+#define LOADV(v, p) memcpy(&(v), (p), sizeof(v))
+#define STOREV(p, v) memcpy((p), &(v), sizeof(v))
+#define SELECTV(m, a, b) ((__typeof__(a))(((m) & (__typeof__(m))(a)) | (~(m) & (__typeof__(m))(b))))
+#define FABSV(a) \
+  ((__typeof__(a))((long long __attribute__((vector_size(sizeof(a)))))(a)&TF_NO_SIGN))
+#define TF_NO_SIGN 0x7fffffffffffffffLL
+
+/* The statements ... with vd, vi the vectors of VW lanes, VW the constant vw (8 or 4; the lane
+ * loops step l by VW): only one branch is compiled. */
+#define TF_LANES_VECTORS(vw, ...)             \
+  do {                                        \
+    if ((vw) == 8) {                          \
+      typedef v8d vd;                         \
+      typedef v8i vi __attribute__((unused)); \
+      enum { VW = 8 };                        \
+      __VA_ARGS__                             \
+    } else {                                  \
+      typedef v4d vd;                         \
+      typedef v4i vi __attribute__((unused)); \
+      enum { VW = 4 };                        \
+      __VA_ARGS__                             \
+    }                                         \
+  } while (0)
 
 /* the most stages an attempt of a lane pair fills (DOP853: 13, its extension is the scalar
  * stepper's) */
@@ -169,8 +192,45 @@ static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes 
 }
 
 /* Compiled for the vector units the CPU may have (the same operations on each: only their width
- * differs). */
+ * differs); TF_LANES_WIDE for AVX-512 alone, the code with eight-lane vectors, taken for the
+ * widths 8 and 16 where tf_lanes_wide (Lorenz and the valve scan in about 0.9 of the CPU time of
+ * four-lane vectors on an Intel Xeon, docs/BENCHMARKS.md "eight-lane vectors"). */
 #define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
+#define TF_LANES_WIDE __attribute__((target("avx512f")))
+static inline bool tf_lanes_wide(int w) {
+#if defined(__x86_64__) || defined(__i386__)
+  return w % 8 == 0 && __builtin_cpu_supports("avx512f");
+#else
+  return (void)w, false;
+#endif
+}
+
+/* A stage's state out = x + h (sum_q a[q] k[q]) over nk stages, summed in their order, a vector
+ * of vw lanes at a time: the pairs' stage rows (inlined where w, a and nk are constants: the sum
+ * unrolls). */
+static inline __attribute__((always_inline)) void tf_lanes_stage_sum(const tf_lanes *L, const int w,
+                                                                     const int vw, const size_t n,
+                                                                     int nk, const double *a,
+                                                                     double *const *k_of,
+                                                                     double *restrict out) {
+  const double *restrict x = L->x, *restrict hs = L->hs;
+  const double *restrict k[TF_LANES_MAX_STAGES];
+  for (int q = 0; q < nk; q++) k[q] = k_of[q];
+  TF_LANES_VECTORS(vw, {
+    for (size_t i = 0; i < n; i++)
+      for (int l = 0; l < w; l += VW) {
+        const size_t p = i * w + l;
+        vd acc = {0.0}, kq, xp, h;
+        for (int q = 0; q < nk; q++) {
+          LOADV(kq, k[q] + p);
+          acc += a[q] * kq;
+        }
+        LOADV(xp, x + p), LOADV(h, hs + l);
+        const vd sum = xp + h * acc;
+        STOREV(out + p, sum);
+      }
+  });
+}
 
 /* tf_rk_step_with's controller for the lanes just attempted (fast: vmath.h's exp and log, else
  * libm's, lane by lane for the busy lanes only): log_err, log max(err, 1e-16), and h_next, the
@@ -229,41 +289,43 @@ static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L
 }
 
 /* A pair's attempts for 4, 8 and 16 lanes, step_4, step_8 and step_16: its file's
- * attempt_w(L, w, n) and error_norms_w(L, w, n) and the controller at a constant width, so that
- * each is compiled for that width (the tf_lane_pair.attempt table), and for the dimensions 1 to 6
- * as constants (the loops over the components unroll and their addresses are constants: the
- * same operations in the same order, so the same bits); other dimensions take L->n. */
-#define TF_LANES_STEP_N(L, w, n) \
-  do {                           \
-    attempt_w(L, w, n);          \
-    error_norms_w(L, w, n);      \
-    tf_lanes_finite_w(L, w, n);  \
-    tf_lanes_control_w(L, w);    \
+ * attempt_w(L, w, vw, n) and error_norms_w(L, w, vw, n) and the controller at a constant width,
+ * so that each is compiled for that width (the tf_lane_pair.attempt table), for vectors of vw
+ * lanes, and for the dimensions 1 to 6 as constants (the loops over the components unroll and
+ * their addresses are constants: the same operations in the same order, so the same bits); other
+ * dimensions take L->n.  Where tf_lanes_wide, step_8 and step_16 take eight-lane vectors. */
+#define TF_LANES_STEP_N(L, w, vw, n) \
+  do {                               \
+    attempt_w(L, w, vw, n);          \
+    error_norms_w(L, w, vw, n);      \
+    tf_lanes_finite_w(L, w, n);      \
+    tf_lanes_control_w(L, w);        \
   } while (0)
-#define TF_LANES_STEP_WIDTH(w)                         \
-  TF_LANES_TARGETS static void step_##w(tf_lanes *L) { \
-    switch (L->n) {                                    \
-      case 1:                                          \
-        TF_LANES_STEP_N(L, w, 1);                      \
-        break;                                         \
-      case 2:                                          \
-        TF_LANES_STEP_N(L, w, 2);                      \
-        break;                                         \
-      case 3:                                          \
-        TF_LANES_STEP_N(L, w, 3);                      \
-        break;                                         \
-      case 4:                                          \
-        TF_LANES_STEP_N(L, w, 4);                      \
-        break;                                         \
-      case 5:                                          \
-        TF_LANES_STEP_N(L, w, 5);                      \
-        break;                                         \
-      case 6:                                          \
-        TF_LANES_STEP_N(L, w, 6);                      \
-        break;                                         \
-      default:                                         \
-        TF_LANES_STEP_N(L, w, L->n);                   \
-    }                                                  \
+#define TF_LANES_STEP_CASE(L, w, vw, n) \
+  case n:                               \
+    TF_LANES_STEP_N(L, w, vw, n);       \
+    break;
+#define TF_LANES_STEP_VW(name, targets, w, vw) \
+  targets static void name(tf_lanes *L) {      \
+    switch (L->n) {                            \
+      TF_LANES_STEP_CASE(L, w, vw, 1)          \
+      TF_LANES_STEP_CASE(L, w, vw, 2)          \
+      TF_LANES_STEP_CASE(L, w, vw, 3)          \
+      TF_LANES_STEP_CASE(L, w, vw, 4)          \
+      TF_LANES_STEP_CASE(L, w, vw, 5)          \
+      TF_LANES_STEP_CASE(L, w, vw, 6)          \
+      default:                                 \
+        TF_LANES_STEP_N(L, w, vw, L->n);       \
+    }                                          \
+  }
+#define TF_LANES_STEP_WIDTH(w)                                         \
+  TF_LANES_STEP_VW(step_##w##_narrow, TF_LANES_TARGETS, w, 4)          \
+  TF_LANES_STEP_VW(step_##w##_wide, TF_LANES_WIDE, w, (w) % 8 ? 4 : 8) \
+  static void step_##w(tf_lanes *L) {                                  \
+    if (tf_lanes_wide(w))                                              \
+      step_##w##_wide(L);                                              \
+    else                                                               \
+      step_##w##_narrow(L);                                            \
   }
 #define TF_LANES_STEP_WIDTHS \
   TF_LANES_STEP_WIDTH(4)     \

@@ -8,73 +8,62 @@
 #include "flow_lanes.h"
 #include "rk_driver.h"
 
-/* out = x + h (sum_q a_sq k_jq) over row s's nonzero coefficients, as dop853.c's stage, four
- * lanes at a time (flow_lanes.h's vectors). */
-static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const int w,
+/* out = x + h (sum_q a_sq k_jq) over row s's nonzero coefficients, as dop853.c's stage. */
+static inline __attribute__((always_inline)) void stage_row(tf_lanes *L, const int w, const int vw,
                                                             const size_t n, int s,
                                                             double *restrict out) {
-  const double *restrict x = L->x, *restrict hs = L->hs;
-  const int nk = DOP853_ROW[s].nk;
-  const double *restrict k[9];
-  for (int q = 0; q < nk; q++) k[q] = L->k[DOP853_ROW[s].j[q]];
-  for (size_t i = 0; i < n; i++)
-    for (int l = 0; l < w; l += 4) {
-      const size_t p = i * w + l;
-      v4d acc = {0.0}, kq, xp, h;
-      for (int q = 0; q < nk; q++) {
-        LOAD4(kq, k[q] + p);
-        acc += DOP853_ROW[s].a[q] * kq;
-      }
-      LOAD4(xp, x + p), LOAD4(h, hs + l);
-      const v4d sum = xp + h * acc;
-      STORE4(out + p, sum);
-    }
+  double *k[9];
+  for (int q = 0; q < DOP853_ROW[s].nk; q++) k[q] = L->k[DOP853_ROW[s].j[q]];
+  tf_lanes_stage_sum(L, w, vw, n, DOP853_ROW[s].nk, DOP853_ROW[s].a, k, out);
 }
 
 /* dop853.c's attempt: twelve new stages, k[12] f at the 8th-order solution x_new. */
-static inline __attribute__((always_inline)) void attempt_w(tf_lanes *L, const int w,
+static inline __attribute__((always_inline)) void attempt_w(tf_lanes *L, const int w, const int vw,
                                                             const size_t n) {
 #pragma GCC unroll 12
   for (int s = 1; s < 12; s++) {
-    stage_row(L, w, n, s, L->stage);
+    stage_row(L, w, vw, n, s, L->stage);
     tf_lanes_stage_times(L, w, DOP853_C[s]);
     tf_lanes_eval(L, L->stage, L->k[s]);
   }
-  stage_row(L, w, n, 12, L->x_new);
+  stage_row(L, w, vw, n, 12, L->x_new);
   tf_lanes_stage_times(L, w, 1.0); /* t + h: t + 1.0 h is t + h exactly */
   tf_lanes_eval(L, L->x_new, L->k[12]);
 }
 
-/* dop853.c's error_measure per lane: components summed in order, four lanes at a time. */
+/* dop853.c's error_measure per lane: components summed in order, a vector of lanes
+ * at a time. */
 static inline __attribute__((always_inline)) void error_norms_w(tf_lanes *L, const int w,
-                                                                const size_t n) {
+                                                                const int vw, const size_t n) {
   const double atol = L->ode->atol, rtol = L->ode->rtol;
   const double *restrict x = L->x, *restrict xn = L->x_new;
   const double *restrict k[8];
   for (int q = 0; q < 8; q++) k[q] = L->k[DOP853_ERR_K[q]];
-  v4d sum5[TF_LANES_MAX / 4] = {{0}}, sum3[TF_LANES_MAX / 4] = {{0}};
-  for (size_t i = 0; i < n; i++)
-    for (int l = 0; l < w; l += 4) {
-      const size_t p = i * w + l;
-      v4d a0, a1, kq;
-      LOAD4(a0, x + p), LOAD4(a1, xn + p);
-      a0 = FABS4(a0), a1 = FABS4(a1);
-      const v4d scale = atol + rtol * SELECT4(a0 > a1, a0, a1);
-      v4d err5 = {0.0}, err3 = {0.0};
-      for (int q = 0; q < 8; q++) {
-        LOAD4(kq, k[q] + p);
-        err5 += DOP853_E5[q] * kq;
-        err3 += DOP853_E3[q] * kq;
-      }
-      sum5[l / 4] += (err5 / scale) * (err5 / scale);
-      sum3[l / 4] += (err3 / scale) * (err3 / scale);
-    }
   double s5[TF_LANES_MAX], scaled[TF_LANES_MAX];
-  for (int l = 0; l < w; l += 4) {
-    const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0}, denom = sum5[l / 4] + 0.01 * sum3[l / 4];
-    const v4d d = SELECT4(denom > zero, denom, one) * (double)n; /* NaN: 1, as !(denom > 0) */
-    STORE4(s5 + l, sum5[l / 4]), STORE4(scaled + l, d);
-  }
+  TF_LANES_VECTORS(vw, {
+    vd sum5[TF_LANES_MAX / VW] = {{0}}, sum3[TF_LANES_MAX / VW] = {{0}};
+    for (size_t i = 0; i < n; i++)
+      for (int l = 0; l < w; l += VW) {
+        const size_t p = i * w + l;
+        vd a0, a1, kq;
+        LOADV(a0, x + p), LOADV(a1, xn + p);
+        a0 = FABSV(a0), a1 = FABSV(a1);
+        const vd scale = atol + rtol * SELECTV(a0 > a1, a0, a1);
+        vd err5 = {0.0}, err3 = {0.0};
+        for (int q = 0; q < 8; q++) {
+          LOADV(kq, k[q] + p);
+          err5 += DOP853_E5[q] * kq;
+          err3 += DOP853_E3[q] * kq;
+        }
+        sum5[l / VW] += (err5 / scale) * (err5 / scale);
+        sum3[l / VW] += (err3 / scale) * (err3 / scale);
+      }
+    for (int l = 0; l < w; l += VW) {
+      const vd zero = {0.0}, one = zero + 1.0, denom = sum5[l / VW] + 0.01 * sum3[l / VW];
+      const vd d = SELECTV(denom > zero, denom, one) * (double)n; /* NaN: 1, as !(denom > 0) */
+      STOREV(s5 + l, sum5[l / VW]), STOREV(scaled + l, d);
+    }
+  });
   for (int l = 0; l < w; l++) /* vector roots: no errno here */
     L->err[l] = fabs(L->hs[l]) * s5[l] / sqrt(scaled[l]);
 }

@@ -83,54 +83,54 @@ static inline __attribute__((always_inline)) void factor4(lanes *L, const int w,
   double *m = L->lu;
   const double *jac = L->jac;
   v4d hv, a, b;
-  LOAD4(hv, L->hs + l0);
+  LOADV(hv, L->hs + l0);
   const v4d diag = 1.0 / (hv * gamma);
   for (size_t i = 0; i < n * n; i++) {
-    LOAD4(a, jac + i * w + l0);
+    LOADV(a, jac + i * w + l0);
     a = -a;
-    STORE4(m + i * w + l0, a);
+    STOREV(m + i * w + l0, a);
   }
   for (size_t i = 0; i < n; i++) {
-    LOAD4(a, m + (i * n + i) * w + l0);
+    LOADV(a, m + (i * n + i) * w + l0);
     a += diag;
-    STORE4(m + (i * n + i) * w + l0, a);
+    STOREV(m + (i * n + i) * w + l0, a);
   }
   *ok = (v4i){-1, -1, -1, -1};
   for (size_t k = 0; k < n; k++) {
     v4i p = {(long long)k, (long long)k, (long long)k, (long long)k};
     v4d best;
-    LOAD4(best, m + (k * n + k) * w + l0);
-    best = FABS4(best);
+    LOADV(best, m + (k * n + k) * w + l0);
+    best = FABSV(best);
     for (size_t i = k + 1; i < n; i++) {
-      LOAD4(a, m + (i * n + k) * w + l0);
-      a = FABS4(a);
+      LOADV(a, m + (i * n + k) * w + l0);
+      a = FABSV(a);
       const v4i bigger = a > best;
       p = (bigger & (long long)i) | (~bigger & p);
-      best = SELECT4(bigger, a, best);
+      best = SELECTV(bigger, a, best);
     }
     memcpy(L->piv + k * w + l0, &p, sizeof p);
     for (size_t i = k + 1; i < n; i++) { /* the rows swapped whole, lane by lane */
       const v4i swap = p == (long long)i;
       for (size_t j = 0; j < n; j++) {
-        LOAD4(a, m + (k * n + j) * w + l0), LOAD4(b, m + (i * n + j) * w + l0);
-        const v4d rk = SELECT4(swap, b, a), ri = SELECT4(swap, a, b);
-        STORE4(m + (k * n + j) * w + l0, rk), STORE4(m + (i * n + j) * w + l0, ri);
+        LOADV(a, m + (k * n + j) * w + l0), LOADV(b, m + (i * n + j) * w + l0);
+        const v4d rk = SELECTV(swap, b, a), ri = SELECTV(swap, a, b);
+        STOREV(m + (k * n + j) * w + l0, rk), STOREV(m + (i * n + j) * w + l0, ri);
       }
     }
     v4d pivot;
-    LOAD4(pivot, m + (k * n + k) * w + l0);
-    const v4d size = FABS4(pivot);
+    LOADV(pivot, m + (k * n + k) * w + l0);
+    const v4d size = FABSV(pivot);
     *ok &= (size > 0.0) & (size <= __DBL_MAX__);
     const v4d inv = 1.0 / pivot;
-    STORE4(m + (k * n + k) * w + l0, inv);
+    STOREV(m + (k * n + k) * w + l0, inv);
     for (size_t i = k + 1; i < n; i++) {
-      LOAD4(a, m + (i * n + k) * w + l0);
+      LOADV(a, m + (i * n + k) * w + l0);
       const v4d li = a * inv;
-      STORE4(m + (i * n + k) * w + l0, li);
+      STOREV(m + (i * n + k) * w + l0, li);
       for (size_t j = k + 1; j < n; j++) {
-        LOAD4(a, m + (i * n + j) * w + l0), LOAD4(b, m + (k * n + j) * w + l0);
+        LOADV(a, m + (i * n + j) * w + l0), LOADV(b, m + (k * n + j) * w + l0);
         a -= li * b;
-        STORE4(m + (i * n + j) * w + l0, a);
+        STOREV(m + (i * n + j) * w + l0, a);
       }
     }
   }
@@ -146,28 +146,28 @@ static inline __attribute__((always_inline)) void solve4(const lanes *L, const i
     memcpy(&p, L->piv + k * w + l0, sizeof p);
     for (size_t i = k + 1; i < n; i++) {
       const v4i swap = p == (long long)i;
-      LOAD4(a, b + k * w + l0), LOAD4(c, b + i * w + l0);
-      const v4d bk = SELECT4(swap, c, a), bi = SELECT4(swap, a, c);
-      STORE4(b + k * w + l0, bk), STORE4(b + i * w + l0, bi);
+      LOADV(a, b + k * w + l0), LOADV(c, b + i * w + l0);
+      const v4d bk = SELECTV(swap, c, a), bi = SELECTV(swap, a, c);
+      STOREV(b + k * w + l0, bk), STOREV(b + i * w + l0, bi);
     }
   }
   for (size_t i = 1; i < n; i++) {
-    LOAD4(acc, b + i * w + l0);
+    LOADV(acc, b + i * w + l0);
     for (size_t j = 0; j < i; j++) {
-      LOAD4(a, lu + (i * n + j) * w + l0), LOAD4(c, b + j * w + l0);
+      LOADV(a, lu + (i * n + j) * w + l0), LOADV(c, b + j * w + l0);
       acc -= a * c;
     }
-    STORE4(b + i * w + l0, acc);
+    STOREV(b + i * w + l0, acc);
   }
   for (size_t i = n; i-- > 0;) {
-    LOAD4(acc, b + i * w + l0);
+    LOADV(acc, b + i * w + l0);
     for (size_t j = i + 1; j < n; j++) {
-      LOAD4(a, lu + (i * n + j) * w + l0), LOAD4(c, b + j * w + l0);
+      LOADV(a, lu + (i * n + j) * w + l0), LOADV(c, b + j * w + l0);
       acc -= a * c;
     }
-    LOAD4(a, lu + (i * n + i) * w + l0);
+    LOADV(a, lu + (i * n + i) * w + l0);
     acc = acc * a;
-    STORE4(b + i * w + l0, acc);
+    STOREV(b + i * w + l0, acc);
   }
 }
 
@@ -180,17 +180,17 @@ static inline __attribute__((always_inline)) void stage_solve(lanes *L, const in
   const double *ci = tb->c + i * tb->stages;
   v4d a, h, kj, c_h[TF_ROS_MAX_STAGES];
   for (int l0 = 0; l0 < w; l0 += 4) {
-    LOAD4(h, L->hs + l0);
+    LOADV(h, L->hs + l0);
     const v4d hg = h * tb->gam[i];
     for (int j = 0; j < i; j++) c_h[j] = ci[j] / h;
     for (size_t r = 0; r < n; r++) {
-      LOAD4(a, u + r * w + l0);
+      LOADV(a, u + r * w + l0);
       v4d acc = a + hg * ZERO4;
       for (int j = 0; j < i; j++) {
-        LOAD4(kj, L->k[1 + j] + r * w + l0);
+        LOADV(kj, L->k[1 + j] + r * w + l0);
         acc += c_h[j] * kj;
       }
-      STORE4(u + r * w + l0, acc);
+      STOREV(u + r * w + l0, acc);
     }
     solve4(L, w, n, l0, u);
   }
@@ -202,12 +202,12 @@ static inline __attribute__((always_inline)) void stage_point(lanes *L, const in
   const double *ai = tb->a + i * tb->stages;
   v4d acc, kj;
   for (size_t q = 0; q < n * w; q += 4) {
-    LOAD4(acc, L->x + q);
+    LOADV(acc, L->x + q);
     for (int j = 0; j < i; j++) {
-      LOAD4(kj, L->k[1 + j] + q);
+      LOADV(kj, L->k[1 + j] + q);
       acc += ai[j] * kj;
     }
-    STORE4(L->stage + q, acc);
+    STOREV(L->stage + q, acc);
   }
 }
 
@@ -216,13 +216,13 @@ static inline __attribute__((always_inline)) void solution(lanes *L, const int w
                                                            const tf_ros_tableau *tb) {
   v4d xn, e, kj;
   for (size_t q = 0; q < n * w; q += 4) {
-    LOAD4(xn, L->x + q);
+    LOADV(xn, L->x + q);
     e = ZERO4;
     for (int j = 0; j < tb->stages; j++) {
-      LOAD4(kj, L->k[1 + j] + q);
+      LOADV(kj, L->k[1 + j] + q);
       xn += tb->m[j] * kj, e += tb->e[j] * kj;
     }
-    STORE4(L->x_new + q, xn), STORE4(L->k[ERR] + q, e);
+    STOREV(L->x_new + q, xn), STOREV(L->k[ERR] + q, e);
   }
 }
 
@@ -235,9 +235,9 @@ static inline __attribute__((always_inline)) void error_norms(lanes *L, const in
     for (int l = 0; l < w; l += 4) {
       const size_t q = i * w + l;
       v4d v, a0, a1;
-      LOAD4(v, L->k[ERR] + q), LOAD4(a0, L->x + q), LOAD4(a1, L->x_new + q);
-      a0 = FABS4(a0), a1 = FABS4(a1);
-      const v4d scale = atol + rtol * SELECT4(a0 > a1, a0, a1);
+      LOADV(v, L->k[ERR] + q), LOADV(a0, L->x + q), LOADV(a1, L->x_new + q);
+      a0 = FABSV(a0), a1 = FABSV(a1);
+      const v4d scale = atol + rtol * SELECTV(a0 > a1, a0, a1);
       sum[l / 4] += (v / scale) * (v / scale);
     }
   for (int l = 0; l < w; l++) L->err[l] = sqrt(sum[l / 4][l % 4] / (double)n);

@@ -183,12 +183,12 @@ static inline __attribute__((always_inline)) void hermite_weights_w(const step_s
   for (int l = 0; l < w; l += 4) {
     const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
     v4d h, t0, t1;
-    LOAD4(h, set->h + l), LOAD4(t0, set->t + l), LOAD4(t1, tb + l);
+    LOADV(h, set->h + l), LOADV(t0, set->t + l), LOADV(t1, tb + l);
     const v4i taken = h > zero;
-    const v4d a = SELECT4(taken, (t1 - t0) / SELECT4(taken, h, one), zero), b = 1.0 - a;
+    const v4d a = SELECTV(taken, (t1 - t0) / SELECTV(taken, h, one), zero), b = 1.0 - a;
     const v4d ab = a * b, a_b = a - b;
-    STORE4(hw->th + l, a), STORE4(hw->th1 + l, b), STORE4(hw->prod + l, ab);
-    STORE4(hw->diff + l, a_b);
+    STOREV(hw->th + l, a), STOREV(hw->th1 + l, b), STOREV(hw->prod + l, ab);
+    STOREV(hw->diff + l, a_b);
   }
 }
 
@@ -205,11 +205,11 @@ static inline __attribute__((always_inline)) void hermite_w(const step_set *set,
     for (int l = 0; l < w; l += 4) { /* four lanes at a time (flow_lanes.h's vectors) */
       const size_t q = (c + i) * set->stride + l;
       v4d a, b, h, prod, diff, y0, y1, g0, g1;
-      LOAD4(a, hw->th + l), LOAD4(b, hw->th1 + l), LOAD4(h, hs + l);
-      LOAD4(prod, hw->prod + l), LOAD4(diff, hw->diff + l);
-      LOAD4(y0, x0 + q), LOAD4(y1, x1 + q), LOAD4(g0, f0 + q), LOAD4(g1, f1 + q);
+      LOADV(a, hw->th + l), LOADV(b, hw->th1 + l), LOADV(h, hs + l);
+      LOADV(prod, hw->prod + l), LOADV(diff, hw->diff + l);
+      LOADV(y0, x0 + q), LOADV(y1, x1 + q), LOADV(g0, f0 + q), LOADV(g1, f1 + q);
       const v4d y = b * y0 + a * y1 + prod * (diff * (y1 - y0) + h * (b * g0 - a * g1));
-      STORE4(xs + i * (size_t)stride + l, y);
+      STOREV(xs + i * (size_t)stride + l, y);
     }
 }
 
@@ -221,9 +221,9 @@ static inline __attribute__((always_inline)) void sign_changes_w(const int w,
   const v4d zero = {0.0};
   for (int l = 0; l < w; l += 4) {
     v4d now, before;
-    LOAD4(now, g + l), LOAD4(before, g_prev + l);
+    LOADV(now, g + l), LOADV(before, g_prev + l);
     change[l / 4] |= (now < zero) & (before >= zero);
-    STORE4(g_prev + l, now);
+    STOREV(g_prev + l, now);
   }
 }
 
@@ -238,9 +238,9 @@ static inline __attribute__((always_inline)) void sample_times_w(const step_set 
   }
   for (int l = 0; l < w; l += 4) {
     v4d t0, t_end;
-    LOAD4(t0, set->t + l), LOAD4(t_end, set->t1 + l);
+    LOADV(t0, set->t + l), LOADV(t_end, set->t1 + l);
     const v4d ts = t0 + (t_end - t0) * (double)s / (double)S;
-    STORE4(tb + l, ts);
+    STOREV(tb + l, ts);
   }
 }
 
@@ -301,10 +301,10 @@ static inline __attribute__((always_inline)) void component_changes4(impact_lane
                         all->h + l0,  all->t + l0,  all->t1 + l0, all->stride};
   const v4d zero = {0.0};
   v4d sign, g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS + 1], add[TF_EVENT_LOOP_MAX_FUNCTIONS];
-  LOAD4(sign, sc->sign + l0);
+  LOADV(sign, sc->sign + l0);
   for (int j = 0; j < nf; j++) {
     g_prev[j] = zero;
-    if (j < ns) LOAD4(add[j], sc->offset[j] + l0);
+    if (j < ns) LOADV(add[j], sc->offset[j] + l0);
   }
   double tb[4], val[4];
   v4i change = {0};
@@ -315,7 +315,7 @@ static inline __attribute__((always_inline)) void component_changes4(impact_lane
     for (int j = 0; j < nf; j++) {
       v4d x, g;
       hermite_w(&set, (size_t)sc->is_component[j], 1, 4, &hw, val, 4);
-      LOAD4(x, val);
+      LOADV(x, val);
       if (j < ns)
         g = x + add[j];
       else if (sc->section == TF_SECTION_LEVEL)
@@ -372,12 +372,12 @@ static inline __attribute__((always_inline)) void bound_w(const impact_lanes *I,
   v4d slack[TF_LANES_MAX / 4];
   for (int l = 0; l < w; l += 4) { /* the samples' largest theta, as hermite_w takes it */
     v4d h, t0, t1;
-    LOAD4(h, L->hs + l), LOAD4(t0, L->t + l), LOAD4(t1, sc->t1 + l);
+    LOADV(h, L->hs + l), LOADV(t0, L->t + l), LOADV(t1, sc->t1 + l);
     const v4i taken = h > zero;
-    const v4d hd = SELECT4(taken, h, one);
+    const v4d hd = SELECTV(taken, h, one);
     const v4d tb = t0 + (t1 - t0) * (double)(S - 1) / (double)S;
-    const v4d a1 = SELECT4(taken, (t1 - t0) / hd, zero), a0 = SELECT4(taken, (tb - t0) / hd, zero);
-    const v4d over = SELECT4(a1 > a0, a1, a0) - one, eps = SELECT4(over > zero, over, zero);
+    const v4d a1 = SELECTV(taken, (t1 - t0) / hd, zero), a0 = SELECTV(taken, (tb - t0) / hd, zero);
+    const v4d over = SELECTV(a1 > a0, a1, a0) - one, eps = SELECTV(over > zero, over, zero);
     clear[l / 4] = eps <= 0.125;
     slack[l / 4] = 256.0 * (DBL_EPSILON / 2) + 16.0 * eps;
   }
@@ -386,19 +386,19 @@ static inline __attribute__((always_inline)) void bound_w(const impact_lanes *I,
     for (int l = 0; l < w; l += 4) {
       const size_t q = c * (size_t)w + (size_t)l;
       v4d x0, x1, f0, f1, h, offset, sign = one;
-      LOAD4(x0, L->x + q), LOAD4(x1, L->x_new + q), LOAD4(f0, L->k[0] + q);
-      LOAD4(f1, L->k[fs] + q), LOAD4(h, L->hs + l);
+      LOADV(x0, L->x + q), LOADV(x1, L->x_new + q), LOADV(f0, L->k[0] + q);
+      LOADV(f1, L->k[fs] + q), LOADV(h, L->hs + l);
       if (j < sc->nimpacts)
-        LOAD4(offset, sc->offset[j] + l);
+        LOADV(offset, sc->offset[j] + l);
       else
         offset = zero - (sc->section == TF_SECTION_LEVEL ? sc->level : 0.0),
-        LOAD4(sign, sc->sign + l);
+        LOADV(sign, sc->sign + l);
       const v4d hf0 = h * f0, hf1 = h * f1, p1 = x0 + hf0 * third, p2 = x1 - hf1 * third;
-      const v4d lo01 = SELECT4(x0 < p1, x0, p1), lo23 = SELECT4(p2 < x1, p2, x1);
-      const v4d hi01 = SELECT4(x0 > p1, x0, p1), hi23 = SELECT4(p2 > x1, p2, x1);
-      const v4d lo = SELECT4(lo01 < lo23, lo01, lo23), hi = SELECT4(hi01 > hi23, hi01, hi23);
-      const v4d least = SELECT4(sign > zero, lo + offset, zero - (hi + offset));
-      const v4d size = FABS4(x0) + FABS4(x1) + FABS4(hf0) + FABS4(hf1) + FABS4(offset);
+      const v4d lo01 = SELECTV(x0 < p1, x0, p1), lo23 = SELECTV(p2 < x1, p2, x1);
+      const v4d hi01 = SELECTV(x0 > p1, x0, p1), hi23 = SELECTV(p2 > x1, p2, x1);
+      const v4d lo = SELECTV(lo01 < lo23, lo01, lo23), hi = SELECTV(hi01 > hi23, hi01, hi23);
+      const v4d least = SELECTV(sign > zero, lo + offset, zero - (hi + offset));
+      const v4d size = FABSV(x0) + FABSV(x1) + FABSV(hf0) + FABSV(hf1) + FABSV(offset);
       clear[l / 4] &= least >= slack[l / 4] * size + 1e-300;
     }
   }
