@@ -37,11 +37,12 @@ import lanes_bench  # one copy of the Lorenz and Jeffrey ensembles
 
 TODAY = "bc0946f"  # the parent of de8d4bd, the first lanes commit
 if today_dir:
-    today_exe, today_label = os.path.join(today_dir, "twofold"), f"{today_dir} (GOALS_TODAY)"
+    today_exe = os.path.join(today_dir, "twofold")
 else:
     import bit_identity
-    b = bit_identity.binary_of(TODAY, os.path.expanduser("~/.cache/twofold-bit-identity"))
-    today_exe, today_label = b.exe, b.label
+    today_exe = bit_identity.binary_of(TODAY, os.path.expanduser("~/.cache/twofold-bit-identity")).exe
+today_label = subprocess.run([today_exe, "--version"], capture_output=True, text=True,
+                             check=True).stdout.strip()  # names the commit it was built from
 now_exe = os.path.join(build, "twofold")
 
 def config(name, text):
@@ -138,7 +139,7 @@ the exact one).
 
 The lanes work's other goals are stated against peers, not today, and are measured in their
 own sections: the valve against boost::odeint ("Pressure-relief valve"), the stiff smoothed
-wheel against CVODE BDF ("Smoothed stiff wheel: the Rosenbrock stepper …"), the event
+wheel against CVODE BDF ("Smoothed stiff wheel at 128 members", and the work-precision sections before it), the event
 machinery against a bare integrator ("Wheel Fig. 5 ensemble"), start-up ("Start-up of a
 trivial run").
 """
