@@ -761,8 +761,8 @@ tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolv
   const int *ci = k->two_contact->contact_index;
   d->ip = ci[0], d->im = ci[1], d->ia = ci[2];
   d->opt = opts ? *opts : tf_evolve2_default_options();
-  d->view_sr = (tf_codim2_sys){d->n, sigma_sr, field_sr, d};
-  d->view_rs = (tf_codim2_sys){d->n, sigma_rs, field_rs, d};
+  d->view_sr = (tf_codim2_sys){.dim = d->n, .sigma2 = sigma_sr, .field2 = field_sr, .ctx = d};
+  d->view_rs = (tf_codim2_sys){.dim = d->n, .sigma2 = sigma_rs, .field2 = field_rs, .ctx = d};
   d->sgn = 1;
   d->dref_p[0] = d->dref_m[0] = 1.0;
   const tf_event_loop_options lo = {.ode = d->opt.ode,

@@ -36,7 +36,8 @@ static int kernel_field2(double t, const double *x, const double *dir, void *ctx
 void tf_codim2_from_kernel(tf_codim2_sys *s, tf_codim2_kernel_ctx *store, const tf_kernel *k,
                            const double *p) {
   store->k = k, store->p = p;
-  *s = (tf_codim2_sys){k->dim, kernel_sigma2, kernel_field2, store};
+  *s = (tf_codim2_sys){
+      .dim = k->dim, .sigma2 = kernel_sigma2, .field2 = kernel_field2, .ctx = store};
 }
 
 void tf_codim2_frame(const tf_codim2_sys *s, const double *x, double *h, double *n1, double *n2) {
@@ -134,10 +135,33 @@ static double v_on_grid(const tf_codim2_grid *g, int i, v_ctx *c) {
   return V;
 }
 
+/* V at every point of a tabulated grid through field2_many, in chunks, with rv_in_frame_cs's
+ * operations on each direction's field: the values the scan would take one by one. */
+enum { MANY_CHUNK = 32, MANY_POINTS = 256 };
+static void v_on_grid_many(const tf_codim2_sys *s, double t, const double *x, const double *n1,
+                           const double *n2, const tf_codim2_grid *g, double *v) {
+  double f[MANY_CHUNK * TF_MAX_DIM];
+  for (int j0 = 0; j0 < g->points; j0 += MANY_CHUNK) {
+    const int count = g->points - j0 < MANY_CHUNK ? g->points - j0 : MANY_CHUNK;
+    s->field2_many(t, x, count, g->cos_phi + j0, g->sin_phi + j0, s->ctx, f);
+    for (int j = 0; j < count; j++) {
+      const double *fj = f + (size_t)j * s->dim;
+      const double f1 = tf_dot(fj, n1, s->dim), f2 = tf_dot(fj, n2, s->dim);
+      v[j0 + j] = -g->sin_phi[j0 + j] * f1 + g->cos_phi[j0 + j] * f2;
+    }
+  }
+}
+
 int tf_codim2_roots_of_v(const tf_codim2_sys *s, double t, const double *x, const tf_codim2_grid *g,
                          int max, double *phi, double *R) {
   double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
   tf_codim2_frame(s, x, NULL, n1, n2);
+  double v_many[MANY_POINTS];
+  tf_codim2_grid batched;
+  if (!g->v && g->cos_phi && s->field2_many && g->points <= MANY_POINTS) {
+    v_on_grid_many(s, t, x, n1, n2, g, v_many);
+    batched = *g, batched.v = v_many, g = &batched;
+  }
   gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   v_ctx c = {s, x, n1, n2, t, {NAN, NAN}, {NAN, NAN}};
   const double *grid = g->phi;

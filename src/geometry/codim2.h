@@ -39,6 +39,11 @@ typedef struct tf_codim2_sys {
   /* 0, or the model's refusal (twofold/model.h) */
   int (*field2)(double t, const double *x, const double *dir, void *ctx, double *dx);
   void *ctx;
+  /* Optional: field2 in `count` directions (cos_phi[j], sin_phi[j]) at once, bit for bit as
+   * field2 one after another, direction j's field at dx[j * dim]; the scans of the circle
+   * take it where the model can evaluate its field side by side (slip_lanes). */
+  void (*field2_many)(double t, const double *x, int count, const double *cos_phi,
+                      const double *sin_phi, void *ctx, double *dx);
 } tf_codim2_sys;
 
 typedef struct tf_codim2_kernel_ctx {

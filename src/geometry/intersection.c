@@ -45,26 +45,54 @@ static int limit_field(double t, const double *x, const double *dir, void *ctx, 
   return c->k->filippov->slip(t, y, dir[0] >= 0 ? +1 : -1, c->p, dx);
 }
 
+/* limit_field in many directions, side by side through the kernel's slip_lanes (bit for bit
+ * slip lane by lane, model.h): the scans of the sectors and the hull test call F* a few
+ * hundred times per arrival at I, most of an arrival's cost. */
+enum { MANY_MAX_PARAMS = 64 };
+static void limit_fields(double t, const double *x, int count, const double *cos_phi,
+                         const double *sin_phi, void *ctx, double *dx) {
+  const meet_ctx *c = ctx;
+  const size_t n = c->k->dim, np = c->k->nparams;
+  enum { W = TF_LANES_MAX };
+  double ts[W], y[TF_MAX_DIM * W], f[TF_MAX_DIM * W], p[(MANY_MAX_PARAMS + 1) * W];
+  int code[W];
+  for (int j0 = 0; j0 < count; j0 += W) {
+    const int lanes = count - j0 < W ? count - j0 : W;
+    for (int l = 0; l < lanes; l++) {
+      const double d0 = cos_phi[j0 + l], d1 = sin_phi[j0 + l];
+      ts[l] = t;
+      for (size_t i = 0; i < n; i++)
+        y[i * lanes + l] = x[i] + c->eta * (d0 * c->n1[i] + d1 * c->n2[i]);
+      for (size_t q = 0; q < np; q++) p[q * lanes + l] = c->p[q];
+      p[np * lanes + l] = d0 >= 0 ? +1 : -1;
+    }
+    c->k->filippov->slip_lanes(lanes, ts, y, p, f, code);
+    for (int l = 0; l < lanes; l++)
+      for (size_t i = 0; i < n; i++) dx[(size_t)(j0 + l) * n + i] = f[i * lanes + l];
+  }
+}
+
 static void make_sys(tf_codim2_sys *s, meet_ctx *c, const tf_kernel *k, const double *p,
                      const double *x) {
   double scale = 1;
   for (size_t i = 0; i < k->dim; i++) scale = fmax(scale, fabs(x[i]));
   c->k = k, c->p = p, c->eta = 1e-8 * scale;
-  *s = (tf_codim2_sys){k->dim, sigma_hg, limit_field, c};
+  const bool many = k->filippov->slip_lanes && k->nparams <= MANY_MAX_PARAMS;
+  *s = (tf_codim2_sys){k->dim, sigma_hg, limit_field, c, many ? limit_fields : NULL};
   tf_codim2_frame(s, x, NULL, c->n1, c->n2);
 }
 
 double tf_meet_distance(const tf_kernel *k, const double *p, const double *x) {
   double hg[2];
   meet_ctx c = {.k = k, .p = p};
-  const tf_codim2_sys s = {k->dim, sigma_hg, limit_field, &c};
+  const tf_codim2_sys s = {.dim = k->dim, .sigma2 = sigma_hg, .field2 = limit_field, .ctx = &c};
   tf_codim2_frame(&s, x, hg, NULL, NULL);
   return hypot(hg[0], hg[1]);
 }
 
 void tf_meet_project(const tf_kernel *k, const double *p, double *x) {
   meet_ctx c = {.k = k, .p = p};
-  const tf_codim2_sys s = {k->dim, sigma_hg, limit_field, &c};
+  const tf_codim2_sys s = {.dim = k->dim, .sigma2 = sigma_hg, .field2 = limit_field, .ctx = &c};
   tf_codim2_project(&s, x);
 }
 
@@ -145,16 +173,28 @@ static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, co
 /* Whether 0 lies strictly inside the convex hull of the points (f.n1, f.n2) over samples of
  * F* in both sectors: the largest angular gap between the points, seen from 0, is below pi. */
 static bool zero_in_hull(const tf_codim2_sys *s, const meet_ctx *c, double t, const double *x) {
-  double angle[2 * HULL_SAMPLES], f[TF_MAX_DIM];
+  enum { SAMPLES = 2 * HULL_SAMPLES, CHUNK = 64 };
+  double angle[SAMPLES], cos_phi[SAMPLES], sin_phi[SAMPLES], f[CHUNK * TF_MAX_DIM];
   int m = 0;
   for (int side = 1; side >= -1; side -= 2)
-    for (int i = 0; i < HULL_SAMPLES; i++) {
+    for (int i = 0; i < HULL_SAMPLES; i++, m++) {
       const double phi = (side > 0 ? -M_PI / 2 : M_PI / 2) + M_PI * (i + 0.5) / HULL_SAMPLES;
-      tf_codim2_limit(s, t, x, phi, f);
-      const double a = tf_dot(f, c->n1, s->dim), b = tf_dot(f, c->n2, s->dim);
-      if (a == 0 && b == 0) return false; /* on the hull's boundary at best */
-      angle[m++] = atan2(b, a);
+      cos_phi[m] = cos(phi), sin_phi[m] = sin(phi); /* tf_codim2_limit's direction */
     }
+  for (int j0 = 0; j0 < SAMPLES; j0 += CHUNK) {
+    if (s->field2_many)
+      s->field2_many(t, x, CHUNK, cos_phi + j0, sin_phi + j0, s->ctx, f);
+    else
+      for (int j = 0; j < CHUNK; j++)
+        s->field2(t, x, (const double[2]){cos_phi[j0 + j], sin_phi[j0 + j]}, s->ctx,
+                  f + j * s->dim);
+    for (int j = 0; j < CHUNK; j++) {
+      const double a = tf_dot(f + j * s->dim, c->n1, s->dim),
+                   b = tf_dot(f + j * s->dim, c->n2, s->dim);
+      if (a == 0 && b == 0) return false; /* on the hull's boundary at best */
+      angle[j0 + j] = atan2(b, a);
+    }
+  }
   /* insertion sort: a few hundred values, once per arrival */
   for (int i = 1; i < m; i++) {
     const double v = angle[i];

@@ -71,7 +71,7 @@ static int field_cubic(double t, const double *x, const double *dir, void *ctx, 
 }
 
 static void general_decomposition(void) {
-  const tf_codim2_sys s = {3, sigma_plane, field_cubic, NULL};
+  const tf_codim2_sys s = {.dim = 3, .sigma2 = sigma_plane, .field2 = field_cubic};
   const double x[3] = {0, 0, 1};
   tf_codim2_sliding sv;
   third_harmonic = 0;

@@ -17,13 +17,16 @@
  *     next to I): the engine puts the state at the detach point at once, so its trajectory is
  *     the Filippov one (slide at speed 1/2 to the detach point, then slip) shifted in time by
  *     detach distance / 1/2 — checked to 1e-9 — and differs from it by at most
- *     max |F| times that shift (intersection.escape_distance bounds the effect). */
+ *     max |F| times that shift (intersection.escape_distance bounds the effect);
+ *   the wheel at full stick: the analysis through the kernel's slip_lanes (the scans of F*
+ *     side by side) is the one through slip alone, bit for bit. */
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
 #include "evolve.h"
 #include "intersection.h"
+#include "kernel.h"
 #include "status.h"
 
 /* F = (-x1/rho + x3, -x2/rho, F3) with F3 = -x1/rho - x3 (Antali 2017, eq 2.19), 0 (x3 a
@@ -267,8 +270,84 @@ static void escape_departure(double distance) {
   tf_evolve_destroy(e);
 }
 
+/* Whether two analyses agree in every field, bit for bit. */
+static bool same_meet(const tf_meet *a, const tf_meet *b) {
+  bool same = a->verdict == b->verdict && a->count == b->count && a->repelling == b->repelling &&
+              a->rest_admissible == b->rest_admissible && a->reason == b->reason &&
+              memcmp(a->sliding, b->sliding, sizeof a->sliding) == 0;
+  for (int i = 0; same && i < a->count; i++) {
+    const tf_meet_direction *u = &a->dir[i], *v = &b->dir[i];
+    same = memcmp(&u->phi, &v->phi, sizeof u->phi) == 0 && memcmp(&u->R, &v->R, sizeof u->R) == 0 &&
+           memcmp(&u->angular, &v->angular, sizeof u->angular) == 0 && u->side == v->side &&
+           u->escaping == v->escaping && u->fan == v->fan;
+  }
+  return same;
+}
+
+/* The kernel as it is and a copy without slip_lanes: the scans of F* side by side against one
+ * after another. */
+static void lanes_same(const tf_kernel *k, const double *p, const double *x, const char *what,
+                       tf_meet *out) {
+  tf_filippov_ops scalar_ops = *k->filippov;
+  scalar_ops.slip_lanes = NULL;
+  tf_kernel scalar = *k;
+  scalar.filippov = &scalar_ops;
+  tf_meet b;
+  tf_meet_classify(k, p, 0.0, x, out);
+  tf_meet_classify(&scalar, p, 0.0, x, &b);
+  CHECK(same_meet(out, &b), "%s: verdict %s/%s, %d/%d directions", what,
+        tf_meet_verdict_name(out->verdict), tf_meet_verdict_name(b.verdict), out->count, b.count);
+}
+
+/* slip lane by lane for Example 2.9 (model.h's layout: no parameters, each lane's side at p[l]),
+ * so that its analysis runs the side-by-side scans: those of a rest and of a slide take the
+ * hull test too. */
+static void example_slip_lanes(int lanes, const double *t, const double *x, const double *p,
+                               double *dx, int *code) {
+  for (int l = 0; l < lanes; l++) {
+    const double y[3] = {x[l], x[lanes + l], x[2 * lanes + l]};
+    double f[3];
+    CHECK(p[l] == 1 || p[l] == -1, "lane %d's side %g", l, p[l]);
+    code[l] = slip(t[l], y, (int)p[l], NULL, f);
+    for (int i = 0; i < 3; i++) dx[i * lanes + l] = f[i];
+  }
+}
+
+static void side_by_side_scans(void) {
+  tf_filippov_ops ops = example_ops;
+  ops.slip_lanes = example_slip_lanes;
+  tf_kernel k = example;
+  k.filippov = &ops;
+  const double x3s[3] = {2.0, 0.0, 0.5}; /* pass, rest, slide */
+  const tf_meet_verdict expected[3] = {TF_MEET_PASS, TF_MEET_REST, TF_MEET_SLIDE};
+  for (int c = 0; c < 3; c++) {
+    const double x[3] = {0, 0, x3s[c]};
+    tf_meet m;
+    lanes_same(&k, NULL, x, "example 2.9", &m);
+    CHECK(m.verdict == expected[c], "example 2.9 x3 = %g side by side: %s", x3s[c],
+          tf_meet_verdict_name(m.verdict));
+  }
+  /* the wheel (Fig. 5 parameters) at points of I: its slip_lanes take the parameters and sides
+   * in structure of arrays */
+  const tf_kernel *w = tf_kernel_find("wheel");
+  CHECK(w && w->filippov->slip_lanes, "the wheel kernel with slip_lanes");
+  if (!w || !w->filippov->slip_lanes) return;
+  double p[32];
+  tf_error err = {0};
+  for (size_t i = 0; i < w->nparams; i++) p[i] = w->params[i].def;
+  CHECK(w->prepare(p, &err) == 0, "%s", err.msg);
+  const double omega0 = p[6];
+  const double xs[3][3] = {{0.1859, 0.0, omega0}, {0.25, 0.0, omega0}, {0.7, 0.0, omega0}};
+  for (int c = 0; c < 3; c++) {
+    tf_meet m;
+    lanes_same(w, p, xs[c], "wheel", &m);
+    CHECK(m.count > 0, "wheel point %d: limit directions found", c);
+  }
+}
+
 int main(void) {
   classify_cases();
+  side_by_side_scans();
   fan_case(0.5, TF_MEET_PASS);   /* V'/R = -1: one departure */
   fan_case(0.9, TF_MEET_PASS);   /* V'/R = -0.2 */
   fan_case(1.5, TF_MEET_CHOICE); /* V'/R = +1: a fan */
