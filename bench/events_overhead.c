@@ -8,8 +8,10 @@
  * detection), and by tf_evolve_run, which also samples the event functions on the dense
  * output of every step and locates the end of the phase itself; and by tf_evolve_run again
  * with integrator.landing dense (the state at the event from the step's dense output, no
- * retakes: event_loop.c), the second ratio ("dense_ratio").  Same tolerances; each phase is
- * repeated until it has taken at least 2 ms, in 5 alternated rounds (bare, events, dense), and
+ * retakes: event_loop.c), the second ratio ("dense_ratio").  A wheel config refuses dense (the
+ * slip field's kink at the event makes the dense output inaccurate there): the second ratio
+ * says what the landing's retakes cost, not a setting a run may take.  Same tolerances; each phase
+ * is repeated until it has taken at least 2 ms, in 5 alternated rounds (bare, events, dense), and
  * each side's fastest run counts.  Prints one JSON line.
  *
  * Where the difference goes: the ratio is also given over the phases that end at a crossing
