@@ -6,9 +6,13 @@
  * Each slip phase between two events is then integrated twice from the recorded start:
  * by the bare DOPRI5 stepper on the slip field to the recorded end time (no event
  * detection), and by tf_evolve_run, which also samples the event functions on the dense
- * output of every step and locates the end of the phase itself.  Same tolerances; each
- * phase is repeated until it has taken at least 2 ms, in 5 alternated rounds, and each side's
- * fastest run counts.  Prints one JSON line.
+ * output of every step and locates the end of the phase itself; and by tf_evolve_run again
+ * with integrator.landing dense (the state at the event from the step's dense output, no
+ * retakes: event_loop.c), the second ratio ("dense_ratio").  A wheel config refuses dense (the
+ * slip field's kink at the event makes the dense output inaccurate there): the second ratio
+ * says what the landing's retakes cost, not a setting a run may take.  Same tolerances; each phase
+ * is repeated until it has taken at least 2 ms, in 5 alternated rounds (bare, events, dense), and
+ * each side's fastest run counts.  Prints one JSON line.
  *
  * Where the difference goes: the ratio is also given over the phases that end at a crossing
  * and over those that end at full stick (h = g = 0), whose transition classifies the
@@ -140,12 +144,16 @@ int main(int argc, char **argv) {
   tf_evolve_options one = o;
   one.max_events = 1;
   tf_evolve *e1 = tf_evolve_create(kernel, params, &one);
+  tf_evolve_options one_dense = one;
+  one_dense.ode.dense_landing = true;
+  tf_evolve *e1_dense = tf_evolve_create(kernel, params, &one_dense);
   tf_evolve *e_counted = tf_evolve_create(counting_kernel(), params, &one);
   tf_stepper *s = tf_stepper_create(3);
   tf_stepper_setup(s, slip_field, NULL, &o.ode);
-  double t_bare = 0, t_events = 0, time_span = 0;
-  double meet_bare = 0, meet_events = 0; /* the phases ending at full stick */
-  long steps_bare = 0, steps_events = 0, rhs_bare = 0, rhs_events = 0, calls = 0;
+  /* per side (bare, events, dense): the fastest time summed over the phases, and over the
+   * phases ending at full stick */
+  double t_side[3] = {0}, meet_side[3] = {0}, time_span = 0;
+  long steps_bare = 0, steps_events = 0, rhs_bare = 0, rhs_events = 0, rhs_dense = 0, calls = 0;
   long meet_rhs_bare = 0, meet_rhs_events = 0, meet_calls = 0; /* of the phases at full stick */
   int meets = 0;
   for (int p = 0; p < nphases; p++) {
@@ -157,9 +165,9 @@ int main(int argc, char **argv) {
     tf_evolve_run(e_counted, ph->t0, y, ph->t1 + 1.0, ph->side);
     calls += field_calls;
     if (ph->at_meet) meet_calls += field_calls;
-    double per_pass[2] = {INFINITY, INFINITY}; /* the fastest round of each side */
+    double per_pass[3] = {INFINITY, INFINITY, INFINITY}; /* the fastest round of each side */
     for (int round = 0; round < ROUNDS; round++)
-      for (int pass = 0; pass < 2; pass++) {
+      for (int pass = 0; pass < 3; pass++) {
         const double begin = MPI_Wtime();
         long reps = 0;
         do {
@@ -173,34 +181,43 @@ int main(int argc, char **argv) {
               steps_bare += tf_stepper_stats(s).steps, rhs_bare += tf_stepper_stats(s).rhs_evals;
               if (ph->at_meet) meet_rhs_bare += tf_stepper_stats(s).rhs_evals;
             }
-          } else {
+          } else if (pass == 1) {
             tf_evolve_result r = tf_evolve_run(e1, ph->t0, y, ph->t1 + 1.0, ph->side);
             if (reps == 0 && round == 0) {
               steps_events += r.work.steps, rhs_events += r.work.rhs_evals;
               if (ph->at_meet) meet_rhs_events += r.work.rhs_evals;
             }
+          } else {
+            tf_evolve_result r = tf_evolve_run(e1_dense, ph->t0, y, ph->t1 + 1.0, ph->side);
+            if (reps == 0 && round == 0) rhs_dense += r.work.rhs_evals;
           }
           reps++;
           per_pass[pass] = fmin(per_pass[pass], MPI_Wtime() - start);
         } while (MPI_Wtime() - begin < 2e-3);
       }
-    for (int pass = 0; pass < 2; pass++) {
-      const double per = per_pass[pass];
-      *(pass == 0 ? &t_bare : &t_events) += per;
-      if (ph->at_meet) *(pass == 0 ? &meet_bare : &meet_events) += per;
+    for (int pass = 0; pass < 3; pass++) {
+      t_side[pass] += per_pass[pass];
+      if (ph->at_meet) meet_side[pass] += per_pass[pass];
     }
   }
+  const double t_bare = t_side[0], t_events = t_side[1], t_dense = t_side[2];
+  const double meet_bare = meet_side[0], meet_events = meet_side[1], meet_dense = meet_side[2];
   printf(
       "{\"phases\": %d, \"slip_time\": %.3f, \"bare_seconds\": %.6f, \"events_seconds\": %.6f, "
       "\"ratio\": %.3f, \"bare_steps\": %ld, \"event_steps\": %ld, \"bare_rhs\": %ld, "
       "\"event_rhs\": %ld, \"event_field_calls\": %ld, \"crossing_phases\": %d, "
       "\"crossing_ratio\": %.3f, \"meet_phases\": %d, \"meet_ratio\": %.3f, "
-      "\"meet_bare_rhs\": %ld, \"meet_event_rhs\": %ld, \"meet_event_field_calls\": %ld}\n",
+      "\"meet_bare_rhs\": %ld, \"meet_event_rhs\": %ld, \"meet_event_field_calls\": %ld, "
+      "\"dense_seconds\": %.6f, \"dense_ratio\": %.3f, \"dense_rhs\": %ld, "
+      "\"dense_crossing_ratio\": %.3f, \"dense_meet_ratio\": %.3f}\n",
       nphases, time_span, t_bare, t_events, t_events / t_bare, steps_bare, steps_events, rhs_bare,
       rhs_events, calls, nphases - meets, (t_events - meet_events) / (t_bare - meet_bare), meets,
-      meet_events / meet_bare, meet_rhs_bare, meet_rhs_events, meet_calls);
+      meet_events / meet_bare, meet_rhs_bare, meet_rhs_events, meet_calls, t_dense,
+      t_dense / t_bare, rhs_dense, (t_dense - meet_dense) / (t_bare - meet_bare),
+      meet_dense / meet_bare);
   tf_evolve_destroy(e);
   tf_evolve_destroy(e1);
+  tf_evolve_destroy(e1_dense);
   tf_evolve_destroy(e_counted);
   tf_stepper_destroy(s);
   MPI_Finalize();

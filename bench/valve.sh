@@ -8,7 +8,8 @@
 # (members over its wall time, start-up and output included).
 #
 #   bench/valve.sh BUILD_DIR      (env: VALVE_NQ 256, VALVE_QMIN 0.2, VALVE_QMAX 10,
-#                                  VALVE_REF_STRIDE 32)
+#                                  VALVE_REF_STRIDE 32, VALVE_SET: more --set KEY=VALUE for
+#                                  twofold, space-separated, e.g. integrator.landing=dense)
 # twofold's results are read from its HDF5 file as members/grid (q), members/poincare (slots of
 # t, x, v, p) and members/poincare_period (1: at rest, converged); a file without them is
 # reported as not comparable.  Last stdout line: the JSON record for bench/report.py.
@@ -19,6 +20,8 @@ PY=/usr/bin/python3
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/valve.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 NQ=${VALVE_NQ:-256} QMIN=${VALVE_QMIN:-0.2} QMAX=${VALVE_QMAX:-10} STRIDE=${VALVE_REF_STRIDE:-32}
+EXTRA=()
+for kv in ${VALVE_SET:-}; do EXTRA+=(--set "$kv"); done
 say() { echo "valve: $*" >&2; }
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 
@@ -53,7 +56,8 @@ j = json.loads(out.strip().splitlines()[-1])
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 j["cpu_seconds"] = r.ru_utime + r.ru_stime
 print(json.dumps(j))' "$BUILD/twofold" run "$CFG" -o "$WORK/tw.h5" --overwrite --quiet --json \
-    --set scan.x.points="$NQ" --set scan.x.min="$QMIN" --set scan.x.max="$QMAX" >"$WORK/tw.raw.json"
+    --set scan.x.points="$NQ" --set scan.x.min="$QMIN" --set scan.x.max="$QMAX" \
+    ${EXTRA[@]+"${EXTRA[@]}"} >"$WORK/tw.raw.json"
   if "$PY" - "$WORK" <<'PY'
 import json, sys
 import h5py, numpy as np

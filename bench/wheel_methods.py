@@ -3,13 +3,16 @@
 Fig. 5 members as DOPRI5 at the config's rtol 1e-10, and what each costs in evaluations.
 
   /usr/bin/python3 bench/wheel_methods.py BUILD_DIR [--members 400] [--t-end 2] [--first-n 20]
-        [--rtols 1e-7,1e-8,1e-9,1e-10,1e-11] [--json OUT.json]
+        [--rtols 1e-7,1e-8,1e-9,1e-10,1e-11] [--methods dop853] [--landing retake]
+        [--json OUT.json]
 
 bench/wheel_compare.py's accuracy protocol: a reference at rtol 1e-13 (atol 1e-15, DOPRI5) with
 its event log; every run replays its exits; a run's error is the 90th percentile over the
 members of each member's largest event-time difference over its first N events.  A second
 reference by DOP853 at 1e-13 shows the floor of that measure.  Each row: method, rtol
-(atol = rtol / 100), error, the members' steps and right-hand-side evaluations, events.
+(atol = rtol / 100), landing, error, the members' steps and right-hand-side evaluations,
+events.  The rows of --methods at --rtols run with integrator.landing --landing; the references
+and the DOPRI5 row at 1e-10 with the default (retake), as the config runs today.
 Prints one JSON line (and writes it to --json)."""
 import argparse
 import json
@@ -39,27 +42,30 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build")
     for flag, kind, default in (("--members", int, 400), ("--t-end", float, 2.0), ("--first-n", int, 20),
-                                ("--rtols", str, "1e-7,1e-8,1e-9,1e-10,1e-11"), ("--json", str, None)):
+                                ("--rtols", str, "1e-7,1e-8,1e-9,1e-10,1e-11"), ("--methods", str, "dop853"),
+                                ("--landing", str, "retake"), ("--json", str, None)):
         ap.add_argument(flag, type=kind, default=default)
     a = ap.parse_args()
     M, T, N = a.members, a.t_end, a.first_n
-    res = {"members": M, "t_end": T, "first_n": N, "rows": []}
+    res = {"members": M, "t_end": T, "first_n": N, "landing": a.landing, "rows": []}
     with tempfile.TemporaryDirectory() as tmp:
         ref_h5 = os.path.join(tmp, "ref.h5")
         say(f"reference: DOPRI5 at rtol 1e-13, {M} members to t = {T:g}")
         twofold(a.build, ref_h5, M, T, 1e-13, 1e-15, 20000)
         res["first_full_stick"] = wheel_events.require_window_before_full_stick(ref_h5, T, "wheel_methods")
         ref = wheel_events.load_engine(ref_h5)[2]
-        runs = [("dop853", 1e-13)] + [("dopri5", 1e-10)] + [
-            ("dop853", float(r)) for r in a.rtols.split(",")]
-        for method, rtol in runs:
+        runs = [("dop853", 1e-13, "retake"), ("dopri5", 1e-10, "retake")] + [
+            (m, float(r), a.landing) for m in a.methods.split(",") for r in a.rtols.split(",")]
+        for method, rtol, landing in runs:
             h5 = os.path.join(tmp, "run.h5")
-            out = twofold(a.build, h5, M, T, rtol, rtol / 100, 20000, replay=ref_h5,
-                          extra=(f"integrator.method={method}",))
-            row = {"method": method, "rtol": rtol, "complete": out["status_counts"]["ok"] == M,
+            extra = (f"integrator.method={method}",) + (
+                (f"integrator.landing={landing}",) if landing != "retake" else ())
+            out = twofold(a.build, h5, M, T, rtol, rtol / 100, 20000, replay=ref_h5, extra=extra)
+            row = {"method": method, "rtol": rtol, "landing": landing,
+                   "complete": out["status_counts"]["ok"] == M,
                    **counts(h5), "accuracy": accuracy(ref, wheel_events.load_engine(h5)[2], N)}
             res["rows"].append(row)
-            say(f"{method} rtol {rtol:g}: p90 error {row['accuracy']['p90_member_max_dt']:.3g}, "
+            say(f"{method} rtol {rtol:g} landing {landing}: p90 error {row['accuracy']['p90_member_max_dt']:.3g}, "
                 f"{row['steps']} steps, {row['rhs_evals']} evaluations")
     line = json.dumps(res)
     print(line)

@@ -199,17 +199,37 @@ static double event_slope(tf_event_loop *l, int which, double t, const double *x
   return (gp - gm) / (2 * d);
 }
 
-/* Takes the step from t_start to the event located at *te, then corrects *te by Newton steps
- * on the integrated state.  The located time is a root of the dense output, whose error the
- * step control does not bound (4th order against the step's 5th); near a fold, where the
- * event function changes slowly, that error alone moves event times by ~1e-6 at rtol 1e-10.
+/* The state x at time te of the step from t_start to t_step_end being landed in: the step
+ * retaken to te under error control, or with integrator.landing dense its dense output, which
+ * costs no step.  A time past the step's end is not on its dense output: there the step is
+ * retaken, and every later state of the landing too (the retake replaced the dense output).
+ * *retaken: a retake from this step's start has been made (the next may reuse its field). */
+static int landing_state(tf_event_loop *l, double t_start, double t_step_end, double te, double *x,
+                         bool *retaken) {
+  if (l->opt.ode.dense_landing && !*retaken && te <= t_step_end) {
+    tf_stepper_dense(l->stepper, te, x);
+    return 0;
+  }
+  const bool again = *retaken;
+  *retaken = true;
+  return tf_stepper_step_to(l->stepper, t_start, l->start, l->na, te, x, again);
+}
+
+/* Takes the state at the event located at *te (landing_state), then corrects *te by Newton
+ * steps on that state.  The located time is a root of the dense output, whose error the step
+ * control does not bound (DOPRI5's is 4th order against the step's 5th); near a fold, where
+ * the event function changes slowly, that error alone moves event times by ~1e-6 at rtol 1e-10.
+ * So by default (landing retake) the state is the step retaken to the time under error
+ * control; landing dense keeps the dense output's state, on which the corrections only refine
+ * the located root (docs/CONFIG.md says where that is accurate enough).
  * A correction larger than a tenth of the step is a graze, not a located root: kept as is.
  * Event functions the engine does not call smooth (a distance to a codimension-2 set, whose
  * slope the central difference cannot resolve near it) keep the located time. */
 static int land_on_event(tf_event_loop *l, int which, double t_start, double t_step_end, double *te,
                          double *x) {
   /* every retake after the first starts from the same point: the stepper keeps its field */
-  if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x, false)) return -1;
+  bool retaken = false;
+  if (landing_state(l, t_start, t_step_end, *te, x, &retaken)) return -1;
   const double max_shift = 0.1 * (t_step_end - t_start);
   const bool newton = !l->ops.smooth || l->ops.smooth(l->ctx, which);
   double g = NAN; /* the event function at (*te, x) where known */
@@ -220,7 +240,7 @@ static int land_on_event(tf_event_loop *l, int which, double t_start, double t_s
     const double dt = -g / slope;
     if (!(fabs(dt) > l->opt.event_tol) || fabs(dt) > max_shift || *te + dt <= t_start) break;
     *te += dt, g = NAN;
-    if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x, true)) return -1;
+    if (landing_state(l, t_start, t_step_end, *te, x, &retaken)) return -1;
   }
   /* Continue from just past the root, where the event function has changed sign: from the
    * root itself round-off decides on which side the next mode starts, and at a fold (sliding
@@ -228,7 +248,7 @@ static int land_on_event(tf_event_loop *l, int which, double t_start, double t_s
   for (int k = 0; k < NUDGES; k++, g = NAN) {
     if ((isnan(g) ? event_value(l, which, *te, x) : g) < 0.0) break;
     *te += ldexp(l->opt.event_tol, k);
-    if (tf_stepper_step_to(l->stepper, t_start, l->start, l->na, *te, x, true)) return -1;
+    if (landing_state(l, t_start, t_step_end, *te, x, &retaken)) return -1;
   }
   return 0;
 }

@@ -16,7 +16,8 @@
  *     which is then corrected by Newton steps on the integrated state (the dense output's
  *     error is not bounded by the step control; at a fold it moves event times by ~1e-6 at
  *     rtol 1e-10), and the next mode starts just past the root, so round-off cannot start it
- *     on the wrong side and make it fall back at once;
+ *     on the wrong side and make it fall back at once; with integrator.landing dense
+ *     (ode.dense_landing) the same landing on the step's dense output, without retakes;
  *   - the finiteness check, the bound on events per unit time (Zeno) and the restart;
  *   - the Lyapunov bookkeeping: m tangent vectors stored after the n state values, QR
  *     re-orthonormalisation (GSL) every qr_interval, segments closed where the flow is not

@@ -12,6 +12,7 @@
 static const char *const steps[] = {"adaptive", "fixed", NULL};
 static const char *const jacobians[] = {"auto", "analytic", "fd", NULL};
 static const char *const normal_kinds[] = {"exact", "fast", NULL};
+static const char *const landings[] = {"retake", "dense", NULL};
 static const char *const lane_widths[] = {"auto", "1", "4", "8", "16", NULL};
 /* RODAS4 by default: L-stable and of order 4, which the tight tolerances of stiff smoothed
  * members reward (ROS3P is A-stable only, order 3) */
@@ -37,6 +38,8 @@ const tf_integrator_key tf_integrator_keys[] = {
     STR("integrator.normals", "exact", normal_kinds, "SDE normals: exact (libm) or fast"),
     STR("integrator.controller_math", "exact", normal_kinds,
         "step-size controller's exp and log: exact (libm) or fast"),
+    STR("integrator.landing", "retake", landings,
+        "state at a located event: the step retaken to it, or its dense output"),
     INT("integrator.max_steps", 1000000, 1, LLONG_MAX, "step budget per member"),
     STR("integrator.lanes", "auto", lane_widths, "members side by side per core (1: one by one)"),
     /* the Rosenbrock-W method ra34pw2 (order 3, L-stable, one Jacobian and four linear solves
@@ -131,6 +134,16 @@ static int read_controller_math(tf_config *cfg, tf_ode_options *o, tf_error *err
   return 0;
 }
 
+/* integrator.landing, read only where given (the config as run then lists it), after the
+ * method: the event loops' landing (event_loop.c). */
+static int read_landing(tf_config *cfg, tf_integrator_settings *s, tf_error *err) {
+  const char *landing = "retake";
+  if (!tf_config_has(cfg, "integrator.landing")) return 0;
+  if (tf_integrator_get_string(cfg, "integrator.landing", &landing, err)) return -1;
+  s->ode.dense_landing = strcmp(landing, "dense") == 0;
+  return 0;
+}
+
 static int read_ode(tf_config *cfg, double t0, bool with_t_end, tf_integrator_settings *s,
                     tf_error *err) {
   tf_ode_options *o = &s->ode;
@@ -198,8 +211,9 @@ int tf_integrator_settings_read(tf_config *cfg, double t0, bool with_t_end, bool
    * always read the method first, the other engines last */
   if (flow_methods)
     return read_method(cfg, true, s, err) || read_ode(cfg, t0, with_t_end, s, err) ||
-           tf_integrator_get_double(cfg, "integrator.dt", &s->dt, err);
-  return read_ode(cfg, t0, with_t_end, s, err) || read_method(cfg, false, s, err);
+           tf_integrator_get_double(cfg, "integrator.dt", &s->dt, err) || read_landing(cfg, s, err);
+  return read_ode(cfg, t0, with_t_end, s, err) || read_method(cfg, false, s, err) ||
+         read_landing(cfg, s, err);
 }
 
 int tf_integrator_auto_rosenbrock_read(tf_config *cfg, tf_integrator_settings *s, tf_error *err) {

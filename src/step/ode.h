@@ -50,6 +50,9 @@ typedef struct tf_ode_options {
   /* integrator.controller_math: fast: the step-size controller's exp and log are vmath.h's
    * (the same bits in the lanes of any width and one by one), not libm's */
   bool fast_control;
+  /* integrator.landing: dense: the event loop (event_loop.c) takes the state at a located event
+   * from the step's dense output instead of retaking the step; steppers do not read it */
+  bool dense_landing;
   /* Where the run may stop early (checkpoint.h), the run's own token; NULL: never.  A member
    * stopped by it ends with status pending. */
   struct tf_stop_token *stop;
