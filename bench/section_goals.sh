@@ -7,6 +7,7 @@
 #   env: GOALS_TODAY  the build directory of that revision (default: built once, cached by
 #                     tests/scripts/bit_identity.py's builder under ~/.cache/twofold-bit-identity)
 #        GOALS_PAIRS  alternated pairs per workload (default 5)
+#        GOALS_ONLY   time only the workloads whose name contains this text (e.g. Jeffrey)
 #
 # Workloads (1 rank, whole process, CPU seconds = user + system of the finished process, so
 # loading, MPI_Init, reading the config and writing HDF5 are included on both sides):
@@ -27,11 +28,12 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/goals.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-/usr/bin/python3 - "$BUILD" "$ROOT" "$WORK" "${GOALS_TODAY:-}" "${GOALS_PAIRS:-5}" <<'PY'
+/usr/bin/python3 - "$BUILD" "$ROOT" "$WORK" "${GOALS_TODAY:-}" "${GOALS_PAIRS:-5}" "${GOALS_ONLY:-}" <<'PY'
 import json, os, resource, statistics, subprocess, sys, time
 import h5py, numpy as np
 
 build, root, work, today_dir, pairs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+only = sys.argv[6]
 sys.path[:0] = [os.path.join(root, "bench"), os.path.join(root, "tests", "scripts")]
 import lanes_bench  # one copy of the Lorenz and Jeffrey ensembles
 
@@ -60,10 +62,13 @@ FAST = ["--set", "model.field_math=fast"]
 WORKLOADS = [("Lorenz, 4000 members", lorenz, [], 4.0),
              ("smoothed Jeffrey, 1000 members", jeffrey, [], 4.0),
              ("smoothed Jeffrey, 1000 members, field_math fast", jeffrey, FAST, 4.0),
+             ("smoothed Jeffrey, 1000 members, field_math and controller_math fast", jeffrey,
+              FAST + ["--set", "integrator.controller_math=fast"], 4.0),
              ("wheel Fig. 5, 500 members", wheel, [], 2.5),
              ("wheel Fig. 5, 500 members, field_math fast", wheel, FAST, 2.5),
              ("smoke SDE ensemble", smoke, [], 2.0),
              ("smoke SDE ensemble, normals fast", smoke, ["--set", "integrator.normals=fast"], 2.0)]
+WORKLOADS = [w for w in WORKLOADS if only in w[0]]
 
 def cpu_of(cmd):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -128,7 +133,9 @@ members eps = 0.05 t = 0..20); the wheel is configs/wheel-fig5.yaml, smoke confi
 Rows without `field_math` run as this build runs the config by default (lanes auto) and their
 results files are compared byte for byte with today's.  The opt-in keys change the last bits:
 `model.field_math: fast` replaces libm's sin, cos and atan2 in the model's field with
-twofold/fast_math.h's vector functions (at most 1.25 ulp from the true values), and
+twofold/fast_math.h's vector functions (at most 1.25 ulp from the true values; Jeffrey's
+smoothed field also multiplies by 1/eps and 1/beta where it divided), `integrator.controller_math:
+fast` the step-size controller's exp and log with twofold's own (src/base/vmath.h), and
 `integrator.normals: fast` draws the SDE's normals by the same Box–Muller formula on the same
 Philox words with twofold's own vectorised log, sin and cos (each increment within 1e-14 of
 the exact one).

@@ -132,13 +132,20 @@ static void smoothed_sign(double v, double eps, double *lam, double *gam, double
   *dgam = -2.0 * u * q * q / eps;
 }
 
+/* v / eps, and (gam - z) / beta: fast multiplies by the reciprocals (a division costs
+ * several multiplications' time in a vector unit, and the field's other division and its root
+ * are already two of them per lane) */
+TF_FAST_INLINE double over(double a, double b, bool fast) {
+  return fast ? a * (1.0 / b) : a / b;
+}
+
 static inline int rhs_with(const double *x, const double *p, double *dx, bool fast) {
-  double lam, gam, dlam, dgam;
-  smoothed_sign(x[V], p[EPS], &lam, &gam, &dlam, &dgam);
+  const double u = over(x[V], p[EPS], fast), q = 1.0 / (1.0 + u * u);
+  const double lam = u * sqrt(q), gam = q; /* smoothed_sign's */
   const double z = p[BETA] > 0 ? x[Z] : gam;
   dx[Y] = x[V];
   dx[V] = applied_force(x, p, fast) - p[C] * x[V] - p[NLOAD] * lam * (1 + p[RHO] * z);
-  dx[Z] = p[BETA] > 0 ? (gam - x[Z]) / p[BETA] : 0.0;
+  dx[Z] = p[BETA] > 0 ? over(gam - x[Z], p[BETA], fast) : 0.0;
   dx[THETA] = p[OMEGA];
   return 0;
 }
@@ -170,14 +177,14 @@ TF_FAST_INLINE void rhs_lanes_with(int lanes, const double *x, const double *p, 
    * loop that reads x, keeps the loop scalar (it cannot tell the lanes' arrays apart). */
   double gam[TF_LANES_MAX];
   for (int l = 0; l < lanes; l++) {
-    const double u = v[l] / eps, q = 1.0 / (1.0 + u * u), lam = u * sqrt(q);
+    const double u = over(v[l], eps, fast), q = 1.0 / (1.0 + u * u), lam = u * sqrt(q);
     const double z = hysteresis ? zs[l] : q;
     dy[l] = v[l];
     dv[l] = -amp * sine[l] - k * y[l] - c * v[l] - n * lam * (1 + r * z);
     gam[l] = q;
   }
   if (hysteresis)
-    for (int l = 0; l < lanes; l++) dz[l] = (gam[l] - zs[l]) / beta;
+    for (int l = 0; l < lanes; l++) dz[l] = over(gam[l] - zs[l], beta, fast);
   else
     for (int l = 0; l < lanes; l++) dz[l] = 0.0;
   for (int l = 0; l < lanes; l++) dtheta[l] = omega, codes[l] = 0;

@@ -4,13 +4,15 @@
  * libm's sin, cos and atan2 are calls per value that a loop over lanes cannot vectorise; these
  * are inline, branch-free C that gcc vectorises where a loop over lanes calls them.  They are
  * fdlibm's algorithms (e_rem_pio2.c, k_sin.c, k_cos.c, s_atan.c, e_atan2.c) with every branch
- * replaced by computing both sides and choosing on the bits, so they use only additions,
- * multiplications, divisions and operations on the bits, each correctly rounded in IEEE
- * double.  Compiled without contraction (-ffp-contract=off, as the engine and the models it
- * compiles are) they give the same bits on every lane width, vector unit and machine: a
- * model's scalar field and its lane field then agree lane by lane, and a member's results do
- * not depend on which members share its lanes.  They are not libm's bits: within an ulp or two
- * of the exact values (tests/unit/test_fast_math.c measures the bounds against long double).
+ * replaced by computing both sides and choosing on the bits (but for the reduction's
+ * refinements where leading bits cancel, rare, which the arrays' functions leave to the
+ * one-value functions after their vector loop), so they use only additions, multiplications,
+ * divisions and operations on the bits, each correctly rounded in IEEE double.  Compiled without
+ * contraction (-ffp-contract=off, as the engine and the models it compiles are) they give the same
+ * bits on every lane width, vector unit and machine: a model's scalar field and its lane field then
+ * agree lane by lane, and a member's results do not depend on which members share its lanes.  They
+ * are not libm's bits: within an ulp or two of the exact values (tests/unit/test_fast_math.c
+ * measures the bounds against long double).
  *
  * tf_fast_sin and tf_fast_cos are valid for |x| <= TF_FAST_TRIG_MAX; beyond it (and for
  * infinities and NaN) the scalar functions call libm, and the array functions fix such
@@ -125,25 +127,8 @@ TF_FAST_INLINE double tf_fast_binade(double x) {
 #define TF_FAST_PIO2_3T 0x1.b839a252049c1p-104
 
 /* x = n pi/2 + (y0 + y1), |y0 + y1| <= pi/4 (about), for |x| <= TF_FAST_TRIG_MAX: fdlibm's
- * medium case, its refinements where the leading bits cancel computed always and chosen on the
- * bits (the values are fdlibm's).  Returns n (a whole number, as a double). */
-TF_FAST_INLINE double tf_fast_reduce_pio2(double x, double *y0, double *y1) {
-  double n, w1, w2, w3;
-  const double r1 = tf_fast_pio2_first(x, &n, &w1), y01 = r1 - w1;
-  const double r2 = tf_fast_pio2_round(r1, n, TF_FAST_PIO2_2, TF_FAST_PIO2_2T, &w2), y02 = r2 - w2;
-  const double r3 = tf_fast_pio2_round(r2, n, TF_FAST_PIO2_3, TF_FAST_PIO2_3T, &w3), y03 = r3 - w3;
-  const double binade = tf_fast_binade(x);
-  const tf_fast_mask second = tf_fast_below(fabs(y01), binade * 0x1p-16);
-  const tf_fast_mask third = second & tf_fast_below(fabs(y02), binade * 0x1p-49);
-  const double r = tf_fast_pick(third, r3, tf_fast_pick(second, r2, r1));
-  const double w = tf_fast_pick(third, w3, tf_fast_pick(second, w2, w1));
-  *y0 = tf_fast_pick(third, y03, tf_fast_pick(second, y02, y01));
-  *y1 = (r - *y0) - w;
-  return n;
-}
-
-/* tf_fast_reduce_pio2 one value at a time: the refinements only where needed (the same
- * values) */
+ * medium case, its refinements only where the leading bits cancel (the values are fdlibm's).
+ * Returns n (a whole number, as a double). */
 TF_FAST_INLINE double tf_fast_reduce_pio2_scalar(double x, double *y0, double *y1) {
   double n, w;
   double r = tf_fast_pio2_first(x, &n, &w);
@@ -198,10 +183,15 @@ TF_FAST_INLINE double tf_fast_quadrant(double n) {
   return n - 4.0 * ((0.25 * n + shift) - shift);
 }
 
-/* sin x and cos x for |x| <= TF_FAST_TRIG_MAX, no libm, no branch (beyond: any value) */
-TF_FAST_INLINE void tf_fast_sincos_branchless(double x, double *s, double *c) {
-  double y0, y1;
-  const double q = tf_fast_quadrant(tf_fast_reduce_pio2(x, &y0, &y1));
+/* sin x and cos x for |x| <= TF_FAST_TRIG_MAX where fdlibm's first round of the reduction is
+ * its last (no leading bits cancelled), no libm, no branch; *refine: all ones where it is not
+ * (x within about 2^-16 |x| of a multiple of pi/2, rare: tf_fast_sincos gives those) */
+TF_FAST_INLINE void tf_fast_sincos_branchless(double x, double *s, double *c,
+                                              tf_fast_mask *refine) {
+  double n, w;
+  const double r = tf_fast_pio2_first(x, &n, &w), y0 = r - w, y1 = (r - y0) - w;
+  *refine = tf_fast_below(fabs(y0), tf_fast_binade(x) * 0x1p-16);
+  const double q = tf_fast_quadrant(n);
   const double ks = tf_fast_kernel_sin(y0, y1), kc = tf_fast_kernel_cos(y0, y1);
   const tf_fast_mask odd = tf_fast_below(fabs(fabs(q) - 1.0), 0.5);                 /* 1, 3 */
   const tf_fast_mask sin_negative = tf_fast_below(q, 0.0) | tf_fast_below(1.5, q);  /* 2, 3 */
@@ -261,15 +251,21 @@ TF_FAST_INLINE void tf_fast_sincos_array(int n, const double *x, double *s, doub
       for (int i = 0; i < TF_FAST_BLOCK; i++) xb[i] = i < m ? x[b + i] : 0.0;
       in = xb;
     }
-    uint64_t out = 0; /* any element out of range: its sign bit */
+    uint64_t other = 0; /* any element out of range or to refine: its sign bit */
     for (int i = 0; i < TF_FAST_BLOCK; i++) {
-      tf_fast_sincos_branchless(in[i], &sb[i], &cb[i]);
-      out |= tf_fast_below(TF_FAST_TRIG_MAX, fabs(in[i])) | ~tf_fast_below(fabs(in[i]), INFINITY);
+      tf_fast_mask refine;
+      tf_fast_sincos_branchless(in[i], &sb[i], &cb[i], &refine);
+      other |= refine | tf_fast_below(TF_FAST_TRIG_MAX, fabs(in[i])) |
+               ~tf_fast_below(fabs(in[i]), INFINITY);
     }
-    for (int i = 0; out && i < m; i++)
-      if (!tf_fast_trig_in_range(in[i])) sb[i] = sin(in[i]), cb[i] = cos(in[i]);
-    if (s) memcpy(s + b, sb, (size_t)m * sizeof *s);
-    if (c) memcpy(c + b, cb, (size_t)m * sizeof *c);
+    for (int i = 0; other && i < m; i++) tf_fast_sincos(in[i], &sb[i], &cb[i]);
+    if (m == TF_FAST_BLOCK) { /* a constant size: vector moves, not a string copy */
+      if (s) memcpy(s + b, sb, sizeof sb);
+      if (c) memcpy(c + b, cb, sizeof cb);
+      continue;
+    }
+    for (int i = 0; s && i < m; i++) s[b + i] = sb[i];
+    for (int i = 0; c && i < m; i++) c[b + i] = cb[i];
   }
 }
 

@@ -37,7 +37,9 @@ static double ulps(double got, long double want) {
 }
 
 /* Angles: uniform over a turn, over the whole reduced range, log-uniform small ones, and
- * multiples of pi/2 nudged by a few ulp (the reduction's hardest cancellations) */
+ * multiples of pi/2 nudged by an ulp (the reduction's hardest cancellations) or by 2^-17 to
+ * 2^-48 of themselves (its second round: the arrays' functions leave both to the one-value
+ * functions after their vector loop) */
 static size_t angle_samples(double *x) {
   uint64_t st = 1;
   size_t n = 0;
@@ -45,8 +47,10 @@ static size_t angle_samples(double *x) {
   while (n < SAMPLES / 2) x[n++] = TF_FAST_TRIG_MAX * (2 * unit(&st) - 1);
   while (n < 3 * SAMPLES / 4) x[n++] = pow(10.0, -300.0 + 300.0 * unit(&st));
   while (n < SAMPLES) {
-    const double k = floor(unit(&st) * TF_FAST_TRIG_MAX / M_PI_2);
-    x[n++] = nextafter(k * M_PI_2, (unit(&st) < 0.5 ? -1 : 1) * INFINITY);
+    const double k = floor(unit(&st) * TF_FAST_TRIG_MAX / M_PI_2), side = unit(&st) < 0.5 ? -1 : 1;
+    const double near = k * M_PI_2 * (1 + side * ldexp(1.0, -17 - (int)(32 * unit(&st))));
+    x[n] = n % 2 ? nextafter(k * M_PI_2, side * INFINITY) : near;
+    n++;
   }
   return n;
 }
