@@ -26,6 +26,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "checkpoint.h"
@@ -60,7 +61,7 @@ typedef struct impact_lanes {
   bool screened[TF_LANES_MAX];            /* whether lane l screens its member's events (look) */
   bool quiet[TF_LANES_MAX];               /* the step attempted changes no event's sign */
   bool seen[TF_LANES_MAX];                /* ... or, screened, changes one */
-  /* whether lane l's member may take a quiet step in quiet_steps: screened, every surface armed
+  /* whether lane l's member may take a quiet step in sort_lanes: screened, every surface armed
    * (no rearming due) and the step's limit the loop's own (no one-shot bound); the steps its
    * budget had left then (look), and the quiet steps taken since its loop's top (sync) */
   bool straight[TF_LANES_MAX];
@@ -100,7 +101,7 @@ static void look(impact_lanes *I, int l) {
   I->straight[l] = I->screened[l] && armed && I->L.t_limit[l] == t_limit;
 }
 
-/* Lane l's member brought up to the lane: the quiet steps quiet_steps took for it since its
+/* Lane l's member brought up to the lane: the quiet steps sort_lanes took for it since its
  * loop's top, counted in its stepper and loop, its state, and its loop at the lane's top. */
 static void sync(impact_lanes *I, int l) {
   const long k = I->pending[l];
@@ -435,7 +436,8 @@ SCREEN_WIDTH(16)
 
 /* The lanes' event functions on the samples find_event would take of each lane's step just
  * attempted (the cubic Hermite interpolant, in tf_rk_hermite's arithmetic, at its sample
- * times), and whether any changes sign the way find_event looks for: I->quiet. */
+ * times), and whether any changes sign the way find_event looks for: sc->change of the lanes
+ * that screen (I->quiet so far), read by sort_lanes. */
 static void screen(impact_lanes *I) {
   tf_lanes *L = &I->L;
   const int w = L->w;
@@ -443,14 +445,10 @@ static void screen(impact_lanes *I) {
   bool any = false;
   for (int l = 0; l < w; l++) {
     I->quiet[l] = L->slot[l] >= 0 && I->screened[l];
-    I->seen[l] = false;
     any |= I->quiet[l];
     sc->t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
   }
-  if (!any) return;
-  (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, sc, sc->bounded);
-  for (int l = 0; l < w; l++)
-    if (I->quiet[l] && sc->change[l]) I->quiet[l] = false, I->seen[l] = true;
+  if (any) (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, sc, sc->bounded);
 }
 
 /* Lane l's accepted step, screened without an event: the member moves on as its loop would
@@ -525,28 +523,46 @@ static void run_alone(impact_lanes *I, int l) {
   member_over(I, l);
 }
 
-/* The lanes whose accepted step is quiet and whose member goes straight on (plain[l]): a plain
- * step (tf_lanes_plain_moves: accepted, finite, not the last), screened without a sign change,
- * straight (look), with steps left in the budget.  Their members' loops would only count the
- * step, move on and prepare the next one, which changes none of the lane's view: the lanes move
- * them in one pass and leave the loops' part to sync, when a loop is needed again.  The stop is
- * polled once for them all (tf_lanes_plain_moves). */
-static void quiet_steps(impact_lanes *I, long *plain) {
+/* The lanes after an attempt, in one pass: each screened lane's step quiet or seen to change an
+ * event function's sign (screen), and
+ * - plain[l]: an accepted step, quiet, whose member goes straight on: a plain step
+ *   (tf_lanes_plain_moves: accepted, finite, not the last), straight (look), with steps left in
+ *   the budget.  Their members' loops would only count the step, move on and prepare the next
+ *   one, which changes none of the lane's view: the lanes move them in one pass and leave the
+ *   loops' part to sync, when a loop is needed again.  The stop is polled once for them all;
+ * - the lanes rejected by the error norm alone (no refusal, finite, err > 1) whose next step
+ *   stays above its floor: tf_lanes_judge's rejection (counted, the step the controller
+ *   proposed) without a call per lane; the lane tries again.
+ * Returns the lanes left to decide: the busy ones neither plain nor retried, a bit each. */
+_Static_assert(TF_LANES_MAX <= 32, "a bit per lane");
+static uint32_t sort_lanes(impact_lanes *I, long *plain) {
   tf_lanes *L = &I->L;
+  const bool controlled = tf_lanes_plain_pair(L); /* err and h_next are the controller's */
+  uint32_t busy = 0, retry = 0;
   long any = 0;
-  for (int l = 0; l < L->w; l++) {
-    plain[l] = (L->slot[l] >= 0) & I->quiet[l] & I->straight[l] & (L->code[l] == 0) &
-               (L->finite[l] != 0) & (L->err[l] <= 1.0) & !L->last[l] &
-               (I->pending[l] + 1 < I->room[l]); /* no branches: each lane's its own */
+  for (int l = 0; l < L->w; l++) { /* no branches: each lane's its own */
+    const bool seen = I->quiet[l] & I->sc.change[l], ok = (L->code[l] == 0) & (L->finite[l] != 0);
+    const bool in = L->slot[l] >= 0;
+    I->seen[l] = seen, I->quiet[l] &= !seen;
+    plain[l] = in & I->quiet[l] & I->straight[l] & ok & (L->err[l] <= 1.0) & !L->last[l] &
+               (I->pending[l] + 1 < I->room[l]);
     any |= plain[l];
+    const bool again = controlled & in & ok & (L->err[l] > 1.0) & (L->err[l] <= DBL_MAX) &
+                       (L->h_next[l] >= L->hmin[l]);
+    busy |= (uint32_t)in << l, retry |= (uint32_t)again << l;
   }
-  if (any && (!tf_lanes_plain_pair(L) || tf_stop_poll(L->stop))) any = 0;
-  if (!any) {
-    for (int l = 0; l < L->w; l++) plain[l] = 0;
-    return;
+  if (any && (!controlled || tf_stop_poll(L->stop))) any = 0;
+  uint32_t moved = 0;
+  if (any) {
+    tf_lanes_plain_moves(L, plain, L->ode->hmin); /* the members' steppers run on ode */
+    for (int l = 0; l < L->w; l++) I->pending[l] += plain[l], moved |= (uint32_t)plain[l] << l;
   }
-  tf_lanes_plain_moves(L, plain, L->ode->hmin); /* the members' steppers run on ode */
-  for (int l = 0; l < L->w; l++) I->pending[l] += plain[l];
+  for (uint32_t r = retry; r; r &= r - 1) {
+    const int l = __builtin_ctz(r);
+    L->steppers[l]->stats.rejected++, L->rejected[l]++;
+    L->h[l] = L->h_next[l];
+  }
+  return busy & ~moved & ~retry;
 }
 
 /* Once few lanes are busy, they finish alone (tf_lanes_tail_due). */
@@ -631,9 +647,8 @@ void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_option
   while (!tail(&I) && tf_lanes_plan(L)) {
     tf_lanes_attempt(L);
     screen(&I);
-    quiet_steps(&I, plain);
-    for (int l = 0; l < w; l++)
-      if (L->slot[l] >= 0 && !plain[l]) decide(&I, l);
+    for (uint32_t rest = sort_lanes(&I, plain); rest; rest &= rest - 1)
+      decide(&I, __builtin_ctz(rest)); /* in the order of the lanes, as the queue is taken */
   }
   lanes_free(&I);
 }
