@@ -344,11 +344,12 @@ static inline __attribute__((always_inline)) void screen_bounded(impact_lanes *I
       LOADV(h, hs + l), LOADV(t0, ts + l), LOADV(t1, t1s + l), LOADV(sign, sc->sign + l);
       const vi taken = h > zero;
       const vd hd = SELECTV(taken, h, one);
-      { /* the samples' largest theta, as the samples below take it */
+      { /* the samples' largest theta, as the samples below take it: one division, as
+         * rounding a quotient by h > 0 is monotone in the dividend (NaN: the same choice) */
         const vd tb = t0 + (t1 - t0) * (double)(S - 1) / (double)S;
-        const vd a1 = SELECTV(taken, (t1 - t0) / hd, zero);
-        const vd a0 = SELECTV(taken, (tb - t0) / hd, zero);
-        const vd over = SELECTV(a1 > a0, a1, a0) - one, eps = SELECTV(over > zero, over, zero);
+        const vd d1 = t1 - t0, d0 = tb - t0, d = SELECTV(d1 > d0, d1, d0);
+        const vd over = SELECTV(taken, d / hd, zero) - one;
+        const vd eps = SELECTV(over > zero, over, zero);
         const vd slack = 256.0 * (DBL_EPSILON / 2) + 16.0 * eps;
         vi clear = eps <= 0.125;
         for (int j = 0; j < nf; j++) {
