@@ -524,8 +524,72 @@ static void run_alone(impact_lanes *I, int l) {
   member_over(I, l);
 }
 
-/* The lanes after an attempt, in one pass: each screened lane's step quiet or seen to change an
- * event function's sign (screen), and
+/* The bytes of the lanes' bools (0 or 1) as a vector of long: lane k's at bit 8 k of a
+ * little-endian word (gcc 12 widens a vector of chars element by element). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "lane k's byte at bit 8 k");
+static const long long byte_shift[8] = {0, 8, 16, 24, 32, 40, 48, 56};
+#define LOAD_BOOLS(v, p)                                 \
+  do {                                                   \
+    uint64_t word_ = 0;                                  \
+    vi shift_;                                           \
+    memcpy(&word_, (p), sizeof(v) / 8);                  \
+    LOADV(shift_, byte_shift);                           \
+    (v) = (((v)*0 + (long long)word_) >> shift_) & 0xff; \
+  } while (0)
+
+/* sort_lanes' flags of the lanes at width w (W), vectors of vw lanes (VW): seen and quiet after
+ * the screening, and 1 or 0 in plain, busy and again (a rejection to retry, where controlled).
+ * A macro, not an inline function, for the body to be compiled for its target alone: gcc 12
+ * lowers an always_inline function's vector comparisons and conversions for the file's
+ * baseline first (element by element), where those of screen_bounded happen to survive. */
+#define FLAGS_FUNCTION(name, targets, W, vw)                                                       \
+  targets static void name(impact_lanes *I, bool controlled, long *restrict plain,                 \
+                           long *restrict busy, long *restrict again) {                            \
+    const tf_lanes *L = &I->L;                                                                     \
+    TF_LANES_VECTORS(vw, {                                                                         \
+      typedef signed char vb __attribute__((vector_size(VW))); /* bool's bytes */                  \
+      typedef int vn __attribute__((vector_size(4 * VW)));                                         \
+      const vd one = (vd){0.0} + 1.0, largest = one * DBL_MAX;                                     \
+      const vi zero = {0}, bit = zero + 1;                                                         \
+      for (int l = 0; l < (W); l += VW) {                                                          \
+        vi slot, finite, pending, room, quiet, change, straight, last;                             \
+        vd err, h_next, hmin;                                                                      \
+        vn code;                                                                                   \
+        LOADV(slot, L->slot + l), LOADV(finite, L->finite + l), LOADV(pending, I->pending + l);    \
+        LOADV(room, I->room + l), LOADV(err, L->err + l), LOADV(h_next, L->h_next + l);            \
+        LOADV(hmin, L->hmin + l), LOADV(code, L->code + l);                                        \
+        LOAD_BOOLS(quiet, I->quiet + l);                                                           \
+        LOAD_BOOLS(change, I->sc.change + l);                                                      \
+        LOAD_BOOLS(straight, I->straight + l);                                                     \
+        LOAD_BOOLS(last, L->last + l);                                                             \
+        const vi in = slot >= zero, was = quiet != zero;                                           \
+        const vi seen = was & (change != zero), now = was & ~seen;                                 \
+        const vi ok = (__builtin_convertvector(code, vi) == zero) & (finite != zero);              \
+        /* NaN: none of the comparisons of doubles holds */                                        \
+        const vi accepted = err <= one, finite_err = err <= largest, above = h_next >= hmin;       \
+        const vi p =                                                                               \
+            in & now & (straight != zero) & ok & accepted & (last == zero) & (pending + 1 < room); \
+        const vi a = in & ok & ~accepted & finite_err & above;                                     \
+        const vb seen_b = __builtin_convertvector(seen & bit, vb);                                 \
+        const vb now_b = __builtin_convertvector(now & bit, vb);                                   \
+        const vi p_b = p & bit, in_b = in & bit, a_b = controlled ? a & bit : zero;                \
+        STOREV(I->seen + l, seen_b), STOREV(I->quiet + l, now_b), STOREV(plain + l, p_b);          \
+        STOREV(busy + l, in_b), STOREV(again + l, a_b);                                            \
+      }                                                                                            \
+    });                                                                                            \
+  }
+#define FLAGS_WIDTH(w)                                                                    \
+  FLAGS_FUNCTION(flags_##w##_narrow, TF_LANES_TARGETS, w, 4)                              \
+  FLAGS_FUNCTION(flags_##w##_wide, TF_LANES_WIDE, w, (w) % 8 ? 4 : 8)                     \
+  static void flags_##w(impact_lanes *I, bool c, long *plain, long *busy, long *again) {  \
+    (tf_lanes_wide(w) ? flags_##w##_wide : flags_##w##_narrow)(I, c, plain, busy, again); \
+  }
+FLAGS_WIDTH(4)
+FLAGS_WIDTH(8)
+FLAGS_WIDTH(16)
+
+/* The lanes after an attempt (FLAGS_FUNCTION): each screened lane's step quiet or seen to change
+ * an event function's sign (screen), and
  * - plain[l]: an accepted step, quiet, whose member goes straight on: a plain step
  *   (tf_lanes_plain_moves: accepted, finite, not the last), straight (look), with steps left in
  *   the budget.  Their members' loops would only count the step, move on and prepare the next
@@ -538,32 +602,25 @@ static void run_alone(impact_lanes *I, int l) {
 _Static_assert(TF_LANES_MAX <= 32, "a bit per lane");
 static uint32_t sort_lanes(impact_lanes *I, long *plain) {
   tf_lanes *L = &I->L;
+  const int w = L->w;
   const bool controlled = tf_lanes_plain_pair(L); /* err and h_next are the controller's */
-  uint32_t busy = 0, retry = 0;
-  long any = 0;
-  for (int l = 0; l < L->w; l++) { /* no branches: each lane's its own */
-    const bool seen = I->quiet[l] & I->sc.change[l], ok = (L->code[l] == 0) & (L->finite[l] != 0);
-    const bool in = L->slot[l] >= 0;
-    I->seen[l] = seen, I->quiet[l] &= !seen;
-    plain[l] = in & I->quiet[l] & I->straight[l] & ok & (L->err[l] <= 1.0) & !L->last[l] &
-               (I->pending[l] + 1 < I->room[l]);
-    any |= plain[l];
-    const bool again = controlled & in & ok & (L->err[l] > 1.0) & (L->err[l] <= DBL_MAX) &
-                       (L->h_next[l] >= L->hmin[l]);
-    busy |= (uint32_t)in << l, retry |= (uint32_t)again << l;
-  }
+  long busy[TF_LANES_MAX], again[TF_LANES_MAX], any = 0;
+  (w == 4 ? flags_4 : w == 8 ? flags_8 : flags_16)(I, controlled, plain, busy, again);
+  uint32_t in = 0, retry = 0;
+  for (int l = 0; l < w; l++)
+    any |= plain[l], in |= (uint32_t)busy[l] << l, retry |= (uint32_t)again[l] << l;
   if (any && (!controlled || tf_stop_poll(L->stop))) any = 0;
   uint32_t moved = 0;
   if (any) {
     tf_lanes_plain_moves(L, plain, L->ode->hmin); /* the members' steppers run on ode */
-    for (int l = 0; l < L->w; l++) I->pending[l] += plain[l], moved |= (uint32_t)plain[l] << l;
+    for (int l = 0; l < w; l++) I->pending[l] += plain[l], moved |= (uint32_t)plain[l] << l;
   }
   for (uint32_t r = retry; r; r &= r - 1) {
     const int l = __builtin_ctz(r);
     L->steppers[l]->stats.rejected++, L->rejected[l]++;
     L->h[l] = L->h_next[l];
   }
-  return busy & ~moved & ~retry;
+  return in & ~moved & ~retry;
 }
 
 /* Once few lanes are busy, they finish alone (tf_lanes_tail_due). */
