@@ -52,10 +52,11 @@ static double rate(int i, double t, const double *x, const double *p) {
  * functions (CMakeLists.txt), without which gcc keeps a scalar sqrt for its errno path. */
 #define LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 
-LANES_TARGETS static void rhs_lanes(int lanes, const double *t, const double *restrict x,
-                                    const double *restrict p, double *restrict dx,
-                                    int *restrict code) {
-  (void)t;
+static inline __attribute__((always_inline)) void rhs_lanes_n(const int lanes,
+                                                              const double *restrict x,
+                                                              const double *restrict p,
+                                                              double *restrict dx,
+                                                              int *restrict code) {
   for (int l = 0; l < lanes; l++) {
     const double x0 = x[l], x1 = x[lanes + l], x2 = x[2 * lanes + l];
     const double x2_plus = x2 > 0.0 ? x2 : 0.0; /* NaN: 0, as fmax */
@@ -64,6 +65,19 @@ LANES_TARGETS static void rhs_lanes(int lanes, const double *t, const double *re
     dx[2 * lanes + l] = p[BETA * lanes + l] * (p[Q * lanes + l] - x0 * sqrt(x2_plus));
     code[l] = 0;
   }
+}
+
+/* the engine's widths as constants: the loop is then straight vector code */
+LANES_TARGETS static void rhs_lanes(int lanes, const double *t, const double *restrict x,
+                                    const double *restrict p, double *restrict dx,
+                                    int *restrict code) {
+  (void)t;
+  if (lanes == 16)
+    rhs_lanes_n(16, x, p, dx, code);
+  else if (lanes == 8)
+    rhs_lanes_n(8, x, p, dx, code);
+  else
+    rhs_lanes_n(lanes, x, p, dx, code);
 }
 
 LANES_TARGETS static void rate_lanes(int i, int lanes, const double *t, const double *restrict x,

@@ -517,20 +517,19 @@ static void settle(lanes *L, int l) {
   }
 }
 
+/* Every lane's step as tf_rk_step_with takes it (empty lanes: 0), without a branch per lane:
+ * which lanes are busy or take their last step is each lane's own. */
 bool tf_lanes_plan(lanes *L) {
   const double hmax = L->ode->hmax;
-  bool any = false;
+  long any = 0;
   for (int l = 0; l < L->w; l++) {
-    if (L->slot[l] < 0) {
-      L->hs[l] = 0.0;
-      continue;
-    }
-    any = true;
-    double h = L->h[l];
-    if (hmax > 0) h = fmin(h, hmax);
-    L->last[l] = L->t[l] + h >= L->t_limit[l];
-    if (L->last[l]) h = L->t_limit[l] - L->t[l];
-    L->hs[l] = h;
+    const long busy = L->slot[l] >= 0;
+    const double t = L->t[l], t_limit = L->t_limit[l], h0 = L->h[l];
+    const double h = hmax > 0 && !(h0 <= hmax) ? hmax : h0; /* fmin (h0 NaN: hmax) */
+    const bool last = t + h >= t_limit;
+    L->last[l] = busy ? last : L->last[l];
+    L->hs[l] = busy ? (last ? t_limit - t : h) : 0.0;
+    any |= busy;
   }
   return any;
 }

@@ -26,6 +26,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "checkpoint.h"
@@ -60,7 +61,7 @@ typedef struct impact_lanes {
   bool screened[TF_LANES_MAX];            /* whether lane l screens its member's events (look) */
   bool quiet[TF_LANES_MAX];               /* the step attempted changes no event's sign */
   bool seen[TF_LANES_MAX];                /* ... or, screened, changes one */
-  /* whether lane l's member may take a quiet step in quiet_steps: screened, every surface armed
+  /* whether lane l's member may take a quiet step in sort_lanes: screened, every surface armed
    * (no rearming due) and the step's limit the loop's own (no one-shot bound); the steps its
    * budget had left then (look), and the quiet steps taken since its loop's top (sync) */
   bool straight[TF_LANES_MAX];
@@ -100,7 +101,7 @@ static void look(impact_lanes *I, int l) {
   I->straight[l] = I->screened[l] && armed && I->L.t_limit[l] == t_limit;
 }
 
-/* Lane l's member brought up to the lane: the quiet steps quiet_steps took for it since its
+/* Lane l's member brought up to the lane: the quiet steps sort_lanes took for it since its
  * loop's top, counted in its stepper and loop, its state, and its loop at the lane's top. */
 static void sync(impact_lanes *I, int l) {
   const long k = I->pending[l];
@@ -289,46 +290,6 @@ static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes 
   for (int l = 0; l < w; l++) sc->change[l] = change[l / 4][l % 4] != 0;
 }
 
-/* sample_changes_w where every event function is a state component (sc->is_component), for
- * the four lanes l0 .. l0 + 3 of set: the samples of those components alone, the event
- * functions' values those the model's would give (the component, unchanged) with the same
- * arithmetic after them. */
-static inline __attribute__((always_inline)) void component_changes4(impact_lanes *I, screening *sc,
-                                                                     const step_set *all,
-                                                                     const int l0) {
-  const int S = I->samples, ns = sc->nimpacts, nf = ns + (sc->section != TF_SECTION_NONE);
-  const step_set set = {all->x0 + l0, all->x1 + l0, all->f0 + l0, all->f1 + l0,
-                        all->h + l0,  all->t + l0,  all->t1 + l0, all->stride};
-  const v4d zero = {0.0};
-  v4d sign, g_prev[TF_EVENT_LOOP_MAX_FUNCTIONS + 1], add[TF_EVENT_LOOP_MAX_FUNCTIONS];
-  LOADV(sign, sc->sign + l0);
-  for (int j = 0; j < nf; j++) {
-    g_prev[j] = zero;
-    if (j < ns) LOADV(add[j], sc->offset[j] + l0);
-  }
-  double tb[4], val[4];
-  v4i change = {0};
-  hermite_weights hw;
-  for (int s = 1; s <= S; s++) {
-    sample_times_w(&set, S, s, 4, tb);
-    hermite_weights_w(&set, 4, tb, &hw);
-    for (int j = 0; j < nf; j++) {
-      v4d x, g;
-      hermite_w(&set, (size_t)sc->is_component[j], 1, 4, &hw, val, 4);
-      LOADV(x, val);
-      if (j < ns)
-        g = x + add[j];
-      else if (sc->section == TF_SECTION_LEVEL)
-        g = sign * (x - sc->level);
-      else
-        g = sign * x;
-      change |= (g < zero) & (g_prev[j] >= zero);
-      g_prev[j] = g;
-    }
-  }
-  for (int l = 0; l < 4; l++) sc->change[l0 + l] = change[l] != 0;
-}
-
 /* The state component event function j is, unchanged, or -1 (tf_impact_ops.surface_component,
  * rate_component; a level section's is x_c - level, whose sign is that of x_c - level exactly). */
 static int component_of(const screening *sc, int j) {
@@ -339,16 +300,21 @@ static int component_of(const screening *sc, int j) {
   return ops->rate_component[sc->component];
 }
 
-/* Which lanes' samples could change an event function's sign (sampled[l]), decided without the
- * samples where every event function is a state component c (component_of).  A sample of lane l
- * then changes sign as sign (x_c + offset) < 0 (a sum or difference of two doubles rounds to a
- * value of its exact sign), with offset the surface's (0 or contact_tol), 0 for an extremum
- * (sign the lane's) or -level, and x_c the cubic Hermite interpolant H at theta as hermite_w
- * computes it.  H's Bernstein control points are x0, x0 + h f0 / 3, x1 - h f1 / 3 and x1
- * (component c), and on [0, 1] H lies between the least and the largest.  Where
- * sign (P + offset) >= margin for every control point P, no sample is < 0, so none changes
- * sign: the samples' answer, without them.  The margin, with S = |x0| + |x1| + |h f0| + |h f1| +
- * |offset| and u = 2^-53:
+/* The screening where every event function is a state component c (component_of, bounded):
+ * which lanes' samples could change an event function's sign is decided without the samples,
+ * and only a vector of lanes holding such a lane is sampled, those components alone (the event
+ * functions' values those the model's would give: the component, unchanged, with the same
+ * arithmetic after them).  A vector of vw lanes at a time; S samples a step (a constant where
+ * the caller passes one).
+ *
+ * The decision: a sample of lane l changes sign as sign (x_c + offset) < 0 (a sum or difference
+ * of two doubles rounds to a value of its exact sign), with offset the surface's (0 or
+ * contact_tol), 0 for an extremum (sign the lane's) or -level, and x_c the cubic Hermite
+ * interpolant H at theta as hermite_w computes it.  H's Bernstein control points are x0,
+ * x0 + h f0 / 3, x1 - h f1 / 3 and x1 (component c), and on [0, 1] H lies between the least and
+ * the largest.  Where sign (P + offset) >= margin for every control point P, no sample is < 0,
+ * so none changes sign: the samples' answer, without them.  The margin, with S = |x0| + |x1| +
+ * |h f0| + |h f1| + |offset| and u = 2^-53:
  * - the sample's rounding: hermite_w's expression, every operation rounded, is H(theta) within
  *   gamma_9 times the expression in absolute values (at most 9 roundings bear on one term, b's
  *   twice; Higham, Accuracy and Stability, ch. 3), which for theta <= 9/8 is at most 10 S: under
@@ -360,72 +326,110 @@ static int component_of(const screening *sc, int j) {
  *   <= 9.4 eps S for eps <= 1/8 (beyond, the samples are taken);
  * so margin = (256 u + 16 eps) S, twice the bound, plus 1e-300 for results below DBL_MIN.  NaN
  * and infinity fail the comparisons: those lanes are sampled. */
-static inline __attribute__((always_inline)) void bound_w(const impact_lanes *I,
-                                                          const screening *sc, const int w,
-                                                          bool *restrict sampled) {
+static inline __attribute__((always_inline)) void screen_bounded(impact_lanes *I, screening *sc,
+                                                                 const int w, const int vw,
+                                                                 const int S) {
   const tf_lanes *L = &I->L;
-  const int S = I->samples, nf = sc->nimpacts + (sc->section != TF_SECTION_NONE);
-  const size_t fs = (size_t)L->pair->fsal_stage;
-  const v4d zero = {0.0}, one = {1.0, 1.0, 1.0, 1.0};
+  const int ns = sc->nimpacts, nf = ns + (sc->section != TF_SECTION_NONE);
+  const size_t fs = (size_t)L->pair->fsal_stage, stride = (size_t)w;
+  const double *restrict x0s = L->x, *restrict x1s = L->x_new, *restrict f0s = L->k[0];
+  const double *restrict f1s = L->k[fs], *restrict hs = L->hs, *restrict ts = L->t;
+  const double *restrict t1s = sc->t1, level = sc->level;
   const double third = 1.0 / 3.0; /* rounded: the margin covers it (no division per lane) */
-  v4i clear[TF_LANES_MAX / 4];
-  v4d slack[TF_LANES_MAX / 4];
-  for (int l = 0; l < w; l += 4) { /* the samples' largest theta, as hermite_w takes it */
-    v4d h, t0, t1;
-    LOADV(h, L->hs + l), LOADV(t0, L->t + l), LOADV(t1, sc->t1 + l);
-    const v4i taken = h > zero;
-    const v4d hd = SELECTV(taken, h, one);
-    const v4d tb = t0 + (t1 - t0) * (double)(S - 1) / (double)S;
-    const v4d a1 = SELECTV(taken, (t1 - t0) / hd, zero), a0 = SELECTV(taken, (tb - t0) / hd, zero);
-    const v4d over = SELECTV(a1 > a0, a1, a0) - one, eps = SELECTV(over > zero, over, zero);
-    clear[l / 4] = eps <= 0.125;
-    slack[l / 4] = 256.0 * (DBL_EPSILON / 2) + 16.0 * eps;
-  }
-  for (int j = 0; j < nf; j++) {
-    const size_t c = (size_t)sc->is_component[j];
-    for (int l = 0; l < w; l += 4) {
-      const size_t q = c * (size_t)w + (size_t)l;
-      v4d x0, x1, f0, f1, h, offset, sign = one;
-      LOADV(x0, L->x + q), LOADV(x1, L->x_new + q), LOADV(f0, L->k[0] + q);
-      LOADV(f1, L->k[fs] + q), LOADV(h, L->hs + l);
-      if (j < sc->nimpacts)
-        LOADV(offset, sc->offset[j] + l);
-      else
-        offset = zero - (sc->section == TF_SECTION_LEVEL ? sc->level : 0.0),
-        LOADV(sign, sc->sign + l);
-      const v4d hf0 = h * f0, hf1 = h * f1, p1 = x0 + hf0 * third, p2 = x1 - hf1 * third;
-      const v4d lo01 = SELECTV(x0 < p1, x0, p1), lo23 = SELECTV(p2 < x1, p2, x1);
-      const v4d hi01 = SELECTV(x0 > p1, x0, p1), hi23 = SELECTV(p2 > x1, p2, x1);
-      const v4d lo = SELECTV(lo01 < lo23, lo01, lo23), hi = SELECTV(hi01 > hi23, hi01, hi23);
-      const v4d least = SELECTV(sign > zero, lo + offset, zero - (hi + offset));
-      const v4d size = FABSV(x0) + FABSV(x1) + FABSV(hf0) + FABSV(hf1) + FABSV(offset);
-      clear[l / 4] &= least >= slack[l / 4] * size + 1e-300;
+  const bool is_level = sc->section == TF_SECTION_LEVEL;
+  TF_LANES_VECTORS(vw, {
+    const vd zero = {0.0}, one = zero + 1.0;
+    for (int l = 0; l < w; l += VW) {
+      vd h, t0, t1, sign;
+      LOADV(h, hs + l), LOADV(t0, ts + l), LOADV(t1, t1s + l), LOADV(sign, sc->sign + l);
+      const vi taken = h > zero;
+      const vd hd = SELECTV(taken, h, one);
+      { /* the samples' largest theta, as the samples below take it: one division, as
+         * rounding a quotient by h > 0 is monotone in the dividend (NaN: the same choice) */
+        const vd tb = t0 + (t1 - t0) * (double)(S - 1) / (double)S;
+        const vd d1 = t1 - t0, d0 = tb - t0, d = SELECTV(d1 > d0, d1, d0);
+        const vd over = SELECTV(taken, d / hd, zero) - one;
+        const vd eps = SELECTV(over > zero, over, zero);
+        const vd slack = 256.0 * (DBL_EPSILON / 2) + 16.0 * eps;
+        vi clear = eps <= 0.125;
+        for (int j = 0; j < nf; j++) {
+          const size_t q = (size_t)sc->is_component[j] * stride + (size_t)l;
+          vd x0, x1, f0, f1, offset, s = one;
+          LOADV(x0, x0s + q), LOADV(x1, x1s + q), LOADV(f0, f0s + q), LOADV(f1, f1s + q);
+          if (j < ns)
+            LOADV(offset, sc->offset[j] + l);
+          else
+            offset = zero - (is_level ? level : 0.0), s = sign;
+          const vd hf0 = h * f0, hf1 = h * f1, p1 = x0 + hf0 * third, p2 = x1 - hf1 * third;
+          const vd lo01 = SELECTV(x0 < p1, x0, p1), lo23 = SELECTV(p2 < x1, p2, x1);
+          const vd hi01 = SELECTV(x0 > p1, x0, p1), hi23 = SELECTV(p2 > x1, p2, x1);
+          const vd lo = SELECTV(lo01 < lo23, lo01, lo23), hi = SELECTV(hi01 > hi23, hi01, hi23);
+          const vd least = SELECTV(s > zero, lo + offset, zero - (hi + offset));
+          const vd size = FABSV(x0) + FABSV(x1) + FABSV(hf0) + FABSV(hf1) + FABSV(offset);
+          clear &= least >= slack * size + 1e-300;
+        }
+        bool any = false;
+        for (int k = 0; k < VW; k++) sc->change[l + k] = false, any |= I->quiet[l + k] & !clear[k];
+        if (!any) continue;
+      }
+      /* the samples s = 1 .. S as find_event takes them (sample_times_w, hermite_weights_w,
+       * hermite_w, sign_changes_w: the same operations); s = 0 decides nothing */
+      /* whether each function's sample before was >= 0 (kept as masks: gcc compares a vector
+       * of memory element by element) */
+      vd add[TF_EVENT_LOOP_MAX_FUNCTIONS];
+      vi change = {0}, was_nonneg[TF_EVENT_LOOP_MAX_FUNCTIONS + 1];
+      for (int j = 0; j < nf; j++) {
+        was_nonneg[j] = change - 1;
+        if (j < ns) LOADV(add[j], sc->offset[j] + l);
+      }
+      for (int s = 1; s <= S; s++) {
+        const vd tb = s == S ? t1 : t0 + (t1 - t0) * (double)s / (double)S;
+        const vd a = SELECTV(taken, (tb - t0) / hd, zero), b = 1.0 - a;
+        const vd prod = a * b, diff = a - b;
+        for (int j = 0; j < nf; j++) {
+          const size_t q = (size_t)sc->is_component[j] * stride + (size_t)l;
+          vd y0, y1, g0, g1, g;
+          LOADV(y0, x0s + q), LOADV(y1, x1s + q), LOADV(g0, f0s + q), LOADV(g1, f1s + q);
+          const vd y = b * y0 + a * y1 + prod * (diff * (y1 - y0) + h * (b * g0 - a * g1));
+          if (j < ns)
+            g = y + add[j];
+          else if (is_level)
+            g = sign * (y - level);
+          else
+            g = sign * y;
+          change |= (g < zero) & was_nonneg[j];
+          was_nonneg[j] = g >= zero;
+        }
+      }
+      for (int k = 0; k < VW; k++) sc->change[l + k] = change[k] != 0;
     }
-  }
-  for (int l = 0; l < w; l++) sampled[l] = !clear[l / 4][l % 4];
+  });
 }
 
-/* The screening of the lanes' steps at width w (sc->change): where the event functions are
- * state components (bounded), the components of four lanes are sampled only where bound_w
- * cannot clear one of them. */
+/* The screening of the lanes' steps at width w, vectors of vw lanes (sc->change): bounded
+ * (every event function a state component) or on the model's event functions. */
 static inline __attribute__((always_inline)) void screen_w(impact_lanes *I, screening *sc,
-                                                           const int w, const bool bounded) {
+                                                           const int w, const int vw,
+                                                           const bool bounded) {
   const tf_lanes *L = &I->L;
+  if (bounded && I->samples == 8) return screen_bounded(I, sc, w, vw, 8); /* DOP853's */
+  if (bounded) return screen_bounded(I, sc, w, vw, I->samples);
   const step_set all = {L->x,  L->x_new, L->k[0], L->k[L->pair->fsal_stage],
                         L->hs, L->t,     sc->t1,  (size_t)w};
-  if (!bounded) return sample_changes_w(I, sc, &all, w);
-  bool sampled[TF_LANES_MAX];
-  bound_w(I, sc, w, sampled);
-  for (int l0 = 0; l0 < w; l0 += 4) { /* four lanes at a time, where one needs its samples */
-    bool any = false;
-    for (int l = l0; l < l0 + 4; l++) sc->change[l] = false, any |= I->quiet[l] && sampled[l];
-    if (any) component_changes4(I, sc, &all, l0);
-  }
+  sample_changes_w(I, sc, &all, w);
 }
 
-#define SCREEN_WIDTH(w)                                                                   \
-  TF_LANES_TARGETS static void screen_##w(impact_lanes *I, screening *sc, bool bounded) { \
-    screen_w(I, sc, w, bounded);                                                          \
+/* screen_4, screen_8, screen_16: four-lane vectors in every clone, or eight-lane ones where
+ * tf_lanes_wide, as the lanes' attempts (flow_lanes.h) */
+#define SCREEN_WIDTH(w)                                                                      \
+  TF_LANES_TARGETS static void screen_##w##_narrow(impact_lanes *I, screening *sc, bool b) { \
+    screen_w(I, sc, w, 4, b);                                                                \
+  }                                                                                          \
+  TF_LANES_WIDE static void screen_##w##_wide(impact_lanes *I, screening *sc, bool b) {      \
+    screen_w(I, sc, w, (w) % 8 ? 4 : 8, b);                                                  \
+  }                                                                                          \
+  static void screen_##w(impact_lanes *I, screening *sc, bool b) {                           \
+    (tf_lanes_wide(w) ? screen_##w##_wide : screen_##w##_narrow)(I, sc, b);                  \
   }
 SCREEN_WIDTH(4)
 SCREEN_WIDTH(8)
@@ -433,7 +437,8 @@ SCREEN_WIDTH(16)
 
 /* The lanes' event functions on the samples find_event would take of each lane's step just
  * attempted (the cubic Hermite interpolant, in tf_rk_hermite's arithmetic, at its sample
- * times), and whether any changes sign the way find_event looks for: I->quiet. */
+ * times), and whether any changes sign the way find_event looks for: sc->change of the lanes
+ * that screen (I->quiet so far), read by sort_lanes. */
 static void screen(impact_lanes *I) {
   tf_lanes *L = &I->L;
   const int w = L->w;
@@ -441,14 +446,10 @@ static void screen(impact_lanes *I) {
   bool any = false;
   for (int l = 0; l < w; l++) {
     I->quiet[l] = L->slot[l] >= 0 && I->screened[l];
-    I->seen[l] = false;
     any |= I->quiet[l];
     sc->t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
   }
-  if (!any) return;
-  (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, sc, sc->bounded);
-  for (int l = 0; l < w; l++)
-    if (I->quiet[l] && sc->change[l]) I->quiet[l] = false, I->seen[l] = true;
+  if (any) (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, sc, sc->bounded);
 }
 
 /* Lane l's accepted step, screened without an event: the member moves on as its loop would
@@ -523,28 +524,103 @@ static void run_alone(impact_lanes *I, int l) {
   member_over(I, l);
 }
 
-/* The lanes whose accepted step is quiet and whose member goes straight on (plain[l]): a plain
- * step (tf_lanes_plain_moves: accepted, finite, not the last), screened without a sign change,
- * straight (look), with steps left in the budget.  Their members' loops would only count the
- * step, move on and prepare the next one, which changes none of the lane's view: the lanes move
- * them in one pass and leave the loops' part to sync, when a loop is needed again.  The stop is
- * polled once for them all (tf_lanes_plain_moves). */
-static void quiet_steps(impact_lanes *I, long *plain) {
+/* The bytes of the lanes' bools (0 or 1) as a vector of long: lane k's at bit 8 k of a
+ * little-endian word (gcc 12 widens a vector of chars element by element). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "lane k's byte at bit 8 k");
+static const long long byte_shift[8] = {0, 8, 16, 24, 32, 40, 48, 56};
+#define LOAD_BOOLS(v, p)                                 \
+  do {                                                   \
+    uint64_t word_ = 0;                                  \
+    vi shift_;                                           \
+    memcpy(&word_, (p), sizeof(v) / 8);                  \
+    LOADV(shift_, byte_shift);                           \
+    (v) = (((v)*0 + (long long)word_) >> shift_) & 0xff; \
+  } while (0)
+
+/* sort_lanes' flags of the lanes at width w (W), vectors of vw lanes (VW): seen and quiet after
+ * the screening, and 1 or 0 in plain, busy and again (a rejection to retry, where controlled).
+ * A macro, not an inline function, for the body to be compiled for its target alone: gcc 12
+ * lowers an always_inline function's vector comparisons and conversions for the file's
+ * baseline first (element by element), where those of screen_bounded happen to survive. */
+#define FLAGS_FUNCTION(name, targets, W, vw)                                                       \
+  targets static void name(impact_lanes *I, bool controlled, long *restrict plain,                 \
+                           long *restrict busy, long *restrict again) {                            \
+    const tf_lanes *L = &I->L;                                                                     \
+    TF_LANES_VECTORS(vw, {                                                                         \
+      typedef signed char vb __attribute__((vector_size(VW))); /* bool's bytes */                  \
+      typedef int vn __attribute__((vector_size(4 * VW)));                                         \
+      const vd one = (vd){0.0} + 1.0, largest = one * DBL_MAX;                                     \
+      const vi zero = {0}, bit = zero + 1;                                                         \
+      for (int l = 0; l < (W); l += VW) {                                                          \
+        vi slot, finite, pending, room, quiet, change, straight, last;                             \
+        vd err, h_next, hmin;                                                                      \
+        vn code;                                                                                   \
+        LOADV(slot, L->slot + l), LOADV(finite, L->finite + l), LOADV(pending, I->pending + l);    \
+        LOADV(room, I->room + l), LOADV(err, L->err + l), LOADV(h_next, L->h_next + l);            \
+        LOADV(hmin, L->hmin + l), LOADV(code, L->code + l);                                        \
+        LOAD_BOOLS(quiet, I->quiet + l);                                                           \
+        LOAD_BOOLS(change, I->sc.change + l);                                                      \
+        LOAD_BOOLS(straight, I->straight + l);                                                     \
+        LOAD_BOOLS(last, L->last + l);                                                             \
+        const vi in = slot >= zero, was = quiet != zero;                                           \
+        const vi seen = was & (change != zero), now = was & ~seen;                                 \
+        const vi ok = (__builtin_convertvector(code, vi) == zero) & (finite != zero);              \
+        /* NaN: none of the comparisons of doubles holds */                                        \
+        const vi accepted = err <= one, finite_err = err <= largest, above = h_next >= hmin;       \
+        const vi p =                                                                               \
+            in & now & (straight != zero) & ok & accepted & (last == zero) & (pending + 1 < room); \
+        const vi a = in & ok & ~accepted & finite_err & above;                                     \
+        const vb seen_b = __builtin_convertvector(seen & bit, vb);                                 \
+        const vb now_b = __builtin_convertvector(now & bit, vb);                                   \
+        const vi p_b = p & bit, in_b = in & bit, a_b = controlled ? a & bit : zero;                \
+        STOREV(I->seen + l, seen_b), STOREV(I->quiet + l, now_b), STOREV(plain + l, p_b);          \
+        STOREV(busy + l, in_b), STOREV(again + l, a_b);                                            \
+      }                                                                                            \
+    });                                                                                            \
+  }
+#define FLAGS_WIDTH(w)                                                                    \
+  FLAGS_FUNCTION(flags_##w##_narrow, TF_LANES_TARGETS, w, 4)                              \
+  FLAGS_FUNCTION(flags_##w##_wide, TF_LANES_WIDE, w, (w) % 8 ? 4 : 8)                     \
+  static void flags_##w(impact_lanes *I, bool c, long *plain, long *busy, long *again) {  \
+    (tf_lanes_wide(w) ? flags_##w##_wide : flags_##w##_narrow)(I, c, plain, busy, again); \
+  }
+FLAGS_WIDTH(4)
+FLAGS_WIDTH(8)
+FLAGS_WIDTH(16)
+
+/* The lanes after an attempt (FLAGS_FUNCTION): each screened lane's step quiet or seen to change
+ * an event function's sign (screen), and
+ * - plain[l]: an accepted step, quiet, whose member goes straight on: a plain step
+ *   (tf_lanes_plain_moves: accepted, finite, not the last), straight (look), with steps left in
+ *   the budget.  Their members' loops would only count the step, move on and prepare the next
+ *   one, which changes none of the lane's view: the lanes move them in one pass and leave the
+ *   loops' part to sync, when a loop is needed again.  The stop is polled once for them all;
+ * - the lanes rejected by the error norm alone (no refusal, finite, err > 1) whose next step
+ *   stays above its floor: tf_lanes_judge's rejection (counted, the step the controller
+ *   proposed) without a call per lane; the lane tries again.
+ * Returns the lanes left to decide: the busy ones neither plain nor retried, a bit each. */
+_Static_assert(TF_LANES_MAX <= 32, "a bit per lane");
+static uint32_t sort_lanes(impact_lanes *I, long *plain) {
   tf_lanes *L = &I->L;
-  long any = 0;
-  for (int l = 0; l < L->w; l++) {
-    plain[l] = (L->slot[l] >= 0) & I->quiet[l] & I->straight[l] & (L->code[l] == 0) &
-               (L->finite[l] != 0) & (L->err[l] <= 1.0) & !L->last[l] &
-               (I->pending[l] + 1 < I->room[l]); /* no branches: each lane's its own */
-    any |= plain[l];
+  const int w = L->w;
+  const bool controlled = tf_lanes_plain_pair(L); /* err and h_next are the controller's */
+  long busy[TF_LANES_MAX], again[TF_LANES_MAX], any = 0;
+  (w == 4 ? flags_4 : w == 8 ? flags_8 : flags_16)(I, controlled, plain, busy, again);
+  uint32_t in = 0, retry = 0;
+  for (int l = 0; l < w; l++)
+    any |= plain[l], in |= (uint32_t)busy[l] << l, retry |= (uint32_t)again[l] << l;
+  if (any && (!controlled || tf_stop_poll(L->stop))) any = 0;
+  uint32_t moved = 0;
+  if (any) {
+    tf_lanes_plain_moves(L, plain, L->ode->hmin); /* the members' steppers run on ode */
+    for (int l = 0; l < w; l++) I->pending[l] += plain[l], moved |= (uint32_t)plain[l] << l;
   }
-  if (any && (!tf_lanes_plain_pair(L) || tf_stop_poll(L->stop))) any = 0;
-  if (!any) {
-    for (int l = 0; l < L->w; l++) plain[l] = 0;
-    return;
+  for (uint32_t r = retry; r; r &= r - 1) {
+    const int l = __builtin_ctz(r);
+    L->steppers[l]->stats.rejected++, L->rejected[l]++;
+    L->h[l] = L->h_next[l];
   }
-  tf_lanes_plain_moves(L, plain, L->ode->hmin); /* the members' steppers run on ode */
-  for (int l = 0; l < L->w; l++) I->pending[l] += plain[l];
+  return in & ~moved & ~retry;
 }
 
 /* Once few lanes are busy, they finish alone (tf_lanes_tail_due). */
@@ -629,9 +705,8 @@ void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_option
   while (!tail(&I) && tf_lanes_plan(L)) {
     tf_lanes_attempt(L);
     screen(&I);
-    quiet_steps(&I, plain);
-    for (int l = 0; l < w; l++)
-      if (L->slot[l] >= 0 && !plain[l]) decide(&I, l);
+    for (uint32_t rest = sort_lanes(&I, plain); rest; rest &= rest - 1)
+      decide(&I, __builtin_ctz(rest)); /* in the order of the lanes, as the queue is taken */
   }
   lanes_free(&I);
 }
