@@ -296,6 +296,12 @@ int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_o
                                   tf_error *err) {
   tf_integrator_settings s;
   if (tf_integrator_settings_read(cfg, t0, t_end != NULL, false, &s, err)) return -1;
+  /* the dense landing is measured, and taken, only on the impact engine's event runs (flow.c,
+   * the Poincaré scan); these jobs' Filippov and contact models have a kink at their events */
+  if (s.ode.dense_landing)
+    return tf_config_fail_key(cfg, "integrator.landing", err,
+                              "dense is taken by the event runs of impact models and flows "
+                              "(ensembles and Poincaré scans), not by this job; remove the key");
   tf_integrator_take_ode(&s, ode);
   if (t_end) *t_end = s.t_end;
   return 0;

@@ -100,7 +100,8 @@ int tf_integrator_iterations_read(tf_config *cfg, long long first, long long *la
  * config's. */
 void tf_integrator_take_ode(const tf_integrator_settings *s, tf_ode_options *ode);
 /* For jobs and engines that run only the stepper types: the settings' ode options (and t_end,
- * if t_end is not NULL); ode->stop, the run's stop token, is kept as the caller set it. */
+ * if t_end is not NULL); ode->stop, the run's stop token, is kept as the caller set it.  They
+ * refuse integrator.landing dense, which only the impact engine's event runs take. */
 int tf_integrator_ode_from_config(tf_config *cfg, double t0, double *t_end, tf_ode_options *ode,
                                   tf_error *err);
 
