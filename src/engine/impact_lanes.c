@@ -324,7 +324,8 @@ static int component_of(const screening *sc, int j) {
  *   the largest is that of the sample S - 1 or S, at t1), and theta_max may pass 1 by eps (t + h
  *   rounded): H moves there from H(1) = x1 by at most eps 3 max |P_(i+1) - P_i| (1 + 2 eps)^2
  *   <= 9.4 eps S for eps <= 1/8 (beyond, the samples are taken);
- * so margin = (256 u + 16 eps) S, twice the bound, plus 1e-300 for results below DBL_MIN.  NaN
+ * so margin = (256 u + 16 eps) S, above that bound, (97 u + 9.4 eps) S, with room, plus 1e-300
+ * for results below DBL_MIN.  NaN
  * and infinity fail the comparisons: those lanes are sampled. */
 static inline __attribute__((always_inline)) void screen_bounded(impact_lanes *I, screening *sc,
                                                                  const int w, const int vw,
@@ -528,13 +529,13 @@ static void run_alone(impact_lanes *I, int l) {
  * little-endian word (gcc 12 widens a vector of chars element by element). */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "lane k's byte at bit 8 k");
 static const long long byte_shift[8] = {0, 8, 16, 24, 32, 40, 48, 56};
-#define LOAD_BOOLS(v, p)                                 \
-  do {                                                   \
-    uint64_t word_ = 0;                                  \
-    vi shift_;                                           \
-    memcpy(&word_, (p), sizeof(v) / 8);                  \
-    LOADV(shift_, byte_shift);                           \
-    (v) = (((v)*0 + (long long)word_) >> shift_) & 0xff; \
+#define LOAD_BOOLS(v, p)                                              \
+  do {                                                                \
+    uint64_t word_ = 0;                                               \
+    vi shift_;                                                        \
+    memcpy(&word_, (p), sizeof(v) / 8);                               \
+    LOADV(shift_, byte_shift);                                        \
+    (v) = (((__typeof__(v)){0} + (long long)word_) >> shift_) & 0xff; \
   } while (0)
 
 /* sort_lanes' flags of the lanes at width w (W), vectors of vw lanes (VW): seen and quiet after

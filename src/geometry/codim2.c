@@ -61,6 +61,14 @@ void tf_codim2_limit(const tf_codim2_sys *s, double t, const double *x, double p
   s->field2(t, x, dir, s->ctx, out);
 }
 
+/* F*(phi) = f rotated into (R, V) in the frame (n1, n2), with phi's cos c and sin sn. */
+static void rv_of_field(size_t dim, const double *f, double c, double sn, const double *n1,
+                        const double *n2, double *R, double *V) {
+  const double f1 = tf_dot(f, n1, dim), f2 = tf_dot(f, n2, dim);
+  if (R) *R = c * f1 + sn * f2;
+  if (V) *V = -sn * f1 + c * f2;
+}
+
 /* The limit field's direction and the rotation into (R, V) share one cos and sin of phi: on a
  * scan of the circle they cost about as much as the field itself. */
 static void rv_in_frame_cs(const tf_codim2_sys *s, double t, const double *x, double c, double sn,
@@ -68,9 +76,7 @@ static void rv_in_frame_cs(const tf_codim2_sys *s, double t, const double *x, do
   double f[TF_MAX_DIM];
   const double dir[2] = {c, sn};
   s->field2(t, x, dir, s->ctx, f);
-  const double f1 = tf_dot(f, n1, s->dim), f2 = tf_dot(f, n2, s->dim);
-  if (R) *R = c * f1 + sn * f2;
-  if (V) *V = -sn * f1 + c * f2;
+  rv_of_field(s->dim, f, c, sn, n1, n2, R, V);
 }
 
 static void rv_in_frame(const tf_codim2_sys *s, double t, const double *x, double phi,
@@ -135,8 +141,8 @@ static double v_on_grid(const tf_codim2_grid *g, int i, v_ctx *c) {
   return V;
 }
 
-/* V at every point of a tabulated grid through field2_many, in chunks, with rv_in_frame_cs's
- * operations on each direction's field: the values the scan would take one by one. */
+/* V at every point of a tabulated grid through field2_many, in chunks: the values the scan
+ * would take one by one. */
 enum { MANY_CHUNK = 32, MANY_POINTS = 256 };
 static void v_on_grid_many(const tf_codim2_sys *s, double t, const double *x, const double *n1,
                            const double *n2, const tf_codim2_grid *g, double *v) {
@@ -144,11 +150,9 @@ static void v_on_grid_many(const tf_codim2_sys *s, double t, const double *x, co
   for (int j0 = 0; j0 < g->points; j0 += MANY_CHUNK) {
     const int count = g->points - j0 < MANY_CHUNK ? g->points - j0 : MANY_CHUNK;
     s->field2_many(t, x, count, g->cos_phi + j0, g->sin_phi + j0, s->ctx, f);
-    for (int j = 0; j < count; j++) {
-      const double *fj = f + (size_t)j * s->dim;
-      const double f1 = tf_dot(fj, n1, s->dim), f2 = tf_dot(fj, n2, s->dim);
-      v[j0 + j] = -g->sin_phi[j0 + j] * f1 + g->cos_phi[j0 + j] * f2;
-    }
+    for (int j = 0; j < count; j++)
+      rv_of_field(s->dim, f + (size_t)j * s->dim, g->cos_phi[j0 + j], g->sin_phi[j0 + j], n1, n2,
+                  NULL, &v[j0 + j]);
   }
 }
 

@@ -174,13 +174,17 @@ static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, co
  * F* in both sectors: the largest angular gap between the points, seen from 0, is below pi. */
 static bool zero_in_hull(const tf_codim2_sys *s, const meet_ctx *c, double t, const double *x) {
   enum { SAMPLES = 2 * HULL_SAMPLES, CHUNK = 64 };
-  double angle[SAMPLES], cos_phi[SAMPLES], sin_phi[SAMPLES], f[CHUNK * TF_MAX_DIM];
-  int m = 0;
-  for (int side = 1; side >= -1; side -= 2)
-    for (int i = 0; i < HULL_SAMPLES; i++, m++) {
-      const double phi = (side > 0 ? -M_PI / 2 : M_PI / 2) + M_PI * (i + 0.5) / HULL_SAMPLES;
-      cos_phi[m] = cos(phi), sin_phi[m] = sin(phi); /* tf_codim2_limit's direction */
-    }
+  /* fixed directions, tabulated on first use (per thread) as sector() does: tf_codim2_limit's */
+  static _Thread_local double cos_phi[SAMPLES], sin_phi[SAMPLES];
+  static _Thread_local bool tabulated;
+  double angle[SAMPLES], f[CHUNK * TF_MAX_DIM];
+  const int m = SAMPLES;
+  for (int j = 0; !tabulated && j < SAMPLES; j++) {
+    const int side = j < HULL_SAMPLES ? 1 : -1, i = j % HULL_SAMPLES;
+    const double phi = (side > 0 ? -M_PI / 2 : M_PI / 2) + M_PI * (i + 0.5) / HULL_SAMPLES;
+    cos_phi[j] = cos(phi), sin_phi[j] = sin(phi);
+  }
+  tabulated = true;
   for (int j0 = 0; j0 < SAMPLES; j0 += CHUNK) {
     if (s->field2_many)
       s->field2_many(t, x, CHUNK, cos_phi + j0, sin_phi + j0, s->ctx, f);
