@@ -29,13 +29,13 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/goals.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 /usr/bin/python3 - "$BUILD" "$ROOT" "$WORK" "${GOALS_TODAY:-}" "${GOALS_PAIRS:-5}" "${GOALS_ONLY:-}" <<'PY'
-import json, os, resource, statistics, subprocess, sys, time
+import json, os, statistics, subprocess, sys
 import h5py, numpy as np
 
 build, root, work, today_dir, pairs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 only = sys.argv[6]
 sys.path[:0] = [os.path.join(root, "bench"), os.path.join(root, "tests", "scripts")]
-import lanes_bench  # one copy of the Lorenz and Jeffrey ensembles
+import lanes_bench  # one copy of the Lorenz and Jeffrey ensembles and of cpu_of
 
 TODAY = "bc0946f"  # the parent of de8d4bd, the first lanes commit
 if today_dir:
@@ -77,14 +77,9 @@ WORKLOADS = [("Lorenz, 4000 members", lorenz, [], 4.0),
              ("smoke SDE ensemble, normals fast", smoke, ["--set", "integrator.normals=fast"], 2.0)]
 WORKLOADS = [w for w in WORKLOADS if only in w[0]]
 
-def cpu_of(cmd):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
 def run(exe, cfg, out, extra):
-    return cpu_of([exe, "run", cfg, "-o", out, "--overwrite", "--quiet", *extra])
+    return lanes_bench.cpu_of([exe, "run", cfg, "-o", out, "--overwrite", "--quiet", "--json",
+                               *extra])[1]
 
 def same_files(a, b):
     r = subprocess.run(["/usr/bin/python3", os.path.join(root, "tests", "scripts", "h5compare.py"), a, b],

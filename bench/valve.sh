@@ -9,7 +9,9 @@
 #
 #   bench/valve.sh BUILD_DIR      (env: VALVE_NQ 256, VALVE_QMIN 0.2, VALVE_QMAX 10,
 #                                  VALVE_REF_STRIDE 32, VALVE_SET: more --set KEY=VALUE for
-#                                  twofold, space-separated, e.g. integrator.landing=dense)
+#                                  twofold, several separated by spaces and taken as they are
+#                                  (no globbing; a value cannot hold a space), e.g.
+#                                  VALVE_SET="integrator.landing=dense integrator.method=dopri5")
 # twofold's results are read from its HDF5 file as members/grid (q), members/poincare (slots of
 # t, x, v, p) and members/poincare_period (1: at rest, converged); a file without them is
 # reported as not comparable.  Last stdout line: the JSON record for bench/report.py.
@@ -20,8 +22,9 @@ PY=/usr/bin/python3
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/valve.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 NQ=${VALVE_NQ:-256} QMIN=${VALVE_QMIN:-0.2} QMAX=${VALVE_QMAX:-10} STRIDE=${VALVE_REF_STRIDE:-32}
+read -r -a PAIRS <<<"${VALVE_SET:-}"
 EXTRA=()
-for kv in ${VALVE_SET:-}; do EXTRA+=(--set "$kv"); done
+for kv in ${PAIRS[@]+"${PAIRS[@]}"}; do EXTRA+=(--set "$kv"); done
 say() { echo "valve: $*" >&2; }
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 

@@ -121,17 +121,6 @@ static int slip_fast(double t, const double *x, int side, const double *p, doubl
   return stick_fast(t, x, side, p, dx);
 }
 
-/* Lambda_eps, Gamma_eps and their v-derivatives; Gamma as 1/(1+u^2), never 1 - Lambda^2
- * (which cancels to zero in floating point for |u| >> 1). */
-static void smoothed_sign(double v, double eps, double *lam, double *gam, double *dlam,
-                          double *dgam) {
-  const double u = v / eps, q = 1.0 / (1.0 + u * u), s = sqrt(q);
-  *lam = u * s;
-  *gam = q;
-  *dlam = q * s / eps;
-  *dgam = -2.0 * u * q * q / eps;
-}
-
 /* v / eps, and (gam - z) / beta: fast multiplies by the reciprocals (a division costs
  * several multiplications' time in a vector unit, and the field's other division and its root
  * are already two of them per lane) */
@@ -139,9 +128,22 @@ TF_FAST_INLINE double over(double a, double b, bool fast) {
   return fast ? a * (1.0 / b) : a / b;
 }
 
+/* Lambda_eps, Gamma_eps and, unless dlam is NULL, their v-derivatives, with u = over(v, eps,
+ * fast); Gamma as 1/(1+u^2), never 1 - Lambda^2 (which cancels to zero in floating point for
+ * |u| >> 1). */
+static inline void smoothed_sign(double v, double eps, bool fast, double *lam, double *gam,
+                                 double *dlam, double *dgam) {
+  const double u = over(v, eps, fast), q = 1.0 / (1.0 + u * u), s = sqrt(q);
+  *lam = u * s;
+  *gam = q;
+  if (!dlam) return;
+  *dlam = q * s / eps;
+  *dgam = -2.0 * u * q * q / eps;
+}
+
 static inline int rhs_with(const double *x, const double *p, double *dx, bool fast) {
-  const double u = over(x[V], p[EPS], fast), q = 1.0 / (1.0 + u * u);
-  const double lam = u * sqrt(q), gam = q; /* smoothed_sign's */
+  double lam, gam;
+  smoothed_sign(x[V], p[EPS], fast, &lam, &gam, NULL, NULL);
   const double z = p[BETA] > 0 ? x[Z] : gam;
   dx[Y] = x[V];
   dx[V] = applied_force(x, p, fast) - p[C] * x[V] - p[NLOAD] * lam * (1 + p[RHO] * z);
@@ -202,7 +204,7 @@ TF_FAST_LANES static void rhs_lanes_fast(int lanes, const double *t, const doubl
 
 static inline void jacobian_with(const double *x, const double *p, double *j, bool fast) {
   double lam, gam, dlam, dgam;
-  smoothed_sign(x[V], p[EPS], &lam, &gam, &dlam, &dgam);
+  smoothed_sign(x[V], p[EPS], false, &lam, &gam, &dlam, &dgam); /* divides in both tables */
   const double n = p[NLOAD], r = p[RHO];
   for (int i = 0; i < 16; i++) j[i] = 0.0;
   j[4 * Y + V] = 1.0;

@@ -5,8 +5,8 @@
  * are inline, branch-free C that gcc vectorises where a loop over lanes calls them.  They are
  * fdlibm's algorithms (e_rem_pio2.c, k_sin.c, k_cos.c, s_atan.c, e_atan2.c) with every branch
  * replaced by computing both sides and choosing on the bits (but for the reduction's
- * refinements where leading bits cancel, rare, which the arrays' functions leave to the
- * one-value functions after their vector loop), so they use only additions, multiplications,
+ * refinements where leading bits cancel, rare, which the arrays' functions leave to
+ * tf_fast_sincos after their vector loop), so they use only additions, multiplications,
  * divisions and operations on the bits, each correctly rounded in IEEE double.  Compiled without
  * contraction (-ffp-contract=off, as the engine and the models it compiles are) they give the same
  * bits on every lane width, vector unit and machine: a model's scalar field and its lane field then
@@ -15,8 +15,8 @@
  * measures the bounds against long double).
  *
  * tf_fast_sin and tf_fast_cos are valid for |x| <= TF_FAST_TRIG_MAX; beyond it (and for
- * infinities and NaN) the scalar functions call libm, and the array functions fix such
- * elements up with libm after their vector loop: the same bits either way.
+ * infinities and NaN) the one-value functions call libm, and the arrays' functions hand such
+ * elements to tf_fast_sincos after their vector loop: the same bits either way.
  *
  * The reduction, the polynomials and their coefficients are fdlibm's, whose notice follows:
  *   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
@@ -241,7 +241,8 @@ TF_FAST_INLINE void tf_fast_sincos(double x, double *s, double *c) {
 #define TF_FAST_BLOCK 8
 
 /* s[i] = tf_fast_sin(x[i]), c[i] = tf_fast_cos(x[i]) (either may be NULL): the vector loop,
- * then libm for the few elements out of range. */
+ * then tf_fast_sincos for the few elements out of range or whose reduction needs a refinement
+ * (only those: the others' values are already its values). */
 TF_FAST_INLINE void tf_fast_sincos_array(int n, const double *x, double *s, double *c) {
   for (int b = 0; b < n; b += TF_FAST_BLOCK) {
     const int m = n - b < TF_FAST_BLOCK ? n - b : TF_FAST_BLOCK;
@@ -251,14 +252,17 @@ TF_FAST_INLINE void tf_fast_sincos_array(int n, const double *x, double *s, doub
       for (int i = 0; i < TF_FAST_BLOCK; i++) xb[i] = i < m ? x[b + i] : 0.0;
       in = xb;
     }
-    uint64_t other = 0; /* any element out of range or to refine: its sign bit */
+    tf_fast_mask redo[TF_FAST_BLOCK]; /* out of range or to refine */
+    uint64_t any = 0;
     for (int i = 0; i < TF_FAST_BLOCK; i++) {
       tf_fast_mask refine;
       tf_fast_sincos_branchless(in[i], &sb[i], &cb[i], &refine);
-      other |= refine | tf_fast_below(TF_FAST_TRIG_MAX, fabs(in[i])) |
-               ~tf_fast_below(fabs(in[i]), INFINITY);
+      redo[i] = refine | tf_fast_below(TF_FAST_TRIG_MAX, fabs(in[i])) |
+                ~tf_fast_below(fabs(in[i]), INFINITY);
+      any |= redo[i];
     }
-    for (int i = 0; other && i < m; i++) tf_fast_sincos(in[i], &sb[i], &cb[i]);
+    for (int i = 0; any && i < m; i++)
+      if (redo[i]) tf_fast_sincos(in[i], &sb[i], &cb[i]);
     if (m == TF_FAST_BLOCK) { /* a constant size: vector moves, not a string copy */
       if (s) memcpy(s + b, sb, sizeof sb);
       if (c) memcpy(c + b, cb, sizeof cb);

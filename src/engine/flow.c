@@ -355,22 +355,23 @@ static int read_integrator(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_erro
 static int read_events(tf_flow *flow, tf_config *cfg, tf_error *err) {
   const tf_kernel *k = flow->kernel;
   const bool impacts = tf_route_ops_for(k, NULL)->impacts;
+  const bool contact = tf_contact_kernel(k);
+  const bool events = impacts || tf_config_has(cfg, "poincare.event");
   /* integrator.landing dense is taken where its accuracy was measured, the impact engine's
    * events (docs/CONFIG.md); a contact body's slip field has a kink at its events, as the
    * wheel's has, where the step's dense output is not accurate */
-  if (flow->ode.dense_landing &&
-      (tf_contact_kernel(k) || (!impacts && !tf_config_has(cfg, "poincare.event"))))
+  if (flow->ode.dense_landing && (contact || !events))
     return tf_config_fail_key(
         cfg, "integrator.landing", err,
         "dense is for the events of impact models and of flows recorded at poincare.event; "
         "model '%s' %s; remove the key",
         k->name,
-        tf_contact_kernel(k) ? "is a body under spatial friction, whose slip field has a kink "
-                               "at its events, where the step's dense output is not accurate"
-                             : "has no events here");
-  if (!impacts && !tf_config_has(cfg, "poincare.event")) return 0;
+        contact ? "is a body under spatial friction, whose slip field has a kink at its events, "
+                  "where the step's dense output is not accurate"
+                : "has no events here");
+  if (!events) return 0;
   /* bodies under spatial friction record the section on their own engine (member_contact.c) */
-  if (tf_contact_kernel(k)) return 0;
+  if (contact) return 0;
   char where[256];
   if (flow->method != TF_METHOD_DOPRI5 || has_noise(flow) || flow->smoothing_on)
     return tf_fail_code(

@@ -110,6 +110,15 @@ static int check_flow(const checker *c, const tf_flow_ops *f, const char *table)
   return 0;
 }
 
+/* A table of n state indices, each -1 (none) or a component below dim; NULL is no table. */
+static int check_components(const checker *c, const char *field, const int *comp, size_t n,
+                            size_t dim) {
+  for (size_t i = 0; comp && i < n; i++)
+    if (comp[i] < -1 || comp[i] >= (int)dim)
+      return fail(c, "%s[%zu] = %d: expected -1 or a component below %zu", field, i, comp[i], dim);
+  return 0;
+}
+
 static int check_ops(const checker *c, const tf_model_def *d) {
   switch (d->kind) {
     case TF_MODEL_FLOW:
@@ -181,15 +190,11 @@ static int check_ops(const checker *c, const tf_model_def *d) {
           (!m->constrained_motion &&
            need(c, m->constrained, "impact.constrained_motion or impact.constrained")))
         return -1;
-      for (size_t i = 0; m->surface_component && i < m->nimpacts; i++)
-        if (m->surface_component[i] < -1 || m->surface_component[i] >= (int)d->dim)
-          return fail(c, "impact.surface_component[%zu] = %d: expected -1 or a component below %zu",
-                      i, m->surface_component[i], d->dim);
-      for (size_t i = 0; m->rate_component && d->dim <= TF_MAX_DIM && i < d->dim; i++)
-        if (m->rate_component[i] < -1 || m->rate_component[i] >= (int)d->dim)
-          return fail(c, "impact.rate_component[%zu] = %d: expected -1 or a component below %zu", i,
-                      m->rate_component[i], d->dim);
-      return 0;
+      return check_components(c, "impact.surface_component", m->surface_component, m->nimpacts,
+                              d->dim) ||
+                     check_components(c, "impact.rate_component", m->rate_component, d->dim, d->dim)
+                 ? -1
+                 : 0;
     }
     case TF_MODEL_SWITCHES: {
       const tf_switches_ops *w = d->switches;
