@@ -14,6 +14,7 @@
  * numbers are tf_flow_run_member's bit for bit, whatever shares its lanes.  A finished lane
  * takes the next member of the queue at once. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,8 +163,8 @@ static inline __attribute__((always_inline)) void error_norms_w(lanes *L, const 
   for (int l = 0; l < w; l++) L->err[l] = sqrt(mean[l]); /* vector roots: no errno here */
 }
 
-/* one attempt of every lane and its error norm: step_4, step_8, step_16 */
-TF_LANES_STEP_WIDTHS
+/* one attempt of every lane and its error norm: step */
+TF_LANES_STEP
 
 /* dopri5.c's build_dense and dense_at for lane l at ts in the step just taken (before x and
  * k[0] move on), into L->out. */
@@ -207,14 +208,14 @@ void tf_lanes_dopri5_to_stepper(lanes *L, int l, tf_stepper *s) {
 const tf_lane_pair tf_lanes_dopri5 = {.type = "dopri5",
                                       .stages = STAGES,
                                       .fsal_stage = STAGES - 1,
-                                      .attempt = {step_4, step_8, step_16},
+                                      .attempt = step,
                                       .dense = dense_lane};
 
 /* ---- the driver ------------------------------------------------------------------------- */
 
 void tf_lanes_attempt(lanes *L) {
   L->evals = 0;
-  L->pair->attempt[L->w == 4 ? 0 : L->w == 8 ? 1 : 2](L);
+  L->pair->attempt(L);
   join_lane_codes(L);
   if (L->steppers) /* each lane's evaluations, counted as tf_rk_eval counts them */
     for (int l = 0; l < L->w; l++)
@@ -475,11 +476,8 @@ TF_LANES_WIDE static void plain_moves_wide(lanes *L, const long *plain, double h
   plain_moves_with(L, plain, hmin, 8);
 }
 
-void tf_lanes_plain_moves(lanes *L, const long *plain, double hmin) {
-  if (tf_lanes_wide(L->w))
-    plain_moves_wide(L, plain, hmin);
-  else
-    plain_moves_narrow(L, plain, hmin);
+void tf_lanes_plain_moves(lanes *L, const long *plain) {
+  (L->wide ? plain_moves_wide : plain_moves_narrow)(L, plain, L->ode->hmin);
 }
 
 /* The lanes whose attempt was accepted and whose member goes straight on to its next step
@@ -506,7 +504,7 @@ static void plain_steps(lanes *L, long *plain) {
     for (int l = 0; l < w; l++) plain[l] = 0;
     return;
   }
-  tf_lanes_plain_moves(L, plain, L->flow->stepper->opt.hmin); /* tf_rk_hmin_floor's */
+  tf_lanes_plain_moves(L, plain);
 }
 
 /* Lane l holding a member in the middle of a step, or empty once the queue is. */
@@ -536,11 +534,16 @@ bool tf_lanes_plan(lanes *L) {
 
 /* ---- setup ------------------------------------------------------------------------------ */
 
-int tf_lanes_auto_width(void) {
+static bool has_avx512(void) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx512f")) return 8;
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
 #endif
-  return 4;
+}
+
+int tf_lanes_auto_width(void) {
+  return has_avx512() ? 8 : 4;
 }
 
 /* The lane pair of the flow's stepper type, NULL if it has none. */
@@ -587,6 +590,11 @@ static bool alloc_linear(lanes *L) {
 }
 
 bool tf_lanes_alloc(lanes *L) {
+  if (L->w != 4 && L->w != 8 && L->w != 16) { /* the attempts are compiled for these alone */
+    fprintf(stderr, "twofold: internal error: %d lanes (the lanes engine runs 4, 8 or 16)\n", L->w);
+    abort();
+  }
+  L->wide = L->w % 8 == 0 && has_avx512(); /* once, not at every attempt */
   const size_t n = L->n, w = (size_t)L->w;
   const int stages = L->pair->stages;
   double *d = calloc(((size_t)stages + 3) * n * w + 11 * w + 2 * n, sizeof *d);

@@ -65,8 +65,8 @@ typedef struct tf_lanes tf_lanes;
 typedef struct tf_lane_pair {
   const char *type;       /* the stepper type it runs (stepper_registry.c) */
   int stages, fsal_stage; /* k arrays an attempt fills; the first-same-as-last one */
-  /* one attempt of every lane and its error norm into err, for 4, 8 and 16 lanes */
-  void (*attempt[3])(tf_lanes *L);
+  /* one attempt of every lane and its error norm into err, at the lanes' width */
+  void (*attempt)(tf_lanes *L);
   /* the state at ts of lane l's step from t_old by h just attempted and accepted (before x and
    * k[0] move on) into L->out; first: the step's first sample */
   void (*dense)(tf_lanes *L, int l, double ts, double t_old, double h, bool first);
@@ -95,6 +95,9 @@ void tf_lanes_dopri5_to_stepper(tf_lanes *L, int l, tf_stepper *s);
 struct tf_lanes {
   tf_flow *flow; /* a flow's members (flow_lanes.c), or NULL */
   const tf_lane_pair *pair;
+  /* the options every lane's stepper was set up with (the flow's stepper, or each member's
+   * holding a copy): so the step's floor the lanes take one by one from a stepper
+   * (tf_rk_hmin_floor) and the one the plain moves take from ode->hmin are the same */
   const tf_ode_options *ode;
   const tf_rk_controller *control; /* the pair's step-size controller (set by tf_lanes_alloc) */
   /* w: each lane's member's own stepper, whose field and counts the lanes use (impact_lanes.c),
@@ -107,7 +110,8 @@ struct tf_lanes {
   tf_lane_params_field_fn *params_rhs;
   double *params;
   bool own_field[TF_LANES_MAX];
-  int w;
+  int w;     /* 4, 8 or 16 (tf_lanes_alloc refuses any other) */
+  bool wide; /* eight-lane vectors (TF_LANES_BY_WIDTH): w 8 or 16 on AVX-512 (tf_lanes_alloc) */
   size_t n;
   /* n * w each, structure of arrays: component i of lane l at [i * w + l] */
   double *x, *k[TF_LANES_MAX_STAGES], *stage, *x_new;
@@ -151,7 +155,9 @@ void tf_lanes_eval(tf_lanes *L, const double *xs, double *dx);
  * the controller's exp and log of every lane), and for each lane judge: a status
  * other than TF_ODE_OK ends the member's step as tf_rk_step_with ends it; accepted, move_on
  * takes the step (t, x, first-same-as-last, the PI controller), else the lane tries again. */
-bool tf_lanes_alloc(tf_lanes *L); /* pair, w and n set; tf_lanes_free also after a failure */
+/* pair, w and n set; tf_lanes_free also after a failure; a width other than 4, 8 or 16 is an
+ * internal error (the settings allow no other), reported and aborted on */
+bool tf_lanes_alloc(tf_lanes *L);
 void tf_lanes_free(tf_lanes *L);
 bool tf_lanes_plan(tf_lanes *L);
 void tf_lanes_attempt(tf_lanes *L);
@@ -170,11 +176,11 @@ void tf_lanes_take_over(tf_lanes *L, int l, const tf_stepper *s, const double *x
 /* The moves of the lanes whose attempt was accepted and whose step is plain (plain[l] 1, else
  * 0): no refusal, finite, err <= 1, not the last step, a pair whose moves are the driver's
  * (tf_lanes_plain_pair).  For them, tf_lanes_judge, tf_lanes_move_on and the step's floor at the
- * new t (tf_rk_hmin_floor with hmin) in one pass over the lanes, in vector registers: each
+ * new t (tf_rk_hmin_floor with L->ode->hmin) in one pass over the lanes, in vector registers: each
  * lane's operations and values are theirs (t + h, x_new and the first-same-as-last stage, the PI
  * memory fmax(log_err, log 1e-4), the proposed h, the floor 1e-14 max(1, |t|) or hmin; the
  * comparisons give fmax's values as t and log_err are not NaN here), and steps[l] counted. */
-void tf_lanes_plain_moves(tf_lanes *L, const long *plain, double hmin);
+void tf_lanes_plain_moves(tf_lanes *L, const long *plain);
 static inline bool tf_lanes_plain_pair(const tf_lanes *L) {
   return !L->ode->fixed_step && !L->pair->moved_on; /* else their moves are the lane's own */
 }
@@ -201,17 +207,41 @@ static inline __attribute__((always_inline)) void tf_lanes_stage_times(tf_lanes 
 
 /* Compiled for the vector units the CPU may have (the same operations on each: only their width
  * differs); TF_LANES_WIDE for AVX-512 alone, the code with eight-lane vectors, taken for the
- * widths 8 and 16 where tf_lanes_wide (Lorenz and the valve scan in about 0.9 of the CPU time of
+ * widths 8 and 16 where L->wide (Lorenz and the valve scan in about 0.9 of the CPU time of
  * four-lane vectors on an Intel Xeon, docs/BENCHMARKS.md "eight-lane vectors"). */
 #define TF_LANES_TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 #define TF_LANES_WIDE __attribute__((target("avx512f")))
-static inline bool tf_lanes_wide(int w) {
-#if defined(__x86_64__) || defined(__i386__)
-  return w % 8 == 0 && __builtin_cpu_supports("avx512f");
-#else
-  return (void)w, false;
-#endif
-}
+
+/* The function `static void name params` (params: a parenthesised parameter list, args the
+ * call passing it on) running the statements ..., compiled for each width of the lanes *lanes
+ * (an expression of params): in them w is the width (4, 8 or 16) and vw the lanes of a vector,
+ * both constants, so that the lane loops unroll.  Each width is compiled with four-lane vectors
+ * in clones for the vector units the CPU may have (TF_LANES_TARGETS), and the widths 8 and 16
+ * also with eight-lane vectors for AVX-512 alone (TF_LANES_WIDE), taken where lanes->wide: the
+ * same operations on each element, so the same bits.  A macro, not an inline function the
+ * variants call, for the statements to be compiled for their target alone: gcc 12 lowers an
+ * always_inline function's vector comparisons and conversions for the file's baseline first
+ * (element by element). */
+#define TF_LANES_AT(name, targets, W, VW, params, ...) \
+  targets static void name params {                    \
+    enum { w = W, vw = VW };                           \
+    __VA_ARGS__                                        \
+  }
+#define TF_LANES_BY_WIDTH(name, lanes, params, args, ...)                \
+  TF_LANES_AT(name##_4, TF_LANES_TARGETS, 4, 4, params, __VA_ARGS__)     \
+  TF_LANES_AT(name##_8, TF_LANES_TARGETS, 8, 4, params, __VA_ARGS__)     \
+  TF_LANES_AT(name##_8_wide, TF_LANES_WIDE, 8, 8, params, __VA_ARGS__)   \
+  TF_LANES_AT(name##_16, TF_LANES_TARGETS, 16, 4, params, __VA_ARGS__)   \
+  TF_LANES_AT(name##_16_wide, TF_LANES_WIDE, 16, 8, params, __VA_ARGS__) \
+  static void name params {                                              \
+    const tf_lanes *const lanes_ = (lanes);                              \
+    if (lanes_->w == 4)                                                  \
+      name##_4 args;                                                     \
+    else if (lanes_->w == 8)                                             \
+      (lanes_->wide ? name##_8_wide : name##_8) args;                    \
+    else                                                                 \
+      (lanes_->wide ? name##_16_wide : name##_16) args;                  \
+  }
 
 /* A stage's state out = x + h (sum_q a[q] k[q]) over nk stages, summed in their order, a vector
  * of vw lanes at a time: the pairs' stage rows (inlined where w, a and nk are constants: the sum
@@ -296,12 +326,10 @@ static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L
     tf_lanes_control_with(L, w, false);
 }
 
-/* A pair's attempts for 4, 8 and 16 lanes, step_4, step_8 and step_16: its file's
- * attempt_w(L, w, vw, n) and error_norms_w(L, w, vw, n) and the controller at a constant width,
- * so that each is compiled for that width (the tf_lane_pair.attempt table), for vectors of vw
- * lanes, and for the dimensions 1 to 6 as constants (the loops over the components unroll and
- * their addresses are constants: the same operations in the same order, so the same bits); other
- * dimensions take L->n.  Where tf_lanes_wide, step_8 and step_16 take eight-lane vectors. */
+/* A pair's attempt, step: its file's attempt_w(L, w, vw, n) and error_norms_w(L, w, vw, n) and
+ * the controller, compiled for each width and vector (TF_LANES_BY_WIDTH) and for the dimensions
+ * 1 to 6 as constants (the loops over the components unroll and their addresses are constants:
+ * the same operations in the same order, so the same bits); other dimensions take L->n. */
 #define TF_LANES_STEP_N(L, w, vw, n) \
   do {                               \
     attempt_w(L, w, vw, n);          \
@@ -309,35 +337,22 @@ static inline __attribute__((always_inline)) void tf_lanes_control_w(tf_lanes *L
     tf_lanes_finite_w(L, w, n);      \
     tf_lanes_control_w(L, w);        \
   } while (0)
-#define TF_LANES_STEP_CASE(L, w, vw, n) \
-  case n:                               \
-    TF_LANES_STEP_N(L, w, vw, n);       \
+#define TF_LANES_STEP_CASE(L, n)  \
+  case n:                         \
+    TF_LANES_STEP_N(L, w, vw, n); \
     break;
-#define TF_LANES_STEP_VW(name, targets, w, vw) \
-  targets static void name(tf_lanes *L) {      \
-    switch (L->n) {                            \
-      TF_LANES_STEP_CASE(L, w, vw, 1)          \
-      TF_LANES_STEP_CASE(L, w, vw, 2)          \
-      TF_LANES_STEP_CASE(L, w, vw, 3)          \
-      TF_LANES_STEP_CASE(L, w, vw, 4)          \
-      TF_LANES_STEP_CASE(L, w, vw, 5)          \
-      TF_LANES_STEP_CASE(L, w, vw, 6)          \
-      default:                                 \
-        TF_LANES_STEP_N(L, w, vw, L->n);       \
-    }                                          \
-  }
-#define TF_LANES_STEP_WIDTH(w)                                         \
-  TF_LANES_STEP_VW(step_##w##_narrow, TF_LANES_TARGETS, w, 4)          \
-  TF_LANES_STEP_VW(step_##w##_wide, TF_LANES_WIDE, w, (w) % 8 ? 4 : 8) \
-  static void step_##w(tf_lanes *L) {                                  \
-    if (tf_lanes_wide(w))                                              \
-      step_##w##_wide(L);                                              \
-    else                                                               \
-      step_##w##_narrow(L);                                            \
-  }
-#define TF_LANES_STEP_WIDTHS \
-  TF_LANES_STEP_WIDTH(4)     \
-  TF_LANES_STEP_WIDTH(8)     \
-  TF_LANES_STEP_WIDTH(16)
+#define TF_LANES_STEP                                    \
+  TF_LANES_BY_WIDTH(step, L, (tf_lanes *const L), (L), { \
+    switch (L->n) {                                      \
+      TF_LANES_STEP_CASE(L, 1)                           \
+      TF_LANES_STEP_CASE(L, 2)                           \
+      TF_LANES_STEP_CASE(L, 3)                           \
+      TF_LANES_STEP_CASE(L, 4)                           \
+      TF_LANES_STEP_CASE(L, 5)                           \
+      TF_LANES_STEP_CASE(L, 6)                           \
+      default:                                           \
+        TF_LANES_STEP_N(L, w, vw, L->n);                 \
+    }                                                    \
+  })
 
 #endif

@@ -68,8 +68,8 @@ static inline __attribute__((always_inline)) void error_norms_w(tf_lanes *L, con
     L->err[l] = fabs(L->hs[l]) * s5[l] / sqrt(scaled[l]);
 }
 
-/* one attempt of every lane and its error norm: step_4, step_8, step_16 */
-TF_LANES_STEP_WIDTHS
+/* one attempt of every lane and its error norm: step */
+TF_LANES_STEP
 
 /* Lane l's step, just accepted (before the lane moves on), into the scalar stepper s as
  * tf_rk_step_with leaves it (after the first-same-as-last swap, the extension pending): its
@@ -102,6 +102,6 @@ static void dense(tf_lanes *L, int l, double ts, double t_old, double h, bool fi
 const tf_lane_pair tf_lanes_dop853 = {.type = "dop853",
                                       .stages = 13,
                                       .fsal_stage = 12,
-                                      .attempt = {step_4, step_8, step_16},
+                                      .attempt = step,
                                       .dense = dense,
                                       .to_stepper = to_stepper};

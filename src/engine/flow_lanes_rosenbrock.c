@@ -281,25 +281,22 @@ static inline __attribute__((always_inline)) void attempt_wn(lanes *L, const int
   tf_lanes_control_w(L, w);
 }
 
-/* The attempts for 4, 8 and 16 lanes (ros_4, ros_8, ros_16), each with n a constant for 2, 3
- * and 4 components (the smoothed wheel and most small stiff members). */
-#define ROS_LANES_WIDTH(w)                                                        \
-  TF_LANES_TARGETS static void ros_##w(lanes *L) {                                \
-    const tf_ros_tableau *tb = tf_rosenbrock_tableau(tf_stepper_type_of(L->ode)); \
-    switch (L->n) {                                                               \
-      case 2:                                                                     \
-        return attempt_wn(L, w, 2, tb);                                           \
-      case 3:                                                                     \
-        return attempt_wn(L, w, 3, tb);                                           \
-      case 4:                                                                     \
-        return attempt_wn(L, w, 4, tb);                                           \
-      default:                                                                    \
-        return attempt_wn(L, w, L->n, tb);                                        \
-    }                                                                             \
+/* The attempt at each width (TF_LANES_BY_WIDTH: its arrays are not vectors of vw lanes, so only
+ * the target differs), with n a constant for 2, 3 and 4 components (the smoothed wheel and most
+ * small stiff members). */
+TF_LANES_BY_WIDTH(ros, L, (lanes *const L), (L), {
+  const tf_ros_tableau *tb = tf_rosenbrock_tableau(tf_stepper_type_of(L->ode));
+  switch (L->n) {
+    case 2:
+      return attempt_wn(L, w, 2, tb);
+    case 3:
+      return attempt_wn(L, w, 3, tb);
+    case 4:
+      return attempt_wn(L, w, 4, tb);
+    default:
+      return attempt_wn(L, w, L->n, tb);
   }
-ROS_LANES_WIDTH(4)
-ROS_LANES_WIDTH(8)
-ROS_LANES_WIDTH(16)
+})
 
 /* RODAS4's continuous extension (rosenbrock.c's build_with and rodas4_dense_at) of lane l's step
  * at ts, into L->out. */
@@ -349,7 +346,7 @@ static void moved_on(lanes *L, int l, double h, double log_prev) {
 const tf_lane_pair tf_lanes_rodas4 = {.type = "rodas4",
                                       .stages = SLOTS,
                                       .fsal_stage = FSAL,
-                                      .attempt = {ros_4, ros_8, ros_16},
+                                      .attempt = ros,
                                       .dense = rodas4_dense,
                                       .linear = true,
                                       .loaded = loaded,
@@ -358,7 +355,7 @@ const tf_lane_pair tf_lanes_rodas4 = {.type = "rodas4",
 const tf_lane_pair tf_lanes_ros3p = {.type = "ros3p",
                                      .stages = SLOTS,
                                      .fsal_stage = FSAL,
-                                     .attempt = {ros_4, ros_8, ros_16},
+                                     .attempt = ros,
                                      .dense = hermite_dense,
                                      .linear = true,
                                      .loaded = loaded,

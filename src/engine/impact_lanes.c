@@ -102,7 +102,12 @@ static void look(impact_lanes *I, int l) {
 }
 
 /* Lane l's member brought up to the lane: the quiet steps sort_lanes took for it since its
- * loop's top, counted in its stepper and loop, its state, and its loop at the lane's top. */
+ * loop's top, counted in its stepper and loop, its state, and its loop at the lane's top.  The
+ * state is needed although an accepted step's hand back overwrites it after: the loop's top
+ * at the lane's t (tf_event_loop_quiet_steps) keeps it as the start of the step the lane is in,
+ * from which a landing retakes that step (stepped); a refused or failed step leaves it as the
+ * member's final state; run_alone steps from it.  Only quiet_step, whose next top keeps the new
+ * state, leaves the copy unused. */
 static void sync(impact_lanes *I, int l) {
   const long k = I->pending[l];
   if (!k) return;
@@ -165,10 +170,9 @@ static bool next_step(impact_lanes *I, int l) {
 }
 
 /* The steps the screening samples: lane l's start and end states x0 and x1 and the field
- * there f0 and f1 (component i at [i * stride + l]), its step h, its start t and end t1. */
+ * there f0 and f1 (component i at [i * w + l]), its step h, its start t and end t1. */
 typedef struct step_set {
   const double *x0, *x1, *f0, *f1, *h, *t, *t1;
-  size_t stride;
 } step_set;
 
 /* Per lane of set, for the samples at tb: theta = (tb - t) / h (0 where the lane is empty),
@@ -193,18 +197,16 @@ static inline __attribute__((always_inline)) void hermite_weights_w(const step_s
   }
 }
 
-/* Components c .. c + n of the states of set at the weights' times on the cubic Hermite
- * interpolant, in tf_rk_hermite's arithmetic: component c + i of lane l into
- * xs[i * stride + l]. */
-static inline __attribute__((always_inline)) void hermite_w(const step_set *set, const size_t c,
-                                                            const size_t n, const int w,
-                                                            const hermite_weights *hw,
+/* The n components of the states of set at the weights' times on the cubic Hermite
+ * interpolant, in tf_rk_hermite's arithmetic: component i of lane l into xs[i * stride + l]. */
+static inline __attribute__((always_inline)) void hermite_w(const step_set *set, const size_t n,
+                                                            const int w, const hermite_weights *hw,
                                                             double *restrict xs, const int stride) {
   const double *restrict x0 = set->x0, *restrict x1 = set->x1, *restrict f0 = set->f0;
   const double *restrict f1 = set->f1, *restrict hs = set->h;
   for (size_t i = 0; i < n; i++)
     for (int l = 0; l < w; l += 4) { /* four lanes at a time (flow_lanes.h's vectors) */
-      const size_t q = (c + i) * set->stride + l;
+      const size_t q = i * (size_t)w + l;
       v4d a, b, h, prod, diff, y0, y1, g0, g1;
       LOADV(a, hw->th + l), LOADV(b, hw->th1 + l), LOADV(h, hs + l);
       LOADV(prod, hw->prod + l), LOADV(diff, hw->diff + l);
@@ -250,10 +252,11 @@ static inline __attribute__((always_inline)) void sample_times_w(const step_set 
  * find_event counts a start on the boundary as inside (g_prev = fmax(g, 0) >= 0 always).  The
  * model's event functions take TF_LANES_MAX / w samples of every lane at once (fewer calls,
  * each on independent values); past S, the last sample stands in, its values unused. */
-static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes *I, screening *sc,
+static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes *I,
                                                                    const step_set *set,
                                                                    const int w) {
   enum { BATCH = TF_LANES_MAX };
+  screening *sc = &I->sc;
   const int B = BATCH / w;
   const int S = I->samples, ns = sc->nimpacts, c = sc->component;
   double tb[BATCH], val[BATCH], g[TF_LANES_MAX];
@@ -266,7 +269,7 @@ static inline __attribute__((always_inline)) void sample_changes_w(impact_lanes 
     for (int b = 0; b < B; b++) {
       sample_times_w(set, S, s0 + b < S ? s0 + b : S, w, tb + b * w);
       hermite_weights_w(set, w, tb + b * w, &hw);
-      hermite_w(set, 0, I->L.n, w, &hw, I->xs + b * w, BATCH);
+      hermite_w(set, I->L.n, w, &hw, I->xs + b * w, BATCH);
     }
     const int nb = S - s0 + 1 < B ? S - s0 + 1 : B;
     for (int j = 0; j < ns; j++) {
@@ -327,10 +330,10 @@ static int component_of(const screening *sc, int j) {
  * so margin = (256 u + 16 eps) S, above that bound, (97 u + 9.4 eps) S, with room, plus 1e-300
  * for results below DBL_MIN.  NaN
  * and infinity fail the comparisons: those lanes are sampled. */
-static inline __attribute__((always_inline)) void screen_bounded(impact_lanes *I, screening *sc,
-                                                                 const int w, const int vw,
-                                                                 const int S) {
+static inline __attribute__((always_inline)) void screen_bounded(impact_lanes *I, const int w,
+                                                                 const int vw, const int S) {
   const tf_lanes *L = &I->L;
+  screening *sc = &I->sc;
   const int ns = sc->nimpacts, nf = ns + (sc->section != TF_SECTION_NONE);
   const size_t fs = (size_t)L->pair->fsal_stage, stride = (size_t)w;
   const double *restrict x0s = L->x, *restrict x1s = L->x_new, *restrict f0s = L->k[0];
@@ -407,34 +410,20 @@ static inline __attribute__((always_inline)) void screen_bounded(impact_lanes *I
   });
 }
 
-/* The screening of the lanes' steps at width w, vectors of vw lanes (sc->change): bounded
+/* The screening of the lanes' steps at width w, vectors of vw lanes (I->sc.change): bounded
  * (every event function a state component) or on the model's event functions. */
-static inline __attribute__((always_inline)) void screen_w(impact_lanes *I, screening *sc,
-                                                           const int w, const int vw,
-                                                           const bool bounded) {
+static inline __attribute__((always_inline)) void screen_w(impact_lanes *I, const int w,
+                                                           const int vw) {
   const tf_lanes *L = &I->L;
-  if (bounded && I->samples == 8) return screen_bounded(I, sc, w, vw, 8); /* DOP853's */
-  if (bounded) return screen_bounded(I, sc, w, vw, I->samples);
-  const step_set all = {L->x,  L->x_new, L->k[0], L->k[L->pair->fsal_stage],
-                        L->hs, L->t,     sc->t1,  (size_t)w};
-  sample_changes_w(I, sc, &all, w);
+  const bool bounded = I->sc.bounded;
+  if (bounded && I->samples == 8) return screen_bounded(I, w, vw, 8); /* DOP853's */
+  if (bounded) return screen_bounded(I, w, vw, I->samples);
+  const step_set all = {L->x, L->x_new, L->k[0], L->k[L->pair->fsal_stage], L->hs, L->t, I->sc.t1};
+  sample_changes_w(I, &all, w);
 }
 
-/* screen_4, screen_8, screen_16: four-lane vectors in every clone, or eight-lane ones where
- * tf_lanes_wide, as the lanes' attempts (flow_lanes.h) */
-#define SCREEN_WIDTH(w)                                                                      \
-  TF_LANES_TARGETS static void screen_##w##_narrow(impact_lanes *I, screening *sc, bool b) { \
-    screen_w(I, sc, w, 4, b);                                                                \
-  }                                                                                          \
-  TF_LANES_WIDE static void screen_##w##_wide(impact_lanes *I, screening *sc, bool b) {      \
-    screen_w(I, sc, w, (w) % 8 ? 4 : 8, b);                                                  \
-  }                                                                                          \
-  static void screen_##w(impact_lanes *I, screening *sc, bool b) {                           \
-    (tf_lanes_wide(w) ? screen_##w##_wide : screen_##w##_narrow)(I, sc, b);                  \
-  }
-SCREEN_WIDTH(4)
-SCREEN_WIDTH(8)
-SCREEN_WIDTH(16)
+/* screen_w at the lanes' width and vectors, as the lanes' attempts (flow_lanes.h) */
+TF_LANES_BY_WIDTH(screen_lanes, &I->L, (impact_lanes *const I), (I), screen_w(I, w, vw);)
 
 /* The lanes' event functions on the samples find_event would take of each lane's step just
  * attempted (the cubic Hermite interpolant, in tf_rk_hermite's arithmetic, at its sample
@@ -450,7 +439,7 @@ static void screen(impact_lanes *I) {
     any |= I->quiet[l];
     sc->t1[l] = L->last[l] ? L->t_limit[l] : L->t[l] + L->hs[l];
   }
-  if (any) (w == 4 ? screen_4 : w == 8 ? screen_8 : screen_16)(I, sc, sc->bounded);
+  if (any) screen_lanes(I);
 }
 
 /* Lane l's accepted step, screened without an event: the member moves on as its loop would
@@ -538,58 +527,51 @@ static const long long byte_shift[8] = {0, 8, 16, 24, 32, 40, 48, 56};
     (v) = (((__typeof__(v)){0} + (long long)word_) >> shift_) & 0xff; \
   } while (0)
 
-/* sort_lanes' flags of the lanes at width w (W), vectors of vw lanes (VW): seen and quiet after
- * the screening, and 1 or 0 in plain, busy and again (a rejection to retry, where controlled).
- * A macro, not an inline function, for the body to be compiled for its target alone: gcc 12
- * lowers an always_inline function's vector comparisons and conversions for the file's
- * baseline first (element by element), where those of screen_bounded happen to survive. */
-#define FLAGS_FUNCTION(name, targets, W, vw)                                                       \
-  targets static void name(impact_lanes *I, bool controlled, long *restrict plain,                 \
-                           long *restrict busy, long *restrict again) {                            \
-    const tf_lanes *L = &I->L;                                                                     \
-    TF_LANES_VECTORS(vw, {                                                                         \
-      typedef signed char vb __attribute__((vector_size(VW))); /* bool's bytes */                  \
-      typedef int vn __attribute__((vector_size(4 * VW)));                                         \
-      const vd one = (vd){0.0} + 1.0, largest = one * DBL_MAX;                                     \
-      const vi zero = {0}, bit = zero + 1;                                                         \
-      for (int l = 0; l < (W); l += VW) {                                                          \
-        vi slot, finite, pending, room, quiet, change, straight, last;                             \
-        vd err, h_next, hmin;                                                                      \
-        vn code;                                                                                   \
-        LOADV(slot, L->slot + l), LOADV(finite, L->finite + l), LOADV(pending, I->pending + l);    \
-        LOADV(room, I->room + l), LOADV(err, L->err + l), LOADV(h_next, L->h_next + l);            \
-        LOADV(hmin, L->hmin + l), LOADV(code, L->code + l);                                        \
-        LOAD_BOOLS(quiet, I->quiet + l);                                                           \
-        LOAD_BOOLS(change, I->sc.change + l);                                                      \
-        LOAD_BOOLS(straight, I->straight + l);                                                     \
-        LOAD_BOOLS(last, L->last + l);                                                             \
-        const vi in = slot >= zero, was = quiet != zero;                                           \
-        const vi seen = was & (change != zero), now = was & ~seen;                                 \
-        const vi ok = (__builtin_convertvector(code, vi) == zero) & (finite != zero);              \
-        /* NaN: none of the comparisons of doubles holds */                                        \
-        const vi accepted = err <= one, finite_err = err <= largest, above = h_next >= hmin;       \
-        const vi p =                                                                               \
-            in & now & (straight != zero) & ok & accepted & (last == zero) & (pending + 1 < room); \
-        const vi a = in & ok & ~accepted & finite_err & above;                                     \
-        const vb seen_b = __builtin_convertvector(seen & bit, vb);                                 \
-        const vb now_b = __builtin_convertvector(now & bit, vb);                                   \
-        const vi p_b = p & bit, in_b = in & bit, a_b = controlled ? a & bit : zero;                \
-        STOREV(I->seen + l, seen_b), STOREV(I->quiet + l, now_b), STOREV(plain + l, p_b);          \
-        STOREV(busy + l, in_b), STOREV(again + l, a_b);                                            \
-      }                                                                                            \
-    });                                                                                            \
-  }
-#define FLAGS_WIDTH(w)                                                                    \
-  FLAGS_FUNCTION(flags_##w##_narrow, TF_LANES_TARGETS, w, 4)                              \
-  FLAGS_FUNCTION(flags_##w##_wide, TF_LANES_WIDE, w, (w) % 8 ? 4 : 8)                     \
-  static void flags_##w(impact_lanes *I, bool c, long *plain, long *busy, long *again) {  \
-    (tf_lanes_wide(w) ? flags_##w##_wide : flags_##w##_narrow)(I, c, plain, busy, again); \
-  }
-FLAGS_WIDTH(4)
-FLAGS_WIDTH(8)
-FLAGS_WIDTH(16)
+/* sort_lanes' flags of the lanes: seen and quiet after the screening, and 1 or 0 in busy, and
+ * where controlled (else 0) in plain and again (a rejection to retry).  Its statements in the
+ * function itself (TF_LANES_BY_WIDTH), where screen_bounded's are in an inline function: those
+ * happen to survive gcc 12's lowering for the baseline. */
+TF_LANES_BY_WIDTH(
+    flags, &I->L,
+    (impact_lanes *const I, bool controlled, long *restrict plain, long *restrict busy,
+     long *restrict again),
+    (I, controlled, plain, busy, again), {
+      const tf_lanes *L = &I->L;
+      TF_LANES_VECTORS(vw, {
+        typedef signed char vb __attribute__((vector_size(VW))); /* bool's bytes */
+        typedef int vn __attribute__((vector_size(4 * VW)));
+        const vd one = (vd){0.0} + 1.0, largest = one * DBL_MAX;
+        const vi zero = {0}, bit = zero + 1;
+        for (int l = 0; l < w; l += VW) {
+          vi slot, finite, pending, room, quiet, change, straight, last;
+          vd err, h_next, hmin;
+          vn code;
+          LOADV(slot, L->slot + l), LOADV(finite, L->finite + l), LOADV(pending, I->pending + l);
+          LOADV(room, I->room + l), LOADV(err, L->err + l), LOADV(h_next, L->h_next + l);
+          LOADV(hmin, L->hmin + l), LOADV(code, L->code + l);
+          LOAD_BOOLS(quiet, I->quiet + l);
+          LOAD_BOOLS(change, I->sc.change + l);
+          LOAD_BOOLS(straight, I->straight + l);
+          LOAD_BOOLS(last, L->last + l);
+          const vi in = slot >= zero, was = quiet != zero;
+          const vi seen = was & (change != zero), now = was & ~seen;
+          const vi ok = (__builtin_convertvector(code, vi) == zero) & (finite != zero);
+          /* NaN: none of the comparisons of doubles holds */
+          const vi accepted = err <= one, finite_err = err <= largest, above = h_next >= hmin;
+          const vi p =
+              in & now & (straight != zero) & ok & accepted & (last == zero) & (pending + 1 < room);
+          const vi a = in & ok & ~accepted & finite_err & above;
+          const vb seen_b = __builtin_convertvector(seen & bit, vb);
+          const vb now_b = __builtin_convertvector(now & bit, vb);
+          const vi in_b = in & bit;
+          const vi p_b = controlled ? p & bit : zero, a_b = controlled ? a & bit : zero;
+          STOREV(I->seen + l, seen_b), STOREV(I->quiet + l, now_b), STOREV(plain + l, p_b);
+          STOREV(busy + l, in_b), STOREV(again + l, a_b);
+        }
+      });
+    })
 
-/* The lanes after an attempt (FLAGS_FUNCTION): each screened lane's step quiet or seen to change
+/* The lanes after an attempt (flags): each screened lane's step quiet or seen to change
  * an event function's sign (screen), and
  * - plain[l]: an accepted step, quiet, whose member goes straight on: a plain step
  *   (tf_lanes_plain_moves: accepted, finite, not the last), straight (look), with steps left in
@@ -606,14 +588,14 @@ static uint32_t sort_lanes(impact_lanes *I, long *plain) {
   const int w = L->w;
   const bool controlled = tf_lanes_plain_pair(L); /* err and h_next are the controller's */
   long busy[TF_LANES_MAX], again[TF_LANES_MAX], any = 0;
-  (w == 4 ? flags_4 : w == 8 ? flags_8 : flags_16)(I, controlled, plain, busy, again);
+  flags(I, controlled, plain, busy, again);
   uint32_t in = 0, retry = 0;
   for (int l = 0; l < w; l++)
     any |= plain[l], in |= (uint32_t)busy[l] << l, retry |= (uint32_t)again[l] << l;
-  if (any && (!controlled || tf_stop_poll(L->stop))) any = 0;
+  if (any && tf_stop_poll(L->stop)) any = 0; /* none where not controlled */
   uint32_t moved = 0;
   if (any) {
-    tf_lanes_plain_moves(L, plain, L->ode->hmin); /* the members' steppers run on ode */
+    tf_lanes_plain_moves(L, plain);
     for (int l = 0; l < w; l++) I->pending[l] += plain[l], moved |= (uint32_t)plain[l] << l;
   }
   for (uint32_t r = retry; r; r &= r - 1) {
@@ -682,7 +664,7 @@ int tf_impact_lanes_width(const tf_kernel *k, const tf_impact_options *o, int la
 
 void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_options *ode, size_t dim,
                          double t0, double t_end, tf_impact_lane_member *m, size_t count) {
-  tf_stepper *steppers[16];
+  tf_stepper *steppers[TF_LANES_MAX];
   impact_lanes I = {.L = {.pair = tf_lane_pair_of(ode),
                           .ode = ode,
                           .steppers = steppers,
@@ -695,7 +677,7 @@ void tf_impact_run_lanes(tf_poincare *const *engines, int w, const tf_ode_option
                     .t0 = t0,
                     .t_end = t_end};
   tf_lanes *L = &I.L;
-  if (w > TF_LANES_MAX || !L->pair || !L->pair->to_stepper || !lanes_alloc(&I)) {
+  if (!L->pair || !L->pair->to_stepper || !lanes_alloc(&I)) { /* a bad w: tf_lanes_alloc's */
     lanes_free(&I);
     for (size_t i = 0; i < count; i++)
       tf_poincare_run(engines[0], m[i].p, t0, m[i].x, t_end, m[i].rec, NULL, NULL, 0);

@@ -196,7 +196,7 @@ void tf_pws_run_lanes(tf_pws *pws, int w, tf_pws_lane_member *m, size_t count,
                  .to_stepper = to_stepper_of(pair),
                  .computing = computing};
   tf_lanes *L = &P.L;
-  bool ready = w <= TF_LANES_MAX && P.to_stepper && lanes_alloc(&P, pws);
+  bool ready = P.to_stepper && lanes_alloc(&P, pws); /* a bad w: tf_lanes_alloc's */
   for (int l = 0; ready && l < w; l++) ready = (P.lane[l] = tf_pws_lane_create(pws)) != NULL;
   if (!ready) {
     lanes_free(&P);
