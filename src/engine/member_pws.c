@@ -149,6 +149,9 @@ static int create(tf_member_engine *e, tf_config *cfg, const tf_kernel *k,
     return -1;
   pws->sampling = e->sampling;
   if (e->layout.sampled_params > 0) e->layout.lanes = 1; /* one parameter array for all lanes */
+  /* a section's crossings are recorded around one member's run (tf_pws_section_run, its watch
+   * set only then), which the lanes do not take */
+  if (pe->section) e->layout.lanes = 1;
   /* settings.step: members one by one (tf_member_engine_run_many), each step seen */
   if (s->step) pws->on_step = seen_step, pws->on_step_ctx = e, e->layout.lanes = 1;
   const tf_member_layout *l = &e->layout;
