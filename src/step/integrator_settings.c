@@ -107,12 +107,19 @@ static void method_choices(bool flow_methods, const char **out, size_t cap) {
   out[n] = NULL;
 }
 
+/* integrator.lanes where a config does not give it: 0, auto; a build made to run every test with
+ * lanes wherever they can run takes 1, 4, 8 or 16 (CMake's TWOFOLD_TEST_LANES_DEFAULT:
+ * docs/ARCHITECTURE.md, "Lanes on everywhere"). */
+#ifndef TWOFOLD_LANES_DEFAULT
+#define TWOFOLD_LANES_DEFAULT 0
+#endif
+
 /* integrator.lanes, read only where the config gives it: 0 auto, 1, 4, 8 or 16. */
 static int read_lanes(tf_config *cfg, int *lanes, tf_error *err) {
+  *lanes = TWOFOLD_LANES_DEFAULT;
+  if (!tf_config_has(cfg, "integrator.lanes")) return 0;
   const char *text = "auto";
-  if (tf_config_has(cfg, "integrator.lanes") &&
-      tf_integrator_get_string(cfg, "integrator.lanes", &text, err))
-    return -1;
+  if (tf_integrator_get_string(cfg, "integrator.lanes", &text, err)) return -1;
   *lanes = strcmp(text, "auto") == 0 ? 0 : atoi(text);
   return 0;
 }
