@@ -78,7 +78,11 @@ static void make_sys(tf_codim2_sys *s, meet_ctx *c, const tf_kernel *k, const do
   for (size_t i = 0; i < k->dim; i++) scale = fmax(scale, fabs(x[i]));
   c->k = k, c->p = p, c->eta = 1e-8 * scale;
   const bool many = k->filippov->slip_lanes && k->nparams <= MANY_MAX_PARAMS;
-  *s = (tf_codim2_sys){k->dim, sigma_hg, limit_field, c, many ? limit_fields : NULL};
+  *s = (tf_codim2_sys){.dim = k->dim,
+                       .sigma2 = sigma_hg,
+                       .field2 = limit_field,
+                       .ctx = c,
+                       .field2_many = many ? limit_fields : NULL};
   tf_codim2_frame(s, x, NULL, c->n1, c->n2);
 }
 
