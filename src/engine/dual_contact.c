@@ -25,6 +25,10 @@ struct tf_dual {
   double dref_p[2], dref_m[2]; /* slip direction references of the two contacts */
   int sgn;                     /* sign of u1 at the slipping contact in SR / RS */
   bool sliding_failed;
+  /* the first refusal of the field outside the stepper's stages (a classification, a
+   * departure, an event function): both views' refusal points here; it ends the run as the
+   * model's failure */
+  int refused;
   /* quasi-steady slipping at both contacts (see project_quasi_steady) */
   bool qs;
   double qs_a, qs_b;        /* slip angles of P+ and P- after the last step */
@@ -76,6 +80,16 @@ static int field_rs(double t, const double *x, const double *dir, void *ctx, dou
   const tf_dual *d = ctx;
   const double dm[2] = {(double)d->sgn, 0.0};
   return d->k->two_contact->field_dual(t, x, dir, dm, d->p, dx);
+}
+
+/* field_dual where the engine analyses rather than steps: a refusal writes NaN and is kept
+ * where the views keep theirs (d->refused, through a const engine). */
+static void analysed_field(const tf_dual *d, double t, const double *x, const double *dp,
+                           const double *dm, double *f) {
+  const int rc = d->k->two_contact->field_dual(t, x, dp, dm, d->p, f);
+  if (!rc) return;
+  if (!*d->view_sr.refusal) *d->view_sr.refusal = rc;
+  for (size_t i = 0; i < d->n; i++) f[i] = NAN;
 }
 
 /* The sliding vector on Sigma_SR (or RS) with the slipping contact's sign s. */
@@ -201,7 +215,7 @@ static hat double_limit(const tf_dual *d, double t, const double *x, double rho,
   const double dp[2] = {cos(pp), sin(pp)}, dm[2] = {cos(pm), sin(pm)};
   double f[TF_MAX_DIM], xs[TF_MAX_DIM], nh[3];
   const double norm = on_ray_dirs(d, x, rho, dp, dm, xs, nh);
-  d->k->two_contact->field_dual(t, xs, dp, dm, d->p, f);
+  analysed_field(d, t, xs, dp, dm, f);
   hat h;
   h.R = (f[d->ip] * nh[0] + f[d->im] * nh[1] + f[d->ia] * nh[2]) / norm;
   h.Vp = -dp[1] * f[d->ip] + dp[0] * f[d->ia];
@@ -313,7 +327,7 @@ static bool solve_quasi_steady(const tf_dual *d, double t, const double *x, doub
   double nh[3], f[TF_MAX_DIM], xe[TF_MAX_DIM], dp[2], dm[2];
   on_ray(d, x, rho, a, b, q->xs, nh);
   set_dir(dp, a), set_dir(dm, b);
-  d->k->two_contact->field_dual(t, q->xs, dp, dm, d->p, f);
+  analysed_field(d, t, q->xs, dp, dm, f);
   const double R = (f[d->ip] * nh[0] + f[d->im] * nh[1] + f[d->ia] * nh[2]) /
                    sqrt(nh[0] * nh[0] + nh[1] * nh[1] + nh[2] * nh[2]);
   double fmax_ = fabs(R), scale = fmax(rho, 1e-300);
@@ -356,7 +370,7 @@ static bool quasi_steady_field(const tf_dual *d, double t, const double *x, doub
   if (!solve_quasi_steady(d, t, x, a, b, &q)) return false;
   double dp[2], dm[2], unit[TF_MAX_DIM], nh[3];
   set_dir(dp, q.a), set_dir(dm, q.b);
-  d->k->two_contact->field_dual(t, q.xs, dp, dm, d->p, dx);
+  analysed_field(d, t, q.xs, dp, dm, dx);
   on_ray(d, x, 1.0, q.a, q.b, unit, nh);
   const double R = dx[d->ip] * unit[d->ip] + dx[d->im] * unit[d->im] + dx[d->ia] * unit[d->ia];
   const double *along = q.rho > 0 ? x : unit, scale = q.rho > 0 ? R / q.rho : R;
@@ -429,8 +443,7 @@ static bool update_quasi_steady(void *ctx, double t, double *x) {
 
 /* --- right-hand side and event functions --------------------------------------------------- */
 
-static int rhs(double t, const double *x, void *ctx, double *dx) {
-  tf_dual *d = ctx;
+static int case_field(tf_dual *d, double t, const double *x, double *dx) {
   switch (d->mode) {
     case TF_DC_SS: {
       double dp[2], dm[2];
@@ -453,6 +466,19 @@ static int rhs(double t, const double *x, void *ctx, double *dx) {
       return 0;
     }
   }
+}
+
+/* A refusal met here is the stage's (the stepper retries a positive one with a smaller step),
+ * not the run's: it is returned, and the run's record left as it was. */
+static int rhs(double t, const double *x, void *ctx, double *dx) {
+  tf_dual *d = ctx;
+  const int before = d->refused;
+  d->refused = 0;
+  const bool failed = d->sliding_failed;
+  const int rc = tf_model_code_join(case_field(d, t, x, dx), d->refused);
+  if (d->refused) d->sliding_failed = failed; /* NaN from a refusal, not a non-unique vector */
+  d->refused = before;
+  return rc;
 }
 
 /* Event functions of the current case, positive while it lasts. */
@@ -510,7 +536,8 @@ static bool smooth_event(void *ctx, int which) {
 static void current_field(void *ctx, double t, const double *x, double *dx) {
   tf_dual *d = ctx;
   const bool failed = d->sliding_failed;
-  rhs(t, x, d, dx);
+  const int rc = rhs(t, x, d, dx);
+  if (rc && !d->refused) d->refused = rc; /* at a located event: no step to shrink */
   d->sliding_failed = failed;
 }
 
@@ -684,6 +711,7 @@ static void renew_references(void *ctx, double t, const double *x) {
 
 static int check_sliding(void *ctx) {
   tf_dual *d = ctx;
+  if (d->refused) return TF_MEMBER_FAILED;
   if (!d->sliding_failed) return TF_MEMBER_OK;
   d->res->failure = "a sliding vector is not unique here (Theorem 2.17 does not apply)";
   return TF_MEMBER_FAILED;
@@ -738,7 +766,7 @@ static int transition(void *ctx, int which, double t, double *x) {
     default:
       leave_rr(d, res, which, t, x);
   }
-  return TF_MEMBER_OK;
+  return d->refused ? TF_MEMBER_FAILED : TF_MEMBER_OK;
 }
 
 static const tf_event_loop_ops loop_ops = {.rhs = rhs,
@@ -761,8 +789,10 @@ tf_dual *tf_dual_create(const tf_kernel *k, const double *params, const tf_evolv
   const int *ci = k->two_contact->contact_index;
   d->ip = ci[0], d->im = ci[1], d->ia = ci[2];
   d->opt = opts ? *opts : tf_evolve2_default_options();
-  d->view_sr = (tf_codim2_sys){.dim = d->n, .sigma2 = sigma_sr, .field2 = field_sr, .ctx = d};
-  d->view_rs = (tf_codim2_sys){.dim = d->n, .sigma2 = sigma_rs, .field2 = field_rs, .ctx = d};
+  d->view_sr = (tf_codim2_sys){
+      .dim = d->n, .sigma2 = sigma_sr, .field2 = field_sr, .ctx = d, .refusal = &d->refused};
+  d->view_rs = (tf_codim2_sys){
+      .dim = d->n, .sigma2 = sigma_rs, .field2 = field_rs, .ctx = d, .refusal = &d->refused};
   d->sgn = 1;
   d->dref_p[0] = d->dref_m[0] = 1.0;
   const tf_event_loop_options lo = {.ode = d->opt.ode,
@@ -804,17 +834,24 @@ void tf_dual_request_stop(tf_dual *d) {
 tf_dual_result tf_dual_run(tf_dual *d, double t0, double *x, double t_end) {
   tf_dual_result res = {.status = TF_MEMBER_OK, .t = t0};
   d->sliding_failed = false;
+  d->refused = 0;
   if (!tf_state_finite(x, d->n)) {
     res.status = TF_MEMBER_NONFINITE;
     return res;
   }
   start_case(d, &res, t0, x);
+  if (d->refused) {
+    res.status = tf_kernel_member_failed(d->k, d->refused, t0);
+    res.final_case = d->mode;
+    return res;
+  }
   d->res = &res;
   const tf_event_loop_result r = tf_event_loop_run(d->loop, t0, x, t_end, &res.events);
   d->res = NULL;
   manifold_state(d, r.t, x);
   d->qs = false;
-  res.status = r.model_code ? tf_kernel_member_failed(d->k, r.model_code, r.t) : r.status;
+  const int code = r.model_code ? r.model_code : d->refused;
+  res.status = code ? tf_kernel_member_failed(d->k, code, r.t) : r.status;
   res.work = r.work;
   res.t = r.t;
   res.final_case = d->mode;

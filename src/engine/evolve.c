@@ -34,6 +34,9 @@ struct tf_evolve {
   bool saltation;
   bool tangent_collapsed; /* this run put the tangent vectors into T Sigma (sliding) */
   bool stop;              /* tf_evolve_request_stop */
+  /* a refusal of the slip field outside the stepper's stages (the analysis of an arrival at
+   * the intersection, or the event function along it): ends the run as the model's failure */
+  int refused;
   double *aug, *f1, *f2, *probe;
   double *jac; /* n x n: the slip Jacobian of the current state, when the kernel gives it */
 };
@@ -91,18 +94,29 @@ static int stick_field(const tf_evolve *e, const double *x, double lambda, doubl
   return tf_filippov_field(e->k, e->p, x, lambda, dx);
 }
 
-static void sliding_tangencies(const tf_evolve *e, const double *x, double *lp, double *lm) {
-  if (!e->k->filippov->stick_side) {
-    tf_filippov_tangencies(e->k, e->p, x, lp, lm);
-    return;
-  }
+/* L+ and L- of the sliding law (tf_filippov_tangencies, or the side-dependent stick field's):
+ * the fields' joined refusal, a refused side's tangency NaN. */
+static int sliding_tangencies(const tf_evolve *e, const double *x, double *lp, double *lm) {
+  if (!e->k->filippov->stick_side) return tf_filippov_tangencies(e->k, e->p, x, lp, lm);
   double grad[TF_MAX_DIM], f[TF_MAX_DIM];
   e->k->filippov->switching(x, e->p, grad);
   *lp = *lm = 0;
-  stick_field(e, x, 1, f);
-  for (size_t i = 0; i < e->n; i++) *lp += grad[i] * f[i];
-  stick_field(e, x, -1, f);
-  for (size_t i = 0; i < e->n; i++) *lm += grad[i] * f[i];
+  const int rc_plus = stick_field(e, x, 1, f);
+  if (rc_plus)
+    *lp = NAN;
+  else
+    for (size_t i = 0; i < e->n; i++) *lp += grad[i] * f[i];
+  const int rc_minus = stick_field(e, x, -1, f);
+  if (rc_minus)
+    *lm = NAN;
+  else
+    for (size_t i = 0; i < e->n; i++) *lm += grad[i] * f[i];
+  return tf_model_code_join(rc_plus, rc_minus);
+}
+
+/* A refusal outside the stepper's stages: the first is kept, and ends the run. */
+static void note_refusal(tf_evolve *e, int code) {
+  if (code && !e->refused) e->refused = code;
 }
 
 static int mode_field(const tf_evolve *e, tf_mode mode, double t, const double *x, double *dx) {
@@ -110,13 +124,12 @@ static int mode_field(const tf_evolve *e, tf_mode mode, double t, const double *
     for (size_t i = 0; i < e->n; i++) dx[i] = 0;
     return 0;
   }
-  if (mode == TF_MODE_ALONG_MEET) { /* NaN where it is not unique: the member stops, nonfinite */
-    tf_meet_sliding_vector(e->k, e->p, t, x, dx);
-    return 0;
-  }
+  if (mode == TF_MODE_ALONG_MEET) /* NaN where it is not unique: the member stops, nonfinite */
+    return tf_meet_sliding_vector(e->k, e->p, t, x, dx);
   if (mode != TF_MODE_SLIDING) return e->k->filippov->slip(t, x, mode, e->p, dx);
   double lp, lm;
-  sliding_tangencies(e, x, &lp, &lm);
+  const int rc = sliding_tangencies(e, x, &lp, &lm);
+  if (rc) return rc;
   return stick_field(e, x, sliding_multiplier(lp, lm), dx);
 }
 
@@ -173,11 +186,12 @@ static int rhs(double t, const double *x, void *ctx, double *dx) {
 /* --- event functions: positive inside the current mode's domain -------------------------- */
 
 static int event_values(void *ctx, double t, const double *x, double *g) {
-  const tf_evolve *e = ctx;
+  tf_evolve *e = ctx;
   if (e->mode == TF_MODE_REST) return 0;
   if (e->mode == TF_MODE_ALONG_MEET) { /* every limit direction attracts: -max R > 0 */
     tf_meet m;
     tf_meet_classify(e->k, e->p, t, x, &m);
+    note_refusal(e, m.model_code); /* after_step ends the run */
     g[0] = -1.0;
     for (int i = 0; i < m.count; i++) g[0] = i ? fmin(g[0], -m.dir[i].R) : -m.dir[i].R;
     return 1;
@@ -187,7 +201,7 @@ static int event_values(void *ctx, double t, const double *x, double *g) {
     return 1;
   }
   double lp, lm;
-  sliding_tangencies(e, x, &lp, &lm);
+  note_refusal(e, sliding_tangencies(e, x, &lp, &lm));
   g[0] = -lp;
   g[1] = lm;
   /* 2: the two-fold's capture sphere (a constant without one), 3: the intersection */
@@ -203,8 +217,8 @@ static int event_values(void *ctx, double t, const double *x, double *g) {
 }
 
 static void current_field(void *ctx, double t, const double *x, double *dx) {
-  const tf_evolve *e = ctx;
-  mode_field(e, e->mode, t, x, dx);
+  tf_evolve *e = ctx;
+  note_refusal(e, mode_field(e, e->mode, t, x, dx)); /* at a located event: no step to shrink */
 }
 
 /* --- transitions ---------------------------------------------------------------------------- */
@@ -221,16 +235,23 @@ static void project_to_sigma(const tf_evolve *e, double *x) {
   }
 }
 
-tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x) {
+/* tf_evolve_initial_mode, and the model's refusal of its fields on Sigma in *code. */
+static tf_mode initial_mode(const tf_evolve *e, const double *x, int *code) {
   const double h = e->k->filippov->switching(x, e->p, NULL);
+  *code = 0;
   if (h > 0) return TF_MODE_SLIP_PLUS;
   if (h < 0) return TF_MODE_SLIP_MINUS;
   double lp, lm;
-  tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
+  *code = tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
   const tf_sigma_region r = tf_filippov_region(lp, lm);
   if (r == TF_SIGMA_SLIDING) return TF_MODE_SLIDING;
   if (r == TF_SIGMA_CROSSING_DOWN) return TF_MODE_SLIP_MINUS;
   return TF_MODE_SLIP_PLUS; /* crossing up; escaping and boundary points leave upward */
+}
+
+tf_mode tf_evolve_initial_mode(const tf_evolve *e, const double *x) {
+  int code;
+  return initial_mode(e, x, &code);
 }
 
 static void emit(tf_evolve *e, tf_event_kind kind, double t, const double *x, tf_mode from,
@@ -247,7 +268,9 @@ static void emit(tf_evolve *e, tf_event_kind kind, double t, const double *x, tf
 static double slip_tangency(tf_evolve *e, const double *x, int side) {
   double grad[TF_MAX_DIM];
   e->k->filippov->switching(x, e->p, grad);
-  e->k->filippov->slip(0.0, x, side, e->p, e->f1);
+  const int rc = e->k->filippov->slip(0.0, x, side, e->p, e->f1);
+  note_refusal(e, rc);
+  if (rc) return NAN;
   double s = 0;
   for (size_t i = 0; i < e->n; i++) s += grad[i] * e->f1[i];
   return s;
@@ -289,6 +312,10 @@ static int meet(tf_evolve *e, double t, double *x, tf_mode *next) {
   tf_meet_project(e->k, e->p, x);
   tf_meet m;
   tf_meet_classify(e->k, e->p, t, x, &m);
+  if (m.model_code) {
+    e->refused = m.model_code;
+    return TF_MEMBER_FAILED;
+  }
   if (m.verdict == TF_MEET_REST || m.verdict == TF_MEET_SLIDE) {
     *next = m.verdict == TF_MEET_REST ? TF_MODE_REST : TF_MODE_ALONG_MEET;
     emit(e, m.verdict == TF_MEET_REST ? TF_EVENT_MEET_REST : TF_EVENT_MEET_SLIDE, t, x, from, *next,
@@ -326,6 +353,10 @@ static int leave_meet(tf_evolve *e, double t, double *x, tf_mode *next) {
   tf_meet_project(e->k, e->p, x);
   tf_meet m;
   tf_meet_classify(e->k, e->p, t, x, &m);
+  if (m.model_code) {
+    e->refused = m.model_code;
+    return TF_MEMBER_FAILED;
+  }
   if (m.count == 0) {
     emit(e, TF_EVENT_MEET_UNDEFINED, t, x, TF_MODE_ALONG_MEET, TF_MODE_ALONG_MEET, NAN);
     return TF_MEMBER_CODIM2;
@@ -354,7 +385,12 @@ static tf_mode arrive(tf_evolve *e, double t, double *x, int *status) {
   const tf_mode from = e->mode;
   project_to_sigma(e, x);
   double lp, lm;
-  tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
+  const int rc = tf_filippov_tangencies(e->k, e->p, x, &lp, &lm);
+  if (rc) { /* no verdict on fields the model refused */
+    note_refusal(e, rc);
+    *status = TF_MEMBER_FAILED;
+    return from;
+  }
   const double own = from == TF_MODE_SLIP_PLUS ? lp : lm,
                other = from == TF_MODE_SLIP_PLUS ? lm : lp;
   if (e->k->filippov->stick && from * own > 0 && from * slip_tangency(e, x, from) < 0) {
@@ -394,8 +430,12 @@ static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode fro
   double grad[TF_MAX_DIM], before[TF_MAX_DIM], after[TF_MAX_DIM];
   const size_t n = e->n;
   e->k->filippov->switching(x, e->p, grad);
-  mode_field(e, from, t, x, before);
-  mode_field(e, to, t, x, after);
+  const int rc =
+      tf_model_code_join(mode_field(e, from, t, x, before), mode_field(e, to, t, x, after));
+  if (rc) {
+    note_refusal(e, rc);
+    return;
+  }
   double denom = 0;
   for (size_t i = 0; i < n; i++) denom += grad[i] * before[i];
   if (denom == 0.0) return; /* grazing: the correction is unbounded; leave q */
@@ -408,8 +448,7 @@ static void apply_saltation(tf_evolve *e, double t, const double *x, tf_mode fro
 }
 
 /* The transition at event `which` of the current mode (event_values' order). */
-static int transition(void *ctx, int which, double t, double *x) {
-  tf_evolve *e = ctx;
+static int transition_of(tf_evolve *e, int which, double t, double *x) {
   if (e->stop) return TF_MEMBER_PENDING;
   tf_mode next = e->mode;
   if (e->mode == TF_MODE_ALONG_MEET) {
@@ -443,6 +482,13 @@ static int transition(void *ctx, int which, double t, double *x) {
   return TF_MEMBER_OK;
 }
 
+/* A transition decided on a field the model refused is no transition: the run fails. */
+static int transition(void *ctx, int which, double t, double *x) {
+  tf_evolve *e = ctx;
+  const int status = transition_of(e, which, t, x);
+  return e->refused ? TF_MEMBER_FAILED : status;
+}
+
 /* An event storm on Sigma where the kernel's second switching function vanishes too is no
  * numerical failure but the end of what one switching surface can describe (the wheel's
  * full stick): say so in the member's status. */
@@ -460,6 +506,7 @@ static int storm_status(void *ctx, const double *x) {
 
 static int after_step(void *ctx) {
   const tf_evolve *e = ctx;
+  if (e->refused) return TF_MEMBER_FAILED;
   return e->stop ? TF_MEMBER_PENDING : TF_MEMBER_OK;
 }
 
@@ -580,12 +627,13 @@ void tf_evolve_begin(tf_evolve *e, double t0, const double *x_io, double t_end, 
   e->run = (tf_evolve_result){.status = TF_MEMBER_OK, .t = t0};
   double *x = e->aug; /* x, then the tangent vectors */
   memcpy(x, x_io, e->n * sizeof *x);
+  int refused = 0; /* on Sigma, where the initial mode needs both fields */
   e->mode = side > 0   ? TF_MODE_SLIP_PLUS
             : side < 0 ? TF_MODE_SLIP_MINUS
-                       : tf_evolve_initial_mode(e, x);
+                       : initial_mode(e, x, &refused);
   if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x), start_sliding(e, x);
   e->res = &e->run;
-  e->tangent_collapsed = false, e->stop = false;
+  e->tangent_collapsed = false, e->stop = false, e->refused = refused;
   tf_event_loop_begin(e->loop, t0, x, t_end, &e->run.events);
 }
 
@@ -595,7 +643,8 @@ tf_evolve_result tf_evolve_end(tf_evolve *e, double *x_io) {
   const double *x = e->aug;
   res.tangent_collapsed = e->tangent_collapsed;
   e->res = NULL;
-  res.status = r.model_code ? tf_kernel_member_failed(e->k, r.model_code, r.t) : r.status;
+  const int code = r.model_code ? r.model_code : e->refused;
+  res.status = code ? tf_kernel_member_failed(e->k, code, r.t) : r.status;
   res.work = r.work;
   res.segments = r.segments;
   if (r.lyapunov) {

@@ -18,6 +18,10 @@ struct tf_evolve2 {
   tf_c2_mode mode;
   double d_ref[2];
   bool sliding_failed;
+  /* the first refusal of field2 outside the stepper's stages (a classification, a departure,
+   * the rolling event function): sys.refusal points here; it ends the run as the model's
+   * failure */
+  int refused;
   bool probing;  /* mode_field is evaluating the tangent dynamics (tangent_rhs) */
   long renewals; /* of d_ref at a zero of <h, d_ref> away from Sigma, in this run */
   tf_c2_event_fn on_event;
@@ -103,16 +107,26 @@ static void slip_direction(const tf_evolve2 *e, double t, const double *x, doubl
   dir[0] = s * h[0] / r, dir[1] = s * h[1] / r;
 }
 
+/* A refusal met here is the stage's (the stepper retries a positive one with a smaller step),
+ * not the run's: it is returned, and the run's record left as it was. */
 static int mode_field(tf_evolve2 *e, double t, const double *x, double *dx) {
+  const int before = e->refused;
+  e->refused = 0;
+  int rc;
   if (e->mode == TF_C2_SLIP) {
     double dir[2];
     slip_direction(e, t, x, dir);
-    return e->sys.field2(t, x, dir, e->sys.ctx, dx);
+    rc = e->sys.field2(t, x, dir, e->sys.ctx, dx);
+  } else {
+    tf_codim2_sliding s;
+    const bool failed = tf_codim2_sliding_vector(&e->sys, t, x, &s) != 0;
+    memcpy(dx, s.Fs, e->n * sizeof *dx);
+    rc = 0;
+    if (failed && !e->refused) e->sliding_failed = true;
   }
-  tf_codim2_sliding s;
-  if (tf_codim2_sliding_vector(&e->sys, t, x, &s)) e->sliding_failed = true;
-  memcpy(dx, s.Fs, e->n * sizeof *dx);
-  return 0;
+  rc = tf_model_code_join(rc, e->refused);
+  e->refused = before;
+  return rc;
 }
 
 /* The variational equation q' = Df(x) q of the current mode by central differences along q
@@ -166,7 +180,8 @@ static int event_values(void *ctx, double t, const double *x, double *g) {
 static void current_field(void *ctx, double t, const double *x, double *dx) {
   tf_evolve2 *e = ctx;
   const bool failed = e->sliding_failed;
-  mode_field(e, t, x, dx);
+  const int rc = mode_field(e, t, x, dx);
+  if (rc && !e->refused) e->refused = rc; /* at a located event: no step to shrink */
   e->sliding_failed = failed;
 }
 
@@ -211,6 +226,7 @@ static int arrive(tf_evolve2 *e, tf_evolve2_result *res, double t, double *x) {
   tf_codim2_project(&e->sys, x);
   tf_codim2_point pt;
   tf_codim2_classify(&e->sys, t, x, &pt);
+  if (e->refused) return -1; /* no verdict on fields the model refused */
   if (rolls(&pt)) {
     if (e->m) {
       tf_codim2_sliding sv;
@@ -249,6 +265,7 @@ static int start_mode(tf_evolve2 *e, tf_evolve2_result *res, double t, double *x
   tf_codim2_project(&e->sys, x);
   tf_codim2_point pt;
   tf_codim2_classify(&e->sys, t, x, &pt);
+  if (e->refused) return -1; /* no verdict on fields the model refused */
   if (rolls(&pt)) {
     e->mode = TF_C2_ROLL;
     res->first_roll_time = t;
@@ -334,14 +351,13 @@ static void renew_reference(void *ctx, double t, const double *x) {
 
 static int check_sliding(void *ctx) {
   tf_evolve2 *e = ctx;
+  if (e->refused) return TF_MEMBER_FAILED;
   if (!e->sliding_failed) return TF_MEMBER_OK;
   e->res->failure = "the sliding vector is not unique here (Theorem 2.17 does not apply)";
   return TF_MEMBER_FAILED;
 }
 
-static int transition(void *ctx, int which, double t, double *x) {
-  (void)which;
-  tf_evolve2 *e = ctx;
+static int transition_of(tf_evolve2 *e, double t, double *x) {
   if (e->mode == TF_C2_SLIP) {
     double h[2];
     tf_codim2_frame(&e->sys, x, h, NULL, NULL);
@@ -355,10 +371,19 @@ static int transition(void *ctx, int which, double t, double *x) {
   }
   tf_codim2_point pt;
   tf_codim2_classify(&e->sys, t, x, &pt);
+  if (e->refused) return TF_MEMBER_FAILED;
   e->mode = TF_C2_SLIP;
   set_direction(e, pt.phi_R_max);
   emit(e, e->res, TF_C2_ROLL_END, t, x, pt.phi_R_max);
   return TF_MEMBER_OK;
+}
+
+/* A transition decided on a field the model refused is no transition: the run fails. */
+static int transition(void *ctx, int which, double t, double *x) {
+  (void)which;
+  tf_evolve2 *e = ctx;
+  const int status = transition_of(e, t, x);
+  return e->refused ? TF_MEMBER_FAILED : status;
 }
 
 static void step_done(void *ctx, double t0, double t1) {
@@ -407,6 +432,7 @@ tf_evolve2 *tf_evolve2_create(const tf_kernel *k, const double *params,
   tf_evolve2 *e = calloc(1, sizeof *e);
   if (!e) return NULL;
   tf_codim2_from_kernel(&e->sys, &e->kctx, k, params);
+  e->sys.refusal = &e->refused;
   e->n = k->dim;
   e->opt = opts ? *opts : tf_evolve2_default_options();
   if (tf_evolve2_enable_tangent(e, 0, 1.0)) {
@@ -444,21 +470,23 @@ tf_evolve2_result tf_evolve2_run(tf_evolve2 *e, double t0, double *x_io, double 
   tf_evolve2_result res = {.status = TF_MEMBER_OK, .t = t0, .first_roll_time = NAN};
   double *x = e->aug; /* x, then the tangent vectors */
   e->sliding_failed = false;
+  e->refused = 0;
   e->renewals = 0;
   memcpy(x, x_io, e->n * sizeof *x);
   if (!tf_state_finite(x, e->n)) {
     res.status = TF_MEMBER_NONFINITE;
     return res;
   }
-  if (start_mode(e, &res, t0, x)) {
-    res.status = TF_MEMBER_FAILED;
+  if (start_mode(e, &res, t0, x) || e->refused) {
+    res.status = e->refused ? tf_kernel_member_failed(e->kctx.k, e->refused, t0) : TF_MEMBER_FAILED;
     memcpy(x_io, x, e->n * sizeof *x);
     return res;
   }
   e->res = &res;
   const tf_event_loop_result r = tf_event_loop_run(e->loop, t0, x, t_end, &res.events);
   e->res = NULL;
-  res.status = r.model_code ? tf_kernel_member_failed(e->kctx.k, r.model_code, r.t) : r.status;
+  const int code = r.model_code ? r.model_code : e->refused;
+  res.status = code ? tf_kernel_member_failed(e->kctx.k, code, r.t) : r.status;
   res.work = r.work;
   if (r.lyapunov) {
     memcpy(res.lyapunov, r.lyapunov, e->m * sizeof *res.lyapunov);

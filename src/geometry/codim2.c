@@ -56,9 +56,33 @@ void tf_codim2_frame(const tf_codim2_sys *s, const double *x, double *h, double 
   for (size_t i = 0; i < n; i++) n2[i] = norm > 0 ? n2[i] / norm : 0.0;
 }
 
+/* A refused evaluation leaves no field: NaN in its place (no decision can take it for one), the
+ * first code kept where the caller asked for it. */
+static void note_refusal(const tf_codim2_sys *s, int code, size_t count, double *out) {
+  if (!code) return;
+  if (s->refusal && !*s->refusal) *s->refusal = code;
+  for (size_t i = 0; i < count; i++) out[i] = NAN;
+}
+
+void tf_codim2_field(const tf_codim2_sys *s, double t, const double *x, const double *dir,
+                     double *out) {
+  note_refusal(s, s->field2(t, x, dir, s->ctx, out), s->dim, out);
+}
+
+void tf_codim2_fields(const tf_codim2_sys *s, double t, const double *x, int count,
+                      const double *cos_phi, const double *sin_phi, double *out) {
+  if (s->field2_many) {
+    const int code = s->field2_many(t, x, count, cos_phi, sin_phi, s->ctx, out);
+    if (code && s->refusal && !*s->refusal) *s->refusal = code;
+    return;
+  }
+  for (int j = 0; j < count; j++)
+    tf_codim2_field(s, t, x, (const double[2]){cos_phi[j], sin_phi[j]}, out + (size_t)j * s->dim);
+}
+
 void tf_codim2_limit(const tf_codim2_sys *s, double t, const double *x, double phi, double *out) {
   const double dir[2] = {cos(phi), sin(phi)};
-  s->field2(t, x, dir, s->ctx, out);
+  tf_codim2_field(s, t, x, dir, out);
 }
 
 /* F*(phi) = f rotated into (R, V) in the frame (n1, n2), with phi's cos c and sin sn. */
@@ -75,7 +99,7 @@ static void rv_in_frame_cs(const tf_codim2_sys *s, double t, const double *x, do
                            const double *n1, const double *n2, double *R, double *V) {
   double f[TF_MAX_DIM];
   const double dir[2] = {c, sn};
-  s->field2(t, x, dir, s->ctx, f);
+  tf_codim2_field(s, t, x, dir, f);
   rv_of_field(s->dim, f, c, sn, n1, n2, R, V);
 }
 
@@ -149,7 +173,7 @@ static void v_on_grid_many(const tf_codim2_sys *s, double t, const double *x, co
   double f[MANY_CHUNK * TF_MAX_DIM];
   for (int j0 = 0; j0 < g->points; j0 += MANY_CHUNK) {
     const int count = g->points - j0 < MANY_CHUNK ? g->points - j0 : MANY_CHUNK;
-    s->field2_many(t, x, count, g->cos_phi + j0, g->sin_phi + j0, s->ctx, f);
+    tf_codim2_fields(s, t, x, count, g->cos_phi + j0, g->sin_phi + j0, f);
     for (int j = 0; j < count; j++)
       rv_of_field(s->dim, f + (size_t)j * s->dim, g->cos_phi[j0 + j], g->sin_phi[j0 + j], n1, n2,
                   NULL, &v[j0 + j]);

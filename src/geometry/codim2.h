@@ -41,10 +41,24 @@ typedef struct tf_codim2_sys {
   void *ctx;
   /* Optional: field2 in `count` directions (cos_phi[j], sin_phi[j]) at once, bit for bit as
    * field2 one after another, direction j's field at dx[j * dim]; the scans of the circle
-   * take it where the model can evaluate its field side by side (slip_lanes). */
-  void (*field2_many)(double t, const double *x, int count, const double *cos_phi,
-                      const double *sin_phi, void *ctx, double *dx);
+   * take it where the model can evaluate its field side by side (slip_lanes).  Returns the
+   * directions' joined refusal (tf_model_code_join), NaN written for each refused one. */
+  int (*field2_many)(double t, const double *x, int count, const double *cos_phi,
+                     const double *sin_phi, void *ctx, double *dx);
+  /* Optional: where the analysis below records the first refusal of any evaluation of the
+   * field (a direction whose F* the model does not define).  Its functions return values, not
+   * codes, and take NaN for such a direction; a caller that acts on their answer (a verdict, a
+   * sliding vector, a departure) clears *refusal first and fails the member with the code
+   * after, instead of deciding on a field the model never gave. */
+  int *refusal;
 } tf_codim2_sys;
+
+/* F* in direction dir (field2), and in `count` directions (field2_many where there is one):
+ * NaN for a refused direction, its code kept in s->refusal. */
+void tf_codim2_field(const tf_codim2_sys *s, double t, const double *x, const double *dir,
+                     double *out);
+void tf_codim2_fields(const tf_codim2_sys *s, double t, const double *x, int count,
+                      const double *cos_phi, const double *sin_phi, double *out);
 
 typedef struct tf_codim2_kernel_ctx {
   const tf_kernel *k;

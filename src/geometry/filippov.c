@@ -20,18 +20,19 @@ int tf_filippov_field(const tf_kernel *k, const double *p, const double *x, doub
 double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x, int side) {
   double grad[TF_MAX_DIM], f[TF_MAX_DIM];
   k->filippov->switching(x, p, grad);
-  tf_filippov_field(k, p, x, side, f);
+  if (tf_filippov_field(k, p, x, side, f)) return NAN;
   return tf_dot(grad, f, k->dim);
 }
 
-void tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x, double *lp,
-                            double *lm) {
+int tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x, double *lp,
+                           double *lm) {
   double grad[TF_MAX_DIM], f[TF_MAX_DIM];
   k->filippov->switching(x, p, grad);
-  tf_filippov_field(k, p, x, +1, f);
-  *lp = tf_dot(grad, f, k->dim);
-  tf_filippov_field(k, p, x, -1, f);
-  *lm = tf_dot(grad, f, k->dim);
+  const int rc_plus = tf_filippov_field(k, p, x, +1, f);
+  *lp = rc_plus ? NAN : tf_dot(grad, f, k->dim);
+  const int rc_minus = tf_filippov_field(k, p, x, -1, f);
+  *lm = rc_minus ? NAN : tf_dot(grad, f, k->dim);
+  return tf_model_code_join(rc_plus, rc_minus);
 }
 
 void tf_filippov_tangency_gradient(const tf_kernel *k, const double *p, const double *x, int side,

@@ -22,11 +22,12 @@ typedef enum tf_sigma_region {
 /* f(x, lambda) on Sigma: the kernel's stick field, or the convex combination of slips. */
 int tf_filippov_field(const tf_kernel *k, const double *p, const double *x, double lambda,
                       double *out);
-/* L_side(x) = h_x(x)·f(x, side), side = ±1. */
+/* L_side(x) = h_x(x)·f(x, side), side = ±1; NaN where the model refuses its field at x. */
 double tf_filippov_tangency(const tf_kernel *k, const double *p, const double *x, int side);
-/* Both tangencies at once (one gradient evaluation). */
-void tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x, double *lp,
-                            double *lm);
+/* Both tangencies at once (one gradient evaluation).  Returns the fields' joined refusal
+ * (model.h), the refused side's tangency NaN. */
+int tf_filippov_tangencies(const tf_kernel *k, const double *p, const double *x, double *lp,
+                           double *lm);
 /* Gradient of L_side by 4th-order central differences (n values). */
 void tf_filippov_tangency_gradient(const tf_kernel *k, const double *p, const double *x, int side,
                                    double *grad);

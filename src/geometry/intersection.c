@@ -25,6 +25,7 @@ typedef struct meet_ctx {
   const double *p;
   double eta;
   double n1[TF_MAX_DIM], n2[TF_MAX_DIM];
+  int refused; /* the first refusal of the slip field in this analysis (the system's refusal) */
 } meet_ctx;
 
 static void sigma_hg(const double *x, void *ctx, double *h, double *grad) {
@@ -49,9 +50,10 @@ static int limit_field(double t, const double *x, const double *dir, void *ctx, 
  * slip lane by lane, model.h): the scans of the sectors and the hull test call F* a few
  * hundred times per arrival at I, most of an arrival's cost. */
 enum { MANY_MAX_PARAMS = 64 };
-static void limit_fields(double t, const double *x, int count, const double *cos_phi,
-                         const double *sin_phi, void *ctx, double *dx) {
+static int limit_fields(double t, const double *x, int count, const double *cos_phi,
+                        const double *sin_phi, void *ctx, double *dx) {
   const meet_ctx *c = ctx;
+  int joined = 0;
   const size_t n = c->k->dim, np = c->k->nparams;
   enum { W = TF_LANES_MAX };
   double ts[W], y[TF_MAX_DIM * W], f[TF_MAX_DIM * W], p[(MANY_MAX_PARAMS + 1) * W];
@@ -67,22 +69,27 @@ static void limit_fields(double t, const double *x, int count, const double *cos
       p[np * lanes + l] = d0 >= 0 ? +1 : -1;
     }
     c->k->filippov->slip_lanes(lanes, ts, y, p, f, code);
-    for (int l = 0; l < lanes; l++)
-      for (size_t i = 0; i < n; i++) dx[(size_t)(j0 + l) * n + i] = f[i * lanes + l];
+    for (int l = 0; l < lanes; l++) {
+      joined = tf_model_code_join(joined, code[l]);
+      for (size_t i = 0; i < n; i++)
+        dx[(size_t)(j0 + l) * n + i] = code[l] ? NAN : f[i * lanes + l];
+    }
   }
+  return joined;
 }
 
 static void make_sys(tf_codim2_sys *s, meet_ctx *c, const tf_kernel *k, const double *p,
                      const double *x) {
   double scale = 1;
   for (size_t i = 0; i < k->dim; i++) scale = fmax(scale, fabs(x[i]));
-  c->k = k, c->p = p, c->eta = 1e-8 * scale;
+  c->k = k, c->p = p, c->eta = 1e-8 * scale, c->refused = 0;
   const bool many = k->filippov->slip_lanes && k->nparams <= MANY_MAX_PARAMS;
   *s = (tf_codim2_sys){.dim = k->dim,
                        .sigma2 = sigma_hg,
                        .field2 = limit_field,
                        .ctx = c,
-                       .field2_many = many ? limit_fields : NULL};
+                       .field2_many = many ? limit_fields : NULL,
+                       .refusal = &c->refused};
   tf_codim2_frame(s, x, NULL, c->n1, c->n2);
 }
 
@@ -158,16 +165,29 @@ static double angular_ratio(const tf_codim2_sys *s, double t, const double *x, d
 
 /* Filippov on Sigma next to I on the side g = sign: a limit direction if Sigma slides (or
  * escapes) there, with the sliding field's rate along n2 as its radial rate. */
-static void sigma_ray(const tf_kernel *k, const double *p, const meet_ctx *c, const double *x,
-                      int sign, tf_meet *m) {
+static void sigma_ray(const tf_kernel *k, const double *p, meet_ctx *c, const double *x, int sign,
+                      tf_meet *m) {
   const size_t n = k->dim;
-  double y[TF_MAX_DIM], f[TF_MAX_DIM], lp, lm;
+  double y[TF_MAX_DIM], f[TF_MAX_DIM], grad[TF_MAX_DIM], lp, lm;
   for (size_t i = 0; i < n; i++) y[i] = x[i] + sign * c->eta * c->n2[i];
   onto_sigma(k, p, y);
-  tf_filippov_tangencies(k, p, y, &lp, &lm);
+  /* tf_filippov_tangencies, with the fields' refusals kept */
+  k->filippov->switching(y, p, grad);
+  int code = tf_filippov_field(k, p, y, +1, f);
+  lp = tf_dot(grad, f, n);
+  code = tf_model_code_join(code, tf_filippov_field(k, p, y, -1, f));
+  lm = tf_dot(grad, f, n);
+  if (code) {
+    if (!c->refused) c->refused = code;
+    return;
+  }
   const tf_sigma_region r = tf_filippov_region(lp, lm);
   if (r != TF_SIGMA_SLIDING && r != TF_SIGMA_ESCAPING) return;
-  tf_filippov_field(k, p, y, (lp + lm) / (lm - lp), f);
+  code = tf_filippov_field(k, p, y, (lp + lm) / (lm - lp), f);
+  if (code) {
+    if (!c->refused) c->refused = code;
+    return;
+  }
   const double R = sign * tf_dot(f, c->n2, n);
   if (m->count < TF_MEET_MAX_DIRECTIONS)
     m->dir[m->count++] =
@@ -190,12 +210,7 @@ static bool zero_in_hull(const tf_codim2_sys *s, const meet_ctx *c, double t, co
   }
   tabulated = true;
   for (int j0 = 0; j0 < SAMPLES; j0 += CHUNK) {
-    if (s->field2_many)
-      s->field2_many(t, x, CHUNK, cos_phi + j0, sin_phi + j0, s->ctx, f);
-    else
-      for (int j = 0; j < CHUNK; j++)
-        s->field2(t, x, (const double[2]){cos_phi[j0 + j], sin_phi[j0 + j]}, s->ctx,
-                  f + j * s->dim);
+    tf_codim2_fields(s, t, x, CHUNK, cos_phi + j0, sin_phi + j0, f);
     for (int j = 0; j < CHUNK; j++) {
       const double a = tf_dot(f + j * s->dim, c->n1, s->dim),
                    b = tf_dot(f + j * s->dim, c->n2, s->dim);
@@ -243,38 +258,35 @@ int tf_meet_sliding_vector(const tf_kernel *k, const double *p, double t, const 
   meet_ctx c;
   tf_codim2_sys s;
   make_sys(&s, &c, k, p, x);
-  return sliding_vector(&s, &c, t, x, Fs) ? -1 : 0;
+  sliding_vector(&s, &c, t, x, Fs);
+  if (c.refused)
+    for (size_t i = 0; i < k->dim; i++) Fs[i] = NAN;
+  return c.refused;
 }
 
-void tf_meet_classify(const tf_kernel *k, const double *p, double t, const double *x, tf_meet *m) {
+/* The verdict at x (tf_meet_classify), m's frame set. */
+static void classify(const tf_kernel *k, const double *p, meet_ctx *c, const tf_codim2_sys *s,
+                     double t, const double *x, tf_meet *m) {
   const size_t n = k->dim;
-  memset(m, 0, sizeof *m);
-  for (size_t i = 0; i < n; i++) m->sliding[i] = NAN;
-  meet_ctx c;
-  tf_codim2_sys s;
-  make_sys(&s, &c, k, p, x);
-  memcpy(m->n1, c.n1, n * sizeof *x);
-  memcpy(m->n2, c.n2, n * sizeof *x);
-
   double phi[TF_MEET_MAX_DIRECTIONS], R[TF_MEET_MAX_DIRECTIONS];
   for (int side = 1; side >= -1; side -= 2) {
     const tf_codim2_grid grid = sector(side);
     const int found =
-        tf_codim2_roots_of_v(&s, t, x, &grid, TF_MEET_MAX_DIRECTIONS - m->count, phi, R);
+        tf_codim2_roots_of_v(s, t, x, &grid, TF_MEET_MAX_DIRECTIONS - m->count, phi, R);
     for (int i = 0; i < found; i++) {
-      const double angular = angular_ratio(&s, t, x, phi[i], R[i], side);
+      const double angular = angular_ratio(s, t, x, phi[i], R[i], side);
       m->dir[m->count++] =
           (tf_meet_direction){phi[i], R[i], side, false, angular, R[i] > 0 && angular > 0};
     }
   }
-  sigma_ray(k, p, &c, x, +1, m);
-  sigma_ray(k, p, &c, x, -1, m);
+  sigma_ray(k, p, c, x, +1, m);
+  sigma_ray(k, p, c, x, -1, m);
 
   /* scale of the normal rates, for telling a neutral direction */
   double scale = 0, f[TF_MAX_DIM];
   for (int i = 0; i < 8; i++) {
-    tf_codim2_limit(&s, t, x, M_PI * (i + 0.5) / 4, f);
-    scale = fmax(scale, hypot(tf_dot(f, c.n1, n), tf_dot(f, c.n2, n)));
+    tf_codim2_limit(s, t, x, M_PI * (i + 0.5) / 4, f);
+    scale = fmax(scale, hypot(tf_dot(f, c->n1, n), tf_dot(f, c->n2, n)));
   }
   bool neutral = false, continuum = false;
   for (int i = 0; i < m->count; i++) {
@@ -301,14 +313,14 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
   /* the sliding region of I: the trajectory stays on I and moves with the sliding vector —
    * at rest where it vanishes.  (The hull test costs 512 slip evaluations, so it is made
    * only here, where the verdict needs it.) */
-  m->rest_admissible = zero_in_hull(&s, &c, t, x);
+  m->rest_admissible = zero_in_hull(s, c, t, x);
   if (!m->rest_admissible) {
     undefined(m,
               "every limit direction attracts but no combination of limit fields is "
               "tangent to the intersection");
     return;
   }
-  const char *why = sliding_vector(&s, &c, t, x, m->sliding);
+  const char *why = sliding_vector(s, c, t, x, m->sliding);
   if (why) {
     undefined(m, why);
     return;
@@ -316,6 +328,22 @@ void tf_meet_classify(const tf_kernel *k, const double *p, double t, const doubl
   double size = 0;
   for (size_t i = 0; i < n; i++) size = fmax(size, fabs(m->sliding[i]));
   m->verdict = size > 1e-8 * scale ? TF_MEET_SLIDE : TF_MEET_REST;
+}
+
+void tf_meet_classify(const tf_kernel *k, const double *p, double t, const double *x, tf_meet *m) {
+  memset(m, 0, sizeof *m);
+  for (size_t i = 0; i < k->dim; i++) m->sliding[i] = NAN;
+  meet_ctx c;
+  tf_codim2_sys s;
+  make_sys(&s, &c, k, p, x);
+  memcpy(m->n1, c.n1, k->dim * sizeof *x);
+  memcpy(m->n2, c.n2, k->dim * sizeof *x);
+  classify(k, p, &c, &s, t, x, m);
+  if (!c.refused) return;
+  /* a verdict taken without the fields of some directions would be a guess */
+  m->model_code = c.refused;
+  undefined(m, "the model refused its slip field next to the intersection");
+  for (size_t i = 0; i < k->dim; i++) m->sliding[i] = NAN;
 }
 
 void tf_meet_departure(const tf_kernel *k, const double *p, const tf_meet *m, int which, double eta,

@@ -69,6 +69,7 @@ typedef struct tf_meet_direction {
 typedef struct tf_meet {
   tf_meet_verdict verdict;
   const char *reason; /* why undefined; NULL otherwise */
+  int model_code;     /* undefined because the model refused its slip field there: its code */
   int count, repelling;
   tf_meet_direction dir[TF_MEET_MAX_DIRECTIONS];
   bool rest_admissible;       /* 0 in the hull of the normal parts of F* (tested only where no
@@ -86,8 +87,9 @@ void tf_meet_project(const tf_kernel *k, const double *p, double *x);
 /* The analysis at x (a point of I). */
 void tf_meet_classify(const tf_kernel *k, const double *p, double t, const double *x, tf_meet *out);
 
-/* Theorem 2.17's sliding vector at x (a point of I) into Fs: the field of motion along I.
- * Returns 0, or -1 where it is not unique or not determined (Fs is NaN then). */
+/* Theorem 2.17's sliding vector at x (a point of I) into Fs: the field of motion along I, NaN
+ * where it is not unique or not determined.  Returns 0, or the model's code where it refused
+ * the slip field in a direction the construction samples (Fs is NaN then too). */
 int tf_meet_sliding_vector(const tf_kernel *k, const double *p, double t, const double *x,
                            double *Fs);
 

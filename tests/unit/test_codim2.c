@@ -7,7 +7,9 @@
  *   a limit field spanning three directions: no unique sliding vector (reported);
  *   the billiard ball: rolling at t = 2 v0/(7 mu g) with speed 5 v0/7;
  *   the flowmeter rolling at both contacts: v = v_f + (v0 - v_f) e^{-ct/(1+2j)} and the
- *     tangencies of F_SR at Sigma_RR, -+(1+2j)/(j(1+j)) mu (g - j v^2/d) (4.51). */
+ *     tangencies of F_SR at Sigma_RR, -+(1+2j)/(j(1+j)) mu (g - j v^2/d) (4.51);
+ *   models refusing their field in some directions: the ball fails at its arrival, the
+ *     flowmeter in its first stage, and the analysis reports the code (never a verdict). */
 #include <math.h>
 #include <string.h>
 
@@ -122,10 +124,72 @@ static void flowmeter(void) {
   CHECK_CLOSE(x[3], vf + (v0 - vf) * exp(-c * 20.0 / (1 + 2 * j)), 1e-9, "v(20)");
 }
 
+/* A model that refuses its field in some slip directions (code -4, fatal): the engines never
+ * decide on a field the model did not give, they end the member as the model's failure where
+ * the analysis first needs such a direction. */
+enum { REFUSED = -4 };
+static const tf_kernel *wrapped;
+
+static int ball_field2_refusing(double t, const double *x, const double *dir, const double *p,
+                                double *dx) {
+  if (dir[1] < -0.99) return REFUSED;
+  return wrapped->codim2->field2(t, x, dir, p, dx);
+}
+
+static int flowmeter_refusing(double t, const double *x, const double *dp, const double *dm,
+                              const double *p, double *dx) {
+  if (dp[1] < -0.99) return REFUSED;
+  return wrapped->two_contact->field_dual(t, x, dp, dm, p, dx);
+}
+
+static void refusals(void) {
+  /* the billiard ball slips along a = 0.4 (sin a > 0) until it rolls at t = 2 v0/(7 mu g): its
+   * arrival's classification scans every direction of the circle, some of them refused */
+  wrapped = tf_kernel_find("ball-pool");
+  tf_codim2_ops ops = *wrapped->codim2;
+  ops.field2 = ball_field2_refusing;
+  tf_kernel k = *wrapped;
+  k.codim2 = &ops;
+  const double p[5] = {0.17, 0.03, 0.2, 9.81, 0.0}, v0 = 2.0, a = 0.4;
+  double x[4] = {v0 * cos(a), v0 * sin(a), v0 * cos(a), v0 * sin(a)};
+  tf_evolve2 *e = tf_evolve2_create(&k, p, NULL);
+  const tf_evolve2_result r = tf_evolve2_run(e, 0, x, 3.0);
+  tf_evolve2_destroy(e);
+  CHECK(r.status == TF_MEMBER_FAILED && r.counts[TF_C2_ROLL_START] == 0,
+        "refused directions at the arrival: status %d, %ld roll_start", r.status,
+        (long)r.counts[TF_C2_ROLL_START]);
+  CHECK_CLOSE(r.t, 2 * v0 / (7 * 0.2 * 9.81), 1e-9, "the member ends at its arrival");
+  /* the codim-2 analysis reports the refusal where a caller asks for it */
+  tf_codim2_sys sys;
+  tf_codim2_kernel_ctx store;
+  tf_codim2_from_kernel(&sys, &store, &k, p);
+  int refusal = 0;
+  sys.refusal = &refusal;
+  const double on_sigma[4] = {0, 0, 1, 0};
+  tf_codim2_sliding sv;
+  tf_codim2_sliding_vector(&sys, 0, on_sigma, &sv);
+  CHECK(refusal == REFUSED, "the sliding vector's samples: refusal %d", refusal);
+  /* the flowmeter rolling at both contacts moves with the sliding vectors of Sigma_SR, whose
+   * samples cover every direction of the slipping contact: its first stage fails */
+  wrapped = tf_kernel_find("flowmeter");
+  tf_two_contact_ops dual_ops = *wrapped->two_contact;
+  dual_ops.field_dual = flowmeter_refusing;
+  tf_kernel fk = *wrapped;
+  fk.two_contact = &dual_ops;
+  const double fp[7] = {0.005, 0.096, 0.4, 1.35, 0.6, 0.039, 0.5};
+  tf_dual *dc = tf_dual_create(&fk, fp, NULL);
+  double y[4] = {0, 0, 0, 0.3};
+  const tf_dual_result res = tf_dual_run(dc, 0, y, 20.0);
+  tf_dual_destroy(dc);
+  CHECK(res.status == TF_MEMBER_FAILED && res.t == 0.0,
+        "flowmeter with refused directions: status %d at t = %g", res.status, res.t);
+}
+
 int main(void) {
   example_2_9();
   general_decomposition();
   billiard();
   flowmeter();
+  refusals();
   return check_report("test_codim2");
 }

@@ -6,7 +6,8 @@
  *   b = 0, from (-1, 2): crossing at tc = -3 + sqrt(11), then slip+ with x' = t + 1;
  *   b = 1, from (0.3, 0): y = e^t - 1, arrival where e^t - 0.7 - 2t = 0 (Newton below),
  *     sliding until y = 1 at t2 = ln 2, then x = e^t - 2 - 2 (t - ln 2).
- * With b = 1 DOPRI5 is not exact, and event-time errors must fall with the tolerance. */
+ * With b = 1 DOPRI5 is not exact, and event-time errors must fall with the tolerance.
+ * A relay whose minus field the model refuses ends at its arrival on Sigma, as a failure. */
 #include <math.h>
 
 #include "check.h"
@@ -116,7 +117,42 @@ static void start_on_sigma(void) {
   CHECK(fabs(x[0]) < 1e-12 && fabs(x[1] - 0.5) < 1e-12, "still sliding at (%g, %g)", x[0], x[1]);
 }
 
+/* The relay with its minus field refused everywhere (code -6): from (0.3, 0) the member slips
+ * on the plus side to Sigma at t1 = 1 - sqrt(0.4), where crossing or sliding needs the minus
+ * field: it ends there as the model's failure, with no event, and a member started on Sigma
+ * fails at once. */
+static const tf_kernel *relay;
+static int plus_only(double t, const double *x, int side, const double *p, double *dx) {
+  if (side < 0) return -6;
+  return relay->filippov->slip(t, x, side, p, dx);
+}
+
+static void refused_side(void) {
+  relay = tf_kernel_find("relay");
+  tf_filippov_ops ops = *relay->filippov;
+  ops.slip = plus_only;
+  ops.stick = NULL, ops.slip_lanes = NULL; /* the sliding law from the two slips */
+  tf_kernel k = *relay;
+  k.filippov = &ops;
+  const double p[2] = {1.0, 0.0};
+  tf_evolve_options o = tf_evolve_default_options();
+  o.ode.rtol = o.ode.atol = 1e-10;
+  tf_evolve *e = tf_evolve_create(&k, p, &o);
+  log_t l = {0};
+  tf_evolve_set_callbacks(e, record, NULL, &l);
+  double x[2] = {0.3, 0.0};
+  tf_evolve_result r = tf_evolve_run(e, 0.0, x, 2.0, 0);
+  CHECK(r.status == TF_MEMBER_FAILED && l.n == 0, "minus field refused: status %d, %d events",
+        r.status, l.n);
+  CHECK_CLOSE(r.t, 1 - sqrt(0.4), 1e-9, "minus field refused: ends at the arrival");
+  double y[2] = {0.0, -0.5};
+  r = tf_evolve_run(e, 0.0, y, 1.0, 0);
+  CHECK(r.status == TF_MEMBER_FAILED, "started on Sigma, minus field refused: status %d", r.status);
+  tf_evolve_destroy(e);
+}
+
 int main(void) {
+  refused_side();
   sliding_case();
   crossing_case();
   exponential_case();

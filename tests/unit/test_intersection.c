@@ -19,7 +19,9 @@
  *     detach distance / 1/2 — checked to 1e-9 — and differs from it by at most
  *     max |F| times that shift (intersection.escape_distance bounds the effect);
  *   the wheel at full stick: the analysis through the kernel's slip_lanes (the scans of F*
- *     side by side) is the one through slip alone, bit for bit. */
+ *     side by side) is the one through slip alone, bit for bit;
+ *   a model that refuses its field where x2 < 0: the analysis at I gives no verdict but the
+ *     model's code (one by one and side by side), and a member reaching I fails there. */
 #include <math.h>
 #include <string.h>
 
@@ -45,8 +47,13 @@ static double g_fn(const double *x, const double *p, double *grad) {
   return x[1];
 }
 
+/* refuse_below: the model refuses its field where x2 < 0 (code 5, outside its domain) */
+static bool refuse_below;
+enum { OUTSIDE = 5 };
+
 static int slip(double t, const double *x, int side, const double *p, double *dx) {
   (void)t, (void)side, (void)p;
+  if (refuse_below && x[1] < 0) return OUTSIDE;
   const double rho = hypot(x[0], x[1]);
   dx[0] = -x[0] / rho + x[2];
   dx[1] = -x[1] / rho;
@@ -306,7 +313,7 @@ static void example_slip_lanes(int lanes, const double *t, const double *x, cons
                                double *dx, int *code) {
   for (int l = 0; l < lanes; l++) {
     const double y[3] = {x[l], x[lanes + l], x[2 * lanes + l]};
-    double f[3];
+    double f[3] = {NAN, NAN, NAN}; /* a refused lane's */
     CHECK(p[l] == 1 || p[l] == -1, "lane %d's side %g", l, p[l]);
     code[l] = slip(t[l], y, (int)p[l], NULL, f);
     for (int i = 0; i < 3; i++) dx[i * lanes + l] = f[i];
@@ -345,8 +352,44 @@ static void side_by_side_scans(void) {
   }
 }
 
+/* A model undefined for x2 < 0: every analysis at I needs F* there, so none decides.  With x3
+ * frozen the member from (0.3, 0, 0) stays on x2 = 0 (never refused on its way) and reaches I at
+ * t = 0.3, where it fails as the model's failure, with no intersection event. */
+static void refusals(void) {
+  refuse_below = true;
+  third = FROZEN;
+  tf_filippov_ops ops = example_ops;
+  ops.slip_lanes = example_slip_lanes;
+  tf_kernel lanes = example;
+  lanes.filippov = &ops;
+  const tf_kernel *kinds[2] = {&example, &lanes};
+  for (int c = 0; c < 2; c++) {
+    const double x[3] = {0, 0, 0.5};
+    tf_meet m;
+    tf_meet_classify(kinds[c], NULL, 0, x, &m);
+    CHECK(m.verdict == TF_MEET_UNDEFINED && m.model_code == OUTSIDE,
+          "refused half-plane (%s): verdict %s, code %d", c ? "side by side" : "one by one",
+          tf_meet_verdict_name(m.verdict), m.model_code);
+    double Fs[3];
+    const int rc = tf_meet_sliding_vector(kinds[c], NULL, 0, x, Fs);
+    CHECK(rc == OUTSIDE && isnan(Fs[0]) && isnan(Fs[2]), "sliding vector: code %d, Fs3 %g", rc,
+          Fs[2]);
+  }
+  log_t l = {0};
+  tf_evolve *e = logging_engine(1e-10, &l);
+  double x[3] = {0.3, 0, 0};
+  const tf_evolve_result r = tf_evolve_run(e, 0, x, 2.0, 0);
+  CHECK(r.status == TF_MEMBER_FAILED && l.n == 0, "refused at I: status %d, %d events", r.status,
+        l.n);
+  CHECK_CLOSE(r.t, 0.3, 1e-9, "refused at I: the member ends at its arrival");
+  tf_evolve_destroy(e);
+  refuse_below = false;
+  third = ANTALI;
+}
+
 int main(void) {
   classify_cases();
+  refusals();
   side_by_side_scans();
   fan_case(0.5, TF_MEET_PASS);   /* V'/R = -1: one departure */
   fan_case(0.9, TF_MEET_PASS);   /* V'/R = -0.2 */
