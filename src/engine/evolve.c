@@ -34,8 +34,9 @@ struct tf_evolve {
   bool saltation;
   bool tangent_collapsed; /* this run put the tangent vectors into T Sigma (sliding) */
   bool stop;              /* tf_evolve_request_stop */
-  /* a refusal of the slip field outside the stepper's stages (the analysis of an arrival at
-   * the intersection, or the event function along it): ends the run as the model's failure */
+  /* the first refusal of a field outside the stepper's stages (an arrival's tangencies, the
+   * sliding law's event functions, the analysis at the intersection, a landing's slope, a
+   * saltation): ends the run as the model's failure (after_step, transition) */
   int refused;
   double *aug, *f1, *f2, *probe;
   double *jac; /* n x n: the slip Jacobian of the current state, when the kernel gives it */
@@ -313,7 +314,7 @@ static int meet(tf_evolve *e, double t, double *x, tf_mode *next) {
   tf_meet m;
   tf_meet_classify(e->k, e->p, t, x, &m);
   if (m.model_code) {
-    e->refused = m.model_code;
+    note_refusal(e, m.model_code);
     return TF_MEMBER_FAILED;
   }
   if (m.verdict == TF_MEET_REST || m.verdict == TF_MEET_SLIDE) {
@@ -354,7 +355,7 @@ static int leave_meet(tf_evolve *e, double t, double *x, tf_mode *next) {
   tf_meet m;
   tf_meet_classify(e->k, e->p, t, x, &m);
   if (m.model_code) {
-    e->refused = m.model_code;
+    note_refusal(e, m.model_code);
     return TF_MEMBER_FAILED;
   }
   if (m.count == 0) {
