@@ -635,7 +635,8 @@ void tf_evolve_begin(tf_evolve *e, double t0, const double *x_io, double t_end, 
   if (e->mode == TF_MODE_SLIDING) project_to_sigma(e, x), start_sliding(e, x);
   e->res = &e->run;
   e->tangent_collapsed = false, e->stop = false, e->refused = refused;
-  tf_event_loop_begin(e->loop, t0, x, t_end, &e->run.events);
+  /* fields refused where the first mode is decided: no step; tf_evolve_end says why */
+  tf_event_loop_begin(e->loop, t0, x, refused ? t0 : t_end, &e->run.events);
 }
 
 tf_evolve_result tf_evolve_end(tf_evolve *e, double *x_io) {

@@ -147,7 +147,9 @@ static void refused_side(void) {
   CHECK_CLOSE(r.t, 1 - sqrt(0.4), 1e-9, "minus field refused: ends at the arrival");
   double y[2] = {0.0, -0.5};
   r = tf_evolve_run(e, 0.0, y, 1.0, 0);
-  CHECK(r.status == TF_MEMBER_FAILED, "started on Sigma, minus field refused: status %d", r.status);
+  CHECK(r.status == TF_MEMBER_FAILED && r.t == 0.0 && r.work.steps == 0,
+        "started on Sigma, minus field refused: status %d at t = %g after %ld steps", r.status, r.t,
+        (long)r.work.steps);
   tf_evolve_destroy(e);
 }
 
