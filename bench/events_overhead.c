@@ -131,7 +131,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err.msg);
     return 1;
   }
-  tf_twofold_analyze(kernel, params, xs, &tw);
+  if (tf_twofold_analyze(kernel, params, xs, &tw, &err)) {
+    fprintf(stderr, "%s\n", err.msg);
+    return 1;
+  }
   tf_exit_policy_setup(&pol, kernel, params, &tw, &err);
   tf_evolve_options o = tf_evolve_default_options();
   o.ode.rtol = 1e-10, o.ode.atol = 1e-12;

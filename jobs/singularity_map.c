@@ -149,7 +149,11 @@ static int run_member(void *ctx, uint64_t member, void *const *row) {
     return TF_MEMBER_FAILED;
   }
   tf_twofold t;
-  tf_twofold_analyze(k, p, x, &t);
+  if (tf_twofold_analyze(k, p, x, &t, &err)) { /* the model refuses its field there: as above */
+    fill(x, k->dim, NAN), fill(K, 4, NAN), fill(J, 2, NAN);
+    *(int64_t *)row[job->col.cls] = CLASS_NONE;
+    return TF_MEMBER_FAILED;
+  }
   K[0] = t.K_pp, K[1] = t.K_pm, K[2] = t.K_mp, K[3] = t.K_mm;
   J[0] = t.J1, J[1] = t.J2;
   *(int64_t *)row[job->col.cls] = t.cls;

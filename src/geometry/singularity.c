@@ -1,14 +1,25 @@
 /* singularity.c — locating and classifying two-folds (see singularity.h). */
 #include "singularity.h"
+#include "ode.h"
 #include "vec.h"
 
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <string.h>
 
-static void residual(const tf_kernel *k, const double *p, const double *x, double *res) {
+/* (h, L+, L-) at x; the fields' refusal (model.h), L NaN where refused. */
+static int residual(const tf_kernel *k, const double *p, const double *x, double *res) {
   res[0] = k->filippov->switching(x, p, NULL);
-  tf_filippov_tangencies(k, p, x, &res[1], &res[2]);
+  return tf_filippov_tangencies(k, p, x, &res[1], &res[2]);
+}
+
+/* A search or analysis that met a refused field: it says so instead of deciding on it. */
+static int refused_at(const tf_kernel *k, int code, const double *x, const char *what,
+                      tf_error *err) {
+  char why[256];
+  tf_kernel_failure_message(k, code, why, sizeof why);
+  return tf_fail(err, "%s: model '%s' refuses its slip field at (%g, %g, %g): %s", what, k->name,
+                 x[0], x[1], x[2], why);
 }
 
 /* Rows: grad h, grad L+, grad L-. */
@@ -50,7 +61,8 @@ int tf_twofold_locate(const tf_kernel *k, const double *p, const double *guess, 
   memcpy(x, guess, n * sizeof *x);
   double res[3], jac[3][TF_MAX_DIM], dx[TF_MAX_DIM];
   for (int it = 0; it <= max_iter; it++) {
-    residual(k, p, x, res);
+    const int code = residual(k, p, x, res);
+    if (code) return refused_at(k, code, x, "two-fold search", err);
     const double norm = sqrt(tf_dot(res, res, 3));
     if (!isfinite(norm)) break;
     if (norm < tol) {
@@ -58,6 +70,12 @@ int tf_twofold_locate(const tf_kernel *k, const double *p, const double *guess, 
       return 0;
     }
     jacobian(k, p, x, jac);
+    for (int r = 1; r < 3; r++) /* the slopes' differences take the fields next to x */
+      if (!tf_state_finite(jac[r], n))
+        return tf_fail(err,
+                       "two-fold search: model '%s' refuses its slip field next to (%g, %g, "
+                       "%g), where the search takes the slopes of L+ and L-",
+                       k->name, x[0], x[1], x[2]);
     if (newton_step(jac, n, res, dx))
       return tf_fail(err,
                      "two-fold search: h, L+ and L- have dependent gradients near (%g, %g, %g) "
@@ -80,14 +98,21 @@ static tf_twofold_class classify(tf_twofold *t) {
   return t->J1 < 0 ? TF_TWOFOLD_TEIXEIRA_CASE1 : TF_TWOFOLD_TEIXEIRA_CASE2;
 }
 
-void tf_twofold_analyze(const tf_kernel *k, const double *p, const double *x, tf_twofold *t) {
+int tf_twofold_analyze(const tf_kernel *k, const double *p, const double *x, tf_twofold *t,
+                       tf_error *err) {
   const size_t n = k->dim;
   memset(t, 0, sizeof *t);
   memcpy(t->x, x, n * sizeof *x);
-  tf_filippov_field(k, p, x, +1, t->f_plus);
-  tf_filippov_field(k, p, x, -1, t->f_minus);
+  const int code = tf_model_code_join(tf_filippov_field(k, p, x, +1, t->f_plus),
+                                      tf_filippov_field(k, p, x, -1, t->f_minus));
+  if (code) return refused_at(k, code, x, "two-fold analysis", err);
   tf_filippov_tangency_gradient(k, p, x, +1, t->grad_lp);
   tf_filippov_tangency_gradient(k, p, x, -1, t->grad_lm);
+  if (!tf_state_finite(t->grad_lp, n) || !tf_state_finite(t->grad_lm, n))
+    return tf_fail(err,
+                   "two-fold analysis: model '%s' refuses its slip field next to (%g, %g, %g), "
+                   "where the analysis takes the slopes of L+ and L-",
+                   k->name, x[0], x[1], x[2]);
   t->K_pp = tf_dot(t->grad_lp, t->f_plus, n); /* eq (22) */
   t->K_pm = tf_dot(t->grad_lp, t->f_minus, n);
   t->K_mp = tf_dot(t->grad_lm, t->f_plus, n);
@@ -104,6 +129,7 @@ void tf_twofold_analyze(const tf_kernel *k, const double *p, const double *x, tf
   }
   t->cls = classify(t);
   t->nondeterministic = t->cls == TF_TWOFOLD_TEIXEIRA_CASE1;
+  return 0;
 }
 
 const char *tf_twofold_class_name(tf_twofold_class c) {

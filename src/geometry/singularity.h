@@ -36,12 +36,15 @@ typedef struct tf_twofold {
 } tf_twofold;
 
 /* Newton (minimum-norm steps for dim > 3) on (h, L+, L-) = 0 from `guess`.  Fails with a
- * message if it does not converge to |residual| < tol within max_iter iterations. */
+ * message if it does not converge to |residual| < tol within max_iter iterations, or if the
+ * model refuses its slip field where the search needs it (naming the model and the point). */
 int tf_twofold_locate(const tf_kernel *k, const double *p, const double *guess, double tol,
                       int max_iter, double *x, int *iterations, tf_error *err);
 
-/* Curvatures, J1, J2, eigenvalues and the class at a two-fold x. */
-void tf_twofold_analyze(const tf_kernel *k, const double *p, const double *x, tf_twofold *out);
+/* Curvatures, J1, J2, eigenvalues and the class at a two-fold x.  Fails with a message, and no
+ * class, where the model refuses its slip field at x or next to it. */
+int tf_twofold_analyze(const tf_kernel *k, const double *p, const double *x, tf_twofold *out,
+                       tf_error *err);
 
 const char *tf_twofold_class_name(tf_twofold_class c);
 

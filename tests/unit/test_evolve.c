@@ -7,12 +7,15 @@
  *   b = 1, from (0.3, 0): y = e^t - 1, arrival where e^t - 0.7 - 2t = 0 (Newton below),
  *     sliding until y = 1 at t2 = ln 2, then x = e^t - 2 - 2 (t - ln 2).
  * With b = 1 DOPRI5 is not exact, and event-time errors must fall with the tolerance.
- * A relay whose minus field the model refuses ends at its arrival on Sigma, as a failure. */
+ * A relay whose minus field the model refuses ends at its arrival on Sigma, as a failure; the
+ * wheel's two-fold search and analysis with its minus field refused say why they fail. */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "evolve.h"
 #include "kernel.h"
+#include "singularity.h"
 #include "status.h"
 
 typedef struct log {
@@ -153,8 +156,41 @@ static void refused_side(void) {
   tf_evolve_destroy(e);
 }
 
+/* The wheel with its minus slip field refused: its two-fold can be neither found nor analysed,
+ * and both say why instead of classifying a field never written. */
+static const tf_kernel *wheel;
+static int wheel_plus_only(double t, const double *x, int side, const double *p, double *dx) {
+  if (side < 0) return -6;
+  return wheel->filippov->slip(t, x, side, p, dx);
+}
+
+static void refused_twofold(void) {
+  wheel = tf_kernel_find("wheel");
+  double p[32];
+  for (size_t i = 0; i < wheel->nparams; i++) p[i] = wheel->params[i].def;
+  tf_error err;
+  double guess[3], x[3];
+  int iterations;
+  CHECK(wheel->prepare(p, &err) == 0 && wheel->filippov->twofold_guess(p, guess) == 0 &&
+            tf_twofold_locate(wheel, p, guess, 1e-12, 50, x, &iterations, &err) == 0,
+        "the wheel's two-fold");
+  tf_filippov_ops ops = *wheel->filippov;
+  ops.slip = wheel_plus_only;
+  ops.stick = NULL, ops.stick_side = NULL, ops.slip_lanes = NULL;
+  tf_kernel k = *wheel;
+  k.filippov = &ops;
+  double y[3];
+  CHECK(tf_twofold_locate(&k, p, guess, 1e-12, 50, y, &iterations, &err) != 0 &&
+            strstr(err.msg, "refuses its slip field") != NULL,
+        "two-fold search with a refused field: %s", err.msg);
+  tf_twofold t;
+  CHECK(tf_twofold_analyze(&k, p, x, &t, &err) != 0 && strstr(err.msg, "refuses") != NULL,
+        "two-fold analysis with a refused field: %s", err.msg);
+}
+
 int main(void) {
   refused_side();
+  refused_twofold();
   sliding_case();
   crossing_case();
   exponential_case();
