@@ -124,19 +124,26 @@ static void start_on_sigma(void) {
  * on the plus side to Sigma at t1 = 1 - sqrt(0.4), where crossing or sliding needs the minus
  * field: it ends there as the model's failure, with no event, and a member started on Sigma
  * fails at once. */
-static const tf_kernel *relay;
+static const tf_kernel *plus_side_of; /* the kernel whose plus slip field plus_only keeps */
 static int plus_only(double t, const double *x, int side, const double *p, double *dx) {
   if (side < 0) return -6;
-  return relay->filippov->slip(t, x, side, p, dx);
+  return plus_side_of->filippov->slip(t, x, side, p, dx);
+}
+
+/* base with its minus slip field refused (plus_only), the sliding law from the two slips */
+static tf_kernel without_minus(const tf_kernel *base, tf_filippov_ops *ops) {
+  plus_side_of = base;
+  *ops = *base->filippov;
+  ops->slip = plus_only;
+  ops->stick = NULL, ops->stick_side = NULL, ops->slip_lanes = NULL;
+  tf_kernel k = *base;
+  k.filippov = ops;
+  return k;
 }
 
 static void refused_side(void) {
-  relay = tf_kernel_find("relay");
-  tf_filippov_ops ops = *relay->filippov;
-  ops.slip = plus_only;
-  ops.stick = NULL, ops.slip_lanes = NULL; /* the sliding law from the two slips */
-  tf_kernel k = *relay;
-  k.filippov = &ops;
+  tf_filippov_ops ops;
+  const tf_kernel k = without_minus(tf_kernel_find("relay"), &ops);
   const double p[2] = {1.0, 0.0};
   tf_evolve_options o = tf_evolve_default_options();
   o.ode.rtol = o.ode.atol = 1e-10;
@@ -158,14 +165,8 @@ static void refused_side(void) {
 
 /* The wheel with its minus slip field refused: its two-fold can be neither found nor analysed,
  * and both say why instead of classifying a field never written. */
-static const tf_kernel *wheel;
-static int wheel_plus_only(double t, const double *x, int side, const double *p, double *dx) {
-  if (side < 0) return -6;
-  return wheel->filippov->slip(t, x, side, p, dx);
-}
-
 static void refused_twofold(void) {
-  wheel = tf_kernel_find("wheel");
+  const tf_kernel *wheel = tf_kernel_find("wheel");
   double p[32];
   for (size_t i = 0; i < wheel->nparams; i++) p[i] = wheel->params[i].def;
   tf_error err;
@@ -174,11 +175,8 @@ static void refused_twofold(void) {
   CHECK(wheel->prepare(p, &err) == 0 && wheel->filippov->twofold_guess(p, guess) == 0 &&
             tf_twofold_locate(wheel, p, guess, 1e-12, 50, x, &iterations, &err) == 0,
         "the wheel's two-fold");
-  tf_filippov_ops ops = *wheel->filippov;
-  ops.slip = wheel_plus_only;
-  ops.stick = NULL, ops.stick_side = NULL, ops.slip_lanes = NULL;
-  tf_kernel k = *wheel;
-  k.filippov = &ops;
+  tf_filippov_ops ops;
+  const tf_kernel k = without_minus(wheel, &ops);
   double y[3];
   CHECK(tf_twofold_locate(&k, p, guess, 1e-12, 50, y, &iterations, &err) != 0 &&
             strstr(err.msg, "refuses its slip field") != NULL,
