@@ -125,13 +125,8 @@ static int execute(tf_run *run, tf_error *err) {
     return -1;
   }
   tf_twofold t;
-  if (tf_twofold_analyze(k, job->model.params, x, &t, err)) {
-    char where[256], why[sizeof err->msg];
-    snprintf(why, sizeof why, "%s", err->msg);
-    tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'model.params': %s",
-                 tf_config_where(run->cfg, "model.params", where, sizeof where), why);
-    return -1;
-  }
+  if (tf_twofold_analyze(k, job->model.params, x, &t, err))
+    return tf_config_fail_key(run->cfg, "model.params", err, "%s", err->msg); /* copies first */
   report(run, job, &t, iterations);
   if (run->rank == 0 && !run->quiet && !run->json) {
     printf("two-fold of '%s' at", k->name);

@@ -141,15 +141,12 @@ static int run_member(void *ctx, uint64_t member, void *const *row) {
   double guess[TF_MAX_DIM];
   int iterations;
   tf_error err;
+  tf_twofold t;
+  /* no two-fold found, or the model refuses its field at or next to it */
   if (k->filippov->twofold_guess(p, guess) ||
       tf_twofold_locate(k, p, guess, job->tolerance, (int)job->max_iterations, x, &iterations,
-                        &err)) {
-    fill(x, k->dim, NAN), fill(K, 4, NAN), fill(J, 2, NAN);
-    *(int64_t *)row[job->col.cls] = CLASS_NONE;
-    return TF_MEMBER_FAILED;
-  }
-  tf_twofold t;
-  if (tf_twofold_analyze(k, p, x, &t, &err)) { /* the model refuses its field there: as above */
+                        &err) ||
+      tf_twofold_analyze(k, p, x, &t, &err)) {
     fill(x, k->dim, NAN), fill(K, 4, NAN), fill(J, 2, NAN);
     *(int64_t *)row[job->col.cls] = CLASS_NONE;
     return TF_MEMBER_FAILED;

@@ -88,7 +88,7 @@ static void analysed_field(const tf_dual *d, double t, const double *x, const do
                            const double *dm, double *f) {
   const int rc = d->k->two_contact->field_dual(t, x, dp, dm, d->p, f);
   if (!rc) return;
-  if (!*d->view_sr.refusal) *d->view_sr.refusal = rc;
+  tf_model_code_keep(d->view_sr.refusal, rc);
   for (size_t i = 0; i < d->n; i++) f[i] = NAN;
 }
 
@@ -537,7 +537,7 @@ static void current_field(void *ctx, double t, const double *x, double *dx) {
   tf_dual *d = ctx;
   const bool failed = d->sliding_failed;
   const int rc = rhs(t, x, d, dx);
-  if (rc && !d->refused) d->refused = rc; /* at a located event: no step to shrink */
+  tf_model_code_keep(&d->refused, rc); /* at a located event: no step to shrink */
   d->sliding_failed = failed;
 }
 

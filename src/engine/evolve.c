@@ -117,7 +117,7 @@ static int sliding_tangencies(const tf_evolve *e, const double *x, double *lp, d
 
 /* A refusal outside the stepper's stages: the first is kept, and ends the run. */
 static void note_refusal(tf_evolve *e, int code) {
-  if (code && !e->refused) e->refused = code;
+  tf_model_code_keep(&e->refused, code);
 }
 
 static int mode_field(const tf_evolve *e, tf_mode mode, double t, const double *x, double *dx) {

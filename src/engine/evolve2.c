@@ -181,7 +181,7 @@ static void current_field(void *ctx, double t, const double *x, double *dx) {
   tf_evolve2 *e = ctx;
   const bool failed = e->sliding_failed;
   const int rc = mode_field(e, t, x, dx);
-  if (rc && !e->refused) e->refused = rc; /* at a located event: no step to shrink */
+  tf_model_code_keep(&e->refused, rc); /* at a located event: no step to shrink */
   e->sliding_failed = failed;
 }
 

@@ -99,12 +99,8 @@ static int find_twofold(tf_pws *pws, tf_config *cfg, tf_error *err) {
                         "for these parameters)",
                         tf_config_where(cfg, "model.params", where, sizeof where), why, k->name);
   }
-  if (tf_twofold_analyze(k, pws->model.params, x, &pws->twofold, err)) {
-    char where[256], why[sizeof err->msg];
-    snprintf(why, sizeof why, "%s", err->msg);
-    return tf_fail_code(err, TF_ERR_CONFIG, "%s: key 'model.params': %s",
-                        tf_config_where(cfg, "model.params", where, sizeof where), why);
-  }
+  if (tf_twofold_analyze(k, pws->model.params, x, &pws->twofold, err))
+    return tf_config_fail_key(cfg, "model.params", err, "%s", err->msg); /* it copies first */
   pws->has_twofold = true;
   if (!pws->twofold.nondeterministic) {
     if (pws->at_twofold) {

@@ -1,5 +1,6 @@
 /* codim2.c — see codim2.h. */
 #include "codim2.h"
+#include "ode.h"
 #include "vec.h"
 
 #include <gsl/gsl_errno.h>
@@ -60,7 +61,7 @@ void tf_codim2_frame(const tf_codim2_sys *s, const double *x, double *h, double 
  * first code kept where the caller asked for it. */
 static void note_refusal(const tf_codim2_sys *s, int code, size_t count, double *out) {
   if (!code) return;
-  if (s->refusal && !*s->refusal) *s->refusal = code;
+  if (s->refusal) tf_model_code_keep(s->refusal, code);
   for (size_t i = 0; i < count; i++) out[i] = NAN;
 }
 
@@ -71,9 +72,8 @@ void tf_codim2_field(const tf_codim2_sys *s, double t, const double *x, const do
 
 void tf_codim2_fields(const tf_codim2_sys *s, double t, const double *x, int count,
                       const double *cos_phi, const double *sin_phi, double *out) {
-  if (s->field2_many) {
-    const int code = s->field2_many(t, x, count, cos_phi, sin_phi, s->ctx, out);
-    if (code && s->refusal && !*s->refusal) *s->refusal = code;
+  if (s->field2_many) { /* it writes NaN for a refused direction itself */
+    note_refusal(s, s->field2_many(t, x, count, cos_phi, sin_phi, s->ctx, out), 0, out);
     return;
   }
   for (int j = 0; j < count; j++)

@@ -178,14 +178,14 @@ static void sigma_ray(const tf_kernel *k, const double *p, meet_ctx *c, const do
   code = tf_model_code_join(code, tf_filippov_field(k, p, y, -1, f));
   lm = tf_dot(grad, f, n);
   if (code) {
-    if (!c->refused) c->refused = code;
+    tf_model_code_keep(&c->refused, code);
     return;
   }
   const tf_sigma_region r = tf_filippov_region(lp, lm);
   if (r != TF_SIGMA_SLIDING && r != TF_SIGMA_ESCAPING) return;
   code = tf_filippov_field(k, p, y, (lp + lm) / (lm - lp), f);
   if (code) {
-    if (!c->refused) c->refused = code;
+    tf_model_code_keep(&c->refused, code);
     return;
   }
   const double R = sign * tf_dot(f, c->n2, n);

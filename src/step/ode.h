@@ -35,6 +35,11 @@ static inline int tf_model_code_join(int a, int b) {
   return a < 0 ? a : b < 0 ? b : a ? a : b;
 }
 
+/* A record of the first refusal met (0: none yet): code kept there if it is the first. */
+static inline void tf_model_code_keep(int *first, int code) {
+  if (code && !*first) *first = code;
+}
+
 /* A stepper type: its tableau, controller and operations (stepper_type.h).  The registered
  * types are listed by tf_stepper_type_at; NULL in the options means DOPRI5. */
 typedef struct tf_stepper_type tf_stepper_type;
