@@ -1,7 +1,8 @@
 /* events_overhead.c — cost of the event machinery on the slip phases of the wheel.
  *
- *   bench_events_overhead [T_END]
+ *   bench_events_overhead [T_END [PARAM=VALUE ...]]
  *
+ * (PARAM=VALUE sets a parameter of the wheel, e.g. continuation=1: docs/WHEEL.md.)
  * A Fig. 5 trajectory (leaving the two-fold with u = 0.7) is run once to record its events.
  * Each slip phase between two events is then integrated twice from the recorded start:
  * by the bare DOPRI5 stepper on the slip field to the recorded end time (no event
@@ -24,8 +25,8 @@
  * the field again (ode.h, tf_stepper_step_to).  The attempts each side's error control rejected
  * are counted too: the step that crosses the switching surface takes the slip field past it,
  * where the field's continuation has a kink (|h| in the wheel's tyre angle, eqs (6)-(7)), and
- * is rejected and retried smaller several times; the bare runs end at the recorded time and never
- * cross. */
+ * is rejected and retried smaller several times (continuation=1 continues it smoothly); the bare
+ * runs end at the recorded time and never cross. */
 #include <math.h>
 #include <mpi.h>
 #include <stdbool.h>
@@ -122,6 +123,20 @@ int main(int argc, char **argv) {
   kernel = tf_kernel_find("wheel");
   tf_error err;
   for (size_t i = 0; i < kernel->nparams; i++) params[i] = kernel->params[i].def;
+  for (int a = 2; a < argc; a++) {
+    const char *eq = strchr(argv[a], '=');
+    size_t i = 0;
+    while (eq && i < kernel->nparams &&
+           (strlen(kernel->params[i].name) != (size_t)(eq - argv[a]) ||
+            strncmp(kernel->params[i].name, argv[a], (size_t)(eq - argv[a])) != 0))
+      i++;
+    if (!eq || i == kernel->nparams) {
+      fprintf(stderr, "bench_events_overhead: '%s' is not PARAM=VALUE of a wheel parameter\n",
+              argv[a]);
+      return 2;
+    }
+    params[i] = atof(eq + 1);
+  }
   double guess[3], xs[3];
   int it;
   tf_twofold tw;

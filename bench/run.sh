@@ -78,7 +78,14 @@ run_wheel() {
     ev+="$sep$("$BUILD/bench_events_overhead" 200 | last_line)" || return 1
     sep=", "
   done
-  printf '{"ranks": %s, "lanes": %s, "event_overhead": %s]}\n' "$ranks" "$lanes" "$ev"
+  say "the same with the wheel's slip fields continued past Sigma (continuation=1), $n runs"
+  local evc="[" sepc=""
+  for ((i = 1; i <= n; i++)); do
+    evc+="$sepc$("$BUILD/bench_events_overhead" 200 continuation=1 | last_line)" || return 1
+    sepc=", "
+  done
+  printf '{"ranks": %s, "lanes": %s, "event_overhead": %s], "event_overhead_continued": %s]}\n' \
+    "$ranks" "$lanes" "$ev" "$evc"
 }
 
 run_compare() {

@@ -20,7 +20,23 @@
 #include "twofold/fast_math.h"
 #include "twofold/model.h"
 
-enum { D, M, C1, C2, BETA, R0, OMEGA0, MU, GAMMA, RSTAR, OMEGASTAR, KAPPA, K2, SIGNED_MOMENT };
+enum {
+  D,
+  M,
+  C1,
+  C2,
+  BETA,
+  R0,
+  OMEGA0,
+  MU,
+  GAMMA,
+  RSTAR,
+  OMEGASTAR,
+  KAPPA,
+  K2,
+  SIGNED_MOMENT,
+  CONTINUATION
+};
 
 static const tf_param params[] = {
     {"d", 1.0, -INFINITY, INFINITY, "offset of the slider axis from the disc centre", false},
@@ -39,6 +55,11 @@ static const tf_param params[] = {
     {"signed_moment", 1.0, 0.0, 1.0,
      "sticking moment on Sigma: 1 = sign(g) kappa F (continuous with the slip limits), "
      "0 = kappa F as printed in section IV (the same where g > 0)",
+     false},
+    {"continuation", 0.0, 0.0, 1.0,
+     "a slip field past Sigma, met only inside steps that cross it: 0 = the tyre law's |h| "
+     "(a kink on Sigma), 1 = a C2 continuation (fewer rejected steps; the same fields on "
+     "their own sides)",
      false},
 };
 
@@ -71,6 +92,8 @@ static int prepare(double *p, tf_error *err) {
   if (sin(g) == 0.0) return tf_model_fail(err, "gamma = %g: eq (9) needs sin(gamma) != 0", g);
   if (p[SIGNED_MOMENT] != 0.0 && p[SIGNED_MOMENT] != 1.0)
     return tf_model_fail(err, "signed_moment must be 0 or 1, got %g", p[SIGNED_MOMENT]);
+  if (p[CONTINUATION] != 0.0 && p[CONTINUATION] != 1.0)
+    return tf_model_fail(err, "continuation must be 0 or 1, got %g", p[CONTINUATION]);
   const double vs = vstar_of(p);
   const bool derive_kappa = p[KAPPA] == 0.0, derive_k2 = p[K2] == 0.0;
   if (derive_kappa) {
@@ -213,41 +236,87 @@ TF_FAST_INLINE void sines_cosines(int n, const double *psi, double *sine, double
     for (int i = 0; i < n; i++) sine[i] = sin(psi[i]), cosine[i] = cos(psi[i]);
 }
 
-/* The tyre angle psi of eqs (6)-(7) (sin psi and cot psi) at a state: the same for both
- * slip sides, and a smoothed or Filippov field asks for both sides (and their Jacobians) at
- * one state in a row, so the last state's values are remembered (per thread and per kind of
- * math; same bits as computing them afresh). */
-typedef struct tyre_angle {
-  double h, g, psi, sin_psi, cot_psi;
-} tyre_angle;
-static tyre_angle tyre_angle_of(const double *x, const double *p, contact k, bool fast) {
-  tyre_angle a;
-  a.h = sideways_slip(x, p, k), a.g = rolling_speed_at(x, p, k);
-  const double a6k = arccot_6kappa(p), habs = fabs(a.h), gabs = fabs(a.g);
-  /* one value: the fast functions' forms with branches (the same values as the arrays') */
-  const double angle = fast ? tf_fast_atan2(habs, gabs) : atan2(habs, gabs);
-  a.psi = a6k + fabs(1 - 2 / M_PI * a6k) * angle;
+/* The tyre angle psi = a6k + spread atan2(a, b) of eqs (6)-(7) at slip speeds a = |h|, b = |g|
+ * (spread = |1 - 2 a6k / pi|), its sine and cot, in either math.  One value: the fast functions'
+ * forms with branches (the same values as the arrays'). */
+static void tyre_angle_one(double a, double b, double a6k, bool fast, double *psi, double *sine,
+                           double *cot) {
+  const double angle = fast ? tf_fast_atan2(a, b) : atan2(a, b);
+  *psi = a6k + fabs(1 - 2 / M_PI * a6k) * angle;
   double cosine;
   if (fast)
-    tf_fast_sincos(a.psi, &a.sin_psi, &cosine);
+    tf_fast_sincos(*psi, sine, &cosine);
   else
-    a.sin_psi = sin(a.psi), cosine = cos(a.psi);
-  a.cot_psi = cosine / a.sin_psi;
+    *sine = sin(*psi), cosine = cos(*psi);
+  *cot = cosine / *sine;
+}
+
+/* A slip field past Sigma (side h < 0) is met only inside a step that crosses Sigma, whose
+ * stages run on into the other side before the crossing is located.  The tyre law's cot psi
+ * there is C(|h|, |g|), with a kink at h = 0 that makes the error estimate of every such step
+ * large (rejected steps).  Under continuation 1 a field of one side is continued past Sigma by
+ * E = 3 C(0) - 3 C(|h|) + C(2 |h|) (C(0) = cot a6k for every g): its value and first two
+ * derivatives in h meet the law's at h = 0, and it stays within the law's bounds times
+ * constants (no pole, as the odd continuation atan2(side h, |g|) has where 6 kappa > 1).
+ * `extend` is the lane's continuation parameter (0 or 1). */
+static inline bool past_sigma(double extend, double side, double h) {
+  return extend != 0 && side * h < 0;
+}
+static inline double continued_cot(double cot0, double cot, double cot2) {
+  return 3 * cot0 - 3 * cot + cot2;
+}
+
+/* cot a6k in either math: C(0), remembered for the last kappa (per thread and math) */
+static double cot_a6k_at(double kappa, bool fast) {
+  static _Thread_local double last[2] = {NAN, NAN}, value[2];
+  if (!(kappa == last[fast])) {
+    double psi, sine;
+    last[fast] = kappa,
+    tyre_angle_one(0, 1, arccot_6kappa_at(kappa), fast, &psi, &sine, &value[fast]);
+  }
+  return value[fast];
+}
+
+/* The tyre angle at a state: the same for both slip sides, and a smoothed or Filippov field
+ * asks for both sides (and their Jacobians) at one state in a row, so the last state's values
+ * are remembered (per thread and per kind of math; same bits as computing them afresh).  Under
+ * continuation 1 also the angle at (2 |h|, |g|) and C(0), for the side past Sigma. */
+typedef struct tyre_angle {
+  double h, g, psi, sin_psi, cot_psi;
+  double extend, cot0, sin_psi2, cot_psi2; /* continuation; the rest only where extend != 0 */
+} tyre_angle;
+static tyre_angle tyre_angle_of(const double *x, const double *p, contact k, bool fast) {
+  tyre_angle a = {.extend = p[CONTINUATION]};
+  a.h = sideways_slip(x, p, k), a.g = rolling_speed_at(x, p, k);
+  const double a6k = arccot_6kappa(p), habs = fabs(a.h), gabs = fabs(a.g);
+  tyre_angle_one(habs, gabs, a6k, fast, &a.psi, &a.sin_psi, &a.cot_psi);
+  if (a.extend != 0 && a.h != 0) {
+    double psi2;
+    tyre_angle_one(2 * habs, gabs, a6k, fast, &psi2, &a.sin_psi2, &a.cot_psi2);
+    a.cot0 = cot_a6k_at(p[KAPPA], fast);
+  }
   return a;
 }
 
 static tyre_angle tyre_angle_at(const double *x, const double *p, contact k, bool fast) {
   /* the key: the state and every parameter h, g and psi depend on */
-  static _Thread_local double key[2][7] = {{NAN, NAN, NAN, NAN, NAN, NAN, NAN},
-                                           {NAN, NAN, NAN, NAN, NAN, NAN, NAN}};
+  enum { KEYS = 8 };
+  static _Thread_local double key[2][KEYS] = {{NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN},
+                                              {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN}};
   static _Thread_local tyre_angle a[2];
-  const double now[7] = {x[0], x[1], x[2], p[D], p[OMEGA0], p[GAMMA], p[KAPPA]};
+  const double now[KEYS] = {x[0], x[1], x[2], p[D], p[OMEGA0], p[GAMMA], p[KAPPA], p[CONTINUATION]};
   bool same = true;
-  for (int i = 0; i < 7; i++) same = same && now[i] == key[fast][i];
+  for (int i = 0; i < KEYS; i++) same = same && now[i] == key[fast][i];
   if (same) return a[fast];
   a[fast] = tyre_angle_of(x, p, k, fast);
-  for (int i = 0; i < 7; i++) key[fast][i] = now[i];
+  for (int i = 0; i < KEYS; i++) key[fast][i] = now[i];
   return a[fast];
+}
+
+/* cot psi for the slip field of `side` at the tyre angle a */
+static inline double side_cot(const tyre_angle *a, double side) {
+  return past_sigma(a->extend, side, a->h) ? continued_cot(a->cot0, a->cot_psi, a->cot_psi2)
+                                           : a->cot_psi;
 }
 
 /* eqs (6)-(7) with sign(h) = side, continued onto h = 0, at (r, v, w) with rolling speed g
@@ -261,7 +330,7 @@ static inline void slip_of(double r, double v, double w, double side, double g, 
 }
 static void slip_at(const double *x, int side, const double *p, contact k, tyre_angle a,
                     double *dx) {
-  slip_of(x[0], x[1], x[2], side, a.g, a.cot_psi, p, 1, k, dx);
+  slip_of(x[0], x[1], x[2], side, a.g, side_cot(&a, side), p, 1, k, dx);
 }
 
 static inline int slip_with(const double *x, int side, const double *p, double *dx, bool fast) {
@@ -278,7 +347,7 @@ static int slip_fast(double t, const double *x, int side, const double *p, doubl
   return slip_with(x, side, p, dx, true);
 }
 
-enum { NPARAMS = SIGNED_MOMENT + 1 };
+enum { NPARAMS = CONTINUATION + 1 };
 
 /* The contact's sin and cos and arccot(6 kappa) of every lane: computed once where the lanes
  * share gamma and kappa (as an ensemble's members do), else lane by lane. */
@@ -296,6 +365,31 @@ TF_FAST_INLINE void contacts(int lanes, const double *restrict p, double *restri
   }
 }
 
+/* The lanes whose side lies past Sigma under continuation 1 (side[l] != 0, not asked for
+ * otherwise) get their cot continued, packed: their angles at (2 |h|, |g|) in one call (the
+ * fast functions' bits do not depend on the packing), as slip does one by one. */
+TF_FAST_INLINE void continue_lanes(int lanes, const double *h, const double *habs,
+                                   const double *gabs, const double *side, const double *extend,
+                                   const double *kappa, const double *a6k, double *cot, bool fast) {
+  enum { W = TF_LANES_MAX };
+  int past[W], m = 0;
+  for (int l = 0; l < lanes; l++)
+    if (side[l] != 0 && past_sigma(extend[l], side[l], h[l])) past[m++] = l;
+  if (m == 0) return;
+  double a2[W], b[W], angle[W], psi[W], sine[W], cosine[W];
+  for (int i = 0; i < m; i++) a2[i] = 2 * habs[past[i]], b[i] = gabs[past[i]];
+  slip_angles(m, a2, b, angle, fast);
+  for (int i = 0; i < m; i++) {
+    const double a6 = a6k[past[i]];
+    psi[i] = a6 + fabs(1 - 2 / M_PI * a6) * angle[i];
+  }
+  sines_cosines(m, psi, sine, cosine, fast);
+  for (int i = 0; i < m; i++) {
+    const int l = past[i];
+    cot[l] = continued_cot(cot_a6k_at(kappa[l], fast), cot[l], cosine[i] / sine[i]);
+  }
+}
+
 /* slip lane by lane (model.h, slip_lanes), with the same operations as slip and its tyre angle
  * computed afresh (the cache serves a field asked twice at one state, which lanes never are).
  * In phases over all lanes, structure of arrays: loops of plain arithmetic that the compiler
@@ -308,11 +402,13 @@ TF_FAST_INLINE void slip_lanes_with(int lanes, const double *restrict x, const d
   const size_t n = (size_t)lanes;
   const double *restrict r = x, *restrict v = x + lanes, *restrict w = x + 2 * lanes;
   const double *restrict side = p + NPARAMS * lanes;
-  double ks[W], kc[W], a6k[W], g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W];
+  double ks[W], kc[W], a6k[W], h[W], g[W], habs[W], gabs[W], angle[W], psi[W], sine[W], cosine[W],
+      cot[W];
   contacts(lanes, p, ks, kc, a6k);
   for (int l = 0; l < lanes; l++) {
     const contact k = {ks[l], kc[l]};
-    habs[l] = fabs(sideways_slip_of(r[l], v[l], w[l], p + l, n, k));
+    h[l] = sideways_slip_of(r[l], v[l], w[l], p + l, n, k);
+    habs[l] = fabs(h[l]);
     g[l] = rolling_speed_of(r[l], v[l], w[l], p + l, n, k);
     gabs[l] = fabs(g[l]);
   }
@@ -326,11 +422,13 @@ TF_FAST_INLINE void slip_lanes_with(int lanes, const double *restrict x, const d
   else
     for (int l = 0; l < lanes; l++)
       sine[l] = side[l] != 0 ? sin(psi[l]) : 1.0, cosine[l] = side[l] != 0 ? cos(psi[l]) : 0.0;
+  for (int l = 0; l < lanes; l++) cot[l] = cosine[l] / sine[l];
+  continue_lanes(lanes, h, habs, gabs, side, p + CONTINUATION * lanes, p + KAPPA * lanes, a6k, cot,
+                 fast);
   double out[3 * W]; /* dx in full afterwards: stores to it could alias p, as far as gcc knows */
   for (int l = 0; l < lanes; l++) {
     double d[3];
-    slip_of(r[l], v[l], w[l], side[l], g[l], cosine[l] / sine[l], p + l, n, (contact){ks[l], kc[l]},
-            d);
+    slip_of(r[l], v[l], w[l], side[l], g[l], cot[l], p + l, n, (contact){ks[l], kc[l]}, d);
     out[l] = d[0], out[lanes + l] = d[1], out[2 * lanes + l] = d[2];
   }
   memcpy(dx, out, 3 * n * sizeof *dx);
@@ -362,12 +460,18 @@ static inline __attribute__((always_inline)) void slip_jacobian_at(const double 
   const double grad_h[3] = {-dw * k.c, -k.s, p[D] * k.s - r * k.c};
   const double grad_g[3] = {dw * k.s, -k.c, p[D] * k.c + r * k.s};
   const double rho2 = h * h + g * g;
+  /* past Sigma under continuation 1: dE = -3 dC(|h|, |g|) + dC(2 |h|, |g|) */
+  const bool past = past_sigma(ta.extend, side, h);
+  const double weight2 = past ? 3 * spread / rho2 / (sin_psi * sin_psi) -
+                                    2 * spread / (4 * h * h + g * g) / (ta.sin_psi2 * ta.sin_psi2)
+                              : 0.0;
   double dcot[3];
-  for (int j = 0; j < 3; j++) /* chosen, not branched: 0 at full stick */
-    dcot[j] = rho2 > 0 ? -spread * (fabs(g) * sign_h * grad_h[j] - fabs(h) * sign_g * grad_g[j]) /
-                             rho2 / (sin_psi * sin_psi)
-                       : 0.0;
-  const double force = side * p[MU] * (4.0 / 3.0 - cot_psi / (18 * p[KAPPA]));
+  for (int j = 0; j < 3; j++) { /* chosen, not branched: 0 at full stick */
+    const double term = fabs(g) * sign_h * grad_h[j] - fabs(h) * sign_g * grad_g[j];
+    dcot[j] = past ? term * weight2 : rho2 > 0 ? -spread * term / rho2 / (sin_psi * sin_psi) : 0.0;
+  }
+  const double cot = past ? continued_cot(ta.cot0, cot_psi, ta.cot_psi2) : cot_psi;
+  const double force = side * p[MU] * (4.0 / 3.0 - cot / (18 * p[KAPPA]));
   const double p1 = p[K2] * (p[R0] - r) - p[C2] * v + p[M] * r * w * w;
   const double coupling = p[C1] + 2 * p[M] * r * v;
   const double dp1[3] = {-p[K2] + p[M] * w * w, -p[C2], 2 * p[M] * r * w};
@@ -417,14 +521,15 @@ static uint64_t bits_of(double x) {
   memcpy(&b, &x, sizeof b);
   return b;
 }
-TF_FAST_INLINE const tyre_angles *tyre_angles_lanes(int n, const double *habs, const double *gabs,
-                                                    double a6k, double spread, bool fast) {
+TF_FAST_INLINE const tyre_angles *tyre_angles_lanes(int slot, int n, const double *habs,
+                                                    const double *gabs, double a6k, double spread,
+                                                    bool fast) {
   enum { W = TF_LANES_MAX };
-  static _Thread_local tyre_angles memo[2];
-  static _Thread_local bool ready[2];
-  tyre_angles *a = &memo[fast];
-  if (!ready[fast]) /* keys no a6k has: ~0 is a NaN */
-    for (int l = 0; l < W; l++) a->a6k[l] = ~0ULL, ready[fast] = true;
+  static _Thread_local tyre_angles memo[2][2]; /* [fast][slot]: slot 1 for (2 |h|, |g|) */
+  static _Thread_local bool ready[2][2];
+  tyre_angles *a = &memo[fast][slot];
+  if (!ready[fast][slot]) /* keys no a6k has: ~0 is a NaN */
+    for (int l = 0; l < W; l++) a->a6k[l] = ~0ULL, ready[fast][slot] = true;
   double ha[W], ga[W], angle[W], pm[W], sm[W], cm[W];
   int miss[W], m = 0;
   const uint64_t a6k_bits = bits_of(a6k);
@@ -447,6 +552,8 @@ TF_FAST_INLINE const tyre_angles *tyre_angles_lanes(int n, const double *habs, c
  * can point to (the loop vectorises), then copied out, at once where ld is lanes. */
 typedef struct tyre_angle_lanes {
   const double *h, *g, *psi, *sine, *cot;
+  double extend, cot0;        /* continuation and C(0) */
+  const double *sine2, *cot2; /* at (2 |h|, |g|), where extend != 0 */
 } tyre_angle_lanes;
 TF_FAST_INLINE void slip_jacobians_lanes(int lanes, const int ld, const double *r, const double *v,
                                          const double *w, const double *p, contact k, double a6k,
@@ -455,7 +562,8 @@ TF_FAST_INLINE void slip_jacobians_lanes(int lanes, const int ld, const double *
   double ju[9 * TF_LANES_MAX], jd[9 * TF_LANES_MAX];
   for (int l = 0; l < lanes; l++) {
     const double xl[3] = {r[l], v[l], w[l]};
-    const tyre_angle a = {at->h[l], at->g[l], at->psi[l], at->sine[l], at->cot[l]};
+    tyre_angle a = {at->h[l], at->g[l], at->psi[l], at->sine[l], at->cot[l], .extend = at->extend};
+    if (at->extend != 0) a.cot0 = at->cot0, a.sin_psi2 = at->sine2[l], a.cot_psi2 = at->cot2[l];
     slip_jacobian_at(xl, +1, p, k, a, a6k, ju + l, ld);
     slip_jacobian_at(xl, -1, p, k, a, a6k, jd + l, ld);
   }
@@ -485,20 +593,34 @@ TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
   const contact k = contact_of(p);
   const double a6k = arccot_6kappa(p), spread = fabs(1 - 2 / M_PI * a6k);
   const double *restrict r = x, *restrict v = x + lanes, *restrict w = x + 2 * lanes;
-  double g[W], habs[W], gabs[W], cot[W];
+  double g[W], habs[W], gabs[W], cot[W], cot2[W], cot_up[W], cot_down[W];
   double hl[W], ul[3 * W], dl[3 * W]; /* h, up and down in full afterwards (slip_lanes_with) */
   for (int l = 0; l < lanes; l++) {
     hl[l] = sideways_slip_of(r[l], v[l], w[l], p, 1, k);
     g[l] = rolling_speed_of(r[l], v[l], w[l], p, 1, k);
     habs[l] = fabs(hl[l]), gabs[l] = fabs(g[l]);
   }
-  const tyre_angles *angles = tyre_angles_lanes(lanes, habs, gabs, a6k, spread, fast);
+  const tyre_angles *angles = tyre_angles_lanes(0, lanes, habs, gabs, a6k, spread, fast);
   const double *psi = angles->psi, *sine = angles->sine, *cosine = angles->cosine;
+  for (int l = 0; l < lanes; l++) cot[l] = cot_up[l] = cot_down[l] = cosine[l] / sine[l];
+  /* under continuation 1 the side past Sigma at (2 |h|, |g|): every lane off Sigma has one */
+  const double extend = p[CONTINUATION], cot0 = extend != 0 ? cot_a6k_at(p[KAPPA], fast) : 0.0;
+  const tyre_angles *angles2 = NULL;
+  if (extend != 0) {
+    double h2[W];
+    for (int l = 0; l < lanes; l++) h2[l] = 2 * habs[l];
+    angles2 = tyre_angles_lanes(1, lanes, h2, gabs, a6k, spread, fast);
+    for (int l = 0; l < lanes; l++) {
+      cot2[l] = angles2->cosine[l] / angles2->sine[l];
+      const double continued = continued_cot(cot0, cot[l], cot2[l]);
+      if (past_sigma(extend, +1, hl[l])) cot_up[l] = continued;
+      if (past_sigma(extend, -1, hl[l])) cot_down[l] = continued;
+    }
+  }
   for (int l = 0; l < lanes; l++) {
     double d[2][3];
-    cot[l] = cosine[l] / sine[l];
-    slip_of(r[l], v[l], w[l], +1, g[l], cot[l], p, 1, k, d[0]);
-    slip_of(r[l], v[l], w[l], -1, g[l], cot[l], p, 1, k, d[1]);
+    slip_of(r[l], v[l], w[l], +1, g[l], cot_up[l], p, 1, k, d[0]);
+    slip_of(r[l], v[l], w[l], -1, g[l], cot_down[l], p, 1, k, d[1]);
     ul[l] = d[0][0], ul[lanes + l] = d[0][1], ul[2 * lanes + l] = d[0][2];
     dl[l] = d[1][0], dl[lanes + l] = d[1][1], dl[2 * lanes + l] = d[1][2];
   }
@@ -508,7 +630,8 @@ TF_FAST_INLINE void slip_sides_lanes_with(int lanes, const double *restrict x,
   memcpy(down, dl, 3 * n * sizeof *down);
   memset(code, 0, n * sizeof *code);
   if (!jup) return;
-  const tyre_angle_lanes at = {hl, g, psi, sine, cot};
+  const tyre_angle_lanes at = {
+      hl, g, psi, sine, cot, extend, cot0, angles2 ? angles2->sine : NULL, angles2 ? cot2 : NULL};
   if (lanes <= 8)
     slip_jacobians_lanes(lanes, 8, r, v, w, p, k, a6k, &at, jup, jdown);
   else
@@ -551,6 +674,10 @@ static int stick(double t, const double *x, double lambda, const double *p, doub
   return stick_side(t, x, lambda, (g > 0) - (g < 0), p, dx);
 }
 
+static bool continued(const double *p) {
+  return p[CONTINUATION] != 0;
+}
+
 static int twofold_guess(const double *p, double *x) {
   x[0] = p[RSTAR];
   x[1] = vstar_of(p);
@@ -566,6 +693,7 @@ static int twofold_guess(const double *p, double *x) {
         .slip_jacobian = slip_jacobian##suffix, .secondary_switching = rolling_speed,   \
         .stick_side = stick_side, .twofold_guess = twofold_guess,                       \
         .slip_lanes = slip_lanes##suffix, .slip_sides_lanes = slip_sides_lanes##suffix, \
+        .continued = continued,                                                         \
   }
 static const tf_filippov_ops ops = WHEEL_OPS(), ops_fast = WHEEL_OPS(_fast);
 

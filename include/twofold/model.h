@@ -132,7 +132,9 @@ typedef struct tf_flow_ops {
 } tf_flow_ops;
 
 /* TF_MODEL_FILIPPOV.  Off Sigma the state follows slip(x, side) with side = sign h(x); slip is
- * also evaluated on Sigma as the limit from that side.  On Sigma the admissible fields are
+ * also evaluated on Sigma as the limit from that side, and past it (side h(x) < 0) in the stages
+ * of a step that crosses Sigma before the crossing is located: there a continuation as smooth as
+ * the field (no kink on Sigma) saves rejected steps.  On Sigma the admissible fields are
  * stick(x, lambda), affine in lambda in [-1, 1] (NULL: Filippov's convex combination of the
  * two slip limits). */
 typedef struct tf_filippov_ops {
@@ -173,6 +175,11 @@ typedef struct tf_filippov_ops {
    * [(i * dim + j) * lanes + l]. */
   void (*slip_sides_lanes)(int lanes, const double *t, const double *x, const double *p, double *h,
                            double *up, double *down, double *jup, double *jdown, int *code);
+  /* Optional: true if with these parameters slip(x, side) past Sigma (side h(x) < 0) is a
+   * continuation for the stages of a step that crosses Sigma, not the model's law there (the
+   * wheel's model.params.continuation: 1).  model.smoothing's convex field combines both
+   * sides' fields at every state, so it refuses such parameters. */
+  bool (*continued)(const double *p);
 } tf_filippov_ops;
 
 /* TF_MODEL_CODIM2: rhs is the field off Sigma = {H1 = H2 = 0}; sigma2 gives h = (H1, H2) and,

@@ -73,7 +73,17 @@ static int read_model(tf_flow *flow, tf_config *cfg, MPI_Comm comm, tf_error *er
                           "parameters; set its smoothing parameter to 0 or drop model.smoothing",
                           tf_config_where(cfg, "model.smoothing", where, sizeof where), k->name);
     flow->smoothing_on = true;
-    return tf_smoothing_from_config(cfg, k, &flow->smoothing, err);
+    if (tf_smoothing_from_config(cfg, k, &flow->smoothing, err)) return -1;
+    const tf_filippov_ops *ops = flow->kernel->filippov;
+    if (flow->smoothing.field == TF_SMOOTH_CONVEX && ops->continued && ops->continued(flow->params))
+      return tf_fail_code(
+          err, TF_ERR_CONFIG,
+          "%s: key 'model.params': with these parameters model '%s' continues its slip fields "
+          "past Sigma for event-driven steps (e.g. the wheel's continuation: 1), not by its law; "
+          "model.smoothing's convex field combines both sides' fields at every state and would "
+          "smooth that continuation: leave it at 0 here",
+          tf_config_where(cfg, "model.params", where, sizeof where), k->name);
+    return 0;
   }
   if (!self_smoothed)
     return tf_fail_code(err, TF_ERR_CONFIG,

@@ -139,4 +139,11 @@ PY
 # exit weights whose sum overflows a double would make every draw land in one bin (or none)
 expect_fail 2 "key 'exit.weights': the weights sum to inf, beyond the largest double; scale them down" -- \
   "$T" check "$CONFIGS/open-question-weighted.yaml" --set 'exit.weights=[1e308, 1e308, 1]'
+# the wheel's slip fields continued past Sigma are for event-driven steps: the convex smoothing,
+# which combines both sides' fields everywhere, refuses them; the setting is 0 or 1
+sed 's/^    rstar: 0.1859/    rstar: 0.1859\n    continuation: 1/' "$CONFIGS/wheel-smoothed.yaml" > continued.yaml
+expect_fail 2 "continued.yaml:[0-9]+: key 'model.params': .*continues its slip fields past Sigma.*convex field" -- \
+  "$T" check continued.yaml
+expect_fail 2 "model 'wheel': continuation must be 0 or 1, got 0.5" -- \
+  "$T" check "$CONFIGS/wheel-fig5.yaml" --set model.params.continuation=0.5
 finish

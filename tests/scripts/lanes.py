@@ -11,7 +11,8 @@ whose field uses every kind of operation and function (the lanes field the expre
 emits beside the scalar one), on a short scan of the pressure-relief valve (impacts and
 extrema under DOP853: the events leave the lanes for each member's own event loop), and on the
 wheel's Fig. 5 ensemble (event-driven Filippov members: crossings, sliding, two-fold exits and
-draws at full stick, each accepted step handed to the member's own event loop).  One Lorenz member is also
+draws at full stick, each accepted step handed to the member's own event loop; also with its slip
+fields continued past Sigma, model.params.continuation: 1).  One Lorenz member is also
 held against scipy's DOP853 at tight tolerance, so the identity is one of right numbers.
 The opt-in column rejected_steps (output.columns) is the same on lanes 1 and 4, and every
 member's steps and rejected attempts are those of DOPRI5 and its PI controller written out
@@ -137,6 +138,15 @@ same_files("wheel", "wheel-1.h5", "wheel-auto.h5")
 t.run(WHEEL, "wheel853-1.h5", "integrator.lanes=1", "integrator.method=dop853")
 t.run(WHEEL, "wheel853-4.h5", "integrator.lanes=4", "integrator.method=dop853")
 same_files("wheel dop853", "wheel853-1.h5", "wheel853-4.h5")
+# the slip fields continued past Sigma (model.params.continuation: 1): lanes and the members' own
+# loops take the continuation alike (slip_lanes and slip bit for bit), and it is in effect
+CONTINUED = "model.params.continuation=1"
+t.run(WHEEL, "wheelc-1.h5", "integrator.lanes=1", CONTINUED)
+t.run(WHEEL, "wheelc-8.h5", "integrator.lanes=8", "ensemble.chunk=7", CONTINUED)
+same_files("wheel continued", "wheelc-1.h5", "wheelc-8.h5")
+with h5py.File("wheel-1.h5") as f0, h5py.File("wheelc-1.h5") as f1:
+    t.check(f0["members/rhs_evals"][()].sum() > f1["members/rhs_evals"][()].sum(),
+            "wheel: the continuation is in effect (fewer evaluations)")
 with h5py.File("wheel-1.h5") as f:
     kinds = f["members/events"].attrs["kinds"]
     kinds = kinds.split(",") if isinstance(kinds, str) else [str(k) for k in kinds]
