@@ -1404,6 +1404,9 @@ static bool nodes_differ(const node *a, const node *b, char *key, size_t n) {
       for (size_t j = 0; j < y->count && !other; j++)
         if (strcmp(x->entries[i].key, y->entries[j].key) == 0) other = y->entries[j].value;
       if (pass && other) continue;
+      /* a key only b has, at its default: a setting added since a was written (tf_config_differs)
+       */
+      if (pass && x->entries[i].value->from.kind == FROM_DEFAULT) continue;
       const size_t len = strlen(key);
       append_key(key, n, x->entries[i].key);
       if (nodes_differ(x->entries[i].value, other, key, n)) return true;

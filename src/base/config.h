@@ -117,8 +117,11 @@ size_t tf_config_used_keys(const tf_config *cfg, const char *path, const char **
 
 /* Compares the subtrees at `path` of two configs by value, not spelling: scalars that both
  * read as numbers are equal when the numbers are (1 and 1.0), booleans likewise (true and
- * yes), mappings key by key in any order.  Returns true if they differ, with the first
- * differing key's dotted path in `key`. */
+ * yes), mappings key by key in any order.  A key that only b has and that b took as its
+ * default is no difference: a written config lists every setting its run read, so a key
+ * missing from a is one added since a was written, whose default keeps what a's run did (the
+ * rule for every added setting and model parameter).  Returns true if they differ, with the
+ * first differing key's dotted path in `key`. */
 bool tf_config_differs(const tf_config *a, const tf_config *b, const char *path, char *key,
                        size_t n);
 

@@ -85,7 +85,14 @@ MIGRATIONS = {
     "merged_from": "the root attribute merged_from (LINE_LISTS) was one string, the parts' "
                    "paths joined with newlines, and is an array of strings: the same when the "
                    "array joined with '\\n' is the string",
+    "params": "a model parameter added since (ADDED_PARAMS) is absent before; after, the "
+              "attribute /model/NAME holds its default and the config as run (/config) and its "
+              "fingerprint (/fingerprint) list `NAME: DEFAULT` among the model's params: the "
+              "same when those lines are taken out",
 }
+# Model parameters added since, by model, with the default that keeps the results before.
+ADDED_PARAMS = {"wheel": {"continuation": "0"}}
+ADDED_PARAM_TEXTS = ["/config", "/fingerprint"]
 # The member columns a migration drops where they hold nothing: name -> test of the table
 # before (all NaN, all zero).
 DROPPED = {"exits": lambda x: x.dtype.kind == "f" and bool(np.isnan(x).all()),
@@ -550,10 +557,41 @@ def names_migrated(apath, va, vb, dropped):
     return before == [text(v) for v in after]
 
 
+def added_param(apath, value, model):
+    """The `params` migration of an attribute only after: an added parameter at its default."""
+    added = ADDED_PARAMS.get(model, {})
+    name = apath[len("/model/"):] if apath.startswith("/model/") else None
+    return name in added and np.asarray(value).size == 1 and \
+        float(np.asarray(value).ravel()[0]) == float(added[name])
+
+
+def without_added_params(apath, va, vb, model):
+    """The `params` migration of the config as run and its fingerprint."""
+    added = ADDED_PARAMS.get(model, {})
+    va, vb = text(va), text(vb)
+    if apath not in ADDED_PARAM_TEXTS or not added or not isinstance(va, str) or \
+            not isinstance(vb, str):
+        return False
+    lines = [l for l in vb.split("\n")
+             if not any(re.fullmatch(rf"\s+{n}: {d}", l) for n, d in added.items())]
+    return "\n".join(lines) == va
+
+
+def model_of(f):
+    """The model's name: the root attribute `model`, or the /model group's `name`."""
+    if "model" in f.attrs:
+        return text(f.attrs["model"])
+    group = f.get("model")
+    return text(group.attrs.get("name", "")) if isinstance(group, h5py.Group) else ""
+
+
 def compare_attrs(a, b, path, out, dropped=frozenset()):
+    model = model_of(a.file)
     for name in sorted(set(a.attrs) | set(b.attrs)):
         apath = path.rstrip("/") + "/" + name
         if excluded(apath):
+            continue
+        if name in b.attrs and name not in a.attrs and added_param(apath, b.attrs[name], model):
             continue
         if name not in a.attrs or name not in b.attrs:
             out.append(f"attribute {apath} only {'before' if name in a.attrs else 'after'}")
@@ -566,7 +604,7 @@ def compare_attrs(a, b, path, out, dropped=frozenset()):
                 out.append(f"attribute {apath}: {va!r} vs {vb!r} (not the names migration)"[:300])
         elif a.attrs.get_id(name).get_type() != b.attrs.get_id(name).get_type():
             out.append(f"attribute {apath}: stored types differ ({va!r} vs {vb!r})"[:300])
-        elif bytes_of(va) != bytes_of(vb):
+        elif bytes_of(va) != bytes_of(vb) and not without_added_params(apath, va, vb, model):
             out.append(f"attribute {apath}: {va!r} vs {vb!r}"[:300])
 
 
@@ -915,6 +953,35 @@ def self_test_migrations(runner, cases):
             len(moved) == 1 and moved[0].startswith("dataset")
         with h5py.File(old, "r") as f:
             ok &= f.attrs["merged_from"] == "a.h5\nb,c.h5"
+    # the `params` migration: the wheel's file without the parameter added since is the same
+    # results; the parameter at another value, or on another model, is not
+    wheel = os.path.join(runner.work, "before", "wheel-fig5.h5")
+    if os.path.exists(wheel):
+        verdicts = []
+        for value, model in ((0.0, "wheel"), (1.0, "wheel"), (0.0, "other")):
+            old = wheel + f".params-{value:g}-{model}.h5"
+            shutil.copyfile(wheel, old)
+            with h5py.File(old, "r+") as f:
+                if model != "wheel":
+                    f.attrs["model"] = model
+                for attr, line in (("config", "    continuation: 0\n"),
+                                   ("fingerprint", "  continuation: 0\n")):
+                    ok &= line in text(f.attrs[attr])
+                    f.attrs[attr] = text(f.attrs[attr]).replace(line, "")
+                del f["model"].attrs["continuation"]
+            new = old + ".after.h5"
+            shutil.copyfile(wheel, new)
+            with h5py.File(new, "r+") as f:
+                f["model"].attrs["continuation"] = value
+                if model != "wheel":
+                    f.attrs["model"] = model
+            verdicts.append(not compare_files(old, new)[0])
+        print(f"-- wheel-fig5 without `continuation`: identical {verdicts[0]}; against 1: "
+              f"identical {verdicts[1]}; on another model: identical {verdicts[2]}")
+        ok &= verdicts == [True, False, False]
+    else:
+        print("-- FAIL: no wheel-fig5 file for the params migration")
+        ok = False
     # the --json key twofold_visits: a 0 before may be absent after, no other value may
     json_ok = summary_json('{"members": 2, "twofold_visits": 0}', {"members": 2}) == \
         {"members": 2} and summary_json('{"twofold_visits": 3}', {}) == {"twofold_visits": 3}

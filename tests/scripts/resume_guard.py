@@ -3,6 +3,8 @@ every refusal says plainly what is wrong.
 
   - a value written differently (t_end 4 vs 4.0) is the same setting; a changed one is refused
     naming the key, its old and new value and where it is set;
+  - a setting added since the file was written (the wheel's parameter continuation), at its
+    default, resumes; set to another value it is refused;
   - every config section a job reads is in its fingerprint: a Lyapunov scan resumed with a
     changed codim2 key is refused (the codim2 section was once left out);
   - --resume --part K/N of a whole run's file (and the reverse) is refused, the file untouched;
@@ -58,6 +60,34 @@ r = twofold("run", SMOKE, "-o", "b.h5", "--quiet", "--resume", "--set", "ensembl
 expect(r, 2, "integrator.t_end", "1.0", "2", "--set integrator.t_end=2",
        what="a changed t_end is refused naming the key, both values and where it is set")
 T.check(h5attrs("b.h5") == before, "the refused resume left the file as it was")
+
+# --- a setting added since the file was written ---------------------------------------------
+# A file written before the wheel had its parameter `continuation` lists every setting its run
+# read but that one (its config as run, its fingerprint, the model's attributes): it resumes,
+# since the parameter's default keeps what that run did; the parameter set otherwise is refused.
+WHEEL = os.path.join(T.CONFIGS, "wheel-fig5.yaml")
+WSMALL = ["--set", "ensemble.members=40", "--set", "integrator.t_end=20"]
+twofold("run", WHEEL, "-o", "wref.h5", "--quiet", *WSMALL)
+for name in ("w.h5", "w2.h5"):
+    expect(twofold("run", WHEEL, "-o", name, "--quiet", *WSMALL, "--stop-after", "10"), 3,
+           what="wheel interrupted after 10 members")
+    with h5py.File(name, "r+") as f:
+        for attr, line in (("config", "    continuation: 0\n"), ("fingerprint", "  continuation: 0\n")):
+            text = f.attrs[attr]
+            text = text.decode() if isinstance(text, bytes) else text
+            T.check(line in text, f"{attr} lists the parameter")
+            f.attrs[attr] = text.replace(line, "")
+        del f["model"].attrs["continuation"]
+r = twofold("run", WHEEL, "-o", "w.h5", "--quiet", *WSMALL, "--resume")
+expect(r, 0, what="a file without a parameter added since resumes at its default")
+T.check(subprocess.run([os.environ["PYTHON"],
+                        os.path.join(os.path.dirname(__file__), "h5compare.py"), "w.h5", "wref.h5"],
+                       capture_output=True, text=True).returncode == 0,
+        "the resumed wheel file equals the uninterrupted run")
+r = twofold("run", WHEEL, "-o", "w2.h5", "--quiet", *WSMALL, "--resume", "--set",
+            "model.params.continuation=1")
+expect(r, 2, "model.params.continuation", "absent", "--set model.params.continuation=1",
+       what="the added parameter set to another value is refused")
 
 # --- every section read is fingerprinted (the Lyapunov scan and codim2) ------------------------
 ball = T.write("ball-scan.yaml", """job: scan

@@ -737,6 +737,25 @@ static void test_differs(void) {
   CHECK(tf_config_used_keys(a, NULL, names, 4) == 1 && !strcmp(names[0], "codim2"));
   CHECK(tf_config_get_double(a, "integrator.rtol", NULL, 0, 1, &v, &err) == 0);
   CHECK(tf_config_used_keys(a, "integrator", names, 4) == 1 && !strcmp(names[0], "rtol"));
+  /* a key only the second config has and took as its default was added since the first was
+   * written (a written config lists every key its run read): no difference; given, it is */
+  tf_config *d = PARSE_OK("model:\n  params:\n    a: 1\n");
+  const double zero = 0, one = 1;
+  CHECK(tf_config_get_double(d, "model.params.added", &zero, 0, 1, &v, &err) == 0 && v == 0);
+  tf_config *written = PARSE_OK("model:\n  params:\n    a: 1.0\n");
+  CHECK(!tf_config_differs(written, d, "model", key, sizeof key));
+  /* the other way round it is a key the file had and the current config lacks */
+  CHECK(tf_config_differs(d, written, "model", key, sizeof key) &&
+        !strcmp(key, "model.params.added"));
+  tf_config *given = PARSE_OK("model:\n  params:\n    a: 1\n    added: 0\n");
+  CHECK(tf_config_differs(written, given, "model", key, sizeof key) &&
+        !strcmp(key, "model.params.added"));
+  tf_config *set = PARSE_OK("model:\n  params:\n    a: 1\n");
+  CHECK(tf_config_set(set, "model.params.added=0", &err) == 0);
+  CHECK(tf_config_get_double(set, "model.params.added", &one, 0, 1, &v, &err) == 0 && v == 0);
+  CHECK(tf_config_differs(written, set, "model", key, sizeof key) &&
+        !strcmp(key, "model.params.added"));
+  tf_config_free(d), tf_config_free(written), tf_config_free(given), tf_config_free(set);
   tf_config_free(a), tf_config_free(b), tf_config_free(c);
 }
 
