@@ -280,25 +280,21 @@ static double cot_a6k_at(double kappa, bool fast) {
 /* The tyre angle at a state: the same for both slip sides, and a smoothed or Filippov field
  * asks for both sides (and their Jacobians) at one state in a row, so the last state's values
  * are remembered (per thread and per kind of math; same bits as computing them afresh).  Under
- * continuation 1 also the angle at (2 |h|, |g|) and C(0), for the side past Sigma. */
+ * continuation 1 a field asked for past Sigma also needs the angle at (2 |h|, |g|) and C(0):
+ * computed then (`past`), and remembered with the rest. */
 typedef struct tyre_angle {
   double h, g, psi, sin_psi, cot_psi;
-  double extend, cot0, sin_psi2, cot_psi2; /* continuation; the rest only where extend != 0 */
+  double extend, cot0, sin_psi2, cot_psi2; /* continuation; the rest only where has2 */
+  bool has2;
 } tyre_angle;
 static tyre_angle tyre_angle_of(const double *x, const double *p, contact k, bool fast) {
   tyre_angle a = {.extend = p[CONTINUATION]};
   a.h = sideways_slip(x, p, k), a.g = rolling_speed_at(x, p, k);
-  const double a6k = arccot_6kappa(p), habs = fabs(a.h), gabs = fabs(a.g);
-  tyre_angle_one(habs, gabs, a6k, fast, &a.psi, &a.sin_psi, &a.cot_psi);
-  if (a.extend != 0 && a.h != 0) {
-    double psi2;
-    tyre_angle_one(2 * habs, gabs, a6k, fast, &psi2, &a.sin_psi2, &a.cot_psi2);
-    a.cot0 = cot_a6k_at(p[KAPPA], fast);
-  }
+  tyre_angle_one(fabs(a.h), fabs(a.g), arccot_6kappa(p), fast, &a.psi, &a.sin_psi, &a.cot_psi);
   return a;
 }
 
-static tyre_angle tyre_angle_at(const double *x, const double *p, contact k, bool fast) {
+static tyre_angle tyre_angle_at(const double *x, int side, const double *p, contact k, bool fast) {
   /* the key: the state and every parameter h, g and psi depend on */
   enum { KEYS = 8 };
   static _Thread_local double key[2][KEYS] = {{NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN},
@@ -307,10 +303,18 @@ static tyre_angle tyre_angle_at(const double *x, const double *p, contact k, boo
   const double now[KEYS] = {x[0], x[1], x[2], p[D], p[OMEGA0], p[GAMMA], p[KAPPA], p[CONTINUATION]};
   bool same = true;
   for (int i = 0; i < KEYS; i++) same = same && now[i] == key[fast][i];
-  if (same) return a[fast];
-  a[fast] = tyre_angle_of(x, p, k, fast);
-  for (int i = 0; i < KEYS; i++) key[fast][i] = now[i];
-  return a[fast];
+  if (!same) {
+    a[fast] = tyre_angle_of(x, p, k, fast);
+    for (int i = 0; i < KEYS; i++) key[fast][i] = now[i];
+  }
+  tyre_angle *t = &a[fast];
+  if (!t->has2 && past_sigma(t->extend, side, t->h)) {
+    double psi2;
+    tyre_angle_one(2 * fabs(t->h), fabs(t->g), arccot_6kappa(p), fast, &psi2, &t->sin_psi2,
+                   &t->cot_psi2);
+    t->cot0 = cot_a6k_at(p[KAPPA], fast), t->has2 = true;
+  }
+  return *t;
 }
 
 /* cot psi for the slip field of `side` at the tyre angle a */
@@ -335,7 +339,7 @@ static void slip_at(const double *x, int side, const double *p, contact k, tyre_
 
 static inline int slip_with(const double *x, int side, const double *p, double *dx, bool fast) {
   const contact k = contact_of(p);
-  slip_at(x, side, p, k, tyre_angle_at(x, p, k, fast), dx);
+  slip_at(x, side, p, k, tyre_angle_at(x, side, p, k, fast), dx);
   return 0;
 }
 static int slip(double t, const double *x, int side, const double *p, double *dx) {
@@ -494,7 +498,7 @@ static inline __attribute__((always_inline)) void slip_jacobian_at(const double 
 static inline void slip_jacobian_with(const double *x, int side, const double *p, double *jac,
                                       bool fast) {
   const contact k = contact_of(p);
-  slip_jacobian_at(x, side, p, k, tyre_angle_at(x, p, k, fast), arccot_6kappa(p), jac, 1);
+  slip_jacobian_at(x, side, p, k, tyre_angle_at(x, side, p, k, fast), arccot_6kappa(p), jac, 1);
 }
 static void slip_jacobian(double t, const double *x, int side, const double *p, double *jac) {
   (void)t;
