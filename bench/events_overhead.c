@@ -124,18 +124,19 @@ int main(int argc, char **argv) {
   tf_error err;
   for (size_t i = 0; i < kernel->nparams; i++) params[i] = kernel->params[i].def;
   for (int a = 2; a < argc; a++) {
+    char name[64], *end = NULL;
     const char *eq = strchr(argv[a], '=');
-    size_t i = 0;
-    while (eq && i < kernel->nparams &&
-           (strlen(kernel->params[i].name) != (size_t)(eq - argv[a]) ||
-            strncmp(kernel->params[i].name, argv[a], (size_t)(eq - argv[a])) != 0))
-      i++;
-    if (!eq || i == kernel->nparams) {
-      fprintf(stderr, "bench_events_overhead: '%s' is not PARAM=VALUE of a wheel parameter\n",
+    const int i = eq && eq - argv[a] < (long)sizeof name
+                      ? (snprintf(name, sizeof name, "%.*s", (int)(eq - argv[a]), argv[a]),
+                         tf_kernel_param_index(kernel, name))
+                      : -1;
+    const double value = eq ? strtod(eq + 1, &end) : NAN;
+    if (i < 0 || end == eq + 1 || *end != '\0') {
+      fprintf(stderr, "bench_events_overhead: '%s' is not PARAM=NUMBER of a wheel parameter\n",
               argv[a]);
       return 2;
     }
-    params[i] = atof(eq + 1);
+    params[i] = value;
   }
   double guess[3], xs[3];
   int it;

@@ -236,13 +236,18 @@ TF_FAST_INLINE void sines_cosines(int n, const double *psi, double *sine, double
     for (int i = 0; i < n; i++) sine[i] = sin(psi[i]), cosine[i] = cos(psi[i]);
 }
 
-/* The tyre angle psi = a6k + spread atan2(a, b) of eqs (6)-(7) at slip speeds a = |h|, b = |g|
- * (spread = |1 - 2 a6k / pi|), its sine and cot, in either math.  One value: the fast functions'
- * forms with branches (the same values as the arrays'). */
+/* The tyre angle psi = a6k + spread angle of eqs (6)-(7), angle = atan2(|h|, |g|) and
+ * spread = |1 - 2 a6k / pi| (a6k = arccot 6 kappa) */
+static inline double tyre_psi(double a6k, double angle) {
+  return a6k + fabs(1 - 2 / M_PI * a6k) * angle;
+}
+
+/* psi at slip speeds a = |h|, b = |g|, its sine and cot, in either math.  One value: the fast
+ * functions' forms with branches (the same values as the arrays'). */
 static void tyre_angle_one(double a, double b, double a6k, bool fast, double *psi, double *sine,
                            double *cot) {
   const double angle = fast ? tf_fast_atan2(a, b) : atan2(a, b);
-  *psi = a6k + fabs(1 - 2 / M_PI * a6k) * angle;
+  *psi = tyre_psi(a6k, angle);
   double cosine;
   if (fast)
     tf_fast_sincos(*psi, sine, &cosine);
@@ -383,10 +388,7 @@ TF_FAST_INLINE void continue_lanes(int lanes, const double *h, const double *hab
   double a2[W], b[W], angle[W], psi[W], sine[W], cosine[W];
   for (int i = 0; i < m; i++) a2[i] = 2 * habs[past[i]], b[i] = gabs[past[i]];
   slip_angles(m, a2, b, angle, fast);
-  for (int i = 0; i < m; i++) {
-    const double a6 = a6k[past[i]];
-    psi[i] = a6 + fabs(1 - 2 / M_PI * a6) * angle[i];
-  }
+  for (int i = 0; i < m; i++) psi[i] = tyre_psi(a6k[past[i]], angle[i]);
   sines_cosines(m, psi, sine, cosine, fast);
   for (int i = 0; i < m; i++) {
     const int l = past[i];
@@ -420,7 +422,7 @@ TF_FAST_INLINE void slip_lanes_with(int lanes, const double *restrict x, const d
     slip_angles(lanes, habs, gabs, angle, true);
   else
     for (int l = 0; l < lanes; l++) angle[l] = side[l] != 0 ? atan2(habs[l], gabs[l]) : 0.0;
-  for (int l = 0; l < lanes; l++) psi[l] = a6k[l] + fabs(1 - 2 / M_PI * a6k[l]) * angle[l];
+  for (int l = 0; l < lanes; l++) psi[l] = tyre_psi(a6k[l], angle[l]);
   if (fast)
     sines_cosines(lanes, psi, sine, cosine, true);
   else

@@ -27,10 +27,9 @@ static double base[MAXP];
 static int I_D, I_M, I_BETA, I_OMEGA0, I_MU, I_GAMMA, I_KAPPA, I_CONT;
 
 static int index_of(const char *name) {
-  for (size_t i = 0; i < wheel->nparams; i++)
-    if (strcmp(wheel->params[i].name, name) == 0) return (int)i;
-  CHECK(0, "the wheel has a parameter %s", name);
-  return 0;
+  const int i = tf_kernel_param_index(wheel, name);
+  CHECK(i >= 0, "the wheel has a parameter %s", name);
+  return i < 0 ? 0 : i;
 }
 
 static void params_with(double continuation, double *p) {
