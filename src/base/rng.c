@@ -4,8 +4,12 @@
 
 #include <Random123/philox.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "philox_simd.h"
 #include "vmath.h"
 
 void tf_rng_philox(const uint64_t key[2], const uint64_t ctr[4], uint64_t out[4]) {
@@ -39,31 +43,72 @@ double tf_rng_uniform(tf_rng_key key, uint64_t counter, uint32_t purpose) {
 /* Philox blocks are drawn this many at a time, in structure-of-arrays form. */
 enum { BATCH = 32 };
 
-/* High and low words of a * b, from 32-bit halves: gcc vectorises these loops (pmuludq),
- * which it cannot do with a 128-bit product.  Integer arithmetic, so exact. */
-static inline uint64_t mul_hi(uint64_t a, uint64_t b) {
-  const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
-  const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-  const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
-  return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+/* Philox4x64-10 (Random123's rounds and key schedule) on `count` <= BATCH counters in place:
+ * w[j][b] is word j of block b.  Eight blocks a vector with AVX-512, four with AVX2
+ * (philox_simd.h), Random123's own function block by block elsewhere; integer arithmetic,
+ * the same words on every path.  TWOFOLD_RNG_ISA=avx2|portable restricts the choice (tests,
+ * benchmarks); the choice is the process's. */
+#ifdef TF_PHILOX_SIMD
+TF_PHILOX_AVX512 static void philox_batch_avx512(const uint64_t key[2], size_t count,
+                                                 uint64_t w[4][BATCH]) {
+  for (size_t b = 0; b < count; b += 8) {
+    const __mmask8 in = count - b >= 8 ? 0xff : (__mmask8)((1u << (count - b)) - 1);
+    __m512i x[4];
+    for (int j = 0; j < 4; j++) x[j] = _mm512_maskz_loadu_epi64(in, w[j] + b);
+    tf_philox_rounds8(key, x);
+    for (int j = 0; j < 4; j++) _mm512_mask_storeu_epi64(w[j] + b, in, x[j]);
+  }
 }
 
-/* Philox4x64-10 (Random123's rounds and key schedule) on `count` <= BATCH counters in place:
- * w[j][b] is word j of block b.  The clones let one binary use the widest vectors the CPU
- * has while keeping a portable path. */
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void philox_batch(
-    const uint64_t key[2], size_t count, uint64_t w[4][BATCH]) {
-  uint64_t k0 = key[0], k1 = key[1];
-  for (int round = 0; round < 10; round++) {
-    for (size_t b = 0; b < count; b++) {
-      const uint64_t x0 = w[0][b], x1 = w[1][b], x2 = w[2][b], x3 = w[3][b];
-      const uint64_t m0 = PHILOX_M4x64_0, m1 = PHILOX_M4x64_1;
-      w[0][b] = mul_hi(m1, x2) ^ x1 ^ k0;
-      w[1][b] = m1 * x2;
-      w[2][b] = mul_hi(m0, x0) ^ x3 ^ k1;
-      w[3][b] = m0 * x0;
-    }
-    k0 += PHILOX_W64_0, k1 += PHILOX_W64_1;
+TF_PHILOX_AVX2 static size_t philox_batch_avx2(const uint64_t key[2], size_t count,
+                                               uint64_t w[4][BATCH]) {
+  size_t b = 0;
+  for (; b + 4 <= count; b += 4) {
+    __m256i x[4];
+    for (int j = 0; j < 4; j++) x[j] = _mm256_loadu_si256((const __m256i *)(w[j] + b));
+    tf_philox_rounds4(key, x);
+    for (int j = 0; j < 4; j++) _mm256_storeu_si256((__m256i *)(w[j] + b), x[j]);
+  }
+  return b;
+}
+#endif
+
+enum { ISA_PORTABLE = 1, ISA_AVX2, ISA_AVX512 };
+
+/* The widest path the processor has, or the one TWOFOLD_RNG_ISA names, looked up once per
+ * process (getenv costs about what a batch of blocks does); a race between two threads would
+ * only store the same value twice. */
+static int philox_isa(void) {
+  static _Atomic int chosen;
+  int isa = atomic_load_explicit(&chosen, memory_order_relaxed);
+  if (isa) return isa;
+  isa = ISA_PORTABLE;
+#ifdef TF_PHILOX_SIMD
+  const char *want = getenv("TWOFOLD_RNG_ISA");
+  const bool any = !want || strcmp(want, "auto") == 0;
+  if (any && __builtin_cpu_supports("avx512f"))
+    isa = ISA_AVX512;
+  else if ((any || strcmp(want, "avx2") == 0) && __builtin_cpu_supports("avx2"))
+    isa = ISA_AVX2;
+#endif
+  atomic_store_explicit(&chosen, isa, memory_order_relaxed);
+  return isa;
+}
+
+static void philox_batch(const uint64_t key[2], size_t count, uint64_t w[4][BATCH]) {
+  size_t b = 0;
+#ifdef TF_PHILOX_SIMD
+  const int isa = philox_isa();
+  if (isa == ISA_AVX512) {
+    philox_batch_avx512(key, count, w);
+    return;
+  }
+  if (isa == ISA_AVX2) b = philox_batch_avx2(key, count, w);
+#endif
+  for (; b < count; b++) {
+    uint64_t out[4];
+    tf_rng_philox(key, (const uint64_t[4]){w[0][b], w[1][b], w[2][b], w[3][b]}, out);
+    for (int j = 0; j < 4; j++) w[j][b] = out[j];
   }
 }
 

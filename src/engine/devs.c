@@ -21,6 +21,7 @@
 
 #include "kinds.h"
 #include "observable.h"
+#include "philox_simd.h"
 #include "poincare.h"
 #include "rng.h"
 #include "routes.h"
@@ -32,10 +33,9 @@ enum {
 };
 
 /* The AVX-512 tile is compiled for that target whatever the build's flags and chosen at
- * run time when the processor has it. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+ * run time when the processor has it (where philox_simd.h has the vector rounds). */
+#ifdef TF_PHILOX_SIMD
 #define DEVS_AVX512 1
-#include <immintrin.h>
 #define DEVS_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
 #define DEVS_TARGET_AVX2 __attribute__((target("avx2")))
 #endif
@@ -310,48 +310,16 @@ DEVS_TARGET_AVX512 static void renormalise_avx512(double *restrict m, int64_t *r
   }
 }
 
-/* 64 x 64 -> 128-bit products of eight lanes by a constant m: the high half from 32-bit
- * partial products (AVX-512 has no 64-bit high multiply; the carries as in Hacker's
- * Delight's mulhu, no sum can overflow), the low half in one multiply. */
-DEVS_TARGET_AVX512 static inline __m512i mulhilo_avx512(__m512i a, __m512i m, __m512i m_lo,
-                                                        __m512i m_hi, __m512i *hi) {
-  const __m512i low32 = _mm512_set1_epi64(0xffffffff);
-  const __m512i a_hi = _mm512_srli_epi64(a, 32);
-  const __m512i p00 = _mm512_mul_epu32(a, m_lo), p01 = _mm512_mul_epu32(a, m_hi);
-  const __m512i p10 = _mm512_mul_epu32(a_hi, m_lo), p11 = _mm512_mul_epu32(a_hi, m_hi);
-  const __m512i t = _mm512_add_epi64(p01, _mm512_srli_epi64(p00, 32));
-  const __m512i u = _mm512_add_epi64(p10, _mm512_and_si512(t, low32));
-  *hi = _mm512_add_epi64(_mm512_add_epi64(p11, _mm512_srli_epi64(t, 32)), _mm512_srli_epi64(u, 32));
-  return _mm512_mullo_epi64(a, m);
-}
-
 /* Eight Philox4x64-10 blocks at once, counters (c0, c1, c2 + lane, 0): Random123's rounds
- * lane by lane (the same numbers as philox4x64(), checked by the tests through the tile),
- * written as block lane = 32 bytes at out + 32 lane. */
+ * lane by lane (philox_simd.h), written as block lane = 32 bytes at out + 32 lane. */
 DEVS_TARGET_AVX512 static void philox8_avx512(philox4x64_key_t key, uint64_t c0, uint64_t c1,
                                               uint64_t c2, uint8_t *out) {
-  const __m512i m0 = _mm512_set1_epi64((long long)PHILOX_M4x64_0),
-                m1 = _mm512_set1_epi64((long long)PHILOX_M4x64_1);
-  const __m512i m0_lo = _mm512_set1_epi64(PHILOX_M4x64_0 & 0xffffffff),
-                m0_hi = _mm512_set1_epi64(PHILOX_M4x64_0 >> 32),
-                m1_lo = _mm512_set1_epi64(PHILOX_M4x64_1 & 0xffffffff),
-                m1_hi = _mm512_set1_epi64(PHILOX_M4x64_1 >> 32);
-  __m512i x0 = _mm512_set1_epi64((long long)c0), x1 = _mm512_set1_epi64((long long)c1);
-  __m512i x2 =
-      _mm512_add_epi64(_mm512_set1_epi64((long long)c2), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
-  __m512i x3 = _mm512_setzero_si512();
-  uint64_t k0 = key.v[0], k1 = key.v[1];
-  for (int r = 0; r < 10; r++) {
-    if (r) k0 += PHILOX_W64_0, k1 += PHILOX_W64_1;
-    __m512i hi0, hi1;
-    const __m512i lo0 = mulhilo_avx512(x0, m0, m0_lo, m0_hi, &hi0);
-    const __m512i lo1 = mulhilo_avx512(x2, m1, m1_lo, m1_hi, &hi1);
-    /* 0x96: a ^ b ^ c */
-    x0 = _mm512_ternarylogic_epi64(hi1, x1, _mm512_set1_epi64((long long)k0), 0x96);
-    x1 = lo1;
-    x2 = _mm512_ternarylogic_epi64(hi0, x3, _mm512_set1_epi64((long long)k1), 0x96);
-    x3 = lo0;
-  }
+  __m512i x[4] = {
+      _mm512_set1_epi64((long long)c0), _mm512_set1_epi64((long long)c1),
+      _mm512_add_epi64(_mm512_set1_epi64((long long)c2), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
+      _mm512_setzero_si512()};
+  tf_philox_rounds8(key.v, x);
+  const __m512i x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
   /* transpose: block l is (x0[l], x1[l], x2[l], x3[l]); i0 picks (a0 a1 b0 b1 a4 a5 b4 b5),
    * i1 (a2 a3 b2 b3 a6 a7 b6 b7) */
   const __m512i i0 = _mm512_set_epi64(8 + 5, 8 + 4, 5, 4, 8 + 1, 8 + 0, 1, 0);
@@ -428,38 +396,14 @@ DEVS_TARGET_AVX512 static void tile_logistic_avx512(tf_devs *d, size_t off, size
 #ifdef DEVS_AVX512
 /* The tile with AVX2 (four elements per vector, two vectors make the scalar tile's eight
  * partial sums), for processors without AVX-512; Philox for four blocks at once. */
-DEVS_TARGET_AVX2 static inline __m256i mulhilo_avx2(__m256i a, __m256i m_lo, __m256i m_hi,
-                                                    __m256i *hi) {
-  const __m256i low32 = _mm256_set1_epi64x(0xffffffff);
-  const __m256i a_hi = _mm256_srli_epi64(a, 32);
-  const __m256i p00 = _mm256_mul_epu32(a, m_lo), p01 = _mm256_mul_epu32(a, m_hi);
-  const __m256i p10 = _mm256_mul_epu32(a_hi, m_lo), p11 = _mm256_mul_epu32(a_hi, m_hi);
-  const __m256i t = _mm256_add_epi64(p01, _mm256_srli_epi64(p00, 32)); /* as mulhilo_avx512 */
-  const __m256i u = _mm256_add_epi64(p10, _mm256_and_si256(t, low32));
-  *hi = _mm256_add_epi64(_mm256_add_epi64(p11, _mm256_srli_epi64(t, 32)), _mm256_srli_epi64(u, 32));
-  return _mm256_add_epi64(p00, _mm256_slli_epi64(_mm256_add_epi64(p01, p10), 32));
-}
-
 DEVS_TARGET_AVX2 static void philox4_avx2(philox4x64_key_t key, uint64_t c0, uint64_t c1,
                                           uint64_t c2, uint8_t *out) {
-  const __m256i m0_lo = _mm256_set1_epi64x(PHILOX_M4x64_0 & 0xffffffff),
-                m0_hi = _mm256_set1_epi64x(PHILOX_M4x64_0 >> 32),
-                m1_lo = _mm256_set1_epi64x(PHILOX_M4x64_1 & 0xffffffff),
-                m1_hi = _mm256_set1_epi64x(PHILOX_M4x64_1 >> 32);
-  __m256i x0 = _mm256_set1_epi64x((long long)c0), x1 = _mm256_set1_epi64x((long long)c1);
-  __m256i x2 = _mm256_add_epi64(_mm256_set1_epi64x((long long)c2), _mm256_set_epi64x(3, 2, 1, 0));
-  __m256i x3 = _mm256_setzero_si256();
-  uint64_t k0 = key.v[0], k1 = key.v[1];
-  for (int r = 0; r < 10; r++) {
-    if (r) k0 += PHILOX_W64_0, k1 += PHILOX_W64_1;
-    __m256i hi0, hi1;
-    const __m256i lo0 = mulhilo_avx2(x0, m0_lo, m0_hi, &hi0);
-    const __m256i lo1 = mulhilo_avx2(x2, m1_lo, m1_hi, &hi1);
-    x0 = _mm256_xor_si256(_mm256_xor_si256(hi1, x1), _mm256_set1_epi64x((long long)k0));
-    x1 = lo1;
-    x2 = _mm256_xor_si256(_mm256_xor_si256(hi0, x3), _mm256_set1_epi64x((long long)k1));
-    x3 = lo0;
-  }
+  __m256i x[4] = {
+      _mm256_set1_epi64x((long long)c0), _mm256_set1_epi64x((long long)c1),
+      _mm256_add_epi64(_mm256_set1_epi64x((long long)c2), _mm256_set_epi64x(3, 2, 1, 0)),
+      _mm256_setzero_si256()};
+  tf_philox_rounds4(key.v, x);
+  const __m256i x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
   /* 4 x 4 transpose of 64-bit words: block l = (x0[l], x1[l], x2[l], x3[l]) */
   const __m256i a_lo = _mm256_unpacklo_epi64(x0, x1), a_hi = _mm256_unpackhi_epi64(x0, x1);
   const __m256i b_lo = _mm256_unpacklo_epi64(x2, x3), b_hi = _mm256_unpackhi_epi64(x2, x3);
