@@ -4,6 +4,11 @@ between codes and writes the bench record (numbers and markdown) of bench/valve.
 
   valve_compare.py --odeint O.csv --odeint-json O.json --ref R.csv --ref-seconds S
                    [--twofold T.csv --twofold-json T.json] [--twofold-missing WHY]
+                   [--opt-in P.csv --opt-in-json P.json --opt-in-keys KEYS] [--pairs PAIRS.json]
+
+PAIRS.json holds the CPU seconds of the alternated rounds (bench/valve.sh): lists "twofold",
+"odeint" and "opt_in", entry i of each from round i; the speeds are the medians of the rounds'
+own ratios, with their spread.
 
 CSV layout (bench/valve_odeint.cpp, tests/scripts/valve_ref.py --csv): q,converged,n,x_1..x_n.
 Codes are compared per q where both sit on the same branch: both stopped at the stationary
@@ -19,38 +24,13 @@ The last stdout line is the JSON record.
 import argparse
 import json
 import os
+import statistics
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "scripts"))
 from valve_ref import stationary  # noqa: E402
-
-# Measured once (perf record -e cpu-clock, 32 q of the grid, twofold on DOP853): why twofold is
-# still slower on this protocol, and why 5x is out of reach for one member at a time.
-WHERE_TIME_GOES = (
-    ".  Where its time goes (perf, 32 q): the valve's right-hand side 34 % (in the stages and in "
-    "the extremum event's field; each stage waits for the square root of the stage before: about "
-    "27 cycles a call), the DOP853 stages and error measure 20 %, event sampling (8 points a "
-    "step, on the Hermite interpolant) and location 20 %, the step loop and controller 12 %.  DOP853 "
-    "(`integrator.method: dop853`) takes {steps:,.0f} steps and {rhs:,.0f} evaluations per "
-    "trajectory here (averages over the grid), odeint's Cash-Karp pair {odeint_steps:,.0f} "
-    "accepted steps.  DOPRI5 took 2.1 times DOP853's time (measured on 32 q: 188,440 steps per "
-    "trajectory on average, 103,792 at q = 2.1; scipy's RK45, an independent implementation of "
-    "the same pair with the same RMS norm, takes 95,008 at q = 2: bench/valve_dopri_steps.py).  "
-    "The higher order saves less than on a smooth orbit because the pressure equation's "
-    "Jacobian, -beta x / (2 sqrt p), is large when p is small: steps are limited by stability "
-    "as much as by accuracy.  odeint has a looser error test (the largest |error| / (eps_abs + "
-    "eps_rel (|x| + dt |x'|)) over the components) and an inlined right-hand side: the whole "
-    "run's CPU time per evaluation is at most {ns_odeint:.0f} ns for odeint (counting 6 per "
-    "accepted try_step, not its bisection re-steps) against twofold's {ns_twofold:.0f} ns "
-    "(through its function tables, event sampling and landing included).  5x odeint is "
-    "{goal:.0f} trajectories per second: with twofold's evaluations per trajectory that is "
-    "{ns_goal:.1f} ns an evaluation, less than the latency of the chain of stages on one core.  "
-    "Only integrating several members side by side (SIMD lanes, as MPGOS runs one member per GPU "
-    "thread) could hide that latency, and even then the evaluations per trajectory would have "
-    "to fall; the engine integrates one member at a time")
-
 
 PERIOD_TOL = 1e-6
 DECAY_TOL = 1e-5  # not stopped, yet this close to x*: the slow decay just above the Hopf point
@@ -123,6 +103,10 @@ def main():
     ap.add_argument("--twofold")
     ap.add_argument("--twofold-json")
     ap.add_argument("--twofold-missing", default="")
+    ap.add_argument("--opt-in")
+    ap.add_argument("--opt-in-json")
+    ap.add_argument("--opt-in-keys", default="")
+    ap.add_argument("--pairs")
     a = ap.parse_args()
     o, oj, r = load(a.odeint), json.loads(open(a.odeint_json).read()), load(a.ref)
     grid = sorted(o)
@@ -132,41 +116,55 @@ def main():
            "odeint_vs_reference": compare(o, r),
            "mpgos_titan_black_traj_per_s": MPGOS_TRAJ / MPGOS_SECONDS,
            "odeint_i7_4820k_traj_per_s_per_core_published": ODEINT_PAPER_RATE}
-    tw_row, tw_cmp = "| twofold | — | to be measured |", ""
+    tw_rows, tw_cmp = "| twofold | — | to be measured | | |", ""
+    odeint_cpu = oj["cpu_seconds"]
     if a.twofold and os.path.exists(a.twofold):
         t, tj = load(a.twofold), json.loads(open(a.twofold_json).read())
         res["twofold"] = tj
         res["twofold_vs_odeint"] = compare(t, o)
         res["twofold_vs_reference"] = compare(t, r)
-        rate = tj.get("trajectories_per_cpu_second")
-        res["ratio_twofold_over_odeint"] = rate / oj["trajectories_per_cpu_second"] if rate else None
-        tw_row = (f"| twofold (1 rank, the whole process per CPU second) | {len(t)} | {rate:.1f} |"
-                  if rate else tw_row)
         c = res["twofold_vs_odeint"]
-        tw_cmp = (f"\ntwofold against odeint: {c['compared_q']} of {c['common_q']} q on the same branch, "
-                  f"largest difference {c['max_difference']:.1e}; against the reference: "
+        tw_cmp = (f"\ntwofold as configured against odeint: {c['compared_q']} of {c['common_q']} q on the "
+                  f"same branch, largest difference {c['max_difference']:.1e}; against the reference: "
                   f"{res['twofold_vs_reference']['max_difference']:.1e}.")
-        ratio = res["ratio_twofold_over_odeint"]
-        if ratio:
-            rhs = tj.get("rhs_per_trajectory", float("nan"))
-            goal = 5 * oj["trajectories_per_cpu_second"]
-            where = WHERE_TIME_GOES.format(
-                steps=tj.get("steps_per_trajectory", float("nan")), rhs=rhs,
-                odeint_steps=oj["steps"] / oj["trajectories"],
-                ns_odeint=1e9 * oj["cpu_seconds"] / (6 * oj["steps"]), ns_twofold=1e9 / (rate * rhs),
-                goal=goal, ns_goal=1e9 / (goal * rhs))
-            tw_cmp += (f"  twofold ({tj.get('integrator', 'dopri5')}) / odeint per core: **{ratio:.2f}**"
-                       + ("" if ratio >= 1 else " — twofold loses here" + where) + ".")
+        if a.opt_in and os.path.exists(a.opt_in):
+            ot = load(a.opt_in)
+            res["opt_in"] = json.loads(open(a.opt_in_json).read())
+            res["opt_in_keys"] = a.opt_in_keys = a.opt_in_keys.replace("--set ", "")
+            res["opt_in_vs_reference"] = compare(ot, r)
+            res["opt_in_vs_twofold"] = compare(ot, t)
+            c = res["opt_in_vs_twofold"]
+            tw_cmp += (f"  With `{a.opt_in_keys}`: {c['compared_q']} of {c['common_q']} q on the "
+                       f"branch of the run as configured, largest difference {c['max_difference']:.1e}; "
+                       f"against the reference: {res['opt_in_vs_reference']['max_difference']:.1e}.")
+        if a.pairs:
+            runs = json.loads(open(a.pairs).read())
+            n = len(runs["odeint"])
+            odeint_cpu = statistics.median(runs["odeint"])
+            res["pairs"] = runs
+            rows = []
+            for key, label in (("twofold", "twofold as configured"),
+                               ("opt_in", f"twofold with `{a.opt_in_keys}`")):
+                ratios = sorted(runs[key][i] / runs["odeint"][i] for i in range(n))
+                med = statistics.median(ratios)
+                cpu = statistics.median(runs[key])
+                res[f"{key}_cpu_over_odeint"] = {"median": med, "min": ratios[0], "max": ratios[-1]}
+                res[f"{key}_traj_per_cpu_second"] = len(t) / cpu
+                rows.append(f"| {label} (1 rank, whole process) | {len(t)} | {len(t) / cpu:.1f} | "
+                            f"{med:.3f} ({ratios[0]:.3f}–{ratios[-1]:.3f}) | **{1 / med:.2f}×** |")
+            tw_rows = "\n".join(rows)
+            res["rounds"] = n
     else:
         res["twofold"] = None
         res["twofold_missing"] = a.twofold_missing
         tw_cmp = f"\ntwofold's side is missing: {a.twofold_missing}."
     gpu = MPGOS_TRAJ / MPGOS_SECONDS
-    tw_rate = (res.get("twofold") or {}).get("trajectories_per_cpu_second")
-    res["cores_to_match_gpu"] = {"odeint": gpu / oj["trajectories_per_cpu_second"],
+    tw_rate = res.get("twofold_traj_per_cpu_second")
+    res["cores_to_match_gpu"] = {"odeint": gpu / (oj["trajectories"] / odeint_cpu),
                                  "twofold": gpu / tw_rate if tw_rate else None}
+    odeint_rate = oj["trajectories"] / odeint_cpu
     cores = (f"At these rates the GPU's {gpu:,.0f} trajectories per second take "
-             f"{gpu / oj['trajectories_per_cpu_second']:.0f} of these cores with odeint"
+             f"{gpu / odeint_rate:.0f} of these cores with odeint"
              + (f" and {gpu / tw_rate:.0f} with twofold (its ranks scale over cores and nodes:"
                 " bench/cluster_overhead.sh)" if tw_rate else "") + ".")
     c = res["odeint_vs_reference"]
@@ -180,14 +178,20 @@ impacts on the seat x = 0 with r = 0.8; {res['n_q']} flow rates q on [{grid[0]:g
 early at the stationary state); tolerances 1e-9 (docs/IMPACTS.md has the protocol and the
 dynamics).  The peer is boost::odeint as its users write it (bench/valve_odeint.cpp:
 `runge_kutta_cash_karp54` under `make_controlled`, `try_step`, events bisected on re-tried
-steps to 1e-10 in time); one core, rate per CPU second.
+steps to 1e-10 in time); one core.  Speeds: {res.get('rounds', 1)} alternated rounds in this invocation (twofold
+as configured, odeint, twofold with the opt-in keys, …), CPU seconds (user + system) of each
+whole process; rates from the medians, ratios the median of the rounds' own (smallest–largest).
+The opt-in keys change the last bits (docs/CONFIG.md): `integrator.controller_math: fast`
+(twofold's own exp and log in the step-size controller) and `integrator.landing: dense` (events
+landed on DOP853's 7th-order dense output instead of re-taken steps).  Goal of the lanes work:
+≥ 6× the odeint peer.
 
-| code | trajectories | trajectories/s per core |
-|---|---|---|
-| boost::odeint (Cash–Karp 5(4), here) | {oj['trajectories']} | {oj['trajectories_per_cpu_second']:.1f} |
-{tw_row}
-| MPGOS, one Titan Black GPU (published) | {MPGOS_TRAJ} | {MPGOS_TRAJ / MPGOS_SECONDS:.0f} (whole GPU) |
-| boost::odeint, i7-4820K (published with MPGOS) | — | {ODEINT_PAPER_RATE} |
+| code | trajectories | trajectories/s per core | CPU / odeint's | speed-up over odeint |
+|---|---|---|---|---|
+| boost::odeint (Cash–Karp 5(4), here) | {oj['trajectories']} | {oj['trajectories'] / odeint_cpu:.1f} | 1 | 1 |
+{tw_rows}
+| MPGOS, one Titan Black GPU (published) | {MPGOS_TRAJ} | {MPGOS_TRAJ / MPGOS_SECONDS:.0f} (whole GPU) | | |
+| boost::odeint, i7-4820K (published with MPGOS) | — | {ODEINT_PAPER_RATE} | | |
 
 The published figures (Hegedűs et al., MPGOS) are for scale only: their protocol stops at
 1024 + 32 maxima of x at tolerance 1e-10, so the work per trajectory differs from this one.
