@@ -9,7 +9,7 @@
 
 #include "twofold/model.h"
 
-enum { A, B };
+enum { A, B, NPARAMS };
 
 static const tf_param params[] = {
     {"a", 1.0, 1e-12, INFINITY, "relay amplitude", false},
@@ -32,6 +32,19 @@ static int slip(double t, const double *x, int side, const double *p, double *dx
   return 0;
 }
 
+/* slip for members side by side (twofold/model.h, slip_lanes): lane l's parameter j at
+ * p[j * lanes + l] and its side after the parameters, slip's operations lane by lane. */
+static void slip_lanes(int lanes, const double *t, const double *x, const double *p, double *dx,
+                       int *code) {
+  (void)t;
+  const double *side = p + NPARAMS * lanes;
+  for (int l = 0; l < lanes; l++) {
+    dx[l] = x[lanes + l] - side[l] * p[A * lanes + l];
+    dx[lanes + l] = 1.0 + p[B * lanes + l] * x[lanes + l];
+    code[l] = 0;
+  }
+}
+
 static void slip_jacobian(double t, const double *x, int side, const double *p, double *j) {
   (void)t, (void)x, (void)side;
   j[0] = 0, j[1] = 1;
@@ -39,10 +52,8 @@ static void slip_jacobian(double t, const double *x, int side, const double *p, 
 }
 
 static const tf_filippov_ops ops = {
-    TF_OPS_SIZE(tf_filippov_ops),
-    .switching = switching,
-    .slip = slip,
-    .slip_jacobian = slip_jacobian,
+    TF_OPS_SIZE(tf_filippov_ops),   .switching = switching,   .slip = slip,
+    .slip_jacobian = slip_jacobian, .slip_lanes = slip_lanes,
 };
 
 const tf_model_def tf_kernel_relay = {

@@ -708,6 +708,41 @@ static void put_flow(out *o, model *m) {
       "rhs_lanes};\n\n");
 }
 
+/* slip for members side by side, each lane with its own parameters (twofold/model.h's
+ * slip_lanes): parameter j of lane l at p[j * lanes + l] and the lane's side after them; per
+ * lane the scalar slip's expressions for its side (the same operations in the same order: bit
+ * for bit slip's, as the engine requires). */
+static void put_lane_slip(out *o, model *m) {
+  enum { NAME = 40 };
+  char text[MAX_NAMES][NAME];
+  const char *names[MAX_NAMES];
+  for (size_t i = 0; i < m->nnames; i++) {
+    if (i < m->dim)
+      snprintf(text[i], NAME, "x[%zu * lanes + l]", i);
+    else if (i < m->t_index)
+      snprintf(text[i], NAME, "p[%zu * lanes + l]", i - m->dim);
+    else if (i == m->t_index)
+      snprintf(text[i], NAME, "t[l]");
+    else
+      snprintf(text[i], NAME, "%s", m->c_names[i]);
+    names[i] = text[i];
+  }
+  put(o,
+      "static void slip_lanes(int lanes, const double *t, const double *x, const double *p, "
+      "double *dx, int *code) {\n%s  const double *side = p + %zu * lanes;\n"
+      "  for (int l = 0; l < lanes; l++) {\n    if (side[l] > 0) {\n",
+      unused, m->nparams);
+  for (int s = 0; s < 2; s++) {
+    for (size_t i = 0; i < m->dim; i++) {
+      put(o, "      dx[%zu * lanes + l] = ", i);
+      put_expr_as(o, m->field[s ? SIDE_MINUS : SIDE_PLUS][i], names);
+      put(o, ";\n");
+    }
+    put(o, s ? "    }\n" : "    } else {\n");
+  }
+  put(o, "    code[l] = 0;\n  }\n}\n\n");
+}
+
 static void put_filippov(out *o, model *m) {
   put(o,
       "static double switching(const double *x, const double *p, double *grad) {\n"
@@ -736,10 +771,11 @@ static void put_filippov(out *o, model *m) {
   put(o, "  } else {\n");
   put_jacobian(o, m, m->field[SIDE_MINUS], "jac", 4);
   put(o, "  }\n}\n\n");
+  put_lane_slip(o, m);
   put(o,
       "static const tf_filippov_ops ops = {TF_OPS_SIZE(tf_filippov_ops), .switching = switching, "
       ".slip = slip, "
-      ".slip_jacobian = slip_jacobian};\n\n");
+      ".slip_jacobian = slip_jacobian, .slip_lanes = slip_lanes};\n\n");
 }
 
 static void put_switches(out *o, model *m) {

@@ -12,7 +12,8 @@ emits beside the scalar one), on a short scan of the pressure-relief valve (impa
 extrema under DOP853: the events leave the lanes for each member's own event loop), and on the
 wheel's Fig. 5 ensemble (event-driven Filippov members: crossings, sliding, two-fold exits and
 draws at full stick, each accepted step handed to the member's own event loop; also with its slip
-fields continued past Sigma, model.params.continuation: 1).  One Lorenz member is also
+fields continued past Sigma, model.params.continuation: 1), and on the relay kernel's and a
+model.equations Filippov model's ensembles (their lanes slip fields).  One Lorenz member is also
 held against scipy's DOP853 at tight tolerance, so the identity is one of right numbers.
 The opt-in column rejected_steps (output.columns) is the same on lanes 1 and 4, and every
 member's steps and rejected attempts are those of DOPRI5 and its PI controller written out
@@ -65,6 +66,38 @@ t.check("rhs_lanes};" in shown.stdout,
         "model.equations: the generated flow has a lanes field (rhs_lanes in its ops)")
 
 
+# Filippov members whose field is a lanes slip field of their own: the relay kernel's, and the
+# one the expression compiler emits for a model.equations Filippov model (the third-order relay
+# feedback system at lam 5, crossings and slides); auto takes lanes for both.
+RELAY = t.write("relay.yaml", """job: ensemble
+model:
+  name: relay
+  params: {a: 1, b: 0.2}
+initial:
+  state: [0.3, -2.0]
+  spread: 0.2
+integrator:
+  t_end: 8
+  rtol: 1.0e-10
+  atol: 1.0e-12
+ensemble:
+  members: 40
+""")
+RELAY3 = t.write("relay3.yaml", "job: ensemble\nmodel:\n" + t.relay3_equations(0.05, 3, 5, 1, 1, 1)
+                 + """initial:
+  state: [0, 0.5, 0]
+  spread: 0.1
+integrator:
+  t_end: 20
+  rtol: 1.0e-10
+  atol: 1.0e-12
+ensemble:
+  members: 40
+""")
+shown = subprocess.run([t.TWOFOLD, "model", "show", RELAY3], capture_output=True, text=True)
+t.check(".slip_lanes = slip_lanes};" in shown.stdout,
+        "model.equations: the generated Filippov model has a lanes slip field (slip_lanes in its ops)")
+
 datasets, same_files = t.datasets, t.same_files
 
 
@@ -73,7 +106,8 @@ CASES = (("lorenz", LORENZ, (4, 16), (1, 13), True), ("jeffrey", JEFFREY, (16,),
          ("jeffrey0", JEFFREY0, (4,), (), False),
          ("equations", EQUATIONS, (4, 16), (13,), False),
          ("lorenz853", LORENZ853, (4, 16), (), False),
-         ("equations853", EQUATIONS853, (4,), (), False))
+         ("equations853", EQUATIONS853, (4,), (), False),
+         ("relay", RELAY, (4, 16), (7,), True), ("relay3", RELAY3, (8,), (13,), True))
 for name, cfg, widths, chunks, default in CASES:
     one = t.run(cfg, f"{name}-1.h5", "integrator.lanes=1")
     t.check(one["lanes"] == 1 and one["failed"] == 0, f"{name}: lanes 1 run member by member")
@@ -90,6 +124,13 @@ for name, cfg, widths, chunks, default in CASES:
     if default:
         t.run(cfg, f"{name}-auto.h5")
         same_files(name, f"{name}-1.h5", f"{name}-auto.h5")
+        s = t.run(cfg, f"{name}-auto.h5", "integrator.lanes=auto")  # the same, and says its width
+        t.check(s["lanes"] > 1, f"{name}: auto ran {s['lanes']} wide")
+for name in ("relay", "relay3"):  # the identity covers crossings and sliding
+    with h5py.File(f"{name}-1.h5") as f:
+        kinds = [str(k) for k in f["members/events"].attrs["kinds"]]
+        totals = dict(zip(kinds, f["members/events"][()].sum(axis=0)))
+    t.check(totals["crossing"] > 0 and totals["slide_start"] > 0, f"{name}: events {totals}")
 
 def lorenz(_, x, s=10.0, r=28.0, b=8.0 / 3.0):
     return [s * (x[1] - x[0]), x[0] * (r - x[2]) - x[1], x[0] * x[1] - b * x[2]]

@@ -300,9 +300,10 @@ expect_error("unused.yaml", yaml_model(unused), f"{BASE}.switching.s3", "      s
 # --- the single-switch form and flows are generated as before ----------------------------------
 # The cache is keyed by a hash of the generated source: these are the names these two models
 # have had since model ABI 3 (size fields first, field functions returning int; before it
-# 8d9792ceec13c76b and 55aa30fc1a9692b5); a change of the printer that alters them must say so.
+# 8d9792ceec13c76b and 55aa30fc1a9692b5), the Filippov one since its lanes slip field
+# (slip_lanes; before it 19e34c528867df3c); a change of the printer that alters them must say so.
 OLD = {
-    "19e34c528867df3c": """    switching: "w - vb + 0.1*u^2"
+    "e077c765159cda3a": """    switching: "w - vb + 0.1*u^2"
     slip:
       plus:
         u: "w"
