@@ -25,7 +25,7 @@ mpi_env() {
 }
 
 # Baselines the benchmarks compare against (not needed to build or test).
-BENCH_PACKAGES=(libsundials-dev libboost-dev)
+BENCH_PACKAGES=(libsundials-dev libboost-dev tcc)
 
 cmd_deps() {
   local missing=() wanted=("${PACKAGES[@]}" "$@")
