@@ -3,8 +3,10 @@
 # a straightforward one and numpy, side by side in one run, on the throughput config
 # (configs/devs-throughput.yaml: N = 1e6 logistic elements, 200 steps, q = 0.5, mu = 3.9,
 # lambda_1 of the full state and X_i tracked).
-#   bench/devs_throughput.sh BUILD_DIR [N] [STEPS]
-# Sides (each best of 3 except numpy):
+#   bench/devs_throughput.sh BUILD_DIR [N] [STEPS]     (env: DEVS_ROUNDS 5)
+# Sides, run in DEVS_ROUNDS alternated rounds (one run of each side per round, in the order
+# below); a side's rates are the medians over the rounds, and twofold's ratio to a side the
+# median of the rounds' own ratios, with their spread:
 #   twofold        the engine, 1 rank (AVX-512 tile where the CPU has it, else AVX2), 2 ranks
 #   twofold-avx2   the engine's AVX2 tile (TWOFOLD_DEVS_ISA=avx2: processors without AVX-512)
 #   twofold-c      the engine's portable C tile (TWOFOLD_DEVS_ISA=portable)
@@ -25,6 +27,7 @@ set -euo pipefail
 BUILD=$(cd "${1:?usage: devs_throughput.sh BUILD_DIR [N] [STEPS]}" && pwd)
 N=${2:-1000000}
 STEPS=${3:-200}
+ROUNDS=${DEVS_ROUNDS:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -43,44 +46,42 @@ COMPETENT="$WORK/devs_competent" LIMITS="$WORK/machine_limits"
 cc -O3 -march=native -fopenmp-simd -DNDEBUG -std=c17 -o "$COMPETENT" "$ROOT/bench/devs_competent.c" -lm
 cc -O2 -std=c17 -o "$LIMITS" "$ROOT/bench/machine_limits.c" 2>/dev/null || LIMITS="" # x86-64 only
 T="$BUILD/twofold"
-SETS=(--set model.params.N=$N --set model.params.steps=$STEPS)
-tw() { "$@" run "$ROOT/configs/devs-throughput.yaml" -o "$WORK/t.h5" --overwrite --quiet --json "${SETS[@]}" | tail -n 1; }
-best3() { # best (highest CPU-second rate) of three JSON lines from the command
-  local out=""
-  for _ in 1 2 3; do out+=$("$@")$'\n'; done
-  printf '%s' "$out" | "$PY" -c "
-import json, sys
-rs = [json.loads(l) for l in sys.stdin if l.strip()]
-print(json.dumps(max(rs, key=lambda r: r['element_updates_per_cpu_second'])))"
-}
-say "twofold, 1 rank, N = $N, $STEPS steps"
-t1=$(best3 tw "$T")
-say "twofold, AVX2 tile"
-ta=$(TWOFOLD_DEVS_ISA=avx2 best3 tw "$T")
-say "twofold, portable C tile"
-tc=$(TWOFOLD_DEVS_ISA=portable best3 tw "$T")
-say "twofold, generic element path"
-tg=$(SETS+=(--set devs.path=generic); best3 tw "$T")
-say "twofold, 2 ranks"
-t2=$(best3 tw mpiexec -n 2 "$T")
-say "naive C loop, xoshiro256**"
-nx=$(best3 "$NAIVE" xoshiro "$N" "$STEPS" 0.5 3.9)
-say "naive C loop, Philox per update"
-np_=$(best3 "$NAIVE" philox "$N" "$STEPS" 0.5 3.9)
-say "competent C loop, flat and cache-blocked"
-cf=$(best3 "$COMPETENT" flat "$N" "$STEPS" 0.5 3.9)
-cb=$(best3 "$COMPETENT" blocked "$N" "$STEPS" 0.5 3.9)
-say "competent C loop, flat, 10 N (x and m no longer fit in the last-level cache)"
-cf10=$(best3 "$COMPETENT" flat $((10 * N)) $(((STEPS + 4) / 5)) 0.5 3.9)
-say "numpy"
-nu=$("$PY" "$ROOT/bench/devs_numpy.py" "$N" "$STEPS" 0.5 3.9)
+say "$ROUNDS alternated rounds: twofold (1 rank; AVX2, portable C and generic tiles; 2 ranks), the C loops, numpy"
+"$PY" - "$T" "$ROOT" "$WORK" "$N" "$STEPS" "$ROUNDS" "$NAIVE" "$COMPETENT" >"$WORK/rounds.json" <<'PY'
+import json, os, subprocess, sys
+T, root, work, n, steps, rounds, naive, competent = sys.argv[1:9]
+n, steps, rounds = int(n), int(steps), int(rounds)
+def tw(*extra, ranks=0, isa=None):
+    cmd = [T, "run", f"{root}/configs/devs-throughput.yaml", "-o", f"{work}/t.h5", "--overwrite",
+           "--quiet", "--json", "--set", f"model.params.N={n}", "--set", f"model.params.steps={steps}",
+           *extra]
+    env = dict(os.environ, TWOFOLD_DEVS_ISA=isa) if isa else None
+    return (["mpiexec", "-n", str(ranks)] + cmd if ranks else cmd), env
+q = ["0.5", "3.9"]
+sides = {
+    "t1": tw(), "ta": tw(isa="avx2"), "tc": tw(isa="portable"),
+    "tg": tw("--set", "devs.path=generic"), "t2": tw(ranks=2),
+    "nx": ([naive, "xoshiro", str(n), str(steps), *q], None),
+    "np_": ([naive, "philox", str(n), str(steps), *q], None),
+    "cf": ([competent, "flat", str(n), str(steps), *q], None),
+    "cb": ([competent, "blocked", str(n), str(steps), *q], None),
+    "cf10": ([competent, "flat", str(10 * n), str((steps + 4) // 5), *q], None),
+    "nu": (["/usr/bin/python3", f"{root}/bench/devs_numpy.py", str(n), str(steps), *q], None)}
+runs = {k: [] for k in sides}
+for r in range(rounds):
+    for k, (cmd, env) in sides.items():
+        out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+        runs[k].append(json.loads(out.strip().splitlines()[-1]))
+    print(f"devs_throughput: round {r + 1} of {rounds} done", file=sys.stderr)
+print(json.dumps(runs))
+PY
 say "machine limits (clock, 512-bit issue rate, memory bandwidth)"
 ml=null
 [ -z "$LIMITS" ] || ml=$("$LIMITS")
 count() { # COUNT_FUNC=f count PROGRAM ARGS: instructions of one call, or null
   if ! command -v gdb >/dev/null; then echo null; return; fi
   local line
-  line=$(gdb -batch -x "$ROOT/bench/gdb_count.py" --args "$@" 2>/dev/null | grep '^GDB_COUNT ' || true)
+  line=$(timeout 600 gdb -batch -x "$ROOT/bench/gdb_count.py" --args "$@" 2>/dev/null | grep '^GDB_COUNT ' || true)
   if [ -n "$line" ]; then echo "${line#GDB_COUNT }"; else echo null; fi
 }
 tile=tile_logistic_avx2
@@ -89,14 +90,32 @@ say "instructions of one tile ($tile, N = 1024, 16 steps) and of the competent l
 it=$(COUNT_FUNC=$tile count "$T" run "$ROOT/configs/devs-throughput.yaml" -o "$WORK/c.h5" --overwrite \
   --quiet --set model.params.N=1024 --set model.params.steps=16)
 ic=$(COUNT_FUNC=advance count "$COMPETENT" blocked 1024 16 0.5 3.9)
-export t1 ta tc tg t2 nx np_ cf cb cf10 nu ml it ic N STEPS
-"$PY" - <<'PY'
-import json, os, platform, subprocess
+export ml it ic N STEPS
+"$PY" - "$WORK/rounds.json" <<'PY'
+import json, os, platform, statistics, subprocess, sys
 g = lambda k: json.loads(os.environ[k])
-t1, ta, tc, tg, t2, nx, nph, cf, cb, cf10, nu, ml, it, ic = (g(k) for k in (
-    "t1", "ta", "tc", "tg", "t2", "nx", "np_", "cf", "cb", "cf10", "nu", "ml", "it", "ic"))
-cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+runs = json.load(open(sys.argv[1]))
+ml, it, ic = g("ml"), g("it"), g("ic")
 r6 = lambda v: float(f"{v:.6g}")
+RATE_KEYS = ("element_updates_per_second", "element_updates_per_cpu_second",
+             "element_updates_per_second_per_rank")
+def median_run(k):
+    """the side's record with each rate the median over the rounds"""
+    rec = dict(runs[k][0])
+    for key in RATE_KEYS:
+        if key in rec:
+            rec[key] = statistics.median(r[key] for r in runs[k])
+    return rec
+t1, ta, tc, tg, t2, nx, nph, cf, cb, cf10, nu = (median_run(k) for k in (
+    "t1", "ta", "tc", "tg", "t2", "nx", "np_", "cf", "cb", "cf10", "nu"))
+CPU = "element_updates_per_cpu_second"
+def per_round(num, den):
+    """median (min, max) over the rounds of num's CPU rate over den's; den may be a list of
+    sides, the fastest of them in each round"""
+    dens = den if isinstance(den, list) else [den]
+    r = sorted(runs[num][i][CPU] / max(runs[d][i][CPU] for d in dens) for i in range(len(runs[num])))
+    return [r6(statistics.median(r)), r6(r[0]), r6(r[-1])]
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 def side(r, **kw):
     return dict(kw, wall_rate=r6(r["element_updates_per_second"]),
                 cpu_rate=r6(r["element_updates_per_cpu_second"]), lambda1=r6(r["lambda1"]))
@@ -126,6 +145,18 @@ res = {
         "twofold_over_numpy": r6(t1["element_updates_per_second"] / nu["element_updates_per_second"]),
     },
     "target_1e9_per_core_met": base >= 1e9,
+    "rounds": len(runs["t1"]),
+    "ratio_cpu_rounds": {  # median, smallest, largest of the rounds' own ratios
+        "twofold_over_competent_c": per_round("t1", ["cf", "cb"]),
+        "twofold_over_naive_c_xoshiro": per_round("t1", "nx"),
+        "twofold_over_naive_c_philox": per_round("t1", "np_"),
+        "twofold_over_numpy": per_round("t1", "nu"),
+        "twofold_over_portable_c": per_round("t1", "tc"),
+        "twofold_avx2_over_naive_c_xoshiro": per_round("ta", "nx"),
+        "twofold_over_generic": per_round("t1", "tg"),
+    },
 }
+for key, (med, _, _) in res["ratio_cpu_rounds"].items():
+    res["ratio_cpu"][key] = med  # the rounds' median is the headline
 print(json.dumps(res))
 PY

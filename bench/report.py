@@ -446,24 +446,33 @@ def md_devs(r):
     table = "\n".join(f"| {n} | {v['wall_rate']:.3g} | {v['cpu_rate']:.3g} | {base / v['cpu_rate']:.1f} |"
                       for n, v in rows)
     rc = r["ratio_cpu"]
+    spread = r.get("ratio_cpu_rounds", {})
+
+    def sp(key):
+        v = spread.get(key)
+        return f" ({v[1]:.3g}–{v[2]:.3g})" if v else ""
+    how = (f"{r['rounds']} alternated rounds (one run of every code per round, in the table's "
+           "order but numpy last); rates are the medians over the rounds, and the ratios below "
+           "the median of the rounds' own ratios (smallest–largest)" if r.get("rounds")
+           else "each code's best of 3 runs")
     return f"""## DEVS throughput (bench/devs_throughput.sh)
 
 configs/devs-throughput.yaml: N = {r["N"]:.0e} logistic elements, {r["steps"]} steps, q = 0.5,
 μ = 3.9, λ1 of the full state and X_i tracked; {r["twofold"]["bytes_per_element"]} bytes per
 element.  Element-updates per second of wall time and per CPU second of the process (on a
 shared machine the latter is the rate of the core actually used; load average during the
-run: {r["load_average"]:.1f}).
+run: {r["load_average"]:.1f}); {how}.
 
 | code | updates/s (wall) | updates/s (CPU) | twofold / code (CPU) |
 |---|---|---|---|
 {table}
 
 twofold over the competent C loop (the faster of its two layouts):
-**{rc["twofold_over_competent_c"]:.2f}×**; over the straightforward C loop:
-**{rc["twofold_over_naive_c_xoshiro"]:.1f}×** (goal ≥ 10), over numpy:
-**{rc["twofold_over_numpy"]:.1f}×** (goal ≥ 25); ≥ 1e9 updates per CPU second per core:
+**{rc["twofold_over_competent_c"]:.2f}×**{sp("twofold_over_competent_c")}; over the straightforward C loop:
+**{rc["twofold_over_naive_c_xoshiro"]:.1f}×**{sp("twofold_over_naive_c_xoshiro")} (goal ≥ 10), over numpy:
+**{rc["twofold_over_numpy"]:.1f}×**{sp("twofold_over_numpy")} (goal ≥ 25); ≥ 1e9 updates per CPU second per core:
 **{"met" if r["target_1e9_per_core_met"] else "not met"}**.  Where the processor lacks
-AVX-512 the AVX2 tile runs ({rc["twofold_avx2_over_naive_c_xoshiro"]:.1f}× the straightforward loop).
+AVX-512 the AVX2 tile runs ({rc["twofold_avx2_over_naive_c_xoshiro"]:.1f}×{sp("twofold_avx2_over_naive_c_xoshiro")} the straightforward loop).
 {devs_limits(r)}"""
 
 
@@ -487,8 +496,9 @@ def devs_limits(r):
     big = r.get("competent_c_flat_10n")
     big_text = "" if not big else (
         f"  At N = {big['N']:.0e} ({big['steps']} steps) they do not, and the flat loop runs at "
-        f"{big['cpu_rate']:.3g} updates/s, {32 * big['cpu_rate'] / 1e9:.1f} GB/s: "
-        f"{32 * big['cpu_rate'] / bw:.0%} of the streaming bandwidth, i.e. memory-bound.")
+        f"{big['cpu_rate']:.3g} updates/s, {32 * big['cpu_rate'] / 1e9:.1f} GB/s against the "
+        f"triad's {bw / 1e9:.1f} GB/s ({32 * big['cpu_rate'] / bw:.0%}; the triad counts the 24 "
+        f"bytes an element names, not the line a store reads first), i.e. memory-bound.")
     tw = ins["twofold_tile"]["by_kind"]
     return f"""
 **How close to the machine's limit.** One core here: clock {hz / 1e9:.2f} GHz (a chain of
@@ -509,9 +519,10 @@ rate.
 The engine's tile keeps its 1024 elements (x, m and the exponent e: 24 KiB) in L1 for 64
 steps, so it moves 0.75 bytes per update, a few per cent of the memory bandwidth: it is
 bound by its 512-bit operations, of which it reaches the share in the table.  Of its
-{(tw.get("zmm", 0) + tw.get("zmm-mul", 0)) / n:.2f} such operations per update about 1.2 are the
+{(tw.get("zmm", 0) + tw.get("zmm-mul", 0)) / n:.2f} such operations per update about 1.3 are the
 Philox4x64-10 draws (8 bits per update: 10 rounds of two 64×64→128-bit products, each four
-32-bit products, a 64-bit low product and 9 additions, shifts and masks, per 32 elements), the
+32-bit products and 12 additions, shifts and masks, the low half from the same partial
+products (src/base/philox_simd.h), per 32 elements), the
 rest the map, its derivative, two blends, the sum, the loads and the stores; the scalar and
 mask instructions (loop control, masks) issue beside them.  The competent loop's counter hash
 is cheaper than Philox (two 64-bit products per update), but its flat sweep moves 32 bytes
