@@ -53,10 +53,10 @@ TF_PHILOX_AVX512 static void philox_batch_avx512(const uint64_t key[2], size_t c
                                                  uint64_t w[4][BATCH]) {
   for (size_t b = 0; b < count; b += 8) {
     const __mmask8 in = count - b >= 8 ? 0xff : (__mmask8)((1u << (count - b)) - 1);
-    __m512i x[4];
-    for (int j = 0; j < 4; j++) x[j] = _mm512_maskz_loadu_epi64(in, w[j] + b);
+    tf_philox_v8 x[4];
+    for (int j = 0; j < 4; j++) x[j] = (tf_philox_v8)_mm512_maskz_loadu_epi64(in, w[j] + b);
     tf_philox_rounds8(key, x);
-    for (int j = 0; j < 4; j++) _mm512_mask_storeu_epi64(w[j] + b, in, x[j]);
+    for (int j = 0; j < 4; j++) _mm512_mask_storeu_epi64(w[j] + b, in, (__m512i)x[j]);
   }
 }
 
@@ -64,10 +64,10 @@ TF_PHILOX_AVX2 static size_t philox_batch_avx2(const uint64_t key[2], size_t cou
                                                uint64_t w[4][BATCH]) {
   size_t b = 0;
   for (; b + 4 <= count; b += 4) {
-    __m256i x[4];
-    for (int j = 0; j < 4; j++) x[j] = _mm256_loadu_si256((const __m256i *)(w[j] + b));
+    tf_philox_v4 x[4];
+    for (int j = 0; j < 4; j++) memcpy(&x[j], w[j] + b, sizeof x[j]);
     tf_philox_rounds4(key, x);
-    for (int j = 0; j < 4; j++) _mm256_storeu_si256((__m256i *)(w[j] + b), x[j]);
+    for (int j = 0; j < 4; j++) memcpy(w[j] + b, &x[j], sizeof x[j]);
   }
   return b;
 }

@@ -314,12 +314,10 @@ DEVS_TARGET_AVX512 static void renormalise_avx512(double *restrict m, int64_t *r
  * lane by lane (philox_simd.h), written as block lane = 32 bytes at out + 32 lane. */
 DEVS_TARGET_AVX512 static void philox8_avx512(philox4x64_key_t key, uint64_t c0, uint64_t c1,
                                               uint64_t c2, uint8_t *out) {
-  __m512i x[4] = {
-      _mm512_set1_epi64((long long)c0), _mm512_set1_epi64((long long)c1),
-      _mm512_add_epi64(_mm512_set1_epi64((long long)c2), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
-      _mm512_setzero_si512()};
+  tf_philox_v8 x[4] = {(tf_philox_v8){0} + c0, (tf_philox_v8){0} + c1,
+                       (tf_philox_v8){0, 1, 2, 3, 4, 5, 6, 7} + c2, (tf_philox_v8){0}};
   tf_philox_rounds8(key.v, x);
-  const __m512i x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+  const __m512i x0 = (__m512i)x[0], x1 = (__m512i)x[1], x2 = (__m512i)x[2], x3 = (__m512i)x[3];
   /* transpose: block l is (x0[l], x1[l], x2[l], x3[l]); i0 picks (a0 a1 b0 b1 a4 a5 b4 b5),
    * i1 (a2 a3 b2 b3 a6 a7 b6 b7) */
   const __m512i i0 = _mm512_set_epi64(8 + 5, 8 + 4, 5, 4, 8 + 1, 8 + 0, 1, 0);
@@ -398,12 +396,10 @@ DEVS_TARGET_AVX512 static void tile_logistic_avx512(tf_devs *d, size_t off, size
  * partial sums), for processors without AVX-512; Philox for four blocks at once. */
 DEVS_TARGET_AVX2 static void philox4_avx2(philox4x64_key_t key, uint64_t c0, uint64_t c1,
                                           uint64_t c2, uint8_t *out) {
-  __m256i x[4] = {
-      _mm256_set1_epi64x((long long)c0), _mm256_set1_epi64x((long long)c1),
-      _mm256_add_epi64(_mm256_set1_epi64x((long long)c2), _mm256_set_epi64x(3, 2, 1, 0)),
-      _mm256_setzero_si256()};
+  tf_philox_v4 x[4] = {(tf_philox_v4){0} + c0, (tf_philox_v4){0} + c1,
+                       (tf_philox_v4){0, 1, 2, 3} + c2, (tf_philox_v4){0}};
   tf_philox_rounds4(key.v, x);
-  const __m256i x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+  const __m256i x0 = (__m256i)x[0], x1 = (__m256i)x[1], x2 = (__m256i)x[2], x3 = (__m256i)x[3];
   /* 4 x 4 transpose of 64-bit words: block l = (x0[l], x1[l], x2[l], x3[l]) */
   const __m256i a_lo = _mm256_unpacklo_epi64(x0, x1), a_hi = _mm256_unpackhi_epi64(x0, x1);
   const __m256i b_lo = _mm256_unpacklo_epi64(x2, x3), b_hi = _mm256_unpackhi_epi64(x2, x3);

@@ -632,29 +632,41 @@ static void put_jacobian(out *o, model *m, tf_expr *const *f, const char *target
 
 static const char unused[] = "  (void)t, (void)x, (void)p;\n";
 
+/* The C names of the model's symbols inside a loop over lanes l (structure of arrays): state i
+ * is x[i * lanes + l], t is t[l], parameter j p[j * lanes + l] where each lane has its own
+ * (params_per_lane) and the scalar p[j] otherwise. */
+enum { LANE_NAME = 40 };
+typedef struct lane_names {
+  char text[MAX_NAMES][LANE_NAME];
+  const char *at[MAX_NAMES];
+} lane_names;
+static void name_lanes(const model *m, bool params_per_lane, lane_names *n) {
+  for (size_t i = 0; i < m->nnames; i++) {
+    if (i < m->dim)
+      snprintf(n->text[i], LANE_NAME, "x[%zu * lanes + l]", i);
+    else if (i < m->t_index && params_per_lane)
+      snprintf(n->text[i], LANE_NAME, "p[%zu * lanes + l]", i - m->dim);
+    else if (i == m->t_index)
+      snprintf(n->text[i], LANE_NAME, "t[l]");
+    else
+      snprintf(n->text[i], LANE_NAME, "%s", m->c_names[i]);
+    n->at[i] = n->text[i];
+  }
+}
+
 /* The field for `lanes` members side by side (twofold/model.h's tf_lane_field_fn): each
  * component one loop over the lanes, with the scalar rhs's expression and so its operations
  * in its order per lane (bit for bit rhs's, as the engine requires; the loops vectorise). */
 static void put_lane_rhs(out *o, model *m) {
-  enum { NAME = 40 };
-  char text[MAX_NAMES][NAME];
-  const char *names[MAX_NAMES];
-  for (size_t i = 0; i < m->nnames; i++) {
-    if (i < m->dim)
-      snprintf(text[i], NAME, "x[%zu * lanes + l]", i);
-    else if (i == m->t_index)
-      snprintf(text[i], NAME, "t[l]");
-    else
-      snprintf(text[i], NAME, "%s", m->c_names[i]); /* parameters: the same for every lane */
-    names[i] = text[i];
-  }
+  lane_names names;
+  name_lanes(m, false, &names);
   put(o,
       "static void rhs_lanes(int lanes, const double *t, const double *x, const double *p, "
       "double *dxdt, int *code) {\n%s",
       unused);
   for (size_t i = 0; i < m->dim; i++) {
     put(o, "  for (int l = 0; l < lanes; l++) dxdt[%zu * lanes + l] = ", i);
-    put_expr_as(o, m->field[SIDE_FIELD][i], names);
+    put_expr_as(o, m->field[SIDE_FIELD][i], names.at);
     put(o, ";\n");
   }
   put(o, "  for (int l = 0; l < lanes; l++) code[l] = 0;\n}\n\n");
@@ -713,20 +725,8 @@ static void put_flow(out *o, model *m) {
  * lane the scalar slip's expressions for its side (the same operations in the same order: bit
  * for bit slip's, as the engine requires). */
 static void put_lane_slip(out *o, model *m) {
-  enum { NAME = 40 };
-  char text[MAX_NAMES][NAME];
-  const char *names[MAX_NAMES];
-  for (size_t i = 0; i < m->nnames; i++) {
-    if (i < m->dim)
-      snprintf(text[i], NAME, "x[%zu * lanes + l]", i);
-    else if (i < m->t_index)
-      snprintf(text[i], NAME, "p[%zu * lanes + l]", i - m->dim);
-    else if (i == m->t_index)
-      snprintf(text[i], NAME, "t[l]");
-    else
-      snprintf(text[i], NAME, "%s", m->c_names[i]);
-    names[i] = text[i];
-  }
+  lane_names names;
+  name_lanes(m, true, &names);
   put(o,
       "static void slip_lanes(int lanes, const double *t, const double *x, const double *p, "
       "double *dx, int *code) {\n%s  const double *side = p + %zu * lanes;\n"
@@ -735,7 +735,7 @@ static void put_lane_slip(out *o, model *m) {
   for (int s = 0; s < 2; s++) {
     for (size_t i = 0; i < m->dim; i++) {
       put(o, "      dx[%zu * lanes + l] = ", i);
-      put_expr_as(o, m->field[s ? SIDE_MINUS : SIDE_PLUS][i], names);
+      put_expr_as(o, m->field[s ? SIDE_MINUS : SIDE_PLUS][i], names.at);
       put(o, ";\n");
     }
     put(o, s ? "    }\n" : "    } else {\n");
