@@ -71,7 +71,6 @@ TF_PHILOX_AVX2 static size_t philox_batch_avx2(const uint64_t key[2], size_t cou
   }
   return b;
 }
-#endif
 
 enum { ISA_PORTABLE = 1, ISA_AVX2, ISA_AVX512 };
 
@@ -83,17 +82,16 @@ static int philox_isa(void) {
   int isa = atomic_load_explicit(&chosen, memory_order_relaxed);
   if (isa) return isa;
   isa = ISA_PORTABLE;
-#ifdef TF_PHILOX_SIMD
   const char *want = getenv("TWOFOLD_RNG_ISA");
   const bool any = !want || strcmp(want, "auto") == 0;
   if (any && __builtin_cpu_supports("avx512f"))
     isa = ISA_AVX512;
   else if ((any || strcmp(want, "avx2") == 0) && __builtin_cpu_supports("avx2"))
     isa = ISA_AVX2;
-#endif
   atomic_store_explicit(&chosen, isa, memory_order_relaxed);
   return isa;
 }
+#endif
 
 static void philox_batch(const uint64_t key[2], size_t count, uint64_t w[4][BATCH]) {
   size_t b = 0;
