@@ -28,22 +28,24 @@ static bool same(double a, double b) {
   return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
 }
 
-/* the defaults, prepared; odd lanes nudged where the kernel accepts it */
-static void lane_params(const tf_kernel *k, int l, double *p) {
-  for (size_t j = 0; j < k->nparams; j++) p[j] = k->params[j].def;
-  double q[MAXP];
-  memcpy(q, p, k->nparams * sizeof *p);
-  if (l % 2)
-    for (size_t j = 0; j < k->nparams; j++) {
-      const double v = q[j] * (1 + 1e-3 * (double)(j + 1));
-      if (v >= k->params[j].min && v <= k->params[j].max) q[j] = v;
-    }
+static bool prepared(const tf_kernel *k, double *p) {
   tf_error err = {0};
-  if (!k->prepare || k->prepare(q, &err) == 0) {
-    memcpy(p, q, k->nparams * sizeof *p);
-    return;
+  return !k->prepare || k->prepare(p, &err) == 0;
+}
+
+/* the defaults, prepared; in odd lanes each parameter nudged where the kernel accepts it alone
+ * (an integer-valued flag refuses a nudge, the rest still differ from the even lanes') */
+static void lane_params(const tf_kernel *k, int l, double *p) {
+  double base[MAXP], q[MAXP];
+  for (size_t j = 0; j < k->nparams; j++) base[j] = k->params[j].def;
+  for (size_t j = 0; l % 2 && j < k->nparams; j++) {
+    const double v = k->params[j].def * (1 + 1e-3 * (double)(j + 1));
+    for (size_t i = 0; i < k->nparams; i++) q[i] = k->params[i].def;
+    q[j] = v;
+    if (v >= k->params[j].min && v <= k->params[j].max && prepared(k, q)) base[j] = v;
   }
-  if (k->prepare) k->prepare(p, &err);
+  memcpy(p, base, k->nparams * sizeof *p);
+  CHECK(prepared(k, p), "%s: the nudged parameters together", k->name);
 }
 
 typedef struct lanes_in {
