@@ -29,7 +29,9 @@ NQ=${VALVE_NQ:-256} QMIN=${VALVE_QMIN:-0.2} QMAX=${VALVE_QMAX:-10} STRIDE=${VALV
 PAIRS_N=${VALVE_PAIRS:-5}
 # the opt-in keys that change the last bits for speed (docs/CONFIG.md): glibc's exp and log of
 # the step-size controller replaced by twofold's own, events landed on the dense output
-OPT_IN=(--set integrator.controller_math=fast --set integrator.landing=dense)
+OPT_IN_KEYS=(integrator.controller_math=fast integrator.landing=dense)
+OPT_IN=()
+for kv in "${OPT_IN_KEYS[@]}"; do OPT_IN+=(--set "$kv"); done
 read -r -a PAIRS <<<"${VALVE_SET:-}"
 EXTRA=()
 for kv in ${PAIRS[@]+"${PAIRS[@]}"}; do EXTRA+=(--set "$kv"); done
@@ -96,7 +98,7 @@ else
     --set scan.x.min="$QMIN" --set scan.x.max="$QMAX" ${EXTRA[@]+"${EXTRA[@]}"})
   if twofold_records tw && twofold_records opt "${OPT_IN[@]}"; then
     TW=(--twofold "$WORK/tw.csv" --twofold-json "$WORK/tw.json"
-      --opt-in "$WORK/opt.csv" --opt-in-json "$WORK/opt.json" --opt-in-keys "${OPT_IN[*]}")
+      --opt-in "$WORK/opt.csv" --opt-in-json "$WORK/opt.json" --opt-in-keys "${OPT_IN_KEYS[*]}")
     say "alternated rounds ($PAIRS_N): twofold, odeint, twofold ${OPT_IN[*]}"
     "$PY" - "$PAIRS_N" "$WORK" "$OI" "$QMIN" "$QMAX" "$NQ" "$BUILD/twofold" "${TWOFOLD_ARGS[@]}" \
       -- "${OPT_IN[@]}" >"$WORK/pairs.json" <<'PY'

@@ -130,7 +130,7 @@ def main():
         if a.opt_in and os.path.exists(a.opt_in):
             ot = load(a.opt_in)
             res["opt_in"] = json.loads(open(a.opt_in_json).read())
-            res["opt_in_keys"] = a.opt_in_keys = a.opt_in_keys.replace("--set ", "")
+            res["opt_in_keys"] = a.opt_in_keys
             res["opt_in_vs_reference"] = compare(ot, r)
             res["opt_in_vs_twofold"] = compare(ot, t)
             c = res["opt_in_vs_twofold"]

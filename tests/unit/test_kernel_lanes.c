@@ -67,6 +67,15 @@ static void fill(const tf_kernel *k, int n, bool shared_params, lanes_in *in) {
   }
 }
 
+/* lane l of a lanes field (n lanes, its code) against the scalar field's one[] and code c:
+ * the values that differ */
+static long lane_differs(const tf_kernel *k, int n, int l, const double *dx, int code, int c,
+                         const double *one) {
+  long bad = code != c;
+  for (size_t i = 0; i < k->dim; i++) bad += !same(dx[i * (size_t)n + (size_t)l], one[i]);
+  return bad;
+}
+
 /* a Filippov model's own smoothing (tf_filippov_ops smoothed/smooth) needs its smoothing
  * parameter: eps, where the defaults leave it 0 */
 static void smoothing_on(const tf_kernel *k, lanes_in *in) {
@@ -90,8 +99,7 @@ static long flow_lanes(const tf_kernel *k, const tf_flow_ops *f) {
       double one[MAXD], j1[MAXD * MAXD];
       if (f->rhs_lanes) {
         const int c = f->rhs(in.t[l], in.own_x[l], in.own_p[0], one);
-        bad += code[l] != c;
-        for (size_t i = 0; i < k->dim; i++) bad += !same(dx[i * (size_t)n + (size_t)l], one[i]);
+        bad += lane_differs(k, n, l, dx, code[l], c, one);
       }
       if (f->jacobian_lanes && f->jacobian) {
         f->jacobian(in.t[l], in.own_x[l], in.own_p[0], j1);
@@ -121,8 +129,7 @@ static long filippov_lanes(const tf_kernel *k) {
       if (!side[l]) continue;
       double one[MAXD];
       const int c = f->slip(in.t[l], in.own_x[l], side[l], in.own_p[l], one);
-      bad += code[l] != c;
-      for (size_t i = 0; i < k->dim; i++) bad += !same(dx[i * (size_t)n + (size_t)l], one[i]);
+      bad += lane_differs(k, n, l, dx, code[l], c, one);
     }
   }
   return bad;
@@ -141,8 +148,7 @@ static long impact_lanes(const tf_kernel *k) {
       for (int l = 0; l < n; l++) {
         double one[MAXD];
         const int c = f->rhs(in.t[l], in.own_x[l], in.own_p[l], one);
-        bad += code[l] != c;
-        for (size_t i = 0; i < k->dim; i++) bad += !same(dx[i * (size_t)n + (size_t)l], one[i]);
+        bad += lane_differs(k, n, l, dx, code[l], c, one);
       }
     }
     for (size_t s = 0; f->surface_lanes && s < f->nimpacts; s++) {
